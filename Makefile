@@ -1,0 +1,46 @@
+# Two commands for a new machine (Python 3.11+ and make): `make measure` and `make test`.
+# Everything is installed here: a pinned uv in .tools/, then the locked environment in .venv/.
+
+PYTHON ?= python3
+UV_VERSION := 0.13.9
+UV := .tools/bin/uv
+MIRROR ?= ../shared/corpus
+# Use the local mirror when it exists; otherwise `corpus fetch` downloads from each row's mirror URL.
+MIRROR_ARG := $(if $(wildcard $(MIRROR)),--mirror $(MIRROR),)
+RUN := UV_PYTHON_DOWNLOADS=never $(UV) run --locked --python $(PYTHON)
+WB := $(RUN) workbench
+
+.PHONY: measure test fetch sync lint bench clean help
+
+help:
+	@echo "make measure  re-derive measurements/ from the real corpus (installs, fetches, ingests)"
+	@echo "make test     install everything and run the whole test suite"
+	@echo "make bench    print the spine benchmarks (admission+ingest, diff, narrowing)"
+	@echo "make lint     ruff and mypy"
+
+$(UV):
+	$(PYTHON) -m venv .tools
+	.tools/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+
+sync: $(UV)
+	UV_PYTHON_DOWNLOADS=never $(UV) sync --locked --python $(PYTHON) --quiet
+
+fetch: sync
+	$(WB) corpus fetch $(MIRROR_ARG)
+
+measure: fetch
+	$(WB) measure
+
+test: fetch
+	$(RUN) pytest
+
+lint: sync
+	$(RUN) ruff check workbench tests benchmarks
+	$(RUN) ruff format --check workbench tests benchmarks
+	$(RUN) mypy
+
+bench: fetch
+	$(RUN) python benchmarks/bench_spine.py --write-readme
+
+clean:
+	rm -rf .venv .tools .workbench corpus/real corpus/refused

@@ -1,0 +1,205 @@
+"""Spine benchmarks: admission + ingest throughput, passage diff, and change narrowing.
+
+Run: `make bench` (or `.venv/bin/python benchmarks/bench_spine.py [--write-readme]`). It prints
+figures and ratios against a baseline run in the same process; it asserts nothing about time. With
+`--write-readme` it also replaces the block between the `bench:spine` markers in README.md with what
+it printed, so the README's figures are always the code's own output.
+
+1. Admission + ingest of the whole fetched corpus, MB/s, beside `hashlib.sha256` over the same bytes
+   (the floor: admission must at least hash every byte).
+2. The passage diff of the largest real version pair, beside `git diff --no-index --minimal` over
+   the same normalized passage lists (one passage per line), and beside a single plain difflib run.
+3. Narrowing every modified pair of that diff to its changed characters: rapidfuzz Indel opcodes
+   beside difflib `SequenceMatcher(autojunk=False)` on the same pairs, with the edit characters
+   each reports (fewer is more minimal).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from difflib import SequenceMatcher
+from itertools import pairwise
+from pathlib import Path
+
+from rapidfuzz.distance import Indel
+
+from workbench.corpus import admit, read_catalogue
+from workbench.diff import diff_versions
+from workbench.normalize import normalized_text
+from workbench.segment import segment
+from workbench.store import Workspace, ingest
+
+ROOT = Path(__file__).resolve().parents[1]
+STORE = ROOT / "corpus" / "real"
+
+
+def best_of(runs: int, func: Callable[[], object]) -> float:
+    """Fastest of `runs` wall-clock timings, in seconds."""
+    timings = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        func()
+        timings.append(time.perf_counter() - start)
+    return min(timings)
+
+
+def bench_admission_and_ingest() -> None:
+    rows = read_catalogue(ROOT / "corpus")
+    data = [(STORE / r.path).read_bytes() for r in rows]
+    megabytes = sum(map(len, data)) / 1e6
+    floor = best_of(3, lambda: [hashlib.sha256(d).hexdigest() for d in data])
+
+    def admit_and_ingest() -> None:
+        with tempfile.TemporaryDirectory() as tmp, Workspace(Path(tmp) / "w.sqlite") as held:
+            admission = admit(STORE)
+            ingest(held, admission.rows, STORE)
+
+    whole = best_of(3, admit_and_ingest)
+    print("1. admission + ingest, whole fetched corpus")
+    print(f"   corpus: {len(rows)} documents, {megabytes:.1f} MB")
+    print(f"   hashlib.sha256 floor:   {floor:7.3f} s  {megabytes / floor:8.1f} MB/s")
+    print(
+        f"   admit + ingest:         {whole:7.3f} s  {megabytes / whole:8.1f} MB/s  ({whole / floor:.1f}x the floor)"
+    )
+
+
+def largest_pair(held: Workspace) -> tuple[object, object]:
+    versions = held.versions()
+    pairs = [(a, b) for a, b in pairwise(versions) if a.family == b.family]
+    return max(pairs, key=lambda p: len(p[0].text) + len(p[1].text))
+
+
+def bench_diff_and_narrowing(held: Workspace) -> None:
+    before, after = largest_pair(held)
+    keys_a = [normalized_text(p.text) for p in segment(before.version_id, before.text)]
+    keys_b = [normalized_text(p.text) for p in segment(after.version_id, after.text)]
+    with tempfile.TemporaryDirectory() as tmp:
+        left, right = Path(tmp) / "a", Path(tmp) / "b"
+        left.write_text("\n".join(keys_a) + "\n", encoding="utf-8")
+        right.write_text("\n".join(keys_b) + "\n", encoding="utf-8")
+        git = best_of(
+            5,
+            lambda: subprocess.run(
+                ["git", "diff", "--no-index", "--minimal", "--no-color", str(left), str(right)],
+                capture_output=True,
+                check=False,
+            ),
+        )
+    ours = best_of(5, lambda: diff_versions(before, after))
+    plain = best_of(3, lambda: SequenceMatcher(None, keys_a, keys_b, autojunk=False).get_opcodes())
+    size = (len(before.text) + len(after.text)) / 1e6
+    print("2. passage diff, largest real version pair")
+    print(f"   {before.version_id} -> {after.version_id}")
+    print(f"   {len(keys_a)} -> {len(keys_b)} passages, {size:.2f} MB of text")
+    print(f"   git diff --no-index --minimal:       {git * 1000:8.1f} ms")
+    print(
+        f"   one plain difflib run (keys only):    {plain * 1000:8.1f} ms  ({plain / git:.2f}x git)"
+    )
+    print(
+        f"   diff_versions (segment, normalize, symmetric match, score, narrow): "
+        f"{ours * 1000:8.1f} ms  ({ours / git:.2f}x git)"
+    )
+
+    changes = diff_versions(before, after)
+    pairs = []
+    for change in changes:
+        if change.kind == "modified" and change.before and change.after:
+            a = normalized_text(before.text[change.before.char_start : change.before.char_end])
+            b = normalized_text(after.text[change.after.char_start : change.after.char_end])
+            pairs.append((a, b))
+    if not pairs:
+        print("3. narrowing: no modified pairs in this version pair")
+        return
+
+    def difflib_edits() -> list[int]:
+        out = []
+        for a, b in pairs:
+            ops = SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+            out.append(sum((i2 - i1) + (j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal"))
+        return out
+
+    def rapidfuzz_edits() -> list[int]:
+        out = []
+        for a, b in pairs:
+            ops = Indel.opcodes(a, b)
+            out.append(
+                sum(
+                    (o.src_end - o.src_start) + (o.dest_end - o.dest_start)
+                    for o in ops
+                    if o.tag != "equal"
+                )
+            )
+        return out
+
+    slow = best_of(3, difflib_edits)
+    fast = best_of(3, rapidfuzz_edits)
+    edits_difflib, edits_rf = difflib_edits(), rapidfuzz_edits()
+    worse = sum(r > d for r, d in zip(edits_rf, edits_difflib, strict=True))
+    print(f"3. narrowing {len(pairs)} modified pairs of that diff to their changed characters")
+    print(
+        f"   difflib SequenceMatcher(autojunk=False): {slow * 1000:8.1f} ms, {sum(edits_difflib)} edit characters"
+    )
+    print(
+        f"   rapidfuzz Indel.opcodes:                 {fast * 1000:8.1f} ms, {sum(edits_rf)} edit characters"
+    )
+    print(
+        f"   rapidfuzz is {slow / fast:.1f}x faster; pairs where it needs more edits than difflib: {worse}"
+    )
+    ratios = [d / r for r, d in zip(edits_rf, edits_difflib, strict=True) if r]
+    if ratios:
+        print(
+            f"   difflib edit characters / rapidfuzz edit characters: median {statistics.median(ratios):.2f}, "
+            f"max {max(ratios):.2f}"
+        )
+
+
+BEGIN, END = "<!-- bench:spine begin -->", "<!-- bench:spine end -->"
+
+
+def run() -> None:
+    print(
+        f"python {sys.version.split()[0]}, {platform.machine()}, {os.cpu_count()} cores; best of several runs\n"
+    )
+    bench_admission_and_ingest()
+    with tempfile.TemporaryDirectory() as tmp, Workspace(Path(tmp) / "w.sqlite") as held:
+        ingest(held, read_catalogue(ROOT / "corpus"), STORE)
+        print()
+        bench_diff_and_narrowing(held)
+
+
+def write_readme(output: str) -> None:
+    readme = ROOT / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    if BEGIN not in text or END not in text:
+        raise SystemExit(f"{readme}: no {BEGIN} ... {END} block to replace")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    block = f"{BEGIN}\n```text\n$ make bench\n{output.rstrip()}\n```\n{END}"
+    readme.write_text(head + block + tail, encoding="utf-8")
+
+
+def main() -> int:
+    if not STORE.is_dir():
+        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+        return 2
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        run()
+    print(buffer.getvalue(), end="")
+    if "--write-readme" in sys.argv[1:]:
+        write_readme(buffer.getvalue())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,66 @@
+"""Shared fixtures: the real corpus, fetched and hash-checked, and a workspace holding it.
+
+The corpus comes from the tracked catalogue. `make test` fetches it first; the session fixture
+fetches again (a no-op when every file is already held with the right hash) so that a bare `pytest`
+works too. The mirror is `$WORKBENCH_MIRROR`, else `../shared/corpus` when present, else each row's
+mirror URL.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+
+from workbench.corpus import fetch, read_catalogue, read_refused
+from workbench.models import CatalogueRow
+from workbench.store import Workspace, ingest
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS_DIR = ROOT / "corpus"
+STORE = CORPUS_DIR / "real"
+REFUSED_STORE = CORPUS_DIR / "refused"
+
+
+def _mirror() -> Path | None:
+    named = os.environ.get("WORKBENCH_MIRROR")
+    if named:
+        return Path(named)
+    local = ROOT.parent / "shared" / "corpus"
+    return local if local.is_dir() else None
+
+
+@pytest.fixture(scope="session")
+def catalogue() -> tuple[CatalogueRow, ...]:
+    rows = read_catalogue(CORPUS_DIR)
+    report = fetch(rows, STORE, mirror=_mirror())
+    refused = fetch(read_refused(CORPUS_DIR), REFUSED_STORE, mirror=_mirror())
+    assert not report.failed and not refused.failed, [
+        f.line() for f in report.failed + refused.failed
+    ]
+    return rows
+
+
+@pytest.fixture(scope="session")
+def workspace(
+    catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Workspace]:
+    path = tmp_path_factory.mktemp("workspace") / "workspace.sqlite"
+    with Workspace(path) as held:
+        report = ingest(held, catalogue, STORE)
+        assert not report.refused, [r.line() for r in report.refused]
+        yield held
+
+
+@pytest.fixture(scope="session")
+def version_pairs(workspace: Workspace) -> list[tuple[object, object]]:
+    """Every consecutive (before, after) pair of held versions in every family."""
+    versions = workspace.versions()
+    return [
+        (a, b)
+        for a, b in pairwise(versions)
+        if (a.jurisdiction, a.family) == (b.jurisdiction, b.family)
+    ]

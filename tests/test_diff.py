@@ -1,0 +1,177 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rapidfuzz.distance import Indel
+
+from workbench.diff import (
+    RESTRUCTURE_CONFIDENCE_CEILING,
+    change_as_json,
+    change_id,
+    diff_versions,
+    pairing_is_uncertain,
+)
+from workbench.models import Change
+from workbench.normalize import normalized_text
+
+
+@dataclass(frozen=True)
+class Doc:
+    version_id: str
+    text: str
+
+
+# Few distinct paragraphs, so duplicates and transpositions are common.
+paragraphs = st.lists(
+    st.sampled_from(["1. alpha", "2. beta", "beta", "3. gamma  delta", "x", "2. bet"]), max_size=12
+)
+
+
+def _doc(version_id: str, parts: list[str]) -> Doc:
+    return Doc(version_id, "\n\n".join(parts) + "\n")
+
+
+def _changed(changes: tuple[Change, ...], side: str) -> set[tuple[int, int]]:
+    spans = set()
+    for change in changes:
+        if change.kind == "unchanged":
+            continue
+        span = change.before if side == "before" else change.after
+        if span is not None:
+            spans.add((span.char_start, span.char_end))
+    return spans
+
+
+@given(paragraphs)
+def test_diff_of_a_version_with_itself_is_all_unchanged(parts: list[str]) -> None:
+    doc = _doc("a", parts)
+    changes = diff_versions(doc, doc)
+    assert all(c.kind == "unchanged" and c.similarity == 1.0 for c in changes)
+
+
+@given(paragraphs, paragraphs)
+@settings(max_examples=400)
+def test_what_is_changed_does_not_depend_on_argument_order(
+    left: list[str], right: list[str]
+) -> None:
+    a, b = _doc("a", left), _doc("b", right)
+    forward, backward = diff_versions(a, b), diff_versions(b, a)
+    assert _changed(forward, "before") == _changed(backward, "after")
+    assert _changed(forward, "after") == _changed(backward, "before")
+
+
+def test_transposition_is_symmetric() -> None:
+    """Plain difflib keeps x unchanged one way and y the other; the canonical orientation keeps the same one."""
+    a, b = _doc("a", ["x", "y"]), _doc("b", ["y", "x"])
+    forward, backward = diff_versions(a, b), diff_versions(b, a)
+    assert _changed(forward, "before") == _changed(backward, "after")
+    assert (
+        sum(c.kind == "unchanged" for c in forward)
+        == sum(c.kind == "unchanged" for c in backward)
+        == 1
+    )
+
+
+def test_cap_applies_when_labels_disagree_and_similarity_is_kept() -> None:
+    a = _doc("a", ["6. The Commission shall publish the schedule annually."])
+    b = _doc("b", ["5.4. The Commission shall publish the schedule annually."])
+    (change,) = diff_versions(a, b)
+    assert change.kind == "modified" and change.capped
+    assert change.similarity is not None and change.similarity > 0.9
+    assert change.alignment_confidence == RESTRUCTURE_CONFIDENCE_CEILING
+    assert pairing_is_uncertain(change)
+
+
+def test_agreeing_labels_leave_confidence_uncapped() -> None:
+    a = _doc("a", ["6. The Commission shall publish the schedule annually."])
+    b = _doc("b", ["6. The Commission shall publish the schedule quarterly."])
+    (change,) = diff_versions(a, b)
+    assert not change.capped and change.alignment_confidence == change.similarity
+    assert not pairing_is_uncertain(change)
+
+
+def test_narrowing_names_the_changed_characters() -> None:
+    a = _doc("a", ["3. A fee of $10 per\n   month applies."])
+    b = _doc("b", ["3. A fee of $12 per month applies."])
+    (change,) = diff_versions(a, b)
+    assert change.span_before is not None and change.span_after is not None
+    assert a.text[change.span_before.char_start : change.span_before.char_end] == "0"
+    assert b.text[change.span_after.char_start : change.span_after.char_end] == "2"
+
+
+def test_surplus_in_a_gap_is_added_or_removed_after_the_pairs() -> None:
+    a = _doc("a", ["1. keep", "2. old text here", "9. end"])
+    b = _doc("b", ["1. keep", "2. new text here", "2a brand new", "9. end"])
+    assert [c.kind for c in diff_versions(a, b)] == ["unchanged", "modified", "added", "unchanged"]
+
+
+def test_change_ids_are_deterministic_and_positional() -> None:
+    a, b = _doc("a", ["1. x", "2. y"]), _doc("b", ["1. x", "2. z"])
+    first, second = diff_versions(a, b), diff_versions(a, b)
+    assert first == second
+    assert [c.change_id for c in first] == [change_id("a", "b", 0), change_id("a", "b", 1)]
+    assert change_id("a", "b", 0) != change_id("b", "a", 0)
+
+
+def test_json_shape() -> None:
+    a, b = _doc("a", ["1. x y"]), _doc("b", ["2. x z"])
+    item = change_as_json(diff_versions(a, b)[0])
+    assert set(item) == {
+        "change_id",
+        "kind",
+        "before",
+        "after",
+        "before_label",
+        "after_label",
+        "similarity",
+        "alignment_confidence",
+        "capped",
+        "uncertain",
+        "span_before",
+        "span_after",
+    }
+    assert item["before"] == {"version_id": "a", "char_start": 0, "char_end": 6}
+
+
+def test_real_pairs(version_pairs) -> None:  # type: ignore[no-untyped-def]
+    """On every real version pair: self-diff unchanged, symmetry, exact spans, minimal narrowing."""
+    assert len(version_pairs) > 200
+    modified = capped = 0
+    for before, after in version_pairs:
+        assert all(c.kind == "unchanged" for c in diff_versions(before, before))
+        forward, backward = diff_versions(before, after), diff_versions(after, before)
+        assert _changed(forward, "before") == _changed(backward, "after"), before.version_id
+        for change in forward:
+            if change.kind != "modified":
+                continue
+            modified += 1
+            capped += change.capped
+            assert change.span_before and change.before and change.span_after and change.after
+            assert (
+                change.before.char_start
+                <= change.span_before.char_start
+                <= change.span_before.char_end
+                <= change.before.char_end
+            )
+            assert (
+                change.after.char_start
+                <= change.span_after.char_start
+                <= change.span_after.char_end
+                <= change.after.char_end
+            )
+            # Outside the narrowed spans the two passages agree, once normalized.
+            b_text, a_text = before.text, after.text
+            head_a = b_text[change.before.char_start : change.span_before.char_start]
+            head_b = a_text[change.after.char_start : change.span_after.char_start]
+            tail_a = b_text[change.span_before.char_end : change.before.char_end]
+            tail_b = a_text[change.span_after.char_end : change.after.char_end]
+            assert normalized_text(head_a).strip() == normalized_text(head_b).strip()
+            assert normalized_text(tail_a).strip() == normalized_text(tail_b).strip()
+            # The similarity is the minimal (Indel) edit ratio of the normalized passages.
+            norm_a = normalized_text(b_text[change.before.char_start : change.before.char_end])
+            norm_b = normalized_text(a_text[change.after.char_start : change.after.char_end])
+            assert change.similarity == pytest.approx(Indel.normalized_similarity(norm_a, norm_b))
+    assert modified > 1000 and capped > 0

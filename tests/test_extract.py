@@ -1,0 +1,507 @@
+"""Tests for workbench.extract: exact decoding, XML to reading text, structure marks, bad input."""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from workbench.errors import ExtractionError, TextDecodeError, WorkbenchError
+from workbench.extract import (
+    EXTRACTORS,
+    MAX_LINE_CHARS,
+    AwaitingExtractor,
+    decode_text,
+    extract,
+)
+from workbench.models import Extraction
+
+MIRROR = Path(
+    os.environ.get("WORKBENCH_MIRROR", Path(__file__).resolve().parents[2] / "shared" / "corpus")
+)
+
+XML_FILES = (
+    sorted(str(p.relative_to(MIRROR)) for p in MIRROR.glob("*/*/*") if p.suffix.lower() == ".xml")
+    if MIRROR.is_dir()
+    else []
+)
+BOM_FILES = (
+    "ietf/draft-baker-soap-media-reg/draft-baker-soap-media-reg-04.txt",
+    "ietf/draft-nottingham-atom-format/draft-nottingham-atom-format-01.txt",
+)
+TAG = re.compile(r"</?[A-Za-z_][\w.:-]*(?:\s[^<>]*)?/?>")
+
+
+@pytest.fixture(scope="session")
+def mirror() -> Path:
+    if not MIRROR.is_dir():
+        pytest.skip(f"no corpus mirror at {MIRROR} (set WORKBENCH_MIRROR)")
+    return MIRROR
+
+
+@cache
+def _extract_real(root: Path, relative: str) -> Extraction:
+    return extract((root / relative).read_bytes(), "application/xml", source=relative)
+
+
+def _lines(root: Path, relative: str) -> list[str]:
+    return _extract_real(root, relative).text.split("\n")
+
+
+# --- every real XML file -------------------------------------------------------------------------
+
+
+def test_corpus_holds_the_xml_kinds_we_render(mirror: Path) -> None:
+    kinds = {path.split("/")[0] for path in XML_FILES}
+    assert kinds == {"us-federal", "us-federal-register", "us-dc"}
+    assert len(XML_FILES) >= 100
+
+
+@pytest.mark.parametrize("relative", XML_FILES)
+def test_real_xml_extracts_cleanly_and_deterministically(mirror: Path, relative: str) -> None:
+    data = (mirror / relative).read_bytes()
+    first = extract(data, "application/xml", source=relative)
+    again = extract(data, "application/xml", source=relative)
+    assert first == again
+    assert (first.extractor, first.extractor_version) == EXTRACTORS["application/xml"]
+    text = first.text
+    assert text.strip() and text.endswith("\n") and not text.endswith("\n\n")
+    assert not text[0].isspace()
+    assert TAG.search(text) is None
+    assert "\n\n\n" not in text
+    assert all(line == line.rstrip() for line in text.split("\n"))
+    for mark in first.structure:
+        assert text[mark.char_start : mark.char_end] == mark.label
+        assert mark.label == mark.label.strip() and mark.path
+    assert [m.char_start for m in first.structure] == sorted(m.char_start for m in first.structure)
+
+
+# --- hand-checked content ------------------------------------------------------------------------
+
+HR255 = "us-federal/115-hr255/115hr255enr_good.xml"
+PL115_6 = "us-federal/115-hr255/115publ6-uslm.xml"
+HR1037 = "us-federal/116-hr1037/h1037_eh.XML"
+DC_306 = "us-dc/dc-code-34-306/34-306@2021-11-03.xml"
+DC_1436 = "us-dc/dc-code-34-1436.01/34-1436.01@2023-10-19.xml"
+FR_2018 = "us-federal-register/fr-issue-2018-05-10/FR-2018-05-10-uslm.xml"
+
+SHORT_TITLE = "This Act may be cited as the “Promoting Women in Entrepreneurship Act”."
+FINDING_1 = (
+    "(1) women make up almost 50 percent of the workforce, but less than 25 percent of the "
+    "workforce in science, technology, engineering, and mathematics (STEM) professions;"
+)
+ENACTING = (
+    "Be it enacted by the Senate and House of Representa\u00adtives of the United States of "
+    "America in Congress assembled,"
+)
+QUOTED_12 = (
+    "“(12) encourage its entrepreneurial programs to recruit and support women to extend their "
+    "focus beyond the laboratory and into the commercial world.”."
+)
+RUN_IN = (
+    "(b) Form of Report.—The report required under subsection (a) shall be submitted in "
+    "unclassified form but may contain a classified annex."
+)
+DC_TEXT = (
+    "The Inspector of Gas and Meters provided for by law prior to March 4, 1913, shall transfer "
+    "and deliver to the Commission all books, maps, papers, records, apparatus, and the property "
+    "of whatsoever description in his possession, and said Commission is authorized to take "
+    "possession of all books, maps, papers, records, apparatus, and property of whatsoever "
+    "description."
+)
+DC_PARA = (
+    "(2) The study shall also compare the District's local solar energy policies to policies "
+    "supporting the expansion of solar resources in other jurisdictions."
+)
+FR_CONTACT = (
+    "Thomas A. Nies, Executive Director, New England Fishery Management Council; "
+    "telephone: (978) 465–0492."
+)
+
+
+@pytest.mark.parametrize(
+    ("relative", "line"),
+    [
+        pytest.param(HR255, SHORT_TITLE, id="bill-short-title"),
+        pytest.param(HR255, "SEC. 2. FINDINGS.", id="bill-sec-num-and-heading"),
+        pytest.param(HR255, FINDING_1, id="bill-num-and-content"),
+        pytest.param(HR255, ENACTING, id="bill-soft-hyphen-kept"),
+        pytest.param(HR255, "H. R. 255", id="bill-preface-type-and-number"),
+        pytest.param(PL115_6, FINDING_1, id="law-same-passage-as-bill"),
+        pytest.param(
+            PL115_6,
+            "(3) by adding at the end the following new paragraph:",
+            id="law-page-number-lifted-out",
+        ),
+        pytest.param(PL115_6, "131 STAT. 12", id="law-page-number-own-passage"),
+        pytest.param(PL115_6, QUOTED_12, id="law-closing-period-after-quoted-block"),
+        pytest.param(HR1037, RUN_IN, id="bill-run-in-heading"),
+        pytest.param(
+            DC_306,
+            "34-306 Inspector of Gas and Meters to transfer books to Commission.",
+            id="dc-num-and-heading",
+        ),
+        pytest.param(DC_306, DC_TEXT, id="dc-section-text"),
+        pytest.param(
+            DC_306, "Mar. 4, 1913, 37 Stat. 988, ch. 150, § 8, par. 60", id="dc-history-note"
+        ),
+        pytest.param(DC_1436, DC_PARA, id="dc-num-and-text"),
+        pytest.param(FR_2018, "ACTION: Notice of public meeting via webinar.", id="fr-action-line"),
+        pytest.param(FR_2018, FR_CONTACT, id="fr-contact-paragraph"),
+        pytest.param(FR_2018, "Authority: 16 U.S.C. 1801 et seq.", id="fr-authority-run-in"),
+    ],
+)
+def test_hand_checked_line_is_in_output(mirror: Path, relative: str, line: str) -> None:
+    assert line in _lines(mirror, relative)
+
+
+@pytest.mark.parametrize(
+    ("relative", "absent"),
+    [
+        pytest.param(HR255, "115 HR 255 ENR:", id="bill-meta-title"),
+        pytest.param(HR255, "GPO Locator to USLM Converter", id="bill-meta-processed-by"),
+        pytest.param(FR_2018, "Federal Register Volume 83, Issue 91", id="fr-meta-title"),
+        pytest.param(FR_2018, "FR Converter 0.9.9", id="fr-meta-processed-by"),
+        pytest.param(HR1037, "IN THE HOUSE OF REPRESENTATIVES", id="bill-hidden-chamber"),
+        pytest.param(HR255, "uslm.css", id="processing-instruction"),
+    ],
+)
+def test_metadata_and_hidden_text_is_dropped(mirror: Path, relative: str, absent: str) -> None:
+    assert absent not in _extract_real(mirror, relative).text
+
+
+def test_bill_structure_marks(mirror: Path) -> None:
+    marks = _extract_real(mirror, HR255).structure
+    got = [(m.label, m.value, m.path) for m in marks[:3]]
+    assert got == [
+        ("SECTION 1.", "1", ("bill", "main", "section")),
+        ("SEC. 2.", "2", ("bill", "main", "section")),
+        ("(1)", "1", ("bill", "main", "section", "paragraph")),
+    ]
+    quoted = marks[-1]
+    assert (quoted.label, quoted.value) == ("“(12)", "12")
+    assert quoted.path[-3:] == ("content", "quotedContent", "paragraph")
+
+
+def test_dc_structure_marks(mirror: Path) -> None:
+    marks = _extract_real(mirror, DC_1436).structure
+    got = [(m.label, m.value, m.path) for m in marks[:3]]
+    assert got == [
+        ("34-1436.01", None, ("section",)),
+        ("(a)", None, ("section", "para")),
+        ("(1)", None, ("section", "para", "para")),
+    ]
+
+
+@pytest.mark.parametrize("relative", BOM_FILES)
+def test_real_utf8_bom_is_kept_at_offset_zero(mirror: Path, relative: str) -> None:
+    data = (mirror / relative).read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf")
+    text = extract(data, "text/plain", source=relative).text
+    assert text[0] == "\ufeff"
+    assert text == data.decode("utf-8") and len(text) == len(data.decode("utf-8"))
+
+
+# --- decoding ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        pytest.param(b"a\r\nb\r\n", "a\r\nb\r\n", id="crlf-kept"),
+        pytest.param(b"a\rb\n", "a\rb\n", id="lone-cr-kept"),
+        pytest.param(b"\xef\xbb\xbfhi\n", "\ufeffhi\n", id="utf8-bom-kept"),
+        pytest.param("caf\u00e9\u00a0\u00ad\n".encode(), "caf\u00e9\u00a0\u00ad\n", id="multibyte"),
+        pytest.param(b"a" * MAX_LINE_CHARS, "a" * MAX_LINE_CHARS, id="line-at-the-limit"),
+        pytest.param(
+            ("\u00e9" * 600_000 + "\n").encode() * 2,
+            ("\u00e9" * 600_000 + "\n") * 2,
+            id="long-byte-run-short-char-line",
+        ),
+    ],
+)
+def test_decode_text_is_exact(data: bytes, expected: str) -> None:
+    assert decode_text(data, source="x.txt") == expected
+    assert extract(data, "text/plain", source="x.txt").text == expected
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        pytest.param(b"", "x.txt: empty file; expected text", id="empty"),
+        pytest.param(b"abc\x00def", "x.txt: NUL byte at byte 3; expected text", id="nul"),
+        pytest.param(
+            b"\xff\xfea\x00",
+            "x.txt: UTF-16 byte order mark at byte 0; expected UTF-8",
+            id="utf16-le-bom",
+        ),
+        pytest.param(
+            b"\xfe\xff\x00a",
+            "x.txt: UTF-16 byte order mark at byte 0; expected UTF-8",
+            id="utf16-be-bom",
+        ),
+        pytest.param(
+            b"\xff\xfe\x00\x00a\x00\x00\x00",
+            "x.txt: UTF-32 byte order mark at byte 0; expected UTF-8",
+            id="utf32-le-bom",
+        ),
+        pytest.param(
+            b"abc\xff",
+            "x.txt: invalid UTF-8 at byte 3 (0xff); expected UTF-8 text",
+            id="invalid-byte",
+        ),
+        pytest.param(
+            "abc\u00e9".encode()[:-1],
+            "x.txt: invalid UTF-8 at byte 3 (0xc3); expected UTF-8 text",
+            id="truncated-multibyte",
+        ),
+        pytest.param(
+            b"ok\n\xed\xa0\x80",
+            "x.txt: invalid UTF-8 at byte 3 (0xed); expected UTF-8 text",
+            id="encoded-surrogate",
+        ),
+        pytest.param(
+            b"a" * (MAX_LINE_CHARS + 1),
+            "x.txt: line 1 is 1000001 characters long; expected at most 1000000",
+            id="huge-line",
+        ),
+        pytest.param(
+            b"ok\n" + b"a" * (MAX_LINE_CHARS + 1) + b"\nend\n",
+            "x.txt: line 2 is 1000001 characters long; expected at most 1000000",
+            id="huge-second-line",
+        ),
+    ],
+)
+def test_decode_text_refuses(data: bytes, message: str) -> None:
+    with pytest.raises(TextDecodeError) as caught:
+        decode_text(data, source="x.txt")
+    assert str(caught.value) == message
+    with pytest.raises(TextDecodeError) as caught:  # the XML extractor decodes first
+        extract(data, "application/xml", source="x.txt")
+    assert str(caught.value) == message
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\x00"), min_size=1))
+def test_decode_text_round_trips_any_text(text: str) -> None:
+    assert decode_text(text.encode("utf-8"), source="x.txt") == text
+
+
+@given(st.binary(max_size=64))
+def test_decode_text_decodes_or_refuses_with_a_typed_error(data: bytes) -> None:
+    try:
+        assert decode_text(data, source="x.txt") == data.decode("utf-8")
+    except TextDecodeError as error:
+        assert str(error).startswith("x.txt: ")
+
+
+@given(st.binary(max_size=64))
+def test_extract_xml_never_fails_untyped(data: bytes) -> None:
+    try:
+        extract(b"<a>" + data + b"</a>", "application/xml", source="x.xml")
+    except WorkbenchError as error:
+        assert isinstance(error, TextDecodeError | ExtractionError)
+
+
+# --- XML rendering rules -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("xml", "text"),
+    [
+        pytest.param(
+            "<s><num>SEC. 2. </num><heading>FINDINGS.</heading>\n<chapeau>  The Congress finds—"
+            "</chapeau><paragraph><num>  (1)</num><content> women</content></paragraph></s>",
+            "SEC. 2. FINDINGS.\n\nThe Congress finds—\n\n(1) women\n",
+            id="num-keeps-its-heading-and-content",
+        ),
+        pytest.param(
+            "<s><num>(a) </num><heading>In General.—</heading>"
+            "<chapeau>The Secretary—</chapeau></s>",
+            "(a) In General.—The Secretary—\n",
+            id="run-in-heading",
+        ),
+        pytest.param(
+            "<para>\n <num>(a)</num>\n <para>\n  <num>(1)</num>\n  <text>Text.</text>\n"
+            " </para>\n</para>",
+            "(a) (1) Text.\n",
+            id="dc-nested-numbers-share-a-line",
+        ),
+        pytest.param(
+            "<c>new paragraph:<quotedContent><paragraph><num>“(12)</num><content> x.”</content>"
+            "</paragraph></quotedContent>; and</c>",
+            "new paragraph:\n\n“(12) x.”; and\n",
+            id="closing-punctuation-after-quoted-block",
+        ),
+        pytest.param("<c><p>One</p>Two</c>", "One\n\nTwo\n", id="text-after-block-new-passage"),
+        pytest.param(
+            "<a><meta><title>Gone</title></meta><p>Kept</p></a>", "Kept\n", id="meta-dropped"
+        ),
+        pytest.param(
+            "<a><p>x<!-- note -->y<?page num='3'?>z</p></a>",
+            "xyz\n",
+            id="comment-and-pi-dropped-tails-kept",
+        ),
+        pytest.param(
+            "<a><p>a <i>b</i>\n   <i>c</i>  </p></a>", "a b c\n", id="formatting-white-space"
+        ),
+        pytest.param(
+            "<a><p>x\u00a0y\u00adz  w</p></a>", "x\u00a0y\u00adz  w\n", id="verbatim-inside-text"
+        ),
+        pytest.param(
+            "<a><p>line one  \nline two</p></a>",
+            "line one\nline two\n",
+            id="no-trailing-spaces-inside-text",
+        ),
+        pytest.param(
+            "<a><p>by striking the period<page>131 STAT. 12</page> at the end</p><p>Next</p></a>",
+            "by striking the period at the end\n\n131 STAT. 12\n\nNext\n",
+            id="page-number-lifted",
+        ),
+        pytest.param(
+            "<a><x display='no'>hidden</x><p>shown</p></a>", "shown\n", id="hidden-dropped"
+        ),
+        pytest.param(
+            "<a><preface><type>H. R.</type><docNumber>255</docNumber><congress>115th</congress>"
+            "</preface></a>",
+            "H. R. 255\n\n115th\n",
+            id="preface-lines",
+        ),
+        pytest.param(
+            "<t><tr><td>Korea</td><td>$51,000,000</td></tr><tr><td>Army</td></tr></t>",
+            "Korea $51,000,000\n\nArmy\n",
+            id="table-cells",
+        ),
+        pytest.param("<a>\r\n<p>x\r\ny</p></a>", "x\ny\n", id="xml-parser-normalizes-crlf"),
+    ],
+)
+def test_xml_rendering_rules(xml: str, text: str) -> None:
+    assert extract(xml.encode(), "application/xml", source="t.xml").text == text
+
+
+def test_num_marks_slice_exactly_on_synthetic_xml() -> None:
+    xml = "<a><section><num value='2'>  SEC. 2.\u00a0</num><heading>X</heading></section><num/></a>"
+    result = extract(xml.encode(), "application/xml", source="t.xml")
+    assert result.text == "SEC. 2.\u00a0X\n"
+    first, empty = result.structure
+    assert (first.label, first.value, first.path) == ("SEC. 2.", "2", ("a", "section"))
+    assert result.text[first.char_start : first.char_end] == "SEC. 2."
+    assert (empty.label, empty.char_start, empty.char_end) == ("", 9, 9)
+
+
+# --- hostile and unsupported input ---------------------------------------------------------------
+
+BILLION_LAUGHS = b"""<?xml version="1.0"?>
+<!DOCTYPE lolz [
+ <!ENTITY lol "lol">
+ <!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+ <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+ <!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
+ <!ENTITY lol5 "&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;">
+ <!ENTITY lol6 "&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;">
+ <!ENTITY lol7 "&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;">
+ <!ENTITY lol8 "&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;">
+ <!ENTITY lol9 "&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;">
+]>
+<lolz><p>&lol9;</p></lolz>
+"""
+EXTERNAL_ENTITY = b"""<?xml version="1.0"?>
+<!DOCTYPE foo [ <!ENTITY xxe SYSTEM "file:///etc/passwd"> ]>
+<foo><p>x &xxe; y</p></foo>
+"""
+
+
+@pytest.mark.parametrize(
+    ("data", "media_type", "error", "message"),
+    [
+        pytest.param(
+            b"<a><b>text</b>",
+            "application/xml",
+            ExtractionError,
+            "t.xml: malformed XML at line 1, column 15: Premature end of data in tag a line 1",
+            id="unclosed-tag",
+        ),
+        pytest.param(
+            b"<a><b>x</a>",
+            "application/xml",
+            ExtractionError,
+            "t.xml: malformed XML at line 1, column 12: "
+            "Opening and ending tag mismatch: b line 1 and a",
+            id="mismatched-tag",
+        ),
+        pytest.param(
+            b"<a>x &nbsp; y</a>",
+            "text/xml",
+            ExtractionError,
+            "t.xml: malformed XML at line 1, column 12: Entity 'nbsp' not defined",
+            id="undefined-entity",
+        ),
+        pytest.param(
+            EXTERNAL_ENTITY,
+            "application/xml",
+            ExtractionError,
+            "t.xml: unexpanded entity reference &xxe; at line 3; expected no entity references",
+            id="external-entity",
+        ),
+        pytest.param(
+            b"<a><meta><title>only metadata</title></meta><!-- c --></a>",
+            "application/xml",
+            ExtractionError,
+            "t.xml: XML holds no text outside its metadata; expected text",
+            id="no-text",
+        ),
+        pytest.param(
+            b"\x89PNG",
+            "image/png",
+            ExtractionError,
+            "t.xml: no extractor for media type 'image/png'",
+            id="unknown-media-type",
+        ),
+        pytest.param(
+            b"%PDF-1.7",
+            "application/pdf",
+            AwaitingExtractor,
+            "t.xml: no PDF extractor yet; awaiting an extractor",
+            id="pdf-awaits",
+        ),
+    ],
+)
+def test_extract_refuses(
+    data: bytes, media_type: str, error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error) as caught:
+        extract(data, media_type, source="t.xml")
+    assert type(caught.value) is error
+    assert str(caught.value) == message
+    assert "root:" not in str(caught.value)
+
+
+BOMB_REFUSAL = re.compile(
+    r"bomb\.xml: (malformed XML at line \d+, column \d+: .+"
+    r"|unexpanded entity reference &lol9; at line \d+; expected no entity references)"
+)
+
+
+def test_billion_laughs_never_expands() -> None:
+    try:
+        result = extract(BILLION_LAUGHS, "application/xml", source="bomb.xml")
+    except ExtractionError as error:
+        assert type(error) is ExtractionError
+        assert BOMB_REFUSAL.fullmatch(str(error))
+    else:
+        assert len(result.text) < 100
+
+
+def test_awaiting_extractor_is_an_extraction_error() -> None:
+    assert issubclass(AwaitingExtractor, ExtractionError)
+
+
+@pytest.mark.parametrize("media_type", ["text/plain", "text/markdown"])
+def test_text_extractors_are_identity(media_type: str) -> None:
+    data = "# Title\r\n\r\nBody\u00ad text\f\n".encode()
+    result = extract(data, media_type, source="x")
+    assert result == Extraction(text=data.decode(), extractor="identity", extractor_version="1")

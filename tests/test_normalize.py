@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workbench.normalize import normalize, normalized_text
+from workbench.segment import segment
+
+# Characters that exercise every fold, and the ones that must not be folded.
+TRICKY = "ab -\n\r\t\f\u00a0\u00ad\ufeff\ufb01\ufb03\uff11\uff19²₂ABé-\u2010"
+tricky_text = st.text(alphabet=st.sampled_from(list(TRICKY)), max_size=80)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        pytest.param("regu\u00adlation", "regulation", id="soft-hyphen-removed"),
+        pytest.param("\ufeffTitle", "Title", id="bom-removed"),
+        pytest.param("\ufb01nal e\ufb03cient", "final efficient", id="ligatures-expanded"),
+        pytest.param("\uff12\uff10\uff12\uff14", "2024", id="full-width-digits"),
+        pytest.param("a \t\n\n  b", "a b", id="white-space-run"),
+        pytest.param("a\u00a0b", "a b", id="no-break-space"),
+        pytest.param("a \u00ad b", "a b", id="soft-hyphen-inside-space-run"),
+        pytest.param("footnote²", "footnote²", id="superscript-kept"),
+        pytest.param("H₂O", "H₂O", id="subscript-kept"),
+        pytest.param("Shall NOT", "Shall NOT", id="case-kept"),
+        pytest.param("pre\u2013post", "pre\u2013post", id="en-dash-kept"),
+        pytest.param("regu-\n   lation", "regu- lation", id="line-break-hyphen-kept-with-space"),
+    ],
+)
+def test_folds(raw: str, expected: str) -> None:
+    assert normalize(raw).text == expected
+    assert normalized_text(raw) == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "hyphens"),
+    [
+        pytest.param("regu-\nlation", (4,), id="split-word"),
+        pytest.param("large-\r\n  load", (5,), id="crlf"),
+        pytest.param("pre-\fand post-", (3,), id="form-feed"),
+        pytest.param("pre- and", (), id="no-line-break"),
+        pytest.param("a \u2010\nb", (2,), id="unicode-hyphen"),
+    ],
+)
+def test_line_break_hyphens_are_recorded(raw: str, hyphens: tuple[int, ...]) -> None:
+    result = normalize(raw)
+    assert result.line_break_hyphens == hyphens
+    assert all(result.text[i] in "-\u2010" for i in hyphens)
+
+
+@given(tricky_text)
+def test_fast_fold_equals_mapped_fold(raw: str) -> None:
+    assert normalized_text(raw) == normalize(raw).text
+
+
+def _check_map(raw: str, rng: random.Random, samples: int) -> int:
+    """Every normalized span that does not split a ligature maps to raw text normalizing to it."""
+    result = normalize(raw)
+    norm = result.text
+    if not norm:
+        return 0
+    cuts = [
+        i
+        for i in range(len(norm) + 1)
+        if i in (0, len(norm)) or result.raw_start(i) != result.raw_start(i - 1)
+    ]
+    checked = 0
+    for _ in range(samples):
+        start, end = sorted(rng.sample(cuts, 2)) if len(cuts) > 1 else (0, 0)
+        raw_start, raw_end = result.raw_span(start, end)
+        assert normalize(raw[raw_start:raw_end]).text == norm[start:end], (
+            start,
+            end,
+            raw_start,
+            raw_end,
+        )
+        checked += 1
+    return checked
+
+
+@given(tricky_text, st.integers(0, 2**32))
+@settings(max_examples=300)
+def test_offsets_map_back_exactly(raw: str, seed: int) -> None:
+    _check_map(raw, random.Random(seed), 5)
+
+
+@given(tricky_text)
+def test_every_normalized_character_comes_from_its_raw_range(raw: str) -> None:
+    result = normalize(raw)
+    previous_end = 0
+    for i, char in enumerate(result.text):
+        start, end = result.raw_start(i), result.raw_end(i)
+        assert previous_end <= end and start < end <= len(raw)
+        assert char in normalize(raw[start:end]).text
+        previous_end = start
+
+
+def test_empty_span_at_end_maps_to_raw_end() -> None:
+    result = normalize("abc\u00ad")
+    assert result.raw_span(3, 3) == (4, 4)
+    with pytest.raises(IndexError, match=r"normalized span \[2, 9\) outside \[0, 3\]"):
+        result.raw_span(2, 9)
+
+
+def test_map_is_exact_on_real_passages(workspace) -> None:  # type: ignore[no-untyped-def]
+    """Real text, real soft hyphens and line-break hyphens: thousands of spans map back exactly."""
+    rng = random.Random(20261130)
+    checked = soft = hyphens = 0
+    for version in workspace.versions():
+        for passage in segment(version.version_id, version.text)[:40]:
+            soft += "\u00ad" in passage.text
+            hyphens += len(normalize(passage.text).line_break_hyphens)
+            checked += _check_map(passage.text, rng, 2)
+    assert checked > 10_000
+    assert soft > 0 and hyphens > 0, "the sample must include soft hyphens and line-break hyphens"

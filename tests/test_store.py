@@ -1,0 +1,184 @@
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from workbench.corpus import admit, fetch
+from workbench.errors import AppendOnlyViolation, CorpusChanged, VersionNotFound, WorkspaceError
+from workbench.models import CatalogueRow
+from workbench.segment import segment
+from workbench.store import Workspace, ingest, text_sha256, version_from_row
+
+from .conftest import STORE
+
+SAMPLE = "ietf/draft-ietf-appsawg-http-problem/draft-ietf-appsawg-http-problem-01.txt"
+
+
+def _row(path: str, data: bytes, **changes: object) -> CatalogueRow:
+    record = dict(json.loads((STORE / (path + ".provenance.json")).read_bytes()))
+    record.update(sha256=hashlib.sha256(data).hexdigest(), bytes=len(data), **changes)
+    return CatalogueRow(path=path, provenance=record)
+
+
+def test_every_non_pdf_version_ingests(
+    catalogue: tuple[CatalogueRow, ...], workspace: Workspace
+) -> None:
+    expected = sorted(r.path for r in catalogue if r.media_type != "application/pdf")
+    assert sorted(workspace.version_ids()) == expected
+    for version in workspace.versions():
+        assert text_sha256(version.text) == version.text_sha256
+        data = (STORE / version.version_id).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == version.artefact_sha256
+        if version.extractor == "identity":
+            assert version.text == data.decode("utf-8"), "identity extraction must keep every byte"
+
+
+def test_pdfs_are_awaiting_an_extractor_not_refused(
+    catalogue: tuple[CatalogueRow, ...], tmp_path: Path
+) -> None:
+    pdfs = [r for r in catalogue if r.media_type == "application/pdf"]
+    with Workspace(tmp_path / "w.sqlite") as held:
+        report = ingest(held, pdfs, STORE)
+        assert sorted(report.awaiting) == sorted(r.path for r in pdfs) and not report.refused
+        assert held.count() == 0
+
+
+def test_reingest_writes_nothing(catalogue: tuple[CatalogueRow, ...], tmp_path: Path) -> None:
+    rows = [
+        r
+        for r in catalogue
+        if r.family == "draft-ietf-appsawg-http-problem" or r.jurisdiction == "us-dc"
+    ]
+    path = tmp_path / "w.sqlite"
+    with Workspace(path) as held:
+        first = ingest(held, rows, STORE)
+        before = held.execute("SELECT version_id, ingested_at FROM versions ORDER BY version_id")
+        second = ingest(held, rows, STORE)
+        after = held.execute("SELECT version_id, ingested_at FROM versions ORDER BY version_id")
+    assert len(first.added) == len(rows) - len(first.awaiting)
+    assert not second.added and sorted(second.unchanged) == sorted(first.added)
+    assert before == after
+
+
+def test_held_versions_cannot_be_updated_or_deleted(tmp_path: Path) -> None:
+    data = (STORE / SAMPLE).read_bytes()
+    with Workspace(tmp_path / "w.sqlite") as held:
+        held.add_version(version_from_row(_row(SAMPLE, data), data), {})
+        with pytest.raises(AppendOnlyViolation, match="append-only table versions: UPDATE refused"):
+            held.execute("UPDATE versions SET text = 'forged'")
+        with pytest.raises(AppendOnlyViolation, match="append-only table versions: DELETE refused"):
+            held.execute("DELETE FROM versions")
+        assert held.version(SAMPLE).text == data.decode("utf-8")
+
+
+def test_changed_bytes_under_a_held_id_raise_corpus_changed(tmp_path: Path) -> None:
+    data = (STORE / SAMPLE).read_bytes()
+    altered = data.replace(b"problem", b"PROBLEM", 1)
+    with Workspace(tmp_path / "w.sqlite") as held:
+        assert held.add_version(version_from_row(_row(SAMPLE, data), data), {})
+        assert not held.add_version(version_from_row(_row(SAMPLE, data), data), {})
+        with pytest.raises(
+            CorpusChanged,
+            match=f"{SAMPLE}: held with artefact sha256 {hashlib.sha256(data).hexdigest()}",
+        ):
+            held.add_version(version_from_row(_row(SAMPLE, altered), altered), {})
+        assert held.version(SAMPLE).text == data.decode("utf-8")
+
+
+def test_changed_extraction_under_a_held_id_raises_corpus_changed(tmp_path: Path) -> None:
+    data = (STORE / SAMPLE).read_bytes()
+    version = version_from_row(_row(SAMPLE, data), data)
+    with Workspace(tmp_path / "w.sqlite") as held:
+        held.add_version(version, {})
+        forged = version.__class__(
+            **{**{f: getattr(version, f) for f in version.__slots__}, "text_sha256": "0" * 64}
+        )
+        with pytest.raises(
+            CorpusChanged, match=r"re-extraction by identity 1 gives text sha256 0{64}"
+        ):
+            held.add_version(forged, {})
+
+
+def test_crlf_file_keeps_its_offsets(tmp_path: Path) -> None:
+    """A CRLF text is stored byte for byte: no newline translation anywhere on the way in."""
+    mirror = tmp_path / "mirror"
+    rel = "test/crlf-family/crlf.txt"
+    data = b"1. First line\r\nstill first\r\n\r\n2. Second\r\n"
+    (mirror / rel).parent.mkdir(parents=True)
+    (mirror / rel).write_bytes(data)
+    record = {
+        "jurisdiction": "test",
+        "document_family": "crlf-family",
+        "format": "text/plain",
+        "version_order": 1,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "bytes": len(data),
+        "source_url": "https://example.org/crlf.txt",
+        "byte_faithful_to_official_filing": True,
+    }
+    (mirror / (rel + ".provenance.json")).write_text(json.dumps(record))
+    (row,) = admit(mirror).rows
+    store = tmp_path / "store"
+    assert fetch([row], store, mirror=mirror).copied == (rel,)
+    with Workspace(tmp_path / "w.sqlite") as held:
+        ingest(held, [row], store)
+        text = held.version(rel).text
+    assert text.encode("utf-8") == data
+    second = segment(rel, text)[1]
+    assert (second.char_start, second.text) == (text.index("2. Second"), "2. Second")
+
+
+def test_unknown_version_is_a_typed_error(workspace: Workspace) -> None:
+    with pytest.raises(VersionNotFound, match=r"no/such/version\.txt: no such version in"):
+        workspace.version("no/such/version.txt")
+
+
+def test_a_file_that_is_not_a_workspace_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "not.sqlite"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(WorkspaceError, match=f"{path}: not a workbench workspace"):
+        Workspace(path)
+    assert path.read_bytes() == b"this is not a database" * 100
+
+
+def test_hostile_text_is_refused_at_ingest_and_nothing_is_held(tmp_path: Path) -> None:
+    mirror = tmp_path / "mirror"
+    cases = {"bad.txt": b"valid then \xff invalid", "nul.txt": b"a\x00b", "empty.txt": b""}
+    for name, data in cases.items():
+        (mirror / "test" / "fam" / name).parent.mkdir(parents=True, exist_ok=True)
+        (mirror / "test" / "fam" / name).write_bytes(data)
+    rows = [
+        _row_for(mirror, f"test/fam/{name}", data, order)
+        for order, (name, data) in enumerate(cases.items(), 1)
+    ]
+    shutil.copytree(mirror, tmp_path / "store")
+    with Workspace(tmp_path / "w.sqlite") as held:
+        report = ingest(held, rows, tmp_path / "store")
+        assert held.count() == 0
+    assert [(r.path, r.reason) for r in report.refused] == [
+        ("test/fam/bad.txt", "extraction_failed"),
+        ("test/fam/nul.txt", "extraction_failed"),
+        ("test/fam/empty.txt", "extraction_failed"),
+    ]
+    assert "byte 11" in report.refused[0].detail and "NUL" in report.refused[1].detail
+    assert "empty" in report.refused[2].detail
+
+
+def _row_for(mirror: Path, rel: str, data: bytes, order: int) -> CatalogueRow:
+    return CatalogueRow(
+        path=rel,
+        provenance={
+            "jurisdiction": "test",
+            "document_family": "fam",
+            "format": "text/plain",
+            "version_order": order,
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "bytes": len(data),
+            "source_url": "https://example.org/x",
+            "byte_faithful_to_official_filing": True,
+        },
+    )

@@ -1,0 +1,577 @@
+"""The catalogue: admission of a mirror folder, fetching catalogued bytes, and re-verifying them.
+
+A mirror folder holds `<jurisdiction>/<family>/<file>` with `<file>.provenance.json` beside each
+document. `admit` reads every file, checks each provenance record and each document's SHA-256 and
+byte count, and returns the admitted rows and one refusal per file it would not admit. Admission
+never reads the network and never writes into the mirror.
+
+The catalogue (`corpus/catalogue.jsonl`) is one canonical JSON line per admitted document, sorted by
+path, holding its path and its provenance object with every field kept, unknown fields too; beside
+it, `catalogue.jsonl.sha256` (in `sha256sum` format) pins the catalogue's own bytes, so an edited
+row is detected; `refusals.jsonl` lists what was refused and why. Writing the same admission twice
+gives the same bytes.
+
+The guarantee: a byte is trusted only after its SHA-256 was checked against the catalogue, and a
+bad download never replaces a held file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import stat
+import tempfile
+import urllib.parse
+import urllib.request
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from workbench.errors import (
+    CatalogueError,
+    ChecksumMismatch,
+    FetchError,
+    ProvenanceError,
+    UnsafePath,
+)
+from workbench.models import CatalogueRow, Refusal, canonical_json
+
+CATALOGUE_NAME = "catalogue.jsonl"
+CHECKSUM_NAME = "catalogue.jsonl.sha256"
+REFUSALS_NAME = "refusals.jsonl"
+PROVENANCE_SUFFIX = ".provenance.json"
+MAX_PROVENANCE_BYTES = 1 << 20
+MIRROR_URL = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+_REPO = re.compile(r"[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+")
+_REQUIRED_TEXT = ("jurisdiction", "document_family", "format")
+
+
+def sha256_file(path: Path) -> tuple[str, int]:
+    """SHA-256 hex digest and byte count of a file, read in binary."""
+    with path.open("rb") as handle:
+        digest = hashlib.file_digest(handle, "sha256")
+    return digest.hexdigest(), path.stat().st_size
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Admission:
+    """What `admit` found: admitted rows sorted by path, and refusals sorted by path then reason."""
+
+    rows: tuple[CatalogueRow, ...]
+    refusals: tuple[Refusal, ...]
+
+
+# ---------------------------------------------------------------------------------------------
+# Provenance
+
+
+def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise ProvenanceError(f"duplicate field '{key}'")
+        seen[key] = value
+    return seen
+
+
+def _no_constant(name: str) -> Any:
+    raise ProvenanceError(f"non-JSON number {name}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_source_url(url: Any) -> str | None:
+    """None if `url` is an absolute http(s) URL with a host, else why not."""
+    if not isinstance(url, str):
+        return f"field 'source_url' must be a string or null, got {type(url).__name__}"
+    if any(ch.isspace() or ord(ch) < 32 for ch in url):
+        return "field 'source_url' holds white space or control characters"
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return f"field 'source_url' must be an absolute http(s) URL, got {url[:80]!r}"
+    return None
+
+
+def check_relative_path(path: str, *, field: str) -> str | None:
+    """None if `path` is a plain relative POSIX path that cannot climb out of its root."""
+    if not path or path.startswith(("/", "\\")) or "\\" in path or "\x00" in path:
+        return f"{field} {path[:80]!r} must be a relative POSIX path"
+    if any(part in ("", ".", "..") for part in path.split("/")):
+        return f"{field} {path[:80]!r} must not hold empty, '.' or '..' parts"
+    if re.match(r"[A-Za-z]:", path):
+        return f"{field} {path[:80]!r} must not name a drive"
+    return None
+
+
+def parse_provenance(data: bytes, *, source: str) -> dict[str, Any]:
+    """Parse and check one provenance record; ProvenanceError names `source` and the field.
+
+    Refused: not UTF-8, not a JSON object, duplicate fields, NaN/Infinity, a required field missing
+    or of the wrong type, a malformed sha256, bytes or version_order, a source_url that is not an
+    absolute http(s) URL, a malformed mirror, neither a source_url nor a mirror. The transcription
+    flag is checked by `admit`, not here, so its refusal carries its own reason code.
+    """
+    if len(data) > MAX_PROVENANCE_BYTES:
+        raise ProvenanceError(f"{source}: provenance is {len(data)} bytes; expected at most 1 MiB")
+    try:
+        record = json.loads(
+            data.decode("utf-8"),
+            object_pairs_hook=_refuse_duplicate_keys,
+            parse_constant=_no_constant,
+        )
+    except UnicodeDecodeError as exc:
+        raise ProvenanceError(f"{source}: provenance is not UTF-8 (byte {exc.start})") from exc
+    except json.JSONDecodeError as exc:
+        raise ProvenanceError(
+            f"{source}: malformed provenance JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from exc
+    except ProvenanceError as exc:
+        raise ProvenanceError(f"{source}: {exc}") from exc
+    if not isinstance(record, dict):
+        raise ProvenanceError(f"{source}: provenance must be a JSON object")
+    problem = _provenance_problem(record)
+    if problem:
+        raise ProvenanceError(f"{source}: {problem}")
+    return record
+
+
+def _provenance_problem(record: Mapping[str, Any]) -> str | None:
+    for name in _REQUIRED_TEXT:
+        if not isinstance(record.get(name), str) or not record[name].strip():
+            return f"field '{name}' must be a non-empty string"
+    if not isinstance(record.get("sha256"), str) or not _SHA256.fullmatch(record["sha256"]):
+        return "field 'sha256' must be 64 lowercase hex digits"
+    if not _is_int(record.get("bytes")) or record["bytes"] < 0:
+        return "field 'bytes' must be a non-negative integer"
+    if not _is_int(record.get("version_order")) or record["version_order"] < 1:
+        return "field 'version_order' must be an integer of at least 1"
+    if not isinstance(record.get("byte_faithful_to_official_filing"), bool):
+        return "field 'byte_faithful_to_official_filing' must be true or false"
+    source_url, mirror = record.get("source_url"), record.get("mirror")
+    if source_url is None and mirror is None:
+        return "neither 'source_url' nor 'mirror' names where the bytes come from"
+    if source_url is not None and (problem := check_source_url(source_url)):
+        return problem
+    if mirror is not None:
+        if not isinstance(mirror, dict):
+            return "field 'mirror' must be an object"
+        if not isinstance(mirror.get("repo"), str) or not _REPO.fullmatch(mirror["repo"]):
+            return "field 'mirror.repo' must be 'owner/name'"
+        if not isinstance(mirror.get("commit"), str) or not _COMMIT.fullmatch(mirror["commit"]):
+            return "field 'mirror.commit' must be 40 lowercase hex digits"
+        if not isinstance(mirror.get("path"), str):
+            return "field 'mirror.path' must be a string"
+        if problem := check_relative_path(mirror["path"], field="field 'mirror.path'"):
+            return problem
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Admission
+
+
+def _walk(root: Path) -> tuple[list[str], list[Refusal]]:
+    """Relative POSIX paths of the regular files under `root`, and refusals for links and odd names.
+
+    Symlinks are never followed: one that resolves outside `root` is refused as `path_escapes`,
+    any other as `symlink`.
+    """
+    files: list[str] = []
+    refusals: list[Refusal] = []
+    real_root = root.resolve()
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        for name in sorted(dirnames) + sorted(filenames):
+            full = here / name
+            rel = full.relative_to(root).as_posix()
+            try:
+                rel.encode("utf-8")
+            except UnicodeEncodeError:
+                refusals.append(
+                    Refusal(
+                        path=rel.encode("utf-8", "replace").decode(),
+                        reason="bad_path",
+                        detail="file name is not valid UTF-8",
+                    )
+                )
+                continue
+            if full.is_symlink():
+                target = full.resolve()
+                escapes = real_root != target and real_root not in target.parents
+                refusals.append(
+                    Refusal(
+                        path=rel,
+                        reason="path_escapes",
+                        detail=f"symlink points outside the corpus to {target}",
+                    )
+                    if escapes
+                    else Refusal(path=rel, reason="symlink", detail="symlinks are not followed")
+                )
+                if name in dirnames:
+                    dirnames.remove(name)
+            elif name in filenames:
+                if any(ord(ch) < 32 for ch in rel):
+                    refusals.append(
+                        Refusal(
+                            path=repr(rel), reason="bad_path", detail="control character in name"
+                        )
+                    )
+                elif stat.S_ISREG(full.stat().st_mode):
+                    files.append(rel)
+    return sorted(files), refusals
+
+
+def _admit_one(root: Path, rel: str, provenance_bytes: bytes) -> CatalogueRow | Refusal:
+    jurisdiction, family, _ = rel.split("/")
+    try:
+        record = parse_provenance(provenance_bytes, source=rel + PROVENANCE_SUFFIX)
+    except ProvenanceError as exc:
+        return Refusal(path=rel, reason="malformed_provenance", detail=str(exc))
+    if record["byte_faithful_to_official_filing"] is not True:
+        return Refusal(
+            path=rel,
+            reason="transcription",
+            detail="provenance says byte_faithful_to_official_filing: false; not the official artefact",
+            provenance=record,
+        )
+    if (record["jurisdiction"], record["document_family"]) != (jurisdiction, family):
+        return Refusal(
+            path=rel,
+            reason="layout_mismatch",
+            detail=f"provenance names {record['jurisdiction']}/{record['document_family']}; "
+            f"file lies in {jurisdiction}/{family}",
+        )
+    digest, size = sha256_file(root / rel)
+    if size != record["bytes"]:
+        return Refusal(
+            path=rel,
+            reason="size_mismatch",
+            detail=f"{size} bytes on disk; provenance says {record['bytes']}",
+        )
+    if digest != record["sha256"]:
+        return Refusal(
+            path=rel,
+            reason="sha256_mismatch",
+            detail=f"sha256 {digest}; provenance says {record['sha256']}",
+        )
+    return CatalogueRow(path=rel, provenance=record)
+
+
+def admit(mirror: Path, *, progress: bool = False) -> Admission:
+    """Admit every document of a mirror folder; see the module docstring for the rules.
+
+    Files directly in the mirror root named README* are documentation and are skipped silently;
+    any other file outside `<jurisdiction>/<family>/` is refused as `layout`. Two admitted rows of
+    one family with the same version_order are both refused as `duplicate_version_order`.
+    """
+    if not mirror.is_dir():
+        raise FileNotFoundError(f"{mirror}: no such corpus folder")
+    files, refusals = _walk(mirror)
+    present = set(files)
+    rows: list[CatalogueRow] = []
+    documents = [f for f in files if not f.endswith(PROVENANCE_SUFFIX)]
+    for rel in tqdm(documents, desc="admit", unit="file", disable=not progress):
+        if rel.count("/") != 2:
+            if "/" not in rel and rel.upper().startswith("README"):
+                continue
+            refusals.append(
+                Refusal(path=rel, reason="layout", detail="not at <jurisdiction>/<family>/<file>")
+            )
+            continue
+        if rel + PROVENANCE_SUFFIX not in present:
+            refusals.append(
+                Refusal(
+                    path=rel,
+                    reason="no_provenance",
+                    detail=f"no {Path(rel).name}{PROVENANCE_SUFFIX} beside it",
+                )
+            )
+            continue
+        outcome = _admit_one(mirror, rel, (mirror / (rel + PROVENANCE_SUFFIX)).read_bytes())
+        (rows if isinstance(outcome, CatalogueRow) else refusals).append(outcome)  # type: ignore[arg-type]
+    for rel in files:
+        if rel.endswith(PROVENANCE_SUFFIX) and rel[: -len(PROVENANCE_SUFFIX)] not in present:
+            refusals.append(
+                Refusal(
+                    path=rel,
+                    reason="orphan_provenance",
+                    detail="provenance with no document beside it",
+                )
+            )
+    by_order: dict[tuple[str, str, int], list[CatalogueRow]] = defaultdict(list)
+    for row in rows:
+        by_order[(row.jurisdiction, row.family, row.version_order)].append(row)
+    clashes = {row.path for group in by_order.values() if len(group) > 1 for row in group}
+    for key, group in by_order.items():
+        if len(group) > 1:
+            names = ", ".join(r.path for r in group)
+            refusals.extend(
+                Refusal(
+                    path=r.path,
+                    reason="duplicate_version_order",
+                    detail=f"version_order {key[2]} shared by {names}",
+                )
+                for r in group
+            )
+    kept = tuple(sorted((r for r in rows if r.path not in clashes), key=lambda r: r.path))
+    return Admission(rows=kept, refusals=tuple(sorted(refusals, key=lambda r: (r.path, r.reason))))
+
+
+# ---------------------------------------------------------------------------------------------
+# The catalogue files
+
+
+def catalogue_bytes(rows: Iterable[CatalogueRow]) -> bytes:
+    lines = (
+        canonical_json({"path": r.path, "provenance": dict(r.provenance)}) + "\n" for r in rows
+    )
+    return "".join(sorted(lines)).encode("utf-8")
+
+
+def refusals_bytes(refusals: Iterable[Refusal]) -> bytes:
+    lines = []
+    for r in refusals:
+        item: dict[str, Any] = {"path": r.path, "reason": r.reason, "detail": r.detail}
+        if r.provenance is not None:
+            item["provenance"] = dict(r.provenance)
+        lines.append(canonical_json(item) + "\n")
+    return "".join(sorted(lines)).encode("utf-8")
+
+
+def read_refusals(corpus_dir: Path) -> tuple[Refusal, ...]:
+    """The refusals recorded beside the catalogue (empty if none were recorded)."""
+    path = corpus_dir / REFUSALS_NAME
+    if not path.is_file():
+        return ()
+    refusals = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        try:
+            item = json.loads(line)
+            refusals.append(
+                Refusal(
+                    path=item["path"],
+                    reason=item["reason"],
+                    detail=item["detail"],
+                    provenance=item.get("provenance"),
+                )
+            )
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise CatalogueError(f"{path}: line {number}: {exc}") from exc
+    return tuple(refusals)
+
+
+def read_refused(corpus_dir: Path) -> tuple[CatalogueRow, ...]:
+    """Refused documents whose provenance parsed (transcriptions), as rows `fetch` can bring in.
+
+    They are fetched into their own folder so that admission's refusals can be re-checked on a
+    machine that has no mirror; they never enter the workspace.
+    """
+    return tuple(
+        CatalogueRow(path=r.path, provenance=r.provenance)
+        for r in read_refusals(corpus_dir)
+        if isinstance(r.provenance, dict)
+        and check_relative_path(r.path, field="path") is None
+        and r.path.count("/") == 2
+    )
+
+
+def _write_if_changed(path: Path, data: bytes) -> None:
+    if path.exists() and path.read_bytes() == data:
+        return
+    with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as tmp:
+        tmp.write(data)
+    os.chmod(tmp.name, 0o644)
+    os.replace(tmp.name, path)
+
+
+def write_catalogue(admission: Admission, corpus_dir: Path) -> None:
+    """Write catalogue, its checksum and the refusals list; unchanged files are not rewritten."""
+    corpus_dir.mkdir(parents=True, exist_ok=True)
+    data = catalogue_bytes(admission.rows)
+    _write_if_changed(corpus_dir / CATALOGUE_NAME, data)
+    _write_if_changed(
+        corpus_dir / CHECKSUM_NAME,
+        f"{hashlib.sha256(data).hexdigest()}  {CATALOGUE_NAME}\n".encode(),
+    )
+    _write_if_changed(corpus_dir / REFUSALS_NAME, refusals_bytes(admission.refusals))
+
+
+def read_catalogue(corpus_dir: Path) -> tuple[CatalogueRow, ...]:
+    """The catalogue's rows, after checking its bytes against its checksum file."""
+    path, checksum_path = corpus_dir / CATALOGUE_NAME, corpus_dir / CHECKSUM_NAME
+    if not path.is_file():
+        raise CatalogueError(f"{path}: no catalogue; run 'workbench corpus admit DIR' first")
+    data = path.read_bytes()
+    try:
+        expected = checksum_path.read_text(encoding="ascii").split()[0]
+    except (OSError, UnicodeDecodeError, IndexError) as exc:
+        raise CatalogueError(f"{checksum_path}: missing or unreadable catalogue checksum") from exc
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != expected:
+        raise CatalogueError(
+            f"{path}: sha256 {actual} does not match {checksum_path.name} ({expected}); the catalogue was edited"
+        )
+    rows: list[CatalogueRow] = []
+    for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
+        try:
+            item = json.loads(line)
+            rel, record = item["path"], item["provenance"]
+            if problem := check_relative_path(rel, field="path"):
+                raise CatalogueError(problem)
+            if rel.count("/") != 2:
+                raise CatalogueError(f"path {rel!r} is not <jurisdiction>/<family>/<file>")
+            parse_provenance(json.dumps(record).encode(), source=rel)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise CatalogueError(f"{path}: line {number}: {exc}") from exc
+        rows.append(CatalogueRow(path=rel, provenance=record))
+    return tuple(rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fetch and verify
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FetchReport:
+    copied: tuple[str, ...]
+    held: tuple[str, ...]
+    failed: tuple[Refusal, ...]
+
+
+def _inside(root: Path, rel: str) -> Path:
+    if problem := check_relative_path(rel, field="path"):
+        raise UnsafePath(f"{rel}: {problem}")
+    target = root / rel
+    real_root = root.resolve()
+    if real_root not in target.resolve().parents:
+        raise UnsafePath(f"{rel}: resolves outside {root}")
+    return target
+
+
+def _source_bytes(row: CatalogueRow, mirror: Path | None) -> bytes:
+    if mirror is not None:
+        source = _inside(mirror, row.path)
+        if not source.is_file():
+            raise FetchError(f"{row.path}: not in mirror {mirror}")
+        return source.read_bytes()
+    info = row.provenance.get("mirror")
+    if not isinstance(info, Mapping):
+        raise FetchError(f"{row.path}: no mirror in provenance and no --mirror folder given")
+    url = MIRROR_URL.format(
+        repo=info["repo"], commit=info["commit"], path=urllib.parse.quote(str(info["path"]))
+    )
+    try:
+        with urllib.request.urlopen(url, timeout=60) as response:
+            return bytes(response.read(row.size + 1))
+    except OSError as exc:
+        raise FetchError(f"{row.path}: download from {url} failed: {exc}") from exc
+
+
+def _check_bytes(row: CatalogueRow, data: bytes, *, what: str = "fetched") -> None:
+    if len(data) != row.size:
+        raise ChecksumMismatch(f"{row.path}: {what} {len(data)} bytes; catalogue says {row.size}")
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != row.sha256:
+        raise ChecksumMismatch(f"{row.path}: {what} sha256 {digest}; catalogue says {row.sha256}")
+
+
+def _place(target: Path, data: bytes) -> None:
+    """Write `data` at `target` atomically and read-only: a held version is not edited in place."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=target.parent, delete=False) as tmp:
+        tmp.write(data)
+    os.chmod(tmp.name, 0o444)
+    os.replace(tmp.name, target)
+
+
+def fetch(
+    rows: Iterable[CatalogueRow], store: Path, *, mirror: Path | None, progress: bool = False
+) -> FetchReport:
+    """Bring each row's bytes into `store/<path>`, with its provenance beside it, hash-checked.
+
+    A file already held with the right hash is left alone. A held file with the wrong hash is
+    reported and left in place (remove it to fetch again). Bytes that fail the check are reported
+    and never written. `store` ends up in mirror layout, so `admit(store)` reproduces the catalogue.
+    """
+    copied: list[str] = []
+    held: list[str] = []
+    failed: list[Refusal] = []
+    rows = list(rows)
+    store.mkdir(parents=True, exist_ok=True)
+    for row in tqdm(rows, desc="fetch", unit="file", disable=not progress):
+        try:
+            target = _inside(store, row.path)
+            if target.is_file():
+                if sha256_file(target) == (row.sha256, row.size):
+                    held.append(row.path)
+                    _place_provenance(target, row)
+                    continue
+                failed.append(
+                    Refusal(
+                        path=row.path,
+                        reason="held_mismatch",
+                        detail="held file does not match the catalogue; left as is (remove it to fetch again)",
+                    )
+                )
+                continue
+            data = _source_bytes(row, mirror)
+            _check_bytes(row, data)
+            _place(target, data)
+            _place_provenance(target, row)
+            copied.append(row.path)
+        except (UnsafePath, FetchError, ChecksumMismatch) as exc:
+            reason = {
+                UnsafePath: "path_escapes",
+                FetchError: "unavailable",
+                ChecksumMismatch: "sha256_mismatch",
+            }[type(exc)]
+            failed.append(Refusal(path=row.path, reason=reason, detail=str(exc)))
+    return FetchReport(copied=tuple(copied), held=tuple(held), failed=tuple(failed))
+
+
+def _place_provenance(target: Path, row: CatalogueRow) -> None:
+    sidecar = target.with_name(target.name + PROVENANCE_SUFFIX)
+    data = (json.dumps(dict(row.provenance), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    if not sidecar.is_file() or sidecar.read_bytes() != data:
+        _place(sidecar, data)
+
+
+def verify_store(
+    rows: Iterable[CatalogueRow], store: Path, *, progress: bool = False
+) -> tuple[Refusal, ...]:
+    """Re-hash every held file against its catalogue row; one refusal per missing or changed file."""
+    problems: list[Refusal] = []
+    rows = list(rows)
+    for row in tqdm(rows, desc="verify", unit="file", disable=not progress):
+        target = _inside(store, row.path)
+        if not target.is_file():
+            problems.append(Refusal(path=row.path, reason="missing", detail=f"not held in {store}"))
+            continue
+        digest, size = sha256_file(target)
+        if (digest, size) != (row.sha256, row.size):
+            problems.append(
+                Refusal(
+                    path=row.path,
+                    reason="sha256_mismatch",
+                    detail=f"held sha256 {digest} ({size} bytes); catalogue says {row.sha256} ({row.size} bytes)",
+                )
+            )
+    return tuple(problems)
+
+
+def read_held(row: CatalogueRow, store: Path) -> bytes:
+    """A held document's bytes, after checking them against the catalogue row (C3: checksum first)."""
+    data = _inside(store, row.path).read_bytes()
+    _check_bytes(row, data, what="held")
+    return data

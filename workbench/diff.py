@@ -1,0 +1,230 @@
+"""Diff two versions passage by passage, score each pairing, and narrow it to the changed characters.
+
+`diff_versions(before, after)` segments both versions, normalizes each passage (the keys), and
+matches the key sequences with `difflib.SequenceMatcher(autojunk=False)`. Everything between two
+matches is a gap: its passages are paired by position (modified), and the surplus on one side is
+removed or added. Same inputs, same list, every time.
+
+Two departures from running difflib once, both to keep a documented guarantee:
+
+* The matching is symmetric. difflib breaks ties between equally long matches by the earliest
+  position in its first argument, so `diff(a, b)` and `diff(b, a)` could keep different passages as
+  unchanged (a transposition keeps x in one order and y in the other). difflib therefore always
+  runs in one canonical orientation: the key list whose SHA-256 (over its canonical JSON) is
+  smaller goes first. Both argument orders run the same computation, mirrored, so what the diff
+  calls changed is independent of argument order.
+* The common head and tail of the two key lists are matched before difflib runs (they are part of
+  every maximal matching difflib could find, and most real version pairs share most passages).
+
+Each modified pair gets `similarity` (rapidfuzz Indel, i.e. the LCS ratio of the normalized texts)
+and an `alignment_confidence`: the same number, capped at `RESTRUCTURE_CONFIDENCE_CEILING` where the
+two section labels disagree. `pairing_is_uncertain` is the one predicate for doubt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+from typing import Any, Protocol
+
+from rapidfuzz.distance import Indel
+
+from workbench.models import Change, ChangeKind, Passage, Span, canonical_json
+from workbench.normalize import normalize, normalized_text
+from workbench.segment import segment
+
+RESTRUCTURE_CONFIDENCE_CEILING = 0.5
+
+
+class HasText(Protocol):
+    @property
+    def version_id(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+
+
+def pairing_is_uncertain(change: Change) -> bool:
+    """Doubt, for every surface: a modified pairing whose confidence is at or below the ceiling.
+
+    A capped pairing is always uncertain (its confidence is at most the ceiling); so is an uncapped
+    pairing whose passages are no more than half alike.
+    """
+    return (
+        change.kind == "modified"
+        and change.alignment_confidence is not None
+        and change.alignment_confidence <= RESTRUCTURE_CONFIDENCE_CEILING
+    )
+
+
+def change_id(before_id: str, after_id: str, position: int) -> str:
+    """Deterministic id from the two version ids and the position in the diff output."""
+    canonical = json.dumps(
+        [before_id, after_id, position], separators=(",", ":"), ensure_ascii=False
+    )
+    return "chg-" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:20]
+
+
+def _orientation_digest(keys: Sequence[str]) -> str:
+    return hashlib.sha256(canonical_json(list(keys)).encode("utf-8")).hexdigest()
+
+
+def _matching_pairs(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
+    """Index pairs (i, j) with a[i] == b[j] kept as unchanged, increasing in both i and j.
+
+    CAUTION: difflib always runs with the key list whose digest is smaller as its first argument,
+    so `(a, b)` and `(b, a)` run the same computation and get mirrored answers. Do not "simplify"
+    this to `SequenceMatcher(None, a, b)`: that breaks the argument-order guarantee on ties.
+    """
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    mid_a, mid_b = a[head : len(a) - tail], b[head : len(b) - tail]
+    pairs = [(k, k) for k in range(head)]
+    if mid_a and mid_b:
+        swap = _orientation_digest(mid_b) < _orientation_digest(mid_a)
+        first, second = (mid_b, mid_a) if swap else (mid_a, mid_b)
+        blocks = SequenceMatcher(None, first, second, autojunk=False).get_matching_blocks()
+        for i, j, size in blocks:
+            for k in range(size):
+                pairs.append((head + j + k, head + i + k) if swap else (head + i + k, head + j + k))
+        pairs[head:] = sorted(pairs[head:])
+    pairs.extend((len(a) - tail + k, len(b) - tail + k) for k in range(tail))
+    return pairs
+
+
+def _narrow(before: Passage, after: Passage) -> tuple[Span, Span]:
+    """The changed characters of a modified pair, on each side, in raw version coordinates.
+
+    From the first to the last character a minimal Indel edit script touches (rapidfuzz opcodes
+    over the normalized texts), mapped back through each passage's normalization map.
+    """
+    norm_a, norm_b = normalize(before.text), normalize(after.text)
+    edits = [op for op in Indel.opcodes(norm_a.text, norm_b.text) if op.tag != "equal"]
+    if not edits:
+        return (
+            Span(
+                version_id=before.version_id,
+                char_start=before.char_start,
+                char_end=before.char_start,
+            ),
+            Span(
+                version_id=after.version_id, char_start=after.char_start, char_end=after.char_start
+            ),
+        )
+    a_start, a_end = norm_a.raw_span(edits[0].src_start, edits[-1].src_end)
+    b_start, b_end = norm_b.raw_span(edits[0].dest_start, edits[-1].dest_end)
+    return (
+        Span(
+            version_id=before.version_id,
+            char_start=before.char_start + a_start,
+            char_end=before.char_start + a_end,
+        ),
+        Span(
+            version_id=after.version_id,
+            char_start=after.char_start + b_start,
+            char_end=after.char_start + b_end,
+        ),
+    )
+
+
+def _span(passage: Passage) -> Span:
+    return Span(
+        version_id=passage.version_id, char_start=passage.char_start, char_end=passage.char_end
+    )
+
+
+def diff_passages(
+    before_id: str,
+    after_id: str,
+    before: Sequence[Passage],
+    after: Sequence[Passage],
+) -> tuple[Change, ...]:
+    """Typed changes between two passage lists; see the module docstring for every rule.
+
+    Output order: text order of the pairing; inside a gap, the position-paired (modified) passages
+    first, then the surplus removed passages, then the surplus added ones.
+    """
+    keys_a = [normalized_text(p.text) for p in before]
+    keys_b = [normalized_text(p.text) for p in after]
+    out: list[Change] = []
+
+    def emit(ia: int | None, ib: int | None) -> None:
+        pa = before[ia] if ia is not None else None
+        pb = after[ib] if ib is not None else None
+        kind: ChangeKind
+        similarity: float | None = None
+        confidence: float | None = None
+        capped = False
+        narrowed: tuple[Span | None, Span | None] = (None, None)
+        if ia is not None and ib is not None and pa is not None and pb is not None:
+            same = keys_a[ia] == keys_b[ib]
+            kind = "unchanged" if same else "modified"
+            similarity = 1.0 if same else Indel.normalized_similarity(keys_a[ia], keys_b[ib])
+            capped = not same and pa.section_label != pb.section_label
+            confidence = min(similarity, RESTRUCTURE_CONFIDENCE_CEILING) if capped else similarity
+            if not same:
+                narrowed = _narrow(pa, pb)
+        else:
+            kind = "removed" if pa is not None else "added"
+        out.append(
+            Change(
+                change_id=change_id(before_id, after_id, len(out)),
+                kind=kind,
+                before=_span(pa) if pa is not None else None,
+                after=_span(pb) if pb is not None else None,
+                before_label=pa.section_label if pa is not None else None,
+                after_label=pb.section_label if pb is not None else None,
+                similarity=similarity,
+                alignment_confidence=confidence,
+                capped=capped,
+                span_before=narrowed[0],
+                span_after=narrowed[1],
+            )
+        )
+
+    i = j = 0
+    for mi, mj in [*_matching_pairs(keys_a, keys_b), (len(before), len(after))]:
+        paired = min(mi - i, mj - j)
+        for k in range(paired):
+            emit(i + k, j + k)
+        for ia in range(i + paired, mi):
+            emit(ia, None)
+        for ib in range(j + paired, mj):
+            emit(None, ib)
+        if mi < len(before) and mj < len(after):
+            emit(mi, mj)
+        i, j = mi + 1, mj + 1
+    return tuple(out)
+
+
+def diff_versions(before: HasText, after: HasText) -> tuple[Change, ...]:
+    """Typed changes from `before` to `after` (anything with `version_id` and `text`)."""
+    return diff_passages(
+        before.version_id,
+        after.version_id,
+        segment(before.version_id, before.text),
+        segment(after.version_id, after.text),
+    )
+
+
+def change_as_json(change: Change) -> dict[str, Any]:
+    """The JSON shape `workbench diff --json` prints for one change."""
+    return {
+        "change_id": change.change_id,
+        "kind": change.kind,
+        "before": change.before.as_json() if change.before else None,
+        "after": change.after.as_json() if change.after else None,
+        "before_label": change.before_label,
+        "after_label": change.after_label,
+        "similarity": change.similarity,
+        "alignment_confidence": change.alignment_confidence,
+        "capped": change.capped,
+        "uncertain": pairing_is_uncertain(change),
+        "span_before": change.span_before.as_json() if change.span_before else None,
+        "span_after": change.span_after.as_json() if change.span_after else None,
+    }

@@ -1,0 +1,66 @@
+"""Typed errors for every bad input the workbench can meet.
+
+One root, `WorkbenchError`; each leaf also subclasses the built-in a caller would expect
+(`ValueError`, `KeyError`, `OSError`), so library users can catch either. Every message names the
+offending file, field or offset and says what was expected; the CLI prints `str(error)` as one line
+and exits non-zero, never a traceback.
+"""
+
+from __future__ import annotations
+
+
+class WorkbenchError(Exception):
+    """Root of every error the workbench raises on purpose."""
+
+    def __str__(self) -> str:
+        # CAUTION: the CLI prints this as one line; a newline in a message would split it. Format
+        # from BaseException, not super(): KeyError.__str__ (next in a leaf's MRO) quotes its message.
+        return " ".join(BaseException.__str__(self).split())
+
+
+class ProvenanceError(WorkbenchError, ValueError):
+    """A provenance record is missing, malformed, or names something we refuse to admit."""
+
+
+class ChecksumMismatch(WorkbenchError, ValueError):
+    """Bytes on disk do not hash to the SHA-256 (or byte count) their record promises."""
+
+
+class CatalogueError(WorkbenchError, ValueError):
+    """The catalogue file is malformed, or its own checksum does not match."""
+
+
+class UnsafePath(WorkbenchError, ValueError):
+    """A path escapes the folder it must stay in (`..`, absolute, or a symlink out)."""
+
+
+class TextDecodeError(WorkbenchError, ValueError):
+    """A document's bytes are not text the workbench can index (bad UTF-8, NUL, empty, ...)."""
+
+
+class ExtractionError(WorkbenchError, ValueError):
+    """An extractor could not turn an artefact into text (malformed XML, unknown media type)."""
+
+
+class CorpusChanged(WorkbenchError, ValueError):
+    """A version id already held reappeared with different bytes or a different text hash."""
+
+
+class VersionNotFound(WorkbenchError, KeyError):
+    """No version with that id is held in the workspace."""
+
+
+class FamilyNotFound(WorkbenchError, KeyError):
+    """No family with that name is held in the workspace."""
+
+
+class AppendOnlyViolation(WorkbenchError, PermissionError):
+    """Something tried to update or delete a row of an append-only table."""
+
+
+class WorkspaceError(WorkbenchError, OSError):
+    """The workspace database cannot be opened or is not a workbench workspace."""
+
+
+class FetchError(WorkbenchError, OSError):
+    """A catalogued file could not be brought into the store (missing in mirror, download failed)."""

@@ -1,0 +1,412 @@
+"""Turn an admitted artefact's bytes into the text that every offset indexes (DESIGN.md C4, C14).
+
+Each media type has one named, versioned extractor (`EXTRACTORS`): plain text and Markdown pass
+through `decode_text` unchanged ("identity"); XML is parsed by a hardened parser (no entities, no
+DTD, no network) and rendered to the reading text a person would cite ("xml-text"), one passage per
+block, its `<num>` elements carried through as `StructureMark`s. Every refusal is a typed, one-line
+error naming the source and the byte, line or media type at fault.
+
+The guarantee: extraction is a pure function of the bytes. The same bytes give the same text every
+time, so a version's text hash can be re-derived and checked; any change to a rule here changes
+that extractor's version.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lxml import etree
+
+from workbench.errors import ExtractionError, TextDecodeError
+from workbench.models import Extraction, StructureMark
+
+__all__ = [
+    "BLOCK_ELEMENTS",
+    "EXTRACTORS",
+    "MAX_LINE_CHARS",
+    "AwaitingExtractor",
+    "decode_text",
+    "extract",
+]
+
+MAX_LINE_CHARS = 1_000_000
+
+EXTRACTORS: dict[str, tuple[str, str]] = {
+    "text/plain": ("identity", "1"),
+    "text/markdown": ("identity", "1"),
+    "application/xml": ("xml-text", "1"),
+    "text/xml": ("xml-text", "1"),
+}
+
+# Local names (any namespace) of the elements that open a passage: USLM levels and text blocks,
+# Federal Register notice parts and tables, D.C. Code paragraphs, texts and history annotations.
+BLOCK_ELEMENTS = frozenset(
+    {
+        "title",
+        "subtitle",
+        "chapter",
+        "subchapter",
+        "part",
+        "subpart",
+        "division",
+        "subdivision",
+        "article",
+        "section",
+        "subsection",
+        "paragraph",
+        "subparagraph",
+        "clause",
+        "subclause",
+        "item",
+        "subitem",
+        "subsubitem",
+        "level",
+        "appropriations",
+        "heading",
+        "subheading",
+        "chapeau",
+        "content",
+        "continuation",
+        "p",
+        "elided",
+        "longTitle",
+        "docTitle",
+        "officialTitle",
+        "enactingFormula",
+        "resolvingClause",
+        "preamble",
+        "recital",
+        "action",
+        "actionDescription",
+        "legislativeHistory",
+        "note",
+        "notes",
+        "statement",
+        "authority",
+        "wordsOfIssuance",
+        "signatures",
+        "signature",
+        "attestation",
+        "endorsement",
+        "endMarker",
+        "toc",
+        "groupItem",
+        "referenceItem",
+        "headingItem",
+        "table",
+        "caption",
+        "tr",
+        "list",
+        "listItem",
+        "footnote",
+        "figure",
+        "para",
+        "text",
+        "annotations",
+        "annotation",
+        "reason",
+    }
+)
+# Every child of these is a block too (cover-page lines, signature lines), except SPACED_ELEMENTS.
+BLOCK_PARENTS = frozenset({"preface", "endorsement", "signature", "notes"})
+# Inline elements kept apart from the text before them by one space ("H. R." "255", table cells).
+SPACED_ELEMENTS = frozenset({"type", "docNumber", "td", "th", "br"})
+# Blocks that never continue a number's line: a table is not the text of the number before it.
+UNJOINABLE_ELEMENTS = frozenset({"table", "toc"})
+# Publication furniture that interrupts running text (Statutes at Large margin notes and page
+# numbers, Federal Register thumb-index ears).
+MARGINAL_ELEMENTS = frozenset({"sidenote", "page", "ear"})
+METADATA_ELEMENTS = frozenset({"meta"})
+HIDDEN_DISPLAY = frozenset({"no", "false"})
+
+_CLOSING = frozenset(".,;:)]”’\"'")
+_SPACES_BEFORE_NEWLINE = re.compile(r"[^\S\n]+\n")
+_LEADING_NEWLINE = re.compile(r"[^\S\n]*\n")
+_LXML_POSITION = re.compile(r", line \d+, column \d+$")
+_EMPTY, _LABEL, _TEXT = 0, 1, 2  # what the current line holds so far
+_SOFT, _HARD = 1, 2  # a break asked for by a block's end (soft) or a block's start (hard)
+
+
+class AwaitingExtractor(ExtractionError):
+    """The media type is known but its extractor is not written yet (PDF): counted as awaiting."""
+
+
+def decode_text(data: bytes, *, source: str) -> str:
+    """Decode `data` as strict UTF-8, exactly: no newline translation, a UTF-8 BOM kept as U+FEFF.
+
+    Refused with `TextDecodeError`, cheapest check first: empty input; a UTF-32 or UTF-16 byte
+    order mark at byte 0; a NUL byte; invalid UTF-8 (the offset and value of the first bad byte);
+    a line (ended by "\\n") longer than `MAX_LINE_CHARS` characters (its 1-based number, length).
+    """
+    if not data:
+        raise TextDecodeError(f"{source}: empty file; expected text")
+    # CAUTION: UTF-32 LE's mark begins with UTF-16 LE's; the longer marks are tested first.
+    for mark, name in (
+        (b"\xff\xfe\x00\x00", "UTF-32"),
+        (b"\x00\x00\xfe\xff", "UTF-32"),
+        (b"\xff\xfe", "UTF-16"),
+        (b"\xfe\xff", "UTF-16"),
+    ):
+        if data.startswith(mark):
+            raise TextDecodeError(f"{source}: {name} byte order mark at byte 0; expected UTF-8")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise TextDecodeError(f"{source}: NUL byte at byte {nul}; expected text")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise TextDecodeError(
+            f"{source}: invalid UTF-8 at byte {error.start} "
+            f"(0x{data[error.start]:02x}); expected UTF-8 text"
+        ) from error
+    # A line has no more characters than bytes, so only a byte run longer than the limit can fail;
+    # rfind over a limit-sized window steps over many short lines per call, in C.
+    pos = 0
+    while len(data) - pos > MAX_LINE_CHARS:
+        newline = data.rfind(b"\n", pos, pos + MAX_LINE_CHARS + 1)
+        if newline < 0:
+            end = data.find(b"\n", pos)
+            end = len(data) if end < 0 else end
+            length = len(data[pos:end].decode("utf-8"))
+            if length > MAX_LINE_CHARS:
+                line = data.count(b"\n", 0, pos) + 1
+                raise TextDecodeError(
+                    f"{source}: line {line} is {length} characters long; "
+                    f"expected at most {MAX_LINE_CHARS}"
+                )
+            newline = end
+        pos = newline + 1
+    return text
+
+
+def extract(data: bytes, media_type: str, *, source: str) -> Extraction:
+    """Extract the text of an artefact of `media_type`; `source` names it in error messages.
+
+    Text and Markdown: `decode_text`, unchanged. XML: `decode_text` first (same byte-level
+    refusals), then a hardened parse (malformed XML, an entity bomb or an entity reference left
+    unexpanded is an `ExtractionError`), then rendering, in document order:
+
+    - Dropped with all they hold (their tails kept): `meta` (document metadata), comments,
+      processing instructions, and hidden elements (`display="no"` or `"false"`).
+    - A block (`BLOCK_ELEMENTS`, or any child of `BLOCK_PARENTS` but `SPACED_ELEMENTS`) starts a
+      passage; passages are separated by exactly one blank line. A `num` starts a line too.
+    - A number's line stays open: a block starting while its line holds only `num` text continues
+      that line, so "SEC. 2. FINDINGS." and "(1) women ..." are one line each (not tables, not a
+      table of contents). A heading ending in "—" is run in: what follows continues its line with
+      no space ("(a) In General.—Not later ..."). After a heading ending in ":" inline text
+      continues its line ("Authority: 16 U.S.C. 1801"); any other heading ends its passage.
+    - Text after a block's end starts a new passage unless it opens with closing punctuation
+      (".", "; and", "”"), which stays on the block's last line, as printed after quoted matter.
+    - Text is verbatim (soft hyphens, no-break spaces, inner line breaks kept) except formatting
+      white space: a white-space-only text or tail holding a newline becomes one space between
+      pieces of a line; white space at the start and end of every line is dropped; the text ends
+      with one "\\n". A `SPACED_ELEMENTS` element gets one space before it when none is there.
+    - `MARGINAL_ELEMENTS` are lifted out of the running text and emitted as passages of their own
+      at the next passage break, so no sentence is split by a page number or a margin note.
+    - Every `num` gives a `StructureMark`: its text as emitted, stripped, with exact offsets, its
+      `value` attribute, and the local names of all its enclosing elements, root first.
+    """
+    if media_type == "application/pdf":
+        raise AwaitingExtractor(f"{source}: no PDF extractor yet; awaiting an extractor")
+    if media_type not in EXTRACTORS:
+        raise ExtractionError(f"{source}: no extractor for media type {media_type!r}")
+    name, version = EXTRACTORS[media_type]
+    text = decode_text(data, source=source)
+    if name == "identity":
+        return Extraction(text=text, extractor=name, extractor_version=version)
+    # CAUTION: entities never expand (billion laughs), no DTD, no network, no huge trees. The
+    # encoding is forced: decode_text has proved the bytes UTF-8, whatever the declaration says.
+    parser = etree.XMLParser(
+        encoding="utf-8",
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        huge_tree=False,
+        remove_comments=False,
+    )
+    try:
+        root = etree.fromstring(data, parser)
+    except etree.XMLSyntaxError as error:
+        line, column = error.position
+        message = _LXML_POSITION.sub("", error.msg)  # lxml repeats the position; say it once
+        raise ExtractionError(
+            f"{source}: malformed XML at line {line}, column {column}: {message}"
+        ) from error
+    builder = _Builder(source)
+    builder.element(root, [], block=True)
+    text, nums = builder.finish()
+    if not text:
+        raise ExtractionError(f"{source}: XML holds no text outside its metadata; expected text")
+    marks = tuple(
+        StructureMark(
+            label=text[n.start : n.end],
+            value=n.value,
+            char_start=n.start,
+            char_end=n.end,
+            path=n.path,
+        )
+        for n in sorted(nums, key=lambda n: (n.start, n.end))
+    )
+    return Extraction(text=text + "\n", extractor=name, extractor_version=version, structure=marks)
+
+
+@dataclass(slots=True)
+class _Num:
+    value: str | None
+    path: tuple[str, ...]
+    start: int = -1
+    end: int = -1
+
+
+class _Builder:
+    """Appends text pieces, choosing separators lazily so breaks never pile up or dangle."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.parts: list[str] = []
+        self.length = 0
+        self.line = _EMPTY
+        self.want_break = 0
+        self.want_space = False
+        self.block_start = False
+        self.nums: list[_Num] = []
+        self.open_nums: list[_Num] = []
+        self.deferred: list[tuple[str, list[_Num]]] = []
+
+    def element(self, el: etree._Element, path: list[str], *, block: bool) -> None:
+        tag = el.tag
+        if not isinstance(tag, str):
+            if isinstance(el, etree._Entity):  # undeclared or external: refuse, never guess
+                raise ExtractionError(
+                    f"{self.source}: unexpanded entity reference {el.text} at "
+                    f"line {el.sourceline}; expected no entity references"
+                )
+            return  # a comment or processing instruction: dropped, its tail kept by the caller
+        name = tag.rpartition("}")[2]
+        if name in METADATA_ELEMENTS or el.get("display") in HIDDEN_DISPLAY:
+            return
+        if name in MARGINAL_ELEMENTS:
+            aside = _Builder(self.source)
+            aside.children(el, [*path, name], block=True)
+            text, nums = aside.finish()
+            if text:
+                self.deferred.append((text, nums))
+            return
+        is_num = name == "num"
+        is_block = name in BLOCK_ELEMENTS or (block and name not in SPACED_ELEMENTS)
+        if is_block or is_num:
+            self.open_block(joinable=name not in UNJOINABLE_ELEMENTS)
+        elif name in SPACED_ELEMENTS:
+            self.want_space = True
+        if is_num:
+            num = _Num(el.get("value"), tuple(path))
+            self.nums.append(num)
+            self.open_nums.append(num)
+        before = self.length
+        path.append(name)
+        self.children(el, path, block=name in BLOCK_PARENTS)
+        path.pop()
+        if is_num:
+            self.open_nums.pop()
+            if num.start < 0:
+                num.start = num.end = self.length
+            self.line = _LABEL
+        elif name == "heading" and self.length > before and self.line != _EMPTY:
+            last = self.parts[-1].rstrip()[-1:]
+            if last == "—":
+                self.line = _LABEL
+            elif last != ":":
+                self.want_break = max(self.want_break, _SOFT)
+        elif is_block:
+            self.want_break = max(self.want_break, _SOFT)
+
+    def children(self, el: etree._Element, path: list[str], *, block: bool) -> None:
+        if el.text:
+            self.text(el.text)
+        for child in el:
+            self.element(child, path, block=block)
+            if child.tail:
+                self.text(child.tail)
+
+    def open_block(self, *, joinable: bool) -> None:
+        self.block_start = True
+        if joinable and self.line == _LABEL and not self.want_break:
+            # CAUTION: a number stays with the text it numbers ("(1) women ..."), one passage for
+            # the segmenter; after a run-in dash print has no space ("In General.—The ...").
+            self.want_space = not self.parts[-1].rstrip().endswith("—")
+        else:
+            self.want_break = _HARD
+
+    def text(self, piece: str | None) -> None:
+        if not piece:
+            return
+        if "\n" in piece and piece.isspace():
+            self.want_space = True  # indentation between elements: at most one space
+            return
+        if self.want_break:
+            if self.want_break == _SOFT and piece.lstrip()[:1] in _CLOSING:
+                self.want_space = False
+            elif self.length:
+                self.new_passage()
+            self.want_break = 0
+        if self.line == _EMPTY or self.block_start:
+            piece = piece.lstrip()
+            if not piece:
+                return
+            self.block_start = False
+        if (
+            self.want_space
+            and self.line != _EMPTY
+            and not (self.parts[-1][-1:].isspace() or piece[0].isspace())
+        ):
+            self.append(" ")
+        self.want_space = False
+        if "\n" in piece:
+            if _LEADING_NEWLINE.match(piece):
+                self.rstrip(keep_newlines=True)
+            piece = _SPACES_BEFORE_NEWLINE.sub("\n", piece)
+        if self.open_nums and not piece.isspace():
+            for num in self.open_nums:
+                if num.start < 0:
+                    num.start = self.length + len(piece) - len(piece.lstrip())
+                num.end = self.length + len(piece.rstrip())
+        self.append(piece)
+        if self.line == _EMPTY or not self.open_nums:
+            self.line = _LABEL if self.open_nums else _TEXT
+
+    def append(self, piece: str) -> None:
+        self.parts.append(piece)
+        self.length += len(piece)
+
+    def rstrip(self, *, keep_newlines: bool = False) -> None:
+        while self.parts:
+            part = self.parts[-1]
+            kept = part.rstrip()
+            if keep_newlines and "\n" in part[len(kept) :]:
+                kept = part[: part.rindex("\n") + 1]
+            self.length -= len(part) - len(kept)
+            if kept:
+                self.parts[-1] = kept
+                return
+            self.parts.pop()
+
+    def new_passage(self) -> None:
+        self.rstrip()
+        if self.length:
+            self.append("\n\n")
+        for text, nums in self.deferred:
+            for num in nums:
+                num.start += self.length
+                num.end += self.length
+            self.nums.extend(nums)
+            self.append(text + "\n\n")
+        self.deferred.clear()
+        self.line = _EMPTY
+        self.want_space = False
+
+    def finish(self) -> tuple[str, list[_Num]]:
+        if self.deferred:
+            self.new_passage()
+        self.rstrip()
+        return "".join(self.parts), self.nums

@@ -1,0 +1,162 @@
+"""Frozen records that travel between the stages.
+
+Every record is immutable (`frozen=True, slots=True, kw_only=True`) and holds tuples, not lists, so a
+value handed to a caller can never be changed behind the store's back. Offsets are half-open
+`[char_start, char_end)` indices into the version's text (DESIGN.md C1).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+
+def canonical_json(value: Any) -> str:
+    """The one serialization that content ids, digests and catalogue lines are computed over."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Refusal:
+    """Why one file of a mirror folder was not admitted (or not ingested)."""
+
+    path: str
+    reason: str  # a stable code, e.g. "transcription", "sha256_mismatch"
+    detail: str  # one line for a person
+    provenance: Mapping[str, Any] | None = None  # kept when it parsed, so the file can be fetched
+
+    def line(self) -> str:
+        return f"{self.path}: {self.reason}: {self.detail}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CatalogueRow:
+    """One admitted document: its path under the corpus root and its provenance, every field kept."""
+
+    path: str
+    provenance: Mapping[str, Any]
+
+    @property
+    def sha256(self) -> str:
+        return str(self.provenance["sha256"])
+
+    @property
+    def size(self) -> int:
+        return int(self.provenance["bytes"])
+
+    @property
+    def jurisdiction(self) -> str:
+        return str(self.provenance["jurisdiction"])
+
+    @property
+    def family(self) -> str:
+        return str(self.provenance["document_family"])
+
+    @property
+    def version_order(self) -> int:
+        return int(self.provenance["version_order"])
+
+    @property
+    def version_label(self) -> str:
+        return str(self.provenance.get("version_label") or "")
+
+    @property
+    def media_type(self) -> str:
+        """The media type: the first word of the provenance `format` field (`text/plain`, ...)."""
+        return str(self.provenance["format"]).split()[0].strip(",;").lower()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StructureMark:
+    """A numbering element the extractor carried through from markup (an XML `<num>`)."""
+
+    label: str  # the number as printed, e.g. "SEC. 2." or "34-306"
+    value: str | None  # the markup's own value attribute, where it has one
+    char_start: int
+    char_end: int
+    path: tuple[str, ...]  # enclosing structural element names, outermost first
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Extraction:
+    """The text that offsets index, and the extractor that produced it from the artefact."""
+
+    text: str
+    extractor: str
+    extractor_version: str
+    structure: tuple[StructureMark, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Version:
+    """A held, immutable version: its text and the hashes that pin it."""
+
+    version_id: str
+    jurisdiction: str
+    family: str
+    version_order: int
+    version_label: str
+    media_type: str
+    artefact_sha256: str
+    artefact_bytes: int
+    extractor: str
+    extractor_version: str
+    text_sha256: str
+    text: str = field(repr=False)
+    structure: tuple[StructureMark, ...] = field(default=(), repr=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Passage:
+    """A passage: an exact slice `text[char_start:char_end]` of one version."""
+
+    version_id: str
+    ordinal: int
+    char_start: int
+    char_end: int
+    text: str
+    section_label: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Span:
+    """A character range of one version, in raw (stored-text) coordinates."""
+
+    version_id: str
+    char_start: int
+    char_end: int
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "version_id": self.version_id,
+            "char_start": self.char_start,
+            "char_end": self.char_end,
+        }
+
+
+ChangeKind = Literal["unchanged", "modified", "added", "removed"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Change:
+    """One entry of a diff: a passage pairing (or a lone passage) between two versions.
+
+    `similarity` is the computed text similarity of a modified pair and is never overwritten;
+    `alignment_confidence` is that number after the restructure cap; `capped` says whether the cap
+    applied (the two section labels disagree). `span_before`/`span_after` narrow a modified pair to
+    the changed characters on each side.
+    """
+
+    change_id: str
+    kind: ChangeKind
+    before: Span | None
+    after: Span | None
+    before_label: str | None
+    after_label: str | None
+    similarity: float | None
+    alignment_confidence: float | None
+    capped: bool
+    span_before: Span | None
+    span_after: Span | None

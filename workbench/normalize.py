@@ -1,0 +1,158 @@
+"""One normalization, applied to both sides of every comparison and never to stored text (C5).
+
+`normalize(text)` folds what a printer or an extractor varies without changing the words:
+
+* soft hyphens (U+00AD) and zero-width no-break spaces / byte order marks (U+FEFF) are removed;
+* the ligatures ﬀ ﬁ ﬂ ﬃ ﬄ (U+FB00–U+FB04) are expanded to their letters;
+* full-width digits (U+FF10–U+FF19) become ASCII digits;
+* every run of white space (`str.isspace`: spaces, tabs, line breaks, form feeds, no-break spaces),
+  together with any removed characters inside it, becomes one ASCII space.
+
+It folds nothing else: not case, not superscripts or subscripts (a footnote marker is not a digit),
+not dashes. A hyphen before a line break is kept, followed by the one space the line break folds to,
+and its normalized position is recorded in `line_break_hyphens`, because such a hyphen is ambiguous
+(a split word, a real compound, a suspended hyphen) and the comparison must decide per reading.
+
+The guarantee: every normalized character maps back to the raw characters it came from. The map is
+piecewise: identity runs are stored as one segment, so a megabyte of ordinary text costs a few
+thousand segments, and a lookup is one binary search.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+SCHEME = "wb-normalize"
+SCHEME_VERSION = 1
+
+_LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl"}
+_REMOVED = "\u00ad\ufeff"
+_LINE_BREAKS = frozenset("\n\r\f\v\x1c\x1d\x1e\x85\u2028\u2029")
+_LINE_END_HYPHENS = frozenset("-\u2010")
+# One match per place where normalized text differs from raw text. White space and removed
+# characters are one class so that "a \u00ad b" folds to "a b", not "a  b".
+_FOLD = re.compile(r"[\s\u00ad\ufeff]+|[\ufb00-\ufb04]|[\uff10-\uff19]")
+
+
+@dataclass(frozen=True, slots=True)
+class Normalized:
+    """Normalized text and the map from each normalized offset back to raw offsets.
+
+    Segment k covers normalized `[norm_starts[k], norm_starts[k+1])` and raw
+    `[raw_starts[k], raw_starts[k] + raw_lens[k])`. An identity segment maps character by character;
+    any other segment maps every one of its normalized characters to its whole raw range.
+    """
+
+    text: str
+    raw_length: int
+    norm_starts: tuple[int, ...] = field(repr=False)
+    raw_starts: tuple[int, ...] = field(repr=False)
+    raw_lens: tuple[int, ...] = field(repr=False)
+    identity: tuple[bool, ...] = field(repr=False)
+    line_break_hyphens: tuple[int, ...] = ()
+
+    def _segment(self, i: int) -> int:
+        if not 0 <= i < len(self.text):
+            raise IndexError(f"normalized offset {i} outside [0, {len(self.text)})")
+        return bisect_right(self.norm_starts, i) - 1
+
+    def raw_start(self, i: int) -> int:
+        """Raw offset where normalized character `i` begins."""
+        k = self._segment(i)
+        if self.identity[k]:
+            return self.raw_starts[k] + (i - self.norm_starts[k])
+        return self.raw_starts[k]
+
+    def raw_end(self, i: int) -> int:
+        """Raw offset just past the raw characters that normalized character `i` came from."""
+        k = self._segment(i)
+        if self.identity[k]:
+            return self.raw_starts[k] + (i - self.norm_starts[k]) + 1
+        return self.raw_starts[k] + self.raw_lens[k]
+
+    def raw_span(self, start: int, end: int) -> tuple[int, int]:
+        """Raw `[start, end)` covering normalized `[start, end)`.
+
+        An empty normalized span maps to an empty raw span at the raw start of the character that
+        follows it (or the raw end of the text when it sits at the end).
+        """
+        if not 0 <= start <= end <= len(self.text):
+            raise IndexError(f"normalized span [{start}, {end}) outside [0, {len(self.text)}]")
+        if start == end:
+            at = self.raw_start(start) if start < len(self.text) else self.raw_length
+            return at, at
+        return self.raw_start(start), self.raw_end(end - 1)
+
+
+def normalize(text: str) -> Normalized:
+    """Normalize `text` under scheme `wb-normalize` v1 and keep the map back to raw offsets."""
+    pieces: list[str] = []
+    norm_starts: list[int] = []
+    raw_starts: list[int] = []
+    raw_lens: list[int] = []
+    identity: list[bool] = []
+    hyphens: list[int] = []
+    out_len = 0
+    raw_at = 0
+
+    def segment(raw_start: int, raw_len: int, out: str, is_identity: bool) -> None:
+        nonlocal out_len
+        if not out:
+            return
+        norm_starts.append(out_len)
+        raw_starts.append(raw_start)
+        raw_lens.append(raw_len)
+        identity.append(is_identity)
+        pieces.append(out)
+        out_len += len(out)
+
+    for match in _FOLD.finditer(text):
+        start, end = match.span()
+        run = match.group()
+        if run == " ":
+            continue  # already normal; stays inside the surrounding identity run
+        segment(raw_at, start - raw_at, text[raw_at:start], True)
+        raw_at = end
+        first = run[0]
+        if first in _LIGATURES:
+            segment(start, 1, _LIGATURES[first], False)
+        elif "\uff10" <= first <= "\uff19":
+            segment(start, 1, chr(ord(first) - 0xFF10 + 0x30), False)
+        elif any(ch.isspace() for ch in run):
+            if (
+                start > 0
+                and text[start - 1] in _LINE_END_HYPHENS
+                and not _LINE_BREAKS.isdisjoint(run)
+            ):
+                hyphens.append(out_len - 1)
+            segment(start, end - start, " ", False)
+        # else: only removed characters (soft hyphens, U+FEFF) — nothing is emitted for them.
+    segment(raw_at, len(text) - raw_at, text[raw_at:], True)
+    return Normalized(
+        text="".join(pieces),
+        raw_length=len(text),
+        norm_starts=tuple(norm_starts),
+        raw_starts=tuple(raw_starts),
+        raw_lens=tuple(raw_lens),
+        identity=tuple(identity),
+        line_break_hyphens=tuple(hyphens),
+    )
+
+
+# The same folds as `normalize`, as one translate table and one white-space pass: removing the
+# removed characters first lets the white space around them merge into one run, exactly as the
+# combined run class in `_FOLD` does.
+_TABLE = str.maketrans(
+    {**_LIGATURES, **{chr(0xFF10 + d): str(d) for d in range(10)}, **dict.fromkeys(_REMOVED, None)}
+)
+_SPACE_RUN = re.compile(r"\s+")
+
+
+def normalized_text(text: str) -> str:
+    """`normalize(text).text` without building the map: the diff's passage keys use this.
+
+    CAUTION: must stay equal to `normalize(text).text` for every input; a property test holds it.
+    """
+    return _SPACE_RUN.sub(" ", text.translate(_TABLE))

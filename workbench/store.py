@@ -1,0 +1,342 @@
+"""The workspace: an embedded SQLite file of immutable versions, and ingest into it.
+
+A version row holds the extracted text that every offset indexes, the artefact's SHA-256 and byte
+count, the extractor's name and version, the text's SHA-256, the structure the extractor carried
+through, and the provenance it was admitted with. The table is append-only, enforced by triggers
+that abort any UPDATE or DELETE, so no caller (not even raw SQL through this connection) can move a
+held version. Re-ingesting a version id with identical bytes writes nothing; with different bytes,
+or bytes whose re-extraction gives a different text hash, it raises `CorpusChanged` and leaves the
+held row as it was.
+
+The workspace runs in WAL mode with a busy timeout so that two processes (two notebook kernels) can
+read and append at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from workbench.corpus import read_held
+from workbench.errors import (
+    AppendOnlyViolation,
+    ChecksumMismatch,
+    CorpusChanged,
+    ExtractionError,
+    FamilyNotFound,
+    FetchError,
+    TextDecodeError,
+    UnsafePath,
+    VersionNotFound,
+    WorkspaceError,
+)
+from workbench.extract import AwaitingExtractor, extract
+from workbench.models import CatalogueRow, Refusal, StructureMark, Version, canonical_json
+
+SCHEMA_VERSION = "1"
+DEFAULT_WORKSPACE = Path(".workbench") / "workspace.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS workspace_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS versions (
+    version_id TEXT PRIMARY KEY,
+    jurisdiction TEXT NOT NULL,
+    family TEXT NOT NULL,
+    version_order INTEGER NOT NULL,
+    version_label TEXT NOT NULL,
+    media_type TEXT NOT NULL,
+    artefact_sha256 TEXT NOT NULL,
+    artefact_bytes INTEGER NOT NULL,
+    extractor TEXT NOT NULL,
+    extractor_version TEXT NOT NULL,
+    text_sha256 TEXT NOT NULL,
+    text TEXT NOT NULL,
+    structure TEXT NOT NULL,
+    provenance TEXT NOT NULL,
+    ingested_at TEXT NOT NULL,
+    UNIQUE (jurisdiction, family, version_order)
+);
+CREATE TRIGGER IF NOT EXISTS versions_append_only_update BEFORE UPDATE ON versions
+BEGIN SELECT RAISE(ABORT, 'append-only table versions: UPDATE refused'); END;
+CREATE TRIGGER IF NOT EXISTS versions_append_only_delete BEFORE DELETE ON versions
+BEGIN SELECT RAISE(ABORT, 'append-only table versions: DELETE refused'); END;
+CREATE TRIGGER IF NOT EXISTS meta_append_only_update BEFORE UPDATE ON workspace_meta
+BEGIN SELECT RAISE(ABORT, 'append-only table workspace_meta: UPDATE refused'); END;
+CREATE TRIGGER IF NOT EXISTS meta_append_only_delete BEFORE DELETE ON workspace_meta
+BEGIN SELECT RAISE(ABORT, 'append-only table workspace_meta: DELETE refused'); END;
+"""
+
+_VERSION_COLUMNS = (
+    "version_id, jurisdiction, family, version_order, version_label, media_type, artefact_sha256, "
+    "artefact_bytes, extractor, extractor_version, text_sha256, text, structure"
+)
+
+
+def text_sha256(text: str) -> str:
+    """SHA-256 of the text's UTF-8 bytes: the hash every citation is checked against."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _structure_json(marks: Iterable[StructureMark]) -> str:
+    return canonical_json(
+        [
+            {
+                "label": m.label,
+                "value": m.value,
+                "char_start": m.char_start,
+                "char_end": m.char_end,
+                "path": list(m.path),
+            }
+            for m in marks
+        ]
+    )
+
+
+def _structure_from_json(data: str) -> tuple[StructureMark, ...]:
+    return tuple(
+        StructureMark(
+            label=m["label"],
+            value=m["value"],
+            char_start=m["char_start"],
+            char_end=m["char_end"],
+            path=tuple(m["path"]),
+        )
+        for m in json.loads(data)
+    )
+
+
+class Workspace:
+    """An open workspace file. Use as a context manager, or call `close()`."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+            self._conn.execute("PRAGMA busy_timeout = 30000")
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute("PRAGMA synchronous = NORMAL")
+            self._conn.executescript(_SCHEMA)
+            self._conn.execute(
+                "INSERT OR IGNORE INTO workspace_meta (key, value) VALUES ('schema_version', ?)",
+                (SCHEMA_VERSION,),
+            )
+            (held,) = self._conn.execute(
+                "SELECT value FROM workspace_meta WHERE key = 'schema_version'"
+            ).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise WorkspaceError(f"{path}: not a workbench workspace ({exc})") from exc
+        if held != SCHEMA_VERSION:
+            raise WorkspaceError(
+                f"{path}: workspace schema {held}; this workbench reads schema {SCHEMA_VERSION}"
+            )
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; append-only trigger aborts become `AppendOnlyViolation`."""
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._conn
+        except sqlite3.DatabaseError as exc:
+            self._conn.execute("ROLLBACK")
+            if "append-only" in str(exc):
+                raise AppendOnlyViolation(f"{self.path}: {exc}") from exc
+            raise
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        else:
+            self._conn.execute("COMMIT")
+
+    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Run raw SQL in its own transaction (for tests and inspection); triggers still apply."""
+        with self.transaction() as conn:
+            return conn.execute(sql, params).fetchall()
+
+    def add_version(self, version: Version, provenance: dict[str, Any]) -> bool:
+        """Hold `version`; True if written, False if the same bytes were already held.
+
+        Raises CorpusChanged when the id is held with a different artefact hash or text hash.
+        """
+        with self.transaction() as conn:
+            held = conn.execute(
+                "SELECT artefact_sha256, text_sha256, extractor, extractor_version FROM versions WHERE version_id = ?",
+                (version.version_id,),
+            ).fetchone()
+            if held is not None:
+                artefact, text_hash, extractor, extractor_version = held
+                if artefact != version.artefact_sha256:
+                    raise CorpusChanged(
+                        f"{version.version_id}: held with artefact sha256 {artefact}; new bytes hash to "
+                        f"{version.artefact_sha256}; a corrected document must be admitted as a new version"
+                    )
+                if text_hash != version.text_sha256:
+                    raise CorpusChanged(
+                        f"{version.version_id}: re-extraction by {version.extractor} {version.extractor_version} "
+                        f"gives text sha256 {version.text_sha256}; held text ({extractor} {extractor_version}) "
+                        f"has {text_hash}"
+                    )
+                return False
+            conn.execute(
+                f"INSERT INTO versions ({_VERSION_COLUMNS}, provenance, ingested_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    version.version_id,
+                    version.jurisdiction,
+                    version.family,
+                    version.version_order,
+                    version.version_label,
+                    version.media_type,
+                    version.artefact_sha256,
+                    version.artefact_bytes,
+                    version.extractor,
+                    version.extractor_version,
+                    version.text_sha256,
+                    version.text,
+                    _structure_json(version.structure),
+                    canonical_json(provenance),
+                    datetime.now(UTC).isoformat(timespec="seconds"),
+                ),
+            )
+            return True
+
+    @staticmethod
+    def _version(row: tuple[Any, ...]) -> Version:
+        return Version(
+            version_id=row[0],
+            jurisdiction=row[1],
+            family=row[2],
+            version_order=row[3],
+            version_label=row[4],
+            media_type=row[5],
+            artefact_sha256=row[6],
+            artefact_bytes=row[7],
+            extractor=row[8],
+            extractor_version=row[9],
+            text_sha256=row[10],
+            text=row[11],
+            structure=_structure_from_json(row[12]),
+        )
+
+    def version(self, version_id: str) -> Version:
+        """The held version; VersionNotFound if no such id is held."""
+        row = self._conn.execute(
+            f"SELECT {_VERSION_COLUMNS} FROM versions WHERE version_id = ?", (version_id,)
+        ).fetchone()
+        if row is None:
+            raise VersionNotFound(
+                f"{version_id}: no such version in {self.path}; see 'workbench ingest'"
+            )
+        return self._version(row)
+
+    def versions(self, family: str | None = None) -> tuple[Version, ...]:
+        """Held versions ordered by jurisdiction, family, version_order; FamilyNotFound if none match."""
+        where, params = ("WHERE family = ?", (family,)) if family is not None else ("", ())
+        rows = self._conn.execute(
+            f"SELECT {_VERSION_COLUMNS} FROM versions {where} ORDER BY jurisdiction, family, version_order",
+            params,
+        ).fetchall()
+        if family is not None and not rows:
+            raise FamilyNotFound(f"{family}: no such family in {self.path}")
+        return tuple(self._version(r) for r in rows)
+
+    def version_ids(self) -> tuple[str, ...]:
+        return tuple(
+            r[0] for r in self._conn.execute("SELECT version_id FROM versions ORDER BY version_id")
+        )
+
+    def count(self) -> int:
+        (n,) = self._conn.execute("SELECT COUNT(*) FROM versions").fetchone()
+        return int(n)
+
+
+def version_from_row(row: CatalogueRow, data: bytes) -> Version:
+    """Extract a catalogued artefact's bytes into a `Version` (not yet held)."""
+    extraction = extract(data, row.media_type, source=row.path)
+    return Version(
+        version_id=row.path,
+        jurisdiction=row.jurisdiction,
+        family=row.family,
+        version_order=row.version_order,
+        version_label=row.version_label,
+        media_type=row.media_type,
+        artefact_sha256=row.sha256,
+        artefact_bytes=row.size,
+        extractor=extraction.extractor,
+        extractor_version=extraction.extractor_version,
+        text_sha256=text_sha256(extraction.text),
+        text=extraction.text,
+        structure=extraction.structure,
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IngestReport:
+    added: tuple[str, ...]
+    unchanged: tuple[str, ...]
+    awaiting: tuple[str, ...]  # artefacts with no extractor yet (PDF): counted, not an error
+    refused: tuple[Refusal, ...]
+
+
+def ingest(
+    workspace: Workspace, rows: Iterable[CatalogueRow], store: Path, *, progress: bool = False
+) -> IngestReport:
+    """Extract and hold every catalogued version; idempotent. Each row's bytes are hash-checked first."""
+    added: list[str] = []
+    unchanged: list[str] = []
+    awaiting: list[str] = []
+    refused: list[Refusal] = []
+    rows = list(rows)
+    for row in tqdm(rows, desc="ingest", unit="file", disable=not progress):
+        try:
+            data = read_held(row, store)
+        except FileNotFoundError:
+            refused.append(
+                Refusal(
+                    path=row.path,
+                    reason="missing",
+                    detail=f"not held in {store}; run 'workbench corpus fetch'",
+                )
+            )
+            continue
+        except (ChecksumMismatch, UnsafePath, FetchError) as exc:
+            refused.append(Refusal(path=row.path, reason="sha256_mismatch", detail=str(exc)))
+            continue
+        try:
+            version = version_from_row(row, data)
+        except AwaitingExtractor:
+            awaiting.append(row.path)
+            continue
+        except (ExtractionError, TextDecodeError) as exc:
+            refused.append(Refusal(path=row.path, reason="extraction_failed", detail=str(exc)))
+            continue
+        try:
+            (added if workspace.add_version(version, dict(row.provenance)) else unchanged).append(
+                row.path
+            )
+        except CorpusChanged as exc:
+            refused.append(Refusal(path=row.path, reason="corpus_changed", detail=str(exc)))
+    return IngestReport(
+        added=tuple(added),
+        unchanged=tuple(unchanged),
+        awaiting=tuple(awaiting),
+        refused=tuple(refused),
+    )
