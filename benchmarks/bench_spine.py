@@ -34,7 +34,7 @@ from pathlib import Path
 from rapidfuzz.distance import Indel
 
 from workbench.corpus import admit, read_catalogue
-from workbench.diff import diff_versions
+from workbench.diff import _matching_pairs, diff_versions
 from workbench.normalize import normalized_text
 from workbench.segment import segment
 from workbench.store import Workspace, ingest
@@ -96,6 +96,7 @@ def bench_diff_and_narrowing(held: Workspace) -> None:
             ),
         )
     ours = best_of(5, lambda: diff_versions(before, after))
+    matching = best_of(5, lambda: _matching_pairs(keys_a, keys_b))
     plain = best_of(3, lambda: SequenceMatcher(None, keys_a, keys_b, autojunk=False).get_opcodes())
     size = (len(before.text) + len(after.text)) / 1e6
     print("2. passage diff, largest real version pair")
@@ -104,6 +105,9 @@ def bench_diff_and_narrowing(held: Workspace) -> None:
     print(f"   git diff --no-index --minimal:       {git * 1000:8.1f} ms")
     print(
         f"   one plain difflib run (keys only):    {plain * 1000:8.1f} ms  ({plain / git:.2f}x git)"
+    )
+    print(
+        f"   our passage matching (same keys):     {matching * 1000:8.1f} ms  ({matching / git:.2f}x git)"
     )
     print(
         f"   diff_versions (segment, normalize, symmetric match, score, narrow): "

@@ -1,11 +1,16 @@
 from __future__ import annotations
 
 import hashlib
+import http.server
 import json
 import os
 import re
 import shutil
-from collections.abc import Callable
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +22,7 @@ from workbench.corpus import (
     admit,
     catalogue_bytes,
     fetch,
+    merge_admission,
     read_catalogue,
     read_held,
     refusals_bytes,
@@ -342,3 +348,95 @@ def test_fetched_files_are_read_only(catalogue: tuple[CatalogueRow, ...]) -> Non
     assert not verify_store(catalogue, STORE)
     assert all(not os.access(STORE / row.path, os.W_OK) or os.geteuid() == 0 for row in catalogue)
     assert all((STORE / row.path).stat().st_mode & 0o222 == 0 for row in catalogue)
+
+
+# ---------------------------------------------------------------------------------------------
+# Re-admission never moves a catalogued version
+
+
+def test_readmission_keeps_rows_and_refuses_changed_bytes(tmp_path: Path) -> None:
+    corpus_dir, rows = _small_catalogue(tmp_path)
+    before = (corpus_dir / CATALOGUE_NAME).read_bytes()
+    mirror = tmp_path / "mirror"
+    changed = (mirror / SAMPLE).read_bytes().replace(b"Inspector", b"Inspektor")
+    (mirror / SAMPLE).write_bytes(changed)
+    record = json.loads((mirror / (SAMPLE + ".provenance.json")).read_bytes())
+    record.update(sha256=hashlib.sha256(changed).hexdigest(), bytes=len(changed))
+    (mirror / (SAMPLE + ".provenance.json")).write_text(json.dumps(record))
+    merged = merge_admission(rows, admit(mirror))
+    assert merged.rows == rows
+    (refusal,) = merged.refusals
+    assert refusal.reason == "corpus_changed" and refusal.detail.startswith(
+        f"catalogued with sha256 {rows[0].sha256}"
+    )
+    write_catalogue(merged, corpus_dir)
+    assert (corpus_dir / CATALOGUE_NAME).read_bytes() == before
+
+
+def test_admitting_a_hostile_folder_leaves_the_catalogue_unchanged(tmp_path: Path) -> None:
+    corpus_dir, _ = _small_catalogue(tmp_path)
+    before = (corpus_dir / CATALOGUE_NAME).read_bytes()
+    hostile = _mirror_with(tmp_path / "other", _set("source_url", "javascript:alert(1)"))
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "workbench",
+            "corpus",
+            "admit",
+            str(hostile),
+            "--corpus-dir",
+            str(corpus_dir),
+        ],
+        capture_output=True,
+        check=False,
+    )
+    assert result.returncode == 1 and b"malformed_provenance" in result.stdout
+    assert (corpus_dir / CATALOGUE_NAME).read_bytes() == before
+
+
+# ---------------------------------------------------------------------------------------------
+# Download from mirror URLs, served on loopback
+
+
+@pytest.fixture
+def loopback_mirror(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """An HTTP server on 127.0.0.1 serving `<repo>/<commit>/<path>` from a folder."""
+    served = tmp_path / "served"
+    served.mkdir()
+    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(served))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.RequestHandlerClass.log_message = lambda *args: None  # type: ignore[method-assign]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/{{repo}}/{{commit}}/{{path}}", served
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_fetch_downloads_from_mirror_urls_and_checks_them(
+    catalogue: tuple[CatalogueRow, ...], loopback_mirror: tuple[str, Path], tmp_path: Path
+) -> None:
+    template, served = loopback_mirror
+    rows = [r for r in catalogue if r.family == "dc-code-34-306"]
+    for row in rows:
+        mirror = row.provenance["mirror"]
+        target = served / mirror["repo"] / mirror["commit"] / mirror["path"]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(STORE / row.path, target)
+    bad = rows[0].provenance["mirror"]
+    (served / bad["repo"] / bad["commit"] / bad["path"]).write_bytes(b"<html>rate limited</html>")
+    store = tmp_path / "store"
+    report = fetch(rows, store, mirror=None, url_template=template)
+    assert sorted(report.copied) == sorted(r.path for r in rows[1:])
+    (failure,) = report.failed
+    assert failure.reason == "sha256_mismatch" and failure.detail.startswith(
+        f"{rows[0].path}: fetched 25 bytes"
+    )
+    assert not (store / rows[0].path).exists()
+    assert not verify_store(rows[1:], store)
+    (served / bad["repo"] / bad["commit"] / bad["path"]).unlink()
+    (missing,) = fetch(rows[:1], store, mirror=None, url_template=template).failed
+    assert missing.reason == "unavailable" and "HTTP Error 404" in missing.detail

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 import pytest
 from hypothesis import given, settings
@@ -16,6 +19,7 @@ from workbench.diff import (
 )
 from workbench.models import Change
 from workbench.normalize import normalized_text
+from workbench.segment import segment
 
 
 @dataclass(frozen=True)
@@ -64,7 +68,7 @@ def test_what_is_changed_does_not_depend_on_argument_order(
 
 
 def test_transposition_is_symmetric() -> None:
-    """Plain difflib keeps x unchanged one way and y the other; the canonical orientation keeps the same one."""
+    """A plain matcher keeps x unchanged one way and y the other; the canonical orientation keeps one."""
     a, b = _doc("a", ["x", "y"]), _doc("b", ["y", "x"])
     forward, backward = diff_versions(a, b), diff_versions(b, a)
     assert _changed(forward, "before") == _changed(backward, "after")
@@ -114,6 +118,8 @@ def test_change_ids_are_deterministic_and_positional() -> None:
     assert first == second
     assert [c.change_id for c in first] == [change_id("a", "b", 0), change_id("a", "b", 1)]
     assert change_id("a", "b", 0) != change_id("b", "a", 0)
+    canonical = json.dumps(["a", "b", 1], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert change_id("a", "b", 1) == "chg-" + hashlib.sha256(canonical.encode()).hexdigest()[:20]
 
 
 def test_json_shape() -> None:
@@ -144,6 +150,12 @@ def test_real_pairs(version_pairs) -> None:  # type: ignore[no-untyped-def]
         assert all(c.kind == "unchanged" for c in diff_versions(before, before))
         forward, backward = diff_versions(before, after), diff_versions(after, before)
         assert _changed(forward, "before") == _changed(backward, "after"), before.version_id
+        # Minimal: no fewer passages kept than difflib's longest-block-first matching keeps.
+        keys_a = [normalized_text(p.text) for p in segment(before.version_id, before.text)]
+        keys_b = [normalized_text(p.text) for p in segment(after.version_id, after.text)]
+        kept = sum(c.kind == "unchanged" for c in forward)
+        blocks = SequenceMatcher(None, keys_a, keys_b, autojunk=False).get_matching_blocks()
+        assert kept >= sum(block.size for block in blocks), before.version_id
         for change in forward:
             if change.kind != "modified":
                 continue

@@ -21,7 +21,7 @@ from workbench import corpus as corpus_mod
 from workbench.diff import change_as_json, diff_versions, pairing_is_uncertain
 from workbench.errors import VersionNotFound, WorkbenchError
 from workbench.measure import write_measurements
-from workbench.models import Refusal
+from workbench.models import CatalogueRow, Refusal
 from workbench.segment import segment
 from workbench.store import DEFAULT_WORKSPACE, Workspace, ingest
 
@@ -56,12 +56,19 @@ def _refusals(title: str, refusals: Sequence[Refusal]) -> int:
 
 def cmd_admit(args: argparse.Namespace) -> int:
     admission = corpus_mod.admit(args.dir, progress=_progress())
-    corpus_mod.write_catalogue(admission, args.corpus_dir)
+    existing: tuple[CatalogueRow, ...] = ()
+    if (args.corpus_dir / corpus_mod.CATALOGUE_NAME).is_file():
+        existing = corpus_mod.read_catalogue(args.corpus_dir)
+    merged = corpus_mod.merge_admission(existing, admission)
+    corpus_mod.write_catalogue(merged, args.corpus_dir)
+    kept = len(merged.rows) - len(admission.rows)
     _out(
         f"admitted {len(admission.rows)} documents from {args.dir} into "
-        f"{args.corpus_dir / corpus_mod.CATALOGUE_NAME}; refused {len(admission.refusals)}\n"
+        f"{args.corpus_dir / corpus_mod.CATALOGUE_NAME}"
+        + (f" (kept {kept} rows already catalogued)" if kept > 0 else "")
+        + f"; refused {len(merged.refusals)}\n"
     )
-    return _refusals("refused", admission.refusals)
+    return _refusals("refused", merged.refusals)
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
@@ -69,9 +76,13 @@ def cmd_fetch(args: argparse.Namespace) -> int:
     if mirror is not None and not mirror.is_dir():
         raise FileNotFoundError(f"{mirror}: mirror folder does not exist")
     rows = corpus_mod.read_catalogue(args.corpus_dir)
-    report = corpus_mod.fetch(rows, args.store, mirror=mirror, progress=_progress())
+    report = corpus_mod.fetch(
+        rows, args.store, mirror=mirror, url_template=args.mirror_url, progress=_progress()
+    )
     refused = corpus_mod.read_refused(args.corpus_dir)
-    extra = corpus_mod.fetch(refused, args.refused_store, mirror=mirror, progress=_progress())
+    extra = corpus_mod.fetch(
+        refused, args.refused_store, mirror=mirror, url_template=args.mirror_url, progress=_progress()
+    )
     _out(
         f"fetched {len(report.copied)}, already held {len(report.held)}, failed {len(report.failed)} "
         f"into {args.store}; refused documents kept for re-checking admission in {args.refused_store}: "
@@ -289,6 +300,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         default=None,
         help="local mirror folder to copy from instead of downloading",
+    )
+    fetch.add_argument(
+        "--mirror-url",
+        default=os.environ.get("WORKBENCH_MIRROR_URL", corpus_mod.MIRROR_URL),
+        metavar="TEMPLATE",
+        help="download URL template with {repo}, {commit} and {path} "
+        "(default: $WORKBENCH_MIRROR_URL or %(default)s)",
     )
     fetch.add_argument(
         "--refused-store",

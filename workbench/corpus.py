@@ -328,6 +328,36 @@ def admit(mirror: Path, *, progress: bool = False) -> Admission:
     return Admission(rows=kept, refusals=tuple(sorted(refusals, key=lambda r: (r.path, r.reason))))
 
 
+def merge_admission(existing: Iterable[CatalogueRow], admission: Admission) -> Admission:
+    """Fold a new admission into an existing catalogue without moving any held version.
+
+    Every existing row is kept. A newly admitted path that is already catalogued with other bytes
+    is refused as `corpus_changed` (a corrected document is a new version under a new path); one
+    with the same bytes is the same row.
+    """
+    held = {row.path: row for row in existing}
+    refusals = list(admission.refusals)
+    for row in admission.rows:
+        old = held.get(row.path)
+        if old is None:
+            held[row.path] = row
+        elif old.sha256 != row.sha256:
+            refusals.append(
+                Refusal(
+                    path=row.path,
+                    reason="corpus_changed",
+                    detail=f"catalogued with sha256 {old.sha256}; these bytes hash to {row.sha256}; "
+                    "the catalogued row is kept (admit a corrected document under a new path)",
+                )
+            )
+        elif old.provenance != row.provenance:
+            held[row.path] = row  # same bytes, provenance corrected: the row follows the mirror
+    return Admission(
+        rows=tuple(sorted(held.values(), key=lambda r: r.path)),
+        refusals=tuple(sorted(refusals, key=lambda r: (r.path, r.reason))),
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # The catalogue files
 
@@ -459,7 +489,7 @@ def _inside(root: Path, rel: str) -> Path:
     return target
 
 
-def _source_bytes(row: CatalogueRow, mirror: Path | None) -> bytes:
+def _source_bytes(row: CatalogueRow, mirror: Path | None, url_template: str) -> bytes:
     if mirror is not None:
         source = _inside(mirror, row.path)
         if not source.is_file():
@@ -468,7 +498,7 @@ def _source_bytes(row: CatalogueRow, mirror: Path | None) -> bytes:
     info = row.provenance.get("mirror")
     if not isinstance(info, Mapping):
         raise FetchError(f"{row.path}: no mirror in provenance and no --mirror folder given")
-    url = MIRROR_URL.format(
+    url = url_template.format(
         repo=info["repo"], commit=info["commit"], path=urllib.parse.quote(str(info["path"]))
     )
     try:
@@ -496,9 +526,17 @@ def _place(target: Path, data: bytes) -> None:
 
 
 def fetch(
-    rows: Iterable[CatalogueRow], store: Path, *, mirror: Path | None, progress: bool = False
+    rows: Iterable[CatalogueRow],
+    store: Path,
+    *,
+    mirror: Path | None,
+    url_template: str = MIRROR_URL,
+    progress: bool = False,
 ) -> FetchReport:
     """Bring each row's bytes into `store/<path>`, with its provenance beside it, hash-checked.
+
+    Bytes come from `mirror/<path>` when a mirror folder is given, else from `url_template`
+    filled with the row's provenance `mirror` repo, commit and (URL-quoted) path.
 
     A file already held with the right hash is left alone. A held file with the wrong hash is
     reported and left in place (remove it to fetch again). Bytes that fail the check are reported
@@ -525,7 +563,7 @@ def fetch(
                     )
                 )
                 continue
-            data = _source_bytes(row, mirror)
+            data = _source_bytes(row, mirror, url_template)
             _check_bytes(row, data)
             _place(target, data)
             _place_provenance(target, row)

@@ -147,12 +147,17 @@ def normalize(text: str) -> Normalized:
 _TABLE = str.maketrans(
     {**_LIGATURES, **{chr(0xFF10 + d): str(d) for d in range(10)}, **dict.fromkeys(_REMOVED, None)}
 )
-_SPACE_RUN = re.compile(r"\s+")
+_SPECIAL = re.compile(r"[\u00ad\ufeff\ufb00-\ufb04\uff10-\uff19]")
+# A lone " " is already normal: only longer runs, or any other white space, are rewritten.
+_SPACE_RUN = re.compile(r"\s{2,}|[^\S ]")
 
 
 def normalized_text(text: str) -> str:
     """`normalize(text).text` without building the map: the diff's passage keys use this.
 
     CAUTION: must stay equal to `normalize(text).text` for every input; a property test holds it.
+    `str.translate` with this table is slow, so it runs only on text that needs it.
     """
-    return _SPACE_RUN.sub(" ", text.translate(_TABLE))
+    if _SPECIAL.search(text):
+        text = text.translate(_TABLE)
+    return _SPACE_RUN.sub(" ", text)
