@@ -7,7 +7,7 @@ UV := .tools/bin/uv
 MIRROR ?= ../shared/corpus
 # Use the local mirror when it exists; otherwise `corpus fetch` downloads from each row's mirror URL.
 MIRROR_ARG := $(if $(wildcard $(MIRROR)),--mirror $(MIRROR),)
-RUN := UV_PYTHON_DOWNLOADS=never $(UV) run --locked --python $(PYTHON)
+RUN := UV_PYTHON_DOWNLOADS=never $(UV) run --locked --all-extras --python $(PYTHON)
 WB := $(RUN) workbench
 
 .PHONY: measure test fetch sync lint bench clean help
@@ -23,7 +23,7 @@ $(UV):
 	.tools/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 
 sync: $(UV)
-	UV_PYTHON_DOWNLOADS=never $(UV) sync --locked --python $(PYTHON) --quiet
+	UV_PYTHON_DOWNLOADS=never $(UV) sync --locked --all-extras --python $(PYTHON) --quiet
 
 fetch: sync
 	$(WB) corpus fetch $(MIRROR_ARG)

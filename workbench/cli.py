@@ -231,6 +231,12 @@ def cmd_measure(args: argparse.Namespace) -> int:
     return failed
 
 
+# @@ commands: verify, export-annotations (issue 3) @@
+# @@ commands: review (issue 5) @@
+# @@ commands: grade, check, runs, census, quotes (issue 6) @@
+# @@ commands: search (issue 7) @@
+# @@ commands: eval (issue 10) @@
+
 # ---------------------------------------------------------------------------------------------
 # Parser
 
@@ -394,6 +400,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _paths(measure, workspace=True, store=True)
     measure.set_defaults(func=cmd_measure)
+    # @@ parser: verify, export-annotations (issue 3) @@
+    # @@ parser: review (issue 5) @@
+    # @@ parser: grade, check, runs, census, quotes (issue 6) @@
+    # @@ parser: search (issue 7) @@
+    # @@ parser: eval (issue 10) @@
     return parser
 
 
