@@ -15,7 +15,7 @@ WB := $(RUN) workbench
 help:
 	@echo "make measure  re-derive measurements/ from the real corpus (installs, fetches, ingests)"
 	@echo "make test     install everything and run the whole test suite"
-	@echo "make bench    print the spine benchmarks (admission+ingest, diff, narrowing)"
+	@echo "make bench    run every benchmark and rewrite its figures in README.md"
 	@echo "make lint     ruff and mypy"
 
 $(UV):
@@ -40,7 +40,7 @@ lint: sync
 	$(RUN) mypy
 
 bench: fetch
-	$(RUN) python benchmarks/bench_spine.py --write-readme
+	for script in benchmarks/bench_*.py; do $(RUN) python $$script --write-readme || exit 1; done
 
 clean:
 	rm -rf .venv .tools .workbench corpus/real corpus/refused

@@ -167,13 +167,34 @@ def bench_diff_and_narrowing(held: Workspace) -> None:
         )
 
 
-BEGIN, END = "<!-- bench:spine begin -->", "<!-- bench:spine end -->"
+def report_to_readme(run: Callable[[], None], marker: str, write: bool) -> None:
+    """Run `run`, print what it printed, and with `write` put it in README.md between the markers.
+
+    The block sits between `<!-- {marker} begin -->` and `<!-- {marker} end -->`, so the README's
+    figures are always a benchmark's own output, never typed by hand.
+    """
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        print(f"python {sys.version.split()[0]}, {platform.machine()}, {os.cpu_count()} cores\n")
+        run()
+    output = buffer.getvalue()
+    print(output, end="")
+    if not write:
+        return
+    begin, end = f"<!-- {marker} begin -->", f"<!-- {marker} end -->"
+    readme = ROOT / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    if begin not in text or end not in text:
+        raise SystemExit(f"{readme}: no {begin} ... {end} block to replace")
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    command = f"python benchmarks/{Path(sys.argv[0]).name}"
+    block = f"{begin}\n```text\n$ {command}\n{output.rstrip()}\n```\n{end}"
+    readme.write_text(head + block + tail, encoding="utf-8")
 
 
 def run() -> None:
-    print(
-        f"python {sys.version.split()[0]}, {platform.machine()}, {os.cpu_count()} cores; best of several runs\n"
-    )
+    print("figures are best of several runs on this machine\n")
     bench_admission_and_ingest()
     with tempfile.TemporaryDirectory() as tmp, Workspace(Path(tmp) / "w.sqlite") as held:
         ingest(held, read_catalogue(ROOT / "corpus"), STORE)
@@ -181,27 +202,11 @@ def run() -> None:
         bench_diff_and_narrowing(held)
 
 
-def write_readme(output: str) -> None:
-    readme = ROOT / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    if BEGIN not in text or END not in text:
-        raise SystemExit(f"{readme}: no {BEGIN} ... {END} block to replace")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    block = f"{BEGIN}\n```text\n$ make bench\n{output.rstrip()}\n```\n{END}"
-    readme.write_text(head + block + tail, encoding="utf-8")
-
-
 def main() -> int:
     if not STORE.is_dir():
         print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
         return 2
-    buffer = io.StringIO()
-    with contextlib.redirect_stdout(buffer):
-        run()
-    print(buffer.getvalue(), end="")
-    if "--write-readme" in sys.argv[1:]:
-        write_readme(buffer.getvalue())
+    report_to_readme(run, "bench:spine", "--write-readme" in sys.argv[1:])
     return 0
 
 

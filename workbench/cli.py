@@ -20,8 +20,9 @@ from typing import Any
 from workbench import corpus as corpus_mod
 from workbench.diff import change_as_json, diff_versions, pairing_is_uncertain
 from workbench.errors import VersionNotFound, WorkbenchError
-from workbench.measure import write_measurements
+from workbench.measure import measure_families, measure_workspace
 from workbench.models import CatalogueRow, Refusal
+from workbench.report import write_reports
 from workbench.segment import segment
 from workbench.store import DEFAULT_WORKSPACE, Workspace, ingest
 
@@ -222,10 +223,13 @@ def cmd_measure(args: argparse.Namespace) -> int:
     else:
         rows = corpus_mod.read_catalogue(args.corpus_dir)
         refusals, store = corpus_mod.read_refusals(args.corpus_dir), args.store
+    wanted = {row.path for row in rows}
     with Workspace(args.workspace) as workspace:
         report = ingest(workspace, rows, store, progress=_progress())
-    written = write_measurements(args.out, rows, refusals)
-    _out(f"wrote {', '.join(str(p) for p in written.values())} ({len(rows)} documents)\n")
+        versions = [v for v in workspace.versions() if v.version_id in wanted]
+    families = measure_workspace(versions, progress=_progress())
+    written = write_reports(args.out, measure_families(families, rows, refusals))
+    _out(f"wrote {len(written)} files into {args.out} ({len(rows)} documents, {len(families)} families)\n")
     failed = _refusals("not ingested", report.refused)
     _refusals("refused at admission (listed in the report, not fatal)", refusals)
     return failed
@@ -421,6 +425,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`workbench ... | head`): stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -1,25 +1,269 @@
 """Measurements re-derived from the corpus, written deterministically to `measurements/` (C12).
 
-Every report is a pure function of its inputs: rows sorted, keys sorted, no timestamps, one JSON
-serialization (`canonical` for digests, indented with sorted keys for the files people read). Each
-report is headed by the corpus digest it was computed on, so a report can be matched to its corpus.
+Corpus-wide work is a map over document families and a deterministic reduce (C13): for each family
+`measure_family` parses every version's structure and diffs every consecutive version pair; it
+returns one evidence row per modified pairing and one per version parse. `measure_families`
+reduces those rows, sorted, into the reports. Nothing depends on the order families arrive in.
 
-The corpus digest is SHA-256 over the canonical JSON of the sorted `[path, sha256]` pairs of the
-admitted documents: a renamed, added, removed or changed document changes it.
+Every report is headed by the corpus digest it was computed on, holds no timestamps and no floats
+(shares are printed as text by `rate()`, counts are integers), and is serialized one way
+(`report_bytes`), so a re-run writes the same bytes.
+
+The section-label proxy caps a pairing when the two passages' leading numbers differ. For each cap
+the measurement states a cause, in this order of precedence:
+
+1. `year_like` — either label is a year (1800–2099);
+2. `page_or_gutter` — either passage is page furniture ("127 STAT. 1165", "[Page 5]", a bare number)
+   or opens on a gutter line number;
+3. `renumbered` — the structure parser reads different paths on the two sides (it confirms a
+   restructure);
+4. `structure_refused` — the structure is unknown on a side (parse refused, or no numbered unit
+   covers the passage);
+5. `structure_agrees` — both sides parse to the same path: the cap is not confirmed.
+
+The counterfactual "structure" rule caps a pairing when the two structural paths differ, and, where
+the structure is unknown on either side, keeps the proxy's verdict: a parse refusal never lifts a
+cap, because absence does not license certainty.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any, Protocol, TypeVar
 
-from workbench.models import CatalogueRow, Refusal, canonical_json
+from tqdm import tqdm
+
+from workbench.diff import RESTRUCTURE_CONFIDENCE_CEILING, diff_versions, pairing_is_uncertain
+from workbench.models import CatalogueRow, Change, Refusal, Version, canonical_json
+from workbench.structure import StructureParse, gutter_line_starts, parse_structure
 
 DIGESTS_NAME = "corpus-digests.json"
+STRUCTURE_NAME = "structure-measurement.json"
+ESCALATION_NAME = "escalation-rates.json"
+MIN_SUBJECTS = 10
+EXAMPLES_PER_CAUSE = 3
+CAP_CAUSES = ("year_like", "page_or_gutter", "renumbered", "structure_refused", "structure_agrees")
+
+_YEAR = re.compile(r"1[89]\d\d|20\d\d")
+_PAGE_FURNITURE = re.compile(
+    r"\d+\s+STAT\.\s+\d+|\[Page \d+\]|.*\[Page \d+\]|Page \d+ of \d+|\d+", re.DOTALL
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# rate(): shares only over enough distinct subjects
+
+
+class Evidence(Protocol):
+    @property
+    def evidence_id(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rate:
+    """A share of distinct subjects; `text` is "n = X subjects; no rate" below `MIN_SUBJECTS`."""
+
+    holds: int
+    subjects: int
+    text: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"holds": self.holds, "subjects": self.subjects, "rate": self.text}
+
+
+E = TypeVar("E", bound=Evidence)
+
+
+def rate(rows: Iterable[E], holds: Callable[[E], bool]) -> Rate:
+    """The share of distinct subjects for which `holds` is true.
+
+    Subjects are counted from the rows' own `evidence_id`, never passed in: a row repeated counts
+    once, and two rows with one id that disagree on `holds` are an error. Below `MIN_SUBJECTS`
+    distinct subjects no percentage is printed at all. The percentage has two decimals, rounded
+    half to even on the exact fraction.
+    """
+    verdicts: dict[str, bool] = {}
+    for row in rows:
+        verdict = bool(holds(row))
+        if verdicts.setdefault(row.evidence_id, verdict) != verdict:
+            raise ValueError(f"evidence {row.evidence_id}: rows with one id disagree")
+    subjects, count = len(verdicts), sum(verdicts.values())
+    if subjects < MIN_SUBJECTS:
+        return Rate(holds=count, subjects=subjects, text=f"n = {subjects} subjects; no rate")
+    hundredths = round(count * 10000 / subjects)
+    return Rate(
+        holds=count,
+        subjects=subjects,
+        text=f"{hundredths // 100}.{hundredths % 100:02d}% ({count} of {subjects})",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The map: one family
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PairingRow:
+    """One modified pairing, with what the proxy and the structure say about it."""
+
+    evidence_id: str  # the change id
+    jurisdiction: str
+    family: str
+    before_id: str
+    after_id: str
+    before_label: str | None
+    after_label: str | None
+    proxy_capped: bool
+    proxy_cautioned: bool
+    structure_status: str  # "agree", "disagree", "refused", "uncovered"
+    before_path: tuple[str, ...] | None
+    after_path: tuple[str, ...] | None
+    cap_cause: str | None
+    structure_capped: bool
+    structure_cautioned: bool
+    before_excerpt: str
+    after_excerpt: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParseRow:
+    """How the structure parser read one version."""
+
+    evidence_id: str  # the version id
+    jurisdiction: str
+    family: str
+    method: str
+    refusal: str | None
+    units: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FamilyMeasurement:
+    family: str
+    pairings: tuple[PairingRow, ...]
+    parses: tuple[ParseRow, ...]
+
+
+def _label_is_furniture(label: str | None, text: str, start: int, gutter: frozenset[int]) -> bool:
+    if label is None:
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    if line_start in gutter and text[line_start:start].strip() == "":
+        return True
+    passage_head = text[start : text.find("\n", start) if "\n" in text[start:] else len(text)]
+    return bool(_PAGE_FURNITURE.fullmatch(passage_head.strip()))
+
+
+def _cap_cause(change: Change, status: str, furniture: bool) -> str | None:
+    if not change.capped:
+        return None
+    if any(
+        label is not None and _YEAR.fullmatch(label)
+        for label in (change.before_label, change.after_label)
+    ):
+        return "year_like"
+    if furniture:
+        return "page_or_gutter"
+    return {"disagree": "renumbered", "agree": "structure_agrees"}.get(status, "structure_refused")
+
+
+def _excerpt(text: str, start: int, end: int) -> str:
+    return " ".join(text[start:end].split())[:120]
+
+
+def _pairing_row(
+    change: Change,
+    before: Version,
+    after: Version,
+    parses: dict[str, StructureParse],
+    gutters: dict[str, frozenset[int]],
+) -> PairingRow:
+    assert change.before is not None and change.after is not None and change.similarity is not None
+    parse_a, parse_b = parses[before.version_id], parses[after.version_id]
+    path_a = parse_a.path_at(change.before.char_start)
+    path_b = parse_b.path_at(change.after.char_start)
+    if parse_a.refusal or parse_b.refusal:
+        status = "refused"
+    elif path_a is None or path_b is None:
+        status = "uncovered"
+    else:
+        status = "agree" if path_a == path_b else "disagree"
+    furniture = _label_is_furniture(
+        change.before_label, before.text, change.before.char_start, gutters[before.version_id]
+    ) or (
+        _label_is_furniture(
+            change.after_label, after.text, change.after.char_start, gutters[after.version_id]
+        )
+    )
+    structure_capped = status == "disagree" or (
+        status in ("refused", "uncovered") and change.capped
+    )
+    confidence = (
+        min(change.similarity, RESTRUCTURE_CONFIDENCE_CEILING)
+        if structure_capped
+        else change.similarity
+    )
+    return PairingRow(
+        evidence_id=change.change_id,
+        jurisdiction=before.jurisdiction,
+        family=before.family,
+        before_id=before.version_id,
+        after_id=after.version_id,
+        before_label=change.before_label,
+        after_label=change.after_label,
+        proxy_capped=change.capped,
+        proxy_cautioned=pairing_is_uncertain(change),
+        structure_status=status,
+        before_path=path_a,
+        after_path=path_b,
+        cap_cause=_cap_cause(change, status, furniture),
+        structure_capped=structure_capped,
+        structure_cautioned=confidence <= RESTRUCTURE_CONFIDENCE_CEILING,
+        before_excerpt=_excerpt(before.text, change.before.char_start, change.before.char_end),
+        after_excerpt=_excerpt(after.text, change.after.char_start, change.after.char_end),
+    )
+
+
+def measure_family(versions: Sequence[Version]) -> FamilyMeasurement:
+    """Parse every version of one family and measure every consecutive pair's modified pairings.
+
+    `versions` must be one family in version order (as `Workspace.versions(family)` returns them).
+    A pure function of the versions' texts: the map step of corpus-wide work.
+    """
+    if not versions:
+        raise ValueError("measure_family needs at least one version")
+    parses = {v.version_id: parse_structure(v) for v in versions}
+    gutters = {v.version_id: gutter_line_starts(v.text) for v in versions}
+    pairings = [
+        _pairing_row(change, before, after, parses, gutters)
+        for before, after in pairwise(versions)
+        for change in diff_versions(before, after)
+        if change.kind == "modified"
+    ]
+    parse_rows = [
+        ParseRow(
+            evidence_id=v.version_id,
+            jurisdiction=v.jurisdiction,
+            family=v.family,
+            method=parses[v.version_id].method,
+            refusal=parses[v.version_id].refusal,
+            units=len(parses[v.version_id].units),
+        )
+        for v in versions
+    ]
+    return FamilyMeasurement(
+        family=versions[0].family, pairings=tuple(pairings), parses=tuple(parse_rows)
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The reduce: reports
 
 
 def corpus_digest(rows: Iterable[CatalogueRow]) -> str:
@@ -50,6 +294,10 @@ def corpus_digests(
         "bytes": sum(r.size for r in rows),
         "families": len({(r.jurisdiction, r.family) for r in rows}),
         "refused": dict(sorted(refused.items())),
+        "refusals": [
+            {"path": r.path, "reason": r.reason, "detail": r.detail}
+            for r in sorted(refusals, key=lambda r: (r.path, r.reason))
+        ],
         "jurisdictions": {
             name: {
                 "documents": e["documents"],
@@ -63,19 +311,182 @@ def corpus_digests(
     }
 
 
+def _scopes(rows: Sequence[PairingRow]) -> dict[str, dict[str, list[PairingRow]]]:
+    by_jurisdiction: dict[str, list[PairingRow]] = defaultdict(list)
+    by_family: dict[str, list[PairingRow]] = defaultdict(list)
+    for row in rows:
+        by_jurisdiction[row.jurisdiction].append(row)
+        by_family[f"{row.jurisdiction}/{row.family}"].append(row)
+    return {
+        "overall": {"all": list(rows)},
+        "jurisdictions": dict(sorted(by_jurisdiction.items())),
+        "families": dict(sorted(by_family.items())),
+    }
+
+
+def _structure_block(rows: Sequence[PairingRow]) -> dict[str, Any]:
+    capped = [r for r in rows if r.proxy_capped]
+    causes = Counter(r.cap_cause for r in capped)
+    return {
+        "modified_pairings": len(rows),
+        "proxy_caps": rate(rows, lambda r: r.proxy_capped).as_json(),
+        "cap_causes": {cause: causes.get(cause, 0) for cause in CAP_CAUSES},
+        "structure_status": dict(sorted(Counter(r.structure_status for r in rows).items())),
+        "structure_contradicts_agreeing_labels": sum(
+            1 for r in rows if r.before_label == r.after_label and r.structure_status == "disagree"
+        ),
+        "structure_confirms_disagreeing_labels": sum(
+            1 for r in rows if r.before_label != r.after_label and r.structure_status == "disagree"
+        ),
+    }
+
+
+def _escalation_block(rows: Sequence[PairingRow]) -> dict[str, Any]:
+    return {
+        "modified_pairings": len(rows),
+        "proxy": rate(rows, lambda r: r.proxy_cautioned).as_json(),
+        "structure": rate(rows, lambda r: r.structure_cautioned).as_json(),
+        "caps_lifted_by_structure": sum(
+            1 for r in rows if r.proxy_capped and not r.structure_capped
+        ),
+        "caps_added_by_structure": sum(
+            1 for r in rows if r.structure_capped and not r.proxy_capped
+        ),
+    }
+
+
+def _examples(rows: Sequence[PairingRow]) -> dict[str, list[dict[str, Any]]]:
+    chosen: dict[str, list[dict[str, Any]]] = {cause: [] for cause in CAP_CAUSES}
+    for row in sorted(rows, key=lambda r: (r.jurisdiction, r.family, r.before_id, r.evidence_id)):
+        if row.cap_cause and len(chosen[row.cap_cause]) < EXAMPLES_PER_CAUSE:
+            chosen[row.cap_cause].append(
+                {
+                    "change_id": row.evidence_id,
+                    "before": row.before_id,
+                    "after": row.after_id,
+                    "labels": [row.before_label, row.after_label],
+                    "paths": [
+                        list(row.before_path) if row.before_path else None,
+                        list(row.after_path) if row.after_path else None,
+                    ],
+                    "before_excerpt": row.before_excerpt,
+                    "after_excerpt": row.after_excerpt,
+                }
+            )
+    return chosen
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Measurements:
+    """Every report `workbench measure` writes, as JSON-ready dicts."""
+
+    digests: dict[str, Any]
+    structure: dict[str, Any]
+    escalation: dict[str, Any]
+
+
+def measure_families(
+    families: Iterable[FamilyMeasurement],
+    rows: Iterable[CatalogueRow],
+    refusals: Iterable[Refusal] = (),
+) -> Measurements:
+    """Reduce family measurements into the reports; the result does not depend on family order."""
+    rows = list(rows)
+    digests = corpus_digests(rows, refusals)
+    digest = digests["corpus_digest"]
+    ordered = sorted(
+        families, key=lambda f: (f.pairings[0].jurisdiction if f.pairings else "", f.family)
+    )
+    pairings = sorted(
+        (p for f in ordered for p in f.pairings),
+        key=lambda p: (p.before_id, p.after_id, p.evidence_id),
+    )
+    parses = sorted((p for f in ordered for p in f.parses), key=lambda p: p.evidence_id)
+    scopes = _scopes(pairings)
+    parse_outcomes: dict[str, Counter[str]] = defaultdict(Counter)
+    for p in parses:
+        parse_outcomes[p.jurisdiction][p.refusal or f"parsed:{p.method}"] += 1
+    structure = {
+        "corpus_digest": digest,
+        "rules": {
+            "proxy": "a passage's leading number (segment.section_label); capped where the two labels differ",
+            "structure": "the document's own numbering (structure.parse_structure); capped where the two paths "
+            "differ, and where either path is unknown the proxy's verdict stands",
+            "cap_causes_in_order": list(CAP_CAUSES),
+            "min_subjects_for_a_rate": MIN_SUBJECTS,
+        },
+        "versions_parsed": {j: dict(sorted(c.items())) for j, c in sorted(parse_outcomes.items())},
+        "overall": _structure_block(pairings),
+        "jurisdictions": {
+            name: _structure_block(group) for name, group in scopes["jurisdictions"].items()
+        },
+        "families": {name: _structure_block(group) for name, group in scopes["families"].items()},
+        "examples": _examples(pairings),
+    }
+    lifted = structure["overall"]["cap_causes"]
+    escalation = {
+        "corpus_digest": digest,
+        "rule": "share of modified pairings left cautioned (confidence at or below "
+        f"{RESTRUCTURE_CONFIDENCE_CEILING}) under the proxy and under the structure rule",
+        "overall": _escalation_block(pairings),
+        "jurisdictions": {
+            name: _escalation_block(group) for name, group in scopes["jurisdictions"].items()
+        },
+        "families": {name: _escalation_block(group) for name, group in scopes["families"].items()},
+        "wiring": wiring_decision(pairings, lifted),
+    }
+    return Measurements(digests=digests, structure=structure, escalation=escalation)
+
+
+WIRING_MIN_KNOWN_SHARE = 0.9
+
+
+def wiring_decision(pairings: Sequence[PairingRow], causes: dict[str, int]) -> dict[str, Any]:
+    """What wiring the structure into `pairing_is_uncertain` would change, and whether to.
+
+    Rule: wire it in only if the structure is known (parsed and covering) on both sides of at least
+    `WIRING_MIN_KNOWN_SHARE` of the modified pairings in every jurisdiction that has them; otherwise
+    most decisions would still fall back to the proxy and the two rules would disagree mainly by
+    omission. The workbench keeps the proxy unless this says "justified".
+    """
+    known: dict[str, list[bool]] = defaultdict(list)
+    for row in pairings:
+        known[row.jurisdiction].append(row.structure_status in ("agree", "disagree"))
+    shares = {j: f"{sum(v)} of {len(v)}" for j, v in sorted(known.items())}
+    justified = bool(known) and all(
+        sum(v) >= WIRING_MIN_KNOWN_SHARE * len(v) for v in known.values()
+    )
+    return {
+        "structure_known_share": shares,
+        "min_known_share": f"{WIRING_MIN_KNOWN_SHARE:.2f}",
+        "caps_the_structure_would_lift": sum(
+            1 for r in pairings if r.proxy_capped and not r.structure_capped
+        ),
+        "caps_the_structure_would_add": sum(
+            1 for r in pairings if r.structure_capped and not r.proxy_capped
+        ),
+        "proxy_caps_by_cause": causes,
+        "decision": "justified: the structure is known for enough pairings in every jurisdiction"
+        if justified
+        else "not justified: the workbench keeps the section-label proxy",
+    }
+
+
 def report_bytes(report: dict[str, Any]) -> bytes:
     """The bytes a report is written as: indented, keys in build order, UTF-8, one trailing newline."""
     # CAUTION: not sort_keys: the corpus digest stays at the head; every dict is built in a fixed order.
     return (json.dumps(report, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def write_measurements(
-    out: Path, rows: Iterable[CatalogueRow], refusals: Iterable[Refusal] = ()
-) -> dict[str, Path]:
-    """Write every report into `out`; returns report name -> path. Unchanged files keep their bytes."""
-    out.mkdir(parents=True, exist_ok=True)
-    target = out / DIGESTS_NAME
-    data = report_bytes(corpus_digests(rows, refusals))
-    if not target.is_file() or target.read_bytes() != data:
-        target.write_bytes(data)
-    return {"corpus-digests": target}
+def measure_workspace(
+    versions: Iterable[Version], *, progress: bool = False
+) -> list[FamilyMeasurement]:
+    """Map `measure_family` over the families of `versions`, serially, in sorted family order."""
+    families: dict[tuple[str, str], list[Version]] = defaultdict(list)
+    for version in versions:
+        families[(version.jurisdiction, version.family)].append(version)
+    out = []
+    for key in tqdm(sorted(families), desc="measure", unit="family", disable=not progress):
+        group = sorted(families[key], key=lambda v: v.version_order)
+        out.append(measure_family(group))
+    return out

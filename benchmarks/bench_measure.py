@@ -1,0 +1,71 @@
+"""Measurement benchmark: the whole `workbench measure` chain on the real corpus, per stage.
+
+Run: `make bench` (or `.venv/bin/python benchmarks/bench_measure.py [--write-readme]`). Prints
+seconds and seconds per MB of catalogued bytes for each stage of one full re-derivation into a
+fresh workspace — ingest (extraction of every version), the map (structure parse and diff of every
+family), the reduce and the report writing (including chart rendering) — beside
+`hashlib.sha256` over the same bytes as the floor. It asserts nothing about time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench_spine import ROOT, STORE, report_to_readme
+
+from workbench.corpus import read_catalogue, read_refusals
+from workbench.measure import measure_families, measure_workspace
+from workbench.report import write_reports
+from workbench.store import Workspace, ingest
+
+
+def run() -> None:
+    rows = read_catalogue(ROOT / "corpus")
+    refusals = read_refusals(ROOT / "corpus")
+    megabytes = sum(r.size for r in rows) / 1e6
+    start = time.perf_counter()
+    for row in rows:
+        hashlib.sha256((STORE / row.path).read_bytes()).hexdigest()
+    floor = time.perf_counter() - start
+    with tempfile.TemporaryDirectory() as tmp, Workspace(Path(tmp) / "w.sqlite") as held:
+        t0 = time.perf_counter()
+        ingest(held, rows, STORE)
+        versions = held.versions()
+        t1 = time.perf_counter()
+        families = measure_workspace(versions)
+        t2 = time.perf_counter()
+        measurements = measure_families(families, rows, refusals)
+        t3 = time.perf_counter()
+        write_reports(Path(tmp) / "out", measurements)
+        t4 = time.perf_counter()
+    total = t4 - t0
+    print(
+        f"whole measurement, {len(rows)} documents, {megabytes:.1f} MB, {len(families)} families with held versions"
+    )
+    print(f"   read + sha256 floor:        {floor:7.2f} s")
+    for name, seconds in (
+        ("ingest (extract all)", t1 - t0),
+        ("map: parse + diff", t2 - t1),
+        ("reduce", t3 - t2),
+        ("write reports + charts", t4 - t3),
+    ):
+        print(f"   {name:<27} {seconds:7.2f} s  {seconds / megabytes:6.3f} s/MB")
+    print(
+        f"   total                       {total:7.2f} s  {total / megabytes:6.3f} s/MB  ({total / floor:.0f}x the floor)"
+    )
+
+
+def main() -> int:
+    if not STORE.is_dir():
+        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+        return 2
+    report_to_readme(run, "bench:measure", "--write-readme" in sys.argv[1:])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,237 @@
+from __future__ import annotations
+
+import json
+import random
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from workbench.corpus import read_refusals
+from workbench.measure import (
+    CAP_CAUSES,
+    FamilyMeasurement,
+    measure_families,
+    measure_family,
+    measure_workspace,
+    rate,
+)
+from workbench.models import CatalogueRow
+from workbench.report import write_reports
+from workbench.store import Workspace
+
+from .conftest import CORPUS_DIR, ROOT
+from .test_structure import _text_version
+
+MEASUREMENTS = ROOT / "measurements"
+
+
+@dataclass(frozen=True)
+class Row:
+    evidence_id: str
+    flag: bool
+
+
+@pytest.mark.parametrize(
+    ("rows", "text"),
+    [
+        pytest.param(
+            [Row(str(i), i < 3) for i in range(9)], "n = 9 subjects; no rate", id="below-ten"
+        ),
+        pytest.param([Row(str(i), i < 3) for i in range(10)], "30.00% (3 of 10)", id="ten"),
+        pytest.param(
+            [Row("same", True)] * 50, "n = 1 subjects; no rate", id="one-subject-repeated"
+        ),
+        pytest.param(
+            [Row(str(i % 12), i % 12 == 0) for i in range(120)],
+            "8.33% (1 of 12)",
+            id="repeats-count-once",
+        ),
+        pytest.param([], "n = 0 subjects; no rate", id="empty"),
+        pytest.param(
+            [Row(str(i), i < 2) for i in range(3)] * 4,
+            "n = 3 subjects; no rate",
+            id="twelve-rows-three-subjects",
+        ),
+    ],
+)
+def test_rate(rows: list[Row], text: str) -> None:
+    assert rate(rows, lambda r: r.flag).text == text
+
+
+def test_rate_refuses_contradictory_evidence() -> None:
+    with pytest.raises(ValueError, match="evidence x: rows with one id disagree"):
+        rate([Row("x", True), Row("x", False)], lambda r: r.flag)
+
+
+def _pair(before: str, after: str) -> FamilyMeasurement:
+    a = _text_version(before, "test/fam/a.txt")
+    b = _text_version(after, "test/fam/b.txt")
+    b = b.__class__(**{**{f: getattr(b, f) for f in b.__slots__}, "version_order": 2})
+    return measure_family([a, b])
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "cause"),
+    [
+        pytest.param(
+            "1.  Scope\n\n2024 annual filing of the rates\n",
+            "1.  Scope\n\n2025 annual filing of the rates\n",
+            "year_like",
+            id="year",
+        ),
+        pytest.param(
+            "1.  Scope\n\n127 STAT. 1165\n",
+            "1.  Scope\n\n128 STAT. 1165\n",
+            "page_or_gutter",
+            id="page-header",
+        ),
+        pytest.param(
+            "1.  Scope\n\n2.  Fees shall be paid monthly\n",
+            "1.  Scope\n\n1.1.  Fees shall be paid monthly\n",
+            "renumbered",
+            id="renumbered",
+        ),
+        pytest.param(
+            "Preamble\n\n§ 7 Fees shall be paid monthly\n",
+            "Preamble\n\n§ 8 Fees shall be paid monthly\n",
+            "structure_refused",
+            id="no-structure",
+        ),
+    ],
+)
+def test_cap_causes(before: str, after: str, cause: str) -> None:
+    capped = [p for p in _pair(before, after).pairings if p.proxy_capped]
+    assert [p.cap_cause for p in capped] == [cause]
+
+
+def test_a_refusal_never_lifts_a_cap() -> None:
+    (pairing,) = [
+        p
+        for p in _pair("Preamble\n\n§ 7 Fees are due\n", "Preamble\n\n§ 8 Fees are due\n").pairings
+    ]
+    assert (
+        pairing.structure_status == "refused" and pairing.proxy_capped and pairing.structure_capped
+    )
+
+
+@pytest.fixture(scope="session")
+def family_measurements(
+    workspace: Workspace, catalogue: tuple[CatalogueRow, ...]
+) -> list[FamilyMeasurement]:
+    wanted = {row.path for row in catalogue}
+    return measure_workspace([v for v in workspace.versions() if v.version_id in wanted])
+
+
+def test_measurement_does_not_depend_on_family_order(
+    family_measurements: list[FamilyMeasurement], catalogue: tuple[CatalogueRow, ...]
+) -> None:
+    first = measure_families(family_measurements, catalogue)
+    shuffled = list(family_measurements)
+    random.Random(7).shuffle(shuffled)
+    assert measure_families(shuffled, list(reversed(catalogue))) == first
+
+
+def test_committed_measurements_are_fresh(
+    family_measurements: list[FamilyMeasurement],
+    catalogue: tuple[CatalogueRow, ...],
+    tmp_path: Path,
+) -> None:
+    """Re-derive every report from the corpus; the committed files must match byte for byte."""
+    written = write_reports(
+        tmp_path, measure_families(family_measurements, catalogue, read_refusals(CORPUS_DIR))
+    )
+    committed = sorted(p.name for p in MEASUREMENTS.iterdir())
+    assert sorted(written) == committed
+    stale = [
+        name
+        for name in written
+        if (tmp_path / name).read_bytes() != (MEASUREMENTS / name).read_bytes()
+    ]
+    assert not stale, f"measurements/ is stale ({', '.join(stale)}): run 'make measure' and commit"
+
+
+def test_reports_are_headed_by_the_corpus_digest() -> None:
+    digest = json.loads((MEASUREMENTS / "corpus-digests.json").read_bytes())["corpus_digest"]
+    for name in ("corpus-digests.json", "structure-measurement.json", "escalation-rates.json"):
+        assert next(iter(json.loads((MEASUREMENTS / name).read_bytes()))) == "corpus_digest"
+        assert json.loads((MEASUREMENTS / name).read_bytes())["corpus_digest"] == digest
+    for name in (
+        "README.md",
+        "corpus-digests.html",
+        "structure-measurement.html",
+        "escalation-rates.html",
+    ):
+        assert digest in (MEASUREMENTS / name).read_text(encoding="utf-8")
+
+
+def _field(report: object, dotted: str) -> object:
+    value = report
+    for key in dotted.split("."):
+        assert isinstance(value, dict), dotted
+        value = value[key]
+    return value
+
+
+def test_every_readme_figure_is_in_the_json_it_names() -> None:
+    """Each bullet names its sources as [file: field, field]; every figure in it must come from them."""
+    checked = 0
+    for line in (MEASUREMENTS / "README.md").read_text(encoding="utf-8").splitlines():
+        match = re.fullmatch(r"- (?P<text>.*) \[(?P<file>[\w.-]+\.json): (?P<fields>.*)\]", line)
+        if not match:
+            continue
+        report = json.loads((MEASUREMENTS / match["file"]).read_bytes())
+        values = [str(_field(report, name.strip())) for name in match["fields"].split(",")]
+        assert all(value in match["text"] for value in values), (line, values)
+        for figure in re.findall(r"\d+(?:\.\d+)?%?", match["text"]):
+            assert any(figure in value for value in values), (line, figure)
+        checked += 1
+    assert checked >= 15
+
+
+def test_html_escapes_filing_text(
+    tmp_path: Path,
+    family_measurements: list[FamilyMeasurement],
+    catalogue: tuple[CatalogueRow, ...],
+) -> None:
+    measurements = measure_families(family_measurements, catalogue)
+    cause = next(c for c in CAP_CAUSES if measurements.structure["examples"][c])
+    measurements.structure["examples"][cause][0]["before_excerpt"] = "<script>alert('x')</script>"
+    write_reports(tmp_path, measurements)
+    page = (tmp_path / "structure-measurement.html").read_text(encoding="utf-8")
+    assert "<script>" not in page and "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
+
+
+def test_html_reports_render_offline_in_chromium(tmp_path: Path) -> None:
+    """Headless Chromium, network disabled, opens each report: the chart SVGs are there and drawn."""
+    from playwright.sync_api import sync_playwright
+
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=chromium,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        context = browser.new_context(offline=True)
+        page = context.new_page()
+        requests: list[str] = []
+        page.on("request", lambda request: requests.append(request.url))
+        for name in ("corpus-digests.html", "structure-measurement.html", "escalation-rates.html"):
+            page.goto((MEASUREMENTS / name).resolve().as_uri())
+            charts = page.locator("figure svg")
+            assert charts.count() >= 1, name
+            box = charts.first.bounding_box()
+            assert box is not None and box["width"] > 100 and box["height"] > 100, name
+            assert page.locator("figure svg .mark-rect path, figure svg path").count() > 0, name
+        page.screenshot(path=str(tmp_path / "escalation-rates.png"), full_page=True)
+        browser.close()
+    assert all(url.startswith("file://") for url in requests), requests
