@@ -10,7 +10,9 @@ MIRROR_ARG := $(if $(wildcard $(MIRROR)),--mirror $(MIRROR),)
 RUN := UV_PYTHON_DOWNLOADS=never $(UV) run --locked --all-extras --python $(PYTHON)
 WB := $(RUN) workbench
 
-.PHONY: measure test fetch sync lint bench clean help
+CHROMIUM ?= /usr/bin/chromium
+
+.PHONY: measure test fetch sync browser lint bench clean help
 
 help:
 	@echo "make measure  re-derive measurements/ from the real corpus (installs, fetches, ingests)"
@@ -28,10 +30,21 @@ sync: $(UV)
 fetch: sync
 	$(WB) corpus fetch $(MIRROR_ARG)
 
+# Headless Chromium (Debian's package; never a browser download) for the HTML and notebook tests.
+browser:
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian's chromium for the browser tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "the browser tests need Chromium at $(CHROMIUM): run 'sudo apt-get install chromium'" >&2; exit 1; \
+	  fi; \
+	fi
+
 measure: fetch
 	$(WB) measure
 
-test: fetch
+test: fetch browser
 	$(RUN) pytest
 
 lint: sync
