@@ -156,7 +156,8 @@ def _label_is_furniture(label: str | None, text: str, start: int, gutter: frozen
     line_start = text.rfind("\n", 0, start) + 1
     if line_start in gutter and text[line_start:start].strip() == "":
         return True
-    passage_head = text[start : text.find("\n", start) if "\n" in text[start:] else len(text)]
+    line_end = text.find("\n", start)
+    passage_head = text[start : line_end if line_end >= 0 else len(text)]
     return bool(_PAGE_FURNITURE.fullmatch(passage_head.strip()))
 
 
