@@ -1,0 +1,184 @@
+"""Citation verification report and benchmark: hyphen census, corruption suite, batch speed.
+
+Run: `.venv/bin/python benchmarks/bench_cite.py [--write-readme]`. It ingests the fetched corpus
+into a temporary workspace, prints figures (speed as ratios against a baseline run in the same
+process; nothing is asserted about time) and, with `--write-readme`, replaces the block between the
+`bench:cite` markers in README.md with what it printed.
+
+1. Line-break hyphens in held text, by the reading their own document supports.
+2. The corruption suite: probes by kind, and how many got the right outcome for the right reason,
+   plus the altered-stored-text probe on a copy of the workspace.
+3. On the largest held version and 10,000 real citations (word-aligned slices of its passages,
+   40 to 300 characters): the cold index build (normalize + skeleton + q-gram index), the batch
+   path (`verify_citations`, stored text hashed once), and the baseline — per citation, normalize
+   the slice and the quote and `str.count` the quote in the cached normalized text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import platform
+import random
+import sqlite3
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from workbench.cite import Citation, verify_citations
+from workbench.cite.index import build_index, clear_cache
+from workbench.cite.probes import corruption_probes, hyphen_census
+from workbench.corpus import read_catalogue
+from workbench.normalize import normalize, normalized_text
+from workbench.segment import segment
+from workbench.store import Workspace, ingest
+
+ROOT = Path(__file__).resolve().parents[1]
+STORE = ROOT / "corpus" / "real"
+BEGIN, END = "<!-- bench:cite begin -->", "<!-- bench:cite end -->"
+
+
+def census(held: Workspace) -> None:
+    versions = held.versions()
+    counts = hyphen_census(versions)
+    print(f"1. line-break hyphens in {len(versions)} held versions: {sum(counts.values())}")
+    for name, count in counts.most_common():
+        print(f"   {name:<32} {count:6d}")
+
+
+def corruption(held: Workspace, tmp: Path) -> None:
+    probes = corruption_probes(held.versions())
+    results = verify_citations(held, [p.citation for p in probes])
+    total: Counter[str] = Counter()
+    right: Counter[str] = Counter()
+    for probe, result in zip(probes, results, strict=True):
+        total[probe.kind] += 1
+        right[probe.kind] += (result.reason or "verified") == probe.expected
+    copy = tmp / "altered.sqlite"
+    with sqlite3.connect(held.path) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    honest = [p.citation for p in probes if p.kind == "honest quote"][:50]
+    with sqlite3.connect(copy) as raw:
+        raw.execute("DROP TRIGGER versions_append_only_update")
+        for version_id in {c.version_id for c in honest}:
+            raw.execute(
+                "UPDATE versions SET text = text || ' ' WHERE version_id = ?", (version_id,)
+            )
+    with Workspace(copy) as altered:
+        changed = verify_citations(altered, honest)
+    total["stored text altered"] = len(changed)
+    right["stored text altered"] = sum(r.reason == "source_changed" for r in changed)
+    print(f"2. corruption suite: {sum(total.values())} probes, {sum(right.values())} right")
+    print(f"   {'kind':<40} {'probes':>7} {'right':>7}")
+    for kind in sorted(total):
+        print(f"   {kind:<40} {total[kind]:7d} {right[kind]:7d}")
+
+
+def real_citations(version_id: str, text: str, count: int) -> list[Citation]:
+    rng = random.Random(20261130)
+    passages = [p for p in segment(version_id, text) if len(p.text) >= 60]
+    citations = []
+    while len(citations) < count:
+        p = rng.choice(passages)
+        spaces = [i for i, ch in enumerate(p.text) if ch == " "]
+        if len(spaces) < 4:
+            continue
+        a, b = sorted(rng.sample(spaces, 2))
+        if not 40 <= b - a <= 300:
+            continue
+        start, end = p.char_start + a + 1, p.char_start + b
+        citations.append(
+            Citation(
+                version_id=version_id,
+                char_start=start,
+                char_end=end,
+                quoted_text=text[start:end],
+                occurrence=1,
+            )
+        )
+    return citations
+
+
+def speed(held: Workspace) -> None:
+    version = max(held.versions(), key=lambda v: len(v.text))
+    text = version.text
+    citations = real_citations(version.version_id, text, 10_000)
+    megabytes = len(text.encode("utf-8")) / 1e6
+    started = time.perf_counter()
+    normalize(text)
+    normalizing = time.perf_counter() - started
+    started = time.perf_counter()
+    index = build_index(text)
+    cold = time.perf_counter() - started
+    clear_cache()
+    verify_citations(held, citations[:1])  # warm the cache: the batch path runs on a held version
+    started = time.perf_counter()
+    results = verify_citations(held, citations)
+    batch = time.perf_counter() - started
+    folded = index.normalized.text
+    sample = citations[:1000]
+    started = time.perf_counter()
+    for c in sample:
+        quote = normalized_text(c.quoted_text)
+        _ = normalized_text(text[c.char_start : c.char_end]) == quote and folded.count(quote)
+    scan = (time.perf_counter() - started) / len(sample) * len(citations)
+    outcomes = Counter(r.reason or "verified" for r in results)
+    print(f"3. batch verification, {version.version_id}")
+    print(f"   {len(text)} characters, {megabytes:.2f} MB; {len(citations)} real citations")
+    print(f"   outcomes: {', '.join(f'{k} {v}' for k, v in sorted(outcomes.items()))}")
+    print(
+        f"   cold index build:           {cold * 1e3:7.1f} ms  {megabytes / cold:6.1f} MB/s "
+        f"(normalize() alone {normalizing * 1e3:.1f} ms, {megabytes / normalizing:.1f} MB/s)"
+    )
+    print(
+        f"   per-citation str.count scan: {len(citations) / scan:9.0f} citations/s "
+        f"(timed on {len(sample)})"
+    )
+    print(
+        f"   batch path (hash once):      {len(citations) / batch:9.0f} citations/s "
+        f"({scan / batch:.1f}x the scan)"
+    )
+
+
+def run() -> None:
+    print(
+        f"python {sys.version.split()[0]}, {platform.machine()}, {os.cpu_count()} cores; one run\n"
+    )
+    with tempfile.TemporaryDirectory() as tmp, Workspace(Path(tmp) / "w.sqlite") as held:
+        ingest(held, read_catalogue(ROOT / "corpus"), STORE)
+        census(held)
+        print()
+        corruption(held, Path(tmp))
+        print()
+        speed(held)
+
+
+def write_readme(output: str) -> None:
+    readme = ROOT / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    if BEGIN not in text or END not in text:
+        raise SystemExit(f"{readme}: no {BEGIN} ... {END} block to replace")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    block = f"{BEGIN}\n```text\n$ .venv/bin/python benchmarks/bench_cite.py --write-readme\n{output.rstrip()}\n```\n{END}"
+    readme.write_text(head + block + tail, encoding="utf-8")
+
+
+def main() -> int:
+    if not STORE.is_dir():
+        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+        return 2
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        run()
+    print(buffer.getvalue(), end="")
+    if "--write-readme" in sys.argv[1:]:
+        write_readme(buffer.getvalue())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,134 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 03 · Alignment review
+#
+# The diff pairs each passage of a version with one of the next version. Where it is unsure, the
+# pairing is *doubtful*: `wb.pairing_is_uncertain` flags a modified pairing whose alignment
+# confidence is at or below `wb.RESTRUCTURE_CONFIDENCE_CEILING` (0.5), either because the two
+# passages are no more than half alike or because their section labels disagree (then the
+# confidence is capped). Here a reviewer answers each doubtful pairing in the widget below:
+# **Confirmed** (one passage, edited), **Disputed** (not the same passage) or **Cannot tell**.
+#
+# Each answer is appended to the verdict log in the workspace: an append-only, hash-chained table
+# whose rows quote the computed confidence as it stood (it is never overwritten). Caution stands on
+# a pairing until it is confirmed or disputed (`wb.pairing_caution_stands`, the same predicate
+# `workbench review list` uses); a change of mind is a new row that names the row it undoes.
+#
+# | variable | default | meaning |
+# |---|---|---|
+# | `WORKBENCH_REVIEW_WORKSPACE` | a fresh file in a temporary folder | where versions and verdicts are held; set it to `.workbench/workspace.sqlite` to keep your answers and see them with `workbench review log` |
+# | `WORKBENCH_REVIEW_JURISDICTION` | `us-dc` | whose doubtful pairings fill the queue |
+
+# %%
+import os
+import tempfile
+from pathlib import Path
+
+import altair as alt
+import polars as pl
+
+import workbench as wb
+
+ROOT = Path(
+    os.environ.get("WORKBENCH_ROOT")
+    or next(
+        p for p in (Path.cwd(), *Path.cwd().parents) if (p / "corpus" / "catalogue.jsonl").is_file()
+    )
+)
+JURISDICTION = os.environ.get("WORKBENCH_REVIEW_JURISDICTION", "us-dc")
+WORKSPACE = Path(
+    os.environ.get("WORKBENCH_REVIEW_WORKSPACE")
+    or Path(tempfile.mkdtemp(prefix="wb-review-")) / "workspace.sqlite"
+)
+pl.Config(tbl_rows=40, fmt_str_lengths=40, tbl_width_chars=140)
+print("workspace:", WORKSPACE)
+print("jurisdiction:", JURISDICTION)
+
+# %% [markdown]
+# ## Hold the versions
+#
+# The jurisdiction's catalogued versions are ingested from the fetched corpus (`corpus/real`,
+# filled by `make test` or `workbench corpus fetch`); ingest is idempotent, so re-running this cell
+# on a workspace that already holds them writes nothing.
+
+# %%
+rows = [r for r in wb.read_catalogue(ROOT / "corpus") if r.jurisdiction == JURISDICTION]
+workspace = wb.Workspace(WORKSPACE)
+report = wb.ingest(workspace, rows, ROOT / "corpus" / "real")
+assert not report.refused, [r.line() for r in report.refused]
+print(
+    f"{len(rows)} catalogued {JURISDICTION} versions; "
+    f"held {len(report.added) + len(report.unchanged)}; awaiting an extractor {len(report.awaiting)}"
+)
+
+# %% [markdown]
+# ## The queue
+#
+# The doubtful pairings between consecutive versions of every family, recomputed from the held
+# versions (change ids are deterministic, so an answer given yesterday names the same pairing).
+
+# %%
+pairings = wb.doubtful_pairings(workspace, jurisdiction=JURISDICTION)
+queue = wb.review_frame(pairings, wb.read_verdicts(workspace))
+print(
+    f"{queue.height} doubtful pairings in {queue['family'].n_unique()} families; "
+    f"capped because the section labels disagree: {queue['capped'].sum()}; "
+    f"caution stands on {queue['caution_stands'].sum()}"
+)
+queue.select(
+    "family",
+    "change_id",
+    "before_label",
+    "after_label",
+    "similarity",
+    "alignment_confidence",
+    "capped",
+).with_columns(pl.col("similarity", "alignment_confidence").round(3))
+
+# %% tags=["nbval-ignore-output"]
+alt.Chart(queue).mark_bar().encode(
+    x=alt.X("count():Q", title="doubtful pairings"),
+    y=alt.Y("family:N", title=None),
+    color=alt.Color("capped:N", title="confidence capped"),
+    tooltip=["family", "capped", "count()"],
+).properties(title=f"Doubtful pairings per family, {JURISDICTION}", width=480)
+
+# %% [markdown]
+# ## Review
+#
+# For each pairing: the two passages side by side, the changed characters highlighted; each side's
+# section label (what the cap is computed from) and its structural path (the document's own
+# numbering, or why it could not be read); the confidence and why it is doubtful; the answers
+# already in the log. Type your name, optionally your reasoning, and press an answer.
+
+# %% tags=["nbval-ignore-output"]
+wb.ReviewWidget(workspace, pairings)
+
+# %% [markdown]
+# ## The log
+#
+# Re-run these cells after answering. `wb.verify_chain` re-derives every link and digest and names
+# the first gap, broken link, altered row or unknown scheme; from a shell, `workbench review log`
+# and `workbench review verify-chain --workspace PATH` say the same.
+
+# %%
+verdicts = wb.read_verdicts(workspace)
+answered = wb.review_frame(pairings, verdicts)
+print(
+    f"{len(verdicts)} rows in the log; caution stands on {answered['caution_stands'].sum()} of {answered.height} pairings"
+)
+print(wb.verify_chain(workspace).line())

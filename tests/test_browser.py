@@ -1,0 +1,193 @@
+"""The review notebook in a real browser: JupyterLab on loopback, headless Chromium, one answer.
+
+JupyterLab serves a copy of `notebooks/03-alignment-review.ipynb` (so the committed outputs are
+never overwritten by the browser session) from a temporary folder, with the notebook's workspace
+pointed at a fresh file by `WORKBENCH_REVIEW_WORKSPACE`. Debian's `chromium` package, driven by
+Playwright through `executable_path` (no browser download), opens it, runs every cell, types a
+reviewer's name and reasoning, and presses "Confirmed". The test then reads the verdict log from
+that workspace itself: one row, with that name and reason, on the first pairing of the queue, and a
+valid chain. A screenshot of the widget is saved in the test's folder, and also to the path named
+by `WORKBENCH_SCREENSHOT_OUT` when that is set (the README's image comes from there).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from workbench.review import doubtful_pairings, read_verdicts, verify_chain
+from workbench.store import Workspace
+
+from .conftest import ROOT
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+NOTEBOOK = "03-alignment-review.ipynb"
+REVIEWER = "browser-reviewer"
+REASON = "same subsection (b) in both releases; checked in a real browser"
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Path:
+    """Debian's Chromium; installed with apt-get when missing and we are root, else a clear failure."""
+    if not CHROMIUM.exists() and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env, capture_output=True)
+        subprocess.run(
+            ["apt-get", "install", "-y", "-qq", "chromium"],
+            check=True,
+            env=env,
+            capture_output=True,
+        )
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)",
+            pytrace=False,
+        )
+    return CHROMIUM
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Lab:
+    url: str
+    workspace: Path
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def lab(tmp_path: Path, catalogue: object) -> Iterator[Lab]:
+    """JupyterLab on 127.0.0.1 (a free port, a random token) serving a copy of the notebook."""
+    served = tmp_path / "notebooks"
+    served.mkdir()
+    shutil.copy(ROOT / "notebooks" / NOTEBOOK, served / NOTEBOOK)
+    workspace = tmp_path / "review.sqlite"
+    port, token = _free_port(), secrets.token_hex(16)
+    env = {
+        **os.environ,
+        "WORKBENCH_ROOT": str(ROOT),
+        "WORKBENCH_REVIEW_WORKSPACE": str(workspace),
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter-config"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "jupyter-runtime"),
+        "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "lab-settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "lab-workspaces"),
+    }
+    log = (tmp_path / "jupyterlab.log").open("wb")
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--ip=127.0.0.1",
+            f"--port={port}",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={served}",
+            "--ServerApp.port_retries=0",
+            "--LabApp.news_url=",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            *(["--allow-root"] if os.geteuid() == 0 else []),
+        ],
+        cwd=served,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2):
+                    break
+            except (urllib.error.URLError, ConnectionError):
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(
+                        "JupyterLab did not start: "
+                        + (tmp_path / "jupyterlab.log").read_text(errors="replace")[-2000:]
+                    ) from None
+                time.sleep(0.3)
+        yield Lab(url=f"{base}/lab/tree/{NOTEBOOK}?token={token}&reset", workspace=workspace)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+
+
+def test_answering_in_the_browser_appends_a_verdict_with_a_valid_chain(
+    chromium: Path, lab: Lab, tmp_path: Path
+) -> None:
+    from playwright.sync_api import sync_playwright
+
+    screenshot = tmp_path / "review-widget.png"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1100})
+            page.set_default_timeout(90_000)
+            try:
+                page.goto(lab.url)
+                # The kernel is connected and idle before any cell is run.
+                page.get_by_text("Python 3 (ipykernel) | Idle").wait_for()
+                page.locator(".lm-MenuBar-item", has_text="Run").first.click()
+                page.locator(".lm-Menu-item", has_text="Run All Cells").first.click()
+                confirm = page.get_by_role("button", name="Confirmed", exact=True)
+                confirm.wait_for()
+                page.get_by_placeholder("your name").fill(REVIEWER)
+                page.get_by_placeholder("why (optional)").fill(REASON)
+                confirm.click()
+                page.get_by_text(f"recorded row 1: Confirmed by {REVIEWER}").wait_for()
+                widget = page.locator(".jp-OutputArea-output", has=confirm).first
+                widget.scroll_into_view_if_needed()
+                widget.screenshot(path=str(screenshot))
+            except Exception:
+                page.screenshot(path=str(tmp_path / "failure.png"), full_page=True)
+                raise
+        finally:
+            browser.close()
+
+    with Workspace(lab.workspace) as workspace:
+        (verdict,) = read_verdicts(workspace)
+        first = doubtful_pairings(workspace, jurisdiction="us-dc")[0].change
+        report = verify_chain(workspace)
+    assert (verdict.seq, verdict.answer, verdict.actor, verdict.reason) == (
+        1,
+        "confirmed",
+        REVIEWER,
+        REASON,
+    )
+    assert verdict.change_id == first.change_id
+    assert verdict.alignment_confidence == first.alignment_confidence
+    assert report.valid and report.rows == 1 and report.head == verdict.digest
+    assert screenshot.read_bytes().startswith(b"\x89PNG")
+    named = os.environ.get("WORKBENCH_SCREENSHOT_OUT")
+    if named:
+        Path(named).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(screenshot, named)

@@ -1,0 +1,547 @@
+from __future__ import annotations
+
+import json
+import random
+import re
+import sqlite3
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workbench.cite import Citation, verify_citation, verify_citations, verify_for_version
+from workbench.cite.formats import read_citations
+from workbench.cite.index import HYPHENS, build_index
+from workbench.cite.probes import corruption_probes
+from workbench.cite.verify import _reread, occurrence_hits, reads_as
+from workbench.normalize import normalize, normalized_text
+from workbench.segment import segment
+from workbench.store import Workspace
+
+from .conftest import ROOT
+
+TEXT = (
+    "The utility shall not disconnect service unless notified. The customer regu-\n"
+    "lation of large-\nload sites applies. Pre-\nand post-treatment e\ufb03cient. "
+    "Fee \uff11\uff12 per cm2 and foot\u00adnote. The utility shall not disconnect service."
+)
+
+
+def _cite(quote: str, start: int | None = None, end: int | None = None, **kw: object) -> Citation:
+    if start is None:
+        start = TEXT.index(quote)
+        end = start + len(quote)
+    return Citation(version_id="v", char_start=start, char_end=end, quoted_text=quote, **kw)  # type: ignore[arg-type]
+
+
+_BREAK = TEXT.index("regu-")
+_BREAK_END = TEXT.index(" sites")
+
+
+@pytest.mark.parametrize(
+    ("citation", "reason", "detail"),
+    [
+        pytest.param(_cite("customer"), None, "occurrence 1 of 1", id="unique"),
+        pytest.param(
+            _cite("regulation of largeload", _BREAK, _BREAK_END), None, None, id="both-joined"
+        ),
+        pytest.param(
+            _cite("regu-lation of large- load", _BREAK, _BREAK_END),
+            None,
+            None,
+            id="kept-and-spaced",
+        ),
+        pytest.param(
+            _cite("regulation of large-load", _BREAK, _BREAK_END), None, None, id="mixed-readings"
+        ),
+        pytest.param(
+            _cite("regu lation of large-load", _BREAK, _BREAK_END),
+            "quote_mismatch",
+            None,
+            id="space-only-is-no-reading",
+        ),
+        pytest.param(
+            _cite("regulation of large\u2013load", _BREAK, _BREAK_END),
+            "quote_mismatch",
+            None,
+            id="en-dash-is-no-reading",
+        ),
+        pytest.param(
+            _cite("Preand post", TEXT.index("Pre-"), TEXT.index("Pre-") + 13),
+            None,
+            None,
+            id="suspended",
+        ),
+        pytest.param(
+            _cite("efficient", TEXT.index("e\ufb03"), TEXT.index("e\ufb03") + 7),
+            None,
+            None,
+            id="ligature",
+        ),
+        pytest.param(
+            _cite("Fee 12", TEXT.index("Fee"), TEXT.index("Fee") + 6), None, None, id="full-width"
+        ),
+        pytest.param(
+            _cite("footnote", TEXT.index("foot"), TEXT.index("foot") + 9),
+            None,
+            None,
+            id="soft-hyphen",
+        ),
+        pytest.param(
+            _cite("cm\u00b2", TEXT.index("cm2"), TEXT.index("cm2") + 3),
+            "quote_mismatch",
+            "the text at [",
+            id="superscript-is-not-a-digit",
+        ),
+        pytest.param(
+            _cite("The utility shall"),
+            "ambiguous_occurrence",
+            "the quote occurs 2 times; the offsets are occurrence 1, and no occurrence is named",
+            id="ambiguous",
+        ),
+        pytest.param(
+            _cite("The utility shall", occurrence=1), None, "occurrence 1 of 2", id="named"
+        ),
+        pytest.param(
+            _cite("The utility shall", occurrence=3),
+            "wrong_occurrence",
+            "occurrence 3 is named; the offsets are occurrence 1 of 2",
+            id="wrong-occurrence",
+        ),
+        pytest.param(
+            _cite("customer", occurrence=0),
+            "bad_occurrence",
+            "occurrence 0 is not a positive integer",
+            id="occurrence-zero",
+        ),
+        pytest.param(_cite("q", -1, 3), "bad_offsets", "char_start -1 is negative", id="negative"),
+        pytest.param(
+            _cite("q", 9, 3), "bad_offsets", "char_start 9 is after char_end 3", id="reversed"
+        ),
+        pytest.param(
+            _cite("q", 0, 10_000),
+            "bad_offsets",
+            f"char_end 10000 is past the end of the text ({len(TEXT)} characters)",
+            id="past-end",
+        ),
+        pytest.param(
+            _cite("q", "0", 3), "bad_offsets", "char_start '0' is not an integer", id="string"
+        ),
+        pytest.param(
+            _cite("q", 0, 3.0), "bad_offsets", "char_end 3.0 is not an integer", id="float"
+        ),
+        pytest.param(
+            _cite("q", True, 3), "bad_offsets", "char_start True is not an integer", id="bool"
+        ),
+        pytest.param(
+            _cite(" \u00ad- ", 0, 3),
+            "empty_quote",
+            "quoted_text ' \\xad- ' holds no words once normalized",
+            id="empty-quote",
+        ),
+        pytest.param(
+            _cite("The utility", 1, 12),
+            "quote_mismatch",
+            "the text at [1, 12) does not read as the quote",
+            id="shifted",
+        ),
+    ],
+)
+def test_outcomes(citation: Citation, reason: str | None, detail: str | None) -> None:
+    result = verify_citation(citation, TEXT)
+    assert result.reason == reason
+    assert result.verified is (reason is None)
+    if detail is not None:
+        assert result.detail.startswith(detail)
+    if reason not in (None, "bad_offsets"):
+        assert result.actual_text == TEXT[citation.char_start : citation.char_end]
+
+
+def test_readings_are_exactly_three() -> None:
+    source, points = "regu- lation", [4]
+    allowed = {"regulation", "regu-lation", "regu- lation"}
+    candidates = {"regu lation", "regu--lation", "regu-  lation", "regu\u2010lation", "reg-ulation"}
+    assert all(reads_as(source, points, q) for q in allowed)
+    assert not any(reads_as(source, points, q) for q in candidates)
+
+
+# Adversarial text for the fuzz: every fold, line-break hyphens, superscripts, repeated phrases.
+_PIECES = [
+    "shall",
+    "not",
+    "e\ufb03cient",
+    "\ufb01le",
+    "o\ufb00er",
+    "regu-\nlation",
+    "pre-\nand",
+    "large-\r\nload",
+    "\u00ad",
+    "foot\u00adnote",
+    "\uff11\uff19",
+    "cm\u00b2",
+    "the fee",
+    "  ",
+    "\n\n",
+    "-",
+    "\u2010\n",
+    "a",
+]
+
+
+def _adversarial(rng: random.Random, words: int) -> str:
+    return " ".join(rng.choice(_PIECES) for _ in range(words))
+
+
+def test_fast_boundary_test_never_clears_what_the_exact_reread_refuses() -> None:
+    rng = random.Random(20261130)
+    reached = slow = 0
+    for _ in range(60):
+        text = _adversarial(rng, 120)
+        index = build_index(text)
+        folded = index.normalized.text
+        for _ in range(20):
+            start = rng.randrange(len(folded))
+            end = min(len(folded), start + rng.randint(1, 24))
+            quote = folded[start:end]
+            if not quote.strip(" -\u2010"):
+                continue
+            for hit in occurrence_hits(index, quote):
+                raw_start, raw_end = index.normalized.raw_span(hit.norm_start, hit.norm_end)
+                exact = _reread(text[raw_start:raw_end], quote)
+                if hit.fast:
+                    reached += 1
+                    assert exact, (text, quote, hit)
+                else:
+                    slow += 1
+                    assert hit.counted == exact
+    assert reached >= 1000, reached
+    assert slow > 0, "no hit took the slow path"
+
+
+def test_line_break_hyphen_characters_are_deletable() -> None:
+    text = "".join(f"a{c}\nb " for c in "-\u2010\u2011\u2012\u2013\u2014\u00ad")
+    folded = normalize(text)
+    assert {folded.text[h] for h in folded.line_break_hyphens} <= set(HYPHENS)
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=30).map("".join), st.data())
+@settings(max_examples=200, deadline=None)
+def test_every_verified_span_is_its_own_occurrence(pieces: str, data: st.DataObject) -> None:
+    """Any raw span, quoted as its own normalized text, verifies and counts itself."""
+    text = pieces
+    if not text:
+        return
+    start = data.draw(st.integers(0, len(text) - 1))
+    end = data.draw(st.integers(start + 1, len(text)))
+    quote = normalized_text(text[start:end])
+    if not quote.strip(" -\u2010"):
+        return
+    result = verify_citation(
+        Citation(version_id="v", char_start=start, char_end=end, quoted_text=quote, occurrence=1),
+        text,
+    )
+    assert result.reason in (None, "wrong_occurrence"), result
+    assert result.occurrence is not None and result.occurrences
+
+
+def _version_with(workspace: Workspace, needle: str) -> tuple[str, str]:
+    for version in workspace.versions():
+        if needle in version.text:
+            return version.version_id, version.text
+    raise AssertionError(needle)
+
+
+def test_corruption_suite_on_the_real_corpus(workspace: Workspace) -> None:
+    """Every probe refused for the right reason, every honest probe verified."""
+    probes = corruption_probes(workspace.versions(), seed=11, per_version=2)
+    results = verify_citations(workspace, [p.citation for p in probes])
+    wrong = [
+        (p.kind, p.expected, r.reason, p.citation.version_id)
+        for p, r in zip(probes, results, strict=True)
+        if (r.reason or "verified") != p.expected
+    ]
+    assert not wrong, wrong[:10]
+    kinds = Counter(p.kind for p in probes)
+    for kind in (
+        "honest quote",
+        "one numeral changed",
+        "offsets shifted -2",
+        "offsets shifted -1",
+        "offsets shifted +1",
+        "offsets shifted +2",
+        "repeated, no occurrence named",
+        "repeated, wrong occurrence named",
+        "repeated, right occurrence named",
+        "spans a soft hyphen",
+        "line-break hyphen, joined",
+        "line-break hyphen, hyphen kept",
+        "line-break hyphen, hyphen and space",
+        "line-break hyphen, space only",
+        "plain digit quoted as superscript",
+    ):
+        assert kinds[kind] >= 2, (kind, kinds)
+
+
+def test_altered_stored_text_is_refused_as_changed(workspace: Workspace, tmp_path: Path) -> None:
+    copy = tmp_path / "altered.sqlite"
+    with sqlite3.connect(workspace.path) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    version_id, text = _version_with(workspace, "Internet-Draft")
+    at = text.index("Internet-Draft")
+    citation = Citation(
+        version_id=version_id, char_start=at, char_end=at + 14, quoted_text="Internet-Draft"
+    )
+    assert verify_for_version(workspace, citation).reason in (None, "ambiguous_occurrence")
+    with sqlite3.connect(copy) as raw:
+        raw.execute("DROP TRIGGER versions_append_only_update")
+        raw.execute(
+            "UPDATE versions SET text = replace(text, 'Internet-Draft', 'Internet-Dra\u0192t') "
+            "WHERE version_id = ?",
+            (version_id,),
+        )
+    with Workspace(copy) as altered:
+        result = verify_for_version(altered, citation)
+        missing = verify_for_version(
+            altered, Citation(version_id="no/such", char_start=0, char_end=1, quoted_text="x")
+        )
+    assert result.reason == "source_changed"
+    assert result.detail.startswith(f"{version_id}: stored text hashes to ")
+    assert missing.reason == "unknown_version"
+    assert missing.detail == "no/such: no such version is held"
+
+
+_QUALIFIER = re.compile(r"\b(unless|except|provided that|notwithstanding|subject to)\b")
+
+
+def test_qualifier_flags_on_truncated_real_sentences(workspace: Workspace) -> None:
+    """Cut a real sentence just before its qualifier: verified, flagged with the word's offsets;
+    quote it whole: the qualifier is inside and is not flagged."""
+    checked = 0
+    for version in workspace.versions()[::3]:
+        text = version.text
+        for passage in segment(version.version_id, text)[:400]:
+            match = _QUALIFIER.search(passage.text, 20)
+            if match is None or "\n\n" in passage.text:
+                continue
+            cut = passage.char_start + match.start() - 1
+            start = max(passage.char_start, cut - 60)
+            truncated = verify_citation(
+                Citation(
+                    version_id=version.version_id,
+                    char_start=start,
+                    char_end=cut,
+                    quoted_text=text[start:cut],
+                    occurrence=1,
+                ),
+                text,
+            )
+            if not truncated.verified:
+                continue  # a repeated passage: its first occurrence is elsewhere
+            at = passage.char_start + match.start()
+            assert any(
+                q.side == "after" and (q.char_start, q.char_end) == (at, at + len(match.group()))
+                for q in truncated.qualifiers
+            ), (version.version_id, text[start : at + 20], truncated.qualifiers)
+            whole = verify_citation(
+                Citation(
+                    version_id=version.version_id,
+                    char_start=start,
+                    char_end=at + len(match.group()),
+                    quoted_text=text[start : at + len(match.group())],
+                    occurrence=1,
+                ),
+                text,
+            )
+            assert whole.verified
+            assert all(q.char_start != at for q in whole.qualifiers)
+            checked += 1
+            break
+    assert checked >= 10, checked
+
+
+@pytest.mark.parametrize(
+    ("fmt", "line", "error"),
+    [
+        pytest.param(
+            "workbench",
+            b"{",
+            "line 1: not JSON (Expecting property name enclosed in double quotes at column 2)",
+            id="not-json",
+        ),
+        pytest.param("workbench", b"[1]", "line 1: expected a JSON object, got array", id="array"),
+        pytest.param("workbench", b"\xff{}", "line 1: not UTF-8 (byte 0)", id="bad-utf8"),
+        pytest.param(
+            "workbench",
+            b'{"version_id": "v", "char_start": 0, "char_end": 1}',
+            "line 1: field 'quoted_text' missing",
+            id="missing",
+        ),
+        pytest.param(
+            "workbench",
+            b'{"version_id": 3, "char_start": 0, "char_end": 1, "quoted_text": "x"}',
+            "line 1: field 'version_id': expected a string, got number",
+            id="mistyped",
+        ),
+        pytest.param(
+            "workbench",
+            b'{"version_id": "v", "char_start": 0, "char_end": 1, "quoted_text": "x", "occurence": 1}',
+            "line 1: field 'occurence': unknown field (expected version_id, char_start, char_end, quoted_text, occurrence)",
+            id="unknown-field",
+        ),
+        pytest.param(
+            "workbench",
+            b'{"version_id": "v", "version_id": "w"}',
+            "line 1: field 'version_id' appears twice",
+            id="duplicate",
+        ),
+        pytest.param(
+            "workbench", b'{"char_start": NaN}', "line 1: NaN is not a JSON number", id="nan"
+        ),
+        pytest.param(
+            "w3c",
+            b'{"target": []}',
+            "line 1: field 'target': expected one target, got 0",
+            id="w3c-no-target",
+        ),
+        pytest.param(
+            "w3c",
+            b'{"target": {"source": 1}}',
+            "line 1: field 'target.source': expected the version id, as a string or an object with 'id'",
+            id="w3c-source",
+        ),
+        pytest.param(
+            "w3c",
+            b'{"target": {"source": "v", "selector": [{"type": "TextQuoteSelector", "exact": "x"}]}}',
+            "line 1: field 'target.selector': no TextPositionSelector",
+            id="w3c-no-position",
+        ),
+        pytest.param(
+            "anthropic",
+            b'{"type": "page_location", "cited_text": "x"}',
+            "line 1: field 'type': expected 'char_location', got 'page_location'",
+            id="anthropic-type",
+        ),
+        pytest.param(
+            "anthropic",
+            b'{"cited_text": "x", "document_index": 5, "start_char_index": 0, "end_char_index": 1}',
+            "line 1: field 'document_index': 5 names no document (--documents maps 1: 0 to 0)",
+            id="anthropic-index",
+        ),
+    ],
+)
+def test_malformed_lines(fmt: str, line: bytes, error: str) -> None:
+    good = b'{"version_id": "v", "char_start": 0, "char_end": 1, "quoted_text": "x"}'
+    good = {
+        "workbench": good,
+        "w3c": b'{"target": {"source": "v", "selector": [{"type": "TextPositionSelector", "start": 0, "end": 1}, {"type": "TextQuoteSelector", "exact": "x"}]}}',
+        "anthropic": b'{"type": "char_location", "cited_text": "x", "document_index": 0, "start_char_index": 0, "end_char_index": 1}',
+    }[fmt]
+    lines = read_citations(line + b"\n\n" + good + b"\r\n", fmt, documents=("v",))  # type: ignore[arg-type]
+    assert [entry.error for entry in lines] == [error, None]
+    assert lines[1].line == 3 and lines[1].citation is not None
+
+
+def _run(*args: str, workspace: Path, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "workbench", *args, "--workspace", str(workspace)],
+        capture_output=True,
+        cwd=ROOT,
+        input=stdin,
+        check=False,
+    )
+
+
+def test_cli_verify_three_formats_and_export_round_trip(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    version_id, text = _version_with(workspace, "This Internet-Draft is submitted")
+    at = text.index("This Internet-Draft is submitted")
+    quote = text[at : at + 32]
+    ours = {"version_id": version_id, "char_start": at, "char_end": at + 32, "quoted_text": quote}
+    bad = dict(ours, char_start=at + 1)
+    citations = tmp_path / "c.jsonl"
+    citations.write_text(
+        json.dumps(ours) + "\n" + json.dumps(bad) + "\nnot json\n", encoding="utf-8"
+    )
+    result = _run("verify", str(citations), workspace=workspace.path)
+    out = result.stdout.decode("utf-8").splitlines()
+    assert result.returncode == 2
+    assert out[0].startswith(f"line 1: verified: {version_id} [{at}, {at + 32}): occurrence 1 of 1")
+    assert out[1].startswith(f"line 2: refused quote_mismatch: {version_id} [{at + 1}, {at + 32})")
+    assert json.dumps(text[at + 1 : at + 32]) in out[1]
+    assert out[2] == "line 3: not JSON (Expecting value at column 1)"
+    assert out[3].startswith("1 verified, 1 refused, 1 malformed lines; verified means")
+
+    citations.write_text(json.dumps(ours) + "\n", encoding="utf-8")
+    exported = _run("export-annotations", str(citations), workspace=workspace.path)
+    assert exported.returncode == 0, exported.stderr
+    annotation = json.loads(exported.stdout)
+    assert annotation["target"]["source"]["id"] == version_id
+    w3c = tmp_path / "a.jsonl"
+    w3c.write_bytes(exported.stdout)
+    again = _run("verify", str(w3c), "--format", "w3c", "--json", workspace=workspace.path)
+    assert again.returncode == 0, again.stdout
+    assert json.loads(again.stdout)["outcome"] == "verified"
+
+    anthropic = tmp_path / "an.jsonl"
+    documents = tmp_path / "docs.json"
+    documents.write_text(json.dumps([version_id]), encoding="utf-8")
+    anthropic.write_text(
+        json.dumps(
+            {
+                "type": "char_location",
+                "cited_text": quote,
+                "document_index": 0,
+                "start_char_index": at,
+                "end_char_index": at + 32,
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    third = _run(
+        "verify",
+        str(anthropic),
+        "--format",
+        "anthropic",
+        "--documents",
+        str(documents),
+        workspace=workspace.path,
+    )
+    assert third.returncode == 0, third.stdout
+
+
+def test_export_context_makes_a_repeated_quote_unique(workspace: Workspace) -> None:
+    from workbench.cite.formats import export_annotations
+
+    version_id, text = next(
+        (v.version_id, v.text) for v in workspace.versions() if v.text.count("Recommenda-\n") >= 2
+    )
+    spans = [m.start() for m in re.finditer("Recommenda-\n", text)][:2]
+    citation = Citation(
+        version_id=version_id,
+        char_start=spans[1],
+        char_end=text.index("tions", spans[1]) + 5,
+        quoted_text="Recommendations",
+        occurrence=2,
+    )
+    annotations, verifications = export_annotations(workspace, [citation])
+    assert verifications[0].verified, verifications[0]
+    quote_selector = annotations[0]["target"]["selector"][0]
+    assert quote_selector["prefix"] or quote_selector["suffix"]
+    lines = read_citations(json.dumps(annotations[0]).encode(), "w3c")
+    round_trip = verify_for_version(workspace, lines[0].citation)  # type: ignore[arg-type]
+    assert round_trip.verified and round_trip.occurrence == 2
+    moved = Citation(
+        version_id=version_id,
+        char_start=spans[0],
+        char_end=text.index("tions", spans[0]) + 5,
+        quoted_text="Recommendations",
+        prefix=quote_selector.get("prefix"),
+        suffix=quote_selector.get("suffix"),
+    )
+    assert verify_for_version(workspace, moved).reason == "wrong_occurrence"

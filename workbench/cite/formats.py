@@ -1,0 +1,324 @@
+"""Citations from other tools, and our verified citations as W3C Web Annotations.
+
+Three input formats, each JSON Lines (one citation per line; blank lines are skipped):
+
+* `workbench`: `{"version_id", "char_start", "char_end", "quoted_text", "occurrence"?}`;
+* `w3c`: a Web Annotation whose one target has a `source` naming the version id (a string, or an
+  object with `id` and optionally our `text_sha256`) and a `selector` list holding a
+  TextPositionSelector (`start`, `end`) and a TextQuoteSelector (`exact`, `prefix`?, `suffix`?);
+* `anthropic`: a Messages API `char_location` citation (`cited_text`, `start_char_index`,
+  `end_char_index`, `document_index`), with the documents given in request order as version ids.
+
+The guarantee: a malformed line never stops the rest of the file. Each line becomes either a
+`Citation` or a one-line error naming the line number and the field. Offsets that are present but
+not integers are not a format error: they reach the verifier and are refused as `bad_offsets`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from workbench.cite.index import SourceIndex, source_index
+from workbench.cite.verify import Citation, Verification, occurrence_hits, verify_citations
+from workbench.errors import CitationError
+from workbench.models import canonical_json
+from workbench.normalize import normalized_text
+from workbench.store import Workspace, text_sha256
+
+Format = Literal["workbench", "w3c", "anthropic"]
+FORMATS: tuple[Format, ...] = ("workbench", "w3c", "anthropic")
+MAX_LINE_BYTES = 4 * 1024 * 1024
+W3C_CONTEXT = "http://www.w3.org/ns/anno.jsonld"
+_WORKBENCH_FIELDS = ("version_id", "char_start", "char_end", "quoted_text", "occurrence")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CitationLine:
+    """One input line: its citation, or the error that stopped it being read."""
+
+    line: int
+    citation: Citation | None
+    error: str | None
+
+
+class _LineError(Exception):
+    """Raised inside one line's parser; becomes that line's error message."""
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _LineError(f"field {key!r} appears twice")
+        seen[key] = value
+    return seen
+
+
+def _no_constant(name: str) -> Any:
+    raise _LineError(f"{name} is not a JSON number")
+
+
+def _kind(value: Any) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}.get(
+        type(value), "number"
+    )
+
+
+def _string(record: dict[str, Any], name: str, label: str) -> str:
+    if name not in record:
+        raise _LineError(f"field {label!r} missing")
+    value = record[name]
+    if not isinstance(value, str):
+        raise _LineError(f"field {label!r}: expected a string, got {_kind(value)}")
+    return value
+
+
+def _offset(record: dict[str, Any], name: str, label: str) -> Any:
+    """An offset as given: missing is a format error, a non-integer is left for `bad_offsets`."""
+    if name not in record:
+        raise _LineError(f"field {label!r} missing")
+    return record[name]
+
+
+def _workbench(record: dict[str, Any]) -> Citation:
+    unknown = sorted(set(record) - set(_WORKBENCH_FIELDS))
+    if unknown:
+        raise _LineError(
+            f"field {unknown[0]!r}: unknown field (expected {', '.join(_WORKBENCH_FIELDS)})"
+        )
+    occurrence = record.get("occurrence")
+    return Citation(
+        version_id=_string(record, "version_id", "version_id"),
+        char_start=_offset(record, "char_start", "char_start"),
+        char_end=_offset(record, "char_end", "char_end"),
+        quoted_text=_string(record, "quoted_text", "quoted_text"),
+        occurrence=occurrence,
+    )
+
+
+def _w3c(record: dict[str, Any]) -> Citation:
+    target = record.get("target")
+    if isinstance(target, list):
+        if len(target) != 1:
+            raise _LineError(f"field 'target': expected one target, got {len(target)}")
+        target = target[0]
+    if not isinstance(target, dict):
+        raise _LineError(f"field 'target': expected an object, got {_kind(target)}")
+    source = target.get("source")
+    sha = None
+    if isinstance(source, dict):
+        sha = source.get("text_sha256")
+        if sha is not None and not isinstance(sha, str):
+            raise _LineError(
+                f"field 'target.source.text_sha256': expected a string, got {_kind(sha)}"
+            )
+        source = source.get("id")
+    if not isinstance(source, str):
+        raise _LineError(
+            "field 'target.source': expected the version id, as a string or an object with 'id'"
+        )
+    selectors = target.get("selector")
+    if isinstance(selectors, dict):
+        selectors = [selectors]
+    if not isinstance(selectors, list):
+        raise _LineError(f"field 'target.selector': expected an array, got {_kind(selectors)}")
+    by_type = {s.get("type"): s for s in selectors if isinstance(s, dict)}
+    position = by_type.get("TextPositionSelector")
+    quote = by_type.get("TextQuoteSelector")
+    if position is None:
+        raise _LineError("field 'target.selector': no TextPositionSelector")
+    if quote is None:
+        raise _LineError("field 'target.selector': no TextQuoteSelector")
+    context = {}
+    for name in ("prefix", "suffix"):
+        if name in quote:
+            context[name] = _string(quote, name, f"TextQuoteSelector.{name}")
+    return Citation(
+        version_id=source,
+        char_start=_offset(position, "start", "TextPositionSelector.start"),
+        char_end=_offset(position, "end", "TextPositionSelector.end"),
+        quoted_text=_string(quote, "exact", "TextQuoteSelector.exact"),
+        prefix=context.get("prefix"),
+        suffix=context.get("suffix"),
+        text_sha256=sha,
+    )
+
+
+def _anthropic(record: dict[str, Any], documents: Sequence[str]) -> Citation:
+    kind = record.get("type", "char_location")
+    if kind != "char_location":
+        raise _LineError(f"field 'type': expected 'char_location', got {kind!r}")
+    index = _offset(record, "document_index", "document_index")
+    if type(index) is not int or not 0 <= index < len(documents):
+        raise _LineError(
+            f"field 'document_index': {index!r} names no document "
+            f"(--documents maps {len(documents)}: 0 to {len(documents) - 1})"
+        )
+    return Citation(
+        version_id=documents[index],
+        char_start=_offset(record, "start_char_index", "start_char_index"),
+        char_end=_offset(record, "end_char_index", "end_char_index"),
+        quoted_text=_string(record, "cited_text", "cited_text"),
+    )
+
+
+def read_documents(data: bytes, source: str) -> tuple[str, ...]:
+    """The `--documents` file: a JSON array of version ids in request order, or an object from
+    document index ("0", "1", ...) to version id covering every index from 0."""
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CitationError(f"{source}: not a UTF-8 JSON file ({exc})") from exc
+    if isinstance(value, dict):
+        try:
+            value = [value[str(i)] for i in range(len(value))]
+        except KeyError as exc:
+            raise CitationError(
+                f"{source}: document indexes must run from 0 to {len(value) - 1}; {exc} is missing"
+            ) from exc
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise CitationError(f"{source}: expected an array of version ids (strings)")
+    return tuple(value)
+
+
+def read_citations(
+    data: bytes, fmt: Format, *, documents: Sequence[str] | None = None, source: str = "-"
+) -> tuple[CitationLine, ...]:
+    """Every non-blank line of a JSON Lines file, read as a citation or as an error."""
+    if fmt not in FORMATS:
+        raise CitationError(f"format {fmt!r}: expected one of {', '.join(FORMATS)}")
+    if fmt == "anthropic" and documents is None:
+        raise CitationError(f"{source}: the anthropic format needs --documents")
+    lines = []
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        raw = raw.removesuffix(b"\r")
+        if not raw.strip():
+            continue
+        try:
+            lines.append(
+                CitationLine(line=number, citation=_parse(raw, fmt, documents or ()), error=None)
+            )
+        except _LineError as exc:
+            lines.append(CitationLine(line=number, citation=None, error=f"line {number}: {exc}"))
+    return tuple(lines)
+
+
+def _parse(raw: bytes, fmt: Format, documents: Sequence[str]) -> Citation:
+    if len(raw) > MAX_LINE_BYTES:
+        raise _LineError(f"{len(raw)} bytes; a line holds at most {MAX_LINE_BYTES}")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _LineError(f"not UTF-8 (byte {exc.start})") from exc
+    try:
+        record = json.loads(
+            text.removeprefix("\ufeff"),
+            object_pairs_hook=_no_duplicates,
+            parse_constant=_no_constant,
+        )
+    except json.JSONDecodeError as exc:
+        raise _LineError(f"not JSON ({exc.msg} at column {exc.colno})") from exc
+    if not isinstance(record, dict):
+        raise _LineError(f"expected a JSON object, got {_kind(record)}")
+    if fmt == "workbench":
+        return _workbench(record)
+    if fmt == "w3c":
+        return _w3c(record)
+    return _anthropic(record, documents)
+
+
+# ---------------------------------------------------------------------------------------------
+# Export
+
+
+def minimal_context(index: SourceIndex, verification: Verification) -> tuple[str, str]:
+    """Raw prefix and suffix around a verified citation that make its quote unique.
+
+    The smallest n >= 0 such that n normalized characters before and n after (fewer at the text's
+    ends) surround no other occurrence; the raw text of those characters is returned, so a W3C
+    reader anchors in our stored text. A quote that occurs once gets empty context.
+    """
+    citation = verification.citation
+    folded = index.normalized
+    text = folded.text
+    quote = normalized_text(citation.quoted_text)
+    spans = [(h.norm_start, h.norm_end) for h in occurrence_hits(index, quote) if h.counted]
+    start, end = spans[(verification.occurrence or 1) - 1]
+    others = [s for s in spans if s != (start, end)]
+    n = 0
+    limit = max(start, len(text) - end)
+    while others and n < limit:
+        n += 1
+        before, after = text[max(0, start - n) : start], text[end : end + n]
+        others = [
+            (s, e)
+            for s, e in others
+            if text[:s].rstrip(" ").endswith(before.rstrip(" "))
+            and text[e:].lstrip(" ").startswith(after.lstrip(" "))
+        ]
+    if n == 0:
+        return "", ""
+    raw = index.text
+    prefix_start = folded.raw_start(max(0, start - n))
+    suffix_end = folded.raw_end(min(len(text), end + n) - 1) if end < len(text) else len(raw)
+    return raw[prefix_start : citation.char_start], raw[citation.char_end : suffix_end]
+
+
+def annotation(index: SourceIndex, verification: Verification) -> dict[str, Any]:
+    """A verified citation as a W3C Web Annotation (motivation `quoting`).
+
+    The source is the version id with the text sha256 it was verified against; the selectors are a
+    TextQuoteSelector (the stored text at the offsets, with `minimal_context`) and a
+    TextPositionSelector (the raw offsets, code points, as W3C counts them). The id is
+    `urn:sha256:` over the canonical JSON of [version id, text sha256, start, end].
+    """
+    if not verification.verified:
+        raise CitationError("only a verified citation can be exported as an annotation")
+    citation = verification.citation
+    prefix, suffix = minimal_context(index, verification)
+    quote: dict[str, Any] = {"type": "TextQuoteSelector", "exact": verification.actual_text}
+    if prefix:
+        quote["prefix"] = prefix
+    if suffix:
+        quote["suffix"] = suffix
+    key = [citation.version_id, index.text_sha256, citation.char_start, citation.char_end]
+    return {
+        "@context": W3C_CONTEXT,
+        "id": "urn:sha256:" + hashlib.sha256(canonical_json(key).encode("utf-8")).hexdigest(),
+        "type": "Annotation",
+        "motivation": "quoting",
+        "target": {
+            "source": {"id": citation.version_id, "text_sha256": index.text_sha256},
+            "selector": [
+                quote,
+                {
+                    "type": "TextPositionSelector",
+                    "start": citation.char_start,
+                    "end": citation.char_end,
+                },
+            ],
+        },
+    }
+
+
+def export_annotations(
+    workspace: Workspace, citations: Iterable[Citation]
+) -> tuple[tuple[dict[str, Any], ...], tuple[Verification, ...]]:
+    """Verify `citations` (through the hash check) and annotate the verified ones, in input order;
+    the refused ones are returned with the rest and never exported."""
+    verifications = verify_citations(workspace, citations)
+    indexes: dict[str, SourceIndex] = {}
+    annotations = []
+    for verification in verifications:
+        if not verification.verified:
+            continue
+        version_id = verification.citation.version_id
+        if version_id not in indexes:
+            text = workspace.version(version_id).text
+            indexes[version_id] = source_index(text, text_sha256(text))
+        annotations.append(annotation(indexes[version_id], verification))
+    return tuple(annotations), verifications

@@ -1,0 +1,270 @@
+"""The corruption suite and the line-break hyphen census, both on held real text.
+
+`corruption_probes` turns real passages into citations whose right outcome is known by
+construction, without asking the verifier: honest quotes (verified), a numeral changed, offsets
+shifted by one or two, a repeated passage cited without its occurrence or with the wrong one, a
+soft hyphen or line-break hyphen spanned (each allowed reading verified, a fourth refused), a digit
+quoted as a superscript digit or the reverse. Uniqueness is decided on the skeleton (`index`), which
+can only over-count, so a probe expected to be unique really is. The altered-text probe needs a
+writable copy of a workspace and lives with its callers (the test and the report).
+
+`hyphen_census` classifies every line-break hyphen by the evidence its own document gives for the
+right reading. The guarantee of both: deterministic for a given workspace and seed.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from workbench.cite.index import skeleton
+from workbench.cite.verify import Citation
+from workbench.models import Version
+from workbench.normalize import normalize, normalized_text
+from workbench.segment import segment
+
+_SUPERSCRIPTS = {
+    "0": "⁰",
+    "1": "¹",
+    "2": "²",
+    "3": "³",
+    "4": "⁴",
+    "5": "⁵",
+    "6": "⁶",
+    "7": "⁷",
+    "8": "⁸",
+    "9": "⁹",
+}
+_PLAIN = {v: k for k, v in _SUPERSCRIPTS.items()}
+_EDGE = re.compile(r"[A-Za-z0-9.,;:()]")
+_WORD = re.compile(r"[^\W_]+")
+_CONJUNCTIONS = frozenset({"and", "or", "nor", "to", "und", "oder", "bis"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Probe:
+    kind: str
+    citation: Citation
+    expected: str  # "verified" or the reason code it must be refused with
+
+
+def _quiet_edges(text: str, start: int, end: int) -> bool:
+    """Two characters either side of both ends are plain printing characters (no white space, no
+    folded character), so moving an end by one or two changes the compared text."""
+    return (
+        start >= 2
+        and end + 2 <= len(text)
+        and all(
+            _EDGE.fullmatch(text[i])
+            for i in (*range(start - 2, start + 2), *range(end - 2, end + 2))
+        )
+    )
+
+
+def corruption_probes(
+    versions: Iterable[Version], seed: int = 3, per_version: int = 3
+) -> list[Probe]:
+    """Probes of every kind from the held versions, `per_version` passages each where possible."""
+    rng = random.Random(seed)
+    probes: list[Probe] = []
+    for version in versions:
+        text, vid = version.text, version.version_id
+        folded = normalize(text)
+        skel = skeleton(folded.text)
+
+        def cite(
+            start: int, end: int, quote: str, occurrence: int | None = None, vid: str = vid
+        ) -> Citation:
+            return Citation(
+                version_id=vid,
+                char_start=start,
+                char_end=end,
+                quoted_text=quote,
+                occurrence=occurrence,
+            )
+
+        passages = segment(vid, text)
+        groups: dict[str, list[tuple[int, int]]] = {}
+        for p in passages:
+            key = normalized_text(p.text)
+            if len(key) >= 30 and "-" not in key and "\u2010" not in key:
+                groups.setdefault(key, []).append((p.char_start, p.char_end))
+        repeated = [(k, v) for k, v in groups.items() if len(v) >= 2]
+        for key, spans in rng.sample(repeated, min(per_version, len(repeated))):
+            if skel.count(skeleton(key)) != len(spans):
+                continue  # it also occurs inside other passages: the index is not known here
+            k = rng.randrange(len(spans))
+            start, end = spans[k]
+            quote = text[start:end]
+            wrong = (k + 1) % len(spans) + 1
+            probes += [
+                Probe(
+                    kind="repeated, no occurrence named",
+                    citation=cite(start, end, quote),
+                    expected="ambiguous_occurrence",
+                ),
+                Probe(
+                    kind="repeated, right occurrence named",
+                    citation=cite(start, end, quote, k + 1),
+                    expected="verified",
+                ),
+                Probe(
+                    kind="repeated, wrong occurrence named",
+                    citation=cite(start, end, quote, wrong),
+                    expected="wrong_occurrence",
+                ),
+            ]
+        unique = []
+        singles = [v[0] for v in groups.values() if len(v) == 1]
+        for p_start, p_end in rng.sample(singles, min(4 * per_version, len(singles))):
+            starts = [
+                i for i in range(p_start + 2, min(p_end, p_start + 40)) if _quiet_edges(text, i, i)
+            ]
+            ends = [
+                j for j in range(max(p_start, p_end - 40), p_end - 2) if _quiet_edges(text, j, j)
+            ]
+            if starts and ends and ends[-1] - starts[0] >= 30:
+                start, end = starts[0], ends[-1]
+                if skel.count(skeleton(normalized_text(text[start:end]))) == 1:
+                    unique.append((start, end))
+        for start, end in unique[:per_version]:
+            quote = text[start:end]
+            probes.append(
+                Probe(kind="honest quote", citation=cite(start, end, quote), expected="verified")
+            )
+            for shift in (-2, -1, 1, 2):
+                if text[start + shift : end + shift] != quote:
+                    probes.append(
+                        Probe(
+                            kind=f"offsets shifted {shift:+d}",
+                            citation=cite(start + shift, end + shift, quote),
+                            expected="quote_mismatch",
+                        )
+                    )
+            digits = [i for i, ch in enumerate(quote) if ch.isdigit() and ch.isascii()]
+            if digits:
+                i = rng.choice(digits)
+                changed = (
+                    quote[:i] + str((int(quote[i]) + 1 + rng.randrange(9)) % 10) + quote[i + 1 :]
+                )
+                probes.append(
+                    Probe(
+                        kind="one numeral changed",
+                        citation=cite(start, end, changed),
+                        expected="quote_mismatch",
+                    )
+                )
+                sup = quote[:i] + _SUPERSCRIPTS[quote[i]] + quote[i + 1 :]
+                probes.append(
+                    Probe(
+                        kind="plain digit quoted as superscript",
+                        citation=cite(start, end, sup),
+                        expected="quote_mismatch",
+                    )
+                )
+        for match in re.finditer("[⁰¹²³⁴-⁹]", text):
+            start, end = max(0, match.start() - 20), min(len(text), match.end() + 20)
+            quote = text[start:end]
+            plain = quote.replace(match.group(), _PLAIN[match.group()], 1)
+            probes.append(
+                Probe(
+                    kind="superscript quoted as plain digit",
+                    citation=cite(start, end, plain),
+                    expected="quote_mismatch",
+                )
+            )
+        for match in list(re.finditer("\u00ad", text))[:per_version]:
+            start, end = match.start() - 12, match.end() + 12
+            if start < 0 or end > len(text):
+                continue
+            quote = text[start:end].replace("\u00ad", "")
+            if skel.count(skeleton(normalized_text(quote))) == 1:
+                probes.append(
+                    Probe(
+                        kind="spans a soft hyphen",
+                        citation=cite(start, end, quote),
+                        expected="verified",
+                    )
+                )
+        for h in folded.line_break_hyphens[:per_version]:
+            before = folded.text.rfind(" ", 0, h)
+            after = folded.text.find(" ", h + 2)
+            if before < 0 or after < 0:
+                continue
+            start, end = folded.raw_span(before + 1, after)
+            left, right = folded.text[before + 1 : h], folded.text[h + 2 : after]
+            hyphen = folded.text[h]
+            readings = {
+                "joined": left + right,
+                "hyphen kept": left + hyphen + right,
+                "hyphen and space": left + hyphen + " " + right,
+            }
+            if not left or not right or skel.count(skeleton(left + right)) != 1:
+                continue
+            for name, quote in readings.items():
+                probes.append(
+                    Probe(
+                        kind=f"line-break hyphen, {name}",
+                        citation=cite(start, end, quote),
+                        expected="verified",
+                    )
+                )
+            probes.append(
+                Probe(
+                    kind="line-break hyphen, space only",
+                    citation=cite(start, end, left + " " + right),
+                    expected="quote_mismatch",
+                )
+            )
+    return probes
+
+
+def _whole_word(text: str, word: str) -> bool:
+    """`word` occurs in `text` with no letter or digit either side."""
+    return re.search(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", text) is not None
+
+
+def hyphen_census(versions: Iterable[Version]) -> Counter[str]:
+    """Line-break hyphens by the reading their own document supports.
+
+    For each recorded point "left- right" (the word pieces either side): `line number between` if
+    the piece after the break is a number followed by a word (a gutter line number sits between the
+    halves, and no reading recovers the word); `suspended (hyphen and space)` if the next word is a
+    conjunction (and, or, nor, to, und, oder, bis); otherwise by whether the joined word and the
+    hyphenated compound occur unbroken elsewhere in the same document (case-insensitive, whole
+    hyphen-chained words): `joined`, `hyphen kept`, `both occur`, or `no evidence`.
+    """
+    counts: Counter[str] = Counter()
+    for version in versions:
+        folded = normalize(version.text)
+        text = folded.text
+        lower = text.lower()
+        for h in folded.line_break_hyphens:
+            left_match = re.search(r"[^\W_]+$", text[max(0, h - 60) : h])
+            right_match = _WORD.match(text, h + 2)
+            if not left_match or not right_match:
+                counts["no word either side"] += 1
+                continue
+            left, right = left_match.group().lower(), right_match.group().lower()
+            if right.isdigit() and re.match(r" [^\W\d_]", text[right_match.end() :]):
+                counts["line number between"] += 1
+            elif right in _CONJUNCTIONS:
+                counts["suspended (hyphen and space)"] += 1
+            else:
+                joined = _whole_word(lower, left + right)
+                kept = _whole_word(lower, f"{left}-{right}") or _whole_word(
+                    lower, f"{left}\u2010{right}"
+                )
+                counts[
+                    "both occur"
+                    if joined and kept
+                    else "joined"
+                    if joined
+                    else "hyphen kept"
+                    if kept
+                    else "no evidence"
+                ] += 1
+    return counts

@@ -1,0 +1,646 @@
+"""Exact citation verification (DESIGN.md C5, C6, C14): verified, or refused with a reason.
+
+A citation names a version, half-open raw offsets `[char_start, char_end)`, the quoted words, and
+optionally which occurrence of them it relied on. It is verified only when the text at those
+offsets, normalized, equals the normalized quote — by equality over a small stated set of readings,
+never by similarity — and the quote's occurrences in the version leave no doubt which one is meant.
+No threshold, no re-anchoring, no stored verdict: every call re-reads the text. The guarantee:
+`verified` means these words are at these offsets in this version. It does not mean that a reading
+drawn from them is right; the qualifier scan flags a negation or condition the quote leaves out,
+and never changes the verdict.
+
+Line-break hyphens. The normalizer keeps a hyphen before a line break as "regu- lation" and records
+it. Inside a span (at least one character before the hyphen and one after the folded space) such a
+point may be read three ways and no other: joined ("regulation"), hyphen kept ("regu-lation"), or
+hyphen and space ("regu- lation"). A point at the very edge of a span is compared as written.
+
+Occurrences are counted over the version's normalized text: every span, overlapping ones included,
+some reading of which equals the normalized quote, and which starts and ends on raw-character
+boundaries. Hits are found on the skeleton (see `index`); a hit whose normalized ends are the first
+and last characters produced from whole raw characters passes the fast boundary test; any other hit
+(one that splits a ligature's expansion) is re-read exactly from the raw text and counts only if the
+re-read still equals the quote. Occurrences are numbered from 1 in order of normalized start, then
+end; raw spans come from the normalizer's offset map.
+
+Checks run in this order, and the first that fails is the reason: `unknown_version`,
+`source_changed` (both only through a workspace), `bad_offsets`, `bad_occurrence`, `empty_quote`,
+`quote_mismatch`, `context_mismatch`, `ambiguous_occurrence`, `wrong_occurrence`.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from workbench.cite.index import DELETABLE, SourceIndex, skeleton, source_index
+from workbench.errors import CitationError, VersionNotFound
+from workbench.normalize import Normalized, normalize, normalized_text
+from workbench.store import Workspace, text_sha256
+
+REASONS: dict[str, str] = {
+    "unknown_version": "no version with that id is held",
+    "source_changed": "the stored text no longer hashes to the version's recorded text sha256, "
+    "or the citation names a text sha256 other than the version's",
+    "bad_offsets": "offsets are not integers, negative, reversed, or past the end of the text",
+    "bad_occurrence": "the occurrence named is not a positive integer",
+    "empty_quote": "the quote holds nothing but white space and hyphens once normalized",
+    "quote_mismatch": "the text at the offsets, normalized, is not the quote under any reading",
+    "context_mismatch": "the prefix/suffix given (W3C TextQuoteSelector) surround no occurrence",
+    "ambiguous_occurrence": "the quote occurs more than once and no occurrence is named",
+    "wrong_occurrence": "the occurrence named is not the one at the offsets",
+}
+VERIFIED_MEANS = (
+    "verified means the quoted words are at these offsets in this version; "
+    "it does not mean that a reading drawn from them is right"
+)
+QUALIFIER_REACH = 160
+_QUALIFIER = re.compile(
+    r"\b(?:not|no(?!\.)|unless|except|provided(?:, however)?,? that|notwithstanding|subject to)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"[.?!][\"”’)\]]* (?=[A-Z0-9(“\"‘\[§])")
+_ABBREVIATIONS = frozenset(
+    {
+        "no",
+        "nos",
+        "sec",
+        "secs",
+        "stat",
+        "pub",
+        "inc",
+        "co",
+        "corp",
+        "ch",
+        "cl",
+        "art",
+        "par",
+        "subsec",
+        "vol",
+        "pp",
+        "fig",
+        "etc",
+        "mr",
+        "ms",
+        "dr",
+        "jr",
+        "sr",
+        "st",
+        "vs",
+    }
+)
+_PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
+
+Outcome = Literal["verified", "refused"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Citation:
+    """A claim that `quoted_text` stands at raw `[char_start, char_end)` of `version_id`.
+
+    `occurrence` (1-based) names which occurrence of the quote the claim relied on. `prefix` and
+    `suffix` (from a W3C TextQuoteSelector) name it by its surroundings instead. `text_sha256`, when
+    the producer recorded it (our W3C export does), is the text the citation was made against.
+    """
+
+    version_id: str
+    char_start: int
+    char_end: int
+    quoted_text: str
+    occurrence: int | None = None
+    prefix: str | None = None
+    suffix: str | None = None
+    text_sha256: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QualifierFlag:
+    """A negation or condition near a verified quote and left out of it; raw offsets."""
+
+    word: str  # as normalized, e.g. "unless", "provided, however, that"
+    char_start: int
+    char_end: int
+    side: Literal["before", "after"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Verification:
+    """The outcome for one citation. `actual_text` is the raw text at the offsets, when they are
+    valid, so a reader sees a mismatch itself; `occurrences` are the raw spans of every counted
+    occurrence (empty when counting was not reached); `occurrence` is the 1-based index of the one
+    at the offsets."""
+
+    citation: Citation
+    outcome: Outcome
+    reason: str | None
+    detail: str
+    actual_text: str | None
+    text_sha256: str | None
+    occurrences: tuple[tuple[int, int], ...] = ()
+    occurrence: int | None = None
+    qualifiers: tuple[QualifierFlag, ...] = ()
+
+    @property
+    def verified(self) -> bool:
+        return self.outcome == "verified"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hit:
+    """A normalized span some reading of which equals the quote; `fast` if it passed the boundary
+    test, `counted` if it counts as an occurrence (always, when `fast`)."""
+
+    norm_start: int
+    norm_end: int
+    fast: bool
+    counted: bool
+
+
+# ---------------------------------------------------------------------------------------------
+# Readings and boundaries
+
+
+def reads_as(source: str, points: Sequence[int], quote: str) -> bool:
+    """True if one reading of `source` equals `quote`.
+
+    `points` are ascending offsets in `source` of interior line-break hyphens (`source[h + 1]` is
+    the folded space). At each, exactly three readings are allowed: joined (hyphen and space
+    dropped), hyphen kept (space dropped), hyphen and space (as written). Everything else must be
+    equal character for character.
+    """
+    if not points:
+        return source == quote
+    if not len(source) - 2 * len(points) <= len(quote) <= len(source):
+        return False
+    at = 0
+    ends = {0}
+    for h in points:
+        chunk = source[at:h]
+        ends = {p + len(chunk) for p in ends if quote.startswith(chunk, p)}
+        if not ends:
+            return False
+        hyphen = source[h]
+        grown = set(ends)
+        for p in ends:
+            if quote.startswith(hyphen, p):
+                grown.add(p + 1)
+                if quote.startswith(" ", p + 1):
+                    grown.add(p + 2)
+        ends = grown
+        at = h + 2
+    tail = source[at:]
+    return any(len(quote) - p == len(tail) and quote.endswith(tail) for p in ends)
+
+
+def interior_points(points: Sequence[int], start: int, end: int) -> list[int]:
+    """Points strictly inside `[start, end)` (a character before the hyphen and one after the
+    space), relative to `start`."""
+    lo = bisect_right(points, start)
+    hi = bisect_left(points, end - 2)
+    return [h - start for h in points[lo:hi]]
+
+
+def on_raw_boundaries(normalized: Normalized, start: int, end: int) -> bool:
+    """Fast test: normalized `[start, end)` begins with the first and ends with the last character
+    produced from whole raw characters (it splits no ligature's expansion)."""
+    starts = normalized.norm_starts
+    k = bisect_right(starts, start) - 1
+    if not normalized.identity[k] and starts[k] != start:
+        return False
+    k = bisect_right(starts, end - 1) - 1
+    if normalized.identity[k]:
+        return True
+    following = starts[k + 1] if k + 1 < len(starts) else len(normalized.text)
+    return following == end
+
+
+def _reread(text: str, quote: str) -> bool:
+    """Exact re-read: normalize raw `text` on its own and compare under the allowed readings."""
+    folded = normalize(text)
+    return reads_as(
+        folded.text, interior_points(folded.line_break_hyphens, 0, len(folded.text)), quote
+    )
+
+
+def _exact_span(normalized: Normalized, char_start: int, char_end: int) -> tuple[int, int] | None:
+    """Normalized span whose raw span is exactly `[char_start, char_end)`, or None."""
+    if char_start >= char_end or not normalized.norm_starts:
+        return None
+    raw_starts, raw_lens, norm_starts = (
+        normalized.raw_starts,
+        normalized.raw_lens,
+        normalized.norm_starts,
+    )
+    k = bisect_right(raw_starts, char_start) - 1
+    if k < 0:
+        return None
+    offset = char_start - raw_starts[k]
+    if normalized.identity[k]:
+        if offset >= raw_lens[k]:
+            return None
+        start = norm_starts[k] + offset
+    elif offset:
+        return None
+    else:
+        start = norm_starts[k]
+    k = bisect_right(raw_starts, char_end - 1) - 1
+    offset = char_end - 1 - raw_starts[k]
+    if normalized.identity[k]:
+        if offset >= raw_lens[k]:
+            return None
+        return start, norm_starts[k] + offset + 1
+    if char_end != raw_starts[k] + raw_lens[k]:
+        return None
+    return start, norm_starts[k + 1] if k + 1 < len(norm_starts) else len(normalized.text)
+
+
+def _image(normalized: Normalized, char_start: int, char_end: int, sliced: str) -> tuple[int, int]:
+    """Normalized span standing for raw `[char_start, char_end)` whose slice normalized to
+    `sliced`: the characters produced from raw characters inside it, and a folded space only where
+    the slice itself kept one (a slice may cut a white-space run down to removed characters)."""
+    raw_starts, raw_lens, norm_starts = (
+        normalized.raw_starts,
+        normalized.raw_lens,
+        normalized.norm_starts,
+    )
+    total = len(normalized.text)
+    k = bisect_right(raw_starts, char_start) - 1
+    if k >= 0 and char_start < raw_starts[k] + raw_lens[k]:
+        if normalized.identity[k]:
+            start = norm_starts[k] + (char_start - raw_starts[k])
+        else:
+            start = norm_starts[k]
+            if raw_starts[k] < char_start and not sliced.startswith(" "):
+                start += 1
+    else:
+        start = norm_starts[k + 1] if k + 1 < len(norm_starts) else total
+    k = bisect_right(raw_starts, char_end - 1) - 1
+    segment_end = norm_starts[k + 1] if k + 1 < len(norm_starts) else total
+    if char_end - 1 < raw_starts[k] + raw_lens[k]:
+        if normalized.identity[k]:
+            end = norm_starts[k] + (char_end - 1 - raw_starts[k]) + 1
+        else:
+            end = segment_end
+            if char_end < raw_starts[k] + raw_lens[k] and not sliced.endswith(" "):
+                end -= 1
+    else:
+        end = segment_end
+    return start, end
+
+
+# ---------------------------------------------------------------------------------------------
+# Occurrences
+
+
+def _run_edges(text: str, at: int, step: int, char: str) -> list[int]:
+    """Positions inside the run of deletable characters next to `at` (before it for step -1,
+    after it for step 1) where `char` stands, as span starts (step -1) or span ends (step 1)."""
+    found = []
+    i = at
+    while True:
+        probe = i - 1 if step < 0 else i
+        if not 0 <= probe < len(text) or text[probe] not in DELETABLE:
+            break
+        i += step
+        if text[probe] == char:
+            found.append(i)
+    return found
+
+
+def occurrence_hits(index: SourceIndex, quote: str) -> list[Hit]:
+    """Every normalized span some reading of which equals the normalized `quote`, ascending.
+
+    The quote's leading and trailing hyphens and spaces are matched inside the deletable run beside
+    its core, since a reading never drops a span's first or last character.
+    """
+    core = quote.strip(DELETABLE)
+    if not core:
+        return []
+    lead = len(quote) - len(quote.lstrip(DELETABLE))
+    trail = len(quote) - len(quote.rstrip(DELETABLE))
+    pattern = skeleton(core)
+    folded = index.normalized
+    text, points = folded.text, folded.line_break_hyphens
+    hits: list[Hit] = []
+    for at in index.skeleton_hits(pattern):
+        first = index.normalized_of_skeleton(at)
+        last = index.normalized_of_skeleton(at + len(pattern) - 1) + 1
+        starts = _run_edges(text, first, -1, quote[0]) if lead else [first]
+        ends = _run_edges(text, last, 1, quote[-1]) if trail else [last]
+        for start in starts:
+            for end in ends:
+                if not reads_as(text[start:end], interior_points(points, start, end), quote):
+                    continue
+                if on_raw_boundaries(folded, start, end):
+                    hits.append(Hit(norm_start=start, norm_end=end, fast=True, counted=True))
+                else:
+                    raw_start, raw_end = folded.raw_span(start, end)
+                    counted = _reread(index.text[raw_start:raw_end], quote)
+                    hits.append(Hit(norm_start=start, norm_end=end, fast=False, counted=counted))
+    if len(hits) > 1:
+        hits.sort(key=lambda h: (h.norm_start, h.norm_end))
+    return hits
+
+
+def _context_matches(index: SourceIndex, start: int, end: int, prefix: str, suffix: str) -> bool:
+    """True if normalized `prefix` ends just before `start` and `suffix` begins at `end`; white
+    space at the two joins is not compared (a quote may begin or end inside a folded run)."""
+    text = index.normalized.text
+    before = normalized_text(prefix).rstrip(" ")
+    after = normalized_text(suffix).lstrip(" ")
+    return text[:start].rstrip(" ").endswith(before) and text[end:].lstrip(" ").startswith(after)
+
+
+# ---------------------------------------------------------------------------------------------
+# Qualifiers
+
+
+def _is_sentence_end(text: str, match: re.Match[str]) -> bool:
+    word = re.search(r"[\w.]*$", text[max(0, match.start() - 12) : match.start()])
+    token = word.group().lower() if word else ""
+    return len(token) > 1 and "." not in token and token not in _ABBREVIATIONS
+
+
+def qualifiers_near(index: SourceIndex, start: int, end: int) -> tuple[QualifierFlag, ...]:
+    """Negations and conditions within `QUALIFIER_REACH` normalized characters of normalized
+    `[start, end)`, in the same sentence, outside the quote; ordered by offset.
+
+    Words: not, no (but not "No." the abbreviation), unless, except, provided [, however,] that,
+    notwithstanding, subject to; case-insensitive, whole words. A sentence ends at . ? or ! followed
+    by a space and a capital, digit, bracket, quote mark or §, unless the word before is a single
+    letter, holds a dot, or is a common abbreviation; a paragraph ends at a blank raw line.
+    """
+    folded = index.normalized
+    text = folded.text
+    lo = max(0, start - QUALIFIER_REACH)
+    hi = min(len(text), end + QUALIFIER_REACH)
+    if not _QUALIFIER.search(text, lo, start) and not _QUALIFIER.search(text, end, hi):
+        return ()
+    # The look-ahead after a sentence end may see past the window (the quote itself may open the
+    # next sentence), so the scans run over the whole text and stop at the window's edge.
+    for match in _SENTENCE_END.finditer(text, lo):
+        if match.end() > start:
+            break
+        if _is_sentence_end(text, match):
+            lo = match.end()
+    for match in _SENTENCE_END.finditer(text, end):
+        if match.start() >= hi:
+            break
+        if _is_sentence_end(text, match):
+            hi = match.start() + 1
+            break
+    while hi < len(text) and text[hi - 1].isalnum() and text[hi].isalnum():
+        hi += 1  # never cut a word at the reach limit: "no" is not "not"
+    raw = index.text
+    quote_start, quote_end = folded.raw_span(start, end)
+    flags = []
+    for side, found in (
+        ("before", _QUALIFIER.finditer(text, lo, start)),
+        ("after", _QUALIFIER.finditer(text, end, hi)),
+    ):
+        for match in found:
+            if side == "before" and match.end() == start and text[start : start + 1].isalnum():
+                continue  # the word runs on into the quote: not left out
+            raw_start, raw_end = folded.raw_span(match.start(), match.end())
+            gap = raw[raw_end:quote_start] if side == "before" else raw[quote_end:raw_start]
+            if _PARAGRAPH_BREAK.search(gap):
+                continue
+            flags.append(
+                QualifierFlag(
+                    word=match.group(),
+                    char_start=raw_start,
+                    char_end=raw_end,
+                    side="before" if side == "before" else "after",
+                )
+            )
+    return tuple(flags)
+
+
+# ---------------------------------------------------------------------------------------------
+# Verification
+
+
+def _refused(
+    citation: Citation,
+    reason: str,
+    detail: str,
+    *,
+    actual: str | None = None,
+    sha256: str | None = None,
+    occurrences: tuple[tuple[int, int], ...] = (),
+    occurrence: int | None = None,
+) -> Verification:
+    return Verification(
+        citation=citation,
+        outcome="refused",
+        reason=reason,
+        detail=detail,
+        actual_text=actual,
+        text_sha256=sha256,
+        occurrences=occurrences,
+        occurrence=occurrence,
+    )
+
+
+def _offsets_problem(citation: Citation, length: int) -> str | None:
+    start, end = citation.char_start, citation.char_end
+    for name, value in (("char_start", start), ("char_end", end)):
+        if type(value) is not int:
+            return f"{name} {value!r} is not an integer"
+    if start < 0:
+        return f"char_start {start} is negative"
+    if start > end:
+        return f"char_start {start} is after char_end {end}"
+    if end > length:
+        return f"char_end {end} is past the end of the text ({length} characters)"
+    return None
+
+
+def verify_indexed(index: SourceIndex, citation: Citation) -> Verification:
+    """Verify `citation` against an indexed text (whose hash the caller has already checked)."""
+    if not isinstance(citation.quoted_text, str) or not isinstance(citation.version_id, str):
+        raise CitationError(
+            f"{citation.version_id!r}: version_id and quoted_text must be strings, got "
+            f"{type(citation.version_id).__name__} and {type(citation.quoted_text).__name__}"
+        )
+    sha = index.text_sha256
+    raw = index.text
+    problem = _offsets_problem(citation, len(raw))
+    if problem:
+        return _refused(citation, "bad_offsets", problem, sha256=sha)
+    start, end = citation.char_start, citation.char_end
+    actual = raw[start:end]
+    named = citation.occurrence
+    if named is not None and (type(named) is not int or named < 1):
+        return _refused(
+            citation,
+            "bad_occurrence",
+            f"occurrence {named!r} is not a positive integer",
+            actual=actual,
+            sha256=sha,
+        )
+    quote = normalized_text(citation.quoted_text)
+    if not quote.strip(DELETABLE):
+        return _refused(
+            citation,
+            "empty_quote",
+            f"quoted_text {citation.quoted_text[:40]!r} holds no words once normalized",
+            actual=actual,
+            sha256=sha,
+        )
+    folded = index.normalized
+    exact = _exact_span(folded, start, end)
+    if exact is not None:
+        image = exact
+        matches = reads_as(
+            folded.text[image[0] : image[1]],
+            interior_points(folded.line_break_hyphens, image[0], image[1]),
+            quote,
+        )
+    else:
+        sliced = normalize(actual)
+        matches = reads_as(
+            sliced.text, interior_points(sliced.line_break_hyphens, 0, len(sliced.text)), quote
+        )
+        image = _image(folded, start, end, sliced.text) if matches else (0, 0)
+    if not matches:
+        return _refused(
+            citation,
+            "quote_mismatch",
+            f"the text at [{start}, {end}) does not read as the quote",
+            actual=actual,
+            sha256=sha,
+        )
+    counted = [(h.norm_start, h.norm_end) for h in occurrence_hits(index, quote) if h.counted]
+    spans = tuple(folded.raw_span(s, e) for s, e in counted)
+    try:
+        cited = counted.index(image) + 1
+    except ValueError:  # pragma: no cover - guarded by the property tests
+        raise AssertionError(
+            f"{citation.version_id}: verified span [{start}, {end}) missing from its own occurrences"
+        ) from None
+    if named is None and (citation.prefix is not None or citation.suffix is not None):
+        around = [
+            i + 1
+            for i, (s, e) in enumerate(counted)
+            if _context_matches(index, s, e, citation.prefix or "", citation.suffix or "")
+        ]
+        if not around:
+            return _refused(
+                citation,
+                "context_mismatch",
+                f"prefix {citation.prefix!r} and suffix {citation.suffix!r} surround none of "
+                f"the quote's {len(counted)} occurrence(s)",
+                actual=actual,
+                sha256=sha,
+                occurrences=spans,
+                occurrence=cited,
+            )
+        if len(around) == 1:
+            named = around[0]
+    if named is None and len(counted) > 1:
+        return _refused(
+            citation,
+            "ambiguous_occurrence",
+            f"the quote occurs {len(counted)} times; the offsets are occurrence {cited}, "
+            "and no occurrence is named",
+            actual=actual,
+            sha256=sha,
+            occurrences=spans,
+            occurrence=cited,
+        )
+    if named is not None and named != cited:
+        return _refused(
+            citation,
+            "wrong_occurrence",
+            f"occurrence {named} is named; the offsets are occurrence {cited} of {len(counted)}",
+            actual=actual,
+            sha256=sha,
+            occurrences=spans,
+            occurrence=cited,
+        )
+    return Verification(
+        citation=citation,
+        outcome="verified",
+        reason=None,
+        detail=f"occurrence {cited} of {len(counted)}",
+        actual_text=actual,
+        text_sha256=sha,
+        occurrences=spans,
+        occurrence=cited,
+        qualifiers=qualifiers_near(index, image[0], image[1]),
+    )
+
+
+def verify_citation(citation: Citation, source_text: str) -> Verification:
+    """Verify `citation` against `source_text`, the version's text as stored.
+
+    The text is hashed to find its cached index (built on first use). Nothing here knows the
+    version's recorded hash: use `verify_for_version`, which checks it, everywhere but tests.
+    """
+    sha = text_sha256(source_text)
+    return verify_indexed(source_index(source_text, sha), citation)
+
+
+def verify_for_version(workspace: Workspace, citation: Citation) -> Verification:
+    """Verify one citation against its held version, checking the text hash first."""
+    return verify_citations(workspace, (citation,))[0]
+
+
+def verify_citations(
+    workspace: Workspace, citations: Iterable[Citation]
+) -> tuple[Verification, ...]:
+    """Verify a batch, in input order. Each version is read once and its stored text hashed once
+    against the recorded `text_sha256` before any of its citations is looked at; its index is
+    cached under that hash."""
+    citations = tuple(citations)
+    indexes: dict[str, SourceIndex | Verification] = {}
+    results: list[Verification] = []
+    for citation in citations:
+        version_id = citation.version_id
+        if not isinstance(version_id, str):
+            raise CitationError(f"version_id {version_id!r} must be a string")
+        held = indexes.get(version_id)
+        if held is None:
+            held = _open_version(workspace, citation)
+            indexes[version_id] = held
+        if isinstance(held, Verification):
+            results.append(
+                _refused(citation, held.reason or "", held.detail, sha256=held.text_sha256)
+            )
+            continue
+        if citation.text_sha256 is not None and citation.text_sha256 != held.text_sha256:
+            results.append(
+                _refused(
+                    citation,
+                    "source_changed",
+                    f"the citation was made against text sha256 {citation.text_sha256}; "
+                    f"{version_id} holds {held.text_sha256}",
+                    sha256=held.text_sha256,
+                )
+            )
+            continue
+        results.append(verify_indexed(held, citation))
+    return tuple(results)
+
+
+def _open_version(workspace: Workspace, citation: Citation) -> SourceIndex | Verification:
+    """The version's index, or the refusal every citation of it gets."""
+    try:
+        version = workspace.version(citation.version_id)
+    except VersionNotFound:
+        return _refused(
+            citation, "unknown_version", f"{citation.version_id}: no such version is held"
+        )
+    stored = text_sha256(version.text)
+    if stored != version.text_sha256:
+        return _refused(
+            citation,
+            "source_changed",
+            f"{version.version_id}: stored text hashes to {stored}; the version was recorded "
+            f"with text sha256 {version.text_sha256}",
+            sha256=stored,
+        )
+    return source_index(version.text, stored)
