@@ -1,0 +1,520 @@
+"""Candidate passage search: rapidfuzz suggests, the verifier decides (DESIGN.md C11).
+
+`find_candidates(query, scope, k)` offers passages of held versions where a researcher might find
+what the query says. Nothing it returns is evidence (`is_evidence` is always False): a candidate is
+a place to try a quote, and only the verifier passes a quote.
+
+Both sides go through the verifier's normalizer (`workbench.normalize`), then through two keys:
+
+* the *substring key* deletes white space and hyphens (``-``, U+2010, U+2011) from the normalized
+  text. It is a per-character deletion, so the key of a substring is a substring of the key: every
+  reading the verifier accepts at a line-break hyphen ("regu- lation", "regu-lation",
+  "regulation") has the same key. A passage whose key contains the query's key is a *substring*
+  candidate, scored 100.
+* the *ranking key* is `rapidfuzz.utils.default_process` of the normalized text (lowercased,
+  non-alphanumerics to spaces), set explicitly because rapidfuzz 3 processes nothing by default.
+  The score of any other passage is `fuzz.token_set_ratio` when its ranking key is at least as long
+  as the query's (it could hold the query), else `fuzz.ratio` (it cannot, so the whole strings are
+  compared; token_set_ratio would give 100 to any short passage whose words the query contains).
+
+The guarantee: every passage whose substring key contains the query's substring key is returned,
+whatever `k` is, so any passage where the quote would verify is offered (the search is more
+permissive than the verifier, never less). `k` only bounds the ranked suggestions: the result holds
+every substring candidate, then the best other passages until there are `k` candidates in all.
+Order: score descending, then version id, then `char_start` (ascending).
+
+The index lives in the workspace file (tables `search_*`): one row per distinct normalized passage
+text, an FTS5 trigram index over substring keys (the exact path: a quote's key always survives
+it) and an FTS5 word index over ranking keys (the ranked path: the `FUZZY_POOL` passages sharing
+the query's rarest words by BM25 are re-ranked with rapidfuzz). It records the normalizer scheme,
+the corpus digest of the held versions, its own format and the rapidfuzz version; when any of them
+differs from now, or the index is missing, the search does a full scan instead and says why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from typing import Literal
+
+import rapidfuzz
+from rapidfuzz import fuzz, utils
+
+from workbench.errors import FamilyNotFound, JurisdictionNotFound, SearchQueryError
+from workbench.models import canonical_json
+from workbench.normalize import SCHEME, SCHEME_VERSION, normalized_text
+from workbench.segment import segment
+from workbench.store import Workspace
+
+INDEX_FORMAT = 1
+MAX_QUERY_CHARS = 10_000
+FUZZY_POOL = 200  # distinct passage texts the word prefilter hands to rapidfuzz
+RARE_WORD_SHARE = 0.005  # words in more than this share of texts are left out of the prefilter...
+MIN_PREFILTER_WORDS = 3  # ...unless fewer than this many rarer words remain
+TRIGRAM_WINDOW = 8  # a key longer than three windows is prefiltered by three of them
+
+AnswerPath = Literal["index", "scan"]
+Match = Literal["substring", "ranked"]
+IndexState = Literal["fresh", "missing", "stale"]
+
+# CAUTION: a deletion table, character by character, and nothing context-dependent: that is what
+# makes the key of a substring a substring of the key. Adding a multi-character rule breaks C11.
+_KEY_DELETIONS = str.maketrans(dict.fromkeys(" -\u2010\u2011\u00ad", None))
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS search_index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS search_texts (
+    text_id INTEGER PRIMARY KEY, substring_key TEXT NOT NULL, ranking_key TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS search_passages (
+    text_id INTEGER NOT NULL,
+    version_id TEXT NOT NULL,
+    jurisdiction TEXT NOT NULL,
+    family TEXT NOT NULL,
+    char_start INTEGER NOT NULL,
+    char_end INTEGER NOT NULL,
+    section_label TEXT,
+    PRIMARY KEY (version_id, char_start)
+);
+CREATE INDEX IF NOT EXISTS search_passages_text ON search_passages (text_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS search_trigram USING fts5(
+    substring_key, content='search_texts', content_rowid='text_id', tokenize='trigram'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS search_words USING fts5(
+    ranking_key, content='search_texts', content_rowid='text_id',
+    tokenize='unicode61 remove_diacritics 0'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS search_vocab USING fts5vocab(search_words, 'row');
+CREATE TABLE IF NOT EXISTS search_word_docs (word TEXT PRIMARY KEY, docs INTEGER NOT NULL)
+    WITHOUT ROWID;
+"""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SearchScope:
+    """Where to search: a workspace, optionally narrowed to one jurisdiction and/or family."""
+
+    workspace: Workspace
+    jurisdiction: str | None = None
+    family: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Candidate:
+    """A passage worth trying a quote against. Never evidence: only the verifier passes a quote."""
+
+    version_id: str
+    char_start: int
+    char_end: int
+    section_label: str | None
+    score: float  # 0-100; 100 for a substring candidate
+    match: Match  # "substring": the query's key occurs in the passage's key; else "ranked"
+    path: AnswerPath  # "index" or "scan" (the full scan used when the index is missing or stale)
+    is_evidence: Literal[False] = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IndexStatus:
+    """Whether the workspace's search index can be used, and why not when it cannot."""
+
+    state: IndexState
+    reason: str  # one line; empty when fresh
+    texts: int = 0  # distinct normalized passage texts indexed
+    passages: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SearchResult:
+    """The candidates for one query and how they were found."""
+
+    query: str
+    candidates: tuple[Candidate, ...]
+    path: AnswerPath
+    index: IndexStatus
+    note: str  # one line for a person: which path answered, and anything left out
+
+
+# ---------------------------------------------------------------------------------------------
+# Keys and score
+
+
+def substring_key(text: str) -> str:
+    """The normalized text without white space and hyphens: the key substring candidates share."""
+    return normalized_text(text).translate(_KEY_DELETIONS)
+
+
+def ranking_key(text: str) -> str:
+    """The normalized text as rapidfuzz ranks it: `utils.default_process` (lowercase, alnum)."""
+    return utils.default_process(normalized_text(text))
+
+
+def score(query_key: str, passage_key: str) -> float:
+    """Rank score of a passage for a query, both ranking keys: see the module docstring."""
+    if len(passage_key) >= len(query_key):
+        return fuzz.token_set_ratio(query_key, passage_key, processor=None)
+    return fuzz.ratio(query_key, passage_key, processor=None)
+
+
+def corpus_digest(workspace: Workspace) -> str:
+    """SHA-256 over the canonical JSON of the sorted [version_id, text_sha256] of held versions."""
+    with _connect(workspace) as conn:
+        return _digest(conn)
+
+
+def _digest(conn: sqlite3.Connection) -> str:
+    rows = conn.execute("SELECT version_id, text_sha256 FROM versions ORDER BY version_id")
+    return hashlib.sha256(canonical_json([list(r) for r in rows]).encode("utf-8")).hexdigest()
+
+
+@contextmanager
+def _connect(workspace: Workspace) -> Iterator[sqlite3.Connection]:
+    # A connection of our own: the workspace's is not ours to hold transactions on.
+    with closing(sqlite3.connect(workspace.path, timeout=30.0, isolation_level=None)) as conn:
+        conn.execute("PRAGMA busy_timeout = 30000")
+        yield conn
+
+
+def _query_keys(query: str) -> tuple[str, str]:
+    if not query.strip():
+        raise SearchQueryError("query: empty; expected some text to search for")
+    if len(query) > MAX_QUERY_CHARS:
+        raise SearchQueryError(
+            f"query: {len(query)} characters; at most {MAX_QUERY_CHARS} are searched (quote less)"
+        )
+    key = substring_key(query)
+    if not key:
+        raise SearchQueryError(
+            f"query {query[:40]!r}: nothing left to search after normalization "
+            "(only white space and hyphens)"
+        )
+    return key, ranking_key(query)
+
+
+# ---------------------------------------------------------------------------------------------
+# Index lifecycle
+
+
+def _wanted_meta(conn: sqlite3.Connection) -> dict[str, str]:
+    return {
+        "index_format": str(INDEX_FORMAT),
+        "normalizer": f"{SCHEME} v{SCHEME_VERSION}",
+        "rapidfuzz": rapidfuzz.__version__,
+        "corpus_digest": _digest(conn),
+    }
+
+
+def build_index(workspace: Workspace) -> IndexStatus:
+    """Build (or rebuild) the search index over every held version, in one transaction.
+
+    Passages come from `segment` over each held version; identical normalized texts share one
+    indexed row (text ids follow first appearance in version-id order).
+    """
+    versions = sorted(workspace.versions(), key=lambda v: v.version_id)
+    text_ids: dict[str, int] = {}
+    texts: list[tuple[int, str, str]] = []
+    passages: list[tuple[int, str, str, str, int, int, str | None]] = []
+    for version in versions:
+        for p in segment(version.version_id, version.text):
+            normalized = normalized_text(p.text)
+            text_id = text_ids.get(normalized)
+            if text_id is None:
+                text_id = text_ids[normalized] = len(texts) + 1
+                texts.append(
+                    (
+                        text_id,
+                        normalized.translate(_KEY_DELETIONS),
+                        utils.default_process(normalized),
+                    )
+                )
+            passages.append(
+                (
+                    text_id,
+                    p.version_id,
+                    version.jurisdiction,
+                    version.family,
+                    p.char_start,
+                    p.char_end,
+                    p.section_label,
+                )
+            )
+    with _connect(workspace) as conn:
+        conn.executescript(_SCHEMA)
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute("DELETE FROM search_index_meta")
+            conn.execute("INSERT INTO search_trigram(search_trigram) VALUES ('delete-all')")
+            conn.execute("INSERT INTO search_words(search_words) VALUES ('delete-all')")
+            for table in ("search_texts", "search_passages", "search_word_docs"):
+                conn.execute(f"DELETE FROM {table}")
+            conn.executemany("INSERT INTO search_texts VALUES (?, ?, ?)", texts)
+            conn.executemany("INSERT INTO search_passages VALUES (?, ?, ?, ?, ?, ?, ?)", passages)
+            conn.execute("INSERT INTO search_trigram(search_trigram) VALUES ('rebuild')")
+            conn.execute("INSERT INTO search_words(search_words) VALUES ('rebuild')")
+            conn.execute("INSERT INTO search_word_docs SELECT term, doc FROM search_vocab")
+            meta = {**_wanted_meta(conn), "texts": str(len(texts)), "passages": str(len(passages))}
+            conn.executemany("INSERT INTO search_index_meta VALUES (?, ?)", sorted(meta.items()))
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+    return IndexStatus(state="fresh", reason="", texts=len(texts), passages=len(passages))
+
+
+def index_status(workspace: Workspace) -> IndexStatus:
+    """Fresh, missing or stale (with the first field that differs, built value then current)."""
+    with _connect(workspace) as conn:
+        return _status(conn, workspace)
+
+
+def _status(conn: sqlite3.Connection, workspace: Workspace) -> IndexStatus:
+    try:
+        held = dict(conn.execute("SELECT key, value FROM search_index_meta").fetchall())
+    except sqlite3.OperationalError:  # no such table: never built here
+        held = {}
+    if not held:
+        return IndexStatus(
+            state="missing",
+            reason=f"no search index in {workspace.path}; build it with 'workbench search --reindex'",
+        )
+    for name, now in _wanted_meta(conn).items():
+        if held.get(name) != now:
+            return IndexStatus(
+                state="stale",
+                reason=f"search index built with {name} {held.get(name)}; now {now}; "
+                "rebuild it with 'workbench search --reindex'",
+            )
+    return IndexStatus(
+        state="fresh", reason="", texts=int(held["texts"]), passages=int(held["passages"])
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Search
+
+
+def _scope_sql(scope: SearchScope, alias: str = "p") -> tuple[str, tuple[str, ...]]:
+    clauses, params = [], []
+    if scope.jurisdiction is not None:
+        clauses.append(f"{alias}.jurisdiction = ?")
+        params.append(scope.jurisdiction)
+    if scope.family is not None:
+        clauses.append(f"{alias}.family = ?")
+        params.append(scope.family)
+    return "".join(f" AND {c}" for c in clauses), tuple(params)
+
+
+def _check_scope(conn: sqlite3.Connection, scope: SearchScope) -> None:
+    for column, value, error in (
+        ("jurisdiction", scope.jurisdiction, JurisdictionNotFound),
+        ("family", scope.family, FamilyNotFound),
+    ):
+        if (
+            value is not None
+            and not conn.execute(
+                f"SELECT 1 FROM versions WHERE {column} = ? LIMIT 1", (value,)
+            ).fetchone()
+        ):
+            raise error(f"{value}: no such {column} in {scope.workspace.path}")
+
+
+def _fts_phrase(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def _trigram_match(key: str) -> str:
+    """An FTS5 query every text containing `key` matches (case-insensitively, so more)."""
+    if len(key) <= 3 * TRIGRAM_WINDOW:
+        return _fts_phrase(key)
+    # Any piece of the key must occur wherever the key does, so three windows are a looser filter
+    # than the whole key and cost a fixed number of posting lists however long the quote is.
+    middle = (len(key) - TRIGRAM_WINDOW) // 2
+    windows = (key[:TRIGRAM_WINDOW], key[middle : middle + TRIGRAM_WINDOW], key[-TRIGRAM_WINDOW:])
+    return " AND ".join(_fts_phrase(w) for w in windows)
+
+
+Row = tuple[int, str, int, int, str | None]  # text_id, version_id, char_start, char_end, label
+
+
+def _substring_rows(
+    conn: sqlite3.Connection, key: str, scope: SearchScope
+) -> tuple[list[Row], set[int]]:
+    """Passages whose substring key contains `key`, and texts the prefilter passed but that lack it."""
+    where, params = _scope_sql(scope)
+    columns = "p.text_id, p.version_id, p.char_start, p.char_end, p.section_label, t.substring_key"
+    if len(key) < 3:
+        # CAUTION: a trigram index cannot match fewer than three characters; scan the keys instead.
+        sql = (
+            f"SELECT {columns} FROM search_texts t JOIN search_passages p USING (text_id) "
+            f"WHERE instr(t.substring_key, ?) > 0{where}"
+        )
+        found = conn.execute(sql, (key, *params)).fetchall()
+    else:
+        sql = (
+            f"SELECT {columns} FROM search_trigram JOIN search_texts t "
+            "ON t.text_id = search_trigram.rowid JOIN search_passages p ON p.text_id = t.text_id "
+            f"WHERE search_trigram MATCH ?{where}"
+        )
+        found = conn.execute(sql, (_trigram_match(key), *params)).fetchall()
+    rows = [r[:5] for r in found if key in r[5]]
+    near = {r[0] for r in found if key not in r[5]}
+    return rows, near
+
+
+def _prefilter_words(conn: sqlite3.Connection, query_key: str, texts: int) -> list[str]:
+    """The query's indexed words rarer than `RARE_WORD_SHARE`, or at least its rarest few."""
+    words = sorted(set(query_key.split()))
+    if not words:
+        return []
+    docs = dict(
+        conn.execute(
+            f"SELECT word, docs FROM search_word_docs WHERE word IN ({','.join('?' * len(words))})",
+            words,
+        ).fetchall()
+    )
+    known = sorted((w for w in words if w in docs), key=lambda w: (docs[w], w))
+    rare = [w for w in known if docs[w] <= RARE_WORD_SHARE * texts]
+    return rare if len(rare) >= MIN_PREFILTER_WORDS else known[:MIN_PREFILTER_WORDS]
+
+
+def _ranked_rows(
+    conn: sqlite3.Connection, query_key: str, scope: SearchScope, extra: set[int], texts: int
+) -> list[tuple[float, Row]]:
+    words = _prefilter_words(conn, query_key, texts)
+    where, params = _scope_sql(scope)
+    pool = set(extra)
+    if words:
+        scoped = (
+            f" AND rowid IN (SELECT p.text_id FROM search_passages p WHERE 1{where})"
+            if params
+            else ""
+        )
+        pool.update(
+            r[0]
+            for r in conn.execute(
+                f"SELECT rowid FROM search_words WHERE search_words MATCH ?{scoped} "
+                "ORDER BY rank, rowid LIMIT ?",
+                (" OR ".join(_fts_phrase(w) for w in words), *params, FUZZY_POOL),
+            )
+        )
+    if not pool:
+        return []
+    ids = sorted(pool)
+    found = conn.execute(
+        "SELECT p.text_id, p.version_id, p.char_start, p.char_end, p.section_label, t.ranking_key "
+        "FROM search_texts t JOIN search_passages p USING (text_id) "
+        f"WHERE t.text_id IN ({','.join('?' * len(ids))}){where}",
+        (*ids, *params),
+    ).fetchall()
+    scores: dict[int, float] = {}
+    for r in found:
+        if r[0] not in scores:
+            scores[r[0]] = score(query_key, r[5])
+    return [(scores[r[0]], r[:5]) for r in found]
+
+
+def _order(item: tuple[float, Row]) -> tuple[float, str, int]:
+    value, (_, version_id, char_start, _, _) = item
+    return (-value, version_id, char_start)
+
+
+def _assemble(
+    substring: Iterable[Row], ranked: Iterable[tuple[float, Row]], k: int, path: AnswerPath
+) -> tuple[Candidate, ...]:
+    exact = sorted(((100.0, r) for r in substring), key=_order)
+    seen = {(r[1], r[2]) for _, r in exact}
+    others = sorted((item for item in ranked if (item[1][1], item[1][2]) not in seen), key=_order)
+    chosen = [(s, r, "substring") for s, r in exact]
+    chosen += [(s, r, "ranked") for s, r in others[: max(0, k - len(exact))]]
+    return tuple(
+        Candidate(
+            version_id=r[1],
+            char_start=r[2],
+            char_end=r[3],
+            section_label=r[4],
+            score=s,
+            match=m,  # type: ignore[arg-type]
+            path=path,
+        )
+        for s, r, m in chosen
+    )
+
+
+def _scan(
+    scope: SearchScope, key: str, query_key: str
+) -> tuple[list[Row], list[tuple[float, Row]]]:
+    """Every passage in scope, checked and scored one by one: used when the index cannot be."""
+    workspace = scope.workspace
+    rows: list[Row] = []
+    ranked: list[tuple[float, Row]] = []
+    keys: dict[str, tuple[bool, float]] = {}
+    for version in workspace.versions(scope.family):
+        if scope.jurisdiction is not None and version.jurisdiction != scope.jurisdiction:
+            continue
+        for p in segment(version.version_id, version.text):
+            normalized = normalized_text(p.text)
+            if normalized not in keys:
+                contains = key in normalized.translate(_KEY_DELETIONS)
+                value = (
+                    score(query_key, utils.default_process(normalized))
+                    if query_key and not contains
+                    else 0.0
+                )
+                keys[normalized] = (contains, value)
+            contains, value = keys[normalized]
+            row: Row = (0, p.version_id, p.char_start, p.char_end, p.section_label)
+            if contains:
+                rows.append(row)
+            elif query_key:
+                ranked.append((value, row))
+    return rows, ranked
+
+
+def find_candidates(query: str, scope: SearchScope, k: int = 10) -> SearchResult:
+    """Candidate passages for `query` in `scope`: every substring candidate, then ranked ones to k.
+
+    Uses the index when it is fresh; otherwise scans every passage in scope (same substring rule,
+    every passage scored) and says why in `note`. A query with no letters or digits is not ranked:
+    only substring candidates are offered. Raises SearchQueryError for an empty query, one over
+    `MAX_QUERY_CHARS`, one with nothing left after normalization, or k < 1.
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise SearchQueryError(f"k: {k!r}; expected a positive whole number of candidates")
+    key, query_key = _query_keys(query)
+    with _connect(scope.workspace) as conn:
+        _check_scope(conn, scope)
+        status = _status(conn, scope.workspace)
+        if status.state == "fresh":
+            rows, near = _substring_rows(conn, key, scope)
+            # Substring candidates are never cut, so with k of them no ranked one would be shown.
+            wanted = query_key and len(rows) < k
+            ranked = _ranked_rows(conn, query_key, scope, near, status.texts) if wanted else []
+            path: AnswerPath = "index"
+            note = f"index: {status.texts} distinct texts, {status.passages} passages"
+    if status.state != "fresh":
+        rows, ranked = _scan(scope, key, query_key)
+        path = "scan"
+        note = f"full scan ({status.state} index: {status.reason})"
+    candidates = _assemble(rows, ranked, k, path)
+    substring = sum(c.match == "substring" for c in candidates)
+    note += f"; {substring} substring and {len(candidates) - substring} ranked candidates"
+    if not query_key:
+        note += "; the query has no letters or digits, so nothing is ranked"
+    return SearchResult(query=query, candidates=candidates, path=path, index=status, note=note)
+
+
+def candidate_as_json(candidate: Candidate, text: str | None = None) -> dict[str, object]:
+    """The JSON shape of a candidate; `text` is the passage's raw text when the caller has it."""
+    return {
+        "version_id": candidate.version_id,
+        "char_start": candidate.char_start,
+        "char_end": candidate.char_end,
+        "section_label": candidate.section_label,
+        "score": round(candidate.score, 4),
+        "match": candidate.match,
+        "path": candidate.path,
+        "is_evidence": candidate.is_evidence,
+        **({"text": text} if text is not None else {}),
+    }
