@@ -1,0 +1,133 @@
+"""Scale benchmark: the measurement map on a corpus replicated 1x, 10x and 50x, serial vs 2 workers.
+
+Run: `make bench` (or `.venv/bin/python benchmarks/bench_scale.py [--scales 1,10,50]
+[--write-readme]`). For each scale it builds a synthetic mirror-layout corpus in a temporary folder
+by replicating every catalogued family of the fetched corpus under new family names
+(`<family>-r00`, `<family>-r01`, ...): the documents are hard links (same bytes, same SHA-256), the
+provenance is rewritten with the new family name. It then times the map (read, hash-check,
+extract, parse and diff every family: `engine.map_families`) serially in a fresh process and on a
+fresh local Dask cluster of 2 single-threaded workers, and prints seconds, seconds per MB, and the
+peak resident memory of the serial process and of each worker (`ru_maxrss`, the kernel's own high
+water mark). Cluster start-up is timed apart from the map. It also prints whether the two runs'
+results are equal. It asserts nothing about time.
+
+The held text hashes the workers check against come from one ingest of the real corpus: a replica
+has the same bytes, so the same text.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import resource
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+
+from bench_spine import ROOT, STORE, report_to_readme
+
+from workbench.corpus import PROVENANCE_SUFFIX, read_catalogue
+from workbench.engine import (
+    FamilyTask,
+    code_digest,
+    dask_client,
+    family_tasks,
+    held_text_hashes,
+    map_families,
+)
+from workbench.measure import FamilyMeasurement
+from workbench.models import CatalogueRow
+from workbench.store import Workspace, ingest
+
+SCALES = (1, 10, 50)
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory, in MB (Linux reports ru_maxrss in KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def replicate(rows: tuple[CatalogueRow, ...], scale: int, root: Path) -> list[CatalogueRow]:
+    """Hard-link every row's file `scale` times under new family names; the replicas' rows."""
+    replicas = []
+    for k in range(scale):
+        for row in rows:
+            family = f"{row.family}-r{k:02d}"
+            path = f"{row.jurisdiction}/{family}/{row.path.rsplit('/', 1)[1]}"
+            target = root / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.link(STORE / row.path, target)
+            provenance = {**row.provenance, "document_family": family}
+            sidecar = json.dumps(provenance, indent=2, ensure_ascii=False) + "\n"
+            target.with_name(target.name + PROVENANCE_SUFFIX).write_bytes(sidecar.encode("utf-8"))
+            replicas.append(CatalogueRow(path=path, provenance=provenance))
+    return replicas
+
+
+def serial_map(tasks: tuple[FamilyTask, ...]) -> tuple[float, float, list[FamilyMeasurement]]:
+    """Run in a fresh process: seconds, peak MB and the results of the in-process map."""
+    start = time.perf_counter()
+    results = map_families(tasks)
+    return time.perf_counter() - start, peak_rss_mb(), results
+
+
+def run(scales: tuple[int, ...]) -> None:
+    rows = read_catalogue(ROOT / "corpus")
+    with tempfile.TemporaryDirectory() as tmp, Workspace(Path(tmp) / "w.sqlite") as held:
+        ingest(held, rows, STORE)
+        hashes = held_text_hashes(held)
+        text_by_artefact = {row.sha256: hashes[row.path] for row in rows if row.path in hashes}
+    rows = tuple(r for r in rows if r.sha256 in text_by_artefact)
+    print(
+        f"the map (read + sha256 check + extract + parse + diff) on the real corpus replicated; "
+        f"{len(rows)} held documents per replica"
+    )
+    print(
+        f"{'scale':>5} {'docs':>6} {'MB':>7} | {'serial s':>8} {'s/MB':>6} {'peak MB':>7} | "
+        f"{'2 workers s':>11} {'s/MB':>6} {'peak MB/worker':>14} {'start s':>7} | speed-up  same"
+    )
+    for scale in scales:
+        with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
+            replicas = replicate(rows, scale, Path(tmp))
+            held_map = {r.path: text_by_artefact[r.sha256] for r in replicas}
+            tasks = family_tasks(replicas, Path(tmp), held_map)
+            megabytes = sum(r.size for r in replicas) / 1e6
+            spawn = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=1, mp_context=spawn) as pool:
+                serial_s, serial_peak, serial = pool.submit(serial_map, tasks).result()
+            t0 = time.perf_counter()
+            with dask_client(workers=2) as client:
+                t1 = time.perf_counter()
+                # The digest of the code as installed now, as a fresh `workbench measure` would send.
+                code_digest.cache_clear()
+                digest = code_digest()
+                tasks = tuple(replace(task, code_digest=digest) for task in tasks)
+                results = map_families(tasks, client=client)
+                t2 = time.perf_counter()
+                peaks = client.run(peak_rss_mb)
+            print(
+                f"{scale:>4}x {len(replicas):>6} {megabytes:>7.1f} | {serial_s:>8.1f} "
+                f"{serial_s / megabytes:>6.3f} {serial_peak:>7.0f} | {t2 - t1:>11.1f} "
+                f"{(t2 - t1) / megabytes:>6.3f} {max(peaks.values()):>14.0f} {t1 - t0:>7.1f} | "
+                f"{serial_s / (t2 - t1):>7.2f}x  {'yes' if results == serial else 'NO'}"
+            )
+
+
+def main() -> int:
+    if not STORE.is_dir():
+        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+        return 2
+    args = sys.argv[1:]
+    scales = SCALES
+    if "--scales" in args:
+        scales = tuple(int(s) for s in args[args.index("--scales") + 1].split(","))
+    report_to_readme(lambda: run(scales), "bench:scale", "--write-readme" in args)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
