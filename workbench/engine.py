@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 CONNECT_TIMEOUT = 10.0  # seconds to wait for an existing scheduler to answer
 WORKERLESS_GRACE = 60.0  # seconds a run may wait with no worker before it fails
 POLL_SECONDS = 1.0
+STALL_SECONDS = 300.0  # seconds with workers present but no family finished before a run fails
 SCHEDULER_ADDRESS = re.compile(r"(tcp|tls)://[^\s/:]+:\d{1,5}")
 
 
@@ -306,34 +307,28 @@ def _map_on_cluster(
     results: dict[str, FamilyMeasurement] = {}
     pending = set(futures)
     # Bound to this client's loop: `distributed.wait` would look for a default client instead.
-    arriving = as_completed(futures, loop=client.loop)  # type: ignore[no-untyped-call]
+    # CAUTION: results are gathered by `as_completed` itself (with_results=True): a separate
+    # blocking `future.result()` per family was seen to wait forever on an idle cluster.
+    arriving = as_completed(  # type: ignore[no-untyped-call]
+        futures, loop=client.loop, with_results=True, raise_errors=False
+    )
     workerless_since: float | None = None
-    checked = time.monotonic()
+    checked = progressed = time.monotonic()
     try:
         while pending:
             done = arriving.next_batch(block=False)  # type: ignore[no-untyped-call]
-            for future in done:
+            for future, outcome in done:
                 task = futures[future]
                 pending.discard(future)
-                try:
-                    results[task.key] = future.result()
-                except WorkbenchError:
-                    raise
-                except KilledWorker as exc:
-                    raise ClusterError(
-                        f"family {task.name}: the workers running it died repeatedly ({exc}); "
-                        "the task was not retried further"
-                    ) from exc
-                except Exception as exc:
-                    raise FamilyTaskFailed(
-                        f"family {task.name}: task failed on the cluster: {type(exc).__name__}: "
-                        + " ".join(str(exc).split())
-                    ) from exc
+                if future.status == "error" or isinstance(outcome, BaseException):
+                    _raise_task_failure(task, future, outcome, KilledWorker)
+                results[task.key] = outcome
                 if on_result:
                     on_result(task)
                 bar.update()
             if done or not pending:
                 workerless_since = None
+                progressed = time.monotonic()
                 continue
             time.sleep(0.05)
             if time.monotonic() - checked < POLL_SECONDS:
@@ -341,6 +336,13 @@ def _map_on_cluster(
             checked = time.monotonic()
             if client.scheduler_info(n_workers=-1)["workers"]:
                 workerless_since = None
+                if checked - progressed >= STALL_SECONDS:
+                    raise ClusterError(
+                        f"{_address(client)}: no family finished for {STALL_SECONDS:g} s with workers "
+                        f"present; {len(pending)} of {len(tasks)} families unfinished "
+                        f"(first: {futures[min(pending, key=lambda f: futures[f].key)].name}); "
+                        "check the workers' logs and run again"
+                    )
             elif workerless_since is None:
                 workerless_since = checked
             elif checked - workerless_since >= workerless_grace:
@@ -352,6 +354,22 @@ def _map_on_cluster(
         if pending:
             client.cancel(list(pending))  # type: ignore[no-untyped-call]
     return [results[task.key] for task in tasks]
+
+
+def _raise_task_failure(task: FamilyTask, future: Any, outcome: object, killed: type) -> None:
+    """Raise the failure of one family's task as the typed error the CLI prints in one line."""
+    error: BaseException = outcome if isinstance(outcome, BaseException) else future.exception()
+    if isinstance(error, WorkbenchError):
+        raise error
+    if isinstance(error, killed):
+        raise ClusterError(
+            f"family {task.name}: the workers running it died repeatedly ({error}); "
+            "the task was not retried further"
+        ) from error
+    raise FamilyTaskFailed(
+        f"family {task.name}: task failed on the cluster: {type(error).__name__}: "
+        + " ".join(str(error).split())
+    ) from error
 
 
 def measure_held(
