@@ -73,8 +73,21 @@ def test_passages_json_shape_and_offsets(workspace: Workspace) -> None:
         "char_end",
         "text",
         "section_label",
+        "page",
     }
     assert all(text[p["char_start"] : p["char_end"]] == p["text"] for p in items)
+    assert {p["page"] for p in items} == {None}  # not a PDF: no page map
+
+
+def test_passages_json_gives_pdf_passages_their_page(workspace: Workspace) -> None:
+    pdf = "us-nerc/nerc-cip-012/cip-012-1.pdf"
+    result = _run("passages", pdf, "--json", workspace=workspace.path)
+    items = json.loads(result.stdout)
+    pages = workspace.version(pdf).pages
+    assert [p["page"] for p in items] == sorted(p["page"] for p in items)
+    assert {p["page"] for p in items} == {span.page for span in pages}
+    (r1,) = [p for p in items if p["text"].startswith("B. Requirements and Measures")]
+    assert r1["page"] == 2  # read off the rendered page
 
 
 def test_diff_json_over_a_real_family(workspace: Workspace) -> None:

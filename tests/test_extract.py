@@ -464,9 +464,9 @@ EXTERNAL_ENTITY = b"""<?xml version="1.0"?>
         pytest.param(
             b"%PDF-1.7",
             "application/pdf",
-            AwaitingExtractor,
-            "t.xml: no PDF extractor yet; awaiting an extractor",
-            id="pdf-awaits",
+            ExtractionError,
+            "t.xml: unreadable PDF (PDFium: Data format error); expected a PDF",
+            id="pdf-truncated",
         ),
     ],
 )

@@ -10,7 +10,7 @@ from workbench.normalize import normalize, normalized_text
 from workbench.segment import segment
 
 # Characters that exercise every fold, and the ones that must not be folded.
-TRICKY = "ab -\n\r\t\f\u00a0\u00ad\ufeff\ufb01\ufb03\uff11\uff19²₂ABé-\u2010"
+TRICKY = "ab -\n\r\t\f\u00a0\u00ad\ufeff\ufb01\ufb03\uff11\uff19²₂ABé-\u2010\u2011\u2013\u2014"
 tricky_text = st.text(alphabet=st.sampled_from(list(TRICKY)), max_size=80)
 
 
@@ -28,6 +28,12 @@ tricky_text = st.text(alphabet=st.sampled_from(list(TRICKY)), max_size=80)
         pytest.param("H₂O", "H₂O", id="subscript-kept"),
         pytest.param("Shall NOT", "Shall NOT", id="case-kept"),
         pytest.param("pre\u2013post", "pre\u2013post", id="en-dash-kept"),
+        pytest.param("CIP\u2010003\u20109", "CIP-003-9", id="unicode-hyphen-folded"),
+        pytest.param("non\u2011road", "non-road", id="non-breaking-hyphen-folded"),
+        pytest.param("a \u2014 b", "a \u2014 b", id="em-dash-kept"),
+        pytest.param("1\u20122", "1\u20122", id="figure-dash-kept"),
+        pytest.param("\u22125", "\u22125", id="minus-kept"),
+        pytest.param("regu\u2010\nlation", "regu- lation", id="unicode-hyphen-at-line-end"),
         pytest.param("regu-\n   lation", "regu- lation", id="line-break-hyphen-kept-with-space"),
     ],
 )
@@ -44,6 +50,8 @@ def test_folds(raw: str, expected: str) -> None:
         pytest.param("pre-\fand post-", (3,), id="form-feed"),
         pytest.param("pre- and", (), id="no-line-break"),
         pytest.param("a \u2010\nb", (2,), id="unicode-hyphen"),
+        pytest.param("a\u2011\nb", (1,), id="non-breaking-hyphen"),
+        pytest.param("a\u2013\nb", (), id="en-dash-is-not-a-hyphen"),
     ],
 )
 def test_line_break_hyphens_are_recorded(raw: str, hyphens: tuple[int, ...]) -> None:

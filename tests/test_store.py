@@ -2,13 +2,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
+from dataclasses import replace
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
 
 from workbench.corpus import admit, fetch
 from workbench.errors import AppendOnlyViolation, CorpusChanged, VersionNotFound, WorkspaceError
+from workbench.extract_pdf import PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION
 from workbench.models import CatalogueRow
 from workbench.segment import segment
 from workbench.store import Workspace, ingest, text_sha256, version_from_row
@@ -24,11 +28,8 @@ def _row(path: str, data: bytes, **changes: object) -> CatalogueRow:
     return CatalogueRow(path=path, provenance=record)
 
 
-def test_every_non_pdf_version_ingests(
-    catalogue: tuple[CatalogueRow, ...], workspace: Workspace
-) -> None:
-    expected = sorted(r.path for r in catalogue if r.media_type != "application/pdf")
-    assert sorted(workspace.version_ids()) == expected
+def test_every_version_ingests(catalogue: tuple[CatalogueRow, ...], workspace: Workspace) -> None:
+    assert sorted(workspace.version_ids()) == sorted(r.path for r in catalogue)
     for version in workspace.versions():
         assert text_sha256(version.text) == version.text_sha256
         data = (STORE / version.version_id).read_bytes()
@@ -37,14 +38,70 @@ def test_every_non_pdf_version_ingests(
             assert version.text == data.decode("utf-8"), "identity extraction must keep every byte"
 
 
-def test_pdfs_are_awaiting_an_extractor_not_refused(
+def test_pdfs_ingest_with_page_map_and_furniture(
+    catalogue: tuple[CatalogueRow, ...], workspace: Workspace
+) -> None:
+    pdfs = [r.path for r in catalogue if r.media_type == "application/pdf"]
+    assert len(pdfs) == 42  # 29 NERC standards and 13 other government PDFs, as catalogued
+    for path in pdfs:
+        version = workspace.version(path)
+        assert version.extractor == PDF_EXTRACTOR
+        assert version.extractor_version == PDF_EXTRACTOR_VERSION
+        assert [p.page for p in version.pages] == list(range(1, len(version.pages) + 1))
+        assert all(a.char_end <= b.char_start for a, b in pairwise(version.pages)), path
+    nerc = workspace.version("us-nerc/nerc-cip-003/cip-003-8.pdf")
+    assert len(nerc.pages) == 59 and nerc.furniture and not nerc.unusable_pages
+
+
+def test_pdf_page_map_furniture_and_unusable_pages_survive_the_workspace(
     catalogue: tuple[CatalogueRow, ...], tmp_path: Path
 ) -> None:
-    pdfs = [r for r in catalogue if r.media_type == "application/pdf"]
+    path = (
+        "us-federal-register/fr-2020-17221-faa-boeing-737max-nprm/federal-register-2020-17221.pdf"
+    )
+    (row,) = [r for r in catalogue if r.path == path]
+    data = (STORE / path).read_bytes()
+    fresh = version_from_row(row, data)
     with Workspace(tmp_path / "w.sqlite") as held:
-        report = ingest(held, pdfs, STORE)
-        assert sorted(report.awaiting) == sorted(r.path for r in pdfs) and not report.refused
-        assert held.count() == 0
+        assert held.add_version(fresh, dict(row.provenance))
+        assert not held.add_version(fresh, dict(row.provenance))
+    with Workspace(tmp_path / "w.sqlite") as reopened:
+        stored = reopened.version(path)
+    assert stored == fresh
+    assert (stored.pages, stored.furniture, stored.unusable_pages) == (
+        fresh.pages,
+        fresh.furniture,
+        fresh.unusable_pages,
+    )
+    assert [u.page for u in stored.unusable_pages] == [8]  # page 8 is a figure: no text layer
+
+
+def test_a_changed_pdf_extraction_is_refused_not_replaced(
+    catalogue: tuple[CatalogueRow, ...], tmp_path: Path
+) -> None:
+    """An extractor upgrade that changes a PDF's text is CorpusChanged, naming both versions."""
+    path = "us-nerc/nerc-cip-012/cip-012-1.pdf"
+    (row,) = [r for r in catalogue if r.path == path]
+    data = (STORE / path).read_bytes()
+    held_version = version_from_row(row, data)
+    upgraded = replace(
+        held_version,
+        extractor_version="2+pypdfium2-99",
+        text=held_version.text.replace("Cyber", "Cyb er", 1),
+        text_sha256=text_sha256(held_version.text.replace("Cyber", "Cyb er", 1)),
+    )
+    with Workspace(tmp_path / "w.sqlite") as held:
+        held.add_version(held_version, {})
+        with pytest.raises(
+            CorpusChanged,
+            match=re.escape(
+                f"{path}: re-extraction by pdf-text 2+pypdfium2-99 gives text sha256 "
+                f"{upgraded.text_sha256}; held text (pdf-text {PDF_EXTRACTOR_VERSION}) has "
+                f"{held_version.text_sha256}"
+            ),
+        ):
+            held.add_version(upgraded, {})
+        assert held.version(path).text == held_version.text
 
 
 def test_reingest_writes_nothing(catalogue: tuple[CatalogueRow, ...], tmp_path: Path) -> None:
@@ -59,7 +116,7 @@ def test_reingest_writes_nothing(catalogue: tuple[CatalogueRow, ...], tmp_path: 
         before = held.execute("SELECT version_id, ingested_at FROM versions ORDER BY version_id")
         second = ingest(held, rows, STORE)
         after = held.execute("SELECT version_id, ingested_at FROM versions ORDER BY version_id")
-    assert len(first.added) == len(rows) - len(first.awaiting)
+    assert len(first.added) == len(rows) and not first.awaiting
     assert not second.added and sorted(second.unchanged) == sorted(first.added)
     assert before == after
 

@@ -22,7 +22,6 @@ from workbench.diff import change_as_json, diff_versions, pairing_is_uncertain
 from workbench.errors import VersionNotFound, WorkbenchError
 from workbench.measure import measure_families, measure_workspace
 from workbench.models import CatalogueRow, Refusal
-from workbench.report import write_reports
 from workbench.segment import segment
 from workbench.store import DEFAULT_WORKSPACE, Workspace, ingest
 
@@ -108,7 +107,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         held = workspace.count()
     _out(
         f"ingested {len(report.added)} new, {len(report.unchanged)} already held "
-        f"({held} versions in {args.workspace}); awaiting an extractor: {len(report.awaiting)} (PDF)\n"
+        f"({held} versions in {args.workspace})"
+        + (f"; awaiting an extractor: {len(report.awaiting)}" if report.awaiting else "")
+        + "\n"
     )
     return _refusals("refused", report.refused)
 
@@ -124,6 +125,8 @@ def cmd_passages(args: argparse.Namespace) -> int:
         version = workspace.version(args.version_id)
     passages = segment(version.version_id, version.text)
     if args.json:
+        from workbench.extract_pdf import page_for_offset  # issue 8: PDF page locator
+
         _json(
             [
                 {
@@ -133,6 +136,7 @@ def cmd_passages(args: argparse.Namespace) -> int:
                     "char_end": p.char_end,
                     "text": p.text,
                     "section_label": p.section_label,
+                    "page": page_for_offset(version.pages, p.char_start),
                 }
                 for p in passages
             ]
@@ -217,6 +221,10 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_measure(args: argparse.Namespace) -> int:
+    from workbench.engine import check_engine_options, measure_held
+    from workbench.report import write_reports  # altair loads only when reports are written
+
+    check_engine_options(args.workers, args.scheduler)
     if args.corpus is not None:
         admission = corpus_mod.admit(args.corpus, progress=_progress())
         rows, refusals, store = admission.rows, admission.refusals, args.corpus
@@ -226,8 +234,19 @@ def cmd_measure(args: argparse.Namespace) -> int:
     wanted = {row.path for row in rows}
     with Workspace(args.workspace) as workspace:
         report = ingest(workspace, rows, store, progress=_progress())
-        versions = [v for v in workspace.versions() if v.version_id in wanted]
-    families = measure_workspace(versions, progress=_progress())
+        if args.workers is None and args.scheduler is None:
+            versions = [v for v in workspace.versions() if v.version_id in wanted]
+            families = measure_workspace(versions, progress=_progress())
+        else:
+            # The workers read and hash-check the bytes themselves; only rows and hashes travel.
+            families = measure_held(
+                workspace,
+                rows,
+                store,
+                workers=args.workers,
+                scheduler=args.scheduler,
+                progress=_progress(),
+            )
     written = write_reports(args.out, measure_families(families, rows, refusals))
     _out(f"wrote {len(written)} files into {args.out} ({len(rows)} documents, {len(families)} families)\n")
     failed = _refusals("not ingested", report.refused)
@@ -236,10 +255,384 @@ def cmd_measure(args: argparse.Namespace) -> int:
 
 
 # @@ commands: verify, export-annotations (issue 3) @@
+
+
+def _citation_lines(args: argparse.Namespace) -> tuple[Any, ...]:
+    from workbench.cite.formats import read_citations, read_documents
+
+    data = sys.stdin.buffer.read() if str(args.file) == "-" else args.file.read_bytes()
+    documents = None
+    if getattr(args, "documents", None) is not None:
+        documents = read_documents(args.documents.read_bytes(), str(args.documents))
+    fmt: Any = getattr(args, "format", "workbench")  # argparse choices hold it to FORMATS
+    return read_citations(data, fmt, documents=documents, source=str(args.file))
+
+
+def _verification_json(line: int, verification: Any) -> dict[str, Any]:
+    citation = verification.citation
+    return {
+        "line": line,
+        "outcome": verification.outcome,
+        "reason": verification.reason,
+        "detail": verification.detail,
+        "version_id": citation.version_id,
+        "char_start": citation.char_start,
+        "char_end": citation.char_end,
+        "quoted_text": citation.quoted_text,
+        "actual_text": verification.actual_text,
+        "text_sha256": verification.text_sha256,
+        "occurrence": verification.occurrence,
+        "occurrence_count": len(verification.occurrences),
+        "occurrences": [list(span) for span in verification.occurrences[:20]],
+        "qualifiers": [
+            {"word": q.word, "char_start": q.char_start, "char_end": q.char_end, "side": q.side}
+            for q in verification.qualifiers
+        ],
+    }
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from workbench.cite import VERIFIED_MEANS, verify_citations
+
+    lines = _citation_lines(args)
+    good = [line for line in lines if line.citation is not None]
+    with Workspace(args.workspace) as workspace:
+        results = dict(
+            zip(
+                (line.line for line in good),
+                verify_citations(workspace, (line.citation for line in good)),
+                strict=True,
+            )
+        )
+    counts = {"verified": 0, "refused": 0, "malformed": 0}
+    for line in lines:
+        if line.error is not None:
+            counts["malformed"] += 1
+            _out(
+                json.dumps({"line": line.line, "error": line.error}, ensure_ascii=False) + "\n"
+                if args.json
+                else f"{line.error}\n"
+            )
+            continue
+        result = results[line.line]
+        counts[result.outcome] += 1
+        if args.json:
+            _out(json.dumps(_verification_json(line.line, result), ensure_ascii=False) + "\n")
+            continue
+        c = result.citation
+        where = f"{c.version_id} [{c.char_start}, {c.char_end})"
+        reason = f" {result.reason}" if result.reason else ""
+        _out(
+            f"line {line.line}: {result.outcome}{reason}: {where}: {result.detail}; "
+            f"text at offsets: {json.dumps(result.actual_text, ensure_ascii=False)}\n"
+        )
+        for q in result.qualifiers:
+            _out(
+                f"  qualifier {q.side} the quote, left out of it: {q.word!r} at "
+                f"[{q.char_start}, {q.char_end})\n"
+            )
+    if not args.json:
+        _out(
+            f"{counts['verified']} verified, {counts['refused']} refused, "
+            f"{counts['malformed']} malformed lines; {VERIFIED_MEANS}\n"
+        )
+    if counts["malformed"]:
+        return 2
+    return 1 if counts["refused"] else 0
+
+
+def cmd_export_annotations(args: argparse.Namespace) -> int:
+    from workbench.cite.formats import export_annotations
+
+    lines = _citation_lines(args)
+    for line in lines:
+        if line.error is not None:
+            print(f"{PROG}: {line.error}", file=sys.stderr)
+    with Workspace(args.workspace) as workspace:
+        annotations, verifications = export_annotations(
+            workspace, (line.citation for line in lines if line.citation is not None)
+        )
+    body = "".join(json.dumps(a, ensure_ascii=False) + "\n" for a in annotations)
+    if args.out is None:
+        _out(body)
+    else:
+        args.out.write_bytes(body.encode("utf-8"))
+    refused = [v for v in verifications if not v.verified]
+    for v in refused:
+        c = v.citation
+        print(
+            f"{PROG}: not exported: {c.version_id} [{c.char_start}, {c.char_end}): "
+            f"{v.reason}: {v.detail}",
+            file=sys.stderr,
+        )
+    if any(line.error is not None for line in lines):
+        return 2
+    return 1 if refused else 0
+
 # @@ commands: review (issue 5) @@
+
+
+def _caution_word(stands: bool) -> str:
+    return "caution stands" if stands else "caution lifted"
+
+
+def cmd_review_list(args: argparse.Namespace) -> int:
+    from workbench import review
+
+    with Workspace(args.workspace) as workspace:
+        pairings = review.doubtful_pairings(workspace, args.family)
+        verdicts = review.read_verdicts(workspace)
+    if args.json:
+        _json([review.pairing_as_json(p, verdicts) for p in pairings])
+        return 0
+    stands = 0
+    pair: tuple[str, str] | None = None
+    for p in pairings:
+        if (p.before_id, p.after_id) != pair:
+            pair = (p.before_id, p.after_id)
+            _out(f"{p.before_id} -> {p.after_id}\n")
+        c = p.change
+        standing = review.standing_verdict(c, verdicts)
+        caution = review.pairing_caution_stands(c, verdicts)
+        stands += caution
+        state = (
+            f"{standing.answer} by {standing.actor} at row {standing.seq}"
+            if standing
+            else "unanswered"
+        )
+        _out(
+            f"  {c.change_id} conf {c.alignment_confidence:.2f}{' capped' if c.capped else ''} "
+            f"labels {c.before_label or '-'}->{c.after_label or '-'}: {_caution_word(caution)} ({state})\n"
+        )
+    _out(f"{len(pairings)} doubtful pairings; caution stands on {stands}\n")
+    return 0
+
+
+def cmd_review_answer(args: argparse.Namespace) -> int:
+    from workbench import review
+
+    with Workspace(args.workspace) as workspace:
+        pairing = review.find_change(workspace, args.change_id, family=args.family)
+        verdict = review.append_verdict(
+            workspace,
+            pairing.change,
+            args.answer,
+            actor=args.actor,
+            reason=args.reason,
+            undoes=args.undoes,
+        )
+        caution = review.pairing_caution_stands(
+            pairing.change, review.read_verdicts(workspace, args.change_id)
+        )
+    _out(
+        f"row {verdict.seq}: {verdict.answer} {verdict.change_id} by {verdict.actor}"
+        + (f" (undoes row {verdict.undoes})" if verdict.undoes is not None else "")
+        + f"; {_caution_word(caution)}; digest {verdict.digest}\n"
+    )
+    return 0
+
+
+def cmd_review_log(args: argparse.Namespace) -> int:
+    from workbench import review
+
+    with Workspace(args.workspace) as workspace:
+        verdicts = review.read_verdicts(workspace)
+    if args.json:
+        _json([review.verdict_as_json(v) for v in verdicts])
+        return 0
+    for v in verdicts:
+        _out(
+            f"{v.seq:5d} {v.answered_at} {v.change_id} {v.answer:<10} {v.actor}"
+            f" conf {v.alignment_confidence:.2f}{' capped' if v.capped else ''}"
+            + (f" undoes {v.undoes}" if v.undoes is not None else "")
+            + (f" reason {v.reason!r}" if v.reason else "")
+            + "\n"
+        )
+    _out(f"{len(verdicts)} rows\n")
+    return 0
+
+
+def cmd_review_verify_chain(args: argparse.Namespace) -> int:
+    from workbench import review
+
+    with Workspace(args.workspace) as workspace:
+        report = review.verify_chain(workspace)
+    _out(report.line() + "\n")
+    return 0 if report.valid else 1
+
+
 # @@ commands: grade, check, runs, census, quotes (issue 6) @@
+
+
+def _ledger_path(args: argparse.Namespace) -> Path:
+    return Path(args.ledger)
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    from workbench import claims
+
+    note = claims.parse_note(args.note)
+    catalogue = claims.catalogue_index(args.corpus_dir)
+    with claims.Ledger(_ledger_path(args)) as ledger:
+        grade = claims.grade_note(note, catalogue, ledger.runs(claims.note_key(args.note)))
+    if args.json:
+        _json(
+            {
+                "note": str(grade.note),
+                "grade": grade.grade,
+                "pointer": grade.pointer,
+                "backing_run": grade.backing_run,
+                "evidence_missing": list(grade.evidence_missing),
+                "why": list(grade.why),
+            }
+        )
+        return 0
+    _out(f"{args.note}: {grade.grade}\n" + "".join(f"  {line}\n" for line in grade.why))
+    return 0
+
+
+def _check_lines(report: Any) -> str:
+    run = report.run
+    head = f"{report.note}: {run.outcome} against {run.document} (run {run.run})"
+    if report.pointer_after != report.pointer_before:
+        head += (
+            f"; pointer set to {report.pointer_after}"
+            if report.pointer_after
+            else f"; pointer {report.pointer_before} cleared"
+        )
+    lines = [head]
+    if run.outcome == "checksum_mismatch":
+        lines.append(f"  held sha256 {run.document_sha256} does not match the catalogue")
+    for q in run.missing:
+        excerpt = " ".join(q["quote"].split())
+        lines.append(f"  {q['status']}: line {q['line']}: {excerpt!r} ({q['locator']})")
+    return "".join(line + "\n" for line in lines)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from workbench import claims
+    from workbench.errors import NoteError
+
+    if (args.note is None) == (args.all is None):
+        raise NoteError("check: give one NOTE or --all DIR")
+    if args.all is not None and args.against is not None:
+        raise NoteError("check: --against goes with one NOTE, not with --all")
+    with claims.Ledger(_ledger_path(args)) as ledger:
+        if args.all is not None:
+            reports = claims.check_notes(
+                args.all, corpus_dir=args.corpus_dir, store=args.store, ledger=ledger
+            )
+        else:
+            reports = (
+                claims.check_note(
+                    args.note,
+                    against=args.against,
+                    corpus_dir=args.corpus_dir,
+                    store=args.store,
+                    ledger=ledger,
+                ),
+            )
+    for report in reports:
+        _out(_check_lines(report))
+    failed = sum(not r.confirmed for r in reports)
+    if args.all is not None:
+        _out(f"{len(reports)} notes checked: {len(reports) - failed} confirmed, {failed} not\n")
+    return 1 if failed else 0
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    from workbench import claims
+
+    with claims.Ledger(_ledger_path(args)) as ledger:
+        runs = ledger.runs(claims.note_key(args.note))
+    if args.json:
+        _json([{f: getattr(r, f) for f in r.__dataclass_fields__} for r in runs])
+        return 0
+    for r in runs:
+        found = sum(q["status"] == "found" for q in r.quotes)
+        _out(
+            f"run {r.run} {r.checked_at} {r.outcome}: {found}/{len(r.quotes)} quotes found in "
+            f"{r.document} (sha256 {r.document_sha256[:12]}); quotes sha256 {r.quotes_sha256[:12]}; "
+            f"checker pid {r.checker_pid} workbench {r.workbench_version} "
+            f"module {r.checker_sha256[:12]}\n"
+        )
+    _out(f"{len(runs)} runs\n")
+    return 0
+
+
+def cmd_census(args: argparse.Namespace) -> int:
+    from workbench import claims
+
+    with claims.Ledger(_ledger_path(args)) as ledger:
+        result = claims.census(args.dir, corpus_dir=args.corpus_dir, ledger=ledger)
+    _out("".join(line + "\n" for line in result.lines()))
+    return 0
 # @@ commands: search (issue 7) @@
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from workbench import search as search_mod
+    from workbench.errors import SearchQueryError
+
+    if args.query is None and not args.reindex:
+        raise SearchQueryError("query: missing; give QUERY, or --reindex to build the index only")
+    with Workspace(args.workspace) as workspace:
+        if args.reindex:
+            built = search_mod.build_index(workspace)
+            if not args.json:
+                _out(
+                    f"search index built in {args.workspace}: {built.texts} distinct texts, "
+                    f"{built.passages} passages\n"
+                )
+        if args.query is None:
+            return 0
+        scope = search_mod.SearchScope(
+            workspace=workspace, jurisdiction=args.jurisdiction, family=args.family
+        )
+        result = search_mod.find_candidates(args.query, scope, args.k)
+        texts = {v: workspace.version(v).text for v in {c.version_id for c in result.candidates}}
+    passages = [texts[c.version_id][c.char_start : c.char_end] for c in result.candidates]
+    if args.json:
+        _json(
+            {
+                "query": result.query,
+                "path": result.path,
+                "index": {"state": result.index.state, "reason": result.index.reason},
+                "note": result.note,
+                "candidates": [
+                    search_mod.candidate_as_json(c, text)
+                    for c, text in zip(result.candidates, passages, strict=True)
+                ],
+            }
+        )
+        return 0
+    _out(f"{result.note}; candidates are never evidence: verify a quote before citing it\n")
+    for c, text in zip(result.candidates, passages, strict=True):
+        snippet = " ".join(text.split())[:80]
+        _out(
+            f"{c.score:6.1f} {c.match:<9} {c.version_id} [{c.char_start}, {c.char_end}) "
+            f"label={c.section_label or '-'}  {snippet}\n"
+        )
+    return 0
+
+
 # @@ commands: eval (issue 10) @@
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from workbench import evals
+
+    card = evals.scorecard(evals.load_demo(args.demo))
+    if args.out is not None:
+        for name in evals.write_scorecard(args.out, card):
+            print(f"wrote {args.out / name}", file=sys.stderr)
+    if args.json:
+        sys.stdout.buffer.write(evals.scorecard_bytes(card))
+    else:
+        sys.stdout.buffer.write(evals.scorecard_markdown(card))
+    sys.stdout.buffer.flush()
+    return 0
+
 
 # ---------------------------------------------------------------------------------------------
 # Parser
@@ -402,13 +795,214 @@ def build_parser() -> argparse.ArgumentParser:
         default=Path("measurements"),
         help="output folder (default: measurements)",
     )
+    engine = measure.add_mutually_exclusive_group()
+    engine.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run the map on a local Dask cluster of N worker processes (default: in-process)",
+    )
+    engine.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="tcp://HOST:PORT",
+        help="run the map on an existing Dask cluster; every worker must see the store at the "
+        "same path and run the same workbench",
+    )
     _paths(measure, workspace=True, store=True)
     measure.set_defaults(func=cmd_measure)
     # @@ parser: verify, export-annotations (issue 3) @@
+    verify_p = commands.add_parser(
+        "verify",
+        help="verify citations exactly; one outcome line each",
+        description="Check each citation of a JSON Lines FILE ('-' for stdin) against its held "
+        "version: the text hash first, then the quote at the offsets, then its occurrences. "
+        "Prints outcome, reason and the text actually at the offsets. Exit 0 only if every "
+        "citation verified; 1 if any was refused; 2 if any line was malformed (the rest are "
+        "still checked). Verified means the words are there, not that a reading of them is right.",
+    )
+    verify_p.add_argument("file", type=Path, metavar="FILE", help="JSON Lines of citations")
+    verify_p.add_argument(
+        "--format",
+        choices=("workbench", "w3c", "anthropic"),
+        default="workbench",
+        help="workbench {version_id, char_start, char_end, quoted_text, occurrence?}; "
+        "w3c Web Annotations (TextPositionSelector + TextQuoteSelector); anthropic "
+        "char_location citations (default: workbench)",
+    )
+    verify_p.add_argument(
+        "--documents",
+        type=Path,
+        default=None,
+        help="for --format anthropic: JSON array of version ids in document_index order",
+    )
+    verify_p.add_argument(
+        "--json", action="store_true", help="print one JSON object per input line"
+    )
+    _paths(verify_p, workspace=True)
+    verify_p.set_defaults(func=cmd_verify)
+
+    export_p = commands.add_parser(
+        "export-annotations",
+        help="write verified citations as W3C Web Annotations",
+        description="Verify a JSON Lines FILE of citations (workbench format) and write each "
+        "verified one as a W3C Web Annotation (JSON Lines): source = version id and text "
+        "sha256, a TextQuoteSelector with the minimal prefix/suffix that makes the quote "
+        "unique, and a TextPositionSelector. Refused citations are listed on stderr (exit 1).",
+    )
+    export_p.add_argument("file", type=Path, metavar="FILE", help="JSON Lines of citations")
+    export_p.add_argument(
+        "--out", type=Path, default=None, help="write here instead of stdout"
+    )
+    _paths(export_p, workspace=True)
+    export_p.set_defaults(func=cmd_export_annotations)
     # @@ parser: review (issue 5) @@
+    review_p = commands.add_parser(
+        "review",
+        help="doubtful pairings and the verdict log",
+        description="List doubtful pairings, answer one, read the verdict log, verify its chain.",
+    )
+    review_commands = review_p.add_subparsers(
+        dest="review_command", required=True, metavar="COMMAND"
+    )
+    review_list = review_commands.add_parser(
+        "list",
+        help="doubtful pairings and whether caution stands",
+        description="Recompute the diffs of consecutive held versions and list every doubtful "
+        "pairing with its standing verdict and whether caution stands.",
+    )
+    review_list.add_argument("family", nargs="?", metavar="FAMILY", help="only this family")
+    review_list.add_argument("--json", action="store_true", help="print the pairings as JSON")
+    _paths(review_list, workspace=True)
+    review_list.set_defaults(func=cmd_review_list)
+    review_answer = review_commands.add_parser(
+        "answer",
+        help="append a verdict on one doubtful pairing",
+        description="Append one answer to the hash-chained verdict log. A pairing that already "
+        "has a verdict is answered again only as a reversal (--undoes ROW).",
+    )
+    review_answer.add_argument(
+        "change_id", metavar="CHANGE_ID", help="e.g. chg-3746d0b7953da68f3fd5"
+    )
+    review_answer.add_argument(
+        "answer", choices=("confirmed", "disputed", "uncertain"), help="uncertain: cannot tell"
+    )
+    review_answer.add_argument("--actor", required=True, metavar="NAME", help="the reviewer's name")
+    review_answer.add_argument("--reason", default=None, metavar="TEXT", help="why (optional)")
+    review_answer.add_argument(
+        "--undoes", type=int, default=None, metavar="ROW", help="the log row this answer reverses"
+    )
+    review_answer.add_argument(
+        "--family", default=None, metavar="FAMILY", help="look for the change in this family only"
+    )
+    _paths(review_answer, workspace=True)
+    review_answer.set_defaults(func=cmd_review_answer)
+    review_log = review_commands.add_parser(
+        "log",
+        help="print the verdict log",
+        description="Print every row of the verdict log in sequence order.",
+    )
+    review_log.add_argument("--json", action="store_true", help="print the rows as JSON")
+    _paths(review_log, workspace=True)
+    review_log.set_defaults(func=cmd_review_log)
+    review_chain = review_commands.add_parser(
+        "verify-chain",
+        help="re-derive every link and digest of the verdict log",
+        description="Report the first gap, broken link, altered row or unknown scheme; exit 1 "
+        "if the chain is broken.",
+    )
+    _paths(review_chain, workspace=True)
+    review_chain.set_defaults(func=cmd_review_verify_chain)
     # @@ parser: grade, check, runs, census, quotes (issue 6) @@
+    ledger_help = "run ledger file (default: $WORKBENCH_LEDGER or .workbench/ledger.sqlite)"
+    ledger_default = os.environ.get("WORKBENCH_LEDGER", ".workbench/ledger.sqlite")
+    grade_p = commands.add_parser(
+        "grade",
+        help="a note's grade (floor, middle, top) and why",
+        description="Read a note's grade off its header and the run ledger; nothing is stored.",
+    )
+    grade_p.add_argument("note", type=Path, metavar="NOTE")
+    grade_p.add_argument("--json", action="store_true", help="print the grade as JSON")
+    grade_p.add_argument("--ledger", default=ledger_default, metavar="PATH", help=ledger_help)
+    _paths(grade_p)
+    grade_p.set_defaults(func=cmd_grade)
+    check_p = commands.add_parser(
+        "check",
+        help="check a note's quotes in a separate process; set the pointer if all are found",
+        description="Spawn a checking process given only the note and the document: checksum "
+        "against the catalogue first, then every quote (normalized, exact, occurrence rule). "
+        "All found: the pointer is written and the run recorded. Any missing: no pointer, the "
+        "missing quotes listed, exit 1. Without --against, the note's pointer or document field "
+        "names the file (under --store).",
+    )
+    check_p.add_argument("note", nargs="?", type=Path, metavar="NOTE")
+    check_p.add_argument("--against", type=Path, metavar="PATH", help="the held document's file")
+    check_p.add_argument("--all", type=Path, metavar="DIR", help="check every note in DIR")
+    check_p.add_argument("--ledger", default=ledger_default, metavar="PATH", help=ledger_help)
+    _paths(check_p, store=True)
+    check_p.set_defaults(func=cmd_check)
+    runs_p = commands.add_parser(
+        "runs",
+        help="a note's runs in the ledger",
+        description="List every recorded check of NOTE, oldest first.",
+    )
+    runs_p.add_argument("note", type=Path, metavar="NOTE")
+    runs_p.add_argument("--json", action="store_true", help="print the runs as JSON")
+    runs_p.add_argument("--ledger", default=ledger_default, metavar="PATH", help=ledger_help)
+    runs_p.set_defaults(func=cmd_runs)
+    census_p = commands.add_parser(
+        "census",
+        help="counts per grade and the staleness lines for a notes folder",
+        description="Grade every note in DIR from its header and the ledger: counts per grade, "
+        "top-grade notes missing an evidence field, middle-grade pointers with no recorded run "
+        "behind them (evidence missing). Gates nothing; exits 0.",
+    )
+    census_p.add_argument("dir", type=Path, metavar="DIR")
+    census_p.add_argument("--ledger", default=ledger_default, metavar="PATH", help=ledger_help)
+    _paths(census_p)
+    census_p.set_defaults(func=cmd_census)
     # @@ parser: search (issue 7) @@
+    search = commands.add_parser(
+        "search",
+        help="candidate passages for a query, never evidence",
+        description="Suggest passages where QUERY (a quote or a paraphrase) might be found. "
+        "Every passage that contains the query after normalization is listed, then the best "
+        "rapidfuzz-ranked others up to -k. Candidates are never evidence; verify quotes. A missing "
+        "or stale index falls back to a full scan and says so.",
+    )
+    search.add_argument("query", nargs="?", metavar="QUERY", help="text to look for")
+    search.add_argument("--jurisdiction", metavar="J", help="only versions of this jurisdiction")
+    search.add_argument("--family", metavar="F", help="only versions of this document family")
+    search.add_argument(
+        "-k", type=int, default=10, help="candidates wanted (default: 10; substring ones can add more)"
+    )
+    search.add_argument(
+        "--reindex", action="store_true", help="build (or rebuild) the search index first"
+    )
+    search.add_argument("--json", action="store_true", help="print the result as JSON")
+    _paths(search, workspace=True)
+    search.set_defaults(func=cmd_search)
     # @@ parser: eval (issue 10) @@
+    eval_ = commands.add_parser(
+        "eval",
+        help="the scorecard on the demonstration corpus",
+        description="Score the diff (does each change match a manifest edit, are its offsets "
+        "exact, is its caution right) and the verifier (a probe set whose outcomes the manifest "
+        "decides) on the demonstration corpus, after checking its manifest against the bytes. "
+        "Prints the scorecard; with --out, also writes eval-scorecard.json and .md there.",
+    )
+    eval_.add_argument(
+        "--demo",
+        type=Path,
+        default=Path("corpus/demo"),
+        help="demonstration corpus folder holding manifest.json (default: corpus/demo)",
+    )
+    eval_.add_argument(
+        "--out", type=Path, help="write eval-scorecard.json and eval-scorecard.md into this folder"
+    )
+    eval_.add_argument("--json", action="store_true", help="print the scorecard as JSON")
+    eval_.set_defaults(func=cmd_eval)
     return parser
 
 

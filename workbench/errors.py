@@ -64,3 +64,55 @@ class WorkspaceError(WorkbenchError, OSError):
 
 class FetchError(WorkbenchError, OSError):
     """A catalogued file could not be brought into the store (missing in mirror, download failed)."""
+
+
+class VerdictError(WorkbenchError, ValueError):
+    """A reviewer's answer does not fit the verdict log (unknown answer, not doubtful, no reversal)."""
+
+
+class ChangeNotFound(WorkbenchError, KeyError):
+    """No change with that id in the diffs of the held versions."""
+
+
+class SearchQueryError(WorkbenchError, ValueError):
+    """A search query is empty, too long, has nothing to search for, or asks for no candidates."""
+
+
+class JurisdictionNotFound(WorkbenchError, KeyError):
+    """No held version belongs to that jurisdiction."""
+
+
+class CitationError(WorkbenchError, ValueError):
+    """A citation, a citations file or one of its lines is malformed (a field missing or mistyped)."""
+
+
+class EngineOptionError(WorkbenchError, ValueError):
+    """`--workers` or `--scheduler` is malformed, or both were given."""
+
+
+class ClusterError(WorkbenchError, OSError):
+    """The Dask cluster cannot be reached, lost every worker, or runs different workbench code."""
+
+
+class FamilyTaskFailed(WorkbenchError, RuntimeError):
+    """A family's task of corpus-wide work failed; the message names the family and the file."""
+
+
+class NoteError(WorkbenchError, ValueError):
+    """A note's front matter or quoted claims are malformed (names the note, field or line)."""
+
+
+class CheckerError(WorkbenchError, RuntimeError):
+    """The out-of-process quote check could not run or returned something other than its result."""
+
+
+class LedgerError(WorkbenchError, OSError):
+    """The run ledger cannot be opened or is not a workbench run ledger."""
+
+
+class QuotesRegisterError(WorkbenchError, ValueError):
+    """A source report's quotes register is malformed, or an extract is not in its snapshot."""
+
+
+class EvalManifestError(WorkbenchError, ValueError):
+    """The demo corpus's manifest is missing, malformed, or does not match the demo files' bytes."""

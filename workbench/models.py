@@ -80,6 +80,47 @@ class StructureMark:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class PageSpan:
+    """Where one page of a PDF lies in the extracted text: `text[char_start:char_end]` is its body.
+
+    Pages are numbered from 1 as a reader counts them (the PDF's page order, not printed folios).
+    A page with no usable body text has an empty span at the place it would have stood.
+    """
+
+    page: int
+    char_start: int
+    char_end: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Furniture:
+    """A line the PDF extractor took out of the body text, kept so nothing is silently lost.
+
+    `position` says why: "top" or "bottom" (a running header or footer, recognised by repetition
+    across pages), "margin" (a repeated line set in another direction, e.g. a printer's slug) or
+    "outside" (text drawn outside the page's visible area). The box is in PDF points, in the
+    page's own (unrotated) coordinates, y upwards, rounded to 0.1.
+    """
+
+    page: int
+    text: str
+    position: Literal["top", "bottom", "margin", "outside"]
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnusablePage:
+    """A PDF page whose text layer gave no usable body text, and why ("no_text" or "garbage")."""
+
+    page: int
+    reason: Literal["no_text", "garbage"]
+    detail: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Extraction:
     """The text that offsets index, and the extractor that produced it from the artefact."""
 
@@ -87,6 +128,9 @@ class Extraction:
     extractor: str
     extractor_version: str
     structure: tuple[StructureMark, ...] = ()
+    pages: tuple[PageSpan, ...] = ()  # PDF only: the page map
+    furniture: tuple[Furniture, ...] = ()  # PDF only: what was taken out of the body
+    unusable_pages: tuple[UnusablePage, ...] = ()  # PDF only: pages with no usable text
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -106,6 +150,9 @@ class Version:
     text_sha256: str
     text: str = field(repr=False)
     structure: tuple[StructureMark, ...] = field(default=(), repr=False)
+    pages: tuple[PageSpan, ...] = field(default=(), repr=False)
+    furniture: tuple[Furniture, ...] = field(default=(), repr=False)
+    unusable_pages: tuple[UnusablePage, ...] = field(default=(), repr=False)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -5,11 +5,15 @@
 * soft hyphens (U+00AD) and zero-width no-break spaces / byte order marks (U+FEFF) are removed;
 * the ligatures ﬀ ﬁ ﬂ ﬃ ﬄ (U+FB00–U+FB04) are expanded to their letters;
 * full-width digits (U+FF10–U+FF19) become ASCII digits;
+* the Unicode hyphens U+2010 HYPHEN and U+2011 NON-BREAKING HYPHEN become "-" (U+002D): later NERC
+  standards print "CIP‐003‐9" with U+2010 where earlier ones print "CIP-003-8" (the counts over
+  the extracted corpus are in the README);
 * every run of white space (`str.isspace`: spaces, tabs, line breaks, form feeds, no-break spaces),
   together with any removed characters inside it, becomes one ASCII space.
 
 It folds nothing else: not case, not superscripts or subscripts (a footnote marker is not a digit),
-not dashes. A hyphen before a line break is kept, followed by the one space the line break folds to,
+not dashes (U+2012 figure dash, U+2013 en dash, U+2014 em dash and U+2212 minus say something a
+hyphen does not: a range, a break, a sign). A hyphen before a line break is kept, followed by the one space the line break folds to,
 and its normalized position is recorded in `line_break_hyphens`, because such a hyphen is ambiguous
 (a split word, a real compound, a suspended hyphen) and the comparison must decide per reading.
 
@@ -25,15 +29,20 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 
 SCHEME = "wb-normalize"
-SCHEME_VERSION = 1
+SCHEME_VERSION = 2
 
 _LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl"}
 _REMOVED = "\u00ad\ufeff"
 _LINE_BREAKS = frozenset("\n\r\f\v\x1c\x1d\x1e\x85\u2028\u2029")
-_LINE_END_HYPHENS = frozenset("-\u2010")
+_HYPHENS = {"\u2010": "-", "\u2011": "-"}
+_LINE_END_HYPHENS = frozenset("-\u2010\u2011")
 # One match per place where normalized text differs from raw text. White space and removed
 # characters are one class so that "a \u00ad b" folds to "a b", not "a  b".
-_FOLD = re.compile(r"[\s\u00ad\ufeff]+|[\ufb00-\ufb04]|[\uff10-\uff19]")
+# A lone " " is already normal and is not matched at all (most of a text's runs are lone spaces):
+# a run of two or more, any other white space, or a removed character starts a match.
+_FOLD = re.compile(
+    r"[\s\u00ad\ufeff]{2,}|[^\S ]|[\u00ad\ufeff]|[\ufb00-\ufb04]|[\uff10-\uff19]|[\u2010\u2011]"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +96,7 @@ class Normalized:
 
 
 def normalize(text: str) -> Normalized:
-    """Normalize `text` under scheme `wb-normalize` v1 and keep the map back to raw offsets."""
+    """Normalize `text` under scheme `wb-normalize` v2 and keep the map back to raw offsets."""
     pieces: list[str] = []
     norm_starts: list[int] = []
     raw_starts: list[int] = []
@@ -120,6 +129,8 @@ def normalize(text: str) -> Normalized:
             segment(start, 1, _LIGATURES[first], False)
         elif "\uff10" <= first <= "\uff19":
             segment(start, 1, chr(ord(first) - 0xFF10 + 0x30), False)
+        elif first in _HYPHENS:
+            segment(start, 1, _HYPHENS[first], False)
         elif any(ch.isspace() for ch in run):
             if (
                 start > 0
@@ -145,9 +156,14 @@ def normalize(text: str) -> Normalized:
 # removed characters first lets the white space around them merge into one run, exactly as the
 # combined run class in `_FOLD` does.
 _TABLE = str.maketrans(
-    {**_LIGATURES, **{chr(0xFF10 + d): str(d) for d in range(10)}, **dict.fromkeys(_REMOVED, None)}
+    {
+        **_LIGATURES,
+        **_HYPHENS,
+        **{chr(0xFF10 + d): str(d) for d in range(10)},
+        **dict.fromkeys(_REMOVED, None),
+    }
 )
-_SPECIAL = re.compile(r"[\u00ad\ufeff\ufb00-\ufb04\uff10-\uff19]")
+_SPECIAL = re.compile(r"[\u00ad\ufeff\ufb00-\ufb04\uff10-\uff19\u2010\u2011]")
 # A lone " " is already normal: only longer runs, or any other white space, are rewritten.
 _SPACE_RUN = re.compile(r"\s{2,}|[^\S ]")
 

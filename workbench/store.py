@@ -2,7 +2,8 @@
 
 A version row holds the extracted text that every offset indexes, the artefact's SHA-256 and byte
 count, the extractor's name and version, the text's SHA-256, the structure the extractor carried
-through, and the provenance it was admitted with. The table is append-only, enforced by triggers
+through, for a PDF its page map, the page furniture taken out of the body and the pages with no
+usable text, and the provenance it was admitted with. The table is append-only, enforced by triggers
 that abort any UPDATE or DELETE, so no caller (not even raw SQL through this connection) can move a
 held version. Re-ingesting a version id with identical bytes writes nothing; with different bytes,
 or bytes whose re-extraction gives a different text hash, it raises `CorpusChanged` and leaves the
@@ -40,9 +41,18 @@ from workbench.errors import (
     WorkspaceError,
 )
 from workbench.extract import AwaitingExtractor, extract
-from workbench.models import CatalogueRow, Refusal, StructureMark, Version, canonical_json
+from workbench.models import (
+    CatalogueRow,
+    Furniture,
+    PageSpan,
+    Refusal,
+    StructureMark,
+    UnusablePage,
+    Version,
+    canonical_json,
+)
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 DEFAULT_WORKSPACE = Path(".workbench") / "workspace.sqlite"
 
 _SCHEMA = """
@@ -61,6 +71,9 @@ CREATE TABLE IF NOT EXISTS versions (
     text_sha256 TEXT NOT NULL,
     text TEXT NOT NULL,
     structure TEXT NOT NULL,
+    pages TEXT NOT NULL,
+    furniture TEXT NOT NULL,
+    unusable_pages TEXT NOT NULL,
     provenance TEXT NOT NULL,
     ingested_at TEXT NOT NULL,
     UNIQUE (jurisdiction, family, version_order)
@@ -77,7 +90,8 @@ BEGIN SELECT RAISE(ABORT, 'append-only table workspace_meta: DELETE refused'); E
 
 _VERSION_COLUMNS = (
     "version_id, jurisdiction, family, version_order, version_label, media_type, artefact_sha256, "
-    "artefact_bytes, extractor, extractor_version, text_sha256, text, structure"
+    "artefact_bytes, extractor, extractor_version, text_sha256, text, structure, pages, furniture, "
+    "unusable_pages"
 )
 
 
@@ -111,6 +125,54 @@ def _structure_from_json(data: str) -> tuple[StructureMark, ...]:
             path=tuple(m["path"]),
         )
         for m in json.loads(data)
+    )
+
+
+def _pages_json(pages: Iterable[PageSpan]) -> str:
+    return canonical_json([[p.page, p.char_start, p.char_end] for p in pages])
+
+
+def _pages_from_json(data: str) -> tuple[PageSpan, ...]:
+    return tuple(PageSpan(page=p, char_start=s, char_end=e) for p, s, e in json.loads(data))
+
+
+def _furniture_json(lines: Iterable[Furniture]) -> str:
+    return canonical_json(
+        [
+            {
+                "page": f.page,
+                "text": f.text,
+                "position": f.position,
+                "box": [f.x0, f.y0, f.x1, f.y1],
+            }
+            for f in lines
+        ]
+    )
+
+
+def _furniture_from_json(data: str) -> tuple[Furniture, ...]:
+    return tuple(
+        Furniture(
+            page=f["page"],
+            text=f["text"],
+            position=f["position"],
+            x0=f["box"][0],
+            y0=f["box"][1],
+            x1=f["box"][2],
+            y1=f["box"][3],
+        )
+        for f in json.loads(data)
+    )
+
+
+def _unusable_json(pages: Iterable[UnusablePage]) -> str:
+    return canonical_json([{"page": u.page, "reason": u.reason, "detail": u.detail} for u in pages])
+
+
+def _unusable_from_json(data: str) -> tuple[UnusablePage, ...]:
+    return tuple(
+        UnusablePage(page=u["page"], reason=u["reason"], detail=u["detail"])
+        for u in json.loads(data)
     )
 
 
@@ -197,7 +259,7 @@ class Workspace:
                 return False
             conn.execute(
                 f"INSERT INTO versions ({_VERSION_COLUMNS}, provenance, ingested_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     version.version_id,
                     version.jurisdiction,
@@ -212,6 +274,9 @@ class Workspace:
                     version.text_sha256,
                     version.text,
                     _structure_json(version.structure),
+                    _pages_json(version.pages),
+                    _furniture_json(version.furniture),
+                    _unusable_json(version.unusable_pages),
                     canonical_json(provenance),
                     datetime.now(UTC).isoformat(timespec="seconds"),
                 ),
@@ -234,6 +299,9 @@ class Workspace:
             text_sha256=row[10],
             text=row[11],
             structure=_structure_from_json(row[12]),
+            pages=_pages_from_json(row[13]),
+            furniture=_furniture_from_json(row[14]),
+            unusable_pages=_unusable_from_json(row[15]),
         )
 
     def version(self, version_id: str) -> Version:
@@ -285,6 +353,9 @@ def version_from_row(row: CatalogueRow, data: bytes) -> Version:
         text_sha256=text_sha256(extraction.text),
         text=extraction.text,
         structure=extraction.structure,
+        pages=extraction.pages,
+        furniture=extraction.furniture,
+        unusable_pages=extraction.unusable_pages,
     )
 
 
@@ -292,7 +363,7 @@ def version_from_row(row: CatalogueRow, data: bytes) -> Version:
 class IngestReport:
     added: tuple[str, ...]
     unchanged: tuple[str, ...]
-    awaiting: tuple[str, ...]  # artefacts with no extractor yet (PDF): counted, not an error
+    awaiting: tuple[str, ...]  # artefacts with no extractor yet: counted, not an error (none now)
     refused: tuple[Refusal, ...]
 
 

@@ -9,7 +9,8 @@ structure parser reads the numbering the document itself declares:
 * Paginated RFC-style text (IETF, NERC standards): headings at the start of a line with no
   indentation, `6.1.  Title` or `Appendix A.  Title`, and requirement labels `R1.`; table-of-
   contents lines (dot leaders or a trailing page number) are not headings. A dotted label nests
-  under the nearest earlier unit whose label is its prefix (`6.1.2` under `6.1` under `6`).
+  under the nearest earlier unit whose label is its prefix (`6.1.2` under `6.1` under `6`); a
+  requirement `R1.` restarts the numbering, so the `1.1` that follows it nests under it.
 * Line-numbered bills (gutter line numbers 1..N on every page): gutter numbers are recognised as a
   run of lines whose leading integers count up by one, set aside, and statute sections such as
   `386.050.` are read from what remains.
@@ -42,7 +43,7 @@ MIN_GUTTER_RUN = 5
 
 _HEADING = re.compile(
     r"(?P<label>(?:Appendix|APPENDIX|Annex)\s+[A-Z](?:\.\d+)*\.?|[A-Z]\.\d+(?:\.\d+)*\.?"
-    r"|R\d+\.|\d+(?:\.\d+)*\.?)[ \t]+(?P<title>\S.*)"
+    r"|R\d+\.|\d+(?:\.\d+)+\.?|\d+\.)[ \t]+(?P<title>\S.*)"
 )
 _TOC_LINE = re.compile(r"(?:\.\s?){3,}\s*\d+\s*$|\S\s{2,}\d+\s*$")
 _STATUTE = re.compile(r"(?P<label>\d{1,4}\.\d{2,4})\.\s")
@@ -221,7 +222,10 @@ def _from_headings(version: Version) -> StructureParse:
                 continue
             label = clean_label(match.group("label"))
             dotted = _dotted_parts(match.group("label"))
-            if dotted is not None:
+            if re.fullmatch(r"R\d+", label):
+                # A requirement restarts the dotted numbering under its own number (NERC: R1, 1.1).
+                previous_dotted = (label[1:],)
+            elif dotted is not None:
                 checked += 1
                 inconsistent += not _consistent(previous_dotted, dotted)
                 previous_dotted = dotted
