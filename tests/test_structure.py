@@ -70,6 +70,12 @@ def _path_of(workspace: Workspace, version_id: str, needle: str) -> tuple[str, .
             ("137.077",),
             id="mo-statute-section",
         ),
+        pytest.param(
+            "us-nerc/nerc-cip-002/cip-002-7.pdf",
+            "1.1. Identify each of the high impact BCS",
+            ("R1", "1.1"),
+            id="nerc-part-under-requirement",
+        ),
     ],
 )
 def test_real_paths(
