@@ -318,10 +318,13 @@ def _map_on_cluster(
         while pending:
             done = arriving.next_batch(block=False)  # type: ignore[no-untyped-call]
             for future, outcome in done:
-                task = futures[future]
+                # CAUTION: drop every reference once the result is here, so the worker frees it;
+                # holding all futures to the end made worker memory grow with the corpus.
+                task = futures.pop(future)
                 pending.discard(future)
                 if future.status == "error" or isinstance(outcome, BaseException):
                     _raise_task_failure(task, future, outcome, KilledWorker)
+                future.release()
                 results[task.key] = outcome
                 if on_result:
                     on_result(task)
