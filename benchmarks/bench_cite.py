@@ -28,6 +28,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from bench_spine import replace_readme_block
+
 from workbench.cite import Citation, verify_citations
 from workbench.cite.index import build_index, clear_cache
 from workbench.cite.probes import corruption_probes, hyphen_census
@@ -38,7 +40,6 @@ from workbench.store import Workspace, ingest
 
 ROOT = Path(__file__).resolve().parents[1]
 STORE = ROOT / "corpus" / "real"
-BEGIN, END = "<!-- bench:cite begin -->", "<!-- bench:cite end -->"
 
 
 def census(held: Workspace) -> None:
@@ -156,17 +157,6 @@ def run() -> None:
         speed(held)
 
 
-def write_readme(output: str) -> None:
-    readme = ROOT / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    if BEGIN not in text or END not in text:
-        raise SystemExit(f"{readme}: no {BEGIN} ... {END} block to replace")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    block = f"{BEGIN}\n```text\n$ .venv/bin/python benchmarks/bench_cite.py --write-readme\n{output.rstrip()}\n```\n{END}"
-    readme.write_text(head + block + tail, encoding="utf-8")
-
-
 def main() -> int:
     if not STORE.is_dir():
         print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
@@ -176,7 +166,11 @@ def main() -> int:
         run()
     print(buffer.getvalue(), end="")
     if "--write-readme" in sys.argv[1:]:
-        write_readme(buffer.getvalue())
+        replace_readme_block(
+            "bench:cite",
+            ".venv/bin/python benchmarks/bench_cite.py --write-readme",
+            buffer.getvalue(),
+        )
     return 0
 
 

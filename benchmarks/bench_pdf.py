@@ -41,6 +41,8 @@ from pdfminer.high_level import extract_text as pdfminer_text
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench_spine import replace_readme_block  # noqa: E402
+
 from tests.test_extract_pdf import FR, READ_OFF_THE_PAGE, _matches  # noqa: E402
 from workbench.corpus import read_catalogue  # noqa: E402
 from workbench.extract_pdf import extract_pdf  # noqa: E402
@@ -170,18 +172,6 @@ def report(run: Callable[[], dict[str, str]]) -> tuple[str, str]:
     return speed, buffer.getvalue()
 
 
-def write_block(marker: str, output: str) -> None:
-    begin, end = f"<!-- {marker} begin -->", f"<!-- {marker} end -->"
-    readme = ROOT / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    if begin not in text or end not in text:
-        raise SystemExit(f"{readme}: no {begin} ... {end} block to replace")
-    head, rest = text.split(begin, 1)
-    _, tail = rest.split(end, 1)
-    block = f"{begin}\n```text\n$ python benchmarks/bench_pdf.py\n{output.rstrip()}\n```\n{end}"
-    readme.write_text(head + block + tail, encoding="utf-8")
-
-
 def main() -> int:
     if not STORE.is_dir():
         print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
@@ -193,8 +183,8 @@ def main() -> int:
     speed, hyphens = report(lambda: bench_libraries(pdfs, pages))
     print(speed + "\n" + hyphens, end="")
     if "--write-readme" in sys.argv[1:]:
-        write_block("bench:pdf", speed)
-        write_block("pdf:hyphens", hyphens)
+        replace_readme_block("bench:pdf", "python benchmarks/bench_pdf.py", speed)
+        replace_readme_block("pdf:hyphens", "python benchmarks/bench_pdf.py", hyphens)
     return 0
 
 

@@ -33,6 +33,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from bench_spine import replace_readme_block
 from rapidfuzz import fuzz, process
 
 from workbench.corpus import read_catalogue
@@ -75,8 +76,6 @@ SYNONYMS = {
     "allow": "permit", "allows": "permits", "example": "instance", "additional": "extra",
     "within": "inside",
 }  # fmt: skip
-
-BEGIN, END = "<!-- bench:search begin -->", "<!-- bench:search end -->"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -273,17 +272,6 @@ def bench_workspace(argv: list[str]) -> Iterator[Workspace]:
         yield held
 
 
-def write_readme(output: str) -> None:
-    readme = ROOT / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    if BEGIN not in text or END not in text:
-        raise SystemExit(f"{readme}: no {BEGIN} ... {END} block to replace")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    block = f"{BEGIN}\n```text\n$ python benchmarks/bench_search.py\n{output.rstrip()}\n```\n{END}"
-    readme.write_text(head + block + tail, encoding="utf-8")
-
-
 def main() -> int:
     if not STORE.is_dir():
         print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
@@ -293,7 +281,7 @@ def main() -> int:
         run(held)
     print(buffer.getvalue(), end="")
     if "--write-readme" in sys.argv[1:]:
-        write_readme(buffer.getvalue())
+        replace_readme_block("bench:search", "python benchmarks/bench_search.py", buffer.getvalue())
     return 0
 
 

@@ -192,6 +192,15 @@ def report_to_readme(run: Callable[[], None], marker: str, write: bool) -> None:
     print(output, end="")
     if not write:
         return
+    replace_readme_block(marker, f"python benchmarks/{Path(sys.argv[0]).name}", output)
+
+
+def replace_readme_block(marker: str, command: str, output: str) -> None:
+    """Put `output` in README.md between `<!-- {marker} begin -->` and `<!-- {marker} end -->`.
+
+    Every benchmark writes its figures through this one function, so the README's figures are
+    always a benchmark's own output, shown beside the command that printed them.
+    """
     begin, end = f"<!-- {marker} begin -->", f"<!-- {marker} end -->"
     readme = ROOT / "README.md"
     text = readme.read_text(encoding="utf-8")
@@ -199,7 +208,6 @@ def report_to_readme(run: Callable[[], None], marker: str, write: bool) -> None:
         raise SystemExit(f"{readme}: no {begin} ... {end} block to replace")
     head, rest = text.split(begin, 1)
     _, tail = rest.split(end, 1)
-    command = f"python benchmarks/{Path(sys.argv[0]).name}"
     block = f"{begin}\n```text\n$ {command}\n{output.rstrip()}\n```\n{end}"
     readme.write_text(head + block + tail, encoding="utf-8")
 

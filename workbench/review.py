@@ -38,7 +38,7 @@ from datetime import UTC, datetime
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, get_args
 
-from workbench.diff import _change_id_prefix, diff_versions, pairing_is_uncertain
+from workbench.diff import _change_id_prefix, change_as_json, diff_versions, pairing_is_uncertain
 from workbench.errors import ChangeNotFound, VerdictError
 from workbench.models import Change, Span, Version, canonical_json
 from workbench.segment import segment
@@ -543,21 +543,28 @@ def pairing_as_json(pairing: Pairing, verdicts: Sequence[Verdict]) -> dict[str, 
     """The JSON shape `workbench review list --json` prints for one doubtful pairing."""
     change = pairing.change
     standing = standing_verdict(change, verdicts)
+    described = change_as_json(change)
     return {
-        "change_id": change.change_id,
+        "change_id": described["change_id"],
         "jurisdiction": pairing.jurisdiction,
         "family": pairing.family,
-        "before": change.before.as_json() if change.before else None,
-        "after": change.after.as_json() if change.after else None,
-        "before_label": change.before_label,
-        "after_label": change.after_label,
-        "similarity": change.similarity,
-        "alignment_confidence": change.alignment_confidence,
-        "capped": change.capped,
+        **{key: described[key] for key in _CHANGE_FIELDS},
         "caution_stands": pairing_caution_stands(change, verdicts),
         "standing_verdict": standing.seq if standing else None,
         "answer": standing.answer if standing else None,
     }
+
+
+# The fields of `diff.change_as_json` a review row repeats, in the order it prints them.
+_CHANGE_FIELDS = (
+    "before",
+    "after",
+    "before_label",
+    "after_label",
+    "similarity",
+    "alignment_confidence",
+    "capped",
+)
 
 
 def review_frame(pairings: Sequence[Pairing], verdicts: Sequence[Verdict]) -> pl.DataFrame:
