@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from workbench.cite import Citation, verify_citation, verify_citations, verify_for_version
 from workbench.cite.formats import read_citations
-from workbench.cite.index import HYPHENS, build_index
+from workbench.cite.index import _SKELETON_CUT, GRAM, HYPHENS, STRIDE, build_index, skeleton
 from workbench.cite.probes import corruption_probes
-from workbench.cite.verify import _reread, occurrence_hits, reads_as
+from workbench.cite.verify import _reread, occurrence_hits, reads_as, verify_batch
 from workbench.normalize import normalize, normalized_text
 from workbench.segment import segment
 from workbench.store import Workspace
@@ -220,6 +220,52 @@ def test_fast_boundary_test_never_clears_what_the_exact_reread_refuses() -> None
                     assert hit.counted == exact
     assert reached >= 1000, reached
     assert slow > 0, "no hit took the slow path"
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab -\u2010\u2011")), max_size=60))
+def test_skeleton_equals_its_regular_expression(text: str) -> None:
+    assert skeleton(text) == _SKELETON_CUT.sub("", text)
+
+
+def test_batch_look_up_finds_every_occurrence_in_real_text(workspace: Workspace) -> None:
+    """Patterns on both sides of the length where the sampled look-up takes over, boilerplate
+    that repeats, and patterns that do not occur: the batch finds exactly what `str.find` finds."""
+    version = max(workspace.versions(), key=lambda v: len(v.text))
+    index = build_index(version.text)
+    skel = index.skeleton
+    rng = random.Random(5)
+    shortest = GRAM + STRIDE - 1
+    patterns = []
+    for length in (1, 5, shortest - 1, shortest, shortest + 1, 60, 300):
+        for _ in range(150):
+            at = rng.randrange(len(skel) - length)
+            patterns.append(skel[at : at + length])
+    patterns += [p + "\u2603" for p in patterns[-50:]] + [""]
+
+    def every(pattern: str) -> list[int]:
+        found, at = [], skel.find(pattern) if pattern else -1
+        while at >= 0:
+            found.append(at)
+            at = skel.find(pattern, at + 1)
+        return found
+
+    expected = [every(p) for p in patterns]
+    assert index.skeleton_hits_many(patterns) == expected
+    assert [index.skeleton_hits(p) for p in patterns[::7]] == expected[::7]
+    assert sum(len(e) > 1 for e in expected) > 50, "the sample must hold repeated patterns"
+
+
+def test_a_batch_decides_each_citation_as_alone(workspace: Workspace) -> None:
+    """Sharing the work of a batch changes no verdict: every probe kind, mixed in one batch
+    against one version, gets the outcome it gets alone."""
+    version = max(workspace.versions(), key=lambda v: len(v.text))
+    probes = corruption_probes([version], seed=4, per_version=40)
+    citations = [p.citation for p in probes]
+    index = build_index(version.text)
+    together = verify_batch(index, citations)
+    assert together == [verify_batch(index, [c])[0] for c in citations]
+    assert len({p.kind for p in probes}) >= 8
+    assert Counter(v.outcome for v in together)["refused"] > 0
 
 
 def test_line_break_hyphen_characters_are_deletable() -> None:

@@ -6,11 +6,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.normalize import normalize, normalized_text
+from workbench.normalize import (
+    LONG_TEXT,
+    normalize,
+    normalize_long,
+    normalize_short,
+    normalized_text,
+    normalized_texts,
+    raw_spans,
+)
 from workbench.segment import segment
 
 # Characters that exercise every fold, and the ones that must not be folded.
 TRICKY = "ab -\n\r\t\f\u00a0\u00ad\ufeff\ufb01\ufb03\uff11\uff19²₂ABé-\u2010\u2011\u2013\u2014"
+# The array pass must also agree on the rarer white space (U+001C, U+0085, U+2028, U+3000), a
+# character outside the Basic Multilingual Plane, U+0000 (the batch separator) and a lone surrogate.
+WIDER = TRICKY + "\x1c\x85\u2028\u3000\U0001d538\x00\ud800"
 tricky_text = st.text(alphabet=st.sampled_from(list(TRICKY)), max_size=80)
 
 
@@ -125,3 +136,41 @@ def test_map_is_exact_on_real_passages(workspace) -> None:  # type: ignore[no-un
             checked += _check_map(passage.text, rng, 2)
     assert checked > 10_000
     assert soft > 0 and hyphens > 0, "the sample must include soft hyphens and line-break hyphens"
+
+
+@given(st.text(alphabet=st.sampled_from(list(WIDER)), max_size=300))
+@settings(max_examples=500)
+def test_array_pass_equals_match_loop(raw: str) -> None:
+    assert normalize_long(raw) == normalize_short(raw)
+
+
+def test_array_pass_equals_match_loop_on_every_held_version(workspace) -> None:  # type: ignore[no-untyped-def]
+    long_ones = 0
+    for version in workspace.versions():
+        text = version.text
+        assert normalize_long(text) == normalize_short(text), version.version_id
+        long_ones += len(text) >= LONG_TEXT
+    assert long_ones > 300
+
+
+@given(st.lists(st.text(alphabet=st.sampled_from(list(WIDER)), max_size=40), max_size=120))
+@settings(max_examples=200)
+def test_texts_normalized_together_equal_each_alone(texts: list[str]) -> None:
+    assert normalized_texts(texts) == [normalized_text(t) for t in texts]
+
+
+def test_raw_spans_equal_raw_span_on_real_text(workspace) -> None:  # type: ignore[no-untyped-def]
+    rng = random.Random(7)
+    checked = 0
+    for version in list(workspace.versions())[::20]:
+        result = normalize(version.text)
+        n = len(result.text)
+        if n < 2:
+            continue
+        spans = [tuple(sorted(rng.sample(range(n + 1), 2))) for _ in range(200)]
+        spans = [(a, b) for a, b in spans if a < b]
+        assert raw_spans(result, spans) == [result.raw_span(a, b) for a, b in spans]
+        checked += len(spans)
+    assert checked > 1000
+    with pytest.raises(IndexError, match=r"a span is empty or outside \[0, 3\]"):
+        raw_spans(normalize("abc"), [(1, 1)])
