@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from workbench import claims
 from workbench.cite.index import build_index
 from workbench.cli import main
+from workbench.engine import code_digest
 from workbench.errors import NoteError
 from workbench.models import CatalogueRow
 from workbench.store import version_from_row
@@ -241,9 +242,9 @@ def test_floor_to_middle_to_edited_to_top(notes: Path, ledger: claims.Ledger) ->
     run = report.run
     assert (run.outcome, report.pointer_before, report.pointer_after) == ("confirmed", None, DC)
     assert [q["status"] for q in run.quotes] == ["found", "found"]
-    # The check ran in another process, which named itself and the checker module's source.
+    # The check ran in another process, which named itself and the workbench source it ran.
     assert run.checker_pid != os.getpid()
-    assert run.checker_sha256 == hashlib.sha256(Path(claims.__file__).read_bytes()).hexdigest()
+    assert run.checker_sha256 == code_digest()
     assert run.document_sha256 == claims.catalogue_index(CORPUS_DIR)[DC].sha256
     grade = _grade(note, ledger)
     assert (grade.grade, grade.pointer, grade.backing_run) == ("middle", DC, run.run)
@@ -344,10 +345,10 @@ def test_census_lines_on_the_example_base(
 ) -> None:
     lines = claims.census(notes, corpus_dir=CORPUS_DIR, ledger=ledger).lines()
     assert lines == (
-        f"census of {notes}: 8 notes",
+        f"census of {notes}: 11 notes",
         "  top: 2",
         "  middle: 1",
-        "  floor: 5",
+        "  floor: 8",
         "top-grade notes missing an evidence field: 1",
         f"  {notes / 'cip-002-5.1a-applicability.md'}: validated_at",
         "middle-grade pointers with no recorded run behind them (evidence missing): 1",

@@ -100,3 +100,14 @@ __all__ = [
     "verify_store",
     "write_scorecard",
 ]
+
+# The quotes register (issue 6): source reports, their snapshots, and the two link routes.
+from workbench.quotes import (  # noqa: E402
+    add_quote,
+    new_report,
+    parse_report,
+    validate_report,
+    write_snapshot,
+)
+
+__all__ += ["add_quote", "new_report", "parse_report", "validate_report", "write_snapshot"]

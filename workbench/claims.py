@@ -12,6 +12,9 @@ verifier's own occurrence search. Only the parent writes, and only after reading
 the ledger row first, then the pointer. The guarantee: a pointer written by `check_note`, and a
 `confirmed` ledger row, exist only when every quote (at least one) was found in the checksum-verified
 document; the ledger's own CHECK constraint refuses a confirmed row with no quotes or a missing one.
+A quote whose locator links a source report (`[...](x.ingest.md)`) is checked in the same child on
+the route its link declares (`workbench.quotes`: the report's retained extracts, or its snapshot
+when the link says `(snapshot required)`), and counts toward `confirmed` like any other quote.
 """
 
 from __future__ import annotations
@@ -32,11 +35,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from workbench.cite.index import DELETABLE, SourceIndex, build_index
-from workbench.cite.verify import occurrence_hits
 from workbench.corpus import check_relative_path, read_catalogue
+from workbench.engine import code_digest
 from workbench.errors import CheckerError, LedgerError, NoteError, WorkbenchError
 from workbench.models import CatalogueRow, canonical_json
 from workbench.normalize import normalized_text
+from workbench.quotes import check_linked_quote, find_text, parse_report, resolve_report
 from workbench.store import version_from_row
 
 STATUSES = ("draft", "validated")
@@ -280,9 +284,13 @@ def _quote(path: Path, block: Sequence[tuple[int, str]]) -> Quote:
 
 
 def quotes_sha256(quotes: Iterable[Quote]) -> str:
-    """SHA-256 of the canonical JSON list of `[quote text, occurrence]` in note order: a run is
-    tied to this, so editing any quoted byte leaves the old run behind."""
-    items = [[q.text, q.occurrence] for q in quotes]
+    """SHA-256 of the canonical JSON list of `[quote text, occurrence]` in note order, with the
+    linked report and the snapshot marker appended for a quote that links one: a run is tied to
+    this, so editing any quoted byte, or a quote's route, leaves the old run behind."""
+    items = [
+        [q.text, q.occurrence] + ([q.report, q.snapshot_required] if q.report else [])
+        for q in quotes
+    ]
     return hashlib.sha256(canonical_json(items).encode("utf-8")).hexdigest()
 
 
@@ -357,29 +365,55 @@ def find_quote(index: SourceIndex, quote: Quote) -> tuple[QuoteStatus, tuple[tup
     one occurrence and none named is `ambiguous`; a named occurrence past the last is
     `no_such_occurrence`; none is `missing`.
     """
-    wanted = normalized_text(quote.text)
-    hits = [h for h in occurrence_hits(index, wanted) if h.counted]
-    spans = tuple(index.normalized.raw_span(h.norm_start, h.norm_end) for h in hits)
-    if not spans:
-        return "missing", spans
-    if quote.occurrence is None:
-        return ("found" if len(spans) == 1 else "ambiguous"), spans
-    return ("found" if quote.occurrence <= len(spans) else "no_such_occurrence"), spans
+    return find_text(index, quote.text, quote.occurrence)
+
+
+def linked_reports(note: Note) -> tuple[Path, ...]:
+    """The source reports the note's quotes link, resolved relative to the note, each parsed
+    (a malformed or missing report raises `QuotesRegisterError`), in first-link order."""
+    paths: dict[Path, None] = {}
+    for quote in note.quotes:
+        if quote.report is not None:
+            paths.setdefault(resolve_report(note.path, quote.report, quote.line))
+    for path in paths:
+        parse_report(path)
+    return tuple(paths)
+
+
+def _linked_result(note: Note, quote: Quote) -> dict[str, Any]:
+    """A linked quote's ledger entry: route, report (as `note_key` names it), status."""
+    assert quote.report is not None
+    report = resolve_report(note.path, quote.report, quote.line)
+    check = check_linked_quote(
+        report, quote.text, quote.occurrence, snapshot_required=quote.snapshot_required
+    )
+    return {
+        "route": check.route,
+        "report": note_key(report),
+        "canonical_source": check.canonical_source,
+        "snapshot_sha256": check.snapshot_sha256,
+        "status": check.status,
+        "extracts": list(check.extracts),
+        "spans": [list(s) for s in check.spans],
+    }
 
 
 def checker_identity() -> dict[str, Any]:
-    """Who ran the check: process id, interpreter, workbench version, SHA-256 of this module."""
+    """Who ran the check: process id, interpreter, workbench version, and the SHA-256 over every
+    source file of the workbench package (the check runs code in claims, quotes, the verifier, the
+    normalizer and the extractors; a change to any of them is a different checker)."""
     return {
         "pid": os.getpid(),
         "executable": sys.executable,
         "workbench_version": metadata.version("workbench"),
-        "checker_sha256": hashlib.sha256(Path(__file__).read_bytes()).hexdigest(),
+        "checker_sha256": code_digest(),
     }
 
 
 def run_check(note_path: Path, document_path: Path, corpus_dir: Path) -> dict[str, Any]:
     """The check itself, as the child runs it: read the note, find the document's catalogue row
-    from the last three parts of its path, checksum first, then every document quote."""
+    from the last three parts of its path, checksum first, then every quote in note order: a
+    document quote in the document's extracted text, a linked quote on its report's route."""
     note = parse_note(note_path)
     catalogue = catalogue_index(corpus_dir)
     rel = "/".join(document_path.parts[-3:])
@@ -390,7 +424,7 @@ def run_check(note_path: Path, document_path: Path, corpus_dir: Path) -> dict[st
         )
     data = document_path.read_bytes()
     digest = hashlib.sha256(data).hexdigest()
-    quotes = note.document_quotes
+    quotes = note.quotes
     result: dict[str, Any] = {
         "scheme": CHECK_SCHEME,
         "document": rel,
@@ -410,17 +444,18 @@ def run_check(note_path: Path, document_path: Path, corpus_dir: Path) -> dict[st
     index = build_index(version.text)
     found = []
     for quote in quotes:
-        status, spans = find_quote(index, quote)
-        found.append(
-            {
-                "quote": quote.text,
-                "locator": quote.locator,
-                "occurrence": quote.occurrence,
-                "line": quote.line,
-                "status": status,
-                "spans": [list(s) for s in spans],
-            }
-        )
+        entry: dict[str, Any] = {
+            "quote": quote.text,
+            "locator": quote.locator,
+            "occurrence": quote.occurrence,
+            "line": quote.line,
+        }
+        if quote.report is not None:
+            entry.update(_linked_result(note, quote))
+        else:
+            status, spans = find_quote(index, quote)
+            entry.update(status=status, spans=[list(s) for s in spans])
+        found.append(entry)
     result["text_sha256"] = version.text_sha256
     result["extractor"] = f"{version.extractor} {version.extractor_version}"
     result["quotes"] = found
@@ -636,13 +671,16 @@ def check_note(
     """Check one note in a separate process, then record the run and set or clear the pointer.
 
     Bad input (a malformed note, a pointer or document outside the catalogue, a file that is not a
-    catalogued document) raises before anything is written. A confirmed run sets the pointer to the
+    catalogued document, a linked source report that is missing or malformed) raises before
+    anything is written. A confirmed run sets the pointer to the
     checked document; a run with quotes missing clears the pointer when it named that document;
-    a checksum mismatch or a note with no document quotes leaves the note as it was.
+    a checksum mismatch or a note with no quotes leaves the note as it was. A quote linking a source
+    report counts like a document quote (`confirmed` needs every quote found, on every route).
     """
     note = parse_note(note_path)
     catalogue = catalogue_index(corpus_dir)
     check_pointer(note, catalogue)
+    linked_reports(note)
     document = resolve_document(note, against, store)
     rel = "/".join(document.parts[-3:])
     if rel not in catalogue:
@@ -652,12 +690,12 @@ def check_note(
     result = _spawn(note_path, document, corpus_dir)
     if result.get("scheme") != CHECK_SCHEME or result.get("document") != rel:
         raise CheckerError(f"{note_path}: the checking process answered for another document")
-    if result["quotes_sha256"] != quotes_sha256(note.document_quotes):
+    if result["quotes_sha256"] != quotes_sha256(note.quotes):
         raise CheckerError(f"{note_path}: the note's quotes changed while it was being checked")
     # CAUTION: re-derived here, not taken from the child: confirmed means quotes, all found.
     quotes = result["quotes"]
     if result["outcome"] == "confirmed" and not (
-        quotes and all(q["status"] == "found" for q in quotes)
+        len(quotes) == len(note.quotes) > 0 and all(q["status"] == "found" for q in quotes)
     ):
         raise CheckerError(f"{note_path}: the checking process said confirmed without quotes")
     moment = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
@@ -685,6 +723,7 @@ def check_notes(
         note = parse_note(path)
         check_pointer(note, catalogue)
         resolve_document(note, None, store)
+        linked_reports(note)
     return tuple(
         check_note(path, against=None, corpus_dir=corpus_dir, store=store, ledger=ledger)
         for path in paths
@@ -719,7 +758,7 @@ def grade_note(note: Note, catalogue: Mapping[str, CatalogueRow], runs: Sequence
     note's ledger rows."""
     check_pointer(note, catalogue)
     pointer = note.pointer
-    current = quotes_sha256(note.document_quotes)
+    current = quotes_sha256(note.quotes)
     why: list[str] = []
     backing: Run | None = None
     if pointer is not None:

@@ -81,7 +81,11 @@ def cmd_fetch(args: argparse.Namespace) -> int:
     )
     refused = corpus_mod.read_refused(args.corpus_dir)
     extra = corpus_mod.fetch(
-        refused, args.refused_store, mirror=mirror, url_template=args.mirror_url, progress=_progress()
+        refused,
+        args.refused_store,
+        mirror=mirror,
+        url_template=args.mirror_url,
+        progress=_progress(),
     )
     _out(
         f"fetched {len(report.copied)}, already held {len(report.held)}, failed {len(report.failed)} "
@@ -248,7 +252,9 @@ def cmd_measure(args: argparse.Namespace) -> int:
                 progress=_progress(),
             )
     written = write_reports(args.out, measure_families(families, rows, refusals))
-    _out(f"wrote {len(written)} files into {args.out} ({len(rows)} documents, {len(families)} families)\n")
+    _out(
+        f"wrote {len(written)} files into {args.out} ({len(rows)} documents, {len(families)} families)\n"
+    )
     failed = _refusals("not ingested", report.refused)
     _refusals("refused at admission (listed in the report, not fatal)", refusals)
     return failed
@@ -368,6 +374,7 @@ def cmd_export_annotations(args: argparse.Namespace) -> int:
     if any(line.error is not None for line in lines):
         return 2
     return 1 if refused else 0
+
 
 # @@ commands: review (issue 5) @@
 
@@ -505,7 +512,8 @@ def _check_lines(report: Any) -> str:
         lines.append(f"  held sha256 {run.document_sha256} does not match the catalogue")
     for q in run.missing:
         excerpt = " ".join(q["quote"].split())
-        lines.append(f"  {q['status']}: line {q['line']}: {excerpt!r} ({q['locator']})")
+        route = f" via the {q['route']} route of {q['report']}" if "route" in q else ""
+        lines.append(f"  {q['status']}: line {q['line']}: {excerpt!r} ({q['locator']}){route}")
     return "".join(line + "\n" for line in lines)
 
 
@@ -567,6 +575,61 @@ def cmd_census(args: argparse.Namespace) -> int:
         result = claims.census(args.dir, corpus_dir=args.corpus_dir, ledger=ledger)
     _out("".join(line + "\n" for line in result.lines()))
     return 0
+
+
+def cmd_quotes_new(args: argparse.Namespace) -> int:
+    from workbench import quotes
+
+    report = quotes.new_report(
+        args.folder, args.slug, args.source, corpus_dir=args.corpus_dir, store=args.store
+    )
+    _out(
+        f"{report.path}: new source report of {report.canonical_source}; snapshot "
+        f"{report.snapshot_path} (sha256 {report.snapshot_sha256})\n"
+    )
+    return 0
+
+
+def cmd_quotes_add(args: argparse.Namespace) -> int:
+    from workbench import quotes
+
+    added = quotes.add_quote(args.report, args.extract, args.location)
+    excerpt = " ".join(added.text.split())
+    _out(
+        f"{args.report}: line {added.line}: retained {excerpt[:80]!r} "
+        f"({quotes.LOCATION_LABEL} {added.location})\n"
+    )
+    return 0
+
+
+def cmd_quotes_validate(args: argparse.Namespace) -> int:
+    from workbench import quotes
+
+    failed = 0
+    for path in args.reports:
+        problems = quotes.validate_report(path, corpus_dir=args.corpus_dir)
+        if problems:
+            failed += 1
+            _out("".join(f"{problem}\n" for problem in problems))
+        else:
+            report = quotes.parse_report(path)
+            held = len(report.extracts)
+            _out(
+                f"{path}: valid: {held} source extract{'s' * (held != 1)}; snapshot "
+                f"{report.snapshot_path} matches (sha256 {report.snapshot_sha256[:12]})\n"
+            )
+    return 1 if failed else 0
+
+
+def cmd_quotes_snapshot(args: argparse.Namespace) -> int:
+    from workbench import quotes
+
+    done = quotes.write_snapshot(args.report, corpus_dir=args.corpus_dir, store=args.store)
+    said = "wrote" if done.written else "already holds the recorded bytes:"
+    _out(f"{args.report}: {said} {done.path} (sha256 {done.sha256})\n")
+    return 0
+
+
 # @@ commands: search (issue 7) @@
 
 
@@ -852,9 +915,7 @@ def build_parser() -> argparse.ArgumentParser:
         "unique, and a TextPositionSelector. Refused citations are listed on stderr (exit 1).",
     )
     export_p.add_argument("file", type=Path, metavar="FILE", help="JSON Lines of citations")
-    export_p.add_argument(
-        "--out", type=Path, default=None, help="write here instead of stdout"
-    )
+    export_p.add_argument("--out", type=Path, default=None, help="write here instead of stdout")
     _paths(export_p, workspace=True)
     export_p.set_defaults(func=cmd_export_annotations)
     # @@ parser: review (issue 5) @@
@@ -962,6 +1023,68 @@ def build_parser() -> argparse.ArgumentParser:
     census_p.add_argument("--ledger", default=ledger_default, metavar="PATH", help=ledger_help)
     _paths(census_p)
     census_p.set_defaults(func=cmd_census)
+    quotes_p = commands.add_parser(
+        "quotes",
+        help="a source report's quotes register and its snapshot",
+        description="Keep the verbatim extracts a source report retains (notes/reports/"
+        "<slug>.ingest.md), each checked against the exact snapshot bytes the report records.",
+    )
+    quotes_commands = quotes_p.add_subparsers(
+        dest="quotes_command", required=True, metavar="COMMAND"
+    )
+    quotes_new = quotes_commands.add_parser(
+        "new",
+        help="write a report skeleton and its snapshot",
+        description="Write FOLDER/SLUG.ingest.md with an empty Quotes section, and its snapshot "
+        "FOLDER/.snapshots/SLUG.md built from the fetched, hash-checked document; the report "
+        "records the snapshot's SHA-256. Never overwrites a report.",
+    )
+    quotes_new.add_argument("slug", metavar="SLUG", help="lowercase letters, digits, . _ -")
+    quotes_new.add_argument(
+        "--source", required=True, metavar="CATALOGUE_PATH", help="the document's catalogue path"
+    )
+    quotes_new.add_argument(
+        "--folder",
+        type=Path,
+        default=Path("notes/reports"),
+        help="where the report goes (default: notes/reports)",
+    )
+    _paths(quotes_new, store=True)
+    quotes_new.set_defaults(func=cmd_quotes_new)
+    quotes_add = quotes_commands.add_parser(
+        "add",
+        help="retain one verbatim extract, found in the snapshot",
+        description="Read the report's snapshot (its SHA-256 and canonical source checked), "
+        "search the extract in it (normalized, exact), and append the extract and its location "
+        "at the end of the Quotes section, every other byte kept. A refused extract writes "
+        "nothing.",
+    )
+    quotes_add.add_argument("report", type=Path, metavar="REPORT")
+    quotes_add.add_argument("--extract", required=True, metavar="TEXT", help="the verbatim words")
+    quotes_add.add_argument(
+        "--location", required=True, metavar="TEXT", help="where they stand (one line)"
+    )
+    quotes_add.set_defaults(func=cmd_quotes_add)
+    quotes_validate = quotes_commands.add_parser(
+        "validate",
+        help="check reports' structure and that every extract is in the snapshot",
+        description="List every problem of each REPORT, one line each: structure, canonical "
+        "source against the catalogue, the snapshot (missing, unreadable or mismatched bytes "
+        "fail closed), each extract not found in it. Exit 1 on any problem.",
+    )
+    quotes_validate.add_argument("reports", nargs="+", type=Path, metavar="REPORT")
+    _paths(quotes_validate)
+    quotes_validate.set_defaults(func=cmd_quotes_validate)
+    quotes_snapshot = quotes_commands.add_parser(
+        "snapshot",
+        help="write a report's ignored snapshot from the fetched corpus",
+        description="Build REPORT's snapshot from the hash-checked corpus file and write it to "
+        ".snapshots/<slug>.md beside the report; refused if it would hash differently from the "
+        "recorded snapshot_sha256, which is never rewritten.",
+    )
+    quotes_snapshot.add_argument("report", type=Path, metavar="REPORT")
+    _paths(quotes_snapshot, store=True)
+    quotes_snapshot.set_defaults(func=cmd_quotes_snapshot)
     # @@ parser: search (issue 7) @@
     search = commands.add_parser(
         "search",
@@ -975,7 +1098,10 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--jurisdiction", metavar="J", help="only versions of this jurisdiction")
     search.add_argument("--family", metavar="F", help="only versions of this document family")
     search.add_argument(
-        "-k", type=int, default=10, help="candidates wanted (default: 10; substring ones can add more)"
+        "-k",
+        type=int,
+        default=10,
+        help="candidates wanted (default: 10; substring ones can add more)",
     )
     search.add_argument(
         "--reindex", action="store_true", help="build (or rebuild) the search index first"
