@@ -6,10 +6,18 @@ by replicating every catalogued family of the fetched corpus under new family na
 (`<family>-r00`, `<family>-r01`, ...): the documents are hard links (same bytes, same SHA-256), the
 provenance is rewritten with the new family name. It then times the map (read, hash-check,
 extract, parse and diff every family: `engine.map_families`) serially in a fresh process and on a
-fresh local Dask cluster of 2 single-threaded workers, and prints seconds, seconds per MB, and the
-peak resident memory of the serial process and of each worker (`ru_maxrss`, the kernel's own high
-water mark). Cluster start-up is timed apart from the map. It also prints whether the two runs'
-results are equal. It asserts nothing about time.
+fresh local Dask cluster of 2 single-threaded workers, and prints seconds, seconds per MB, the peak
+resident memory of the serial process and the largest peak among the workers, and the workers'
+largest resident memory once the map is done ("steady"). Cluster start-up is timed apart from the
+map. It also prints the pickled size of all the families' results (which whoever calls
+`map_families` holds until the reduce: the serial process does, a worker does not) and whether the
+two runs' results are equal. It asserts nothing about time.
+
+A peak is the kernel's high water mark of the process's own memory (`VmHWM` in
+`/proc/self/status`; `ru_maxrss` where there is no /proc). Not `ru_maxrss` on Linux: it survives
+fork and exec, so a process spawned by a larger one (each Dask worker is spawned by its nanny in
+this process, the serial run by a process pool here) reports its parent's peak when that is higher,
+and this process grows with the scale (it holds both runs' results).
 
 The held text hashes the workers check against come from one ingest of the real corpus: a replica
 has the same bytes, so the same text.
@@ -20,6 +28,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import pickle
 import resource
 import sys
 import tempfile
@@ -46,9 +55,29 @@ from workbench.store import Workspace, ingest
 SCALES = (1, 10, 50)
 
 
+def _proc_status_mb(field: str) -> float | None:
+    """A memory field of /proc/self/status (reported in kB), in MB; None without /proc."""
+    try:
+        with open("/proc/self/status", "rb") as status:
+            for line in status:
+                if line.startswith(field.encode("ascii") + b":"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
 def peak_rss_mb() -> float:
-    """This process's peak resident memory, in MB (Linux reports ru_maxrss in KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """This process's own peak resident memory, in MB (see the module docstring on ru_maxrss)."""
+    peak = _proc_status_mb("VmHWM")
+    if peak is not None:
+        return peak
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux and BSD
+
+
+def resident_mb() -> float:
+    """This process's resident memory now, in MB (0 where there is no /proc)."""
+    return _proc_status_mb("VmRSS") or 0.0
 
 
 def replicate(rows: tuple[CatalogueRow, ...], scale: int, root: Path) -> list[CatalogueRow]:
@@ -87,8 +116,9 @@ def run(scales: tuple[int, ...]) -> None:
         f"{len(rows)} held documents per replica"
     )
     print(
-        f"{'scale':>5} {'docs':>6} {'MB':>7} | {'serial s':>8} {'s/MB':>6} {'peak MB':>7} | "
-        f"{'2 workers s':>11} {'s/MB':>6} {'peak MB/worker':>14} {'start s':>7} | speed-up  same"
+        f"{'scale':>5} {'docs':>6} {'MB':>7} | {'serial s':>8} {'s/MB':>6} {'peak MB':>7} "
+        f"{'results MB':>10} | {'2 workers s':>11} {'s/MB':>6} {'peak MB/worker':>14} "
+        f"{'steady MB':>9} {'start s':>7} | speed-up  same"
     )
     for scale in scales:
         with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
@@ -109,10 +139,13 @@ def run(scales: tuple[int, ...]) -> None:
                 results = map_families(tasks, client=client)
                 t2 = time.perf_counter()
                 peaks = client.run(peak_rss_mb)
+                steady = client.run(resident_mb)
+            held = sum(len(pickle.dumps(result)) for result in serial) / 1e6
             print(
                 f"{scale:>4}x {len(replicas):>6} {megabytes:>7.1f} | {serial_s:>8.1f} "
-                f"{serial_s / megabytes:>6.3f} {serial_peak:>7.0f} | {t2 - t1:>11.1f} "
-                f"{(t2 - t1) / megabytes:>6.3f} {max(peaks.values()):>14.0f} {t1 - t0:>7.1f} | "
+                f"{serial_s / megabytes:>6.3f} {serial_peak:>7.0f} {held:>10.1f} | "
+                f"{t2 - t1:>11.1f} {(t2 - t1) / megabytes:>6.3f} {max(peaks.values()):>14.0f} "
+                f"{max(steady.values()):>9.0f} {t1 - t0:>7.1f} | "
                 f"{serial_s / (t2 - t1):>7.2f}x  {'yes' if results == serial else 'NO'}"
             )
 

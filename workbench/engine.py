@@ -16,11 +16,17 @@ nothing: the scheduler gives its tasks to the remaining workers. A run with no w
 `workerless_grace` seconds, a task that raises, or a worker running different workbench code fails
 with a one-line `WorkbenchError` that names the family and the file.
 
+Memory per worker stays flat as the corpus grows: a task holds one family at a time, results are
+released on the worker as soon as the client has them, each task hands the C heap's freed pages back
+to the system when it ends (`release_freed_memory`), and the local cluster's workers run without
+Dask's statistical profiler, whose history grows with every second of work.
+
 Dask is imported only when a cluster is asked for, so the in-process path needs only the core.
 """
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import hashlib
 import logging
@@ -54,6 +60,8 @@ WORKERLESS_GRACE = 60.0  # seconds a run may wait with no worker before it fails
 POLL_SECONDS = 1.0
 STALL_SECONDS = 300.0  # seconds with workers present but no family finished before a run fails
 SCHEDULER_ADDRESS = re.compile(r"(tcp|tls)://[^\s/:]+:\d{1,5}")
+# Dask configuration for the workers of the local cluster `dask_client` starts.
+LOCAL_WORKER_CONFIG = {"distributed.worker.profile.enabled": False}
 
 
 @functools.cache
@@ -71,6 +79,32 @@ def code_digest() -> str:
         name = path.relative_to(package).as_posix()
         digest.update(name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's `malloc_trim`, or None where the C library has none (macOS, Windows, musl)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+    return trim
+
+
+def release_freed_memory() -> bool:
+    """Give the pages of every free C-heap chunk back to the system; True if any were given back.
+
+    glibc's `malloc_trim(0)`, over every malloc arena; elsewhere a no-op returning False. A family's
+    extraction and diff free a few tens of MB of large blocks that glibc keeps in the arena of the
+    thread that ran it (a Dask worker runs tasks in its own thread, whose arena is trimmed only from
+    the top); held across tasks, that free memory fragments and the next large family's peak lands
+    on top of it, so a worker's resident size crept up with the number of families it had run.
+    """
+    trim = _malloc_trim()
+    return bool(trim(0)) if trim is not None else False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -177,6 +211,8 @@ def run_family_task(task: FamilyTask, *, check_code: bool = True) -> FamilyMeasu
     """The map step as a worker runs it: check the code digest, load the family, measure it.
 
     `check_code=False` is for the in-process map, where the client's code is the code that runs.
+    Whatever the outcome, the memory the family's texts and diffs used is handed back to the system
+    before the task returns (`release_freed_memory`), so the next task starts from the same floor.
     """
     here = code_digest() if check_code else task.code_digest
     if task.code_digest != here:
@@ -184,6 +220,15 @@ def run_family_task(task: FamilyTask, *, check_code: bool = True) -> FamilyMeasu
             f"family {task.name}: this worker runs workbench code {here[:12]}; the client "
             f"runs {task.code_digest[:12]}; install the same workbench on every worker"
         )
+    try:
+        return _measure_task(task)
+    finally:
+        # CAUTION: after every task, failed ones too; without it a worker's memory grows with the
+        # number of families it has run (fragmented free heap), not with the largest family.
+        release_freed_memory()
+
+
+def _measure_task(task: FamilyTask) -> FamilyMeasurement:
     versions = load_family(task)
     try:
         return measure_family(versions)
@@ -219,10 +264,15 @@ def dask_client(
 
     The local cluster listens on loopback only, one thread per worker (the map is CPU-bound Python,
     so threads would share one interpreter lock), with its dashboard on a free port when bokeh is
-    installed. Both are closed on exit; an existing cluster is left running.
+    installed. Its workers run without Dask's statistical profiler (`LOCAL_WORKER_CONFIG`): the
+    profiler samples the running task every 10 ms and keeps a call tree for each second of work
+    (up to `distributed.admin.low-level-log-length` of them), memory that grows with the corpus;
+    the dashboard's Profile page is empty as a result. Both are closed on exit; an existing cluster
+    is left running, with the configuration its workers were started with.
     """
     check_engine_options(workers, scheduler)
     try:
+        import dask
         from distributed import Client, LocalCluster
     except ImportError as exc:
         raise EngineOptionError(
@@ -238,8 +288,10 @@ def dask_client(
         with client:
             yield client
         return
-    with (
-        LocalCluster(  # type: ignore[no-untyped-call]
+    # The nannies are built here and pass the configuration they see to every worker they start
+    # (and restart), so setting it around the construction is enough.
+    with dask.config.set(LOCAL_WORKER_CONFIG):
+        cluster = LocalCluster(  # type: ignore[no-untyped-call]
             n_workers=workers,
             threads_per_worker=1,
             processes=True,
@@ -248,9 +300,8 @@ def dask_client(
             dashboard_address="127.0.0.1:0",
             worker_dashboard_address=None,
             silence_logs=logging.ERROR,
-        ) as cluster,
-        Client(cluster, set_as_default=False) as client,  # type: ignore[no-untyped-call]
-    ):
+        )
+    with cluster, Client(cluster, set_as_default=False) as client:  # type: ignore[no-untyped-call]
         yield client
 
 
