@@ -8,6 +8,7 @@ mirror URL.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator
 from itertools import pairwise
@@ -31,6 +32,16 @@ def _mirror() -> Path | None:
         return Path(named)
     local = ROOT.parent / "shared" / "corpus"
     return local if local.is_dir() else None
+
+
+def tree_digest(folder: Path) -> str:
+    """SHA-256 over every path and file's bytes under `folder`: equal means nothing was written."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        digest.update(path.relative_to(folder).as_posix().encode())
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 @pytest.fixture(scope="session")

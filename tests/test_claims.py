@@ -3,7 +3,6 @@ check, the append-only run ledger, grades read off headers, and the census."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import sqlite3
@@ -22,22 +21,13 @@ from workbench.errors import NoteError
 from workbench.models import CatalogueRow
 from workbench.store import version_from_row
 
-from .conftest import CORPUS_DIR, ROOT, STORE
+from .conftest import CORPUS_DIR, ROOT, STORE, tree_digest
 
 NOTES = ROOT / "notes"
 DC = "us-dc/dc-code-34-1432/34-1432@2024-07-30.xml"
 EXEMPTION = "dc-34-1432-government-exemption.md"
 SRCC = "dc-34-1432-srcc-expansion.md"
 JSON_EXPANSION = "http-problem-01-json-expansion.md"
-
-
-def _tree_digest(folder: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(folder.rglob("*")):
-        digest.update(path.relative_to(folder).as_posix().encode())
-        if path.is_file():
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 @pytest.fixture
@@ -204,7 +194,7 @@ def test_a_bad_note_is_refused_in_one_line_and_nothing_is_written(
     bad = notes / "bad.md"
     bad.write_bytes(text.encode())
     ledger = tmp_path / "ledger.sqlite"
-    before = _tree_digest(notes)
+    before = tree_digest(notes)
     for command in (["grade", str(bad)], ["check", str(bad), "--against", str(STORE / DC)]):
         code = main([*command, "--ledger", str(ledger), "--corpus-dir", str(CORPUS_DIR)])
         assert code == 2
@@ -212,7 +202,7 @@ def test_a_bad_note_is_refused_in_one_line_and_nothing_is_written(
     # The batch refuses before it checks anything: no note is rewritten, no run recorded.
     assert main(["check", "--all", str(notes), "--ledger", str(ledger)]) == 2
     assert capsys.readouterr().err == f"workbench: error: {bad}: {message}\n"
-    assert _tree_digest(notes) == before
+    assert tree_digest(notes) == before
     with claims.Ledger(ledger) as held:
         assert held.runs() == ()
 
@@ -220,14 +210,14 @@ def test_a_bad_note_is_refused_in_one_line_and_nothing_is_written(
 def test_check_refuses_a_file_outside_the_catalogue(notes: Path, ledger: claims.Ledger) -> None:
     stray = notes / "stray.txt"
     stray.write_text("The standard shall not apply\n")
-    before = _tree_digest(notes)
+    before = tree_digest(notes)
     with pytest.raises(NoteError) as info:
         _check(notes / EXEMPTION, ledger, against=stray)
     assert str(info.value) == (
         f"{notes / EXEMPTION}: --against {stray}: {stray.relative_to(stray.parents[2]).as_posix()}"
         " is not in the catalogue"
     )
-    assert _tree_digest(notes) == before and ledger.runs() == ()
+    assert tree_digest(notes) == before and ledger.runs() == ()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -359,7 +349,7 @@ def test_census_lines_on_the_example_base(
     assert _check(notes / "dc-34-1432-rps-2011.md", ledger).confirmed
     assert not _check(notes / SRCC, ledger).confirmed
     (notes / "broken.md").write_text("no header\n")
-    before = _tree_digest(notes)
+    before = tree_digest(notes)
     assert main(["census", str(notes), "--ledger", str(ledger.path)]) == 0
     assert capsys.readouterr().out.splitlines()[-5:] == [
         "middle-grade pointers with no recorded run behind them (evidence missing): 0",
@@ -368,4 +358,4 @@ def test_census_lines_on_the_example_base(
         "notes whose header could not be read: 1",
         f"  {notes / 'broken.md'}: front matter: line 1 must be '---' to open the header",
     ]
-    assert _tree_digest(notes) == before
+    assert tree_digest(notes) == before

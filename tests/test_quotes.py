@@ -21,7 +21,7 @@ from workbench.models import CatalogueRow
 from workbench.normalize import normalized_text
 from workbench.store import version_from_row
 
-from .conftest import CORPUS_DIR, ROOT, STORE
+from .conftest import CORPUS_DIR, ROOT, STORE, tree_digest
 
 NOTES = ROOT / "notes"
 DC = "us-dc/dc-code-34-1432/34-1432@2024-07-30.xml"
@@ -31,15 +31,6 @@ HTTP_REPORT = "http-problem-01.ingest.md"
 # In § 34-1432(c)(1) of the document, and in no retained extract of the DC report.
 NOT_RETAINED = "not less than 0.40% from solar energy"
 RETAINED = "shall not apply to electricity sold to the District of Columbia government"
-
-
-def _digest(folder: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(folder.rglob("*")):
-        digest.update(path.relative_to(folder).as_posix().encode())
-        if path.is_file():
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 @pytest.fixture
@@ -141,7 +132,7 @@ def test_new_report_writes_a_valid_skeleton_and_never_overwrites(tmp_path: Path)
     assert report.extracts == () and report.empty_span is not None
     assert quotes.read_snapshot(report).status == "ok"
     assert quotes.validate_report(report.path, corpus_dir=CORPUS_DIR) == ()
-    before = _digest(folder)
+    before = tree_digest(folder)
     with pytest.raises(QuotesRegisterError, match="already exists; a report is never overwritten"):
         quotes.new_report(folder, "dc-2024-08-02", DC, corpus_dir=CORPUS_DIR, store=STORE)
     for slug in ("../escape", "Upper", "a/b", ""):
@@ -149,7 +140,7 @@ def test_new_report_writes_a_valid_skeleton_and_never_overwrites(tmp_path: Path)
             quotes.new_report(folder, slug, DC, corpus_dir=CORPUS_DIR, store=STORE)
     with pytest.raises(QuotesRegisterError, match="not in the catalogue"):
         quotes.new_report(folder, "x", "us-dc/none/x.xml", corpus_dir=CORPUS_DIR, store=STORE)
-    assert _digest(folder) == before
+    assert tree_digest(folder) == before
 
 
 # ---------------------------------------------------------------------------------------------
@@ -453,11 +444,11 @@ def test_a_long_extract_is_wrapped_at_spaces_and_reads_back_the_same(dc: Path) -
 def test_a_refused_append_writes_nothing(
     dc: Path, extract: str, location: str, message: str
 ) -> None:
-    before = _digest(dc.parent)
+    before = tree_digest(dc.parent)
     with pytest.raises(QuotesRegisterError) as info:
         quotes.add_quote(dc, extract, location)
     assert str(info.value) == f"{dc}: {message}"
-    assert _digest(dc.parent) == before
+    assert tree_digest(dc.parent) == before
 
 
 # ---------------------------------------------------------------------------------------------
@@ -512,10 +503,10 @@ def test_the_snapshot_route_fails_closed(dc: Path, damage: object, status: str) 
     # Validation names the same status; appending refuses and writes nothing.
     problems = quotes.validate_report(dc)
     assert [p.message.split(":")[0] for p in problems] == [status]
-    before = _digest(dc.parent)
+    before = tree_digest(dc.parent)
     with pytest.raises(QuotesRegisterError, match=f": {status}: .*; nothing written$"):
         quotes.add_quote(dc, RETAINED, "§ 34-1432(b)(2)")
-    assert _digest(dc.parent) == before
+    assert tree_digest(dc.parent) == before
     # The ordinary route never reads the snapshot: the retained extracts still back the quote.
     assert quotes.check_linked_quote(dc, RETAINED, None, snapshot_required=False).status == "found"
 
@@ -663,20 +654,20 @@ def test_a_bad_report_link_is_refused_before_anything_is_written(
     note.write_bytes(
         note.read_bytes().replace(b"reports/dc-34-1432-2024-07-30.ingest.md", link.encode())
     )
-    before = _digest(base)
+    before = tree_digest(base)
     with pytest.raises(QuotesRegisterError) as info:
         _check(note, ledger)
     assert str(info.value) == message.format(note=note, reports=base / "reports")
-    assert _digest(base) == before and ledger.runs() == ()
+    assert tree_digest(base) == before and ledger.runs() == ()
 
 
 def test_a_malformed_linked_report_stops_the_check(base: Path, ledger: claims.Ledger) -> None:
     report = base / "reports" / DC_REPORT
     report.write_bytes(report.read_bytes().replace(b"## Connections Found", b"## Links"))
-    before = _digest(base)
+    before = tree_digest(base)
     with pytest.raises(QuotesRegisterError, match="expected '## Connections Found' immediately"):
         _check(base / QUOTES_ROUTE, ledger)
-    assert _digest(base) == before and ledger.runs() == ()
+    assert tree_digest(base) == before and ledger.runs() == ()
 
 
 def test_the_readme_example_is_the_committed_report() -> None:
