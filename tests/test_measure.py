@@ -143,7 +143,9 @@ def test_committed_measurements_are_fresh(
     written = write_reports(
         tmp_path, measure_families(family_measurements, catalogue, read_refusals(CORPUS_DIR))
     )
-    assert all((MEASUREMENTS / name).is_file() for name in written), "a report is missing: run 'make measure'"
+    assert all((MEASUREMENTS / name).is_file() for name in written), (
+        "a report is missing: run 'make measure'"
+    )
     stale = [
         name
         for name in written
