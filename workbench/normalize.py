@@ -261,8 +261,9 @@ def _class_table() -> np.ndarray:
 _CLASS = _class_table()
 
 
-def _code_points(text: str) -> np.ndarray:
-    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+def code_points(text: str) -> np.ndarray:
+    """`text` as an array of its code points (little-endian uint32; lone surrogates kept)."""
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
 
 
 def normalize_long(text: str) -> Normalized:
@@ -275,7 +276,7 @@ def normalize_long(text: str) -> Normalized:
     its fold.
     """
     n = len(text)
-    codes = _code_points(text)
+    codes = code_points(text)
     # Everything but ASCII white space and " " that the folds touch lies at or above U+0085.
     high_at = np.flatnonzero(codes >= 0x85)
     high_class = _CLASS[np.minimum(codes[high_at], 0xFFFF)]

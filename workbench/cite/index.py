@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from workbench.normalize import Normalized, normalize
+from workbench.normalize import Normalized, code_points, normalize
 from workbench.store import text_sha256
 
 # CAUTION: must hold every character `normalize` can record in `line_break_hyphens`; a hyphen the
@@ -62,10 +62,6 @@ _MULTIPLIERS = np.array(
 _EMPTY = np.zeros(0, np.int64)
 
 
-def _code_points(text: str) -> np.ndarray:
-    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-
-
 def _gram_hashes(grams: np.ndarray) -> np.ndarray:
     """Hash of each row of `grams`, a C-contiguous (rows, GRAM) array of uint32 code points."""
     words = grams.view(np.uint64).reshape(-1, GRAM // 2)
@@ -78,7 +74,7 @@ def _leading_gram_hashes(patterns: Sequence[str]) -> np.ndarray:
     """(len(patterns), STRIDE) hashes of each pattern's grams starting at 0 .. STRIDE - 1; every
     pattern has at least GRAM + STRIDE - 1 characters."""
     width = GRAM + STRIDE - 1
-    codes = _code_points("".join(p[:width] for p in patterns)).reshape(len(patterns), width)
+    codes = code_points("".join(p[:width] for p in patterns)).reshape(len(patterns), width)
     windows = np.lib.stride_tricks.sliding_window_view(codes, GRAM, axis=1)
     return _gram_hashes(np.ascontiguousarray(windows)).reshape(len(patterns), STRIDE)
 
@@ -213,7 +209,7 @@ def build_index(text: str, sha256: str | None = None) -> SourceIndex:
     skeleton_text = "".join(pieces)
     samples = len(skeleton_text) // STRIDE
     if samples:
-        chunks = _code_points(skeleton_text)[: samples * STRIDE].reshape(samples, GRAM)
+        chunks = code_points(skeleton_text)[: samples * STRIDE].reshape(samples, GRAM)
         hashes = _gram_hashes(chunks)
         order = np.argsort(hashes)
         gram_hashes, gram_starts = hashes[order], order * STRIDE
