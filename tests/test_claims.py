@@ -16,9 +16,8 @@ from hypothesis import strategies as st
 from workbench import claims
 from workbench.cite.index import build_index
 from workbench.cli import main
-from workbench.engine import code_digest
 from workbench.errors import NoteError
-from workbench.models import CatalogueRow
+from workbench.models import CatalogueRow, code_digest
 from workbench.store import version_from_row
 
 from .conftest import CORPUS_DIR, ROOT, STORE, tree_digest

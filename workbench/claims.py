@@ -36,9 +36,8 @@ from typing import Any, Literal
 
 from workbench.cite.index import DELETABLE, SourceIndex, build_index
 from workbench.corpus import check_relative_path, read_catalogue
-from workbench.engine import code_digest
 from workbench.errors import CheckerError, LedgerError, NoteError, WorkbenchError
-from workbench.models import CatalogueRow, canonical_json
+from workbench.models import CODE_FENCE, FIELD_LINE, CatalogueRow, canonical_json, code_digest
 from workbench.normalize import normalized_text
 from workbench.quotes import check_linked_quote, find_text, parse_report, resolve_report
 from workbench.store import version_from_row
@@ -55,8 +54,6 @@ Grade = Literal["floor", "middle", "top"]
 QuoteStatus = Literal["found", "missing", "ambiguous", "no_such_occurrence"]
 Outcome = Literal["confirmed", "missing", "checksum_mismatch", "no_quotes"]
 
-_FIELD_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?:[ \t]+(.*?))?[ \t]*")
-_FENCE = re.compile(r" {0,3}(```|~~~)")
 _QUOTE_LINE = re.compile(r" {0,3}> ?(.*)")
 _LABEL = re.compile(r"(quote|locator|occurrence):(?:[ \t]+(.*))?")
 _REPORT_LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+\.ingest\.md)\)")
@@ -157,7 +154,7 @@ def parse_note(path: Path, data: bytes | None = None) -> Note:
             break
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        match = _FIELD_LINE.fullmatch(line)
+        match = FIELD_LINE.fullmatch(line)
         if match is None:
             raise NoteError(f"{path}: front matter: line {number}: expected 'field: value'")
         name, value = match.group(1), match.group(2) or None
@@ -229,7 +226,7 @@ def _parse_quotes(path: Path, lines: Sequence[tuple[int, bytes]], first: int) ->
 
     for number, (_, raw) in enumerate(lines, start=first):
         line = raw.decode("utf-8")
-        opened = _FENCE.match(line)
+        opened = CODE_FENCE.match(line)
         if fence is not None:
             if opened and opened.group(1) == fence:
                 fence = None

@@ -49,7 +49,7 @@ from workbench.errors import (
     WorkbenchError,
 )
 from workbench.measure import FamilyMeasurement, measure_family
-from workbench.models import CatalogueRow, Version, canonical_json
+from workbench.models import CatalogueRow, Version, canonical_json, code_digest
 from workbench.store import Workspace, version_from_row
 
 if TYPE_CHECKING:
@@ -62,23 +62,6 @@ STALL_SECONDS = 300.0  # seconds with workers present but no family finished bef
 SCHEDULER_ADDRESS = re.compile(r"(tcp|tls)://[^\s/:]+:\d{1,5}")
 # Dask configuration for the workers of the local cluster `dask_client` starts.
 LOCAL_WORKER_CONFIG = {"distributed.worker.profile.enabled": False}
-
-
-@functools.cache
-def code_digest() -> str:
-    """SHA-256 over every source file of the workbench package (sorted paths and bytes).
-
-    It travels with every task, so a worker with other workbench code refuses the task instead of
-    returning other results. Computed once per process, at first use (a worker's first task, the
-    client's first `family_tasks`), so it describes the code the process loaded, not a file edited
-    later on disk; `code_digest.cache_clear()` forgets it.
-    """
-    package = Path(__file__).resolve().parent
-    digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
-        name = path.relative_to(package).as_posix()
-        digest.update(name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
 
 
 @functools.cache

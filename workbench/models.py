@@ -7,9 +7,13 @@ value handed to a caller can never be changed behind the store's back. Offsets a
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 
@@ -207,3 +211,27 @@ class Change:
     capped: bool
     span_before: Span | None
     span_after: Span | None
+
+
+@functools.cache
+def code_digest() -> str:
+    """SHA-256 over every source file of the workbench package (sorted paths and bytes).
+
+    It travels with every Dask task (`engine.py`), so a worker with other workbench code refuses
+    the task instead of returning other results, and it names the code a note check ran (the
+    ledger's `checker_sha256`, `claims.py`). Computed once per process, at first use (a worker's first task, the
+    client's first `family_tasks`), so it describes the code the process loaded, not a file edited
+    later on disk; `code_digest.cache_clear()` forgets it.
+    """
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        name = path.relative_to(package).as_posix()
+        digest.update(name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+# Markdown syntax shared by notes (claims.py) and source reports (quotes.py): a front-matter
+# `field: value` line (an empty value is unset) and the opening of a fenced code block.
+FIELD_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?:[ \t]+(.*?))?[ \t]*")
+CODE_FENCE = re.compile(r" {0,3}(```|~~~)")

@@ -42,7 +42,7 @@ from workbench.cite.index import DELETABLE, HYPHENS, SourceIndex, build_index
 from workbench.cite.verify import occurrence_hits
 from workbench.corpus import check_relative_path, read_catalogue, read_held
 from workbench.errors import QuotesRegisterError
-from workbench.models import CatalogueRow
+from workbench.models import CODE_FENCE, FIELD_LINE, CatalogueRow
 from workbench.normalize import normalized_text
 from workbench.store import version_from_row
 
@@ -70,8 +70,6 @@ LinkStatus = Literal[OccurrenceStatus, "not_retained", FailClosed]
 
 _SLUG = re.compile(r"[a-z0-9][a-z0-9._-]*")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-_FIELD_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?:[ \t]+(.*?))?[ \t]*")
-_FENCE = re.compile(r" {0,3}(```|~~~)")
 _HEADING = re.compile(r"(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*")
 _EXTRACT_LINE = re.compile(r"> ?(.*)")
 # Line breaks other than "\n" would end a Markdown line where the register does not expect one.
@@ -252,7 +250,7 @@ def _scan(path: Path, data: bytes) -> _Scan:
             break
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        match = _FIELD_LINE.fullmatch(line)
+        match = FIELD_LINE.fullmatch(line)
         if match is None:
             complain(number, "front matter: expected 'field: value'")
             continue
@@ -297,7 +295,7 @@ def _scan_body(
     fence: str | None = None
     for number in range(close + 1, len(lines) + 1):
         line = lines[number - 1][1].decode("utf-8")
-        opened = _FENCE.match(line)
+        opened = CODE_FENCE.match(line)
         if fence is not None:
             if opened and opened.group(1) == fence:
                 fence = None
@@ -544,7 +542,7 @@ def _front_matter(text: str) -> tuple[dict[str, str], str] | None:
         return None
     fields: dict[str, str] = {}
     for line in text[4:close].split("\n"):
-        match = _FIELD_LINE.fullmatch(line)
+        match = FIELD_LINE.fullmatch(line)
         if match is None or match.group(2) is None or match.group(1) in fields:
             return None
         fields[match.group(1)] = match.group(2)
