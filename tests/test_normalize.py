@@ -1,19 +1,26 @@
 from __future__ import annotations
 
 import random
+import re
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench.normalize import (
     LONG_TEXT,
+    _array_pass,
+    code_points,
+    narrow_code_points,
     normalize,
+    normalize_arrays,
     normalize_long,
     normalize_short,
     normalized_text,
     normalized_texts,
     raw_spans,
+    text_of_code_points,
 )
 from workbench.segment import segment
 
@@ -174,3 +181,69 @@ def test_raw_spans_equal_raw_span_on_real_text(workspace) -> None:  # type: igno
     assert checked > 1000
     with pytest.raises(IndexError, match=r"a span is empty or outside \[0, 3\]"):
         raw_spans(normalize("abc"), [(1, 1)])
+
+
+# Every ligature too, so that blocks grow; ASCII, Latin-1, BMP and astral characters, so that blocks
+# of different widths meet; lone surrogates that would pair up if decoded as UTF-16.
+BLOCKY = WIDER + "\ufb00\ufb02\ufb04\u00ff\ud800\udc00"
+
+
+@given(st.text(alphabet=st.sampled_from(list(BLOCKY)), max_size=160), st.integers(1, 12))
+@settings(max_examples=500)
+def test_array_pass_in_blocks_equals_match_loop(raw: str, block: int) -> None:
+    """Cut into blocks of any size, the array pass still equals the match loop, and its code points
+    and encoding give back the normalized text."""
+    arrays = _array_pass(raw, block)
+    assert arrays.normalized == normalize_short(raw)
+    assert arrays.codes.tolist() == [ord(c) for c in arrays.normalized.text]
+    assert text_of_code_points(arrays.codes, arrays.encoding) == arrays.normalized.text
+
+
+def test_blocks_are_cut_where_the_folds_see_no_white_space() -> None:
+    """Blocks are cut between two characters `[^\\s\\u00ad\\ufeff]` matches: `\\s` must be
+    exactly `str.isspace`, the white space the folds see, or a run could span a cut."""
+    space = re.compile(r"\s")
+    disagree = [c for c in range(0x110000) if bool(space.match(chr(c))) != chr(c).isspace()]
+    assert disagree == []
+
+
+@pytest.mark.parametrize(
+    ("raw", "dtype", "encoding"),
+    [
+        pytest.param("", np.uint8, "latin-1", id="empty"),
+        pytest.param("plain ASCII", np.uint8, "latin-1", id="ascii"),
+        pytest.param("caf\u00e9", np.uint16, "latin-1", id="latin-1"),
+        pytest.param("CIP\u2013003", np.uint16, "utf-16-le", id="bmp"),
+        pytest.param("\ud800\udc00", np.uint16, "utf-32-le", id="lone-surrogates-stay-apart"),
+        pytest.param("\U0001d538x", np.uint32, "utf-32-le", id="astral"),
+    ],
+)
+def test_code_points_round_trip_at_the_narrowest_width(
+    raw: str, dtype: type, encoding: str
+) -> None:
+    codes = narrow_code_points(raw)
+    assert codes.dtype == dtype
+    assert codes.tolist() == code_points(raw).tolist() == [ord(c) for c in raw]
+    assert normalize_arrays(raw).encoding == encoding
+    assert text_of_code_points(codes) == text_of_code_points(codes, encoding) == raw
+    assert text_of_code_points(code_points(raw)) == raw
+
+
+def test_normalize_arrays_equal_the_map_on_held_versions(workspace) -> None:  # type: ignore[no-untyped-def]
+    """The arrays `normalize_arrays` hands an index equal the map's tuples and the normalized
+    text's code points, on long and short held versions alike."""
+    versions = sorted(workspace.versions(), key=lambda v: len(v.text))
+    checked = 0
+    for version in [*versions[::15], versions[-1]]:
+        arrays = normalize_arrays(version.text)
+        folded = arrays.normalized
+        assert folded == normalize(version.text), version.version_id
+        assert arrays.codes.tolist() == code_points(folded.text).tolist()
+        assert text_of_code_points(arrays.codes, arrays.encoding) == folded.text
+        assert arrays.norm_starts.dtype == arrays.raw_starts.dtype == np.int64
+        assert tuple(arrays.norm_starts.tolist()) == folded.norm_starts
+        assert tuple(arrays.raw_starts.tolist()) == folded.raw_starts
+        assert tuple(arrays.raw_lens.tolist()) == folded.raw_lens
+        assert tuple(arrays.identity.tolist()) == folded.identity
+        checked += len(version.text) >= LONG_TEXT
+    assert checked > 10

@@ -22,13 +22,16 @@ piecewise: identity runs are stored as one segment, so a megabyte of ordinary te
 thousand segments, and a lookup is one binary search.
 
 Two implementations compute the same result: a loop over regular-expression matches for short
-texts (quotes, slices), and an array pass (numpy over the text's code points) for long ones, about
-ten times faster on a megabyte. A property test holds them equal on adversarial text and on every
-held version; `LONG_TEXT` is where the array pass takes over.
+texts (quotes, slices), and an array pass (numpy over the text's code points, a block at a time)
+for long ones, some twenty times faster on a megabyte. Property tests hold them equal on adversarial
+text (with blocks down to one character) and on every held version; `LONG_TEXT` is where the array
+pass takes over. `normalize_arrays` also hands over the normalized code points and the map as
+arrays, so that an index built on the text converts nothing twice.
 """
 
 from __future__ import annotations
 
+import codecs
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
@@ -116,10 +119,27 @@ def raw_spans(normalized: Normalized, spans: Sequence[tuple[int, int]]) -> list[
     starts, ends = np.array(spans, dtype=np.int64).reshape(-1, 2).T
     if not (starts.min() >= 0 and (starts < ends).all() and ends.max() <= len(normalized.text)):
         raise IndexError(f"a span is empty or outside [0, {len(normalized.text)}]")
-    norm_starts = np.array(normalized.norm_starts, dtype=np.int64)
-    raw_starts = np.array(normalized.raw_starts, dtype=np.int64)
-    raw_lens = np.array(normalized.raw_lens, dtype=np.int64)
-    identity = np.array(normalized.identity, dtype=bool)
+    raw_start, raw_end = raw_span_arrays(
+        (
+            np.array(normalized.norm_starts, dtype=np.int64),
+            np.array(normalized.raw_starts, dtype=np.int64),
+            np.array(normalized.raw_lens, dtype=np.int64),
+            np.array(normalized.identity, dtype=bool),
+        ),
+        starts,
+        ends,
+    )
+    return list(zip(raw_start.tolist(), raw_end.tolist(), strict=True))
+
+
+def raw_span_arrays(
+    segments: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    starts: np.ndarray,
+    ends: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Raw starts and ends of the non-empty normalized spans `[starts, ends)` (unchecked), given
+    the map as arrays: norm starts, raw starts, raw lengths, identity flags."""
+    norm_starts, raw_starts, raw_lens, identity = segments
     k = np.searchsorted(norm_starts, starts, "right") - 1
     raw_start = np.where(identity[k], raw_starts[k] + (starts - norm_starts[k]), raw_starts[k])
     last = ends - 1
@@ -127,7 +147,7 @@ def raw_spans(normalized: Normalized, spans: Sequence[tuple[int, int]]) -> list[
     raw_end = np.where(
         identity[k], raw_starts[k] + (last - norm_starts[k]) + 1, raw_starts[k] + raw_lens[k]
     )
-    return list(zip(raw_start.tolist(), raw_end.tolist(), strict=True))
+    return raw_start, raw_end
 
 
 def normalize(text: str) -> Normalized:
@@ -253,8 +273,9 @@ def _class_table() -> np.ndarray:
     table[[ord(c) for c in _LIGATURES]] = _C_LIGATURE
     table[0xFF10:0xFF1A] = _C_FULL_WIDTH
     table[[ord(c) for c in _HYPHENS]] = _C_UNICODE_HYPHEN
-    # CAUTION: the ASCII shortcut in `normalize_long` assumes this set of ASCII white space.
-    assert [c for c in range(0x80) if table[c] == _C_WHITE] == [*range(9, 14), *range(28, 32)]
+    # CAUTION: the array pass looks up only the code points outside [U+0020, U+0085) (and " "
+    # itself): no other may be special.
+    assert not table[0x21:0x85].any()
     return table
 
 
@@ -266,6 +287,88 @@ def code_points(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
 
 
+def narrow_code_points(text: str) -> np.ndarray:
+    """`text`'s code points as uint8 for ASCII text, uint16 when all are below U+10000, else
+    uint32 (lone surrogates kept): the array pass reads a half or a quarter of the bytes."""
+    if text.isascii():
+        return np.frombuffer(text.encode("ascii"), np.uint8)
+    encoded = text.encode("utf-16-le", "surrogatepass")
+    # CAUTION: UTF-16 code units are the code points only when no character needed a pair.
+    if len(encoded) == 2 * len(text):
+        return np.frombuffer(encoded, "<u2")
+    return code_points(text)
+
+
+def text_of_code_points(codes: np.ndarray, encoding: str | None = None) -> str:
+    """The text whose code points are `codes` (an unsigned array; the inverse of `code_points`).
+
+    Decoded with `encoding` if given (a caller that knows it, see `narrowest_encoding`), else with
+    the narrowest encoding that holds every code point.
+    """
+    if encoding is None:
+        encoding = _encoding_of(codes)
+    if encoding == "latin-1":
+        return codecs.latin_1_decode(np.ascontiguousarray(codes, np.uint8).data)[0]
+    if encoding == "utf-16-le":
+        return codecs.utf_16_le_decode(np.ascontiguousarray(codes, "<u2").data, "strict", True)[0]
+    text: str = codecs.utf_32_le_decode(
+        np.ascontiguousarray(codes, "<u4").data, "surrogatepass", True
+    )[0]
+    return text
+
+
+def _encoding_of(codes: np.ndarray) -> str:
+    top = int(codes.max()) if codes.size and codes.itemsize > 1 else 0
+    return narrowest_encoding(
+        top, top >= 0xD800 and bool(((codes >= 0xD800) & (codes < 0xE000)).any())
+    )
+
+
+def narrowest_encoding(top: int, surrogate: bool) -> str:
+    """The encoding `text_of_code_points` decodes code points up to `top` with: Latin-1 below
+    U+0100, UTF-16 below U+10000 when none is a surrogate (so no two can pair up), else UTF-32
+    (lone surrogates passed through)."""
+    if top < 0x100:
+        return "latin-1"
+    if top < 0x10000 and not surrogate:
+        return "utf-16-le"
+    return "utf-32-le"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NormalizedArrays:
+    """A `Normalized` with its text's code points (`narrow_code_points` of the normalized text)
+    and its segment map as numpy arrays equal to the tuples, for callers that index the text
+    further without converting anything again."""
+
+    normalized: Normalized
+    codes: np.ndarray = field(repr=False)
+    # What `text_of_code_points` decodes `codes`, or any selection of them, with.
+    encoding: str
+    norm_starts: np.ndarray = field(repr=False)
+    raw_starts: np.ndarray = field(repr=False)
+    raw_lens: np.ndarray = field(repr=False)
+    identity: np.ndarray = field(repr=False)
+
+
+def normalize_arrays(text: str) -> NormalizedArrays:
+    """`normalize(text)` with its arrays: the array pass for long texts, else the match loop's
+    result converted."""
+    if len(text) >= LONG_TEXT:
+        return _array_pass(text)
+    normalized = normalize_short(text)
+    codes = narrow_code_points(normalized.text)
+    return NormalizedArrays(
+        normalized=normalized,
+        codes=codes,
+        encoding=_encoding_of(codes),
+        norm_starts=np.array(normalized.norm_starts, np.int64),
+        raw_starts=np.array(normalized.raw_starts, np.int64),
+        raw_lens=np.array(normalized.raw_lens, np.int64),
+        identity=np.array(normalized.identity, bool),
+    )
+
+
 def normalize_long(text: str) -> Normalized:
     """`normalize` as one pass over the code points (fast for long texts).
 
@@ -273,43 +376,109 @@ def normalize_long(text: str) -> Normalized:
     and removed characters other than a lone " " (a run of two or more, or one character that is
     not " "), or one ligature, full-width digit or Unicode hyphen. Between events the text is
     copied; an event emits " " (a run holding white space), nothing (removed characters only), or
-    its fold.
+    its fold. The normalized text is built as an array too: every event keeps one slot (its first
+    character) and what it emits is written there; an event that emits nothing loses its slot,
+    a ligature gains the slots for its other letters.
     """
+    return _array_pass(text).normalized
+
+
+# The letters each ligature U+FB00 .. U+FB04 expands to after its first "f" (0: none).
+_LIGATURE_TAILS = np.array(
+    [[ord(c) for c in _LIGATURES[chr(0xFB00 + k)][1:].ljust(2, "\x00")] for k in range(5)],
+    np.uint8,
+)
+# The array pass reads a long text in blocks of about `_BLOCK` characters, each cut between two
+# characters neither of which is white space or removed, so that no run of them spans a cut. A
+# block's temporary arrays (about a dozen bytes a character) are reused from block to block, where
+# whole-text masks would be fresh memory, page-faulted in on every call; everything after the
+# per-character passes works on the few special positions, once for the whole text.
+_BLOCK = 1 << 18
+_CUT = re.compile(r"[^\s\u00ad\ufeff]{2}")
+
+
+def _array_pass(text: str, block: int = _BLOCK) -> NormalizedArrays:
+    """The array pass. Per block: the *rare* characters (below " " or from U+0085 up: all the
+    special ones but " ") and their classes, the *pairs* (i: characters i and i + 1 are both
+    white space or removed), and the code points without every character that follows a pair
+    (a run of two or more such characters keeps only its first). Then, for the whole text: the
+    events, and what each writes in its one remaining slot."""
     n = len(text)
-    codes = code_points(text)
-    # Everything but ASCII white space and " " that the folds touch lies at or above U+0085.
-    high_at = np.flatnonzero(codes >= 0x85)
-    high_class = _CLASS[np.minimum(codes[high_at], 0xFFFF)]
-    special = high_class != 0
-    high_at, high_class = high_at[special], high_class[special]
-    foldable_high = high_at[high_class <= _C_REMOVED]
-    low = codes <= 0x20
-    foldable = ((codes >= 9) & (codes <= 13)) | ((codes >= 28) & low)
-    foldable[foldable_high] = True
-    event = foldable & (codes != 0x20)
-    pair = foldable[1:] & foldable[:-1]
-    event[1:] |= pair
-    event[:-1] |= pair
-    edges = np.diff(event.view(np.int8), prepend=np.int8(0), append=np.int8(0))
-    run_starts = np.flatnonzero(edges == 1)
-    run_ends = np.flatnonzero(edges == -1)
-    removed_at = high_at[high_class == _C_REMOVED]
-    removed_in = np.searchsorted(removed_at, run_ends) - np.searchsorted(removed_at, run_starts)
-    run_out = (removed_in < run_ends - run_starts).astype(np.int64)
-    single_at = high_at[high_class >= _C_LIGATURE]
-    single_class = high_class[high_class >= _C_LIGATURE]
-    single_out = np.ones(single_at.size, np.int64)
-    ligature = single_class == _C_LIGATURE
-    single_out[ligature] = np.where(codes[single_at[ligature]] >= 0xFB03, 3, 2)
-    ev_start = np.concatenate((run_starts, single_at))
-    ev_end = np.concatenate((run_ends, single_at + 1))
-    ev_out = np.concatenate((run_out, single_out))
-    ev_class = np.concatenate((np.zeros(run_starts.size, np.uint8), single_class))
-    if single_at.size:
-        order = np.argsort(ev_start, kind="stable")
-        ev_start, ev_end, ev_out, ev_class = (
-            a[order] for a in (ev_start, ev_end, ev_out, ev_class)
-        )
+    parts = []
+    out = np.zeros(0, np.uint8)
+    filled = start = 0
+    while True:
+        end = n
+        if start + block < n:
+            cut = _CUT.search(text, start + block - 1)
+            if cut is not None:
+                end = cut.start() + 1
+        *found, block_out = _scan_block(text, start, end)
+        parts.append(found)
+        if end == n and not filled:
+            out = block_out
+            break
+        # The blocks' code points go straight into one array (sized for the whole text, widened
+        # only for a wider block), not into a list to join.
+        if block_out.itemsize > out.itemsize:
+            wider = np.empty(n, np.promote_types(out.dtype, block_out.dtype))
+            wider[:filled] = out[:filled]
+            out = wider
+        elif not filled:
+            out = np.empty(n, block_out.dtype)
+        out[filled : filled + block_out.size] = block_out
+        filled += block_out.size
+        if end == n:
+            out = out[:filled]
+            break
+        start = end
+    rare_at, rare, rare_class, pair_at = (
+        column[0] if len(column) == 1 else np.concatenate(column)
+        for column in zip(*parts, strict=True)
+    )
+    lone = (rare_class == _C_WHITE) | (rare_class == _C_REMOVED)
+    lone_at = rare_at[lone]
+    removed_at = rare_at[rare_class == _C_REMOVED]
+    single = rare_class >= _C_LIGATURE
+    # Runs of consecutive pairs [p, q] are the runs of two or more characters [p, q + 2); a lone
+    # white-space or removed character in none of them is a run of its own.
+    breaks = np.flatnonzero(pair_at[1:] != pair_at[:-1] + 1) + 1
+    runs_from = pair_at[np.concatenate(([0], breaks))] if pair_at.size else pair_at
+    runs_to = pair_at[np.concatenate((breaks, [pair_at.size])) - 1] + 2 if pair_at.size else pair_at
+    near = np.searchsorted(pair_at, lone_at - 1)
+    paired = near < pair_at.size
+    paired[paired] = pair_at[near[paired]] <= lone_at[paired]
+    alone_at = lone_at[~paired]
+    ev_start = np.concatenate((runs_from, alone_at, rare_at[single]))
+    ev_end = np.concatenate((runs_to, alone_at + 1, rare_at[single] + 1))
+    ev_class = np.concatenate(
+        (np.zeros(runs_from.size + alone_at.size, np.uint8), rare_class[single])
+    )
+    ev_code = np.concatenate((np.zeros(runs_from.size + alone_at.size, rare.dtype), rare[single]))
+    # Three ascending lists to merge: the stable sort (a merge sort) finds the runs.
+    order = np.argsort(ev_start, kind="stable")
+    ev_start, ev_end, ev_class, ev_code = (a[order] for a in (ev_start, ev_end, ev_class, ev_code))
+    # A run emits " " unless it holds only removed characters; a ligature emits its letters.
+    removed_in = np.searchsorted(removed_at, ev_end) - np.searchsorted(removed_at, ev_start)
+    ev_out = (removed_in < ev_end - ev_start).astype(np.int64)
+    ligature = ev_class == _C_LIGATURE
+    ev_out[ligature] = np.where(ev_code[ligature] >= 0xFB03, 3, 2)
+    # Each event's slot in `out`: its first character, after the characters dropped before it.
+    slot = ev_start - np.searchsorted(pair_at, ev_start - 1)
+    before = out[np.maximum(slot - 1, 0)]
+    follows_hyphen = (slot > 0) & ((before == 0x2D) | (before == 0x2010) | (before == 0x2011))
+    out[slot[(ev_class == 0) & (ev_out == 1)]] = 0x20
+    out[slot[ev_class == _C_UNICODE_HYPHEN]] = 0x2D
+    chosen = ev_class == _C_FULL_WIDTH
+    out[slot[chosen]] = ev_code[chosen].astype(np.int64) - (0xFF10 - 0x30)
+    out[slot[ligature]] = ord("f")
+    gone = slot[ev_out == 0]
+    if gone.size:
+        out = np.delete(out, gone)
+    if ligature.any():
+        tails = _LIGATURE_TAILS[ev_code[ligature].astype(np.int64) - 0xFB00]
+        after = slot[ligature] - np.searchsorted(gone, slot[ligature]) + 1
+        out = np.insert(out, np.repeat(after, ev_out[ligature] - 1), tails[tails != 0])
     # Segments alternate: copied text before event 0, event 0, copied text, ..., copied text.
     k = ev_start.size
     seg_raw = np.empty(2 * k + 1, np.int64)
@@ -324,31 +493,60 @@ def normalize_long(text: str) -> Normalized:
     seg_norm = np.cumsum(seg_out) - seg_out
     identity = np.zeros(2 * k + 1, bool)
     identity[0::2] = True
-    starts, ends = ev_start.tolist(), ev_end.tolist()
-    emitted = [" " if out else "" for out in ev_out.tolist()]
-    for i in np.flatnonzero(ev_class).tolist():
-        char = text[starts[i]]
-        emitted[i] = _LIGATURES.get(char) or _HYPHENS.get(char) or chr(ord(char) - 0xFF10 + 0x30)
-    pieces: list[str] = [""] * (2 * k + 1)
-    pieces[0::2] = [text[a:b] for a, b in zip([0, *ends], [*starts, n], strict=True)]
-    pieces[1::2] = emitted
     hyphens: list[int] = []
-    if k:
-        before = codes[np.maximum(ev_start - 1, 0)]
-        after_hyphen = (before == 0x2D) | (before == 0x2010) | (before == 0x2011)
-        candidates = np.flatnonzero((ev_start > 0) & (ev_class == 0) & (ev_out == 1) & after_hyphen)
-        event_norm = seg_norm[1::2].tolist()
-        for i in candidates.tolist():
-            if not _LINE_BREAKS.isdisjoint(text[starts[i] : ends[i]]):
-                hyphens.append(event_norm[i] - 1)
+    candidates = np.flatnonzero(follows_hyphen & (ev_class == 0) & (ev_out == 1))
+    for start, end, norm in zip(
+        ev_start[candidates].tolist(),
+        ev_end[candidates].tolist(),
+        seg_norm[1::2][candidates].tolist(),
+        strict=True,
+    ):
+        if not _LINE_BREAKS.isdisjoint(text[start:end]):
+            hyphens.append(norm - 1)
     kept = seg_out > 0
-    return Normalized(
-        text="".join(pieces),
-        raw_length=n,
-        norm_starts=tuple(seg_norm[kept].tolist()),
-        raw_starts=tuple(seg_raw[kept].tolist()),
-        raw_lens=tuple(seg_len[kept].tolist()),
-        identity=tuple(identity[kept].tolist()),
-        line_break_hyphens=tuple(hyphens),
-        expands=bool(ligature.any()),
+    norm_starts, raw_starts = seg_norm[kept], seg_raw[kept]
+    raw_lens, identity = seg_len[kept], identity[kept]
+    expands = bool(ligature.any())
+    # Folds write only ASCII, so the raw rare characters bound the normalized text's.
+    top = int(rare.max()) if rare.size else 0
+    encoding = narrowest_encoding(top, bool(((rare >= 0xD800) & (rare < 0xE000)).any()))
+    # Less memory held at once is less fresh memory mapped on the next call.
+    del parts, rare_at, rare, rare_class, pair_at, seg_raw, seg_len, seg_out, seg_norm, kept
+    del ev_start, ev_end, ev_class, ev_code, ev_out, slot, before, follows_hyphen, removed_in
+    return NormalizedArrays(
+        normalized=Normalized(
+            text=text_of_code_points(out, encoding),
+            raw_length=n,
+            norm_starts=tuple(norm_starts.tolist()),
+            raw_starts=tuple(raw_starts.tolist()),
+            raw_lens=tuple(raw_lens.tolist()),
+            identity=tuple(identity.tolist()),
+            line_break_hyphens=tuple(hyphens),
+            expands=expands,
+        ),
+        codes=out,
+        encoding=encoding,
+        norm_starts=norm_starts,
+        raw_starts=raw_starts,
+        raw_lens=raw_lens,
+        identity=identity,
     )
+
+
+def _scan_block(text: str, start: int, end: int) -> tuple[np.ndarray, ...]:
+    """`_array_pass`'s per-character work on `text[start:end]`: rare positions (offsets in the
+    text), their code points and classes, pair positions, and the code points that remain."""
+    codes = narrow_code_points(text[start:end])
+    # The code points outside [U+0020, U+0085), in one pass (the subtraction wraps around).
+    rare_at = np.flatnonzero(codes - 0x20 >= 0x85 - 0x20)
+    rare = codes[rare_at]
+    # The class table holds the characters below U+0020 too (ASCII white space is U+0009..U+000D
+    # and U+001C..U+001F); nothing above U+FFFF is special.
+    rare_class = _CLASS[np.minimum(rare, 0xFFFF) if codes.itemsize == 4 else rare]
+    foldable = codes == 0x20
+    foldable[rare_at[(rare_class == _C_WHITE) | (rare_class == _C_REMOVED)]] = True
+    pair = foldable[1:] & foldable[:-1]
+    kept = np.empty(codes.size, bool)
+    kept[:1] = True
+    np.logical_not(pair, out=kept[1:])
+    return rare_at + start, rare, rare_class, np.flatnonzero(pair) + start, codes[kept]
