@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import gc
 import json
 import random
 import re
@@ -15,9 +16,28 @@ from hypothesis import strategies as st
 
 from workbench.cite import Citation, verify_citation, verify_citations, verify_for_version
 from workbench.cite.formats import read_citations
-from workbench.cite.index import _SKELETON_CUT, GRAM, HYPHENS, STRIDE, build_index, skeleton
+from workbench.cite.index import (
+    _SKELETON_CUT,
+    GRAM,
+    HYPHENS,
+    STRIDE,
+    SourceIndex,
+    build_index,
+    skeleton,
+)
 from workbench.cite.probes import corruption_probes
-from workbench.cite.verify import _reread, occurrence_hits, reads_as, verify_batch
+from workbench.cite.verify import (
+    _ABBREVIATIONS,
+    _is_sentence_end,
+    _reread,
+    _verify_copied,
+    _verify_general,
+    occurrence_hits,
+    qualifier_matches,
+    reads_as,
+    verify_batch,
+)
+from workbench.cite.verify import _QUALIFIER as _QUAL_RE
 from workbench.normalize import normalize, normalized_text
 from workbench.segment import segment
 from workbench.store import Workspace
@@ -591,3 +611,310 @@ def test_export_context_makes_a_repeated_quote_unique(workspace: Workspace) -> N
         suffix=quote_selector.get("suffix"),
     )
     assert verify_for_version(workspace, moved).reason == "wrong_occurrence"
+
+
+# ---------------------------------------------------------------------------------------------
+# The columnar path for copied quotes and the qualifier finder
+
+
+def _copied(version_id: str, text: str, rng: random.Random, count: int) -> list[Citation]:
+    """Raw slices quoted as they stand: word-aligned and arbitrary cuts (inside white-space runs,
+    on soft hyphens, in the middle of words), with no occurrence, the first, or a wrong one."""
+    citations = []
+    while len(citations) < count:
+        start = rng.randrange(len(text) - 1)
+        end = min(len(text), start + rng.choice((1, 3, 20, 31, 32, 47, 80, 300)))
+        citations.append(
+            Citation(
+                version_id=version_id,
+                char_start=start,
+                char_end=end,
+                quoted_text=text[start:end],
+                occurrence=rng.choice((None, 1, 1, 2)),
+            )
+        )
+    return citations
+
+
+def _general_and_columnar_agree(index: SourceIndex, citations: list[Citation]) -> int:
+    """Assert every citation the columnar path decides gets `_verify_general`'s verdict; return
+    how many it decided."""
+    columnar = _verify_copied(index, citations)
+    general = _verify_general(index, citations)
+    decided = 0
+    for fast, slow in zip(columnar, general, strict=True):
+        if fast is not None:
+            assert fast == slow
+            decided += 1
+    assert verify_batch(index, citations) == general
+    return decided
+
+
+def test_copied_quotes_get_the_general_verdict_on_real_text(workspace: Workspace) -> None:
+    """On the largest held version (no line-break hyphen) and on the held version with the most
+    line-break hyphens, the columnar path decides most copied quotes, each as the general path
+    does: repeated boilerplate, wrong occurrences and qualifier flags included."""
+    versions = workspace.versions()
+    largest = max(versions, key=lambda v: len(v.text))
+    hyphenated = max(versions, key=lambda v: len(normalize(v.text).line_break_hyphens))
+    assert normalize(hyphenated.text).line_break_hyphens, "the corpus holds line-break hyphens"
+    rng = random.Random(11)
+    for version in (largest, hyphenated):
+        citations = _copied(version.version_id, version.text, rng, 1500)
+        decided = _general_and_columnar_agree(build_index(version.text), citations)
+        assert decided > len(citations) // 2, (version.version_id, decided)
+    outcomes = Counter(
+        (r.reason, bool(r.qualifiers))
+        for r in verify_batch(
+            build_index(largest.text), _copied(largest.version_id, largest.text, rng, 1500)
+        )
+    )
+    assert (
+        outcomes[(None, True)] and outcomes[(None, False)] and outcomes[("wrong_occurrence", False)]
+    )
+
+
+@given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=40).map(" ".join), st.data())
+@settings(max_examples=150, deadline=None)
+def test_copied_quotes_get_the_general_verdict_on_adversarial_text(
+    text: str, data: st.DataObject
+) -> None:
+    """Ligatures, soft hyphens, line-break hyphens, folded white space and repeated words: every
+    copied quote the columnar path decides gets the general path's verdict."""
+    spans = data.draw(
+        st.lists(
+            st.tuples(st.integers(0, len(text) - 1), st.integers(1, 60)), min_size=1, max_size=8
+        )
+    )
+    citations = [
+        Citation(
+            version_id="v",
+            char_start=start,
+            char_end=min(len(text), start + size),
+            quoted_text=text[start : min(len(text), start + size)],
+            occurrence=data.draw(st.sampled_from((None, 1, 2))),
+        )
+        for start, size in spans
+    ]
+    _general_and_columnar_agree(build_index(text), citations)
+
+
+def test_qualifier_finder_equals_the_regular_expression(workspace: Workspace) -> None:
+    """The array pass finds exactly what `_QUALIFIER.finditer` finds: on every held version, and on
+    text built to trip it (folded capitals, the long s, words glued to letters and digits, "No.")."""
+    tricky = (
+        "NOT no. No unless UNLESS ſubject to Subject To subjects to except exceptional "
+        "provided that provided, however, that Provided, that xnot 9no _no \u2041not é-not "
+        "notwithstanding nothing no\u00adt note not"
+    )
+    texts = [v.text for v in workspace.versions()] + [tricky, "", "no", "n"]
+    total = 0
+    for text in texts:
+        index = build_index(text)
+        found = qualifier_matches(index)
+        expected = [
+            (m.start(), m.end(), m.group()) for m in _QUAL_RE.finditer(index.normalized.text)
+        ]
+        assert list(zip(found.starts, found.ends, found.words, strict=True)) == expected
+        assert found.starts_array.tolist() == found.starts
+        total += len(expected)
+    assert total > 1000
+
+
+_SENTENCE_TAIL = re.compile(r"[\w.]*$")
+
+
+_WORD_PIECES = [*"aZ.9_ \u0130\u00e9-\u00a7", "no", "sec", "Inc"]
+
+
+@given(st.lists(st.sampled_from(_WORD_PIECES), max_size=14).map("".join))
+def test_sentence_end_reads_the_word_before_the_mark(before: str) -> None:
+    """The word before a full stop, read by walking back, is what `[\\w.]*$` reads."""
+    text = before + ". A"
+    match = re.compile(r"\. (?=A)").search(text, len(before))
+    assert match is not None
+    word = _SENTENCE_TAIL.search(text[max(0, match.start() - 12) : match.start()])
+    token = word.group().lower() if word else ""
+    expected = len(token) > 1 and "." not in token and token not in _ABBREVIATIONS
+    assert _is_sentence_end(text, match) == expected
+
+
+# Characters that make the skeleton and its map work: both hyphens the skeleton deletes, the
+# non-breaking hyphen (folded to "-"), line breaks after hyphens, soft hyphens, a ligature, and
+# characters of every code width.
+_SKELETON_PIECES = [*"ab -\u2010\u2011\u00ad\u00e9\U0001d538\ufb01", "-\n", "\u2010\n", " \n "]
+
+
+def _kept_by_brute_force(folded: str) -> list[int]:
+    """The normalized offset of each character the skeleton keeps, one character at a time."""
+    kept, i = [], 0
+    while i < len(folded):
+        if folded[i] in HYPHENS:
+            i += 2 if folded.startswith(" ", i + 1) else 1
+        else:
+            kept.append(i)
+            i += 1
+    return kept
+
+
+def _check_folded_skeleton(index: SourceIndex) -> None:
+    folded = index.normalized.text
+    kept = _kept_by_brute_force(folded)
+    assert index.folds_hyphens
+    assert index.skeleton == _SKELETON_CUT.sub("", folded) == "".join(folded[i] for i in kept)
+    assert [index.normalized_of_skeleton(i) for i in range(len(index.skeleton))] == kept
+
+
+def _most_line_break_hyphens(workspace: Workspace) -> str:
+    """The long held text with the most line-break hyphens."""
+    from workbench.normalize import LONG_TEXT
+
+    texts = [v.text for v in workspace.versions() if len(v.text) >= LONG_TEXT]
+    return max(texts, key=lambda text: len(normalize(text).line_break_hyphens))
+
+
+def _every(haystack: str, needle: str) -> list[int]:
+    found, at = [], haystack.find(needle) if needle else -1
+    while at >= 0:
+        found.append(at)
+        at = haystack.find(needle, at + 1)
+    return found
+
+
+@given(st.lists(st.sampled_from(_SKELETON_PIECES), max_size=40).map("".join))
+def test_folded_skeleton_and_its_map_equal_brute_force(text: str) -> None:
+    _check_folded_skeleton(build_index(text, fold_hyphens=True))
+
+
+def test_folded_skeleton_and_its_map_on_long_and_real_text(workspace: Workspace) -> None:
+    """The array-built skeleton and kept maps equal the regular expression and a one-character-
+    at-a-time map: on long adversarial text (the array pass) and on the held text with the most
+    line-break hyphens (folded by default)."""
+    from workbench.normalize import LONG_TEXT
+
+    rng = random.Random(11)
+    for _ in range(12):
+        size = rng.randrange(LONG_TEXT, 3 * LONG_TEXT)
+        _check_folded_skeleton(
+            build_index(
+                "".join(rng.choice(_SKELETON_PIECES) for _ in range(size)), fold_hyphens=True
+            )
+        )
+    index = build_index(_most_line_break_hyphens(workspace))
+    assert len(index.points) > 5
+    _check_folded_skeleton(index)
+
+
+def test_index_with_and_without_hyphen_folding_finds_what_find_finds(workspace: Workspace) -> None:
+    """On a real text with line-break hyphens: the unfolded index is the normalized text and finds
+    what `str.find` finds there; the folded one finds what `str.find` finds in its skeleton, and a
+    pattern with no hyphen and no leading space has, among its skeleton hits that stay inside one
+    kept run, exactly its occurrences in the normalized text."""
+    text = _most_line_break_hyphens(workspace)
+    folded_index = build_index(text)
+    plain = build_index(text, fold_hyphens=False)
+    assert folded_index.folds_hyphens and not plain.folds_hyphens
+    assert plain.skeleton == plain.normalized.text
+    assert plain.kept_skeleton == plain.kept_normalized == (0,)
+    folded = plain.normalized.text
+    rng = random.Random(8)
+    patterns = []
+    for length in (5, GRAM + STRIDE - 2, GRAM + STRIDE - 1, GRAM + STRIDE, 64, 300):
+        for _ in range(80):
+            at = rng.randrange(len(folded) - length)
+            patterns.append(folded[at : at + length])
+    patterns += [folded[max(0, p - 20) : p + 22] for p in folded_index.points]
+    patterns += [p[:-1] + "\u2603" for p in patterns[-60:]]
+    assert plain.skeleton_hits_many(patterns) == [_every(folded, p) for p in patterns]
+    skeletons = [skeleton(p) for p in patterns]
+    folded_hits = folded_index.skeleton_hits_many(skeletons)
+    assert folded_hits == [_every(folded_index.skeleton, p) for p in skeletons]
+    compared = 0
+    for pattern, hits in zip(patterns, folded_hits, strict=True):
+        if pattern.startswith(" ") or any(h in pattern for h in HYPHENS):
+            continue
+        at = [folded_index.normalized_of_skeleton(s) for s in hits]
+        last = [folded_index.normalized_of_skeleton(s + len(pattern) - 1) for s in hits]
+        inside = [a for a, b in zip(at, last, strict=True) if b - a == len(pattern) - 1]
+        assert inside == _every(folded, pattern)
+        compared += 1
+    assert compared > 200
+    assert sum(len(h) > 1 for h in folded_hits) > 10, "the sample must hold repeated patterns"
+
+
+def test_index_hands_over_the_map_as_arrays(workspace: Workspace) -> None:
+    """The index's map arrays equal the normalized text's tuples; it folds hyphens exactly when
+    the text has a line-break hyphen, and otherwise is built over the normalized text itself."""
+    largest = max(workspace.versions(), key=lambda v: len(v.text)).text
+    for text in (largest, _most_line_break_hyphens(workspace), "regu-\nlation and pre-\fand", ""):
+        index = build_index(text)
+        folded = index.normalized
+        assert index.folds_hyphens == bool(folded.line_break_hyphens)
+        if not index.folds_hyphens:
+            assert index.skeleton == folded.text
+            assert index.kept_skeleton == index.kept_normalized == (0,)
+        assert index.norm_starts_array.dtype == index.raw_lens_array.dtype == "int64"
+        assert tuple(index.norm_starts_array.tolist()) == folded.norm_starts
+        assert tuple(index.raw_starts_array.tolist()) == folded.raw_starts
+        assert tuple(index.raw_lens_array.tolist()) == folded.raw_lens
+        assert tuple(index.identity_array.tolist()) == folded.identity
+
+
+@pytest.mark.parametrize(
+    ("extra", "width"),
+    [
+        pytest.param("", 1, id="ascii"),
+        pytest.param("\u00e9\u2013", 2, id="bmp"),
+        pytest.param("\U0001d538", 4, id="astral"),
+    ],
+)
+def test_batch_look_up_at_every_code_width(extra: str, width: int) -> None:
+    """Grams are hashed at the skeleton's code width; a pattern with a character too wide for it
+    (its hash wraps around) finds nothing, and every other finds what `str.find` finds."""
+    rng = random.Random(width)
+    sentences = [
+        "The entity shall not-\nretain the record.",
+        f"A pre- and post-{extra}filing review of each.",
+        "Each record  shall be kept for six years.",
+    ]
+    index = build_index(" ".join(rng.choice(sentences) for _ in range(600)))
+    assert index.code_width.itemsize == width
+    skel = index.skeleton
+    patterns = []
+    for length in (GRAM + STRIDE - 1, 40, 100):
+        for _ in range(100):
+            at = rng.randrange(len(skel) - length)
+            patterns.append(skel[at : at + length])
+    wide = [p[:10] + chr(ord(p[10]) + 0x100) + p[11:] for p in patterns[:50]]
+    wide += [p[:10] + chr(ord(p[10]) + 0x10000) + p[11:] for p in patterns[:50]]
+    expected = [_every(skel, p) for p in patterns + wide]
+    assert index.skeleton_hits_many(patterns + wide) == expected
+    assert not any(expected[len(patterns) :]) and sum(len(e) > 1 for e in expected) > 20
+
+
+def test_a_batch_leaves_the_garbage_collector_as_it_found_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The collector is paused for a batch and restored after, also when the batch fails."""
+    index = build_index(TEXT)
+    good = _cite("customer")
+    seen: list[bool] = []
+
+    def failing(*args: object) -> object:
+        seen.append(gc.isenabled())
+        raise RuntimeError("failed inside the batch")
+
+    was = gc.isenabled()
+    try:
+        for enabled in (True, False):
+            gc.enable() if enabled else gc.disable()
+            assert verify_batch(index, [good])[0].verified
+            assert gc.isenabled() is enabled
+            with monkeypatch.context() as patch:
+                patch.setattr("workbench.cite.verify._verify_copied", failing)
+                with pytest.raises(RuntimeError, match="failed inside the batch"):
+                    verify_batch(index, [good])
+            assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
+    assert seen == [False, False]

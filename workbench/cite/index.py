@@ -9,20 +9,25 @@ away, the sampling only decides where the look-up starts.
 The skeleton is the normalized text with every hyphen, and every space right after a hyphen,
 deleted. It is the same for every reading of a line-break hyphen ("regu- lation", "regu-lation" and
 "regulation" all become "regulation"), so one exact search over it finds every place where some
-reading of the source could equal a quote; the verifier then checks each place exactly.
+reading of the source could equal a quote; the verifier then checks each place exactly. A text with
+no line-break hyphen has one reading, as written: its index is built over the normalized text
+itself (`folds_hyphens` is False, `skeleton` is `normalized.text`), and quotes are looked up as
+they are.
 
 The index samples the skeleton every `STRIDE` characters and keys each sample by a 64-bit hash of
 the `GRAM` characters starting there (GRAM == STRIDE: the samples are the skeleton's whole chunks,
-hashed in one array pass); the hashes are kept sorted. A pattern of at least `GRAM + STRIDE - 1`
-characters covers exactly one sampled position in its first `STRIDE` characters, wherever it
-starts, so looking up the hashes of its `STRIDE` leading grams and confirming each candidate with
-`str.startswith` finds every occurrence once (a hash collision costs one refused confirmation,
-never a hit). Shorter patterns are found by a plain `str.find` scan of the skeleton.
-`skeleton_hits_many` looks up a whole batch of patterns in one array pass.
+hashed in one array pass, at the skeleton's narrowest code width); the hashes are kept sorted, each
+with its chunk number in its low bits (one sort of plain integers). A pattern of at least
+`GRAM + STRIDE - 1` characters covers exactly one sampled position in its first `STRIDE`
+characters, wherever it starts, so looking up the hashes of its `STRIDE` leading grams and
+confirming each candidate with `str.startswith` finds every occurrence once (a hash collision costs
+one refused confirmation, never a hit). Shorter patterns are found by a plain `str.find` scan of the
+skeleton. `skeleton_hits_many` looks up a whole batch of patterns in one array pass.
 """
 
 from __future__ import annotations
 
+import operator
 import re
 from bisect import bisect_right
 from collections import OrderedDict
@@ -31,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from workbench.normalize import Normalized, code_points, normalize
+from workbench.normalize import Normalized, code_points, normalize_arrays, text_of_code_points
 from workbench.store import text_sha256
 
 # CAUTION: must hold every character `normalize` can record in `line_break_hyphens`; a hyphen the
@@ -39,13 +44,13 @@ from workbench.store import text_sha256
 HYPHENS = "-\u2010"
 DELETABLE = " " + HYPHENS
 # CAUTION: GRAM == STRIDE (the samples are the skeleton's whole chunks, hashed as one array) and
-# GRAM is even (a gram is hashed as GRAM // 2 64-bit words).
+# GRAM is a multiple of 8 (a gram's code points fill whole 64-bit words at every width).
 GRAM = 16
 STRIDE = 16
 CACHE_SIZE = 8
 
 _SKELETON_CUT = re.compile(r"[-\u2010] ?")
-# Odd 64-bit multipliers, one per 64-bit word of a gram (GRAM code points of 4 bytes each).
+# Odd 64-bit multipliers, one per 64-bit word of a gram (GRAM code points of 1, 2 or 4 bytes).
 _MULTIPLIERS = np.array(
     [
         0x9E3779B97F4A7C15,
@@ -59,24 +64,15 @@ _MULTIPLIERS = np.array(
     ],
     dtype=np.uint64,
 )
-_EMPTY = np.zeros(0, np.int64)
 
 
 def _gram_hashes(grams: np.ndarray) -> np.ndarray:
-    """Hash of each row of `grams`, a C-contiguous (rows, GRAM) array of uint32 code points."""
-    words = grams.view(np.uint64).reshape(-1, GRAM // 2)
-    with np.errstate(over="ignore"):
-        hashes: np.ndarray = (words * _MULTIPLIERS).sum(axis=1, dtype=np.uint64)
+    """Hash of each gram in `grams`, a C-contiguous array of code points (uint8, uint16 or uint32)
+    whose last axis is GRAM long: the gram's bytes as 64-bit words, times one odd multiplier
+    each, summed (wrapping around)."""
+    words = grams.reshape(-1, GRAM).view(np.uint64)
+    hashes: np.ndarray = words @ _MULTIPLIERS[: words.shape[1]]
     return hashes
-
-
-def _leading_gram_hashes(patterns: Sequence[str]) -> np.ndarray:
-    """(len(patterns), STRIDE) hashes of each pattern's grams starting at 0 .. STRIDE - 1; every
-    pattern has at least GRAM + STRIDE - 1 characters."""
-    width = GRAM + STRIDE - 1
-    codes = code_points("".join(p[:width] for p in patterns)).reshape(len(patterns), width)
-    windows = np.lib.stride_tricks.sliding_window_view(codes, GRAM, axis=1)
-    return _gram_hashes(np.ascontiguousarray(windows)).reshape(len(patterns), STRIDE)
 
 
 def skeleton(text: str) -> str:
@@ -94,22 +90,38 @@ def skeleton(text: str) -> str:
 class SourceIndex:
     """One version's text as the verifier reads it.
 
+    `folds_hyphens`: True if `skeleton` is the normalized text with its hyphens folded away (the
+    text has a line-break hyphen), False if it is `normalized.text` itself (no line-break hyphen:
+    the kept maps are then `(0,)` and `(0,)`).
     `kept_skeleton[k]`/`kept_normalized[k]`: the k-th run of characters the skeleton keeps starts at
     that skeleton offset and that normalized offset (the map is piecewise, one run per hyphen).
-    `gram_hashes` are the sampled grams' hashes, ascending, and `gram_starts` their skeleton
-    offsets in the same order (in no particular order among equal hashes: hits are sorted);
-    `chunk_hashes` are the same hashes in skeleton order.
+    `chunk_hashes` are the sampled grams' 64-bit hashes in skeleton order (chunk k starts at
+    skeleton offset k * STRIDE), and `gram_keys` the look-up table, ascending: each chunk's hash
+    with its low `chunk_bits` bits replaced by its chunk number. A gram is hashed over its code
+    points at `code_width` (uint8 for an ASCII skeleton, uint16 below U+10000, else uint32), and a
+    pattern is hashed at the same width.
+    `norm_starts_array`, `raw_starts_array`, `raw_lens_array` (int64) and `identity_array` (bool)
+    equal the normalized text's segment map tuples, for array look-ups.
     """
 
     text_sha256: str
     text: str = field(repr=False)
     normalized: Normalized = field(repr=False)
+    folds_hyphens: bool
     skeleton: str = field(repr=False)
     kept_skeleton: tuple[int, ...] = field(repr=False)
     kept_normalized: tuple[int, ...] = field(repr=False)
-    gram_hashes: np.ndarray = field(repr=False)
-    gram_starts: np.ndarray = field(repr=False)
+    code_width: np.dtype = field(repr=False)
+    gram_keys: np.ndarray = field(repr=False)
+    chunk_bits: int = field(repr=False)
     chunk_hashes: np.ndarray = field(repr=False)
+    norm_starts_array: np.ndarray = field(repr=False)
+    raw_starts_array: np.ndarray = field(repr=False)
+    raw_lens_array: np.ndarray = field(repr=False)
+    identity_array: np.ndarray = field(repr=False)
+    # What a reader of the index derives from it once and keeps with it (the verifier's qualifier
+    # words): it lives and is evicted with the index, under the same text hash.
+    derived: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def points(self) -> tuple[int, ...]:
@@ -127,106 +139,174 @@ class SourceIndex:
 
     def skeleton_hits_many(self, patterns: Sequence[str]) -> list[list[int]]:
         """`skeleton_hits` of each pattern, in order; long patterns share one array look-up."""
-        text = self.skeleton
+        rows, starts = self.skeleton_hits_flat(patterns)
         found: list[list[int]] = [[] for _ in patterns]
-        long_ones = []
+        for row, start in zip(rows.tolist(), starts.tolist(), strict=True):
+            found[row].append(start)
+        return found
+
+    def skeleton_hits_flat(
+        self, patterns: Sequence[str], known: Sequence[int] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Every occurrence of every pattern as two arrays, pattern numbers and skeleton starts,
+        ordered by pattern, then start. `known[i]`, where given and not negative, is a start at
+        which the caller has already seen pattern i stand in the skeleton: it is still reported,
+        but not compared again."""
+        text = self.skeleton
+        rows: list[int] = []
+        starts: list[int] = []
+        long_ones: list[int] = []
         for i, pattern in enumerate(patterns):
             if len(pattern) >= GRAM + STRIDE - 1:
                 long_ones.append(i)
             elif pattern:
-                hits = found[i]
                 at = text.find(pattern)
                 while at >= 0:
-                    hits.append(at)
+                    rows.append(i)
+                    starts.append(at)
                     at = text.find(pattern, at + 1)
-        if not long_ones or not self.gram_hashes.size:
-            return found
+        short = (np.array(rows, np.int64), np.array(starts, np.int64))
+        if not long_ones or not self.gram_keys.size:
+            return short
         chosen = [patterns[i] for i in long_ones]
-        hashes = _leading_gram_hashes(chosen).ravel()
+        width = GRAM + STRIDE + GRAM - 1
+        codes = _leading_codes(chosen, width, self.code_width)
+        windows = np.lib.stride_tricks.sliding_window_view(codes[:, : GRAM + STRIDE - 1], GRAM, 1)
+        hashes = _gram_hashes(np.ascontiguousarray(windows)).ravel()
         # Sorted keys make numpy's binary searches start where the last one ended.
         order = np.argsort(hashes)
-        keys = hashes[order]
-        lo = np.searchsorted(self.gram_hashes, keys, "left")
-        hi = np.searchsorted(self.gram_hashes, keys, "right")
+        bits = np.uint64(self.chunk_bits)
+        low = hashes[order] >> bits << bits
+        lo = np.searchsorted(self.gram_keys, low, "left")
+        hi = np.searchsorted(self.gram_keys, low | ((1 << self.chunk_bits) - 1), "right")
         found_at = np.flatnonzero(hi > lo)
-        # One row per (pattern, sampled gram) candidate: the pattern and where it would start.
+        # One row per (pattern, sampled gram) candidate in the gram's bucket; only a chunk whose
+        # whole hash equals the gram's stays: the pattern and where it would start.
         counts = (hi - lo)[found_at]
         first = np.repeat(lo[found_at] - np.cumsum(counts) + counts, counts)
         sample = first + np.arange(counts.sum())
         key_at = np.repeat(order[found_at], counts)
-        rows, shifts = np.divmod(key_at, STRIDE)
-        sampled_at = self.gram_starts[sample]
-        candidates = sampled_at - shifts
+        chunk = (self.gram_keys[sample] & ((1 << self.chunk_bits) - 1)).astype(np.int64)
+        same = self.chunk_hashes[chunk] == hashes[key_at]
+        key_at, chunk = key_at[same], chunk[same]
+        picked, shifts = np.divmod(key_at, STRIDE)
+        candidates = chunk * STRIDE - shifts
         # A cheap sieve before the exact test: where the pattern runs on over the next sampled
         # chunk, that chunk's hash must equal the hash of the pattern's gram there.
-        further = [i for i, p in enumerate(chosen) if len(p) >= GRAM + STRIDE + GRAM - 1]
-        if further:
-            next_hash = np.zeros((len(chosen), STRIDE), np.uint64)
-            next_hash[further] = _leading_gram_hashes([chosen[i][GRAM:] for i in further])
-            has_next = np.zeros(len(chosen), bool)
-            has_next[further] = True
-            chunk = sampled_at // STRIDE + 1
-            inside = chunk < self.chunk_hashes.size
-            expected = next_hash[rows, shifts]
-            actual = self.chunk_hashes[np.minimum(chunk, self.chunk_hashes.size - 1)]
-            keep = ~has_next[rows] | (inside & (actual == expected))
-            rows, candidates = rows[keep], candidates[keep]
-        text = self.skeleton
-        for row, start in zip(rows.tolist(), candidates.tolist(), strict=True):
-            i = long_ones[row]
-            if start >= 0 and text.startswith(patterns[i], start):
-                found[i].append(start)
-        for i in long_ones:
-            found[i].sort()
-        return found
+        lengths = np.fromiter(map(len, chosen), np.int64, len(chosen))
+        runs_on = (lengths[picked] >= width) & (chunk + 1 < self.chunk_hashes.size)
+        if runs_on.any():
+            sieved = np.flatnonzero(runs_on)
+            grams = codes[picked[sieved, None], shifts[sieved, None] + GRAM + np.arange(GRAM)]
+            expected = _gram_hashes(np.ascontiguousarray(grams))
+            keep = np.ones(picked.size, bool)
+            keep[sieved] = self.chunk_hashes[chunk[sieved] + 1] == expected
+            keep &= (lengths[picked] < width) | (chunk + 1 < self.chunk_hashes.size)
+            picked, candidates = picked[keep], candidates[keep]
+        else:
+            keep = lengths[picked] < width
+            picked, candidates = picked[keep], candidates[keep]
+        inside = candidates >= 0
+        numbers = np.array(long_ones, np.int64)[picked[inside]]
+        candidates = candidates[inside]
+        sure = np.zeros(candidates.size, bool)
+        if known is not None:
+            sure = candidates == np.array(known, np.int64)[numbers]
+        # The exact test, as C-level loops: the text at each candidate, sliced to the pattern's
+        # length, equals the pattern.
+        ask = np.flatnonzero(~sure)
+        at = candidates[ask]
+        sliced = map(
+            text.__getitem__, map(slice, at.tolist(), (at + lengths[picked[inside]][ask]).tolist())
+        )
+        wanted = map(patterns.__getitem__, numbers[ask].tolist())
+        sure[ask] = np.fromiter(map(operator.eq, sliced, wanted), bool, ask.size)
+        every_row = np.concatenate((short[0], numbers[sure]))
+        every_start = np.concatenate((short[1], candidates[sure]))
+        order = np.lexsort((every_start, every_row))
+        return every_row[order], every_start[order]
 
 
-def build_index(text: str, sha256: str | None = None) -> SourceIndex:
-    """Normalize and index `text` (uncached); `sha256` is trusted when given (the caller hashed)."""
-    normalized = normalize(text)
-    folded = normalized.text
-    cuts: list[int] = []
-    for hyphen in HYPHENS:
-        at = folded.find(hyphen)
-        while at >= 0:
-            cuts.append(at)
-            at = folded.find(hyphen, at + 1)
-    cuts.sort()
-    # One cut per `_SKELETON_CUT` match: a hyphen and the space right after it, if any.
-    kept_skeleton = [0]
-    kept_normalized = [0]
-    pieces = []
-    removed = 0
-    after = 0
-    for at in cuts:
-        end = at + 2 if folded.startswith(" ", at + 1) else at + 1
-        pieces.append(folded[after:at])
-        removed += end - at
-        kept_skeleton.append(end - removed)
-        kept_normalized.append(end)
-        after = end
-    pieces.append(folded[after:])
-    skeleton_text = "".join(pieces)
-    samples = len(skeleton_text) // STRIDE
-    if samples:
-        chunks = code_points(skeleton_text)[: samples * STRIDE].reshape(samples, GRAM)
-        hashes = _gram_hashes(chunks)
-        order = np.argsort(hashes)
-        gram_hashes, gram_starts = hashes[order], order * STRIDE
-    else:
-        hashes = gram_hashes = np.zeros(0, np.uint64)
-        gram_starts = _EMPTY
+def _leading_codes(patterns: Sequence[str], width: int, dtype: np.dtype) -> np.ndarray:
+    """(len(patterns), width) code points of each pattern's first `width` characters at `dtype`,
+    zero past a pattern's end. (A code point too wide for `dtype` wraps around: it cannot occur
+    in the skeleton, and a hash it happens to match is refused by the exact confirmation.)"""
+    padded = "".join(p[:width].ljust(width, "\x00") for p in patterns)
+    return code_points(padded).astype(dtype).reshape(len(patterns), width)
+
+
+def build_index(
+    text: str, sha256: str | None = None, *, fold_hyphens: bool | None = None
+) -> SourceIndex:
+    """Normalize and index `text` (uncached); `sha256` is trusted when given (the caller hashed).
+
+    `fold_hyphens` chooses the skeleton: None (the default) folds hyphens exactly when the
+    normalized text has a line-break hyphen; True or False forces it (tests compare the two).
+    """
+    arrays = normalize_arrays(text)
+    normalized, codes, encoding = arrays.normalized, arrays.codes, arrays.encoding
+    norm_starts, raw_starts = arrays.norm_starts, arrays.raw_starts
+    raw_lens, identity = arrays.raw_lens, arrays.identity
+    del arrays  # so that the normalized code points go as soon as the skeleton's replace them
+    if fold_hyphens is None:
+        fold_hyphens = bool(normalized.line_break_hyphens)
+    kept_skeleton: tuple[int, ...] = (0,)
+    kept_normalized: tuple[int, ...] = (0,)
+    skeleton_text = normalized.text
+    if fold_hyphens:
+        codes, kept_skeleton, kept_normalized = _fold_hyphens(codes, normalized.text)
+    samples = codes.size // STRIDE
+    chunk_hashes = _gram_hashes(codes[: samples * STRIDE].reshape(samples, GRAM))
+    # CAUTION: a key is a chunk's hash with its low `bits` bits replaced by the chunk's number, so
+    # one `sort` of plain integers orders hashes and chunks together (hashes equal in all but
+    # their low bits share a bucket, which a look-up tells apart by `chunk_hashes`).
+    bits = max(1, (samples - 1).bit_length())
+    keys = chunk_hashes >> np.uint64(bits)
+    keys <<= np.uint64(bits)
+    keys |= np.arange(samples, dtype=np.uint64)
+    keys.sort()
+    if len(kept_skeleton) > 1:  # hyphens were cut: `codes` are the skeleton's
+        skeleton_text = text_of_code_points(codes, encoding)
     return SourceIndex(
         text_sha256=sha256 if sha256 is not None else text_sha256(text),
         text=text,
         normalized=normalized,
+        folds_hyphens=fold_hyphens,
         skeleton=skeleton_text,
-        kept_skeleton=tuple(kept_skeleton),
-        kept_normalized=tuple(kept_normalized),
-        gram_hashes=gram_hashes,
-        gram_starts=gram_starts,
-        chunk_hashes=hashes,
+        kept_skeleton=kept_skeleton,
+        kept_normalized=kept_normalized,
+        code_width=codes.dtype,
+        gram_keys=keys,
+        chunk_bits=bits,
+        chunk_hashes=chunk_hashes,
+        norm_starts_array=norm_starts,
+        raw_starts_array=raw_starts,
+        raw_lens_array=raw_lens,
+        identity_array=identity,
     )
+
+
+def _fold_hyphens(
+    codes: np.ndarray, folded: str
+) -> tuple[np.ndarray, tuple[int, ...], tuple[int, ...]]:
+    """The skeleton's code points (`codes`, the normalized text's, without each `_SKELETON_CUT`
+    match: a hyphen and the space right after it, if any) and its kept maps."""
+    is_hyphen = codes == ord(HYPHENS[0])
+    for hyphen in HYPHENS[1:]:
+        if hyphen in folded:  # a cheap test first: normalize folds U+2010 to "-"
+            is_hyphen |= codes == ord(hyphen)
+    cuts = np.flatnonzero(is_hyphen)
+    if not cuts.size:
+        return codes, (0,), (0,)
+    after = cuts + 1
+    spaced = np.zeros(cuts.size, bool)
+    inside = after < codes.size
+    spaced[inside] = codes[after[inside]] == 0x20
+    ends = after + spaced
+    kept = np.logical_not(is_hyphen, out=is_hyphen)
+    kept[after[spaced]] = False
+    removed = np.cumsum(ends - cuts)
+    return codes[kept], (0, *(ends - removed).tolist()), (0, *ends.tolist())
 
 
 _CACHE: OrderedDict[str, SourceIndex] = OrderedDict()

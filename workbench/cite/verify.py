@@ -22,6 +22,11 @@ and last characters produced from whole raw characters passes the fast boundary 
 re-read still equals the quote. Occurrences are numbered from 1 in order of normalized start, then
 end; raw spans come from the normalizer's offset map.
 
+A batch (`verify_batch`) decides the citations whose quote is the raw text at their offsets,
+character for character, in columns (array passes over the whole batch, `_verify_copied`), and
+every other citation one by one (`_verify_general`); tests hold the two to the same verdict, field
+by field. Either way, every verdict is decided from the text, not from an earlier verdict.
+
 Checks run in this order, and the first that fails is the reason: `unknown_version`,
 `source_changed` (both only through a workspace), `bad_offsets`, `bad_occurrence`, `empty_quote`,
 `quote_mismatch`, `context_mismatch`, `ambiguous_occurrence`, `wrong_occurrence`.
@@ -29,19 +34,26 @@ Checks run in this order, and the first that fails is the reason: `unknown_versi
 
 from __future__ import annotations
 
+import gc
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal, NamedTuple
+
+import numpy as np
 
 from workbench.cite.index import DELETABLE, SourceIndex, skeleton, source_index
 from workbench.errors import CitationError, VersionNotFound
 from workbench.normalize import (
     Normalized,
+    code_points,
     normalize,
     normalized_text,
     normalized_texts,
+    raw_span_arrays,
     raw_spans,
 )
 from workbench.store import Workspace, text_sha256
@@ -69,6 +81,7 @@ _QUALIFIER = re.compile(
     r"|subject to)\b",
     re.IGNORECASE,
 )
+_SENTENCE_MARK = re.compile(r"[.?!]")
 _SENTENCE_END = re.compile(r"[.?!][\"”’)\]]* (?=[A-Z0-9(“\"‘\[§])")
 _ABBREVIATIONS = frozenset(
     {
@@ -133,12 +146,16 @@ class QualifierFlag:
     side: Literal["before", "after"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Verification:
+class Verification(NamedTuple):
     """The outcome for one citation. `actual_text` is the raw text at the offsets, when they are
     valid, so a reader sees a mismatch itself; `occurrences` are the raw spans of every counted
     occurrence (empty when counting was not reached); `occurrence` is the 1-based index of the one
-    at the offsets."""
+    at the offsets.
+
+    A named tuple, not a frozen dataclass like `Citation`: a batch makes one per citation, and a
+    tuple is made several times faster. Build it with keywords (the batch's hot loop alone passes
+    its fields in order).
+    """
 
     citation: Citation
     outcome: Outcome
@@ -331,8 +348,16 @@ def occurrence_hits(index: SourceIndex, quote: str) -> list[Hit]:
 
 def occurrence_hits_many(index: SourceIndex, quotes: Sequence[str]) -> list[list[Hit]]:
     """`occurrence_hits` of each normalized quote, in order; the skeleton look-ups of the whole
-    batch run as one array pass."""
+    batch run as one array pass. In a text with no line-break hyphen the only reading is the text
+    as written, and the index is built over the normalized text itself: an occurrence is then the
+    quote, character for character."""
     cores = [quote.strip(DELETABLE) for quote in quotes]
+    if not index.folds_hyphens:
+        wanted = [quote if core else "" for quote, core in zip(quotes, cores, strict=True)]
+        return [
+            [_hit(index, quote, at, at + len(quote)) for at in starts]
+            for quote, starts in zip(wanted, index.skeleton_hits_many(wanted), strict=True)
+        ]
     patterns = [skeleton(core) for core in cores]
     starts_by_quote = index.skeleton_hits_many(patterns)
     folded = index.normalized
@@ -410,9 +435,92 @@ def _context_matches(index: SourceIndex, start: int, end: int, prefix: str, suff
 
 
 def _is_sentence_end(text: str, match: re.Match[str]) -> bool:
-    word = re.search(r"[\w.]*$", text[max(0, match.start() - 12) : match.start()])
-    token = word.group().lower() if word else ""
+    """True unless the word before the mark (the run of word characters and dots, at most 12, that
+    ends there) is a single letter, holds a dot, or is a common abbreviation."""
+    end = match.start()
+    start = end
+    floor = max(0, end - 12)
+    while start > floor and (text[start - 1].isalnum() or text[start - 1] in "_."):
+        start -= 1
+    token = text[start:end].lower()
     return len(token) > 1 and "." not in token and token not in _ABBREVIATIONS
+
+
+@cache
+def _folded_letters() -> dict[int, int]:
+    """Code points above ASCII that `re.IGNORECASE` matches to an ASCII letter of a qualifier
+    word's first two letters ("ſ" stands for "s" there), each with that letter."""
+    every = "".join(map(chr, range(0x80, 0x10000)))
+    return {
+        ord(char): ord(letter)
+        for letter in {ch for pair in _QUALIFIER_PAIRS for ch in pair}
+        for char in re.findall(letter, every, re.IGNORECASE)
+    }
+
+
+# Every qualifier word begins with one of these letter pairs; a match is confirmed by `_QUALIFIER`.
+_QUALIFIER_PAIRS = (("n", "o"), ("u", "n"), ("e", "x"), ("p", "r"), ("s", "u"))
+
+
+class QualifierWords(NamedTuple):
+    """Every qualifier word in a normalized text: starts and ends (ascending), the words as they
+    stand, and the starts and ends as arrays (for the batch's window test)."""
+
+    starts: list[int]
+    ends: list[int]
+    words: tuple[str, ...]
+    starts_array: np.ndarray
+    ends_array: np.ndarray
+
+
+def qualifier_matches(index: SourceIndex) -> QualifierWords:
+    """Every `_QUALIFIER` match in the version's normalized text, kept with its index.
+
+    The same as `_QUALIFIER.finditer(text)` (a test holds them equal), found faster: an array pass
+    picks the places where a word could begin (a letter pair that opens a qualifier, case folded,
+    not preceded by an ASCII letter, digit or underscore), and `_QUALIFIER.match` decides each.
+    The pass reads each code point's low byte (a character above U+00FF whose low byte looks like
+    a letter only adds a candidate), and the non-ASCII characters that fold to a letter are mapped.
+    """
+    held = index.derived.get("qualifier_words")
+    if isinstance(held, QualifierWords):
+        return held
+    text = index.normalized.text
+    codes = code_points(text)
+    lower = codes.astype(np.uint8) | 0x20
+    for code, letter in _folded_letters().items():
+        if code <= 0xFF or (codes == code).any():
+            lower[codes == code] = letter
+    pair = np.zeros(max(0, codes.size - 1), bool)
+    for first, second in _QUALIFIER_PAIRS:
+        pair |= (lower[:-1] == ord(first)) & (lower[1:] == ord(second))
+    at = np.flatnonzero(pair)
+    before = codes[np.maximum(at - 1, 0)]
+    folded = before | 0x20
+    word_before = (
+        ((folded >= 0x61) & (folded <= 0x7A))
+        | ((before >= 0x30) & (before <= 0x39))
+        | (before == 0x5F)
+    )
+    word_before[at == 0] = False
+    starts: list[int] = []
+    ends: list[int] = []
+    words: list[str] = []
+    done = 0
+    for position in at[~word_before].tolist():
+        if position < done:
+            continue
+        match = _QUALIFIER.match(text, position)
+        if match is not None:
+            starts.append(position)
+            ends.append(match.end())
+            words.append(match.group())
+            done = match.end()
+    found = QualifierWords(
+        starts, ends, tuple(words), np.array(starts, np.int64), np.array(ends, np.int64)
+    )
+    index.derived["qualifier_words"] = found
+    return found
 
 
 def qualifiers_near(index: SourceIndex, start: int, end: int) -> tuple[QualifierFlag, ...]:
@@ -420,53 +528,68 @@ def qualifiers_near(index: SourceIndex, start: int, end: int) -> tuple[Qualifier
     `[start, end)`, in the same sentence, outside the quote; ordered by offset.
 
     Words: not, no (but not "No." the abbreviation), unless, except, provided [, however,] that,
-    notwithstanding, subject to; case-insensitive, whole words. A sentence ends at . ? or ! followed
-    by a space and a capital, digit, bracket, quote mark or §, unless the word before is a single
-    letter, holds a dot, or is a common abbreviation; a paragraph ends at a blank raw line.
+    notwithstanding, subject to; case-insensitive, whole words, each wholly before or wholly after
+    the quote. A sentence ends at . ? or ! followed by a space and a capital, digit, bracket, quote
+    mark or §, unless the word before is a single letter, holds a dot, or is a common abbreviation;
+    a paragraph ends at a blank raw line.
     """
+    return _qualifiers_in(index, start, end, qualifier_matches(index))
+
+
+def _qualifiers_in(
+    index: SourceIndex, start: int, end: int, found: QualifierWords
+) -> tuple[QualifierFlag, ...]:
     folded = index.normalized
     text = folded.text
+    starts, ends, words = found.starts, found.ends, found.words
     lo = max(0, start - QUALIFIER_REACH)
     hi = min(len(text), end + QUALIFIER_REACH)
-    if not _QUALIFIER.search(text, lo, start) and not _QUALIFIER.search(text, end, hi):
+    first = bisect_left(starts, lo)
+    last = bisect_left(starts, hi)
+    near = [
+        k
+        for k in range(first, last)
+        if ends[k] <= start or starts[k] >= end  # wholly outside the quote
+    ]
+    if not near:
         return ()
-    # The look-ahead after a sentence end may see past the window (the quote itself may open the
-    # next sentence), so the scans run over the whole text and stop at the window's edge.
-    for match in _SENTENCE_END.finditer(text, lo):
-        if match.end() > start:
-            break
-        if _is_sentence_end(text, match):
-            lo = match.end()
-    for match in _SENTENCE_END.finditer(text, end):
-        if match.start() >= hi:
-            break
-        if _is_sentence_end(text, match):
+    # A sentence end is its mark, any closers, a space and a look-ahead at one more character: one
+    # that ends by `start` lies wholly in text[:start + 1] (the quote itself may open the next
+    # sentence). After the quote, the first true sentence end whose mark is within reach counts.
+    for ending in _SENTENCE_END.finditer(text, lo, start + 1):
+        if _is_sentence_end(text, ending):
+            lo = ending.end()
+    mark = _SENTENCE_MARK.search(text, end, hi)
+    while mark is not None:
+        match = _SENTENCE_END.match(text, mark.start())
+        if match is not None and _is_sentence_end(text, match):
             hi = match.start() + 1
             break
+        mark = _SENTENCE_MARK.search(text, match.end() if match else mark.end(), hi)
     while hi < len(text) and text[hi - 1].isalnum() and text[hi].isalnum():
         hi += 1  # never cut a word at the reach limit: "no" is not "not"
     raw = index.text
     quote_start, quote_end = folded.raw_span(start, end)
     flags = []
-    for side, found in (
-        ("before", _QUALIFIER.finditer(text, lo, start)),
-        ("after", _QUALIFIER.finditer(text, end, hi)),
-    ):
-        for match in found:
-            if side == "before" and match.end() == start and text[start : start + 1].isalnum():
-                continue  # the word runs on into the quote: not left out
-            raw_start, raw_end = folded.raw_span(match.start(), match.end())
-            gap = raw[raw_end:quote_start] if side == "before" else raw[quote_end:raw_start]
-            if _PARAGRAPH_BREAK.search(gap):
-                continue
-            flags.append(
-                QualifierFlag(
-                    word=match.group(),
-                    char_start=raw_start,
-                    char_end=raw_end,
-                    side="before" if side == "before" else "after",
-                )
+    for k in near:
+        word_start, word_end = starts[k], ends[k]
+        before = word_end <= start
+        if not (lo <= word_start and word_end <= start) and not (
+            end <= word_start and word_end <= hi
+        ):
+            continue
+        raw_start, raw_end = folded.raw_span(word_start, word_end)
+        gap = raw[raw_end:quote_start] if before else raw[quote_end:raw_start]
+        if _PARAGRAPH_BREAK.search(gap):
+            continue
+        flags.append(
+            QualifierFlag(
+                word=words[k],
+                char_start=raw_start,
+                char_end=raw_end,
+                side="before" if before else "after",
             )
+        )
     return tuple(flags)
 
 
@@ -525,6 +648,37 @@ def verify_batch(index: SourceIndex, citations: Sequence[Citation]) -> list[Veri
                 f"{citation.version_id!r}: version_id and quoted_text must be strings, got "
                 f"{type(citation.version_id).__name__} and {type(citation.quoted_text).__name__}"
             )
+    with _collector_paused():
+        results = _verify_copied(index, citations)
+        rest = [i for i, result in enumerate(results) if result is None]
+        if rest:
+            for i, verification in zip(
+                rest, _verify_general(index, [citations[i] for i in rest]), strict=True
+            ):
+                results[i] = verification
+        return [r for r in results if r is not None]
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for a batch, then restore it as it was.
+
+    A batch makes a few small objects per citation and per occurrence and keeps them all until it
+    returns, so the collector's passes over them (triggered by the count of new objects, not by
+    memory) free nothing and only cost time. Memory freed by reference counting is freed as usual.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _verify_general(index: SourceIndex, citations: Sequence[Citation]) -> list[Verification]:
+    """`verify_batch` for any citation: quotes normalized together, each located, occurrences of
+    all looked up at once."""
     quotes = normalized_texts([citation.quoted_text for citation in citations])
     results: list[Verification | None] = []
     located: list[tuple[int, str, str, tuple[int, int]]] = []
@@ -542,6 +696,179 @@ def verify_batch(index: SourceIndex, citations: Sequence[Citation]) -> list[Veri
         raw = tuple(next(spans) for _ in occurrences)
         results[i] = _count(index, citations[i], actual, image, occurrences, raw)
     return [r for r in results if r is not None]
+
+
+def _verify_copied(index: SourceIndex, citations: Sequence[Citation]) -> list[Verification | None]:
+    """Verdicts for the citations whose quote is the raw text at their offsets, character for
+    character, and whose offsets fall on the offset map's boundaries (None for every other
+    citation: `_verify_general` decides those). Columnar: the offsets map, the look-ups, the raw
+    spans and the qualifier windows are array passes over the whole batch.
+
+    Why a copied quote needs no normalizing: when raw `[s, e)` starts and ends on map boundaries,
+    the white-space runs and folds inside it are the text's own, so it normalizes to exactly the
+    normalized text's `[ns, ne)`, and that reading ("as written") is one the comparison allows. A
+    test holds this path's verdicts equal to `_verify_general`'s on real and adversarial text.
+    """
+    raw = index.text
+    length = len(raw)
+    results: list[Verification | None] = [None] * len(citations)
+    picked: list[int] = []
+    for i, citation in enumerate(citations):
+        start, end, named, quote = (
+            citation.char_start,
+            citation.char_end,
+            citation.occurrence,
+            citation.quoted_text,
+        )
+        if (
+            type(start) is int
+            and type(end) is int
+            and 0 <= start < end <= length
+            and (named is None or (type(named) is int and named > 0))
+            and citation.prefix is None
+            and citation.suffix is None
+            and len(quote) == end - start
+            and raw.startswith(quote, start)
+        ):
+            picked.append(i)
+    if not picked:
+        return results
+    starts = np.fromiter((citations[i].char_start for i in picked), np.int64, len(picked))
+    ends = np.fromiter((citations[i].char_end for i in picked), np.int64, len(picked))
+    norm_start, norm_end, exact = _exact_spans(index, starts, ends)
+    folded = index.normalized.text
+    chosen: list[int] = []
+    images: list[tuple[int, int]] = []
+    quotes: list[str] = []
+    for i, a, b, ok in zip(
+        picked, norm_start.tolist(), norm_end.tolist(), exact.tolist(), strict=True
+    ):
+        if ok:
+            quote = folded[a:b]
+            if quote.strip(DELETABLE):
+                chosen.append(i)
+                images.append((a, b))
+                quotes.append(quote)
+    if not chosen:
+        return results
+    if index.folds_hyphens or index.normalized.expands:
+        counted = [
+            [(h.norm_start, h.norm_end) for h in hits if h.counted]
+            for hits in occurrence_hits_many(index, quotes)
+        ]
+        sizes = np.fromiter(map(len, counted), np.int64, len(counted))
+        flat = np.array([span for each in counted for span in each], np.int64).reshape(-1, 2)
+        hit_starts, hit_ends = flat[:, 0], flat[:, 1]
+    else:  # no line-break hyphen, no ligature: an occurrence is the quote, character for character
+        rows, hit_starts = index.skeleton_hits_flat(quotes, [start for start, _ in images])
+        hit_ends = hit_starts + np.fromiter(map(len, quotes), np.int64, len(quotes))[rows]
+        sizes = np.bincount(rows, minlength=len(quotes))
+    raw_start, raw_end = _raw_spans(index, hit_starts, hit_ends)
+    every = list(zip(raw_start.tolist(), raw_end.tolist(), strict=True))
+    occurrence_starts = hit_starts.tolist()
+    occurrence_ends = hit_ends.tolist()
+    verified: list[int] = []
+    sha = index.text_sha256
+    details: dict[tuple[int, int], str] = {}
+    at = 0
+    for i, image, size in zip(chosen, images, sizes.tolist(), strict=True):
+        citation = citations[i]
+        following = at + size
+        # Occurrences are ordered by start, then end; two readings may share a start.
+        k = bisect_left(occurrence_starts, image[0], at, following)
+        while k < following and occurrence_starts[k] == image[0] and occurrence_ends[k] < image[1]:
+            k += 1
+        if k == following or (occurrence_starts[k], occurrence_ends[k]) != image:
+            raise AssertionError(  # pragma: no cover - guarded by the property tests
+                f"{citation.version_id}: span {image} missing from its own occurrences"
+            )
+        cited = k - at + 1
+        spans = (every[at],) if size == 1 else tuple(every[at:following])
+        at = following
+        named = citation.occurrence
+        if (named is None and size > 1) or (named is not None and named != cited):
+            results[i] = _decide(index, citation, citation.quoted_text, cited, spans, named)
+            continue
+        # `_decide`'s verified case, inlined: most of a batch takes it.
+        detail = details.get((cited, size))
+        if detail is None:
+            detail = details[cited, size] = f"occurrence {cited} of {size}"
+        results[i] = Verification(
+            citation, "verified", None, detail, citation.quoted_text, sha, spans, cited
+        )
+        verified.append(i)
+    if verified:
+        _flag_qualifiers(index, results, verified, dict(zip(chosen, images, strict=True)))
+    return results
+
+
+def _flag_qualifiers(
+    index: SourceIndex,
+    results: list[Verification | None],
+    verified: list[int],
+    images: dict[int, tuple[int, int]],
+) -> None:
+    """Add qualifier flags to the verified results at `verified`; only the quotes with a qualifier
+    word within reach (one array pass over the batch) are read one by one."""
+    found = qualifier_matches(index)
+    starts = found.starts_array
+    if not starts.size:
+        return
+    first = np.array([images[i][0] for i in verified], np.int64)
+    last = np.array([images[i][1] for i in verified], np.int64)
+    # Words wholly before a quote within reach, and words starting after it within reach (a word
+    # inside the quote is never flagged): the words are ascending and never overlap.
+    before = np.searchsorted(found.ends_array, first, "right") - np.searchsorted(
+        starts, first - QUALIFIER_REACH
+    )
+    after = np.searchsorted(starts, last + QUALIFIER_REACH) - np.searchsorted(starts, last)
+    for k in np.flatnonzero((before > 0) | (after > 0)).tolist():
+        i = verified[k]
+        flags = _qualifiers_in(index, int(first[k]), int(last[k]), found)
+        if flags:
+            result = results[i]
+            assert result is not None
+            results[i] = result._replace(qualifiers=flags)
+
+
+def _exact_spans(
+    index: SourceIndex, starts: np.ndarray, ends: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`_exact_span` of each raw `[starts, ends)` (all non-empty and inside the text), as arrays:
+    normalized starts, ends, and whether the span is exact (the other two are junk where not)."""
+    raw_starts, raw_lens = index.raw_starts_array, index.raw_lens_array
+    norm_starts, identity = index.norm_starts_array, index.identity_array
+    if not raw_starts.size:
+        none = np.zeros(starts.size, bool)
+        return starts, ends, none
+    following = np.append(norm_starts[1:], len(index.normalized.text))
+    k = np.searchsorted(raw_starts, starts, "right") - 1
+    inside = k >= 0
+    k = np.maximum(k, 0)
+    offset = starts - raw_starts[k]
+    same = identity[k]
+    ok = inside & np.where(same, offset < raw_lens[k], offset == 0)
+    norm_start = norm_starts[k] + np.where(same, offset, 0)
+    last = ends - 1
+    k = np.maximum(np.searchsorted(raw_starts, last, "right") - 1, 0)
+    offset = last - raw_starts[k]
+    same = identity[k]
+    ok &= np.where(same, offset < raw_lens[k], ends == raw_starts[k] + raw_lens[k])
+    norm_end = np.where(same, norm_starts[k] + offset + 1, following[k])
+    return norm_start, norm_end, ok
+
+
+def _raw_spans(
+    index: SourceIndex, starts: np.ndarray, ends: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """`raw_span` of each non-empty normalized `[starts, ends)`, as two arrays."""
+    segments = (
+        index.norm_starts_array,
+        index.raw_starts_array,
+        index.raw_lens_array,
+        index.identity_array,
+    )
+    return raw_span_arrays(segments, starts, ends)
 
 
 def _locate(
@@ -637,11 +964,28 @@ def _count(
             )
         if len(around) == 1:
             named = around[0]
-    if named is None and len(counted) > 1:
+    verdict = _decide(index, citation, actual, cited, spans, named)
+    if not verdict.verified:
+        return verdict
+    return verdict._replace(qualifiers=qualifiers_near(index, image[0], image[1]))
+
+
+def _decide(
+    index: SourceIndex,
+    citation: Citation,
+    actual: str,
+    cited: int,
+    spans: tuple[tuple[int, int], ...],
+    named: int | None,
+) -> Verification:
+    """The verdict once the cited span is occurrence `cited` of the counted `spans` (raw) and the
+    occurrence `named` is known; a verified one has no qualifier flags yet."""
+    sha = index.text_sha256
+    if named is None and len(spans) > 1:
         return _refused(
             citation,
             "ambiguous_occurrence",
-            f"the quote occurs {len(counted)} times; the offsets are occurrence {cited}, "
+            f"the quote occurs {len(spans)} times; the offsets are occurrence {cited}, "
             "and no occurrence is named",
             actual=actual,
             sha256=sha,
@@ -652,7 +996,7 @@ def _count(
         return _refused(
             citation,
             "wrong_occurrence",
-            f"occurrence {named} is named; the offsets are occurrence {cited} of {len(counted)}",
+            f"occurrence {named} is named; the offsets are occurrence {cited} of {len(spans)}",
             actual=actual,
             sha256=sha,
             occurrences=spans,
@@ -662,12 +1006,11 @@ def _count(
         citation=citation,
         outcome="verified",
         reason=None,
-        detail=f"occurrence {cited} of {len(counted)}",
+        detail=f"occurrence {cited} of {len(spans)}",
         actual_text=actual,
         text_sha256=sha,
         occurrences=spans,
         occurrence=cited,
-        qualifiers=qualifiers_near(index, image[0], image[1]),
     )
 
 
