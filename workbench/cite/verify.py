@@ -713,6 +713,8 @@ def _verify_copied(index: SourceIndex, citations: Sequence[Citation]) -> list[Ve
     length = len(raw)
     results: list[Verification | None] = [None] * len(citations)
     picked: list[int] = []
+    picked_starts: list[int] = []
+    picked_ends: list[int] = []
     for i, citation in enumerate(citations):
         start, end, named, quote = (
             citation.char_start,
@@ -731,24 +733,27 @@ def _verify_copied(index: SourceIndex, citations: Sequence[Citation]) -> list[Ve
             and raw.startswith(quote, start)
         ):
             picked.append(i)
+            picked_starts.append(start)
+            picked_ends.append(end)
     if not picked:
         return results
-    starts = np.fromiter((citations[i].char_start for i in picked), np.int64, len(picked))
-    ends = np.fromiter((citations[i].char_end for i in picked), np.int64, len(picked))
-    norm_start, norm_end, exact = _exact_spans(index, starts, ends)
+    norm_start, norm_end, exact = _exact_spans(
+        index, np.array(picked_starts, np.int64), np.array(picked_ends, np.int64)
+    )
     folded = index.normalized.text
     chosen: list[int] = []
     images: list[tuple[int, int]] = []
     quotes: list[str] = []
-    for i, a, b, ok in zip(
-        picked, norm_start.tolist(), norm_end.tolist(), exact.tolist(), strict=True
+    exact_at = np.flatnonzero(exact)
+    first, last = norm_start[exact_at].tolist(), norm_end[exact_at].tolist()
+    sliced = map(folded.__getitem__, map(slice, first, last))
+    for i, a, b, quote in zip(
+        [picked[k] for k in exact_at.tolist()], first, last, sliced, strict=True
     ):
-        if ok:
-            quote = folded[a:b]
-            if quote.strip(DELETABLE):
-                chosen.append(i)
-                images.append((a, b))
-                quotes.append(quote)
+        if quote.strip(DELETABLE):
+            chosen.append(i)
+            images.append((a, b))
+            quotes.append(quote)
     if not chosen:
         return results
     if index.folds_hyphens or index.normalized.expands:
