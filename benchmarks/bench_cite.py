@@ -14,8 +14,10 @@ process; nothing is asserted about time) and, with `--write-readme`, replaces th
    q-gram index; median of five builds; the text's SHA-256, which every batch computes to check
    the version whether the cache is warm or cold, is timed on its own), the batch path
    (`verify_citations`: stored text hashed once, copied quotes decided by array passes, occurrences
-   looked up in one array pass, qualifier scan included), and the baseline — per citation,
-   normalize the slice and the quote and `str.count` the quote in the cached normalized text.
+   looked up in one array pass, qualifier scan included), the general path alone on the same
+   citations (what a quote that is not the raw text at its offsets gets), and the baseline — per
+   citation, normalize the slice and the quote and `str.count` the quote in the cached normalized
+   text.
 """
 
 from __future__ import annotations
@@ -38,9 +40,9 @@ from pathlib import Path
 from bench_spine import replace_readme_block
 
 from workbench.cite import Citation, verify_citations
-from workbench.cite.index import build_index, clear_cache
+from workbench.cite.index import build_index, clear_cache, source_index
 from workbench.cite.probes import corruption_probes, hyphen_census
-from workbench.cite.verify import qualifier_matches
+from workbench.cite.verify import _verify_general, qualifier_matches
 from workbench.corpus import read_catalogue
 from workbench.normalize import normalize, normalized_text
 from workbench.segment import segment
@@ -142,6 +144,8 @@ def speed(held: Workspace) -> None:
     verify_citations(held, citations[:1])  # warm the cache: the batch path runs on a held version
     results = verify_citations(held, citations)
     batch, batch_best = _seconds(lambda: verify_citations(held, citations))
+    cached = source_index(text, sha256)
+    general = _median_seconds(lambda: _verify_general(cached, citations), runs=3)
     folded = index.normalized.text
     sample = citations[:1000]
 
@@ -175,6 +179,10 @@ def speed(held: Workspace) -> None:
         f"   batch path (hash once):      {len(citations) / batch:9.0f} citations/s "
         f"({scan / batch:.1f}x the scan; median of 5 batches; best "
         f"{len(citations) / batch_best:.0f}/s, {scan / batch_best:.1f}x)"
+    )
+    print(
+        f"   general path alone:          {len(citations) / general:9.0f} citations/s "
+        f"({scan / general:.1f}x the scan; median of 3; what a quote not copied from the text gets)"
     )
 
 
