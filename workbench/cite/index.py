@@ -20,9 +20,9 @@ hashed in one array pass, at the skeleton's narrowest code width); the hashes ar
 with its chunk number in its low bits (one sort of plain integers). A pattern of at least
 `GRAM + STRIDE - 1` characters covers exactly one sampled position in its first `STRIDE`
 characters, wherever it starts, so looking up the hashes of its `STRIDE` leading grams and
-confirming each candidate with `str.startswith` finds every occurrence once (a hash collision costs
-one refused confirmation, never a hit). Shorter patterns are found by a plain `str.find` scan of the
-skeleton. `skeleton_hits_many` looks up a whole batch of patterns in one array pass.
+confirming each candidate by exact string equality finds every occurrence once (a hash collision
+costs one refused confirmation, never a hit). Shorter patterns are found by a plain `str.find` scan
+of the skeleton. `skeleton_hits_flat` looks up a whole batch of patterns in one array pass.
 """
 
 from __future__ import annotations
