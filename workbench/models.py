@@ -219,9 +219,9 @@ def code_digest() -> str:
 
     It travels with every Dask task (`engine.py`), so a worker with other workbench code refuses
     the task instead of returning other results, and it names the code a note check ran (the
-    ledger's `checker_sha256`, `claims.py`). Computed once per process, at first use (a worker's first task, the
-    client's first `family_tasks`), so it describes the code the process loaded, not a file edited
-    later on disk; `code_digest.cache_clear()` forgets it.
+    ledger's `checker_sha256`, `claims.py`). Computed once per process, at first use (a worker's
+    first task, the client's first `family_tasks`), so it describes the code the process loaded,
+    not a file edited later on disk; `code_digest.cache_clear()` forgets it.
     """
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256()

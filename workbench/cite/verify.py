@@ -153,8 +153,7 @@ class Verification(NamedTuple):
     at the offsets.
 
     A named tuple, not a frozen dataclass like `Citation`: a batch makes one per citation, and a
-    tuple is made several times faster. Build it with keywords (the batch's hot loop alone passes
-    its fields in order).
+    tuple is made several times faster. Build it with keywords.
     """
 
     citation: Citation
@@ -250,38 +249,6 @@ def _reread(text: str, quote: str) -> bool:
     return reads_as(
         folded.text, interior_points(folded.line_break_hyphens, 0, len(folded.text)), quote
     )
-
-
-def _exact_span(normalized: Normalized, char_start: int, char_end: int) -> tuple[int, int] | None:
-    """Normalized span whose raw span is exactly `[char_start, char_end)`, or None."""
-    if char_start >= char_end or not normalized.norm_starts:
-        return None
-    raw_starts, raw_lens, norm_starts = (
-        normalized.raw_starts,
-        normalized.raw_lens,
-        normalized.norm_starts,
-    )
-    k = bisect_right(raw_starts, char_start) - 1
-    if k < 0:
-        return None
-    offset = char_start - raw_starts[k]
-    if normalized.identity[k]:
-        if offset >= raw_lens[k]:
-            return None
-        start = norm_starts[k] + offset
-    elif offset:
-        return None
-    else:
-        start = norm_starts[k]
-    k = bisect_right(raw_starts, char_end - 1) - 1
-    offset = char_end - 1 - raw_starts[k]
-    if normalized.identity[k]:
-        if offset >= raw_lens[k]:
-            return None
-        return start, norm_starts[k] + offset + 1
-    if char_end != raw_starts[k] + raw_lens[k]:
-        return None
-    return start, norm_starts[k + 1] if k + 1 < len(norm_starts) else len(normalized.text)
 
 
 def _image(normalized: Normalized, char_start: int, char_end: int, sliced: str) -> tuple[int, int]:
@@ -680,10 +647,11 @@ def _verify_general(index: SourceIndex, citations: Sequence[Citation]) -> list[V
     """`verify_batch` for any citation: quotes normalized together, each located, occurrences of
     all looked up at once."""
     quotes = normalized_texts([citation.quoted_text for citation in citations])
+    exact = _exact_span_of(index, citations)
     results: list[Verification | None] = []
     located: list[tuple[int, str, str, tuple[int, int]]] = []
     for i, (citation, quote) in enumerate(zip(citations, quotes, strict=True)):
-        outcome = _locate(index, citation, quote)
+        outcome = _locate(index, citation, quote, exact.get(i))
         if isinstance(outcome, Verification):
             results.append(outcome)
         else:
@@ -773,8 +741,6 @@ def _verify_copied(index: SourceIndex, citations: Sequence[Citation]) -> list[Ve
     occurrence_starts = hit_starts.tolist()
     occurrence_ends = hit_ends.tolist()
     verified: list[int] = []
-    sha = index.text_sha256
-    details: dict[tuple[int, int], str] = {}
     at = 0
     for i, image, size in zip(chosen, images, sizes.tolist(), strict=True):
         citation = citations[i]
@@ -790,18 +756,11 @@ def _verify_copied(index: SourceIndex, citations: Sequence[Citation]) -> list[Ve
         cited = k - at + 1
         spans = (every[at],) if size == 1 else tuple(every[at:following])
         at = following
-        named = citation.occurrence
-        if (named is None and size > 1) or (named is not None and named != cited):
-            results[i] = _decide(index, citation, citation.quoted_text, cited, spans, named)
-            continue
-        # `_decide`'s verified case, inlined: most of a batch takes it.
-        detail = details.get((cited, size))
-        if detail is None:
-            detail = details[cited, size] = f"occurrence {cited} of {size}"
-        results[i] = Verification(
-            citation, "verified", None, detail, citation.quoted_text, sha, spans, cited
+        results[i] = verdict = _decide(
+            index, citation, citation.quoted_text, cited, spans, citation.occurrence
         )
-        verified.append(i)
+        if verdict.reason is None:
+            verified.append(i)
     if verified:
         _flag_qualifiers(index, results, verified, dict(zip(chosen, images, strict=True)))
     return results
@@ -836,11 +795,38 @@ def _flag_qualifiers(
             results[i] = result._replace(qualifiers=flags)
 
 
+def _exact_span_of(index: SourceIndex, citations: Sequence[Citation]) -> dict[int, tuple[int, int]]:
+    """For each citation (by position) whose raw span is non-empty, inside the text and exact (see
+    `_exact_spans`), the normalized span standing for it."""
+    length = len(index.text)
+    valid = [
+        i
+        for i, c in enumerate(citations)
+        if type(c.char_start) is int
+        and type(c.char_end) is int
+        and 0 <= c.char_start < c.char_end <= length
+    ]
+    if not valid:
+        return {}
+    starts = np.array([citations[i].char_start for i in valid], np.int64)
+    ends = np.array([citations[i].char_end for i in valid], np.int64)
+    norm_start, norm_end, ok = _exact_spans(index, starts, ends)
+    return {
+        i: (a, b)
+        for i, a, b, good in zip(
+            valid, norm_start.tolist(), norm_end.tolist(), ok.tolist(), strict=True
+        )
+        if good
+    }
+
+
 def _exact_spans(
     index: SourceIndex, starts: np.ndarray, ends: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`_exact_span` of each raw `[starts, ends)` (all non-empty and inside the text), as arrays:
-    normalized starts, ends, and whether the span is exact (the other two are junk where not)."""
+    """For raw `[starts, ends)` (all non-empty and inside the text), as arrays: the normalized
+    spans whose raw spans are exactly those, and whether there is one (the spans are junk where
+    not). A raw span is exact when it starts at a segment's start or inside an identity segment,
+    and ends at a segment's end or inside an identity segment."""
     raw_starts, raw_lens = index.raw_starts_array, index.raw_lens_array
     norm_starts, identity = index.norm_starts_array, index.identity_array
     if not raw_starts.size:
@@ -877,10 +863,11 @@ def _raw_spans(
 
 
 def _locate(
-    index: SourceIndex, citation: Citation, quote: str
+    index: SourceIndex, citation: Citation, quote: str, exact: tuple[int, int] | None
 ) -> Verification | tuple[str, tuple[int, int]]:
     """The refusal decided before counting, or the raw text at the offsets and the normalized
-    span (the image) that reads as the normalized `quote`."""
+    span (the image) that reads as the normalized `quote`. `exact` is the normalized span whose raw
+    span is exactly the citation's, if there is one (`_exact_span_of`)."""
     sha = index.text_sha256
     raw = index.text
     problem = _offsets_problem(citation, len(raw))
@@ -906,7 +893,6 @@ def _locate(
             sha256=sha,
         )
     folded = index.normalized
-    exact = _exact_span(folded, start, end)
     if exact is not None:
         image = exact
         matches = reads_as(
