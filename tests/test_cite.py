@@ -10,6 +10,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -28,12 +29,15 @@ from workbench.cite.index import (
 from workbench.cite.probes import corruption_probes
 from workbench.cite.verify import (
     _ABBREVIATIONS,
+    QUALIFIER_REACH,
     _is_sentence_end,
     _reread,
     _verify_copied,
     _verify_general,
     occurrence_hits,
+    qualifier_flags,
     qualifier_matches,
+    qualifiers_near,
     reads_as,
     verify_batch,
 )
@@ -715,10 +719,118 @@ def test_qualifier_finder_equals_the_regular_expression(workspace: Workspace) ->
         expected = [
             (m.start(), m.end(), m.group()) for m in _QUAL_RE.finditer(index.normalized.text)
         ]
-        assert list(zip(found.starts, found.ends, found.words, strict=True)) == expected
-        assert found.starts_array.tolist() == found.starts
+        got = zip(found.starts.tolist(), found.ends.tolist(), found.words, strict=True)
+        assert list(got) == expected
         total += len(expected)
     assert total > 1000
+
+
+_SENTENCE_END_RE = re.compile(r"[.?!][\"”’)\]]* (?=[A-Z0-9(“\"‘\[§])")
+_PARAGRAPH_RE = re.compile(r"\n[^\S\n]*\n")
+
+
+def _qualifiers_by_scan(
+    index: SourceIndex, start: int, end: int
+) -> list[tuple[str, int, int, str]]:
+    """The qualifier rule read straight off the text, one quote at a time (the oracle for the
+    columnar scan): every `_QUALIFIER` word wholly before or after normalized `[start, end)` within
+    `QUALIFIER_REACH`, with no sentence end between it and the quote and no blank raw line."""
+    folded = index.normalized
+    text = folded.text
+    lo = max(0, start - QUALIFIER_REACH)
+    hi = min(len(text), end + QUALIFIER_REACH)
+    words = []
+    for word in _QUAL_RE.finditer(text, lo):  # `\b` still reads the character before `lo`
+        if word.start() >= hi:
+            break
+        words.append(word)
+    for ending in _SENTENCE_END_RE.finditer(text, lo, start + 1):
+        if _is_sentence_end(text, ending):
+            lo = ending.end()
+    for mark in re.finditer(r"[.?!]", text[end:hi]):
+        ending = _SENTENCE_END_RE.match(text, end + mark.start())
+        if ending is not None and _is_sentence_end(text, ending):
+            hi = ending.start() + 1
+            break
+    while hi < len(text) and text[hi - 1].isalnum() and text[hi].isalnum():
+        hi += 1
+    quote_start, quote_end = folded.raw_span(start, end)
+    flags = []
+    for word in words:
+        before = word.end() <= start
+        if not (lo <= word.start() and before) and not (end <= word.start() and word.end() <= hi):
+            continue
+        raw_start, raw_end = folded.raw_span(word.start(), word.end())
+        gap = index.text[raw_end:quote_start] if before else index.text[quote_end:raw_start]
+        if not _PARAGRAPH_RE.search(gap):
+            flags.append((word.group(), raw_start, raw_end, "before" if before else "after"))
+    return flags
+
+
+def _check_qualifier_flags(index: SourceIndex, spans: list[tuple[int, int]]) -> int:
+    """Assert the columnar scan flags what the oracle flags for every span; the flags seen."""
+    starts = np.array([a for a, _ in spans], np.int64)
+    ends = np.array([b for _, b in spans], np.int64)
+    seen = 0
+    for (start, end), flags in zip(spans, qualifier_flags(index, starts, ends), strict=True):
+        expected = _qualifiers_by_scan(index, start, end)
+        assert [tuple(flag) for flag in flags] == expected, (start, end)
+        assert qualifiers_near(index, start, end) == flags
+        seen += len(flags)
+    return seen
+
+
+def test_columnar_qualifier_scan_equals_the_rule_read_off_the_text(workspace: Workspace) -> None:
+    """On every held version, spans ending and starting around each qualifier word (so that words
+    fall at the reach limit, across sentence ends and blank lines) get the oracle's flags."""
+    rng = random.Random(7)
+    flagged = 0
+    for version in workspace.versions():
+        index = build_index(version.text)
+        size = len(index.normalized.text)
+        words = qualifier_matches(index).starts.tolist()
+        spans = []
+        for at in rng.sample(words, min(40, len(words))):
+            for _ in range(3):
+                start = max(0, at + rng.randint(-QUALIFIER_REACH - 20, 30))
+                end = min(size, start + rng.randint(1, 120))
+                if start < end:
+                    spans.append((start, end))
+        flagged += _check_qualifier_flags(index, spans)
+    assert flagged > 2000
+
+
+_QUALIFIER_PIECES = [
+    *"aZ.9 ,\n",
+    "not",
+    "No.",
+    "no",
+    "unless",
+    "except",
+    "provided, however, that",
+    "subject to",
+    ". A",
+    '." (',
+    "Sec. ",
+    "\n\n",
+    "e\ufb03",
+    "x" * 150,
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from(_QUALIFIER_PIECES), min_size=1, max_size=40).map("".join), st.data()
+)
+def test_columnar_qualifier_scan_on_adversarial_text(text: str, data: st.DataObject) -> None:
+    """Qualifier words beside sentence marks, abbreviations, blank lines, a ligature and long words
+    that the reach limit cuts: the columnar scan flags what the oracle flags."""
+    index = build_index(text)
+    size = len(index.normalized.text)
+    spans = data.draw(
+        st.lists(st.tuples(st.integers(0, size), st.integers(1, 200)), min_size=1, max_size=6)
+    )
+    _check_qualifier_flags(index, [(a, min(size, a + n)) for a, n in spans if a < size])
 
 
 _SENTENCE_TAIL = re.compile(r"[\w.]*$")

@@ -17,7 +17,8 @@ they are.
 The index samples the skeleton every `STRIDE` characters and keys each sample by a 64-bit hash of
 the `GRAM` characters starting there (GRAM == STRIDE: the samples are the skeleton's whole chunks,
 hashed in one array pass, at the skeleton's narrowest code width); the hashes are kept sorted, each
-with its chunk number in its low bits (one sort of plain integers). A pattern of at least
+with its chunk number in its low bits (one sort of plain integers), and a bucket table maps a hash's
+top bits to its run of keys, so a look-up is one gather, not a binary search. A pattern of at least
 `GRAM + STRIDE - 1` characters covers exactly one sampled position in its first `STRIDE`
 characters, wherever it starts, so looking up the hashes of its `STRIDE` leading grams and
 confirming each candidate by exact string equality finds every occurrence once (a hash collision
@@ -27,12 +28,12 @@ of the skeleton. `skeleton_hits_flat` looks up a whole batch of patterns in one 
 
 from __future__ import annotations
 
-import operator
 import re
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 
 import numpy as np
 
@@ -97,7 +98,9 @@ class SourceIndex:
     that skeleton offset and that normalized offset (the map is piecewise, one run per hyphen).
     `chunk_hashes` are the sampled grams' 64-bit hashes in skeleton order (chunk k starts at
     skeleton offset k * STRIDE), and `gram_keys` the look-up table, ascending: each chunk's hash
-    with its low `chunk_bits` bits replaced by its chunk number. A gram is hashed over its code
+    with its low `chunk_bits` bits replaced by its chunk number. `gram_buckets` has one entry per
+    value b of a key's top `bucket_bits` bits, and one more: those keys are
+    `gram_keys[gram_buckets[b]:gram_buckets[b + 1]]`. A gram is hashed over its code
     points at `code_width` (uint8 for an ASCII skeleton, uint16 below U+10000, else uint32), and a
     pattern is hashed at the same width.
     `norm_starts_array`, `raw_starts_array`, `raw_lens_array` (int64) and `identity_array` (bool)
@@ -114,6 +117,8 @@ class SourceIndex:
     code_width: np.dtype = field(repr=False)
     gram_keys: np.ndarray = field(repr=False)
     chunk_bits: int = field(repr=False)
+    gram_buckets: np.ndarray = field(repr=False)
+    bucket_bits: int = field(repr=False)
     chunk_hashes: np.ndarray = field(repr=False)
     norm_starts_array: np.ndarray = field(repr=False)
     raw_starts_array: np.ndarray = field(repr=False)
@@ -153,39 +158,37 @@ class SourceIndex:
         which the caller has already seen pattern i stand in the skeleton: it is still reported,
         but not compared again."""
         text = self.skeleton
+        lengths = np.fromiter(map(len, patterns), np.int64, len(patterns))
         rows: list[int] = []
         starts: list[int] = []
-        long_ones: list[int] = []
-        for i, pattern in enumerate(patterns):
-            if len(pattern) >= GRAM + STRIDE - 1:
-                long_ones.append(i)
-            elif pattern:
-                at = text.find(pattern)
-                while at >= 0:
-                    rows.append(i)
-                    starts.append(at)
-                    at = text.find(pattern, at + 1)
+        for i in np.flatnonzero((lengths > 0) & (lengths < GRAM + STRIDE - 1)).tolist():
+            pattern = patterns[i]
+            at = text.find(pattern)
+            while at >= 0:
+                rows.append(i)
+                starts.append(at)
+                at = text.find(pattern, at + 1)
         short = (np.array(rows, np.int64), np.array(starts, np.int64))
-        if not long_ones or not self.gram_keys.size:
+        long_ones = np.flatnonzero(lengths >= GRAM + STRIDE - 1)
+        if not long_ones.size or not self.gram_keys.size:
             return short
-        chosen = [patterns[i] for i in long_ones]
+        chosen = list(map(patterns.__getitem__, long_ones.tolist()))
+        # The hashes of each pattern's grams at offsets 0 .. GRAM + STRIDE - 1: the first STRIDE
+        # are looked up, the one GRAM further on is the sieve's.
         width = GRAM + STRIDE + GRAM - 1
-        codes = _leading_codes(chosen, width, self.code_width)
-        windows = np.lib.stride_tricks.sliding_window_view(codes[:, : GRAM + STRIDE - 1], GRAM, 1)
-        hashes = _gram_hashes(np.ascontiguousarray(windows)).ravel()
-        # Sorted keys make numpy's binary searches start where the last one ended.
-        order = np.argsort(hashes)
-        bits = np.uint64(self.chunk_bits)
-        low = hashes[order] >> bits << bits
-        lo = np.searchsorted(self.gram_keys, low, "left")
-        hi = np.searchsorted(self.gram_keys, low | ((1 << self.chunk_bits) - 1), "right")
-        found_at = np.flatnonzero(hi > lo)
+        grams = _leading_hashes(_leading_codes(chosen, width, self.code_width))
+        hashes = np.ascontiguousarray(grams[:, :STRIDE]).ravel()
+        # The bucket table gives each hash's run of keys (those sharing its top bits) in one gather.
+        bucket = (hashes >> np.uint64(64 - self.bucket_bits)).astype(np.intp)
+        lo = self.gram_buckets[bucket]
+        counts = self.gram_buckets[bucket + 1] - lo
+        found_at = np.flatnonzero(counts)
         # One row per (pattern, sampled gram) candidate in the gram's bucket; only a chunk whose
         # whole hash equals the gram's stays: the pattern and where it would start.
-        counts = (hi - lo)[found_at]
+        counts = counts[found_at]
         first = np.repeat(lo[found_at] - np.cumsum(counts) + counts, counts)
         sample = first + np.arange(counts.sum())
-        key_at = np.repeat(order[found_at], counts)
+        key_at = np.repeat(found_at, counts)
         chunk = (self.gram_keys[sample] & ((1 << self.chunk_bits) - 1)).astype(np.int64)
         same = self.chunk_hashes[chunk] == hashes[key_at]
         key_at, chunk = key_at[same], chunk[same]
@@ -193,45 +196,67 @@ class SourceIndex:
         candidates = chunk * STRIDE - shifts
         # A cheap sieve before the exact test: where the pattern runs on over the next sampled
         # chunk, that chunk's hash must equal the hash of the pattern's gram there.
-        lengths = np.fromiter(map(len, chosen), np.int64, len(chosen))
-        runs_on = (lengths[picked] >= width) & (chunk + 1 < self.chunk_hashes.size)
-        if runs_on.any():
-            sieved = np.flatnonzero(runs_on)
-            grams = codes[picked[sieved, None], shifts[sieved, None] + GRAM + np.arange(GRAM)]
-            expected = _gram_hashes(np.ascontiguousarray(grams))
-            keep = np.ones(picked.size, bool)
-            keep[sieved] = self.chunk_hashes[chunk[sieved] + 1] == expected
-            keep &= (lengths[picked] < width) | (chunk + 1 < self.chunk_hashes.size)
-            picked, candidates = picked[keep], candidates[keep]
-        else:
-            keep = lengths[picked] < width
-            picked, candidates = picked[keep], candidates[keep]
-        inside = candidates >= 0
-        numbers = np.array(long_ones, np.int64)[picked[inside]]
-        candidates = candidates[inside]
+        lengths = lengths[long_ones]
+        runs_on = lengths[picked] >= width
+        following = chunk + 1
+        beyond = following >= self.chunk_hashes.size
+        keep = ~(runs_on & beyond)
+        sieved = np.flatnonzero(runs_on & ~beyond)
+        keep[sieved] = (
+            self.chunk_hashes[following[sieved]] == grams[picked[sieved], shifts[sieved] + GRAM]
+        )
+        keep &= candidates >= 0
+        picked, candidates = picked[keep], candidates[keep]
+        numbers = long_ones[picked]
         sure = np.zeros(candidates.size, bool)
         if known is not None:
             sure = candidates == np.array(known, np.int64)[numbers]
-        # The exact test, as C-level loops: the text at each candidate, sliced to the pattern's
-        # length, equals the pattern.
+        # The exact test, as a C-level loop: the pattern stands in the text at each candidate.
         ask = np.flatnonzero(~sure)
-        at = candidates[ask]
-        sliced = map(
-            text.__getitem__, map(slice, at.tolist(), (at + lengths[picked[inside]][ask]).tolist())
+        sure[ask] = np.fromiter(
+            map(
+                text.startswith,
+                map(patterns.__getitem__, numbers[ask].tolist()),
+                candidates[ask].tolist(),
+            ),
+            bool,
+            ask.size,
         )
-        wanted = map(patterns.__getitem__, numbers[ask].tolist())
-        sure[ask] = np.fromiter(map(operator.eq, sliced, wanted), bool, ask.size)
         every_row = np.concatenate((short[0], numbers[sure]))
         every_start = np.concatenate((short[1], candidates[sure]))
-        order = np.lexsort((every_start, every_row))
+        order = np.argsort(every_row * (len(text) + 1) + every_start)
         return every_row[order], every_start[order]
+
+
+def _leading_hashes(codes: np.ndarray) -> np.ndarray:
+    """(rows, GRAM + STRIDE) hashes of each row's grams at offsets 0 .. GRAM + STRIDE - 1, equal to
+    `_gram_hashes` of each window; `codes` is (rows, at least GRAM + STRIDE + GRAM - 1).
+
+    Without copying every window: for each shift r below a 64-bit word's width in code points,
+    the rows from offset r are read as 64-bit words once, and the gram at offset r + k words is
+    the sum of the GRAM-long run of words from word k, each times its multiplier.
+    """
+    size = codes.itemsize
+    step = 8 // size  # code points per 64-bit word
+    per = GRAM // step  # words per gram
+    count = (GRAM + STRIDE) // step  # grams per shift
+    hashes = np.empty((codes.shape[0], GRAM + STRIDE), np.uint64)
+    for shift in range(step):
+        words = np.ascontiguousarray(codes[:, shift : shift + (count + per - 1) * step])
+        words = words.view(np.uint64)
+        total = words[:, :count] * _MULTIPLIERS[0]
+        for j in range(1, per):
+            total += words[:, j : j + count] * _MULTIPLIERS[j]
+        hashes[:, shift::step] = total
+    return hashes
 
 
 def _leading_codes(patterns: Sequence[str], width: int, dtype: np.dtype) -> np.ndarray:
     """(len(patterns), width) code points of each pattern's first `width` characters at `dtype`,
     zero past a pattern's end. (A code point too wide for `dtype` wraps around: it cannot occur
     in the skeleton, and a hash it happens to match is refused by the exact confirmation.)"""
-    padded = "".join(p[:width].ljust(width, "\x00") for p in patterns)
+    cut: Iterator[str] = map(str.__getitem__, patterns, repeat(slice(0, width)))
+    padded = "".join(map(str.ljust, cut, repeat(width), repeat("\x00")))
     return code_points(padded).astype(dtype).reshape(len(patterns), width)
 
 
@@ -265,6 +290,16 @@ def build_index(
     keys <<= np.uint64(bits)
     keys |= np.arange(samples, dtype=np.uint64)
     keys.sort()
+    # The bucket table: the keys whose top `bucket_bits` bits are b are keys[table[b]:table[b + 1]]
+    # (about one key per bucket).
+    bucket_bits = max(1, min(bits, 64 - bits))
+    table = np.zeros((1 << bucket_bits) + 1, np.int64)
+    np.cumsum(
+        np.bincount(
+            (keys >> np.uint64(64 - bucket_bits)).astype(np.intp), minlength=1 << bucket_bits
+        ),
+        out=table[1:],
+    )
     if len(kept_skeleton) > 1:  # hyphens were cut: `codes` are the skeleton's
         skeleton_text = text_of_code_points(codes, encoding)
     return SourceIndex(
@@ -278,6 +313,8 @@ def build_index(
         code_width=codes.dtype,
         gram_keys=keys,
         chunk_bits=bits,
+        gram_buckets=table,
+        bucket_bits=bucket_bits,
         chunk_hashes=chunk_hashes,
         norm_starts_array=norm_starts,
         raw_starts_array=raw_starts,

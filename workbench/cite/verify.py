@@ -35,13 +35,16 @@ Checks run in this order, and the first that fails is the reason: `unknown_versi
 from __future__ import annotations
 
 import gc
+import operator
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cache
-from typing import Literal, NamedTuple
+from functools import cache, partial
+from itertools import repeat
+from operator import attrgetter, methodcaller
+from typing import Literal, NamedTuple, cast
 
 import numpy as np
 
@@ -136,9 +139,11 @@ class Citation:
     text_sha256: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class QualifierFlag:
-    """A negation or condition near a verified quote and left out of it; raw offsets."""
+class QualifierFlag(NamedTuple):
+    """A negation or condition near a verified quote and left out of it; raw offsets.
+
+    A named tuple, like `Verification`: a batch makes them in columns. Build it with keywords.
+    """
 
     word: str  # as normalized, e.g. "unless", "provided, however, that"
     char_start: int
@@ -430,24 +435,29 @@ _QUALIFIER_PAIRS = (("n", "o"), ("u", "n"), ("e", "x"), ("p", "r"), ("s", "u"))
 
 
 class QualifierWords(NamedTuple):
-    """Every qualifier word in a normalized text: starts and ends (ascending), the words as they
-    stand, and the starts and ends as arrays (for the batch's window test)."""
+    """Every qualifier word in a normalized text (starts and ends ascending, and the words as they
+    stand), and the sentence ends near them: the mark's offset and the end of its `_SENTENCE_END`
+    match (the offset of the character the look-ahead read), ascending. Only sentence ends within
+    `QUALIFIER_REACH` of some qualifier word are listed; no other can decide a flag."""
 
-    starts: list[int]
-    ends: list[int]
+    starts: np.ndarray
+    ends: np.ndarray
     words: tuple[str, ...]
-    starts_array: np.ndarray
-    ends_array: np.ndarray
+    sentence_marks: np.ndarray
+    sentence_match_ends: np.ndarray
 
 
 def qualifier_matches(index: SourceIndex) -> QualifierWords:
-    """Every `_QUALIFIER` match in the version's normalized text, kept with its index.
+    """Every `_QUALIFIER` match in the version's normalized text, and the sentence ends near them;
+    kept with its index.
 
-    The same as `_QUALIFIER.finditer(text)` (a test holds them equal), found faster: an array pass
-    picks the places where a word could begin (a letter pair that opens a qualifier, case folded,
-    not preceded by an ASCII letter, digit or underscore), and `_QUALIFIER.match` decides each.
-    The pass reads each code point's low byte (a character above U+00FF whose low byte looks like
-    a letter only adds a candidate), and the non-ASCII characters that fold to a letter are mapped.
+    The words are the same as `_QUALIFIER.finditer(text)` finds (a test holds them equal), found
+    faster: an array pass picks the places where a word could begin (a letter pair that opens a
+    qualifier, case folded, not preceded by an ASCII letter, digit or underscore), and
+    `_QUALIFIER.match` decides each. The pass reads each code point's low byte (a character above
+    U+00FF whose low byte looks like a letter only adds a candidate), and the non-ASCII characters
+    that fold to a letter are mapped. A sentence end is a mark (. ? !) where `_SENTENCE_END`
+    matches and `_is_sentence_end` holds.
     """
     held = index.derived.get("qualifier_words")
     if isinstance(held, QualifierWords):
@@ -483,8 +493,24 @@ def qualifier_matches(index: SourceIndex) -> QualifierWords:
             ends.append(match.end())
             words.append(match.group())
             done = match.end()
+    word_starts = np.array(starts, np.int64)
+    marks = np.flatnonzero((codes == 0x2E) | (codes == 0x3F) | (codes == 0x21))
+    near = np.searchsorted(word_starts, marks + QUALIFIER_REACH, "right") > np.searchsorted(
+        word_starts, marks - QUALIFIER_REACH, "left"
+    )
+    sentence_marks: list[int] = []
+    match_ends: list[int] = []
+    for mark in marks[near].tolist():
+        ending = _SENTENCE_END.match(text, mark)
+        if ending is not None and _is_sentence_end(text, ending):
+            sentence_marks.append(mark)
+            match_ends.append(ending.end())
     found = QualifierWords(
-        starts, ends, tuple(words), np.array(starts, np.int64), np.array(ends, np.int64)
+        word_starts,
+        np.array(ends, np.int64),
+        tuple(words),
+        np.array(sentence_marks, np.int64),
+        np.array(match_ends, np.int64),
     )
     index.derived["qualifier_words"] = found
     return found
@@ -500,64 +526,111 @@ def qualifiers_near(index: SourceIndex, start: int, end: int) -> tuple[Qualifier
     mark or §, unless the word before is a single letter, holds a dot, or is a common abbreviation;
     a paragraph ends at a blank raw line.
     """
-    return _qualifiers_in(index, start, end, qualifier_matches(index))
+    return qualifier_flags(index, np.array([start], np.int64), np.array([end], np.int64))[0]
 
 
-def _qualifiers_in(
-    index: SourceIndex, start: int, end: int, found: QualifierWords
-) -> tuple[QualifierFlag, ...]:
-    folded = index.normalized
-    text = folded.text
-    starts, ends, words = found.starts, found.ends, found.words
-    lo = max(0, start - QUALIFIER_REACH)
-    hi = min(len(text), end + QUALIFIER_REACH)
-    first = bisect_left(starts, lo)
-    last = bisect_left(starts, hi)
-    near = [
-        k
-        for k in range(first, last)
-        if ends[k] <= start or starts[k] >= end  # wholly outside the quote
-    ]
-    if not near:
-        return ()
-    # A sentence end is its mark, any closers, a space and a look-ahead at one more character: one
-    # that ends by `start` lies wholly in text[:start + 1] (the quote itself may open the next
-    # sentence). After the quote, the first true sentence end whose mark is within reach counts.
-    for ending in _SENTENCE_END.finditer(text, lo, start + 1):
-        if _is_sentence_end(text, ending):
-            lo = ending.end()
-    mark = _SENTENCE_MARK.search(text, end, hi)
-    while mark is not None:
-        match = _SENTENCE_END.match(text, mark.start())
-        if match is not None and _is_sentence_end(text, match):
-            hi = match.start() + 1
-            break
-        mark = _SENTENCE_MARK.search(text, match.end() if match else mark.end(), hi)
-    while hi < len(text) and text[hi - 1].isalnum() and text[hi].isalnum():
-        hi += 1  # never cut a word at the reach limit: "no" is not "not"
+def qualifier_flags(
+    index: SourceIndex, starts: np.ndarray, ends: np.ndarray
+) -> list[tuple[QualifierFlag, ...]]:
+    """`qualifiers_near` of each normalized span `[starts[i], ends[i])` (non-empty), in columns:
+    the words within reach, the sentence limits and the raw spans are array passes over the
+    batch; only the pairs of a quote and a word that survive them are read one by one (for a
+    blank raw line between the two).
+
+    The limits: before a quote, a word counts from the end of the last sentence end that lies,
+    look-ahead included, in `text[reach_start:start + 1]`; after it, up to and including the
+    first sentence-end mark in `text[end:reach_end]`, or else to `reach_end`, moved on to the end
+    of a word the reach limit would cut ("no" is not "not").
+    """
+    flags: list[tuple[QualifierFlag, ...]] = [()] * starts.size
+    found = qualifier_matches(index)
+    if not found.starts.size or not starts.size:
+        return flags
+    text = index.normalized.text
+    length = len(text)
+    reach_start = np.maximum(starts - QUALIFIER_REACH, 0)
+    reach_end = np.minimum(ends + QUALIFIER_REACH, length)
+    first = np.searchsorted(found.starts, reach_start, "left")
+    counts = np.searchsorted(found.starts, reach_end, "left") - first
+    if not counts.any():
+        return flags
+    # One row per (quote, word starting within reach) pair.
+    quote = np.repeat(np.arange(starts.size), counts)
+    word = np.repeat(first - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
+    word_start, word_end = found.starts[word], found.ends[word]
+    before = word_end <= starts[quote]
+    after = word_start >= ends[quote]
+    # Sentence limits per quote.
+    marks, match_ends = found.sentence_marks, found.sentence_match_ends
+    lo = reach_start.copy()
+    last = np.searchsorted(match_ends, starts, "right") - 1
+    has = last >= 0
+    has[has] = marks[last[has]] >= reach_start[has]
+    lo[has] = match_ends[last[has]]
+    hi = reach_end.copy()
+    following = np.searchsorted(marks, ends, "left")
+    stops = following < marks.size
+    stops[stops] = marks[following[stops]] < reach_end[stops]
+    hi[stops] = marks[following[stops]] + 1
+    keep = (before & (word_start >= lo[quote])) | (after & (word_end <= hi[quote]))
+    # A word cut by the reach limit counts if the limit, moved to the end of the word it cuts,
+    # takes it in (rare: read one by one).
+    for k in np.flatnonzero(after & ~keep & ~stops[quote] & (word_start < hi[quote])).tolist():
+        limit = int(hi[quote[k]])
+        while limit < length and text[limit - 1].isalnum() and text[limit].isalnum():
+            limit += 1
+        keep[k] = word_end[k] <= limit
+    pairs = np.flatnonzero(keep)
+    if not pairs.size:
+        return flags
+    quote, word, before = quote[pairs], word[pairs], before[pairs]
+    segments = (
+        index.norm_starts_array,
+        index.raw_starts_array,
+        index.raw_lens_array,
+        index.identity_array,
+    )
+    raw_start, raw_end = raw_span_arrays(segments, word_start[pairs], word_end[pairs])
+    quote_start, quote_end = raw_span_arrays(segments, starts[quote], ends[quote])
+    gap_start = np.where(before, raw_end, quote_end)
+    gap_end = np.where(before, quote_start, raw_start)
     raw = index.text
-    quote_start, quote_end = folded.raw_span(start, end)
-    flags = []
-    for k in near:
-        word_start, word_end = starts[k], ends[k]
-        before = word_end <= start
-        if not (lo <= word_start and word_end <= start) and not (
-            end <= word_start and word_end <= hi
-        ):
-            continue
-        raw_start, raw_end = folded.raw_span(word_start, word_end)
-        gap = raw[raw_end:quote_start] if before else raw[quote_end:raw_start]
-        if _PARAGRAPH_BREAK.search(gap):
-            continue
-        flags.append(
-            QualifierFlag(
-                word=words[k],
-                char_start=raw_start,
-                char_end=raw_end,
-                side="before" if before else "after",
-            )
+    broken = np.fromiter(
+        map(
+            bool,
+            map(
+                _PARAGRAPH_BREAK.search,
+                map(raw.__getitem__, map(slice, gap_start.tolist(), gap_end.tolist())),
+            ),
+        ),
+        bool,
+        pairs.size,
+    )
+    whole = np.flatnonzero(~broken)
+    if not whole.size:
+        return flags
+    made = list(
+        map(
+            _QUALIFIER_FLAG,
+            zip(
+                map(found.words.__getitem__, word[whole].tolist()),
+                raw_start[whole].tolist(),
+                raw_end[whole].tolist(),
+                map(_SIDES.__getitem__, before[whole].tolist()),
+                strict=True,
+            ),
         )
-    return tuple(flags)
+    )
+    owners = quote[whole]
+    cuts = np.flatnonzero(np.diff(owners)) + 1
+    bounds = [0, *cuts.tolist(), owners.size]
+    for owner, a, b in zip(owners[bounds[:-1]].tolist(), bounds[:-1], bounds[1:], strict=True):
+        flags[owner] = tuple(made[a:b])
+    return flags
+
+
+_QUALIFIER_FLAG = partial(tuple.__new__, QualifierFlag)
+_SIDES = ("after", "before")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -609,12 +682,19 @@ def verify_batch(index: SourceIndex, citations: Sequence[Citation]) -> list[Veri
     """Verify citations against one indexed text (whose hash the caller has already checked), in
     order. Each citation is decided exactly as alone; only the work is shared: the quotes are
     normalized together and their occurrences looked up in one pass over the index."""
-    for citation in citations:
-        if not isinstance(citation.quoted_text, str) or not isinstance(citation.version_id, str):
-            raise CitationError(
-                f"{citation.version_id!r}: version_id and quoted_text must be strings, got "
-                f"{type(citation.version_id).__name__} and {type(citation.quoted_text).__name__}"
-            )
+    if not (
+        all(map(isinstance, map(_VERSION, citations), repeat(str)))
+        and all(map(isinstance, map(_QUOTED, citations), repeat(str)))
+    ):
+        citation = next(
+            c
+            for c in citations
+            if not isinstance(c.quoted_text, str) or not isinstance(c.version_id, str)
+        )
+        raise CitationError(
+            f"{citation.version_id!r}: version_id and quoted_text must be strings, got "
+            f"{type(citation.version_id).__name__} and {type(citation.quoted_text).__name__}"
+        )
     with _collector_paused():
         results = _verify_copied(index, citations)
         rest = [i for i, result in enumerate(results) if result is None]
@@ -669,8 +749,9 @@ def _verify_general(index: SourceIndex, citations: Sequence[Citation]) -> list[V
 def _verify_copied(index: SourceIndex, citations: Sequence[Citation]) -> list[Verification | None]:
     """Verdicts for the citations whose quote is the raw text at their offsets, character for
     character, and whose offsets fall on the offset map's boundaries (None for every other
-    citation: `_verify_general` decides those). Columnar: the offsets map, the look-ups, the raw
-    spans and the qualifier windows are array passes over the whole batch.
+    citation: `_verify_general` decides those). Columnar: the eligibility checks, the offsets map,
+    the look-ups, the occurrence numbers, the raw spans, the qualifier scan and the records are
+    array passes or C-level loops over the whole batch; only a refusal is built one by one.
 
     Why a copied quote needs no normalizing: when raw `[s, e)` starts and ends on map boundaries,
     the white-space runs and folds inside it are the text's own, so it normalizes to exactly the
@@ -680,119 +761,148 @@ def _verify_copied(index: SourceIndex, citations: Sequence[Citation]) -> list[Ve
     raw = index.text
     length = len(raw)
     results: list[Verification | None] = [None] * len(citations)
-    picked: list[int] = []
-    picked_starts: list[int] = []
-    picked_ends: list[int] = []
-    for i, citation in enumerate(citations):
-        start, end, named, quote = (
-            citation.char_start,
-            citation.char_end,
-            citation.occurrence,
-            citation.quoted_text,
-        )
-        if (
-            type(start) is int
-            and type(end) is int
-            and 0 <= start < end <= length
-            and (named is None or (type(named) is int and named > 0))
-            and citation.prefix is None
-            and citation.suffix is None
-            and len(quote) == end - start
-            and raw.startswith(quote, start)
-        ):
-            picked.append(i)
-            picked_starts.append(start)
-            picked_ends.append(end)
-    if not picked:
-        return results
-    norm_start, norm_end, exact = _exact_spans(
-        index, np.array(picked_starts, np.int64), np.array(picked_ends, np.int64)
+    quotes = list(map(_QUOTED, citations))
+    starts, start_ok = _offset_column(list(map(_START, citations)), length)
+    ends, end_ok = _offset_column(list(map(_END, citations)), length)
+    named = list(map(_OCCURRENCE, citations))
+    unnamed = _is_none(named)
+    numbers, number_ok = _offset_column(named, _LARGEST)
+    eligible = (
+        start_ok
+        & end_ok
+        & (starts < ends)
+        & (unnamed | (number_ok & (numbers > 0)))
+        & _is_none(list(map(_PREFIX, citations)))
+        & _is_none(list(map(_SUFFIX, citations)))
+        & (np.fromiter(map(len, quotes), np.int64, len(quotes)) == ends - starts)
     )
+    picked = np.flatnonzero(eligible)
+    copied = np.fromiter(
+        map(raw.startswith, map(quotes.__getitem__, picked.tolist()), starts[picked].tolist()),
+        bool,
+        picked.size,
+    )
+    picked = picked[copied]
+    if not picked.size:
+        return results
+    norm_start, norm_end, exact = _exact_spans(index, starts[picked], ends[picked])
+    picked, norm_start, norm_end = picked[exact], norm_start[exact], norm_end[exact]
     folded = index.normalized.text
-    chosen: list[int] = []
-    images: list[tuple[int, int]] = []
-    quotes: list[str] = []
-    exact_at = np.flatnonzero(exact)
-    first, last = norm_start[exact_at].tolist(), norm_end[exact_at].tolist()
-    sliced = map(folded.__getitem__, map(slice, first, last))
-    for i, a, b, quote in zip(
-        [picked[k] for k in exact_at.tolist()], first, last, sliced, strict=True
-    ):
-        if quote.strip(DELETABLE):
-            chosen.append(i)
-            images.append((a, b))
-            quotes.append(quote)
-    if not chosen:
+    sliced = list(map(folded.__getitem__, map(slice, norm_start.tolist(), norm_end.tolist())))
+    worded = np.fromiter(map(bool, map(_CORE, sliced)), bool, len(sliced))
+    if not worded.all():
+        keep = np.flatnonzero(worded)
+        picked, norm_start, norm_end = picked[keep], norm_start[keep], norm_end[keep]
+        sliced = list(map(sliced.__getitem__, keep.tolist()))
+    if not picked.size:
         return results
     if index.folds_hyphens or index.normalized.expands:
         counted = [
             [(h.norm_start, h.norm_end) for h in hits if h.counted]
-            for hits in occurrence_hits_many(index, quotes)
+            for hits in occurrence_hits_many(index, sliced)
         ]
         sizes = np.fromiter(map(len, counted), np.int64, len(counted))
         flat = np.array([span for each in counted for span in each], np.int64).reshape(-1, 2)
+        rows = np.repeat(np.arange(picked.size), sizes)
         hit_starts, hit_ends = flat[:, 0], flat[:, 1]
     else:  # no line-break hyphen, no ligature: an occurrence is the quote, character for character
-        rows, hit_starts = index.skeleton_hits_flat(quotes, [start for start, _ in images])
-        hit_ends = hit_starts + np.fromiter(map(len, quotes), np.int64, len(quotes))[rows]
-        sizes = np.bincount(rows, minlength=len(quotes))
+        rows, hit_starts = index.skeleton_hits_flat(sliced, norm_start.tolist())
+        hit_ends = hit_starts + (norm_end - norm_start)[rows]
+        sizes = np.bincount(rows, minlength=picked.size)
+    # Occurrences are ordered by quote, then start, then end: the cited one is the quote's own span.
+    own = np.flatnonzero((hit_starts == norm_start[rows]) & (hit_ends == norm_end[rows]))
+    if own.size != picked.size or (rows[own] != np.arange(picked.size)).any():
+        raise AssertionError(  # pragma: no cover - guarded by the property tests
+            f"{citations[int(picked[0])].version_id}: a copied quote's span is missing from its "
+            "own occurrences"
+        )
+    offsets = np.cumsum(sizes) - sizes
+    cited = own - offsets + 1
     raw_start, raw_end = _raw_spans(index, hit_starts, hit_ends)
     every = list(zip(raw_start.tolist(), raw_end.tolist(), strict=True))
-    occurrence_starts = hit_starts.tolist()
-    occurrence_ends = hit_ends.tolist()
-    verified: list[int] = []
-    at = 0
-    for i, image, size in zip(chosen, images, sizes.tolist(), strict=True):
-        citation = citations[i]
-        following = at + size
-        # Occurrences are ordered by start, then end; two readings may share a start.
-        k = bisect_left(occurrence_starts, image[0], at, following)
-        while k < following and occurrence_starts[k] == image[0] and occurrence_ends[k] < image[1]:
-            k += 1
-        if k == following or (occurrence_starts[k], occurrence_ends[k]) != image:
-            raise AssertionError(  # pragma: no cover - guarded by the property tests
-                f"{citation.version_id}: span {image} missing from its own occurrences"
-            )
-        cited = k - at + 1
-        spans = (every[at],) if size == 1 else tuple(every[at:following])
-        at = following
-        results[i] = verdict = _decide(
-            index, citation, citation.quoted_text, cited, spans, citation.occurrence
+    spans = list(
+        map(tuple, map(every.__getitem__, map(slice, offsets.tolist(), (offsets + sizes).tolist())))
+    )
+    named_here = numbers[picked]
+    kinds = np.where(
+        unnamed[picked], np.where(sizes == 1, 0, 1), np.where(named_here == cited, 0, 2)
+    )
+    sha = index.text_sha256
+    for kind, (outcome, reason) in enumerate(_VERDICTS):
+        group = np.flatnonzero(kinds == kind)
+        if not group.size:
+            continue
+        chosen = picked[group].tolist()
+        cited_here, sizes_here = cited[group].tolist(), sizes[group].tolist()
+        flags: Iterable[tuple[QualifierFlag, ...]] = (
+            qualifier_flags(index, norm_start[group], norm_end[group])
+            if reason is None
+            else repeat(())
         )
-        if verdict.reason is None:
-            verified.append(i)
-    if verified:
-        _flag_qualifiers(index, results, verified, dict(zip(chosen, images, strict=True)))
+        records = map(
+            _VERIFICATION,
+            zip(  # not strict: the `repeat` columns are endless, the others as long as `chosen`
+                map(citations.__getitem__, chosen),
+                repeat(outcome),
+                repeat(reason),
+                map(_DETAILS[reason].format, cited_here, sizes_here, named_here[group].tolist()),
+                map(quotes.__getitem__, chosen),
+                repeat(sha),
+                map(spans.__getitem__, group.tolist()),
+                cited_here,
+                flags,
+            ),
+        )
+        for i, record in zip(chosen, records, strict=True):
+            results[i] = record
     return results
 
 
-def _flag_qualifiers(
-    index: SourceIndex,
-    results: list[Verification | None],
-    verified: list[int],
-    images: dict[int, tuple[int, int]],
-) -> None:
-    """Add qualifier flags to the verified results at `verified`; only the quotes with a qualifier
-    word within reach (one array pass over the batch) are read one by one."""
-    found = qualifier_matches(index)
-    starts = found.starts_array
-    if not starts.size:
-        return
-    first = np.array([images[i][0] for i in verified], np.int64)
-    last = np.array([images[i][1] for i in verified], np.int64)
-    # Words wholly before a quote within reach, and words starting after it within reach (a word
-    # inside the quote is never flagged): the words are ascending and never overlap.
-    before = np.searchsorted(found.ends_array, first, "right") - np.searchsorted(
-        starts, first - QUALIFIER_REACH
-    )
-    after = np.searchsorted(starts, last + QUALIFIER_REACH) - np.searchsorted(starts, last)
-    for k in np.flatnonzero((before > 0) | (after > 0)).tolist():
-        i = verified[k]
-        flags = _qualifiers_in(index, int(first[k]), int(last[k]), found)
-        if flags:
-            result = results[i]
-            assert result is not None
-            results[i] = result._replace(qualifiers=flags)
+_VERSION = attrgetter("version_id")
+_TEXT_SHA256 = attrgetter("text_sha256")
+_START = attrgetter("char_start")
+_END = attrgetter("char_end")
+_QUOTED = attrgetter("quoted_text")
+_OCCURRENCE = attrgetter("occurrence")
+_PREFIX = attrgetter("prefix")
+_SUFFIX = attrgetter("suffix")
+_CORE = methodcaller("strip", DELETABLE)
+_VERIFICATION = partial(tuple.__new__, Verification)
+# The verdicts decided by the occurrence count, and each one's detail: {0} is the occurrence at the
+# offsets, {1} the number of occurrences, {2} the occurrence named.
+_VERDICTS: tuple[tuple[Outcome, str | None], ...] = (
+    ("verified", None),
+    ("refused", "ambiguous_occurrence"),
+    ("refused", "wrong_occurrence"),
+)
+_DETAILS: dict[str | None, str] = {
+    None: "occurrence {0} of {1}",
+    "ambiguous_occurrence": "the quote occurs {1} times; the offsets are occurrence {0}, "
+    "and no occurrence is named",
+    "wrong_occurrence": "occurrence {2} is named; the offsets are occurrence {0} of {1}",
+}
+_LARGEST = 2**62
+
+
+def _is_none(values: list[object]) -> np.ndarray:
+    """Where each value is None, as a bool array."""
+    return np.fromiter(map(operator.is_, values, repeat(None)), bool, len(values))
+
+
+def _offset_column(values: list[object], largest: int) -> tuple[np.ndarray, np.ndarray]:
+    """`values` as an int64 array, and where each is an int (not a bool) in `[0, largest]`; the
+    array holds 0 where not."""
+    whole = np.fromiter(map(operator.is_, map(type, values), repeat(int)), bool, len(values))
+    if whole.all() and values:
+        ints = cast(list[int], values)
+        if -largest <= min(ints) and max(ints) <= largest:
+            column = np.array(ints, np.int64)
+            inside = (column >= 0) & (column <= largest)
+            return np.where(inside, column, 0), inside
+    kept = [value if type(value) is int and 0 <= value <= largest else -1 for value in values]
+    column = np.array(kept, np.int64)
+    inside = column >= 0
+    return np.where(inside, column, 0), inside
 
 
 def _exact_span_of(index: SourceIndex, citations: Sequence[Citation]) -> dict[int, tuple[int, int]]:
@@ -971,35 +1081,19 @@ def _decide(
 ) -> Verification:
     """The verdict once the cited span is occurrence `cited` of the counted `spans` (raw) and the
     occurrence `named` is known; a verified one has no qualifier flags yet."""
-    sha = index.text_sha256
     if named is None and len(spans) > 1:
-        return _refused(
-            citation,
-            "ambiguous_occurrence",
-            f"the quote occurs {len(spans)} times; the offsets are occurrence {cited}, "
-            "and no occurrence is named",
-            actual=actual,
-            sha256=sha,
-            occurrences=spans,
-            occurrence=cited,
-        )
-    if named is not None and named != cited:
-        return _refused(
-            citation,
-            "wrong_occurrence",
-            f"occurrence {named} is named; the offsets are occurrence {cited} of {len(spans)}",
-            actual=actual,
-            sha256=sha,
-            occurrences=spans,
-            occurrence=cited,
-        )
+        reason: str | None = "ambiguous_occurrence"
+    elif named is not None and named != cited:
+        reason = "wrong_occurrence"
+    else:
+        reason = None
     return Verification(
         citation=citation,
-        outcome="verified",
-        reason=None,
-        detail=f"occurrence {cited} of {len(spans)}",
+        outcome="verified" if reason is None else "refused",
+        reason=reason,
+        detail=_DETAILS[reason].format(cited, len(spans), named),
         actual_text=actual,
-        text_sha256=sha,
+        text_sha256=index.text_sha256,
         occurrences=spans,
         occurrence=cited,
     )
@@ -1027,36 +1121,44 @@ def verify_citations(
     against the recorded `text_sha256` before any of its citations is looked at; its index is
     cached under that hash, and its citations are verified together (`verify_batch`)."""
     citations = tuple(citations)
-    indexes: dict[str, SourceIndex | Verification] = {}
+    versions = list(map(_VERSION, citations))
+    if not all(map(isinstance, versions, repeat(str))):
+        bad = next(v for v in versions if not isinstance(v, str))
+        raise CitationError(f"version_id {bad!r} must be a string")
     results: list[Verification | None] = [None] * len(citations)
-    pending: dict[str, list[int]] = {}
-    for i, citation in enumerate(citations):
-        version_id = citation.version_id
-        if not isinstance(version_id, str):
-            raise CitationError(f"version_id {version_id!r} must be a string")
-        held = indexes.get(version_id)
-        if held is None:
-            held = _open_version(workspace, citation)
-            indexes[version_id] = held
+    groups: dict[str, list[int]] = {}
+    if len(set(versions)) == 1:
+        groups[versions[0]] = list(range(len(citations)))
+    else:
+        for i, version_id in enumerate(versions):
+            groups.setdefault(version_id, []).append(i)
+    for version_id, positions in groups.items():
+        held = _open_version(workspace, citations[positions[0]])
         if isinstance(held, Verification):
-            results[i] = _refused(citation, held.reason or "", held.detail, sha256=held.text_sha256)
-        elif citation.text_sha256 is not None and citation.text_sha256 != held.text_sha256:
-            results[i] = _refused(
-                citation,
-                "source_changed",
-                f"the citation was made against text sha256 {citation.text_sha256}; "
-                f"{version_id} holds {held.text_sha256}",
-                sha256=held.text_sha256,
-            )
-        else:
-            pending.setdefault(version_id, []).append(i)
-    for version_id, positions in pending.items():
-        held = indexes[version_id]
-        assert isinstance(held, SourceIndex)
-        batch = verify_batch(held, [citations[i] for i in positions])
+            for i in positions:
+                results[i] = _refused(
+                    citations[i], held.reason or "", held.detail, sha256=held.text_sha256
+                )
+            continue
+        claimed = list(map(_TEXT_SHA256, map(citations.__getitem__, positions)))
+        if not all(map(operator.is_, claimed, repeat(None))):
+            checked = []
+            for i, sha in zip(positions, claimed, strict=True):
+                if sha is None or sha == held.text_sha256:
+                    checked.append(i)
+                else:
+                    results[i] = _refused(
+                        citations[i],
+                        "source_changed",
+                        f"the citation was made against text sha256 {sha}; "
+                        f"{version_id} holds {held.text_sha256}",
+                        sha256=held.text_sha256,
+                    )
+            positions = checked
+        batch = verify_batch(held, list(map(citations.__getitem__, positions)))
         for i, verification in zip(positions, batch, strict=True):
             results[i] = verification
-    return tuple(r for r in results if r is not None)
+    return tuple(results)  # type: ignore[arg-type]  # every position is filled above
 
 
 def _open_version(workspace: Workspace, citation: Citation) -> SourceIndex | Verification:
