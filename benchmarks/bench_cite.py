@@ -8,7 +8,8 @@ process; nothing is asserted about time) and, with `--write-readme`, replaces th
 1. Line-break hyphens in held text, by the reading their own document supports.
 2. The corruption suite: probes by kind, and how many got the right outcome for the right reason,
    plus the altered-stored-text probe on a copy of the workspace.
-3. In a fresh process that only opens the workspace (as `workbench verify` does), on the largest
+3. In a fresh process that only opens the workspace and keeps freed memory for reuse (as
+   `workbench verify` does; see `workbench.allocator`), on the largest
    held version and 10,000 real citations (word-aligned slices of its passages,
    40 to 300 characters): the cold cache build (what a cache miss adds: normalize + skeleton +
    q-gram index; median of five builds; the text's SHA-256, which every batch computes to check
@@ -17,7 +18,8 @@ process; nothing is asserted about time) and, with `--write-readme`, replaces th
    looked up in one array pass, qualifier scan included), the general path alone on the same
    citations (what a quote that is not the raw text at its offsets gets), and the baseline — per
    citation, normalize the slice and the quote and `str.count` the quote in the cached normalized
-   text.
+   text. Then the cold build, the scan and the batch again in a fresh process with the C library's
+   default allocator. Pages faulted in are counted per call (`ru_minflt`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import io
 import os
 import platform
 import random
+import resource
 import sqlite3
 import statistics
 import subprocess
@@ -39,6 +42,7 @@ from pathlib import Path
 
 from bench_spine import replace_readme_block
 
+from workbench.allocator import keep_freed_memory
 from workbench.cite import Citation, verify_citations
 from workbench.cite.index import build_index, clear_cache, source_index
 from workbench.cite.probes import corruption_probes, hyphen_census
@@ -113,15 +117,22 @@ def real_citations(version_id: str, text: str, count: int) -> list[Citation]:
     return citations
 
 
-def _seconds(work: Callable[[], object], runs: int = 5) -> tuple[float, float]:
+def _faults() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+def _seconds(work: Callable[[], object], runs: int = 5) -> tuple[float, float, int]:
     """Median and best wall time of `runs` calls (the best shows what the machine's neighbours
-    took from the median)."""
+    took from the median), and the median count of pages faulted in per call."""
     times = []
+    faults = []
     for _ in range(runs):
+        before = _faults()
         started = time.perf_counter()
         work()
         times.append(time.perf_counter() - started)
-    return statistics.median(times), min(times)
+        faults.append(_faults() - before)
+    return statistics.median(times), min(times), int(statistics.median(faults))
 
 
 def _median_seconds(work: Callable[[], object], runs: int = 5) -> float:
@@ -129,7 +140,7 @@ def _median_seconds(work: Callable[[], object], runs: int = 5) -> float:
     return _seconds(work, runs)[0]
 
 
-def speed(held: Workspace) -> None:
+def speed(held: Workspace, kept: bool) -> None:
     version = max(held.versions(), key=lambda v: len(v.text))
     text = version.text
     citations = real_citations(version.version_id, text, 10_000)
@@ -137,13 +148,13 @@ def speed(held: Workspace) -> None:
     normalizing = _median_seconds(lambda: normalize(text))
     hashing = _median_seconds(lambda: text_sha256(text))
     sha256 = text_sha256(text)
-    cold, cold_best = _seconds(lambda: build_index(text, sha256))
+    cold, cold_best, cold_faults = _seconds(lambda: build_index(text, sha256))
     index = build_index(text, sha256)
     clear_cache()
     qualifiers = _median_seconds(lambda: (index.derived.clear(), qualifier_matches(index)))
     verify_citations(held, citations[:1])  # warm the cache: the batch path runs on a held version
     results = verify_citations(held, citations)
-    batch, batch_best = _seconds(lambda: verify_citations(held, citations))
+    batch, batch_best, batch_faults = _seconds(lambda: verify_citations(held, citations))
     cached = source_index(text, sha256)
     general = _median_seconds(lambda: _verify_general(cached, citations), runs=3)
     folded = index.normalized.text
@@ -155,31 +166,43 @@ def speed(held: Workspace) -> None:
             _ = normalized_text(text[c.char_start : c.char_end]) == quote and folded.count(quote)
 
     scan = _median_seconds(per_citation_scan, runs=3) / len(sample) * len(citations)
+    cold_line = (
+        f"   cold cache build:           {cold * 1e3:7.1f} ms  {megabytes / cold:6.1f} MB/s "
+        f"(median of 5 builds; best {megabytes / cold_best:.1f} MB/s; {cold_faults} pages "
+        "faulted in per build)"
+    )
+    batch_line = (
+        f"   batch path (hash once):      {len(citations) / batch:9.0f} citations/s "
+        f"({scan / batch:.1f}x the scan; median of 5 batches; best "
+        f"{len(citations) / batch_best:.0f}/s, {scan / batch_best:.1f}x; {batch_faults} pages "
+        "faulted in per batch)"
+    )
+    scan_line = (
+        f"   per-citation str.count scan: {len(citations) / scan:9.0f} citations/s "
+        f"(median of 3 runs on {len(sample)})"
+    )
+    if not kept:
+        print(
+            "   the same in a process with the C library's default allocator (a program that "
+            "did not call keep_freed_memory):"
+        )
+        print(cold_line, scan_line, batch_line, sep="\n")
+        return
     outcomes = Counter(r.reason or "verified" for r in results)
     print(f"3. batch verification, {version.version_id}")
     print(f"   {len(text)} characters, {megabytes:.2f} MB; {len(citations)} real citations")
     print(f"   outcomes: {', '.join(f'{k} {v}' for k, v in sorted(outcomes.items()))}")
-    print(
-        f"   cold cache build:           {cold * 1e3:7.1f} ms  {megabytes / cold:6.1f} MB/s "
-        f"(median of 5 builds; best {megabytes / cold_best:.1f} MB/s; normalize() alone "
-        f"{normalizing * 1e3:.1f} ms, {megabytes / normalizing:.1f} MB/s)"
-    )
+    print("   in a process that keeps freed memory for reuse, as `workbench` runs:")
+    print(cold_line + f"; normalize() alone {normalizing * 1e3:.1f} ms")
     print(
         f"   qualifier word list:        {qualifiers * 1e3:7.1f} ms  {megabytes / qualifiers:6.1f} MB/s "
-        "(built on a version's first verified quote, cached with its index)"
+        "(with the sentence ends near its words; built on a version's first verified quote, "
+        "cached with its index)"
     )
     print(
         f"   text SHA-256 (every batch): {hashing * 1e3:7.1f} ms  {megabytes / hashing:6.1f} MB/s"
     )
-    print(
-        f"   per-citation str.count scan: {len(citations) / scan:9.0f} citations/s "
-        f"(median of 3 runs on {len(sample)})"
-    )
-    print(
-        f"   batch path (hash once):      {len(citations) / batch:9.0f} citations/s "
-        f"({scan / batch:.1f}x the scan; median of 5 batches; best "
-        f"{len(citations) / batch_best:.0f}/s, {scan / batch_best:.1f}x)"
-    )
+    print(scan_line, batch_line, sep="\n")
     print(
         f"   general path alone:          {len(citations) / general:9.0f} citations/s "
         f"({scan / general:.1f}x the scan; median of 3; what a quote not copied from the text gets)"
@@ -199,27 +222,31 @@ def run() -> None:
         # Section 3 runs in a fresh process that only opens the workspace, as `workbench verify`
         # does; the cold build is timed again here, in the process that ran sections 1 and 2
         # (a long session's state), and printed after it.
-        fresh = subprocess.run(
-            [sys.executable, __file__, "--speed", str(held.path)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        print(fresh.stdout, end="")
+        for mode in ("--kept", "--default-allocator"):
+            fresh = subprocess.run(
+                [sys.executable, __file__, "--speed", str(held.path), mode],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            print(fresh.stdout, end="")
         version = max(held.versions(), key=lambda v: len(v.text))
         sha256 = text_sha256(version.text)
         megabytes = len(version.text.encode("utf-8")) / 1e6
         cold = _median_seconds(lambda: build_index(version.text, sha256))
         print(
             f"   cold cache build in the process that ran sections 1 and 2: {cold * 1e3:.1f} ms, "
-            f"{megabytes / cold:.1f} MB/s (median of 5)"
+            f"{megabytes / cold:.1f} MB/s (median of 5; default allocator)"
         )
 
 
 def main() -> int:
     if sys.argv[1:2] == ["--speed"]:
+        kept = sys.argv[3:4] == ["--kept"]
+        if kept and not keep_freed_memory():
+            print("   (this C library is not glibc: the allocator keeps its defaults)")
         with Workspace(Path(sys.argv[2])) as held:
-            speed(held)
+            speed(held, kept)
         return 0
     if not STORE.is_dir():
         print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)

@@ -740,9 +740,19 @@ def _verify_general(index: SourceIndex, citations: Sequence[Citation]) -> list[V
     hits = occurrence_hits_many(index, [quote for _, quote, _, _ in located])
     counted = [[(h.norm_start, h.norm_end) for h in quote_hits if h.counted] for quote_hits in hits]
     spans = iter(raw_spans(index.normalized, [span for each in counted for span in each]))
+    verified: list[tuple[int, Verification, tuple[int, int]]] = []
     for (i, _, actual, image), occurrences in zip(located, counted, strict=True):
         raw = tuple(next(spans) for _ in occurrences)
-        results[i] = _count(index, citations[i], actual, image, occurrences, raw)
+        results[i] = verdict = _count(index, citations[i], actual, image, occurrences, raw)
+        if verdict.verified:
+            verified.append((i, verdict, image))
+    # The qualifier scan, in columns over the verified citations.
+    if verified:
+        images = np.array([image for _, _, image in verified], np.int64)
+        flagged = qualifier_flags(index, images[:, 0], images[:, 1])
+        for (i, verdict, _), flags in zip(verified, flagged, strict=True):
+            if flags:
+                results[i] = verdict._replace(qualifiers=flags)
     return [r for r in results if r is not None]
 
 
@@ -751,7 +761,7 @@ def _verify_copied(index: SourceIndex, citations: Sequence[Citation]) -> list[Ve
     character, and whose offsets fall on the offset map's boundaries (None for every other
     citation: `_verify_general` decides those). Columnar: the eligibility checks, the offsets map,
     the look-ups, the occurrence numbers, the raw spans, the qualifier scan and the records are
-    array passes or C-level loops over the whole batch; only a refusal is built one by one.
+    array passes or C-level loops over the whole batch, with no Python step per citation.
 
     Why a copied quote needs no normalizing: when raw `[s, e)` starts and ends on map boundaries,
     the white-space runs and folds inside it are the text's own, so it normalizes to exactly the
@@ -1036,7 +1046,7 @@ def _count(
     spans: tuple[tuple[int, int], ...],
 ) -> Verification:
     """The verdict for a located citation, from its quote's counted occurrences (normalized
-    spans, ascending) and their raw spans."""
+    spans, ascending) and their raw spans; a verified one has no qualifier flags yet."""
     sha = index.text_sha256
     start, end = citation.char_start, citation.char_end
     named = citation.occurrence
@@ -1065,10 +1075,7 @@ def _count(
             )
         if len(around) == 1:
             named = around[0]
-    verdict = _decide(index, citation, actual, cited, spans, named)
-    if not verdict.verified:
-        return verdict
-    return verdict._replace(qualifiers=qualifiers_near(index, image[0], image[1]))
+    return _decide(index, citation, actual, cited, spans, named)
 
 
 def _decide(
