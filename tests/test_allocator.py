@@ -3,6 +3,7 @@ from __future__ import annotations
 import ctypes
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -49,9 +50,20 @@ def test_kept_memory_is_reused_by_the_next_build(workspace: Workspace, tmp_path:
     assert kept * 10 < default, (kept, default)
 
 
+@pytest.fixture
+def fresh_lookup() -> Iterator[None]:
+    """Forget the looked-up C functions before and after the test (the look-up is cached)."""
+    allocator._glibc.cache_clear()
+    yield
+    allocator._glibc.cache_clear()
+
+
+@pytest.mark.usefixtures("fresh_lookup")
 def test_without_glibc_nothing_is_changed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(allocator.sys, "platform", "darwin")
     assert allocator.keep_freed_memory() is False
+    assert allocator.release_freed_memory() is False
+    allocator._glibc.cache_clear()
 
     def no_library(name: object) -> object:
         raise OSError("no C library")
@@ -59,6 +71,7 @@ def test_without_glibc_nothing_is_changed(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(allocator.sys, "platform", "linux")
     monkeypatch.setattr(ctypes, "CDLL", no_library)
     assert allocator.keep_freed_memory() is False
+    assert allocator.release_freed_memory() is False
 
 
 def test_the_command_line_keeps_freed_memory(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -26,8 +26,6 @@ Dask is imported only when a cluster is asked for, so the in-process path needs 
 
 from __future__ import annotations
 
-import ctypes
-import functools
 import hashlib
 import logging
 import re
@@ -41,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
+from workbench.allocator import release_freed_memory
 from workbench.corpus import read_held
 from workbench.errors import (
     ClusterError,
@@ -62,32 +61,6 @@ STALL_SECONDS = 300.0  # seconds with workers present but no family finished bef
 SCHEDULER_ADDRESS = re.compile(r"(tcp|tls)://[^\s/:]+:\d{1,5}")
 # Dask configuration for the workers of the local cluster `dask_client` starts.
 LOCAL_WORKER_CONFIG = {"distributed.worker.profile.enabled": False}
-
-
-@functools.cache
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's `malloc_trim`, or None where the C library has none (macOS, Windows, musl)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        trim = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):
-        return None
-    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
-    return trim
-
-
-def release_freed_memory() -> bool:
-    """Give the pages of every free C-heap chunk back to the system; True if any were given back.
-
-    glibc's `malloc_trim(0)`, over every malloc arena; elsewhere a no-op returning False. A family's
-    extraction and diff free a few tens of MB of large blocks that glibc keeps in the arena of the
-    thread that ran it (a Dask worker runs tasks in its own thread, whose arena is trimmed only from
-    the top); held across tasks, that free memory fragments and the next large family's peak lands
-    on top of it, so a worker's resident size crept up with the number of families it had run.
-    """
-    trim = _malloc_trim()
-    return bool(trim(0)) if trim is not None else False
 
 
 # ---------------------------------------------------------------------------------------------
