@@ -104,7 +104,8 @@ class SourceIndex:
     points at `code_width` (uint8 for an ASCII skeleton, uint16 below U+10000, else uint32), and a
     pattern is hashed at the same width.
     `norm_starts_array`, `raw_starts_array`, `raw_lens_array` (int64) and `identity_array` (bool)
-    equal the normalized text's segment map tuples, for array look-ups.
+    equal the normalized text's segment map tuples, for array look-ups; `norm_ends_array[k]` is
+    where segment k ends in the normalized text (the next one's start, or the text's length).
     """
 
     text_sha256: str
@@ -121,6 +122,7 @@ class SourceIndex:
     bucket_bits: int = field(repr=False)
     chunk_hashes: np.ndarray = field(repr=False)
     norm_starts_array: np.ndarray = field(repr=False)
+    norm_ends_array: np.ndarray = field(repr=False)
     raw_starts_array: np.ndarray = field(repr=False)
     raw_lens_array: np.ndarray = field(repr=False)
     identity_array: np.ndarray = field(repr=False)
@@ -233,21 +235,20 @@ def _leading_hashes(codes: np.ndarray) -> np.ndarray:
     `_gram_hashes` of each window; `codes` is (rows, at least GRAM + STRIDE + GRAM - 1).
 
     Without copying every window: for each shift r below a 64-bit word's width in code points,
-    the rows from offset r are read as 64-bit words once, and the gram at offset r + k words is
-    the sum of the GRAM-long run of words from word k, each times its multiplier.
+    the row from offset r is read as 64-bit words (one gather for all shifts), and the gram at
+    offset r + k words is the sum of the run of words from word k, each times its multiplier.
     """
-    size = codes.itemsize
-    step = 8 // size  # code points per 64-bit word
+    step = 8 // codes.itemsize  # code points per 64-bit word
     per = GRAM // step  # words per gram
     count = (GRAM + STRIDE) // step  # grams per shift
-    hashes = np.empty((codes.shape[0], GRAM + STRIDE), np.uint64)
-    for shift in range(step):
-        words = np.ascontiguousarray(codes[:, shift : shift + (count + per - 1) * step])
-        words = words.view(np.uint64)
-        total = words[:, :count] * _MULTIPLIERS[0]
-        for j in range(1, per):
-            total += words[:, j : j + count] * _MULTIPLIERS[j]
-        hashes[:, shift::step] = total
+    width = (count + per - 1) * step
+    shifted = np.take(codes, np.arange(step)[:, None] + np.arange(width), axis=1)
+    words = shifted.view(np.uint64)  # (rows, shift, words from the shift)
+    total = words[:, :, :count] * _MULTIPLIERS[0]
+    for j in range(1, per):
+        total += words[:, :, j : j + count] * _MULTIPLIERS[j]
+    # total[:, r, k] is the gram at offset r + k * step.
+    hashes: np.ndarray = total.transpose(0, 2, 1).reshape(codes.shape[0], GRAM + STRIDE)
     return hashes
 
 
@@ -317,6 +318,7 @@ def build_index(
         bucket_bits=bucket_bits,
         chunk_hashes=chunk_hashes,
         norm_starts_array=norm_starts,
+        norm_ends_array=np.append(norm_starts[1:], len(normalized.text)),
         raw_starts_array=raw_starts,
         raw_lens_array=raw_lens,
         identity_array=identity,

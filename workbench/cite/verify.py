@@ -57,7 +57,6 @@ from workbench.normalize import (
     normalized_text,
     normalized_texts,
     raw_span_arrays,
-    raw_spans,
 )
 from workbench.store import Workspace, text_sha256
 
@@ -739,7 +738,9 @@ def _verify_general(index: SourceIndex, citations: Sequence[Citation]) -> list[V
             located.append((i, quote, *outcome))
     hits = occurrence_hits_many(index, [quote for _, quote, _, _ in located])
     counted = [[(h.norm_start, h.norm_end) for h in quote_hits if h.counted] for quote_hits in hits]
-    spans = iter(raw_spans(index.normalized, [span for each in counted for span in each]))
+    flat = np.array([span for each in counted for span in each], np.int64).reshape(-1, 2)
+    raw_start, raw_end = _raw_spans(index, flat[:, 0], flat[:, 1])
+    spans = zip(raw_start.tolist(), raw_end.tolist(), strict=True)
     verified: list[tuple[int, Verification, tuple[int, int]]] = []
     for (i, _, actual, image), occurrences in zip(located, counted, strict=True):
         raw = tuple(next(spans) for _ in occurrences)
@@ -952,7 +953,7 @@ def _exact_spans(
     if not raw_starts.size:
         none = np.zeros(starts.size, bool)
         return starts, ends, none
-    following = np.append(norm_starts[1:], len(index.normalized.text))
+    following = index.norm_ends_array
     k = np.searchsorted(raw_starts, starts, "right") - 1
     inside = k >= 0
     k = np.maximum(k, 0)
