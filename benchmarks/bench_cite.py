@@ -18,8 +18,10 @@ process; nothing is asserted about time) and, with `--write-readme`, replaces th
    looked up in one array pass, qualifier scan included), the general path alone on the same
    citations (what a quote that is not the raw text at its offsets gets), and the baseline — per
    citation, normalize the slice and the quote and `str.count` the quote in the cached normalized
-   text. Then the cold build, the scan and the batch again in a fresh process with the C library's
-   default allocator. Pages faulted in are counted per call (`ru_minflt`).
+   text. The batch and the scan take turns (seven of each), and the ratio is the median of the
+   seven paired ratios, so that each compares runs made at the same time. Then the cold build, the
+   scan and the batch again in a fresh process with the C library's default allocator. Pages
+   faulted in are counted per call (`ru_minflt`).
 """
 
 from __future__ import annotations
@@ -148,13 +150,12 @@ def speed(held: Workspace, kept: bool) -> None:
     normalizing = _median_seconds(lambda: normalize(text))
     hashing = _median_seconds(lambda: text_sha256(text))
     sha256 = text_sha256(text)
-    cold, cold_best, cold_faults = _seconds(lambda: build_index(text, sha256))
+    cold, cold_best, cold_faults = _seconds(lambda: build_index(text, sha256), runs=15)
     index = build_index(text, sha256)
     clear_cache()
     qualifiers = _median_seconds(lambda: (index.derived.clear(), qualifier_matches(index)))
     verify_citations(held, citations[:1])  # warm the cache: the batch path runs on a held version
     results = verify_citations(held, citations)
-    batch, batch_best, batch_faults = _seconds(lambda: verify_citations(held, citations))
     cached = source_index(text, sha256)
     general = _median_seconds(lambda: _verify_general(cached, citations), runs=3)
     folded = index.normalized.text
@@ -165,21 +166,30 @@ def speed(held: Workspace, kept: bool) -> None:
             quote = normalized_text(c.quoted_text)
             _ = normalized_text(text[c.char_start : c.char_end]) == quote and folded.count(quote)
 
-    scan = _median_seconds(per_citation_scan, runs=3) / len(sample) * len(citations)
+    # The batch and the scan take turns, so that each ratio compares runs made at the same time
+    # (this machine's speed drifts over seconds).
+    batches, scans, faults = [], [], []
+    for _ in range(7):
+        batch_once, _, batch_faults = _seconds(lambda: verify_citations(held, citations), runs=1)
+        batches.append(batch_once)
+        faults.append(batch_faults)
+        scans.append(_seconds(per_citation_scan, runs=1)[0] / len(sample) * len(citations))
+    ratios = [scan_once / batch_once for scan_once, batch_once in zip(scans, batches, strict=True)]
+    batch, scan = statistics.median(batches), statistics.median(scans)
     cold_line = (
         f"   cold cache build:           {cold * 1e3:7.1f} ms  {megabytes / cold:6.1f} MB/s "
-        f"(median of 5 builds; best {megabytes / cold_best:.1f} MB/s; {cold_faults} pages "
+        f"(median of 15 builds; best {megabytes / cold_best:.1f} MB/s; {cold_faults} pages "
         "faulted in per build)"
-    )
-    batch_line = (
-        f"   batch path (hash once):      {len(citations) / batch:9.0f} citations/s "
-        f"({scan / batch:.1f}x the scan; median of 5 batches; best "
-        f"{len(citations) / batch_best:.0f}/s, {scan / batch_best:.1f}x; {batch_faults} pages "
-        "faulted in per batch)"
     )
     scan_line = (
         f"   per-citation str.count scan: {len(citations) / scan:9.0f} citations/s "
-        f"(median of 3 runs on {len(sample)})"
+        f"(median of 7 runs on {len(sample)})"
+    )
+    batch_line = (
+        f"   batch path (hash once):      {len(citations) / batch:9.0f} citations/s "
+        f"(median of 7 batches, each run next to a scan; {statistics.median(ratios):.1f}x the "
+        f"scan, median of the 7 ratios, best {max(ratios):.1f}x; "
+        f"{int(statistics.median(faults))} pages faulted in per batch)"
     )
     if not kept:
         print(
