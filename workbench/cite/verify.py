@@ -583,14 +583,8 @@ def qualifier_flags(
     if not pairs.size:
         return flags
     quote, word, before = quote[pairs], word[pairs], before[pairs]
-    segments = (
-        index.norm_starts_array,
-        index.raw_starts_array,
-        index.raw_lens_array,
-        index.identity_array,
-    )
-    raw_start, raw_end = raw_span_arrays(segments, word_start[pairs], word_end[pairs])
-    quote_start, quote_end = raw_span_arrays(segments, starts[quote], ends[quote])
+    raw_start, raw_end = _raw_spans(index, word_start[pairs], word_end[pairs])
+    quote_start, quote_end = _raw_spans(index, starts[quote], ends[quote])
     gap_start = np.where(before, raw_end, quote_end)
     gap_end = np.where(before, quote_start, raw_start)
     raw = index.text
