@@ -7,6 +7,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+import weakref
 from collections import Counter
 from pathlib import Path
 
@@ -259,11 +260,12 @@ def test_batch_look_up_finds_every_occurrence_in_real_text(workspace: Workspace)
     skel = index.skeleton
     rng = random.Random(5)
     shortest = GRAM + STRIDE - 1
-    patterns = []
+    patterns, spans = [], []
     for length in (1, 5, shortest - 1, shortest, shortest + 1, 60, 300):
         for _ in range(150):
             at = rng.randrange(len(skel) - length)
             patterns.append(skel[at : at + length])
+            spans.append((at, at + length))
     patterns += [p + "\u2603" for p in patterns[-50:]] + [""]
 
     def every(pattern: str) -> list[int]:
@@ -277,6 +279,11 @@ def test_batch_look_up_finds_every_occurrence_in_real_text(workspace: Workspace)
     assert index.skeleton_hits_many(patterns) == expected
     assert [index.skeleton_hits(p) for p in patterns[::7]] == expected[::7]
     assert sum(len(e) > 1 for e in expected) > 50, "the sample must hold repeated patterns"
+    # The same look-up for the skeleton's own spans, hashed where they stand.
+    starts, ends = np.array(spans).T
+    rows, hits = index.skeleton_repeats(starts, ends)
+    flat = [(row, hit) for row, found in enumerate(expected[: len(spans)]) for hit in found]
+    assert list(zip(rows.tolist(), hits.tolist(), strict=True)) == flat
 
 
 def test_a_batch_decides_each_citation_as_alone(workspace: Workspace) -> None:
@@ -992,16 +999,66 @@ def test_batch_look_up_at_every_code_width(extra: str, width: int) -> None:
     index = build_index(" ".join(rng.choice(sentences) for _ in range(600)))
     assert index.code_width.itemsize == width
     skel = index.skeleton
-    patterns = []
+    patterns, starts = [], []
     for length in (GRAM + STRIDE - 1, 40, 100):
         for _ in range(100):
             at = rng.randrange(len(skel) - length)
             patterns.append(skel[at : at + length])
+            starts.append(at)
     wide = [p[:10] + chr(ord(p[10]) + 0x100) + p[11:] for p in patterns[:50]]
     wide += [p[:10] + chr(ord(p[10]) + 0x10000) + p[11:] for p in patterns[:50]]
     expected = [_every(skel, p) for p in patterns + wide]
     assert index.skeleton_hits_many(patterns + wide) == expected
     assert not any(expected[len(patterns) :]) and sum(len(e) > 1 for e in expected) > 20
+    # The skeleton's own spans, hashed from its code points at this width, find the same.
+    begins = np.array(starts)
+    rows, hits = index.skeleton_repeats(begins, begins + np.array(list(map(len, patterns))))
+    flat = [(row, hit) for row, found in enumerate(expected[: len(patterns)]) for hit in found]
+    assert list(zip(rows.tolist(), hits.tolist(), strict=True)) == flat
+
+
+def test_a_batch_hands_its_records_to_the_oldest_generation_without_a_collector_pass() -> None:
+    """No collection runs for a batch (its records reach the oldest generation by a splice, not
+    a young pass); nothing is left frozen; a caller's own frozen objects stay frozen; and a
+    garbage cycle made before the batch is still freed by the next full collection."""
+    index = build_index(TEXT)
+    citations = [_cite("customer")] * 2000
+    passes: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            passes.append(info["generation"])
+
+    class Node:
+        pass
+
+    was = gc.isenabled()
+    gc.enable()
+    gc.callbacks.append(seen)
+    try:
+        gc.collect()
+        passes.clear()
+        cycle = Node()
+        cycle.self = cycle  # type: ignore[attr-defined]
+        gone = weakref.ref(cycle)
+        del cycle
+        results = verify_batch(index, citations)
+        assert passes == []
+        assert gc.get_freeze_count() == 0
+        oldest = {id(obj) for obj in gc.get_objects(generation=2)}
+        assert id(results[0]) in oldest and id(results[-1]) in oldest
+        assert gone() is not None
+        gc.collect()
+        assert gone() is None
+        # A caller that froze objects keeps them frozen.
+        gc.freeze()
+        frozen = gc.get_freeze_count()
+        verify_batch(index, citations)
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+        gc.callbacks.remove(seen)
+        gc.enable() if was else gc.disable()
 
 
 def test_a_batch_leaves_the_garbage_collector_as_it_found_it(

@@ -190,8 +190,14 @@ def test_crlf_file_keeps_its_offsets(tmp_path: Path) -> None:
 
 
 def test_unknown_version_is_a_typed_error(workspace: Workspace) -> None:
-    with pytest.raises(VersionNotFound, match=r"no/such/version\.txt: no such version in"):
-        workspace.version("no/such/version.txt")
+    for read in (workspace.version, workspace.text_of):
+        with pytest.raises(VersionNotFound, match=r"no/such/version\.txt: no such version in"):
+            read("no/such/version.txt")
+
+
+def test_text_of_reads_the_text_and_its_recorded_hash(workspace: Workspace) -> None:
+    for version in workspace.versions():
+        assert workspace.text_of(version.version_id) == (version.text, version.text_sha256)
 
 
 def test_a_file_that_is_not_a_workspace_is_refused(tmp_path: Path) -> None:

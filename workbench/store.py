@@ -310,10 +310,23 @@ class Workspace:
             f"SELECT {_VERSION_COLUMNS} FROM versions WHERE version_id = ?", (version_id,)
         ).fetchone()
         if row is None:
-            raise VersionNotFound(
-                f"{version_id}: no such version in {self.path}; see 'workbench ingest'"
-            )
+            raise self._not_found(version_id)
         return self._version(row)
+
+    def _not_found(self, version_id: str) -> VersionNotFound:
+        return VersionNotFound(
+            f"{version_id}: no such version in {self.path}; see 'workbench ingest'"
+        )
+
+    def text_of(self, version_id: str) -> tuple[str, str]:
+        """The held version's text and its recorded `text_sha256`, without the rest of the record
+        (the verifier's read); VersionNotFound if no such id is held."""
+        row = self._conn.execute(
+            "SELECT text, text_sha256 FROM versions WHERE version_id = ?", (version_id,)
+        ).fetchone()
+        if row is None:
+            raise self._not_found(version_id)
+        return row[0], row[1]
 
     def versions(self, family: str | None = None) -> tuple[Version, ...]:
         """Held versions ordered by jurisdiction, family, version_order; FamilyNotFound if none match."""

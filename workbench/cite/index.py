@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 
@@ -102,7 +102,8 @@ class SourceIndex:
     value b of a key's top `bucket_bits` bits, and one more: those keys are
     `gram_keys[gram_buckets[b]:gram_buckets[b + 1]]`. A gram is hashed over its code
     points at `code_width` (uint8 for an ASCII skeleton, uint16 below U+10000, else uint32), and a
-    pattern is hashed at the same width.
+    pattern is hashed at the same width; `skeleton_codes` are the skeleton's code points at that
+    width.
     `norm_starts_array`, `raw_starts_array`, `raw_lens_array` (int64) and `identity_array` (bool)
     equal the normalized text's segment map tuples, for array look-ups; `norm_ends_array[k]` is
     where segment k ends in the normalized text (the next one's start, or the text's length).
@@ -116,6 +117,7 @@ class SourceIndex:
     kept_skeleton: tuple[int, ...] = field(repr=False)
     kept_normalized: tuple[int, ...] = field(repr=False)
     code_width: np.dtype = field(repr=False)
+    skeleton_codes: np.ndarray = field(repr=False)
     gram_keys: np.ndarray = field(repr=False)
     chunk_bits: int = field(repr=False)
     gram_buckets: np.ndarray = field(repr=False)
@@ -152,33 +154,87 @@ class SourceIndex:
             found[row].append(start)
         return found
 
-    def skeleton_hits_flat(
-        self, patterns: Sequence[str], known: Sequence[int] | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
+    def skeleton_hits_flat(self, patterns: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """Every occurrence of every pattern as two arrays, pattern numbers and skeleton starts,
-        ordered by pattern, then start. `known[i]`, where given and not negative, is a start at
-        which the caller has already seen pattern i stand in the skeleton: it is still reported,
-        but not compared again."""
-        text = self.skeleton
+        ordered by pattern, then start."""
         lengths = np.fromiter(map(len, patterns), np.int64, len(patterns))
-        rows: list[int] = []
-        starts: list[int] = []
-        for i in np.flatnonzero((lengths > 0) & (lengths < GRAM + STRIDE - 1)).tolist():
-            pattern = patterns[i]
-            at = text.find(pattern)
-            while at >= 0:
-                rows.append(i)
-                starts.append(at)
-                at = text.find(pattern, at + 1)
-        short = (np.array(rows, np.int64), np.array(starts, np.int64))
         long_ones = np.flatnonzero(lengths >= GRAM + STRIDE - 1)
-        if not long_ones.size or not self.gram_keys.size:
-            return short
-        chosen = list(map(patterns.__getitem__, long_ones.tolist()))
-        # The hashes of each pattern's grams at offsets 0 .. GRAM + STRIDE - 1: the first STRIDE
-        # are looked up, the one GRAM further on is the sieve's.
         width = GRAM + STRIDE + GRAM - 1
+        chosen = list(map(patterns.__getitem__, long_ones.tolist()))
         grams = _leading_hashes(_leading_codes(chosen, width, self.code_width))
+        picked, candidates = self._candidates(grams, lengths[long_ones])
+        numbers = long_ones[picked]
+        # The exact test, as a C-level loop: the pattern stands in the skeleton at each candidate.
+        sure = np.fromiter(
+            map(
+                self.skeleton.startswith,
+                map(patterns.__getitem__, numbers.tolist()),
+                candidates.tolist(),
+            ),
+            bool,
+            candidates.size,
+        )
+        short = np.flatnonzero((lengths > 0) & (lengths < GRAM + STRIDE - 1)).tolist()
+        return self._ordered(
+            zip(short, map(patterns.__getitem__, short), strict=True),
+            numbers[sure],
+            candidates[sure],
+        )
+
+    def skeleton_repeats(
+        self, starts: np.ndarray, ends: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """`skeleton_hits_flat` of the skeleton's own spans `[starts[i], ends[i])` (non-empty), each
+        span's own start among its hits. The long spans' leading grams are hashed from the
+        skeleton's code points where they stand (no string is cut for them), and a candidate at a
+        span's own start needs no exact test."""
+        lengths = ends - starts
+        long_ones = np.flatnonzero(lengths >= GRAM + STRIDE - 1)
+        width = GRAM + STRIDE + GRAM - 1
+        reach = np.arange(width)
+        at = starts[long_ones, None] + reach
+        codes = np.take(self.skeleton_codes, at, mode="clip")
+        codes[reach >= lengths[long_ones, None]] = 0  # zero past a span's end, as for a pattern
+        picked, candidates = self._candidates(_leading_hashes(codes), lengths[long_ones])
+        numbers = long_ones[picked]
+        ask = np.flatnonzero(candidates != starts[numbers])
+        sure = np.ones(candidates.size, bool)
+        if ask.size:
+            # The exact test, as a C-level loop, for candidates other than a span's own start (each
+            # span cut once, however many candidates it has).
+            asked, row_of = np.unique(numbers[ask], return_inverse=True)
+            cut = list(
+                map(
+                    self.skeleton.__getitem__,
+                    map(slice, starts[asked].tolist(), ends[asked].tolist()),
+                )
+            )
+            sure[ask] = np.fromiter(
+                map(
+                    self.skeleton.startswith,
+                    map(cut.__getitem__, row_of.tolist()),
+                    candidates[ask].tolist(),
+                ),
+                bool,
+                ask.size,
+            )
+        short = np.flatnonzero(lengths < GRAM + STRIDE - 1)
+        cut_short = map(
+            self.skeleton.__getitem__, map(slice, starts[short].tolist(), ends[short].tolist())
+        )
+        return self._ordered(
+            zip(short.tolist(), cut_short, strict=True), numbers[sure], candidates[sure]
+        )
+
+    def _candidates(self, grams: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Where each long pattern may start, from the hashes of its leading grams (`grams`, from
+        `_leading_hashes`) and its length: the pattern's row and the start, for every sampled chunk
+        whose hash equals one of the pattern's first `STRIDE` grams and which passes the sieve.
+        Every occurrence is among them; each still needs the exact test."""
+        if not grams.shape[0] or not self.gram_keys.size:
+            empty = np.zeros(0, np.int64)
+            return empty, empty
+        width = GRAM + STRIDE + GRAM - 1
         hashes = np.ascontiguousarray(grams[:, :STRIDE]).ravel()
         # The bucket table gives each hash's run of keys (those sharing its top bits) in one gather.
         bucket = (hashes >> np.uint64(64 - self.bucket_bits)).astype(np.intp)
@@ -198,7 +254,6 @@ class SourceIndex:
         candidates = chunk * STRIDE - shifts
         # A cheap sieve before the exact test: where the pattern runs on over the next sampled
         # chunk, that chunk's hash must equal the hash of the pattern's gram there.
-        lengths = lengths[long_ones]
         runs_on = lengths[picked] >= width
         following = chunk + 1
         beyond = following >= self.chunk_hashes.size
@@ -208,24 +263,25 @@ class SourceIndex:
             self.chunk_hashes[following[sieved]] == grams[picked[sieved], shifts[sieved] + GRAM]
         )
         keep &= candidates >= 0
-        picked, candidates = picked[keep], candidates[keep]
-        numbers = long_ones[picked]
-        sure = np.zeros(candidates.size, bool)
-        if known is not None:
-            sure = candidates == np.array(known, np.int64)[numbers]
-        # The exact test, as a C-level loop: the pattern stands in the text at each candidate.
-        ask = np.flatnonzero(~sure)
-        sure[ask] = np.fromiter(
-            map(
-                text.startswith,
-                map(patterns.__getitem__, numbers[ask].tolist()),
-                candidates[ask].tolist(),
-            ),
-            bool,
-            ask.size,
-        )
-        every_row = np.concatenate((short[0], numbers[sure]))
-        every_start = np.concatenate((short[1], candidates[sure]))
+        return picked[keep], candidates[keep]
+
+    def _ordered(
+        self, short: Iterable[tuple[int, str]], rows: np.ndarray, starts: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The confirmed long-pattern hits `rows`, `starts` with the hits of the short patterns
+        (`short`: each one's row and text; found by a `str.find` scan of the skeleton), ordered by
+        pattern, then start."""
+        text = self.skeleton
+        short_rows: list[int] = []
+        short_starts: list[int] = []
+        for i, pattern in short:
+            at = text.find(pattern)
+            while at >= 0:
+                short_rows.append(i)
+                short_starts.append(at)
+                at = text.find(pattern, at + 1)
+        every_row = np.concatenate((np.array(short_rows, np.int64), rows))
+        every_start = np.concatenate((np.array(short_starts, np.int64), starts))
         order = np.argsort(every_row * (len(text) + 1) + every_start)
         return every_row[order], every_start[order]
 
@@ -312,6 +368,7 @@ def build_index(
         kept_skeleton=kept_skeleton,
         kept_normalized=kept_normalized,
         code_width=codes.dtype,
+        skeleton_codes=codes,
         gram_keys=keys,
         chunk_bits=bits,
         gram_buckets=table,

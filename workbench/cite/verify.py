@@ -38,11 +38,12 @@ import gc
 import operator
 import re
 from bisect import bisect_left, bisect_right
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache, partial
-from itertools import repeat
+from itertools import compress, repeat
 from operator import attrgetter, methodcaller
 from typing import Literal, NamedTuple, cast
 
@@ -706,6 +707,13 @@ def _collector_paused() -> Iterator[None]:
     A batch makes a few small objects per citation and per occurrence and keeps them all until it
     returns, so the collector's passes over them (triggered by the count of new objects, not by
     memory) free nothing and only cost time. Memory freed by reference counting is freed as usual.
+
+    On the way out, the objects the collector tracks are moved to its oldest generation at once
+    (`gc.freeze` then `gc.unfreeze`: two list splices, no pass), instead of leaving the batch's
+    records to the young-generation pass that re-enabling would start at the next allocation; that
+    pass would walk every record only to promote it. The cost: a garbage cycle the caller made just
+    before the batch waits for the next full collection instead of a young one. Skipped where the
+    caller has frozen objects itself (unfreezing would undo that).
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -713,6 +721,9 @@ def _collector_paused() -> Iterator[None]:
         yield
     finally:
         if enabled:
+            if not gc.get_freeze_count():
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 
@@ -792,28 +803,12 @@ def _verify_copied(index: SourceIndex, citations: Sequence[Citation]) -> list[Ve
         return results
     norm_start, norm_end, exact = _exact_spans(index, starts[picked], ends[picked])
     picked, norm_start, norm_end = picked[exact], norm_start[exact], norm_end[exact]
-    folded = index.normalized.text
-    sliced = list(map(folded.__getitem__, map(slice, norm_start.tolist(), norm_end.tolist())))
-    worded = np.fromiter(map(bool, map(_CORE, sliced)), bool, len(sliced))
+    worded, rows, hit_starts, hit_ends = _copied_occurrences(index, norm_start, norm_end)
     if not worded.all():
-        keep = np.flatnonzero(worded)
-        picked, norm_start, norm_end = picked[keep], norm_start[keep], norm_end[keep]
-        sliced = list(map(sliced.__getitem__, keep.tolist()))
+        picked, norm_start, norm_end = picked[worded], norm_start[worded], norm_end[worded]
     if not picked.size:
         return results
-    if index.folds_hyphens or index.normalized.expands:
-        counted = [
-            [(h.norm_start, h.norm_end) for h in hits if h.counted]
-            for hits in occurrence_hits_many(index, sliced)
-        ]
-        sizes = np.fromiter(map(len, counted), np.int64, len(counted))
-        flat = np.array([span for each in counted for span in each], np.int64).reshape(-1, 2)
-        rows = np.repeat(np.arange(picked.size), sizes)
-        hit_starts, hit_ends = flat[:, 0], flat[:, 1]
-    else:  # no line-break hyphen, no ligature: an occurrence is the quote, character for character
-        rows, hit_starts = index.skeleton_hits_flat(sliced, norm_start.tolist())
-        hit_ends = hit_starts + (norm_end - norm_start)[rows]
-        sizes = np.bincount(rows, minlength=picked.size)
+    sizes = np.bincount(rows, minlength=picked.size)
     # Occurrences are ordered by quote, then start, then end: the cited one is the quote's own span.
     own = np.flatnonzero((hit_starts == norm_start[rows]) & (hit_ends == norm_end[rows]))
     if own.size != picked.size or (rows[own] != np.arange(picked.size)).any():
@@ -823,11 +818,7 @@ def _verify_copied(index: SourceIndex, citations: Sequence[Citation]) -> list[Ve
         )
     offsets = np.cumsum(sizes) - sizes
     cited = own - offsets + 1
-    raw_start, raw_end = _raw_spans(index, hit_starts, hit_ends)
-    every = list(zip(raw_start.tolist(), raw_end.tolist(), strict=True))
-    spans = list(
-        map(tuple, map(every.__getitem__, map(slice, offsets.tolist(), (offsets + sizes).tolist())))
-    )
+    spans = _occurrence_tuples(index, hit_starts, hit_ends, offsets, sizes)
     named_here = numbers[picked]
     kinds = np.where(
         unnamed[picked], np.where(sizes == 1, 0, 1), np.where(named_here == cited, 0, 2)
@@ -850,7 +841,12 @@ def _verify_copied(index: SourceIndex, citations: Sequence[Citation]) -> list[Ve
                 map(citations.__getitem__, chosen),
                 repeat(outcome),
                 repeat(reason),
-                map(_DETAILS[reason].format, cited_here, sizes_here, named_here[group].tolist()),
+                map(
+                    cache(_DETAILS[reason].format),
+                    cited_here,
+                    sizes_here,
+                    named_here[group].tolist(),
+                ),
                 map(quotes.__getitem__, chosen),
                 repeat(sha),
                 map(spans.__getitem__, group.tolist()),
@@ -858,9 +854,80 @@ def _verify_copied(index: SourceIndex, citations: Sequence[Citation]) -> list[Ve
                 flags,
             ),
         )
-        for i, record in zip(chosen, records, strict=True):
-            results[i] = record
+        deque(map(results.__setitem__, chosen, records), maxlen=0)
     return results
+
+
+def _occurrence_tuples(
+    index: SourceIndex,
+    hit_starts: np.ndarray,
+    hit_ends: np.ndarray,
+    offsets: np.ndarray,
+    sizes: np.ndarray,
+) -> list[tuple[tuple[int, int], ...]]:
+    """Each quote's occurrences as a tuple of raw spans, from the normalized hits (quote k's are
+    `[offsets[k], offsets[k] + sizes[k])`), built by C-level loops: a quote that occurs once gets
+    its 1-tuple straight from `zip`."""
+    raw_start, raw_end = _raw_spans(index, hit_starts, hit_ends)
+    spans: list[tuple[tuple[int, int], ...]] = [()] * sizes.size
+    once = np.flatnonzero(sizes == 1)
+    only = offsets[once]
+    deque(
+        map(
+            spans.__setitem__,
+            once.tolist(),
+            zip(zip(raw_start[only].tolist(), raw_end[only].tolist(), strict=True)),
+        ),
+        maxlen=0,
+    )
+    more = np.flatnonzero(sizes > 1)
+    if more.size:
+        hits = np.repeat(offsets[more] - np.cumsum(sizes[more]) + sizes[more], sizes[more])
+        hits += np.arange(hits.size)
+        every = list(zip(raw_start[hits].tolist(), raw_end[hits].tolist(), strict=True))
+        ends = np.cumsum(sizes[more])
+        cuts = map(slice, (ends - sizes[more]).tolist(), ends.tolist())
+        deque(
+            map(spans.__setitem__, more.tolist(), map(tuple, map(every.__getitem__, cuts))),
+            maxlen=0,
+        )
+    return spans
+
+
+def _copied_occurrences(
+    index: SourceIndex, norm_start: np.ndarray, norm_end: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For copied quotes standing at normalized `[norm_start, norm_end)`: which hold a character
+    other than spaces and hyphens (a quote of none is refused: `_verify_general` decides those),
+    and the counted occurrences of those quotes as arrays of row (numbered among the worded
+    quotes), normalized start and end, ordered by row, then start."""
+    folded = index.normalized.text
+    if index.folds_hyphens or index.normalized.expands:
+        sliced = list(map(folded.__getitem__, map(slice, norm_start.tolist(), norm_end.tolist())))
+        worded = np.fromiter(map(bool, map(_CORE, sliced)), bool, len(sliced))
+        counted = [
+            [(h.norm_start, h.norm_end) for h in hits if h.counted]
+            for hits in occurrence_hits_many(index, list(compress(sliced, worded.tolist())))
+        ]
+        sizes = np.fromiter(map(len, counted), np.int64, len(counted))
+        flat = np.array([span for each in counted for span in each], np.int64).reshape(-1, 2)
+        return worded, np.repeat(np.arange(sizes.size), sizes), flat[:, 0], flat[:, 1]
+    # No line-break hyphen, no ligature: the skeleton is the normalized text, and an occurrence is
+    # the quote, character for character. Only a quote whose first character is a space or a
+    # hyphen can lack any other: those are cut out and read.
+    worded = np.ones(norm_start.size, bool)
+    doubtful = np.flatnonzero(np.isin(index.skeleton_codes[norm_start], _DELETABLE_CODES))
+    cut = map(
+        folded.__getitem__, map(slice, norm_start[doubtful].tolist(), norm_end[doubtful].tolist())
+    )
+    worded[doubtful] = np.fromiter(map(bool, map(_CORE, cut)), bool, doubtful.size)
+    if not worded.all():
+        norm_start, norm_end = norm_start[worded], norm_end[worded]
+    rows, hit_starts = index.skeleton_repeats(norm_start, norm_end)
+    return worded, rows, hit_starts, hit_starts + (norm_end - norm_start)[rows]
+
+
+_DELETABLE_CODES = np.array(list(map(ord, DELETABLE)))
 
 
 _VERSION = attrgetter("version_id")
@@ -1166,18 +1233,18 @@ def verify_citations(
 def _open_version(workspace: Workspace, citation: Citation) -> SourceIndex | Verification:
     """The version's index, or the refusal every citation of it gets."""
     try:
-        version = workspace.version(citation.version_id)
+        text, recorded = workspace.text_of(citation.version_id)
     except VersionNotFound:
         return _refused(
             citation, "unknown_version", f"{citation.version_id}: no such version is held"
         )
-    stored = text_sha256(version.text)
-    if stored != version.text_sha256:
+    stored = text_sha256(text)
+    if stored != recorded:
         return _refused(
             citation,
             "source_changed",
-            f"{version.version_id}: stored text hashes to {stored}; the version was recorded "
-            f"with text sha256 {version.text_sha256}",
+            f"{citation.version_id}: stored text hashes to {stored}; the version was recorded "
+            f"with text sha256 {recorded}",
             sha256=stored,
         )
-    return source_index(version.text, stored)
+    return source_index(text, stored)
