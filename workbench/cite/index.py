@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 
@@ -162,7 +162,11 @@ class SourceIndex:
         width = GRAM + STRIDE + GRAM - 1
         chosen = list(map(patterns.__getitem__, long_ones.tolist()))
         grams = _leading_hashes(_leading_codes(chosen, width, self.code_width))
-        picked, candidates = self._candidates(grams, lengths[long_ones])
+        picked, candidates = self._candidates(
+            grams[:, :STRIDE],
+            lengths[long_ones],
+            lambda rows, shifts: grams[rows, shifts + GRAM],
+        )
         numbers = long_ones[picked]
         # The exact test, as a C-level loop: the pattern stands in the skeleton at each candidate.
         sure = np.fromiter(
@@ -190,19 +194,31 @@ class SourceIndex:
         span's own start needs no exact test."""
         lengths = ends - starts
         long_ones = np.flatnonzero(lengths >= GRAM + STRIDE - 1)
-        width = GRAM + STRIDE + GRAM - 1
-        reach = np.arange(width)
-        at = starts[long_ones, None] + reach
-        codes = np.take(self.skeleton_codes, at, mode="clip")
-        codes[reach >= lengths[long_ones, None]] = 0  # zero past a span's end, as for a pattern
-        picked, candidates = self._candidates(_leading_hashes(codes), lengths[long_ones])
+        skeleton_codes = self.skeleton_codes
+        # A long span's first GRAM + STRIDE - 1 code points all lie inside it.
+        leading = np.take(skeleton_codes, starts[long_ones, None] + np.arange(GRAM + STRIDE - 1))
+        picked, candidates = self._candidates(_leading_hashes(leading, STRIDE), lengths[long_ones])
         numbers = long_ones[picked]
-        ask = np.flatnonzero(candidates != starts[numbers])
-        sure = np.ones(candidates.size, bool)
+        own = starts[numbers]
+        sure = candidates == own
+        # A candidate whose first, middle or last code point differs from its span's is no
+        # occurrence (three gathers; one past the text's end is clipped, and such a candidate is
+        # refused by the exact test); only the rest are compared whole.
+        maybe = ~sure
+        spans = lengths[numbers]
+        for offset in (0, spans // 2, spans - 1):
+            maybe &= skeleton_codes.take(candidates + offset, mode="clip") == skeleton_codes.take(
+                own + offset
+            )
+        ask = np.flatnonzero(maybe)
         if ask.size:
-            # The exact test, as a C-level loop, for candidates other than a span's own start (each
-            # span cut once, however many candidates it has).
-            asked, row_of = np.unique(numbers[ask], return_inverse=True)
+            # The exact test, as a C-level loop (each span cut once, however many candidates it
+            # has: the candidates come ordered by span).
+            rows = numbers[ask]
+            new_row = np.empty(rows.size, bool)
+            new_row[0] = True
+            np.not_equal(rows[1:], rows[:-1], out=new_row[1:])
+            asked = rows[new_row]
             cut = list(
                 map(
                     self.skeleton.__getitem__,
@@ -212,7 +228,7 @@ class SourceIndex:
             sure[ask] = np.fromiter(
                 map(
                     self.skeleton.startswith,
-                    map(cut.__getitem__, row_of.tolist()),
+                    map(cut.__getitem__, (np.cumsum(new_row) - 1).tolist()),
                     candidates[ask].tolist(),
                 ),
                 bool,
@@ -226,16 +242,23 @@ class SourceIndex:
             zip(short.tolist(), cut_short, strict=True), numbers[sure], candidates[sure]
         )
 
-    def _candidates(self, grams: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Where each long pattern may start, from the hashes of its leading grams (`grams`, from
-        `_leading_hashes`) and its length: the pattern's row and the start, for every sampled chunk
-        whose hash equals one of the pattern's first `STRIDE` grams and which passes the sieve.
-        Every occurrence is among them; each still needs the exact test."""
+    def _candidates(
+        self,
+        grams: np.ndarray,
+        lengths: np.ndarray,
+        sieve: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Where each long pattern may start, from the hashes of its first `STRIDE` grams (`grams`,
+        one row per pattern) and its length: the pattern's row and the start, for every sampled
+        chunk whose hash equals one of those grams and which passes the sieve, ordered by row.
+        Every occurrence is among them; each still needs the exact test. `sieve(rows, shifts)`
+        gives the hash of each pattern's gram at `shifts + GRAM` (asked only where the pattern
+        is that long)."""
         if not grams.shape[0] or not self.gram_keys.size:
             empty = np.zeros(0, np.int64)
             return empty, empty
         width = GRAM + STRIDE + GRAM - 1
-        hashes = np.ascontiguousarray(grams[:, :STRIDE]).ravel()
+        hashes = np.ascontiguousarray(grams).ravel()
         # The bucket table gives each hash's run of keys (those sharing its top bits) in one gather.
         bucket = (hashes >> np.uint64(64 - self.bucket_bits)).astype(np.intp)
         lo = self.gram_buckets[bucket]
@@ -252,17 +275,18 @@ class SourceIndex:
         key_at, chunk = key_at[same], chunk[same]
         picked, shifts = np.divmod(key_at, STRIDE)
         candidates = chunk * STRIDE - shifts
-        # A cheap sieve before the exact test: where the pattern runs on over the next sampled
-        # chunk, that chunk's hash must equal the hash of the pattern's gram there.
-        runs_on = lengths[picked] >= width
-        following = chunk + 1
-        beyond = following >= self.chunk_hashes.size
-        keep = ~(runs_on & beyond)
-        sieved = np.flatnonzero(runs_on & ~beyond)
-        keep[sieved] = (
-            self.chunk_hashes[following[sieved]] == grams[picked[sieved], shifts[sieved] + GRAM]
-        )
-        keep &= candidates >= 0
+        keep = candidates >= 0
+        if sieve is not None:
+            # A cheap sieve before the exact test: where the pattern runs on over the next sampled
+            # chunk, that chunk's hash must equal the hash of the pattern's gram there.
+            runs_on = lengths[picked] >= width
+            following = chunk + 1
+            beyond = following >= self.chunk_hashes.size
+            keep &= ~(runs_on & beyond)
+            sieved = np.flatnonzero(runs_on & ~beyond)
+            keep[sieved] &= self.chunk_hashes[following[sieved]] == sieve(
+                picked[sieved], shifts[sieved]
+            )
         return picked[keep], candidates[keep]
 
     def _ordered(
@@ -286,9 +310,9 @@ class SourceIndex:
         return every_row[order], every_start[order]
 
 
-def _leading_hashes(codes: np.ndarray) -> np.ndarray:
-    """(rows, GRAM + STRIDE) hashes of each row's grams at offsets 0 .. GRAM + STRIDE - 1, equal to
-    `_gram_hashes` of each window; `codes` is (rows, at least GRAM + STRIDE + GRAM - 1).
+def _leading_hashes(codes: np.ndarray, grams: int = GRAM + STRIDE) -> np.ndarray:
+    """(rows, grams) hashes of each row's grams at offsets 0 .. grams - 1, equal to `_gram_hashes`
+    of each window; `codes` is (rows, at least grams + GRAM - 1); `grams` is a multiple of 8.
 
     Without copying every window: for each shift r below a 64-bit word's width in code points,
     the row from offset r is read as 64-bit words (one gather for all shifts), and the gram at
@@ -296,7 +320,7 @@ def _leading_hashes(codes: np.ndarray) -> np.ndarray:
     """
     step = 8 // codes.itemsize  # code points per 64-bit word
     per = GRAM // step  # words per gram
-    count = (GRAM + STRIDE) // step  # grams per shift
+    count = grams // step  # grams per shift
     width = (count + per - 1) * step
     shifted = np.take(codes, np.arange(step)[:, None] + np.arange(width), axis=1)
     words = shifted.view(np.uint64)  # (rows, shift, words from the shift)
@@ -304,7 +328,7 @@ def _leading_hashes(codes: np.ndarray) -> np.ndarray:
     for j in range(1, per):
         total += words[:, :, j : j + count] * _MULTIPLIERS[j]
     # total[:, r, k] is the gram at offset r + k * step.
-    hashes: np.ndarray = total.transpose(0, 2, 1).reshape(codes.shape[0], GRAM + STRIDE)
+    hashes: np.ndarray = total.transpose(0, 2, 1).reshape(codes.shape[0], grams)
     return hashes
 
 

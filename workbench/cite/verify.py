@@ -823,38 +823,30 @@ def _verify_copied(index: SourceIndex, citations: Sequence[Citation]) -> list[Ve
     kinds = np.where(
         unnamed[picked], np.where(sizes == 1, 0, 1), np.where(named_here == cited, 0, 2)
     )
-    sha = index.text_sha256
-    for kind, (outcome, reason) in enumerate(_VERDICTS):
-        group = np.flatnonzero(kinds == kind)
-        if not group.size:
-            continue
-        chosen = picked[group].tolist()
-        cited_here, sizes_here = cited[group].tolist(), sizes[group].tolist()
-        flags: Iterable[tuple[QualifierFlag, ...]] = (
-            qualifier_flags(index, norm_start[group], norm_end[group])
-            if reason is None
-            else repeat(())
-        )
-        records = map(
-            _VERIFICATION,
-            zip(  # not strict: the `repeat` columns are endless, the others as long as `chosen`
-                map(citations.__getitem__, chosen),
-                repeat(outcome),
-                repeat(reason),
-                map(
-                    cache(_DETAILS[reason].format),
-                    cited_here,
-                    sizes_here,
-                    named_here[group].tolist(),
-                ),
-                map(quotes.__getitem__, chosen),
-                repeat(sha),
-                map(spans.__getitem__, group.tolist()),
-                cited_here,
-                flags,
-            ),
-        )
-        deque(map(results.__setitem__, chosen, records), maxlen=0)
+    kinds_list = kinds.tolist()
+    # The qualifier scan, in columns over the verified quotes.
+    flags: list[tuple[QualifierFlag, ...]] = [()] * picked.size
+    passed = np.flatnonzero(kinds == 0)
+    found = qualifier_flags(index, norm_start[passed], norm_end[passed])
+    deque(map(flags.__setitem__, passed.tolist(), found), maxlen=0)
+    chosen = picked.tolist()
+    records = map(
+        _VERIFICATION,
+        zip(  # not strict: the `repeat` column is endless, the others as long as `chosen`
+            map(citations.__getitem__, chosen),
+            map(_OUTCOMES.__getitem__, kinds_list),
+            map(_REASONS.__getitem__, kinds_list),
+            map(cache(_detail), kinds_list, cited.tolist(), sizes.tolist(), named_here.tolist()),
+            map(quotes.__getitem__, chosen),
+            repeat(index.text_sha256),
+            spans,
+            cited.tolist(),
+            flags,
+        ),
+    )
+    if picked.size == len(citations):  # every citation is a copied quote: `picked` is all, in order
+        return list(records)
+    deque(map(results.__setitem__, chosen, records), maxlen=0)
     return results
 
 
@@ -953,6 +945,15 @@ _DETAILS: dict[str | None, str] = {
     "and no occurrence is named",
     "wrong_occurrence": "occurrence {2} is named; the offsets are occurrence {0} of {1}",
 }
+_OUTCOMES = tuple(outcome for outcome, _ in _VERDICTS)
+_REASONS = tuple(reason for _, reason in _VERDICTS)
+
+
+def _detail(kind: int, cited: int, count: int, named: int) -> str:
+    """The detail of a verdict of kind `kind` (a position in `_VERDICTS`)."""
+    return _DETAILS[_REASONS[kind]].format(cited, count, named)
+
+
 _LARGEST = 2**62
 
 
