@@ -163,6 +163,18 @@ _BREAK_END = TEXT.index(" sites")
             _cite("q", True, 3), "bad_offsets", "char_start True is not an integer", id="bool"
         ),
         pytest.param(
+            _cite("q", 0, 2**64),
+            "bad_offsets",
+            f"char_end {2**64} is past the end of the text ({len(TEXT)} characters)",
+            id="beyond-64-bits",
+        ),
+        pytest.param(
+            _cite("customer", occurrence=2**70),
+            "wrong_occurrence",
+            f"occurrence {2**70} is named; the offsets are occurrence 1 of",
+            id="occurrence-beyond-64-bits",
+        ),
+        pytest.param(
             _cite(" \u00ad- ", 0, 3),
             "empty_quote",
             "quoted_text ' \\xad- ' holds no words once normalized",
@@ -279,6 +291,9 @@ def test_batch_look_up_finds_every_occurrence_in_real_text(workspace: Workspace)
     assert index.skeleton_hits_many(patterns) == expected
     assert [index.skeleton_hits(p) for p in patterns[::7]] == expected[::7]
     assert sum(len(e) > 1 for e in expected) > 50, "the sample must hold repeated patterns"
+    # The presence map holds every chunk's hash (a gram it refuses is no chunk's) and refuses most.
+    top = (index.chunk_hashes >> np.uint64(64 - index.presence_bits)).astype(np.intp)
+    assert index.gram_presence[top].all() and index.gram_presence.mean() < 0.3
     # The same look-up for the skeleton's own spans, hashed where they stand.
     starts, ends = np.array(spans).T
     rows, hits = index.skeleton_repeats(starts, ends)

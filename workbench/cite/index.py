@@ -100,7 +100,8 @@ class SourceIndex:
     skeleton offset k * STRIDE), and `gram_keys` the look-up table, ascending: each chunk's hash
     with its low `chunk_bits` bits replaced by its chunk number. `gram_buckets` has one entry per
     value b of a key's top `bucket_bits` bits, and one more: those keys are
-    `gram_keys[gram_buckets[b]:gram_buckets[b + 1]]`. A gram is hashed over its code
+    `gram_keys[gram_buckets[b]:gram_buckets[b + 1]]`. `gram_presence[t]` is True where some
+    chunk's hash has t as its top `presence_bits` bits (a look-up's first, cache-sized test). A gram is hashed over its code
     points at `code_width` (uint8 for an ASCII skeleton, uint16 below U+10000, else uint32), and a
     pattern is hashed at the same width; `skeleton_codes` are the skeleton's code points at that
     width.
@@ -122,6 +123,8 @@ class SourceIndex:
     chunk_bits: int = field(repr=False)
     gram_buckets: np.ndarray = field(repr=False)
     bucket_bits: int = field(repr=False)
+    gram_presence: np.ndarray = field(repr=False)
+    presence_bits: int = field(repr=False)
     chunk_hashes: np.ndarray = field(repr=False)
     norm_starts_array: np.ndarray = field(repr=False)
     norm_ends_array: np.ndarray = field(repr=False)
@@ -259,8 +262,13 @@ class SourceIndex:
             return empty, empty
         width = GRAM + STRIDE + GRAM - 1
         hashes = np.ascontiguousarray(grams).ravel()
+        # Most grams are no chunk's: the presence map, small enough to stay in cache, refuses
+        # them before the bucket table is read.
+        top = (hashes >> np.uint64(64 - self.presence_bits)).astype(np.intp)
+        asked = np.flatnonzero(self.gram_presence[top])
+        wanted = hashes[asked]
         # The bucket table gives each hash's run of keys (those sharing its top bits) in one gather.
-        bucket = (hashes >> np.uint64(64 - self.bucket_bits)).astype(np.intp)
+        bucket = (wanted >> np.uint64(64 - self.bucket_bits)).astype(np.intp)
         lo = self.gram_buckets[bucket]
         counts = self.gram_buckets[bucket + 1] - lo
         found_at = np.flatnonzero(counts)
@@ -271,8 +279,8 @@ class SourceIndex:
         sample = first + np.arange(counts.sum())
         key_at = np.repeat(found_at, counts)
         chunk = (self.gram_keys[sample] & ((1 << self.chunk_bits) - 1)).astype(np.int64)
-        same = self.chunk_hashes[chunk] == hashes[key_at]
-        key_at, chunk = key_at[same], chunk[same]
+        same = self.chunk_hashes[chunk] == wanted[key_at]
+        key_at, chunk = asked[key_at[same]], chunk[same]
         picked, shifts = np.divmod(key_at, STRIDE)
         candidates = chunk * STRIDE - shifts
         keep = candidates >= 0
@@ -381,6 +389,11 @@ def build_index(
         ),
         out=table[1:],
     )
+    # The presence map: a flag per value of a hash's top `presence_bits` bits, set where a chunk's
+    # hash has them (about one in four, up to 64 MiB of flags).
+    presence_bits = min(bits + 2, 26)
+    presence = np.zeros(1 << presence_bits, bool)
+    presence[(chunk_hashes >> np.uint64(64 - presence_bits)).astype(np.intp)] = True
     if len(kept_skeleton) > 1:  # hyphens were cut: `codes` are the skeleton's
         skeleton_text = text_of_code_points(codes, encoding)
     return SourceIndex(
@@ -397,6 +410,8 @@ def build_index(
         chunk_bits=bits,
         gram_buckets=table,
         bucket_bits=bucket_bits,
+        gram_presence=presence,
+        presence_bits=presence_bits,
         chunk_hashes=chunk_hashes,
         norm_starts_array=norm_starts,
         norm_ends_array=np.append(norm_starts[1:], len(normalized.text)),

@@ -39,7 +39,7 @@ import operator
 import re
 from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache, partial
@@ -691,13 +691,11 @@ def verify_batch(index: SourceIndex, citations: Sequence[Citation]) -> list[Veri
         )
     with _collector_paused():
         results = _verify_copied(index, citations)
-        rest = [i for i, result in enumerate(results) if result is None]
+        rest = np.flatnonzero(_is_none(results)).tolist()
         if rest:
-            for i, verification in zip(
-                rest, _verify_general(index, [citations[i] for i in rest]), strict=True
-            ):
-                results[i] = verification
-        return [r for r in results if r is not None]
+            general = _verify_general(index, list(map(citations.__getitem__, rest)))
+            deque(map(results.__setitem__, rest, general), maxlen=0)
+        return cast(list[Verification], results)  # every position is filled now
 
 
 @contextmanager
@@ -788,8 +786,8 @@ def _verify_copied(index: SourceIndex, citations: Sequence[Citation]) -> list[Ve
         & end_ok
         & (starts < ends)
         & (unnamed | (number_ok & (numbers > 0)))
-        & _is_none(list(map(_PREFIX, citations)))
-        & _is_none(list(map(_SUFFIX, citations)))
+        & _none_of(_PREFIX, citations)
+        & _none_of(_SUFFIX, citations)
         & (np.fromiter(map(len, quotes), np.int64, len(quotes)) == ends - starts)
     )
     picked = np.flatnonzero(eligible)
@@ -957,19 +955,29 @@ def _detail(kind: int, cited: int, count: int, named: int) -> str:
 _LARGEST = 2**62
 
 
-def _is_none(values: list[object]) -> np.ndarray:
+def _is_none(values: Sequence[object]) -> np.ndarray:
     """Where each value is None, as a bool array."""
     return np.fromiter(map(operator.is_, values, repeat(None)), bool, len(values))
+
+
+def _none_of(
+    field: Callable[[Citation], object], citations: Sequence[Citation]
+) -> np.ndarray | bool:
+    """Where the citation's `field` is None: True if it is for all (the common case, one pass)."""
+    if all(map(operator.is_, map(field, citations), repeat(None))):
+        return True
+    return _is_none(list(map(field, citations)))
 
 
 def _offset_column(values: list[object], largest: int) -> tuple[np.ndarray, np.ndarray]:
     """`values` as an int64 array, and where each is an int (not a bool) in `[0, largest]`; the
     array holds 0 where not."""
-    whole = np.fromiter(map(operator.is_, map(type, values), repeat(int)), bool, len(values))
-    if whole.all() and values:
-        ints = cast(list[int], values)
-        if -largest <= min(ints) and max(ints) <= largest:
-            column = np.array(ints, np.int64)
+    if values and set(map(type, values)) == {int}:
+        try:
+            column = np.array(values, np.int64)
+        except OverflowError:  # an int beyond 64 bits: the general way below
+            pass
+        else:
             inside = (column >= 0) & (column <= largest)
             return np.where(inside, column, 0), inside
     kept = [value if type(value) is int and 0 <= value <= largest else -1 for value in values]
@@ -1210,7 +1218,10 @@ def verify_citations(
                     citations[i], held.reason or "", held.detail, sha256=held.text_sha256
                 )
             continue
-        claimed = list(map(_TEXT_SHA256, map(citations.__getitem__, positions)))
+        every = len(positions) == len(citations)  # one version: the positions are all, in order
+        claimed = list(
+            map(_TEXT_SHA256, citations if every else map(citations.__getitem__, positions))
+        )
         if not all(map(operator.is_, claimed, repeat(None))):
             checked = []
             for i, sha in zip(positions, claimed, strict=True):
@@ -1225,9 +1236,10 @@ def verify_citations(
                         sha256=held.text_sha256,
                     )
             positions = checked
+        if len(positions) == len(citations):  # no citation was refused above
+            return tuple(verify_batch(held, citations))
         batch = verify_batch(held, list(map(citations.__getitem__, positions)))
-        for i, verification in zip(positions, batch, strict=True):
-            results[i] = verification
+        deque(map(results.__setitem__, positions, batch), maxlen=0)
     return tuple(results)  # type: ignore[arg-type]  # every position is filled above
 
 
