@@ -39,7 +39,7 @@ import operator
 import re
 from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache, partial
@@ -676,9 +676,11 @@ def verify_batch(index: SourceIndex, citations: Sequence[Citation]) -> list[Veri
     """Verify citations against one indexed text (whose hash the caller has already checked), in
     order. Each citation is decided exactly as alone; only the work is shared: the quotes are
     normalized together and their occurrences looked up in one pass over the index."""
+    # Columns are read by comprehensions: faster than `map(attrgetter(...))` on slotted records.
+    quotes = [c.quoted_text for c in citations]
     if not (
-        all(map(isinstance, map(_VERSION, citations), repeat(str)))
-        and all(map(isinstance, map(_QUOTED, citations), repeat(str)))
+        all(map(isinstance, [c.version_id for c in citations], repeat(str)))
+        and all(map(isinstance, quotes, repeat(str)))
     ):
         citation = next(
             c
@@ -690,8 +692,8 @@ def verify_batch(index: SourceIndex, citations: Sequence[Citation]) -> list[Veri
             f"{type(citation.version_id).__name__} and {type(citation.quoted_text).__name__}"
         )
     with _collector_paused():
-        results = _verify_copied(index, citations)
-        rest = np.flatnonzero(_is_none(results)).tolist()
+        results = _verify_copied(index, citations, quotes)
+        rest = np.flatnonzero([r is None for r in results]).tolist()
         if rest:
             general = _verify_general(index, list(map(citations.__getitem__, rest)))
             deque(map(results.__setitem__, rest, general), maxlen=0)
@@ -760,12 +762,16 @@ def _verify_general(index: SourceIndex, citations: Sequence[Citation]) -> list[V
     return [r for r in results if r is not None]
 
 
-def _verify_copied(index: SourceIndex, citations: Sequence[Citation]) -> list[Verification | None]:
+def _verify_copied(
+    index: SourceIndex, citations: Sequence[Citation], quotes: list[str] | None = None
+) -> list[Verification | None]:
     """Verdicts for the citations whose quote is the raw text at their offsets, character for
     character, and whose offsets fall on the offset map's boundaries (None for every other
-    citation: `_verify_general` decides those). Columnar: the eligibility checks, the offsets map,
-    the look-ups, the occurrence numbers, the raw spans, the qualifier scan and the records are
-    array passes or C-level loops over the whole batch, with no Python step per citation.
+    citation: `_verify_general` decides those); `quotes` are their quoted texts, if the caller
+    has read them. Columnar: the eligibility checks, the offsets map, the look-ups, the
+    occurrence numbers, the raw spans, the qualifier scan and the records are array passes,
+    C-level loops or (to read a field) comprehensions over the whole batch, with no Python
+    function called per citation.
 
     Why a copied quote needs no normalizing: when raw `[s, e)` starts and ends on map boundaries,
     the white-space runs and folds inside it are the text's own, so it normalizes to exactly the
@@ -775,19 +781,20 @@ def _verify_copied(index: SourceIndex, citations: Sequence[Citation]) -> list[Ve
     raw = index.text
     length = len(raw)
     results: list[Verification | None] = [None] * len(citations)
-    quotes = list(map(_QUOTED, citations))
-    starts, start_ok = _offset_column(list(map(_START, citations)), length)
-    ends, end_ok = _offset_column(list(map(_END, citations)), length)
-    named = list(map(_OCCURRENCE, citations))
-    unnamed = _is_none(named)
+    if quotes is None:
+        quotes = [c.quoted_text for c in citations]
+    starts, start_ok = _offset_column([c.char_start for c in citations], length)
+    ends, end_ok = _offset_column([c.char_end for c in citations], length)
+    named = [c.occurrence for c in citations]
+    unnamed = np.array([n is None for n in named], bool)
     numbers, number_ok = _offset_column(named, _LARGEST)
     eligible = (
         start_ok
         & end_ok
         & (starts < ends)
         & (unnamed | (number_ok & (numbers > 0)))
-        & _none_of(_PREFIX, citations)
-        & _none_of(_SUFFIX, citations)
+        & _each([c.prefix is None for c in citations])
+        & _each([c.suffix is None for c in citations])
         & (np.fromiter(map(len, quotes), np.int64, len(quotes)) == ends - starts)
     )
     picked = np.flatnonzero(eligible)
@@ -955,21 +962,14 @@ def _detail(kind: int, cited: int, count: int, named: int) -> str:
 _LARGEST = 2**62
 
 
-def _is_none(values: Sequence[object]) -> np.ndarray:
-    """Where each value is None, as a bool array."""
-    return np.fromiter(map(operator.is_, values, repeat(None)), bool, len(values))
-
-
-def _none_of(
-    field: Callable[[Citation], object], citations: Sequence[Citation]
-) -> np.ndarray | bool:
-    """Where the citation's `field` is None: True if it is for all (the common case, one pass)."""
-    if all(map(operator.is_, map(field, citations), repeat(None))):
+def _each(flags: list[bool]) -> np.ndarray | bool:
+    """`flags` as a bool array, or True if every flag is (the common case, found by one count)."""
+    if False not in flags:
         return True
-    return _is_none(list(map(field, citations)))
+    return np.array(flags, bool)
 
 
-def _offset_column(values: list[object], largest: int) -> tuple[np.ndarray, np.ndarray]:
+def _offset_column(values: Sequence[object], largest: int) -> tuple[np.ndarray, np.ndarray]:
     """`values` as an int64 array, and where each is an int (not a bool) in `[0, largest]`; the
     array holds 0 where not."""
     if values and set(map(type, values)) == {int}:
@@ -1199,7 +1199,7 @@ def verify_citations(
     against the recorded `text_sha256` before any of its citations is looked at; its index is
     cached under that hash, and its citations are verified together (`verify_batch`)."""
     citations = tuple(citations)
-    versions = list(map(_VERSION, citations))
+    versions = [c.version_id for c in citations]
     if not all(map(isinstance, versions, repeat(str))):
         bad = next(v for v in versions if not isinstance(v, str))
         raise CitationError(f"version_id {bad!r} must be a string")
@@ -1219,9 +1219,9 @@ def verify_citations(
                 )
             continue
         every = len(positions) == len(citations)  # one version: the positions are all, in order
-        claimed = list(
-            map(_TEXT_SHA256, citations if every else map(citations.__getitem__, positions))
-        )
+        claimed = [
+            c.text_sha256 for c in (citations if every else map(citations.__getitem__, positions))
+        ]
         if not all(map(operator.is_, claimed, repeat(None))):
             checked = []
             for i, sha in zip(positions, claimed, strict=True):
