@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import random
 import re
+from typing import Literal
 
 import numpy as np
 import pytest
@@ -20,6 +21,8 @@ from workbench.normalize import (
     normalized_text,
     normalized_texts,
     raw_spans,
+    search,
+    search_order,
     text_of_code_points,
 )
 from workbench.segment import segment
@@ -247,3 +250,18 @@ def test_normalize_arrays_equal_the_map_on_held_versions(workspace) -> None:  # 
         assert tuple(arrays.identity.tolist()) == folded.identity
         checked += len(version.text) >= LONG_TEXT
     assert checked > 10
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_search_answers_as_searchsorted_in_any_order(side: Literal["left", "right"]) -> None:
+    """Few keys or many, in their order, with their own argsort, or with a reused order that
+    does not sort them: the answers are numpy's, key for key (duplicates and keys off both ends
+    included)."""
+    rng = np.random.default_rng(11)
+    haystack = np.sort(rng.integers(0, 5_000, 3_000))
+    for size in (0, 10, 5_000):
+        keys = rng.integers(-10, 5_010, size)
+        expected = np.searchsorted(haystack, keys, side)
+        near = keys + rng.integers(-3, 4, size)  # keys close to them, as a quote's end is
+        for order in (None, search_order(keys), search_order(near)):
+            assert np.array_equal(search(haystack, keys, side, order), expected)

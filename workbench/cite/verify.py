@@ -58,6 +58,8 @@ from workbench.normalize import (
     normalized_text,
     normalized_texts,
     raw_span_arrays,
+    search,
+    search_order,
 )
 from workbench.store import Workspace, text_sha256
 
@@ -550,8 +552,10 @@ def qualifier_flags(
     length = len(text)
     reach_start = np.maximum(starts - QUALIFIER_REACH, 0)
     reach_end = np.minimum(ends + QUALIFIER_REACH, length)
-    first = np.searchsorted(found.starts, reach_start, "left")
-    counts = np.searchsorted(found.starts, reach_end, "left") - first
+    # Every look-up below takes the quotes in the order of their starts (`search`).
+    order = search_order(starts)
+    first = search(found.starts, reach_start, "left", order)
+    counts = search(found.starts, reach_end, "left", order) - first
     if not counts.any():
         return flags
     # One row per (quote, word starting within reach) pair.
@@ -563,12 +567,12 @@ def qualifier_flags(
     # Sentence limits per quote.
     marks, match_ends = found.sentence_marks, found.sentence_match_ends
     lo = reach_start.copy()
-    last = np.searchsorted(match_ends, starts, "right") - 1
+    last = search(match_ends, starts, "right", order) - 1
     has = last >= 0
     has[has] = marks[last[has]] >= reach_start[has]
     lo[has] = match_ends[last[has]]
     hi = reach_end.copy()
-    following = np.searchsorted(marks, ends, "left")
+    following = search(marks, ends, "left", order)
     stops = following < marks.size
     stops[stops] = marks[following[stops]] < reach_end[stops]
     hi[stops] = marks[following[stops]] + 1
@@ -1024,7 +1028,8 @@ def _exact_spans(
         none = np.zeros(starts.size, bool)
         return starts, ends, none
     following = index.norm_ends_array
-    k = np.searchsorted(raw_starts, starts, "right") - 1
+    order = search_order(starts)
+    k = search(raw_starts, starts, "right", order) - 1
     inside = k >= 0
     k = np.maximum(k, 0)
     offset = starts - raw_starts[k]
@@ -1032,7 +1037,7 @@ def _exact_spans(
     ok = inside & np.where(same, offset < raw_lens[k], offset == 0)
     norm_start = norm_starts[k] + np.where(same, offset, 0)
     last = ends - 1
-    k = np.maximum(np.searchsorted(raw_starts, last, "right") - 1, 0)
+    k = np.maximum(search(raw_starts, last, "right", order) - 1, 0)
     offset = last - raw_starts[k]
     same = identity[k]
     ok &= np.where(same, offset < raw_lens[k], ends == raw_starts[k] + raw_lens[k])
