@@ -404,6 +404,18 @@ def test_altered_stored_text_is_refused_as_changed(workspace: Workspace, tmp_pat
     assert result.detail.startswith(f"{version_id}: stored text hashes to ")
     assert missing.reason == "unknown_version"
     assert missing.detail == "no/such: no such version is held"
+    # Stored bytes that are not even UTF-8 are hashed as they are and refused the same way, for
+    # every citation of the version, in a batch.
+    with sqlite3.connect(copy) as raw:
+        raw.execute("DROP TRIGGER versions_append_only_update")  # opening a workspace restores it
+        raw.execute(
+            "UPDATE versions SET text = CAST(X'fffe41' AS TEXT) WHERE version_id = ?",
+            (version_id,),
+        )
+    with Workspace(copy) as broken:
+        refused = verify_citations(broken, [citation, citation])
+    assert [r.reason for r in refused] == ["source_changed"] * 2
+    assert refused[0].detail.startswith(f"{version_id}: stored text hashes to ")
 
 
 _QUALIFIER = re.compile(r"\b(unless|except|provided that|notwithstanding|subject to)\b")

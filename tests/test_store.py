@@ -190,14 +190,16 @@ def test_crlf_file_keeps_its_offsets(tmp_path: Path) -> None:
 
 
 def test_unknown_version_is_a_typed_error(workspace: Workspace) -> None:
-    for read in (workspace.version, workspace.text_of):
+    for read in (workspace.version, workspace.text_bytes):
         with pytest.raises(VersionNotFound, match=r"no/such/version\.txt: no such version in"):
             read("no/such/version.txt")
 
 
-def test_text_of_reads_the_text_and_its_recorded_hash(workspace: Workspace) -> None:
+def test_text_bytes_are_the_texts_utf8_and_hash_as_recorded(workspace: Workspace) -> None:
     for version in workspace.versions():
-        assert workspace.text_of(version.version_id) == (version.text, version.text_sha256)
+        data, recorded = workspace.text_bytes(version.version_id)
+        assert data == version.text.encode("utf-8") and recorded == version.text_sha256
+        assert text_sha256(data) == text_sha256(version.text) == recorded
 
 
 def test_a_file_that_is_not_a_workspace_is_refused(tmp_path: Path) -> None:

@@ -95,9 +95,10 @@ _VERSION_COLUMNS = (
 )
 
 
-def text_sha256(text: str) -> str:
-    """SHA-256 of the text's UTF-8 bytes: the hash every citation is checked against."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def text_sha256(text: str | bytes) -> str:
+    """SHA-256 of the text's UTF-8 bytes (given as a str, or as those bytes): the hash every
+    citation is checked against."""
+    return hashlib.sha256(text.encode("utf-8") if isinstance(text, str) else text).hexdigest()
 
 
 def _structure_json(marks: Iterable[StructureMark]) -> str:
@@ -318,11 +319,13 @@ class Workspace:
             f"{version_id}: no such version in {self.path}; see 'workbench ingest'"
         )
 
-    def text_of(self, version_id: str) -> tuple[str, str]:
-        """The held version's text and its recorded `text_sha256`, without the rest of the record
-        (the verifier's read); VersionNotFound if no such id is held."""
+    def text_bytes(self, version_id: str) -> tuple[bytes, str]:
+        """The held version's text as stored (its UTF-8 bytes, not decoded) and its recorded
+        `text_sha256`, without the rest of the record: the verifier hashes the bytes and decodes
+        them only when it has no index of them yet. VersionNotFound if no such id is held."""
         row = self._conn.execute(
-            "SELECT text, text_sha256 FROM versions WHERE version_id = ?", (version_id,)
+            "SELECT CAST(text AS BLOB), text_sha256 FROM versions WHERE version_id = ?",
+            (version_id,),
         ).fetchone()
         if row is None:
             raise self._not_found(version_id)

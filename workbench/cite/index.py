@@ -449,8 +449,9 @@ def _fold_hyphens(
 _CACHE: OrderedDict[str, SourceIndex] = OrderedDict()
 
 
-def source_index(text: str, sha256: str) -> SourceIndex:
-    """The cached index of `text`, whose SHA-256 the caller has just computed as `sha256`.
+def source_index(text: str | bytes, sha256: str) -> SourceIndex:
+    """The cached index of `text` (a str, or its UTF-8 bytes, decoded only to build an index not
+    yet cached), whose SHA-256 the caller has just computed as `sha256`.
 
     CAUTION: the key is the hash of the text itself, never a version id: an altered text gets its
     own entry, so a version whose stored text changed is never answered from the old index. The
@@ -460,7 +461,7 @@ def source_index(text: str, sha256: str) -> SourceIndex:
     if held is not None:
         _CACHE.move_to_end(sha256)
         return held
-    index = build_index(text, sha256)
+    index = build_index(text if isinstance(text, str) else text.decode("utf-8"), sha256)
     _CACHE[sha256] = index
     while len(_CACHE) > CACHE_SIZE:
         _CACHE.popitem(last=False)

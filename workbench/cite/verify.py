@@ -1251,12 +1251,12 @@ def verify_citations(
 def _open_version(workspace: Workspace, citation: Citation) -> SourceIndex | Verification:
     """The version's index, or the refusal every citation of it gets."""
     try:
-        text, recorded = workspace.text_of(citation.version_id)
+        stored_bytes, recorded = workspace.text_bytes(citation.version_id)
     except VersionNotFound:
         return _refused(
             citation, "unknown_version", f"{citation.version_id}: no such version is held"
         )
-    stored = text_sha256(text)
+    stored = text_sha256(stored_bytes)
     if stored != recorded:
         return _refused(
             citation,
@@ -1265,4 +1265,4 @@ def _open_version(workspace: Workspace, citation: Citation) -> SourceIndex | Ver
             f"with text sha256 {recorded}",
             sha256=stored,
         )
-    return source_index(text, stored)
+    return source_index(stored_bytes, stored)
