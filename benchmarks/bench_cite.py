@@ -150,7 +150,7 @@ def speed(held: Workspace, kept: bool) -> None:
     citations = real_citations(version.version_id, text, 10_000)
     megabytes = len(text.encode("utf-8")) / 1e6
     normalizing = _median_seconds(lambda: normalize(text))
-    hashing = _median_seconds(lambda: text_sha256(text))
+    hashing = _median_seconds(lambda: text_sha256(held.text_bytes(version.version_id)[0]))
     sha256 = text_sha256(text)
     cold, cold_best, cold_faults = _seconds(lambda: build_index(text, sha256), runs=15)
     index = build_index(text, sha256)
@@ -212,7 +212,8 @@ def speed(held: Workspace, kept: bool) -> None:
         "cached with its index)"
     )
     print(
-        f"   text SHA-256 (every batch): {hashing * 1e3:7.1f} ms  {megabytes / hashing:6.1f} MB/s"
+        f"   stored bytes read and hashed (every batch): {hashing * 1e3:5.1f} ms  "
+        f"{megabytes / hashing:6.1f} MB/s"
     )
     print(scan_line, batch_line, sep="\n")
     print(
