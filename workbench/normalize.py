@@ -145,8 +145,8 @@ def search(
 ) -> np.ndarray:
     """`np.searchsorted(haystack, keys, side)`, faster for many keys in no order: they are looked
     up in ascending order and the answers put back (numpy starts each search from the previous
-    answer, and the searches share cache lines). `order` is an argsort of `keys`, or of keys close to them, to reuse;
-    any order gives the same answers."""
+    answer, and the searches share cache lines). `order` is an argsort of `keys`, or of keys
+    close to them, to reuse; any order gives the same answers."""
     if keys.size < _FEW_KEYS:
         return np.searchsorted(haystack, keys, side)
     if order is None:

@@ -101,10 +101,10 @@ class SourceIndex:
     with its low `chunk_bits` bits replaced by its chunk number. `gram_buckets` has one entry per
     value b of a key's top `bucket_bits` bits, and one more: those keys are
     `gram_keys[gram_buckets[b]:gram_buckets[b + 1]]`. `gram_presence[t]` is True where some
-    chunk's hash has t as its top `presence_bits` bits (a look-up's first, cache-sized test). A gram is hashed over its code
-    points at `code_width` (uint8 for an ASCII skeleton, uint16 below U+10000, else uint32), and a
-    pattern is hashed at the same width; `skeleton_codes` are the skeleton's code points at that
-    width.
+    chunk's hash has t as its top `presence_bits` bits (a look-up's first, cache-sized test). A
+    gram is hashed over its code points at `code_width` (uint8 for an ASCII skeleton, uint16 below
+    U+10000, else uint32), and a pattern is hashed at the same width; `skeleton_codes` are the
+    skeleton's code points at that width.
     `norm_starts_array`, `raw_starts_array`, `raw_lens_array` (int64) and `identity_array` (bool)
     equal the normalized text's segment map tuples, for array look-ups; `norm_ends_array[k]` is
     where segment k ends in the normalized text (the next one's start, or the text's length).
@@ -260,7 +260,6 @@ class SourceIndex:
         if not grams.shape[0] or not self.gram_keys.size:
             empty = np.zeros(0, np.int64)
             return empty, empty
-        width = GRAM + STRIDE + GRAM - 1
         hashes = np.ascontiguousarray(grams).ravel()
         # Most grams are no chunk's: the presence map, small enough to stay in cache, refuses
         # them before the bucket table is read.
@@ -287,7 +286,7 @@ class SourceIndex:
         if sieve is not None:
             # A cheap sieve before the exact test: where the pattern runs on over the next sampled
             # chunk, that chunk's hash must equal the hash of the pattern's gram there.
-            runs_on = lengths[picked] >= width
+            runs_on = lengths[picked] >= GRAM + STRIDE + GRAM - 1
             following = chunk + 1
             beyond = following >= self.chunk_hashes.size
             keep &= ~(runs_on & beyond)

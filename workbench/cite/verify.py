@@ -44,7 +44,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache, partial
 from itertools import compress, repeat
-from operator import attrgetter, methodcaller
+from operator import methodcaller
 from typing import Literal, NamedTuple, cast
 
 import numpy as np
@@ -931,14 +931,6 @@ def _copied_occurrences(
 _DELETABLE_CODES = np.array(list(map(ord, DELETABLE)))
 
 
-_VERSION = attrgetter("version_id")
-_TEXT_SHA256 = attrgetter("text_sha256")
-_START = attrgetter("char_start")
-_END = attrgetter("char_end")
-_QUOTED = attrgetter("quoted_text")
-_OCCURRENCE = attrgetter("occurrence")
-_PREFIX = attrgetter("prefix")
-_SUFFIX = attrgetter("suffix")
 _CORE = methodcaller("strip", DELETABLE)
 _VERIFICATION = partial(tuple.__new__, Verification)
 # The verdicts decided by the occurrence count, and each one's detail: {0} is the occurrence at the
@@ -967,7 +959,7 @@ _LARGEST = 2**62
 
 
 def _each(flags: list[bool]) -> np.ndarray | bool:
-    """`flags` as a bool array, or True if every flag is (the common case, found by one count)."""
+    """`flags` as a bool array, or True if every flag is (the common case, found by one scan)."""
     if False not in flags:
         return True
     return np.array(flags, bool)
