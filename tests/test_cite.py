@@ -43,6 +43,7 @@ from workbench.cite.verify import (
     verify_batch,
 )
 from workbench.cite.verify import _QUALIFIER as _QUAL_RE
+from workbench.errors import CitationError
 from workbench.normalize import normalize, normalized_text
 from workbench.segment import segment
 from workbench.store import Workspace
@@ -376,6 +377,34 @@ def test_corruption_suite_on_the_real_corpus(workspace: Workspace) -> None:
         "plain digit quoted as superscript",
     ):
         assert kinds[kind] >= 2, (kind, kinds)
+
+
+def test_a_version_id_or_quote_that_is_no_string_is_a_typed_error(workspace: Workspace) -> None:
+    """In a batch of good citations, one whose quote or version id is not a str stops the batch
+    with an error naming it and both types; the held versions are untouched."""
+    index = build_index(TEXT)
+    good = _cite("customer")
+    bad_quote = Citation(version_id="v", char_start=0, char_end=3, quoted_text=7)  # type: ignore[arg-type]
+    with pytest.raises(
+        CitationError, match=r"^'v': version_id and quoted_text must be strings, got str and int$"
+    ):
+        verify_batch(index, [good, bad_quote])
+    bad_version = Citation(version_id=None, char_start=0, char_end=3, quoted_text="x")  # type: ignore[arg-type]
+    with pytest.raises(
+        CitationError,
+        match=r"^None: version_id and quoted_text must be strings, got NoneType and str$",
+    ):
+        verify_batch(index, [good, bad_version])
+    with pytest.raises(CitationError, match=r"^version_id None must be a string$"):
+        verify_citations(workspace, [good, bad_version])
+    version = workspace.versions()[0]
+    held = Citation(version_id=version.version_id, char_start=0, char_end=3, quoted_text=b"abc")  # type: ignore[arg-type]
+    before = [(v.version_id, v.text_sha256) for v in workspace.versions()]
+    with pytest.raises(
+        CitationError, match=rf"^'{re.escape(version.version_id)}': .* got str and bytes$"
+    ):
+        verify_citations(workspace, [held])
+    assert [(v.version_id, v.text_sha256) for v in workspace.versions()] == before
 
 
 def test_altered_stored_text_is_refused_as_changed(workspace: Workspace, tmp_path: Path) -> None:

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from functools import cache, partial
 from itertools import compress, repeat
 from operator import methodcaller
-from typing import Literal, NamedTuple, cast
+from typing import Literal, NamedTuple, NoReturn, cast
 
 import numpy as np
 
@@ -681,20 +681,16 @@ def verify_batch(index: SourceIndex, citations: Sequence[Citation]) -> list[Veri
     order. Each citation is decided exactly as alone; only the work is shared: the quotes are
     normalized together and their occurrences looked up in one pass over the index."""
     # Columns are read by comprehensions: faster than `map(attrgetter(...))` on slotted records.
+    if not all(map(isinstance, [c.version_id for c in citations], repeat(str))):
+        _refuse_types(citations)
+    return _verify_batch(index, citations)
+
+
+def _verify_batch(index: SourceIndex, citations: Sequence[Citation]) -> list[Verification]:
+    """`verify_batch` of citations whose version ids are known to be strings."""
     quotes = [c.quoted_text for c in citations]
-    if not (
-        all(map(isinstance, [c.version_id for c in citations], repeat(str)))
-        and all(map(isinstance, quotes, repeat(str)))
-    ):
-        citation = next(
-            c
-            for c in citations
-            if not isinstance(c.quoted_text, str) or not isinstance(c.version_id, str)
-        )
-        raise CitationError(
-            f"{citation.version_id!r}: version_id and quoted_text must be strings, got "
-            f"{type(citation.version_id).__name__} and {type(citation.quoted_text).__name__}"
-        )
+    if not all(map(isinstance, quotes, repeat(str))):
+        _refuse_types(citations)
     with _collector_paused():
         results = _verify_copied(index, citations, quotes)
         rest = np.flatnonzero([r is None for r in results]).tolist()
@@ -702,6 +698,19 @@ def verify_batch(index: SourceIndex, citations: Sequence[Citation]) -> list[Veri
             general = _verify_general(index, list(map(citations.__getitem__, rest)))
             deque(map(results.__setitem__, rest, general), maxlen=0)
         return cast(list[Verification], results)  # every position is filled now
+
+
+def _refuse_types(citations: Sequence[Citation]) -> NoReturn:
+    """Raise the CitationError naming the first citation whose version id or quote is no str."""
+    citation = next(
+        c
+        for c in citations
+        if not isinstance(c.quoted_text, str) or not isinstance(c.version_id, str)
+    )
+    raise CitationError(
+        f"{citation.version_id!r}: version_id and quoted_text must be strings, got "
+        f"{type(citation.version_id).__name__} and {type(citation.quoted_text).__name__}"
+    )
 
 
 @contextmanager
@@ -1234,8 +1243,8 @@ def verify_citations(
                     )
             positions = checked
         if len(positions) == len(citations):  # no citation was refused above
-            return tuple(verify_batch(held, citations))
-        batch = verify_batch(held, list(map(citations.__getitem__, positions)))
+            return tuple(_verify_batch(held, citations))
+        batch = _verify_batch(held, list(map(citations.__getitem__, positions)))
         deque(map(results.__setitem__, positions, batch), maxlen=0)
     return tuple(results)  # type: ignore[arg-type]  # every position is filled above
 
