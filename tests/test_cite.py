@@ -24,6 +24,8 @@ from workbench.cite.index import (
     HYPHENS,
     STRIDE,
     SourceIndex,
+    _gram_hashes,
+    _leading_hashes,
     build_index,
     skeleton,
 )
@@ -1071,6 +1073,34 @@ def test_batch_look_up_at_every_code_width(extra: str, width: int) -> None:
     rows, hits = index.skeleton_repeats(begins, begins + np.array(list(map(len, patterns))))
     flat = [(row, hit) for row, found in enumerate(expected[: len(patterns)]) for hit in found]
     assert list(zip(rows.tolist(), hits.tolist(), strict=True)) == flat
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32])
+def test_leading_hashes_equal_each_windows_hash(dtype: type[np.unsignedinteger]) -> None:
+    """The strided gram hashes equal `_gram_hashes` of each window cut out, for rows of whole
+    64-bit words, rows that need padding, and a row view that is not contiguous."""
+    rng = np.random.default_rng(7)
+    top = np.iinfo(dtype).max
+    for width, grams in ((GRAM + STRIDE, STRIDE), (GRAM + STRIDE - 1, STRIDE), (47, 32)):
+        codes = rng.integers(0, top, (200, width + 3), dtype=np.uint64, endpoint=True).astype(dtype)
+        for rows in (np.ascontiguousarray(codes[:, :width]), codes[:, 3:]):
+            expected = np.array(
+                [_gram_hashes(np.ascontiguousarray(rows[:, r : r + GRAM])) for r in range(grams)]
+            ).T
+            assert (_leading_hashes(rows, grams) == expected).all()
+
+
+def test_a_span_ending_at_the_texts_end_finds_its_repeats() -> None:
+    """The look-up reads one code point past a span's leading grams; for a span that ends at
+    the text's end that read is clipped, and the span's occurrences are still all found."""
+    phrase = "the operator shall keep each record for five years."
+    text = f"{phrase} and {phrase}"
+    index = build_index(text)
+    length = GRAM + STRIDE - 1
+    start = len(index.skeleton) - length
+    rows, hits = index.skeleton_repeats(np.array([start]), np.array([start + length]))
+    assert rows.tolist() == [0, 0]
+    assert hits.tolist() == _every(index.skeleton, index.skeleton[start:])
 
 
 def test_a_batch_hands_its_records_to_the_oldest_generation_without_a_collector_pass() -> None:

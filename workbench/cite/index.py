@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from itertools import repeat
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from workbench.normalize import Normalized, code_points, normalize_arrays, text_of_code_points
 from workbench.store import text_sha256
@@ -198,9 +199,13 @@ class SourceIndex:
         lengths = ends - starts
         long_ones = np.flatnonzero(lengths >= GRAM + STRIDE - 1)
         skeleton_codes = self.skeleton_codes
-        # A long span's first GRAM + STRIDE - 1 code points all lie inside it.
-        leading = np.take(skeleton_codes, starts[long_ones, None] + np.arange(GRAM + STRIDE - 1))
-        picked, candidates = self._candidates(_leading_hashes(leading, STRIDE), lengths[long_ones])
+        # A long span's first GRAM + STRIDE - 1 code points all lie inside it; one more is read
+        # (clipped at the text's end, and unused) so that a row is whole 64-bit words.
+        leading = np.take(
+            skeleton_codes, starts[long_ones, None] + np.arange(GRAM + STRIDE), mode="clip"
+        )
+        hashes = _leading_hashes(leading, STRIDE)
+        picked, candidates = self._candidates(hashes, lengths[long_ones])
         numbers = long_ones[picked]
         own = starts[numbers]
         sure = candidates == own
@@ -319,23 +324,30 @@ class SourceIndex:
 
 def _leading_hashes(codes: np.ndarray, grams: int = GRAM + STRIDE) -> np.ndarray:
     """(rows, grams) hashes of each row's grams at offsets 0 .. grams - 1, equal to `_gram_hashes`
-    of each window; `codes` is (rows, at least grams + GRAM - 1); `grams` is a multiple of 8.
+    of each window; `codes` is (rows, at least grams + GRAM - 1).
 
-    Without copying every window: for each shift r below a 64-bit word's width in code points,
-    the row from offset r is read as 64-bit words (one gather for all shifts), and the gram at
-    offset r + k words is the sum of the run of words from word k, each times its multiplier.
+    Without copying any window: each row (padded to whole 64-bit words if it is not) is read as
+    the 64-bit word starting at each of its code points (a strided view, no copy), and the gram
+    at offset r is the sum of its words, those at r, r + step, r + 2 * step ... (step: a word's
+    width in code points), each times its multiplier.
     """
-    step = 8 // codes.itemsize  # code points per 64-bit word
-    per = GRAM // step  # words per gram
-    count = grams // step  # grams per shift
-    width = (count + per - 1) * step
-    shifted = np.take(codes, np.arange(step)[:, None] + np.arange(width), axis=1)
-    words = shifted.view(np.uint64)  # (rows, shift, words from the shift)
-    total = words[:, :, :count] * _MULTIPLIERS[0]
-    for j in range(1, per):
-        total += words[:, :, j : j + count] * _MULTIPLIERS[j]
-    # total[:, r, k] is the gram at offset r + k * step.
-    hashes: np.ndarray = total.transpose(0, 2, 1).reshape(codes.shape[0], grams)
+    rows, width = codes.shape
+    size = codes.itemsize
+    row_bytes = -(-width * size // 8) * 8  # whole 64-bit words per row
+    if row_bytes != width * size or not codes.flags.c_contiguous:
+        padded = np.zeros((rows, row_bytes // size), codes.dtype)
+        padded[:, :width] = codes
+        codes = padded
+    words = as_strided(
+        codes.view(np.uint64),
+        shape=(rows, width - 8 // size + 1),
+        strides=(row_bytes, size),
+        writeable=False,
+    )
+    step = 8 // size  # code points per word
+    hashes: np.ndarray = words[:, :grams] * _MULTIPLIERS[0]
+    for j in range(1, GRAM // step):
+        hashes += words[:, j * step : j * step + grams] * _MULTIPLIERS[j]
     return hashes
 
 

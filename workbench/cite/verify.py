@@ -836,12 +836,13 @@ def _verify_copied(
         )
     offsets = np.cumsum(sizes) - sizes
     cited = own - offsets + 1
-    spans = _occurrence_tuples(index, hit_starts, hit_ends, offsets, sizes)
+    spans = _occurrence_tuples(
+        index, hit_starts, hit_ends, offsets, sizes, starts[picked], ends[picked]
+    )
     named_here = numbers[picked]
     kinds = np.where(
         unnamed[picked], np.where(sizes == 1, 0, 1), np.where(named_here == cited, 0, 2)
     )
-    kinds_list = kinds.tolist()
     # The qualifier scan, in columns over the verified quotes.
     flags: list[tuple[QualifierFlag, ...]] = [()] * picked.size
     passed = np.flatnonzero(kinds == 0)
@@ -852,9 +853,9 @@ def _verify_copied(
         _VERIFICATION,
         zip(  # not strict: the `repeat` column is endless, the others as long as `chosen`
             map(citations.__getitem__, chosen),
-            map(_OUTCOMES.__getitem__, kinds_list),
-            map(_REASONS.__getitem__, kinds_list),
-            map(cache(_detail), kinds_list, cited.tolist(), sizes.tolist(), named_here.tolist()),
+            _OUTCOME_ARRAY[kinds].tolist(),
+            _REASON_ARRAY[kinds].tolist(),
+            _details(kinds, cited, sizes, named_here),
             map(quotes.__getitem__, chosen),
             repeat(index.text_sha256),
             spans,
@@ -874,19 +875,20 @@ def _occurrence_tuples(
     hit_ends: np.ndarray,
     offsets: np.ndarray,
     sizes: np.ndarray,
+    raw_starts: np.ndarray,
+    raw_ends: np.ndarray,
 ) -> list[tuple[tuple[int, int], ...]]:
-    """Each quote's occurrences as a tuple of raw spans, from the normalized hits (quote k's are
-    `[offsets[k], offsets[k] + sizes[k])`), built by C-level loops: a quote that occurs once gets
-    its 1-tuple straight from `zip`."""
-    raw_start, raw_end = _raw_spans(index, hit_starts, hit_ends)
+    """Each copied quote's occurrences as a tuple of raw spans, from the normalized hits (quote
+    k's are `[offsets[k], offsets[k] + sizes[k])`), built by C-level loops. A quote that occurs
+    once occurs only at its own raw span `[raw_starts[k], raw_ends[k])` (an exact span maps back
+    to itself): its 1-tuple comes straight from `zip`, and only the others' hits are mapped."""
     spans: list[tuple[tuple[int, int], ...]] = [()] * sizes.size
     once = np.flatnonzero(sizes == 1)
-    only = offsets[once]
     deque(
         map(
             spans.__setitem__,
             once.tolist(),
-            zip(zip(raw_start[only].tolist(), raw_end[only].tolist(), strict=True)),
+            zip(zip(raw_starts[once].tolist(), raw_ends[once].tolist(), strict=True)),
         ),
         maxlen=0,
     )
@@ -894,7 +896,8 @@ def _occurrence_tuples(
     if more.size:
         hits = np.repeat(offsets[more] - np.cumsum(sizes[more]) + sizes[more], sizes[more])
         hits += np.arange(hits.size)
-        every = list(zip(raw_start[hits].tolist(), raw_end[hits].tolist(), strict=True))
+        raw_start, raw_end = _raw_spans(index, hit_starts[hits], hit_ends[hits])
+        every = list(zip(raw_start.tolist(), raw_end.tolist(), strict=True))
         ends = np.cumsum(sizes[more])
         cuts = map(slice, (ends - sizes[more]).tolist(), ends.tolist())
         deque(
@@ -959,9 +962,35 @@ _OUTCOMES = tuple(outcome for outcome, _ in _VERDICTS)
 _REASONS = tuple(reason for _, reason in _VERDICTS)
 
 
+_OUTCOME_ARRAY = np.array(_OUTCOMES, object)
+_REASON_ARRAY = np.array(_REASONS, object)
+
+
 def _detail(kind: int, cited: int, count: int, named: int) -> str:
     """The detail of a verdict of kind `kind` (a position in `_VERDICTS`)."""
     return _DETAILS[_REASONS[kind]].format(cited, count, named)
+
+
+_ONLY = _detail(0, 1, 1, 1)  # a quote verified as the one occurrence in its text
+
+
+def _details(
+    kinds: np.ndarray, cited: np.ndarray, counts: np.ndarray, named: np.ndarray
+) -> list[str]:
+    """`_detail` of each verdict, as columns: most quotes occur once and are verified, and their
+    detail is one shared string; only the others are formatted."""
+    details = [_ONLY] * kinds.size
+    other = np.flatnonzero((kinds != 0) | (counts != 1))
+    if other.size:
+        formatted = map(
+            cache(_detail),
+            kinds[other].tolist(),
+            cited[other].tolist(),
+            counts[other].tolist(),
+            named[other].tolist(),
+        )
+        deque(map(details.__setitem__, other.tolist(), formatted), maxlen=0)
+    return details
 
 
 _LARGEST = 2**62
