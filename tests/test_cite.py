@@ -297,6 +297,7 @@ def test_batch_look_up_finds_every_occurrence_in_real_text(workspace: Workspace)
     # The presence map holds every chunk's hash (a gram it refuses is no chunk's) and refuses most.
     top = (index.chunk_hashes >> np.uint64(64 - index.presence_bits)).astype(np.intp)
     assert index.gram_presence[top].all() and index.gram_presence.mean() < 0.3
+    assert index.presence_bits >= index.bucket_bits  # a hash it passes has a key in its bucket
     # The same look-up for the skeleton's own spans, hashed where they stand.
     starts, ends = np.array(spans).T
     rows, hits = index.skeleton_repeats(starts, ends)

@@ -209,16 +209,18 @@ class SourceIndex:
         numbers = long_ones[picked]
         own = starts[numbers]
         sure = candidates == own
-        # A candidate whose first, middle or last code point differs from its span's is no
-        # occurrence (three gathers; one past the text's end is clipped, and such a candidate is
-        # refused by the exact test); only the rest are compared whole.
-        maybe = ~sure
-        spans = lengths[numbers]
-        for offset in (0, spans // 2, spans - 1):
-            maybe &= skeleton_codes.take(candidates + offset, mode="clip") == skeleton_codes.take(
-                own + offset
+        # A candidate whose last, middle or first code point differs from its span's is no
+        # occurrence: three gathers, each over the candidates the one before left (one past the
+        # text's end is clipped, and such a candidate is refused by the exact test). Only the
+        # rest are compared whole.
+        ask = np.flatnonzero(~sure)
+        last = lengths[numbers[ask]] - 1
+        for half in (2, 1, 0):
+            offset = last * half // 2
+            alike = skeleton_codes.take(candidates[ask] + offset, mode="clip") == (
+                skeleton_codes.take(own[ask] + offset)
             )
-        ask = np.flatnonzero(maybe)
+            ask, last = ask[alike], last[alike]
         if ask.size:
             # The exact test, as a C-level loop (each span cut once, however many candidates it
             # has: the candidates come ordered by span).
@@ -271,20 +273,21 @@ class SourceIndex:
         top = (hashes >> np.uint64(64 - self.presence_bits)).astype(np.intp)
         asked = np.flatnonzero(self.gram_presence[top])
         wanted = hashes[asked]
-        # The bucket table gives each hash's run of keys (those sharing its top bits) in one gather.
+        # The bucket table gives each hash's run of keys (those sharing its top bits) in one gather;
+        # every hash the presence map passed has a key there (the map reads more top bits).
         bucket = (wanted >> np.uint64(64 - self.bucket_bits)).astype(np.intp)
         lo = self.gram_buckets[bucket]
         counts = self.gram_buckets[bucket + 1] - lo
-        found_at = np.flatnonzero(counts)
-        # One row per (pattern, sampled gram) candidate in the gram's bucket; only a chunk whose
-        # whole hash equals the gram's stays: the pattern and where it would start.
-        counts = counts[found_at]
-        first = np.repeat(lo[found_at] - np.cumsum(counts) + counts, counts)
-        sample = first + np.arange(counts.sum())
-        key_at = np.repeat(found_at, counts)
-        chunk = (self.gram_keys[sample] & ((1 << self.chunk_bits) - 1)).astype(np.int64)
-        same = self.chunk_hashes[chunk] == wanted[key_at]
-        key_at, chunk = asked[key_at[same]], chunk[same]
+        # One row per (pattern gram, key in its bucket) pair; only a key whose hash part (all but
+        # its low chunk bits) equals the gram's stays: the chunk, the pattern and where it would
+        # start. (A hash that equals the gram's only in those bits costs one refused exact test.)
+        sample = np.repeat(lo - np.cumsum(counts) + counts, counts)
+        sample += np.arange(sample.size)
+        keys = self.gram_keys[sample]
+        bits = np.uint64(self.chunk_bits)
+        same = np.flatnonzero((keys >> bits) == np.repeat(wanted >> bits, counts))
+        chunk = (keys[same] & np.uint64((1 << self.chunk_bits) - 1)).astype(np.int64)
+        key_at = np.repeat(asked, counts)[same]
         picked, shifts = np.divmod(key_at, STRIDE)
         candidates = chunk * STRIDE - shifts
         keep = candidates >= 0
@@ -392,7 +395,9 @@ def build_index(
     keys.sort()
     # The bucket table: the keys whose top `bucket_bits` bits are b are keys[table[b]:table[b + 1]]
     # (about one key per bucket).
-    bucket_bits = max(1, min(bits, 64 - bits))
+    # CAUTION: no more bits than the presence map's below (a look-up takes every hash the map
+    # passes to hold a key in its bucket).
+    bucket_bits = min(bits, 64 - bits, 26)
     table = np.zeros((1 << bucket_bits) + 1, np.int64)
     np.cumsum(
         np.bincount(
