@@ -144,6 +144,10 @@ def _median_seconds(work: Callable[[], object], runs: int = 5) -> float:
     return _seconds(work, runs)[0]
 
 
+# Batches timed, each next to a scan: the ratio printed is the median of as many.
+PAIRS = 11
+
+
 def speed(held: Workspace, kept: bool) -> None:
     version = max(held.versions(), key=lambda v: len(v.text))
     text = version.text
@@ -156,6 +160,9 @@ def speed(held: Workspace, kept: bool) -> None:
     index = build_index(text, sha256)
     clear_cache()
     qualifiers = _median_seconds(lambda: (index.derived.clear(), qualifier_matches(index)))
+    lookups = _median_seconds(
+        lambda: (index.derived.clear(), index.norm_lookup(), index.raw_lookup())
+    )
     verify_citations(held, citations[:1])  # warm the cache: the batch path runs on a held version
     results = verify_citations(held, citations)
     cached = source_index(text, sha256)
@@ -171,7 +178,7 @@ def speed(held: Workspace, kept: bool) -> None:
     # The batch and the scan take turns, so that each ratio compares runs made at the same time
     # (this machine's speed drifts over seconds).
     batches, scans, faults = [], [], []
-    for _ in range(7):
+    for _ in range(PAIRS):
         batch_once, _, batch_faults = _seconds(lambda: verify_citations(held, citations), runs=1)
         batches.append(batch_once)
         faults.append(batch_faults)
@@ -185,12 +192,12 @@ def speed(held: Workspace, kept: bool) -> None:
     )
     scan_line = (
         f"   per-citation str.count scan: {len(citations) / scan:9.0f} citations/s "
-        f"(median of 7 runs on {len(sample)})"
+        f"(median of {PAIRS} runs on {len(sample)})"
     )
     batch_line = (
         f"   batch path (hash once):      {len(citations) / batch:9.0f} citations/s "
-        f"(median of 7 batches, each run next to a scan; {statistics.median(ratios):.1f}x the "
-        f"scan, median of the 7 ratios, best {max(ratios):.1f}x; "
+        f"(median of {PAIRS} batches, each run next to a scan; {statistics.median(ratios):.1f}x "
+        f"the scan, median of the {PAIRS} ratios, best {max(ratios):.1f}x; "
         f"{int(statistics.median(faults))} pages faulted in per batch)"
     )
     if not kept:
@@ -210,6 +217,10 @@ def speed(held: Workspace, kept: bool) -> None:
         f"   qualifier word list:        {qualifiers * 1e3:7.1f} ms  {megabytes / qualifiers:6.1f} MB/s "
         "(with the sentence ends near its words; built on a version's first verified quote, "
         "cached with its index)"
+    )
+    print(
+        f"   segment start look-ups:     {lookups * 1e3:7.1f} ms  {megabytes / lookups:6.1f} MB/s "
+        "(normalized and raw; built on a version's first batch, cached with its index)"
     )
     print(
         f"   stored bytes read and hashed (every batch): {hashing * 1e3:5.1f} ms  "

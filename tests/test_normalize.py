@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from workbench.normalize import (
     LONG_TEXT,
+    StartLookup,
     _array_pass,
     code_points,
     narrow_code_points,
@@ -20,12 +21,14 @@ from workbench.normalize import (
     normalize_short,
     normalized_text,
     normalized_texts,
+    raw_span_arrays,
     raw_spans,
     search,
     search_order,
     text_of_code_points,
 )
 from workbench.segment import segment
+from workbench.store import Workspace
 
 # Characters that exercise every fold, and the ones that must not be folded.
 TRICKY = "ab -\n\r\t\f\u00a0\u00ad\ufeff\ufb01\ufb03\uff11\uff19²₂ABé-\u2010\u2011\u2013\u2014"
@@ -265,3 +268,43 @@ def test_search_answers_as_searchsorted_in_any_order(side: Literal["left", "righ
         near = keys + rng.integers(-3, 4, size)  # keys close to them, as a quote's end is
         for order in (None, search_order(keys), search_order(near)):
             assert np.array_equal(search(haystack, keys, side, order), expected)
+
+
+def test_start_lookup_answers_as_searchsorted() -> None:
+    """The block table and its steps give numpy's `searchsorted(..., "right") - 1` for every
+    position up to the length: starts that begin after 0 (-1 before them), dense runs of starts
+    in one block, long gaps, one start, none."""
+    rng = np.random.default_rng(5)
+    dense = np.arange(400, 700)  # a start at every position: many steps in one block
+    spread = np.sort(rng.choice(np.arange(3, 20_000), 250, replace=False))
+    for starts, length in (
+        (np.unique(np.concatenate(([0], spread, dense))), 20_000),
+        (spread, 20_000),
+        (np.array([0]), 50),
+        (np.array([7]), 7),
+        (np.zeros(0, np.int64), 3),
+    ):
+        starts = starts.astype(np.int64)
+        lookup = StartLookup.of(starts, length)
+        positions = np.arange(length + 1)
+        expected = np.searchsorted(starts, positions, "right") - 1
+        assert np.array_equal(lookup.last_at_or_before(positions), expected)
+        shuffled = rng.permutation(positions)
+        assert np.array_equal(lookup.last_at_or_before(shuffled), expected[shuffled])
+
+
+def test_raw_spans_through_a_start_lookup_equal_the_searches(workspace: Workspace) -> None:
+    """On real text, the raw spans of normalized spans are the same with the map's start lookup
+    as with its binary searches."""
+    version = max(workspace.versions(), key=lambda v: len(v.text))
+    arrays = normalize_arrays(version.text)
+    segments = (arrays.norm_starts, arrays.raw_starts, arrays.raw_lens, arrays.identity)
+    length = len(arrays.normalized.text)
+    rng = np.random.default_rng(3)
+    starts = rng.integers(0, length - 1, 20_000)
+    ends = np.minimum(starts + rng.integers(1, 400, starts.size), length)
+    lookup = StartLookup.of(arrays.norm_starts, length)
+    with_lookup = raw_span_arrays(segments, starts, ends, lookup)
+    searched = raw_span_arrays(segments, starts, ends)
+    assert all(np.array_equal(a, b) for a, b in zip(with_lookup, searched, strict=True))
+    assert lookup.shift > 0 and lookup.table.size < length

@@ -34,7 +34,7 @@ from __future__ import annotations
 import codecs
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -161,19 +161,62 @@ def search_order(keys: np.ndarray) -> np.ndarray | None:
     return np.argsort(keys) if keys.size >= _FEW_KEYS else None
 
 
+@dataclass(frozen=True, slots=True)
+class StartLookup:
+    """`np.searchsorted(starts, p, "right") - 1` (the last start at or before `p`, or -1) for many
+    positions `p` in `[0, length]` at once, without a binary search: `table[b]` is the answer at
+    `b << shift`, and a position steps on from its block's answer past the starts between (about
+    one per block: the blocks are about as long as the runs between starts)."""
+
+    starts: np.ndarray  # ascending, with one more entry past every position: the sentinel
+    table: np.ndarray
+    shift: int
+
+    @classmethod
+    def of(cls, starts: np.ndarray, length: int) -> StartLookup:
+        """The lookup of ascending `starts` for positions up to `length`."""
+        shift = max(0, (length // max(starts.size, 1)).bit_length() - 1)
+        blocks = np.arange(0, length + 1, 1 << shift, dtype=np.int64)
+        table = np.searchsorted(starts, blocks, "right") - 1
+        return cls(np.append(starts, np.iinfo(np.int64).max), table, shift)
+
+    def last_at_or_before(self, positions: np.ndarray) -> np.ndarray:
+        """The index of the last start at or before each of `positions` (-1 where none is)."""
+        starts = self.starts
+        found: np.ndarray = self.table[positions >> self.shift]
+        ahead = np.flatnonzero(starts[found + 1] <= positions)
+        while ahead.size:
+            found[ahead] += 1
+            ahead = ahead[starts[found[ahead] + 1] <= positions[ahead]]
+        return found
+
+
+def _holding(
+    starts: np.ndarray, keys: np.ndarray, lookup: StartLookup | None
+) -> Callable[[np.ndarray], np.ndarray]:
+    """`lookup.last_at_or_before`, or without a lookup the same by `search` over `starts`, in
+    the order of `keys` (an argsort shared by the look-ups of keys close to them)."""
+    if lookup is not None:
+        return lookup.last_at_or_before
+    order = search_order(keys)
+    return lambda positions: search(starts, positions, "right", order) - 1
+
+
 def raw_span_arrays(
     segments: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     starts: np.ndarray,
     ends: np.ndarray,
+    lookup: StartLookup | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Raw starts and ends of the non-empty normalized spans `[starts, ends)` (unchecked), given
-    the map as arrays: norm starts, raw starts, raw lengths, identity flags."""
+    the map as arrays: norm starts, raw starts, raw lengths, identity flags; `lookup`, if given,
+    is the `StartLookup` of the norm starts over the normalized text."""
     norm_starts, raw_starts, raw_lens, identity = segments
-    order = search_order(starts)
-    k = search(norm_starts, starts, "right", order) - 1
+    holding = _holding(norm_starts, starts, lookup)
+    k = holding(starts)
     raw_start = np.where(identity[k], raw_starts[k] + (starts - norm_starts[k]), raw_starts[k])
     last = ends - 1
-    k = search(norm_starts, last, "right", order) - 1
+    k = holding(last)
     raw_end = np.where(
         identity[k], raw_starts[k] + (last - norm_starts[k]) + 1, raw_starts[k] + raw_lens[k]
     )

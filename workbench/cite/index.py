@@ -38,7 +38,13 @@ from itertools import repeat
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from workbench.normalize import Normalized, code_points, normalize_arrays, text_of_code_points
+from workbench.normalize import (
+    Normalized,
+    StartLookup,
+    code_points,
+    normalize_arrays,
+    text_of_code_points,
+)
 from workbench.store import text_sha256
 
 # CAUTION: must hold every character `normalize` can record in `line_break_hyphens`; a hyphen the
@@ -140,6 +146,23 @@ class SourceIndex:
     def points(self) -> tuple[int, ...]:
         """Normalized offsets of line-break hyphens (the space the break folded to follows each)."""
         return self.normalized.line_break_hyphens
+
+    def norm_lookup(self) -> StartLookup:
+        """The `StartLookup` of the segments' normalized starts (built on first use, kept in
+        `derived`)."""
+        return self._lookup("norm_lookup", self.norm_starts_array, len(self.normalized.text))
+
+    def raw_lookup(self) -> StartLookup:
+        """The `StartLookup` of the segments' raw starts (built on first use, kept in
+        `derived`)."""
+        return self._lookup("raw_lookup", self.raw_starts_array, len(self.text))
+
+    def _lookup(self, name: str, starts: np.ndarray, length: int) -> StartLookup:
+        held = self.derived.get(name)
+        if isinstance(held, StartLookup):
+            return held
+        made = self.derived[name] = StartLookup.of(starts, length)
+        return made
 
     def normalized_of_skeleton(self, i: int) -> int:
         """Normalized offset of skeleton character `i`."""

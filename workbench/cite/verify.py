@@ -622,8 +622,8 @@ def qualifier_flags(
     owners = quote[whole]
     cuts = np.flatnonzero(np.diff(owners)) + 1
     bounds = [0, *cuts.tolist(), owners.size]
-    for owner, a, b in zip(owners[bounds[:-1]].tolist(), bounds[:-1], bounds[1:], strict=True):
-        flags[owner] = tuple(made[a:b])
+    each = map(tuple, map(made.__getitem__, map(slice, bounds[:-1], bounds[1:])))
+    deque(map(flags.__setitem__, owners[bounds[:-1]].tolist(), each), maxlen=0)
     return flags
 
 
@@ -1058,8 +1058,8 @@ def _exact_spans(
         none = np.zeros(starts.size, bool)
         return starts, ends, none
     following = index.norm_ends_array
-    order = search_order(starts)
-    k = search(raw_starts, starts, "right", order) - 1
+    lookup = index.raw_lookup()
+    k = lookup.last_at_or_before(starts)
     inside = k >= 0
     k = np.maximum(k, 0)
     offset = starts - raw_starts[k]
@@ -1067,7 +1067,7 @@ def _exact_spans(
     ok = inside & np.where(same, offset < raw_lens[k], offset == 0)
     norm_start = norm_starts[k] + np.where(same, offset, 0)
     last = ends - 1
-    k = np.maximum(search(raw_starts, last, "right", order) - 1, 0)
+    k = np.maximum(lookup.last_at_or_before(last), 0)
     offset = last - raw_starts[k]
     same = identity[k]
     ok &= np.where(same, offset < raw_lens[k], ends == raw_starts[k] + raw_lens[k])
@@ -1085,7 +1085,7 @@ def _raw_spans(
         index.raw_lens_array,
         index.identity_array,
     )
-    return raw_span_arrays(segments, starts, ends)
+    return raw_span_arrays(segments, starts, ends, index.norm_lookup())
 
 
 def _locate(
