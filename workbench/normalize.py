@@ -164,9 +164,10 @@ def search_order(keys: np.ndarray) -> np.ndarray | None:
 @dataclass(frozen=True, slots=True)
 class StartLookup:
     """`np.searchsorted(starts, p, "right") - 1` (the last start at or before `p`, or -1) for many
-    positions `p` in `[0, length]` at once, without a binary search: `table[b]` is the answer at
-    `b << shift`, and a position steps on from its block's answer past the starts between (about
-    one per block: the blocks are about as long as the runs between starts)."""
+    positions `p` in `[0, length]` at once, mostly without a binary search: `table[b]` is the
+    answer at `b << shift` (the blocks are about as long as the runs between starts), a position
+    steps on from its block's answer past a start or two, and the few in blocks crowded with
+    starts are searched."""
 
     starts: np.ndarray  # ascending, with one more entry past every position: the sentinel
     table: np.ndarray
@@ -183,12 +184,21 @@ class StartLookup:
     def last_at_or_before(self, positions: np.ndarray) -> np.ndarray:
         """The index of the last start at or before each of `positions` (-1 where none is)."""
         starts = self.starts
+        if positions.size < _FEW_KEYS:  # the table's passes cost more than so few searches
+            few: np.ndarray = np.searchsorted(starts, positions, "right") - 1
+            return few
         found: np.ndarray = self.table[positions >> self.shift]
         ahead = np.flatnonzero(starts[found + 1] <= positions)
-        while ahead.size:
+        for _ in range(_STEPS):
             found[ahead] += 1
             ahead = ahead[starts[found[ahead] + 1] <= positions[ahead]]
+        if ahead.size:
+            found[ahead] = np.searchsorted(starts, positions[ahead], "right") - 1
         return found
+
+
+# Steps a `StartLookup` takes past starts before it searches.
+_STEPS = 2
 
 
 def _holding(
