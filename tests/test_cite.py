@@ -689,11 +689,13 @@ def test_export_context_makes_a_repeated_quote_unique(workspace: Workspace) -> N
 
 def _copied(version_id: str, text: str, rng: random.Random, count: int) -> list[Citation]:
     """Raw slices quoted as they stand: word-aligned and arbitrary cuts (inside white-space runs,
-    on soft hyphens, in the middle of words), with no occurrence, the first, or a wrong one."""
+    on soft hyphens, in the middle of words), with no occurrence, the first, or a wrong one; one
+    in ten names its occurrence by the text before or after it instead (the general path's)."""
     citations = []
     while len(citations) < count:
         start = rng.randrange(len(text) - 1)
         end = min(len(text), start + rng.choice((1, 3, 20, 31, 32, 47, 80, 300)))
+        context = rng.choice((None,) * 18 + ("prefix", "suffix"))
         citations.append(
             Citation(
                 version_id=version_id,
@@ -701,6 +703,8 @@ def _copied(version_id: str, text: str, rng: random.Random, count: int) -> list[
                 char_end=end,
                 quoted_text=text[start:end],
                 occurrence=rng.choice((None, 1, 1, 2)),
+                prefix=text[max(0, start - 8) : start] if context == "prefix" else None,
+                suffix=text[end : end + 8] if context == "suffix" else None,
             )
         )
     return citations
@@ -712,7 +716,9 @@ def _general_and_columnar_agree(index: SourceIndex, citations: list[Citation]) -
     columnar = _verify_copied(index, citations)
     general = _verify_general(index, citations)
     decided = 0
-    for fast, slow in zip(columnar, general, strict=True):
+    for citation, fast, slow in zip(citations, columnar, general, strict=True):
+        if citation.prefix is not None or citation.suffix is not None:
+            assert fast is None, "an occurrence named by its context is the general path's"
         if fast is not None:
             assert fast == slow
             decided += 1

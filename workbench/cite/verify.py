@@ -395,13 +395,16 @@ def _plain_hits(index: SourceIndex, quote: str, skeleton_starts: Sequence[int]) 
     return hits
 
 
-def _context_matches(index: SourceIndex, start: int, end: int, prefix: str, suffix: str) -> bool:
-    """True if normalized `prefix` ends just before `start` and `suffix` begins at `end`; white
-    space at the two joins is not compared (a quote may begin or end inside a folded run)."""
-    text = index.normalized.text
-    before = normalized_text(prefix).rstrip(" ")
-    after = normalized_text(suffix).lstrip(" ")
-    return text[:start].rstrip(" ").endswith(before) and text[end:].lstrip(" ").startswith(after)
+def _context_matches(text: str, start: int, end: int, before: str, after: str) -> bool:
+    """True if `before` (a normalized prefix, without trailing spaces) ends just before `start` in
+    the normalized `text` and `after` (a normalized suffix, without leading spaces) begins at
+    `end`; white space at the two joins is not compared (a quote may begin or end inside a folded
+    run). Compared in place: nothing is copied, however long the text."""
+    while start and text[start - 1] == " ":
+        start -= 1
+    while end < len(text) and text[end] == " ":
+        end += 1
+    return text.endswith(before, 0, start) and text.startswith(after, end)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -799,15 +802,15 @@ def _verify_copied(
     starts, start_ok = _offset_column([c.char_start for c in citations], length)
     ends, end_ok = _offset_column([c.char_end for c in citations], length)
     named = [c.occurrence for c in citations]
-    unnamed = np.array([n is None for n in named], bool)
+    unnamed = _is_none(named)
     numbers, number_ok = _offset_column(named, _LARGEST)
     eligible = (
         start_ok
         & end_ok
         & (starts < ends)
         & (unnamed | (number_ok & (numbers > 0)))
-        & _each([c.prefix is None for c in citations])
-        & _each([c.suffix is None for c in citations])
+        & _all_none([c.prefix for c in citations])
+        & _all_none([c.suffix for c in citations])
         & (np.fromiter(map(len, quotes), np.int64, len(quotes)) == ends - starts)
     )
     picked = np.flatnonzero(eligible)
@@ -996,11 +999,19 @@ def _details(
 _LARGEST = 2**62
 
 
-def _each(flags: list[bool]) -> np.ndarray | bool:
-    """`flags` as a bool array, or True if every flag is (the common case, found by one scan)."""
-    if False not in flags:
+def _is_none(values: Sequence[object]) -> np.ndarray:
+    """Where each of `values` is None, as a bool array (all or none found by one count)."""
+    count = values.count(None)
+    if count in (0, len(values)):
+        return np.full(len(values), bool(count), bool)
+    return np.fromiter(map(operator.is_, values, repeat(None)), bool, len(values))
+
+
+def _all_none(values: Sequence[object]) -> np.ndarray | bool:
+    """`_is_none(values)`, or True if every value is None (the common case, found by a count)."""
+    if values.count(None) == len(values):
         return True
-    return np.array(flags, bool)
+    return _is_none(values)
 
 
 def _offset_column(values: Sequence[object], largest: int) -> tuple[np.ndarray, np.ndarray]:
@@ -1163,10 +1174,11 @@ def _count(
             f"{citation.version_id}: verified span [{start}, {end}) missing from its own occurrences"
         ) from None
     if named is None and (citation.prefix is not None or citation.suffix is not None):
+        text = index.normalized.text
+        before = normalized_text(citation.prefix or "").rstrip(" ")
+        after = normalized_text(citation.suffix or "").lstrip(" ")
         around = [
-            i + 1
-            for i, (s, e) in enumerate(counted)
-            if _context_matches(index, s, e, citation.prefix or "", citation.suffix or "")
+            i + 1 for i, (s, e) in enumerate(counted) if _context_matches(text, s, e, before, after)
         ]
         if not around:
             return _refused(
