@@ -344,8 +344,11 @@ class SourceIndex:
                 at = text.find(pattern, at + 1)
         every_row = np.concatenate((np.array(short_rows, np.int64), rows))
         every_start = np.concatenate((np.array(short_starts, np.int64), starts))
-        order = np.argsort(every_row * (len(text) + 1) + every_start)
-        return every_row[order], every_start[order]
+        # One sort of plain integers (row and start in one key), not an argsort and two gathers.
+        keys = every_row * (len(text) + 1) + every_start
+        keys.sort()
+        ordered: tuple[np.ndarray, np.ndarray] = np.divmod(keys, len(text) + 1)
+        return ordered
 
 
 def _leading_hashes(codes: np.ndarray, grams: int = GRAM + STRIDE) -> np.ndarray:

@@ -44,8 +44,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache, partial
 from itertools import compress, repeat
-from operator import methodcaller
-from typing import Literal, NamedTuple, NoReturn, cast
+from operator import itemgetter, methodcaller
+from typing import Literal, NamedTuple, NoReturn, TypeVar, cast
 
 import numpy as np
 
@@ -696,7 +696,7 @@ def _verify_batch(index: SourceIndex, citations: Sequence[Citation]) -> list[Ver
         _refuse_types(citations)
     with _collector_paused():
         results = _verify_copied(index, citations, quotes)
-        rest = np.flatnonzero([r is None for r in results]).tolist()
+        rest = list(compress(range(len(results)), map(operator.is_, results, repeat(None))))
         if rest:
             general = _verify_general(index, list(map(citations.__getitem__, rest)))
             deque(map(results.__setitem__, rest, general), maxlen=0)
@@ -815,7 +815,7 @@ def _verify_copied(
     )
     picked = np.flatnonzero(eligible)
     copied = np.fromiter(
-        map(raw.startswith, map(quotes.__getitem__, picked.tolist()), starts[picked].tolist()),
+        map(raw.startswith, _at(quotes, picked.tolist()), starts[picked].tolist()),
         bool,
         picked.size,
     )
@@ -855,11 +855,11 @@ def _verify_copied(
     records = map(
         _VERIFICATION,
         zip(  # not strict: the `repeat` column is endless, the others as long as `chosen`
-            map(citations.__getitem__, chosen),
+            _at(citations, chosen),
             _OUTCOME_ARRAY[kinds].tolist(),
             _REASON_ARRAY[kinds].tolist(),
             _details(kinds, cited, sizes, named_here),
-            map(quotes.__getitem__, chosen),
+            _at(quotes, chosen),
             repeat(index.text_sha256),
             spans,
             cited.tolist(),
@@ -870,6 +870,18 @@ def _verify_copied(
         return list(records)
     deque(map(results.__setitem__, chosen, records), maxlen=0)
     return results
+
+
+_T = TypeVar("_T")
+
+
+def _at(items: Sequence[_T], positions: list[int]) -> Sequence[_T]:
+    """`items` at `positions` (ascending, none repeated), in one C-level call."""
+    if len(positions) == len(items):  # then they are all the positions, in order
+        return items
+    if len(positions) <= 1:  # an itemgetter of one position returns the item itself
+        return tuple(map(items.__getitem__, positions))
+    return cast(tuple[_T, ...], itemgetter(*positions)(items))
 
 
 def _occurrence_tuples(
@@ -1269,7 +1281,7 @@ def verify_citations(
         claimed = [
             c.text_sha256 for c in (citations if every else map(citations.__getitem__, positions))
         ]
-        if not all(map(operator.is_, claimed, repeat(None))):
+        if claimed.count(None) != len(claimed):
             checked = []
             for i, sha in zip(positions, claimed, strict=True):
                 if sha is None or sha == held.text_sha256:
