@@ -34,6 +34,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
+from operator import itemgetter
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -258,14 +259,10 @@ class SourceIndex:
                     map(slice, starts[asked].tolist(), ends[asked].tolist()),
                 )
             )
+            each = (np.cumsum(new_row) - 1).tolist()  # each candidate's span among `cut`
+            repeated = itemgetter(*each)(cut) if len(each) > 1 else (cut[each[0]],)
             sure[ask] = np.fromiter(
-                map(
-                    self.skeleton.startswith,
-                    map(cut.__getitem__, (np.cumsum(new_row) - 1).tolist()),
-                    candidates[ask].tolist(),
-                ),
-                bool,
-                ask.size,
+                map(self.skeleton.startswith, repeated, candidates[ask].tolist()), bool, ask.size
             )
         short = np.flatnonzero(lengths < GRAM + STRIDE - 1)
         cut_short = map(
