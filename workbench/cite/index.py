@@ -429,10 +429,10 @@ def build_index(
         out=table[1:],
     )
     # The presence map: a flag per value of a hash's top `presence_bits` bits, set where a chunk's
-    # hash has them (about one in four, up to 64 MiB of flags).
+    # hash has them (between one in eight and one in sixteen, up to 64 MiB of flags).
     # The keys' top bits are their hashes' (a key keeps its hash's top 64 - bits bits), and the
     # keys are sorted: the flags are written in order.
-    presence_bits = min(bits + 2, 64 - bits, 26)
+    presence_bits = min(bits + 3, 64 - bits, 26)
     presence = np.zeros(1 << presence_bits, bool)
     presence[(keys >> np.uint64(64 - presence_bits)).astype(np.intp)] = True
     if len(kept_skeleton) > 1:  # hyphens were cut: `codes` are the skeleton's
