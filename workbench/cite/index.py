@@ -37,7 +37,7 @@ from itertools import repeat
 from operator import itemgetter
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
+from numpy.lib.stride_tricks import as_strided, sliding_window_view
 
 from workbench.normalize import (
     Normalized,
@@ -223,12 +223,13 @@ class SourceIndex:
         lengths = ends - starts
         long_ones = np.flatnonzero(lengths >= GRAM + STRIDE - 1)
         skeleton_codes = self.skeleton_codes
-        # A long span's first GRAM + STRIDE - 1 code points all lie inside it; one more is read
-        # (clipped at the text's end, and unused) so that a row is whole 64-bit words.
-        leading = np.take(
-            skeleton_codes, starts[long_ones, None] + np.arange(GRAM + STRIDE), mode="clip"
-        )
-        hashes = _leading_hashes(leading, STRIDE)
+        # A long span's first GRAM + STRIDE - 1 code points all lie inside it: each is a row of
+        # the skeleton's sliding windows (a view), copied out whole by one gather of rows.
+        if long_ones.size:
+            windows = sliding_window_view(skeleton_codes, GRAM + STRIDE - 1)
+            hashes = _leading_hashes(windows[starts[long_ones]], STRIDE)
+        else:
+            hashes = np.zeros((0, STRIDE), np.uint64)
         picked, candidates = self._candidates(hashes, lengths[long_ones])
         numbers = long_ones[picked]
         own = starts[numbers]
