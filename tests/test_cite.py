@@ -781,7 +781,9 @@ def test_qualifier_finder_equals_the_regular_expression(workspace: Workspace) ->
     tricky = (
         "NOT no. No unless UNLESS ſubject to Subject To subjects to except exceptional "
         "provided that provided, however, that Provided, that xnot 9no _no \u2041not é-not "
-        "notwithstanding nothing no\u00adt note not"
+        "notwithstanding nothing no\u00adt note not "
+        "noT NOTWITHSTANDING no9 no_ nob no\u00e9 no\u017f no- UNLESS unLESS EXCEPT PROVIDED that "
+        "SUBJECT TO su bject un less ex cept pro vided suBject unl exc pro sub no"
     )
     texts = [v.text for v in workspace.versions()] + [tricky, "", "no", "n"]
     total = 0

@@ -415,28 +415,36 @@ def _is_sentence_end(text: str, match: re.Match[str]) -> bool:
     """True unless the word before the mark (the run of word characters and dots, at most 12, that
     ends there) is a single letter, holds a dot, or is a common abbreviation."""
     end = match.start()
-    start = end
-    floor = max(0, end - 12)
-    while start > floor and (text[start - 1].isalnum() or text[start - 1] in "_."):
-        start -= 1
-    token = text[start:end].lower()
+    word = _WORD_BEFORE.search(text, max(0, end - 12), end)
+    token = word.group().lower() if word is not None else ""
     return len(token) > 1 and "." not in token and token not in _ABBREVIATIONS
+
+
+# The run of word characters and dots that ends where a search's `endpos` is (`\w` is `str.isalnum`
+# and "_").
+_WORD_BEFORE = re.compile(r"[\w.]*\Z")
 
 
 @cache
 def _folded_letters() -> dict[int, int]:
     """Code points above ASCII that `re.IGNORECASE` matches to an ASCII letter of a qualifier
-    word's first two letters ("ſ" stands for "s" there), each with that letter."""
+    word's first three letters ("ſ" stands for "s" there), each with that letter."""
     every = "".join(map(chr, range(0x80, 0x10000)))
     return {
         ord(char): ord(letter)
-        for letter in {ch for pair in _QUALIFIER_PAIRS for ch in pair}
+        for letter in {ch for pair in _QUALIFIER_PAIRS for ch in pair} | set(_PAIR_THIRDS)
         for char in re.findall(letter, every, re.IGNORECASE)
     }
 
 
 # Every qualifier word begins with one of these letter pairs; a match is confirmed by `_QUALIFIER`.
 _QUALIFIER_PAIRS = (("n", "o"), ("u", "n"), ("e", "x"), ("p", "r"), ("s", "u"))
+# The letter that follows each pair in its words ("no" is also a word of its own), by the pair's
+# first letter (no two pairs share one).
+_PAIR_THIRDS = "tlcob"
+_THIRD_AFTER = np.zeros(256, np.uint8)
+for _pair, _third in zip(_QUALIFIER_PAIRS, _PAIR_THIRDS, strict=True):
+    _THIRD_AFTER[ord(_pair[0])] = ord(_third)
 
 
 class QualifierWords(NamedTuple):
@@ -468,15 +476,34 @@ def qualifier_matches(index: SourceIndex) -> QualifierWords:
     if isinstance(held, QualifierWords):
         return held
     text = index.normalized.text
-    codes = code_points(text)
+    # Without line-break hyphens the skeleton is the normalized text: its code points are held.
+    codes = code_points(text) if index.folds_hyphens else index.skeleton_codes
     lower = codes.astype(np.uint8) | 0x20
     for code, letter in _folded_letters().items():
-        if code <= 0xFF or (codes == code).any():
+        if code <= np.iinfo(codes.dtype).max and (code <= 0xFF or (codes == code).any()):
             lower[codes == code] = letter
+    # A letter pair that opens a qualifier, then the letter after it: "no" opens "not",
+    # "notwithstanding" and "no" (a word: no letter, digit or underscore follows), the others
+    # one word each.
     pair = np.zeros(max(0, codes.size - 1), bool)
     for first, second in _QUALIFIER_PAIRS:
         pair |= (lower[:-1] == ord(first)) & (lower[1:] == ord(second))
     at = np.flatnonzero(pair)
+    third = lower[np.minimum(at + 2, lower.size - 1)]
+    ends_text = at + 2 >= lower.size
+    wanted = _THIRD_AFTER[lower[at]]
+    after = codes[np.minimum(at + 2, codes.size - 1)]
+    word_after = (
+        ((third >= 0x61) & (third <= 0x7A) & (after < 0x80))
+        | ((after >= 0x30) & (after <= 0x39))
+        | (after == 0x5F)
+    )
+    opens_no = wanted == ord("t")
+    at = at[
+        np.where(
+            opens_no, ends_text | (third == wanted) | ~word_after, ~ends_text & (third == wanted)
+        )
+    ]
     before = codes[np.maximum(at - 1, 0)]
     folded = before | 0x20
     word_before = (
