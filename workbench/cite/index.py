@@ -109,10 +109,10 @@ class SourceIndex:
     with its low `chunk_bits` bits replaced by its chunk number. `gram_buckets` has one entry per
     value b of a key's top `bucket_bits` bits, and one more: those keys are
     `gram_keys[gram_buckets[b]:gram_buckets[b + 1]]`. `gram_presence[t]` is True where some
-    chunk's hash has t as its top `presence_bits` bits (a look-up's first, cache-sized test). A
-    gram is hashed over its code points at `code_width` (uint8 for an ASCII skeleton, uint16 below
-    U+10000, else uint32), and a pattern is hashed at the same width; `skeleton_codes` are the
-    skeleton's code points at that width.
+    chunk's hash has t as its top `presence_bits` bits (a look-up's first test, one byte read per
+    gram). A gram is hashed over its code points at `code_width` (uint8 for an ASCII skeleton,
+    uint16 below U+10000, else uint32), and a pattern is hashed at the same width;
+    `skeleton_codes` are the skeleton's code points at that width.
     `norm_starts_array`, `raw_starts_array`, `raw_lens_array` (int64) and `identity_array` (bool)
     equal the normalized text's segment map tuples, for array look-ups; `norm_ends_array[k]` is
     where segment k ends in the normalized text (the next one's start, or the text's length).
@@ -289,8 +289,8 @@ class SourceIndex:
             empty = np.zeros(0, np.int64)
             return empty, empty
         hashes = np.ascontiguousarray(grams).ravel()
-        # Most grams are no chunk's: the presence map, small enough to stay in cache, refuses
-        # them before the bucket table is read.
+        # Most grams are no chunk's: the presence map (one byte read per gram) refuses them
+        # before the bucket table is read.
         top = (hashes >> np.uint64(64 - self.presence_bits)).astype(np.intp)
         asked = np.flatnonzero(self.gram_presence[top])
         wanted = hashes[asked]
