@@ -460,6 +460,18 @@ class QualifierWords(NamedTuple):
     sentence_match_ends: np.ndarray
 
 
+def _ascii_word(codes: np.ndarray) -> np.ndarray:
+    """Where each code point is an ASCII letter, digit or underscore (a `\\b` boundary's word side,
+    as far as ASCII goes)."""
+    folded = codes | 0x20
+    word: np.ndarray = (
+        ((folded >= 0x61) & (folded <= 0x7A))
+        | ((codes >= 0x30) & (codes <= 0x39))
+        | (codes == 0x5F)
+    )
+    return word
+
+
 def qualifier_matches(index: SourceIndex) -> QualifierWords:
     """Every `_QUALIFIER` match in the version's normalized text, and the sentence ends near them;
     kept with its index.
@@ -492,25 +504,14 @@ def qualifier_matches(index: SourceIndex) -> QualifierWords:
     third = lower[np.minimum(at + 2, lower.size - 1)]
     ends_text = at + 2 >= lower.size
     wanted = _THIRD_AFTER[lower[at]]
-    after = codes[np.minimum(at + 2, codes.size - 1)]
-    word_after = (
-        ((third >= 0x61) & (third <= 0x7A) & (after < 0x80))
-        | ((after >= 0x30) & (after <= 0x39))
-        | (after == 0x5F)
-    )
+    word_after = _ascii_word(codes[np.minimum(at + 2, codes.size - 1)])
     opens_no = wanted == ord("t")
     at = at[
         np.where(
             opens_no, ends_text | (third == wanted) | ~word_after, ~ends_text & (third == wanted)
         )
     ]
-    before = codes[np.maximum(at - 1, 0)]
-    folded = before | 0x20
-    word_before = (
-        ((folded >= 0x61) & (folded <= 0x7A))
-        | ((before >= 0x30) & (before <= 0x39))
-        | (before == 0x5F)
-    )
+    word_before = _ascii_word(codes[np.maximum(at - 1, 0)])
     word_before[at == 0] = False
     starts: list[int] = []
     ends: list[int] = []
@@ -883,8 +884,8 @@ def _verify_copied(
         _VERIFICATION,
         zip(  # not strict: the `repeat` column is endless, the others as long as `chosen`
             _at(citations, chosen),
-            _OUTCOME_ARRAY[kinds].tolist(),
-            _REASON_ARRAY[kinds].tolist(),
+            _OUTCOMES[kinds].tolist(),
+            _REASONS[kinds].tolist(),
             _details(kinds, cited, sizes, named_here),
             _at(quotes, chosen),
             repeat(index.text_sha256),
@@ -1000,12 +1001,9 @@ _DETAILS: dict[str | None, str] = {
     "and no occurrence is named",
     "wrong_occurrence": "occurrence {2} is named; the offsets are occurrence {0} of {1}",
 }
-_OUTCOMES = tuple(outcome for outcome, _ in _VERDICTS)
-_REASONS = tuple(reason for _, reason in _VERDICTS)
-
-
-_OUTCOME_ARRAY = np.array(_OUTCOMES, object)
-_REASON_ARRAY = np.array(_REASONS, object)
+# Each verdict kind's outcome and reason, as arrays a column of kinds indexes.
+_OUTCOMES = np.array([outcome for outcome, _ in _VERDICTS], object)
+_REASONS = np.array([reason for _, reason in _VERDICTS], object)
 
 
 def _detail(kind: int, cited: int, count: int, named: int) -> str:
