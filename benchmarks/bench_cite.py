@@ -50,7 +50,7 @@ from workbench.cite.index import build_index, clear_cache, source_index
 from workbench.cite.probes import corruption_probes, hyphen_census
 from workbench.cite.verify import _verify_general, qualifier_matches
 from workbench.corpus import read_catalogue
-from workbench.normalize import normalize, normalized_text
+from workbench.normalize import Segments, normalize, normalized_text
 from workbench.segment import segment
 from workbench.store import Workspace, ingest, text_sha256
 
@@ -163,6 +163,7 @@ def speed(held: Workspace, kept: bool) -> None:
     lookups = _median_seconds(
         lambda: (index.derived.clear(), index.norm_lookup(), index.raw_lookup())
     )
+    as_tuples = _median_seconds(lambda: Segments(arrays=index.normalized.segments.arrays).tuples)
     verify_citations(held, citations[:1])  # warm the cache: the batch path runs on a held version
     results = verify_citations(held, citations)
     cached = source_index(text, sha256)
@@ -221,6 +222,10 @@ def speed(held: Workspace, kept: bool) -> None:
     print(
         f"   segment start look-ups:     {lookups * 1e3:7.1f} ms  {megabytes / lookups:6.1f} MB/s "
         "(normalized and raw; built on a version's first batch, cached with its index)"
+    )
+    print(
+        f"   segment map as tuples:      {as_tuples * 1e3:7.1f} ms  {megabytes / as_tuples:6.1f} MB/s "
+        "(for the per-citation path's binary searches; made on first use, kept with the map)"
     )
     print(
         f"   stored bytes read and hashed (every batch): {hashing * 1e3:5.1f} ms  "

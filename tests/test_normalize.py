@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from workbench.normalize import (
     LONG_TEXT,
+    Segments,
     StartLookup,
     _array_pass,
     code_points,
@@ -253,6 +254,28 @@ def test_normalize_arrays_equal_the_map_on_held_versions(workspace) -> None:  # 
         assert tuple(arrays.identity.tolist()) == folded.identity
         checked += len(version.text) >= LONG_TEXT
     assert checked > 10
+
+
+def test_segment_map_converts_each_form_once_and_compares_by_value(workspace) -> None:  # type: ignore[no-untyped-def]
+    """The array pass's map is held as arrays and the match loop's as tuples; each form made from
+    the other equals the other implementation's, is made once, and leaves equality unchanged."""
+    version = max(workspace.versions(), key=lambda v: len(v.text))
+    from_arrays = normalize_long(version.text)
+    from_tuples = normalize_short(version.text)
+    made_arrays = from_tuples.segments.arrays
+    assert [a.dtype for a in made_arrays] == [np.int64, np.int64, np.int64, np.bool_]
+    made_tuples = from_arrays.segments.tuples
+    for made, held in zip(made_arrays, from_arrays.segments.arrays, strict=True):
+        assert np.array_equal(made, held)
+    assert made_tuples == from_tuples.segments.tuples
+    assert from_arrays.segments.tuples is made_tuples
+    assert from_tuples.segments.arrays is made_arrays
+    assert from_arrays.norm_starts is made_tuples[0] and from_arrays.identity is made_tuples[3]
+    assert from_arrays == from_tuples and hash(from_arrays) == hash(from_tuples)
+    shifted = (made_tuples[0], (*made_tuples[1][:-1], made_tuples[1][-1] + 1), *made_tuples[2:])
+    assert Segments(tuples=shifted) != from_arrays.segments
+    with pytest.raises(ValueError, match="needs its columns as tuples or as arrays"):
+        Segments()
 
 
 @pytest.mark.parametrize("side", ["left", "right"])

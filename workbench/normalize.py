@@ -57,6 +57,58 @@ _FOLD = re.compile(
 )
 
 
+_Columns = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[bool, ...]]
+
+
+class Segments:
+    """A segment map's four columns (normalized starts, raw starts, raw lengths, identity flags),
+    held as tuples, or as int64/int64/int64/bool arrays, or both: each form is made from the other
+    on first use and kept. The array pass makes arrays, which an index reads as they are; the tuples,
+    which a binary search per offset reads fastest, are made only for a caller that asks (a
+    megabyte's map is some twenty thousand segments: a millisecond or two to convert)."""
+
+    __slots__ = ("_arrays", "_tuples")
+
+    def __init__(
+        self,
+        tuples: _Columns | None = None,
+        arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
+    ) -> None:
+        if tuples is None and arrays is None:
+            raise ValueError("a segment map needs its columns as tuples or as arrays")
+        self._tuples = tuples
+        self._arrays = arrays
+
+    @property
+    def tuples(self) -> _Columns:
+        if self._tuples is None:
+            assert self._arrays is not None
+            starts, raw_starts, raw_lens, identity = (tuple(a.tolist()) for a in self._arrays)
+            self._tuples = (starts, raw_starts, raw_lens, identity)
+        return self._tuples
+
+    @property
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        if self._arrays is None:
+            assert self._tuples is not None
+            starts, raw_starts, raw_lens, identity = self._tuples
+            self._arrays = (
+                np.array(starts, np.int64),
+                np.array(raw_starts, np.int64),
+                np.array(raw_lens, np.int64),
+                np.array(identity, bool),
+            )
+        return self._arrays
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Segments):
+            return NotImplemented
+        return self.tuples == other.tuples
+
+    def __hash__(self) -> int:
+        return hash(self.tuples)
+
+
 @dataclass(frozen=True, slots=True)
 class Normalized:
     """Normalized text and the map from each normalized offset back to raw offsets.
@@ -68,14 +120,27 @@ class Normalized:
 
     text: str
     raw_length: int
-    norm_starts: tuple[int, ...] = field(repr=False)
-    raw_starts: tuple[int, ...] = field(repr=False)
-    raw_lens: tuple[int, ...] = field(repr=False)
-    identity: tuple[bool, ...] = field(repr=False)
+    segments: Segments = field(repr=False)
     line_break_hyphens: tuple[int, ...] = ()
     # True if some raw character became more than one normalized character (a ligature): only
     # then can a normalized span start or end inside one raw character's output.
     expands: bool = False
+
+    @property
+    def norm_starts(self) -> tuple[int, ...]:
+        return self.segments.tuples[0]
+
+    @property
+    def raw_starts(self) -> tuple[int, ...]:
+        return self.segments.tuples[1]
+
+    @property
+    def raw_lens(self) -> tuple[int, ...]:
+        return self.segments.tuples[2]
+
+    @property
+    def identity(self) -> tuple[bool, ...]:
+        return self.segments.tuples[3]
 
     def _segment(self, i: int) -> int:
         if not 0 <= i < len(self.text):
@@ -120,16 +185,7 @@ def raw_spans(normalized: Normalized, spans: Sequence[tuple[int, int]]) -> list[
     starts, ends = np.array(spans, dtype=np.int64).reshape(-1, 2).T
     if not (starts.min() >= 0 and (starts < ends).all() and ends.max() <= len(normalized.text)):
         raise IndexError(f"a span is empty or outside [0, {len(normalized.text)}]")
-    raw_start, raw_end = raw_span_arrays(
-        (
-            np.array(normalized.norm_starts, dtype=np.int64),
-            np.array(normalized.raw_starts, dtype=np.int64),
-            np.array(normalized.raw_lens, dtype=np.int64),
-            np.array(normalized.identity, dtype=bool),
-        ),
-        starts,
-        ends,
-    )
+    raw_start, raw_end = raw_span_arrays(normalized.segments.arrays, starts, ends)
     return list(zip(raw_start.tolist(), raw_end.tolist(), strict=True))
 
 
@@ -289,10 +345,9 @@ def normalize_short(text: str) -> Normalized:
     return Normalized(
         text="".join(pieces),
         raw_length=len(text),
-        norm_starts=tuple(norm_starts),
-        raw_starts=tuple(raw_starts),
-        raw_lens=tuple(raw_lens),
-        identity=tuple(identity),
+        segments=Segments(
+            tuples=(tuple(norm_starts), tuple(raw_starts), tuple(raw_lens), tuple(identity))
+        ),
         line_break_hyphens=tuple(hyphens),
         expands=any(
             len(piece) > 1 for piece, same in zip(pieces, identity, strict=True) if not same
@@ -441,14 +496,15 @@ def normalize_arrays(text: str) -> NormalizedArrays:
         return _array_pass(text)
     normalized = normalize_short(text)
     codes = narrow_code_points(normalized.text)
+    norm_starts, raw_starts, raw_lens, identity = normalized.segments.arrays
     return NormalizedArrays(
         normalized=normalized,
         codes=codes,
         encoding=_encoding_of(codes),
-        norm_starts=np.array(normalized.norm_starts, np.int64),
-        raw_starts=np.array(normalized.raw_starts, np.int64),
-        raw_lens=np.array(normalized.raw_lens, np.int64),
-        identity=np.array(normalized.identity, bool),
+        norm_starts=norm_starts,
+        raw_starts=raw_starts,
+        raw_lens=raw_lens,
+        identity=identity,
     )
 
 
@@ -600,10 +656,7 @@ def _array_pass(text: str, block: int = _BLOCK) -> NormalizedArrays:
         normalized=Normalized(
             text=text_of_code_points(out, encoding),
             raw_length=n,
-            norm_starts=tuple(norm_starts.tolist()),
-            raw_starts=tuple(raw_starts.tolist()),
-            raw_lens=tuple(raw_lens.tolist()),
-            identity=tuple(identity.tolist()),
+            segments=Segments(arrays=(norm_starts, raw_starts, raw_lens, identity)),
             line_break_hyphens=tuple(hyphens),
             expands=expands,
         ),
