@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numpy.lib.stride_tricks import sliding_window_view
 
 from workbench.cite import Citation, verify_citation, verify_citations, verify_for_version
 from workbench.cite.formats import read_citations
@@ -302,6 +303,45 @@ def test_batch_look_up_finds_every_occurrence_in_real_text(workspace: Workspace)
     starts, ends = np.array(spans).T
     rows, hits = index.skeleton_repeats(starts, ends)
     flat = [(row, hit) for row, found in enumerate(expected[: len(spans)]) for hit in found]
+    assert list(zip(rows.tolist(), hits.tolist(), strict=True)) == flat
+
+
+def test_spans_with_one_text_are_looked_up_once_and_find_every_occurrence(
+    workspace: Workspace,
+) -> None:
+    """Real spans cited at several of their occurrences are looked up once and each finds them
+    all; spans that share their length and first gram (one group) but not their text are each
+    looked up on their own."""
+    version = max(workspace.versions(), key=lambda v: len(v.text))
+    index = build_index(version.text)
+    skel = index.skeleton
+    length = 60
+    by_lead: dict[str, dict[str, list[int]]] = {}
+    for at in range(0, len(skel) - length, 7):
+        span = skel[at : at + length]
+        by_lead.setdefault(span[:GRAM], {}).setdefault(span, []).append(at)
+    # Leads followed by more than one text, one of which repeats: copies and look-alikes.
+    mixed = [texts for texts in by_lead.values() if len(texts) > 1]
+    mixed = [t for t in mixed if max(map(len, t.values())) > 1][:40]
+    starts = [at for texts in mixed for ats in texts.values() for at in ats[:4]]
+    assert len(mixed) == 40 and len(starts) > 150
+    starts_array = np.array(starts)
+    leads = sliding_window_view(index.skeleton_codes, GRAM)[starts_array]
+    copies, originals = index._same_texts(
+        starts_array, np.full(len(starts), length), _gram_hashes(np.ascontiguousarray(leads))
+    )
+    # A span is a copy when its text is its group's first's (the group: its lead and length);
+    # a look-alike (same group, other text) is looked up on its own, even when it repeats.
+    texts = [skel[at : at + length] for at in starts]
+    group_first: dict[str, int] = {}
+    heads = [group_first.setdefault(text[:GRAM], i) for i, text in enumerate(texts)]
+    expected = [i for i, head in enumerate(heads) if head != i and texts[head] == texts[i]]
+    lookalikes = [texts[i] for i, head in enumerate(heads) if texts[head] != texts[i]]
+    assert sorted(copies.tolist()) == expected and expected
+    assert (originals == np.array(heads)[copies]).all()
+    assert lookalikes and len(set(lookalikes)) < len(lookalikes)
+    rows, hits = index.skeleton_repeats(starts_array, starts_array + length)
+    flat = [(row, hit) for row, text in enumerate(texts) for hit in _every(skel, text)]
     assert list(zip(rows.tolist(), hits.tolist(), strict=True)) == flat
 
 

@@ -218,8 +218,8 @@ class SourceIndex:
     ) -> tuple[np.ndarray, np.ndarray]:
         """`skeleton_hits_flat` of the skeleton's own spans `[starts[i], ends[i])` (non-empty), each
         span's own start among its hits. The long spans' leading grams are hashed from the
-        skeleton's code points where they stand (no string is cut for them), and a candidate at a
-        span's own start needs no exact test."""
+        skeleton's code points where they stand (no string is cut for them), a candidate at a
+        span's own start needs no exact test, and spans holding the same text are looked up once."""
         lengths = ends - starts
         long_ones = np.flatnonzero(lengths >= GRAM + STRIDE - 1)
         skeleton_codes = self.skeleton_codes
@@ -230,8 +230,15 @@ class SourceIndex:
             hashes = _leading_hashes(windows[starts[long_ones]], STRIDE)
         else:
             hashes = np.zeros((0, STRIDE), np.uint64)
-        picked, candidates = self._candidates(hashes, lengths[long_ones])
-        numbers = long_ones[picked]
+        copies, originals = self._same_texts(starts[long_ones], lengths[long_ones], hashes[:, 0])
+        looked = long_ones
+        if copies.size:
+            kept = np.ones(long_ones.size, bool)
+            kept[copies] = False
+            looked, hashes = long_ones[kept], hashes[kept]
+            copies, originals = long_ones[copies], long_ones[originals]
+        picked, candidates = self._candidates(hashes, lengths[looked])
+        numbers = looked[picked]
         own = starts[numbers]
         sure = candidates == own
         # A candidate whose last, middle or first code point differs from its span's is no
@@ -265,13 +272,49 @@ class SourceIndex:
             sure[ask] = np.fromiter(
                 map(self.skeleton.startswith, repeated, candidates[ask].tolist()), bool, ask.size
             )
+        numbers, found = numbers[sure], candidates[sure]
+        if copies.size:
+            # A span with another's text has that one's hits (which are ordered by span).
+            lo = np.searchsorted(numbers, originals)
+            counts = np.searchsorted(numbers, originals, "right") - lo
+            at = np.repeat(lo - np.cumsum(counts) + counts, counts)
+            at += np.arange(at.size)
+            numbers = np.concatenate((numbers, np.repeat(copies, counts)))
+            found = np.concatenate((found, found[at]))
         short = np.flatnonzero(lengths < GRAM + STRIDE - 1)
         cut_short = map(
             self.skeleton.__getitem__, map(slice, starts[short].tolist(), ends[short].tolist())
         )
-        return self._ordered(
-            zip(short.tolist(), cut_short, strict=True), numbers[sure], candidates[sure]
+        return self._ordered(zip(short.tolist(), cut_short, strict=True), numbers, found)
+
+    def _same_texts(
+        self, starts: np.ndarray, lengths: np.ndarray, first_grams: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Among spans `[starts, starts + lengths)` whose first grams hash to `first_grams`: each
+        span whose text is an earlier span's, character for character, and that earlier span (as
+        two arrays of positions). Spans are grouped by length and first gram, and each group's
+        first is compared with the rest (a span that only hashes like it is looked up on its own)."""
+        none = np.zeros(0, np.intp)
+        fingerprint = first_grams ^ (lengths.astype(np.uint64) * _MULTIPLIERS[1])
+        order = np.argsort(fingerprint, kind="stable")
+        ordered = fingerprint[order]
+        later = np.flatnonzero(ordered[1:] == ordered[:-1]) + 1
+        if not later.size:
+            return none, none
+        # Each later member's group's first: the stable sort keeps a group in span order.
+        head = np.ones(order.size, bool)
+        head[later] = False
+        group_first = order[np.flatnonzero(head)[np.cumsum(head) - 1]]
+        copies, originals = order[later], group_first[later]
+        skeleton = self.skeleton
+        texts = map(
+            skeleton.__getitem__,
+            map(slice, starts[originals].tolist(), (starts + lengths)[originals].tolist()),
         )
+        same = (lengths[copies] == lengths[originals]) & np.fromiter(
+            map(skeleton.startswith, texts, starts[copies].tolist()), bool, copies.size
+        )
+        return copies[same], originals[same]
 
     def _candidates(
         self,
