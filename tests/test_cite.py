@@ -790,6 +790,64 @@ def test_copied_quotes_get_the_general_verdict_on_real_text(workspace: Workspace
     )
 
 
+def test_quotes_of_one_text_share_their_occurrences(workspace: Workspace) -> None:
+    """Real boilerplate cited at each of its occurrences: the columnar path decides every one as
+    the general path does, and the quotes of one text share one tuple of occurrences. Where a
+    line-break hyphen may be read another way, two quotes whose first hits are one span need not
+    have the same hits, and each gets its own."""
+    version = max(workspace.versions(), key=lambda v: len(v.text))
+    raw = version.text
+    phrases: list[str] = []
+    for at in range(0, len(raw) - 70, 211):
+        start = raw.find(" ", at) + 1
+        phrase = raw[start : start + 60]
+        if (
+            phrase == phrase.strip()
+            and "\n" not in phrase
+            and "  " not in phrase
+            and raw.count(phrase) >= 3
+        ):
+            phrases.append(phrase)
+    phrases = sorted(set(phrases))[:25]
+    assert len(phrases) == 25
+    citations, of_phrase = [], []
+    for phrase in phrases:
+        at, number = raw.find(phrase), 1
+        while at >= 0:
+            for occurrence in (number, None):
+                citations.append(
+                    Citation(
+                        version_id=version.version_id,
+                        char_start=at,
+                        char_end=at + len(phrase),
+                        quoted_text=phrase,
+                        occurrence=occurrence,
+                    )
+                )
+                of_phrase.append(phrase)
+            at, number = raw.find(phrase, at + 1), number + 1
+    index = build_index(raw)
+    assert not (index.folds_hyphens or index.normalized.expands)
+    assert _general_and_columnar_agree(index, citations) == len(citations)
+    results = _verify_copied(index, citations)
+    for phrase in phrases:
+        shared = {id(r.occurrences) for r, p in zip(results, of_phrase, strict=True) if p == phrase}
+        assert len(shared) == 1
+    # A joined reading and the text as written: the first hits are one span, the hits are not.
+    text = "the regu-\nlation applies here; " * 3 + "the regulation applies here; " * 2
+    written, joined = "regu-\nlation applies here", "regulation applies here"
+    at_written, at_joined = text.index(written), text.index(joined)
+    mixed = [
+        Citation(version_id="v", char_start=at, char_end=at + len(q), quoted_text=q)
+        for at, q in ((at_written, written), (at_joined, joined))
+    ]
+    index = build_index(text)
+    assert index.folds_hyphens
+    decided = _verify_copied(index, mixed)
+    assert all(decided) and _general_and_columnar_agree(index, mixed) == 2
+    assert [len(r.occurrences) for r in decided if r is not None] == [3, 5]
+
+
 @given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=40).map(" ".join), st.data())
 @settings(max_examples=150, deadline=None)
 def test_copied_quotes_get_the_general_verdict_on_adversarial_text(

@@ -867,8 +867,10 @@ def _verify_copied(
         )
     offsets = np.cumsum(sizes) - sizes
     cited = own - offsets + 1
+    # In a text with no line-break hyphen or ligature a hit is its quote, character for character.
+    exact_hits = not (index.folds_hyphens or index.normalized.expands)
     spans = _occurrence_tuples(
-        index, hit_starts, hit_ends, offsets, sizes, starts[picked], ends[picked]
+        index, hit_starts, hit_ends, offsets, sizes, starts[picked], ends[picked], exact_hits
     )
     named_here = numbers[picked]
     kinds = np.where(
@@ -920,11 +922,14 @@ def _occurrence_tuples(
     sizes: np.ndarray,
     raw_starts: np.ndarray,
     raw_ends: np.ndarray,
+    exact_hits: bool,
 ) -> list[tuple[tuple[int, int], ...]]:
     """Each copied quote's occurrences as a tuple of raw spans, from the normalized hits (quote
     k's are `[offsets[k], offsets[k] + sizes[k])`), built by C-level loops. A quote that occurs
     once occurs only at its own raw span `[raw_starts[k], raw_ends[k])` (an exact span maps back
-    to itself): its 1-tuple comes straight from `zip`, and only the others' hits are mapped."""
+    to itself): its 1-tuple comes straight from `zip`, and only the others' hits are mapped.
+    `exact_hits`: each hit is its quote, character for character, so two quotes with the same
+    first hit have the same hits and share one tuple."""
     spans: list[tuple[tuple[int, int], ...]] = [()] * sizes.size
     once = np.flatnonzero(sizes == 1)
     deque(
@@ -936,17 +941,29 @@ def _occurrence_tuples(
         maxlen=0,
     )
     more = np.flatnonzero(sizes > 1)
-    if more.size:
-        hits = np.repeat(offsets[more] - np.cumsum(sizes[more]) + sizes[more], sizes[more])
-        hits += np.arange(hits.size)
-        raw_start, raw_end = _raw_spans(index, hit_starts[hits], hit_ends[hits])
-        every = list(zip(raw_start.tolist(), raw_end.tolist(), strict=True))
-        ends = np.cumsum(sizes[more])
-        cuts = map(slice, (ends - sizes[more]).tolist(), ends.tolist())
-        deque(
-            map(spans.__setitem__, more.tolist(), map(tuple, map(every.__getitem__, cuts))),
-            maxlen=0,
+    if not more.size:
+        return spans
+    made = more
+    if exact_hits:
+        # Quotes whose first hits are the same span hold the same text, so the same hits: each
+        # such set is mapped and made into a tuple once.
+        first = offsets[more]
+        kinds, one_of, kind_of = np.unique(
+            hit_starts[first] * (len(index.normalized.text) + 1) + hit_ends[first],
+            return_index=True,
+            return_inverse=True,
         )
+        made = more[one_of] if kinds.size < more.size else more
+    hits = np.repeat(offsets[made] - np.cumsum(sizes[made]) + sizes[made], sizes[made])
+    hits += np.arange(hits.size)
+    raw_start, raw_end = _raw_spans(index, hit_starts[hits], hit_ends[hits])
+    every = list(zip(raw_start.tolist(), raw_end.tolist(), strict=True))
+    ends = np.cumsum(sizes[made])
+    cuts = map(slice, (ends - sizes[made]).tolist(), ends.tolist())
+    tuples = list(map(tuple, map(every.__getitem__, cuts)))
+    if made.size < more.size:
+        tuples = list(_at(tuples, kind_of.tolist()))
+    deque(map(spans.__setitem__, more.tolist(), tuples), maxlen=0)
     return spans
 
 
