@@ -882,24 +882,30 @@ def _verify_copied(
     found = qualifier_flags(index, norm_start[passed], norm_end[passed])
     deque(map(flags.__setitem__, passed.tolist(), found), maxlen=0)
     chosen = picked.tolist()
-    records = map(
-        _VERIFICATION,
-        zip(  # not strict: the `repeat` column is endless, the others as long as `chosen`
-            _at(citations, chosen),
-            _OUTCOMES[kinds].tolist(),
-            _REASONS[kinds].tolist(),
-            _details(kinds, cited, sizes, named_here),
-            _at(quotes, chosen),
-            repeat(index.text_sha256),
-            spans,
-            cited.tolist(),
-            flags,
-        ),
+    records: list[Verification | None] = list(
+        map(
+            tuple.__new__,
+            repeat(Verification),
+            zip(  # not strict: the `repeat` column is endless, the others as long as `chosen`
+                _at(citations, chosen),
+                _OUTCOMES[kinds].tolist(),
+                _REASONS[kinds].tolist(),
+                _details(kinds, cited, sizes, named_here),
+                _at(quotes, chosen),
+                repeat(index.text_sha256),
+                spans,
+                cited.tolist(),
+                flags,
+            ),
+        )
     )
     if picked.size == len(citations):  # every citation is a copied quote: `picked` is all, in order
-        return list(records)
-    deque(map(results.__setitem__, chosen, records), maxlen=0)
-    return results
+        return records
+    # Each citation's record, or None (the last item) where the general path decides.
+    at = np.full(len(citations), picked.size)
+    at[picked] = np.arange(picked.size)
+    records.append(None)
+    return list(itemgetter(*at.tolist())(records))
 
 
 _T = TypeVar("_T")
@@ -1004,7 +1010,6 @@ _DELETABLE_CODES = np.array(list(map(ord, DELETABLE)))
 
 
 _CORE = methodcaller("strip", DELETABLE)
-_VERIFICATION = partial(tuple.__new__, Verification)
 # The verdicts decided by the occurrence count, and each one's detail: {0} is the occurrence at the
 # offsets, {1} the number of occurrences, {2} the occurrence named.
 _VERDICTS: tuple[tuple[Outcome, str | None], ...] = (
