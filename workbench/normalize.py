@@ -64,8 +64,8 @@ class Segments:
     """A segment map's four columns (normalized starts, raw starts, raw lengths, identity flags),
     held as tuples, or as int64/int64/int64/bool arrays, or both: each form is made from the other
     on first use and kept. The array pass makes arrays, which an index reads as they are; the tuples,
-    which a binary search per offset reads fastest, are made only for a caller that asks (a
-    megabyte's map is some twenty thousand segments: a millisecond or two to convert)."""
+    which a binary search per offset reads fastest, are made only for a caller that asks (the
+    citation benchmark prints what the conversion costs on the largest held version)."""
 
     __slots__ = ("_arrays", "_tuples")
 

@@ -954,12 +954,13 @@ def _occurrence_tuples(
         # Quotes whose first hits are the same span hold the same text, so the same hits: each
         # such set is mapped and made into a tuple once.
         first = offsets[more]
-        kinds, one_of, kind_of = np.unique(
+        distinct, one_of, set_of = np.unique(
             hit_starts[first] * (len(index.normalized.text) + 1) + hit_ends[first],
             return_index=True,
             return_inverse=True,
         )
-        made = more[one_of] if kinds.size < more.size else more
+        # (When every set is distinct, `more` stays in its order.)
+        made = more[one_of] if distinct.size < more.size else more
     hits = np.repeat(offsets[made] - np.cumsum(sizes[made]) + sizes[made], sizes[made])
     hits += np.arange(hits.size)
     raw_start, raw_end = _raw_spans(index, hit_starts[hits], hit_ends[hits])
@@ -968,7 +969,7 @@ def _occurrence_tuples(
     cuts = map(slice, (ends - sizes[made]).tolist(), ends.tolist())
     tuples = list(map(tuple, map(every.__getitem__, cuts)))
     if made.size < more.size:
-        tuples = list(_at(tuples, kind_of.tolist()))
+        tuples = list(itemgetter(*set_of.tolist())(tuples))  # two or more quotes share a set
     deque(map(spans.__setitem__, more.tolist(), tuples), maxlen=0)
     return spans
 
