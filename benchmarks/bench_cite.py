@@ -198,7 +198,8 @@ def speed(held: Workspace, kept: bool) -> None:
     batch_line = (
         f"   batch path (hash once):      {len(citations) / batch:9.0f} citations/s "
         f"(median of {PAIRS} batches, each run next to a scan; {statistics.median(ratios):.1f}x "
-        f"the scan, median of the {PAIRS} ratios, best {max(ratios):.1f}x; "
+        f"the scan, median of the {PAIRS} ratios, which run from {min(ratios):.1f}x to "
+        f"{max(ratios):.1f}x; "
         f"{int(statistics.median(faults))} pages faulted in per batch)"
     )
     if not kept:
