@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from numpy.lib.stride_tricks import sliding_window_view
 
@@ -34,8 +34,8 @@ from workbench.cite.probes import corruption_probes
 from workbench.cite.verify import (
     _ABBREVIATIONS,
     QUALIFIER_REACH,
-    _is_sentence_end,
     _reread,
+    _sentence_ends,
     _verify_copied,
     _verify_general,
     occurrence_hits,
@@ -47,7 +47,7 @@ from workbench.cite.verify import (
 )
 from workbench.cite.verify import _QUALIFIER as _QUAL_RE
 from workbench.errors import CitationError
-from workbench.normalize import normalize, normalized_text
+from workbench.normalize import code_points, normalize, normalized_text
 from workbench.segment import segment
 from workbench.store import Workspace
 
@@ -881,9 +881,13 @@ def test_qualifier_finder_equals_the_regular_expression(workspace: Workspace) ->
         "provided that provided, however, that Provided, that xnot 9no _no \u2041not é-not "
         "notwithstanding nothing no\u00adt note not "
         "noT NOTWITHSTANDING no9 no_ nob no\u00e9 no\u017f no- UNLESS unLESS EXCEPT PROVIDED that "
-        "SUBJECT TO su bject un less ex cept pro vided suBject unl exc pro sub no"
+        "SUBJECT TO su bject un less ex cept pro vided suBject unl exc pro sub "
+        "unleſs notwİthstanding notwıthstanding NOTWITHSTANDINg no\u2054a not\u2054a noT9 "
+        "subjectto subject-to providedthat provide provision proviso submit unlawful exceed "
+        "note notice No. 5 no. nO.5 no, not."
     )
-    texts = [v.text for v in workspace.versions()] + [tricky, "", "no", "n"]
+    texts = [v.text for v in workspace.versions()]
+    texts += [tricky, tricky + " no", tricky + " not", "", "no", "n", "not", "NOT", "nots"]
     total = 0
     for text in texts:
         index = build_index(text)
@@ -899,6 +903,22 @@ def test_qualifier_finder_equals_the_regular_expression(workspace: Workspace) ->
 
 _SENTENCE_END_RE = re.compile(r"[.?!][\"”’)\]]* (?=[A-Z0-9(“\"‘\[§])")
 _PARAGRAPH_RE = re.compile(r"\n[^\S\n]*\n")
+_WORD_BEFORE_RE = re.compile(r"[\w.]*\Z")
+
+
+def _is_sentence_end(text: str, match: re.Match[str]) -> bool:
+    """The sentence rule read by regular expressions (the oracle): the mark `match` found ends a
+    sentence unless the word before it (the run of word characters and dots, at most 12, that
+    ends there) is a single letter, holds a dot, or is a common abbreviation."""
+    word = _WORD_BEFORE_RE.search(text, max(0, match.start() - 12), match.start())
+    token = word.group().lower() if word is not None else ""
+    return len(token) > 1 and "." not in token and token not in _ABBREVIATIONS
+
+
+def _sentence_ends_by_scan(text: str, marks: list[int]) -> tuple[list[int], list[int]]:
+    found = [(m, _SENTENCE_END_RE.match(text, m)) for m in marks]
+    kept = [(m, e.end()) for m, e in found if e is not None and _is_sentence_end(text, e)]
+    return [m for m, _ in kept], [end for _, end in kept]
 
 
 def _qualifiers_by_scan(
@@ -1005,22 +1025,43 @@ def test_columnar_qualifier_scan_on_adversarial_text(text: str, data: st.DataObj
     _check_qualifier_flags(index, [(a, min(size, a + n)) for a, n in spans if a < size])
 
 
-_SENTENCE_TAIL = re.compile(r"[\w.]*$")
+_SENTENCE_PIECES = [
+    *'aZ.9_ \u0130\u00e9-\u00a7?!"”’)]([“‘\u0131\u00bd\u2054\n',
+    "no",
+    "sec",
+    "Inc",
+    "U.S",
+    ". A",
+    '." (',
+    "x" * 13,
+]
 
 
-_WORD_PIECES = [*"aZ.9_ \u0130\u00e9-\u00a7", "no", "sec", "Inc"]
+@given(st.lists(st.sampled_from(_SENTENCE_PIECES), max_size=30).map("".join))
+@example("Café. A")  # a word of non-ASCII letters
+@example("Nr 1\u00bd. A")  # a non-ASCII digit ends the word
+@example("No\u2054. A")  # a non-ASCII character that is no word character
+def test_sentence_ends_read_the_rule_at_every_mark(text: str) -> None:
+    """The array pass decides every mark as the rule's regular expressions do: closing marks,
+    the space and what follows it, and the word before (non-ASCII letters and digits, "_", dots,
+    words longer than the 12 characters read, abbreviations, the text's start and end)."""
+    marks = [m.start() for m in re.finditer(r"[.?!]", text)]
+    found = _sentence_ends(text, code_points(text), np.array(marks, np.int64))
+    assert (found[0].tolist(), found[1].tolist()) == _sentence_ends_by_scan(text, marks)
 
 
-@given(st.lists(st.sampled_from(_WORD_PIECES), max_size=14).map("".join))
-def test_sentence_end_reads_the_word_before_the_mark(before: str) -> None:
-    """The word before a full stop, read by walking back, is what `[\\w.]*$` reads."""
-    text = before + ". A"
-    match = re.compile(r"\. (?=A)").search(text, len(before))
-    assert match is not None
-    word = _SENTENCE_TAIL.search(text[max(0, match.start() - 12) : match.start()])
-    token = word.group().lower() if word else ""
-    expected = len(token) > 1 and "." not in token and token not in _ABBREVIATIONS
-    assert _is_sentence_end(text, match) == expected
+def test_sentence_ends_read_the_rule_on_every_held_version(workspace: Workspace) -> None:
+    """Every sentence mark of every held version, decided by the array pass and by the rule's
+    regular expressions."""
+    total = 0
+    for version in workspace.versions():
+        text = normalized_text(version.text)
+        marks = [m.start() for m in re.finditer(r"[.?!]", text)]
+        found = _sentence_ends(text, code_points(text), np.array(marks, np.int64))
+        expected = _sentence_ends_by_scan(text, marks)
+        assert (found[0].tolist(), found[1].tolist()) == expected, version.version_id
+        total += len(expected[0])
+    assert total > 10_000
 
 
 # Characters that make the skeleton and its map work: both hyphens the skeleton deletes, the

@@ -86,8 +86,10 @@ _QUALIFIER = re.compile(
     r"|subject to)\b",
     re.IGNORECASE,
 )
-_SENTENCE_MARK = re.compile(r"[.?!]")
-_SENTENCE_END = re.compile(r"[.?!][\"”’)\]]* (?=[A-Z0-9(“\"‘\[§])")
+# A sentence ends at a mark (. ? !), any closing quotes or brackets after it, and a space before a
+# capital, a digit, an opening bracket or quote mark, or § (as a regular expression,
+# `[.?!]["”’)\]]* (?=[A-Z0-9(“"‘\[§])`; a test holds `_sentence_ends` to it), unless the word
+# before the mark is a single letter, holds a dot, or is one of these abbreviations.
 _ABBREVIATIONS = frozenset(
     {
         "no",
@@ -411,28 +413,28 @@ def _context_matches(text: str, start: int, end: int, before: str, after: str) -
 # Qualifiers
 
 
-def _is_sentence_end(text: str, match: re.Match[str]) -> bool:
-    """True unless the word before the mark (the run of word characters and dots, at most 12, that
-    ends there) is a single letter, holds a dot, or is a common abbreviation."""
-    end = match.start()
-    word = _WORD_BEFORE.search(text, max(0, end - 12), end)
-    token = word.group().lower() if word is not None else ""
+def _ends_sentence(word: str) -> bool:
+    """Whether a sentence mark after `word` (the run of word characters and dots, at most
+    `_WORD_REACH`, that ends at the mark) ends a sentence: unless the word is a single letter,
+    holds a dot, or is a common abbreviation."""
+    token = word.lower()
     return len(token) > 1 and "." not in token and token not in _ABBREVIATIONS
 
 
-# The run of word characters and dots that ends where a search's `endpos` is (`\w` is `str.isalnum`
-# and "_").
-_WORD_BEFORE = re.compile(r"[\w.]*\Z")
+_WORD_REACH = 12
 
 
 @cache
 def _folded_letters() -> dict[int, int]:
     """Code points above ASCII that `re.IGNORECASE` matches to an ASCII letter of a qualifier
-    word's first three letters ("ſ" stands for "s" there), each with that letter."""
+    word, as far as the array test reads the words ("ſ" stands for "s" there, "ı" for "i"), each
+    with that letter."""
     every = "".join(map(chr, range(0x80, 0x10000)))
+    spelled = {ch for pair in _QUALIFIER_PAIRS for ch in pair} | set(_PAIR_THIRDS)
+    spelled |= set(_NOT_REST).union(*(rest for _, rest in _WORD_RESTS))
     return {
         ord(char): ord(letter)
-        for letter in {ch for pair in _QUALIFIER_PAIRS for ch in pair} | set(_PAIR_THIRDS)
+        for letter in spelled - {" "}
         for char in re.findall(letter, every, re.IGNORECASE)
     }
 
@@ -445,11 +447,16 @@ _PAIR_THIRDS = "tlcob"
 _THIRD_AFTER = np.zeros(256, np.uint8)
 for _pair, _third in zip(_QUALIFIER_PAIRS, _PAIR_THIRDS, strict=True):
     _THIRD_AFTER[ord(_pair[0])] = ord(_third)
+# What each word spells after its first three letters, by its first letter ("provided" may go on
+# as "provided, however, that": the regular expression reads that); "not" may go on as
+# "notwithstanding", and "no" is a word of its own.
+_WORD_RESTS = (("u", "ess"), ("e", "ept"), ("p", "vided"), ("s", "ject to"))
+_NOT_REST = "withstanding"
 
 
 class QualifierWords(NamedTuple):
     """Every qualifier word in a normalized text (starts and ends ascending, and the words as they
-    stand), and the sentence ends near them: the mark's offset and the end of its `_SENTENCE_END`
+    stand), and the sentence ends near them: the mark's offset and the end of its sentence-end
     match (the offset of the character the look-ahead read), ascending. Only sentence ends within
     `QUALIFIER_REACH` of some qualifier word are listed; no other can decide a flag."""
 
@@ -472,17 +479,60 @@ def _ascii_word(codes: np.ndarray) -> np.ndarray:
     return word
 
 
+def _spelled(lower: np.ndarray, at: np.ndarray, letters: str) -> np.ndarray:
+    """Where the case-folded code points `lower` spell `letters` from each offset in `at` (False
+    where the text ends first)."""
+    spelled = at + len(letters) <= lower.size
+    last = lower.size - 1
+    for i, letter in enumerate(letters):
+        spelled &= lower[np.minimum(at + i, last)] == ord(letter)
+    return spelled
+
+
+def _may_begin_words(lower: np.ndarray, codes: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Which of the offsets `at`, where a qualifier's first two letters and the letter after them
+    stand (case folded), may begin a qualifier word as far as the letters after those tell.
+
+    CAUTION: a necessary test, never a sufficient one; `_QUALIFIER.match` decides each offset
+    kept. So it may keep too much, never too little: `lower` maps a character above U+00FF by its
+    low byte (it may look like a letter), and a word boundary is read as far as ASCII goes.
+    """
+    size = lower.size
+    first = lower[at]
+    may = np.ones(at.size, bool)
+    for letter, rest in _WORD_RESTS:
+        rows = np.flatnonzero(first == ord(letter))
+        may[rows] = _spelled(lower, at[rows] + 3, rest)
+    rows = np.flatnonzero(first == ord("n"))
+    n_at = at[rows]
+    inside = n_at + 2 < size  # "no" ending the text is a word
+    after = codes[np.minimum(n_at + 2, size - 1)]
+    # A "t" after "no" (no other character folds to it) makes "no" no word; "not" is one if no
+    # ASCII letter, digit or underscore follows it, and "notwithstanding" is spelled on.
+    t = inside & ((after == ord("t")) | (after == ord("T")))
+    not_at = n_at[t]
+    follows = codes[np.minimum(not_at + 3, size - 1)]
+    may[rows[t]] = (
+        (not_at + 3 >= size) | ~_ascii_word(follows) | _spelled(lower, not_at + 3, _NOT_REST)
+    )
+    # Otherwise "no" (the earlier test left it no ASCII word character after it) is no word
+    # before a dot: "No." is the abbreviation.
+    no = inside & ~t
+    may[rows[no]] = after[no] != ord(".")
+    return may
+
+
 def qualifier_matches(index: SourceIndex) -> QualifierWords:
     """Every `_QUALIFIER` match in the version's normalized text, and the sentence ends near them;
     kept with its index.
 
     The words are the same as `_QUALIFIER.finditer(text)` finds (a test holds them equal), found
-    faster: an array pass picks the places where a word could begin (a letter pair that opens a
-    qualifier, case folded, not preceded by an ASCII letter, digit or underscore), and
-    `_QUALIFIER.match` decides each. The pass reads each code point's low byte (a character above
-    U+00FF whose low byte looks like a letter only adds a candidate), and the non-ASCII characters
-    that fold to a letter are mapped. A sentence end is a mark (. ? !) where `_SENTENCE_END`
-    matches and `_is_sentence_end` holds.
+    faster: array passes pick the places where a word could begin (a letter pair that opens a
+    qualifier, case folded, not preceded by an ASCII letter, digit or underscore, and followed
+    by the rest of a qualifier's letters: `_may_begin_words`), and `_QUALIFIER.match` decides
+    each. The passes read each code point's low byte (a character above U+00FF whose low byte
+    looks like a letter only adds a candidate), and the non-ASCII characters that fold to a
+    letter are mapped. Sentence ends are found by `_sentence_ends`.
     """
     held = index.derived.get("qualifier_words")
     if isinstance(held, QualifierWords):
@@ -491,8 +541,9 @@ def qualifier_matches(index: SourceIndex) -> QualifierWords:
     # Without line-break hyphens the skeleton is the normalized text: its code points are held.
     codes = code_points(text) if index.folds_hyphens else index.skeleton_codes
     lower = codes.astype(np.uint8) | 0x20
+    high = codes[codes > 0xFF] if codes.itemsize > 1 else codes[:0]
     for code, letter in _folded_letters().items():
-        if code <= np.iinfo(codes.dtype).max and (code <= 0xFF or (codes == code).any()):
+        if code <= 0xFF or (code <= np.iinfo(codes.dtype).max and (high == code).any()):
             lower[codes == code] = letter
     # A letter pair that opens a qualifier, then the letter after it: "no" opens "not",
     # "notwithstanding" and "no" (a word: no letter, digit or underscore follows), the others
@@ -511,6 +562,7 @@ def qualifier_matches(index: SourceIndex) -> QualifierWords:
             opens_no, ends_text | (third == wanted) | ~word_after, ~ends_text & (third == wanted)
         )
     ]
+    at = at[_may_begin_words(lower, codes, at)]
     word_before = _ascii_word(codes[np.maximum(at - 1, 0)])
     word_before[at == 0] = False
     starts: list[int] = []
@@ -531,22 +583,69 @@ def qualifier_matches(index: SourceIndex) -> QualifierWords:
     near = np.searchsorted(word_starts, marks + QUALIFIER_REACH, "right") > np.searchsorted(
         word_starts, marks - QUALIFIER_REACH, "left"
     )
-    sentence_marks: list[int] = []
-    match_ends: list[int] = []
-    for mark in marks[near].tolist():
-        ending = _SENTENCE_END.match(text, mark)
-        if ending is not None and _is_sentence_end(text, ending):
-            sentence_marks.append(mark)
-            match_ends.append(ending.end())
+    sentence_marks, match_ends = _sentence_ends(text, codes, marks[near])
     found = QualifierWords(
-        word_starts,
-        np.array(ends, np.int64),
-        tuple(words),
-        np.array(sentence_marks, np.int64),
-        np.array(match_ends, np.int64),
+        word_starts, np.array(ends, np.int64), tuple(words), sentence_marks, match_ends
     )
     index.derived["qualifier_words"] = found
     return found
+
+
+def _sentence_ends(
+    text: str, codes: np.ndarray, marks: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Which of the sentence marks at `marks` (ascending offsets into `text`, whose code points are
+    `codes`) end a sentence (the rule is stated at `_ABBREVIATIONS`). The marks and where each
+    one's match ends (after the space), in arrays.
+
+    Array passes read the closing quotes and brackets after each mark, the space and the character
+    that must open the next sentence, and the length of the run of word characters and dots
+    before the mark; only the words before the marks that pass are read one by one
+    (`_ends_sentence`). A test holds the result to the rule's regular expressions, mark by mark.
+    """
+    size = codes.size
+    at = marks + 1
+    # `["”’)\]]*`: step over closing quotes and brackets.
+    moving = np.flatnonzero(at < size)
+    while moving.size:
+        moving = moving[np.isin(codes[at[moving]], _CLOSING)]
+        at[moving] += 1
+        moving = moving[at[moving] < size]
+    # " (?=[A-Z0-9(“\"‘\[§])": a space, then a capital, a digit or an opening mark.
+    ok = at + 1 < size
+    ok[ok] = codes[at[ok]] == 0x20
+    following = codes[at[ok] + 1]
+    ok[ok] = (
+        ((following >= 0x41) & (following <= 0x5A))
+        | ((following >= 0x30) & (following <= 0x39))
+        | np.isin(following, _OPENING)
+    )
+    marks, match_ends = marks[ok], at[ok] + 1
+    # The run of word characters (`str.isalnum` or "_") and dots ending at each mark, at most
+    # `_WORD_REACH` long: the code points before it, nearest first.
+    before = marks[:, None] - np.arange(1, _WORD_REACH + 1)
+    held = before >= 0
+    near = codes[np.maximum(before, 0)]
+    wordy = held & (_ascii_word(near) | (near == 0x2E))
+    wider = np.unique(near[held & (near > 0x7F)])
+    if wider.size:
+        alnum = [code for code in wider.tolist() if chr(code).isalnum()]
+        wordy |= held & np.isin(near, alnum)
+    run = np.where(wordy.all(axis=1), _WORD_REACH, wordy.argmin(axis=1))
+    ends = np.fromiter(
+        map(
+            _ends_sentence,
+            map(text.__getitem__, map(slice, (marks - run).tolist(), marks.tolist())),
+        ),
+        bool,
+        marks.size,
+    )
+    return marks[ends], match_ends[ends]
+
+
+# The sentence rule's closing and opening marks (besides capitals and digits), as code points.
+_CLOSING = np.array([ord(c) for c in '"”’)]'])
+_OPENING = np.array([ord(c) for c in '(“"‘[§'])
 
 
 def qualifiers_near(index: SourceIndex, start: int, end: int) -> tuple[QualifierFlag, ...]:
