@@ -430,8 +430,8 @@ def _folded_letters() -> dict[int, int]:
     word, as far as the array test reads the words ("ſ" stands for "s" there, "ı" for "i"), each
     with that letter."""
     every = "".join(map(chr, range(0x80, 0x10000)))
-    spelled = {ch for pair in _QUALIFIER_PAIRS for ch in pair} | set(_PAIR_THIRDS)
-    spelled |= set(_NOT_REST).union(*(rest for _, rest in _WORD_RESTS))
+    spelled = {ch for pair in _QUALIFIER_PAIRS for ch in pair} | set("t" + _NOT_REST)
+    spelled |= set().union(*(rest for _, rest in _WORD_RESTS))
     return {
         ord(char): ord(letter)
         for letter in spelled - {" "}
@@ -441,16 +441,10 @@ def _folded_letters() -> dict[int, int]:
 
 # Every qualifier word begins with one of these letter pairs; a match is confirmed by `_QUALIFIER`.
 _QUALIFIER_PAIRS = (("n", "o"), ("u", "n"), ("e", "x"), ("p", "r"), ("s", "u"))
-# The letter that follows each pair in its words ("no" is also a word of its own), by the pair's
-# first letter (no two pairs share one).
-_PAIR_THIRDS = "tlcob"
-_THIRD_AFTER = np.zeros(256, np.uint8)
-for _pair, _third in zip(_QUALIFIER_PAIRS, _PAIR_THIRDS, strict=True):
-    _THIRD_AFTER[ord(_pair[0])] = ord(_third)
-# What each word spells after its first three letters, by its first letter ("provided" may go on
-# as "provided, however, that": the regular expression reads that); "not" may go on as
-# "notwithstanding", and "no" is a word of its own.
-_WORD_RESTS = (("u", "ess"), ("e", "ept"), ("p", "vided"), ("s", "ject to"))
+# What each word spells after its first two letters, by its first letter ("provided" may go on
+# as "provided, however, that": the regular expression reads that); "n" opens "no", "not" and
+# "notwithstanding", which go on from "not" as below.
+_WORD_RESTS = (("u", "less"), ("e", "cept"), ("p", "ovided"), ("s", "bject to"))
 _NOT_REST = "withstanding"
 
 
@@ -490,8 +484,8 @@ def _spelled(lower: np.ndarray, at: np.ndarray, letters: str) -> np.ndarray:
 
 
 def _may_begin_words(lower: np.ndarray, codes: np.ndarray, at: np.ndarray) -> np.ndarray:
-    """Which of the offsets `at`, where a qualifier's first two letters and the letter after them
-    stand (case folded), may begin a qualifier word as far as the letters after those tell.
+    """Which of the offsets `at`, where a qualifier's first two letters stand (case folded), may
+    begin a qualifier word as far as the letters after them tell.
 
     CAUTION: a necessary test, never a sufficient one; `_QUALIFIER.match` decides each offset
     kept. So it may keep too much, never too little: `lower` maps a character above U+00FF by its
@@ -502,7 +496,7 @@ def _may_begin_words(lower: np.ndarray, codes: np.ndarray, at: np.ndarray) -> np
     may = np.ones(at.size, bool)
     for letter, rest in _WORD_RESTS:
         rows = np.flatnonzero(first == ord(letter))
-        may[rows] = _spelled(lower, at[rows] + 3, rest)
+        may[rows] = _spelled(lower, at[rows] + 2, rest)
     rows = np.flatnonzero(first == ord("n"))
     n_at = at[rows]
     inside = n_at + 2 < size  # "no" ending the text is a word
@@ -515,10 +509,10 @@ def _may_begin_words(lower: np.ndarray, codes: np.ndarray, at: np.ndarray) -> np
     may[rows[t]] = (
         (not_at + 3 >= size) | ~_ascii_word(follows) | _spelled(lower, not_at + 3, _NOT_REST)
     )
-    # Otherwise "no" (the earlier test left it no ASCII word character after it) is no word
-    # before a dot: "No." is the abbreviation.
+    # Otherwise "no" is a word only before no ASCII letter, digit or underscore, and not before a
+    # dot ("No." is the abbreviation).
     no = inside & ~t
-    may[rows[no]] = after[no] != ord(".")
+    may[rows[no]] = ~_ascii_word(after[no]) & (after[no] != ord("."))
     return may
 
 
@@ -545,23 +539,11 @@ def qualifier_matches(index: SourceIndex) -> QualifierWords:
     for code, letter in _folded_letters().items():
         if code <= 0xFF or (code <= np.iinfo(codes.dtype).max and (high == code).any()):
             lower[codes == code] = letter
-    # A letter pair that opens a qualifier, then the letter after it: "no" opens "not",
-    # "notwithstanding" and "no" (a word: no letter, digit or underscore follows), the others
-    # one word each.
+    # A letter pair that opens a qualifier, then the letters after it.
     pair = np.zeros(max(0, codes.size - 1), bool)
     for first, second in _QUALIFIER_PAIRS:
         pair |= (lower[:-1] == ord(first)) & (lower[1:] == ord(second))
     at = np.flatnonzero(pair)
-    third = lower[np.minimum(at + 2, lower.size - 1)]
-    ends_text = at + 2 >= lower.size
-    wanted = _THIRD_AFTER[lower[at]]
-    word_after = _ascii_word(codes[np.minimum(at + 2, codes.size - 1)])
-    opens_no = wanted == ord("t")
-    at = at[
-        np.where(
-            opens_no, ends_text | (third == wanted) | ~word_after, ~ends_text & (third == wanted)
-        )
-    ]
     at = at[_may_begin_words(lower, codes, at)]
     word_before = _ascii_word(codes[np.maximum(at - 1, 0)])
     word_before[at == 0] = False
