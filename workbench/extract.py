@@ -139,12 +139,14 @@ class AwaitingExtractor(ExtractionError):
     """
 
 
-def decode_text(data: bytes, *, source: str) -> str:
+def decode_text(data: bytes, *, source: str, line_limit: bool = True) -> str:
     """Decode `data` as strict UTF-8, exactly: no newline translation, a UTF-8 BOM kept as U+FEFF.
 
     Refused with `TextDecodeError`, cheapest check first: empty input; a UTF-32 or UTF-16 byte
     order mark at byte 0; a NUL byte; invalid UTF-8 (the offset and value of the first bad byte);
-    a line (ended by "\\n") longer than `MAX_LINE_CHARS` characters (its 1-based number, length).
+    with `line_limit`, a line (ended by "\\n") longer than `MAX_LINE_CHARS` characters (its
+    1-based number, length). The line limit guards plain text, whose lines become the passages'
+    lines; XML is laid out by its elements, and one-line XML files are common (Justice Canada's).
     """
     if not data:
         raise TextDecodeError(f"{source}: empty file; expected text")
@@ -170,7 +172,7 @@ def decode_text(data: bytes, *, source: str) -> str:
     # A line has no more characters than bytes, so only a byte run longer than the limit can fail;
     # rfind over a limit-sized window steps over many short lines per call, in C.
     pos = 0
-    while len(data) - pos > MAX_LINE_CHARS:
+    while line_limit and len(data) - pos > MAX_LINE_CHARS:
         newline = data.rfind(b"\n", pos, pos + MAX_LINE_CHARS + 1)
         if newline < 0:
             end = data.find(b"\n", pos)
@@ -220,7 +222,7 @@ def extract(data: bytes, media_type: str, *, source: str) -> Extraction:
     if media_type not in EXTRACTORS:
         raise ExtractionError(f"{source}: no extractor for media type {media_type!r}")
     name, version = EXTRACTORS[media_type]
-    text = decode_text(data, source=source)
+    text = decode_text(data, source=source, line_limit=name == "identity")
     if name == "identity":
         return Extraction(text=text, extractor=name, extractor_version=version)
     # CAUTION: entities never expand (billion laughs), no DTD, no network, no huge trees. The
