@@ -61,6 +61,16 @@ def sha256_file(path: Path) -> tuple[str, int]:
     return digest.hexdigest(), path.stat().st_size
 
 
+# Refusal reasons the admission policy itself requires: a transcription is refused from the store
+# by design (DESIGN.md C3), so its refusal is reported, not a failure. Every other reason is.
+POLICY_REFUSALS = frozenset({"transcription"})
+
+
+def refusal_is_policy(refusal: Refusal) -> bool:
+    """True if the admission policy requires this refusal (see `POLICY_REFUSALS`), not a failure."""
+    return refusal.reason in POLICY_REFUSALS
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Admission:
     """What `admit` found: admitted rows sorted by path, and refusals sorted by path then reason."""
