@@ -220,6 +220,24 @@ def test_hostile_provenance_is_refused_with_its_reason(
     assert refusal.detail.endswith(expected), refusal.detail
 
 
+def test_every_problem_of_a_provenance_is_listed_in_one_refusal(tmp_path: Path) -> None:
+    def edit(record: dict[str, Any]) -> None:
+        for name in ("jurisdiction", "sha256", "byte_faithful_to_official_filing"):
+            del record[name]
+        record.update(version_order="4", filing_date="09/11/2021", line_numbered="no")
+
+    (refusal,) = admit(_mirror_with(tmp_path, edit)).refusals
+    assert (refusal.path, refusal.reason) == (SAMPLE, "malformed_provenance")
+    assert refusal.detail == (
+        f"{SAMPLE}.provenance.json: 6 problems: jurisdiction: missing; "
+        'version_order: expected an integer of at least 1, got "4"; '
+        'filing_date: expected an ISO date (YYYY, YYYY-MM or YYYY-MM-DD) or null, got "09/11/2021"; '
+        "sha256: missing; "
+        'line_numbered: expected true or false, got "no"; '
+        "byte_faithful_to_official_filing: missing"
+    )
+
+
 @pytest.mark.parametrize(
     ("payload", "detail"),
     [

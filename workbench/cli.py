@@ -84,25 +84,21 @@ def cmd_add(args: argparse.Namespace) -> int:
             )
         report = corpus_add.add_from_manifest(args.from_csv, args.into)
     else:
-        first = 1 if args.order is None else args.order
-        specs = [
-            corpus_add.DocumentSpec(
-                file=file,
-                jurisdiction=args.jurisdiction,
-                family=args.family,
-                official=args.official,
-                order=first + index,
-                url=args.url,
-                mirror=args.mirror,
-                label=args.label,
-                date=args.date,
-                issuer=args.issuer,
-                docket=args.docket,
-                line_numbered=args.line_numbered,
-            )
-            for index, file in enumerate(args.files)
-        ]
-        report = corpus_add.add_documents(specs, args.into)
+        report = corpus_add.add_files(
+            args.files,
+            args.into,
+            jurisdiction=args.jurisdiction,
+            family=args.family,
+            official=args.official,
+            order=args.order,
+            url=args.url,
+            mirror=args.mirror,
+            label=args.label,
+            date=args.date,
+            issuer=args.issuer,
+            docket=args.docket,
+            line_numbered=args.line_numbered,
+        )
     if report.refusals:
         _out(f"nothing written into {args.into}\n")
         return _refusals("refused", report.refusals)
@@ -834,7 +830,8 @@ def build_parser() -> argparse.ArgumentParser:
     add.add_argument(
         "--mirror",
         metavar="REPO@COMMIT:PATH",
-        help="where these exact bytes are held: owner/name@<40-hex commit>:<path in the repo>",
+        help="where these exact bytes are held: owner/name@<40-hex commit>:<path in the repo>; "
+        "a path ending in '/' is the folder holding the FILEs (each file's name is appended)",
     )
     faithful = add.add_mutually_exclusive_group()
     faithful.add_argument(

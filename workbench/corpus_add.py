@@ -226,17 +226,25 @@ def _file_problem(spec: DocumentSpec) -> tuple[str, bytes | None]:
 
 
 def _mirror_field(spec: DocumentSpec, data: bytes) -> tuple[str | None, dict[str, Any] | None]:
+    """(problem, the provenance `mirror` object) from `OWNER/NAME@COMMIT:PATH`.
+
+    A PATH ending in `/` names the repository folder holding the file: the file's own name is
+    appended. The blob id is computed from the bytes being added.
+    """
     if spec.mirror is None:
         return None, None
     match = _MIRROR.fullmatch(spec.mirror)
-    if match is None or any(part in ("", ".", "..") for part in match["path"].split("/")):
+    path = "" if match is None else match["path"]
+    if path.endswith("/"):
+        path += spec.file.name
+    if match is None or any(part in ("", ".", "..") for part in path.split("/")):
         return (
             f"{_where(spec, 'mirror')}: expected OWNER/NAME@COMMIT:PATH (a 40-hex commit and a "
             f"relative path), got {spec.mirror[:80]!r}"
         ), None
     return None, {
         "repo": match["repo"],
-        "path": match["path"],
+        "path": path,
         "commit": match["commit"],
         "blob": git_blob_id(data),
     }
@@ -449,6 +457,64 @@ def add_documents(
     provenance 0644, each only if absent. `retrieved_at` defaults to now (UTC, seconds).
     """
     return _add(specs, into, retrieved_at, [])
+
+
+def add_files(
+    files: Sequence[Path],
+    into: Path,
+    *,
+    jurisdiction: str | None,
+    family: str | None,
+    official: bool | None,
+    order: int | None = None,
+    url: str | None = None,
+    mirror: str | None = None,
+    label: str | None = None,
+    date: str | None = None,
+    issuer: str | None = None,
+    docket: str | None = None,
+    line_numbered: bool = False,
+    retrieved_at: str | None = None,
+) -> AddReport:
+    """`add_documents` for files that share one set of facts (the command's options).
+
+    The files take version_order `order` (default 1), `order + 1`, ... in the order given. With
+    several files, `mirror`'s PATH must end in `/` (the repository folder that holds them; each
+    file's mirror path is PATH followed by its name), and `url` and `label` are refused: one URL
+    or label cannot name several versions. Problems are reported as `add_documents` reports them.
+    """
+    first = 1 if order is None else order
+    specs = [
+        DocumentSpec(
+            file=file,
+            jurisdiction=jurisdiction,
+            family=family,
+            official=official,
+            order=first + index,
+            url=url,
+            mirror=mirror,
+            label=label,
+            date=date,
+            issuer=issuer,
+            docket=docket,
+            line_numbered=line_numbered,
+        )
+        for index, file in enumerate(files)
+    ]
+    problems = []
+    if len(files) > 1:
+        if mirror is not None and not mirror.endswith("/"):
+            problems.append(
+                "--mirror: with several FILEs, PATH must be the repository folder holding them, "
+                f"ending in '/', got {mirror[:80]!r}"
+            )
+        problems += [
+            f"{option}: one value cannot name several versions; add those files one by one, or "
+            "use --from-csv"
+            for option, value in (("--url", url), ("--label", label))
+            if value is not None
+        ]
+    return _add(specs, into, retrieved_at, problems)
 
 
 def _location(problem: str) -> str:
