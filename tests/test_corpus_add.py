@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
 import shutil
@@ -363,7 +364,7 @@ def test_other_bytes_already_there_are_refused_exit_1(
     target.write_bytes(target.read_bytes().replace(b"Inspector", b"Inspektor"))
     before = tree_digest(tmp_path)
     code, out, err = _run(args, capsys)
-    digest = __import__("hashlib").sha256(target.read_bytes()).hexdigest()
+    digest = hashlib.sha256(target.read_bytes()).hexdigest()
     assert (code, err) == (1, "")
     assert out == (
         f"nothing written into {into}\n\nrefused (1):\n  {SAMPLE}: file_differs: {target} already "
