@@ -116,3 +116,7 @@ class QuotesRegisterError(WorkbenchError, ValueError):
 
 class EvalManifestError(WorkbenchError, ValueError):
     """The demo corpus's manifest is missing, malformed, or does not match the demo files' bytes."""
+
+
+class AddError(WorkbenchError, ValueError):
+    """Files to add, or what was said about them (an option, a manifest cell), cannot be used."""
