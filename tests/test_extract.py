@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from hypothesis import given
@@ -19,7 +23,7 @@ from workbench.extract import (
     decode_text,
     extract,
 )
-from workbench.models import Extraction
+from workbench.models import CatalogueRow, Extraction
 
 MIRROR = Path(
     os.environ.get("WORKBENCH_MIRROR", Path(__file__).resolve().parents[2] / "shared" / "corpus")
@@ -58,8 +62,9 @@ def _lines(root: Path, relative: str) -> list[str]:
 
 def test_corpus_holds_the_xml_kinds_we_render(mirror: Path) -> None:
     kinds = {path.split("/")[0] for path in XML_FILES}
-    assert kinds == {"us-federal", "us-federal-register", "us-dc"}
+    assert kinds == {"us-federal", "us-federal-register", "us-dc", "ca-federal"}
     assert len(XML_FILES) >= 100
+    assert sum(path.startswith("ca-federal/") for path in XML_FILES) >= 20
 
 
 @pytest.mark.parametrize("relative", XML_FILES)
@@ -79,6 +84,57 @@ def test_real_xml_extracts_cleanly_and_deterministically(mirror: Path, relative:
         assert text[mark.char_start : mark.char_end] == mark.label
         assert mark.label == mark.label.strip() and mark.path
     assert [m.char_start for m in first.structure] == sorted(m.char_start for m in first.structure)
+
+
+# --- version 2 holds every version-1 XML text and its marks ---------------------------------------
+
+# The last commit whose extractor is version 1 of "xml-text": its source is loaded from git as a
+# module of its own, so the figures compared are derived here, never typed in.
+XML_TEXT_V1_COMMIT = "f2e5c0f"
+REPOSITORY = Path(__file__).resolve().parents[1]
+STORE = REPOSITORY / "corpus" / "real"  # where the `catalogue` fixture fetched the held bytes
+
+
+@cache
+def _xml_text_v1() -> ModuleType:
+    source = subprocess.run(
+        ["git", "-C", str(REPOSITORY), "show", f"{XML_TEXT_V1_COMMIT}:workbench/extract.py"],
+        check=True,
+        capture_output=True,
+    ).stdout
+    spec = importlib.util.spec_from_loader("xml_text_v1", loader=None)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["xml_text_v1"] = module  # dataclasses resolve their module by name
+    exec(compile(source, f"{XML_TEXT_V1_COMMIT}:workbench/extract.py", "exec"), module.__dict__)
+    return module
+
+
+def test_version_1_is_loaded_from_its_commit() -> None:
+    v1 = _xml_text_v1()
+    assert v1.EXTRACTORS["application/xml"] == ("xml-text", "1")
+    assert EXTRACTORS["application/xml"] == ("xml-text", "2")
+
+
+def test_version_2_holds_every_version_1_text_and_marks(
+    catalogue: tuple[CatalogueRow, ...],
+) -> None:
+    rows = [
+        row
+        for row in catalogue
+        if row.media_type in {"application/xml", "text/xml"} and row.jurisdiction != "ca-federal"
+    ]
+    assert {row.jurisdiction for row in rows} == {"us-federal", "us-federal-register", "us-dc"}
+    v1 = _xml_text_v1()
+    moved = []
+    for row in rows:
+        data = (STORE / row.path).read_bytes()
+        before = v1.extract(data, row.media_type, source=row.path)
+        after = extract(data, row.media_type, source=row.path)
+        if (before.text, before.structure) != (after.text, after.structure):
+            moved.append(row.path)
+    assert not moved
+    assert len(rows) == len(XML_FILES) - sum(p.startswith("ca-federal/") for p in XML_FILES)
 
 
 # --- hand-checked content ------------------------------------------------------------------------
@@ -265,6 +321,20 @@ def test_decode_text_is_exact(data: bytes, expected: str) -> None:
             "x.txt: invalid UTF-8 at byte 3 (0xed); expected UTF-8 text",
             id="encoded-surrogate",
         ),
+    ],
+)
+def test_decode_text_refuses(data: bytes, message: str) -> None:
+    with pytest.raises(TextDecodeError) as caught:
+        decode_text(data, source="x.txt")
+    assert str(caught.value) == message
+    with pytest.raises(TextDecodeError) as caught:  # the XML extractor decodes first
+        extract(data, "application/xml", source="x.txt")
+    assert str(caught.value) == message
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
         pytest.param(
             b"a" * (MAX_LINE_CHARS + 1),
             "x.txt: line 1 is 1000001 characters long; expected at most 1000000",
@@ -277,13 +347,15 @@ def test_decode_text_is_exact(data: bytes, expected: str) -> None:
         ),
     ],
 )
-def test_decode_text_refuses(data: bytes, message: str) -> None:
+def test_line_limit_guards_plain_text_not_xml(data: bytes, message: str) -> None:
     with pytest.raises(TextDecodeError) as caught:
-        decode_text(data, source="x.txt")
+        extract(data, "text/plain", source="x.txt")
     assert str(caught.value) == message
-    with pytest.raises(TextDecodeError) as caught:  # the XML extractor decodes first
-        extract(data, "application/xml", source="x.txt")
-    assert str(caught.value) == message
+    # XML is laid out by its elements: the same run of characters in one element is one passage.
+    xml = b"<a><p>" + data.replace(b"\n", b" ") + b"</p></a>"
+    assert len(xml) > MAX_LINE_CHARS
+    text = extract(xml, "application/xml", source="x.xml").text
+    assert text == data.replace(b"\n", b" ").decode().strip() + "\n"
 
 
 @given(st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\x00"), min_size=1))

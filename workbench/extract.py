@@ -16,7 +16,7 @@ that extractor's version.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from lxml import etree
 
@@ -38,8 +38,8 @@ MAX_LINE_CHARS = 1_000_000
 EXTRACTORS: dict[str, tuple[str, str]] = {
     "text/plain": ("identity", "1"),
     "text/markdown": ("identity", "1"),
-    "application/xml": ("xml-text", "1"),
-    "text/xml": ("xml-text", "1"),
+    "application/xml": ("xml-text", "2"),
+    "text/xml": ("xml-text", "2"),
     "application/pdf": (PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION),
 }
 
@@ -123,6 +123,32 @@ UNJOINABLE_ELEMENTS = frozenset({"table", "toc"})
 MARGINAL_ELEMENTS = frozenset({"sidenote", "page", "ear"})
 METADATA_ELEMENTS = frozenset({"meta"})
 HIDDEN_DISPLAY = frozenset({"no", "false"})
+
+# Root namespaces the vocabulary above was written for (USLM, the D.C. Council's code). A document in
+# one of them is read by the vocabulary alone, exactly as version 1 read it: there an unlisted
+# element is inline, and a USLM `label` is a table-of-contents caption, not a number.
+VOCABULARY_NAMESPACES = frozenset(
+    {
+        "http://schemas.gpo.gov/xml/uslm",
+        "http://xml.house.gov/schemas/uslm/1.0",
+        "https://code.dccouncil.us/schemas/dc-library",
+    }
+)
+# Every other document is read from its own structure. These names are case-folded local names.
+LABEL_ELEMENTS = frozenset({"num", "label"})
+# CALS (OASIS exchange) table rows and cells, as Justice Canada writes them: a row is a line,
+# its cells kept apart by one space (as `tr` and `td` are).
+TABLE_ROWS = frozenset({"row"})
+TABLE_CELLS = frozenset({"entry"})
+# Front matter of which only the title block is read (Justice Canada's `Identification`): the
+# rest of it is catalogue data in fields (bill history dates as YYYY, MM, DD; parliament, session
+# and regnal year; chapter and order numbers; the running head) that the publisher's stylesheet
+# composes into words, not words a reader cites.
+FRONT_MATTER_ELEMENTS = frozenset({"identification"})
+FRONT_MATTER_READ = frozenset(
+    {"longtitle", "shorttitle", "instrumentnumber", "enablingauthority", "readernote"}
+)
+
 
 _CLOSING = frozenset(".,;:)]”’\"'")
 _SPACES_BEFORE_NEWLINE = re.compile(r"[^\S\n]+\n")
@@ -243,7 +269,7 @@ def extract(data: bytes, media_type: str, *, source: str) -> Extraction:
         raise ExtractionError(
             f"{source}: malformed XML at line {line}, column {column}: {message}"
         ) from error
-    builder = _Builder(source)
+    builder = _Builder(source, structural=etree.QName(root).namespace not in VOCABULARY_NAMESPACES)
     builder.element(root, [], block=True)
     text, nums = builder.finish()
     if not text:
@@ -269,14 +295,68 @@ class _Num:
     end: int = -1
 
 
-class _Builder:
-    """Appends text pieces, choosing separators lazily so breaks never pile up or dangle."""
+@dataclass(frozen=True, slots=True)
+class _Vocabulary:
+    """The element roles one reading mode looks names up in (exact names, or case-folded ones)."""
 
-    def __init__(self, source: str) -> None:
+    blocks: frozenset[str]
+    block_parents: frozenset[str]
+    spaced: frozenset[str]
+    unjoinable: frozenset[str]
+    marginal: frozenset[str]
+    metadata: frozenset[str]
+    labels: frozenset[str]
+
+
+_EXACT = _Vocabulary(
+    blocks=BLOCK_ELEMENTS,
+    block_parents=BLOCK_PARENTS,
+    spaced=SPACED_ELEMENTS,
+    unjoinable=UNJOINABLE_ELEMENTS,
+    marginal=MARGINAL_ELEMENTS,
+    metadata=METADATA_ELEMENTS,
+    labels=frozenset({"num"}),
+)
+# Structural mode: the same roles by case-folded name, a label also spelled `label`, CALS rows.
+_FOLDED_ROLES = {
+    field.name: frozenset(name.casefold() for name in getattr(_EXACT, field.name))
+    for field in fields(_Vocabulary)
+}
+_FOLDED = _Vocabulary(
+    **{
+        **_FOLDED_ROLES,
+        "blocks": _FOLDED_ROLES["blocks"] | TABLE_ROWS,
+        "spaced": _FOLDED_ROLES["spaced"] | TABLE_CELLS,
+        "labels": LABEL_ELEMENTS,
+    }
+)
+
+
+def _is_reading_text(piece: str | None) -> bool:
+    """Text a reader reads: anything but nothing and formatting white space (one holding a newline)."""
+    return piece is not None and piece != "" and not (piece.isspace() and "\n" in piece)
+
+
+def _local(el: etree._Element) -> str:
+    tag = el.tag
+    return tag.rpartition("}")[2] if isinstance(tag, str) else ""
+
+
+class _Builder:
+    """Appends text pieces, choosing separators lazily so breaks never pile up or dangle.
+
+    `structural` selects the reading mode (see `extract`): False reads by the exact vocabulary,
+    True by case-folded vocabulary names and, for every other element, by where it sits.
+    """
+
+    def __init__(self, source: str, *, structural: bool) -> None:
         self.source = source
+        self.structural = structural
+        self.vocabulary = _FOLDED if structural else _EXACT
         self.parts: list[str] = []
         self.length = 0
         self.line = _EMPTY
+        self.line_start = 0  # where the current line's first piece was appended
         self.want_break = 0
         self.want_space = False
         self.block_start = False
@@ -284,7 +364,15 @@ class _Builder:
         self.open_nums: list[_Num] = []
         self.deferred: list[tuple[str, list[_Num]]] = []
 
-    def element(self, el: etree._Element, path: list[str], *, block: bool) -> None:
+    def element(
+        self,
+        el: etree._Element,
+        path: list[str],
+        *,
+        block: bool,
+        running: bool = False,
+        before_label: bool = False,
+    ) -> None:
         tag = el.tag
         if not isinstance(tag, str):
             if isinstance(el, etree._Entity):  # undeclared or external: refuse, never guess
@@ -294,20 +382,28 @@ class _Builder:
                 )
             return  # a comment or processing instruction: dropped, its tail kept by the caller
         name = tag.rpartition("}")[2]
-        if name in METADATA_ELEMENTS or el.get("display") in HIDDEN_DISPLAY:
+        key = name.casefold() if self.structural else name
+        roles = self.vocabulary
+        if key in roles.metadata or el.get("display") in HIDDEN_DISPLAY:
             return
-        if name in MARGINAL_ELEMENTS:
-            aside = _Builder(self.source)
+        if key in roles.marginal:
+            aside = _Builder(self.source, structural=self.structural)
             aside.children(el, [*path, name], block=True)
             text, nums = aside.finish()
             if text:
                 self.deferred.append((text, nums))
             return
-        is_num = name == "num"
-        is_block = name in BLOCK_ELEMENTS or (block and name not in SPACED_ELEMENTS)
+        is_num = key in roles.labels
+        is_block = key in roles.blocks or (block and key not in roles.spaced)
+        if self.structural and not (is_block or is_num or running or key in roles.spaced):
+            # CAUTION: an element that opens nothing must not break a label's line.
+            is_block = any(not piece.isspace() for piece in el.itertext(etree.Element))
+        # A block that stands before its own parent's label (a marginal note) is read before the
+        # label line already open for an enclosing element ("3" then "(1)"), never on it.
+        lifted = self.lift_line() if before_label and is_block and self.line == _LABEL else None
         if is_block or is_num:
-            self.open_block(joinable=name not in UNJOINABLE_ELEMENTS)
-        elif name in SPACED_ELEMENTS:
+            self.open_block(joinable=key not in roles.unjoinable)
+        elif key in roles.spaced:
             self.want_space = True
         if is_num:
             num = _Num(el.get("value"), tuple(path))
@@ -315,14 +411,17 @@ class _Builder:
             self.open_nums.append(num)
         before = self.length
         path.append(name)
-        self.children(el, path, block=name in BLOCK_PARENTS)
+        keep = FRONT_MATTER_READ if self.structural and key in FRONT_MATTER_ELEMENTS else None
+        self.children(el, path, block=key in roles.block_parents, keep=keep)
         path.pop()
         if is_num:
             self.open_nums.pop()
             if num.start < 0:
                 num.start = num.end = self.length
             self.line = _LABEL
-        elif name == "heading" and self.length > before and self.line != _EMPTY:
+            if self.structural:  # "(a)" and inline text it numbers: kept apart by one space
+                self.want_space = True
+        elif key == "heading" and self.length > before and self.line != _EMPTY:
             last = self.parts[-1].rstrip()[-1:]
             if last == "—":
                 self.line = _LABEL
@@ -330,14 +429,68 @@ class _Builder:
                 self.want_break = max(self.want_break, _SOFT)
         elif is_block:
             self.want_break = max(self.want_break, _SOFT)
+        if lifted is not None:
+            self.restore_line(*lifted)
 
-    def children(self, el: etree._Element, path: list[str], *, block: bool) -> None:
+    def children(
+        self,
+        el: etree._Element,
+        path: list[str],
+        *,
+        block: bool,
+        keep: frozenset[str] | None = None,
+    ) -> None:
+        running = first_label = False
+        label_at = -1
+        if self.structural:
+            running = _is_reading_text(el.text) or any(_is_reading_text(c.tail) for c in el)
+            labels = self.vocabulary.labels
+            label_at = next((i for i, c in enumerate(el) if _local(c).casefold() in labels), -1)
         if el.text:
             self.text(el.text)
-        for child in el:
-            self.element(child, path, block=block)
+        for i, child in enumerate(el):
+            first_label = i < label_at
+            if keep is None or _local(child).casefold() in keep:
+                self.element(child, path, block=block, running=running, before_label=first_label)
             if child.tail:
                 self.text(child.tail)
+
+    def lift_line(self) -> tuple[list[str], list[_Num]]:
+        """Take the open line (its labels only) out of the text, to be put back by `restore_line`."""
+        held: list[str] = []
+        while self.length > self.line_start:
+            part = self.parts.pop()
+            self.length -= len(part)
+            held.append(part)
+        if self.length < self.line_start:  # a piece straddled the line's start: keep its head
+            head = held[-1][: self.line_start - self.length]
+            held[-1] = held[-1][len(head) :]
+            self.append(head)
+        held.reverse()
+        nums = [n for n in self.nums if n.start >= self.line_start]
+        self.nums = [n for n in self.nums if n.start < self.line_start]
+        for num in nums:
+            num.start -= self.line_start
+            num.end -= self.line_start
+        self.line = _EMPTY
+        self.want_space = False
+        return held, nums
+
+    def restore_line(self, held: list[str], nums: list[_Num]) -> None:
+        """Put a lifted line back as the start of a new passage, open for what it numbers."""
+        if self.length:
+            self.new_passage()
+        self.want_break = 0
+        self.block_start = False
+        self.line_start = self.length
+        for num in nums:
+            num.start += self.length
+            num.end += self.length
+        self.nums.extend(nums)
+        for part in held:
+            self.append(part)
+        self.line = _LABEL
+        self.want_space = False
 
     def open_block(self, *, joinable: bool) -> None:
         self.block_start = True
@@ -372,6 +525,8 @@ class _Builder:
         ):
             self.append(" ")
         self.want_space = False
+        if self.line == _EMPTY:
+            self.line_start = self.length
         if "\n" in piece:
             if _LEADING_NEWLINE.match(piece):
                 self.rstrip(keep_newlines=True)
