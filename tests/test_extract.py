@@ -14,6 +14,7 @@ from types import ModuleType
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from lxml import etree
 
 from workbench.errors import ExtractionError, TextDecodeError, WorkbenchError
 from workbench.extract import (
@@ -24,6 +25,8 @@ from workbench.extract import (
     extract,
 )
 from workbench.models import CatalogueRow, Extraction
+from workbench.store import version_from_row
+from workbench.structure import parse_structure
 
 MIRROR = Path(
     os.environ.get("WORKBENCH_MIRROR", Path(__file__).resolve().parents[2] / "shared" / "corpus")
@@ -135,6 +138,171 @@ def test_version_2_holds_every_version_1_text_and_marks(
             moved.append(row.path)
     assert not moved
     assert len(rows) == len(XML_FILES) - sum(p.startswith("ca-federal/") for p in XML_FILES)
+
+
+# --- Justice Canada's consolidations (a schema the vocabulary never named) -----------------------
+
+CA_FILES = [path for path in XML_FILES if path.startswith("ca-federal/")]
+CER_2024 = "ca-federal/ca-cer-act/C-15.1@2024-12-08.xml"
+# The largest passage a ca-federal file may give: a section's text or one table row is far
+# shorter; the longest real one is a graphic's description in the Energy Efficiency Regulations.
+CA_MAX_PASSAGE_CHARS = 4_000
+
+
+def _passages(text: str) -> list[str]:
+    return re.split(r"\n[^\S\n]*\n", text.rstrip("\n"))
+
+
+def _elements(root: Path, relative: str, *names: str) -> list[etree._Element]:
+    """The named elements of a file, read by lxml apart from the extractor, outside front matter."""
+    tree = etree.fromstring((root / relative).read_bytes())
+    front = tree.find("Identification")
+    hidden = set(front.iter()) if front is not None else set()
+    return [el for el in tree.iter(*names) if el not in hidden]
+
+
+def _words(el: etree._Element) -> str:
+    return "".join(el.itertext())
+
+
+def _labels_above(el: etree._Element) -> list[str]:
+    """The Label texts of the elements enclosing `el`, outermost first."""
+    labels = []
+    for ancestor in el.iterancestors():
+        label = ancestor.find("Label")
+        if label is not None and label is not el:
+            labels.append(_words(label))
+    return labels[::-1]
+
+
+@pytest.mark.parametrize("relative", CA_FILES)
+def test_ca_every_text_element_starts_a_line_after_its_own_labels(
+    mirror: Path, relative: str
+) -> None:
+    """No block boundary of the document falls inside a line: each `Text` opens its line, or
+    follows only the labels of the elements that enclose it ("5 (1) For the purposes ...").
+
+    The document's own text pieces (texts and tails) are found in the output in document order,
+    so each `Text` is looked for where its document neighbours put it, not at an equal string
+    elsewhere; front matter outside the title block is passed over (the extractor drops it).
+    """
+    text = _extract_real(mirror, relative).text
+    cursor = checked = 0
+    skipping: etree._Element | None = None
+    tree = etree.fromstring((mirror / relative).read_bytes())
+    for event, element in etree.iterwalk(tree, events=("start", "end")):
+        if skipping is not None:
+            if event == "end" and element is skipping:
+                skipping = None
+            continue
+        parent = element.getparent()
+        if (
+            event == "start"
+            and parent is not None
+            and parent.tag == "Identification"
+            and element.tag not in ("LongTitle", "ShortTitle", "ReaderNote")
+        ):
+            skipping = element
+            continue
+        piece = (element.text if event == "start" else element.tail) or ""
+        if event == "start" and element.tag == "Text" and _words(element).strip():
+            words = _words(element).strip()
+            at = text.find(words, cursor)
+            assert at >= 0, (relative, words[:80])
+            before = text[text.rfind("\n", 0, at) + 1 : at]
+            labels = _labels_above(element)
+            assert before in {""} | {" ".join(labels[k:]) + " " for k in range(len(labels))}
+            own = parent.find("Label") if parent is not None else None
+            if own is not None:  # a labelled element's text is on its label's line
+                assert before.endswith(_words(own) + " "), (relative, words[:80])
+            checked += 1
+        if piece.strip():
+            at = text.find(piece.strip(), cursor)
+            assert at >= 0, (relative, piece[:80])
+            cursor = at + len(piece.strip())
+    assert checked or not _elements(mirror, relative, "Section")  # a repealed Act has none
+
+
+@pytest.mark.parametrize("relative", CA_FILES)
+def test_ca_marginal_notes_and_headings_are_passages_of_their_own(
+    mirror: Path, relative: str
+) -> None:
+    passages = _passages(_extract_real(mirror, relative).text)
+    held = set(passages)
+    notes = [_words(el).strip() for el in _elements(mirror, relative, "MarginalNote")]
+    headings = [
+        " ".join(_words(part).strip() for part in el if part.tag in ("Label", "TitleText"))
+        for el in _elements(mirror, relative, "Heading")
+    ]
+    assert notes or headings or not _elements(mirror, relative, "Section")
+    for line in notes + headings:
+        assert line in held, (relative, line)
+        assert "\n" not in line
+
+
+@pytest.mark.parametrize("relative", CA_FILES)
+def test_ca_passages_stay_short_and_every_label_is_marked(mirror: Path, relative: str) -> None:
+    result = _extract_real(mirror, relative)
+    passages = _passages(result.text)
+    assert max(map(len, passages)) <= CA_MAX_PASSAGE_CHARS
+    labels = [_words(el).strip() for el in _elements(mirror, relative, "Label")]
+    assert [mark.label for mark in result.structure] == labels
+    assert "lims:" not in result.text
+
+
+def test_ca_cer_act_reads_as_printed(mirror: Path) -> None:
+    result = _extract_real(mirror, CER_2024)
+    passages = _passages(result.text)
+    assert passages[:2] == [
+        "An Act to establish the Canadian Energy Regulator",
+        "Canadian Energy Regulator Act",
+    ]
+    for passage in (
+        "Short title",
+        "1 This Act may be cited as the Canadian Energy Regulator Act.",
+        "2 The following definitions apply in this Act.",
+        "Powers of liquidators, trustees, etc.",
+        "5 (1) For the purposes of this Act, each of the following is considered to be a company:",
+        "PART 1 Canadian Energy Regulator",
+        "2019, c. 28, s. 10 “317”",
+    ):
+        assert passage in passages
+    # Front matter outside the title block (regnal years, bill history dates) is not text; nor is
+    # any attribute (the root's lims:fid).
+    tree = etree.fromstring((mirror / CER_2024).read_bytes())
+    assert _words(tree.find("Identification/Parliament/RegnalYear/Year-s")) not in result.text
+    assert tree.get("{http://justice.gc.ca/lims}fid") not in result.text
+    assert len(passages) >= 1_000
+
+
+def test_ca_structure_marks_nest_into_section_paths(
+    catalogue: tuple[CatalogueRow, ...],
+) -> None:
+    (row,) = [row for row in catalogue if row.path == CER_2024]
+    version = version_from_row(row, (STORE / row.path).read_bytes())
+    first = version.structure[0]
+    assert (first.label, first.value, first.path) == ("1", None, ("Statute", "Body", "Section"))
+    parse = parse_structure(version)
+    assert parse.refusal is None
+    paths = [unit.path for unit in parse.units]
+    assert [p for p in paths if p[0] == "5"] == [
+        ("5",),
+        ("5", "(1)"),
+        ("5", "(1)", "(a)"),
+        ("5", "(1)", "(b)"),
+        ("5", "(1)", "(c)"),
+        ("5", "(1)", "(c)", "(i)"),
+        ("5", "(1)", "(c)", "(ii)"),
+        ("5", "(2)"),
+        ("5", "(3)"),
+    ]
+    text = version.text
+    assert parse.path_at(text.index("(ii) constructing, operating or abandoning")) == (
+        "5",
+        "(1)",
+        "(c)",
+        "(ii)",
+    )
 
 
 # --- hand-checked content ------------------------------------------------------------------------

@@ -136,6 +136,9 @@ VOCABULARY_NAMESPACES = frozenset(
 )
 # Every other document is read from its own structure. These names are case-folded local names.
 LABEL_ELEMENTS = frozenset({"num", "label"})
+# Blocks that hold running text: every element inside one that the vocabulary does not name is
+# inline, even with no text between (`<Text><DefinedTermEn>NAFTA</DefinedTermEn><Repealed>`).
+TEXT_BLOCKS = frozenset({"text", "p", "content", "chapeau", "continuation", "caption"})
 # CALS (OASIS exchange) table rows and cells, as Justice Canada writes them: a row is a line,
 # its cells kept apart by one space (as `tr` and `td` are).
 TABLE_ROWS = frozenset({"row"})
@@ -412,7 +415,10 @@ class _Builder:
         before = self.length
         path.append(name)
         keep = FRONT_MATTER_READ if self.structural and key in FRONT_MATTER_ELEMENTS else None
-        self.children(el, path, block=key in roles.block_parents, keep=keep)
+        inline = self.structural and not (is_block or is_num)
+        self.children(
+            el, path, block=key in roles.block_parents, keep=keep, inside_text=running and inline
+        )
         path.pop()
         if is_num:
             self.open_nums.pop()
@@ -439,19 +445,21 @@ class _Builder:
         *,
         block: bool,
         keep: frozenset[str] | None = None,
+        inside_text: bool = False,
     ) -> None:
-        running = first_label = False
+        running = inside_text or (self.structural and _local(el).casefold() in TEXT_BLOCKS)
         label_at = -1
         if self.structural:
-            running = _is_reading_text(el.text) or any(_is_reading_text(c.tail) for c in el)
+            running = (
+                running or _is_reading_text(el.text) or any(_is_reading_text(c.tail) for c in el)
+            )
             labels = self.vocabulary.labels
             label_at = next((i for i, c in enumerate(el) if _local(c).casefold() in labels), -1)
         if el.text:
             self.text(el.text)
         for i, child in enumerate(el):
-            first_label = i < label_at
             if keep is None or _local(child).casefold() in keep:
-                self.element(child, path, block=block, running=running, before_label=first_label)
+                self.element(child, path, block=block, running=running, before_label=i < label_at)
             if child.tail:
                 self.text(child.tail)
 
