@@ -623,6 +623,124 @@ def test_xml_rendering_rules(xml: str, text: str) -> None:
     assert extract(xml.encode(), "application/xml", source="t.xml").text == text
 
 
+USLM = "http://schemas.gpo.gov/xml/uslm"
+
+
+@pytest.mark.parametrize(
+    ("xml", "text"),
+    [
+        pytest.param(
+            "<Act><Section><MarginalNote>Short title</MarginalNote><Label>1</Label>"
+            "<Text>This Act is the <XRef>Energy Act</XRef>.</Text></Section></Act>",
+            "Short title\n\n1 This Act is the Energy Act.\n",
+            id="note-own-passage-label-on-its-text-line",
+        ),
+        pytest.param(
+            "<Act><Section><Label>3</Label><Subsection><MarginalNote>Purpose</MarginalNote>"
+            "<Label>(1)</Label><Text>T</Text></Subsection></Section></Act>",
+            "Purpose\n\n3 (1) T\n",
+            id="note-before-an-open-label-line-is-read-first",
+        ),
+        pytest.param(
+            "<Body><Heading><Label>PART 1</Label><TitleText>Regulator</TitleText></Heading>"
+            "<Section><Label>9</Label><Text>x</Text></Section></Body>",
+            "PART 1 Regulator\n\n9 x\n",
+            id="heading-label-and-title-one-line",
+        ),
+        pytest.param(
+            "<Doc><Note><A>one</A><B>two</B></Note><P>x <A>y</A> z</P></Doc>",
+            "one\n\ntwo\n\nx y z\n",
+            id="element-only-content-blocks-running-text-inline",
+        ),
+        pytest.param(
+            "<Doc><Q><A>one</A> <B>two</B></Q></Doc>",
+            "one two\n",
+            id="a-space-without-newline-is-running-text",
+        ),
+        pytest.param(
+            "<Doc><Q>\n  <A>one</A>\n  <B>two</B>\n</Q></Doc>",
+            "one\n\ntwo\n",
+            id="indentation-is-not-running-text",
+        ),
+        pytest.param(
+            "<Doc><Text><Term>NAFTA</Term><Repealed>[Repealed]</Repealed></Text></Doc>",
+            "NAFTA[Repealed]\n",
+            id="text-block-children-inline",
+        ),
+        pytest.param(
+            "<Doc><Q>a <I><B>b</B><B>c</B></I> d</Q></Doc>",
+            "a bc d\n",
+            id="inside-an-inline-element-everything-is-inline",
+        ),
+        pytest.param(
+            "<S><Label>4</Label><PageBreak/><Text>t</Text></S>",
+            "4 t\n",
+            id="an-element-without-text-opens-nothing",
+        ),
+        pytest.param(
+            "<Provision><Label>(a)</Label>text</Provision>",
+            "(a) text\n",
+            id="label-and-inline-text-one-space",
+        ),
+        pytest.param(
+            "<table><tgroup><tbody><row><entry>1</entry><entry>CSA</entry></row>"
+            "<row><entry>2</entry></row></tbody></tgroup></table>",
+            "1 CSA\n\n2\n",
+            id="cals-rows-and-cells",
+        ),
+        pytest.param(
+            "<Statute a:id='77' xmlns:a='urn:x'><Identification><BillNumber>C-69</BillNumber>"
+            "<LongTitle>An Act</LongTitle><BillHistory><Stages><Date><YYYY>2019</YYYY></Date>"
+            "</Stages></BillHistory><ShortTitle>Short</ShortTitle><RunningHead>Short</RunningHead>"
+            "</Identification><Body><Section><Label>1</Label><Text>x</Text></Section></Body>"
+            "</Statute>",
+            "An Act\n\nShort\n\n1 x\n",
+            id="front-matter-title-block-only-attributes-never",
+        ),
+        pytest.param(
+            "<DOC><META><TITLE>gone</TITLE></META><P>kept</P></DOC>",
+            "kept\n",
+            id="vocabulary-case-folded",
+        ),
+    ],
+)
+def test_structural_rendering_rules(xml: str, text: str) -> None:
+    assert extract(xml.encode(), "application/xml", source="t.xml").text == text
+
+
+def test_lifted_label_line_keeps_exact_marks() -> None:
+    xml = (
+        "<Act><Section><Label>3</Label><Subsection><MarginalNote>Purpose</MarginalNote>"
+        "<Label>(1)</Label><Text>T</Text></Subsection></Section></Act>"
+    )
+    result = extract(xml.encode(), "application/xml", source="t.xml")
+    got = [(m.label, result.text[m.char_start : m.char_end], m.path) for m in result.structure]
+    assert got == [
+        ("3", "3", ("Act", "Section")),
+        ("(1)", "(1)", ("Act", "Section", "Subsection")),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("namespace", "text", "labels"),
+    [
+        pytest.param(USLM, "Sec. 1.Short title.\n", [], id="uslm-label-is-a-caption"),
+        pytest.param(None, "Sec. 1.\n\nShort title.\n", ["Short title."], id="other-label-numbers"),
+    ],
+)
+def test_reading_mode_follows_the_root_namespace(
+    namespace: str | None, text: str, labels: list[str]
+) -> None:
+    xmlns = f" xmlns='{namespace}'" if namespace else ""
+    xml = (
+        f"<bill{xmlns}><toc><referenceItem><designator>Sec. 1.</designator>"
+        "<label>Short title.</label></referenceItem></toc></bill>"
+    )
+    result = extract(xml.encode(), "application/xml", source="t.xml")
+    assert result.text == text
+    assert [m.label for m in result.structure] == labels
+
+
 def test_num_marks_slice_exactly_on_synthetic_xml() -> None:
     xml = "<a><section><num value='2'>  SEC. 2.\u00a0</num><heading>X</heading></section><num/></a>"
     result = extract(xml.encode(), "application/xml", source="t.xml")

@@ -3,7 +3,10 @@
 Each media type has one named, versioned extractor (`EXTRACTORS`): plain text and Markdown pass
 through `decode_text` unchanged ("identity"); XML is parsed by a hardened parser (no entities, no
 DTD, no network) and rendered to the reading text a person would cite ("xml-text"), one passage per
-block, its `<num>` elements carried through as `StructureMark`s; PDF goes to `extract_pdf`
+block, its labels (`<num>`, and `<Label>` outside USLM) carried through as `StructureMark`s. A
+schema the vocabulary was written for (USLM, the D.C. Council's code) is read by that vocabulary
+exactly as version 1 read it; any other schema (Justice Canada's consolidations) is read from its
+own element structure, so a new jurisdiction's XML needs no new table; PDF goes to `extract_pdf`
 ("pdf-text", in `extract_pdf.py`), which also returns a page map, the page furniture it took out of
 the body and the pages with no usable text. Every refusal is a typed, one-line
 error naming the source and the byte, line or media type at fault.
@@ -245,6 +248,37 @@ def extract(data: bytes, media_type: str, *, source: str) -> Extraction:
       at the next passage break, so no sentence is split by a page number or a margin note.
     - Every `num` gives a `StructureMark`: its text as emitted, stripped, with exact offsets, its
       `value` attribute, and the local names of all its enclosing elements, root first.
+
+    Which names these rules look up depends on the root element's namespace (version 2):
+
+    - In `VOCABULARY_NAMESPACES` (USLM, D.C. Council): exact local names, and every element the
+      vocabulary does not name is inline: there `<label>` is a table-of-contents caption and
+      `<heading><inline>` is running text. The output is version 1's, byte for byte.
+    - Any other namespace, or none (structural mode): names are case-folded before look-up, so
+      `Section`, `Paragraph`, `Text`, `Heading` and `Note` take the vocabulary's roles above.
+      A label is an element named `num` or `label`; it behaves as `num` does (starts a line,
+      keeps the text it numbers on that line, one space after it, a `StructureMark`), and is
+      never a passage of its own. `row` is a block and `entry` a spaced cell (CALS tables).
+      Every element the vocabulary does not name is inline when it sits in running text, and
+      a block otherwise. It sits in running text when its parent holds text that is not
+      formatting white space (any text or tail but white space holding a newline: in a
+      one-line file a lone space between elements is a real space), when its parent is one of
+      `TEXT_BLOCKS` (`<Text><DefinedTermEn>NAFTA</DefinedTermEn><Repealed>…` is one line), or
+      when its parent is itself inline and in running text. Such a block that holds no text
+      (a page break, an image with attributes only) opens nothing, so it cannot split a label
+      from its text. A block standing before its own parent's label (a `MarginalNote` before
+      a subsection's "(1)") is its own passage: if an enclosing element's label line is still
+      open ("3"), that line is lifted out and put back after the block ("Purpose" then
+      "3 (1) ..."), marks moved with it. So headings (`MarginalNote`; `Heading` with its
+      `Label` and `TitleText`, one line "PART 1 Canadian Energy Regulator") are passages of
+      their own, and sections, subsections and paragraphs begin on their label's line.
+    - Front matter (`FRONT_MATTER_ELEMENTS`, Justice Canada's `Identification`) is read for
+      its title block only (`FRONT_MATTER_READ`: long and short title, instrument number,
+      enabling authority, reader's note); its bill history dates in YYYY/MM/DD fields,
+      parliament and regnal years, chapter and order numbers and running head are dropped.
+      History notes (`HistoricalNote`, one passage per item), schedules, tables, "amendments
+      not in force" and recent-amendment lists are printed with the Act and are kept.
+      Attributes (`lims:` dates and ids) are never text, in either mode.
     """
     if media_type == "application/pdf":
         return extract_pdf(data, source=source)
