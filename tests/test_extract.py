@@ -20,6 +20,7 @@ from workbench.errors import ExtractionError, TextDecodeError, WorkbenchError
 from workbench.extract import (
     EXTRACTORS,
     MAX_LINE_CHARS,
+    XML_BLOCKS_EXTRACTOR,
     AwaitingExtractor,
     decode_text,
     extract,
@@ -76,7 +77,12 @@ def test_real_xml_extracts_cleanly_and_deterministically(mirror: Path, relative:
     first = extract(data, "application/xml", source=relative)
     again = extract(data, "application/xml", source=relative)
     assert first == again
-    assert (first.extractor, first.extractor_version) == EXTRACTORS["application/xml"]
+    expected = (
+        XML_BLOCKS_EXTRACTOR
+        if relative.startswith("ca-federal/")
+        else EXTRACTORS["application/xml"]
+    )
+    assert (first.extractor, first.extractor_version) == expected
     text = first.text
     assert text.strip() and text.endswith("\n") and not text.endswith("\n\n")
     assert not text[0].isspace()
@@ -116,7 +122,8 @@ def _xml_text_v1() -> ModuleType:
 def test_version_1_is_loaded_from_its_commit() -> None:
     v1 = _xml_text_v1()
     assert v1.EXTRACTORS["application/xml"] == ("xml-text", "1")
-    assert EXTRACTORS["application/xml"] == ("xml-text", "2")
+    assert EXTRACTORS["application/xml"] == ("xml-text", "1")
+    assert XML_BLOCKS_EXTRACTOR == ("xml-blocks", "1")
 
 
 def test_version_2_holds_every_version_1_text_and_marks(

@@ -31,6 +31,7 @@ __all__ = [
     "BLOCK_ELEMENTS",
     "EXTRACTORS",
     "MAX_LINE_CHARS",
+    "XML_BLOCKS_EXTRACTOR",
     "AwaitingExtractor",
     "decode_text",
     "extract",
@@ -41,10 +42,14 @@ MAX_LINE_CHARS = 1_000_000
 EXTRACTORS: dict[str, tuple[str, str]] = {
     "text/plain": ("identity", "1"),
     "text/markdown": ("identity", "1"),
-    "application/xml": ("xml-text", "2"),
-    "text/xml": ("xml-text", "2"),
+    "application/xml": ("xml-text", "1"),
+    "text/xml": ("xml-text", "1"),
     "application/pdf": (PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION),
 }
+# XML outside the known vocabularies' namespaces is read by its own element structure: a second
+# named extractor, so that the text of every USLM and D.C. Code version ("xml-text" 1) stays what
+# it was, byte for byte, and what a snapshot or a text hash recorded under it stays true.
+XML_BLOCKS_EXTRACTOR = ("xml-blocks", "1")
 
 # Local names (any namespace) of the elements that open a passage: USLM levels and text blocks,
 # Federal Register notice parts and tables, D.C. Code paragraphs, texts and history annotations.
@@ -249,7 +254,7 @@ def extract(data: bytes, media_type: str, *, source: str) -> Extraction:
     - Every `num` gives a `StructureMark`: its text as emitted, stripped, with exact offsets, its
       `value` attribute, and the local names of all its enclosing elements, root first.
 
-    Which names these rules look up depends on the root element's namespace (version 2):
+    Which names these rules look up depends on the root element's namespace (the vocabulary mode is "xml-text" 1, the structural mode "xml-blocks" 1):
 
     - In `VOCABULARY_NAMESPACES` (USLM, D.C. Council): exact local names, and every element the
       vocabulary does not name is inline: there `<label>` is a table-of-contents caption and
@@ -306,7 +311,10 @@ def extract(data: bytes, media_type: str, *, source: str) -> Extraction:
         raise ExtractionError(
             f"{source}: malformed XML at line {line}, column {column}: {message}"
         ) from error
-    builder = _Builder(source, structural=etree.QName(root).namespace not in VOCABULARY_NAMESPACES)
+    structural = etree.QName(root).namespace not in VOCABULARY_NAMESPACES
+    if structural:
+        name, version = XML_BLOCKS_EXTRACTOR
+    builder = _Builder(source, structural=structural)
     builder.element(root, [], block=True)
     text, nums = builder.finish()
     if not text:
