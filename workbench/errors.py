@@ -116,3 +116,7 @@ class QuotesRegisterError(WorkbenchError, ValueError):
 
 class EvalManifestError(WorkbenchError, ValueError):
     """The demo corpus's manifest is missing, malformed, or does not match the demo files' bytes."""
+
+
+class ProfileError(WorkbenchError, ValueError):
+    """A numbering profile file that cannot be read: bad TOML, an unknown key, a bad regex."""
