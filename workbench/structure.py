@@ -86,6 +86,17 @@ class LineReading:
     level: Level | None = None
     depth: tuple[int, int] = (0, 0)
     title: str = ""
+    inner: tuple[InnerLabel, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InnerLabel:
+    """A further label right after a line's first one ("137.077. 1. (1) Beginning": 1 and (1))."""
+
+    label_start: int
+    label: str
+    level: Level
+    depth: tuple[int, int]
 
 
 def _lines(text: str) -> Iterator[tuple[int, str]]:
@@ -261,7 +272,7 @@ def read_lines(
             title = heading.group("title") or ""
             found = _match_label(profile, title, None, markdown=True)
             offset = label_start + (heading.start("title") if heading.group("title") else 0)
-            out.append(_labelled(start, end, "heading", offset, found, title))
+            out.append(_labelled(start, end, "heading", offset, found, title, profile=profile))
             previous, previous_bare = None, False
             continue
         if marks is not None:
@@ -282,7 +293,9 @@ def read_lines(
             )
             if not label_may_open(previous, previous_bare, position):
                 found = None
-        reading = _labelled(start, end, "body", label_start, found, body, opens=previous is None)
+        reading = _labelled(
+            start, end, "body", label_start, found, body, opens=previous is None, profile=profile
+        )
         out.append(reading)
         previous = content
         previous_bare = reading.label is not None and not reading.title
@@ -330,6 +343,7 @@ def _labelled(
     body: str,
     *,
     opens: bool = True,
+    profile: Profile | None = None,
 ) -> LineReading:
     if found is None:
         return LineReading(
@@ -337,6 +351,27 @@ def _labelled(
         )
     level, match = found
     number = match.group("number")
+    depth = _depth(level, number)
+    inner: list[InnerLabel] = []
+    at = match.end()
+    # A run of labels opens nested units at once; each must be deeper than the one before it.
+    while profile is not None:
+        rest = body[at:]
+        skip = len(rest) - len(rest.lstrip(" \t"))
+        more = _match_label(profile, rest[skip:], None, markdown=True)
+        if more is None or skip == 0 or _depth(more[0], more[1].group("number")) <= depth:
+            break
+        number_inner = more[1].group("number")
+        depth = _depth(more[0], number_inner)
+        inner.append(
+            InnerLabel(
+                label_start=label_start + at + skip + more[1].start("label"),
+                label=number_inner,
+                level=more[0],
+                depth=depth,
+            )
+        )
+        at += skip + more[1].end()
     return LineReading(
         char_start=start,
         char_end=end,
@@ -347,7 +382,8 @@ def _labelled(
         printed=match.group("label"),
         level=level,
         depth=_depth(level, number),
-        title=body[match.end() :].strip(),
+        title=body[at:].strip(),
+        inner=tuple(inner),
     )
 
 
@@ -511,10 +547,12 @@ def units_from_readings(
     ] = []  # depth, parts, unit, level
     last: dict[tuple[tuple[str, ...], str, int], tuple[int, str] | None] = {}
     checked = inconsistent = 0
+    labels: list[tuple[int, str, Level, tuple[int, int]]] = []
     for reading in readings:
-        if reading.label is None or reading.level is None:
-            continue
-        level, number, depth = reading.level, reading.label, reading.depth
+        if reading.label is not None and reading.level is not None:
+            labels.append((reading.label_start, reading.label, reading.level, reading.depth))
+            labels.extend((i.label_start, i.label, i.level, i.depth) for i in reading.inner)
+    for label_start, number, level, depth in labels:
         parts = tuple(number.split(".")) if level.dotted else (number,)
         while stack and (
             stack[-1][0] >= depth
@@ -526,7 +564,7 @@ def units_from_readings(
             )
         ):
             closed = stack.pop()
-            units[closed[2]] = _closed(units[closed[2]], reading.label_start)
+            units[closed[2]] = _closed(units[closed[2]], label_start)
         parent = units[stack[-1][2]].path if stack else ()
         if level.sequence != "none":
             key = (parent, level.name, len(parts))
@@ -535,9 +573,7 @@ def units_from_readings(
             inconsistent += not _step_consistent(last.get(key), current)
             last[key] = current
         path = (*parent, number)
-        units.append(
-            Unit(label=number, path=path, char_start=reading.label_start, char_end=text_end)
-        )
+        units.append(Unit(label=number, path=path, char_start=label_start, char_end=text_end))
         stack.append((depth, parts, len(units) - 1, level))
     return units, checked, inconsistent
 
