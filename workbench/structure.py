@@ -160,6 +160,21 @@ def title_like(line: str) -> bool:
     return all(not w[0].isalpha() or w[0].isupper() for w in line.split() if len(w) > 3)
 
 
+def heading_title(title: str) -> bool:
+    """True if the text after a label reads as a heading's title ("Analysis and findings").
+
+    Rule: at most `TITLE_MAX` characters, its first letter a capital, no sentence end inside it
+    (". " after a word of more than two letters), and not ending in `,`, `;`, `:`, `-` or `(`.
+    """
+    title = title.strip()
+    letters = [c for c in title if c.isalpha()]
+    if not title or len(title) > TITLE_MAX or not letters or not letters[0].isupper():
+        return False
+    if title[-1] in ",;:-(":
+        return False
+    return not re.search(r"[A-Za-z]{3,}\. ", title)
+
+
 def label_may_open(previous: str | None, previous_bare_label: bool, heading_position: bool) -> bool:
     """The continuation rule: may a line that opens with a label start a passage here?
 
@@ -182,7 +197,7 @@ def _match_label(
 
     Rules: a level `only_in_headings` reads Markdown headings only; the indentation is within the level's `indent_max` (not checked on gutter lines, whose
     indentation is the gutter's, nor in Markdown headings); the title rule (`required`: text after
-    the label; `forbidden`: none); and the line is not a table-of-contents line (dot leaders or a
+    the label; `forbidden`: none; `heading`: a title that reads as a heading, `heading_title`); and the line is not a table-of-contents line (dot leaders or a
     trailing page number after two spaces).
     """
     for level in profile.levels:
@@ -195,7 +210,11 @@ def _match_label(
         if not markdown and indent is not None and limit is not None and indent > limit:
             continue
         rest = body[match.end() :].strip()
-        if (level.title == "required" and not rest) or (level.title == "forbidden" and rest):
+        if (level.title in ("required", "heading") and not rest) or (
+            level.title == "forbidden" and rest
+        ):
+            continue
+        if level.title == "heading" and not heading_title(rest):
             continue
         if _TOC_LINE.search(body):
             continue

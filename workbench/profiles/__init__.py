@@ -45,7 +45,7 @@ NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
 APPLIES_TO = re.compile(r"[a-z0-9][a-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._@-]*)?")
 
 Sequence_ = Literal["numeric", "alpha", "roman", "none"]
-Title = Literal["required", "optional", "forbidden"]
+Title = Literal["required", "optional", "forbidden", "heading"]
 
 _TOP_KEYS = {
     "name": str,
@@ -192,7 +192,7 @@ def _level(table: Any, index: int, origin: str) -> Level:
         ),
         title=_choice(  # type: ignore[arg-type]
             table.get("title", "optional"),
-            ("required", "optional", "forbidden"),
+            ("required", "optional", "forbidden", "heading"),
             origin,
             where + "title",
         ),
