@@ -56,6 +56,7 @@ _LABEL_NOISE = re.compile(r"^(?:SECTION|Section|SEC\.|Sec\.|§+)\s*|[\s.]+$")
 _MARKDOWN_HEADING = re.compile(r"(?P<marks>#{1,6})(?:[ \t]+(?P<title>.*?))?[ \t#]*$")
 _SENTENCE_END = re.compile(r"(?:[.:;?!—–]|;[ \t]+(?:and|or|but))[\"'”’)\]]*$")
 _ORDINAL = re.compile(r"[A-Za-z]{0,3}?(?P<n>\d+)(?P<s>[A-Za-z]*)(?:-(?P<t>\S+))?")
+_MULTI_PART = re.compile(r"[A-Za-z]{0,3}\d+(?:-\d+)*-(?P<n>\d+)(?P<s>[A-Za-z]*)")
 _LETTERS = re.compile(r"(?P<l>[A-Za-z]{1,3})(?:-(?P<t>\S+))?")
 _ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
 
@@ -527,12 +528,16 @@ def ordinal(component: str, sequence: str) -> tuple[int, str] | None:
     """A label component's place in its sequence, and its insertion suffix, or None.
 
     Only the last word and its last dotted part count ("Appendix A" -> "A", "137.077" -> "077");
-    parentheses and brackets are ignored. Digits (after up to three letters, as in `R1`, `M2`)
+    parentheses and brackets are ignored. A multi-part number counts by its last part
+    ("34-1432" -> 1432, "3-2" -> 2). Digits (after up to three letters, as in `R1`, `M2`)
     give their number, and letters or `-N` after them a suffix (`5a` -> (5, "a")); with `sequence
     = "roman"` letters read as a Roman numeral, otherwise one to three letters give the first
     letter's place in the alphabet (`a` -> 1) and a suffix of the rest.
     """
     core = component.split()[-1].strip("()[]").rsplit(".", 1)[-1]
+    multi = _MULTI_PART.fullmatch(core)
+    if multi:
+        return int(multi.group("n")), multi.group("s")
     match = _ORDINAL.fullmatch(core)
     if match:
         return int(match.group("n")), match.group("s") + (match.group("t") or "")
