@@ -19,7 +19,7 @@ from workbench.diff import (
 )
 from workbench.models import Change
 from workbench.normalize import normalized_text
-from workbench.segment import segment
+from workbench.segment import segment_version
 
 
 @dataclass(frozen=True)
@@ -151,8 +151,8 @@ def test_real_pairs(version_pairs) -> None:  # type: ignore[no-untyped-def]
         forward, backward = diff_versions(before, after), diff_versions(after, before)
         assert _changed(forward, "before") == _changed(backward, "after"), before.version_id
         # Minimal: no fewer passages kept than difflib's longest-block-first matching keeps.
-        keys_a = [normalized_text(p.text) for p in segment(before.version_id, before.text)]
-        keys_b = [normalized_text(p.text) for p in segment(after.version_id, after.text)]
+        keys_a = [normalized_text(p.text) for p in segment_version(before)]
+        keys_b = [normalized_text(p.text) for p in segment_version(after)]
         kept = sum(c.kind == "unchanged" for c in forward)
         blocks = SequenceMatcher(None, keys_a, keys_b, autojunk=False).get_matching_blocks()
         assert kept >= sum(block.size for block in blocks), before.version_id

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from workbench.models import Version
+from workbench.profiles import shipped_profiles
 from workbench.store import Workspace, text_sha256
 from workbench.structure import clean_label, gutter_line_starts, parse_structure
 
@@ -73,8 +74,8 @@ def _path_of(workspace: Workspace, version_id: str, needle: str) -> tuple[str, .
         pytest.param(
             "us-nerc/nerc-cip-002/cip-002-7.pdf",
             "1.1. Identify each of the high impact BCS",
-            ("R1", "1.1"),
-            id="nerc-part-under-requirement",
+            ("B", "R1", "1.1"),
+            id="nerc-part-under-requirement-under-part-b",
         ),
     ],
 )
@@ -105,29 +106,35 @@ def test_gutter_numbers_are_set_aside(workspace: Workspace) -> None:
     gutter = gutter_line_starts(version.text)
     line = version.text.index("2 property, excluding land")
     assert line in gutter
-    assert all(u.label != "2" for u in parse_structure(version).units), (
-        "a gutter number is not a section"
+    units = parse_structure(version).units
+    assert units and all(u.char_start not in gutter for u in units), (
+        "a gutter number is not a label: units start after it"
     )
 
 
 @pytest.mark.parametrize(
-    ("text", "refusal"),
+    ("text", "profile", "refusal"),
     [
-        pytest.param("Just prose.\nNo numbers at all.\n", "no_numbering", id="no-numbering"),
+        pytest.param(
+            "Just prose.\nNo numbers at all.\n", "generic", "no_numbering", id="no-numbering"
+        ),
         pytest.param(
             "1.  One\n\nx\n\n4.  Four\n\nx\n\n2.  Two\n\nx\n\n9.  Nine\n",
+            "ietf",
             "inconsistent_numbering",
             id="inconsistent",
         ),
         pytest.param(
             "".join(f"{n} some text on line {n}\n" for n in range(1, 30)),
+            "us-mo",
             "gutter_ambiguous",
             id="gutter-without-sections",
         ),
     ],
 )
-def test_refusals(text: str, refusal: str) -> None:
-    parse = parse_structure(_text_version(text))
+def test_refusals(text: str, profile: str, refusal: str) -> None:
+    chosen = next(p for p in shipped_profiles() if p.name == profile)
+    parse = parse_structure(_text_version(text), chosen)
     assert parse.refusal == refusal
     assert parse.units == () and parse.path_at(0) is None
 

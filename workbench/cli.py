@@ -32,7 +32,7 @@ from workbench.diff import change_as_json, diff_versions, pairing_is_uncertain
 from workbench.errors import AddError, VersionNotFound, WorkbenchError
 from workbench.measure import measure_families, measure_workspace
 from workbench.models import CatalogueRow, Refusal
-from workbench.segment import segment
+from workbench.segment import segment_version
 from workbench.store import DEFAULT_WORKSPACE, Workspace, ingest
 
 PROG = "workbench"
@@ -190,10 +190,33 @@ def cmd_text(args: argparse.Namespace) -> int:
     return 0
 
 
+def _own_profiles(args: argparse.Namespace, corpus: Path | None = None) -> tuple[Any, ...]:
+    """The researcher's profiles: `--profiles DIR`, then `CORPUS/profiles/*.toml` if present."""
+    from workbench.profiles import read_profile_dir
+
+    own: list[Any] = []
+    if getattr(args, "profiles", None) is not None:
+        own.extend(read_profile_dir(args.profiles))
+    if corpus is not None and (corpus / "profiles").is_dir():
+        own.extend(read_profile_dir(corpus / "profiles"))
+    return tuple(own)
+
+
+def _family_profile(args: argparse.Namespace, workspace: Workspace, version: Any) -> Any:
+    """The profile that reads `version`'s family: named, else the automatic choice (C15)."""
+    from workbench.profiles import choose_profile, registry
+
+    family = [
+        v for v in workspace.versions(version.family) if v.jurisdiction == version.jurisdiction
+    ]
+    return choose_profile(family or [version], registry(_own_profiles(args)))
+
+
 def cmd_passages(args: argparse.Namespace) -> int:
     with Workspace(args.workspace) as workspace:
         version = workspace.version(args.version_id)
-    passages = segment(version.version_id, version.text)
+        choice = _family_profile(args, workspace, version)
+    passages = segment_version(version, choice.profile)
     if args.json:
         from workbench.extract_pdf import page_for_offset  # issue 8: PDF page locator
 
@@ -206,6 +229,9 @@ def cmd_passages(args: argparse.Namespace) -> int:
                     "char_end": p.char_end,
                     "text": p.text,
                     "section_label": p.section_label,
+                    "kind": p.kind,
+                    "path": list(p.path) if p.path is not None else None,
+                    "profile": choice.profile.name,
                     "page": page_for_offset(version.pages, p.char_start),
                 }
                 for p in passages
@@ -215,7 +241,64 @@ def cmd_passages(args: argparse.Namespace) -> int:
     for p in passages:
         first_line = p.text.split("\n", 1)[0][:90]
         _out(
-            f"{p.ordinal:5d} [{p.char_start}, {p.char_end}) label={p.section_label or '-'}  {first_line}\n"
+            f"{p.ordinal:5d} [{p.char_start}, {p.char_end}) {p.kind:<12} "
+            f"label={p.section_label or '-'} path={'/'.join(p.path) if p.path else '-'}  {first_line}\n"
+        )
+    return 0
+
+
+def cmd_structure(args: argparse.Namespace) -> int:
+    from workbench.profiles import load_profile
+    from workbench.structure import is_marked, parse_structure, read_lines
+
+    with Workspace(args.workspace) as workspace:
+        version = workspace.version(args.version_id)
+        if args.profile is not None:
+            profile, how = load_profile(args.profile), "file"
+        else:
+            choice = _family_profile(args, workspace, version)
+            profile, how = choice.profile, choice.how
+    parse = parse_structure(version, profile)
+    marks = version.structure if is_marked(version) else None
+    readings = [r for r in read_lines(version.text, profile, marks) if r.label is not None]
+    passages = segment_version(version, profile)
+    labelled = sum(p.section_label is not None for p in passages)
+    lines: list[dict[str, Any]] = [
+        {
+            "line": version.text.count("\n", 0, r.char_start) + 1,
+            "char_start": r.label_start,
+            "level": r.level.name if r.level else "mark",
+            "label": r.printed,
+            "labels": [r.label, *(i.label for i in r.inner)],
+            "path": list(p) if (p := parse.path_at(r.label_start)) is not None else None,
+            "text": version.text[r.char_start : r.char_end][:100],
+        }
+        for r in readings
+    ]
+    summary = {
+        "version_id": version.version_id,
+        "profile": {**profile.as_json(), "chosen": how},
+        "method": parse.method,
+        "refusal": parse.refusal,
+        "units": len(parse.units),
+        "label_steps_checked": parse.checked,
+        "label_steps_inconsistent": parse.inconsistent,
+        "passages": len(passages),
+        "passages_with_own_label": labelled,
+    }
+    if args.json:
+        _json({**summary, "labels": lines})
+        return 0
+    _out(
+        f"{version.version_id}: profile {profile.name} ({how}, sha256 {profile.sha256[:12]}), "
+        f"{parse.method}, {len(parse.units)} units, {parse.inconsistent} of {parse.checked} "
+        f"label steps inconsistent, refusal {parse.refusal or '-'}; "
+        f"{labelled} of {len(passages)} passages have their own label\n"
+    )
+    for line in lines:
+        path = "/".join(line["path"]) if line["path"] else "-"
+        _out(
+            f"{line['line']:6d} {line['level']:<16} {line['label']!s:<14} {path:<30} {line['text']}\n"
         )
     return 0
 
@@ -246,7 +329,12 @@ def cmd_diff(args: argparse.Namespace) -> int:
         else:
             _out(f"{args.family}: only one version is held; nothing to diff\n")
         return 0
-    results = [(before, after, diff_versions(before, after)) for before, after in pairs]
+    from workbench.profiles import choose_profile, registry
+
+    profile = choose_profile(
+        [pairs[0][0], *(b for _, b in pairs)], registry(_own_profiles(args))
+    ).profile
+    results = [(before, after, diff_versions(before, after, profile)) for before, after in pairs]
     if args.json:
         _json(
             [
@@ -292,6 +380,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def cmd_measure(args: argparse.Namespace) -> int:
     from workbench.engine import check_engine_options, measure_held
+    from workbench.profiles import registry
     from workbench.report import write_reports  # altair loads only when reports are written
 
     check_engine_options(args.workers, args.scheduler)
@@ -306,11 +395,12 @@ def cmd_measure(args: argparse.Namespace) -> int:
         rows = corpus_mod.read_catalogue(args.corpus_dir)
         refusals, store = corpus_mod.read_refusals(args.corpus_dir), args.store
     wanted = {row.path for row in rows}
+    own = _own_profiles(args, args.corpus)
     with Workspace(args.workspace) as workspace:
         report = ingest(workspace, rows, store, progress=_progress())
         if args.workers is None and args.scheduler is None:
             versions = [v for v in workspace.versions() if v.version_id in wanted]
-            families = measure_workspace(versions, progress=_progress())
+            families = measure_workspace(versions, progress=_progress(), profiles=registry(own))
         else:
             # The workers read and hash-check the bytes themselves; only rows and hashes travel.
             families = measure_held(
@@ -320,6 +410,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
                 workers=args.workers,
                 scheduler=args.scheduler,
                 progress=_progress(),
+                profiles=registry(own),
             )
     written = write_reports(args.out, measure_families(families, rows, refusals))
     _out(
@@ -796,6 +887,16 @@ def _paths(
         )
 
 
+def _profiles_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--profiles",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="folder of your own numbering profiles (*.toml); they win over the shipped ones",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -953,10 +1054,28 @@ def build_parser() -> argparse.ArgumentParser:
     passages.add_argument(
         "--json",
         action="store_true",
-        help="print [{version_id, ordinal, char_start, char_end, text, section_label}]",
+        help="print [{version_id, ordinal, char_start, char_end, text, section_label, kind, "
+        "path, profile, page}]",
     )
     _paths(passages, workspace=True)
+    _profiles_option(passages)
     passages.set_defaults(func=cmd_passages)
+
+    structure = commands.add_parser(
+        "structure",
+        help="which lines a numbering profile reads as labels, and their paths",
+        description="Show how a numbering profile reads a held version: every label line, its "
+        "level and structural path, and the parse's summary. Without --profile, the profile "
+        "naming the version's family is used, else the automatic choice.",
+    )
+    structure.add_argument("version_id", metavar="VERSION_ID")
+    structure.add_argument(
+        "--profile", type=Path, default=None, metavar="FILE", help="a profile TOML file to try"
+    )
+    structure.add_argument("--json", action="store_true", help="print the reading as JSON")
+    _paths(structure, workspace=True)
+    _profiles_option(structure)
+    structure.set_defaults(func=cmd_structure)
 
     diff = commands.add_parser(
         "diff",
@@ -971,6 +1090,7 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("--to", dest="end", metavar="V", help="version id to diff to (default: last)")
     diff.add_argument("--json", action="store_true", help="print the changes as JSON")
     _paths(diff, workspace=True)
+    _profiles_option(diff)
     diff.set_defaults(func=cmd_diff)
 
     measure = commands.add_parser(
@@ -1007,6 +1127,7 @@ def build_parser() -> argparse.ArgumentParser:
         "same path and run the same workbench",
     )
     _paths(measure, workspace=True, store=True)
+    _profiles_option(measure)
     measure.set_defaults(func=cmd_measure)
     # @@ parser: verify, export-annotations (issue 3) @@
     verify_p = commands.add_parser(

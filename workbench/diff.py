@@ -18,7 +18,7 @@ same computation, mirrored, so what the diff calls changed is independent of arg
 
 Each modified pair gets `similarity` (rapidfuzz Indel, i.e. the LCS ratio of the normalized texts)
 and an `alignment_confidence`: the same number, capped at `RESTRUCTURE_CONFIDENCE_CEILING` where the
-two section labels disagree. `pairing_is_uncertain` is the one predicate for doubt.
+two section labels (read through the version's numbering profile) disagree. `pairing_is_uncertain` is the one predicate for doubt.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from rapidfuzz.distance import Indel
 
 from workbench.models import Change, ChangeKind, Passage, Span, canonical_json
 from workbench.normalize import normalize, normalized_text
-from workbench.segment import segment
+from workbench.profiles import Profile
+from workbench.segment import segment_version
 
 RESTRUCTURE_CONFIDENCE_CEILING = 0.5
 
@@ -209,13 +210,19 @@ def diff_passages(
     return tuple(out)
 
 
-def diff_versions(before: HasText, after: HasText) -> tuple[Change, ...]:
-    """Typed changes from `before` to `after` (anything with `version_id` and `text`)."""
+def diff_versions(
+    before: HasText, after: HasText, profile: Profile | None = None
+) -> tuple[Change, ...]:
+    """Typed changes from `before` to `after` (anything with `version_id` and `text`).
+
+    Both sides are segmented through `profile` (default: each version's shipped profile, see
+    `segment.segment_version`), so the section labels the cap compares are the profile's.
+    """
     return diff_passages(
         before.version_id,
         after.version_id,
-        segment(before.version_id, before.text),
-        segment(after.version_id, after.text),
+        segment_version(before, profile),
+        segment_version(after, profile),
     )
 
 

@@ -5,8 +5,9 @@ Corpus-wide measurement is a map (`measure_family` on each family) and a determi
 local Dask cluster (`distributed.LocalCluster`, N single-threaded worker processes); with
 `scheduler="tcp://HOST:PORT"` on an existing cluster. Whatever runs it, a family's task is a small
 `FamilyTask`: the family's catalogue rows (path, SHA-256, byte count, media type, provenance), the
-text SHA-256 the workspace holds for each, the store folder and a digest of the workbench code.
-Never a version's text. The worker reads each file itself from the store, checks its SHA-256 and
+text SHA-256 the workspace holds for each, the store folder, a digest of the workbench code and the
+numbering profiles' bytes (the researcher's and the shipped ones, so a worker reads the family
+through the very profiles the client chose from). Never a version's text. The worker reads each file itself from the store, checks its SHA-256 and
 size against the row before use (`read_held`), extracts it (`version_from_row`), refuses a text
 whose hash differs from the held one (C4), and returns the family's `FamilyMeasurement`.
 
@@ -49,6 +50,7 @@ from workbench.errors import (
 )
 from workbench.measure import FamilyMeasurement, measure_family
 from workbench.models import CatalogueRow, Version, canonical_json, code_digest
+from workbench.profiles import Profile, registry, registry_from_sources
 from workbench.store import Workspace, version_from_row
 
 if TYPE_CHECKING:
@@ -81,6 +83,7 @@ class FamilyTask:
     rows: tuple[CatalogueRow, ...]
     text_sha256: tuple[str, ...]
     code_digest: str
+    profiles: tuple[tuple[str, bytes], ...] = ()  # (origin, file bytes), in registry order
 
     @property
     def name(self) -> str:
@@ -97,19 +100,25 @@ class FamilyTask:
                     [r.path, r.sha256, r.size, h]
                     for r, h in zip(self.rows, self.text_sha256, strict=True)
                 ],
+                [[origin, hashlib.sha256(source).hexdigest()] for origin, source in self.profiles],
             ]
         )
         return f"measure_family-{hashlib.sha256(token.encode('utf-8')).hexdigest()[:32]}"
 
 
 def family_tasks(
-    rows: Iterable[CatalogueRow], store: Path, held: Mapping[str, str]
+    rows: Iterable[CatalogueRow],
+    store: Path,
+    held: Mapping[str, str],
+    profiles: Sequence[Profile] | None = None,
 ) -> tuple[FamilyTask, ...]:
     """One task per family with a held version, sorted by (jurisdiction, family).
 
     Only rows whose path is a key of `held` (version id to the held text SHA-256) are measured, as
-    the serial run measures only held versions; rows are in version order.
+    the serial run measures only held versions; rows are in version order. Every task carries the
+    registry of profiles (default: the shipped ones) as (origin, bytes).
     """
+    sources = tuple((p.origin, p.source) for p in (registry() if profiles is None else profiles))
     grouped: dict[tuple[str, str], list[CatalogueRow]] = {}
     for row in rows:
         if row.path in held:
@@ -126,6 +135,7 @@ def family_tasks(
                 rows=tuple(group),
                 text_sha256=tuple(held[r.path] for r in group),
                 code_digest=digest,
+                profiles=sources,
             )
         )
     return tuple(tasks)
@@ -186,8 +196,9 @@ def run_family_task(task: FamilyTask, *, check_code: bool = True) -> FamilyMeasu
 
 def _measure_task(task: FamilyTask) -> FamilyMeasurement:
     versions = load_family(task)
+    profiles = registry_from_sources(task.profiles) if task.profiles else None
     try:
-        return measure_family(versions)
+        return measure_family(versions, profiles)
     except Exception as exc:
         raise FamilyTaskFailed(
             f"family {task.name}: measuring {versions[0].version_id} .. {versions[-1].version_id}: "
@@ -390,6 +401,7 @@ def measure_held(
     workers: int | None = None,
     scheduler: str | None = None,
     progress: bool = False,
+    profiles: Sequence[Profile] | None = None,
 ) -> list[FamilyMeasurement]:
     """Measure every family of `rows` held in `workspace`, on the cluster the options name.
 
@@ -397,7 +409,7 @@ def measure_held(
     in the same order; the workers read the bytes from `store`.
     """
     check_engine_options(workers, scheduler)
-    tasks = family_tasks(rows, store, held_text_hashes(workspace))
+    tasks = family_tasks(rows, store, held_text_hashes(workspace), profiles)
     with dask_client(workers=workers, scheduler=scheduler) as client:
         if progress:
             link = getattr(client, "dashboard_link", None) if workers is not None else None

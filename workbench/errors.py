@@ -120,3 +120,7 @@ class EvalManifestError(WorkbenchError, ValueError):
 
 class AddError(WorkbenchError, ValueError):
     """Files to add, or what was said about them (an option, a manifest cell), cannot be used."""
+
+
+class ProfileError(WorkbenchError, ValueError):
+    """A numbering profile file that cannot be read: bad TOML, an unknown key, a bad regex."""

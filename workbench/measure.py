@@ -24,6 +24,16 @@ the measurement states a cause, in this order of precedence:
 The counterfactual "structure" rule caps a pairing when the two structural paths differ, and, where
 the structure is unknown on either side, keeps the proxy's verdict: a parse refusal never lifts a
 cap, because absence does not license certainty.
+
+Profiles (C15): each family is segmented and parsed through one numbering profile, the one that
+names it or, where none does, the one `profiles.choose_profile` finds reads its numbering best. The
+report records per family the profile's name, SHA-256 and origin, how it was chosen, and the share
+of its passages that carry their own label. A pairing whose passage on either side is front matter
+or furniture is excluded from the "structure known" share (and counted beside it): a title page or
+a page footer has no section to know. A pairing is "known" when both passages carry a structural
+path; an unknown pairing is counted by its cause (`refused:<code>` when a side's parse refused,
+`uncovered` when no numbered unit covers a side). For single-version documents the report gives
+the share of body and heading passages that carry a path.
 """
 
 from __future__ import annotations
@@ -39,8 +49,10 @@ from typing import Any, Protocol, TypeVar
 
 from tqdm import tqdm
 
-from workbench.diff import RESTRUCTURE_CONFIDENCE_CEILING, diff_versions, pairing_is_uncertain
-from workbench.models import CatalogueRow, Change, Refusal, Version, canonical_json
+from workbench.diff import RESTRUCTURE_CONFIDENCE_CEILING, diff_passages, pairing_is_uncertain
+from workbench.models import CatalogueRow, Change, Passage, Refusal, Version, canonical_json
+from workbench.profiles import Choice, Profile, choose_profile
+from workbench.segment import leading_number, segment_version
 from workbench.structure import StructureParse, gutter_line_starts, parse_structure
 
 DIGESTS_NAME = "corpus-digests.json"
@@ -49,6 +61,8 @@ ESCALATION_NAME = "escalation-rates.json"
 MIN_SUBJECTS = 10
 EXAMPLES_PER_CAUSE = 3
 CAP_CAUSES = ("year_like", "page_or_gutter", "renumbered", "structure_refused", "structure_agrees")
+EXCLUDED_KINDS = frozenset({"front_matter", "furniture"})
+KNOWN_TARGET = 0.9  # the share of pairings (or body passages) the structure should know
 
 _YEAR = re.compile(r"1[89]\d\d|20\d\d")
 _PAGE_FURNITURE = re.compile(
@@ -129,6 +143,18 @@ class PairingRow:
     structure_cautioned: bool
     before_excerpt: str
     after_excerpt: str
+    before_kind: str
+    after_kind: str
+    unknown_cause: str | None  # None when known; "refused:<code>" or "uncovered"
+
+    @property
+    def excluded(self) -> bool:
+        """Front matter or furniture on either side: outside the "structure known" share."""
+        return self.before_kind in EXCLUDED_KINDS or self.after_kind in EXCLUDED_KINDS
+
+    @property
+    def known(self) -> bool:
+        return self.unknown_cause is None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -141,13 +167,28 @@ class ParseRow:
     method: str
     refusal: str | None
     units: int
+    profile: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PassageRow:
+    """One passage of one version: its kind, whether it has its own label and a structural path."""
+
+    evidence_id: str  # version id "#" ordinal
+    kind: str
+    labelled: bool
+    has_path: bool
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FamilyMeasurement:
+    jurisdiction: str
     family: str
+    versions: int
+    profile: dict[str, str]  # name, sha256, origin, chosen ("named" or "automatic")
     pairings: tuple[PairingRow, ...]
     parses: tuple[ParseRow, ...]
+    passages: tuple[PassageRow, ...]
 
 
 def _label_is_furniture(label: str | None, text: str, start: int, gutter: frozenset[int]) -> bool:
@@ -182,29 +223,34 @@ def _pairing_row(
     change: Change,
     before: Version,
     after: Version,
+    passages: dict[str, dict[int, Passage]],
     parses: dict[str, StructureParse],
     gutters: dict[str, frozenset[int]],
 ) -> PairingRow:
     assert change.before is not None and change.after is not None and change.similarity is not None
     parse_a, parse_b = parses[before.version_id], parses[after.version_id]
-    path_a = parse_a.path_at(change.before.char_start)
-    path_b = parse_b.path_at(change.after.char_start)
+    passage_a = passages[before.version_id][change.before.char_start]
+    passage_b = passages[after.version_id][change.after.char_start]
+    path_a, path_b = passage_a.path, passage_b.path
+    unknown_cause = None
     if parse_a.refusal or parse_b.refusal:
         status = "refused"
+        unknown_cause = f"refused:{parse_a.refusal or parse_b.refusal}"
     elif path_a is None or path_b is None:
         status = "uncovered"
+        unknown_cause = "uncovered"
     else:
         status = "agree" if path_a == path_b else "disagree"
+    # The proxy is the seed's leading number, whatever the profile reads (the comparison's point).
+    label_a, label_b = leading_number(passage_a.text), leading_number(passage_b.text)
+    proxy_capped = label_a != label_b
+    proxy_change = _with_labels(change, label_a, label_b, proxy_capped)
     furniture = _label_is_furniture(
-        change.before_label, before.text, change.before.char_start, gutters[before.version_id]
+        label_a, before.text, change.before.char_start, gutters[before.version_id]
     ) or (
-        _label_is_furniture(
-            change.after_label, after.text, change.after.char_start, gutters[after.version_id]
-        )
+        _label_is_furniture(label_b, after.text, change.after.char_start, gutters[after.version_id])
     )
-    structure_capped = status == "disagree" or (
-        status in ("refused", "uncovered") and change.capped
-    )
+    structure_capped = status == "disagree" or (status in ("refused", "uncovered") and proxy_capped)
     confidence = (
         min(change.similarity, RESTRUCTURE_CONFIDENCE_CEILING)
         if structure_capped
@@ -216,35 +262,72 @@ def _pairing_row(
         family=before.family,
         before_id=before.version_id,
         after_id=after.version_id,
-        before_label=change.before_label,
-        after_label=change.after_label,
-        proxy_capped=change.capped,
-        proxy_cautioned=pairing_is_uncertain(change),
+        before_label=label_a,
+        after_label=label_b,
+        proxy_capped=proxy_capped,
+        proxy_cautioned=pairing_is_uncertain(proxy_change),
         structure_status=status,
         before_path=path_a,
         after_path=path_b,
-        cap_cause=_cap_cause(change, status, furniture),
+        cap_cause=_cap_cause(proxy_change, status, furniture),
         structure_capped=structure_capped,
         structure_cautioned=confidence <= RESTRUCTURE_CONFIDENCE_CEILING,
         before_excerpt=_excerpt(before.text, change.before.char_start, change.before.char_end),
         after_excerpt=_excerpt(after.text, change.after.char_start, change.after.char_end),
+        before_kind=passage_a.kind,
+        after_kind=passage_b.kind,
+        unknown_cause=unknown_cause,
     )
 
 
-def measure_family(versions: Sequence[Version]) -> FamilyMeasurement:
+def _with_labels(change: Change, before: str | None, after: str | None, capped: bool) -> Change:
+    """The change as the proxy sees it: its labels and cap replaced by the leading numbers'."""
+    assert change.similarity is not None
+    confidence = (
+        min(change.similarity, RESTRUCTURE_CONFIDENCE_CEILING) if capped else change.similarity
+    )
+    return Change(
+        change_id=change.change_id,
+        kind=change.kind,
+        before=change.before,
+        after=change.after,
+        before_label=before,
+        after_label=after,
+        similarity=change.similarity,
+        alignment_confidence=confidence,
+        capped=capped,
+        span_before=change.span_before,
+        span_after=change.span_after,
+    )
+
+
+def measure_family(
+    versions: Sequence[Version], profiles: Sequence[Profile] | None = None
+) -> FamilyMeasurement:
     """Parse every version of one family and measure every consecutive pair's modified pairings.
 
     `versions` must be one family in version order (as `Workspace.versions(family)` returns them).
-    A pure function of the versions' texts: the map step of corpus-wide work.
+    The family's profile is chosen from `profiles` (default: the shipped ones) by
+    `profiles.choose_profile`. A pure function of the versions' texts and the profiles' bytes: the
+    map step of corpus-wide work.
     """
     if not versions:
         raise ValueError("measure_family needs at least one version")
-    parses = {v.version_id: parse_structure(v) for v in versions}
+    choice: Choice = choose_profile(versions, profiles)
+    profile = choice.profile
+    parses = {v.version_id: parse_structure(v, profile) for v in versions}
+    segments = {v.version_id: segment_version(v, profile) for v in versions}
+    by_start = {vid: {p.char_start: p for p in ps} for vid, ps in segments.items()}
     gutters = {v.version_id: gutter_line_starts(v.text) for v in versions}
     pairings = [
-        _pairing_row(change, before, after, parses, gutters)
+        _pairing_row(change, before, after, by_start, parses, gutters)
         for before, after in pairwise(versions)
-        for change in diff_versions(before, after)
+        for change in diff_passages(
+            before.version_id,
+            after.version_id,
+            segments[before.version_id],
+            segments[after.version_id],
+        )
         if change.kind == "modified"
     ]
     parse_rows = [
@@ -255,11 +338,28 @@ def measure_family(versions: Sequence[Version]) -> FamilyMeasurement:
             method=parses[v.version_id].method,
             refusal=parses[v.version_id].refusal,
             units=len(parses[v.version_id].units),
+            profile=profile.name,
         )
         for v in versions
     ]
+    passage_rows = [
+        PassageRow(
+            evidence_id=f"{p.version_id}#{p.ordinal}",
+            kind=p.kind,
+            labelled=p.section_label is not None,
+            has_path=p.path is not None,
+        )
+        for v in versions
+        for p in segments[v.version_id]
+    ]
     return FamilyMeasurement(
-        family=versions[0].family, pairings=tuple(pairings), parses=tuple(parse_rows)
+        jurisdiction=versions[0].jurisdiction,
+        family=versions[0].family,
+        versions=len(versions),
+        profile={**profile.as_json(), "chosen": choice.how},
+        pairings=tuple(pairings),
+        parses=tuple(parse_rows),
+        passages=tuple(passage_rows),
     )
 
 
@@ -325,11 +425,33 @@ def _scopes(rows: Sequence[PairingRow]) -> dict[str, dict[str, list[PairingRow]]
     }
 
 
+def _meets(holds: int, subjects: int) -> str:
+    """ "yes" / "no" against `KNOWN_TARGET` on the exact counts; "n/a" below `MIN_SUBJECTS`."""
+    if subjects < MIN_SUBJECTS:
+        return "n/a"
+    return "yes" if holds * 10 >= round(KNOWN_TARGET * 10) * subjects else "no"
+
+
+def _known_block(rows: Sequence[PairingRow]) -> dict[str, Any]:
+    """Structure known over the pairings outside front matter and furniture, unknown by cause."""
+    counted = [r for r in rows if not r.excluded]
+    known = rate(counted, lambda r: r.known)
+    return {
+        "structure_known": known.as_json(),
+        "meets_target": _meets(known.holds, known.subjects),
+        "excluded_front_matter_or_furniture": len(rows) - len(counted),
+        "unknown_by_cause": dict(
+            sorted(Counter(r.unknown_cause for r in counted if r.unknown_cause).items())
+        ),
+    }
+
+
 def _structure_block(rows: Sequence[PairingRow]) -> dict[str, Any]:
     capped = [r for r in rows if r.proxy_capped]
     causes = Counter(r.cap_cause for r in capped)
     return {
         "modified_pairings": len(rows),
+        **_known_block(rows),
         "proxy_caps": rate(rows, lambda r: r.proxy_capped).as_json(),
         "cap_causes": {cause: causes.get(cause, 0) for cause in CAP_CAUSES},
         "structure_status": dict(sorted(Counter(r.structure_status for r in rows).items())),
@@ -395,9 +517,7 @@ def measure_families(
     rows = list(rows)
     digests = corpus_digests(rows, refusals)
     digest = digests["corpus_digest"]
-    ordered = sorted(
-        families, key=lambda f: (f.pairings[0].jurisdiction if f.pairings else "", f.family)
-    )
+    ordered = sorted(families, key=lambda f: (f.jurisdiction, f.family))
     pairings = sorted(
         (p for f in ordered for p in f.pairings),
         key=lambda p: (p.before_id, p.after_id, p.evidence_id),
@@ -410,13 +530,20 @@ def measure_families(
     structure = {
         "corpus_digest": digest,
         "rules": {
-            "proxy": "a passage's leading number (segment.section_label); capped where the two labels differ",
+            "proxy": "a passage's leading number (segment.leading_number); capped where the two labels differ",
+            "profiles": "each family is read through the profile naming it (applies_to), else the one "
+            "profiles.choose_profile finds reads the most consistent numbering",
+            "structure_known": "both passages of a modified pairing carry a structural path; pairings with "
+            "front matter or furniture on either side are excluded and counted beside",
+            "known_target": f"{KNOWN_TARGET:.2f}",
             "structure": "the document's own numbering (structure.parse_structure); capped where the two paths "
             "differ, and where either path is unknown the proxy's verdict stands",
             "cap_causes_in_order": list(CAP_CAUSES),
             "min_subjects_for_a_rate": MIN_SUBJECTS,
         },
         "versions_parsed": {j: dict(sorted(c.items())) for j, c in sorted(parse_outcomes.items())},
+        "profiles_used": _profiles_used(ordered),
+        "passages": _passage_blocks(ordered),
         "overall": _structure_block(pairings),
         "jurisdictions": {
             name: _structure_block(group) for name, group in scopes["jurisdictions"].items()
@@ -439,6 +566,42 @@ def measure_families(
     return Measurements(digests=digests, structure=structure, escalation=escalation)
 
 
+def _profiles_used(families: Sequence[FamilyMeasurement]) -> dict[str, dict[str, Any]]:
+    """Per family: the profile that read it, how it was chosen, and its versions' count."""
+    return {f"{f.jurisdiction}/{f.family}": {**f.profile, "versions": f.versions} for f in families}
+
+
+def _passage_block(rows: Sequence[PassageRow], versions: int) -> dict[str, Any]:
+    content = [r for r in rows if r.kind not in EXCLUDED_KINDS]
+    with_path = rate(content, lambda r: r.has_path)
+    return {
+        "versions": versions,
+        "passages": len(rows),
+        "kinds": dict(sorted(Counter(r.kind for r in rows).items())),
+        "own_label": rate(rows, lambda r: r.labelled).as_json(),
+        "body_with_path": with_path.as_json(),
+        "body_with_path_meets_target": _meets(with_path.holds, with_path.subjects),
+    }
+
+
+def _passage_blocks(families: Sequence[FamilyMeasurement]) -> dict[str, Any]:
+    """Passage shares per jurisdiction and per family (body = body and heading passages)."""
+    by_jurisdiction: dict[str, list[FamilyMeasurement]] = defaultdict(list)
+    for f in families:
+        by_jurisdiction[f.jurisdiction].append(f)
+    return {
+        "jurisdictions": {
+            j: _passage_block(
+                [r for f in group for r in f.passages], sum(f.versions for f in group)
+            )
+            for j, group in sorted(by_jurisdiction.items())
+        },
+        "families": {
+            f"{f.jurisdiction}/{f.family}": _passage_block(f.passages, f.versions) for f in families
+        },
+    }
+
+
 WIRING_MIN_KNOWN_SHARE = 0.9
 
 
@@ -446,13 +609,15 @@ def wiring_decision(pairings: Sequence[PairingRow], causes: dict[str, int]) -> d
     """What wiring the structure into `pairing_is_uncertain` would change, and whether to.
 
     Rule: wire it in only if the structure is known (parsed and covering) on both sides of at least
-    `WIRING_MIN_KNOWN_SHARE` of the modified pairings in every jurisdiction that has them; otherwise
+    `WIRING_MIN_KNOWN_SHARE` of the modified pairings outside front matter and furniture in every
+    jurisdiction that has them; otherwise
     most decisions would still fall back to the proxy and the two rules would disagree mainly by
     omission. The workbench keeps the proxy unless this says "justified".
     """
     known: dict[str, list[bool]] = defaultdict(list)
     for row in pairings:
-        known[row.jurisdiction].append(row.structure_status in ("agree", "disagree"))
+        if not row.excluded:
+            known[row.jurisdiction].append(row.known)
     shares = {j: f"{sum(v)} of {len(v)}" for j, v in sorted(known.items())}
     justified = bool(known) and all(
         sum(v) >= WIRING_MIN_KNOWN_SHARE * len(v) for v in known.values()
@@ -480,14 +645,18 @@ def report_bytes(report: dict[str, Any]) -> bytes:
 
 
 def measure_workspace(
-    versions: Iterable[Version], *, progress: bool = False
+    versions: Iterable[Version],
+    *,
+    progress: bool = False,
+    profiles: Sequence[Profile] | None = None,
 ) -> list[FamilyMeasurement]:
-    """Map `measure_family` over the families of `versions`, serially, in sorted family order."""
+    """Map `measure_family` over the families of `versions`, serially, in sorted family order,
+    choosing each family's profile from `profiles` (default: the shipped ones)."""
     families: dict[tuple[str, str], list[Version]] = defaultdict(list)
     for version in versions:
         families[(version.jurisdiction, version.family)].append(version)
     out = []
     for key in tqdm(sorted(families), desc="measure", unit="family", disable=not progress):
         group = sorted(families[key], key=lambda v: v.version_order)
-        out.append(measure_family(group))
+        out.append(measure_family(group, profiles))
     return out

@@ -159,9 +159,18 @@ class Version:
     unusable_pages: tuple[UnusablePage, ...] = field(default=(), repr=False)
 
 
+PassageKind = Literal["front_matter", "heading", "body", "furniture"]
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Passage:
-    """A passage: an exact slice `text[char_start:char_end]` of one version."""
+    """A passage: an exact slice `text[char_start:char_end]` of one version.
+
+    `section_label` is the passage's own label as its numbering profile reads it (None if it opens
+    with none); `path` is the structural path it lies in (its own unit's for a labelled passage,
+    the unit above it for a body passage; None where no numbered unit covers it or the numbering
+    was refused); `kind` is what the passage is (`segment.py` states the rules).
+    """
 
     version_id: str
     ordinal: int
@@ -169,6 +178,8 @@ class Passage:
     char_end: int
     text: str
     section_label: str | None
+    kind: PassageKind = "body"
+    path: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
