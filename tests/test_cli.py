@@ -75,9 +75,14 @@ def test_passages_json_shape_and_offsets(workspace: Workspace) -> None:
         "char_end",
         "text",
         "section_label",
+        "kind",
+        "path",
+        "profile",
         "page",
     }
     assert all(text[p["char_start"] : p["char_end"]] == p["text"] for p in items)
+    assert {p["kind"] for p in items} <= {"front_matter", "heading", "body", "furniture"}
+    assert len({p["profile"] for p in items}) == 1
     assert {p["page"] for p in items} == {None}  # not a PDF: no page map
 
 
