@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 import pytest
 from hypothesis import given
@@ -138,7 +139,7 @@ def test_no_passage_starts_at_a_wrapped_sentence_continuation(workspace) -> None
         blocks = _blank_line_blocks(version.text)
         block_starts = {start for start, _ in blocks}
         xml = version.media_type in XML_MEDIA_TYPES
-        for before, passage in zip(passages, passages[1:], strict=False):
+        for before, passage in pairwise(passages):
             if passage.char_start in block_starts:
                 continue
             checked += 1
