@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import re
@@ -19,6 +20,13 @@ from workbench.measure import (
     rate,
 )
 from workbench.models import CatalogueRow
+from workbench.profiles import (
+    SHIPPED_DIR,
+    named_profile,
+    read_profile_dir,
+    registry,
+    shipped_profiles,
+)
 from workbench.report import write_reports
 from workbench.store import Workspace
 
@@ -132,6 +140,90 @@ def test_measurement_does_not_depend_on_family_order(
     shuffled = list(family_measurements)
     random.Random(7).shuffle(shuffled)
     assert measure_families(shuffled, list(reversed(catalogue))) == first
+
+
+def test_every_family_records_the_profile_that_read_it(
+    family_measurements: list[FamilyMeasurement],
+) -> None:
+    shipped = {p.name: p for p in shipped_profiles()}
+    for family in family_measurements:
+        profile = family.profile
+        path = SHIPPED_DIR / profile["origin"].removeprefix("shipped:")
+        assert profile["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+        assert profile["chosen"] == "named", family.family  # every corpus jurisdiction has one
+        assert shipped[profile["name"]] is named_profile(
+            shipped_profiles(), family.jurisdiction, family.family
+        )
+        assert {p.profile for p in family.parses} == {profile["name"]}
+
+
+@pytest.mark.parametrize("jurisdiction", ["ietf", "us-dc", "us-nerc"])
+def test_structure_is_known_for_nine_in_ten_numbered_pairings(
+    family_measurements: list[FamilyMeasurement],
+    catalogue: tuple[CatalogueRow, ...],
+    jurisdiction: str,
+) -> None:
+    block = measure_families(family_measurements, catalogue).structure["jurisdictions"][
+        jurisdiction
+    ]
+    known = block["structure_known"]
+    assert block["meets_target"] == "yes", known
+    assert known["holds"] * 10 >= 9 * known["subjects"]
+    assert (
+        known["subjects"] + block["excluded_front_matter_or_furniture"]
+        == block["modified_pairings"]
+    )
+
+
+def test_unnumbered_federal_resolutions_are_the_only_unknown_federal_pairings(
+    family_measurements: list[FamilyMeasurement], catalogue: tuple[CatalogueRow, ...]
+) -> None:
+    """U.S. joint and concurrent resolutions number nothing (no <num> element): their pairings are
+    unknown by that stated cause, and every other federal pairing is known."""
+    block = measure_families(family_measurements, catalogue).structure["jurisdictions"][
+        "us-federal"
+    ]
+    assert set(block["unknown_by_cause"]) == {"refused:no_numbering"}
+    unknown = [
+        p
+        for f in family_measurements
+        if f.jurisdiction == "us-federal"
+        for p in f.pairings
+        if not p.excluded and not p.known
+    ]
+    assert unknown and all(re.search(r"(?:jres|conres)", p.family) for p in unknown)
+
+
+@pytest.mark.parametrize("jurisdiction", ["us-mo", "us-ma", "us-federal-register"])
+def test_single_version_numbered_documents_give_nine_in_ten_body_passages_a_path(
+    family_measurements: list[FamilyMeasurement],
+    catalogue: tuple[CatalogueRow, ...],
+    jurisdiction: str,
+) -> None:
+    block = measure_families(family_measurements, catalogue).structure["passages"]["jurisdictions"][
+        jurisdiction
+    ]
+    with_path = block["body_with_path"]
+    assert block["body_with_path_meets_target"] == "yes", with_path
+    assert with_path["holds"] * 10 >= 9 * with_path["subjects"]
+
+
+def test_a_researchers_profile_is_recorded_by_path_and_hash(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    source = (
+        (SHIPPED_DIR / "us-nerc.toml").read_bytes().replace(b'name = "us-nerc"', b'name = "mine"')
+    )
+    (tmp_path / "mine.toml").write_bytes(source)
+    own = read_profile_dir(tmp_path)
+    family = [v for v in workspace.versions() if v.family == "nerc-cip-005"]
+    measured = measure_family(family, registry(own))
+    assert measured.profile == {
+        "name": "mine",
+        "sha256": hashlib.sha256(source).hexdigest(),
+        "origin": str(tmp_path / "mine.toml"),
+        "chosen": "named",
+    }
 
 
 def test_committed_measurements_are_fresh(

@@ -3,8 +3,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,6 +23,7 @@ from workbench.store import Workspace, text_sha256
 from workbench.structure import parse_structure
 
 from .conftest import ROOT
+from .test_cli import _run
 
 SHARED_CORPUS = ROOT.parent / "shared" / "corpus"
 IETF = "ietf/draft-ietf-appsawg-http-problem/draft-ietf-appsawg-http-problem-02.txt"
@@ -264,15 +263,6 @@ def test_automatic_choice_reads_an_unnamed_family(workspace: Workspace) -> None:
 
 # ---------------------------------------------------------------------------------------------
 # The structure command
-
-
-def _run(*args: str, workspace: Path) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "workbench", *args, "--workspace", str(workspace)],
-        capture_output=True,
-        cwd=ROOT,
-        check=False,
-    )
 
 
 def test_structure_command_prints_labels_and_paths(workspace: Workspace) -> None:

@@ -43,7 +43,7 @@ import json
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any, Protocol, TypeVar
 
@@ -251,11 +251,7 @@ def _pairing_row(
         _label_is_furniture(label_b, after.text, change.after.char_start, gutters[after.version_id])
     )
     structure_capped = status == "disagree" or (status in ("refused", "uncovered") and proxy_capped)
-    confidence = (
-        min(change.similarity, RESTRUCTURE_CONFIDENCE_CEILING)
-        if structure_capped
-        else change.similarity
-    )
+    confidence = _capped_confidence(change.similarity, structure_capped)
     return PairingRow(
         evidence_id=change.change_id,
         jurisdiction=before.jurisdiction,
@@ -280,24 +276,19 @@ def _pairing_row(
     )
 
 
+def _capped_confidence(similarity: float, capped: bool) -> float:
+    return min(similarity, RESTRUCTURE_CONFIDENCE_CEILING) if capped else similarity
+
+
 def _with_labels(change: Change, before: str | None, after: str | None, capped: bool) -> Change:
     """The change as the proxy sees it: its labels and cap replaced by the leading numbers'."""
     assert change.similarity is not None
-    confidence = (
-        min(change.similarity, RESTRUCTURE_CONFIDENCE_CEILING) if capped else change.similarity
-    )
-    return Change(
-        change_id=change.change_id,
-        kind=change.kind,
-        before=change.before,
-        after=change.after,
+    return replace(
+        change,
         before_label=before,
         after_label=after,
-        similarity=change.similarity,
-        alignment_confidence=confidence,
+        alignment_confidence=_capped_confidence(change.similarity, capped),
         capped=capped,
-        span_before=change.span_before,
-        span_after=change.span_after,
     )
 
 

@@ -168,6 +168,38 @@ def structure_html(report: dict[str, Any]) -> bytes:
         [j, ", ".join(f"{k}: {v}" for k, v in outcome.items())]
         for j, outcome in report["versions_parsed"].items()
     ]
+    known = [
+        [
+            j,
+            b["structure_known"]["rate"],
+            b["meets_target"],
+            b["excluded_front_matter_or_furniture"],
+            ", ".join(f"{k}: {v}" for k, v in b["unknown_by_cause"].items()) or "-",
+        ]
+        for j, b in [("overall", report["overall"]), *report["jurisdictions"].items()]
+    ]
+    passage_rows = [
+        [
+            scope,
+            b["versions"],
+            b["passages"],
+            b["own_label"]["rate"],
+            b["body_with_path"]["rate"],
+            b["body_with_path_meets_target"],
+        ]
+        for scope, b in report["passages"]["jurisdictions"].items()
+    ]
+    profiles = [
+        [
+            family,
+            e["name"],
+            e["chosen"],
+            e["origin"],
+            e["sha256"],
+            report["passages"]["families"][family]["own_label"]["rate"],
+        ]
+        for family, e in report["profiles_used"].items()
+    ]
     return _page(
         "Section-label proxy against the documents' own numbering",
         report["corpus_digest"],
@@ -194,8 +226,40 @@ def structure_html(report: dict[str, Any]) -> bytes:
                 ],
                 rows,
             ),
+            "<h2>Structure known, outside front matter and furniture</h2>",
+            f"<p>{html.escape(report['rules']['structure_known'])}; target "
+            f"{html.escape(report['rules']['known_target'])}.</p>",
+            _table(
+                ["scope", "structure known", "meets target", "excluded", "unknown by cause"],
+                known,
+            ),
+            "<h2>Passages: own labels and structural paths</h2>",
+            _table(
+                [
+                    "jurisdiction",
+                    "versions",
+                    "passages",
+                    "with their own label",
+                    "body passages with a path",
+                    "meets target",
+                ],
+                passage_rows,
+            ),
             "<h2>How each version's numbering was read</h2>",
             _table(["jurisdiction", "versions"], parsed),
+            "<h2>Which profile read each family</h2>",
+            f"<p>{html.escape(report['rules']['profiles'])}.</p>",
+            _table(
+                [
+                    "family",
+                    "profile",
+                    "chosen",
+                    "origin",
+                    "sha256",
+                    "passages with their own label",
+                ],
+                profiles,
+            ),
             "<h2>Examples of each cap cause</h2>",
             _table(
                 ["cause", "before", "after", "labels", "paths", "before passage", "after passage"],
@@ -279,6 +343,30 @@ def headline_readme(m: Measurements) -> bytes:
         f"[{STRUCTURE_NAME}: overall.structure_contradicts_agreeing_labels]",
         f"- structure confirms labels that disagree: {o['structure_confirms_disagreeing_labels']} "
         f"[{STRUCTURE_NAME}: overall.structure_confirms_disagreeing_labels]",
+        "",
+        "## Structure known, through the numbering profiles",
+        "",
+        "Each family is read through one numbering profile (the one naming its jurisdiction, else the",
+        "automatic choice); the profile's name, SHA-256 and how it was chosen are in",
+        f"`{STRUCTURE_NAME}` under `profiles_used`. A modified pairing is known when both passages carry",
+        "a structural path; pairings with front matter or furniture on either side are excluded and",
+        "counted beside; unknown pairings are counted by cause (`refused:<code>`, `uncovered`).",
+        "",
+        *(
+            f"- {j}: structure known for {b['structure_known']['rate']}, {b['excluded_front_matter_or_furniture']} "
+            f"excluded [{STRUCTURE_NAME}: jurisdictions.{j}.structure_known.rate, "
+            f"jurisdictions.{j}.excluded_front_matter_or_furniture]"
+            for j, b in s["jurisdictions"].items()
+        ),
+        "",
+        "Passages carrying their own label, and body passages carrying a structural path:",
+        "",
+        *(
+            f"- {j}: own label {b['own_label']['rate']}, body with a path {b['body_with_path']['rate']} "
+            f"[{STRUCTURE_NAME}: passages.jurisdictions.{j}.own_label.rate, "
+            f"passages.jurisdictions.{j}.body_with_path.rate]"
+            for j, b in s["passages"]["jurisdictions"].items()
+        ),
         "",
         "## Escalation (modified pairings left cautioned)",
         "",

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, get_args
 from workbench.diff import _change_id_prefix, change_as_json, diff_versions, pairing_is_uncertain
 from workbench.errors import ChangeNotFound, VerdictError
 from workbench.models import Change, Span, Version, canonical_json
-from workbench.segment import segment
+from workbench.segment import segment_version
 from workbench.store import Workspace
 
 if TYPE_CHECKING:
@@ -209,9 +209,8 @@ def find_change(workspace: Workspace, change_id: str, *, family: str | None = No
         )
     for before, after in _consecutive(workspace.versions(family)):
         make = _change_id_prefix(before.version_id, after.version_id)
-        bound = len(segment(before.version_id, before.text)) + len(
-            segment(after.version_id, after.text)
-        )
+        # The diff segments through each version's profile; the bound must count those passages.
+        bound = len(segment_version(before)) + len(segment_version(after))
         if any(make(position) == change_id for position in range(bound)):
             for change in diff_versions(before, after):
                 if change.change_id == change_id:

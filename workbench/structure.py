@@ -238,8 +238,8 @@ def read_lines(
     content matching one of the profile's `furniture` patterns in full); a Markdown heading (with
     `markdown_headings = true`: one to six `#` then white space or the end; its label is read from
     its title by the levels); else body, opening with a label when a level matches and the
-    continuation rule lets it. A furniture line or a heading is a passage of its own: it opens, and
-    the line after it opens as a first line.
+    continuation rule lets it. A furniture line, a heading or a bare label (a label with no text
+    after it) is a passage of its own: it opens, and the line after it opens as a first line.
 
     With `marks` (an XML version), labels are the extractor's marks, not the profile's levels: a
     line opens with a label where a mark starts at its content's first character (the first mark
@@ -319,6 +319,9 @@ def read_lines(
         out.append(reading)
         previous = content
         previous_bare = reading.label is not None and not reading.title
+        if previous_bare:
+            # A bare label ("SEC. 2.", "R1.") is a heading of its own: the next line opens.
+            previous = None
     return tuple(out)
 
 
