@@ -41,6 +41,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -138,7 +139,14 @@ CA_UNITS = frozenset(
 )
 LIMS_FID = "{http://justice.gc.ca/lims}fid"
 PATH_JOIN = " › "
-REASONS = ("not_unique", "before_only", "after_only", "title_changed", "renumbered", "empty_own_text")
+REASONS = (
+    "not_unique",
+    "before_only",
+    "after_only",
+    "title_changed",
+    "renumbered",
+    "empty_own_text",
+)
 
 
 class TruthError(Exception):
@@ -199,7 +207,9 @@ def never(_node: Any) -> bool:
 
 def parse_xml(data: bytes, where: str) -> Any:
     try:
-        return etree.fromstring(data, parser=etree.XMLParser(resolve_entities=False, no_network=True))
+        return etree.fromstring(
+            data, parser=etree.XMLParser(resolve_entities=False, no_network=True)
+        )
     except etree.XMLSyntaxError as exc:
         raise TruthError(f"{where}: not well-formed XML: {exc}") from exc
 
@@ -232,7 +242,9 @@ def xml_units(
             # (also one inside a wrapper such as USLM content) has its own pairing.
             apart = [node for node in child if is_label(node) or is_heading(node)]
 
-            def skipped(node: Any, apart: list[Any] = apart) -> bool:
+            def skipped(
+                node: Any, apart: list[Any] = apart, chain: tuple[str, ...] = chain
+            ) -> bool:
                 return bool(
                     any(node is kept for kept in apart)
                     or is_dropped(node)
@@ -329,7 +341,7 @@ NERC_MEASURE = re.compile(r"^M\d+\.\s")
 
 
 def nerc_lines(data: bytes, where: str) -> list[str]:
-    import pypdfium2  # the PDF reader is needed for NERC only
+    import pypdfium2  # type: ignore[import-untyped]  # the PDF reader is needed for NERC only
 
     try:
         pdf = pypdfium2.PdfDocument(data)
@@ -400,7 +412,7 @@ def ietf_units(data: bytes, where: str) -> list[Unit]:
     except UnicodeDecodeError as exc:
         raise TruthError(f"{where}: not UTF-8 at byte {exc.start}") from exc
     units: list[Unit] = []
-    key, title, body = "", "", []
+    key, title, body = "", "", list[str]()
     after_feed = False
     for raw in re.split(r"\r\n|\n", text):
         if "\f" in raw:
@@ -416,7 +428,9 @@ def ietf_units(data: bytes, where: str) -> list[Unit]:
         heading = IETF_HEADING.match(raw) if not raw[0].isspace() else None
         if heading and not IETF_DOT_LEADER.search(raw):
             if key:
-                units.append(Unit(unit_id=key, path=key, heading=title, text=collapse(" ".join(body))))
+                units.append(
+                    Unit(unit_id=key, path=key, heading=title, text=collapse(" ".join(body)))
+                )
             key, title, body = collapse(heading.group(1)), collapse(heading.group(2)), []
         elif key:
             body.append(raw)
@@ -509,7 +523,7 @@ def read_catalogue(path: Path) -> list[dict[str, Any]]:
 
 
 def read_checked(mirror: Path, row: dict[str, Any]) -> bytes:
-    file = mirror / row["path"]
+    file = mirror / str(row["path"])
     try:
         data = file.read_bytes()
     except FileNotFoundError as exc:
@@ -518,9 +532,7 @@ def read_checked(mirror: Path, row: dict[str, Any]) -> bytes:
         raise TruthError(f"{file}: cannot be read: {exc.strerror}") from exc
     actual = hashlib.sha256(data).hexdigest()
     if actual != row["sha256"]:
-        raise TruthError(
-            f"{file}: sha256 {actual} is not the catalogue's {row['sha256']}; refused"
-        )
+        raise TruthError(f"{file}: sha256 {actual} is not the catalogue's {row['sha256']}; refused")
     return data
 
 
@@ -536,10 +548,10 @@ def version_pairs(rows: Iterable[dict[str, Any]]) -> list[tuple[dict[str, Any], 
         wanted = suffix.get(jurisdiction, (".xml",))
         if jurisdiction in READERS and row["path"].lower().endswith(wanted):
             families[(jurisdiction, row["family"])].append(row)
-    pairs = []
+    pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []
     for key in sorted(families):
         ordered = sorted(families[key], key=lambda r: (r["order"], r["path"]))
-        pairs.extend(zip(ordered, ordered[1:], strict=False))
+        pairs.extend(pairwise(ordered))
     return pairs
 
 
@@ -604,7 +616,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for jurisdiction, total in truth["jurisdictions"].items():
         left = ", ".join(f"{r} {n}" for r, n in total["left_out"].items() if n)
-        print(f"{jurisdiction}: {total['pairs']} pairs, {total['paired']} paired; left out: {left or 'none'}")
+        print(
+            f"{jurisdiction}: {total['pairs']} pairs, {total['paired']} paired; left out: {left or 'none'}"
+        )
     print(f"wrote {args.out} in {time.perf_counter() - started:.1f} s")
     return 0
 
