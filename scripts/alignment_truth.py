@@ -27,7 +27,7 @@ Rules shared by every jurisdiction (each jurisdiction's own rule is in `RULES`, 
   same bytes in give the same bytes out.
 
 Usage: `python scripts/alignment_truth.py [--mirror DIR] [--catalogue FILE] [--out FILE]`
-(defaults `../shared/corpus`, `corpus/catalogue.jsonl`, `measurements/alignment-truth.json`).
+(defaults `../shared/corpus`, `corpus/catalogue.jsonl`, `benchmarks/out/alignment-truth.json`).
 """
 
 from __future__ import annotations
@@ -63,8 +63,8 @@ RULES = {
     "Clause, Subclause, Definition or Provision element; its identifier is its lims:fid attribute. "
     "lims:fid is the stable one: compared over every consecutive pair of the held versions, every "
     "lims:fid held on both sides stands on the same element kind and label, while lims:id is "
-    "reissued when an element is amended (e.g. 1,863 of 2,022 units of the Energy Efficiency "
-    "Regulations keep their lims:fid into the 2026-04-28 consolidation, 1,776 keep their lims:id). "
+    "reissued when an element is amended (fewer units keep their lims:id than their lims:fid across "
+    "a consolidation). "
     "Label and MarginalNote are given apart; HistoricalNote (amendment citations) is no unit's text.",
     "us-nerc": "PDF text layer read by pypdfium2, page by page, lines that are page furniture "
     "dropped (a running header 'CIP-NNN-V - Cyber Security - ...' and 'Page N of M'). Only the "
@@ -604,7 +604,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mirror", type=Path, default=Path("../shared/corpus"))
     parser.add_argument("--catalogue", type=Path, default=Path("corpus/catalogue.jsonl"))
-    parser.add_argument("--out", type=Path, default=Path("measurements/alignment-truth.json"))
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/out/alignment-truth.json"))
     args = parser.parse_args(argv)
     started = time.perf_counter()
     try:
