@@ -18,7 +18,7 @@ help:
 	@echo "make measure  re-derive measurements/ from the real corpus (installs, fetches, ingests)"
 	@echo "make test     install everything and run the whole test suite"
 	@echo "make eval     re-derive the eval scorecard on the demonstration corpus"
-	@echo "make bench    run every benchmark and rewrite its figures in README.md"
+	@echo "make bench    run every benchmark and rewrite its figures in docs/benchmarks.md"
 	@echo "make lint     ruff and mypy"
 
 $(UV):
@@ -60,7 +60,7 @@ lint: sync
 	$(RUN) mypy
 
 bench: fetch
-	for script in benchmarks/bench_*.py; do $(RUN) python $$script --write-readme || exit 1; done
+	for script in benchmarks/bench_*.py; do $(RUN) python $$script --write-docs || exit 1; done
 
 clean:
 	rm -rf .venv .tools .workbench corpus/real corpus/refused

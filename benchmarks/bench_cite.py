@@ -1,9 +1,9 @@
 """Citation verification report and benchmark: hyphen census, corruption suite, batch speed.
 
-Run: `.venv/bin/python benchmarks/bench_cite.py [--write-readme]`. It ingests the fetched corpus
+Run: `.venv/bin/python benchmarks/bench_cite.py [--write-docs]`. It ingests the fetched corpus
 into a temporary workspace, prints figures (speed as ratios against a baseline run in the same
-process; nothing is asserted about time) and, with `--write-readme`, replaces the block between the
-`bench:cite` markers in README.md with what it printed.
+process; nothing is asserted about time) and, with `--write-docs`, replaces the block between the
+`bench:cite` markers in docs/ with what it printed.
 
 1. Line-break hyphens in held text, by the reading their own document supports.
 2. The corruption suite: probes by kind, and how many got the right outcome for the right reason,
@@ -42,7 +42,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from bench_spine import replace_readme_block
+from bench_spine import replace_docs_block
 
 from workbench.allocator import keep_freed_memory
 from workbench.cite import Citation, verify_citations
@@ -285,10 +285,10 @@ def main() -> int:
     with contextlib.redirect_stdout(buffer):
         run()
     print(buffer.getvalue(), end="")
-    if "--write-readme" in sys.argv[1:]:
-        replace_readme_block(
+    if "--write-docs" in sys.argv[1:]:
+        replace_docs_block(
             "bench:cite",
-            ".venv/bin/python benchmarks/bench_cite.py --write-readme",
+            ".venv/bin/python benchmarks/bench_cite.py --write-docs",
             buffer.getvalue(),
         )
     return 0

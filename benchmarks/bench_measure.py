@@ -1,6 +1,6 @@
 """Measurement benchmark: the whole `workbench measure` chain on the real corpus, per stage.
 
-Run: `make bench` (or `.venv/bin/python benchmarks/bench_measure.py [--write-readme]`). Prints
+Run: `make bench` (or `.venv/bin/python benchmarks/bench_measure.py [--write-docs]`). Prints
 seconds and seconds per MB of catalogued bytes for each stage of one full re-derivation into a
 fresh workspace — ingest (extraction of every version), the map (structure parse and diff of every
 family), the reduce and the report writing (including chart rendering) — beside
@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_spine import ROOT, STORE, report_to_readme
+from bench_spine import ROOT, STORE, report_to_docs
 
 from workbench.corpus import read_catalogue, read_refusals
 from workbench.measure import measure_families, measure_workspace
@@ -63,7 +63,7 @@ def main() -> int:
     if not STORE.is_dir():
         print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
         return 2
-    report_to_readme(run, "bench:measure", "--write-readme" in sys.argv[1:])
+    report_to_docs(run, "bench:measure", "--write-docs" in sys.argv[1:])
     return 0
 
 

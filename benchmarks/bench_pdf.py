@@ -1,8 +1,8 @@
 """PDF benchmark: speed and fidelity of the candidate libraries on the catalogued PDFs, in one run.
 
-Run: `.venv/bin/python benchmarks/bench_pdf.py [--write-readme]` (part of `make bench`). It prints
-figures and asserts nothing about time. With `--write-readme` it replaces two marked blocks in
-README.md with what it printed (`bench:pdf` and `pdf:hyphens`), so the figures there are always the
+Run: `.venv/bin/python benchmarks/bench_pdf.py [--write-docs]` (part of `make bench`). It prints
+figures and asserts nothing about time. With `--write-docs` it replaces two marked blocks in
+docs/ with what it printed (`bench:pdf` and `pdf:hyphens`), so the figures there are always the
 code's own output.
 
 1. Every catalogued PDF through each library once, in one process, in the same order: pages per
@@ -41,7 +41,7 @@ from pdfminer.high_level import extract_text as pdfminer_text
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench_spine import replace_readme_block  # noqa: E402
+from bench_spine import replace_docs_block  # noqa: E402
 
 from tests.test_extract_pdf import FR, READ_OFF_THE_PAGE, _matches  # noqa: E402
 from workbench.corpus import read_catalogue  # noqa: E402
@@ -182,9 +182,9 @@ def main() -> int:
     pages = sum(len(pypdf.PdfReader(io.BytesIO(d)).pages) for d in pdfs.values())
     speed, hyphens = report(lambda: bench_libraries(pdfs, pages))
     print(speed + "\n" + hyphens, end="")
-    if "--write-readme" in sys.argv[1:]:
-        replace_readme_block("bench:pdf", "python benchmarks/bench_pdf.py", speed)
-        replace_readme_block("pdf:hyphens", "python benchmarks/bench_pdf.py", hyphens)
+    if "--write-docs" in sys.argv[1:]:
+        replace_docs_block("bench:pdf", "python benchmarks/bench_pdf.py", speed)
+        replace_docs_block("pdf:hyphens", "python benchmarks/bench_pdf.py", hyphens)
     return 0
 
 

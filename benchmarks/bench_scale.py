@@ -1,7 +1,7 @@
 """Scale benchmark: the measurement map on a corpus replicated 1x, 10x and 50x, serial vs 2 workers.
 
 Run: `make bench` (or `.venv/bin/python benchmarks/bench_scale.py [--scales 1,10,50]
-[--write-readme]`). For each scale it builds a synthetic mirror-layout corpus in a temporary folder
+[--write-docs]`). For each scale it builds a synthetic mirror-layout corpus in a temporary folder
 by replicating every catalogued family of the fetched corpus under new family names
 (`<family>-r00`, `<family>-r01`, ...): the documents are hard links (same bytes, same SHA-256), the
 provenance is rewritten with the new family name. It then times the map (read, hash-check,
@@ -37,7 +37,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
-from bench_spine import ROOT, STORE, report_to_readme
+from bench_spine import ROOT, STORE, report_to_docs
 
 from workbench.corpus import PROVENANCE_SUFFIX, read_catalogue
 from workbench.engine import (
@@ -158,7 +158,7 @@ def main() -> int:
     scales = SCALES
     if "--scales" in args:
         scales = tuple(int(s) for s in args[args.index("--scales") + 1].split(","))
-    report_to_readme(lambda: run(scales), "bench:scale", "--write-readme" in args)
+    report_to_docs(lambda: run(scales), "bench:scale", "--write-docs" in args)
     return 0
 
 

@@ -1,10 +1,10 @@
 """Candidate search benchmark: the index against a brute-force rapidfuzz scan, in the same run.
 
-Run: `.venv/bin/python benchmarks/bench_search.py [--workspace PATH] [--write-readme]`. Without
+Run: `.venv/bin/python benchmarks/bench_search.py [--workspace PATH] [--write-docs]`. Without
 `--workspace` it ingests the fetched corpus into a temporary workspace; with it, it uses (and
 re-indexes) that workspace. When the corpus holds fewer than 10^5 passages, whole versions are
 replicated under new version ids until it does. It prints figures and ratios; it asserts nothing
-about time. `--write-readme` replaces the block between the `bench:search` markers in README.md
+about time. `--write-docs` replaces the block between the `bench:search` markers in docs/
 with what it printed.
 
 The brute force scores every passage (not every distinct text) with the same rule as the search:
@@ -33,7 +33,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from bench_spine import replace_readme_block
+from bench_spine import replace_docs_block
 from rapidfuzz import fuzz, process
 
 from workbench.corpus import read_catalogue
@@ -280,8 +280,8 @@ def main() -> int:
     with bench_workspace(sys.argv[1:]) as held, contextlib.redirect_stdout(buffer):
         run(held)
     print(buffer.getvalue(), end="")
-    if "--write-readme" in sys.argv[1:]:
-        replace_readme_block("bench:search", "python benchmarks/bench_search.py", buffer.getvalue())
+    if "--write-docs" in sys.argv[1:]:
+        replace_docs_block("bench:search", "python benchmarks/bench_search.py", buffer.getvalue())
     return 0
 
 

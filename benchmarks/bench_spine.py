@@ -1,9 +1,9 @@
 """Spine benchmarks: admission + ingest throughput, passage diff, and change narrowing.
 
-Run: `make bench` (or `.venv/bin/python benchmarks/bench_spine.py [--write-readme]`). It prints
+Run: `make bench` (or `.venv/bin/python benchmarks/bench_spine.py [--write-docs]`). It prints
 figures and ratios against a baseline run in the same process; it asserts nothing about time. With
-`--write-readme` it also replaces the block between the `bench:spine` markers in README.md with what
-it printed, so the README's figures are always the code's own output.
+`--write-docs` it also replaces the block between the `bench:spine` markers in docs/ with what
+it printed, so the docs' figures are always the code's own output.
 
 1. Admission + ingest of the whole fetched corpus, MB/s, beside `hashlib.sha256` over the same bytes
    (the floor: admission must at least hash every byte).
@@ -178,10 +178,10 @@ def bench_diff_and_narrowing(held: Workspace) -> None:
         )
 
 
-def report_to_readme(run: Callable[[], None], marker: str, write: bool) -> None:
-    """Run `run`, print what it printed, and with `write` put it in README.md between the markers.
+def report_to_docs(run: Callable[[], None], marker: str, write: bool) -> None:
+    """Run `run`, print what it printed, and with `write` put it in docs/ between the markers.
 
-    The block sits between `<!-- {marker} begin -->` and `<!-- {marker} end -->`, so the README's
+    The block sits between `<!-- {marker} begin -->` and `<!-- {marker} end -->`, so the docs'
     figures are always a benchmark's own output, never typed by hand.
     """
     buffer = io.StringIO()
@@ -192,24 +192,32 @@ def report_to_readme(run: Callable[[], None], marker: str, write: bool) -> None:
     print(output, end="")
     if not write:
         return
-    replace_readme_block(marker, f"python benchmarks/{Path(sys.argv[0]).name}", output)
+    replace_docs_block(marker, f"python benchmarks/{Path(sys.argv[0]).name}", output)
 
 
-def replace_readme_block(marker: str, command: str, output: str) -> None:
-    """Put `output` in README.md between `<!-- {marker} begin -->` and `<!-- {marker} end -->`.
+def replace_docs_block(marker: str, command: str, output: str) -> None:
+    """Put `output` between `<!-- {marker} begin -->` and `<!-- {marker} end -->` in docs/.
 
-    Every benchmark writes its figures through this one function, so the README's figures are
-    always a benchmark's own output, shown beside the command that printed them.
+    The block is looked for in every page under docs/ (most are in docs/benchmarks.md); exactly
+    one page must hold it. Every benchmark writes its figures through this one function, so the
+    figures in the docs are always a benchmark's own output, shown beside the command that
+    printed them.
     """
     begin, end = f"<!-- {marker} begin -->", f"<!-- {marker} end -->"
-    readme = ROOT / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    if begin not in text or end not in text:
-        raise SystemExit(f"{readme}: no {begin} ... {end} block to replace")
-    head, rest = text.split(begin, 1)
+    holders = [
+        page
+        for page in sorted((ROOT / "docs").glob("*.md"))
+        if begin in (text := page.read_text(encoding="utf-8")) and end in text
+    ]
+    if len(holders) != 1:
+        raise SystemExit(
+            f"docs/: expected one page with a {begin} ... {end} block, found {len(holders)}"
+        )
+    page = holders[0]
+    head, rest = page.read_text(encoding="utf-8").split(begin, 1)
     _, tail = rest.split(end, 1)
     block = f"{begin}\n```text\n$ {command}\n{output.rstrip()}\n```\n{end}"
-    readme.write_text(head + block + tail, encoding="utf-8")
+    page.write_text(head + block + tail, encoding="utf-8")
 
 
 def run() -> None:
@@ -225,7 +233,7 @@ def main() -> int:
     if not STORE.is_dir():
         print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
         return 2
-    report_to_readme(run, "bench:spine", "--write-readme" in sys.argv[1:])
+    report_to_docs(run, "bench:spine", "--write-docs" in sys.argv[1:])
     return 0
 
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,10 +14,11 @@ from workbench.measure import corpus_digests, report_bytes
 from workbench.models import CatalogueRow
 from workbench.store import Workspace
 
-from .conftest import CORPUS_DIR, ROOT, STORE
+from .conftest import CORPUS_DIR, REFUSED_STORE, ROOT, STORE
 
 FAMILY = "draft-ietf-appsawg-http-problem"
 VERSION = f"ietf/{FAMILY}/{FAMILY}-01.txt"
+SAMPLE = "us-dc/dc-code-34-306/34-306@2021-11-09.xml"
 
 
 def _commands() -> list[list[str]]:
@@ -73,9 +75,14 @@ def test_passages_json_shape_and_offsets(workspace: Workspace) -> None:
         "char_end",
         "text",
         "section_label",
+        "kind",
+        "path",
+        "profile",
         "page",
     }
     assert all(text[p["char_start"] : p["char_end"]] == p["text"] for p in items)
+    assert {p["kind"] for p in items} <= {"front_matter", "heading", "body", "furniture"}
+    assert len({p["profile"] for p in items}) == 1
     assert {p["page"] for p in items} == {None}  # not a PDF: no page map
 
 
@@ -142,7 +149,7 @@ def test_bad_input_is_one_line_and_exit_2(
     assert err.startswith(message) and err.count("\n") == 1 and "Traceback" not in err
 
 
-def test_admit_lists_refusals_and_exits_1(tmp_path: Path) -> None:
+def test_admit_of_only_transcriptions_admits_nothing_and_exits_1(tmp_path: Path) -> None:
     result = subprocess.run(
         [
             sys.executable,
@@ -161,6 +168,47 @@ def test_admit_lists_refusals_and_exits_1(tmp_path: Path) -> None:
     assert result.returncode == 1
     out = result.stdout.decode()
     assert "admitted 0 documents" in out and "refused (19):" in out and ": transcription: " in out
+    assert out.endswith(f"no document admitted from {CORPUS_DIR / 'refused'}\n")
+
+
+def test_admit_exits_0_when_only_transcriptions_are_refused(
+    catalogue: tuple[CatalogueRow, ...], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Refusals the admission policy requires are reported, not failures."""
+    mirror = tmp_path / "mirror"
+    shutil.copytree(REFUSED_STORE, mirror)
+    for name in (SAMPLE, SAMPLE + ".provenance.json"):
+        (mirror / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(STORE / name, mirror / name)
+    code = main(["corpus", "admit", str(mirror), "--corpus-dir", str(tmp_path / "corpus")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "admitted 1 documents" in out and "refused (19):" in out
+    assert out.count(": transcription: ") == 19
+
+
+def test_admit_exits_1_when_anything_else_is_refused(
+    catalogue: tuple[CatalogueRow, ...], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mirror = tmp_path / "mirror"
+    for name in (SAMPLE, SAMPLE + ".provenance.json"):
+        (mirror / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(STORE / name, mirror / name)
+    (mirror / "us-dc" / "dc-code-34-306" / "stray.xml").write_bytes(b"<x/>")
+    code = main(["corpus", "admit", str(mirror), "--corpus-dir", str(tmp_path / "corpus")])
+    out = capsys.readouterr().out
+    assert code == 1 and "admitted 1 documents" in out and ": no_provenance: " in out
+
+
+def test_a_file_given_as_the_corpus_folder_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["corpus", "admit", str(ROOT / "README.md"), "--corpus-dir", str(tmp_path)])
+    assert code == 2
+    assert (
+        capsys.readouterr().err
+        == f"workbench: error: {ROOT / 'README.md'}: no such corpus folder\n"
+    )
 
 
 def test_a_missing_catalogue_is_one_line(tmp_path: Path) -> None:
@@ -186,8 +234,8 @@ def test_committed_corpus_digests_are_fresh(catalogue: tuple[CatalogueRow, ...])
     )
 
 
-def test_measure_on_any_mirror_folder(tmp_path: Path) -> None:
-    """`measure --corpus DIR` admits, ingests and reports a new folder; refusals are listed, not fatal."""
+def test_measure_of_a_folder_that_admits_nothing_exits_1(tmp_path: Path) -> None:
+    """`measure --corpus DIR` with no document admitted measures nothing and says so."""
     result = subprocess.run(
         [
             sys.executable,
@@ -205,6 +253,8 @@ def test_measure_on_any_mirror_folder(tmp_path: Path) -> None:
         cwd=ROOT,
         check=False,
     )
-    assert result.returncode == 0, result.stderr
-    report = json.loads((tmp_path / "out" / "corpus-digests.json").read_bytes())
-    assert report["documents"] == 0 and report["refused"] == {"transcription": 19}
+    assert result.returncode == 1, result.stderr
+    out = result.stdout.decode()
+    assert out.count(": transcription: ") == 19
+    assert out.endswith(f"no document admitted from {CORPUS_DIR / 'refused'}; nothing measured\n")
+    assert not (tmp_path / "out").exists() and not (tmp_path / "w.sqlite").exists()

@@ -111,31 +111,32 @@ _DROP = object()
         pytest.param(
             _set("source_url", "javascript:alert(1)"),
             "malformed_provenance",
-            "field 'source_url' must be an absolute http(s) URL, got 'javascript:alert(1)'",
+            'source_url: expected an absolute http(s) URL, got "javascript:alert(1)"',
             id="javascript-url",
         ),
         pytest.param(
             _set("source_url", "file:///etc/passwd"),
             "malformed_provenance",
-            "field 'source_url' must be an absolute http(s) URL, got 'file:///etc/passwd'",
+            'source_url: expected an absolute http(s) URL, got "file:///etc/passwd"',
             id="file-url",
         ),
         pytest.param(
             _set("source_url", "data:text/plain,hi"),
             "malformed_provenance",
-            "field 'source_url' must be an absolute http(s) URL, got 'data:text/plain,hi'",
+            'source_url: expected an absolute http(s) URL, got "data:text/plain,hi"',
             id="data-url",
         ),
         pytest.param(
             _set("source_url", "/relative/path.pdf"),
             "malformed_provenance",
-            "field 'source_url' must be an absolute http(s) URL, got '/relative/path.pdf'",
+            'source_url: expected an absolute http(s) URL, got "/relative/path.pdf"',
             id="relative-url",
         ),
         pytest.param(
             _set("source_url", "https://a.example/x\n.pdf"),
             "malformed_provenance",
-            "field 'source_url' holds white space or control characters",
+            "source_url: expected an absolute http(s) URL without white space or control "
+            'characters, got "https://a.example/x\\n.pdf"',
             id="newline-in-url",
         ),
         pytest.param(
@@ -153,49 +154,50 @@ _DROP = object()
         pytest.param(
             _set("sha256", "XYZ"),
             "malformed_provenance",
-            "field 'sha256' must be 64 lowercase hex digits",
+            'sha256: expected 64 lowercase hex digits, got "XYZ"',
             id="bad-hash",
         ),
         pytest.param(
             _set("bytes", True),
             "malformed_provenance",
-            "field 'bytes' must be a non-negative integer",
+            "bytes: expected a non-negative integer, got true",
             id="bool-bytes",
         ),
         pytest.param(
             _set("version_order", 0),
             "malformed_provenance",
-            "field 'version_order' must be an integer of at least 1",
+            "version_order: expected an integer of at least 1, got 0",
             id="zero-order",
         ),
         pytest.param(
             _set("jurisdiction", _DROP),
             "malformed_provenance",
-            "field 'jurisdiction' must be a non-empty string",
+            "jurisdiction: missing",
             id="missing-jurisdiction",
         ),
         pytest.param(
             _set("byte_faithful_to_official_filing", "yes"),
             "malformed_provenance",
-            "field 'byte_faithful_to_official_filing' must be true or false",
+            'byte_faithful_to_official_filing: expected true or false, got "yes"',
             id="string-flag",
         ),
         pytest.param(
             _set("mirror", None),
             "malformed_provenance",
-            "neither 'source_url' nor 'mirror' names where the bytes come from",
+            "source_url or mirror: missing (one of them must name where the bytes come from)",
             id="no-source",
         ),
         pytest.param(
             _set("mirror", {"repo": "a/b", "path": "../../etc/passwd", "commit": "a" * 40}),
             "malformed_provenance",
-            "field 'mirror.path' '../../etc/passwd' must not hold empty, '.' or '..' parts",
+            "mirror.path: expected a relative POSIX path with no empty, '.' or '..' part, "
+            'got "../../etc/passwd"',
             id="mirror-path-traversal",
         ),
         pytest.param(
             _set("mirror", {"repo": "a/b", "path": "x.xml", "commit": "main"}),
             "malformed_provenance",
-            "field 'mirror.commit' must be 40 lowercase hex digits",
+            'mirror.commit: expected 40 lowercase hex digits, got "main"',
             id="mirror-branch-not-commit",
         ),
         pytest.param(
@@ -216,6 +218,24 @@ def test_hostile_provenance_is_refused_with_its_reason(
     data = (STORE / SAMPLE).read_bytes()
     expected = detail.format(actual=hashlib.sha256(data).hexdigest(), size=len(data))
     assert refusal.detail.endswith(expected), refusal.detail
+
+
+def test_every_problem_of_a_provenance_is_listed_in_one_refusal(tmp_path: Path) -> None:
+    def edit(record: dict[str, Any]) -> None:
+        for name in ("jurisdiction", "sha256", "byte_faithful_to_official_filing"):
+            del record[name]
+        record.update(version_order="4", filing_date="09/11/2021", line_numbered="no")
+
+    (refusal,) = admit(_mirror_with(tmp_path, edit)).refusals
+    assert (refusal.path, refusal.reason) == (SAMPLE, "malformed_provenance")
+    assert refusal.detail == (
+        f"{SAMPLE}.provenance.json: 6 problems: jurisdiction: missing; "
+        'version_order: expected an integer of at least 1, got "4"; '
+        'filing_date: expected an ISO date (YYYY, YYYY-MM or YYYY-MM-DD) or null, got "09/11/2021"; '
+        "sha256: missing; "
+        'line_numbered: expected true or false, got "no"; '
+        "byte_faithful_to_official_filing: missing"
+    )
 
 
 @pytest.mark.parametrize(

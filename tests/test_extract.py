@@ -2,24 +2,32 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from lxml import etree
 
 from workbench.errors import ExtractionError, TextDecodeError, WorkbenchError
 from workbench.extract import (
     EXTRACTORS,
     MAX_LINE_CHARS,
+    XML_BLOCKS_EXTRACTOR,
     AwaitingExtractor,
     decode_text,
     extract,
 )
-from workbench.models import Extraction
+from workbench.models import CatalogueRow, Extraction
+from workbench.store import version_from_row
+from workbench.structure import parse_structure
 
 MIRROR = Path(
     os.environ.get("WORKBENCH_MIRROR", Path(__file__).resolve().parents[2] / "shared" / "corpus")
@@ -58,8 +66,9 @@ def _lines(root: Path, relative: str) -> list[str]:
 
 def test_corpus_holds_the_xml_kinds_we_render(mirror: Path) -> None:
     kinds = {path.split("/")[0] for path in XML_FILES}
-    assert kinds == {"us-federal", "us-federal-register", "us-dc"}
+    assert kinds == {"us-federal", "us-federal-register", "us-dc", "ca-federal"}
     assert len(XML_FILES) >= 100
+    assert sum(path.startswith("ca-federal/") for path in XML_FILES) >= 20
 
 
 @pytest.mark.parametrize("relative", XML_FILES)
@@ -68,7 +77,12 @@ def test_real_xml_extracts_cleanly_and_deterministically(mirror: Path, relative:
     first = extract(data, "application/xml", source=relative)
     again = extract(data, "application/xml", source=relative)
     assert first == again
-    assert (first.extractor, first.extractor_version) == EXTRACTORS["application/xml"]
+    expected = (
+        XML_BLOCKS_EXTRACTOR
+        if relative.startswith("ca-federal/")
+        else EXTRACTORS["application/xml"]
+    )
+    assert (first.extractor, first.extractor_version) == expected
     text = first.text
     assert text.strip() and text.endswith("\n") and not text.endswith("\n\n")
     assert not text[0].isspace()
@@ -79,6 +93,223 @@ def test_real_xml_extracts_cleanly_and_deterministically(mirror: Path, relative:
         assert text[mark.char_start : mark.char_end] == mark.label
         assert mark.label == mark.label.strip() and mark.path
     assert [m.char_start for m in first.structure] == sorted(m.char_start for m in first.structure)
+
+
+# --- version 2 holds every version-1 XML text and its marks ---------------------------------------
+
+# The last commit whose extractor is version 1 of "xml-text": its source is loaded from git as a
+# module of its own, so the figures compared are derived here, never typed in.
+XML_TEXT_V1_COMMIT = "f2e5c0f"
+REPOSITORY = Path(__file__).resolve().parents[1]
+STORE = REPOSITORY / "corpus" / "real"  # where the `catalogue` fixture fetched the held bytes
+
+
+@cache
+def _xml_text_v1() -> ModuleType:
+    source = subprocess.run(
+        ["git", "-C", str(REPOSITORY), "show", f"{XML_TEXT_V1_COMMIT}:workbench/extract.py"],
+        check=True,
+        capture_output=True,
+    ).stdout
+    spec = importlib.util.spec_from_loader("xml_text_v1", loader=None)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["xml_text_v1"] = module  # dataclasses resolve their module by name
+    exec(compile(source, f"{XML_TEXT_V1_COMMIT}:workbench/extract.py", "exec"), module.__dict__)
+    return module
+
+
+def test_version_1_is_loaded_from_its_commit() -> None:
+    v1 = _xml_text_v1()
+    assert v1.EXTRACTORS["application/xml"] == ("xml-text", "1")
+    assert EXTRACTORS["application/xml"] == ("xml-text", "1")
+    assert XML_BLOCKS_EXTRACTOR == ("xml-blocks", "1")
+
+
+def test_version_2_holds_every_version_1_text_and_marks(
+    catalogue: tuple[CatalogueRow, ...],
+) -> None:
+    rows = [
+        row
+        for row in catalogue
+        if row.media_type in {"application/xml", "text/xml"} and row.jurisdiction != "ca-federal"
+    ]
+    assert {row.jurisdiction for row in rows} == {"us-federal", "us-federal-register", "us-dc"}
+    v1 = _xml_text_v1()
+    moved = []
+    for row in rows:
+        data = (STORE / row.path).read_bytes()
+        before = v1.extract(data, row.media_type, source=row.path)
+        after = extract(data, row.media_type, source=row.path)
+        if (before.text, before.structure) != (after.text, after.structure):
+            moved.append(row.path)
+    assert not moved
+    assert len(rows) == len(XML_FILES) - sum(p.startswith("ca-federal/") for p in XML_FILES)
+
+
+# --- Justice Canada's consolidations (a schema the vocabulary never named) -----------------------
+
+CA_FILES = [path for path in XML_FILES if path.startswith("ca-federal/")]
+CER_2024 = "ca-federal/ca-cer-act/C-15.1@2024-12-08.xml"
+# The largest passage a ca-federal file may give: a section's text or one table row is far
+# shorter; the longest real one is a graphic's description in the Energy Efficiency Regulations.
+CA_MAX_PASSAGE_CHARS = 4_000
+
+
+def _passages(text: str) -> list[str]:
+    return re.split(r"\n[^\S\n]*\n", text.rstrip("\n"))
+
+
+def _elements(root: Path, relative: str, *names: str) -> list[etree._Element]:
+    """The named elements of a file, read by lxml apart from the extractor, outside front matter."""
+    tree = etree.fromstring((root / relative).read_bytes())
+    front = tree.find("Identification")
+    hidden = set(front.iter()) if front is not None else set()
+    return [el for el in tree.iter(*names) if el not in hidden]
+
+
+def _words(el: etree._Element) -> str:
+    return "".join(el.itertext())
+
+
+def _labels_above(el: etree._Element) -> list[str]:
+    """The Label texts of the elements enclosing `el`, outermost first."""
+    labels = []
+    for ancestor in el.iterancestors():
+        label = ancestor.find("Label")
+        if label is not None and label is not el:
+            labels.append(_words(label))
+    return labels[::-1]
+
+
+@pytest.mark.parametrize("relative", CA_FILES)
+def test_ca_every_text_element_starts_a_line_after_its_own_labels(
+    mirror: Path, relative: str
+) -> None:
+    """No block boundary of the document falls inside a line: each `Text` opens its line, or
+    follows only the labels of the elements that enclose it ("5 (1) For the purposes ...").
+
+    The document's own text pieces (texts and tails) are found in the output in document order,
+    so each `Text` is looked for where its document neighbours put it, not at an equal string
+    elsewhere; front matter outside the title block is passed over (the extractor drops it).
+    """
+    text = _extract_real(mirror, relative).text
+    cursor = checked = 0
+    skipping: etree._Element | None = None
+    tree = etree.fromstring((mirror / relative).read_bytes())
+    for event, element in etree.iterwalk(tree, events=("start", "end")):
+        if skipping is not None:
+            if event == "end" and element is skipping:
+                skipping = None
+            continue
+        parent = element.getparent()
+        if (
+            event == "start"
+            and parent is not None
+            and parent.tag == "Identification"
+            and element.tag not in ("LongTitle", "ShortTitle", "ReaderNote")
+        ):
+            skipping = element
+            continue
+        piece = (element.text if event == "start" else element.tail) or ""
+        if event == "start" and element.tag == "Text" and _words(element).strip():
+            words = _words(element).strip()
+            at = text.find(words, cursor)
+            assert at >= 0, (relative, words[:80])
+            before = text[text.rfind("\n", 0, at) + 1 : at]
+            labels = _labels_above(element)
+            assert before in {""} | {" ".join(labels[k:]) + " " for k in range(len(labels))}
+            own = parent.find("Label") if parent is not None else None
+            if own is not None:  # a labelled element's text is on its label's line
+                assert before.endswith(_words(own) + " "), (relative, words[:80])
+            checked += 1
+        if piece.strip():
+            at = text.find(piece.strip(), cursor)
+            assert at >= 0, (relative, piece[:80])
+            cursor = at + len(piece.strip())
+    assert checked or not _elements(mirror, relative, "Section")  # a repealed Act has none
+
+
+@pytest.mark.parametrize("relative", CA_FILES)
+def test_ca_marginal_notes_and_headings_are_passages_of_their_own(
+    mirror: Path, relative: str
+) -> None:
+    passages = _passages(_extract_real(mirror, relative).text)
+    held = set(passages)
+    notes = [_words(el).strip() for el in _elements(mirror, relative, "MarginalNote")]
+    headings = [
+        " ".join(_words(part).strip() for part in el if part.tag in ("Label", "TitleText"))
+        for el in _elements(mirror, relative, "Heading")
+    ]
+    assert notes or headings or not _elements(mirror, relative, "Section")
+    for line in notes + headings:
+        assert line in held, (relative, line)
+        assert "\n" not in line
+
+
+@pytest.mark.parametrize("relative", CA_FILES)
+def test_ca_passages_stay_short_and_every_label_is_marked(mirror: Path, relative: str) -> None:
+    result = _extract_real(mirror, relative)
+    passages = _passages(result.text)
+    assert max(map(len, passages)) <= CA_MAX_PASSAGE_CHARS
+    labels = [_words(el).strip() for el in _elements(mirror, relative, "Label")]
+    assert [mark.label for mark in result.structure] == labels
+    assert "lims:" not in result.text
+
+
+def test_ca_cer_act_reads_as_printed(mirror: Path) -> None:
+    result = _extract_real(mirror, CER_2024)
+    passages = _passages(result.text)
+    assert passages[:2] == [
+        "An Act to establish the Canadian Energy Regulator",
+        "Canadian Energy Regulator Act",
+    ]
+    for passage in (
+        "Short title",
+        "1 This Act may be cited as the Canadian Energy Regulator Act.",
+        "2 The following definitions apply in this Act.",
+        "Powers of liquidators, trustees, etc.",
+        "5 (1) For the purposes of this Act, each of the following is considered to be a company:",
+        "PART 1 Canadian Energy Regulator",
+        "2019, c. 28, s. 10 “317”",
+    ):
+        assert passage in passages
+    # Front matter outside the title block (regnal years, bill history dates) is not text; nor is
+    # any attribute (the root's lims:fid).
+    tree = etree.fromstring((mirror / CER_2024).read_bytes())
+    assert _words(tree.find("Identification/Parliament/RegnalYear/Year-s")) not in result.text
+    assert tree.get("{http://justice.gc.ca/lims}fid") not in result.text
+    assert len(passages) >= 1_000
+
+
+def test_ca_structure_marks_nest_into_section_paths(
+    catalogue: tuple[CatalogueRow, ...],
+) -> None:
+    (row,) = [row for row in catalogue if row.path == CER_2024]
+    version = version_from_row(row, (STORE / row.path).read_bytes())
+    first = version.structure[0]
+    assert (first.label, first.value, first.path) == ("1", None, ("Statute", "Body", "Section"))
+    parse = parse_structure(version)
+    assert parse.refusal is None
+    paths = [unit.path for unit in parse.units]
+    assert [p for p in paths if p[0] == "5"] == [
+        ("5",),
+        ("5", "(1)"),
+        ("5", "(1)", "(a)"),
+        ("5", "(1)", "(b)"),
+        ("5", "(1)", "(c)"),
+        ("5", "(1)", "(c)", "(i)"),
+        ("5", "(1)", "(c)", "(ii)"),
+        ("5", "(2)"),
+        ("5", "(3)"),
+    ]
+    text = version.text
+    assert parse.path_at(text.index("(ii) constructing, operating or abandoning")) == (
+        "5",
+        "(1)",
+        "(c)",
+        "(ii)",
+    )
 
 
 # --- hand-checked content ------------------------------------------------------------------------
@@ -265,6 +496,20 @@ def test_decode_text_is_exact(data: bytes, expected: str) -> None:
             "x.txt: invalid UTF-8 at byte 3 (0xed); expected UTF-8 text",
             id="encoded-surrogate",
         ),
+    ],
+)
+def test_decode_text_refuses(data: bytes, message: str) -> None:
+    with pytest.raises(TextDecodeError) as caught:
+        decode_text(data, source="x.txt")
+    assert str(caught.value) == message
+    with pytest.raises(TextDecodeError) as caught:  # the XML extractor decodes first
+        extract(data, "application/xml", source="x.txt")
+    assert str(caught.value) == message
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
         pytest.param(
             b"a" * (MAX_LINE_CHARS + 1),
             "x.txt: line 1 is 1000001 characters long; expected at most 1000000",
@@ -277,13 +522,15 @@ def test_decode_text_is_exact(data: bytes, expected: str) -> None:
         ),
     ],
 )
-def test_decode_text_refuses(data: bytes, message: str) -> None:
+def test_line_limit_guards_plain_text_not_xml(data: bytes, message: str) -> None:
     with pytest.raises(TextDecodeError) as caught:
-        decode_text(data, source="x.txt")
+        extract(data, "text/plain", source="x.txt")
     assert str(caught.value) == message
-    with pytest.raises(TextDecodeError) as caught:  # the XML extractor decodes first
-        extract(data, "application/xml", source="x.txt")
-    assert str(caught.value) == message
+    # XML is laid out by its elements: the same run of characters in one element is one passage.
+    xml = b"<a><p>" + data.replace(b"\n", b" ") + b"</p></a>"
+    assert len(xml) > MAX_LINE_CHARS
+    text = extract(xml, "application/xml", source="x.xml").text
+    assert text == data.replace(b"\n", b" ").decode().strip() + "\n"
 
 
 @given(st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\x00"), min_size=1))
@@ -381,6 +628,124 @@ def test_extract_xml_never_fails_untyped(data: bytes) -> None:
 )
 def test_xml_rendering_rules(xml: str, text: str) -> None:
     assert extract(xml.encode(), "application/xml", source="t.xml").text == text
+
+
+USLM = "http://schemas.gpo.gov/xml/uslm"
+
+
+@pytest.mark.parametrize(
+    ("xml", "text"),
+    [
+        pytest.param(
+            "<Act><Section><MarginalNote>Short title</MarginalNote><Label>1</Label>"
+            "<Text>This Act is the <XRef>Energy Act</XRef>.</Text></Section></Act>",
+            "Short title\n\n1 This Act is the Energy Act.\n",
+            id="note-own-passage-label-on-its-text-line",
+        ),
+        pytest.param(
+            "<Act><Section><Label>3</Label><Subsection><MarginalNote>Purpose</MarginalNote>"
+            "<Label>(1)</Label><Text>T</Text></Subsection></Section></Act>",
+            "Purpose\n\n3 (1) T\n",
+            id="note-before-an-open-label-line-is-read-first",
+        ),
+        pytest.param(
+            "<Body><Heading><Label>PART 1</Label><TitleText>Regulator</TitleText></Heading>"
+            "<Section><Label>9</Label><Text>x</Text></Section></Body>",
+            "PART 1 Regulator\n\n9 x\n",
+            id="heading-label-and-title-one-line",
+        ),
+        pytest.param(
+            "<Doc><Note><A>one</A><B>two</B></Note><P>x <A>y</A> z</P></Doc>",
+            "one\n\ntwo\n\nx y z\n",
+            id="element-only-content-blocks-running-text-inline",
+        ),
+        pytest.param(
+            "<Doc><Q><A>one</A> <B>two</B></Q></Doc>",
+            "one two\n",
+            id="a-space-without-newline-is-running-text",
+        ),
+        pytest.param(
+            "<Doc><Q>\n  <A>one</A>\n  <B>two</B>\n</Q></Doc>",
+            "one\n\ntwo\n",
+            id="indentation-is-not-running-text",
+        ),
+        pytest.param(
+            "<Doc><Text><Term>NAFTA</Term><Repealed>[Repealed]</Repealed></Text></Doc>",
+            "NAFTA[Repealed]\n",
+            id="text-block-children-inline",
+        ),
+        pytest.param(
+            "<Doc><Q>a <I><B>b</B><B>c</B></I> d</Q></Doc>",
+            "a bc d\n",
+            id="inside-an-inline-element-everything-is-inline",
+        ),
+        pytest.param(
+            "<S><Label>4</Label><PageBreak/><Text>t</Text></S>",
+            "4 t\n",
+            id="an-element-without-text-opens-nothing",
+        ),
+        pytest.param(
+            "<Provision><Label>(a)</Label>text</Provision>",
+            "(a) text\n",
+            id="label-and-inline-text-one-space",
+        ),
+        pytest.param(
+            "<table><tgroup><tbody><row><entry>1</entry><entry>CSA</entry></row>"
+            "<row><entry>2</entry></row></tbody></tgroup></table>",
+            "1 CSA\n\n2\n",
+            id="cals-rows-and-cells",
+        ),
+        pytest.param(
+            "<Statute a:id='77' xmlns:a='urn:x'><Identification><BillNumber>C-69</BillNumber>"
+            "<LongTitle>An Act</LongTitle><BillHistory><Stages><Date><YYYY>2019</YYYY></Date>"
+            "</Stages></BillHistory><ShortTitle>Short</ShortTitle><RunningHead>Short</RunningHead>"
+            "</Identification><Body><Section><Label>1</Label><Text>x</Text></Section></Body>"
+            "</Statute>",
+            "An Act\n\nShort\n\n1 x\n",
+            id="front-matter-title-block-only-attributes-never",
+        ),
+        pytest.param(
+            "<DOC><META><TITLE>gone</TITLE></META><P>kept</P></DOC>",
+            "kept\n",
+            id="vocabulary-case-folded",
+        ),
+    ],
+)
+def test_structural_rendering_rules(xml: str, text: str) -> None:
+    assert extract(xml.encode(), "application/xml", source="t.xml").text == text
+
+
+def test_lifted_label_line_keeps_exact_marks() -> None:
+    xml = (
+        "<Act><Section><Label>3</Label><Subsection><MarginalNote>Purpose</MarginalNote>"
+        "<Label>(1)</Label><Text>T</Text></Subsection></Section></Act>"
+    )
+    result = extract(xml.encode(), "application/xml", source="t.xml")
+    got = [(m.label, result.text[m.char_start : m.char_end], m.path) for m in result.structure]
+    assert got == [
+        ("3", "3", ("Act", "Section")),
+        ("(1)", "(1)", ("Act", "Section", "Subsection")),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("namespace", "text", "labels"),
+    [
+        pytest.param(USLM, "Sec. 1.Short title.\n", [], id="uslm-label-is-a-caption"),
+        pytest.param(None, "Sec. 1.\n\nShort title.\n", ["Short title."], id="other-label-numbers"),
+    ],
+)
+def test_reading_mode_follows_the_root_namespace(
+    namespace: str | None, text: str, labels: list[str]
+) -> None:
+    xmlns = f" xmlns='{namespace}'" if namespace else ""
+    xml = (
+        f"<bill{xmlns}><toc><referenceItem><designator>Sec. 1.</designator>"
+        "<label>Short title.</label></referenceItem></toc></bill>"
+    )
+    result = extract(xml.encode(), "application/xml", source="t.xml")
+    assert result.text == text
+    assert [m.label for m in result.structure] == labels
 
 
 def test_num_marks_slice_exactly_on_synthetic_xml() -> None:

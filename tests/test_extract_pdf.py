@@ -178,6 +178,35 @@ READ_OFF_THE_PAGE: list[tuple[str, int, str]] = [
         1,
         "LAVALLEY, ROBERT CLINTON",
     ),
+    (
+        "us-ma/dpu-18-150-national-grid-base-rate-order/dpu-18-150_order_2019-09-30.pdf",
+        41,
+        "The Attorney General also refutes the Company’s assessment of the Attorney General’s "
+        "capital and total input price calculations as showing higher volatility",
+    ),
+    (
+        "us-tx/puct-49421-item80-cehe-response-to-tiec-rfi-set1/"
+        "v1_cehe-filer-copy_D49421-CEHE-Response-to-TIEC-1st-RFIs.pdf",
+        1,
+        "FOR AUTHORITY TO CHANGE RATES",
+    ),
+    (
+        "us-tx/puct-49421-item80-cehe-response-to-tiec-rfi-set1/v2_puct-interchange_49421_80_1016841.PDF",
+        2,
+        "First Requests for Information",
+    ),
+    (
+        "us-tx/puct-49595-puc01-01-rate-case-expense-update/"
+        "v1_puct-interchange_49595_19_1036020_PUC01-01U2.PDF",
+        2,
+        "REVIEW OF RATE CASE EXPENSES",
+    ),
+    (
+        "us-tx/puct-49595-puc01-01-rate-case-expense-update/"
+        "v2_puct-interchange_49595_21_1039609_PUC01-01U3.PDF",
+        41,
+        "Communicate with client K Colvin, P. Peters, et al.",
+    ),
     (SCOTUS, 1, "STEVEN E. MERCER, ESQ., Deputy Attorney General, Los"),
     (SCOTUS, 1, "IN THE SUPREME COURT OF THE UNITED STATES"),
     (
@@ -417,7 +446,7 @@ def test_unicode_hyphens_of_later_nerc_versions_fold_to_the_earlier_ascii_ones(
 def test_the_pdf_extractor_is_named_and_versioned_with_its_library() -> None:
     assert EXTRACTORS["application/pdf"] == (PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION)
     assert PDF_EXTRACTOR == "pdf-text"
-    assert re.fullmatch(r"1\+pypdfium2-\d+\.\d+\.\d+", PDF_EXTRACTOR_VERSION)
+    assert re.fullmatch(r"2\+pypdfium2-\d+\.\d+\.\d+", PDF_EXTRACTOR_VERSION)
 
 
 @pytest.mark.parametrize("path", [FR, _nerc("cip-003-9"), EPA])
@@ -645,3 +674,39 @@ def test_the_verifier_verifies_sentences_read_off_the_page(
     citation = Citation(version_id=path, char_start=start, char_end=end, quoted_text=sentence)
     outcome = verify_for_version(workspace, citation)
     assert outcome.outcome == "verified", (outcome.reason, outcome.detail)
+
+
+MA_ORDER = "us-ma/dpu-18-150-national-grid-base-rate-order/dpu-18-150_order_2019-09-30.pdf"
+TX_FILER_SCAN = (
+    "us-tx/puct-49421-item80-cehe-response-to-tiec-rfi-set1/"
+    "v1_cehe-filer-copy_D49421-CEHE-Response-to-TIEC-1st-RFIs.pdf"
+)
+TX_PUBLISHED = "us-tx/puct-49421-item80-cehe-response-to-tiec-rfi-set1/v2_puct-interchange_49421_80_1016841.PDF"
+
+
+def test_a_table_of_contents_with_dot_leaders_is_text_not_garbage(workspace: Workspace) -> None:
+    """The D.P.U. order's contents pages (vi to xvi) are mostly leader dots; their entries are text."""
+    version = workspace.version(MA_ORDER)
+    assert version.unusable_pages == ()
+    contents = version.text[version.pages[5].char_start : version.pages[5].char_end]
+    assert "TABLE OF CONTENTS" in contents and "PERFORMANCE-BASED RATEMAKING PROPOSAL" in contents
+
+
+def test_leaders_alone_do_not_make_a_page_readable() -> None:
+    result = extract_pdf(
+        _pdf(_text(72, 700, "Words."), _text(72, 700, "\x01\x02 ........ \x03\x04")), source="x.pdf"
+    )
+    assert [(u.page, u.reason) for u in result.unusable_pages] == [(2, "garbage")]
+
+
+def test_a_scan_without_a_text_layer_is_held_by_its_cover_page(workspace: Workspace) -> None:
+    """The filer's own scan has text on its cover only; every other page is reported, not fatal.
+
+    The commission's published copy of the same response carries an OCR layer on every page.
+    """
+    scan, published = workspace.version(TX_FILER_SCAN), workspace.version(TX_PUBLISHED)
+    reported = [u.page for u in scan.unusable_pages]
+    assert reported == list(range(2, len(scan.pages) + 1))
+    assert {u.reason for u in scan.unusable_pages} == {"no_text"}
+    assert scan.text.strip() and scan.pages[0].char_end > scan.pages[0].char_start
+    assert published.unusable_pages == () and len(published.pages) == len(scan.pages) + 1

@@ -670,8 +670,8 @@ def test_a_malformed_linked_report_stops_the_check(base: Path, ledger: claims.Le
     assert tree_digest(base) == before and ledger.runs() == ()
 
 
-def test_the_readme_example_is_the_committed_report() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_docs_example_is_the_committed_report() -> None:
+    readme = (ROOT / "docs" / "claims.md").read_text(encoding="utf-8")
     block = readme.split("<!-- quotes-register-example -->\n```markdown\n", 1)[1].split("```\n", 1)[
         0
     ]

@@ -1,7 +1,16 @@
 """The `workbench` command: a thin layer that parses arguments, calls the library and prints.
 
-Exit codes: 0 success; 1 the command ran but found refusals, mismatches or failures (listed at the
-end of its output); 2 bad input or misuse, reported as one line on stderr, never a traceback.
+Exit codes, one meaning in every command:
+
+- 2: an argument cannot be used (missing, a folder where a file goes or a file where a folder goes,
+  unreadable, not the expected kind of file, malformed), reported as one line on stderr, never a
+  traceback; nothing is written.
+- 1: the command ran, but something it was asked to use was refused or failed (a document that
+  did not ingest, a file `corpus add` would not place, a folder in which admission admitted no
+  document: "no document admitted"); the refusals are listed at the end of its output.
+- 0: it ran, and everything it was asked to use was used, or refused only because the admission
+  policy itself requires it (a transcription, `byte_faithful_to_official_filing: false`): such
+  refusals are listed, not failures.
 Progress bars go to stderr and only when stderr is a terminal. Text and JSON go to stdout as UTF-8
 bytes, whatever the locale, with no newline translation.
 """
@@ -20,7 +29,7 @@ from typing import Any
 from workbench import corpus as corpus_mod
 from workbench.allocator import keep_freed_memory
 from workbench.diff import change_as_json, diff_versions, pairing_is_uncertain
-from workbench.errors import VersionNotFound, WorkbenchError
+from workbench.errors import AddError, VersionNotFound, WorkbenchError
 from workbench.measure import measure_families, measure_workspace
 from workbench.models import CatalogueRow, Refusal
 from workbench.segment import segment_version
@@ -55,6 +64,58 @@ def _refusals(title: str, refusals: Sequence[Refusal]) -> int:
 # Commands
 
 
+def _failed(refusals: Sequence[Refusal]) -> int:
+    """1 if any refusal is a failure, 0 if every one is required by the admission policy."""
+    return int(any(not corpus_mod.refusal_is_policy(r) for r in refusals))
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    from workbench import corpus_add
+
+    per_file = ("jurisdiction", "family", "url", "mirror", "official", "order", "label", "date")
+    if args.from_csv is not None:
+        given = [f"--{name}" for name in (*per_file, "issuer", "docket") if getattr(args, name)]
+        if args.files or given or args.line_numbered:
+            raise AddError(
+                "--from-csv takes the files and their facts from the manifest; do not also give "
+                + ", ".join(
+                    ["FILE"] * bool(args.files) + given + ["--line-numbered"] * args.line_numbered
+                )
+            )
+        report = corpus_add.add_from_manifest(args.from_csv, args.into)
+    else:
+        report = corpus_add.add_files(
+            args.files,
+            args.into,
+            jurisdiction=args.jurisdiction,
+            family=args.family,
+            official=args.official,
+            order=args.order,
+            url=args.url,
+            mirror=args.mirror,
+            label=args.label,
+            date=args.date,
+            issuer=args.issuer,
+            docket=args.docket,
+            line_numbered=args.line_numbered,
+        )
+    if report.refusals:
+        _out(f"nothing written into {args.into}\n")
+        return _refusals("refused", report.refusals)
+    for placement in report.placements:
+        what = (
+            " and ".join(Path(name).name for name in placement.written)
+            or "nothing (already there, equal)"
+        )
+        _out(f"{placement.path}: wrote {what}\n")
+    written = sum(bool(p.written) for p in report.placements)
+    _out(
+        f"placed {written} of {len(report.placements)} documents in {args.into}"
+        f"; admit them with 'workbench corpus admit {args.into}'\n"
+    )
+    return 0
+
+
 def cmd_admit(args: argparse.Namespace) -> int:
     admission = corpus_mod.admit(args.dir, progress=_progress())
     existing: tuple[CatalogueRow, ...] = ()
@@ -69,7 +130,11 @@ def cmd_admit(args: argparse.Namespace) -> int:
         + (f" (kept {kept} rows already catalogued)" if kept > 0 else "")
         + f"; refused {len(merged.refusals)}\n"
     )
-    return _refusals("refused", merged.refusals)
+    _refusals("refused", merged.refusals)
+    if not admission.rows:
+        _out(f"no document admitted from {args.dir}\n")
+        return 1
+    return _failed(merged.refusals)
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
@@ -322,6 +387,10 @@ def cmd_measure(args: argparse.Namespace) -> int:
     if args.corpus is not None:
         admission = corpus_mod.admit(args.corpus, progress=_progress())
         rows, refusals, store = admission.rows, admission.refusals, args.corpus
+        if not rows:
+            _refusals("refused at admission", refusals)
+            _out(f"no document admitted from {args.corpus}; nothing measured\n")
+            return 1
     else:
         rows = corpus_mod.read_catalogue(args.corpus_dir)
         refusals, store = corpus_mod.read_refusals(args.corpus_dir), args.store
@@ -348,8 +417,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
         f"wrote {len(written)} files into {args.out} ({len(rows)} documents, {len(families)} families)\n"
     )
     failed = _refusals("not ingested", report.refused)
-    _refusals("refused at admission (listed in the report, not fatal)", refusals)
-    return failed
+    _refusals("refused at admission (listed in the report)", refusals)
+    return max(failed, _failed(refusals))
 
 
 # @@ commands: verify, export-annotations (issue 3) @@
@@ -837,15 +906,78 @@ def build_parser() -> argparse.ArgumentParser:
 
     corpus = commands.add_parser(
         "corpus",
-        help="admit, fetch and verify the catalogued corpus",
-        description="Admit a mirror folder, fetch catalogued bytes, re-verify them.",
+        help="add, admit, fetch and verify the catalogued corpus",
+        description="Add your own files, admit a mirror folder, fetch catalogued bytes, "
+        "re-verify them.",
     )
     corpus_commands = corpus.add_subparsers(dest="corpus_command", required=True, metavar="COMMAND")
+    add = corpus_commands.add_parser(
+        "add",
+        help="place your own files in mirror layout and write their provenance",
+        description="Copy each FILE to DIR/J/F/<name> and write <name>.provenance.json beside "
+        "it: sha256, bytes, format (media type sniffed from the bytes), the mirror's git blob "
+        "and retrieved_at are computed. Say where the bytes come from (--url and/or --mirror) "
+        "and whether they are the issuer's own (--official) or a transcription "
+        "(--transcription); there is no default. Or give every file's facts in a CSV manifest "
+        "(--from-csv). Everything is checked before anything is written; a file or provenance "
+        "already there with other content is refused (exit 1); the same again writes nothing. "
+        "Then run 'workbench corpus admit DIR'.",
+    )
+    add.add_argument("files", nargs="*", type=Path, metavar="FILE", help="documents to add")
+    add.add_argument("--into", type=Path, required=True, metavar="DIR", help="mirror folder")
+    add.add_argument("--jurisdiction", metavar="J", help="folder and field, e.g. us-dc")
+    add.add_argument("--family", metavar="F", help="document family folder, e.g. dc-code-34-306")
+    add.add_argument("--url", metavar="URL", help="the issuer's http(s) URL for the artefact")
+    add.add_argument(
+        "--mirror",
+        metavar="REPO@COMMIT:PATH",
+        help="where these exact bytes are held: owner/name@<40-hex commit>:<path in the repo>; "
+        "a path ending in '/' is the folder holding the FILEs (each file's name is appended)",
+    )
+    faithful = add.add_mutually_exclusive_group()
+    faithful.add_argument(
+        "--official",
+        dest="official",
+        action="store_const",
+        const=True,
+        help="the bytes are the issuer's official artefact (admitted)",
+    )
+    faithful.add_argument(
+        "--transcription",
+        dest="official",
+        action="store_const",
+        const=False,
+        help="the bytes are not byte-faithful to the official filing (refused at admission)",
+    )
+    add.add_argument(
+        "--order",
+        type=int,
+        metavar="N",
+        help="version_order of the first FILE; the next get N+1, ... (default: 1)",
+    )
+    add.add_argument("--label", metavar="L", help="version label, e.g. '-04' or 'as introduced'")
+    add.add_argument("--date", metavar="YYYY-MM-DD", help="filing or issue date")
+    add.add_argument("--issuer", metavar="NAME", help="filer or issuer")
+    add.add_argument("--docket", metavar="D", help="docket or bill")
+    add.add_argument(
+        "--line-numbered", action="store_true", help="the text carries gutter line numbers"
+    )
+    add.add_argument(
+        "--from-csv",
+        type=Path,
+        metavar="MANIFEST",
+        help="CSV with one row per file; columns file, jurisdiction, family, url, mirror, "
+        "official, order, label, date, issuer, docket, line_numbered (file relative to the CSV)",
+    )
+    add.set_defaults(func=cmd_add)
+
     admit = corpus_commands.add_parser(
         "admit",
         help="admit a mirror folder into the catalogue, listing refusals",
         description="Read every <jurisdiction>/<family>/<file> and its .provenance.json "
-        "under DIR, check hashes, write the catalogue. Exit 1 if anything was refused.",
+        "under DIR, check hashes, write the catalogue. Exit 0 if every refusal is one the "
+        "policy requires (transcriptions); 1 if anything else was refused or nothing was "
+        "admitted.",
     )
     admit.add_argument(
         "dir",
@@ -1263,17 +1395,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         return func(args)
-    except (WorkbenchError, FileNotFoundError) as exc:
-        message = str(exc) if isinstance(exc, WorkbenchError) else " ".join(str(exc).split())
+    except BrokenPipeError:
+        # The reader went away (`workbench ... | head`): stop quietly, as Unix tools do. Caught
+        # before OSError, of which it is one.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except (WorkbenchError, OSError) as exc:
+        # An argument that cannot be used (exit 2): a typed error, or a path the system refused
+        # (no such file, a folder where a file goes, no permission), named with the system's words.
+        if isinstance(exc, WorkbenchError) or not exc.filename:
+            message = " ".join(str(exc).split())
+        else:
+            message = f"{exc.filename}: {exc.strerror}"
         print(f"{PROG}: error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        # The reader went away (`workbench ... | head`): stop quietly, as Unix tools do.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
 
 
 if __name__ == "__main__":

@@ -52,7 +52,6 @@ MIRROR_URL = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 _REPO = re.compile(r"[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+")
-_REQUIRED_TEXT = ("jurisdiction", "document_family", "format")
 
 
 def sha256_file(path: Path) -> tuple[str, int]:
@@ -60,6 +59,16 @@ def sha256_file(path: Path) -> tuple[str, int]:
     with path.open("rb") as handle:
         digest = hashlib.file_digest(handle, "sha256")
     return digest.hexdigest(), path.stat().st_size
+
+
+# Refusal reasons the admission policy itself requires: a transcription is refused from the store
+# by design (DESIGN.md C3), so its refusal is reported, not a failure. Every other reason is.
+POLICY_REFUSALS = frozenset({"transcription"})
+
+
+def refusal_is_policy(refusal: Refusal) -> bool:
+    """True if the admission policy requires this refusal (see `POLICY_REFUSALS`), not a failure."""
+    return refusal.reason in POLICY_REFUSALS
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,14 +101,14 @@ def _is_int(value: Any) -> bool:
 
 
 def check_source_url(url: Any) -> str | None:
-    """None if `url` is an absolute http(s) URL with a host, else why not."""
+    """None if `url` is an absolute http(s) URL with a host and no white space, else why not."""
     if not isinstance(url, str):
-        return f"field 'source_url' must be a string or null, got {type(url).__name__}"
+        return "expected an absolute http(s) URL or null"
     if any(ch.isspace() or ord(ch) < 32 for ch in url):
-        return "field 'source_url' holds white space or control characters"
+        return "expected an absolute http(s) URL without white space or control characters"
     parts = urllib.parse.urlsplit(url)
     if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
-        return f"field 'source_url' must be an absolute http(s) URL, got {url[:80]!r}"
+        return "expected an absolute http(s) URL"
     return None
 
 
@@ -114,13 +123,19 @@ def check_relative_path(path: str, *, field: str) -> str | None:
     return None
 
 
-def parse_provenance(data: bytes, *, source: str) -> dict[str, Any]:
-    """Parse and check one provenance record; ProvenanceError names `source` and the field.
+def shown(value: Any) -> str:
+    """A provenance value as JSON, cut to 80 characters: what "got ..." quotes in a problem."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."
 
-    Refused: not UTF-8, not a JSON object, duplicate fields, NaN/Infinity, a required field missing
-    or of the wrong type, a malformed sha256, bytes or version_order, a source_url that is not an
-    absolute http(s) URL, a malformed mirror, neither a source_url nor a mirror. The transcription
-    flag is checked by `admit`, not here, so its refusal carries its own reason code.
+
+def parse_provenance(data: bytes, *, source: str) -> dict[str, Any]:
+    """Parse and check one provenance record; ProvenanceError names `source` and every problem.
+
+    Refused as a whole: more than 1 MiB, not UTF-8, not JSON, not a JSON object, a duplicate
+    field, NaN/Infinity. Otherwise every field is checked (see `provenance_problems`) and all the
+    problems found are listed in one error, in `PROVENANCE_FIELDS` order. The transcription flag's
+    value is checked by `admit`, not here, so its refusal carries its own reason code.
     """
     if len(data) > MAX_PROVENANCE_BYTES:
         raise ProvenanceError(f"{source}: provenance is {len(data)} bytes; expected at most 1 MiB")
@@ -140,41 +155,141 @@ def parse_provenance(data: bytes, *, source: str) -> dict[str, Any]:
         raise ProvenanceError(f"{source}: {exc}") from exc
     if not isinstance(record, dict):
         raise ProvenanceError(f"{source}: provenance must be a JSON object")
-    problem = _provenance_problem(record)
-    if problem:
-        raise ProvenanceError(f"{source}: {problem}")
+    problems = provenance_problems(record)
+    if len(problems) == 1:
+        raise ProvenanceError(f"{source}: {problems[0]}")
+    if problems:
+        raise ProvenanceError(f"{source}: {len(problems)} problems: " + "; ".join(problems))
     return record
 
 
-def _provenance_problem(record: Mapping[str, Any]) -> str | None:
-    for name in _REQUIRED_TEXT:
-        if not isinstance(record.get(name), str) or not record[name].strip():
-            return f"field '{name}' must be a non-empty string"
-    if not isinstance(record.get("sha256"), str) or not _SHA256.fullmatch(record["sha256"]):
-        return "field 'sha256' must be 64 lowercase hex digits"
-    if not _is_int(record.get("bytes")) or record["bytes"] < 0:
-        return "field 'bytes' must be a non-negative integer"
-    if not _is_int(record.get("version_order")) or record["version_order"] < 1:
-        return "field 'version_order' must be an integer of at least 1"
-    if not isinstance(record.get("byte_faithful_to_official_filing"), bool):
-        return "field 'byte_faithful_to_official_filing' must be true or false"
+# The provenance schema's fields in the order a record is written and its problems are listed
+# (the order of the mirror's own provenance files). Unknown fields are allowed and kept.
+PROVENANCE_FIELDS = (
+    "source_url",
+    "mirror",
+    "jurisdiction",
+    "docket_or_bill",
+    "document_family",
+    "version_label",
+    "version_order",
+    "filer_or_issuer",
+    "filing_date",
+    "retrieved_at",
+    "sha256",
+    "bytes",
+    "format",
+    "line_numbered",
+    "byte_faithful_to_official_filing",
+    "license_note",
+    "extraction_note",
+)
+_PARTIAL_DATE = re.compile(r"\d{4}(-\d{2}(-\d{2})?)?")
+_RETRIEVED_AT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})")
+_BLOB = re.compile(r"[0-9a-f]{40}")
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _optional_text(value: Any) -> bool:
+    return value is None or isinstance(value, str)
+
+
+# What each field must hold: (predicate, what is expected, required). A required field that is
+# absent is "missing"; an optional one may be absent or null.
+_FIELD_RULES: dict[str, tuple[Any, str, bool]] = {
+    "jurisdiction": (_text, "a non-empty string", True),
+    "docket_or_bill": (_optional_text, "a string or null", False),
+    "document_family": (_text, "a non-empty string", True),
+    "version_label": (_optional_text, "a string or null", False),
+    "version_order": (lambda v: _is_int(v) and v >= 1, "an integer of at least 1", True),
+    "filer_or_issuer": (_optional_text, "a string or null", False),
+    "filing_date": (
+        lambda v: v is None or (isinstance(v, str) and bool(_PARTIAL_DATE.fullmatch(v))),
+        "an ISO date (YYYY, YYYY-MM or YYYY-MM-DD) or null",
+        False,
+    ),
+    "retrieved_at": (
+        lambda v: v is None or (isinstance(v, str) and bool(_RETRIEVED_AT.fullmatch(v))),
+        "an ISO date-time with its UTC offset (YYYY-MM-DDTHH:MM:SS+00:00) or null",
+        False,
+    ),
+    "sha256": (
+        lambda v: isinstance(v, str) and bool(_SHA256.fullmatch(v)),
+        "64 lowercase hex digits",
+        True,
+    ),
+    "bytes": (lambda v: _is_int(v) and v >= 0, "a non-negative integer", True),
+    "format": (_text, "a non-empty string starting with a media type", True),
+    "line_numbered": (lambda v: isinstance(v, bool), "true or false", False),
+    "byte_faithful_to_official_filing": (lambda v: isinstance(v, bool), "true or false", True),
+    "license_note": (_optional_text, "a string or null", False),
+    "extraction_note": (_optional_text, "a string or null", False),
+}
+
+
+def provenance_problems(record: Mapping[str, Any]) -> tuple[str, ...]:
+    """Every problem of a parsed provenance record, in `PROVENANCE_FIELDS` order; empty if none.
+
+    Each problem is `<field>: missing` for an absent required field, or `<field>: expected ...,
+    got <the value as JSON>` for a present one of the wrong kind or value. Required: jurisdiction,
+    document_family, version_order, sha256, bytes, format, byte_faithful_to_official_filing, and
+    at least one of source_url (an absolute http(s) URL) and mirror (repo `owner/name`, a 40-hex
+    commit, a relative path, and optionally a 40-hex `blob` or null). The other schema fields may
+    be absent or null, but a present value must be of its kind (see `_FIELD_RULES`).
+    """
+    problems: list[str] = []
     source_url, mirror = record.get("source_url"), record.get("mirror")
-    if source_url is None and mirror is None:
-        return "neither 'source_url' nor 'mirror' names where the bytes come from"
-    if source_url is not None and (problem := check_source_url(source_url)):
-        return problem
-    if mirror is not None:
-        if not isinstance(mirror, dict):
-            return "field 'mirror' must be an object"
-        if not isinstance(mirror.get("repo"), str) or not _REPO.fullmatch(mirror["repo"]):
-            return "field 'mirror.repo' must be 'owner/name'"
-        if not isinstance(mirror.get("commit"), str) or not _COMMIT.fullmatch(mirror["commit"]):
-            return "field 'mirror.commit' must be 40 lowercase hex digits"
-        if not isinstance(mirror.get("path"), str):
-            return "field 'mirror.path' must be a string"
-        if problem := check_relative_path(mirror["path"], field="field 'mirror.path'"):
-            return problem
-    return None
+    for name in PROVENANCE_FIELDS:
+        if name == "source_url":
+            if source_url is None and mirror is None:
+                problems.append(
+                    "source_url or mirror: missing (one of them must name where the bytes come from)"
+                )
+            elif source_url is not None and (problem := check_source_url(source_url)):
+                problems.append(f"source_url: {problem}, got {shown(source_url)}")
+        elif name == "mirror":
+            if mirror is not None:
+                problems.extend(_mirror_problems(mirror))
+        elif name not in record:
+            if _FIELD_RULES[name][2]:
+                problems.append(f"{name}: missing")
+        elif not _FIELD_RULES[name][0](record[name]):
+            problems.append(f"{name}: expected {_FIELD_RULES[name][1]}, got {shown(record[name])}")
+    return tuple(problems)
+
+
+def _mirror_problems(mirror: Any) -> list[str]:
+    if not isinstance(mirror, dict):
+        return [f"mirror: expected an object {{repo, commit, path}} or null, got {shown(mirror)}"]
+    problems = []
+    repo, commit, path = mirror.get("repo"), mirror.get("commit"), mirror.get("path")
+    if "repo" not in mirror:
+        problems.append("mirror.repo: missing")
+    elif not isinstance(repo, str) or not _REPO.fullmatch(repo):
+        problems.append(f"mirror.repo: expected 'owner/name', got {shown(repo)}")
+    if "path" not in mirror:
+        problems.append("mirror.path: missing")
+    elif not isinstance(path, str) or check_relative_path(path, field="mirror.path"):
+        problems.append(
+            "mirror.path: expected a relative POSIX path with no empty, '.' or '..' part, "
+            f"got {shown(path)}"
+        )
+    if "commit" not in mirror:
+        problems.append("mirror.commit: missing")
+    elif not isinstance(commit, str) or not _COMMIT.fullmatch(commit):
+        problems.append(f"mirror.commit: expected 40 lowercase hex digits, got {shown(commit)}")
+    blob = mirror.get("blob")
+    if blob is not None and not (isinstance(blob, str) and _BLOB.fullmatch(blob)):
+        problems.append(f"mirror.blob: expected 40 lowercase hex digits or null, got {shown(blob)}")
+    return problems
+
+
+def provenance_file_bytes(record: Mapping[str, Any]) -> bytes:
+    """The bytes of a `.provenance.json` file as the workbench writes one: indented JSON, UTF-8."""
+    return (json.dumps(dict(record), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -580,7 +695,7 @@ def fetch(
 
 def _place_provenance(target: Path, row: CatalogueRow) -> None:
     sidecar = target.with_name(target.name + PROVENANCE_SUFFIX)
-    data = (json.dumps(dict(row.provenance), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    data = provenance_file_bytes(row.provenance)
     if not sidecar.is_file() or sidecar.read_bytes() != data:
         _place(sidecar, data)
 

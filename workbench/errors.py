@@ -118,5 +118,9 @@ class EvalManifestError(WorkbenchError, ValueError):
     """The demo corpus's manifest is missing, malformed, or does not match the demo files' bytes."""
 
 
+class AddError(WorkbenchError, ValueError):
+    """Files to add, or what was said about them (an option, a manifest cell), cannot be used."""
+
+
 class ProfileError(WorkbenchError, ValueError):
     """A numbering profile file that cannot be read: bad TOML, an unknown key, a bad regex."""

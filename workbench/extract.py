@@ -3,7 +3,10 @@
 Each media type has one named, versioned extractor (`EXTRACTORS`): plain text and Markdown pass
 through `decode_text` unchanged ("identity"); XML is parsed by a hardened parser (no entities, no
 DTD, no network) and rendered to the reading text a person would cite ("xml-text"), one passage per
-block, its `<num>` elements carried through as `StructureMark`s; PDF goes to `extract_pdf`
+block, its labels (`<num>`, and `<Label>` outside USLM) carried through as `StructureMark`s. A
+schema the vocabulary was written for (USLM, the D.C. Council's code) is read by that vocabulary
+exactly as version 1 read it; any other schema (Justice Canada's consolidations) is read from its
+own element structure, so a new jurisdiction's XML needs no new table; PDF goes to `extract_pdf`
 ("pdf-text", in `extract_pdf.py`), which also returns a page map, the page furniture it took out of
 the body and the pages with no usable text. Every refusal is a typed, one-line
 error naming the source and the byte, line or media type at fault.
@@ -16,7 +19,7 @@ that extractor's version.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from lxml import etree
 
@@ -28,6 +31,7 @@ __all__ = [
     "BLOCK_ELEMENTS",
     "EXTRACTORS",
     "MAX_LINE_CHARS",
+    "XML_BLOCKS_EXTRACTOR",
     "AwaitingExtractor",
     "decode_text",
     "extract",
@@ -42,6 +46,10 @@ EXTRACTORS: dict[str, tuple[str, str]] = {
     "text/xml": ("xml-text", "1"),
     "application/pdf": (PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION),
 }
+# XML outside the known vocabularies' namespaces is read by its own element structure: a second
+# named extractor, so that the text of every USLM and D.C. Code version ("xml-text" 1) stays what
+# it was, byte for byte, and what a snapshot or a text hash recorded under it stays true.
+XML_BLOCKS_EXTRACTOR = ("xml-blocks", "1")
 
 # Local names (any namespace) of the elements that open a passage: USLM levels and text blocks,
 # Federal Register notice parts and tables, D.C. Code paragraphs, texts and history annotations.
@@ -123,6 +131,35 @@ UNJOINABLE_ELEMENTS = frozenset({"table", "toc"})
 MARGINAL_ELEMENTS = frozenset({"sidenote", "page", "ear"})
 METADATA_ELEMENTS = frozenset({"meta"})
 HIDDEN_DISPLAY = frozenset({"no", "false"})
+
+# Root namespaces the vocabulary above was written for (USLM, the D.C. Council's code). A document in
+# one of them is read by the vocabulary alone, exactly as version 1 read it: there an unlisted
+# element is inline, and a USLM `label` is a table-of-contents caption, not a number.
+VOCABULARY_NAMESPACES = frozenset(
+    {
+        "http://schemas.gpo.gov/xml/uslm",
+        "http://xml.house.gov/schemas/uslm/1.0",
+        "https://code.dccouncil.us/schemas/dc-library",
+    }
+)
+# Every other document is read from its own structure. These names are case-folded local names.
+LABEL_ELEMENTS = frozenset({"num", "label"})
+# Blocks that hold running text: every element inside one that the vocabulary does not name is
+# inline, even with no text between (`<Text><DefinedTermEn>NAFTA</DefinedTermEn><Repealed>`).
+TEXT_BLOCKS = frozenset({"text", "p", "content", "chapeau", "continuation", "caption"})
+# CALS (OASIS exchange) table rows and cells, as Justice Canada writes them: a row is a line,
+# its cells kept apart by one space (as `tr` and `td` are).
+TABLE_ROWS = frozenset({"row"})
+TABLE_CELLS = frozenset({"entry"})
+# Front matter of which only the title block is read (Justice Canada's `Identification`): the
+# rest of it is catalogue data in fields (bill history dates as YYYY, MM, DD; parliament, session
+# and regnal year; chapter and order numbers; the running head) that the publisher's stylesheet
+# composes into words, not words a reader cites.
+FRONT_MATTER_ELEMENTS = frozenset({"identification"})
+FRONT_MATTER_READ = frozenset(
+    {"longtitle", "shorttitle", "instrumentnumber", "enablingauthority", "readernote"}
+)
+
 
 _CLOSING = frozenset(".,;:)]”’\"'")
 _SPACES_BEFORE_NEWLINE = re.compile(r"[^\S\n]+\n")
@@ -216,6 +253,37 @@ def extract(data: bytes, media_type: str, *, source: str) -> Extraction:
       at the next passage break, so no sentence is split by a page number or a margin note.
     - Every `num` gives a `StructureMark`: its text as emitted, stripped, with exact offsets, its
       `value` attribute, and the local names of all its enclosing elements, root first.
+
+    Which names these rules look up depends on the root element's namespace (the vocabulary mode is "xml-text" 1, the structural mode "xml-blocks" 1):
+
+    - In `VOCABULARY_NAMESPACES` (USLM, D.C. Council): exact local names, and every element the
+      vocabulary does not name is inline: there `<label>` is a table-of-contents caption and
+      `<heading><inline>` is running text. The output is version 1's, byte for byte.
+    - Any other namespace, or none (structural mode): names are case-folded before look-up, so
+      `Section`, `Paragraph`, `Text`, `Heading` and `Note` take the vocabulary's roles above.
+      A label is an element named `num` or `label`; it behaves as `num` does (starts a line,
+      keeps the text it numbers on that line, one space after it, a `StructureMark`), and is
+      never a passage of its own. `row` is a block and `entry` a spaced cell (CALS tables).
+      Every element the vocabulary does not name is inline when it sits in running text, and
+      a block otherwise. It sits in running text when its parent holds text that is not
+      formatting white space (any text or tail but white space holding a newline: in a
+      one-line file a lone space between elements is a real space), when its parent is one of
+      `TEXT_BLOCKS` (`<Text><DefinedTermEn>NAFTA</DefinedTermEn><Repealed>…` is one line), or
+      when its parent is itself inline and in running text. Such a block that holds no text
+      (a page break, an image with attributes only) opens nothing, so it cannot split a label
+      from its text. A block standing before its own parent's label (a `MarginalNote` before
+      a subsection's "(1)") is its own passage: if an enclosing element's label line is still
+      open ("3"), that line is lifted out and put back after the block ("Purpose" then
+      "3 (1) ..."), marks moved with it. So headings (`MarginalNote`; `Heading` with its
+      `Label` and `TitleText`, one line "PART 1 Canadian Energy Regulator") are passages of
+      their own, and sections, subsections and paragraphs begin on their label's line.
+    - Front matter (`FRONT_MATTER_ELEMENTS`, Justice Canada's `Identification`) is read for
+      its title block only (`FRONT_MATTER_READ`: long and short title, instrument number,
+      enabling authority, reader's note); its bill history dates in YYYY/MM/DD fields,
+      parliament and regnal years, chapter and order numbers and running head are dropped.
+      History notes (`HistoricalNote`, one passage per item), schedules, tables, "amendments
+      not in force" and recent-amendment lists are printed with the Act and are kept.
+      Attributes (`lims:` dates and ids) are never text, in either mode.
     """
     if media_type == "application/pdf":
         return extract_pdf(data, source=source)
@@ -243,7 +311,10 @@ def extract(data: bytes, media_type: str, *, source: str) -> Extraction:
         raise ExtractionError(
             f"{source}: malformed XML at line {line}, column {column}: {message}"
         ) from error
-    builder = _Builder(source)
+    structural = etree.QName(root).namespace not in VOCABULARY_NAMESPACES
+    if structural:
+        name, version = XML_BLOCKS_EXTRACTOR
+    builder = _Builder(source, structural=structural)
     builder.element(root, [], block=True)
     text, nums = builder.finish()
     if not text:
@@ -269,14 +340,68 @@ class _Num:
     end: int = -1
 
 
-class _Builder:
-    """Appends text pieces, choosing separators lazily so breaks never pile up or dangle."""
+@dataclass(frozen=True, slots=True)
+class _Vocabulary:
+    """The element roles one reading mode looks names up in (exact names, or case-folded ones)."""
 
-    def __init__(self, source: str) -> None:
+    blocks: frozenset[str]
+    block_parents: frozenset[str]
+    spaced: frozenset[str]
+    unjoinable: frozenset[str]
+    marginal: frozenset[str]
+    metadata: frozenset[str]
+    labels: frozenset[str]
+
+
+_EXACT = _Vocabulary(
+    blocks=BLOCK_ELEMENTS,
+    block_parents=BLOCK_PARENTS,
+    spaced=SPACED_ELEMENTS,
+    unjoinable=UNJOINABLE_ELEMENTS,
+    marginal=MARGINAL_ELEMENTS,
+    metadata=METADATA_ELEMENTS,
+    labels=frozenset({"num"}),
+)
+# Structural mode: the same roles by case-folded name, a label also spelled `label`, CALS rows.
+_FOLDED_ROLES = {
+    field.name: frozenset(name.casefold() for name in getattr(_EXACT, field.name))
+    for field in fields(_Vocabulary)
+}
+_FOLDED = _Vocabulary(
+    **{
+        **_FOLDED_ROLES,
+        "blocks": _FOLDED_ROLES["blocks"] | TABLE_ROWS,
+        "spaced": _FOLDED_ROLES["spaced"] | TABLE_CELLS,
+        "labels": LABEL_ELEMENTS,
+    }
+)
+
+
+def _is_reading_text(piece: str | None) -> bool:
+    """Text a reader reads: anything but nothing and formatting white space (one holding a newline)."""
+    return piece is not None and piece != "" and not (piece.isspace() and "\n" in piece)
+
+
+def _local(el: etree._Element) -> str:
+    tag = el.tag
+    return tag.rpartition("}")[2] if isinstance(tag, str) else ""
+
+
+class _Builder:
+    """Appends text pieces, choosing separators lazily so breaks never pile up or dangle.
+
+    `structural` selects the reading mode (see `extract`): False reads by the exact vocabulary,
+    True by case-folded vocabulary names and, for every other element, by where it sits.
+    """
+
+    def __init__(self, source: str, *, structural: bool) -> None:
         self.source = source
+        self.structural = structural
+        self.vocabulary = _FOLDED if structural else _EXACT
         self.parts: list[str] = []
         self.length = 0
         self.line = _EMPTY
+        self.line_start = 0  # where the current line's first piece was appended
         self.want_break = 0
         self.want_space = False
         self.block_start = False
@@ -284,7 +409,15 @@ class _Builder:
         self.open_nums: list[_Num] = []
         self.deferred: list[tuple[str, list[_Num]]] = []
 
-    def element(self, el: etree._Element, path: list[str], *, block: bool) -> None:
+    def element(
+        self,
+        el: etree._Element,
+        path: list[str],
+        *,
+        block: bool,
+        running: bool = False,
+        before_label: bool = False,
+    ) -> None:
         tag = el.tag
         if not isinstance(tag, str):
             if isinstance(el, etree._Entity):  # undeclared or external: refuse, never guess
@@ -294,20 +427,28 @@ class _Builder:
                 )
             return  # a comment or processing instruction: dropped, its tail kept by the caller
         name = tag.rpartition("}")[2]
-        if name in METADATA_ELEMENTS or el.get("display") in HIDDEN_DISPLAY:
+        key = name.casefold() if self.structural else name
+        roles = self.vocabulary
+        if key in roles.metadata or el.get("display") in HIDDEN_DISPLAY:
             return
-        if name in MARGINAL_ELEMENTS:
-            aside = _Builder(self.source)
+        if key in roles.marginal:
+            aside = _Builder(self.source, structural=self.structural)
             aside.children(el, [*path, name], block=True)
             text, nums = aside.finish()
             if text:
                 self.deferred.append((text, nums))
             return
-        is_num = name == "num"
-        is_block = name in BLOCK_ELEMENTS or (block and name not in SPACED_ELEMENTS)
+        is_num = key in roles.labels
+        is_block = key in roles.blocks or (block and key not in roles.spaced)
+        if self.structural and not (is_block or is_num or running or key in roles.spaced):
+            # CAUTION: an element that opens nothing must not break a label's line.
+            is_block = any(not piece.isspace() for piece in el.itertext(etree.Element))
+        # A block that stands before its own parent's label (a marginal note) is read before the
+        # label line already open for an enclosing element ("3" then "(1)"), never on it.
+        lifted = self.lift_line() if before_label and is_block and self.line == _LABEL else None
         if is_block or is_num:
-            self.open_block(joinable=name not in UNJOINABLE_ELEMENTS)
-        elif name in SPACED_ELEMENTS:
+            self.open_block(joinable=key not in roles.unjoinable)
+        elif key in roles.spaced:
             self.want_space = True
         if is_num:
             num = _Num(el.get("value"), tuple(path))
@@ -315,14 +456,20 @@ class _Builder:
             self.open_nums.append(num)
         before = self.length
         path.append(name)
-        self.children(el, path, block=name in BLOCK_PARENTS)
+        keep = FRONT_MATTER_READ if self.structural and key in FRONT_MATTER_ELEMENTS else None
+        inline = self.structural and not (is_block or is_num)
+        self.children(
+            el, path, block=key in roles.block_parents, keep=keep, inside_text=running and inline
+        )
         path.pop()
         if is_num:
             self.open_nums.pop()
             if num.start < 0:
                 num.start = num.end = self.length
             self.line = _LABEL
-        elif name == "heading" and self.length > before and self.line != _EMPTY:
+            if self.structural:  # "(a)" and inline text it numbers: kept apart by one space
+                self.want_space = True
+        elif key == "heading" and self.length > before and self.line != _EMPTY:
             last = self.parts[-1].rstrip()[-1:]
             if last == "—":
                 self.line = _LABEL
@@ -330,14 +477,70 @@ class _Builder:
                 self.want_break = max(self.want_break, _SOFT)
         elif is_block:
             self.want_break = max(self.want_break, _SOFT)
+        if lifted is not None:
+            self.restore_line(*lifted)
 
-    def children(self, el: etree._Element, path: list[str], *, block: bool) -> None:
+    def children(
+        self,
+        el: etree._Element,
+        path: list[str],
+        *,
+        block: bool,
+        keep: frozenset[str] | None = None,
+        inside_text: bool = False,
+    ) -> None:
+        running = inside_text or (self.structural and _local(el).casefold() in TEXT_BLOCKS)
+        label_at = -1
+        if self.structural:
+            running = (
+                running or _is_reading_text(el.text) or any(_is_reading_text(c.tail) for c in el)
+            )
+            labels = self.vocabulary.labels
+            label_at = next((i for i, c in enumerate(el) if _local(c).casefold() in labels), -1)
         if el.text:
             self.text(el.text)
-        for child in el:
-            self.element(child, path, block=block)
+        for i, child in enumerate(el):
+            if keep is None or _local(child).casefold() in keep:
+                self.element(child, path, block=block, running=running, before_label=i < label_at)
             if child.tail:
                 self.text(child.tail)
+
+    def lift_line(self) -> tuple[list[str], list[_Num]]:
+        """Take the open line (its labels only) out of the text, to be put back by `restore_line`."""
+        held: list[str] = []
+        while self.length > self.line_start:
+            part = self.parts.pop()
+            self.length -= len(part)
+            held.append(part)
+        if self.length < self.line_start:  # a piece straddled the line's start: keep its head
+            head = held[-1][: self.line_start - self.length]
+            held[-1] = held[-1][len(head) :]
+            self.append(head)
+        held.reverse()
+        nums = [n for n in self.nums if n.start >= self.line_start]
+        self.nums = [n for n in self.nums if n.start < self.line_start]
+        for num in nums:
+            num.start -= self.line_start
+            num.end -= self.line_start
+        self.line = _EMPTY
+        self.want_space = False
+        return held, nums
+
+    def restore_line(self, held: list[str], nums: list[_Num]) -> None:
+        """Put a lifted line back as the start of a new passage, open for what it numbers."""
+        if self.length:
+            self.new_passage()
+        self.want_break = 0
+        self.block_start = False
+        self.line_start = self.length
+        for num in nums:
+            num.start += self.length
+            num.end += self.length
+        self.nums.extend(nums)
+        for part in held:
+            self.append(part)
+        self.line = _LABEL
+        self.want_space = False
 
     def open_block(self, *, joinable: bool) -> None:
         self.block_start = True
@@ -372,6 +575,8 @@ class _Builder:
         ):
             self.append(" ")
         self.want_space = False
+        if self.line == _EMPTY:
+            self.line_start = self.length
         if "\n" in piece:
             if _LEADING_NEWLINE.match(piece):
                 self.rstrip(keep_newlines=True)

@@ -36,7 +36,9 @@ ours, from geometry alone, so every rule is stated here and none hides in a libr
    paragraph continues with one line break.
 6. Pages. `pages` maps each page (numbered from 1) to its body's `[char_start, char_end)`. A page
    whose body is empty ("no_text") or has fewer letters and digits than half its characters
-   ("garbage") contributes no text and is listed in `unusable_pages`; a PDF with no usable page
+   ("garbage"; white space and leader runs, three or more of one of `LEADER_CHARACTERS` in a row,
+   a space allowed between them,
+   are not counted, so a table of contents with dot leaders is text) contributes no text and is listed in `unusable_pages`; a PDF with no usable page
    at all is refused.
 
 The guarantee: the text is a pure function of the bytes and of PDFium's build, which is part of
@@ -73,12 +75,16 @@ __all__ = [
 ]
 
 PDF_EXTRACTOR = "pdf-text"
-PDF_EXTRACTOR_VERSION = f"1+pypdfium2-{distribution_version('pypdfium2')}"
+PDF_EXTRACTOR_VERSION = f"2+pypdfium2-{distribution_version('pypdfium2')}"
 
 SPACE_GAP = 0.06  # line heights: a wider gap between two glyphs is a word space
 RUN_GAP = 0.8  # line heights: a wider gap ends a run (a table cell, a column gutter)
 PARAGRAPH_GAP = 0.5  # line heights of white space between two lines that make a paragraph break
 INDENT = 0.5  # line heights a first line stands right of its neighbours
+# Runs of these (three or more of one, a space allowed between) lead the eye to a page number:
+# table-of-contents leaders, "........" or ". . . .".
+LEADER_CHARACTERS = ".·…_-"
+_LEADERS = re.compile(f"([{re.escape(LEADER_CHARACTERS)}]) ?(?:\\1 ?){{2,}}")
 BAND_GAP = 1.0  # line heights: an empty band this tall cuts a region before any column gutter
 GUTTER_MIN = 0.5  # line heights: the narrowest column gutter
 COLUMN_MIN = 0.2  # of the page's text width, on each side of a column gutter
@@ -490,7 +496,7 @@ def _usable(page: int, lines: list[_Line], had_glyphs: bool) -> UnusablePage | N
             else "no text layer on the page"
         )
         return UnusablePage(page=page, reason="no_text", detail=detail)
-    visible = [c for c in text if not c.isspace()]
+    visible = [c for c in _LEADERS.sub("", text) if not c.isspace()]
     readable = sum(c.isalnum() for c in visible)
     if readable * 2 < len(visible):
         return UnusablePage(
