@@ -484,6 +484,7 @@ def test_a_key_names_its_inputs(catalogue: tuple[CatalogueRow, ...]) -> None:
         replace(task, text_sha256=("x", *task.text_sha256[1:])),
         replace(task, store="/elsewhere"),
         replace(task, code_digest="0" * 64),
+        replace(task, profiles=((task.profiles[0][0], task.profiles[0][1] + b"\n"),)),
         replace(task, rows=task.rows[:-1], text_sha256=task.text_sha256[:-1]),
     )
     assert len({task.key, *(t.key for t in changed)}) == 1 + len(changed)

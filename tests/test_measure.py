@@ -157,7 +157,7 @@ def test_every_family_records_the_profile_that_read_it(
         assert {p.profile for p in family.parses} == {profile["name"]}
 
 
-@pytest.mark.parametrize("jurisdiction", ["ietf", "us-dc", "us-nerc"])
+@pytest.mark.parametrize("jurisdiction", ["ietf", "us-dc", "us-nerc", "ca-federal"])
 def test_structure_is_known_for_nine_in_ten_numbered_pairings(
     family_measurements: list[FamilyMeasurement],
     catalogue: tuple[CatalogueRow, ...],

@@ -283,3 +283,31 @@ def test_structure_command_with_a_bad_profile_prints_one_line(
     assert result.returncode == 2
     lines = result.stderr.decode().strip().splitlines()
     assert len(lines) == 1 and f"{bad}: colour: unknown key" in lines[0]
+
+
+def test_measure_reads_the_profiles_folder_of_a_corpus(tmp_path: Path) -> None:
+    """A researcher's `profiles/*.toml` at the corpus root reads their family, is recorded by
+    path and hash, and is not mistaken for a document at admission."""
+    corpus = tmp_path / "corpus"
+    family = corpus / "us-nerc" / "nerc-cip-005"
+    family.mkdir(parents=True)
+    # The held files and their provenance, in mirror layout (the fetched store is one).
+    for source in sorted((ROOT / "corpus" / "real" / "us-nerc" / "nerc-cip-005").iterdir()):
+        (family / source.name).write_bytes(source.read_bytes())
+    mine = (SHIPPED_DIR / "us-nerc.toml").read_bytes().replace(b'"us-nerc"\n', b'"mine"\n', 1)
+    (corpus / "profiles").mkdir()
+    (corpus / "profiles" / "mine.toml").write_bytes(mine)
+    out = tmp_path / "out"
+    result = _run(
+        "measure", "--corpus", str(corpus), "--out", str(out), workspace=tmp_path / "w.sqlite"
+    )
+    assert result.returncode == 0, result.stderr
+    assert b"refused" not in result.stdout
+    used = json.loads((out / "structure-measurement.json").read_bytes())["profiles_used"]
+    assert used["us-nerc/nerc-cip-005"] == {
+        "name": "mine",
+        "sha256": hashlib.sha256(mine).hexdigest(),
+        "origin": str(corpus / "profiles" / "mine.toml"),
+        "chosen": "named",
+        "versions": 2,
+    }

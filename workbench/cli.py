@@ -546,9 +546,12 @@ def _caution_word(stands: bool) -> str:
 
 def cmd_review_list(args: argparse.Namespace) -> int:
     from workbench import review
+    from workbench.profiles import registry
 
     with Workspace(args.workspace) as workspace:
-        pairings = review.doubtful_pairings(workspace, args.family)
+        pairings = review.doubtful_pairings(
+            workspace, args.family, profiles=registry(_own_profiles(args))
+        )
         verdicts = review.read_verdicts(workspace)
     if args.json:
         _json([review.pairing_as_json(p, verdicts) for p in pairings])
@@ -578,9 +581,12 @@ def cmd_review_list(args: argparse.Namespace) -> int:
 
 def cmd_review_answer(args: argparse.Namespace) -> int:
     from workbench import review
+    from workbench.profiles import registry
 
     with Workspace(args.workspace) as workspace:
-        pairing = review.find_change(workspace, args.change_id, family=args.family)
+        pairing = review.find_change(
+            workspace, args.change_id, family=args.family, profiles=registry(_own_profiles(args))
+        )
         verdict = review.append_verdict(
             workspace,
             pairing.change,
@@ -1190,6 +1196,7 @@ def build_parser() -> argparse.ArgumentParser:
     review_list.add_argument("family", nargs="?", metavar="FAMILY", help="only this family")
     review_list.add_argument("--json", action="store_true", help="print the pairings as JSON")
     _paths(review_list, workspace=True)
+    _profiles_option(review_list)
     review_list.set_defaults(func=cmd_review_list)
     review_answer = review_commands.add_parser(
         "answer",
@@ -1212,6 +1219,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--family", default=None, metavar="FAMILY", help="look for the change in this family only"
     )
     _paths(review_answer, workspace=True)
+    _profiles_option(review_answer)
     review_answer.set_defaults(func=cmd_review_answer)
     review_log = review_commands.add_parser(
         "log",

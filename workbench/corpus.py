@@ -386,8 +386,9 @@ def _admit_one(root: Path, rel: str, provenance_bytes: bytes) -> CatalogueRow | 
 def admit(mirror: Path, *, progress: bool = False) -> Admission:
     """Admit every document of a mirror folder; see the module docstring for the rules.
 
-    Files directly in the mirror root named README* are documentation and are skipped silently;
-    any other file outside `<jurisdiction>/<family>/` is refused as `layout`. Two admitted rows of
+    Files directly in the mirror root named README* are documentation, and `profiles/*.toml` are
+    the researcher's numbering profiles (read by `measure`, C15): both are skipped silently; any
+    other file outside `<jurisdiction>/<family>/` is refused as `layout`. Two admitted rows of
     one family with the same version_order are both refused as `duplicate_version_order`.
     """
     if not mirror.is_dir():
@@ -399,6 +400,8 @@ def admit(mirror: Path, *, progress: bool = False) -> Admission:
     for rel in tqdm(documents, desc="admit", unit="file", disable=not progress):
         if rel.count("/") != 2:
             if "/" not in rel and rel.upper().startswith("README"):
+                continue
+            if rel.startswith("profiles/") and rel.count("/") == 1 and rel.endswith(".toml"):
                 continue
             refusals.append(
                 Refusal(path=rel, reason="layout", detail="not at <jurisdiction>/<family>/<file>")

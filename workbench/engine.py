@@ -50,7 +50,7 @@ from workbench.errors import (
 )
 from workbench.measure import FamilyMeasurement, measure_family
 from workbench.models import CatalogueRow, Version, canonical_json, code_digest
-from workbench.profiles import Profile, registry, registry_from_sources
+from workbench.profiles import Profile, named_profile, registry, registry_from_sources
 from workbench.store import Workspace, version_from_row
 
 if TYPE_CHECKING:
@@ -115,10 +115,12 @@ def family_tasks(
     """One task per family with a held version, sorted by (jurisdiction, family).
 
     Only rows whose path is a key of `held` (version id to the held text SHA-256) are measured, as
-    the serial run measures only held versions; rows are in version order. Every task carries the
-    registry of profiles (default: the shipped ones) as (origin, bytes).
+    the serial run measures only held versions; rows are in version order. A task carries, as
+    (origin, bytes), the profile of the registry (default: the shipped ones) that names its family,
+    or the whole registry when none does, so the worker makes the automatic choice itself.
     """
-    sources = tuple((p.origin, p.source) for p in (registry() if profiles is None else profiles))
+    profiles = registry() if profiles is None else tuple(profiles)
+    every = tuple((p.origin, p.source) for p in profiles)
     grouped: dict[tuple[str, str], list[CatalogueRow]] = {}
     for row in rows:
         if row.path in held:
@@ -135,10 +137,21 @@ def family_tasks(
                 rows=tuple(group),
                 text_sha256=tuple(held[r.path] for r in group),
                 code_digest=digest,
-                profiles=sources,
+                profiles=_profile_sources(profiles, every, jurisdiction, family),
             )
         )
     return tuple(tasks)
+
+
+def _profile_sources(
+    profiles: Sequence[Profile],
+    every: tuple[tuple[str, bytes], ...],
+    jurisdiction: str,
+    family: str,
+) -> tuple[tuple[str, bytes], ...]:
+    """The profiles a family's task needs: the one naming it, else all (the worker chooses)."""
+    named = named_profile(profiles, jurisdiction, family)
+    return ((named.origin, named.source),) if named is not None else every
 
 
 def held_text_hashes(workspace: Workspace) -> dict[str, str]:

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, get_args
 from workbench.diff import _change_id_prefix, change_as_json, diff_versions, pairing_is_uncertain
 from workbench.errors import ChangeNotFound, VerdictError
 from workbench.models import Change, Span, Version, canonical_json
+from workbench.profiles import Profile, choose_profile
 from workbench.segment import segment_version
 from workbench.store import Workspace
 
@@ -169,19 +170,37 @@ def _held(workspace: Workspace, family: str | None, jurisdiction: str | None) ->
     return [v for v in versions if jurisdiction is None or v.jurisdiction == jurisdiction]
 
 
+def _readers(
+    versions: Sequence[Version], profiles: Sequence[Profile] | None
+) -> dict[tuple[str, str], Profile]:
+    """The profile that reads each family (`profiles.choose_profile`, as `measure` chooses)."""
+    groups: dict[tuple[str, str], list[Version]] = {}
+    for version in versions:
+        groups.setdefault((version.jurisdiction, version.family), []).append(version)
+    return {key: choose_profile(group, profiles).profile for key, group in groups.items()}
+
+
 def doubtful_pairings(
-    workspace: Workspace, family: str | None = None, *, jurisdiction: str | None = None
+    workspace: Workspace,
+    family: str | None = None,
+    *,
+    jurisdiction: str | None = None,
+    profiles: Sequence[Profile] | None = None,
 ) -> tuple[Pairing, ...]:
     """Every pairing `pairing_is_uncertain` flags, between consecutive held versions.
 
     The diffs are recomputed from the held versions (change ids are deterministic, so a verdict
     given yesterday names the same change today). Order: jurisdiction, family, version order, then
     the diff's own output order. `family` or `jurisdiction` narrows the set; an unknown family
-    raises FamilyNotFound.
+    raises FamilyNotFound. Each family is segmented through the profile `measure` would choose
+    from `profiles` (default: the shipped ones).
     """
     out: list[Pairing] = []
-    for before, after in _consecutive(_held(workspace, family, jurisdiction)):
-        for change in diff_versions(before, after):
+    held = _held(workspace, family, jurisdiction)
+    readers = _readers(held, profiles)
+    for before, after in _consecutive(held):
+        reader = readers[(before.jurisdiction, before.family)]
+        for change in diff_versions(before, after, reader):
             if pairing_is_uncertain(change):
                 out.append(
                     Pairing(
@@ -195,7 +214,13 @@ def doubtful_pairings(
     return tuple(out)
 
 
-def find_change(workspace: Workspace, change_id: str, *, family: str | None = None) -> Pairing:
+def find_change(
+    workspace: Workspace,
+    change_id: str,
+    *,
+    family: str | None = None,
+    profiles: Sequence[Profile] | None = None,
+) -> Pairing:
     """The change with this id among the diffs of consecutive held versions.
 
     A change id is a hash of its two version ids and its position in the diff output, and a diff of
@@ -207,12 +232,15 @@ def find_change(workspace: Workspace, change_id: str, *, family: str | None = No
         raise ChangeNotFound(
             f"{change_id}: not a change id; expected 'chg-' and 20 lowercase hex digits"
         )
-    for before, after in _consecutive(workspace.versions(family)):
+    held = workspace.versions(family)
+    readers = _readers(held, profiles)
+    for before, after in _consecutive(held):
         make = _change_id_prefix(before.version_id, after.version_id)
-        # The diff segments through each version's profile; the bound must count those passages.
-        bound = len(segment_version(before)) + len(segment_version(after))
+        reader = readers[(before.jurisdiction, before.family)]
+        # The diff segments through the family's profile; the bound must count those passages.
+        bound = len(segment_version(before, reader)) + len(segment_version(after, reader))
         if any(make(position) == change_id for position in range(bound)):
-            for change in diff_versions(before, after):
+            for change in diff_versions(before, after, reader):
                 if change.change_id == change_id:
                     return Pairing(
                         jurisdiction=before.jurisdiction,

@@ -192,23 +192,24 @@ def label_may_open(previous: str | None, previous_bare_label: bool, heading_posi
 
 
 def _match_label(
-    profile: Profile, body: str, indent: int | None, *, markdown: bool = False
+    profile: Profile, body: str, indent: int | None, *, in_heading: bool = False
 ) -> tuple[Level, re.Match[str]] | None:
     """The first level (in profile order) whose label opens `body` and whose rules it meets.
 
-    Rules: a level `only_in_headings` reads Markdown headings only; the indentation is within the level's `indent_max` (not checked on gutter lines, whose
-    indentation is the gutter's, nor in Markdown headings); the title rule (`required`: text after
-    the label; `forbidden`: none; `heading`: a title that reads as a heading, `heading_title`); and the line is not a table-of-contents line (dot leaders or a
-    trailing page number after two spaces).
+    Rules: a level `only_in_headings` reads Markdown headings only (`in_heading`); the indentation
+    is within the level's `indent_max` (`indent` None: not checked, as on gutter lines, in
+    headings and after a first label); the title rule (`required`: text after the label;
+    `forbidden`: none; `heading`: a title that reads as a heading, `heading_title`); and the line
+    is not a table-of-contents line (dot leaders or a trailing page number after two spaces).
     """
     for level in profile.levels:
-        if level.only_in_headings and not markdown:
+        if level.only_in_headings and not in_heading:
             continue
         match = level.regex.match(body)
         if not match:
             continue
         limit = level.indent_max
-        if not markdown and indent is not None and limit is not None and indent > limit:
+        if indent is not None and limit is not None and indent > limit:
             continue
         rest = body[match.end() :].strip()
         if (level.title in ("required", "heading") and not rest) or (
@@ -290,7 +291,7 @@ def read_lines(
         heading = _MARKDOWN_HEADING.fullmatch(body) if profile.markdown_headings else None
         if heading:
             title = heading.group("title") or ""
-            found = _match_label(profile, title, None, markdown=True)
+            found = _match_label(profile, title, None, in_heading=True)
             offset = label_start + (heading.start("title") if heading.group("title") else 0)
             out.append(_labelled(start, end, "heading", offset, found, title, profile=profile))
             previous, previous_bare = None, False
@@ -381,7 +382,7 @@ def _labelled(
     while profile is not None:
         rest = body[at:]
         skip = len(rest) - len(rest.lstrip(" \t"))
-        more = _match_label(profile, rest[skip:], None, markdown=True)
+        more = _match_label(profile, rest[skip:], None, in_heading=kind == "heading")
         if more is None or skip == 0 or _depth(more[0], more[1].group("number")) <= depth:
             break
         number_inner = more[1].group("number")
