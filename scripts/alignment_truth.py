@@ -19,7 +19,8 @@ Rules shared by every jurisdiction (each jurisdiction's own rule is in `RULES`, 
 * A pairing is listed when the identifier occurs exactly once in each version and the own text is
   non-empty on both sides. Otherwise the identifier is counted once under the first reason that
   holds, in this order: `not_unique` (occurs more than once in either version), `before_only` /
-  `after_only` (added or removed), `title_changed` and `renumbered` (ietf only: see its rule),
+  `after_only` (added or removed), `title_changed` (ietf only) and `renumbered` (ietf and us-nerc:
+  see their rules),
   `empty_own_text` (no own text on one side or both).
 * Pairings are listed in the before version's document order. Files are listed by catalogue path.
 * A missing mirror file, or one whose SHA-256 is not the catalogue's, stops the run with one line
@@ -33,6 +34,7 @@ Usage: `python scripts/alignment_truth.py [--mirror DIR] [--catalogue FILE] [--o
 from __future__ import annotations
 
 import argparse
+import difflib
 import hashlib
 import json
 import re
@@ -82,6 +84,11 @@ RULES = {
     "held on one side only whose title stands under another number on the other side is "
     "renumbered (the truth itself is uncertain there: which number is the same section?).",
 }
+RULES["us-nerc"] += (
+    " A number held on both sides is left out as renumbered when another unit of the other side is "
+    "more alike to its text (difflib ratio) than its namesake: a part inserted before it renumbers "
+    "the rest, and the truth cannot say which unit is the same."
+)
 
 TEXT_RULE = (
     "own text: the unit's text outside its child units, its own label and heading given apart, "
@@ -456,6 +463,30 @@ def side(unit: Unit) -> dict[str, str]:
     return {"id": unit.unit_id, "path": unit.path, "heading": unit.heading, "text": unit.text}
 
 
+def renumbered(a: Unit, b: Unit, before: list[Unit], after: list[Unit]) -> bool:
+    """A requirement number whose text stands, more alike, under another number on the other side.
+
+    NERC renumbers requirement parts when one is inserted (CIP-012-1 1.3 is CIP-012-2 1.5): the
+    number then names different text on the two sides, and which unit is "the same" is exactly
+    what the truth cannot say. Likeness is difflib's ratio of the own texts; a unit is renumbered
+    when some other unit of the other side is strictly more alike to it than its namesake.
+    """
+
+    def more_alike(x: str, y: str, than: float) -> bool:
+        matcher = difflib.SequenceMatcher(None, x, y, autojunk=False)
+        # The quick ratios are upper bounds of the ratio: most candidates stop there.
+        return (
+            matcher.real_quick_ratio() > than
+            and matcher.quick_ratio() > than
+            and matcher.ratio() > than
+        )
+
+    own = difflib.SequenceMatcher(None, a.text, b.text, autojunk=False).ratio()
+    return any(
+        more_alike(a.text, other.text, own) for other in after if other.unit_id != b.unit_id
+    ) or any(more_alike(other.text, b.text, own) for other in before if other.unit_id != a.unit_id)
+
+
 def pair_units(jurisdiction: str, before: list[Unit], after: list[Unit]) -> dict[str, Any]:
     """Pairings and counts by reason for one version pair (rules in the module docstring)."""
     count_a = Counter(u.unit_id for u in before)
@@ -484,6 +515,8 @@ def pair_units(jurisdiction: str, before: list[Unit], after: list[Unit]) -> dict
                 left_out["before_only" if b is None else "after_only"] += 1
         elif jurisdiction == "ietf" and a.heading != b.heading:
             left_out["title_changed"] += 1
+        elif jurisdiction == "us-nerc" and renumbered(a, b, before, after):
+            left_out["renumbered"] += 1
         elif not a.text or not b.text:
             left_out["empty_own_text"] += 1
         else:
