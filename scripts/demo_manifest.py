@@ -18,6 +18,9 @@ Its own rules, stated here because the eval compares the workbench's answers wit
 * `caution` says whether a reader should be cautioned about that pairing: a restructure (a section
   renumbered, a paragraph split in two) should be, an edit of words inside one passage should not.
   A lone added or removed paragraph is not a pairing, so its caution is false.
+* A paragraph split into consecutive paragraphs is one `split` change: its before side is the one
+  paragraph, its after side runs from the first piece's start to the last one's end, and
+  `after_spans` lists every piece in order (a merge is the mirror, with `before_spans`).
 
 Usage: `python scripts/demo_manifest.py [DEMO_DIR]` writes `DEMO_DIR/manifest.json` (default
 `corpus/demo`). The output is deterministic: same bytes in, same bytes out.
@@ -124,6 +127,25 @@ class Demo:
             "after": span(b_text, b0, b1),
             "span_before": span(a_text, a0 + s0, a0 + s1),
             "span_after": span(b_text, b0 + t0, b0 + t1),
+            "caution": caution,
+        }
+
+    def split(
+        self, before: str, after: str, needle_before: str, needles_after: list[str], caution: bool
+    ) -> dict[str, Any]:
+        """One paragraph become several consecutive ones: one change, every piece listed in order;
+        its after side runs from the first piece's start to the last one's end."""
+        a_text, b_text = self.texts[before], self.texts[after]
+        a0, a1 = self.para(before, needle_before)
+        pieces = [self.para(after, needle) for needle in needles_after]
+        return {
+            "kind": "split",
+            "before": span(a_text, a0, a1),
+            "after": span(b_text, pieces[0][0], pieces[-1][1]),
+            "span_before": None,
+            "span_after": None,
+            "before_spans": [],
+            "after_spans": [span(b_text, p0, p1) for p0, p1 in pieces],
             "caution": caution,
         }
 
@@ -245,8 +267,13 @@ def edits(demo: Demo) -> list[dict[str, Any]]:
         "a restructure: one passage became two, so a one-to-one pairing reads the moved sentence "
         "as deleted",
         [
-            demo.modified(v2, v3, "shall keep every request", "shall keep every request", True),
-            demo.lone("added", v3, "shall make those records available"),
+            demo.split(
+                v2,
+                v3,
+                "shall keep every request",
+                ["shall keep every request", "shall make those records available"],
+                True,
+            )
         ],
     )
     return out

@@ -70,7 +70,7 @@ def test_doubtful_pairings_are_exactly_what_the_one_predicate_flags(held: Worksp
             flagged += [c for c in diff_versions(before, after) if pairing_is_uncertain(c)]
     listed = doubtful_pairings(held)
     assert [p.change for p in listed] == flagged
-    assert len(flagged) > 100  # the IETF family alone has hundreds of doubtful pairings
+    assert len({p.family for p in listed}) >= 2  # doubt is found in more than one family
     for pairing in listed:
         assert pairing.change.before is not None and pairing.change.after is not None
         assert pairing.change.before.version_id == pairing.before_id
@@ -420,7 +420,7 @@ with Workspace(path) as workspace:
         print("won")
     except VerdictError:
         print("lost")
-    for pairing in pairings[1 + half :: 2][:40]:
+    for pairing in pairings[1 + half :: 2][:20]:
         append_verdict(workspace, pairing.change, "confirmed", actor=actor, reason=actor)
 """
 
@@ -436,6 +436,10 @@ def test_two_processes_answering_at_once_lose_nothing(held: Workspace, tmp_path:
         )
         for half, actor in enumerate(("kernel-a", "kernel-b"))
     ]
+    # Each writer answers up to 20 of the pairings after the first, alternating; with the raced
+    # first one, every answered pairing is one row.
+    expected = 1 + len(doubtful_pairings(held, BIG_FAMILY)[1:][:40])
+    assert expected == 41, "the family needs at least 41 doubtful pairings for this race"
     go.touch()
     outcomes = []
     for writer in writers:
@@ -444,14 +448,14 @@ def test_two_processes_answering_at_once_lose_nothing(held: Workspace, tmp_path:
         outcomes.append(out.decode().strip())
     assert sorted(outcomes) == ["lost", "won"]
     verdicts = read_verdicts(held)
-    assert len(verdicts) == 81
-    assert [v.seq for v in verdicts] == list(range(1, 82))
+    assert len(verdicts) == expected
+    assert [v.seq for v in verdicts] == list(range(1, expected + 1))
     assert sum(v.actor == "kernel-a" for v in verdicts) == sum(
         v.actor == "kernel-b" for v in verdicts
     ) + (1 if outcomes[0] == "won" else -1)
-    assert len({v.change_id for v in verdicts}) == 81
+    assert len({v.change_id for v in verdicts}) == expected
     report = verify_chain(held)
-    assert report.valid and report.rows == 81 and report.head == verdicts[-1].digest
+    assert report.valid and report.rows == expected and report.head == verdicts[-1].digest
 
 
 # ---------------------------------------------------------------------------------------------

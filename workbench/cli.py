@@ -350,7 +350,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     for before, after, changes in results:
         counts = {
             k: sum(c.kind == k for c in changes)
-            for k in ("unchanged", "modified", "added", "removed")
+            for k in ("unchanged", "modified", "moved", "split", "merged", "added", "removed")
         }
         doubtful = sum(pairing_is_uncertain(c) for c in changes)
         _out(
@@ -368,7 +368,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
             )
             score = (
                 f" conf {c.alignment_confidence:.2f}{' capped' if c.capped else ''}"
-                if c.kind == "modified"
+                if c.alignment_confidence is not None
                 else ""
             )
             flag = " DOUBTFUL" if pairing_is_uncertain(c) else ""
@@ -856,6 +856,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.out is not None:
         for name in evals.write_scorecard(args.out, card):
             print(f"wrote {args.out / name}", file=sys.stderr)
+    if args.truth is not None:
+        from workbench import alignment_score
+        from workbench.measure import corpus_digest
+
+        truth = alignment_score.read_truth(args.truth)
+        with Workspace(args.workspace) as workspace:
+            alignment = alignment_score.alignment_scorecard(
+                truth,
+                workspace.version,
+                corpus_digest=corpus_digest(corpus_mod.read_catalogue(args.corpus_dir)),
+                truth_sha256=alignment_score.file_sha256(args.truth),
+            )
+        if args.out is not None:
+            for name in alignment_score.write_alignment_scorecard(args.out, alignment):
+                print(f"wrote {args.out / name}", file=sys.stderr)
+        if not args.json:
+            sys.stdout.buffer.write(alignment_score.scorecard_markdown(alignment))
     if args.json:
         sys.stdout.buffer.write(evals.scorecard_bytes(card))
     else:
@@ -1390,6 +1407,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", type=Path, help="write eval-scorecard.json and eval-scorecard.md into this folder"
     )
     eval_.add_argument("--json", action="store_true", help="print the scorecard as JSON")
+    eval_.add_argument(
+        "--truth",
+        type=Path,
+        help="also score the real corpus's pairings against this alignment truth (written by "
+        "scripts/alignment_truth.py) and, with --out, write alignment-scorecard.json and .md",
+    )
+    _paths(eval_, workspace=True)
     eval_.set_defaults(func=cmd_eval)
     return parser
 

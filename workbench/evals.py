@@ -302,6 +302,11 @@ def _row(
         change.kind == match[1]["kind"]
         and (before, after) == (_pair(match[1]["before"]), _pair(match[1]["after"]))
         and narrowed == (_pair(match[1]["span_before"]), _pair(match[1]["span_after"]))
+        and all(
+            [_span_pair(s) for s in getattr(change, side)]
+            == [_pair(record) for record in match[1].get(side, [])]
+            for side in ("before_spans", "after_spans")
+        )
     )
     return ChangeRow(
         evidence_id=change.change_id,

@@ -198,7 +198,8 @@ class Span:
         }
 
 
-ChangeKind = Literal["unchanged", "modified", "added", "removed"]
+ChangeKind = Literal["unchanged", "modified", "moved", "split", "merged", "added", "removed"]
+PAIRING_KINDS = frozenset({"modified", "moved", "split", "merged"})  # a pairing of unequal text
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -207,8 +208,11 @@ class Change:
 
     `similarity` is the computed text similarity of a modified pair and is never overwritten;
     `alignment_confidence` is that number after the restructure cap; `capped` says whether the cap
-    applied (the two section labels disagree). `span_before`/`span_after` narrow a modified pair to
-    the changed characters on each side.
+    applied (the two section labels disagree). `span_before`/`span_after` narrow a modified or
+    moved pair to the changed characters on each side. A `split` (one passage before, two or more
+    consecutive ones after) or a `merged` change (the reverse) lists every passage of its many
+    side in `before_spans` or `after_spans`, in text order; its `before`/`after` on that side runs
+    from the first passage's start to the last one's end. The lists are empty for other kinds.
     """
 
     change_id: str
@@ -222,6 +226,8 @@ class Change:
     capped: bool
     span_before: Span | None
     span_after: Span | None
+    before_spans: tuple[Span, ...] = ()
+    after_spans: tuple[Span, ...] = ()
 
 
 @functools.cache
