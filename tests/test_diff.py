@@ -149,7 +149,7 @@ def test_real_pairs(version_pairs) -> None:  # type: ignore[no-untyped-def]
     for before, after in version_pairs:
         assert all(c.kind == "unchanged" for c in diff_versions(before, before))
         forward, backward = diff_versions(before, after), diff_versions(after, before)
-        assert _changed(forward, "before") == _changed(backward, "after"), before.version_id
+        assert _view(forward) == _view(backward, mirrored=True), before.version_id
         # Minimal: no fewer passages kept than difflib's longest-block-first matching keeps.
         keys_a = [normalized_text(p.text) for p in segment_version(before)]
         keys_b = [normalized_text(p.text) for p in segment_version(after)]
@@ -187,3 +187,156 @@ def test_real_pairs(version_pairs) -> None:  # type: ignore[no-untyped-def]
             norm_b = normalized_text(a_text[change.after.char_start : change.after.char_end])
             assert change.similarity == pytest.approx(Indel.normalized_similarity(norm_a, norm_b))
     assert modified > 1000 and capped > 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Pairing by content: moves, splits and merges
+
+_MIRRORED = {"split": "merged", "merged": "split", "added": "removed", "removed": "added"}
+
+
+def _view(changes: tuple[Change, ...], *, mirrored: bool = False) -> set[tuple[object, ...]]:
+    """Every change as (kind, before side, after side), sides as passage spans; mirrored swaps."""
+
+    def spans(many: tuple[object, ...], one: object) -> tuple[tuple[int, int], ...]:
+        chosen = many or ((one,) if one is not None else ())
+        return tuple((s.char_start, s.char_end) for s in chosen)  # type: ignore[attr-defined]
+
+    out = set()
+    for c in changes:
+        a, b = spans(c.before_spans, c.before), spans(c.after_spans, c.after)
+        out.add((_MIRRORED.get(c.kind, c.kind), b, a) if mirrored else (c.kind, a, b))
+    return out
+
+
+sentences = st.lists(
+    st.sampled_from(
+        [
+            "1. The utility shall file a tariff.",
+            "The utility shall file a tariff.",
+            "It shall publish the tariff online.",
+            "The utility shall file a tariff. It shall publish the tariff online.",
+            "2. Fees are set by the Commission.",
+            "Fees are set by the Commission each year.",
+            "x",
+        ]
+    ),
+    max_size=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(sentences, sentences)
+def test_every_kind_is_mirrored_by_the_other_argument_order(
+    left: list[str], right: list[str]
+) -> None:
+    a, b = _doc("a", left), _doc("b", right)
+    forward, backward = diff_versions(a, b), diff_versions(b, a)
+    assert _view(forward) == _view(backward, mirrored=True)
+    assert diff_versions(a, b) == forward  # deterministic
+
+
+@settings(max_examples=200, deadline=None)
+@given(sentences, sentences)
+def test_every_passage_is_in_exactly_one_change(left: list[str], right: list[str]) -> None:
+    a, b = _doc("a", left), _doc("b", right)
+    changes = diff_versions(a, b)
+    for side, doc in (("before", a), ("after", b)):
+        starts = [p.char_start for p in segment_version(doc)]
+        used = [
+            s.char_start
+            for c in changes
+            for s in (
+                getattr(c, f"{side}_spans") or ((getattr(c, side),) if getattr(c, side) else ())
+            )
+        ]
+        assert sorted(used) == starts
+
+
+def test_a_moved_and_edited_passage_is_one_moved_change_with_narrowed_spans() -> None:
+    moved = "Every request shall be answered within thirty days of its receipt by the utility."
+    edited = "Every request shall be answered within twenty days of its receipt by the utility."
+    a = _doc("a", ["1. Scope.", moved, "2. Fees.", "3. Records.", "4. Notices."])
+    b = _doc("b", ["1. Scope.", "2. Fees.", "3. Records.", "4. Notices.", edited])
+    (change,) = [c for c in diff_versions(a, b) if c.kind != "unchanged"]
+    assert change.kind == "moved" and change.similarity is not None and change.similarity > 0.9
+    assert change.span_before is not None and change.span_after is not None
+    # The common prefix "t" and suffix "ty" are trimmed: the narrowest span outside which they agree.
+    assert a.text[change.span_before.char_start : change.span_before.char_end] == "hir"
+    assert b.text[change.span_after.char_start : change.span_after.char_end] == "wen"
+
+
+def test_equal_passages_repeated_move_one_for_one() -> None:
+    same = "Nothing in this section relieves the utility of any obligation."
+    a = _doc("a", ["1. A.", same, "2. B.", same, "3. C."])
+    b = _doc("b", [same, "1. A.", "2. B.", "3. C.", same])
+    changes = diff_versions(a, b)
+    kinds = sorted(c.kind for c in changes)
+    assert kinds.count("unchanged") + kinds.count("moved") == 5
+    assert "added" not in kinds and "removed" not in kinds
+    assert _view(changes) == _view(diff_versions(b, a), mirrored=True)
+
+
+def test_a_split_into_three_is_one_restructure_listing_every_piece() -> None:
+    pieces = [
+        "The utility shall keep every request for seven years.",
+        "It shall make those records available to the staff.",
+        "It shall destroy them only with the Commission's leave.",
+    ]
+    a = _doc("a", ["1. Records.", " ".join(pieces), "2. Fees."])
+    b = _doc("b", ["1. Records.", *pieces, "2. Fees."])
+    (change,) = [c for c in diff_versions(a, b) if c.kind != "unchanged"]
+    assert change.kind == "split" and change.similarity == 1.0
+    assert [b.text[s.char_start : s.char_end] for s in change.after_spans] == pieces
+    assert change.after is not None and change.after.char_start == change.after_spans[0].char_start
+    assert change.after.char_end == change.after_spans[-1].char_end
+    assert change.alignment_confidence == RESTRUCTURE_CONFIDENCE_CEILING
+    assert pairing_is_uncertain(change)
+    assert set(change_as_json(change)) >= {"before_spans", "after_spans"}
+    (mirror,) = [c for c in diff_versions(b, a) if c.kind != "unchanged"]
+    assert mirror.kind == "merged" and len(mirror.before_spans) == 3
+
+
+def test_a_merge_across_a_page_break() -> None:
+    """A requirement cut by a page break (a form feed) in one version, whole in the next."""
+    a = Doc("a", "R1. Each Responsible Entity shall\n\f\nimplement one or more documented plans.\n")
+    b = Doc("b", "R1. Each Responsible Entity shall implement one or more documented plans.\n")
+    (change,) = diff_versions(a, b)
+    assert change.kind == "merged" and len(change.before_spans) == 2
+    assert change.similarity == 1.0 and pairing_is_uncertain(change)
+
+
+def test_real_moves_splits_and_merges_hold_their_rules(version_pairs) -> None:  # type: ignore[no-untyped-def]
+    """On every real pair: a move is at least the floor alike; a split's or merge's pieces are
+    consecutive passages whose joined text is at least the floor alike to the one passage."""
+    from workbench.diff import PAIRING_FLOOR
+
+    seen: set[str] = set()
+    for before, after in version_pairs[::3]:
+        passages = {
+            side: {p.char_start: p for p in segment_version(version)}
+            for side, version in (("before", before), ("after", after))
+        }
+        ordinals = {
+            side: {p.char_start: p.ordinal for p in found.values()}
+            for side, found in passages.items()
+        }
+        for change in diff_versions(before, after):
+            if change.kind not in ("moved", "split", "merged"):
+                continue
+            seen.add(change.kind)
+            assert change.similarity is not None and change.similarity >= PAIRING_FLOOR
+            many = "after" if change.kind == "split" else "before"
+            one = "before" if many == "after" else "after"
+            if change.kind == "moved":
+                continue
+            spans = getattr(change, f"{many}_spans")
+            numbers = [ordinals[many][s.char_start] for s in spans]
+            assert (
+                numbers == list(range(numbers[0], numbers[0] + len(numbers))) and len(numbers) >= 2
+            )
+            joined = " ".join(normalized_text(passages[many][s.char_start].text) for s in spans)
+            single = getattr(change, one)
+            text = normalized_text(passages[one][single.char_start].text)
+            assert Indel.normalized_similarity(text, joined) == pytest.approx(change.similarity)
+    assert seen == {"moved", "split", "merged"}
