@@ -121,9 +121,7 @@ def _diff_pairs(
     start_b = {p.char_start: p.ordinal for p in after}
     out: list[tuple[str, str, int, int]] = []
     for change in changes:
-        sides_a = change.before_spans or (
-            (change.before,) if change.before else ()
-        )
+        sides_a = change.before_spans or ((change.before,) if change.before else ())
         sides_b = change.after_spans or ((change.after,) if change.after else ())
         for span_a in sides_a:
             for span_b in sides_b:

@@ -50,7 +50,15 @@ from typing import Any, Protocol, TypeVar
 from tqdm import tqdm
 
 from workbench.diff import RESTRUCTURE_CONFIDENCE_CEILING, diff_passages, pairing_is_uncertain
-from workbench.models import CatalogueRow, Change, Passage, Refusal, Version, canonical_json
+from workbench.models import (
+    PAIRING_KINDS,
+    CatalogueRow,
+    Change,
+    Passage,
+    Refusal,
+    Version,
+    canonical_json,
+)
 from workbench.profiles import Choice, Profile, choose_profile
 from workbench.segment import leading_number, segment_version
 from workbench.structure import StructureParse, gutter_line_starts, parse_structure
@@ -180,6 +188,35 @@ class PassageRow:
     has_path: bool
 
 
+CAUTION_CAUSES = ("split_or_merge", "move_across_sections", "label_cap", "low_similarity")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CautionRow:
+    """One change that is not `unchanged`, and whether (and why) the diff cautions it."""
+
+    evidence_id: str  # the change id
+    jurisdiction: str
+    kind: str
+    cause: str | None  # None: not cautioned (or not a pairing)
+
+
+def caution_cause(change: Change) -> str | None:
+    """Why `pairing_is_uncertain` holds for a change, in this order of precedence, or None.
+
+    `split_or_merge` (a restructure, always capped); `move_across_sections` (a moved pairing whose
+    labels disagree); `label_cap` (any other pairing whose labels disagree); `low_similarity` (an
+    uncapped pairing no more than half alike).
+    """
+    if not pairing_is_uncertain(change):
+        return None
+    if change.kind in ("split", "merged"):
+        return "split_or_merge"
+    if change.capped:
+        return "move_across_sections" if change.kind == "moved" else "label_cap"
+    return "low_similarity"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FamilyMeasurement:
     jurisdiction: str
@@ -189,6 +226,7 @@ class FamilyMeasurement:
     pairings: tuple[PairingRow, ...]
     parses: tuple[ParseRow, ...]
     passages: tuple[PassageRow, ...]
+    cautions: tuple[CautionRow, ...] = ()
 
 
 def _label_is_furniture(label: str | None, text: str, start: int, gutter: frozenset[int]) -> bool:
@@ -310,17 +348,26 @@ def measure_family(
     segments = {v.version_id: segment_version(v, profile) for v in versions}
     by_start = {vid: {p.char_start: p for p in ps} for vid, ps in segments.items()}
     gutters = {v.version_id: gutter_line_starts(v.text) for v in versions}
-    pairings = [
-        _pairing_row(change, before, after, by_start, parses, gutters)
-        for before, after in pairwise(versions)
+    pairings = []
+    cautions = []
+    for before, after in pairwise(versions):
         for change in diff_passages(
             before.version_id,
             after.version_id,
             segments[before.version_id],
             segments[after.version_id],
-        )
-        if change.kind == "modified"
-    ]
+        ):
+            if change.kind == "modified":
+                pairings.append(_pairing_row(change, before, after, by_start, parses, gutters))
+            if change.kind != "unchanged":
+                cautions.append(
+                    CautionRow(
+                        evidence_id=change.change_id,
+                        jurisdiction=before.jurisdiction,
+                        kind=change.kind,
+                        cause=caution_cause(change),
+                    )
+                )
     parse_rows = [
         ParseRow(
             evidence_id=v.version_id,
@@ -351,6 +398,7 @@ def measure_family(
         pairings=tuple(pairings),
         parses=tuple(parse_rows),
         passages=tuple(passage_rows),
+        cautions=tuple(cautions),
     )
 
 
@@ -553,8 +601,35 @@ def measure_families(
         },
         "families": {name: _escalation_block(group) for name, group in scopes["families"].items()},
         "wiring": wiring_decision(pairings, lifted),
+        "caution": _caution_report(ordered),
     }
     return Measurements(digests=digests, structure=structure, escalation=escalation)
+
+
+def _caution_block(rows: Sequence[CautionRow]) -> dict[str, Any]:
+    pairings = [r for r in rows if r.kind in PAIRING_KINDS]
+    causes = Counter(r.cause for r in rows if r.cause)
+    return {
+        "non_equal_changes": len(rows),
+        "by_kind": dict(sorted(Counter(r.kind for r in rows).items())),
+        "pairings_cautioned": rate(pairings, lambda r: r.cause is not None).as_json(),
+        "cautioned_by_cause": {cause: causes.get(cause, 0) for cause in CAUTION_CAUSES},
+    }
+
+
+def _caution_report(families: Iterable[FamilyMeasurement]) -> dict[str, Any]:
+    """Every non-equal change of the diff as it pairs passages (modified, moved, split, merged,
+    added, removed): the share of pairings it cautions, and every caution by cause."""
+    rows = sorted((r for f in families for r in f.cautions), key=lambda r: r.evidence_id)
+    by_jurisdiction: dict[str, list[CautionRow]] = defaultdict(list)
+    for row in rows:
+        by_jurisdiction[row.jurisdiction].append(row)
+    return {
+        "rule": "a pairing is cautioned when pairing_is_uncertain holds; causes in order: "
+        + ", ".join(CAUTION_CAUSES),
+        "overall": _caution_block(rows),
+        "jurisdictions": {j: _caution_block(g) for j, g in sorted(by_jurisdiction.items())},
+    }
 
 
 def _profiles_used(families: Sequence[FamilyMeasurement]) -> dict[str, dict[str, Any]]:

@@ -21,6 +21,7 @@ import vl_convert as vlc
 
 from workbench.measure import (
     CAP_CAUSES,
+    CAUTION_CAUSES,
     DIGESTS_NAME,
     ESCALATION_NAME,
     STRUCTURE_NAME,
@@ -301,6 +302,20 @@ def escalation_html(report: dict[str, Any]) -> bytes:
                 ["scope", "modified pairings", "proxy", "structure", "caps lifted", "caps added"],
                 rows,
             ),
+            "<h2>What the diff cautions, and why</h2>",
+            f"<p>{html.escape(report['caution']['rule'])}.</p>",
+            _table(
+                ["jurisdiction", "non-equal changes", "pairings cautioned", *CAUTION_CAUSES],
+                [
+                    [
+                        j,
+                        b["non_equal_changes"],
+                        b["pairings_cautioned"]["rate"],
+                        *(b["cautioned_by_cause"][c] for c in CAUTION_CAUSES),
+                    ]
+                    for j, b in report["caution"]["jurisdictions"].items()
+                ],
+            ),
             "<h2>Wiring the structure in</h2>",
             f"<p>{html.escape(wiring['decision'])}. The structure would lift {wiring['caps_the_structure_would_lift']} "
             f"caps and add {wiring['caps_the_structure_would_add']}.</p>",
@@ -376,6 +391,20 @@ def headline_readme(m: Measurements) -> bytes:
             f"- {j}: proxy {b['proxy']['rate']}, structure {b['structure']['rate']} "
             f"[{ESCALATION_NAME}: jurisdictions.{j}.proxy.rate, jurisdictions.{j}.structure.rate]"
             for j, b in e["jurisdictions"].items()
+        ),
+        "",
+        "## What the diff cautions, and why",
+        "",
+        "Every non-equal change as the diff pairs passages (by content: modified, moved, split,",
+        "merged; the rest added or removed). A pairing is cautioned when `pairing_is_uncertain` holds;",
+        f"each caution has one cause, in this order: {', '.join(f'`{c}`' for c in CAUTION_CAUSES)}.",
+        "",
+        *(
+            f"- {j}: {b['non_equal_changes']} non-equal changes; pairings cautioned "
+            f"{b['pairings_cautioned']['rate']}; by cause "
+            + ", ".join(f"{c} {b['cautioned_by_cause'][c]}" for c in CAUTION_CAUSES)
+            + f" [{ESCALATION_NAME}: caution.jurisdictions.{j}]"
+            for j, b in e["caution"]["jurisdictions"].items()
         ),
         "",
         "## Wiring the structure in",
