@@ -17,8 +17,13 @@ from workbench.cli import main
 from workbench.errors import FamilyNotFound, JurisdictionNotFound, SearchQueryError
 from workbench.models import CatalogueRow, Passage, Version
 from workbench.normalize import SCHEME_VERSION, normalized_text
-from workbench.search import SearchScope, build_index, find_candidates, index_status
-from workbench.segment import segment
+from workbench.search import (
+    SearchScope,
+    build_index,
+    find_candidates,
+    index_status,
+    passages_for_search,
+)
 from workbench.store import Workspace, ingest
 
 from .conftest import ROOT, STORE
@@ -37,7 +42,7 @@ def indexed(workspace: Workspace) -> Workspace:
 
 @pytest.fixture(scope="module")
 def held_passages(indexed: Workspace) -> dict[str, tuple[Version, tuple[Passage, ...]]]:
-    return {v.version_id: (v, segment(v.version_id, v.text)) for v in indexed.versions()}
+    return {v.version_id: (v, passages_for_search(v)) for v in indexed.versions()}
 
 
 def _dc_rows(catalogue: tuple[CatalogueRow, ...]) -> list[CatalogueRow]:

@@ -807,8 +807,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.query is None and not args.reindex:
         raise SearchQueryError("query: missing; give QUERY, or --reindex to build the index only")
     with Workspace(args.workspace) as workspace:
+        own = _own_profiles(args)
         if args.reindex:
-            built = search_mod.build_index(workspace)
+            built = search_mod.build_index(workspace, own)
             if not args.json:
                 _out(
                     f"search index built in {args.workspace}: {built.texts} distinct texts, "
@@ -817,7 +818,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         if args.query is None:
             return 0
         scope = search_mod.SearchScope(
-            workspace=workspace, jurisdiction=args.jurisdiction, family=args.family
+            workspace=workspace, jurisdiction=args.jurisdiction, family=args.family, profiles=own
         )
         result = search_mod.find_candidates(args.query, scope, args.k)
         texts = {v: workspace.version(v).text for v in {c.version_id for c in result.candidates}}
@@ -1387,6 +1388,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     search.add_argument("--json", action="store_true", help="print the result as JSON")
     _paths(search, workspace=True)
+    _profiles_option(search)
     search.set_defaults(func=cmd_search)
     # @@ parser: eval (issue 10) @@
     eval_ = commands.add_parser(

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from typing import Literal
@@ -44,9 +44,10 @@ import rapidfuzz
 from rapidfuzz import fuzz, utils
 
 from workbench.errors import FamilyNotFound, JurisdictionNotFound, SearchQueryError
-from workbench.models import canonical_json
+from workbench.models import Passage, Version, canonical_json
 from workbench.normalize import SCHEME, SCHEME_VERSION, normalized_text
-from workbench.segment import segment
+from workbench.profiles import Profile, generic_profile, named_profile, registry
+from workbench.segment import segment_version
 from workbench.store import Workspace
 
 INDEX_FORMAT = 1
@@ -100,6 +101,7 @@ class SearchScope:
     workspace: Workspace
     jurisdiction: str | None = None
     family: str | None = None
+    profiles: tuple[Profile, ...] = ()  # a researcher's own numbering profiles (win over shipped)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -197,19 +199,34 @@ def _query_keys(query: str) -> tuple[str, str]:
 # Index lifecycle
 
 
-def _wanted_meta(conn: sqlite3.Connection) -> dict[str, str]:
+def _wanted_meta(conn: sqlite3.Connection, profiles: Sequence[Profile] = ()) -> dict[str, str]:
     return {
         "index_format": str(INDEX_FORMAT),
         "normalizer": f"{SCHEME} v{SCHEME_VERSION}",
         "rapidfuzz": rapidfuzz.__version__,
         "corpus_digest": _digest(conn),
+        "profiles": _profiles_digest(profiles),
     }
 
 
-def build_index(workspace: Workspace) -> IndexStatus:
+def _profiles_digest(own: Sequence[Profile]) -> str:
+    """SHA-256 over the (name, sha256) of every profile that may segment a version."""
+    pairs = sorted([p.name, p.sha256] for p in registry(own))
+    return hashlib.sha256(canonical_json(pairs).encode("utf-8")).hexdigest()
+
+
+def passages_for_search(version: Version, own: Sequence[Profile] = ()) -> tuple[Passage, ...]:
+    """A version's passages through the profile naming its family (a researcher's first), else
+    generic: the segmentation `workbench diff` uses for a named jurisdiction."""
+    chosen = named_profile(registry(own), version.jurisdiction, version.family)
+    return segment_version(version, chosen or generic_profile())
+
+
+def build_index(workspace: Workspace, profiles: Sequence[Profile] = ()) -> IndexStatus:
     """Build (or rebuild) the search index over every held version, in one transaction.
 
-    Passages come from `segment` over each held version; identical normalized texts share one
+    Passages come from each held version through its numbering profile (`passages_for_search`; `profiles`
+    are a researcher's own, which win over the shipped ones); identical normalized texts share one
     indexed row (text ids follow first appearance in version-id order).
     """
     versions = sorted(workspace.versions(), key=lambda v: v.version_id)
@@ -217,7 +234,7 @@ def build_index(workspace: Workspace) -> IndexStatus:
     texts: list[tuple[int, str, str]] = []
     passages: list[tuple[int, str, str, str, int, int, str | None]] = []
     for version in versions:
-        for p in segment(version.version_id, version.text):
+        for p in passages_for_search(version, profiles):
             normalized = normalized_text(p.text)
             text_id = text_ids.get(normalized)
             if text_id is None:
@@ -254,7 +271,11 @@ def build_index(workspace: Workspace) -> IndexStatus:
             conn.execute("INSERT INTO search_trigram(search_trigram) VALUES ('rebuild')")
             conn.execute("INSERT INTO search_words(search_words) VALUES ('rebuild')")
             conn.execute("INSERT INTO search_word_docs SELECT term, doc FROM search_vocab")
-            meta = {**_wanted_meta(conn), "texts": str(len(texts)), "passages": str(len(passages))}
+            meta = {
+                **_wanted_meta(conn, profiles),
+                "texts": str(len(texts)),
+                "passages": str(len(passages)),
+            }
             conn.executemany("INSERT INTO search_index_meta VALUES (?, ?)", sorted(meta.items()))
         except BaseException:
             conn.execute("ROLLBACK")
@@ -263,13 +284,15 @@ def build_index(workspace: Workspace) -> IndexStatus:
     return IndexStatus(state="fresh", reason="", texts=len(texts), passages=len(passages))
 
 
-def index_status(workspace: Workspace) -> IndexStatus:
+def index_status(workspace: Workspace, profiles: Sequence[Profile] = ()) -> IndexStatus:
     """Fresh, missing or stale (with the first field that differs, built value then current)."""
     with _connect(workspace) as conn:
-        return _status(conn, workspace)
+        return _status(conn, workspace, profiles)
 
 
-def _status(conn: sqlite3.Connection, workspace: Workspace) -> IndexStatus:
+def _status(
+    conn: sqlite3.Connection, workspace: Workspace, profiles: Sequence[Profile] = ()
+) -> IndexStatus:
     try:
         held = dict(conn.execute("SELECT key, value FROM search_index_meta").fetchall())
     except sqlite3.OperationalError:  # no such table: never built here
@@ -279,7 +302,7 @@ def _status(conn: sqlite3.Connection, workspace: Workspace) -> IndexStatus:
             state="missing",
             reason=f"no search index in {workspace.path}; build it with 'workbench search --reindex'",
         )
-    for name, now in _wanted_meta(conn).items():
+    for name, now in _wanted_meta(conn, profiles).items():
         if held.get(name) != now:
             return IndexStatus(
                 state="stale",
@@ -453,7 +476,7 @@ def _scan(
     for version in workspace.versions(scope.family):
         if scope.jurisdiction is not None and version.jurisdiction != scope.jurisdiction:
             continue
-        for p in segment(version.version_id, version.text):
+        for p in passages_for_search(version, scope.profiles):
             normalized = normalized_text(p.text)
             if normalized not in keys:
                 contains = key in normalized.translate(_KEY_DELETIONS)
@@ -485,7 +508,7 @@ def find_candidates(query: str, scope: SearchScope, k: int = 10) -> SearchResult
     key, query_key = _query_keys(query)
     with _connect(scope.workspace) as conn:
         _check_scope(conn, scope)
-        status = _status(conn, scope.workspace)
+        status = _status(conn, scope.workspace, scope.profiles)
         if status.state == "fresh":
             rows, near = _substring_rows(conn, key, scope)
             # Substring candidates are never cut, so with k of them no ranked one would be shown.
