@@ -208,10 +208,11 @@ def test_a_row_quotes_the_pairing_and_the_computed_numbers(
     assert verdict.alignment_confidence == capped.alignment_confidence
     assert verdict.capped is True and verdict.alignment_confidence <= 0.5 < verdict.similarity
     assert read_verdicts(held) == (verdict,)
-    # The digest is SHA-256 over the canonical JSON of every other field, recomputed here by hand.
+    # The digest is SHA-256 over the canonical JSON of every other field (scheme 2: group_id too),
+    # recomputed here by hand.
     payload = {
         "seq": 1,
-        "scheme": 1,
+        "scheme": 2,
         "change_id": capped.change_id,
         "before": capped.before.as_json() if capped.before else None,
         "after": capped.after.as_json() if capped.after else None,
@@ -224,6 +225,7 @@ def test_a_row_quotes_the_pairing_and_the_computed_numbers(
         "capped": True,
         "undoes": None,
         "prev_hash": "0" * 64,
+        "group_id": None,
     }
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert verdict.digest == hashlib.sha256(canonical.encode("utf-8")).hexdigest()
@@ -339,7 +341,7 @@ def _rehash_row_2(conn: sqlite3.Connection) -> None:
         ),
         pytest.param(_rehash_row_2, "broken_link", 3, id="row-edited-and-rehashed"),
         pytest.param(
-            "UPDATE verdicts SET scheme = 2 WHERE seq = 3", "unknown_scheme", 3, id="unknown-scheme"
+            "UPDATE verdicts SET scheme = 3 WHERE seq = 3", "unknown_scheme", 3, id="unknown-scheme"
         ),
         pytest.param("DELETE FROM verdicts WHERE seq = 2", "gap", 2, id="middle-row-deleted"),
         pytest.param("DELETE FROM verdicts WHERE seq = 4", "gap", 4, id="last-row-deleted"),
@@ -532,14 +534,18 @@ def test_cli_list_answer_log_and_verify_chain(
 
     text = cli("list", family, workspace=held.path).stdout.decode()
     assert f"{target} " in text and "caution stands (uncertain by bob at row 2)" in text
-    assert text.endswith(f"{len(mine)} doubtful pairings; caution stands on {len(mine)}\n")
+    # No renumbering in this family: every doubtful pairing is a lone item.
+    assert text.endswith(
+        f"{len(mine)} review items (0 restructure groups of 0 pairings, {len(mine)} lone "
+        f"pairings; {len(mine)} doubtful pairings); caution stands on {len(mine)}\n"
+    )
 
     log = json.loads(cli("log", "--json", workspace=held.path).stdout)
     assert [(r["seq"], r["answer"], r["undoes"]) for r in log] == [
         (1, "disputed", None),
         (2, "uncertain", 1),
     ]
-    assert cli("log", workspace=held.path).stdout.decode().endswith("2 rows\n")
+    assert cli("log", workspace=held.path).stdout.decode().endswith("2 rows; 0 orphaned\n")
 
     chain = cli("verify-chain", workspace=held.path)
     assert chain.returncode == 0

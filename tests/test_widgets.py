@@ -48,7 +48,9 @@ def test_the_first_pairing_shows_both_passages_labels_paths_and_why_it_is_doubtf
     widget = ReviewWidget(held, pairings)
     first = pairings[0].change
     assert first.before is not None and first.before.version_id == BEFORE
-    assert widget.header.value.startswith(f"&nbsp;pairing 1 of {len(pairings)} · ")
+    assert widget.header.value.startswith(
+        f"&nbsp;item 1 of {len(pairings)} · modified <code>{first.change_id}</code> · "
+    )
     assert "caution stands on" in widget.header.value
     # Read by hand from the D.C. Council XML: paragraph (2) of subsection (a) of section 34-131 is
     # numbered <num>(2</num> in the 2021-11-13 release and <num>(2)</num> in the next; the labels
