@@ -18,17 +18,25 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from workbench.cli import main
+from workbench.diff import change_id as diff_change_id
 from workbench.diff import diff_versions, pairing_is_uncertain
 from workbench.errors import AppendOnlyViolation, ChangeNotFound, VerdictError
+from workbench.evals import load_demo
 from workbench.models import CatalogueRow, Change, Span
 from workbench.review import (
     GENESIS,
     Pairing,
+    ReviewItem,
+    append_group_verdict,
     append_verdict,
     doubtful_pairings,
     find_change,
+    item_caution_stands,
+    orphaned_verdicts,
     pairing_caution_stands,
     read_verdicts,
+    relabelling,
+    review_items,
     standing_verdict,
     verify_chain,
 )
@@ -208,10 +216,11 @@ def test_a_row_quotes_the_pairing_and_the_computed_numbers(
     assert verdict.alignment_confidence == capped.alignment_confidence
     assert verdict.capped is True and verdict.alignment_confidence <= 0.5 < verdict.similarity
     assert read_verdicts(held) == (verdict,)
-    # The digest is SHA-256 over the canonical JSON of every other field, recomputed here by hand.
+    # The digest is SHA-256 over the canonical JSON of every other field (scheme 2: group_id too),
+    # recomputed here by hand.
     payload = {
         "seq": 1,
-        "scheme": 1,
+        "scheme": 2,
         "change_id": capped.change_id,
         "before": capped.before.as_json() if capped.before else None,
         "after": capped.after.as_json() if capped.after else None,
@@ -224,6 +233,7 @@ def test_a_row_quotes_the_pairing_and_the_computed_numbers(
         "capped": True,
         "undoes": None,
         "prev_hash": "0" * 64,
+        "group_id": None,
     }
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert verdict.digest == hashlib.sha256(canonical.encode("utf-8")).hexdigest()
@@ -339,7 +349,7 @@ def _rehash_row_2(conn: sqlite3.Connection) -> None:
         ),
         pytest.param(_rehash_row_2, "broken_link", 3, id="row-edited-and-rehashed"),
         pytest.param(
-            "UPDATE verdicts SET scheme = 2 WHERE seq = 3", "unknown_scheme", 3, id="unknown-scheme"
+            "UPDATE verdicts SET scheme = 3 WHERE seq = 3", "unknown_scheme", 3, id="unknown-scheme"
         ),
         pytest.param("DELETE FROM verdicts WHERE seq = 2", "gap", 2, id="middle-row-deleted"),
         pytest.param("DELETE FROM verdicts WHERE seq = 4", "gap", 4, id="last-row-deleted"),
@@ -532,14 +542,18 @@ def test_cli_list_answer_log_and_verify_chain(
 
     text = cli("list", family, workspace=held.path).stdout.decode()
     assert f"{target} " in text and "caution stands (uncertain by bob at row 2)" in text
-    assert text.endswith(f"{len(mine)} doubtful pairings; caution stands on {len(mine)}\n")
+    # No renumbering in this family: every doubtful pairing is a lone item.
+    assert text.endswith(
+        f"{len(mine)} review items (0 restructure groups of 0 pairings, {len(mine)} lone "
+        f"pairings; {len(mine)} doubtful pairings); caution stands on {len(mine)}\n"
+    )
 
     log = json.loads(cli("log", "--json", workspace=held.path).stdout)
     assert [(r["seq"], r["answer"], r["undoes"]) for r in log] == [
         (1, "disputed", None),
         (2, "uncertain", 1),
     ]
-    assert cli("log", workspace=held.path).stdout.decode().endswith("2 rows\n")
+    assert cli("log", workspace=held.path).stdout.decode().endswith("2 rows; 0 orphaned\n")
 
     chain = cli("verify-chain", workspace=held.path)
     assert chain.returncode == 0
@@ -569,3 +583,341 @@ def test_cli_unknown_change_is_one_line_and_exit_2(held: Workspace) -> None:
         f"workbench: error: chg-00000000000000000000: no change with this id in the diffs of any "
         f"family held in {held.path}; see 'workbench review list'\n"
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Restructure groups
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "expected"),
+    [
+        pytest.param("7", "6", ("", -1), id="ripple-down"),
+        pytest.param("3.4", "3.5", ("3.", 1), id="inside-a-section"),
+        pytest.param("6.1", "10.1", ("", 4), id="section-moved-its-child-follows"),
+        pytest.param("(a)", "(b)", ("(", 1), id="letter"),
+        pytest.param("Sec. 9", "Sec. 10", ("Sec. ", 1), id="heading-word-kept"),
+        pytest.param("6", "5.4", None, id="other-shape"),
+        pytest.param("(2", "(2)", None, id="markup-fix-is-no-renumbering"),
+        pytest.param("07", "7", None, id="shift-zero"),
+        pytest.param("5.1", "6.2", None, id="two-numbers-differ"),
+        pytest.param("A", "b", None, id="letter-case-differs"),
+        pytest.param("4", "4", None, id="equal"),
+        pytest.param(None, "4", None, id="no-label"),
+    ],
+)
+def test_relabelling(before: str | None, after: str | None, expected: object) -> None:
+    found = relabelling(before, after)
+    assert (None if found is None else (found.prefix, found.shift)) == expected
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Iterator[Workspace]:
+    """A workspace holding the demonstration corpus (its ripple renumbering 7 -> 6, 8 -> 7, ...)."""
+    with Workspace(tmp_path / "demo.sqlite") as workspace:
+        for version in load_demo().versions.values():
+            workspace.add_version(version, {})
+        yield workspace
+
+
+def _group(items: tuple[ReviewItem, ...]) -> ReviewItem:
+    (group,) = [item for item in items if item.is_group]
+    return group
+
+
+def test_the_demo_ripple_renumbering_is_one_group_and_every_doubt_is_in_one_item(
+    demo: Workspace,
+) -> None:
+    items = review_items(demo)
+    group = _group(items)
+    changes = [p.change for p in group.pairings]
+    # The manifest's story, read in the files: v2 inserts 5.4, so sections 7 to 10 become 6 to 9.
+    assert [(c.before_label, c.after_label) for c in changes] == [
+        (str(n), str(n - 1)) for n in range(7, 11)
+    ]
+    texts = {v.version_id: v.text for v in load_demo().versions.values()}
+    for change in changes:
+        assert change.before is not None and change.after is not None
+        assert texts[change.before.version_id][change.before.char_start :].startswith(
+            f"{change.before_label}."
+        )
+        assert texts[change.after.version_id][change.after.char_start :].startswith(
+            f"{change.after_label}."
+        )
+    assert group.relabel is not None and (group.relabel.prefix, group.relabel.shift) == ("", -1)
+    ids = [c.change_id for c in changes]
+    canonical = json.dumps(ids, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert group.group_id == "grp-" + hashlib.sha256(canonical.encode()).hexdigest()[:20]
+    assert group.item_id == group.group_id
+    # The rest stays lone: 6 -> 5.4 is no one-number shift; the split has no labels.
+    lone = [item for item in items if not item.is_group]
+    assert [(i.pairings[0].change.kind, i.pairings[0].change.before_label) for i in lone] == [
+        ("modified", "6"),
+        ("split", None),
+    ]
+    flat = [p for item in items for p in item.pairings]
+    assert sorted(p.change.change_id for p in flat) == sorted(
+        p.change.change_id for p in doubtful_pairings(demo)
+    )
+    assert len(items) == len(flat) - len(changes) + 1  # the group is counted once
+
+
+def test_one_answer_to_a_group_writes_one_row_per_pairing_naming_it(demo: Workspace) -> None:
+    group = _group(review_items(demo))
+    rows = append_group_verdict(demo, group, "confirmed", actor="alice", reason="ripple")
+    assert [(v.seq, v.scheme, v.group_id, v.undoes) for v in rows] == [
+        (k, 2, group.group_id, None) for k in range(1, 5)
+    ]
+    assert [v.change_id for v in rows] == [p.change.change_id for p in group.pairings]
+    assert all(v.quotes(p.change) for v, p in zip(rows, group.pairings, strict=True))
+    assert len({v.answered_at for v in rows}) == 1
+    assert read_verdicts(demo) == rows
+    assert verify_chain(demo).valid and verify_chain(demo).rows == 4
+    assert item_caution_stands(group, rows) is False
+    assert all(not pairing_caution_stands(p.change, rows) for p in group.pairings)
+
+    with pytest.raises(VerdictError) as info:
+        append_group_verdict(demo, group, "disputed", actor="bob")
+    assert str(info.value) == (
+        f"{group.group_id}: already answered confirmed by alice at rows 1, 2, 3, 4; to change it, "
+        "answer again naming the latest, row 4 (undoes=4)"
+    )
+    reversal = append_group_verdict(demo, group, "uncertain", actor="bob", undoes=4)
+    assert [(v.seq, v.undoes) for v in reversal] == [(5, 1), (6, 2), (7, 3), (8, 4)]
+    assert item_caution_stands(group, read_verdicts(demo)) is True
+    assert verify_chain(demo).valid
+
+    lone = next(item for item in review_items(demo) if not item.is_group)
+    with pytest.raises(VerdictError) as info:
+        append_group_verdict(demo, lone, "confirmed", actor="alice")
+    assert str(info.value) == (
+        f"{lone.item_id}: a lone pairing, not a restructure group; answer it with append_verdict"
+    )
+
+
+REAL_RENUMBERING = "draft-wilde-xml-patch"
+
+
+def test_a_real_ietf_renumbering_is_a_group_answered_once_from_the_cli(
+    catalogue: tuple[CatalogueRow, ...], tmp_path: Path, cli: Callable[..., _Run]
+) -> None:
+    with Workspace(tmp_path / "w.sqlite") as workspace:
+        ingest(workspace, [r for r in catalogue if r.family == REAL_RENUMBERING], STORE)
+        items = review_items(workspace, REAL_RENUMBERING)
+        groups = [item for item in items if item.is_group]
+        assert groups, "the drafts renumber sections between revisions"
+        for group in groups:
+            assert group.relabel is not None and len(group.pairings) >= 2
+            for pairing in group.pairings:
+                change = pairing.change
+                assert change.capped and pairing_is_uncertain(change)
+                assert relabelling(change.before_label, change.after_label) == group.relabel
+                assert len({(p.before_id, p.after_id) for p in group.pairings}) == 1
+        # Between a group's first and last pairing, every change pairing two labelled passages
+        # shifts them the group's way, and each such doubtful one is in the group.
+        for group in groups:
+            pair = group.pairings[0]
+            diff = diff_versions(
+                workspace.version(pair.before_id), workspace.version(pair.after_id)
+            )
+            ids = [c.change_id for c in diff]
+            inside = diff[
+                ids.index(pair.change.change_id) : ids.index(group.pairings[-1].change.change_id)
+                + 1
+            ]
+            labelled = [
+                c
+                for c in inside
+                if c.before is not None and c.after is not None and c.before_label and c.after_label
+            ]
+            assert all(
+                relabelling(c.before_label, c.after_label) == group.relabel for c in labelled
+            )
+            assert [c for c in labelled if pairing_is_uncertain(c)] == [
+                p.change for p in group.pairings
+            ]
+        target = max(groups, key=lambda g: len(g.pairings))
+    text = cli("list", REAL_RENUMBERING, workspace=tmp_path / "w.sqlite").stdout.decode()
+    assert f"  {target.group_id} restructure group of {len(target.pairings)} pairings" in text
+    for pairing in target.pairings:
+        assert f"    {pairing.change.change_id} {pairing.change.kind} labels " in text
+    assert f"{len(items)} review items ({len(groups)} restructure groups of " in text
+    listed = json.loads(
+        cli("list", REAL_RENUMBERING, "--json", workspace=tmp_path / "w.sqlite").stdout
+    )
+    assert [i["item"] for i in listed] == ["group" if i.is_group else "pairing" for i in items]
+
+    answered = cli(
+        "answer",
+        target.group_id or "",
+        "confirmed",
+        "--actor",
+        "alice",
+        workspace=tmp_path / "w.sqlite",
+    )
+    assert answered.returncode == 0, answered.stderr
+    lines = answered.stdout.decode().splitlines()
+    assert lines[-1] == f"group {target.group_id}: {len(target.pairings)} rows; caution lifted"
+    with Workspace(tmp_path / "w.sqlite") as workspace:
+        rows = read_verdicts(workspace)
+        assert [v.group_id for v in rows] == [target.group_id] * len(target.pairings)
+        assert verify_chain(workspace).valid
+    log = json.loads(cli("log", "--json", workspace=tmp_path / "w.sqlite").stdout)
+    assert {(r["group_id"], r["scheme"], r["orphaned"]) for r in log} == {
+        (target.group_id, 2, None)
+    }
+    unknown = cli(
+        "answer",
+        "grp-00000000000000000000",
+        "confirmed",
+        "--actor",
+        "a",
+        workspace=tmp_path / "w.sqlite",
+    )
+    assert unknown.returncode == 2
+    assert unknown.stderr.decode() == (
+        "workbench: error: grp-00000000000000000000: no restructure group with this id in the "
+        f"diffs of any family held in {tmp_path / 'w.sqlite'}; see 'workbench review list'\n"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# A log written before groups existed, and orphaned verdicts
+
+_SCHEME_1_TABLE = """CREATE TABLE verdicts (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, scheme INTEGER NOT NULL, change_id TEXT NOT NULL,
+    before_id TEXT NOT NULL, before_start INTEGER NOT NULL, before_end INTEGER NOT NULL,
+    after_id TEXT NOT NULL, after_start INTEGER NOT NULL, after_end INTEGER NOT NULL,
+    answer TEXT NOT NULL, reason TEXT, actor TEXT NOT NULL, answered_at TEXT NOT NULL,
+    similarity REAL NOT NULL, alignment_confidence REAL NOT NULL, capped INTEGER NOT NULL,
+    undoes INTEGER, prev_hash TEXT NOT NULL, digest TEXT NOT NULL)"""
+
+
+def _write_scheme_1_log(path: Path, changes: list[Change]) -> None:
+    """The log as the workbench wrote it before groups: no group_id column, scheme 1 digests."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute(_SCHEME_1_TABLE)
+    prev = GENESIS
+    for seq, change in enumerate(changes, start=1):
+        assert change.before is not None and change.after is not None
+        payload = {
+            "seq": seq,
+            "scheme": 1,
+            "change_id": change.change_id,
+            "before": change.before.as_json(),
+            "after": change.after.as_json(),
+            "answer": "confirmed",
+            "reason": None,
+            "actor": "old",
+            "answered_at": "2024-01-01T00:00:00.000000+00:00",
+            "similarity": change.similarity,
+            "alignment_confidence": change.alignment_confidence,
+            "capped": change.capped,
+            "undoes": None,
+            "prev_hash": prev,
+        }
+        canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        digest = hashlib.sha256(canonical.encode()).hexdigest()
+        conn.execute(
+            "INSERT INTO verdicts VALUES (?, 1, ?, ?, ?, ?, ?, ?, ?, 'confirmed', NULL, 'old', "
+            "?, ?, ?, ?, NULL, ?, ?)",
+            (
+                *(seq, change.change_id),
+                *(change.before.version_id, change.before.char_start, change.before.char_end),
+                *(change.after.version_id, change.after.char_start, change.after.char_end),
+                *(payload["answered_at"], change.similarity, change.alignment_confidence),
+                *(int(change.capped), prev, digest),
+            ),
+        )
+        prev = digest
+    conn.close()
+
+
+def test_a_log_written_before_groups_still_verifies_and_takes_new_rows(
+    held: Workspace, pairings: tuple[Pairing, ...]
+) -> None:
+    old = [pairings[0].change, pairings[1].change]
+    _write_scheme_1_log(held.path, old)
+    report = verify_chain(held)
+    assert (report.valid, report.rows) == (True, 2)
+    assert [(v.scheme, v.group_id) for v in read_verdicts(held)] == [(1, None), (1, None)]
+    new = append_verdict(held, pairings[2].change, "disputed", actor="alice")
+    assert (new.seq, new.scheme, new.prev_hash) == (3, 2, read_verdicts(held)[1].digest)
+    assert verify_chain(held).valid and verify_chain(held).rows == 3
+    # Scheme 1's digest does not cover group_id, so one written there afterwards is an alteration.
+    conn = sqlite3.connect(held.path, isolation_level=None)
+    conn.execute("DROP TRIGGER verdicts_append_only_update")
+    conn.execute("UPDATE verdicts SET group_id = 'grp-00000000000000000000' WHERE seq = 2")
+    conn.close()
+    report = verify_chain(held)
+    assert (report.problem, report.seq) == ("altered", 2)
+    assert report.detail == (
+        "group_id 'grp-00000000000000000000' on a scheme 1 row, which cannot carry one"
+    )
+
+
+def _stale(change: Change, how: str) -> Change:
+    assert change.before is not None and change.after is not None
+    if how == "change_gone":  # an id no position of the pair's diff produces
+        return dataclasses.replace(
+            change,
+            change_id=diff_change_id(change.before.version_id, change.after.version_id, 10**6),
+        )
+    after = dataclasses.replace(change.after, char_start=change.after.char_start + 1)
+    return dataclasses.replace(change, after=after)
+
+
+@pytest.mark.parametrize(
+    ("how", "detail"),
+    [
+        pytest.param("change_gone", "the diff {b} -> {a} has no change {id}", id="id-gone"),
+        pytest.param(
+            "pairing_changed",
+            "{id} now pairs other passages ({kind})",
+            id="id-names-other-passages",
+        ),
+    ],
+)
+def test_a_verdict_whose_pairing_the_diff_no_longer_produces_is_an_orphan(
+    held: Workspace, pairings: tuple[Pairing, ...], how: str, detail: str
+) -> None:
+    kept = append_verdict(held, pairings[0].change, "confirmed", actor="alice")
+    stale = append_verdict(held, _stale(pairings[1].change, how), "disputed", actor="alice")
+    (orphan,) = orphaned_verdicts(held)
+    assert (orphan.verdict, orphan.reason) == (stale, how)
+    assert orphan.detail == detail.format(
+        b=pairings[1].before_id,
+        a=pairings[1].after_id,
+        id=stale.change_id,
+        kind=pairings[1].change.kind,
+    )
+    assert read_verdicts(held) == (kept, stale)  # kept, never dropped
+    assert verify_chain(held).valid
+
+
+def test_a_version_held_between_two_answered_ones_orphans_the_verdict_and_the_log_says_so(
+    catalogue: tuple[CatalogueRow, ...], tmp_path: Path, cli: Callable[..., _Run]
+) -> None:
+    path = tmp_path / "w.sqlite"
+    rows = [r for r in catalogue if r.family == BIG_FAMILY]
+    rows.sort(key=lambda r: r.version_order)
+    with Workspace(path) as workspace:
+        ingest(workspace, [rows[0], rows[2]], STORE)  # the middle revision is not held yet
+        first = doubtful_pairings(workspace, BIG_FAMILY)[0]
+        verdict = append_verdict(workspace, first.change, "confirmed", actor="alice")
+        assert orphaned_verdicts(workspace) == ()
+        ingest(workspace, [rows[1]], STORE)
+        (orphan,) = orphaned_verdicts(workspace)
+        assert (orphan.verdict, orphan.reason) == (verdict, "pair_not_consecutive")
+        assert orphan.detail == (
+            f"{first.before_id} -> {first.after_id} are not consecutive held versions of one family"
+        )
+        # The answer is not re-attached to any change the new diffs produce.
+        assert all(
+            pairing_caution_stands(p.change, (verdict,))
+            for p in doubtful_pairings(workspace, BIG_FAMILY)
+        )
+    text = cli("log", workspace=path).stdout.decode()
+    assert f" ORPHANED (pair_not_consecutive: {orphan.detail})\n" in text
+    assert text.endswith("1 rows; 1 orphaned\n")
+    assert cli("verify-chain", workspace=path).returncode == 0

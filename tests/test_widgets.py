@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import hashlib
+import html
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from workbench.evals import load_demo
 from workbench.models import CatalogueRow, Span, Version
-from workbench.review import doubtful_pairings, read_verdicts, verify_chain
+from workbench.review import doubtful_pairings, read_verdicts, review_items, verify_chain
 from workbench.store import Workspace, ingest
-from workbench.widgets import ReviewWidget, highlighted_passage
+from workbench.structure import parse_structure
+from workbench.widgets import ReviewWidget, highlighted_passage, structural_path_text
 
 from .conftest import STORE
 
@@ -48,7 +51,9 @@ def test_the_first_pairing_shows_both_passages_labels_paths_and_why_it_is_doubtf
     widget = ReviewWidget(held, pairings)
     first = pairings[0].change
     assert first.before is not None and first.before.version_id == BEFORE
-    assert widget.header.value.startswith(f"&nbsp;pairing 1 of {len(pairings)} · ")
+    assert widget.header.value.startswith(
+        f"&nbsp;item 1 of {len(pairings)} · modified <code>{first.change_id}</code> · "
+    )
     assert "caution stands on" in widget.header.value
     # Read by hand from the D.C. Council XML: paragraph (2) of subsection (a) of section 34-131 is
     # numbered <num>(2</num> in the 2021-11-13 release and <num>(2)</num> in the next; the labels
@@ -200,3 +205,87 @@ def test_an_empty_queue_disables_the_answers(held: Workspace) -> None:
     assert widget.header.value == "<b>No doubtful pairings in this queue.</b>"
     assert all(button.disabled for button in widget.buttons.values())
     assert widget.answer("confirmed") is None and widget.caution_stands is None
+
+
+def test_a_real_split_shows_each_piece_side_by_side_with_its_text(held: Workspace) -> None:
+    pairings = doubtful_pairings(held, jurisdiction="us-dc")
+    position = next(k for k, p in enumerate(pairings) if p.change.kind == "split")
+    change = pairings[position].change
+    widget = ReviewWidget(held, pairings)
+    widget.go(position)
+    pieces = change.after_spans
+    assert len(pieces) >= 2
+    after = widget.after_pane.value
+    assert "display: flex" in after
+    text = held.version(pieces[0].version_id).text
+    for k, piece in enumerate(pieces, start=1):
+        assert f"<i>piece {k} of {len(pieces)}</i> [{piece.char_start}, {piece.char_end})" in after
+        assert html.escape(text[piece.char_start : piece.char_end]) in after
+    assert change.before is not None
+    before_text = held.version(change.before.version_id).text
+    assert html.escape(before_text[change.before.char_start : change.before.char_end]) in (
+        widget.before_pane.value
+    )
+    assert widget.scores.value.startswith(
+        f"alignment confidence 0.50: a split (one passage became {len(pieces)} consecutive "
+        "passages) is a restructure, capped at 0.5"
+    )
+    assert f"· split <code>{change.change_id}</code> ·" in widget.header.value
+
+
+def test_a_real_move_shows_its_two_places(held: Workspace) -> None:
+    pairings = doubtful_pairings(held, jurisdiction="us-dc")
+    position = next(k for k, p in enumerate(pairings) if p.change.kind == "moved")
+    change = pairings[position].change
+    assert change.before is not None and change.after is not None
+    widget = ReviewWidget(held, pairings)
+    widget.go(position)
+    paths = [
+        structural_path_text(parse_structure(held.version(span.version_id)), span.char_start)
+        for span in (change.before, change.after)
+    ]
+    assert (
+        html.escape(
+            f"moved from [{change.before.char_start}, {change.before.char_end}) under {paths[0]} to "
+            f"[{change.after.char_start}, {change.after.char_end}) under {paths[1]}"
+        )
+        in widget.scores.value
+    )
+    assert widget.scores.value.startswith(
+        "alignment confidence 0.50: capped at 0.5 because the passage moved across sections "
+        f"({change.before_label} vs {change.after_label})"
+    )
+
+
+def test_a_group_is_one_item_and_one_click_answers_every_pairing(tmp_path: Path) -> None:
+    with Workspace(tmp_path / "demo.sqlite") as workspace:
+        for version in load_demo().versions.values():
+            workspace.add_version(version, {})
+        items = review_items(workspace)
+        position = next(k for k, item in enumerate(items) if item.is_group)
+        group = items[position]
+        widget = ReviewWidget(workspace, items, actor="alice")
+        widget.go(position)
+        assert (
+            f"restructure group <code>{group.group_id}</code> of {len(group.pairings)} pairings "
+            "(leading number -1)" in widget.header.value
+        )
+        assert f"caution stands on {len(items)} of {len(items)}" in widget.header.value
+        for pairing in group.pairings:
+            assert f"<code>{pairing.change.change_id}</code>: alignment" in widget.scores.value
+            assert f"section label: <b>{pairing.change.after_label}</b>" in widget.after_pane.value
+        widget.buttons["confirmed"].click()
+        rows = read_verdicts(workspace)
+        assert [(v.change_id, v.group_id) for v in rows] == [
+            (p.change.change_id, group.group_id) for p in group.pairings
+        ]
+        assert widget.status.value == (
+            f"recorded rows 1-{len(rows)} (group {group.group_id}): Confirmed by alice"
+        )
+        assert widget.caution_stands is False
+        assert f"caution stands on {len(items) - 1} of {len(items)}" in widget.header.value
+        widget.buttons["disputed"].click()  # a change of mind names the latest standing row
+        assert [v.undoes for v in read_verdicts(workspace)[len(rows) :]] == list(
+            range(1, len(rows) + 1)
+        )
+        assert verify_chain(workspace).valid

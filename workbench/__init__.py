@@ -31,6 +31,7 @@ from workbench.review import (
     pairing_caution_stands,
     read_verdicts,
     review_frame,
+    review_items,
     verify_chain,
 )
 from workbench.search import SearchScope, find_candidates, index_status
@@ -91,6 +92,7 @@ __all__ = [
     "read_refusals",
     "read_verdicts",
     "review_frame",
+    "review_items",
     "scorecard",
     "segment",
     "verify_chain",

@@ -544,38 +544,59 @@ def _caution_word(stands: bool) -> str:
     return "caution stands" if stands else "caution lifted"
 
 
+def _review_pairing_line(review: Any, change: Any, verdicts: Sequence[Any]) -> str:
+    """One pairing of `review list`: id, kind, labels, confidence, why doubtful, caution state."""
+    standing = review.standing_verdict(change, verdicts)
+    caution = review.pairing_caution_stands(change, verdicts)
+    state = (
+        f"{standing.answer} by {standing.actor} at row {standing.seq}" if standing else "unanswered"
+    )
+    return (
+        f"{change.change_id} {change.kind} labels {change.before_label or '-'}->"
+        f"{change.after_label or '-'} conf {change.alignment_confidence:.2f}"
+        f"{' capped' if change.capped else ''} ({', '.join(review.doubt_reasons(change))}): "
+        f"{_caution_word(caution)} ({state})"
+    )
+
+
 def cmd_review_list(args: argparse.Namespace) -> int:
     from workbench import review
     from workbench.profiles import registry
 
     with Workspace(args.workspace) as workspace:
-        pairings = review.doubtful_pairings(
-            workspace, args.family, profiles=registry(_own_profiles(args))
-        )
+        items = review.review_items(workspace, args.family, profiles=registry(_own_profiles(args)))
         verdicts = review.read_verdicts(workspace)
     if args.json:
-        _json([review.pairing_as_json(p, verdicts) for p in pairings])
+        _json([review.item_as_json(item, verdicts) for item in items])
         return 0
-    stands = 0
+    stands = groups = grouped = 0
     pair: tuple[str, str] | None = None
-    for p in pairings:
-        if (p.before_id, p.after_id) != pair:
-            pair = (p.before_id, p.after_id)
-            _out(f"{p.before_id} -> {p.after_id}\n")
-        c = p.change
-        standing = review.standing_verdict(c, verdicts)
-        caution = review.pairing_caution_stands(c, verdicts)
+    for item in items:
+        first = item.pairings[0]
+        if (first.before_id, first.after_id) != pair:
+            pair = (first.before_id, first.after_id)
+            _out(f"{first.before_id} -> {first.after_id}\n")
+        caution = review.item_caution_stands(item, verdicts)
         stands += caution
-        state = (
-            f"{standing.answer} by {standing.actor} at row {standing.seq}"
-            if standing
-            else "unanswered"
-        )
+        if item.group_id is None:
+            _out(f"  {_review_pairing_line(review, first.change, verdicts)}\n")
+            continue
+        groups, grouped = groups + 1, grouped + len(item.pairings)
+        changes = [p.change for p in item.pairings]
+        assert item.relabel is not None  # a group always has its renumbering
         _out(
-            f"  {c.change_id} conf {c.alignment_confidence:.2f}{' capped' if c.capped else ''} "
-            f"labels {c.before_label or '-'}->{c.after_label or '-'}: {_caution_word(caution)} ({state})\n"
+            f"  {item.group_id} restructure group of {len(changes)} pairings, labels "
+            f"{changes[0].before_label}->{changes[0].after_label} ... "
+            f"{changes[-1].before_label}->{changes[-1].after_label} "
+            f"({item.relabel.line()}): {_caution_word(caution)}\n"
         )
-    _out(f"{len(pairings)} doubtful pairings; caution stands on {stands}\n")
+        for change in changes:
+            _out(f"    {_review_pairing_line(review, change, verdicts)}\n")
+    lone = len(items) - groups
+    _out(
+        f"{len(items)} review items ({groups} restructure groups of {grouped} pairings, {lone} lone "
+        f"pairings; {grouped + lone} doubtful pairings); caution stands on {stands}\n"
+    )
     return 0
 
 
@@ -584,45 +605,66 @@ def cmd_review_answer(args: argparse.Namespace) -> int:
     from workbench.profiles import registry
 
     with Workspace(args.workspace) as workspace:
-        pairing = review.find_change(
+        item = review.find_item(
             workspace, args.change_id, family=args.family, profiles=registry(_own_profiles(args))
         )
-        verdict = review.append_verdict(
-            workspace,
-            pairing.change,
-            args.answer,
-            actor=args.actor,
-            reason=args.reason,
-            undoes=args.undoes,
+        common = {"actor": args.actor, "reason": args.reason, "undoes": args.undoes}
+        rows: tuple[review.Verdict, ...]
+        if item.group_id is None:
+            rows = (
+                review.append_verdict(workspace, item.pairings[0].change, args.answer, **common),
+            )
+        else:
+            rows = review.append_group_verdict(workspace, item, args.answer, **common)
+        caution = review.item_caution_stands(item, review.read_verdicts(workspace))
+    for verdict in rows:
+        _out(
+            f"row {verdict.seq}: {verdict.answer} {verdict.change_id} by {verdict.actor}"
+            + (f" in group {verdict.group_id}" if verdict.group_id else "")
+            + (f" (undoes row {verdict.undoes})" if verdict.undoes is not None else "")
+            + (f"; {_caution_word(caution)}" if item.group_id is None else "")
+            + f"; digest {verdict.digest}\n"
         )
-        caution = review.pairing_caution_stands(
-            pairing.change, review.read_verdicts(workspace, args.change_id)
-        )
-    _out(
-        f"row {verdict.seq}: {verdict.answer} {verdict.change_id} by {verdict.actor}"
-        + (f" (undoes row {verdict.undoes})" if verdict.undoes is not None else "")
-        + f"; {_caution_word(caution)}; digest {verdict.digest}\n"
-    )
+    if item.group_id is not None:
+        _out(f"group {item.group_id}: {len(rows)} rows; {_caution_word(caution)}\n")
     return 0
 
 
 def cmd_review_log(args: argparse.Namespace) -> int:
     from workbench import review
+    from workbench.profiles import registry
 
     with Workspace(args.workspace) as workspace:
         verdicts = review.read_verdicts(workspace)
+        orphans = {
+            o.verdict.seq: o
+            for o in review.orphaned_verdicts(
+                workspace, verdicts, profiles=registry(_own_profiles(args))
+            )
+        }
     if args.json:
-        _json([review.verdict_as_json(v) for v in verdicts])
+        _json(
+            [
+                {
+                    **review.verdict_as_json(v),
+                    "orphaned": orphans[v.seq].reason if v.seq in orphans else None,
+                }
+                for v in verdicts
+            ]
+        )
         return 0
     for v in verdicts:
+        orphan = orphans.get(v.seq)
         _out(
             f"{v.seq:5d} {v.answered_at} {v.change_id} {v.answer:<10} {v.actor}"
             f" conf {v.alignment_confidence:.2f}{' capped' if v.capped else ''}"
+            + (f" group {v.group_id}" if v.group_id else "")
             + (f" undoes {v.undoes}" if v.undoes is not None else "")
             + (f" reason {v.reason!r}" if v.reason else "")
+            + (f" ORPHANED ({orphan.reason}: {orphan.detail})" if orphan else "")
             + "\n"
         )
-    _out(f"{len(verdicts)} rows\n")
+    _out(f"{len(verdicts)} rows; {len(orphans)} orphaned\n")
     return 0
 
 
@@ -1208,8 +1250,10 @@ def build_parser() -> argparse.ArgumentParser:
     review_list = review_commands.add_parser(
         "list",
         help="doubtful pairings and whether caution stands",
-        description="Recompute the diffs of consecutive held versions and list every doubtful "
-        "pairing with its standing verdict and whether caution stands.",
+        description="Recompute the diffs of consecutive held versions and list the review queue: "
+        "restructure groups (a section renumbered as a whole, its pairings inside) and lone "
+        "doubtful pairings, each with kind, labels, confidence, why it is doubtful, its standing "
+        "verdict and whether caution stands.",
     )
     review_list.add_argument("family", nargs="?", metavar="FAMILY", help="only this family")
     review_list.add_argument("--json", action="store_true", help="print the pairings as JSON")
@@ -1223,7 +1267,10 @@ def build_parser() -> argparse.ArgumentParser:
         "has a verdict is answered again only as a reversal (--undoes ROW).",
     )
     review_answer.add_argument(
-        "change_id", metavar="CHANGE_ID", help="e.g. chg-3746d0b7953da68f3fd5"
+        "change_id",
+        metavar="ID",
+        help="a change id (chg-...) or a restructure group id (grp-...): one answer to a group "
+        "writes one row per pairing",
     )
     review_answer.add_argument(
         "answer", choices=("confirmed", "disputed", "uncertain"), help="uncertain: cannot tell"
@@ -1242,10 +1289,12 @@ def build_parser() -> argparse.ArgumentParser:
     review_log = review_commands.add_parser(
         "log",
         help="print the verdict log",
-        description="Print every row of the verdict log in sequence order.",
+        description="Print every row of the verdict log in sequence order, marking each row "
+        "whose pairing the current diffs no longer produce as ORPHANED (kept, never re-attached).",
     )
     review_log.add_argument("--json", action="store_true", help="print the rows as JSON")
     _paths(review_log, workspace=True)
+    _profiles_option(review_log)
     review_log.set_defaults(func=cmd_review_log)
     review_chain = review_commands.add_parser(
         "verify-chain",

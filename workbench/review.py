@@ -9,10 +9,23 @@ those numbers are never written anywhere else and never overwritten.
 
 The log is append-only and hash-linked. Row `seq` (1, 2, 3, ... with no gaps) holds the digest of
 row `seq - 1` (`prev_hash`; the first row holds 64 zeros) and its own `digest`: SHA-256 over the
-canonical JSON of the row's fields under a numbered scheme (`scheme` 1: every column but `digest`).
+canonical JSON of the row's fields under a numbered scheme. Scheme 2 (every row written now) covers
+every column but `digest`, `group_id` included; scheme 1 (rows written before restructure groups
+existed) covers every column but `digest` and `group_id`, and such a row must hold no `group_id`.
 Database triggers abort UPDATE and DELETE; `verify_chain` re-derives every link and digest and
 reports the first gap, broken link, altered row or unknown scheme, so an edit made by dropping the
-triggers is still caught, with the row's sequence number.
+triggers is still caught, with the row's sequence number. A log written under scheme 1 alone still
+verifies; the `group_id` column is added to it (empty) the first time this code opens it.
+
+**Restructure groups.** A section renumbered or moved as a whole makes a run of capped pairings
+whose labels all change the same way (7 -> 6, 8 -> 7, 9 -> 8: the leading number shifted by one).
+`review_items` puts such a run in one `ReviewItem` (the rule is in `relabelling` and
+`review_items`); one answer to it (`append_group_verdict`) writes one row per pairing, each naming
+the group's id. A doubtful pairing outside any group is an item of its own.
+
+**Orphaned verdicts.** A row whose pairing the current diff no longer produces (the diff improved,
+or a version was added between the two it compared) is kept and reported by `orphaned_verdicts`,
+never dropped and never re-attached to another change.
 
 One standing verdict per pairing: the latest row that quotes it. Answering a pairing that already has
 one is refused unless the new row names that row in `undoes` (a reversal is a new row naming the row
@@ -32,13 +45,19 @@ import hashlib
 import re
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, get_args
 
-from workbench.diff import _change_id_prefix, change_as_json, diff_versions, pairing_is_uncertain
+from workbench.diff import (
+    RESTRUCTURE_CONFIDENCE_CEILING,
+    _change_id_prefix,
+    change_as_json,
+    diff_versions,
+    pairing_is_uncertain,
+)
 from workbench.errors import ChangeNotFound, VerdictError
 from workbench.models import Change, Span, Version, canonical_json
 from workbench.profiles import Profile, choose_profile
@@ -50,13 +69,14 @@ if TYPE_CHECKING:
 
 Answer = Literal["confirmed", "disputed", "uncertain"]
 ANSWERS: tuple[Answer, ...] = get_args(Answer)
-SCHEME = 1
-KNOWN_SCHEMES = frozenset({SCHEME})
+SCHEME = 2  # the scheme every new row is written under (its digest covers group_id)
+KNOWN_SCHEMES = frozenset({1, SCHEME})
 GENESIS = "0" * 64
 MAX_ACTOR_CHARS = 200
 MAX_REASON_CHARS = 10_000
 BUSY_RETRIES = 8
 _CHANGE_ID = re.compile(r"chg-[0-9a-f]{20}")
+_GROUP_ID = re.compile(r"grp-[0-9a-f]{20}")
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS verdicts (
@@ -78,7 +98,8 @@ _SCHEMA = (
         capped INTEGER NOT NULL,
         undoes INTEGER,
         prev_hash TEXT NOT NULL,
-        digest TEXT NOT NULL
+        digest TEXT NOT NULL,
+        group_id TEXT
     )""",
     "CREATE INDEX IF NOT EXISTS verdicts_by_change ON verdicts (change_id, seq)",
     """CREATE TRIGGER IF NOT EXISTS verdicts_append_only_update BEFORE UPDATE ON verdicts
@@ -89,7 +110,7 @@ _SCHEMA = (
 _COLUMNS = (
     "seq, scheme, change_id, before_id, before_start, before_end, after_id, after_start, "
     "after_end, answer, reason, actor, answered_at, similarity, alignment_confidence, capped, "
-    "undoes, prev_hash, digest"
+    "undoes, prev_hash, digest, group_id"
 )
 
 
@@ -112,6 +133,7 @@ class Verdict:
     undoes: int | None  # the row this one reverses, or None
     prev_hash: str
     digest: str
+    group_id: str | None = None  # the restructure group the answer was given to, or None
 
     def quotes(self, change: Change) -> bool:
         """True when this row judged exactly `change`: same change id and the same two passages."""
@@ -180,6 +202,33 @@ def _readers(
     return {key: choose_profile(group, profiles).profile for key, group in groups.items()}
 
 
+def _diffs(
+    workspace: Workspace,
+    family: str | None,
+    jurisdiction: str | None,
+    profiles: Sequence[Profile] | None,
+) -> Iterator[tuple[Version, Version, tuple[Change, ...]]]:
+    """Each consecutive held version pair and its whole diff, in the listing's order."""
+    held = _held(workspace, family, jurisdiction)
+    readers = _readers(held, profiles)
+    for before, after in _consecutive(held):
+        yield (
+            before,
+            after,
+            diff_versions(before, after, readers[(before.jurisdiction, before.family)]),
+        )
+
+
+def _pairing(before: Version, after: Version, change: Change) -> Pairing:
+    return Pairing(
+        jurisdiction=before.jurisdiction,
+        family=before.family,
+        before_id=before.version_id,
+        after_id=after.version_id,
+        change=change,
+    )
+
+
 def doubtful_pairings(
     workspace: Workspace,
     family: str | None = None,
@@ -195,23 +244,12 @@ def doubtful_pairings(
     raises FamilyNotFound. Each family is segmented through the profile `measure` would choose
     from `profiles` (default: the shipped ones).
     """
-    out: list[Pairing] = []
-    held = _held(workspace, family, jurisdiction)
-    readers = _readers(held, profiles)
-    for before, after in _consecutive(held):
-        reader = readers[(before.jurisdiction, before.family)]
-        for change in diff_versions(before, after, reader):
-            if pairing_is_uncertain(change):
-                out.append(
-                    Pairing(
-                        jurisdiction=before.jurisdiction,
-                        family=before.family,
-                        before_id=before.version_id,
-                        after_id=after.version_id,
-                        change=change,
-                    )
-                )
-    return tuple(out)
+    return tuple(
+        _pairing(before, after, change)
+        for before, after, changes in _diffs(workspace, family, jurisdiction, profiles)
+        for change in changes
+        if pairing_is_uncertain(change)
+    )
 
 
 def find_change(
@@ -242,13 +280,7 @@ def find_change(
         if any(make(position) == change_id for position in range(bound)):
             for change in diff_versions(before, after, reader):
                 if change.change_id == change_id:
-                    return Pairing(
-                        jurisdiction=before.jurisdiction,
-                        family=before.family,
-                        before_id=before.version_id,
-                        after_id=after.version_id,
-                        change=change,
-                    )
+                    return _pairing(before, after, change)
     where = f"family {family}" if family is not None else "any family"
     raise ChangeNotFound(
         f"{change_id}: no change with this id in the diffs of {where} held in {workspace.path}; "
@@ -257,12 +289,285 @@ def find_change(
 
 
 # ---------------------------------------------------------------------------------------------
+# Restructure groups, the review queue's items, and why a pairing is doubtful
+
+_LABEL_TOKEN = re.compile(r"[0-9]+|[A-Za-z]+|[^0-9A-Za-z]+")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Relabel:
+    """How one section label became another: the number standing after `prefix` moved by `shift`.
+
+    `7` -> `6` is (prefix "", shift -1); `3.4` -> `3.5` is (prefix "3.", shift +1); `(a)` -> `(b)`
+    is (prefix "(", shift +1).
+    """
+
+    prefix: str
+    shift: int
+
+    def line(self) -> str:
+        where = f"after {self.prefix!r}" if self.prefix else "leading"
+        return f"{where} number {self.shift:+d}"
+
+
+def relabelling(before_label: str | None, after_label: str | None) -> Relabel | None:
+    """The one-number renumbering that turns `before_label` into `after_label`, or None.
+
+    Each label is cut into tokens: runs of digits, runs of ASCII letters, runs of anything else.
+    The two labels are a renumbering when they have as many tokens, every token is equal but one,
+    and that one is a digit run on both sides (the shift is the difference of their values) or a
+    single letter of the same case on both sides (the difference of their code points). The
+    shift is never 0 (`07` -> `7` is a reprinting, not a renumbering). A missing label, equal
+    labels, or labels differing in more than one token or in shape (`6` -> `5.4`, `(2` -> `(2)`)
+    give None.
+    """
+    if before_label is None or after_label is None or before_label == after_label:
+        return None
+    a, b = _LABEL_TOKEN.findall(before_label), _LABEL_TOKEN.findall(after_label)
+    differing = [k for k in range(len(a)) if len(a) == len(b) and a[k] != b[k]]
+    if len(differing) != 1:
+        return None
+    k = differing[0]
+    x, y = a[k], b[k]
+    if x.isdigit() and y.isdigit():
+        shift = int(y) - int(x)
+    elif len(x) == len(y) == 1 and x.isalpha() and y.isalpha() and x.islower() == y.islower():
+        shift = ord(y) - ord(x)
+    else:
+        return None
+    return Relabel(prefix="".join(a[:k]), shift=shift) if shift else None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReviewItem:
+    """One entry of the review queue: a restructure group (`group_id` set, two or more pairings
+    of one version pair, `relabel` their shared renumbering) or a lone doubtful pairing
+    (`group_id` and `relabel` None, one pairing)."""
+
+    group_id: str | None
+    relabel: Relabel | None
+    pairings: tuple[Pairing, ...]
+
+    @property
+    def is_group(self) -> bool:
+        return self.group_id is not None
+
+    @property
+    def item_id(self) -> str:
+        """What `workbench review answer` takes: the group id, or the lone pairing's change id."""
+        return self.group_id or self.pairings[0].change.change_id
+
+
+def group_id_of(change_ids: Sequence[str]) -> str:
+    """ "grp-" and the first 20 hex digits of SHA-256 over the canonical JSON of the change ids,
+    in diff order (deterministic, since change ids are)."""
+    return (
+        "grp-" + hashlib.sha256(canonical_json(list(change_ids)).encode("utf-8")).hexdigest()[:20]
+    )
+
+
+def _items_of_pair(before: Version, after: Version, changes: Sequence[Change]) -> list[ReviewItem]:
+    """The review items of one version pair's diff, by the rule in `review_items`."""
+    items: list[ReviewItem] = []
+    run: list[Change] = []
+    run_relabel: Relabel | None = None
+
+    def close() -> None:
+        if len(run) >= 2:
+            pairings = tuple(_pairing(before, after, c) for c in run)
+            gid = group_id_of([c.change_id for c in run])
+            items.append(ReviewItem(group_id=gid, relabel=run_relabel, pairings=pairings))
+        else:
+            items.extend(_lone(_pairing(before, after, c)) for c in run)
+        run.clear()
+
+    for change in changes:
+        relabel = relabelling(change.before_label, change.after_label)
+        both_labelled = change.before_label is not None and change.after_label is not None
+        paired = change.before is not None and change.after is not None
+        if pairing_is_uncertain(change) and relabel is not None:
+            if run and relabel != run_relabel:
+                close()
+            run.append(change)
+            run_relabel = relabel
+            continue
+        # CAUTION: a labelled pairing that maps otherwise (labels kept, or changed another way)
+        # ends the run even when it is not doubtful: the section did not move as a whole.
+        if run and paired and both_labelled and relabel != run_relabel:
+            close()
+        if pairing_is_uncertain(change):
+            items.append(_lone(_pairing(before, after, change)))
+    close()
+    position = {c.change_id: k for k, c in enumerate(changes)}
+    return sorted(items, key=lambda item: position[item.pairings[0].change.change_id])
+
+
+def _lone(pairing: Pairing) -> ReviewItem:
+    return ReviewItem(group_id=None, relabel=None, pairings=(pairing,))
+
+
+def review_items(
+    workspace: Workspace,
+    family: str | None = None,
+    *,
+    jurisdiction: str | None = None,
+    profiles: Sequence[Profile] | None = None,
+) -> tuple[ReviewItem, ...]:
+    """The review queue: the doubtful pairings of `doubtful_pairings`, restructure groups counted
+    once.
+
+    The rule, per consecutive version pair, walking its diff in output order: a doubtful pairing
+    whose labels are a renumbering (`relabelling` is not None) joins the current run when the run
+    has the same `Relabel` (same prefix, same shift), else starts a new run. A run ends at a
+    doubtful pairing with another renumbering, and at any change that pairs two labelled
+    passages without that renumbering (its labels kept, or changed otherwise), doubtful or not;
+    changes with a side or a label missing (added, removed, unlabelled passages) neither join nor
+    end a run. A run of two or more pairings is one group (`group_id_of` its change ids); a run of
+    one, and every doubtful pairing with no renumbering, is a lone item. Runs are maximal and
+    taken left to right, so no tie arises. Items stand in the order of their first pairing; every
+    doubtful pairing is in exactly one item. Narrowing and profiles as in `doubtful_pairings`.
+    """
+    out: list[ReviewItem] = []
+    for before, after, changes in _diffs(workspace, family, jurisdiction, profiles):
+        out.extend(_items_of_pair(before, after, changes))
+    return tuple(out)
+
+
+def find_item(
+    workspace: Workspace,
+    item_id: str,
+    *,
+    family: str | None = None,
+    profiles: Sequence[Profile] | None = None,
+) -> ReviewItem:
+    """The review item named by a group id (`grp-...`) or a change id (`chg-...`).
+
+    A change id gives the lone item of that change (`find_change`), whether or not a group holds
+    it: a reviewer may answer one pairing of a group on its own. A group id is looked for in the
+    queue of `family` (default: every family). ChangeNotFound when the id is malformed or named
+    by nothing held.
+    """
+    if not _GROUP_ID.fullmatch(item_id):
+        return _lone(find_change(workspace, item_id, family=family, profiles=profiles))
+    for item in review_items(workspace, family, profiles=profiles):
+        if item.group_id == item_id:
+            return item
+    where = f"family {family}" if family is not None else "any family"
+    raise ChangeNotFound(
+        f"{item_id}: no restructure group with this id in the diffs of {where} held in "
+        f"{workspace.path}; see 'workbench review list'"
+    )
+
+
+def doubt_reasons(change: Change) -> tuple[str, ...]:
+    """Why `pairing_is_uncertain` flags `change`, as short phrases, in this order.
+
+    "split or merge" (a split or merged change: always capped); "move across sections" (a moved
+    passage whose section labels disagree); "label cap" (any other pairing whose labels
+    disagree); "low similarity" (the texts are no more than `RESTRUCTURE_CONFIDENCE_CEILING`
+    alike). Empty for a change that is not doubtful.
+    """
+    if not pairing_is_uncertain(change):
+        return ()
+    reasons = []
+    if change.kind in ("split", "merged"):
+        reasons.append("split or merge")
+    if change.capped:
+        reasons.append("move across sections" if change.kind == "moved" else "label cap")
+    if change.similarity is not None and change.similarity <= RESTRUCTURE_CONFIDENCE_CEILING:
+        reasons.append("low similarity")
+    return tuple(reasons)
+
+
+# ---------------------------------------------------------------------------------------------
+# Orphaned verdicts
+
+OrphanReason = Literal["pair_not_consecutive", "change_gone", "pairing_changed"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Orphan:
+    """A row of the log whose pairing the current diffs do not produce, and why.
+
+    `pair_not_consecutive`: its two versions are not consecutive held versions of one family (a
+    version was added between them); `change_gone`: the diff of its pair has no change with its
+    id; `pairing_changed`: the id now names other passages.
+    """
+
+    verdict: Verdict
+    reason: OrphanReason
+    detail: str
+
+
+def orphaned_verdicts(
+    workspace: Workspace,
+    verdicts: Sequence[Verdict] | None = None,
+    *,
+    profiles: Sequence[Profile] | None = None,
+) -> tuple[Orphan, ...]:
+    """The rows of the log (or of `verdicts`) that no current change is quoted by, in seq order.
+
+    A row stands on its pairing when the diff of its two versions, recomputed as `review_items`
+    does (the same profiles), holds a change with its id and the same two passages
+    (`Verdict.quotes`). Otherwise it is an orphan: kept in the log, reported here, never
+    re-attached to another change. Each version pair is diffed once.
+    """
+    rows = read_verdicts(workspace) if verdicts is None else tuple(verdicts)
+    held = workspace.versions()
+    readers = _readers(held, profiles)
+    pairs = {(a.version_id, b.version_id): (a, b) for a, b in _consecutive(held)}
+    diffs: dict[tuple[str, str], dict[str, Change]] = {}
+    out = []
+    for verdict in sorted(rows, key=lambda v: v.seq):
+        key = (verdict.before.version_id, verdict.after.version_id)
+        if key not in pairs:
+            out.append(
+                Orphan(
+                    verdict=verdict,
+                    reason="pair_not_consecutive",
+                    detail=f"{key[0]} -> {key[1]} are not consecutive held versions of one family",
+                )
+            )
+            continue
+        if key not in diffs:
+            before, after = pairs[key]
+            reader = readers[(before.jurisdiction, before.family)]
+            diffs[key] = {c.change_id: c for c in diff_versions(before, after, reader)}
+        change = diffs[key].get(verdict.change_id)
+        if change is None:
+            out.append(
+                Orphan(
+                    verdict=verdict,
+                    reason="change_gone",
+                    detail=f"the diff {key[0]} -> {key[1]} has no change {verdict.change_id}",
+                )
+            )
+        elif not verdict.quotes(change):
+            out.append(
+                Orphan(
+                    verdict=verdict,
+                    reason="pairing_changed",
+                    detail=f"{verdict.change_id} now pairs other passages ({change.kind})",
+                )
+            )
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------
 # The log
 
 
 def _ensure_schema(conn: sqlite3.Connection) -> None:
+    """Create the table and triggers, and add `group_id` to a log made before it existed.
+
+    ADD COLUMN rewrites no row (the UPDATE trigger does not fire) and gives every old row NULL,
+    which is what scheme 1 requires.
+    """
     for statement in _SCHEMA:
         conn.execute(statement)
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(verdicts)")}
+    if "group_id" not in columns:
+        conn.execute("ALTER TABLE verdicts ADD COLUMN group_id TEXT")
 
 
 T = TypeVar("T")
@@ -308,12 +613,14 @@ def _verdict(row: tuple[Any, ...]) -> Verdict:
         undoes=row[16],
         prev_hash=row[17],
         digest=row[18],
+        group_id=row[19],
     )
 
 
 def _payload_of(v: Verdict) -> dict[str, Any]:
-    """Scheme 1's canonical record: every column but the digest itself."""
-    return {
+    """The row's canonical record under its scheme: every column but the digest itself, and for
+    scheme 1 also without `group_id` (that scheme predates it)."""
+    payload = {
         "seq": v.seq,
         "scheme": v.scheme,
         "change_id": v.change_id,
@@ -329,6 +636,9 @@ def _payload_of(v: Verdict) -> dict[str, Any]:
         "undoes": v.undoes,
         "prev_hash": v.prev_hash,
     }
+    if v.scheme != 1:
+        payload["group_id"] = v.group_id
+    return payload
 
 
 def _row(v: Verdict) -> tuple[Any, ...]:
@@ -339,6 +649,7 @@ def _row(v: Verdict) -> tuple[Any, ...]:
         *(v.after.version_id, v.after.char_start, v.after.char_end),
         *(v.answer, v.reason, v.actor, v.answered_at),
         *(v.similarity, v.alignment_confidence, int(v.capped), v.undoes, v.prev_hash, v.digest),
+        v.group_id,
     )
 
 
@@ -378,69 +689,143 @@ def append_verdict(
     verdict without naming that row in `undoes`; an `undoes` that is not the pairing's standing
     verdict. A blank reason is stored as None. `at` defaults to now (UTC, microseconds).
     """
+    (verdict,) = _append(
+        workspace, (change,), answer, actor=actor, reason=reason, undoes=undoes, at=at
+    )
+    return verdict
+
+
+def append_group_verdict(
+    workspace: Workspace,
+    item: ReviewItem,
+    answer: str,
+    *,
+    actor: str,
+    reason: str | None = None,
+    undoes: int | None = None,
+    at: datetime | None = None,
+) -> tuple[Verdict, ...]:
+    """One answer to a restructure group: one row per pairing, in the group's order, each naming
+    the group in `group_id`, all written in one transaction (all rows or none).
+
+    The refusals of `append_verdict` apply to every pairing. A reversal: when any pairing of the
+    group has a standing verdict, `undoes` must name the latest of those rows (the highest seq),
+    and each new row then names its own pairing's standing row (None where a pairing had none).
+    The rows share one moment. A lone item (no group) is refused: answer its pairing instead.
+    """
+    if item.group_id is None:
+        raise VerdictError(
+            f"{item.pairings[0].change.change_id}: a lone pairing, not a restructure group; "
+            "answer it with append_verdict"
+        )
+    changes = tuple(p.change for p in item.pairings)
+    return _append(
+        workspace,
+        changes,
+        answer,
+        actor=actor,
+        reason=reason,
+        undoes=undoes,
+        at=at,
+        group_id=item.group_id,
+    )
+
+
+def _append(
+    workspace: Workspace,
+    changes: Sequence[Change],
+    answer: str,
+    *,
+    actor: str,
+    reason: str | None,
+    undoes: int | None,
+    at: datetime | None,
+    group_id: str | None = None,
+) -> tuple[Verdict, ...]:
+    """Write one row per change in one transaction; the checks of `append_verdict` for each."""
     if answer not in ANSWERS:
         raise VerdictError(f"answer {answer!r}: expected one of {', '.join(ANSWERS)}")
-    if not pairing_is_uncertain(change):
-        raise VerdictError(
-            f"{change.change_id}: not a doubtful pairing ({change.kind}, confidence "
-            f"{change.alignment_confidence}); only pairings pairing_is_uncertain flags are reviewed"
-        )
-    # pairing_is_uncertain holds only for modified pairs, which have both spans and both numbers.
-    before, after = change.before, change.after
-    similarity, confidence = change.similarity, change.alignment_confidence
-    assert before is not None and after is not None
-    assert similarity is not None and confidence is not None
+    for change in changes:
+        if not pairing_is_uncertain(change):
+            raise VerdictError(
+                f"{change.change_id}: not a doubtful pairing ({change.kind}, confidence "
+                f"{change.alignment_confidence}); only pairings pairing_is_uncertain flags are "
+                "reviewed"
+            )
     name = _clean_actor(actor)
     why = _clean_reason(reason)
     moment = (at or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="microseconds")
+    subject = group_id or changes[0].change_id
 
-    def write() -> Verdict:
+    def write() -> tuple[Verdict, ...]:
         with workspace.transaction() as conn:
             _ensure_schema(conn)
-            held = [
-                _verdict(r)
-                for r in conn.execute(
-                    f"SELECT {_COLUMNS} FROM verdicts WHERE change_id = ? ORDER BY seq",
-                    (change.change_id,),
+            standing: list[Verdict | None] = []
+            for change in changes:
+                held = [
+                    _verdict(r)
+                    for r in conn.execute(
+                        f"SELECT {_COLUMNS} FROM verdicts WHERE change_id = ? ORDER BY seq",
+                        (change.change_id,),
+                    )
+                ]
+                standing.append(standing_verdict(change, held))
+            answered = [v for v in standing if v is not None]
+            latest = max(answered, key=lambda v: v.seq) if answered else None
+            if latest is not None and undoes != latest.seq:
+                rows = ", ".join(str(v.seq) for v in sorted(answered, key=lambda v: v.seq))
+                where = (
+                    f"row {rows}; to change it, answer again naming that row"
+                    if len(answered) == 1
+                    else f"rows {rows}; to change it, answer again naming the latest, row "
+                    f"{latest.seq}"
                 )
-            ]
-            standing = standing_verdict(change, held)
-            if standing is not None and undoes != standing.seq:
                 raise VerdictError(
-                    f"{change.change_id}: already answered {standing.answer} by {standing.actor} "
-                    f"at row {standing.seq}; to change it, answer again naming that row "
-                    f"(undoes={standing.seq})"
+                    f"{subject}: already answered {latest.answer} by {latest.actor} at {where} "
+                    f"(undoes={latest.seq})"
                 )
-            if standing is None and undoes is not None:
+            if latest is None and undoes is not None:
+                what = "group" if group_id else "pairing"
                 raise VerdictError(
-                    f"{change.change_id}: undoes={undoes}, but the pairing has no standing verdict"
+                    f"{subject}: undoes={undoes}, but the {what} has no standing verdict"
                 )
             last = conn.execute(
                 "SELECT seq, digest FROM verdicts ORDER BY seq DESC LIMIT 1"
             ).fetchone()
             seq, prev_hash = (last[0] + 1, last[1]) if last else (1, GENESIS)
-            draft = Verdict(
-                seq=seq,
-                scheme=SCHEME,
-                change_id=change.change_id,
-                before=before,
-                after=after,
-                answer=answer,
-                reason=why,
-                actor=name,
-                answered_at=moment,
-                similarity=similarity,
-                alignment_confidence=confidence,
-                capped=change.capped,
-                undoes=undoes,
-                prev_hash=prev_hash,
-                digest="",
-            )
-            verdict = dataclasses.replace(draft, digest=row_digest(_payload_of(draft)))
-            conn.execute(
-                f"INSERT INTO verdicts ({_COLUMNS}) VALUES ({', '.join('?' * 19)})", _row(verdict)
-            )
-            return verdict
+            written = []
+            for change, before_verdict in zip(changes, standing, strict=True):
+                # A doubtful pairing is a pairing kind, which has both spans and both numbers.
+                before, after = change.before, change.after
+                similarity, confidence = change.similarity, change.alignment_confidence
+                assert before is not None and after is not None
+                assert similarity is not None and confidence is not None
+                draft = Verdict(
+                    seq=seq,
+                    scheme=SCHEME,
+                    change_id=change.change_id,
+                    before=before,
+                    after=after,
+                    answer=answer,
+                    reason=why,
+                    actor=name,
+                    answered_at=moment,
+                    similarity=similarity,
+                    alignment_confidence=confidence,
+                    capped=change.capped,
+                    undoes=before_verdict.seq if before_verdict is not None else None,
+                    prev_hash=prev_hash,
+                    digest="",
+                    group_id=group_id,
+                )
+                verdict = dataclasses.replace(draft, digest=row_digest(_payload_of(draft)))
+                conn.execute(
+                    f"INSERT INTO verdicts ({_COLUMNS}) VALUES ({', '.join('?' * 20)})",
+                    _row(verdict),
+                )
+                written.append(verdict)
+                seq, prev_hash = seq + 1, verdict.digest
+            return tuple(written)
 
     return _with_retries(write)
 
@@ -507,6 +892,14 @@ def verify_chain(workspace: Workspace) -> ChainReport:
                 "broken_link",
                 verdict.seq,
                 f"prev_hash {verdict.prev_hash} is not the digest of row {verdict.seq - 1} ({head})",
+                index,
+            )
+        if verdict.scheme == 1 and verdict.group_id is not None:
+            # Scheme 1's digest does not cover group_id, so a value there was put in afterwards.
+            return fault(
+                "altered",
+                verdict.seq,
+                f"group_id {verdict.group_id!r} on a scheme 1 row, which cannot carry one",
                 index,
             )
         recomputed = row_digest(_payload_of(verdict))
@@ -576,14 +969,39 @@ def pairing_as_json(pairing: Pairing, verdicts: Sequence[Verdict]) -> dict[str, 
         "jurisdiction": pairing.jurisdiction,
         "family": pairing.family,
         **{key: described[key] for key in _CHANGE_FIELDS},
+        "doubt": list(doubt_reasons(change)),
         "caution_stands": pairing_caution_stands(change, verdicts),
         "standing_verdict": standing.seq if standing else None,
         "answer": standing.answer if standing else None,
+        "group_id": standing.group_id if standing else None,
+    }
+
+
+def item_caution_stands(item: ReviewItem, verdicts: Iterable[Verdict]) -> bool:
+    """Caution on a review item: `pairing_caution_stands` holds on any of its pairings."""
+    held = tuple(verdicts)
+    return any(pairing_caution_stands(p.change, held) for p in item.pairings)
+
+
+def item_as_json(item: ReviewItem, verdicts: Sequence[Verdict]) -> dict[str, Any]:
+    """The JSON shape `workbench review list --json` prints for one review item: `item` is
+    "group" or "pairing"; a group carries its id, renumbering and pairings, a lone pairing its
+    pairing's fields (`pairing_as_json`) at the top level."""
+    if item.group_id is None:
+        return {"item": "pairing", **pairing_as_json(item.pairings[0], verdicts)}
+    assert item.relabel is not None
+    return {
+        "item": "group",
+        "group_id": item.group_id,
+        "relabel": {"prefix": item.relabel.prefix, "shift": item.relabel.shift},
+        "caution_stands": item_caution_stands(item, verdicts),
+        "pairings": [pairing_as_json(p, verdicts) for p in item.pairings],
     }
 
 
 # The fields of `diff.change_as_json` a review row repeats, in the order it prints them.
 _CHANGE_FIELDS = (
+    "kind",
     "before",
     "after",
     "before_label",

@@ -1,12 +1,17 @@
-"""The review widget: a queue of doubtful pairings a researcher answers inside JupyterLab (C7, C8).
+"""The review widget: a queue of review items a researcher answers inside JupyterLab (C7, C8).
 
-For each pairing it shows the two passages side by side, with the narrowed changed characters
-highlighted; both section labels (the naive proxy the cap is computed from) and both structural
-paths (the numbering `structure.parse_structure` reads, or the reason it refused); the computed
-confidence and why it was capped; the answers already in the log. Three buttons append an answer
-(confirmed, disputed, cannot tell) with the reviewer's name and optional reasoning to the verdict
-log through `review.append_verdict`, and the caution state is then re-read from the log and
-re-decided by `review.pairing_caution_stands`, the same predicate the CLI uses.
+The queue holds `review.ReviewItem`s: a restructure group (a section renumbered as a whole; one
+item, its pairings inside) or a lone doubtful pairing. For each pairing of the current item it
+shows the two passages side by side, with the narrowed changed characters highlighted; a split's
+pieces (or a merge's) side by side, each with its own text and offsets; a move's two places (offsets
+and structural path on each side); both section labels (what the cap is computed from) and both
+structural paths (the numbering `structure.parse_structure` reads, or the reason it refused); the
+kind, the computed confidence and why it is doubtful; the answers already in the log. Three buttons
+append an answer (confirmed, disputed, cannot tell) with the reviewer's name and optional
+reasoning: a lone pairing through `review.append_verdict`, a group through
+`review.append_group_verdict` (one row per pairing, each naming the group). The caution state is
+then re-read from the log and re-decided by `review.pairing_caution_stands` (for a group: on any
+of its pairings, `review.item_caution_stands`), the predicates the CLI uses.
 
 The guarantee: every piece of filing text (passages, labels, paths, version ids) and every reviewer
 string (names, reasons) reaches the page through `html.escape`, so a `<script>` in a filing is
@@ -29,9 +34,12 @@ from workbench.review import (
     ANSWERS,
     Answer,
     Pairing,
+    ReviewItem,
     Verdict,
+    append_group_verdict,
     append_verdict,
-    pairing_caution_stands,
+    doubt_reasons,
+    item_caution_stands,
     read_verdicts,
     standing_verdict,
 )
@@ -83,9 +91,33 @@ def structural_path_text(parse: StructureParse, offset: int) -> str:
 
 
 def doubt_text(change: Change) -> str:
-    """Why `pairing_is_uncertain` flags this pairing, in one plain sentence."""
+    """Why `pairing_is_uncertain` flags this pairing (`review.doubt_reasons`), in one sentence.
+
+    In this order of precedence: a split or merge (a restructure, always capped); a move across
+    sections (capped, its labels disagree); another capped pairing (the labels disagree); an
+    uncapped pairing no more than the ceiling alike.
+    """
     similarity = change.similarity or 0.0
     confidence = change.alignment_confidence or 0.0
+    reasons = doubt_reasons(change)
+    if "split or merge" in reasons:
+        pieces = len(change.after_spans) if change.kind == "split" else len(change.before_spans)
+        shape = (
+            f"one passage became {pieces} consecutive passages"
+            if change.kind == "split"
+            else f"{pieces} consecutive passages became one"
+        )
+        return (
+            f"alignment confidence {confidence:.2f}: a {change.kind} ({shape}) is a restructure, "
+            f"capped at {RESTRUCTURE_CONFIDENCE_CEILING}; the joined texts are {similarity:.2f} "
+            "alike"
+        )
+    if "move across sections" in reasons:
+        return (
+            f"alignment confidence {confidence:.2f}: capped at {RESTRUCTURE_CONFIDENCE_CEILING} "
+            f"because the passage moved across sections ({change.before_label or 'none'} vs "
+            f"{change.after_label or 'none'}); the texts are {similarity:.2f} alike"
+        )
     if change.capped:
         return (
             f"alignment confidence {confidence:.2f}: capped at {RESTRUCTURE_CONFIDENCE_CEILING} "
@@ -113,26 +145,38 @@ def history_html(verdicts: Sequence[Verdict]) -> str:
     return "<ul style='margin: 0'>" + "".join(items) + "</ul>"
 
 
-class ReviewWidget:
-    """A queue of doubtful pairings over one workspace; display it as the last value of a cell.
+def _as_item(entry: Pairing | ReviewItem) -> ReviewItem:
+    if isinstance(entry, ReviewItem):
+        return entry
+    return ReviewItem(group_id=None, relabel=None, pairings=(entry,))
 
-    Attributes a test (or a script) can drive: `actor` and `reason` (text boxes), `buttons`
-    (one per answer, `.click()` appends), `previous_button` / `next_button`, `status` (the last
-    message), and `caution_stands` (the predicate on the current pairing, read from the log).
+
+class ReviewWidget:
+    """A queue of review items over one workspace; display it as the last value of a cell.
+
+    `entries` are `review.review_items(...)` (restructure groups counted once) or plain
+    `review.doubtful_pairings(...)` (each its own item). Attributes a test (or a script) can drive:
+    `actor` and `reason` (text boxes), `buttons` (one per answer, `.click()` appends),
+    `previous_button` / `next_button`, `status` (the last message), and `caution_stands` (the
+    predicate on the current item, read from the log).
     """
 
     def __init__(
-        self, workspace: Workspace, pairings: Sequence[Pairing], *, actor: str = ""
+        self,
+        workspace: Workspace,
+        entries: Sequence[Pairing | ReviewItem],
+        *,
+        actor: str = "",
     ) -> None:
         self.workspace = workspace
-        self.pairings = tuple(pairings)
+        self.items = tuple(_as_item(entry) for entry in entries)
         self.position = 0
         self._versions: dict[str, Version] = {}
         self._parses: dict[str, StructureParse] = {}
 
         self.header = widgets.HTML()
-        self.previous_button = widgets.Button(description="◀ Previous", tooltip="previous pairing")
-        self.next_button = widgets.Button(description="Next ▶", tooltip="next pairing")
+        self.previous_button = widgets.Button(description="◀ Previous", tooltip="previous item")
+        self.next_button = widgets.Button(description="Next ▶", tooltip="next item")
         self.previous_button.on_click(lambda _: self.go(self.position - 1))
         self.next_button.on_click(lambda _: self.go(self.position + 1))
         self.before_pane = widgets.HTML(layout=widgets.Layout(width="50%"))
@@ -176,17 +220,16 @@ class ReviewWidget:
     # -----------------------------------------------------------------------------------------
 
     @property
-    def current(self) -> Pairing | None:
-        return self.pairings[self.position] if self.pairings else None
+    def current(self) -> ReviewItem | None:
+        return self.items[self.position] if self.items else None
 
     @property
     def caution_stands(self) -> bool | None:
-        """`pairing_caution_stands` on the current pairing, from the log as it is now."""
-        pairing = self.current
-        if pairing is None:
+        """`item_caution_stands` on the current item, from the log as it is now."""
+        item = self.current
+        if item is None:
             return None
-        verdicts = read_verdicts(self.workspace, pairing.change.change_id)
-        return pairing_caution_stands(pairing.change, verdicts)
+        return item_caution_stands(item, read_verdicts(self.workspace))
 
     def _version(self, version_id: str) -> Version:
         if version_id not in self._versions:
@@ -198,79 +241,150 @@ class ReviewWidget:
             self._parses[version.version_id] = parse_structure(version)
         return self._parses[version.version_id]
 
-    def _pane(self, side: str, span: Span, label: str | None, narrowed: Span | None) -> str:
-        version = self._version(span.version_id)
-        path = structural_path_text(self._parse(version), span.char_start)
-        return (
+    def _path(self, span: Span) -> str:
+        return structural_path_text(self._parse(self._version(span.version_id)), span.char_start)
+
+    def _text(self, span: Span, narrowed: Span | None) -> str:
+        text = self._version(span.version_id).text
+        return f"<pre style='{_PRE}'>{highlighted_passage(text, span, narrowed)}</pre>"
+
+    def _pane(
+        self,
+        side: str,
+        span: Span,
+        label: str | None,
+        narrowed: Span | None,
+        pieces: Sequence[Span] = (),
+    ) -> str:
+        """One side of one pairing; a split's (or merge's) pieces side by side, each its text."""
+        head = (
             f"<div><b>{side}</b> <code>{html.escape(span.version_id)}</code> "
             f"[{span.char_start}, {span.char_end})<br>"
             f"section label: <b>{html.escape(label or 'none')}</b> · structural path: "
-            f"<b>{html.escape(path)}</b>"
-            f"<pre style='{_PRE}'>{highlighted_passage(version.text, span, narrowed)}</pre></div>"
+            f"<b>{html.escape(self._path(span))}</b>"
+        )
+        if not pieces:
+            return head + self._text(span, narrowed) + "</div>"
+        columns = "".join(
+            f"<div style='flex: 1 1 0; min-width: 8em'><i>piece {k} of {len(pieces)}</i> "
+            f"[{piece.char_start}, {piece.char_end}){self._text(piece, None)}</div>"
+            for k, piece in enumerate(pieces, start=1)
+        )
+        return head + f"<div style='display: flex; gap: 6px'>{columns}</div></div>"
+
+    def _places(self, change: Change) -> str:
+        """A move's two places: offsets and structural path where it stood and where it stands."""
+        assert change.before is not None and change.after is not None
+        return (
+            f"moved from [{change.before.char_start}, {change.before.char_end}) under "
+            f"{self._path(change.before)} to [{change.after.char_start}, "
+            f"{change.after.char_end}) under {self._path(change.after)}"
         )
 
     def go(self, position: int) -> None:
-        """Show the pairing at `position` (clamped to the queue) and refresh everything shown."""
-        self.position = max(0, min(position, len(self.pairings) - 1))
+        """Show the item at `position` (clamped to the queue) and refresh everything shown."""
+        self.position = max(0, min(position, len(self.items) - 1))
         self.status.value = ""
         self.refresh()
 
     def refresh(self) -> None:
-        pairing = self.current
+        item = self.current
         self.previous_button.disabled = self.position == 0
-        self.next_button.disabled = self.position >= len(self.pairings) - 1
+        self.next_button.disabled = self.position >= len(self.items) - 1
         for button in self.buttons.values():
-            button.disabled = pairing is None
-        if pairing is None:
+            button.disabled = item is None
+        if item is None:
             self.header.value = "<b>No doubtful pairings in this queue.</b>"
             self.before_pane.value = self.after_pane.value = self.scores.value = ""
             self.history.value = ""
             return
-        change = pairing.change
-        assert change.before is not None and change.after is not None
         every = read_verdicts(self.workspace)
-        mine = tuple(v for v in every if v.quotes(change))
-        stands = pairing_caution_stands(change, mine)
-        open_count = sum(pairing_caution_stands(p.change, every) for p in self.pairings)
+        changes = [p.change for p in item.pairings]
+        mine = tuple(v for v in every if any(v.quotes(c) for c in changes))
+        stands = item_caution_stands(item, mine)
+        open_count = sum(item_caution_stands(other, every) for other in self.items)
         state = (
             "<span style='color:#b45309'><b>caution stands</b></span>"
             if stands
             else "<span style='color:#15803d'><b>caution lifted</b></span>"
         )
+        first = item.pairings[0]
+        if item.group_id is not None:
+            assert item.relabel is not None
+            what = (
+                f"restructure group <code>{html.escape(item.group_id)}</code> of "
+                f"{len(changes)} pairings ({html.escape(item.relabel.line())})"
+            )
+        else:
+            what = (
+                f"{html.escape(changes[0].kind)} <code>{html.escape(changes[0].change_id)}</code>"
+            )
         self.header.value = (
-            f"&nbsp;pairing {self.position + 1} of {len(self.pairings)} · "
-            f"<code>{html.escape(change.change_id)}</code> · "
-            f"{html.escape(pairing.jurisdiction)}/{html.escape(pairing.family)} · {state} · "
-            f"caution stands on {open_count} of {len(self.pairings)}"
+            f"&nbsp;item {self.position + 1} of {len(self.items)} · {what} · "
+            f"{html.escape(first.jurisdiction)}/{html.escape(first.family)} · {state} · "
+            f"caution stands on {open_count} of {len(self.items)}"
         )
-        self.before_pane.value = self._pane(
-            "before", change.before, change.before_label, change.span_before
-        )
-        self.after_pane.value = self._pane(
-            "after", change.after, change.after_label, change.span_after
-        )
-        self.scores.value = html.escape(doubt_text(change))
+        befores, afters, scores = [], [], []
+        for change in changes:
+            assert change.before is not None and change.after is not None
+            befores.append(
+                self._pane(
+                    "before",
+                    change.before,
+                    change.before_label,
+                    change.span_before,
+                    change.before_spans,
+                )
+            )
+            afters.append(
+                self._pane(
+                    "after", change.after, change.after_label, change.span_after, change.after_spans
+                )
+            )
+            line = html.escape(doubt_text(change))
+            if change.kind == "moved":
+                line += "<br>" + html.escape(self._places(change))
+            prefix = f"<code>{html.escape(change.change_id)}</code>: " if item.is_group else ""
+            scores.append(prefix + line)
+        self.before_pane.value = "".join(befores)
+        self.after_pane.value = "".join(afters)
+        self.scores.value = "<br>".join(scores)
         self.history.value = history_html(mine)
 
     def answer(self, answer: Answer) -> Verdict | None:
-        """Append `answer` for the current pairing; returns the row, or None (message in `status`).
+        """Append `answer` for the current item; returns the (first) row, or None (message in
+        `status`).
 
-        A pairing that already has a standing verdict is answered as a reversal naming that row.
+        An item that already has a standing verdict is answered as a reversal naming that row (for
+        a group: the latest standing row of its pairings, as `append_group_verdict` requires).
         """
-        pairing = self.current
-        if pairing is None:
+        item = self.current
+        if item is None:
             return None
-        change = pairing.change
-        standing = standing_verdict(change, read_verdicts(self.workspace, change.change_id))
+        verdicts = read_verdicts(self.workspace)
+        standing = [standing_verdict(p.change, verdicts) for p in item.pairings]
+        undoes = max((v.seq for v in standing if v is not None), default=None)
         try:
-            verdict = append_verdict(
-                self.workspace,
-                change,
-                answer,
-                actor=self.actor.value,
-                reason=self.reason.value,
-                undoes=standing.seq if standing is not None else None,
-            )
+            if item.group_id is None:
+                rows: tuple[Verdict, ...] = (
+                    append_verdict(
+                        self.workspace,
+                        item.pairings[0].change,
+                        answer,
+                        actor=self.actor.value,
+                        reason=self.reason.value,
+                        undoes=undoes,
+                    ),
+                )
+            else:
+                rows = append_group_verdict(
+                    self.workspace,
+                    item,
+                    answer,
+                    actor=self.actor.value,
+                    reason=self.reason.value,
+                    undoes=undoes,
+                )
         except WorkbenchError as exc:
             self.refresh()
             self.status.value = (
@@ -279,8 +393,14 @@ class ReviewWidget:
             return None
         self.reason.value = ""
         self.refresh()
+        verdict = rows[0]
+        which = (
+            f"row {verdict.seq}"
+            if len(rows) == 1
+            else f"rows {verdict.seq}-{rows[-1].seq} (group {html.escape(item.group_id or '')})"
+        )
         self.status.value = (
-            f"recorded row {verdict.seq}: {html.escape(ANSWER_LABELS[verdict.answer])} by "
+            f"recorded {which}: {html.escape(ANSWER_LABELS[verdict.answer])} by "
             f"{html.escape(verdict.actor)}"
             + (f", undoing row {verdict.undoes}" if verdict.undoes is not None else "")
         )
