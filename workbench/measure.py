@@ -60,6 +60,7 @@ from workbench.models import (
     canonical_json,
 )
 from workbench.profiles import Choice, Profile, choose_profile
+from workbench.review import items_of_pair
 from workbench.segment import leading_number, segment_version
 from workbench.structure import StructureParse, gutter_line_starts, parse_structure
 
@@ -199,6 +200,8 @@ class CautionRow:
     jurisdiction: str
     kind: str
     cause: str | None  # None: not cautioned (or not a pairing)
+    low_similarity: bool  # a pairing (modified, moved, split, merged) at most half alike
+    opens_review_item: bool  # the first change of a restructure group, or a lone doubtful one
 
 
 def caution_cause(change: Change) -> str | None:
@@ -351,12 +354,16 @@ def measure_family(
     pairings = []
     cautions = []
     for before, after in pairwise(versions):
-        for change in diff_passages(
+        changes = diff_passages(
             before.version_id,
             after.version_id,
             segments[before.version_id],
             segments[after.version_id],
-        ):
+        )
+        opening = {
+            item.pairings[0].change.change_id for item in items_of_pair(before, after, changes)
+        }
+        for change in changes:
             if change.kind == "modified":
                 pairings.append(_pairing_row(change, before, after, by_start, parses, gutters))
             if change.kind != "unchanged":
@@ -366,6 +373,10 @@ def measure_family(
                         jurisdiction=before.jurisdiction,
                         kind=change.kind,
                         cause=caution_cause(change),
+                        low_similarity=change.kind in PAIRING_KINDS
+                        and change.similarity is not None
+                        and change.similarity <= RESTRUCTURE_CONFIDENCE_CEILING,
+                        opens_review_item=change.change_id in opening,
                     )
                 )
     parse_rows = [
@@ -613,6 +624,10 @@ def _caution_block(rows: Sequence[CautionRow]) -> dict[str, Any]:
         "non_equal_changes": len(rows),
         "by_kind": dict(sorted(Counter(r.kind for r in rows).items())),
         "pairings_cautioned": rate(pairings, lambda r: r.cause is not None).as_json(),
+        "pairings_at_most_half_alike": rate(pairings, lambda r: r.low_similarity).as_json(),
+        "review_queue_items_per_non_equal_change": rate(
+            rows, lambda r: r.opens_review_item
+        ).as_json(),
         "cautioned_by_cause": {cause: causes.get(cause, 0) for cause in CAUTION_CAUSES},
     }
 

@@ -398,11 +398,18 @@ def headline_readme(m: Measurements) -> bytes:
         "Every non-equal change as the diff pairs passages (by content: modified, moved, split,",
         "merged; the rest added or removed). A pairing is cautioned when `pairing_is_uncertain` holds;",
         f"each caution has one cause, in this order: {', '.join(f'`{c}`' for c in CAUTION_CAUSES)}.",
+        "The review queue holds each restructure group once and each lone doubtful pairing once;",
+        "its size is given per non-equal change.",
         "",
+        f"- overall: {e['caution']['overall']['non_equal_changes']} non-equal changes; review queue "
+        f"items per non-equal change {e['caution']['overall']['review_queue_items_per_non_equal_change']['rate']} "
+        f"[{ESCALATION_NAME}: caution.overall.review_queue_items_per_non_equal_change.rate]",
         *(
             f"- {j}: {b['non_equal_changes']} non-equal changes; pairings cautioned "
             f"{b['pairings_cautioned']['rate']}; by cause "
             + ", ".join(f"{c} {b['cautioned_by_cause'][c]}" for c in CAUTION_CAUSES)
+            + f"; pairings at most half alike {b['pairings_at_most_half_alike']['rate']}; review "
+            f"queue items per non-equal change {b['review_queue_items_per_non_equal_change']['rate']}"
             + f" [{ESCALATION_NAME}: caution.jurisdictions.{j}]"
             for j, b in e["caution"]["jurisdictions"].items()
         ),

@@ -366,7 +366,7 @@ def group_id_of(change_ids: Sequence[str]) -> str:
     )
 
 
-def _items_of_pair(before: Version, after: Version, changes: Sequence[Change]) -> list[ReviewItem]:
+def items_of_pair(before: Version, after: Version, changes: Sequence[Change]) -> list[ReviewItem]:
     """The review items of one version pair's diff, by the rule in `review_items`."""
     items: list[ReviewItem] = []
     run: list[Change] = []
@@ -429,7 +429,7 @@ def review_items(
     """
     out: list[ReviewItem] = []
     for before, after, changes in _diffs(workspace, family, jurisdiction, profiles):
-        out.extend(_items_of_pair(before, after, changes))
+        out.extend(items_of_pair(before, after, changes))
     return tuple(out)
 
 
