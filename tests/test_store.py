@@ -249,3 +249,98 @@ def _row_for(mirror: Path, rel: str, data: bytes, order: int) -> CatalogueRow:
             "byte_faithful_to_official_filing": True,
         },
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Warm runs: a version held under its artefact hash and the current extractor is not re-extracted
+
+
+def _few(catalogue: tuple[CatalogueRow, ...]) -> list[CatalogueRow]:
+    """One D.C. XML file, one Canadian XML file, one IETF text and one NERC PDF."""
+    wanted = ("us-dc/", "ca-federal/ca-cpra/", "ietf/draft-baker-soap", "us-nerc/nerc-cip-002/")
+    return [next(r for r in catalogue if r.path.startswith(prefix)) for prefix in wanted]
+
+
+def test_a_warm_ingest_extracts_nothing_already_held(
+    catalogue: tuple[CatalogueRow, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = _few(catalogue)
+    with Workspace(tmp_path / "w.sqlite") as held:
+        assert len(ingest(held, rows, STORE).added) == len(rows)
+        calls: list[str] = []
+        real = version_from_row
+
+        def counted(row: CatalogueRow, data: bytes) -> object:
+            calls.append(row.path)
+            return real(row, data)
+
+        monkeypatch.setattr("workbench.store.version_from_row", counted)
+        warm = ingest(held, rows, STORE)
+        assert calls == [] and sorted(warm.unchanged) == sorted(r.path for r in rows)
+        again = ingest(held, rows, STORE, reextract=True)
+        assert sorted(calls) == sorted(r.path for r in rows) and not again.refused
+
+
+def test_an_older_extractor_version_is_extracted_again_and_must_give_the_held_text(
+    catalogue: tuple[CatalogueRow, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    row = _few(catalogue)[0]
+    fresh = version_from_row(row, (STORE / row.path).read_bytes())
+    with Workspace(tmp_path / "w.sqlite") as held:
+        held.add_version(replace(fresh, extractor_version="0"), dict(row.provenance))
+        calls: list[str] = []
+        real = version_from_row
+        monkeypatch.setattr(
+            "workbench.store.version_from_row",
+            lambda r, d: calls.append(r.path) or real(r, d),
+        )
+        report = ingest(held, [row], STORE)
+        assert calls == [row.path] and report.unchanged == (row.path,)
+
+
+def test_reextraction_refuses_a_held_text_the_extractor_no_longer_gives(
+    catalogue: tuple[CatalogueRow, ...], tmp_path: Path
+) -> None:
+    row = _few(catalogue)[2]
+    fresh = version_from_row(row, (STORE / row.path).read_bytes())
+    altered = fresh.text.replace("Internet", "Intranet", 1)
+    assert altered != fresh.text
+    with Workspace(tmp_path / "w.sqlite") as held:
+        held.add_version(
+            replace(fresh, text=altered, text_sha256=text_sha256(altered)), dict(row.provenance)
+        )
+        assert ingest(held, [row], STORE).unchanged == (row.path,)  # warm: trusted, not re-read
+        (refusal,) = ingest(held, [row], STORE, reextract=True).refused
+        assert (
+            refusal.reason == "corpus_changed" and "re-extraction by identity 1" in refusal.detail
+        )
+        assert held.version(row.path).text == altered  # nothing held is replaced
+
+
+def test_corpus_verify_reextract_reports_a_changed_text_and_exits_1(
+    catalogue: tuple[CatalogueRow, ...], tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    from workbench.cli import main
+    from workbench.corpus import Admission, write_catalogue
+
+    rows = _few(catalogue)
+    write_catalogue(Admission(rows=tuple(rows), refusals=()), tmp_path / "corpus")
+    args = ["--corpus-dir", str(tmp_path / "corpus"), "--store", str(STORE)]
+    args += ["--workspace", str(tmp_path / "w.sqlite")]
+    assert main(["corpus", "verify", "--reextract", *args]) == 0
+    assert (
+        f"re-extracted {len(rows)} versions: 0 give their held text hash, {len(rows)} were not held"
+        in (capsysbinary.readouterr().out.decode())
+    )
+    assert main(["corpus", "verify", "--reextract", *args]) == 0
+    assert f"{len(rows)} give their held text hash" in capsysbinary.readouterr().out.decode()
+    row = rows[2]
+    with Workspace(tmp_path / "other.sqlite") as held:
+        fresh = version_from_row(row, (STORE / row.path).read_bytes())
+        altered = fresh.text + "x"
+        held.add_version(
+            replace(fresh, text=altered, text_sha256=text_sha256(altered)), dict(row.provenance)
+        )
+    other = [*args[:-1], str(tmp_path / "other.sqlite")]
+    assert main(["corpus", "verify", "--reextract", *other]) == 1
+    assert b"corpus_changed" in capsysbinary.readouterr().out

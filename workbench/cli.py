@@ -167,7 +167,17 @@ def cmd_verify_store(args: argparse.Namespace) -> int:
     _out(
         f"catalogue checksum ok; {len(rows) - len(problems)} of {len(rows)} held files match the catalogue\n"
     )
-    return _refusals("problems", problems)
+    failed = _refusals("problems", problems)
+    if args.reextract:
+        with Workspace(args.workspace) as workspace:
+            report = ingest(workspace, rows, args.store, progress=_progress(), reextract=True)
+        _out(
+            f"re-extracted {len(report.added) + len(report.unchanged)} versions: "
+            f"{len(report.unchanged)} give their held text hash, {len(report.added)} were not held "
+            f"yet (now held)\n"
+        )
+        failed = max(failed, _refusals("re-extraction refused", report.refused))
+    return failed
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -1086,9 +1096,16 @@ def build_parser() -> argparse.ArgumentParser:
     verify = corpus_commands.add_parser(
         "verify",
         help="re-hash everything held against the catalogue",
-        description="Check the catalogue's own checksum, then re-hash every held file.",
+        description="Check the catalogue's own checksum, then re-hash every held file. With "
+        "--reextract, also run every extractor again on the held bytes and check that each version's "
+        "text hash equals the one the workspace holds (a difference is refused, nothing replaced).",
     )
-    _paths(verify, store=True)
+    _paths(verify, store=True, workspace=True)
+    verify.add_argument(
+        "--reextract",
+        action="store_true",
+        help="re-run every extractor and check the text hashes against the workspace",
+    )
     verify.set_defaults(func=cmd_verify_store)
 
     ingest_p = commands.add_parser(

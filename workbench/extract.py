@@ -29,6 +29,7 @@ from workbench.models import Extraction, StructureMark
 
 __all__ = [
     "BLOCK_ELEMENTS",
+    "CURRENT_EXTRACTORS",
     "EXTRACTORS",
     "MAX_LINE_CHARS",
     "XML_BLOCKS_EXTRACTOR",
@@ -50,6 +51,12 @@ EXTRACTORS: dict[str, tuple[str, str]] = {
 # named extractor, so that the text of every USLM and D.C. Code version ("xml-text" 1) stays what
 # it was, byte for byte, and what a snapshot or a text hash recorded under it stays true.
 XML_BLOCKS_EXTRACTOR = ("xml-blocks", "1")
+# Every extractor's current version, by name: a version held under one of these (and its artefact
+# hash) is what extraction would produce again, so a warm ingest need not extract it.
+CURRENT_EXTRACTORS: dict[str, str] = {
+    **dict(EXTRACTORS.values()),
+    XML_BLOCKS_EXTRACTOR[0]: XML_BLOCKS_EXTRACTOR[1],
+}
 
 # Local names (any namespace) of the elements that open a passage: USLM levels and text blocks,
 # Federal Register notice parts and tables, D.C. Code paragraphs, texts and history annotations.

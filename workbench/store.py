@@ -40,7 +40,7 @@ from workbench.errors import (
     VersionNotFound,
     WorkspaceError,
 )
-from workbench.extract import AwaitingExtractor, extract
+from workbench.extract import CURRENT_EXTRACTORS, AwaitingExtractor, extract
 from workbench.models import (
     CatalogueRow,
     Furniture,
@@ -234,6 +234,16 @@ class Workspace:
         with self.transaction() as conn:
             return conn.execute(sql, params).fetchall()
 
+    def held_extraction(self, version_id: str) -> tuple[str, str, str] | None:
+        """(artefact sha256, extractor, extractor version) of a held version, or None."""
+        with self.transaction() as conn:
+            row = conn.execute(
+                "SELECT artefact_sha256, extractor, extractor_version FROM versions "
+                "WHERE version_id = ?",
+                (version_id,),
+            ).fetchone()
+        return None if row is None else (row[0], row[1], row[2])
+
     def add_version(self, version: Version, provenance: dict[str, Any]) -> bool:
         """Hold `version`; True if written, False if the same bytes were already held.
 
@@ -384,9 +394,21 @@ class IngestReport:
 
 
 def ingest(
-    workspace: Workspace, rows: Iterable[CatalogueRow], store: Path, *, progress: bool = False
+    workspace: Workspace,
+    rows: Iterable[CatalogueRow],
+    store: Path,
+    *,
+    progress: bool = False,
+    reextract: bool = False,
 ) -> IngestReport:
-    """Extract and hold every catalogued version; idempotent. Each row's bytes are hash-checked first."""
+    """Extract and hold every catalogued version; idempotent. Each row's bytes are hash-checked first.
+
+    A version already held under the row's artefact SHA-256, by an extractor whose version is still
+    the current one (`extract.CURRENT_EXTRACTORS`), is not extracted again (C4): extraction is a
+    pure function of the bytes and the extractor's version, so it would give the held text. With
+    `reextract`, every version is extracted again and its text hash checked against the held one
+    (a difference is refused as `corpus_changed`, the held version untouched).
+    """
     added: list[str] = []
     unchanged: list[str] = []
     awaiting: list[str] = []
@@ -406,6 +428,14 @@ def ingest(
             continue
         except (ChecksumMismatch, UnsafePath, FetchError) as exc:
             refused.append(Refusal(path=row.path, reason="sha256_mismatch", detail=str(exc)))
+            continue
+        held = None if reextract else workspace.held_extraction(row.path)
+        if (
+            held is not None
+            and held[0] == row.sha256
+            and CURRENT_EXTRACTORS.get(held[1]) == held[2]
+        ):
+            unchanged.append(row.path)
             continue
         try:
             version = version_from_row(row, data)
