@@ -103,11 +103,20 @@ def test_diff_json_over_a_real_family(workspace: Workspace) -> None:
     pairs = json.loads(result.stdout)
     assert len(pairs) == len(workspace.versions(FAMILY)) - 1
     kinds = {c["kind"] for pair in pairs for c in pair["changes"]}
-    assert kinds == {"unchanged", "modified", "added", "removed"}
+    assert {"unchanged", "modified", "added", "removed"} <= kinds
+    assert kinds <= {"unchanged", "modified", "moved", "split", "merged", "added", "removed"}
     for pair in pairs:
         after = workspace.version(pair["after"]).text
         for change in pair["changes"]:
-            if change["kind"] == "modified":
+            many = "after_spans" if change["kind"] == "split" else "before_spans"
+            if change["kind"] in ("split", "merged"):
+                pieces = change[many]
+                outer = change[many.removesuffix("_spans")]
+                assert len(pieces) >= 2 and pieces[0]["char_start"] == outer["char_start"]
+                assert pieces[-1]["char_end"] == outer["char_end"]
+            else:
+                assert "before_spans" not in change and "after_spans" not in change
+            if change["kind"] in ("modified", "moved"):
                 span = change["span_after"]
                 outer = change["after"]
                 assert (

@@ -403,14 +403,26 @@ def headline_readme(m: Measurements) -> bytes:
         "",
         f"- overall: {e['caution']['overall']['non_equal_changes']} non-equal changes; review queue "
         f"items per non-equal change {e['caution']['overall']['review_queue_items_per_non_equal_change']['rate']} "
-        f"[{ESCALATION_NAME}: caution.overall.review_queue_items_per_non_equal_change.rate]",
+        f"[{ESCALATION_NAME}: caution.overall.non_equal_changes, "
+        "caution.overall.review_queue_items_per_non_equal_change.rate]",
         *(
             f"- {j}: {b['non_equal_changes']} non-equal changes; pairings cautioned "
             f"{b['pairings_cautioned']['rate']}; by cause "
             + ", ".join(f"{c} {b['cautioned_by_cause'][c]}" for c in CAUTION_CAUSES)
             + f"; pairings at most half alike {b['pairings_at_most_half_alike']['rate']}; review "
             f"queue items per non-equal change {b['review_queue_items_per_non_equal_change']['rate']}"
-            + f" [{ESCALATION_NAME}: caution.jurisdictions.{j}]"
+            + f" [{ESCALATION_NAME}: "
+            + ", ".join(
+                f"caution.jurisdictions.{j}.{field}"
+                for field in (
+                    "non_equal_changes",
+                    "pairings_cautioned.rate",
+                    *(f"cautioned_by_cause.{c}" for c in CAUTION_CAUSES),
+                    "pairings_at_most_half_alike.rate",
+                    "review_queue_items_per_non_equal_change.rate",
+                )
+            )
+            + "]"
             for j, b in e["caution"]["jurisdictions"].items()
         ),
         "",
