@@ -22,6 +22,8 @@ Rules shared by every jurisdiction (each jurisdiction's own rule is in `RULES`, 
   `after_only` (added or removed), `title_changed` (ietf only) and `renumbered` (ietf and us-nerc:
   see their rules),
   `empty_own_text` (no own text on one side or both).
+* Restructures (ietf and us-nerc, see `restructures_of`) are listed apart: a unit under one number
+  before and another after, which a reviewer should be shown.
 * Pairings are listed in the before version's document order. Files are listed by catalogue path.
 * A missing mirror file, or one whose SHA-256 is not the catalogue's, stops the run with one line
   naming it (exit status 2). Output is canonical JSON (sorted keys, `ensure_ascii=False`), so the
@@ -487,6 +489,53 @@ def renumbered(a: Unit, b: Unit, before: list[Unit], after: list[Unit]) -> bool:
     ) or any(more_alike(other.text, b.text, own) for other in before if other.unit_id != a.unit_id)
 
 
+def restructures_of(
+    jurisdiction: str, before: list[Unit], after: list[Unit]
+) -> list[dict[str, Any]]:
+    """The renumberings the documents themselves show, as (before unit, after unit) under two numbers.
+
+    ietf: a section held on the before side only whose title stands, once, under another number on
+    the after side (and nowhere else on the before side). us-nerc: a requirement number left out as
+    renumbered, with the unit of the other side most alike to its text (ties to the first in
+    document order), unless that unit is at least as alike to its own namesake (it was kept, and the
+    requirement was removed). Each is a restructure a reviewer should be shown.
+    """
+    out: list[dict[str, Any]] = []
+    ids_b = Counter(u.unit_id for u in after)
+    if jurisdiction == "ietf":
+        by_title_a = Counter(u.heading for u in before)
+        by_title_b: dict[str, list[Unit]] = {}
+        for unit in after:
+            by_title_b.setdefault(unit.heading, []).append(unit)
+        for a in before:
+            moved = by_title_b.get(a.heading, [])
+            if a.unit_id in ids_b or by_title_a[a.heading] != 1 or len(moved) != 1 or not a.heading:
+                continue
+            if moved[0].unit_id != a.unit_id:
+                out.append({"before": side(a), "after": side(moved[0])})
+    elif jurisdiction == "us-nerc":
+        by_b = {u.unit_id: u for u in after}
+        by_a = {u.unit_id: u for u in before}
+        for a in before:
+            b = by_b.get(a.unit_id)
+            if b is None or ids_b[a.unit_id] != 1 or not renumbered(a, b, before, after):
+                continue
+            best = max(
+                (u for u in after if u.unit_id != a.unit_id),
+                key=lambda u: difflib.SequenceMatcher(None, a.text, u.text, autojunk=False).ratio(),
+            )
+            # The unit it went to must not be better explained by its own namesake (kept as it was).
+            namesake = by_a.get(best.unit_id)
+            to_best = difflib.SequenceMatcher(None, a.text, best.text, autojunk=False).ratio()
+            if namesake is not None and (
+                difflib.SequenceMatcher(None, namesake.text, best.text, autojunk=False).ratio()
+                >= to_best
+            ):
+                continue
+            out.append({"before": side(a), "after": side(best)})
+    return out
+
+
 def pair_units(jurisdiction: str, before: list[Unit], after: list[Unit]) -> dict[str, Any]:
     """Pairings and counts by reason for one version pair (rules in the module docstring)."""
     count_a = Counter(u.unit_id for u in before)
@@ -527,6 +576,7 @@ def pair_units(jurisdiction: str, before: list[Unit], after: list[Unit]) -> dict
         "units_before": len(before),
         "units_after": len(after),
         "pairings": pairings,
+        "restructures": restructures_of(jurisdiction, before, after),
     }
 
 

@@ -79,6 +79,17 @@ def test_pairing_precision_and_recall_meet_their_floors(card: dict[str, object])
     assert held >= 5
 
 
+def test_every_located_restructure_the_truth_knows_is_in_the_review_queue(
+    card: dict[str, object],
+) -> None:
+    located = 0
+    for name, entry in card["jurisdictions"].items():  # type: ignore[attr-defined]
+        queued = entry["restructures_in_the_review_queue"]
+        assert queued["holds"] == queued["subjects"], name
+        located += queued["subjects"]
+    assert located >= 100
+
+
 def _passages(version_id: str, texts: list[str]) -> list[Passage]:
     out, at = [], 0
     for ordinal, text in enumerate(texts):

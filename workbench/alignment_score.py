@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.diff import diff_passages
+from workbench.diff import diff_passages, pairing_is_uncertain
 from workbench.errors import WorkbenchError
 from workbench.measure import rate
 from workbench.models import Change, Passage
@@ -136,6 +136,67 @@ def _diff_pairs(
     return out
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RestructureRow:
+    """One renumbering the truth knows, and whether the diff puts it in the review queue."""
+
+    evidence_id: str
+    jurisdiction: str
+    in_queue: bool
+
+
+def _heading_passage(passages: Sequence[Passage], side: Mapping[str, Any]) -> int | None:
+    """The passage that is a section's heading line, "<number>. <title>" or "<number> <title>"."""
+    wanted = {
+        normalized_text(f"{side['id']}. {side['heading']}"),
+        normalized_text(f"{side['id']} {side['heading']}"),
+    }
+    found = [p.ordinal for p in passages if normalized_text(p.text) in wanted]
+    return found[0] if len(found) == 1 else None
+
+
+def score_restructures(
+    jurisdiction: str,
+    pair: Mapping[str, Any],
+    before: Sequence[Passage],
+    after: Sequence[Passage],
+    changes: Sequence[Change],
+) -> tuple[list[RestructureRow], int]:
+    """Rows for the truth's restructures of one pair, and how many could not be located.
+
+    A restructure is located at its heading line on each side (ietf, whose units are sections
+    with titles) or, failing that, at the one passage holding its own text (us-nerc requirements).
+    It is in the queue when a change the diff doubts (`pairing_is_uncertain`) holds either place:
+    the reviewer is shown the renumbered unit, even where the diff paired it with a neighbour.
+    """
+    index_a, index_b = _PassageIndex(before), _PassageIndex(after)
+    doubtful_ids = {c.change_id for c in changes if pairing_is_uncertain(c)}
+    doubted = [
+        (a, b) for cid, _, a, b in _diff_pairs(changes, before, after) if cid in doubtful_ids
+    ]
+    doubted_a, doubted_b = {a for a, _ in doubted}, {b for _, b in doubted}
+    rows, unlocated = [], 0
+    for unit in pair.get("restructures", ()):
+        at_a = _heading_passage(before, unit["before"])
+        at_b = _heading_passage(after, unit["after"])
+        if at_a is None or at_b is None:
+            held_a = index_a.holder(normalized_text(unit["before"]["text"]))
+            held_b = index_b.holder(normalized_text(unit["after"]["text"]))
+            at_a = held_a if isinstance(held_a, int) else None
+            at_b = held_b if isinstance(held_b, int) else None
+        if at_a is None or at_b is None:
+            unlocated += 1
+            continue
+        rows.append(
+            RestructureRow(
+                evidence_id=f"{pair['before']}|{pair['after']}|{unit['before']['id']}",
+                jurisdiction=jurisdiction,
+                in_queue=at_a in doubted_a or at_b in doubted_b,
+            )
+        )
+    return rows, unlocated
+
+
 def score_pair(
     jurisdiction: str,
     pair: Mapping[str, Any],
@@ -201,12 +262,17 @@ def alignment_scorecard(
     pairing_rows: dict[str, list[PairingRow]] = defaultdict(list)
     left_out: dict[str, Counter[str]] = defaultdict(Counter)
     truth_left_out: dict[str, Counter[str]] = defaultdict(Counter)
+    restructure_rows: dict[str, list[RestructureRow]] = defaultdict(list)
+    restructures_unlocated: Counter[str] = Counter()
     for pair in sorted(truth["pairs"], key=lambda p: (p["before"], p["after"])):
         jurisdiction = pair["jurisdiction"]
         before_version, after_version = versions(pair["before"]), versions(pair["after"])
         before, after = segment_version(before_version), segment_version(after_version)
         changes = diff_passages(pair["before"], pair["after"], before, after)
         rows, pairings, out = score_pair(jurisdiction, pair, before, after, changes)
+        moved, unlocated = score_restructures(jurisdiction, pair, before, after, changes)
+        restructure_rows[jurisdiction].extend(moved)
+        restructures_unlocated[jurisdiction] += unlocated
         truth_rows[jurisdiction].extend(rows)
         pairing_rows[jurisdiction].extend(pairings)
         left_out[jurisdiction].update(out)
@@ -221,6 +287,10 @@ def alignment_scorecard(
             "diff_pairings_by_kind": dict(sorted(Counter(r.kind for r in pairings).items())),
             "units_left_out_of_the_score": {r: left_out[name].get(r, 0) for r in LEFT_OUT_REASONS},
             "units_the_truth_itself_leaves_out": dict(sorted(truth_left_out[name].items())),
+            "restructures_in_the_review_queue": rate(
+                restructure_rows[name], lambda r: r.in_queue
+            ).as_json(),
+            "restructures_not_located": restructures_unlocated[name],
         }
     return {
         "corpus_digest": corpus_digest,
@@ -231,6 +301,8 @@ def alignment_scorecard(
             "neither passage holding another unit's own text",
             "recall": "share of scored truth pairings the diff pairs the same way",
             "precision": "share of the diff's pairings touching a scored passage that are truth pairings",
+            "restructures": "share of the truth's renumberings (a unit under one number before and "
+            "another after) of which a change the diff doubts holds either place",
         },
         "jurisdictions": jurisdictions,
     }
@@ -248,8 +320,8 @@ def scorecard_markdown(card: Mapping[str, Any]) -> bytes:
         "the truth is computed by `scripts/alignment_truth.py`, which imports nothing from the "
         "workbench, from identifiers the documents carry.",
         "",
-        "| jurisdiction | scored truth pairings | recall | precision | units left out (not in one passage / several passages / shared passage) |",
-        "|---|---|---|---|---|",
+        "| jurisdiction | scored truth pairings | recall | precision | units left out (not in one passage / several passages / shared passage) | restructures in the review queue (not located) |",
+        "|---|---|---|---|---|---|",
     ]
     for name, entry in card["jurisdictions"].items():
         out = entry["units_left_out_of_the_score"]
@@ -257,7 +329,8 @@ def scorecard_markdown(card: Mapping[str, Any]) -> bytes:
             f"| {name} | {entry['scored_truth_pairings']} | {entry['recall']['rate']} | "
             f"{entry['precision']['rate']} | "
             + " / ".join(str(out[r]) for r in LEFT_OUT_REASONS)
-            + " |"
+            + f" | {entry['restructures_in_the_review_queue']['rate']} "
+            f"({entry['restructures_not_located']}) |"
         )
     lines += ["", "## Rules", ""]
     lines += [f"- **{key}**: {text}" for key, text in card["rules"].items()]
