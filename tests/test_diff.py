@@ -307,8 +307,8 @@ def test_a_merge_across_a_page_break() -> None:
 
 
 def test_real_moves_splits_and_merges_hold_their_rules(version_pairs) -> None:  # type: ignore[no-untyped-def]
-    """On every real pair: a move is at least the floor alike; a split's or merge's pieces are
-    consecutive passages whose joined text is at least the floor alike to the one passage."""
+    """On every real pair: a move is more than the floor alike; a split's or merge's pieces are
+    consecutive passages whose joined text is more than the floor alike to the one passage."""
     from workbench.diff import PAIRING_FLOOR
 
     seen: set[str] = set()
@@ -325,7 +325,7 @@ def test_real_moves_splits_and_merges_hold_their_rules(version_pairs) -> None:  
             if change.kind not in ("moved", "split", "merged"):
                 continue
             seen.add(change.kind)
-            assert change.similarity is not None and change.similarity >= PAIRING_FLOOR
+            assert change.similarity is not None and change.similarity > PAIRING_FLOOR
             many = "after" if change.kind == "split" else "before"
             one = "before" if many == "after" else "after"
             if change.kind == "moved":
