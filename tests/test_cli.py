@@ -267,3 +267,36 @@ def test_measure_of_a_folder_that_admits_nothing_exits_1(tmp_path: Path) -> None
     assert out.count(": transcription: ") == 19
     assert out.endswith(f"no document admitted from {CORPUS_DIR / 'refused'}; nothing measured\n")
     assert not (tmp_path / "out").exists() and not (tmp_path / "w.sqlite").exists()
+
+
+def test_families_and_versions_list_what_is_held(workspace: Workspace) -> None:
+    families = json.loads(_run("families", "--json", workspace=workspace.path).stdout)
+    held = workspace.versions()
+    assert [(f["jurisdiction"], f["family"]) for f in families] == sorted(
+        {(v.jurisdiction, v.family) for v in held}
+    )
+    assert sum(f["versions"] for f in families) == len(held)
+    listed = json.loads(_run("versions", FAMILY, "--json", workspace=workspace.path).stdout)
+    family = workspace.versions(FAMILY)
+    assert [v["version_id"] for v in listed] == [v.version_id for v in family]
+    assert [v["order"] for v in listed] == sorted(v["order"] for v in listed)
+    assert [v["text_length"] for v in listed] == [len(v.text) for v in family]
+    text = _run("versions", FAMILY, workspace=workspace.path).stdout.decode()
+    assert len(text.splitlines()) == len(family) and family[0].version_id in text
+
+
+def test_versions_of_an_unknown_family_is_one_line_and_exit_2(workspace: Workspace) -> None:
+    result = _run("versions", "no-such-family", workspace=workspace.path)
+    assert result.returncode == 2 and result.stdout == b""
+    assert result.stderr.decode().splitlines() == [
+        f"workbench: error: no-such-family: no such family in {workspace.path}"
+    ]
+
+
+def test_version_names_the_installed_package(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out == f"workbench {version('workbench')}\n"

@@ -194,6 +194,42 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return _refusals("refused", report.refused)
 
 
+def cmd_families(args: argparse.Namespace) -> int:
+    from workbench.store import families_as_json
+
+    with Workspace(args.workspace) as workspace:
+        rows = families_as_json(workspace.versions()) if workspace.count() else []
+    if args.json:
+        _json(rows)
+        return 0
+    if not rows:
+        _out(f"no version is held in {args.workspace}; see 'workbench ingest'\n")
+        return 0
+    for row in rows:
+        _out(
+            f"{row['jurisdiction']:<20} {row['family']:<48} {row['versions']:>3} versions  "
+            f"{', '.join(row['formats'])}\n"
+        )
+    return 0
+
+
+def cmd_versions(args: argparse.Namespace) -> int:
+    from workbench.store import versions_as_json
+
+    with Workspace(args.workspace) as workspace:
+        rows = versions_as_json(workspace.versions(args.family), workspace.filing_dates())
+    if args.json:
+        _json(rows)
+        return 0
+    for row in rows:
+        pages = f"{row['pages']} pages, " if row["pages"] else ""
+        _out(
+            f"{row['order']:>3}  {row['version_id']}  {row['date'] or '-'}  "
+            f"{pages}{row['text_length']} characters  {row['label']}\n"
+        )
+    return 0
+
+
 def cmd_text(args: argparse.Namespace) -> int:
     with Workspace(args.workspace) as workspace:
         _out(workspace.version(args.version_id).text)
@@ -973,11 +1009,21 @@ def _profiles_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("workbench")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Regulatory-text workbench: immutable versions, exact offsets, diffs.",
     )
+    parser.add_argument("--version", action="version", version=f"{PROG} {_package_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     corpus = commands.add_parser(
@@ -1116,6 +1162,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _paths(ingest_p, workspace=True, store=True)
     ingest_p.set_defaults(func=cmd_ingest)
+
+    families = commands.add_parser(
+        "families",
+        help="the held families, to name them in other commands",
+        description="List every held family: jurisdiction, family, versions held and formats.",
+    )
+    families.add_argument("--json", action="store_true", help="print the list as JSON")
+    _paths(families, workspace=True)
+    families.set_defaults(func=cmd_families)
+
+    versions = commands.add_parser(
+        "versions",
+        help="the held versions of one family, to name them in other commands",
+        description="List a family's held versions in version order: version id, order, filing "
+        "date, pages (PDF), text length and label.",
+    )
+    versions.add_argument("family", metavar="FAMILY", help="a family name, as `families` lists it")
+    versions.add_argument("--json", action="store_true", help="print the list as JSON")
+    _paths(versions, workspace=True)
+    versions.set_defaults(func=cmd_versions)
 
     text = commands.add_parser(
         "text",

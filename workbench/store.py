@@ -357,6 +357,16 @@ class Workspace:
             r[0] for r in self._conn.execute("SELECT version_id FROM versions ORDER BY version_id")
         )
 
+    def filing_dates(self) -> dict[str, str | None]:
+        """Each held version's `filing_date` as its provenance gives it (None where it has none)."""
+        out: dict[str, str | None] = {}
+        for version_id, provenance in self._conn.execute(
+            "SELECT version_id, provenance FROM versions ORDER BY version_id"
+        ):
+            value = json.loads(provenance).get("filing_date")
+            out[version_id] = value if isinstance(value, str) else None
+        return out
+
     def count(self) -> int:
         (n,) = self._conn.execute("SELECT COUNT(*) FROM versions").fetchone()
         return int(n)
@@ -457,3 +467,37 @@ def ingest(
         awaiting=tuple(awaiting),
         refused=tuple(refused),
     )
+
+
+def families_as_json(versions: Iterable[Version]) -> list[dict[str, Any]]:
+    """One row per held family, sorted by jurisdiction then family: what `workbench families` prints."""
+    grouped: dict[tuple[str, str], list[Version]] = {}
+    for version in versions:
+        grouped.setdefault((version.jurisdiction, version.family), []).append(version)
+    return [
+        {
+            "jurisdiction": jurisdiction,
+            "family": family,
+            "versions": len(held),
+            "formats": sorted({v.media_type for v in held}),
+        }
+        for (jurisdiction, family), held in sorted(grouped.items())
+    ]
+
+
+def versions_as_json(
+    versions: Iterable[Version], dates: dict[str, str | None]
+) -> list[dict[str, Any]]:
+    """One row per version of a family in version order: what `workbench versions` prints."""
+    return [
+        {
+            "version_id": v.version_id,
+            "label": v.version_label,
+            "order": v.version_order,
+            "date": dates.get(v.version_id),
+            "format": v.media_type,
+            "pages": len(v.pages) or None,
+            "text_length": len(v.text),
+        }
+        for v in sorted(versions, key=lambda v: v.version_order)
+    ]
