@@ -8,8 +8,7 @@ process; nothing is asserted about time) and, with `--write-docs`, replaces the 
 1. Line-break hyphens in held text, by the reading their own document supports.
 2. The corruption suite: probes by kind, and how many got the right outcome for the right reason,
    plus the altered-stored-text probe on a copy of the workspace.
-3. In a fresh process that only opens the workspace and keeps freed memory for reuse (as
-   `workbench verify` does; see `workbench.allocator`), on the largest
+3. In a fresh process that only opens the workspace (as `workbench verify` does), on the largest
    held version and 10,000 real citations (word-aligned slices of its passages,
    40 to 300 characters): the cold cache build (what a cache miss adds: normalize + skeleton +
    q-gram index; median of five builds; the text's SHA-256, which every batch computes to check
@@ -19,9 +18,8 @@ process; nothing is asserted about time) and, with `--write-docs`, replaces the 
    citations (what a quote that is not the raw text at its offsets gets), and the baseline — per
    citation, normalize the slice and the quote and `str.count` the quote in the cached normalized
    text. The batch and the scan take turns (seven of each), and the ratio is the median of the
-   seven paired ratios, so that each compares runs made at the same time. Then the cold build, the
-   scan and the batch again in a fresh process with the C library's default allocator. Pages
-   faulted in are counted per call (`ru_minflt`).
+   seven paired ratios, so that each compares runs made at the same time. Pages faulted in are
+   counted per call (`ru_minflt`).
 """
 
 from __future__ import annotations
@@ -44,7 +42,6 @@ from pathlib import Path
 
 from bench_spine import replace_docs_block
 
-from workbench.allocator import keep_freed_memory
 from workbench.cite import Citation, verify_citations
 from workbench.cite.index import build_index, clear_cache, source_index
 from workbench.cite.probes import corruption_probes, hyphen_census
@@ -252,7 +249,7 @@ def run() -> None:
         # Section 3 runs in a fresh process that only opens the workspace, as `workbench verify`
         # does; the cold build is timed again here, in the process that ran sections 1 and 2
         # (a long session's state), and printed after it.
-        for mode in ("--kept", "--default-allocator"):
+        for mode in ("--default-allocator",):
             fresh = subprocess.run(
                 [sys.executable, __file__, "--speed", str(held.path), mode],
                 capture_output=True,
@@ -272,9 +269,7 @@ def run() -> None:
 
 def main() -> int:
     if sys.argv[1:2] == ["--speed"]:
-        kept = sys.argv[3:4] == ["--kept"]
-        if kept and not keep_freed_memory():
-            print("   (this C library is not glibc: the allocator keeps its defaults)")
+        kept = False  # the workbench sets no allocator option: every run uses the defaults
         with Workspace(Path(sys.argv[2])) as held:
             speed(held, kept)
         return 0

@@ -1,13 +1,11 @@
 from __future__ import annotations
 
-import gc
 import json
 import random
 import re
 import sqlite3
 import subprocess
 import sys
-import weakref
 from collections import Counter
 from pathlib import Path
 
@@ -1249,75 +1247,3 @@ def test_a_span_ending_at_the_texts_end_finds_its_repeats() -> None:
     rows, hits = index.skeleton_repeats(np.array([start]), np.array([start + length]))
     assert rows.tolist() == [0, 0]
     assert hits.tolist() == _every(index.skeleton, index.skeleton[start:])
-
-
-def test_a_batch_hands_its_records_to_the_oldest_generation_without_a_collector_pass() -> None:
-    """No collection runs for a batch (its records reach the oldest generation by a splice, not
-    a young pass); nothing is left frozen; a caller's own frozen objects stay frozen; and a
-    garbage cycle made before the batch is still freed by the next full collection."""
-    index = build_index(TEXT)
-    citations = [_cite("customer")] * 2000
-    passes: list[int] = []
-
-    def seen(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            passes.append(info["generation"])
-
-    class Node:
-        pass
-
-    was = gc.isenabled()
-    gc.enable()
-    gc.callbacks.append(seen)
-    try:
-        gc.collect()
-        passes.clear()
-        cycle = Node()
-        cycle.self = cycle  # type: ignore[attr-defined]
-        gone = weakref.ref(cycle)
-        del cycle
-        results = verify_batch(index, citations)
-        assert passes == []
-        assert gc.get_freeze_count() == 0
-        oldest = {id(obj) for obj in gc.get_objects(generation=2)}
-        assert id(results[0]) in oldest and id(results[-1]) in oldest
-        assert gone() is not None
-        gc.collect()
-        assert gone() is None
-        # A caller that froze objects keeps them frozen.
-        gc.freeze()
-        frozen = gc.get_freeze_count()
-        verify_batch(index, citations)
-        assert gc.get_freeze_count() == frozen
-    finally:
-        gc.unfreeze()
-        gc.callbacks.remove(seen)
-        gc.enable() if was else gc.disable()
-
-
-def test_a_batch_leaves_the_garbage_collector_as_it_found_it(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The collector is paused for a batch and restored after, also when the batch fails."""
-    index = build_index(TEXT)
-    good = _cite("customer")
-    seen: list[bool] = []
-
-    def failing(*args: object) -> object:
-        seen.append(gc.isenabled())
-        raise RuntimeError("failed inside the batch")
-
-    was = gc.isenabled()
-    try:
-        for enabled in (True, False):
-            gc.enable() if enabled else gc.disable()
-            assert verify_batch(index, [good])[0].verified
-            assert gc.isenabled() is enabled
-            with monkeypatch.context() as patch:
-                patch.setattr("workbench.cite.verify._verify_copied", failing)
-                with pytest.raises(RuntimeError, match="failed inside the batch"):
-                    verify_batch(index, [good])
-            assert gc.isenabled() is enabled
-    finally:
-        gc.enable() if was else gc.disable()
-    assert seen == [False, False]

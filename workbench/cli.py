@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from workbench import corpus as corpus_mod
-from workbench.allocator import keep_freed_memory
 from workbench.diff import change_as_json, diff_versions, pairing_is_uncertain
 from workbench.errors import AddError, VersionNotFound, WorkbenchError
 from workbench.measure import measure_families, measure_workspace
@@ -1553,9 +1552,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # The command line keeps freed memory for reuse: a cold index build or a batch then reuses the
-    # pages of the last one instead of faulting in fresh ones (see `workbench.allocator`).
-    keep_freed_memory()
     parser = build_parser()
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func

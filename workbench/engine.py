@@ -18,9 +18,10 @@ nothing: the scheduler gives its tasks to the remaining workers. A run with no w
 with a one-line `WorkbenchError` that names the family and the file.
 
 Memory per worker stays flat as the corpus grows: a task holds one family at a time, results are
-released on the worker as soon as the client has them, each task hands the C heap's freed pages back
-to the system when it ends (`release_freed_memory`), and the local cluster's workers run without
-Dask's statistical profiler, whose history grows with every second of work.
+released on the worker as soon as the client has them, the C heap's freed pages go back to the
+system by Dask's own nanny configuration (it starts workers with `MALLOC_TRIM_THRESHOLD_` set), and
+the local cluster's workers run without Dask's statistical profiler, whose history grows with every
+second of work. The workbench sets no process-wide allocator or collector option itself.
 
 Dask is imported only when a cluster is asked for, so the in-process path needs only the core.
 """
@@ -40,7 +41,6 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from workbench.allocator import release_freed_memory
 from workbench.corpus import read_held
 from workbench.errors import (
     ClusterError,
@@ -190,8 +190,6 @@ def run_family_task(task: FamilyTask, *, check_code: bool = True) -> FamilyMeasu
     """The map step as a worker runs it: check the code digest, load the family, measure it.
 
     `check_code=False` is for the in-process map, where the client's code is the code that runs.
-    Whatever the outcome, the memory the family's texts and diffs used is handed back to the system
-    before the task returns (`release_freed_memory`), so the next task starts from the same floor.
     """
     here = code_digest() if check_code else task.code_digest
     if task.code_digest != here:
@@ -199,12 +197,7 @@ def run_family_task(task: FamilyTask, *, check_code: bool = True) -> FamilyMeasu
             f"family {task.name}: this worker runs workbench code {here[:12]}; the client "
             f"runs {task.code_digest[:12]}; install the same workbench on every worker"
         )
-    try:
-        return _measure_task(task)
-    finally:
-        # CAUTION: after every task, failed ones too; without it a worker's memory grows with the
-        # number of families it has run (fragmented free heap), not with the largest family.
-        release_freed_memory()
+    return _measure_task(task)
 
 
 def _measure_task(task: FamilyTask) -> FamilyMeasurement:

@@ -34,13 +34,11 @@ Checks run in this order, and the first that fails is the reason: `unknown_versi
 
 from __future__ import annotations
 
-import gc
 import operator
 import re
 from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, partial
 from itertools import compress, repeat
@@ -803,13 +801,12 @@ def _verify_batch(index: SourceIndex, citations: Sequence[Citation]) -> list[Ver
     quotes = [c.quoted_text for c in citations]
     if not all(map(isinstance, quotes, repeat(str))):
         _refuse_types(citations)
-    with _collector_paused():
-        results = _verify_copied(index, citations, quotes)
-        rest = list(compress(range(len(results)), map(operator.is_, results, repeat(None))))
-        if rest:
-            general = _verify_general(index, list(map(citations.__getitem__, rest)))
-            deque(map(results.__setitem__, rest, general), maxlen=0)
-        return cast(list[Verification], results)  # every position is filled now
+    results = _verify_copied(index, citations, quotes)
+    rest = list(compress(range(len(results)), map(operator.is_, results, repeat(None))))
+    if rest:
+        general = _verify_general(index, list(map(citations.__getitem__, rest)))
+        deque(map(results.__setitem__, rest, general), maxlen=0)
+    return cast(list[Verification], results)  # every position is filled now
 
 
 def _refuse_types(citations: Sequence[Citation]) -> NoReturn:
@@ -823,33 +820,6 @@ def _refuse_types(citations: Sequence[Citation]) -> NoReturn:
         f"{citation.version_id!r}: version_id and quoted_text must be strings, got "
         f"{type(citation.version_id).__name__} and {type(citation.quoted_text).__name__}"
     )
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for a batch, then restore it as it was.
-
-    A batch makes a few small objects per citation and per occurrence and keeps them all until it
-    returns, so the collector's passes over them (triggered by the count of new objects, not by
-    memory) free nothing and only cost time. Memory freed by reference counting is freed as usual.
-
-    On the way out, the objects the collector tracks are moved to its oldest generation at once
-    (`gc.freeze` then `gc.unfreeze`: two list splices, no pass), instead of leaving the batch's
-    records to the young-generation pass that re-enabling would start at the next allocation; that
-    pass would walk every record only to promote it. The cost: a garbage cycle the caller made just
-    before the batch waits for the next full collection instead of a young one. Skipped where the
-    caller has frozen objects itself (unfreezing would undo that).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            if not gc.get_freeze_count():
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
 
 
 def _verify_general(index: SourceIndex, citations: Sequence[Citation]) -> list[Verification]:
