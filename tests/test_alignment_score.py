@@ -14,6 +14,7 @@ import pytest
 
 from workbench.alignment_score import (
     SCORECARD_JSON,
+    PairView,
     TruthFileError,
     alignment_scorecard,
     file_sha256,
@@ -127,7 +128,7 @@ def test_units_are_scored_only_where_each_names_one_passage_on_each_side() -> No
         ],
     }
     changes = diff_passages("a", "b", before, after)
-    rows, pairings, left_out = score_pair("j", pair, before, after, changes)
+    rows, pairings, left_out = score_pair("j", pair, PairView.of(before, after, changes))
     assert [(r.evidence_id, r.found) for r in rows] == [("a|b|0", True)]
     assert left_out == {"several_passages": 1, "not_in_one_passage": 1}
     assert all(p.right for p in pairings) and len(pairings) == 1

@@ -81,6 +81,9 @@ class _PassageIndex:
 
     def __init__(self, passages: Sequence[Passage]) -> None:
         keys = [normalized_text(p.text) for p in passages]
+        self.ordinals_by_key: dict[str, list[int]] = defaultdict(list)
+        for ordinal, key in enumerate(keys):
+            self.ordinals_by_key[key].append(ordinal)
         self.haystack = "\n".join(keys)
         self.starts: list[int] = []
         at = 0
@@ -145,22 +148,40 @@ class RestructureRow:
     in_queue: bool
 
 
-def _heading_passage(passages: Sequence[Passage], side: Mapping[str, Any]) -> int | None:
-    """The passage that is a section's heading line, "<number>. <title>" or "<number> <title>"."""
-    wanted = {
-        normalized_text(f"{side['id']}. {side['heading']}"),
-        normalized_text(f"{side['id']} {side['heading']}"),
-    }
-    found = [p.ordinal for p in passages if normalized_text(p.text) in wanted]
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PairView:
+    """One version pair as the scorer reads it, built once: each side's passage index and every
+    (change id, kind, before ordinal, after ordinal) pairing of the diff."""
+
+    before: _PassageIndex
+    after: _PassageIndex
+    pairs: tuple[tuple[str, str, int, int], ...]
+    doubtful: frozenset[str]  # ids of the changes `pairing_is_uncertain` flags
+
+    @classmethod
+    def of(
+        cls, before: Sequence[Passage], after: Sequence[Passage], changes: Sequence[Change]
+    ) -> PairView:
+        return cls(
+            before=_PassageIndex(before),
+            after=_PassageIndex(after),
+            pairs=tuple(_diff_pairs(changes, before, after)),
+            doubtful=frozenset(c.change_id for c in changes if pairing_is_uncertain(c)),
+        )
+
+
+def _heading_passage(index: _PassageIndex, side: Mapping[str, Any]) -> int | None:
+    """The one passage that is a section's heading line, "<number>. <title>" or "<number> <title>"."""
+    found = [
+        ordinal
+        for line in (f"{side['id']}. {side['heading']}", f"{side['id']} {side['heading']}")
+        for ordinal in index.ordinals_by_key.get(normalized_text(line), ())
+    ]
     return found[0] if len(found) == 1 else None
 
 
 def score_restructures(
-    jurisdiction: str,
-    pair: Mapping[str, Any],
-    before: Sequence[Passage],
-    after: Sequence[Passage],
-    changes: Sequence[Change],
+    jurisdiction: str, pair: Mapping[str, Any], view: PairView
 ) -> tuple[list[RestructureRow], int]:
     """Rows for the truth's restructures of one pair, and how many could not be located.
 
@@ -169,16 +190,13 @@ def score_restructures(
     It is in the queue when a change the diff doubts (`pairing_is_uncertain`) holds either place:
     the reviewer is shown the renumbered unit, even where the diff paired it with a neighbour.
     """
-    index_a, index_b = _PassageIndex(before), _PassageIndex(after)
-    doubtful_ids = {c.change_id for c in changes if pairing_is_uncertain(c)}
-    doubted = [
-        (a, b) for cid, _, a, b in _diff_pairs(changes, before, after) if cid in doubtful_ids
-    ]
+    index_a, index_b = view.before, view.after
+    doubted = [(a, b) for cid, _, a, b in view.pairs if cid in view.doubtful]
     doubted_a, doubted_b = {a for a, _ in doubted}, {b for _, b in doubted}
     rows, unlocated = [], 0
     for unit in pair.get("restructures", ()):
-        at_a = _heading_passage(before, unit["before"])
-        at_b = _heading_passage(after, unit["after"])
+        at_a = _heading_passage(index_a, unit["before"])
+        at_b = _heading_passage(index_b, unit["after"])
         if at_a is None or at_b is None:
             held_a = index_a.holder(normalized_text(unit["before"]["text"]))
             held_b = index_b.holder(normalized_text(unit["after"]["text"]))
@@ -198,14 +216,10 @@ def score_restructures(
 
 
 def score_pair(
-    jurisdiction: str,
-    pair: Mapping[str, Any],
-    before: Sequence[Passage],
-    after: Sequence[Passage],
-    changes: Sequence[Change],
+    jurisdiction: str, pair: Mapping[str, Any], view: PairView
 ) -> tuple[list[TruthRow], list[PairingRow], Counter[str]]:
     """Rows for one version pair of the truth (see the module docstring for every rule)."""
-    index_a, index_b = _PassageIndex(before), _PassageIndex(after)
+    index_a, index_b = view.before, view.after
     left_out: Counter[str] = Counter()
     located: list[tuple[str, int, int]] = []
     for unit in pair["pairings"]:
@@ -224,7 +238,7 @@ def score_pair(
             left_out["shared_passage"] += 1
             continue
         truth[a], truth_b[b] = b, a
-    pairs = _diff_pairs(changes, before, after)
+    pairs = view.pairs
     partners: dict[int, set[int]] = defaultdict(set)
     for _, _, a, b in pairs:
         partners[a].add(b)
@@ -269,8 +283,9 @@ def alignment_scorecard(
         before_version, after_version = versions(pair["before"]), versions(pair["after"])
         before, after = segment_version(before_version), segment_version(after_version)
         changes = diff_passages(pair["before"], pair["after"], before, after)
-        rows, pairings, out = score_pair(jurisdiction, pair, before, after, changes)
-        moved, unlocated = score_restructures(jurisdiction, pair, before, after, changes)
+        view = PairView.of(before, after, changes)
+        rows, pairings, out = score_pair(jurisdiction, pair, view)
+        moved, unlocated = score_restructures(jurisdiction, pair, view)
         restructure_rows[jurisdiction].extend(moved)
         restructures_unlocated[jurisdiction] += unlocated
         truth_rows[jurisdiction].extend(rows)
