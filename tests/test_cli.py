@@ -209,17 +209,6 @@ def test_admit_exits_1_when_anything_else_is_refused(
     assert code == 1 and "admitted 1 documents" in out and ": no_provenance: " in out
 
 
-def test_a_file_given_as_the_corpus_folder_is_one_line_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    code = main(["corpus", "admit", str(ROOT / "README.md"), "--corpus-dir", str(tmp_path)])
-    assert code == 2
-    assert (
-        capsys.readouterr().err
-        == f"workbench: error: {ROOT / 'README.md'}: no such corpus folder\n"
-    )
-
-
 def test_a_missing_catalogue_is_one_line(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "workbench", "corpus", "verify", "--corpus-dir", str(tmp_path)],

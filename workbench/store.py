@@ -25,8 +25,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
 from workbench.corpus import read_held
 from workbench.errors import (
     AppendOnlyViolation,
@@ -40,7 +38,6 @@ from workbench.errors import (
     VersionNotFound,
     WorkspaceError,
 )
-from workbench.extract import CURRENT_EXTRACTORS, AwaitingExtractor, extract
 from workbench.models import (
     CatalogueRow,
     Furniture,
@@ -51,9 +48,9 @@ from workbench.models import (
     Version,
     canonical_json,
 )
+from workbench.progress import bar
 
 SCHEMA_VERSION = "2"
-DEFAULT_WORKSPACE = Path(".workbench") / "workspace.sqlite"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS workspace_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -374,6 +371,8 @@ class Workspace:
 
 def version_from_row(row: CatalogueRow, data: bytes) -> Version:
     """Extract a catalogued artefact's bytes into a `Version` (not yet held)."""
+    from workbench.extract import extract  # lxml and pypdfium2 load only when a file is read
+
     extraction = extract(data, row.media_type, source=row.path)
     return Version(
         version_id=row.path,
@@ -423,8 +422,10 @@ def ingest(
     unchanged: list[str] = []
     awaiting: list[str] = []
     refused: list[Refusal] = []
+    from workbench.extract import CURRENT_EXTRACTORS, AwaitingExtractor
+
     rows = list(rows)
-    for row in tqdm(rows, desc="ingest", unit="file", disable=not progress):
+    for row in bar(rows, desc="ingest", unit="file", enabled=progress):
         try:
             data = read_held(row, store)
         except FileNotFoundError:

@@ -1,0 +1,14 @@
+"""Where things are by default: the workspace file and the mirror download address.
+
+Kept apart from the stages that use them so the command line can show them in its help without
+loading those stages.
+"""
+
+from pathlib import Path
+
+# The workspace that holds every ingested version (store.Workspace).
+DEFAULT_WORKSPACE = Path(".workbench") / "workspace.sqlite"
+
+# Where `corpus fetch` downloads a catalogued file from when no local mirror is given: the
+# mirror repository's raw file at the pinned commit.
+MIRROR_URL = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
