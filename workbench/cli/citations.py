@@ -24,7 +24,25 @@ def _citation_lines(args: argparse.Namespace) -> tuple[Any, ...]:
     return read_citations(data, fmt, documents=documents, source=str(args.file))
 
 
-def _verification_json(line: int, verification: Any) -> dict[str, Any]:
+def _pages(pages: Any, citation: Any) -> list[int] | None:
+    """The first and last PDF page the cited span touches, or None (no page map, bad offsets)."""
+    from workbench.models import page_for_offset
+
+    start, end = citation.char_start, citation.char_end
+    if not pages or not isinstance(start, int) or not isinstance(end, int) or end <= start:
+        return None
+    first, last = page_for_offset(pages, start), page_for_offset(pages, end - 1)
+    return None if first is None or last is None else [first, last]
+
+
+def _page_words(pages: list[int] | None) -> str:
+    if pages is None:
+        return ""
+    first, last = pages
+    return f" p. {first}" if first == last else f" pp. {first}-{last}"
+
+
+def _verification_json(line: int, verification: Any, pages: list[int] | None) -> dict[str, Any]:
     citation = verification.citation
     return {
         "line": line,
@@ -40,6 +58,7 @@ def _verification_json(line: int, verification: Any) -> dict[str, Any]:
         "occurrence": verification.occurrence,
         "occurrence_count": len(verification.occurrences),
         "occurrences": [list(span) for span in verification.occurrences[:20]],
+        "pages": pages,
         "qualifiers": [
             {"word": q.word, "char_start": q.char_start, "char_end": q.char_end, "side": q.side}
             for q in verification.qualifiers
@@ -61,6 +80,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 strict=True,
             )
         )
+        page_maps = {
+            v: workspace.version(v).pages
+            for v in {r.citation.version_id for r in results.values() if r.text_sha256}
+        }
     counts = {"verified": 0, "refused": 0, "malformed": 0}
     for line in lines:
         if line.error is not None:
@@ -73,11 +96,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
             continue
         result = results[line.line]
         counts[result.outcome] += 1
-        if args.json:
-            out(json.dumps(_verification_json(line.line, result), ensure_ascii=False) + "\n")
-            continue
         c = result.citation
-        where = f"{c.version_id} [{c.char_start}, {c.char_end})"
+        pages = _pages(page_maps.get(c.version_id), c)
+        if args.json:
+            out(json.dumps(_verification_json(line.line, result, pages), ensure_ascii=False) + "\n")
+            continue
+        where = f"{c.version_id} [{c.char_start}, {c.char_end}){_page_words(pages)}"
         reason = f" {result.reason}" if result.reason else ""
         out(
             f"line {line.line}: {result.outcome}{reason}: {where}: {result.detail}; "

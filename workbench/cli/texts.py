@@ -26,7 +26,7 @@ def cmd_passages(args: argparse.Namespace) -> int:
         choice = family_profile(args, workspace, version)
     passages = segment_version(version, choice.profile)
     if args.json:
-        from workbench.extract_pdf import page_for_offset
+        from workbench.models import page_for_offset
 
         print_json(
             [
