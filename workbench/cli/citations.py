@@ -24,69 +24,19 @@ def _citation_lines(args: argparse.Namespace) -> tuple[Any, ...]:
     return read_citations(data, fmt, documents=documents, source=str(args.file))
 
 
-def _pages(pages: Any, citation: Any) -> list[int] | None:
-    """The first and last PDF page the cited span touches, or None (no page map, bad offsets)."""
-    from workbench.models import page_for_offset
-
-    start, end = citation.char_start, citation.char_end
-    if not pages or not isinstance(start, int) or not isinstance(end, int) or end <= start:
-        return None
-    first, last = page_for_offset(pages, start), page_for_offset(pages, end - 1)
-    return None if first is None or last is None else [first, last]
-
-
-def _page_words(pages: list[int] | None) -> str:
-    if pages is None:
-        return ""
-    first, last = pages
-    return f" p. {first}" if first == last else f" pp. {first}-{last}"
-
-
-def _verification_json(line: int, verification: Any, pages: list[int] | None) -> dict[str, Any]:
-    citation = verification.citation
-    return {
-        "line": line,
-        "outcome": verification.outcome,
-        "reason": verification.reason,
-        "detail": verification.detail,
-        "version_id": citation.version_id,
-        "char_start": citation.char_start,
-        "char_end": citation.char_end,
-        "quoted_text": citation.quoted_text,
-        "actual_text": verification.actual_text,
-        "text_sha256": verification.text_sha256,
-        "occurrence": verification.occurrence,
-        "occurrence_count": len(verification.occurrences),
-        "occurrences": [list(span) for span in verification.occurrences[:20]],
-        "pages": pages,
-        "qualifiers": [
-            {"word": q.word, "char_start": q.char_start, "char_end": q.char_end, "side": q.side}
-            for q in verification.qualifiers
-        ],
-    }
-
-
 def cmd_verify(args: argparse.Namespace) -> int:
-    from workbench.cite import VERIFIED_MEANS, verify_citations
+    from workbench.cite import VERIFIED_MEANS
+    from workbench.cite.formats import verification_as_json, verification_text
+    from workbench.cite.pages import verdict_pages, verify_lines
     from workbench.store import Workspace
 
     lines = _citation_lines(args)
-    good = [line for line in lines if line.citation is not None]
     with Workspace(args.workspace) as workspace:
-        results = dict(
-            zip(
-                (line.line for line in good),
-                verify_citations(workspace, (line.citation for line in good)),
-                strict=True,
-            )
-        )
-        page_maps = {
-            v: workspace.version(v).pages
-            for v in {r.citation.version_id for r in results.values() if r.text_sha256}
-        }
+        results = verify_lines(workspace, lines)
+        spanned = verdict_pages(workspace, results)
     counts = {"verified": 0, "refused": 0, "malformed": 0}
-    for line in lines:
-        if line.error is not None:
+    for line, result, pages in zip(lines, results, spanned, strict=True):
+        if result is None:
             counts["malformed"] += 1
             out(
                 json.dumps({"line": line.line, "error": line.error}, ensure_ascii=False) + "\n"
@@ -94,24 +44,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 else f"{line.error}\n"
             )
             continue
-        result = results[line.line]
         counts[result.outcome] += 1
-        c = result.citation
-        pages = _pages(page_maps.get(c.version_id), c)
         if args.json:
-            out(json.dumps(_verification_json(line.line, result, pages), ensure_ascii=False) + "\n")
-            continue
-        where = f"{c.version_id} [{c.char_start}, {c.char_end}){_page_words(pages)}"
-        reason = f" {result.reason}" if result.reason else ""
-        out(
-            f"line {line.line}: {result.outcome}{reason}: {where}: {result.detail}; "
-            f"text at offsets: {json.dumps(result.actual_text, ensure_ascii=False)}\n"
-        )
-        for q in result.qualifiers:
-            out(
-                f"  qualifier {q.side} the quote, left out of it: {q.word!r} at "
-                f"[{q.char_start}, {q.char_end})\n"
-            )
+            shape = verification_as_json(line.line, result, spanned=pages, named=line.pages)
+            out(json.dumps(shape, ensure_ascii=False) + "\n")
+        else:
+            out(verification_text(line.line, result, spanned=pages, named=line.pages))
     if not args.json:
         out(
             f"{counts['verified']} verified, {counts['refused']} refused, "
@@ -169,9 +107,9 @@ def add_commands(commands: Any) -> None:
         "--format",
         choices=("workbench", "w3c", "anthropic"),
         default="workbench",
-        help="workbench {version_id, char_start, char_end, quoted_text, occurrence?}; "
+        help="workbench {version_id, char_start, char_end, quoted_text, occurrence?, page?}; "
         "w3c Web Annotations (TextPositionSelector + TextQuoteSelector); anthropic "
-        "char_location citations (default: workbench)",
+        "char_location or page_location citations (default: workbench)",
     )
     verify_p.add_argument(
         "--documents",
