@@ -1,5 +1,5 @@
-"""Citation commands: verify citations exactly against held versions, and export the verified ones
-as W3C Web Annotations.
+"""Citation commands: verify citations exactly against held versions, export the verified ones
+as W3C Web Annotations, and write and re-check bundles of citations, verdicts and versions.
 """
 
 from __future__ import annotations
@@ -90,6 +90,76 @@ def cmd_export_annotations(args: argparse.Namespace) -> int:
     return 1 if refused else 0
 
 
+def cmd_bundle(args: argparse.Namespace) -> int:
+    from workbench.bundle import write_bundle
+    from workbench.cite.formats import read_documents
+    from workbench.store import Workspace
+
+    documents = None
+    if args.documents is not None:
+        documents = read_documents(args.documents.read_bytes(), str(args.documents))
+    citations = None
+    if args.citations is not None:
+        citations = (
+            sys.stdin.buffer.read() if str(args.citations) == "-" else args.citations.read_bytes()
+        )
+    with Workspace(args.workspace) as workspace:
+        report = write_bundle(
+            args.out,
+            workspace,
+            args.corpus_dir,
+            citations=citations,
+            fmt=args.format,
+            documents=documents,
+            source=str(args.citations),
+            notes=args.notes,
+            store=args.store if args.with_documents else None,
+        )
+    verified = sum(v.verification.verified for v in report.verdicts)
+    out(
+        f"wrote {report.path}: {len(report.verdicts)} citations ({verified} verified, "
+        f"{len(report.verdicts) - verified} refused) into {len(report.versions)} versions"
+        f"{', documents inside' if args.with_documents else ''}; datapackage.json sha256 "
+        f"{report.digest}\n"
+    )
+    return 0
+
+
+def cmd_verify_bundle(args: argparse.Namespace) -> int:
+    from workbench.bundle import verify_bundle
+    from workbench.cite import VERIFIED_MEANS
+    from workbench.cite.formats import verification_text
+
+    report = verify_bundle(args.bundle, mirror=args.mirror)
+    out(f"{report.path}: datapackage.json sha256 {report.digest}\n")
+    for verdict in report.verdicts:
+        out(
+            verification_text(
+                verdict.line.line,
+                verdict.verification,
+                spanned=verdict.pages,
+                named=verdict.line.pages,
+            )
+        )
+    head = report.log_head
+    if head:
+        out(
+            f"verdict log head when written: {head.get('rows')} rows, head {head.get('head')}"
+            f"{'' if head.get('chain_valid') else ' (chain broken when written)'}\n"
+        )
+    verified = sum(v.verification.verified for v in report.verdicts)
+    out(
+        f"{len(report.versions)} versions re-read; {verified} verified, "
+        f"{len(report.verdicts) - verified} refused; {VERIFIED_MEANS}\n"
+    )
+    if report.problems:
+        out(f"\nproblems: the bundle does not re-check ({len(report.problems)}):\n")
+        out("".join(f"  {problem.line()}\n" for problem in report.problems))
+        return 1
+    out("the bundle re-checks: every hash matches and every verdict is the one it holds\n")
+    return 0
+
+
 def add_commands(commands: Any) -> None:
     verify_p = commands.add_parser(
         "verify",
@@ -139,3 +209,65 @@ def add_commands(commands: Any) -> None:
     )
     path_options(export_p, workspace=True)
     export_p.set_defaults(func=cmd_export_annotations)
+
+    bundle_p = commands.add_parser(
+        "bundle",
+        help="write citations, their verdicts and the versions they cite as a re-checkable zip",
+        description="Verify citations (--citations FILE, '-' for stdin, in any 'verify' format) "
+        "or every note quote (--notes DIR) and write OUT.zip, a Frictionless Data Package: "
+        "datapackage.json, the catalogue rows and provenance of every version cited, how each "
+        "was read, the citations, the verified ones as W3C Web Annotations, every verdict, and "
+        "the head of the verdict log; with --with-documents, the artefact bytes too. Exit 0 when "
+        "written (refused citations are recorded, not failures); 2 when a line cannot be read "
+        "or a cited version's catalogue row does not match.",
+    )
+    bundle_p.add_argument(
+        "out", type=arguments.out_file, metavar="OUT.zip", help="the bundle to write"
+    )
+    source = bundle_p.add_mutually_exclusive_group(required=True)
+    source.add_argument(
+        "--citations", type=arguments.lines_or_stdin, metavar="FILE", help="JSON Lines of citations"
+    )
+    source.add_argument("--notes", type=arguments.folder, metavar="DIR", help="a folder of notes")
+    bundle_p.add_argument(
+        "--format",
+        choices=("workbench", "w3c", "anthropic"),
+        default="workbench",
+        help="the --citations file's format, as for 'workbench verify' (default: workbench)",
+    )
+    bundle_p.add_argument(
+        "--documents",
+        type=arguments.text,
+        default=None,
+        help="for --format anthropic: JSON array of version ids in document_index order",
+    )
+    bundle_p.add_argument(
+        "--with-documents",
+        action="store_true",
+        help="put each cited version's artefact bytes inside (read from --store, hash-checked)",
+    )
+    path_options(bundle_p, workspace=True, store=True)
+    bundle_p.set_defaults(func=cmd_bundle)
+
+    verify_bundle_p = commands.add_parser(
+        "verify-bundle",
+        help="re-check a bundle offline: every hash, every citation, the same verdicts",
+        description="Re-check BUNDLE.zip with no workspace and no network: every member against "
+        "its hash in datapackage.json, every artefact (inside the bundle, else in --mirror DIR) "
+        "against its catalogue row, every re-extraction against its text hash; then verify every "
+        "citation again and compare the verdicts and annotations byte for byte. Prints each "
+        "verdict as 'workbench verify' does. Exit 0 when it re-checks; 1 when anything differs "
+        "(each problem named); 2 when the file is not a bundle (not a zip, an unsafe member "
+        "name, no descriptor).",
+    )
+    verify_bundle_p.add_argument(
+        "bundle", type=arguments.document, metavar="BUNDLE.zip", help="the bundle"
+    )
+    verify_bundle_p.add_argument(
+        "--mirror",
+        type=arguments.folder,
+        default=None,
+        metavar="DIR",
+        help="a folder holding the artefacts in mirror layout, for a bundle without documents",
+    )
+    verify_bundle_p.set_defaults(func=cmd_verify_bundle)
