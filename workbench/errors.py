@@ -124,3 +124,7 @@ class AddError(WorkbenchError, ValueError):
 
 class ProfileError(WorkbenchError, ValueError):
     """A numbering profile file that cannot be read: bad TOML, an unknown key, a bad regex."""
+
+
+class BundleError(WorkbenchError, ValueError):
+    """A bundle that cannot be written or read: not a zip, an unsafe member name, a bad descriptor."""

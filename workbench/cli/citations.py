@@ -1,5 +1,5 @@
-"""Citation commands: verify citations exactly against held versions, and export the verified ones
-as W3C Web Annotations.
+"""Citation commands: verify citations exactly against held versions, export the verified ones
+as W3C Web Annotations, and write and re-check bundles of citations, verdicts and versions.
 """
 
 from __future__ import annotations
@@ -24,69 +24,19 @@ def _citation_lines(args: argparse.Namespace) -> tuple[Any, ...]:
     return read_citations(data, fmt, documents=documents, source=str(args.file))
 
 
-def _pages(pages: Any, citation: Any) -> list[int] | None:
-    """The first and last PDF page the cited span touches, or None (no page map, bad offsets)."""
-    from workbench.models import page_for_offset
-
-    start, end = citation.char_start, citation.char_end
-    if not pages or not isinstance(start, int) or not isinstance(end, int) or end <= start:
-        return None
-    first, last = page_for_offset(pages, start), page_for_offset(pages, end - 1)
-    return None if first is None or last is None else [first, last]
-
-
-def _page_words(pages: list[int] | None) -> str:
-    if pages is None:
-        return ""
-    first, last = pages
-    return f" p. {first}" if first == last else f" pp. {first}-{last}"
-
-
-def _verification_json(line: int, verification: Any, pages: list[int] | None) -> dict[str, Any]:
-    citation = verification.citation
-    return {
-        "line": line,
-        "outcome": verification.outcome,
-        "reason": verification.reason,
-        "detail": verification.detail,
-        "version_id": citation.version_id,
-        "char_start": citation.char_start,
-        "char_end": citation.char_end,
-        "quoted_text": citation.quoted_text,
-        "actual_text": verification.actual_text,
-        "text_sha256": verification.text_sha256,
-        "occurrence": verification.occurrence,
-        "occurrence_count": len(verification.occurrences),
-        "occurrences": [list(span) for span in verification.occurrences[:20]],
-        "pages": pages,
-        "qualifiers": [
-            {"word": q.word, "char_start": q.char_start, "char_end": q.char_end, "side": q.side}
-            for q in verification.qualifiers
-        ],
-    }
-
-
 def cmd_verify(args: argparse.Namespace) -> int:
-    from workbench.cite import VERIFIED_MEANS, verify_citations
+    from workbench.cite import VERIFIED_MEANS
+    from workbench.cite.formats import verification_as_json, verification_text
+    from workbench.cite.pages import verdict_pages, verify_lines
     from workbench.store import Workspace
 
     lines = _citation_lines(args)
-    good = [line for line in lines if line.citation is not None]
     with Workspace(args.workspace) as workspace:
-        results = dict(
-            zip(
-                (line.line for line in good),
-                verify_citations(workspace, (line.citation for line in good)),
-                strict=True,
-            )
-        )
-        page_maps = {
-            v: workspace.version(v).pages
-            for v in {r.citation.version_id for r in results.values() if r.text_sha256}
-        }
+        results = verify_lines(workspace, lines)
+        spanned = verdict_pages(workspace, results)
     counts = {"verified": 0, "refused": 0, "malformed": 0}
-    for line in lines:
-        if line.error is not None:
+    for line, result, pages in zip(lines, results, spanned, strict=True):
+        if result is None:
             counts["malformed"] += 1
             out(
                 json.dumps({"line": line.line, "error": line.error}, ensure_ascii=False) + "\n"
@@ -94,24 +44,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 else f"{line.error}\n"
             )
             continue
-        result = results[line.line]
         counts[result.outcome] += 1
-        c = result.citation
-        pages = _pages(page_maps.get(c.version_id), c)
         if args.json:
-            out(json.dumps(_verification_json(line.line, result, pages), ensure_ascii=False) + "\n")
-            continue
-        where = f"{c.version_id} [{c.char_start}, {c.char_end}){_page_words(pages)}"
-        reason = f" {result.reason}" if result.reason else ""
-        out(
-            f"line {line.line}: {result.outcome}{reason}: {where}: {result.detail}; "
-            f"text at offsets: {json.dumps(result.actual_text, ensure_ascii=False)}\n"
-        )
-        for q in result.qualifiers:
-            out(
-                f"  qualifier {q.side} the quote, left out of it: {q.word!r} at "
-                f"[{q.char_start}, {q.char_end})\n"
-            )
+            shape = verification_as_json(line.line, result, spanned=pages, named=line.pages)
+            out(json.dumps(shape, ensure_ascii=False) + "\n")
+        else:
+            out(verification_text(line.line, result, spanned=pages, named=line.pages))
     if not args.json:
         out(
             f"{counts['verified']} verified, {counts['refused']} refused, "
@@ -152,6 +90,76 @@ def cmd_export_annotations(args: argparse.Namespace) -> int:
     return 1 if refused else 0
 
 
+def cmd_bundle(args: argparse.Namespace) -> int:
+    from workbench.bundle import write_bundle
+    from workbench.cite.formats import read_documents
+    from workbench.store import Workspace
+
+    documents = None
+    if args.documents is not None:
+        documents = read_documents(args.documents.read_bytes(), str(args.documents))
+    citations = None
+    if args.citations is not None:
+        citations = (
+            sys.stdin.buffer.read() if str(args.citations) == "-" else args.citations.read_bytes()
+        )
+    with Workspace(args.workspace) as workspace:
+        report = write_bundle(
+            args.out,
+            workspace,
+            args.corpus_dir,
+            citations=citations,
+            fmt=args.format,
+            documents=documents,
+            source=str(args.citations),
+            notes=args.notes,
+            store=args.store if args.with_documents else None,
+        )
+    verified = sum(v.verification.verified for v in report.verdicts)
+    out(
+        f"wrote {report.path}: {len(report.verdicts)} citations ({verified} verified, "
+        f"{len(report.verdicts) - verified} refused) into {len(report.versions)} versions"
+        f"{', documents inside' if args.with_documents else ''}; datapackage.json sha256 "
+        f"{report.digest}\n"
+    )
+    return 0
+
+
+def cmd_verify_bundle(args: argparse.Namespace) -> int:
+    from workbench.bundle import verify_bundle
+    from workbench.cite import VERIFIED_MEANS
+    from workbench.cite.formats import verification_text
+
+    report = verify_bundle(args.bundle, mirror=args.mirror)
+    out(f"{report.path}: datapackage.json sha256 {report.digest}\n")
+    for verdict in report.verdicts:
+        out(
+            verification_text(
+                verdict.line.line,
+                verdict.verification,
+                spanned=verdict.pages,
+                named=verdict.line.pages,
+            )
+        )
+    head = report.log_head
+    if head:
+        out(
+            f"verdict log head when written: {head.get('rows')} rows, head {head.get('head')}"
+            f"{'' if head.get('chain_valid') else ' (chain broken when written)'}\n"
+        )
+    verified = sum(v.verification.verified for v in report.verdicts)
+    out(
+        f"{len(report.versions)} versions re-read; {verified} verified, "
+        f"{len(report.verdicts) - verified} refused; {VERIFIED_MEANS}\n"
+    )
+    if report.problems:
+        out(f"\nproblems: the bundle does not re-check ({len(report.problems)}):\n")
+        out("".join(f"  {problem.line()}\n" for problem in report.problems))
+        return 1
+    out("the bundle re-checks: every hash matches and every verdict is the one it holds\n")
+    return 0
+
+
 def add_commands(commands: Any) -> None:
     verify_p = commands.add_parser(
         "verify",
@@ -169,9 +177,9 @@ def add_commands(commands: Any) -> None:
         "--format",
         choices=("workbench", "w3c", "anthropic"),
         default="workbench",
-        help="workbench {version_id, char_start, char_end, quoted_text, occurrence?}; "
+        help="workbench {version_id, char_start, char_end, quoted_text, occurrence?, page?}; "
         "w3c Web Annotations (TextPositionSelector + TextQuoteSelector); anthropic "
-        "char_location citations (default: workbench)",
+        "char_location or page_location citations (default: workbench)",
     )
     verify_p.add_argument(
         "--documents",
@@ -201,3 +209,65 @@ def add_commands(commands: Any) -> None:
     )
     path_options(export_p, workspace=True)
     export_p.set_defaults(func=cmd_export_annotations)
+
+    bundle_p = commands.add_parser(
+        "bundle",
+        help="write citations, their verdicts and the versions they cite as a re-checkable zip",
+        description="Verify citations (--citations FILE, '-' for stdin, in any 'verify' format) "
+        "or every note quote (--notes DIR) and write OUT.zip, a Frictionless Data Package: "
+        "datapackage.json, the catalogue rows and provenance of every version cited, how each "
+        "was read, the citations, the verified ones as W3C Web Annotations, every verdict, and "
+        "the head of the verdict log; with --with-documents, the artefact bytes too. Exit 0 when "
+        "written (refused citations are recorded, not failures); 2 when a line cannot be read "
+        "or a cited version's catalogue row does not match.",
+    )
+    bundle_p.add_argument(
+        "out", type=arguments.out_file, metavar="OUT.zip", help="the bundle to write"
+    )
+    source = bundle_p.add_mutually_exclusive_group(required=True)
+    source.add_argument(
+        "--citations", type=arguments.lines_or_stdin, metavar="FILE", help="JSON Lines of citations"
+    )
+    source.add_argument("--notes", type=arguments.folder, metavar="DIR", help="a folder of notes")
+    bundle_p.add_argument(
+        "--format",
+        choices=("workbench", "w3c", "anthropic"),
+        default="workbench",
+        help="the --citations file's format, as for 'workbench verify' (default: workbench)",
+    )
+    bundle_p.add_argument(
+        "--documents",
+        type=arguments.text,
+        default=None,
+        help="for --format anthropic: JSON array of version ids in document_index order",
+    )
+    bundle_p.add_argument(
+        "--with-documents",
+        action="store_true",
+        help="put each cited version's artefact bytes inside (read from --store, hash-checked)",
+    )
+    path_options(bundle_p, workspace=True, store=True)
+    bundle_p.set_defaults(func=cmd_bundle)
+
+    verify_bundle_p = commands.add_parser(
+        "verify-bundle",
+        help="re-check a bundle offline: every hash, every citation, the same verdicts",
+        description="Re-check BUNDLE.zip with no workspace and no network: every member against "
+        "its hash in datapackage.json, every artefact (inside the bundle, else in --mirror DIR) "
+        "against its catalogue row, every re-extraction against its text hash; then verify every "
+        "citation again and compare the verdicts and annotations byte for byte. Prints each "
+        "verdict as 'workbench verify' does. Exit 0 when it re-checks; 1 when anything differs "
+        "(each problem named); 2 when the file is not a bundle (not a zip, an unsafe member "
+        "name, no descriptor).",
+    )
+    verify_bundle_p.add_argument(
+        "bundle", type=arguments.document, metavar="BUNDLE.zip", help="the bundle"
+    )
+    verify_bundle_p.add_argument(
+        "--mirror",
+        type=arguments.folder,
+        default=None,
+        metavar="DIR",
+        help="a folder holding the artefacts in mirror layout, for a bundle without documents",
+    )
+    verify_bundle_p.set_defaults(func=cmd_verify_bundle)
