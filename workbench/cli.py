@@ -24,17 +24,18 @@ import sys
 from collections.abc import Callable, Sequence
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from workbench import corpus as corpus_mod
-from workbench.diff import change_as_json, diff_versions, pairing_is_uncertain
+from workbench.diff import diff_versions
 from workbench.errors import AddError, VersionNotFound, WorkbenchError
 from workbench.measure import measure_families, measure_workspace
-from workbench.models import CatalogueRow, Refusal
+from workbench.models import CatalogueRow, ChangeKind, Refusal
 from workbench.segment import segment_version
 from workbench.store import DEFAULT_WORKSPACE, Workspace, ingest
 
 PROG = "workbench"
+CHANGE_KINDS = get_args(ChangeKind)
 
 
 def _out(text: str) -> None:
@@ -262,9 +263,12 @@ def cmd_passages(args: argparse.Namespace) -> int:
         version = workspace.version(args.version_id)
         choice = _family_profile(args, workspace, version)
     passages = segment_version(version, choice.profile)
-    if args.json:
-        from workbench.extract_pdf import page_for_offset  # issue 8: PDF page locator
+    page: dict[int, int | None] = {}
+    if version.pages:
+        from workbench.extract_pdf import page_for_offset  # PDF only: loads PDFium
 
+        page = {p.ordinal: page_for_offset(version.pages, p.char_start) for p in passages}
+    if args.json:
         _json(
             [
                 {
@@ -277,7 +281,7 @@ def cmd_passages(args: argparse.Namespace) -> int:
                     "kind": p.kind,
                     "path": list(p.path) if p.path is not None else None,
                     "profile": choice.profile.name,
-                    "page": page_for_offset(version.pages, p.char_start),
+                    "page": page.get(p.ordinal),
                 }
                 for p in passages
             ]
@@ -285,9 +289,11 @@ def cmd_passages(args: argparse.Namespace) -> int:
         return 0
     for p in passages:
         first_line = p.text.split("\n", 1)[0][:90]
+        on = page.get(p.ordinal)
         _out(
             f"{p.ordinal:5d} [{p.char_start}, {p.char_end}) {p.kind:<12} "
-            f"label={p.section_label or '-'} path={'/'.join(p.path) if p.path else '-'}  {first_line}\n"
+            f"label={p.section_label or '-'} path={'/'.join(p.path) if p.path else '-'}"
+            f"{f' page={on}' if on is not None else ''}  {first_line}\n"
         )
     return 0
 
@@ -365,7 +371,14 @@ def _pairs(
     return list(pairwise(versions))
 
 
+def _colour() -> bool:
+    """ANSI colour on stdout: only when it is a terminal and NO_COLOR is unset or empty."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
 def cmd_diff(args: argparse.Namespace) -> int:
+    from workbench import redline
+
     with Workspace(args.workspace) as workspace:
         pairs = _pairs(workspace, args.family, args.start, args.end)
     if not pairs:
@@ -379,46 +392,53 @@ def cmd_diff(args: argparse.Namespace) -> int:
     profile = choose_profile(
         [pairs[0][0], *(b for _, b in pairs)], registry(_own_profiles(args))
     ).profile
-    results = [(before, after, diff_versions(before, after, profile)) for before, after in pairs]
+    # The listing leaves unchanged passages out unless asked; JSON, page and table hold them.
+    files = args.json or args.html is not None or args.export is not None
+    kinds = args.kind or (None if files else redline.SHOWN_BY_DEFAULT)
+    sections = [
+        redline.section(
+            before,
+            after,
+            diff_versions(before, after, profile),
+            kinds=kinds,
+            doubtful=args.doubtful,
+        )
+        for before, after in pairs
+    ]
+    wrote = []
+    if args.html is not None:
+        shown = redline.selection_words(args.kind, args.doubtful)
+        page = redline.page_html(sections, family=args.family, shown=shown)
+        redline.write_page(args.html, page)
+        pairs_word = "version pair" if len(sections) == 1 else "version pairs"
+        wrote.append(f"wrote {args.html}: the redline page of {len(sections)} {pairs_word}")
+    if args.export is not None:
+        form, out = args.export[0], Path(args.export[1])
+        redline.write_table(redline.change_frame(sections), form, out)
+        rows = sum(len(part.shown) for part in sections)
+        wrote.append(f"wrote {out}: {rows} changes as {form}")
     if args.json:
         _json(
             [
                 {
-                    "before": b.version_id,
-                    "after": a.version_id,
-                    "changes": [change_as_json(c) for c in changes],
+                    "before": part.before.version_id,
+                    "after": part.after.version_id,
+                    "changes": [redline.change_json(r) for r in part.shown],
                 }
-                for b, a, changes in results
+                for part in sections
             ]
         )
         return 0
-    for before, after, changes in results:
-        counts = {
-            k: sum(c.kind == k for c in changes)
-            for k in ("unchanged", "modified", "moved", "split", "merged", "added", "removed")
-        }
-        doubtful = sum(pairing_is_uncertain(c) for c in changes)
-        _out(
-            f"{before.version_id} -> {after.version_id}: "
-            + ", ".join(f"{v} {k}" for k, v in counts.items())
-            + f"; {doubtful} doubtful\n"
-        )
-        for c in changes:
-            if c.kind == "unchanged":
-                continue
-            span = c.span_after or c.after or c.before
-            source = after if c.after else before
-            snippet = (
-                source.text[span.char_start : span.char_end][:70].replace("\n", " ") if span else ""
-            )
-            score = (
-                f" conf {c.alignment_confidence:.2f}{' capped' if c.capped else ''}"
-                if c.alignment_confidence is not None
-                else ""
-            )
-            flag = " DOUBTFUL" if pairing_is_uncertain(c) else ""
+    if wrote:
+        _out("".join(f"{line}\n" for line in wrote))
+        return 0
+    colour = _colour()
+    for part in sections:
+        _out(redline.pair_summary(part) + "\n")
+        for r in part.shown:
             _out(
-                f"  {c.change_id} {c.kind:<8}{score}{flag} labels {c.before_label or '-'}->{c.after_label or '-'}: {snippet!r}\n"
+                f"  {redline.summary(r)}\n    {redline.places(r)}\n"
+                f"    {redline.marked_text(r, colour=colour)}\n"
             )
     return 0
 
@@ -611,9 +631,23 @@ def cmd_review_list(args: argparse.Namespace) -> int:
     with Workspace(args.workspace) as workspace:
         items = review.review_items(workspace, args.family, profiles=registry(_own_profiles(args)))
         verdicts = review.read_verdicts(workspace)
+        ids = {i for item in items for p in item.pairings for i in (p.before_id, p.after_id)}
+        held = {version_id: workspace.version(version_id) for version_id in sorted(ids)}
     if args.json:
         _json([review.item_as_json(item, verdicts) for item in items])
         return 0
+    from workbench import redline
+
+    colour = _colour()
+
+    def sides(pairing: Any, indent: str) -> str:
+        """Both sides of a pairing, as `workbench diff` shows them: places, then marked text."""
+        shown = redline.redline(pairing.change, held[pairing.before_id], held[pairing.after_id])
+        return (
+            f"{indent}{redline.places(shown)}\n"
+            f"{indent}{redline.marked_text(shown, colour=colour)}\n"
+        )
+
     stands = groups = grouped = 0
     pair: tuple[str, str] | None = None
     for item in items:
@@ -625,6 +659,7 @@ def cmd_review_list(args: argparse.Namespace) -> int:
         stands += caution
         if item.group_id is None:
             _out(f"  {_review_pairing_line(review, first.change, verdicts)}\n")
+            _out(sides(first, "    "))
             continue
         groups, grouped = groups + 1, grouped + len(item.pairings)
         changes = [p.change for p in item.pairings]
@@ -635,8 +670,9 @@ def cmd_review_list(args: argparse.Namespace) -> int:
             f"{changes[-1].before_label}->{changes[-1].after_label} "
             f"({item.relabel.line()}): {_caution_word(caution)}\n"
         )
-        for change in changes:
-            _out(f"    {_review_pairing_line(review, change, verdicts)}\n")
+        for pairing in item.pairings:
+            _out(f"    {_review_pairing_line(review, pairing.change, verdicts)}\n")
+            _out(sides(pairing, "      "))
     lone = len(items) - groups
     _out(
         f"{len(items)} review items ({groups} restructure groups of {grouped} pairings, {lone} lone "
@@ -1228,15 +1264,43 @@ def build_parser() -> argparse.ArgumentParser:
     diff = commands.add_parser(
         "diff",
         help="typed changes with confidence, cap and narrowed spans",
-        description="Diff consecutive versions of a family (or --from/--to). Doubtful pairings "
-        "are modified pairs with confidence at or below the restructure ceiling.",
+        description="Diff consecutive versions of a family (or --from/--to). Each change is "
+        "shown with both sides' text, its changed words marked [-removed-]{+added+}, its kind, "
+        "labels, confidence, places (pages for a PDF) and why it is doubtful. Doubtful pairings "
+        "are pairings with confidence at or below the restructure ceiling. The listing leaves "
+        "unchanged passages out unless --kind names them; --json, --html and --export hold "
+        "every change the filters keep.",
     )
     diff.add_argument("family", metavar="FAMILY", help="document family, e.g. dc-code-34-306")
     diff.add_argument(
         "--from", dest="start", metavar="V", help="version id to diff from (default: first)"
     )
     diff.add_argument("--to", dest="end", metavar="V", help="version id to diff to (default: last)")
-    diff.add_argument("--json", action="store_true", help="print the changes as JSON")
+    diff.add_argument(
+        "--json", action="store_true", help="print the changes as JSON, with their texts"
+    )
+    diff.add_argument(
+        "--kind",
+        action="append",
+        choices=CHANGE_KINDS,
+        metavar="KIND",
+        help=f"only changes of this kind (repeatable): {', '.join(CHANGE_KINDS)}",
+    )
+    diff.add_argument(
+        "--doubtful", action="store_true", help="only doubtful pairings (the review queue's)"
+    )
+    diff.add_argument(
+        "--html",
+        type=Path,
+        metavar="OUT",
+        help="write a side-by-side redline page to OUT (self-contained, no script)",
+    )
+    diff.add_argument(
+        "--export",
+        nargs=2,
+        metavar=("FORMAT", "OUT"),
+        help="write the change table to OUT as FORMAT: csv or parquet",
+    )
     _paths(diff, workspace=True)
     _profiles_option(diff)
     diff.set_defaults(func=cmd_diff)
