@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from workbench import redline
+from workbench import redline, redline_html
 from workbench.cli import main
 from workbench.diff import diff_versions, pairing_is_uncertain
 from workbench.errors import RedlineError
@@ -99,7 +99,7 @@ def test_unchanged_context_is_cut_and_marked_text_never_is(pdf_section: redline.
     for r in pdf_section.shown:
         line = redline.marked_text(r, context=10)
         for piece in r.pieces:
-            if piece.changed and r.change.before is not None and r.before_of(piece):
+            if piece.changed and r.before_of(piece).strip():
                 removed = re.sub(r"\s+", " ", r.before_of(piece))
                 assert f"[-{removed}-]" in line
         folded = re.sub(r"\s+", " ", r.after_text)
@@ -120,7 +120,7 @@ def test_hostile_text_is_escaped_on_the_page_and_inert_on_a_terminal(
 ) -> None:
     before, after = _hostile_pair(workspace)
     part = redline.section(before, after, diff_versions(before, after))
-    page = redline.page_html([part], family="<i>family</i>", shown="every change")
+    page = redline_html.page_html([part], family="<i>family</i>", shown="every change")
     assert "<script" not in page and "<img" not in page and "<b>" not in page
     assert "<i>" not in page and "\x1b" not in page
     assert "&lt;script&gt;window.pwned = 1&lt;/script&gt;" in page
@@ -135,7 +135,7 @@ def test_hostile_text_is_escaped_on_the_page_and_inert_on_a_terminal(
 def test_the_page_links_moves_and_splits_and_anchors_every_change(
     pdf_section: redline.Section,
 ) -> None:
-    page = redline.page_html([pdf_section], family=PDF_FAMILY, shown="every change")
+    page = redline_html.page_html([pdf_section], family=PDF_FAMILY, shown="every change")
     anchors = set(re.findall(r' id="([^"]+)"', page))
     links = set(re.findall(r' href="#([^"]+)"', page))
     assert {r.change.change_id for r in pdf_section.shown} <= anchors
@@ -150,7 +150,7 @@ def test_the_page_links_moves_and_splits_and_anchors_every_change(
     assert "pp. 2-3" in page or "p. 2" in page
     doubtful = [r for r in pdf_section.shown if r.doubt]
     assert page.count('<span class="doubt">doubtful: ') == 2 * len(doubtful)  # index and row
-    assert page == redline.page_html([pdf_section], family=PDF_FAMILY, shown="every change")
+    assert page == redline_html.page_html([pdf_section], family=PDF_FAMILY, shown="every change")
 
 
 def test_select_filters_by_kind_and_doubt(pdf_section: redline.Section) -> None:
@@ -252,6 +252,10 @@ def test_export_writes_the_change_table_and_refuses_bad_paths(
         (
             ["--export", "xlsx", str(tmp_path / "t.xlsx")],
             "xlsx: unknown export format; expected one of csv, parquet",
+        ),
+        (
+            ["--html", str(tmp_path / "page.html"), "--export", "csv", str(tmp_path / "folder")],
+            f"{tmp_path / 'folder'}: a folder; expected a file to write the csv change table to",
         ),
         (
             ["--html", str(tmp_path / "folder")],

@@ -377,8 +377,13 @@ def _colour() -> bool:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from workbench import redline
+    from workbench import redline, redline_html
 
+    # Both outputs are checked before anything is computed, so a bad one writes neither.
+    if args.html is not None:
+        redline.writable(args.html, "the redline page")
+    if args.export is not None:
+        redline.export_target(args.export[0], Path(args.export[1]))
     with Workspace(args.workspace) as workspace:
         pairs = _pairs(workspace, args.family, args.start, args.end)
     if not pairs:
@@ -408,7 +413,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     wrote = []
     if args.html is not None:
         shown = redline.selection_words(args.kind, args.doubtful)
-        page = redline.page_html(sections, family=args.family, shown=shown)
+        page = redline_html.page_html(sections, family=args.family, shown=shown)
         redline.write_page(args.html, page)
         pairs_word = "version pair" if len(sections) == 1 else "version pairs"
         wrote.append(f"wrote {args.html}: the redline page of {len(sections)} {pairs_word}")

@@ -7,27 +7,25 @@ diff of the whole document: a modified or moved pair is cut at its narrowed span
 whole words, and only the text between the cuts is compared again, word by word, to mark each
 run that differs. Outside the narrowed spans nothing is ever marked. Three surfaces read the
 same pieces: `marked_text` (one line, `[-removed-]{+added+}` as `git diff --word-diff` writes
-it), `page_html` (two versions side by side, one self-contained page with no script, style
-sheet or font from elsewhere) and `change_frame` (one row per change, for CSV or Parquet).
+it), `redline_html.page_html` (two versions side by side, one self-contained page) and
+`change_frame` (one row per change, for CSV or Parquet).
 
 The guarantee: every piece is an exact slice `text[start:end]` of its version (C1), the pieces of
-each side cover the change's span on that side in order with no gap or overlap, and every
-character of document text that reaches the page is HTML-escaped, control characters made
-visible, so a filing holding `<script>` shows as those eight characters.
+each side cover the change's span on that side in order with no gap or overlap, and no control
+character of a filing reaches a terminal or a page as itself (`CONTROLS`): it cannot move the
+cursor, colour the line or break the markup.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import html
 import os
 import re
 import secrets
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import pairwise
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
+from typing import TYPE_CHECKING, Any, Protocol, get_args
 
 from rapidfuzz.distance import Indel
 
@@ -54,12 +52,12 @@ _SPACE = re.compile(r"\s+")
 # for DEL) and U+FFFD for C1, so a control character in a filing can neither drive a terminal
 # (an escape sequence) nor make an HTML parse error. Tab, line feed, form feed and carriage
 # return stay as they are in HTML (white space there) and fold to one space on a terminal.
-_CONTROLS = {
+CONTROLS = {
     **{code: 0x2400 + code for code in range(0x20)},
     0x7F: 0x2421,
     **{code: 0xFFFD for code in range(0x80, 0xA0)},
 }
-_HTML_CONTROLS = {k: v for k, v in _CONTROLS.items() if k not in (0x09, 0x0A, 0x0C, 0x0D)}
+HTML_CONTROLS = {k: v for k, v in CONTROLS.items() if k not in (0x09, 0x0A, 0x0C, 0x0D)}
 _ANSI = {"removed": "\x1b[31m", "added": "\x1b[32m", "reset": "\x1b[m"}
 
 
@@ -403,7 +401,7 @@ def pages_label(pages: tuple[int, int] | None) -> str:
     return f"p. {first}" if first == last else f"pp. {first}-{last}"
 
 
-def _place(side: str, span: Span | None, pages: tuple[int, int] | None) -> str:
+def place(side: str, span: Span | None, pages: tuple[int, int] | None) -> str:
     if span is None:
         return f"{side} -"
     where = pages_label(pages)
@@ -413,9 +411,7 @@ def _place(side: str, span: Span | None, pages: tuple[int, int] | None) -> str:
 def places(r: Redline) -> str:
     """Where the change lies: "before [s, e) p. 3; after [s, e) p. 4" (pages for a PDF only)."""
     c = r.change
-    return (
-        f"{_place('before', c.before, r.before_pages)}; {_place('after', c.after, r.after_pages)}"
-    )
+    return f"{place('before', c.before, r.before_pages)}; {place('after', c.after, r.after_pages)}"
 
 
 def summary(r: Redline) -> str:
@@ -433,7 +429,7 @@ def summary(r: Redline) -> str:
 
 def _visible(text: str) -> str:
     """`text` for a terminal: white space folded to one space, control characters shown."""
-    return _SPACE.sub(" ", text).translate(_CONTROLS)
+    return _SPACE.sub(" ", text).translate(CONTROLS)
 
 
 def _elide(text: str, *, head: bool, tail: bool, context: int) -> str:
@@ -451,10 +447,11 @@ def _elide(text: str, *, head: bool, tail: bool, context: int) -> str:
 def marked_text(r: Redline, *, colour: bool = False, context: int = CONTEXT_CHARS) -> str:
     """The change as one line: `[-removed-]{+added+}` marks in the text they stand in.
 
-    Unchanged text is the after side's (the before side's where there is no after side); of an
+    Unchanged text is the after side's (the before side's where there is no after side), and so
+    is white space alone on one side of a changed run (it is never marked); of an
     unchanged run, `context` characters are kept next to each mark and the rest is " … " (a
     change with no mark keeps its first 2·`context`). Marked text is never shortened. White space
-    is folded to one space and control characters are shown as symbols (`_CONTROLS`), so no
+    is folded to one space and control characters are shown as symbols (`CONTROLS`), so no
     filing can move the cursor or colour the terminal. `colour` adds ANSI red and green around
     the marks (the marks stay, so a copied line reads the same).
     """
@@ -466,241 +463,16 @@ def marked_text(r: Redline, *, colour: bool = False, context: int = CONTEXT_CHAR
             parts.append(_elide(text, head=k > 0, tail=k < last, context=context))
             continue
         for side, text in (("removed", r.before_of(piece)), ("added", r.after_of(piece))):
-            if not text:
+            # White space alone on one side of a run is what `_joined` absorbed between two
+            # changed words: unmarked, shown on the after side as the stream's plain text is.
+            if text.isspace() and side == "added":
+                parts.append(" ")
+            if not text.strip():
                 continue
             left, right = ("[-", "-]") if side == "removed" else ("{+", "+}")
             mark = f"{left}{_visible(text)}{right}"
             parts.append(f"{_ANSI[side]}{mark}{_ANSI['reset']}" if colour else mark)
     return "".join(parts).strip()
-
-
-# ---------------------------------------------------------------------------------------------
-# The redline page
-
-_STYLE = """
-body{font-family:system-ui,sans-serif;margin:1em 1.5em;color:#111;background:#fff}
-h1{font-size:1.3em}h2{font-size:1.1em;margin-top:2em}
-.note{color:#444;font-size:90%}
-table.redline{width:100%;border-collapse:collapse;table-layout:fixed}
-table.redline th{text-align:left;font-weight:600;background:#eee;padding:.3em .5em;
- overflow-wrap:anywhere}
-table.redline td{vertical-align:top;padding:.3em .5em;border-top:1px solid #ddd;width:50%}
-.text{white-space:pre-wrap;overflow-wrap:anywhere;font-family:ui-monospace,monospace;
- font-size:12.5px;line-height:1.35}
-tr.unchanged .text{color:#666}
-tr.meta td{background:#f5f5f5;font-size:88%;border-top:2px solid #ccc}
-.place{color:#555;font-size:85%;margin-bottom:.2em}
-del{background:#ffd2cf;color:#7a0014;text-decoration:line-through}
-ins{background:#c6f6d0;color:#034d18;text-decoration:underline}
-.kind{font-weight:600}
-.doubt{background:#ffe58a;border:1px solid #c9a300;padding:0 .3em;border-radius:3px}
-tr.doubtful td{background:#fffbe6}
-tr.meta.doubtful td{background:#fff1b8}
-td.moved .text,td.moved{border-left:4px solid #8a63d2}
-.part{font:600 11px system-ui,sans-serif;color:#fff;background:#8a63d2;padding:0 .3em;
- border-radius:3px;user-select:none}
-.link{font-size:90%}
-:target{outline:3px solid #ff8c00;outline-offset:-3px}
-ol.index{font-size:88%;columns:2;margin:.3em 0}
-""".strip()
-
-
-def _e(text: str) -> str:
-    """Document text for the page: control characters shown (`_HTML_CONTROLS`), then every
-    character HTML-escaped (`&`, `<`, `>`, `"`, `'`)."""
-    return html.escape(text.translate(_HTML_CONTROLS), quote=True)
-
-
-def _side_html(r: Redline, side: Literal["before", "after"], parts: Mapping[int, str]) -> str:
-    """One side of a change: its pieces, changed ones in `<del>` (before) or `<ins>` (after),
-    and a numbered part mark at each offset of `anchors` (the passages of a split or merge)."""
-    source = r.before_source if side == "before" else r.after_source
-    tag = "del" if side == "before" else "ins"
-    anchors = dict(parts)
-    out: list[str] = []
-    for piece in r.pieces:
-        start, end = (
-            (piece.before_start, piece.before_end)
-            if side == "before"
-            else (piece.after_start, piece.after_end)
-        )
-        cuts = [start, *sorted(k for k in anchors if start <= k < end), end]
-        for left, right in pairwise(cuts):
-            if left in anchors and left < end:
-                number = anchors.pop(left)
-                out.append(f'<span class="part" id="{number}">{number.rsplit("-", 1)[1]}</span>')
-            if left == right:
-                continue
-            text = _e(source[left:right])
-            out.append(f"<{tag}>{text}</{tag}>" if piece.changed else text)
-    return "".join(out)
-
-
-def _meta_html(r: Redline, anchor: str, extra: str = "") -> str:
-    c = r.change
-    labels = f"{_e(c.before_label or '-')} → {_e(c.after_label or '-')}"
-    scores = ""
-    if c.similarity is not None and c.alignment_confidence is not None:
-        capped = " (capped: the labels disagree)" if c.capped else ""
-        scores = (
-            f" · similarity {c.similarity:.2f} · confidence {c.alignment_confidence:.2f}{capped}"
-        )
-    doubt = f' <span class="doubt">doubtful: {_e(", ".join(r.doubt))}</span>' if r.doubt else ""
-    return (
-        f'<a class="id" href="#{anchor}">{c.change_id}</a> <span class="kind">{c.kind}</span>'
-        f" · labels {labels}{scores}{doubt}{extra}"
-    )
-
-
-def _place_html(side: str, span: Span | None, pages: tuple[int, int] | None) -> str:
-    return f'<div class="place">{_e(_place(side, span, pages))}</div>' if span else ""
-
-
-def _parts(change_id: str, spans: Sequence[Span]) -> dict[int, str]:
-    return {span.char_start: f"{change_id}-part-{k}" for k, span in enumerate(spans, 1)}
-
-
-def _change_rows(r: Redline) -> list[str]:
-    """The table rows of one change: a meta row (its anchor) and a text row; a moved change's
-    rows stand where it left, and `_destination_rows` where it arrived."""
-    c = r.change
-    classes = f"{c.kind}{' doubtful' if r.doubt else ''}"
-    if c.kind == "unchanged":
-        return [
-            f'<tr id="{c.change_id}" class="change unchanged">'
-            f'<td class="before">{_place_html("before", c.before, r.before_pages) if r.before_pages else ""}'
-            f'<div class="text">{_side_html(r, "before", {})}</div></td>'
-            f'<td class="after">{_place_html("after", c.after, r.after_pages) if r.after_pages else ""}'
-            f'<div class="text">{_side_html(r, "after", {})}</div></td></tr>'
-        ]
-    extra = ""
-    before_parts = _parts(c.change_id, c.before_spans)
-    after_parts = _parts(c.change_id, c.after_spans)
-    if c.kind in ("split", "merged"):
-        parts = after_parts if c.kind == "split" else before_parts
-        links = " ".join(f'<a href="#{a}">{a.rsplit("-", 1)[1]}</a>' for a in parts.values())
-        verb = "split into" if c.kind == "split" else "merged from"
-        extra = f' · <span class="link">{verb} {len(parts)} passages: {links}</span>'
-    if c.kind == "moved":
-        extra = f' · <a class="link" href="#{c.change_id}-to">moved to ↓</a>'
-    before_cell = (
-        f"{_place_html('before', c.before, r.before_pages)}"
-        f'<div class="text">{_side_html(r, "before", before_parts)}</div>'
-        if c.before
-        else ""
-    )
-    if c.kind == "moved":
-        after_cell = (
-            f'<a class="link" href="#{c.change_id}-to">moved to '
-            f"{_e(_place('after', c.after, r.after_pages))} ↓</a>"
-        )
-    else:
-        after_cell = (
-            f"{_place_html('after', c.after, r.after_pages)}"
-            f'<div class="text">{_side_html(r, "after", after_parts)}</div>'
-            if c.after
-            else ""
-        )
-    moved = " moved" if c.kind == "moved" else ""
-    return [
-        f'<tr id="{c.change_id}" class="meta {classes}"><td colspan="2">'
-        f"{_meta_html(r, c.change_id, extra)}</td></tr>",
-        f'<tr class="change {classes}"><td class="before{moved}">{before_cell}</td>'
-        f'<td class="after">{after_cell}</td></tr>',
-    ]
-
-
-def _destination_rows(r: Redline) -> list[str]:
-    """Where a moved passage arrived: a meta row (anchor `<change id>-to`) and its text row."""
-    c = r.change
-    anchor = f"{c.change_id}-to"
-    back = f' · <a class="link" href="#{c.change_id}">moved from ↑</a>'
-    return [
-        f'<tr id="{anchor}" class="meta moved{" doubtful" if r.doubt else ""}"><td colspan="2">'
-        f"{_meta_html(r, anchor, back)}</td></tr>",
-        f'<tr class="change moved{" doubtful" if r.doubt else ""}">'
-        f'<td class="before"><a class="link" href="#{c.change_id}">moved from '
-        f"{_e(_place('before', c.before, r.before_pages))} ↑</a></td>"
-        f'<td class="after moved">{_place_html("after", c.after, r.after_pages)}'
-        f'<div class="text">{_side_html(r, "after", {})}</div></td></tr>',
-    ]
-
-
-def _rows(items: Sequence[Redline]) -> list[str]:
-    """Every row of one version pair, in the diff's order, with each moved passage shown twice:
-    where it left (its place in the diff's order) and where it arrived, just before the first
-    other change whose after side starts later (ties: the moved passages in after order)."""
-    arrivals = sorted(
-        (r for r in items if r.change.kind == "moved" and r.change.after is not None),
-        key=lambda r: (r.change.after.char_start if r.change.after else 0, r.change.change_id),
-    )
-    rows: list[str] = []
-    for r in items:
-        after = r.change.after
-        if after is not None and r.change.kind != "moved":
-            while (
-                arrivals
-                and arrivals[0].change.after is not None
-                and (arrivals[0].change.after.char_start < after.char_start)
-            ):
-                rows.extend(_destination_rows(arrivals.pop(0)))
-        rows.extend(_change_rows(r))
-    for r in arrivals:
-        rows.extend(_destination_rows(r))
-    return rows
-
-
-def _index(items: Sequence[Redline]) -> str:
-    entries = [
-        f'<li><a href="#{r.change.change_id}">{r.change.change_id}</a> {r.change.kind} '
-        f"{_e(r.change.before_label or '-')} → {_e(r.change.after_label or '-')}"
-        + (f' <span class="doubt">doubtful: {_e(", ".join(r.doubt))}</span>' if r.doubt else "")
-        + "</li>"
-        for r in items
-        if r.change.kind != "unchanged"
-    ]
-    doubtful = sum(bool(r.doubt) for r in items)
-    return (
-        f"<details open><summary>{len(entries)} changes shown, {doubtful} doubtful</summary>"
-        f'<ol class="index">{"".join(entries)}</ol></details>'
-    )
-
-
-def page_html(sections: Sequence[Section], *, family: str, shown: str) -> str:
-    """The redline page: for each version pair, its changes side by side, before on the left.
-
-    `shown` says which changes were selected (a person's words, escaped like everything else).
-    Each change's id is the anchor of its row; a moved passage's arrival is `<change id>-to`, the
-    passages of a split or merge `<change id>-part-<k>`; `:target` outlines the row a link
-    opened. Changed runs are `<del>` on the left and `<ins>` on the right; a doubtful pairing's
-    rows are tinted and carry its reasons. The page holds no script and loads nothing (its
-    Content-Security-Policy forbids both); it is deterministic (no timestamp), so the same diff
-    gives the same bytes.
-    """
-    body: list[str] = [
-        f"<h1>Redline: {_e(family)}</h1>",
-        f'<p class="note">{_e(shown)}. Removed text is struck through on the left, added text '
-        "underlined on the right; unchanged passages are grey. Offsets are half-open character "
-        "ranges of each version's text; pages (PDF only) are counted from 1 in file order.</p>",
-    ]
-    for number, part in enumerate(sections, 1):
-        before, after, items = part.before, part.after, part.shown
-        body.append(
-            f'<section id="pair-{number}"><h2>{_e(before.version_id)} → {_e(after.version_id)}</h2>'
-            f'<p class="note">{_e(pair_summary(part))}</p>'
-            f"{_index(items)}"
-            '<table class="redline"><thead><tr>'
-            f"<th>before: {_e(before.version_id)}</th><th>after: {_e(after.version_id)}</th>"
-            f"</tr></thead><tbody>{''.join(_rows(items))}</tbody></table></section>"
-        )
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        "style-src 'unsafe-inline'\">"
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>Redline: {_e(family)}</title><style>{_STYLE}</style></head>"
-        f"<body>{''.join(body)}</body></html>\n"
-    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -767,7 +539,7 @@ def change_frame(sections: Sequence[Section]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema)
 
 
-def _writable(path: Path, what: str) -> None:
+def writable(path: Path, what: str) -> None:
     """Refuse, before anything is written, a path that cannot take `what`: a folder, something
     other than a regular file, or a file in a folder that does not exist."""
     if path.is_dir():
@@ -791,8 +563,8 @@ def _replace(path: Path, write: Callable[[Path], object]) -> None:
 
 
 def write_page(path: Path, page: str) -> None:
-    """Write the redline page (UTF-8) to `path`, replacing a file there (rules in `_writable`)."""
-    _writable(path, "the redline page")
+    """Write the redline page (UTF-8) to `path`, replacing a file there (rules in `writable`)."""
+    writable(path, "the redline page")
     data = page.encode("utf-8")
 
     def write(temporary: Path) -> None:
@@ -802,13 +574,18 @@ def write_page(path: Path, page: str) -> None:
     _replace(path, write)
 
 
-def write_table(frame: pl.DataFrame, form: str, path: Path) -> None:
-    """Write the change table as CSV (UTF-8, a header row) or Parquet to `path` (`_writable`)."""
+def export_target(form: str, path: Path) -> None:
+    """Refuse an unknown export format, or a path `writable` refuses."""
     if form not in EXPORT_FORMATS:
         raise RedlineError(
             f"{form}: unknown export format; expected one of {', '.join(EXPORT_FORMATS)}"
         )
-    _writable(path, f"the {form} change table")
+    writable(path, f"the {form} change table")
+
+
+def write_table(frame: pl.DataFrame, form: str, path: Path) -> None:
+    """Write the change table as CSV (UTF-8, a header row) or Parquet to `path` (`export_target`)."""
+    export_target(form, path)
     if form == "csv":
         _replace(path, frame.write_csv)
     else:
