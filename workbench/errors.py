@@ -128,3 +128,8 @@ class ProfileError(WorkbenchError, ValueError):
 
 class BundleError(WorkbenchError, ValueError):
     """A bundle that cannot be written or read: not a zip, an unsafe member name, a bad descriptor."""
+
+
+class RedlineError(WorkbenchError, ValueError):
+    """A redline or change table cannot be made as asked: an unknown change kind or export
+    format, or an output path that is a folder, not a regular file, or in a missing folder."""

@@ -15,7 +15,7 @@ from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 
 def canonical_json(value: Any) -> str:
@@ -200,6 +200,7 @@ class Span:
 
 
 ChangeKind = Literal["unchanged", "modified", "moved", "split", "merged", "added", "removed"]
+CHANGE_KINDS: tuple[str, ...] = get_args(ChangeKind)
 PAIRING_KINDS = frozenset({"modified", "moved", "split", "merged"})  # a pairing of unequal text
 
 

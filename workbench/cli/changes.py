@@ -5,12 +5,16 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from collections.abc import Sequence
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
+from workbench.cli import arguments
 from workbench.cli.common import out, own_profiles, path_options, print_json, profiles_option
 from workbench.errors import VersionNotFound
+from workbench.models import CHANGE_KINDS
 
 if TYPE_CHECKING:
     from workbench.store import Workspace
@@ -33,10 +37,27 @@ def _pairs(
     return list(pairwise(versions))
 
 
+def _colour() -> bool:
+    """ANSI colour on stdout: only when it is a terminal and NO_COLOR is unset or empty."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
 def cmd_diff(args: argparse.Namespace) -> int:
-    from workbench.diff import change_as_json, diff_versions, pairing_is_uncertain
+    from workbench import redline, redline_html
+    from workbench.diff import diff_versions
+    from workbench.errors import RedlineError
+    from workbench.profiles import choose_profile, registry
     from workbench.store import Workspace
 
+    if (args.export is None) != (args.out is None):
+        raise RedlineError(
+            "--export FORMAT and --out FILE go together: the table's format and file"
+        )
+    # Both outputs are checked before anything is computed, so a bad one writes neither.
+    if args.html is not None:
+        redline.writable(args.html, "the redline page")
+    if args.export is not None:
+        redline.export_target(args.export, args.out)
     with Workspace(args.workspace) as workspace:
         pairs = _pairs(workspace, args.family, args.start, args.end)
     if not pairs:
@@ -45,51 +66,56 @@ def cmd_diff(args: argparse.Namespace) -> int:
         else:
             out(f"{args.family}: only one version is held; nothing to diff\n")
         return 0
-    from workbench.profiles import choose_profile, registry
-
     profile = choose_profile(
         [pairs[0][0], *(b for _, b in pairs)], registry(own_profiles(args))
     ).profile
-    results = [(before, after, diff_versions(before, after, profile)) for before, after in pairs]
+    # The listing leaves unchanged passages out unless asked; JSON, page and table hold them.
+    files = args.json or args.html is not None or args.export is not None
+    kinds = args.kind or (None if files else redline.SHOWN_BY_DEFAULT)
+    sections = [
+        redline.section(
+            before,
+            after,
+            diff_versions(before, after, profile),
+            kinds=kinds,
+            doubtful=args.doubtful,
+        )
+        for before, after in pairs
+    ]
+    wrote = []
+    if args.html is not None:
+        shown = redline.selection_words(args.kind, args.doubtful)
+        redline.write_page(
+            args.html, redline_html.page_html(sections, family=args.family, shown=shown)
+        )
+        pairs_word = "version pair" if len(sections) == 1 else "version pairs"
+        wrote.append(f"wrote {args.html}: the redline page of {len(sections)} {pairs_word}")
+    if args.export is not None:
+        redline.write_table(redline.change_frame(sections), args.export, args.out)
+        rows = sum(len(part.shown) for part in sections)
+        wrote.append(f"wrote {args.out}: {rows} changes as {args.export}")
     if args.json:
         print_json(
             [
                 {
-                    "before": b.version_id,
-                    "after": a.version_id,
-                    "changes": [change_as_json(c) for c in changes],
+                    "before": part.before.version_id,
+                    "after": part.after.version_id,
+                    "changes": [redline.change_json(r) for r in part.shown],
                 }
-                for b, a, changes in results
+                for part in sections
             ]
         )
         return 0
-    for before, after, changes in results:
-        counts = {
-            k: sum(c.kind == k for c in changes)
-            for k in ("unchanged", "modified", "moved", "split", "merged", "added", "removed")
-        }
-        doubtful = sum(pairing_is_uncertain(c) for c in changes)
-        out(
-            f"{before.version_id} -> {after.version_id}: "
-            + ", ".join(f"{v} {k}" for k, v in counts.items())
-            + f"; {doubtful} doubtful\n"
-        )
-        for c in changes:
-            if c.kind == "unchanged":
-                continue
-            span = c.span_after or c.after or c.before
-            source = after if c.after else before
-            snippet = (
-                source.text[span.char_start : span.char_end][:70].replace("\n", " ") if span else ""
-            )
-            score = (
-                f" conf {c.alignment_confidence:.2f}{' capped' if c.capped else ''}"
-                if c.alignment_confidence is not None
-                else ""
-            )
-            flag = " DOUBTFUL" if pairing_is_uncertain(c) else ""
+    if wrote:
+        out("".join(f"{line}\n" for line in wrote))
+        return 0
+    colour = _colour()
+    for part in sections:
+        out(redline.pair_summary(part) + "\n")
+        for r in part.shown:
             out(
-                f"  {c.change_id} {c.kind:<8}{score}{flag} labels {c.before_label or '-'}->{c.after_label or '-'}: {snippet!r}\n"
+                f"  {redline.summary(r)}\n    {redline.places(r)}\n"
+                f"    {redline.marked_text(r, colour=colour)}\n"
             )
     return 0
 
@@ -121,9 +147,23 @@ def cmd_review_list(args: argparse.Namespace) -> int:
     with Workspace(args.workspace) as workspace:
         items = review.review_items(workspace, args.family, profiles=registry(own_profiles(args)))
         verdicts = review.read_verdicts(workspace)
+        ids = {i for item in items for p in item.pairings for i in (p.before_id, p.after_id)}
+        held = {version_id: workspace.version(version_id) for version_id in sorted(ids)}
     if args.json:
         print_json([review.item_as_json(item, verdicts) for item in items])
         return 0
+    from workbench import redline
+
+    colour = _colour()
+
+    def sides(pairing: Any, indent: str) -> str:
+        """Both sides of a pairing, as `workbench diff` shows them: places, then marked text."""
+        shown = redline.redline(pairing.change, held[pairing.before_id], held[pairing.after_id])
+        return (
+            f"{indent}{redline.places(shown)}\n"
+            f"{indent}{redline.marked_text(shown, colour=colour)}\n"
+        )
+
     stands = groups = grouped = 0
     pair: tuple[str, str] | None = None
     for item in items:
@@ -135,6 +175,7 @@ def cmd_review_list(args: argparse.Namespace) -> int:
         stands += caution
         if item.group_id is None:
             out(f"  {_review_pairing_line(review, first.change, verdicts)}\n")
+            out(sides(first, "    "))
             continue
         groups, grouped = groups + 1, grouped + len(item.pairings)
         changes = [p.change for p in item.pairings]
@@ -145,8 +186,9 @@ def cmd_review_list(args: argparse.Namespace) -> int:
             f"{changes[-1].before_label}->{changes[-1].after_label} "
             f"({item.relabel.line()}): {_caution_word(caution)}\n"
         )
-        for change in changes:
-            out(f"    {_review_pairing_line(review, change, verdicts)}\n")
+        for pairing in item.pairings:
+            out(f"    {_review_pairing_line(review, pairing.change, verdicts)}\n")
+            out(sides(pairing, "      "))
     lone = len(items) - groups
     out(
         f"{len(items)} review items ({groups} restructure groups of {grouped} pairings, {lone} lone "
@@ -238,16 +280,47 @@ def cmd_review_verify_chain(args: argparse.Namespace) -> int:
 def add_commands(commands: Any) -> None:
     diff = commands.add_parser(
         "diff",
-        help="typed changes with confidence, cap and narrowed spans",
-        description="Diff consecutive versions of a family (or --from/--to). Doubtful pairings "
-        "are modified pairs with confidence at or below the restructure ceiling.",
+        help="typed changes with both sides' text marked; a redline page; the change table",
+        description="Diff consecutive versions of a family (or --from/--to). Each change is "
+        "shown with both sides' text, its changed words marked [-removed-]{+added+}, its kind, "
+        "labels, confidence, places (pages for a PDF) and why it is doubtful. Doubtful pairings "
+        "are pairings with confidence at or below the restructure ceiling. The listing leaves "
+        "unchanged passages out unless --kind names them; --json, --html and --export hold "
+        "every change the filters keep.",
     )
     diff.add_argument("family", metavar="FAMILY", help="document family, e.g. dc-code-34-306")
     diff.add_argument(
         "--from", dest="start", metavar="V", help="version id to diff from (default: first)"
     )
     diff.add_argument("--to", dest="end", metavar="V", help="version id to diff to (default: last)")
-    diff.add_argument("--json", action="store_true", help="print the changes as JSON")
+    diff.add_argument(
+        "--json", action="store_true", help="print the changes as JSON, with their texts"
+    )
+    diff.add_argument(
+        "--kind",
+        action="append",
+        choices=CHANGE_KINDS,
+        metavar="KIND",
+        help=f"only changes of this kind (repeatable): {', '.join(CHANGE_KINDS)}",
+    )
+    diff.add_argument(
+        "--doubtful", action="store_true", help="only doubtful pairings (the review queue's)"
+    )
+    diff.add_argument(
+        "--html",
+        type=arguments.out_file,
+        metavar="OUT.html",
+        help="write a side-by-side redline page to OUT.html (self-contained, no script)",
+    )
+    diff.add_argument(
+        "--export",
+        choices=("csv", "parquet"),
+        metavar="FORMAT",
+        help="write the change table as csv or parquet to --out FILE",
+    )
+    diff.add_argument(
+        "--out", type=arguments.out_file, metavar="FILE", help="where --export writes the table"
+    )
     path_options(diff, workspace=True)
     profiles_option(diff)
     diff.set_defaults(func=cmd_diff)

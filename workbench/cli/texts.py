@@ -25,9 +25,10 @@ def cmd_passages(args: argparse.Namespace) -> int:
         version = workspace.version(args.version_id)
         choice = family_profile(args, workspace, version)
     passages = segment_version(version, choice.profile)
-    if args.json:
-        from workbench.models import page_for_offset
+    from workbench.models import page_for_offset
 
+    page = {p.ordinal: page_for_offset(version.pages, p.char_start) for p in passages}
+    if args.json:
         print_json(
             [
                 {
@@ -40,7 +41,7 @@ def cmd_passages(args: argparse.Namespace) -> int:
                     "kind": p.kind,
                     "path": list(p.path) if p.path is not None else None,
                     "profile": choice.profile.name,
-                    "page": page_for_offset(version.pages, p.char_start),
+                    "page": page[p.ordinal],
                 }
                 for p in passages
             ]
@@ -48,9 +49,11 @@ def cmd_passages(args: argparse.Namespace) -> int:
         return 0
     for p in passages:
         first_line = p.text.split("\n", 1)[0][:90]
+        on = page[p.ordinal]
         out(
             f"{p.ordinal:5d} [{p.char_start}, {p.char_end}) {p.kind:<12} "
-            f"label={p.section_label or '-'} path={'/'.join(p.path) if p.path else '-'}  {first_line}\n"
+            f"label={p.section_label or '-'} path={'/'.join(p.path) if p.path else '-'}"
+            f"{f' page={on}' if on is not None else ''}  {first_line}\n"
         )
     return 0
 
