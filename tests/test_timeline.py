@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench import claims, timeline
+from workbench import claims, recheck, timeline
 from workbench.cli import main
 from workbench.models import Version
 from workbench.normalize import normalized_text
@@ -185,7 +185,7 @@ def test_history_dates_a_real_quote_across_dc_code_releases(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     quote, versions, counts = dropped
-    life = timeline.history(workspace, quote, versions[0].family)
+    life = timeline.quote_history(workspace, quote, versions[0].family)
     assert [h.version_id for h in life.versions] == [v.version_id for v in versions]
     assert [len(h.occurrences) for h in life.versions] == counts
     holding = [v.version_id for v, n in zip(versions, counts, strict=True) if n]
@@ -211,7 +211,7 @@ def test_history_names_the_page_in_a_pdf(workspace: Workspace) -> None:
         for s in map(_folded, _SENTENCE_END.split(version.text[last_page.char_start :]))
         if 40 <= len(s) <= 200 and _folded(version.text).count(s) == 1
     )
-    life = timeline.history(workspace, sentence, version.family)
+    life = timeline.quote_history(workspace, sentence, version.family)
     held = next(h for h in life.versions if h.version_id == version.version_id)
     (o,) = held.occurrences
     assert o.page == o.end_page == last_page.page
@@ -273,7 +273,7 @@ def test_recheck_reports_a_quote_a_later_release_holds_twice(
     before, after, sentence = pair
     cited = timeline.cite_quote(workspace, sentence, before.version_id)
     assert cited.citation is not None
-    report = timeline.recheck(workspace, citations=[("line 1", cited.citation)])
+    report = recheck.recheck_quotes(workspace, citations=[("line 1", cited.citation)])
     finding = next(f for f in report.findings if f.version_id == after.version_id)
     assert finding.status == "now_ambiguous" and len(finding.occurrences) >= 2
 

@@ -113,3 +113,9 @@ from workbench.quotes import (  # noqa: E402
 )
 
 __all__ += ["add_quote", "new_report", "parse_report", "validate_report", "write_snapshot"]
+
+# Citations through time: a quote made into a citation, dated across versions, rechecked.
+from workbench.recheck import recheck_quotes  # noqa: E402
+from workbench.timeline import cite_quote, quote_history  # noqa: E402
+
+__all__ += ["cite_quote", "quote_history", "recheck_quotes"]

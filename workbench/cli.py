@@ -632,7 +632,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     from workbench import timeline
 
     with Workspace(args.workspace) as workspace:
-        life = timeline.history(workspace, _quote_argument(args.quote), args.family)
+        life = timeline.quote_history(workspace, _quote_argument(args.quote), args.family)
     if args.json:
         _json(life.as_json())
     else:
@@ -641,7 +641,7 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_recheck(args: argparse.Namespace) -> int:
-    from workbench import claims, timeline
+    from workbench import claims, recheck
     from workbench.cite.formats import read_citations
     from workbench.errors import CitationError
 
@@ -656,10 +656,10 @@ def cmd_recheck(args: argparse.Namespace) -> int:
         if args.notes is not None:
             notes = claims.notes_in(args.notes)
         elif args.citations is None:
-            notes = timeline.ledger_notes(ledger)
+            notes = recheck.ledger_notes(ledger)
         else:
             notes = ()
-        report = timeline.recheck(
+        report = recheck.recheck_quotes(
             workspace,
             citations=citations,
             notes=notes,
@@ -677,7 +677,7 @@ def cmd_recheck(args: argparse.Namespace) -> int:
             }
         )
     else:
-        _out("".join(line + "\n" for line in timeline.recheck_lines(report)))
+        _out("".join(line + "\n" for line in recheck.recheck_lines(report)))
     return 1 if report.gone else 0
 
 

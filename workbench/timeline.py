@@ -1,45 +1,37 @@
-"""Citations through time (DESIGN.md C16): make a quote into a citation, date it across a family's
-versions, and re-search recorded quotes in the versions held after theirs.
+"""Citations through time (DESIGN.md C16): make a quote into a citation, and date it across the
+versions of a family.
 
-Three verbs share one search: the exact occurrence search of the verifier (the one normalization
-on both sides, the three readings of a line-break hyphen, nothing else), asked through one private
-adapter, `_occurrences`, which returns raw spans. `cite_quote` turns a quote into a citation when
-the version holds it exactly once, or when the occurrence is named; `history` lists, for every
-version of a family, where the quote stands in it; `recheck` searches every recorded quote into a
-version that has newer versions in each newer one. Every position reported is found in the text it
-names, by that search: an offset is never carried from one version to another through the
-alignment. The one thing taken from the alignment is a suggestion shown beside a gone quote (the
-passage of the newest version paired with the quote's old passage), and it is marked
-`is_evidence: false`.
+Both verbs use one search, the exact occurrence search of the verifier (the one normalization on
+both sides, the three readings of a line-break hyphen, nothing else), asked through one adapter,
+`_occurrences`, which returns raw spans; `workbench.recheck` asks it through the same adapter.
+`cite_quote` turns a quote into a citation when the version holds it exactly once, or when the
+occurrence is named; `quote_history` lists, for every version of a family, where the quote stands
+in it. Each occurrence is placed in its version: the passage it starts in (section label and
+structure path, read through the shipped numbering profile of the family) and, for a PDF, its
+pages. Every position reported was found in the text it names.
 
 The guarantee: a `cite_quote` citation is verified by `verify_citations` (the rule itself, through
-the version's text hash) before it is returned, and a `still_present` finding's offsets are an
-occurrence of the quote in that version's text.
+the version's text hash) before it is returned.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from workbench.cite.index import DELETABLE, SourceIndex, source_index
 from workbench.cite.verify import Citation, Verification, occurrence_hits, verify_citations
-from workbench.errors import CitationError, CorpusChanged, NoteError, VersionNotFound
-from workbench.models import Change, Version
+from workbench.errors import CitationError, CorpusChanged
+from workbench.models import Version
 from workbench.normalize import normalized_text
 from workbench.segment import segment_version
 from workbench.store import Workspace, text_sha256
 
-if TYPE_CHECKING:
-    from workbench.claims import Ledger, Run
-
 CONTEXT_CHARS = 60  # raw characters of context shown on each side of an occurrence
 
 CiteStatus = Literal["cited", "ambiguous", "not_found", "no_such_occurrence"]
-RecheckStatus = Literal["still_present", "gone", "now_ambiguous"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -175,81 +167,6 @@ class QuoteHistory:
         }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Suggestion:
-    """The newest version's passage the alignment paired with a gone quote's old passage: a place
-    to look, never evidence (`is_evidence` is always False), with the pairing's kind and
-    similarity as the diff computed them."""
-
-    version_id: str
-    char_start: int
-    char_end: int
-    text: str
-    change_kind: str
-    similarity: float | None
-    is_evidence: Literal[False] = False
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "version_id": self.version_id,
-            "char_start": self.char_start,
-            "char_end": self.char_end,
-            "text": self.text,
-            "change_kind": self.change_kind,
-            "similarity": self.similarity,
-            "is_evidence": self.is_evidence,
-        }
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Finding:
-    """One recorded quote searched in one newer version.
-
-    `subject` names where the quote was recorded (a note's path and quote line, or a citations
-    file's line); `base_version` is the version it was recorded against. `status`:
-    `still_present` (one occurrence in `version_id`, at `occurrences[0]`), `gone` (none),
-    `now_ambiguous` (more than one: which one the record meant cannot be carried over, since
-    offsets are never projected). `suggestion` is set only beside a gone quote in the newest
-    version, when the alignment paired its old passage with one there.
-    """
-
-    subject: str
-    kind: Literal["note", "citation"]
-    quoted_text: str
-    base_version: str
-    version_id: str
-    status: RecheckStatus
-    occurrences: tuple[Occurrence, ...]
-    suggestion: Suggestion | None = None
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "subject": self.subject,
-            "kind": self.kind,
-            "quoted_text": self.quoted_text,
-            "base_version": self.base_version,
-            "version_id": self.version_id,
-            "status": self.status,
-            "occurrences": [o.as_json() for o in self.occurrences],
-            "suggestion": self.suggestion.as_json() if self.suggestion else None,
-        }
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RecheckReport:
-    """Every finding (subjects in input order, then each quote, then newer versions in version
-    order), the ledger runs `recheck` wrote (one per note and newer version), and the subjects it
-    could not recheck, each with why (its version is the newest held, or it names none)."""
-
-    findings: tuple[Finding, ...]
-    runs: tuple[Run, ...]
-    skipped: tuple[str, ...]
-
-    @property
-    def gone(self) -> tuple[Finding, ...]:
-        return tuple(f for f in self.findings if f.status == "gone")
-
-
 # ---------------------------------------------------------------------------------------------
 # The search and where an occurrence stands
 
@@ -265,14 +182,14 @@ def _occurrences(index: SourceIndex, quote: str) -> tuple[tuple[int, int], ...]:
     return tuple(index.normalized.raw_span(h.norm_start, h.norm_end) for h in hits if h.counted)
 
 
-def _check_quote(quote: str) -> None:
+def check_quote(quote: str) -> None:
     if not isinstance(quote, str) or not normalized_text(quote).strip(DELETABLE):
         raise CitationError(
             f"quote {str(quote)[:40]!r}: holds no words once normalized; expected verbatim words"
         )
 
 
-def _held_index(workspace: Workspace, version_id: str) -> SourceIndex:
+def held_index(workspace: Workspace, version_id: str) -> SourceIndex:
     """The version's index, after its stored text is hashed against the recorded text sha256."""
     stored, recorded = workspace.text_bytes(version_id)
     sha = text_sha256(stored)
@@ -337,7 +254,7 @@ class _Places:
         return pages[max(k, 0)].page
 
 
-def _located(version: Version, spans: Sequence[tuple[int, int]]) -> tuple[Occurrence, ...]:
+def located(version: Version, spans: Sequence[tuple[int, int]]) -> tuple[Occurrence, ...]:
     places = _Places(version)
     return tuple(places.occurrence(n, span) for n, span in enumerate(spans, start=1))
 
@@ -359,13 +276,13 @@ def cite_quote(
     with offsets, section and context. Raises `CitationError` for an empty quote or an occurrence
     that is not a positive integer, `VersionNotFound` for a version not held.
     """
-    _check_quote(quote)
+    check_quote(quote)
     if occurrence is not None and (type(occurrence) is not int or occurrence < 1):
         raise CitationError(f"occurrence {occurrence!r}: expected a positive integer")
-    index = _held_index(workspace, version_id)
+    index = held_index(workspace, version_id)
     spans = _occurrences(index, quote)
     version = workspace.version(version_id)
-    found = _located(version, spans)
+    found = located(version, spans)
     status: CiteStatus
     if not spans:
         status = "not_found"
@@ -404,19 +321,19 @@ def annotation_of(workspace: Workspace, cited: QuoteCitation) -> dict[str, Any]:
 
     if cited.verification is None:
         raise CitationError(f"{cited.version_id}: the quote was not cited ({cited.status})")
-    return annotation(_held_index(workspace, cited.version_id), cited.verification)
+    return annotation(held_index(workspace, cited.version_id), cited.verification)
 
 
 # ---------------------------------------------------------------------------------------------
 # history
 
 
-def _family_versions(workspace: Workspace, family: str) -> tuple[Version, ...]:
+def family_versions(workspace: Workspace, family: str) -> tuple[Version, ...]:
     """The family's held versions in version order (FamilyNotFound when none is held)."""
     return workspace.versions(family)
 
 
-def history(workspace: Workspace, quote: str, family: str) -> QuoteHistory:
+def quote_history(workspace: Workspace, quote: str, family: str) -> QuoteHistory:
     """The quote's occurrences in every held version of `family`, in version order.
 
     Each version's text hash is checked, then the quote is searched in it exactly; a version that
@@ -424,228 +341,26 @@ def history(workspace: Workspace, quote: str, family: str) -> QuoteHistory:
     order; whether the latest holds it is read off the last version held. Raises `CitationError`
     for an empty quote and `FamilyNotFound` for a family not held.
     """
-    _check_quote(quote)
+    check_quote(quote)
     holdings = []
-    for version in _family_versions(workspace, family):
-        spans = _occurrences(_held_index(workspace, version.version_id), quote)
+    for version in family_versions(workspace, family):
+        spans = _occurrences(held_index(workspace, version.version_id), quote)
         holdings.append(
             Holding(
                 version_id=version.version_id,
                 version_label=version.version_label,
                 version_order=version.version_order,
-                occurrences=_located(version, spans),
+                occurrences=located(version, spans),
             )
         )
     return QuoteHistory(family=family, quoted_text=quote, versions=tuple(holdings))
 
 
 # ---------------------------------------------------------------------------------------------
-# recheck
-
-
-def _newer(workspace: Workspace, base: Version) -> tuple[Version, ...]:
-    """The versions of the base's jurisdiction and family with a higher version order."""
-    return tuple(
-        v
-        for v in _family_versions(workspace, base.family)
-        if v.jurisdiction == base.jurisdiction and v.version_order > base.version_order
-    )
-
-
-def _status(spans: Sequence[object]) -> RecheckStatus:
-    """No occurrence: gone; one: still present; more: now ambiguous."""
-    if not spans:
-        return "gone"
-    return "still_present" if len(spans) == 1 else "now_ambiguous"
-
-
-class _Aligner:
-    """The suggestion beside a gone quote: the change of `diff_versions(base, newest)` whose old
-    passage holds the quote's first occurrence in the base, if it pairs it with a passage of the
-    newest version. Each pair of versions is diffed once per recheck."""
-
-    def __init__(self) -> None:
-        self._diffs: dict[tuple[str, str], tuple[Change, ...]] = {}
-
-    def suggest(
-        self, base: Version, newest: Version, base_span: tuple[int, int] | None
-    ) -> Suggestion | None:
-        if base_span is None:
-            return None
-        from workbench.diff import diff_versions
-
-        key = (base.version_id, newest.version_id)
-        if key not in self._diffs:
-            self._diffs[key] = diff_versions(base, newest)
-        at = base_span[0]
-        for change in self._diffs[key]:
-            before, after = change.before, change.after
-            if before is None or after is None or change.kind == "unchanged":
-                continue
-            if before.char_start <= at < before.char_end:
-                return Suggestion(
-                    version_id=newest.version_id,
-                    char_start=after.char_start,
-                    char_end=after.char_end,
-                    text=newest.text[after.char_start : after.char_end],
-                    change_kind=change.kind,
-                    similarity=change.similarity,
-                )
-        return None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Recorded:
-    """A quote recorded against a version: where it was recorded, and its words."""
-
-    subject: str
-    kind: Literal["note", "citation"]
-    base_version: str
-    quoted_text: str
-
-
-def _findings(
-    workspace: Workspace,
-    recorded: _Recorded,
-    newer: Sequence[Version],
-    spans_in: Mapping[str, Sequence[tuple[int, int]]],
-    aligner: _Aligner,
-) -> list[Finding]:
-    """The findings of one recorded quote in each newer version, from its spans there."""
-    out = []
-    base = workspace.version(recorded.base_version)
-    for version in newer:
-        spans = spans_in[version.version_id]
-        status = _status(spans)
-        suggestion = None
-        if status == "gone" and version is newer[-1]:
-            base_spans = _occurrences(_held_index(workspace, base.version_id), recorded.quoted_text)
-            suggestion = aligner.suggest(base, version, base_spans[0] if base_spans else None)
-        out.append(
-            Finding(
-                subject=recorded.subject,
-                kind=recorded.kind,
-                quoted_text=recorded.quoted_text,
-                base_version=recorded.base_version,
-                version_id=version.version_id,
-                status=status,
-                occurrences=_located(version, spans),
-                suggestion=suggestion,
-            )
-        )
-    return out
-
-
-def recheck(
-    workspace: Workspace,
-    *,
-    citations: Iterable[tuple[str, Citation]] = (),
-    notes: Iterable[Path] = (),
-    family: str | None = None,
-    ledger: Ledger | None = None,
-    corpus_dir: Path | None = None,
-    store: Path | None = None,
-) -> RecheckReport:
-    """Search every recorded quote into a version that has newer held versions in each of them.
-
-    `citations` are (subject, citation) pairs (the subject names the file and line); `notes` are
-    note files, each recorded against its `pointer`, else its `document`. With `family`, only
-    quotes into that family are rechecked. A citation's quote is searched in each newer version
-    in this process; a note is checked against each newer version's catalogued file by
-    `claims.recheck_note` (a separate process, checksum first, the run appended to `ledger`, the
-    note never written), and its findings are read off that run's spans. A subject whose version
-    is the newest held, or a note that names no version, is listed in `skipped`. Findings are in
-    input order (citations, then notes; a note's quotes in note order), then version order.
-    """
-    from workbench import claims
-
-    aligner = _Aligner()
-    findings: list[Finding] = []
-    runs: list[Run] = []
-    skipped: list[str] = []
-
-    def wanted(version_id: str, subject: str) -> tuple[Version, ...] | None:
-        try:
-            base = workspace.version(version_id)
-        except VersionNotFound as exc:
-            raise CitationError(f"{subject}: {exc}") from exc
-        if family is not None and base.family != family:
-            return None
-        newer = _newer(workspace, base)
-        if not newer:
-            skipped.append(f"{subject}: {version_id} is the newest held version of its family")
-            return None
-        return newer
-
-    for subject, citation in citations:
-        newer = wanted(citation.version_id, subject)
-        if newer is None:
-            continue
-        _check_quote(citation.quoted_text)
-        spans_in = {
-            v.version_id: _occurrences(_held_index(workspace, v.version_id), citation.quoted_text)
-            for v in newer
-        }
-        recorded = _Recorded(
-            subject=subject,
-            kind="citation",
-            base_version=citation.version_id,
-            quoted_text=citation.quoted_text,
-        )
-        findings += _findings(workspace, recorded, newer, spans_in, aligner)
-    note_paths = tuple(notes)
-    if note_paths and (ledger is None or corpus_dir is None or store is None):
-        raise NoteError("recheck: notes need a ledger, a corpus folder and a store")
-    for path in note_paths:
-        if not path.is_file():
-            skipped.append(f"{path}: no such note (the ledger names it)")
-            continue
-        note = claims.parse_note(path)
-        base_id = note.pointer or note.get("document")
-        if base_id is None:
-            skipped.append(f"{path}: names no pointer or document")
-            continue
-        newer = wanted(base_id, str(path))
-        if newer is None or not note.document_quotes:
-            continue
-        assert ledger is not None and corpus_dir is not None and store is not None
-        note_runs = [
-            claims.recheck_note(
-                path, v.version_id, corpus_dir=corpus_dir, store=store, ledger=ledger
-            )
-            for v in newer
-        ]
-        runs += note_runs
-        entries = [{q["line"]: q for q in run.quotes} for run in note_runs]
-        for quote in note.document_quotes:
-            recorded = _Recorded(
-                subject=f"{path}:{quote.line}",
-                kind="note",
-                base_version=base_id,
-                quoted_text=quote.text,
-            )
-            spans_in = {
-                v.version_id: tuple(tuple(s) for s in by_line[quote.line]["spans"])
-                for v, by_line in zip(newer, entries, strict=True)
-            }
-            findings += _findings(workspace, recorded, newer, spans_in, aligner)
-    return RecheckReport(findings=tuple(findings), runs=tuple(runs), skipped=tuple(skipped))
-
-
-def ledger_notes(ledger: Ledger) -> tuple[Path, ...]:
-    """Every note the ledger holds a run for, by the path it was recorded under (relative to the
-    working folder, or absolute), in order of its first run."""
-    seen: dict[str, None] = {}
-    for run in ledger.runs():
-        seen.setdefault(run.note)
-    return tuple(map(Path, seen))
-
-
-# ---------------------------------------------------------------------------------------------
 # Printouts (the command line prints these; a notebook may too)
 
 
-def _where(o: Occurrence) -> str:
+def where_phrase(o: Occurrence) -> str:
     """An occurrence's offsets, section and page, as one phrase."""
     section = o.section_label or "-"
     if o.section_path:
@@ -672,7 +387,7 @@ def cite_lines(cited: QuoteCitation) -> tuple[str, ...]:
     for o in cited.occurrences:
         chosen = cited.citation is not None and cited.citation.char_start == o.char_start
         mark = "*" if chosen else " "
-        out.append(f" {mark}occurrence {o.occurrence} of {n}: {_where(o)}")
+        out.append(f" {mark}occurrence {o.occurrence} of {n}: {where_phrase(o)}")
         out.append(f"    …{o.before} [quote] {o.after}…")
     return tuple(out)
 
@@ -685,39 +400,10 @@ def history_lines(life: QuoteHistory) -> tuple[str, ...]:
             out.append(f"  -  {h.version_id}  does not hold it")
             continue
         for o in h.occurrences:
-            out.append(f"  +  {h.version_id}  {_where(o)}")
+            out.append(f"  +  {h.version_id}  {where_phrase(o)}")
     out.append(
         f"{life.family}: {len(life.holding)} of {len(life.versions)} versions hold the quote; "
         f"first {life.first_holding or '-'}, last {life.last_holding or '-'}; "
         f"the latest {'holds' if life.latest_holds else 'does not hold'} it"
     )
     return tuple(out)
-
-
-def recheck_lines(report: RecheckReport) -> tuple[str, ...]:
-    """`workbench recheck`'s text printout: one line per finding (a gone quote's suggestion
-    beside it, marked as no evidence), the skipped subjects, then the counts."""
-    out = []
-    for f in report.findings:
-        where = f" at {_where(f.occurrences[0])}" if f.status == "still_present" else ""
-        if f.status == "now_ambiguous":
-            where = " at " + ", ".join(f"[{o.char_start}, {o.char_end})" for o in f.occurrences)
-        out.append(f"{f.subject}: {f.status} in {f.version_id}{where} (from {f.base_version})")
-        if f.suggestion is not None:
-            s = f.suggestion
-            excerpt = " ".join(s.text.split())[:120]
-            out.append(
-                f"  aligned passage ({s.change_kind}, is_evidence: false): "
-                f"[{s.char_start}, {s.char_end}) {excerpt!r}"
-            )
-    out += [f"skipped: {line}" for line in report.skipped]
-    counts = {s: sum(f.status == s for f in report.findings) for s in _RECHECK_STATUSES}
-    out.append(
-        f"{len(report.findings)} findings: "
-        + ", ".join(f"{counts[s]} {s}" for s in _RECHECK_STATUSES)
-        + f"; {len(report.runs)} runs recorded in the ledger"
-    )
-    return tuple(out)
-
-
-_RECHECK_STATUSES: tuple[RecheckStatus, ...] = ("still_present", "gone", "now_ambiguous")
