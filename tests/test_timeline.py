@@ -21,6 +21,7 @@ import pytest
 
 from workbench import claims, recheck, timeline
 from workbench.cli import main
+from workbench.errors import ChecksumMismatch
 from workbench.models import Version
 from workbench.normalize import normalized_text
 from workbench.store import Workspace
@@ -48,16 +49,18 @@ def _dc_families(workspace: Workspace) -> list[str]:
 
 @pytest.fixture(scope="module")
 def dropped(workspace: Workspace) -> Dropped:
-    """A D.C. family, its versions, a sentence of its first release that at least two releases
-    in a row hold (each once) and its latest release does not, and the counts in each release."""
+    """A sentence of a D.C. family's first release that every release but the latest holds (each
+    once: at least two in a row), the family's releases, and the counts in each release. The
+    latest release is the one amendment that removed it, so a note into the release before it
+    is rechecked in one separate process."""
     for family in _dc_families(workspace):
         versions = workspace.versions(family)
         texts = [_folded(v.text) for v in versions]
         for sentence in _sentences(versions[0]):
             counts = [text.count(sentence) for text in texts]
-            if counts[:2] == [1, 1] and counts[-1] == 0 and set(counts) == {0, 1}:
+            if counts[:2] == [1, 1] and counts[-2:] == [1, 0] and set(counts) == {1, 0}:
                 return sentence, versions, counts
-    raise AssertionError("no D.C. release drops a sentence its predecessors hold")
+    raise AssertionError("no latest D.C. release drops a sentence every earlier one holds")
 
 
 def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -328,6 +331,21 @@ def test_recheck_catches_a_note_an_amendment_broke_and_the_census_counts_it(
         "by their last recheck: 1",
         f"  {note} -> {latest}",
     )
+    # A newer version's file that no longer matches its catalogue row: the run says so, and the
+    # recheck stops there, comparing no word against those bytes.
+    tampered = tmp_path / "store" / newer[0].version_id
+    tampered.parent.mkdir(parents=True)
+    tampered.write_bytes((STORE / newer[0].version_id).read_bytes().replace(b"the", b"teh", 1))
+    with claims.Ledger(ledger_path) as ledger:
+        with pytest.raises(ChecksumMismatch, match="does not match its catalogue sha256"):
+            recheck.recheck_quotes(
+                workspace,
+                notes=[note],
+                ledger=ledger,
+                corpus_dir=CORPUS_DIR,
+                store=tmp_path / "store",
+            )
+        assert ledger.runs(claims.note_key(note))[-1].outcome == "checksum_mismatch"
 
 
 @pytest.mark.parametrize(

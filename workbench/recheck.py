@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from workbench.cite.verify import Citation
-from workbench.errors import CitationError, NoteError, VersionNotFound
+from workbench.errors import ChecksumMismatch, CitationError, NoteError, VersionNotFound
 from workbench.models import Change, Version
 from workbench.store import Workspace
 from workbench.timeline import (
@@ -286,13 +286,19 @@ def recheck_quotes(
         if newer is None or not note.document_quotes:
             continue
         assert ledger is not None and corpus_dir is not None and store is not None
-        note_runs = [
-            claims.recheck_note(
-                path, v.version_id, corpus_dir=corpus_dir, store=store, ledger=ledger
+        note_runs = []
+        for version in newer:
+            run = claims.recheck_note(
+                path, version.version_id, corpus_dir=corpus_dir, store=store, ledger=ledger
             )
-            for v in newer
-        ]
-        runs += note_runs
+            runs.append(run)
+            if run.outcome == "checksum_mismatch":
+                # Recorded in the ledger as that run; no word is compared against such bytes.
+                raise ChecksumMismatch(
+                    f"{path}: {store / run.document}: the held file does not match its "
+                    f"catalogue sha256 (run {run.run}); fetch the corpus again"
+                )
+            note_runs.append(run)
         entries = [{q["line"]: q for q in run.quotes} for run in note_runs]
         for quote in note.document_quotes:
             recorded = _Recorded(
