@@ -63,6 +63,10 @@ _HOME = {
     "parse_report": "workbench.quotes",
     "validate_report": "workbench.quotes",
     "write_snapshot": "workbench.quotes",
+    # citations through time: a quote made into a citation, dated across versions, rechecked
+    "cite_quote": "workbench.timeline",
+    "quote_history": "workbench.timeline",
+    "recheck_quotes": "workbench.recheck",
     # candidate search and the scorecard
     "SearchScope": "workbench.search",
     "find_candidates": "workbench.search",

@@ -15,9 +15,10 @@ Progress bars go to stderr and only when stderr is a terminal. Text and JSON go 
 bytes, whatever the locale, with no newline translation.
 
 Each command group lives in its own module, its parser beside its `cmd_*` functions, and the groups
-are added in data-flow order: the corpus, the texts, their changes, measurements, citations, notes,
-search. A command imports the library stages it uses inside its function, so `workbench --help`
-and a command that needs no numpy, polars, altair, pypdfium2, rapidfuzz or dask never load them.
+are added in data-flow order: the corpus, the texts, their changes, measurements, citations,
+citations through time, notes, search. A command imports the library stages it uses inside its
+function, so `workbench --help` and a command that needs no numpy, polars, altair, pypdfium2,
+rapidfuzz or dask never load them.
 """
 
 from __future__ import annotations
@@ -28,12 +29,21 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from workbench.cli import changes, citations, corpus, measurements, notes, search, texts
+from workbench.cli import (
+    changes,
+    citations,
+    corpus,
+    measurements,
+    notes,
+    search,
+    texts,
+    through_time,
+)
 from workbench.cli.arguments import Parser, shown
 from workbench.cli.common import PROG
 from workbench.errors import WorkbenchError
 
-GROUPS = (corpus, texts, changes, measurements, citations, notes, search)
+GROUPS = (corpus, texts, changes, measurements, citations, through_time, notes, search)
 
 
 class _Version(argparse.Action):

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.cli import arguments
-from workbench.defaults import DEFAULT_WORKSPACE
+from workbench.defaults import DEFAULT_LEDGER, DEFAULT_WORKSPACE
 
 if TYPE_CHECKING:
     from workbench.models import Refusal, Version
@@ -87,6 +87,17 @@ def path_options(
             default=Path(os.environ.get("WORKBENCH_WORKSPACE", DEFAULT_WORKSPACE)),
             help=f"workspace file (default: $WORKBENCH_WORKSPACE or {DEFAULT_WORKSPACE})",
         )
+
+
+def ledger_option(parser: argparse.ArgumentParser) -> None:
+    """--ledger: the run ledger of note checks (default: $WORKBENCH_LEDGER or DEFAULT_LEDGER)."""
+    parser.add_argument(
+        "--ledger",
+        type=arguments.database,
+        default=Path(os.environ.get("WORKBENCH_LEDGER", DEFAULT_LEDGER)),
+        metavar="PATH",
+        help=f"run ledger file (default: $WORKBENCH_LEDGER or {DEFAULT_LEDGER})",
+    )
 
 
 def profiles_option(parser: argparse.ArgumentParser) -> None:

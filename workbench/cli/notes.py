@@ -5,12 +5,11 @@ census of a notes folder, and a source report's quotes register.
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import Any
 
 from workbench.cli import arguments
-from workbench.cli.common import out, path_options, print_json
+from workbench.cli.common import ledger_option, out, path_options, print_json
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
@@ -169,8 +168,6 @@ def cmd_quotes_snapshot(args: argparse.Namespace) -> int:
 
 
 def add_commands(commands: Any) -> None:
-    ledger_help = "run ledger file (default: $WORKBENCH_LEDGER or .workbench/ledger.sqlite)"
-    ledger_default = Path(os.environ.get("WORKBENCH_LEDGER", ".workbench/ledger.sqlite"))
     grade_p = commands.add_parser(
         "grade",
         help="a note's grade (floor, middle, top) and why",
@@ -178,13 +175,7 @@ def add_commands(commands: Any) -> None:
     )
     grade_p.add_argument("note", type=arguments.lines, metavar="NOTE")
     grade_p.add_argument("--json", action="store_true", help="print the grade as JSON")
-    grade_p.add_argument(
-        "--ledger",
-        type=arguments.database,
-        default=ledger_default,
-        metavar="PATH",
-        help=ledger_help,
-    )
+    ledger_option(grade_p)
     path_options(grade_p)
     grade_p.set_defaults(func=cmd_grade)
     check_p = commands.add_parser(
@@ -203,13 +194,7 @@ def add_commands(commands: Any) -> None:
     check_p.add_argument(
         "--all", type=arguments.folder, metavar="DIR", help="check every note in DIR"
     )
-    check_p.add_argument(
-        "--ledger",
-        type=arguments.database,
-        default=ledger_default,
-        metavar="PATH",
-        help=ledger_help,
-    )
+    ledger_option(check_p)
     path_options(check_p, store=True)
     check_p.set_defaults(func=cmd_check)
     runs_p = commands.add_parser(
@@ -219,13 +204,7 @@ def add_commands(commands: Any) -> None:
     )
     runs_p.add_argument("note", type=arguments.lines, metavar="NOTE")
     runs_p.add_argument("--json", action="store_true", help="print the runs as JSON")
-    runs_p.add_argument(
-        "--ledger",
-        type=arguments.database,
-        default=ledger_default,
-        metavar="PATH",
-        help=ledger_help,
-    )
+    ledger_option(runs_p)
     runs_p.set_defaults(func=cmd_runs)
     census_p = commands.add_parser(
         "census",
@@ -235,13 +214,7 @@ def add_commands(commands: Any) -> None:
         "behind them (evidence missing). Gates nothing; exits 0.",
     )
     census_p.add_argument("dir", type=arguments.folder, metavar="DIR")
-    census_p.add_argument(
-        "--ledger",
-        type=arguments.database,
-        default=ledger_default,
-        metavar="PATH",
-        help=ledger_help,
-    )
+    ledger_option(census_p)
     path_options(census_p)
     census_p.set_defaults(func=cmd_census)
     quotes_p = commands.add_parser(
