@@ -124,3 +124,7 @@ class AddError(WorkbenchError, ValueError):
 
 class ProfileError(WorkbenchError, ValueError):
     """A numbering profile file that cannot be read: bad TOML, an unknown key, a bad regex."""
+
+
+class ExportFormatError(WorkbenchError, ValueError):
+    """An export format the workbench does not write (it writes csv and parquet)."""
