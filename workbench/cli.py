@@ -22,15 +22,13 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 from workbench import corpus as corpus_mod
 from workbench.diff import change_as_json, diff_versions, pairing_is_uncertain
 from workbench.errors import AddError, VersionNotFound, WorkbenchError
-from workbench.measure import measure_families, measure_workspace
-from workbench.models import CatalogueRow, Refusal
+from workbench.models import Refusal, consecutive_pairs
 from workbench.segment import segment_version
 from workbench.store import DEFAULT_WORKSPACE, Workspace, ingest
 
@@ -116,12 +114,9 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_admit(args: argparse.Namespace) -> int:
-    admission = corpus_mod.admit(args.dir, progress=_progress())
-    existing: tuple[CatalogueRow, ...] = ()
-    if (args.corpus_dir / corpus_mod.CATALOGUE_NAME).is_file():
-        existing = corpus_mod.read_catalogue(args.corpus_dir)
-    merged = corpus_mod.merge_admission(existing, admission)
-    corpus_mod.write_catalogue(merged, args.corpus_dir)
+    admission, merged = corpus_mod.admit_into_catalogue(
+        args.dir, args.corpus_dir, progress=_progress()
+    )
     kept = len(merged.rows) - len(admission.rows)
     _out(
         f"admitted {len(admission.rows)} documents from {args.dir} into "
@@ -362,7 +357,7 @@ def _pairs(
         before = workspace.version(start) if start else versions[0]
         after = workspace.version(end) if end else versions[-1]
         return [(before, after)]
-    return list(pairwise(versions))
+    return list(consecutive_pairs(versions))
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
@@ -424,46 +419,31 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_measure(args: argparse.Namespace) -> int:
-    from workbench.engine import check_engine_options, measure_held
-    from workbench.profiles import registry
-    from workbench.report import write_reports  # altair loads only when reports are written
+    from workbench.measure import measure_corpus
 
-    check_engine_options(args.workers, args.scheduler)
-    if args.corpus is not None:
-        admission = corpus_mod.admit(args.corpus, progress=_progress())
-        rows, refusals, store = admission.rows, admission.refusals, args.corpus
-        if not rows:
-            _refusals("refused at admission", refusals)
-            _out(f"no document admitted from {args.corpus}; nothing measured\n")
-            return 1
-    else:
-        rows = corpus_mod.read_catalogue(args.corpus_dir)
-        refusals, store = corpus_mod.read_refusals(args.corpus_dir), args.store
-    wanted = {row.path for row in rows}
-    own = _own_profiles(args, args.corpus)
-    with Workspace(args.workspace) as workspace:
-        report = ingest(workspace, rows, store, progress=_progress())
-        if args.workers is None and args.scheduler is None:
-            versions = [v for v in workspace.versions() if v.version_id in wanted]
-            families = measure_workspace(versions, progress=_progress(), profiles=registry(own))
-        else:
-            # The workers read and hash-check the bytes themselves; only rows and hashes travel.
-            families = measure_held(
-                workspace,
-                rows,
-                store,
-                workers=args.workers,
-                scheduler=args.scheduler,
-                progress=_progress(),
-                profiles=registry(own),
-            )
-    written = write_reports(args.out, measure_families(families, rows, refusals))
-    _out(
-        f"wrote {len(written)} files into {args.out} ({len(rows)} documents, {len(families)} families)\n"
+    run = measure_corpus(
+        out=args.out,
+        workspace=args.workspace,
+        corpus_dir=args.corpus_dir,
+        store=args.store,
+        mirror=args.corpus,
+        profiles=_own_profiles(args),
+        workers=args.workers,
+        scheduler=args.scheduler,
+        export=args.export,
+        progress=_progress(),
     )
-    failed = _refusals("not ingested", report.refused)
-    _refusals("refused at admission (listed in the report)", refusals)
-    return max(failed, _failed(refusals))
+    if not run.written:
+        _refusals("refused at admission", run.admission_refusals)
+        _out(f"no document admitted from {args.corpus}; nothing measured\n")
+        return 1
+    _out(
+        f"wrote {len(run.written)} files into {args.out} ({run.documents} documents, "
+        f"{len(run.families)} families; {len(run.reused)} reused unchanged from the cache)\n"
+    )
+    failed = _refusals("not ingested", run.not_ingested)
+    _refusals("refused at admission (listed in the report)", run.admission_refusals)
+    return max(failed, _failed(run.admission_refusals))
 
 
 # @@ commands: verify, export-annotations (issue 3) @@
@@ -1273,6 +1253,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="tcp://HOST:PORT",
         help="run the map on an existing Dask cluster; every worker must see the store at the "
         "same path and run the same workbench",
+    )
+    measure.add_argument(
+        "--export",
+        choices=("csv", "parquet"),
+        default=None,
+        help="also write the measurement tables (table-<kind>.csv or .parquet) into --out",
     )
     _paths(measure, workspace=True, store=True)
     _profiles_option(measure)
