@@ -793,17 +793,13 @@ def family_measurement_as_json(family: FamilyMeasurement) -> dict[str, Any]:
 
 def family_measurement_from_json(data: Any) -> FamilyMeasurement:
     """The record `family_measurement_as_json` wrote. Raises ValueError on any other shape: a
-    missing or unknown field, or a list or object where the other belongs. (Field values are not
+    missing or unknown field, or rows that are not a list of objects. (Field values are not
     type-checked one by one: the cache holds only what the workbench wrote, like the workspace.)"""
     try:
-        rows = {
-            kind: tuple(
-                cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in item.items()})
-                for item in data[kind]
-            )
-            for kind, cls in _ROWS.items()
-        }
-        family = FamilyMeasurement(
+        if set(data) != _FAMILY_FIELDS:
+            raise ValueError(f"fields {sorted(set(data) ^ _FAMILY_FIELDS)} missing or unknown")
+        rows = {kind: _rows_from_json(cls, data[kind]) for kind, cls in _ROWS.items()}
+        return FamilyMeasurement(
             jurisdiction=data["jurisdiction"],
             family=data["family"],
             versions=data["versions"],
@@ -812,9 +808,30 @@ def family_measurement_from_json(data: Any) -> FamilyMeasurement:
         )
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
         raise ValueError(f"not a family measurement: {type(exc).__name__}: {exc}") from exc
-    if family_measurement_as_json(family) != data:
-        raise ValueError("not a family measurement: a field is not shaped as it is written")
-    return family
+
+
+_FAMILY_FIELDS = frozenset({"jurisdiction", "family", "versions", "profile", *_ROWS})
+# The fields a row holds as a tuple (a structural path), written as a list.
+_TUPLE_FIELDS = {
+    cls: tuple(f.name for f in fields(cls) if str(f.type).startswith("tuple"))
+    for cls in _ROWS.values()
+}
+
+
+def _rows_from_json(cls: type[Any], items: Any) -> tuple[Any, ...]:
+    if not isinstance(items, list):
+        raise TypeError(f"{cls.__name__} rows: expected a list, found {type(items).__name__}")
+    paths = _TUPLE_FIELDS[cls]
+    if not paths:
+        return tuple(cls(**item) for item in items)
+    out = []
+    for item in items:
+        row = dict(item)
+        for name in paths:
+            if row.get(name) is not None:
+                row[name] = tuple(row[name])
+        out.append(cls(**row))
+    return tuple(out)
 
 
 # ---------------------------------------------------------------------------------------------
