@@ -44,14 +44,13 @@ import timeit
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
-from itertools import pairwise
 from pathlib import Path
 
 from bench_spine import ROOT, STORE, best_of, report_to_docs
 
 from workbench.corpus import read_catalogue
 from workbench.diff import _narrow, diff_passages
-from workbench.models import Passage, Version
+from workbench.models import Passage, Version, consecutive_pairs
 from workbench.normalize import LONG_TEXT, normalized_text
 from workbench.segment import segment_version
 from workbench.store import Workspace, ingest
@@ -140,9 +139,7 @@ def diff_corpus(
     started = time.perf_counter()
     pairings: list[Pairing] = []
     largest: tuple[Version, Version, int, int] | None = None
-    for a, b in pairwise(versions):
-        if (a.jurisdiction, a.family) != (b.jurisdiction, b.family):
-            continue
+    for a, b in consecutive_pairs(versions):
         passages_a, passages_b = segment_version(a), segment_version(b)
         if largest is None or len(passages_a) + len(passages_b) > sum(largest[2:]):
             largest = (a, b, len(passages_a), len(passages_b))
@@ -356,9 +353,7 @@ def bench_diff_versions(before: Version, after: Version, count_a: int, count_b: 
 def run() -> None:
     versions = _versions()
     pairings, (before, after, count_a, count_b), diffing = diff_corpus(versions)
-    pairs = sum(
-        (a.jurisdiction, a.family) == (b.jurisdiction, b.family) for a, b in pairwise(versions)
-    )
+    pairs = len(consecutive_pairs(versions))
     bench_narrowing(pairings, diffing, pairs)
     print()
     bench_diff_versions(before, after, count_a, count_b)

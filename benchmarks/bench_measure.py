@@ -1,15 +1,20 @@
-"""Measurement benchmark: the whole `workbench measure` chain on the real corpus, per stage.
+"""Measurement benchmark: the whole `workbench measure` chain on the real corpus, per stage, and
+the command itself cold and warm.
 
 Run: `make bench` (or `.venv/bin/python benchmarks/bench_measure.py [--write-docs]`). Prints
 seconds and seconds per MB of catalogued bytes for each stage of one full re-derivation into a
 fresh workspace — ingest (extraction of every version), the map (structure parse and diff of every
 family), the reduce and the report writing (including chart rendering) — beside
-`hashlib.sha256` over the same bytes as the floor. It asserts nothing about time.
+`hashlib.sha256` over the same bytes as the floor. Then the wall time of `workbench measure` as a
+researcher runs it, in a fresh process: cold (a new workspace and an empty measurement cache) and
+warm (the same command again: nothing is extracted, every family's measurement is reused), the
+warm/cold ratio, and whether the two runs wrote the same bytes. It asserts nothing about time.
 """
 
 from __future__ import annotations
 
 import hashlib
+import subprocess
 import sys
 import tempfile
 import time
@@ -56,6 +61,35 @@ def run() -> None:
         print(f"   {name:<27} {seconds:7.2f} s  {seconds / megabytes:6.3f} s/MB")
     print(
         f"   total                       {total:7.2f} s  {total / megabytes:6.3f} s/MB  ({total / floor:.0f}x the floor)"
+    )
+    print()
+    cold_and_warm()
+
+
+def _measure_command(folder: Path, out: str) -> float:
+    """Wall seconds of `workbench measure` in a fresh process, its workspace in `folder`."""
+    command = [sys.executable, "-m", "workbench", "measure", "--out", str(folder / out)]
+    command += ["--workspace", str(folder / "w.sqlite")]
+    start = time.perf_counter()
+    subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def cold_and_warm() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        cold = _measure_command(folder, "cold")
+        warm = _measure_command(folder, "warm")
+        same = all(
+            (folder / "warm" / p.name).read_bytes() == p.read_bytes()
+            for p in (folder / "cold").iterdir()
+        )
+    print("`workbench measure`, a fresh process each time, the catalogue above")
+    print(f"   cold (new workspace, empty measurement cache)  {cold:7.2f} s")
+    print(f"   warm (the same command again)                  {warm:7.2f} s")
+    print(
+        f"   warm / cold: {warm / cold:.2f} (target at most 0.30); "
+        f"the two runs wrote {'the same' if same else 'DIFFERENT'} bytes"
     )
 
 

@@ -28,13 +28,13 @@ import tempfile
 import time
 from collections.abc import Callable
 from difflib import SequenceMatcher
-from itertools import pairwise
 from pathlib import Path
 
 from rapidfuzz.distance import Indel
 
 from workbench.corpus import admit, read_catalogue
 from workbench.diff import _matching_pairs, diff_versions
+from workbench.models import consecutive_pairs
 from workbench.normalize import normalized_text
 from workbench.segment import segment
 from workbench.store import Workspace, ingest
@@ -86,7 +86,7 @@ def bench_admission_and_ingest() -> None:
 
 def largest_pair(held: Workspace) -> tuple[object, object]:
     versions = held.versions()
-    pairs = [(a, b) for a, b in pairwise(versions) if a.family == b.family]
+    pairs = consecutive_pairs(versions)
     return max(pairs, key=lambda p: len(p[0].text) + len(p[1].text))
 
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
-from itertools import pairwise
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
 
 from workbench.corpus import fetch, read_catalogue, read_refused
-from workbench.models import CatalogueRow
+from workbench.models import CatalogueRow, consecutive_pairs
 from workbench.store import Workspace, ingest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,6 +41,16 @@ def tree_digest(folder: Path) -> str:
         if path.is_file():
             digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def link_families(root: Path, families: Iterable[str]) -> Path:
+    """A mirror-layout folder at `root` of these "jurisdiction/family" folders of the fetched
+    store (documents and provenance), hard-linked, so it is made in no time; returns `root`."""
+    for family in families:
+        (root / family).mkdir(parents=True)
+        for path in sorted((STORE / family).iterdir()):
+            os.link(path, root / family / path.name)
+    return root
 
 
 @pytest.fixture(scope="session")
@@ -69,9 +78,4 @@ def workspace(
 @pytest.fixture(scope="session")
 def version_pairs(workspace: Workspace) -> list[tuple[object, object]]:
     """Every consecutive (before, after) pair of held versions in every family."""
-    versions = workspace.versions()
-    return [
-        (a, b)
-        for a, b in pairwise(versions)
-        if (a.jurisdiction, a.family) == (b.jurisdiction, b.family)
-    ]
+    return list(consecutive_pairs(workspace.versions()))

@@ -39,7 +39,7 @@ from workbench.errors import ClusterError
 from workbench.models import CatalogueRow
 from workbench.store import Workspace
 
-from .conftest import ROOT, STORE
+from .conftest import ROOT, STORE, link_families
 
 DASK = Path(sys.executable).with_name("dask")
 SUBSET = (
@@ -132,12 +132,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def subset(catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A mirror-layout folder of the `SUBSET` families, hard-linked from the fetched store."""
-    root = tmp_path_factory.mktemp("subset")
-    for family in SUBSET:
-        (root / family).mkdir(parents=True)
-        for path in sorted((STORE / family).iterdir()):
-            os.link(path, root / family / path.name)
-    return root
+    return link_families(tmp_path_factory.mktemp("subset"), SUBSET)
 
 
 def _measure(*args: str, workspace: Path, out: Path) -> subprocess.CompletedProcess[bytes]:

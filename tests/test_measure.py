@@ -7,22 +7,35 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from workbench.corpus import read_refusals
+from workbench.corpus import admit, read_refusals
+from workbench.errors import ExportFormatError
 from workbench.measure import (
+    CACHE_DIR_NAME,
     CAP_CAUSES,
+    VERSION_FACTS,
     FamilyMeasurement,
+    MeasurementCache,
+    MeasureRun,
+    family_cache_key,
+    family_measurement_from_json,
+    held_version_facts,
+    measure_corpus,
     measure_families,
     measure_family,
     measure_workspace,
     rate,
+    version_facts,
 )
-from workbench.models import CatalogueRow
+from workbench.models import CatalogueRow, code_digest
 from workbench.profiles import (
     SHIPPED_DIR,
+    Profile,
     named_profile,
+    parse_profile,
     read_profile_dir,
     registry,
     shipped_profiles,
@@ -30,7 +43,7 @@ from workbench.profiles import (
 from workbench.report import write_reports
 from workbench.store import Workspace
 
-from .conftest import CORPUS_DIR, ROOT
+from .conftest import CORPUS_DIR, ROOT, link_families
 from .test_structure import _text_version
 
 MEASUREMENTS = ROOT / "measurements"
@@ -328,3 +341,189 @@ def test_html_reports_render_offline_in_chromium(tmp_path: Path) -> None:
         page.screenshot(path=str(tmp_path / "escalation-rates.png"), full_page=True)
         browser.close()
     assert all(url.startswith("file://") for url in requests), requests
+
+
+# ---------------------------------------------------------------------------------------------
+# measure_corpus: warm runs reuse what is unchanged, and write the same bytes
+
+# Three small families: an Internet-Draft pair with capped and renumbered pairings, a bill in XML
+# whose structure is refused, and a single-version PDF (no pairing at all).
+SMALL = (
+    "ietf/draft-nottingham-cache-extensions",
+    "us-federal/116-hjres107",
+    "us-federal/epa-oig-report-10-p-0154-excerpt",
+)
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def small_mirror(
+    catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """A mirror-layout folder of the `SMALL` families, hard-linked from the fetched store."""
+    return link_families(tmp_path_factory.mktemp("small-mirror"), SMALL)
+
+
+@pytest.fixture(scope="module")
+def cold(small_mirror: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, MeasureRun]:
+    """One cold run: a fresh workspace and an empty cache beside it."""
+    folder = tmp_path_factory.mktemp("cold")
+    run = measure_corpus(mirror=small_mirror, out=folder / "out", workspace=folder / "w.sqlite")
+    return folder, run
+
+
+@pytest.fixture
+def warm(cold: tuple[Path, MeasureRun], tmp_path: Path) -> Path:
+    """The cold run's workspace and cache, copied, so each test starts from the same state."""
+    folder = tmp_path / "warm"
+    folder.mkdir()
+    shutil.copy2(cold[0] / "w.sqlite", folder / "w.sqlite")
+    shutil.copytree(cold[0] / CACHE_DIR_NAME, folder / CACHE_DIR_NAME)
+    return folder
+
+
+def test_a_cold_run_extracts_and_measures_everything(
+    cold: tuple[Path, MeasureRun], small_mirror: Path
+) -> None:
+    folder, run = cold
+    admitted = admit(small_mirror).rows
+    assert run.families == SMALL and run.reused == ()
+    assert sorted(run.extracted) == sorted(r.path for r in admitted) and len(admitted) == 6
+    assert len(list((folder / CACHE_DIR_NAME).glob("*.json"))) == len(SMALL)
+    assert {p.name for p in run.written} == set(_tree(folder / "out"))
+
+
+def test_the_cache_gives_back_what_measure_family_computes(cold: tuple[Path, MeasureRun]) -> None:
+    folder, _ = cold
+    cache = MeasurementCache(folder=folder / CACHE_DIR_NAME)
+    with Workspace(folder / "w.sqlite") as held:
+        facts = held_version_facts(held)
+        assert facts == tuple(version_facts(v) for v in held.versions())
+        for family in SMALL:
+            jurisdiction, name = family.split("/")
+            versions = [v for v in held.versions(name) if v.jurisdiction == jurisdiction]
+            key = family_cache_key([version_facts(v) for v in versions], registry(), code_digest())
+            assert cache.get(key) == measure_family(versions), family
+
+
+def _ietf_copy(tmp_path: Path) -> tuple[Profile, ...]:
+    """A researcher's copy of the shipped ietf profile, one comment longer: other bytes."""
+    path = tmp_path / "profiles" / "ietf.toml"
+    path.parent.mkdir()
+    path.write_bytes((SHIPPED_DIR / "ietf.toml").read_bytes() + b"\n# a researcher's copy\n")
+    return read_profile_dir(path.parent)
+
+
+@pytest.mark.parametrize(
+    ("change", "reused"),
+    [
+        pytest.param("nothing", SMALL, id="nothing-changed-every-family-reused"),
+        pytest.param("profile", SMALL[1:], id="a-profile-changes-only-its-families"),
+        pytest.param("code", (), id="other-code-measures-everything-again"),
+        pytest.param("damaged-entry", SMALL[1:], id="a-damaged-entry-is-measured-again"),
+        pytest.param("no-cache", (), id="use-cache-false-measures-everything"),
+    ],
+)
+def test_a_warm_run_reuses_exactly_what_is_unchanged(
+    change: str,
+    reused: tuple[str, ...],
+    cold: tuple[Path, MeasureRun],
+    warm: Path,
+    small_mirror: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Nothing is extracted again; a family is measured again only when its key changed; the
+    reports are the cold run's bytes."""
+    folder = warm
+    own: tuple[Profile, ...] = ()
+    if change == "nothing":
+
+        def measured_again(*args: object) -> FamilyMeasurement:
+            raise AssertionError("a warm run measured a family it had measured before")
+
+        monkeypatch.setattr("workbench.measure.measure_family", measured_again)
+    elif change == "profile":
+        own = _ietf_copy(tmp_path)
+    elif change == "code":
+        monkeypatch.setattr("workbench.measure.code_digest", lambda: "0" * 64)
+    elif change == "damaged-entry":
+        with Workspace(folder / "w.sqlite") as held:
+            facts = [f for f in held_version_facts(held) if f[1] == "ietf"]
+        entry = (
+            folder / CACHE_DIR_NAME / f"{family_cache_key(facts, registry(), code_digest())}.json"
+        )
+        entry.write_bytes(entry.read_bytes()[:100])  # a run killed mid-write, without the rename
+    run = measure_corpus(
+        mirror=small_mirror,
+        out=tmp_path / "out",
+        workspace=folder / "w.sqlite",
+        profiles=own,
+        use_cache=change != "no-cache",
+    )
+    assert run.extracted == () and run.reused == reused
+    if change != "profile":  # the researcher's profile is recorded by its path, so bytes differ
+        assert _tree(tmp_path / "out") == _tree(cold[0] / "out")
+
+
+def test_a_cache_key_names_every_input(cold: tuple[Path, MeasureRun]) -> None:
+    """Each version fact, the candidate profiles and the code digest each change the key."""
+    with Workspace(cold[0] / "w.sqlite") as held:
+        facts = [f for f in held_version_facts(held) if f[1] == "ietf"]
+    profiles, code = registry(), code_digest()
+    key = family_cache_key(facts, profiles, code)
+    changed = [
+        family_cache_key(
+            [facts[0], tuple("x" if i == at else v for i, v in enumerate(facts[1]))], profiles, code
+        )
+        for at in range(len(VERSION_FACTS))
+    ]
+    changed += [
+        family_cache_key(facts[::-1], profiles, code),
+        family_cache_key(facts, registry(_ietf_copy_of_bytes()), code),
+        family_cache_key(facts, profiles, "0" * 64),
+    ]
+    assert key not in changed and len(set(changed)) == len(changed)
+    # A profile the family cannot be read through leaves its key as it was.
+    us_dc = parse_profile((SHIPPED_DIR / "us-dc.toml").read_bytes() + b"\n#\n", "elsewhere.toml")
+    assert family_cache_key(facts, registry((us_dc,)), code) == key
+
+
+def _ietf_copy_of_bytes() -> tuple[Profile, ...]:
+    return (parse_profile((SHIPPED_DIR / "ietf.toml").read_bytes() + b"\n#\n", "own/ietf.toml"),)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda d: {k: v for k, v in d.items() if k != "parses"}, id="missing-field"),
+        pytest.param(lambda d: {**d, "extra": 1}, id="unknown-field"),
+        pytest.param(
+            lambda d: {**d, "pairings": [{**d["pairings"][0], "unknown": 1}]},
+            id="unknown-row-field",
+        ),
+        pytest.param(lambda d: {**d, "profile": ["ietf"]}, id="profile-not-an-object"),
+        pytest.param(lambda d: {**d, "parses": {}}, id="rows-not-a-list"),
+        pytest.param(lambda d: [d], id="not-an-object"),
+    ],
+)
+def test_a_malformed_family_measurement_is_refused(
+    damage: Any, cold: tuple[Path, MeasureRun]
+) -> None:
+    cache = MeasurementCache(folder=cold[0] / CACHE_DIR_NAME)
+    entry = json.loads(next(iter(sorted(cache.folder.glob("*.json")))).read_bytes())
+    data = entry["measurement"]
+    assert family_measurement_from_json(data) is not None
+    with pytest.raises(ValueError, match=r"^not a family measurement"):
+        family_measurement_from_json(damage(data))
+
+
+def test_measure_corpus_refuses_an_unknown_export_format(tmp_path: Path) -> None:
+    with pytest.raises(
+        ExportFormatError, match=r"^xlsx: not an export format; expected one of csv, parquet$"
+    ):
+        measure_corpus(out=tmp_path / "out", workspace=tmp_path / "w.sqlite", export="xlsx")
+    assert not (tmp_path / "out").exists() and not (tmp_path / "w.sqlite").exists()

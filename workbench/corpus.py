@@ -474,6 +474,24 @@ def merge_admission(existing: Iterable[CatalogueRow], admission: Admission) -> A
     )
 
 
+def admit_into_catalogue(
+    mirror: Path, corpus_dir: Path, *, progress: bool = False
+) -> tuple[Admission, Admission]:
+    """Admit `mirror` and fold it into the catalogue in `corpus_dir`, written back.
+
+    Returns (this admission, the merged catalogue). The catalogue there, if any, is read (and its
+    checksum checked) first; `merge_admission` keeps every row it holds; unchanged files are not
+    rewritten (`write_catalogue`).
+    """
+    admission = admit(mirror, progress=progress)
+    existing: tuple[CatalogueRow, ...] = ()
+    if (corpus_dir / CATALOGUE_NAME).is_file():
+        existing = read_catalogue(corpus_dir)
+    merged = merge_admission(existing, admission)
+    write_catalogue(merged, corpus_dir)
+    return admission, merged
+
+
 # ---------------------------------------------------------------------------------------------
 # The catalogue files
 
@@ -488,7 +506,7 @@ def catalogue_bytes(rows: Iterable[CatalogueRow]) -> bytes:
 def refusals_bytes(refusals: Iterable[Refusal]) -> bytes:
     lines = []
     for r in refusals:
-        item: dict[str, Any] = {"path": r.path, "reason": r.reason, "detail": r.detail}
+        item = r.as_json()
         if r.provenance is not None:
             item["provenance"] = dict(r.provenance)
         lines.append(canonical_json(item) + "\n")

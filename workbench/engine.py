@@ -50,7 +50,7 @@ from workbench.errors import (
 )
 from workbench.measure import FamilyMeasurement, measure_family
 from workbench.models import CatalogueRow, Version, canonical_json, code_digest
-from workbench.profiles import Profile, named_profile, registry, registry_from_sources
+from workbench.profiles import Profile, candidate_profiles, registry, registry_from_sources
 from workbench.store import Workspace, version_from_row
 
 if TYPE_CHECKING:
@@ -120,7 +120,6 @@ def family_tasks(
     or the whole registry when none does, so the worker makes the automatic choice itself.
     """
     profiles = registry() if profiles is None else tuple(profiles)
-    every = tuple((p.origin, p.source) for p in profiles)
     grouped: dict[tuple[str, str], list[CatalogueRow]] = {}
     for row in rows:
         if row.path in held:
@@ -137,21 +136,12 @@ def family_tasks(
                 rows=tuple(group),
                 text_sha256=tuple(held[r.path] for r in group),
                 code_digest=digest,
-                profiles=_profile_sources(profiles, every, jurisdiction, family),
+                profiles=tuple(
+                    (p.origin, p.source) for p in candidate_profiles(profiles, jurisdiction, family)
+                ),
             )
         )
     return tuple(tasks)
-
-
-def _profile_sources(
-    profiles: Sequence[Profile],
-    every: tuple[tuple[str, bytes], ...],
-    jurisdiction: str,
-    family: str,
-) -> tuple[tuple[str, bytes], ...]:
-    """The profiles a family's task needs: the one naming it, else all (the worker chooses)."""
-    named = named_profile(profiles, jurisdiction, family)
-    return ((named.origin, named.source),) if named is not None else every
 
 
 def held_text_hashes(workspace: Workspace) -> dict[str, str]:

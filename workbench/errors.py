@@ -133,3 +133,7 @@ class BundleError(WorkbenchError, ValueError):
 class RedlineError(WorkbenchError, ValueError):
     """A redline or change table cannot be made as asked: an unknown change kind or export
     format, or an output path that is a folder, not a regular file, or in a missing folder."""
+
+
+class ExportFormatError(WorkbenchError, ValueError):
+    """An export format the workbench does not write (it writes csv and parquet)."""

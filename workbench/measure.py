@@ -34,22 +34,32 @@ a page footer has no section to know. A pairing is "known" when both passages ca
 path; an unknown pairing is counted by its cause (`refused:<code>` when a side's parse refused,
 `uncovered` when no numbered unit covers a side). For single-version documents the report gives
 the share of body and heading passages that carry a path.
+
+`measure_corpus` is the whole chain `workbench measure` runs (admit or read the catalogue, ingest,
+the map in-process or on Dask, the reduce, the reports, the optional tables). A family whose
+inputs are unchanged reuses its earlier result from a cache keyed on exactly those inputs
+(`family_cache_key`: its versions' facts and text hashes, the profiles it may be read through, the
+code digest); the reduce always runs over every family, so a warm run writes the cold run's bytes.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
-from itertools import pairwise
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from tqdm import tqdm
 
+from workbench.corpus import admit, read_catalogue, read_refusals
 from workbench.diff import RESTRUCTURE_CONFIDENCE_CEILING, diff_passages, pairing_is_uncertain
+from workbench.errors import ExportFormatError
 from workbench.models import (
     PAIRING_KINDS,
     CatalogueRow,
@@ -58,10 +68,20 @@ from workbench.models import (
     Refusal,
     Version,
     canonical_json,
+    code_digest,
+    consecutive_pairs,
 )
-from workbench.profiles import Choice, Profile, choose_profile
+from workbench.profiles import (
+    Choice,
+    Profile,
+    candidate_profiles,
+    choose_profile,
+    read_profile_dir,
+    registry,
+)
 from workbench.review import items_of_pair
 from workbench.segment import leading_number, segment_version
+from workbench.store import Workspace, ingest
 from workbench.structure import StructureParse, gutter_line_starts, parse_structure
 
 DIGESTS_NAME = "corpus-digests.json"
@@ -353,7 +373,7 @@ def measure_family(
     gutters = {v.version_id: gutter_line_starts(v.text) for v in versions}
     pairings = []
     cautions = []
-    for before, after in pairwise(versions):
+    for before, after in consecutive_pairs(versions):
         changes = diff_passages(
             before.version_id,
             after.version_id,
@@ -445,10 +465,7 @@ def corpus_digests(
         "bytes": sum(r.size for r in rows),
         "families": len({(r.jurisdiction, r.family) for r in rows}),
         "refused": dict(sorted(refused.items())),
-        "refusals": [
-            {"path": r.path, "reason": r.reason, "detail": r.detail}
-            for r in sorted(refusals, key=lambda r: (r.path, r.reason))
-        ],
+        "refusals": [r.as_json() for r in sorted(refusals, key=lambda r: (r.path, r.reason))],
         "jurisdictions": {
             name: {
                 "documents": e["documents"],
@@ -741,3 +758,344 @@ def measure_workspace(
         group = sorted(families[key], key=lambda v: v.version_order)
         out.append(measure_family(group, profiles))
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# A family measurement as JSON (the cache's entries, the exported tables' rows)
+
+_ROWS: dict[str, type[Any]] = {
+    "pairings": PairingRow,
+    "parses": ParseRow,
+    "passages": PassageRow,
+    "cautions": CautionRow,
+}
+
+
+def row_as_json(row: PairingRow | ParseRow | PassageRow | CautionRow) -> dict[str, Any]:
+    """One evidence row as JSON: every field under its own name, in declaration order; a
+    structural path (a tuple) becomes a list."""
+    return {
+        f.name: list(value) if isinstance(value := getattr(row, f.name), tuple) else value
+        for f in fields(row)
+    }
+
+
+def family_measurement_as_json(family: FamilyMeasurement) -> dict[str, Any]:
+    """A family's measurement as JSON; `family_measurement_from_json` gives back an equal record."""
+    return {
+        "jurisdiction": family.jurisdiction,
+        "family": family.family,
+        "versions": family.versions,
+        "profile": dict(family.profile),
+        **{kind: [row_as_json(r) for r in getattr(family, kind)] for kind in _ROWS},
+    }
+
+
+def family_measurement_from_json(data: Any) -> FamilyMeasurement:
+    """The record `family_measurement_as_json` wrote. Raises ValueError on any other shape: a
+    missing or unknown field, or rows that are not a list of objects. (Field values are not
+    type-checked one by one: the cache holds only what the workbench wrote, like the workspace.)"""
+    try:
+        if set(data) != _FAMILY_FIELDS:
+            raise ValueError(f"fields {sorted(set(data) ^ _FAMILY_FIELDS)} missing or unknown")
+        rows = {kind: _rows_from_json(cls, data[kind]) for kind, cls in _ROWS.items()}
+        return FamilyMeasurement(
+            jurisdiction=data["jurisdiction"],
+            family=data["family"],
+            versions=data["versions"],
+            profile=dict(data["profile"]),
+            **rows,
+        )
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise ValueError(f"not a family measurement: {type(exc).__name__}: {exc}") from exc
+
+
+_FAMILY_FIELDS = frozenset({"jurisdiction", "family", "versions", "profile", *_ROWS})
+# The fields a row holds as a tuple (a structural path), written as a list.
+_TUPLE_FIELDS = {
+    cls: tuple(f.name for f in fields(cls) if str(f.type).startswith("tuple"))
+    for cls in _ROWS.values()
+}
+
+
+def _rows_from_json(cls: type[Any], items: Any) -> tuple[Any, ...]:
+    if not isinstance(items, list):
+        raise TypeError(f"{cls.__name__} rows: expected a list, found {type(items).__name__}")
+    paths = _TUPLE_FIELDS[cls]
+    if not paths:
+        return tuple(cls(**item) for item in items)
+    out = []
+    for item in items:
+        row = dict(item)
+        for name in paths:
+            if row.get(name) is not None:
+                row[name] = tuple(row[name])
+        out.append(cls(**row))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# The measurement cache: a family measured before is not measured again
+
+CACHE_SCHEME = 1
+CACHE_DIR_NAME = "measure-cache"
+# What a family's measurement depends on, per version. Each is a column of the workspace's versions
+# table and an attribute of `Version`, so the key is computed the same way from either. The text
+# enters by its SHA-256; the structure marks and page map by the artefact SHA-256 and the extractor
+# name and version, which determine them (DESIGN.md C4).
+VERSION_FACTS = (
+    "version_id",
+    "jurisdiction",
+    "family",
+    "version_order",
+    "version_label",
+    "media_type",
+    "artefact_sha256",
+    "artefact_bytes",
+    "extractor",
+    "extractor_version",
+    "text_sha256",
+)
+
+
+def version_facts(version: Version) -> tuple[Any, ...]:
+    """The `VERSION_FACTS` of one version, in that order."""
+    return tuple(getattr(version, name) for name in VERSION_FACTS)
+
+
+def family_cache_key(facts: Sequence[Sequence[Any]], profiles: Sequence[Profile], code: str) -> str:
+    """SHA-256 naming exactly what `measure_family` computes from: the cache scheme, the workbench
+    code digest (`models.code_digest`), every version's `VERSION_FACTS` in version order, and the
+    origin and SHA-256 of each profile the family may be read through
+    (`profiles.candidate_profiles`), in registry order. Equal keys mean equal measurements."""
+    candidates = candidate_profiles(profiles, facts[0][1], facts[0][2])
+    token = canonical_json(
+        [
+            CACHE_SCHEME,
+            code,
+            [list(f) for f in facts],
+            [[p.origin, p.sha256] for p in candidates],
+        ]
+    )
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeasurementCache:
+    """A folder of family measurements, one JSON file per `family_cache_key`.
+
+    `get` returns a measurement only from a file that holds its own key and a well-formed
+    measurement; anything else (missing, unreadable, truncated, another key) is a miss, measured
+    again and overwritten: the cache can make a run faster, never change its figures. Files are
+    written whole (a temporary file renamed into place), so a run killed mid-write leaves no
+    partial entry.
+    """
+
+    folder: Path
+
+    def get(self, key: str) -> FamilyMeasurement | None:
+        try:
+            data = json.loads((self.folder / f"{key}.json").read_bytes())
+            if data.get("key") != key or data.get("scheme") != CACHE_SCHEME:
+                return None
+            return family_measurement_from_json(data["measurement"])
+        except (OSError, ValueError, AttributeError, KeyError):
+            return None
+
+    def put(self, key: str, family: FamilyMeasurement) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        entry = {
+            "scheme": CACHE_SCHEME,
+            "key": key,
+            "measurement": family_measurement_as_json(family),
+        }
+        with tempfile.NamedTemporaryFile(
+            dir=self.folder, prefix=f".{key}.", suffix=".tmp", delete=False
+        ) as tmp:
+            # CAUTION: not canonical_json: the profile record's key order is part of the report.
+            tmp.write(json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+        os.replace(tmp.name, self.folder / f"{key}.json")
+
+
+# ---------------------------------------------------------------------------------------------
+# The whole chain: admit or read the catalogue, ingest, map, reduce, write
+
+EXPORT_FORMATS = ("csv", "parquet")  # what `measure_corpus(export=...)` writes the tables as
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeasureRun:
+    """What `measure_corpus` did. `written` is empty when a mirror folder admitted nothing."""
+
+    documents: int  # catalogue rows (or admitted rows) measured
+    extracted: tuple[str, ...]  # version ids extracted and held by this run's ingest
+    families: tuple[str, ...]  # "jurisdiction/family", sorted
+    reused: tuple[str, ...]  # families whose cached measurement was reused
+    written: tuple[Path, ...]
+    not_ingested: tuple[Refusal, ...]
+    admission_refusals: tuple[Refusal, ...]
+
+
+def measure_corpus(
+    *,
+    out: Path,
+    workspace: Path,
+    corpus_dir: Path = Path("corpus"),
+    store: Path = Path("corpus/real"),
+    mirror: Path | None = None,
+    profiles: Sequence[Profile] = (),
+    workers: int | None = None,
+    scheduler: str | None = None,
+    cache: Path | None = None,
+    use_cache: bool = True,
+    export: str | None = None,
+    progress: bool = False,
+) -> MeasureRun:
+    """Re-derive every measurement report into `out`: what `workbench measure` runs.
+
+    1. The documents: with `mirror`, that mirror-layout folder is admitted (`corpus.admit`; not
+       written into any catalogue) and its profiles (`MIRROR/profiles/*.toml`) join `profiles`;
+       if it admits nothing, nothing is ingested or written. Without it, the catalogue in
+       `corpus_dir` and the refusals recorded beside it.
+    2. Ingest into the workspace file `workspace` (idempotent; a version already held under the
+       same artefact SHA-256 and current extractor version is not extracted again, C4).
+    3. The map, per family with held versions: a family whose `family_cache_key` has an entry in
+       the cache (`cache`, default `measure-cache/` beside the workspace file) reuses it; every
+       other family is measured (in-process, or on Dask with `workers` / `scheduler`, C13) and
+       stored there. `use_cache=False` measures every family and stores nothing.
+    4. The reduce (`measure_families`) and the reports (`report.write_reports`); with `export`
+       ("csv" or "parquet") the measurement tables too (`tables.write_measurement_tables`).
+
+    The reports are the same bytes whichever families came from the cache and whatever ran the
+    map. The researcher's `profiles` come before the shipped ones (`profiles.registry`).
+    """
+    if export is not None and export not in EXPORT_FORMATS:
+        raise ExportFormatError(f"{export}: not an export format; expected one of csv, parquet")
+    if workers is not None or scheduler is not None:
+        from workbench.engine import check_engine_options
+
+        check_engine_options(workers, scheduler)
+    own = tuple(profiles)
+    if mirror is not None:
+        admission = admit(mirror, progress=progress)
+        rows, refusals, store = admission.rows, admission.refusals, mirror
+        if not rows:
+            return MeasureRun(
+                documents=0,
+                extracted=(),
+                families=(),
+                reused=(),
+                written=(),
+                not_ingested=(),
+                admission_refusals=refusals,
+            )
+        if (mirror / "profiles").is_dir():
+            own += read_profile_dir(mirror / "profiles")
+    else:
+        rows, refusals = read_catalogue(corpus_dir), read_refusals(corpus_dir)
+    readers = registry(own)
+    folder = cache if cache is not None else workspace.parent / CACHE_DIR_NAME
+    held_cache = MeasurementCache(folder=folder) if use_cache else None
+    with Workspace(workspace) as held:
+        report = ingest(held, rows, store, progress=progress)
+        groups = _held_families(held, {row.path for row in rows})
+        keys = {
+            key: family_cache_key(facts, readers, code_digest()) for key, facts in groups.items()
+        }
+        found = {
+            key: hit
+            for key in groups
+            if held_cache is not None and (hit := held_cache.get(keys[key])) is not None
+        }
+        missing = [key for key in groups if key not in found]
+        measured = _measure_missing(
+            held, rows, store, missing, readers, workers, scheduler, progress
+        )
+    if held_cache is not None:
+        for key, family in measured.items():
+            held_cache.put(keys[key], family)
+    results = [found[key] if key in found else measured[key] for key in groups]
+    measurements = measure_families(results, rows, refusals)
+    from workbench.report import write_reports  # altair loads only when reports are written
+
+    written = list(write_reports(out, measurements).values())
+    if export is not None:
+        from workbench.tables import write_measurement_tables
+
+        written += write_measurement_tables(out, results, measurements, export)
+    return MeasureRun(
+        documents=len(rows),
+        extracted=report.added,
+        families=tuple(f"{j}/{f}" for j, f in groups),
+        reused=tuple(f"{j}/{f}" for j, f in groups if (j, f) in found),
+        written=tuple(written),
+        not_ingested=report.refused,
+        admission_refusals=refusals,
+    )
+
+
+def held_version_facts(held: Workspace) -> tuple[tuple[Any, ...], ...]:
+    """`VERSION_FACTS` of every held version, in the workspace's order (jurisdiction, family,
+    version order), read without the texts."""
+    return tuple(
+        tuple(row)
+        for row in held.execute(
+            f"SELECT {', '.join(VERSION_FACTS)} FROM versions "
+            "ORDER BY jurisdiction, family, version_order"
+        )
+    )
+
+
+def _held_families(
+    held: Workspace, wanted: set[str]
+) -> dict[tuple[str, str], list[tuple[Any, ...]]]:
+    """(jurisdiction, family) to the facts of its held versions among `wanted` (version ids), in
+    sorted (jurisdiction, family) order, versions in version order."""
+    groups: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
+    for facts in held_version_facts(held):
+        if facts[0] in wanted:
+            groups.setdefault((facts[1], facts[2]), []).append(facts)
+    return dict(sorted(groups.items()))
+
+
+def _measure_missing(
+    held: Workspace,
+    rows: Sequence[CatalogueRow],
+    store: Path,
+    missing: Sequence[tuple[str, str]],
+    readers: Sequence[Profile],
+    workers: int | None,
+    scheduler: str | None,
+    progress: bool,
+) -> dict[tuple[str, str], FamilyMeasurement]:
+    """Measure the `missing` families, in-process or on the cluster the options name."""
+    if not missing:
+        return {}
+    if workers is None and scheduler is None:
+        wanted = {row.path for row in rows}
+        out = {}
+        for jurisdiction, family in tqdm(
+            missing, desc="measure", unit="family", disable=not progress
+        ):
+            versions = [
+                v
+                for v in held.versions(family)
+                if v.jurisdiction == jurisdiction and v.version_id in wanted
+            ]
+            out[(jurisdiction, family)] = measure_family(versions, readers)
+        return out
+    from workbench.engine import measure_held
+
+    # The workers read and hash-check the bytes themselves; only rows and hashes travel.
+    names = set(missing)
+    chosen = [row for row in rows if (row.jurisdiction, row.family) in names]
+    families = measure_held(
+        held,
+        chosen,
+        store,
+        workers=workers,
+        scheduler=scheduler,
+        progress=progress,
+        profiles=readers,
+    )
+    return {(f.jurisdiction, f.family): f for f in families}

@@ -12,8 +12,9 @@ import hashlib
 import json
 import re
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -34,6 +35,10 @@ class Refusal:
 
     def line(self) -> str:
         return f"{self.path}: {self.reason}: {self.detail}"
+
+    def as_json(self) -> dict[str, Any]:
+        """The refusal as the measurement reports and the refusals file list it (no provenance)."""
+        return {"path": self.path, "reason": self.reason, "detail": self.detail}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -158,6 +163,21 @@ class Version:
     pages: tuple[PageSpan, ...] = field(default=(), repr=False)
     furniture: tuple[Furniture, ...] = field(default=(), repr=False)
     unusable_pages: tuple[UnusablePage, ...] = field(default=(), repr=False)
+
+
+def consecutive_pairs(versions: Iterable[Version]) -> tuple[tuple[Version, Version], ...]:
+    """Each (before, after) pair of versions adjacent in the order given and of one family.
+
+    A family is a (jurisdiction, family) pair; two adjacent versions of different families are not
+    a pair. The order is the caller's: give versions in version order within each family, as
+    `Workspace.versions()` returns them (jurisdiction, family, version_order). Every surface that
+    diffs "consecutive versions" (diff, review, measure) pairs through this one function.
+    """
+    return tuple(
+        (a, b)
+        for a, b in pairwise(versions)
+        if (a.jurisdiction, a.family) == (b.jurisdiction, b.family)
+    )
 
 
 PassageKind = Literal["front_matter", "heading", "body", "furniture"]

@@ -48,7 +48,6 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, get_args
 
 from workbench.diff import (
@@ -59,7 +58,7 @@ from workbench.diff import (
     pairing_is_uncertain,
 )
 from workbench.errors import ChangeNotFound, VerdictError
-from workbench.models import Change, Span, Version, canonical_json
+from workbench.models import Change, Span, Version, canonical_json, consecutive_pairs
 from workbench.profiles import Profile, choose_profile
 from workbench.segment import segment_version
 from workbench.store import Workspace
@@ -179,14 +178,6 @@ class ChainReport:
 # Doubtful pairings
 
 
-def _consecutive(versions: Sequence[Version]) -> list[tuple[Version, Version]]:
-    return [
-        (a, b)
-        for a, b in pairwise(versions)
-        if (a.jurisdiction, a.family) == (b.jurisdiction, b.family)
-    ]
-
-
 def _held(workspace: Workspace, family: str | None, jurisdiction: str | None) -> list[Version]:
     versions = workspace.versions(family)
     return [v for v in versions if jurisdiction is None or v.jurisdiction == jurisdiction]
@@ -211,7 +202,7 @@ def _diffs(
     """Each consecutive held version pair and its whole diff, in the listing's order."""
     held = _held(workspace, family, jurisdiction)
     readers = _readers(held, profiles)
-    for before, after in _consecutive(held):
+    for before, after in consecutive_pairs(held):
         yield (
             before,
             after,
@@ -272,7 +263,7 @@ def find_change(
         )
     held = workspace.versions(family)
     readers = _readers(held, profiles)
-    for before, after in _consecutive(held):
+    for before, after in consecutive_pairs(held):
         make = _change_id_prefix(before.version_id, after.version_id)
         reader = readers[(before.jurisdiction, before.family)]
         # The diff segments through the family's profile; the bound must count those passages.
@@ -515,7 +506,7 @@ def orphaned_verdicts(
     rows = read_verdicts(workspace) if verdicts is None else tuple(verdicts)
     held = workspace.versions()
     readers = _readers(held, profiles)
-    pairs = {(a.version_id, b.version_id): (a, b) for a, b in _consecutive(held)}
+    pairs = {(a.version_id, b.version_id): (a, b) for a, b in consecutive_pairs(held)}
     diffs: dict[tuple[str, str], dict[str, Change]] = {}
     out = []
     for verdict in sorted(rows, key=lambda v: v.seq):

@@ -8,13 +8,12 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from workbench.cli import arguments
 from workbench.cli.common import out, own_profiles, path_options, print_json, profiles_option
 from workbench.errors import VersionNotFound
-from workbench.models import CHANGE_KINDS
+from workbench.models import CHANGE_KINDS, consecutive_pairs
 
 if TYPE_CHECKING:
     from workbench.store import Workspace
@@ -34,7 +33,7 @@ def _pairs(
         before = workspace.version(start) if start else versions[0]
         after = workspace.version(end) if end else versions[-1]
         return [(before, after)]
-    return list(pairwise(versions))
+    return list(consecutive_pairs(versions))
 
 
 def _colour() -> bool:

@@ -22,7 +22,7 @@ from workbench.defaults import MIRROR_URL
 from workbench.errors import AddError
 
 if TYPE_CHECKING:
-    from workbench.models import CatalogueRow
+    pass
 
 
 def cmd_add(args: argparse.Namespace) -> int:
@@ -75,12 +75,9 @@ def cmd_add(args: argparse.Namespace) -> int:
 def cmd_admit(args: argparse.Namespace) -> int:
     from workbench import corpus as corpus_mod
 
-    admission = corpus_mod.admit(args.dir, progress=progress())
-    existing: tuple[CatalogueRow, ...] = ()
-    if (args.corpus_dir / corpus_mod.CATALOGUE_NAME).is_file():
-        existing = corpus_mod.read_catalogue(args.corpus_dir)
-    merged = corpus_mod.merge_admission(existing, admission)
-    corpus_mod.write_catalogue(merged, args.corpus_dir)
+    admission, merged = corpus_mod.admit_into_catalogue(
+        args.dir, args.corpus_dir, progress=progress()
+    )
     kept = len(merged.rows) - len(admission.rows)
     out(
         f"admitted {len(admission.rows)} documents from {args.dir} into "

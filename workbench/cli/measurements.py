@@ -22,49 +22,31 @@ from workbench.cli.common import (
 
 
 def cmd_measure(args: argparse.Namespace) -> int:
-    from workbench import corpus as corpus_mod
-    from workbench.engine import check_engine_options, measure_held
-    from workbench.measure import measure_families, measure_workspace
-    from workbench.profiles import registry
-    from workbench.report import write_reports  # altair loads only when reports are written
-    from workbench.store import Workspace, ingest
+    from workbench.measure import measure_corpus
 
-    check_engine_options(args.workers, args.scheduler)
-    if args.corpus is not None:
-        admission = corpus_mod.admit(args.corpus, progress=progress())
-        rows, refusals, store = admission.rows, admission.refusals, args.corpus
-        if not rows:
-            list_refusals("refused at admission", refusals)
-            out(f"no document admitted from {args.corpus}; nothing measured\n")
-            return 1
-    else:
-        rows = corpus_mod.read_catalogue(args.corpus_dir)
-        refusals, store = corpus_mod.read_refusals(args.corpus_dir), args.store
-    wanted = {row.path for row in rows}
-    own = own_profiles(args, args.corpus)
-    with Workspace(args.workspace) as workspace:
-        report = ingest(workspace, rows, store, progress=progress())
-        if args.workers is None and args.scheduler is None:
-            versions = [v for v in workspace.versions() if v.version_id in wanted]
-            families = measure_workspace(versions, progress=progress(), profiles=registry(own))
-        else:
-            # The workers read and hash-check the bytes themselves; only rows and hashes travel.
-            families = measure_held(
-                workspace,
-                rows,
-                store,
-                workers=args.workers,
-                scheduler=args.scheduler,
-                progress=progress(),
-                profiles=registry(own),
-            )
-    written = write_reports(args.out, measure_families(families, rows, refusals))
-    out(
-        f"wrote {len(written)} files into {args.out} ({len(rows)} documents, {len(families)} families)\n"
+    run = measure_corpus(
+        out=args.out,
+        workspace=args.workspace,
+        corpus_dir=args.corpus_dir,
+        store=args.store,
+        mirror=args.corpus,
+        profiles=own_profiles(args),
+        workers=args.workers,
+        scheduler=args.scheduler,
+        export=args.export,
+        progress=progress(),
     )
-    failed = list_refusals("not ingested", report.refused)
-    list_refusals("refused at admission (listed in the report)", refusals)
-    return max(failed, exit_for_refusals(refusals))
+    if not run.written:
+        list_refusals("refused at admission", run.admission_refusals)
+        out(f"no document admitted from {args.corpus}; nothing measured\n")
+        return 1
+    out(
+        f"wrote {len(run.written)} files into {args.out} ({run.documents} documents, "
+        f"{len(run.families)} families; {len(run.reused)} reused unchanged from the cache)\n"
+    )
+    failed = list_refusals("not ingested", run.not_ingested)
+    list_refusals("refused at admission (listed in the report)", run.admission_refusals)
+    return max(failed, exit_for_refusals(run.admission_refusals))
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -134,6 +116,12 @@ def add_commands(commands: Any) -> None:
         metavar="tcp://HOST:PORT",
         help="run the map on an existing Dask cluster; every worker must see the store at the "
         "same path and run the same workbench",
+    )
+    measure.add_argument(
+        "--export",
+        choices=("csv", "parquet"),
+        default=None,
+        help="also write the measurement tables (table-<kind>.csv or .parquet) into --out",
     )
     path_options(measure, workspace=True, store=True)
     profiles_option(measure)

@@ -318,6 +318,18 @@ def named_profile(profiles: Sequence[Profile], jurisdiction: str, family: str) -
     return None
 
 
+def candidate_profiles(
+    profiles: Sequence[Profile], jurisdiction: str, family: str
+) -> tuple[Profile, ...]:
+    """The profiles `choose_profile` may pick for a family: the one naming it, else all of them.
+
+    The family's reading depends on these and no others, so they are what a worker is sent
+    (`engine.py`) and what a cached measurement is keyed on (`measure.py`).
+    """
+    named = named_profile(profiles, jurisdiction, family)
+    return (named,) if named is not None else tuple(profiles)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Choice:
     """Which profile reads a family and how it was chosen ("named" or "automatic")."""
