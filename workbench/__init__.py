@@ -5,6 +5,7 @@ Nothing here imports a heavy optional dependency: the review widget (ipywidgets)
 engine load only when asked for by name.
 """
 
+from workbench.charts import render_chart
 from workbench.cite import (
     Citation,
     Verification,
@@ -91,6 +92,7 @@ __all__ = [
     "read_catalogue",
     "read_refusals",
     "read_verdicts",
+    "render_chart",
     "review_frame",
     "review_items",
     "scorecard",

@@ -124,3 +124,7 @@ class AddError(WorkbenchError, ValueError):
 
 class ProfileError(WorkbenchError, ValueError):
     """A numbering profile file that cannot be read: bad TOML, an unknown key, a bad regex."""
+
+
+class ChartError(WorkbenchError, ValueError):
+    """A chart cannot be drawn offline: its data names a URL, or vl-convert rejects its spec."""
