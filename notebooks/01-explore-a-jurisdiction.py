@@ -22,21 +22,22 @@
 # between the versions of one family.
 #
 # Everything here calls the package's public API (`import workbench as wb`); the notebook only
-# tabulates (polars) and draws (altair). Settings come from the environment:
-#
-# | variable | default | meaning |
-# |---|---|---|
-# | `WORKBENCH_CORPUS_FOLDERS` | `corpus/real` and `corpus/refused` | folders to admit (`os.pathsep`-separated) |
-# | `WORKBENCH_JURISDICTION` | `us-dc` | the jurisdiction to explore |
-# | `WORKBENCH_FAMILY` | `dc-code-34-1432` | the family whose versions are diffed |
+# tabulates (polars) and draws (altair, rendered to SVG by `wb.render_chart`, so the charts show
+# offline and in a code host's preview). Every setting is in the first code cell, tagged
+# `parameters` (papermill's convention).
 #
 # The versions are held in a fresh workspace in a temporary folder, so a re-run starts clean and
 # prints the same figures.
 
+# %% tags=["parameters"]
+ROOT = ""  # the repository root; "" = the nearest folder up from here holding corpus/catalogue.jsonl
+CORPUS_FOLDERS = []  # folders in mirror layout to admit; [] = corpus/real and corpus/refused under ROOT
+JURISDICTION = "us-dc"  # the jurisdiction to explore
+FAMILY = "dc-code-34-1432"  # the family whose versions are diffed
+INTERACTIVE_CHARTS = False  # True: charts also get an interactive view (offline, ~0.9 MB each)
+
 # %%
-import os
 import tempfile
-from itertools import pairwise
 from pathlib import Path
 
 import altair as alt
@@ -44,18 +45,11 @@ import polars as pl
 
 import workbench as wb
 
-ROOT = Path(
-    os.environ.get("WORKBENCH_ROOT")
-    or next(
-        p for p in (Path.cwd(), *Path.cwd().parents) if (p / "corpus" / "catalogue.jsonl").is_file()
-    )
+ROOT = Path(ROOT) if ROOT else next(
+    p for p in (Path.cwd(), *Path.cwd().parents) if (p / "corpus" / "catalogue.jsonl").is_file()
 )
-FOLDERS = [
-    Path(p) for p in os.environ.get("WORKBENCH_CORPUS_FOLDERS", "").split(os.pathsep) if p
-] or [ROOT / "corpus" / "real", ROOT / "corpus" / "refused"]
-JURISDICTION = os.environ.get("WORKBENCH_JURISDICTION", "us-dc")
+FOLDERS = [ROOT / p for p in CORPUS_FOLDERS] or [ROOT / "corpus" / "real", ROOT / "corpus" / "refused"]
 pl.Config(tbl_rows=30, fmt_str_lengths=60, tbl_width_chars=140)
-FAMILY = os.environ.get("WORKBENCH_FAMILY", "dc-code-34-1432")
 print(
     "folders:",
     ", ".join(str(f.relative_to(ROOT)) if f.is_relative_to(ROOT) else str(f) for f in FOLDERS),
@@ -116,14 +110,20 @@ print(per_jurisdiction)
 refused.select("path", "reason").head(25)
 
 # %% tags=["nbval-ignore-output"]
-alt.Chart(
-    admitted.group_by("jurisdiction", "media_type").len().sort("jurisdiction", "media_type")
-).mark_bar().encode(
-    x=alt.X("len:Q", title="documents"),
-    y=alt.Y("jurisdiction:N", sort="-x", title=None),
-    color=alt.Color("media_type:N", title="media type"),
-    tooltip=["jurisdiction", "media_type", "len"],
-).properties(title="Admitted documents per jurisdiction", width=520)
+wb.render_chart(
+    alt.Chart(
+        admitted.group_by("jurisdiction", "media_type").len().sort("jurisdiction", "media_type")
+    )
+    .mark_bar()
+    .encode(
+        x=alt.X("len:Q", title="documents"),
+        y=alt.Y("jurisdiction:N", sort="-x", title=None),
+        color=alt.Color("media_type:N", title="media type"),
+        tooltip=["jurisdiction", "media_type", "len"],
+    )
+    .properties(title="Admitted documents per jurisdiction", width=520),
+    interactive=INTERACTIVE_CHARTS,
+)
 
 # %% [markdown]
 # ## The jurisdiction's families and versions
@@ -168,8 +168,9 @@ print(families)
 # %% [markdown]
 # ## Passage statistics
 #
-# `wb.segment` splits a version into passages with exact offsets (`text[start:end]` is the
-# passage) and a naive section label (the number a passage opens with).
+# `wb.segment_version` splits a version into passages with exact offsets (`text[start:end]` is
+# the passage), read through its family's numbering profile: each passage has a kind (front
+# matter, heading, body, furniture) and the label of the section it opens or lies in.
 
 # %%
 passages = pl.DataFrame(
@@ -182,7 +183,7 @@ passages = pl.DataFrame(
             "labelled": p.section_label is not None,
         }
         for v in workspace.versions()
-        for p in wb.segment(v.version_id, v.text)
+        for p in wb.segment_version(v)
     ]
 )
 per_version = (
@@ -202,12 +203,18 @@ print(
 per_version.filter(pl.col("family") == FAMILY)
 
 # %% tags=["nbval-ignore-output"]
-alt.Chart(per_version).mark_line(point=True).encode(
-    x=alt.X("version_order:O", title="version order"),
-    y=alt.Y("passages:Q", title="passages"),
-    color=alt.Color("family:N", title="family"),
-    tooltip=["file", "passages", "labelled", "median_characters"],
-).properties(title=f"Passages per version, {JURISDICTION}", width=520)
+wb.render_chart(
+    alt.Chart(per_version)
+    .mark_line(point=True)
+    .encode(
+        x=alt.X("version_order:O", title="version order"),
+        y=alt.Y("passages:Q", title="passages"),
+        color=alt.Color("family:N", title="family"),
+        tooltip=["file", "passages", "labelled", "median_characters"],
+    )
+    .properties(title=f"Passages per version, {JURISDICTION}", width=520),
+    interactive=INTERACTIVE_CHARTS,
+)
 
 # %% [markdown]
 # ## One family's diff
@@ -233,7 +240,7 @@ changes = pl.DataFrame(
             "capped": c.capped,
             "doubtful": wb.pairing_is_uncertain(c),
         }
-        for before, after in pairwise(family_versions)
+        for before, after in wb.consecutive_pairs(family_versions)
         for c in wb.diff_versions(before, after)
     ]
 )
@@ -264,17 +271,23 @@ changes.filter(pl.col("doubtful")).select(
 ).with_columns(pl.col("similarity", "alignment_confidence").round(3))
 
 # %% tags=["nbval-ignore-output"]
-alt.Chart(
-    changes.filter(pl.col("kind") != "unchanged")
-    .group_by("pair_order", "pair", "kind")
-    .len()
-    .sort("pair_order", "kind")
-).mark_bar().encode(
-    x=alt.X("pair:N", sort=alt.SortField("pair_order"), title="version pair"),
-    y=alt.Y("len:Q", title="changes"),
-    color=alt.Color("kind:N", title="kind"),
-    tooltip=["pair", "kind", "len"],
-).properties(title=f"Changes between consecutive versions of {FAMILY}", width=520)
+wb.render_chart(
+    alt.Chart(
+        changes.filter(pl.col("kind") != "unchanged")
+        .group_by("pair_order", "pair", "kind")
+        .len()
+        .sort("pair_order", "kind")
+    )
+    .mark_bar()
+    .encode(
+        x=alt.X("pair:N", sort=alt.SortField("pair_order"), title="version pair"),
+        y=alt.Y("len:Q", title="changes"),
+        color=alt.Color("kind:N", title="kind"),
+        tooltip=["pair", "kind", "len"],
+    )
+    .properties(title=f"Changes between consecutive versions of {FAMILY}", width=520),
+    interactive=INTERACTIVE_CHARTS,
+)
 
 # %%
 workspace.close()

@@ -6,7 +6,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.16.4
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3 (ipykernel)
 #     language: python
@@ -23,16 +23,16 @@
 # confirm), and what the escalation rate would be if the documents' own numbering decided instead.
 #
 # It calls the package's public API only and re-derives exactly what `make measure` writes to
-# `measurements/`; the last cell checks the two agree byte for byte. Settings:
-#
-# | variable | default | meaning |
-# |---|---|---|
-# | `WORKBENCH_ROOT` | the folder holding `corpus/catalogue.jsonl` | repository root |
-# | `WORKBENCH_FAMILY` | `draft-ietf-appsawg-http-problem` | the family shown pairing by pairing |
+# `measurements/`; the last cell checks the two agree byte for byte. Every setting is in the
+# first code cell, tagged `parameters` (papermill's convention).
+
+# %% tags=["parameters"]
+ROOT = ""  # the repository root; "" = the nearest folder up from here holding corpus/catalogue.jsonl
+FAMILY = "draft-ietf-appsawg-http-problem"  # the family shown pairing by pairing
+INTERACTIVE_CHARTS = False  # True: charts also get an interactive view (offline, ~0.9 MB each)
 
 # %%
 import json
-import os
 import tempfile
 from pathlib import Path
 
@@ -41,32 +41,34 @@ import polars as pl
 
 import workbench as wb
 
-ROOT = Path(
-    os.environ.get("WORKBENCH_ROOT")
-    or next(p for p in (Path.cwd(), *Path.cwd().parents) if (p / "corpus" / "catalogue.jsonl").is_file())
+ROOT = Path(ROOT) if ROOT else next(
+    p for p in (Path.cwd(), *Path.cwd().parents) if (p / "corpus" / "catalogue.jsonl").is_file()
 )
-FAMILY = os.environ.get("WORKBENCH_FAMILY", "draft-ietf-appsawg-http-problem")
 pl.Config(tbl_rows=20, fmt_str_lengths=70, tbl_width_chars=150)
 rows = wb.read_catalogue(ROOT / "corpus")
-refusals = wb.read_refusals(ROOT / "corpus")
 print(f"catalogue: {len(rows)} documents; corpus digest {wb.corpus_digest(rows)}")
 
 # %% [markdown]
 # ## Ingest and measure
 #
-# A fresh workspace in a temporary folder; `measure_workspace` maps `measure_family` over every
-# family (structure parse of each version, diff of each consecutive pair) and `measure_families`
-# reduces the evidence rows into the reports.
+# `measure_corpus` is what `workbench measure` runs: ingest into a workspace (here a fresh one in
+# a temporary folder), map `measure_family` over every family (structure parse of each version,
+# diff of each consecutive pair), reduce the evidence rows (`measure_families`) and write the
+# reports (here into the temporary folder too; the cache is not used, so every family is
+# measured). It returns the map's results and the reduce, which the cells below explore.
 
 # %%
 workspace_dir = tempfile.TemporaryDirectory()
-with wb.Workspace(Path(workspace_dir.name) / "workspace.sqlite") as held:
-    report = wb.ingest(held, rows, ROOT / "corpus" / "real")
-    versions = held.versions()
-families = wb.measure_workspace(versions)
-measurements = wb.measure_families(families, rows, refusals)
+run = wb.measure_corpus(
+    out=Path(workspace_dir.name) / "measurements",
+    workspace=Path(workspace_dir.name) / "workspace.sqlite",
+    corpus_dir=ROOT / "corpus",
+    store=ROOT / "corpus" / "real",
+    use_cache=False,
+)
+families, measurements = run.results, run.measurements
 pairings = [p for f in families for p in f.pairings]
-print(f"versions held: {len(versions)}; families measured: {len(families)}; modified pairings: {len(pairings)}")
+print(f"versions held: {len(run.extracted)}; families measured: {len(families)}; modified pairings: {len(pairings)}")
 
 # %% [markdown]
 # ## How each version's numbering was read
@@ -113,12 +115,18 @@ causes = (
 causes
 
 # %% tags=["nbval-ignore-output"]
-alt.Chart(causes).mark_bar().encode(
-    y=alt.Y("jurisdiction:N"),
-    x=alt.X("len:Q", stack="normalize", title="share of the proxy's caps", axis=alt.Axis(format="%")),
-    color=alt.Color("cause:N"),
-    tooltip=["jurisdiction", "cause", "len"],
-).properties(width=520, title="Proxy caps by cause")
+wb.render_chart(
+    alt.Chart(causes)
+    .mark_bar()
+    .encode(
+        y=alt.Y("jurisdiction:N"),
+        x=alt.X("len:Q", stack="normalize", title="share of the proxy's caps", axis=alt.Axis(format="%")),
+        color=alt.Color("cause:N"),
+        tooltip=["jurisdiction", "cause", "len"],
+    )
+    .properties(width=520, title="Proxy caps by cause"),
+    interactive=INTERACTIVE_CHARTS,
+)
 
 # %% [markdown]
 # ## Escalation: pairings left cautioned
@@ -139,13 +147,19 @@ escalation = pl.DataFrame(
         for rule in ("proxy", "structure")
     ]
 ).with_columns((pl.col("cautioned") / pl.col("pairings")).alias("share"))
-alt.Chart(escalation).mark_bar().encode(
-    x=alt.X("jurisdiction:N"),
-    xOffset="rule:N",
-    y=alt.Y("share:Q", axis=alt.Axis(format="%"), title="modified pairings left cautioned"),
-    color="rule:N",
-    tooltip=["jurisdiction", "rule", "cautioned", "pairings"],
-).properties(width=360, title="Escalation under the proxy and under the structure")
+wb.render_chart(
+    alt.Chart(escalation)
+    .mark_bar()
+    .encode(
+        x=alt.X("jurisdiction:N"),
+        xOffset="rule:N",
+        y=alt.Y("share:Q", axis=alt.Axis(format="%"), title="modified pairings left cautioned"),
+        color="rule:N",
+        tooltip=["jurisdiction", "rule", "cautioned", "pairings"],
+    )
+    .properties(width=360, title="Escalation under the proxy and under the structure"),
+    interactive=INTERACTIVE_CHARTS,
+)
 
 # %% [markdown]
 # ## Should the structure decide?

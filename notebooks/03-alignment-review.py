@@ -28,14 +28,18 @@
 # a pairing until it is confirmed or disputed (`wb.pairing_caution_stands`, the same predicate
 # `workbench review list` uses); a change of mind is a new row that names the row it undoes.
 #
-# | variable | default | meaning |
-# |---|---|---|
-# | `WORKBENCH_REVIEW_WORKSPACE` | a fresh file in a temporary folder | where versions and verdicts are held; set it to `.workbench/workspace.sqlite` to keep your answers and see them with `workbench review log` |
-# | `WORKBENCH_REVIEW_JURISDICTION` | `us-dc` | whose doubtful pairings fill the queue |
+# Every setting is in the first code cell, tagged `parameters` (papermill's convention: edit it, or
+# run `papermill -p JURISDICTION us-tx ...`). Answers go to the project's workspace by default,
+# the file `workbench review list` and `workbench review log` read, so they are kept; the cell
+# below prints where. The test run points `WORKSPACE` at a temporary file (notebooks/conftest.py).
+
+# %% tags=["parameters"]
+ROOT = ""  # the repository root; "" = the nearest folder up from here holding corpus/catalogue.jsonl
+JURISDICTION = "us-dc"  # whose doubtful pairings fill the queue
+WORKSPACE = ".workbench/workspace.sqlite"  # versions and verdicts; a relative path is under ROOT
+INTERACTIVE_CHARTS = False  # True: charts also get an interactive view (offline, ~0.9 MB each)
 
 # %%
-import os
-import tempfile
 from pathlib import Path
 
 import altair as alt
@@ -43,19 +47,13 @@ import polars as pl
 
 import workbench as wb
 
-ROOT = Path(
-    os.environ.get("WORKBENCH_ROOT")
-    or next(
-        p for p in (Path.cwd(), *Path.cwd().parents) if (p / "corpus" / "catalogue.jsonl").is_file()
-    )
+ROOT = Path(ROOT) if ROOT else next(
+    p for p in (Path.cwd(), *Path.cwd().parents) if (p / "corpus" / "catalogue.jsonl").is_file()
 )
-JURISDICTION = os.environ.get("WORKBENCH_REVIEW_JURISDICTION", "us-dc")
-WORKSPACE = Path(
-    os.environ.get("WORKBENCH_REVIEW_WORKSPACE")
-    or Path(tempfile.mkdtemp(prefix="wb-review-")) / "workspace.sqlite"
-)
+WORKSPACE = (ROOT / WORKSPACE).resolve()  # an absolute WORKSPACE stays as it is
 pl.Config(tbl_rows=40, fmt_str_lengths=40, tbl_width_chars=140)
-print("workspace:", WORKSPACE)
+print("workspace (versions and your verdicts are kept here):", WORKSPACE)
+print(f"read the log from a shell: workbench review log --workspace {WORKSPACE}")
 print("jurisdiction:", JURISDICTION)
 
 # %% [markdown]
@@ -100,12 +98,18 @@ queue.select(
 ).with_columns(pl.col("similarity", "alignment_confidence").round(3))
 
 # %% tags=["nbval-ignore-output"]
-alt.Chart(queue).mark_bar().encode(
-    x=alt.X("count():Q", title="doubtful pairings"),
-    y=alt.Y("family:N", title=None),
-    color=alt.Color("capped:N", title="confidence capped"),
-    tooltip=["family", "capped", "count()"],
-).properties(title=f"Doubtful pairings per family, {JURISDICTION}", width=480)
+wb.render_chart(
+    alt.Chart(queue)
+    .mark_bar()
+    .encode(
+        x=alt.X("count():Q", title="doubtful pairings"),
+        y=alt.Y("family:N", title=None),
+        color=alt.Color("capped:N", title="confidence capped"),
+        tooltip=["family", "capped", "count()"],
+    )
+    .properties(title=f"Doubtful pairings per family, {JURISDICTION}", width=480),
+    interactive=INTERACTIVE_CHARTS,
+)
 
 # %% [markdown]
 # ## Review

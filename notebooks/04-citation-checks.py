@@ -22,15 +22,15 @@
 # words are at that place; it does not prove that a reading of them is right.
 #
 # This notebook builds citations from real D.C. Code Title 34 passages: honest ones, and the
-# corruptions a careless tool or a hurried person produces. Public API only. Settings:
-#
-# | variable | default | meaning |
-# |---|---|---|
-# | `WORKBENCH_ROOT` | the folder holding `corpus/catalogue.jsonl` | repository root |
-# | `WORKBENCH_FAMILY` | `dc-code-34-1432` | the family whose versions are cited |
+# corruptions a careless tool or a hurried person produces. Public API only. Every setting is in
+# the first code cell, tagged `parameters` (papermill's convention).
+
+# %% tags=["parameters"]
+ROOT = ""  # the repository root; "" = the nearest folder up from here holding corpus/catalogue.jsonl
+FAMILY = "dc-code-34-1432"  # the family whose versions are cited
+INTERACTIVE_CHARTS = False  # True: charts also get an interactive view (offline, ~0.9 MB each)
 
 # %%
-import os
 import tempfile
 from pathlib import Path
 
@@ -39,11 +39,9 @@ import polars as pl
 
 import workbench as wb
 
-ROOT = Path(
-    os.environ.get("WORKBENCH_ROOT")
-    or next(p for p in (Path.cwd(), *Path.cwd().parents) if (p / "corpus" / "catalogue.jsonl").is_file())
+ROOT = Path(ROOT) if ROOT else next(
+    p for p in (Path.cwd(), *Path.cwd().parents) if (p / "corpus" / "catalogue.jsonl").is_file()
 )
-FAMILY = os.environ.get("WORKBENCH_FAMILY", "dc-code-34-1432")
 pl.Config(tbl_rows=30, fmt_str_lengths=60, tbl_width_chars=150)
 rows = [r for r in wb.read_catalogue(ROOT / "corpus") if r.family == FAMILY]
 workspace_dir = tempfile.TemporaryDirectory()
@@ -62,7 +60,7 @@ print(f"family {FAMILY}: {len(versions)} versions held")
 # %%
 citations: list[tuple[str, wb.Citation]] = []
 for version in versions:
-    for passage in wb.segment(version.version_id, version.text):
+    for passage in wb.segment_version(version):
         sentence = passage.text.split(". ")[0]
         if len(sentence.split()) < 8 or "\n" in sentence:
             continue
@@ -104,12 +102,18 @@ for row in summary.iter_rows(named=True):
     print(f"{row['probe']:<16} {row['outcome']:<9} {row['reason'] or '-':<14} {row['len']}")
 
 # %% tags=["nbval-ignore-output"]
-alt.Chart(summary).mark_bar().encode(
-    y=alt.Y("probe:N"),
-    x=alt.X("len:Q", title="citations"),
-    color=alt.Color("reason:N"),
-    tooltip=["probe", "outcome", "reason", "len"],
-).properties(width=420, title="Verifier outcomes by probe")
+wb.render_chart(
+    alt.Chart(summary)
+    .mark_bar()
+    .encode(
+        y=alt.Y("probe:N"),
+        x=alt.X("len:Q", title="citations"),
+        color=alt.Color("reason:N"),
+        tooltip=["probe", "outcome", "reason", "len"],
+    )
+    .properties(width=420, title="Verifier outcomes by probe"),
+    interactive=INTERACTIVE_CHARTS,
+)
 
 # %% [markdown]
 # ## A quote through the releases

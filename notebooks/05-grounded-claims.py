@@ -25,12 +25,13 @@
 #
 # This notebook copies the example base (`notes/` and `notes/reports/`) to a temporary folder,
 # writes the reports' snapshots there from the fetched corpus, and works on the copy, so the
-# committed notes are never written. Public API only. Settings:
-#
-# | variable | default | meaning |
-# |---|---|---|
-# | `WORKBENCH_ROOT` | the folder holding `corpus/catalogue.jsonl` | repository root |
-# | `WORKBENCH_NOTES` | `notes` under the root | the notes folder to copy and check |
+# committed notes are never written. Public API only. Every setting is in the first code cell,
+# tagged `parameters` (papermill's convention).
+
+# %% tags=["parameters"]
+ROOT = ""  # the repository root; "" = the nearest folder up from here holding corpus/catalogue.jsonl
+SOURCE_NOTES = "notes"  # the notes folder to copy and check; a relative path is under ROOT
+INTERACTIVE_CHARTS = False  # True: charts also get an interactive view (offline, ~0.9 MB each)
 
 # %%
 import os
@@ -45,11 +46,10 @@ import workbench as wb
 from workbench import quotes
 from workbench.claims import Ledger
 
-ROOT = Path(
-    os.environ.get("WORKBENCH_ROOT")
-    or next(p for p in (Path.cwd(), *Path.cwd().parents) if (p / "corpus" / "catalogue.jsonl").is_file())
-).resolve()
-SOURCE_NOTES = Path(os.environ.get("WORKBENCH_NOTES") or ROOT / "notes").resolve()
+ROOT = (Path(ROOT) if ROOT else next(
+    p for p in (Path.cwd(), *Path.cwd().parents) if (p / "corpus" / "catalogue.jsonl").is_file()
+)).resolve()
+SOURCE_NOTES = (ROOT / SOURCE_NOTES).resolve()
 CORPUS = ROOT / "corpus"
 STORE = CORPUS / "real"
 pl.Config(tbl_rows=40, fmt_str_lengths=70, tbl_width_chars=160)
@@ -163,12 +163,18 @@ for row in grades.iter_rows(named=True):
     print(f"{row['when']:<17} {row['grade']:<7} {row['len']}")
 
 # %% tags=["nbval-ignore-output"]
-alt.Chart(grades).mark_bar().encode(
-    y=alt.Y("when:N", title=None, sort=["before the check", "after the check"]),
-    x=alt.X("len:Q", title="notes"),
-    color=alt.Color("grade:N", sort=["floor", "middle", "top"]),
-    tooltip=["when", "grade", "len"],
-).properties(width=420, title="Grades of the example notes")
+wb.render_chart(
+    alt.Chart(grades)
+    .mark_bar()
+    .encode(
+        y=alt.Y("when:N", title=None, sort=["before the check", "after the check"]),
+        x=alt.X("len:Q", title="notes"),
+        color=alt.Color("grade:N", sort=["floor", "middle", "top"]),
+        tooltip=["when", "grade", "len"],
+    )
+    .properties(width=420, title="Grades of the example notes"),
+    interactive=INTERACTIVE_CHARTS,
+)
 
 # %% [markdown]
 # ## The quotes register

@@ -22,29 +22,37 @@
 # verifier decides whether the quoted words stand at those offsets.
 #
 # This notebook builds its own workspace of the D.C. Code Title 34 sections from the fetched
-# corpus (`$WORKBENCH_NOTEBOOK06_WORKSPACE`, default `.workbench/notebook-06.sqlite`), indexes it,
-# searches for every obligation in `notebooks/data/dc-title-34-obligations.md`, verifies the clause
-# a person picks, and measures how many obligations have no lexical path to their clause.
+# corpus (`WORKSPACE`, by default `.workbench/notebook-06.sqlite`), indexes it, searches for every
+# obligation in `notebooks/data/dc-title-34-obligations.md`, verifies the clause a person picks,
+# and measures how many obligations have no lexical path to their clause. Every setting is in the
+# first code cell, tagged `parameters` (papermill's convention); the test run points `WORKSPACE`
+# at a temporary file (notebooks/conftest.py).
+
+# %% tags=["parameters"]
+ROOT = ""  # the repository root; "" = the nearest folder up from here holding corpus/catalogue.jsonl
+STORE = "corpus/real"  # the fetched corpus bytes; a relative path is under ROOT
+WORKSPACE = ".workbench/notebook-06.sqlite"  # this notebook's workspace and index; under ROOT if relative
+K = 10  # candidates asked for each obligation
+INTERACTIVE_CHARTS = False  # True: charts also get an interactive view (offline, ~0.9 MB each)
 
 # %%
-import os
 from pathlib import Path
 
 import altair as alt
 import polars as pl
 
-from workbench import Workspace, ingest, read_catalogue
+from workbench import Workspace, ingest, read_catalogue, render_chart
 from workbench.cite import Citation, verify_for_version
 from workbench.normalize import normalize
 from workbench.search import SearchScope, build_index, find_candidates, index_status
 
-ROOT = Path.cwd() if (Path.cwd() / "corpus").is_dir() else Path.cwd().parent
-STORE = Path(os.environ.get("WORKBENCH_STORE", ROOT / "corpus" / "real"))
-WORKSPACE = Path(
-    os.environ.get("WORKBENCH_NOTEBOOK06_WORKSPACE", ROOT / ".workbench" / "notebook-06.sqlite")
+ROOT = Path(ROOT) if ROOT else next(
+    p for p in (Path.cwd(), *Path.cwd().parents) if (p / "corpus" / "catalogue.jsonl").is_file()
 )
-K = 10
+STORE = ROOT / STORE
+WORKSPACE = (ROOT / WORKSPACE).resolve()  # an absolute WORKSPACE stays as it is
 _ = pl.Config.set_tbl_rows(40)
+print("workspace:", WORKSPACE)
 
 # %% [markdown]
 # ## The workspace: every held version of the D.C. Code sections
@@ -84,7 +92,7 @@ print(f"obligations: {obligations.height}")
 print(obligations.group_by("expected").len().sort("expected"))
 
 # %% [markdown]
-# ## Search: top 10 candidates for each obligation
+# ## Search: the top `K` candidates for each obligation (10 unless the parameter says otherwise)
 #
 # The clause is *found* when a candidate passage of the obligation's section contains the clause's
 # words (after normalization); its rank is that candidate's place in the list.
@@ -181,11 +189,17 @@ print(f"picked clauses verified: {sum(o['outcome'] == 'verified' for o in outcom
 
 # %% tags=["nbval-ignore-output"]
 chart_data = found.with_columns(pl.col("rank").fill_null(K + 1).alias("rank shown"))
-alt.Chart(chart_data).mark_bar().encode(
-    x=alt.X("id:N", sort=None, title="obligation"),
-    y=alt.Y("rank shown:Q", title=f"rank of the clause ({K + 1} = not in the top {K})"),
-    color=alt.Color("expected:N", title="labelled beforehand"),
-).properties(width=520, height=220, title="Where the clause ranks among the candidates")
+render_chart(
+    alt.Chart(chart_data)
+    .mark_bar()
+    .encode(
+        x=alt.X("id:N", sort=None, title="obligation"),
+        y=alt.Y("rank shown:Q", title=f"rank of the clause ({K + 1} = not in the top {K})"),
+        color=alt.Color("expected:N", title="labelled beforehand"),
+    )
+    .properties(width=520, height=220, title="Where the clause ranks among the candidates"),
+    interactive=INTERACTIVE_CHARTS,
+)
 
 # %%
 workspace.close()

@@ -23,6 +23,7 @@ _HOME = {
     "read_refusals": "workbench.corpus",
     "verify_store": "workbench.corpus",
     "Workspace": "workbench.store",
+    "consecutive_pairs": "workbench.models",
     "ingest": "workbench.store",
     # text, passages and structure
     "segment_version": "workbench.segment",
@@ -40,6 +41,7 @@ _HOME = {
     "verify_chain": "workbench.review",
     "ReviewWidget": "workbench.widgets",  # needs ipywidgets
     # measurements
+    "measure_corpus": "workbench.measure",
     "corpus_digest": "workbench.measure",
     "corpus_digests": "workbench.measure",
     "measure_families": "workbench.measure",
@@ -75,6 +77,8 @@ _HOME = {
     "load_demo": "workbench.evals",
     "scorecard": "workbench.evals",
     "write_scorecard": "workbench.evals",
+    # charts drawn offline for the notebooks
+    "render_chart": "workbench.charts",
 }
 
 __all__ = sorted(_HOME)

@@ -137,3 +137,7 @@ class RedlineError(WorkbenchError, ValueError):
 
 class ExportFormatError(WorkbenchError, ValueError):
     """An export format the workbench does not write (it writes csv and parquet)."""
+
+
+class ChartError(WorkbenchError, ValueError):
+    """A chart cannot be drawn offline: its data names a URL, or vl-convert rejects its spec."""

@@ -55,8 +55,6 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from tqdm import tqdm
-
 from workbench.corpus import admit, read_catalogue, read_refusals
 from workbench.diff import RESTRUCTURE_CONFIDENCE_CEILING, diff_passages, pairing_is_uncertain
 from workbench.errors import ExportFormatError
@@ -79,6 +77,7 @@ from workbench.profiles import (
     read_profile_dir,
     registry,
 )
+from workbench.progress import bar
 from workbench.review import items_of_pair
 from workbench.segment import leading_number, segment_version
 from workbench.store import Workspace, ingest
@@ -754,7 +753,7 @@ def measure_workspace(
     for version in versions:
         families[(version.jurisdiction, version.family)].append(version)
     out = []
-    for key in tqdm(sorted(families), desc="measure", unit="family", disable=not progress):
+    for key in bar(sorted(families), desc="measure", unit="family", enabled=progress):
         group = sorted(families[key], key=lambda v: v.version_order)
         out.append(measure_family(group, profiles))
     return out
@@ -934,6 +933,8 @@ class MeasureRun:
     written: tuple[Path, ...]
     not_ingested: tuple[Refusal, ...]
     admission_refusals: tuple[Refusal, ...]
+    results: tuple[FamilyMeasurement, ...] = ()  # the map's output, family by family
+    measurements: Measurements | None = None  # the reduce, as written (None: nothing admitted)
 
 
 def measure_corpus(
@@ -1031,6 +1032,8 @@ def measure_corpus(
         written=tuple(written),
         not_ingested=report.refused,
         admission_refusals=refusals,
+        results=tuple(results),
+        measurements=measurements,
     )
 
 
@@ -1074,9 +1077,7 @@ def _measure_missing(
     if workers is None and scheduler is None:
         wanted = {row.path for row in rows}
         out = {}
-        for jurisdiction, family in tqdm(
-            missing, desc="measure", unit="family", disable=not progress
-        ):
+        for jurisdiction, family in bar(missing, desc="measure", unit="family", enabled=progress):
             versions = [
                 v
                 for v in held.versions(family)

@@ -40,7 +40,6 @@ if TYPE_CHECKING:
 
 SHOWN_BY_DEFAULT = frozenset(CHANGE_KINDS) - {"unchanged"}  # what the text listing shows unasked
 CONTEXT_CHARS = 60  # unchanged characters `marked_text` keeps on each side of a mark
-EXPORT_FORMATS = ("csv", "parquet")
 
 # A token of the word comparison: a run of white space, a run of word characters, or one other
 # character (so "$10" is "$" and "10", and a changed fee marks "10", not the dollar sign).
@@ -574,18 +573,16 @@ def write_page(path: Path, page: str) -> None:
 
 
 def export_target(form: str, path: Path) -> None:
-    """Refuse an unknown export format, or a path `writable` refuses."""
-    if form not in EXPORT_FORMATS:
-        raise RedlineError(
-            f"{form}: unknown export format; expected one of {', '.join(EXPORT_FORMATS)}"
-        )
+    """Refuse an unknown export format (`tables.check_format`), or a path `writable` refuses."""
+    from workbench.tables import check_format
+
+    check_format(form)
     writable(path, f"the {form} change table")
 
 
 def write_table(frame: pl.DataFrame, form: str, path: Path) -> None:
-    """Write the change table as CSV (UTF-8, a header row) or Parquet to `path` (`export_target`)."""
+    """Write the change table as CSV or Parquet to `path` (`export_target`, `tables.write_frame`)."""
+    from workbench.tables import write_frame
+
     export_target(form, path)
-    if form == "csv":
-        _replace(path, frame.write_csv)
-    else:
-        _replace(path, frame.write_parquet)
+    write_frame(frame, path, form)

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import altair as alt
-import vl_convert as vlc
 
+from workbench.charts import chart_svg
 from workbench.measure import (
     CAP_CAUSES,
     CAUTION_CAUSES,
@@ -35,11 +35,6 @@ COMMAND = "make measure  (or: workbench measure)"
 def _write(path: Path, data: bytes) -> None:
     if not path.is_file() or path.read_bytes() != data:
         path.write_bytes(data)
-
-
-def _svg(chart: alt.TopLevelMixin) -> str:
-    """An altair chart as inline SVG (no scripts, no network)."""
-    return str(vlc.vegalite_to_svg(chart.to_dict()))
 
 
 def _table(header: list[str], rows: list[list[Any]]) -> str:
@@ -77,7 +72,7 @@ def _bar(values: list[dict[str, Any]], x: str, y: str, color: str | None, title:
         .encode(**encoding)
         .properties(title=title, width=480, height=260)
     )
-    return f"<figure>{_svg(chart)}</figure>"
+    return f"<figure>{chart_svg(chart)}</figure>"
 
 
 def _shares(values: list[dict[str, Any]], y: str, x: str, color: str, title: str) -> str:
@@ -94,7 +89,7 @@ def _shares(values: list[dict[str, Any]], y: str, x: str, color: str, title: str
         )
         .properties(title=title, width=480, height=30 * len({v[y] for v in values}))
     )
-    return f"<figure>{_svg(chart)}</figure>"
+    return f"<figure>{chart_svg(chart)}</figure>"
 
 
 def digests_html(report: dict[str, Any]) -> bytes:

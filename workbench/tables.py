@@ -23,12 +23,17 @@ empty cell. polars is imported only when a table is written.
 
 from __future__ import annotations
 
+import os
+import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.errors import ExportFormatError
 from workbench.measure import EXPORT_FORMATS, FamilyMeasurement, Measurements, row_as_json
+
+if TYPE_CHECKING:
+    import polars as pl
 
 TABLE_KINDS = (
     "families",
@@ -107,33 +112,53 @@ def measurement_tables(
     }
 
 
+def check_format(fmt: str) -> None:
+    """Refuse a format the workbench does not write tables as (`EXPORT_FORMATS`)."""
+    if fmt not in EXPORT_FORMATS:
+        raise ExportFormatError(
+            f"{fmt}: not an export format; expected one of {', '.join(EXPORT_FORMATS)}"
+        )
+
+
+def write_frame(frame: pl.DataFrame, path: Path, fmt: str) -> Path:
+    """Write a polars frame at `path` as CSV (UTF-8, a header row) or Parquet: the one writer of
+    every exported table (measurements, the diff's change table). The file is written beside
+    `path` under a temporary name and renamed over it, so a failed write leaves what was there."""
+    check_format(fmt)
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    try:
+        if fmt == "csv":
+            frame.write_csv(temporary)
+        else:
+            frame.write_parquet(temporary)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return path
+
+
 def write_table(rows: Sequence[Mapping[str, Any]], path: Path, fmt: str) -> Path:
     """Write `rows` as one table at `path` in `fmt` ("csv" or "parquet") through polars.
 
     Columns are the union of the rows' keys in first-seen order; a missing key is null. Types are
     inferred over every row. An empty table still has its file (no columns, no rows).
     """
-    if fmt not in EXPORT_FORMATS:
-        raise ExportFormatError(f"{fmt}: not an export format; expected one of csv, parquet")
+    check_format(fmt)
     import polars as pl
 
     columns = list(dict.fromkeys(name for row in rows for name in row))
     frame = pl.DataFrame(
         [{name: row.get(name) for name in columns} for row in rows], infer_schema_length=None
     )
-    if fmt == "csv":
-        frame.write_csv(path)
-    else:
-        frame.write_parquet(path)
-    return path
+    return write_frame(frame, path, fmt)
 
 
 def write_measurement_tables(
     out: Path, families: Sequence[FamilyMeasurement], m: Measurements, fmt: str
 ) -> list[Path]:
     """Write every measurement table into `out` as `table-<kind>.<fmt>`; returns their paths."""
-    if fmt not in EXPORT_FORMATS:
-        raise ExportFormatError(f"{fmt}: not an export format; expected one of csv, parquet")
+    check_format(fmt)
     out.mkdir(parents=True, exist_ok=True)
     return [
         write_table(rows, out / f"table-{kind}.{fmt}", fmt)
