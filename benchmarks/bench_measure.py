@@ -23,7 +23,7 @@ from pathlib import Path
 from bench_spine import ROOT, STORE, report_to_docs
 
 from workbench.corpus import read_catalogue, read_refusals
-from workbench.measure import measure_families, measure_workspace
+from workbench.measure import map_families, reduce_families
 from workbench.report import write_reports
 from workbench.store import Workspace, ingest
 
@@ -41,9 +41,9 @@ def run() -> None:
         ingest(held, rows, STORE)
         versions = held.versions()
         t1 = time.perf_counter()
-        families = measure_workspace(versions)
+        families = map_families(versions)
         t2 = time.perf_counter()
-        measurements = measure_families(families, rows, refusals)
+        measurements = reduce_families(families, rows, refusals)
         t3 = time.perf_counter()
         write_reports(Path(tmp) / "out", measurements)
         t4 = time.perf_counter()

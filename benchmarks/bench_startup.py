@@ -69,7 +69,9 @@ def run() -> None:
         )
     print(f"fastest of {RUNS} runs, each a fresh interpreter")
     print(f"   baseline: import json, sqlite3, argparse   {baseline:6.3f} s")
-    print(f"   workbench --help                           {helped:6.3f} s   {helped / baseline:4.1f}x")
+    print(
+        f"   workbench --help                           {helped:6.3f} s   {helped / baseline:4.1f}x"
+    )
     print(
         f"   workbench verify (one citation)            {verified:6.3f} s   "
         f"{verified / baseline:4.1f}x"

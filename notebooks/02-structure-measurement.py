@@ -53,7 +53,7 @@ print(f"catalogue: {len(rows)} documents; corpus digest {wb.corpus_digest(rows)}
 #
 # `measure_corpus` is what `workbench measure` runs: ingest into a workspace (here a fresh one in
 # a temporary folder), map `measure_family` over every family (structure parse of each version,
-# diff of each consecutive pair), reduce the evidence rows (`measure_families`) and write the
+# diff of each consecutive pair), reduce the evidence rows (`reduce_families`) and write the
 # reports (here into the temporary folder too; the cache is not used, so every family is
 # measured). It returns the map's results and the reduce, which the cells below explore.
 

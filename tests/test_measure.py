@@ -23,11 +23,11 @@ from workbench.measure import (
     family_cache_key,
     family_measurement_from_json,
     held_version_facts,
+    map_families,
     measure_corpus,
-    measure_families,
     measure_family,
-    measure_workspace,
     rate,
+    reduce_families,
     version_facts,
 )
 from workbench.models import CatalogueRow, code_digest
@@ -143,16 +143,16 @@ def family_measurements(
     workspace: Workspace, catalogue: tuple[CatalogueRow, ...]
 ) -> list[FamilyMeasurement]:
     wanted = {row.path for row in catalogue}
-    return measure_workspace([v for v in workspace.versions() if v.version_id in wanted])
+    return map_families([v for v in workspace.versions() if v.version_id in wanted])
 
 
 def test_measurement_does_not_depend_on_family_order(
     family_measurements: list[FamilyMeasurement], catalogue: tuple[CatalogueRow, ...]
 ) -> None:
-    first = measure_families(family_measurements, catalogue)
+    first = reduce_families(family_measurements, catalogue)
     shuffled = list(family_measurements)
     random.Random(7).shuffle(shuffled)
-    assert measure_families(shuffled, list(reversed(catalogue))) == first
+    assert reduce_families(shuffled, list(reversed(catalogue))) == first
 
 
 def test_every_family_records_the_profile_that_read_it(
@@ -176,9 +176,7 @@ def test_structure_is_known_for_nine_in_ten_numbered_pairings(
     catalogue: tuple[CatalogueRow, ...],
     jurisdiction: str,
 ) -> None:
-    block = measure_families(family_measurements, catalogue).structure["jurisdictions"][
-        jurisdiction
-    ]
+    block = reduce_families(family_measurements, catalogue).structure["jurisdictions"][jurisdiction]
     known = block["structure_known"]
     assert block["meets_target"] == "yes", known
     assert known["holds"] * 10 >= 9 * known["subjects"]
@@ -193,9 +191,7 @@ def test_unnumbered_federal_resolutions_are_the_only_unknown_federal_pairings(
 ) -> None:
     """U.S. joint and concurrent resolutions number nothing (no <num> element): their pairings are
     unknown by that stated cause, and every other federal pairing is known."""
-    block = measure_families(family_measurements, catalogue).structure["jurisdictions"][
-        "us-federal"
-    ]
+    block = reduce_families(family_measurements, catalogue).structure["jurisdictions"]["us-federal"]
     assert set(block["unknown_by_cause"]) == {"refused:no_numbering"}
     unknown = [
         p
@@ -213,7 +209,7 @@ def test_single_version_numbered_documents_give_nine_in_ten_body_passages_a_path
     catalogue: tuple[CatalogueRow, ...],
     jurisdiction: str,
 ) -> None:
-    block = measure_families(family_measurements, catalogue).structure["passages"]["jurisdictions"][
+    block = reduce_families(family_measurements, catalogue).structure["passages"]["jurisdictions"][
         jurisdiction
     ]
     with_path = block["body_with_path"]
@@ -246,7 +242,7 @@ def test_committed_measurements_are_fresh(
 ) -> None:
     """Re-derive every report from the corpus; the committed files must match byte for byte."""
     written = write_reports(
-        tmp_path, measure_families(family_measurements, catalogue, read_refusals(CORPUS_DIR))
+        tmp_path, reduce_families(family_measurements, catalogue, read_refusals(CORPUS_DIR))
     )
     assert all((MEASUREMENTS / name).is_file() for name in written), (
         "a report is missing: run 'make measure'"
@@ -302,7 +298,7 @@ def test_html_escapes_filing_text(
     family_measurements: list[FamilyMeasurement],
     catalogue: tuple[CatalogueRow, ...],
 ) -> None:
-    measurements = measure_families(family_measurements, catalogue)
+    measurements = reduce_families(family_measurements, catalogue)
     cause = next(c for c in CAP_CAUSES if measurements.structure["examples"][c])
     measurements.structure["examples"][cause][0]["before_excerpt"] = "<script>alert('x')</script>"
     write_reports(tmp_path, measurements)

@@ -44,11 +44,11 @@ _HOME = {
     "measure_corpus": "workbench.measure",
     "corpus_digest": "workbench.measure",
     "corpus_digests": "workbench.measure",
-    "measure_families": "workbench.measure",
+    "reduce_families": "workbench.measure",
     "measure_family": "workbench.measure",
-    "measure_workspace": "workbench.measure",
+    "map_families": "workbench.measure",
     "rate": "workbench.measure",
-    "measure_held": "workbench.engine",  # needs dask for workers
+    "map_families_on_cluster": "workbench.engine",  # needs dask for workers
     # citations, notes and the quotes register
     "Citation": "workbench.cite",
     "Verification": "workbench.cite",

@@ -1,7 +1,7 @@
 """The engine: corpus-wide work as a map over document families, in-process or on a Dask cluster.
 
 Corpus-wide measurement is a map (`measure_family` on each family) and a deterministic reduce
-(`measure_families`, on the client). The map runs in-process by default; with `workers=N` on a
+(`reduce_families`, on the client). The map runs in-process by default; with `workers=N` on a
 local Dask cluster (`distributed.LocalCluster`, N single-threaded worker processes); with
 `scheduler="tcp://HOST:PORT"` on an existing cluster. Whatever runs it, a family's task is a small
 `FamilyTask`: the family's catalogue rows (path, SHA-256, byte count, media type, provenance), the
@@ -389,7 +389,7 @@ def _raise_task_failure(task: FamilyTask, future: Any, outcome: object, killed: 
     ) from error
 
 
-def measure_held(
+def map_families_on_cluster(
     workspace: Workspace,
     rows: Iterable[CatalogueRow],
     store: Path,
@@ -401,7 +401,7 @@ def measure_held(
 ) -> list[FamilyMeasurement]:
     """Measure every family of `rows` held in `workspace`, on the cluster the options name.
 
-    The same families and versions the serial `measure_workspace` measures, with the same results
+    The same families and versions the serial `map_families` measures, with the same results
     in the same order; the workers read the bytes from `store`.
     """
     check_engine_options(workers, scheduler)

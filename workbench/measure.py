@@ -2,7 +2,7 @@
 
 Corpus-wide work is a map over document families and a deterministic reduce (C13): for each family
 `measure_family` parses every version's structure and diffs every consecutive version pair; it
-returns one evidence row per modified pairing and one per version parse. `measure_families`
+returns one evidence row per modified pairing and one per version parse. `reduce_families`
 reduces those rows, sorted, into the reports. Nothing depends on the order families arrive in.
 
 Every report is headed by the corpus digest it was computed on, holds no timestamps and no floats
@@ -574,7 +574,7 @@ class Measurements:
     escalation: dict[str, Any]
 
 
-def measure_families(
+def reduce_families(
     families: Iterable[FamilyMeasurement],
     rows: Iterable[CatalogueRow],
     refusals: Iterable[Refusal] = (),
@@ -741,7 +741,7 @@ def report_bytes(report: dict[str, Any]) -> bytes:
     return (json.dumps(report, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def measure_workspace(
+def map_families(
     versions: Iterable[Version],
     *,
     progress: bool = False,
@@ -964,7 +964,7 @@ def measure_corpus(
        the cache (`cache`, default `measure-cache/` beside the workspace file) reuses it; every
        other family is measured (in-process, or on Dask with `workers` / `scheduler`, C13) and
        stored there. `use_cache=False` measures every family and stores nothing.
-    4. The reduce (`measure_families`) and the reports (`report.write_reports`); with `export`
+    4. The reduce (`reduce_families`) and the reports (`report.write_reports`); with `export`
        ("csv" or "parquet") the measurement tables too (`tables.write_measurement_tables`).
 
     The reports are the same bytes whichever families came from the cache and whatever ran the
@@ -1016,7 +1016,7 @@ def measure_corpus(
         for key, family in measured.items():
             held_cache.put(keys[key], family)
     results = [found[key] if key in found else measured[key] for key in groups]
-    measurements = measure_families(results, rows, refusals)
+    measurements = reduce_families(results, rows, refusals)
     from workbench.report import write_reports  # altair loads only when reports are written
 
     written = list(write_reports(out, measurements).values())
@@ -1085,12 +1085,12 @@ def _measure_missing(
             ]
             out[(jurisdiction, family)] = measure_family(versions, readers)
         return out
-    from workbench.engine import measure_held
+    from workbench.engine import map_families_on_cluster
 
     # The workers read and hash-check the bytes themselves; only rows and hashes travel.
     names = set(missing)
     chosen = [row for row in rows if (row.jurisdiction, row.family) in names]
-    families = measure_held(
+    families = map_families_on_cluster(
         held,
         chosen,
         store,
