@@ -364,6 +364,34 @@ def occurrence_hits_many(index: SourceIndex, quotes: Sequence[str]) -> list[list
     return found
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Occurrence:
+    """One occurrence of a quote in a version's text: raw `[char_start, char_end)`, and its
+    1-based `number` in the order occurrences are counted (normalized start, then end)."""
+
+    number: int
+    char_start: int
+    char_end: int
+
+
+def find_occurrences(text_or_index: str | SourceIndex, quote: str) -> tuple[Occurrence, ...]:
+    """Every occurrence of `quote` in a text (its stored str, or its `SourceIndex`), by the
+    verifier's own rule: both sides normalized once, exact equality under the three readings of
+    a line-break hyphen, overlapping occurrences included, raw offsets. A quote of nothing but
+    white space and hyphens once normalized has no occurrence."""
+    if isinstance(text_or_index, SourceIndex):
+        index = text_or_index
+    else:
+        index = source_index(text_or_index, text_sha256(text_or_index))
+    hits = [h for h in occurrence_hits(index, normalized_text(quote)) if h.counted]
+    return tuple(
+        Occurrence(number=number, char_start=start, char_end=end)
+        for number, (start, end) in enumerate(
+            (index.normalized.raw_span(h.norm_start, h.norm_end) for h in hits), 1
+        )
+    )
+
+
 def _hit(index: SourceIndex, quote: str, start: int, end: int) -> Hit:
     """A normalized span that reads as `quote`, with its boundary test (and exact re-read)."""
     folded = index.normalized
