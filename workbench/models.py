@@ -22,6 +22,12 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def text_sha256(text: str | bytes) -> str:
+    """SHA-256 of the text's UTF-8 bytes (given as a str, or as those bytes): the hash every
+    citation is checked against."""
+    return hashlib.sha256(text.encode("utf-8") if isinstance(text, str) else text).hexdigest()
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Refusal:
     """Why one file of a mirror folder was not admitted (or not ingested)."""

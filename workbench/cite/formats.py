@@ -22,8 +22,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from workbench.cite.index import SourceIndex, source_index
-from workbench.cite.verify import Citation, Verification, occurrence_hits, verify_citations
+from workbench.cite.index import SourceIndex, occurrence_hits, source_index
+from workbench.cite.verify import Citation, Verification, verify_citations
 from workbench.errors import CitationError
 from workbench.models import canonical_json
 from workbench.normalize import normalized_text
