@@ -18,12 +18,12 @@ is then confirmed exactly (`reads_as`). A confirmed span whose ends are the firs
 characters produced from whole raw characters counts at once; one that splits a ligature's
 expansion is re-read from the raw text and counts only if the re-read still equals the quote.
 
-The look-up. The skeleton is cut into chunks of `GRAM` characters every `STRIDE` characters (GRAM
-== STRIDE), and each chunk's hash is kept in one sorted array beside its chunk number. A skeleton
-pattern of at least `GRAM + STRIDE - 1` characters covers exactly one chunk start among its first
-`STRIDE` characters wherever it occurs, so the hashes of its `STRIDE` leading grams, looked up by
-binary search, name every place it can start, each once; each is confirmed by string equality (a
-hash collision costs one refused confirmation, never a hit). A shorter pattern is found by a plain
+The look-up. The skeleton is sampled every `STRIDE` characters: chunk c is the `GRAM` characters
+from `c * STRIDE` (they overlap), and a dict maps a chunk's text to the first chunk holding it, an
+array each chunk to the next with the same text. A skeleton pattern of at least
+`GRAM + STRIDE - 1` characters covers exactly one chunk start among its first `STRIDE` characters
+wherever it occurs, so its `STRIDE` leading grams, looked up in the dict, name every place it can
+start, each once; each is confirmed by string equality. A shorter pattern is found by a plain
 `str.find` scan. The guarantee: the search returns every occurrence the rule defines, each once,
 ascending; nothing is sampled away.
 
@@ -39,6 +39,7 @@ from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from workbench.models import text_sha256
 from workbench.normalize import Normalized, normalize, normalized_text
@@ -48,7 +49,7 @@ from workbench.normalize import Normalized, normalize, normalized_text
 HYPHENS = "-\u2010"
 DELETABLE = " " + HYPHENS
 GRAM = 16
-STRIDE = 16  # CAUTION: equal to GRAM: the sampled grams are the skeleton's whole chunks.
+STRIDE = 8  # a pattern costs STRIDE look-ups; an index holds one chunk per STRIDE characters
 CACHE_SIZE = 8
 
 _SKELETON_CUT = re.compile(r"[-\u2010] ?")
@@ -118,10 +119,11 @@ class SourceIndex:
     """One version's text as the occurrence search reads it.
 
     `kept_skeleton[k]`/`kept_normalized[k]`: the k-th run of characters the skeleton keeps starts
-    at that skeleton offset and that normalized offset (one run more per hyphen cut). `gram_keys`
-    are the hashes of the skeleton's chunks (chunk c is `skeleton[c * STRIDE:(c + 1) * STRIDE]`),
-    ascending, and `gram_chunks[i]` is the chunk whose hash is `gram_keys[i]`. `derived` holds what
-    a reader computes from the index once (the verifier's qualifier pass), cached with it.
+    at that skeleton offset and that normalized offset (one run more per hyphen cut). Chunk c is
+    `skeleton[c * STRIDE:c * STRIDE + GRAM]`; `first_chunk` maps a chunk's text to the first chunk
+    holding it, and `next_chunk[c]` is the next chunk with chunk c's text (-1: none). `derived`
+    holds what a reader computes from the index once (the verifier's qualifier pass), cached
+    with it.
     """
 
     text_sha256: str
@@ -130,8 +132,8 @@ class SourceIndex:
     skeleton: str = field(repr=False)
     kept_skeleton: tuple[int, ...] = field(repr=False)
     kept_normalized: tuple[int, ...] = field(repr=False)
-    gram_keys: array[int] = field(repr=False)
-    gram_chunks: array[int] = field(repr=False)
+    first_chunk: dict[str, int] = field(repr=False)
+    next_chunk: array[int] = field(repr=False)
     derived: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -154,14 +156,16 @@ class SourceIndex:
                 found.append(at)
                 at = text.find(pattern, at + 1)
             return found
-        keys, chunks = self.gram_keys, self.gram_chunks
+        first, following = self.first_chunk, self.next_chunk
         for shift in range(STRIDE):
-            key = hash(pattern[shift : shift + GRAM])
-            for i in range(bisect_left(keys, key), bisect_right(keys, key)):
-                start = chunks[i] * STRIDE - shift
+            chunk = first.get(pattern[shift : shift + GRAM], -1)
+            while chunk >= 0:
+                start = chunk * STRIDE - shift
                 if start >= 0 and text.startswith(pattern, start):
                     found.append(start)
-        found.sort()
+                chunk = following[chunk]
+        if len(found) > 1:
+            found.sort()
         return found
 
 
@@ -179,12 +183,15 @@ def build_index(text: str, sha256: str | None = None) -> SourceIndex:
         kept_normalized.append(at)
     pieces.append(folded.text[at:])
     skeleton_text = "".join(pieces)
-    # CAUTION: Python's str hash is salted per process; the keys live only in this process.
-    hashes = [
-        hash(skeleton_text[c * STRIDE : c * STRIDE + GRAM])
-        for c in range(len(skeleton_text) // STRIDE)
+    grams = [
+        skeleton_text[chunk * STRIDE : chunk * STRIDE + GRAM]
+        for chunk in range(len(skeleton_text) // STRIDE)
     ]
-    order = sorted(range(len(hashes)), key=hashes.__getitem__)
+    first: dict[str, int] = {}
+    following = array("q", [-1]) * len(grams)
+    for chunk in range(len(grams) - 1, -1, -1):  # backwards: each gram's first chunk wins
+        following[chunk] = first.get(grams[chunk], -1)
+        first[grams[chunk]] = chunk
     return SourceIndex(
         text_sha256=sha256 if sha256 is not None else text_sha256(text),
         text=text,
@@ -192,8 +199,8 @@ def build_index(text: str, sha256: str | None = None) -> SourceIndex:
         skeleton=skeleton_text,
         kept_skeleton=tuple(kept_skeleton),
         kept_normalized=tuple(kept_normalized),
-        gram_keys=array("q", map(hashes.__getitem__, order)),
-        gram_chunks=array("q", order),
+        first_chunk=first,
+        next_chunk=following,
     )
 
 
@@ -240,10 +247,11 @@ def clear_cache() -> None:
 # Occurrences
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
+class Hit(NamedTuple):
     """A normalized span some reading of which equals the quote; `fast` if it passed the boundary
-    test, `counted` if it counts as an occurrence (always, when `fast`)."""
+    test, `counted` if it counts as an occurrence (always, when `fast`). A named tuple, not a
+    frozen dataclass like the other records: a search makes one per candidate, and a tuple is
+    made several times faster."""
 
     norm_start: int
     norm_end: int
@@ -275,16 +283,22 @@ def occurrence_hits(index: SourceIndex, quote: str) -> list[Hit]:
     pattern = skeleton(core)
     text, points = index.normalized.text, index.points
     hits = []
+    plain = pattern == quote  # no hyphen inside, no space or hyphen at either end
     for at in index.skeleton_hits(pattern):
         first = index.normalized_of_skeleton(at)
         last = index.normalized_of_skeleton(at + len(pattern) - 1) + 1
+        if plain and last - first == len(quote):
+            # Inside one kept run the normalized text is the skeleton: the hit is the quote itself.
+            hits.append(_hit(index, quote, first, last))
+            continue
         starts = _run_edges(text, first, -1, quote[0]) if quote[0] in DELETABLE else [first]
         ends = _run_edges(text, last, 1, quote[-1]) if quote[-1] in DELETABLE else [last]
         for start in starts:
             for end in ends:
                 if reads_as(text[start:end], interior_points(points, start, end), quote):
                     hits.append(_hit(index, quote, start, end))
-    hits.sort(key=lambda h: (h.norm_start, h.norm_end))
+    if len(hits) > 1:
+        hits.sort(key=lambda h: (h.norm_start, h.norm_end))
     return hits
 
 

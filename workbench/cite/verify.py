@@ -179,10 +179,8 @@ def decide(held: HeldText, citation: Citation) -> Verification:
             actual=actual,
         )
     # 4. The readings: the slice, normalized on its own, reads as the quote.
-    sliced = normalize(actual)
-    if not reads_as(
-        sliced.text, interior_points(sliced.line_break_hyphens, 0, len(sliced.text)), quote
-    ):
+    sliced = quote if actual == citation.quoted_text else _reading(actual, quote)
+    if sliced is None:
         return refused(
             "quote_mismatch",
             f"the text at [{start}, {end}) does not read as the quote",
@@ -191,7 +189,7 @@ def decide(held: HeldText, citation: Citation) -> Verification:
     # 5. The occurrences: every place the quote occurs in the version, the cited one among them.
     folded = index.normalized
     counted = counted_spans(index, quote)
-    image = _image(folded, start, end, sliced.text)
+    image = _image(folded, start, end, sliced)
     if image not in counted:  # pragma: no cover - guarded by the property tests
         raise AssertionError(
             f"{citation.version_id}: verified span [{start}, {end}) missing from its own occurrences"
@@ -247,6 +245,17 @@ def decide(held: HeldText, citation: Citation) -> Verification:
         occurrence=cited,
         qualifiers=qualifiers_near(index, *image),
     )
+
+
+def _reading(actual: str, quote: str) -> str | None:
+    """The raw slice `actual`, normalized on its own, if some reading of it equals the normalized
+    `quote` (as written, which is always one, or another at a line-break hyphen); else None."""
+    written = normalized_text(actual)
+    if written == quote:
+        return written
+    sliced = normalize(actual)
+    points = interior_points(sliced.line_break_hyphens, 0, len(sliced.text))
+    return written if points and reads_as(sliced.text, points, quote) else None
 
 
 def _offsets_problem(citation: Citation, length: int) -> str | None:
