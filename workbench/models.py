@@ -11,7 +11,7 @@ import functools
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -20,6 +20,26 @@ from typing import Any, Literal
 def canonical_json(value: Any) -> str:
     """The one serialization that content ids, digests and catalogue lines are computed over."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def strict_json(text: str, error: Callable[[str], Exception]) -> Any:
+    """`json.loads(text)`, refusing what Python's reader accepts and strict JSON does not: a key
+    that appears twice in one object (`error("field 'k' appears twice")`) and NaN, Infinity or
+    -Infinity (`error("NaN is not a JSON number")`). Malformed JSON still raises
+    `json.JSONDecodeError`; every reader of JSON a person or another program wrote calls this."""
+
+    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in seen:
+                raise error(f"field {key!r} appears twice")
+            seen[key] = value
+        return seen
+
+    def constant(name: str) -> Any:
+        raise error(f"{name} is not a JSON number")
+
+    return json.loads(text, object_pairs_hook=unique, parse_constant=constant)
 
 
 def text_sha256(text: str | bytes) -> str:
