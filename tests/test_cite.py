@@ -261,7 +261,7 @@ def test_look_up_finds_every_occurrence_in_real_text(workspace: Workspace) -> No
     shortest = GRAM + STRIDE - 1
     patterns = []
     for length in (1, 5, shortest - 1, shortest, shortest + 1, 60, 300):
-        for _ in range(150):
+        for _ in range(80):
             at = rng.randrange(len(skel) - length)
             patterns.append(skel[at : at + length])
     patterns += [p + "\u2603" for p in patterns[-50:]] + [""]
@@ -852,3 +852,96 @@ def test_a_pattern_ending_at_the_texts_end_finds_its_repeats() -> None:
     tail = index.skeleton[len(index.skeleton) - (GRAM + STRIDE + 3) :]
     assert index.skeleton_hits(tail) == _every(index.skeleton, tail)
     assert len(index.skeleton_hits(tail)) == 2
+
+
+def test_refusals_say_where_and_what_to_do_next(workspace: Workspace) -> None:
+    """On real text, each refusal keeps its verdict and reason and says what to do next: an
+    off-by-one citation where the quote does occur (its offsets there), an ambiguous one its
+    occurrences and how to name one, a wrong occurrence where the named one is, a quote with a
+    space at an end that the source lacks, and a line-break hyphen read as a space."""
+    from workbench.cite import find_occurrences
+
+    version_id, text = _version_with(workspace, "This Internet-Draft is submitted")
+    at = text.index("This Internet-Draft is submitted")
+    quote = text[at : at + 32]
+    found = [(o.char_start, o.char_end) for o in find_occurrences(text, quote)]
+    shifted = verify_for_version(
+        workspace,
+        Citation(version_id=version_id, char_start=at + 1, char_end=at + 33, quoted_text=quote),
+    )
+    assert (shifted.outcome, shifted.reason) == ("refused", "quote_mismatch")
+    listed = ", ".join(f"[{a}, {b})" for a, b in found)
+    assert shifted.detail == (
+        f"the text at [{at + 1}, {at + 33}) does not read as the quote; the quote does occur "
+        f"exactly at {listed} in this version: correct the citation's offsets (it is refused as "
+        "cited)"
+    )
+    repeated = [(o.char_start, o.char_end) for o in find_occurrences(text, "Internet-Draft")]
+    assert len(repeated) > 10  # the refusal lists ten and counts the rest
+    first = Citation(
+        version_id=version_id,
+        char_start=repeated[0][0],
+        char_end=repeated[0][1],
+        quoted_text="Internet-Draft",
+    )
+    ambiguous = verify_for_version(workspace, first)
+    assert ambiguous.reason == "ambiguous_occurrence"
+    ten = ", ".join(f"[{a}, {b})" for a, b in repeated[:10])
+    assert ambiguous.detail.endswith(
+        f"it occurs at {ten} and {len(repeated) - 10} more: name the one meant with "
+        '"occurrence": N (these offsets are "occurrence": 1)'
+    )
+    wrong = verify_for_version(
+        workspace,
+        Citation(
+            version_id=version_id,
+            char_start=repeated[0][0],
+            char_end=repeated[0][1],
+            quoted_text="Internet-Draft",
+            occurrence=2,
+        ),
+    )
+    assert wrong.reason == "wrong_occurrence"
+    assert wrong.detail.endswith(
+        f"; occurrence 2 is at [{repeated[1][0]}, {repeated[1][1]}): cite those offsets, or name "
+        '"occurrence": 1 for these'
+    )
+    # A space before the quote that the text's first characters do not have.
+    opening = next(
+        v for v in workspace.versions() if v.text[:1].isalpha() and v.text[:40].count(" ") > 3
+    )
+    head = opening.text[:40]
+    spaced = verify_for_version(
+        workspace,
+        Citation(version_id=opening.version_id, char_start=0, char_end=40, quoted_text=" " + head),
+    )
+    assert spaced.reason == "quote_mismatch"
+    assert not find_occurrences(opening.text, " " + head)
+    assert spaced.detail.endswith("; the two differ only by white space at an end")
+
+
+def test_a_line_break_hyphen_read_as_a_space_is_refused_and_named(workspace: Workspace) -> None:
+    """A real word split at a line break, quoted with a space for the hyphen: refused as a
+    mismatch, and the refusal says the difference is only the line-break hyphen's reading."""
+    from workbench.cite import find_occurrences
+
+    for version in workspace.versions():
+        match = re.search(r"\b([A-Za-z]{4,})-\n[^\S\n]*([a-z]{4,})\b", version.text)
+        if match and not find_occurrences(version.text, f"{match[1]} {match[2]}"):
+            break
+    else:
+        raise AssertionError("no word split at a line break")
+    result = verify_for_version(
+        workspace,
+        Citation(
+            version_id=version.version_id,
+            char_start=match.start(),
+            char_end=match.end(),
+            quoted_text=f"{match[1]} {match[2]}",
+        ),
+    )
+    assert (result.outcome, result.reason) == ("refused", "quote_mismatch")
+    assert result.detail.endswith(
+        "; the two differ only at a line-break hyphen, which reads only joined, hyphen kept, or "
+        "hyphen and space"
+    )
