@@ -25,7 +25,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from workbench.cite.index import (
     DELETABLE,
@@ -39,7 +39,9 @@ from workbench.cite.qualifiers import QualifierFlag, qualifiers_near
 from workbench.errors import CitationError, VersionNotFound
 from workbench.models import text_sha256
 from workbench.normalize import Normalized, normalize, normalized_text
-from workbench.store import Workspace
+
+if TYPE_CHECKING:  # the workspace is only read through the object a caller hands in
+    from workbench.store import Workspace
 
 REASONS: dict[str, str] = {
     "unknown_version": "no version with that id is held",
