@@ -9,17 +9,14 @@ process; nothing is asserted about time) and, with `--write-docs`, replaces the 
 2. The corruption suite: probes by kind, and how many got the right outcome for the right reason,
    plus the altered-stored-text probe on a copy of the workspace.
 3. In a fresh process that only opens the workspace (as `workbench verify` does), on the largest
-   held version and 10,000 real citations (word-aligned slices of its passages,
-   40 to 300 characters): the cold cache build (what a cache miss adds: normalize + skeleton +
-   q-gram index; median of five builds; the text's SHA-256, which every batch computes to check
-   the version whether the cache is warm or cold, is timed on its own), the batch path
-   (`verify_citations`: stored text hashed once, copied quotes decided by array passes, occurrences
-   looked up in one array pass, qualifier scan included), the general path alone on the same
-   citations (what a quote that is not the raw text at its offsets gets), and the baseline — per
-   citation, normalize the slice and the quote and `str.count` the quote in the cached normalized
-   text. The batch and the scan take turns (seven of each), and the ratio is the median of the
-   seven paired ratios, so that each compares runs made at the same time. Pages faulted in are
-   counted per call (`ru_minflt`).
+   held version and 10,000 real citations (word-aligned slices of its passages, 40 to 300
+   characters): the cold index build (what a cache miss adds: normalize, skeleton and sorted gram
+   keys; median of five builds), the stored text read and hashed (every batch does it), the batch
+   (`verify_citations`: the text hashed once, the cached index, then the one rule per citation,
+   qualifier scan included), and the baseline: per citation, normalize the slice and the quote
+   and `str.count` the quote in the cached normalized text. The batch and the scan take turns,
+   and the ratio printed is the median of the paired ratios, so that each compares runs made at
+   the same time.
 """
 
 from __future__ import annotations
@@ -29,7 +26,6 @@ import io
 import os
 import platform
 import random
-import resource
 import sqlite3
 import statistics
 import subprocess
@@ -43,11 +39,10 @@ from pathlib import Path
 from bench_spine import replace_docs_block
 
 from workbench.cite import Citation, verify_citations
-from workbench.cite.index import build_index, clear_cache, source_index
+from workbench.cite.index import build_index
 from workbench.cite.probes import corruption_probes, hyphen_census
-from workbench.cite.verify import _verify_general, qualifier_matches
 from workbench.corpus import read_catalogue
-from workbench.normalize import Segments, normalize, normalized_text
+from workbench.normalize import normalize, normalized_text
 from workbench.segment import segment
 from workbench.store import Workspace, ingest, text_sha256
 
@@ -116,56 +111,30 @@ def real_citations(version_id: str, text: str, count: int) -> list[Citation]:
     return citations
 
 
-def _faults() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-
-
-def _seconds(work: Callable[[], object], runs: int = 5) -> tuple[float, float, int]:
-    """Median and best wall time of `runs` calls (the best shows what the machine's neighbours
-    took from the median), and the median count of pages faulted in per call. What a call returns
-    is held until the clock stops: freeing it is its receiver's, whenever that drops it."""
+def _seconds(work: Callable[[], object], runs: int = 5) -> float:
+    """Median wall time of `runs` calls."""
     times = []
-    faults = []
     for _ in range(runs):
-        before = _faults()
         started = time.perf_counter()
-        result = work()
+        work()
         times.append(time.perf_counter() - started)
-        faults.append(_faults() - before)
-        del result
-    return statistics.median(times), min(times), int(statistics.median(faults))
-
-
-def _median_seconds(work: Callable[[], object], runs: int = 5) -> float:
-    """Median wall time of `runs` calls (a build in each: nothing is cached between them)."""
-    return _seconds(work, runs)[0]
+    return statistics.median(times)
 
 
 # Batches timed, each next to a scan: the ratio printed is the median of as many.
-PAIRS = 11
+PAIRS = 7
 
 
-def speed(held: Workspace, kept: bool) -> None:
+def speed(held: Workspace) -> None:
     version = max(held.versions(), key=lambda v: len(v.text))
     text = version.text
     citations = real_citations(version.version_id, text, 10_000)
     megabytes = len(text.encode("utf-8")) / 1e6
-    normalizing = _median_seconds(lambda: normalize(text))
-    hashing = _median_seconds(lambda: text_sha256(held.text_bytes(version.version_id)[0]))
-    sha256 = text_sha256(text)
-    cold, cold_best, cold_faults = _seconds(lambda: build_index(text, sha256), runs=15)
-    index = build_index(text, sha256)
-    clear_cache()
-    qualifiers = _median_seconds(lambda: (index.derived.clear(), qualifier_matches(index)))
-    lookups = _median_seconds(
-        lambda: (index.derived.clear(), index.norm_lookup(), index.raw_lookup())
-    )
-    as_tuples = _median_seconds(lambda: Segments(arrays=index.normalized.segments.arrays).tuples)
-    verify_citations(held, citations[:1])  # warm the cache: the batch path runs on a held version
-    results = verify_citations(held, citations)
-    cached = source_index(text, sha256)
-    general = _median_seconds(lambda: _verify_general(cached, citations), runs=3)
-    folded = index.normalized.text
+    normalizing = _seconds(lambda: normalize(text))
+    hashing = _seconds(lambda: text_sha256(held.text_bytes(version.version_id)[0]))
+    cold = _seconds(lambda: build_index(text, text_sha256(text)))
+    results = verify_citations(held, citations)  # builds and caches the index
+    folded = normalize(text).text
     sample = citations[:1000]
 
     def per_citation_scan() -> None:
@@ -173,66 +142,35 @@ def speed(held: Workspace, kept: bool) -> None:
             quote = normalized_text(c.quoted_text)
             _ = normalized_text(text[c.char_start : c.char_end]) == quote and folded.count(quote)
 
-    # The batch and the scan take turns, so that each ratio compares runs made at the same time
-    # (this machine's speed drifts over seconds).
-    batches, scans, faults = [], [], []
+    batches, scans = [], []
     for _ in range(PAIRS):
-        batch_once, _, batch_faults = _seconds(lambda: verify_citations(held, citations), runs=1)
-        batches.append(batch_once)
-        faults.append(batch_faults)
-        scans.append(_seconds(per_citation_scan, runs=1)[0] / len(sample) * len(citations))
-    ratios = [scan_once / batch_once for scan_once, batch_once in zip(scans, batches, strict=True)]
+        batches.append(_seconds(lambda: verify_citations(held, citations), runs=1))
+        scans.append(_seconds(per_citation_scan, runs=1) / len(sample) * len(citations))
+    ratios = [scan / batch for scan, batch in zip(scans, batches, strict=True)]
     batch, scan = statistics.median(batches), statistics.median(scans)
-    cold_line = (
-        f"   cold cache build:           {cold * 1e3:7.1f} ms  {megabytes / cold:6.1f} MB/s "
-        f"(median of 15 builds; best {megabytes / cold_best:.1f} MB/s; {cold_faults} pages "
-        "faulted in per build)"
-    )
-    scan_line = (
-        f"   per-citation str.count scan: {len(citations) / scan:9.0f} citations/s "
-        f"(median of {PAIRS} runs on {len(sample)})"
-    )
-    batch_line = (
-        f"   batch path (hash once):      {len(citations) / batch:9.0f} citations/s "
-        f"(median of {PAIRS} batches, each run next to a scan; {statistics.median(ratios):.1f}x "
-        f"the scan, median of the {PAIRS} ratios, which run from {min(ratios):.1f}x to "
-        f"{max(ratios):.1f}x; "
-        f"{int(statistics.median(faults))} pages faulted in per batch)"
-    )
-    if not kept:
-        print(
-            "   the same in a process with the C library's default allocator (a program that "
-            "did not call keep_freed_memory):"
-        )
-        print(cold_line, scan_line, batch_line, sep="\n")
-        return
     outcomes = Counter(r.reason or "verified" for r in results)
     print(f"3. batch verification, {version.version_id}")
     print(f"   {len(text)} characters, {megabytes:.2f} MB; {len(citations)} real citations")
     print(f"   outcomes: {', '.join(f'{k} {v}' for k, v in sorted(outcomes.items()))}")
-    print("   in a process that keeps freed memory for reuse, as `workbench` runs:")
-    print(cold_line + f"; normalize() alone {normalizing * 1e3:.1f} ms")
     print(
-        f"   qualifier word list:        {qualifiers * 1e3:7.1f} ms  {megabytes / qualifiers:6.1f} MB/s "
-        "(with the sentence ends near its words; built on a version's first verified quote, "
-        "cached with its index)"
+        f"   cold index build:             {cold * 1e3:7.1f} ms  {megabytes / cold:6.1f} MB/s "
+        f"(median of 5; normalize() alone {normalizing * 1e3:.1f} ms)"
     )
     print(
-        f"   segment start look-ups:     {lookups * 1e3:7.1f} ms  {megabytes / lookups:6.1f} MB/s "
-        "(normalized and raw; built on a version's first batch, cached with its index)"
+        f"   stored bytes read and hashed: {hashing * 1e3:7.1f} ms  {megabytes / hashing:6.1f} MB/s "
+        "(every batch)"
     )
     print(
-        f"   segment map as tuples:      {as_tuples * 1e3:7.1f} ms  {megabytes / as_tuples:6.1f} MB/s "
-        "(for the per-citation path's binary searches; made on first use, kept with the map)"
+        f"   per-citation str.count scan:  {len(citations) / scan:9.0f} citations/s "
+        f"(median of {PAIRS} runs on {len(sample)})"
     )
     print(
-        f"   stored bytes read and hashed (every batch): {hashing * 1e3:5.1f} ms  "
-        f"{megabytes / hashing:6.1f} MB/s"
+        f"   batch (hash once, the rule per citation): {len(citations) / batch:9.0f} citations/s "
+        f"(median of {PAIRS} batches, each next to a scan)"
     )
-    print(scan_line, batch_line, sep="\n")
     print(
-        f"   general path alone:          {len(citations) / general:9.0f} citations/s "
-        f"({scan / general:.1f}x the scan; median of 3; what a quote not copied from the text gets)"
+        f"   batch / scan: {statistics.median(ratios):.1f}x (median of the {PAIRS} paired ratios, "
+        f"which run from {min(ratios):.1f}x to {max(ratios):.1f}x)"
     )
 
 
@@ -247,31 +185,20 @@ def run() -> None:
         corruption(held, Path(tmp))
         print()
         # Section 3 runs in a fresh process that only opens the workspace, as `workbench verify`
-        # does; the cold build is timed again here, in the process that ran sections 1 and 2
-        # (a long session's state), and printed after it.
-        for mode in ("--default-allocator",):
-            fresh = subprocess.run(
-                [sys.executable, __file__, "--speed", str(held.path), mode],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            print(fresh.stdout, end="")
-        version = max(held.versions(), key=lambda v: len(v.text))
-        sha256 = text_sha256(version.text)
-        megabytes = len(version.text.encode("utf-8")) / 1e6
-        cold = _median_seconds(lambda: build_index(version.text, sha256))
-        print(
-            f"   cold cache build in the process that ran sections 1 and 2: {cold * 1e3:.1f} ms, "
-            f"{megabytes / cold:.1f} MB/s (median of 5; default allocator)"
+        # does (a cold cache, no state left by sections 1 and 2).
+        fresh = subprocess.run(
+            [sys.executable, __file__, "--speed", str(held.path)],
+            capture_output=True,
+            text=True,
+            check=True,
         )
+        print(fresh.stdout, end="")
 
 
 def main() -> int:
     if sys.argv[1:2] == ["--speed"]:
-        kept = False  # the workbench sets no allocator option: every run uses the defaults
         with Workspace(Path(sys.argv[2])) as held:
-            speed(held, kept)
+            speed(held)
         return 0
     if not STORE.is_dir():
         print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)

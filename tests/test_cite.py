@@ -9,11 +9,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
-from numpy.lib.stride_tricks import sliding_window_view
 
 from workbench.cite import Citation, verify_citation, verify_citations, verify_for_version
 from workbench.cite.formats import read_citations
@@ -23,29 +21,16 @@ from workbench.cite.index import (
     HYPHENS,
     STRIDE,
     SourceIndex,
-    _gram_hashes,
-    _leading_hashes,
     build_index,
+    occurrence_hits,
+    reads_alone,
+    reads_as,
     skeleton,
 )
 from workbench.cite.probes import corruption_probes
-from workbench.cite.verify import (
-    _ABBREVIATIONS,
-    QUALIFIER_REACH,
-    _reread,
-    _sentence_ends,
-    _verify_copied,
-    _verify_general,
-    occurrence_hits,
-    qualifier_flags,
-    qualifier_matches,
-    qualifiers_near,
-    reads_as,
-    verify_batch,
-)
-from workbench.cite.verify import _QUALIFIER as _QUAL_RE
+from workbench.cite.verify import verify_indexed
 from workbench.errors import CitationError
-from workbench.normalize import code_points, normalize, normalized_text
+from workbench.normalize import normalize, normalized_text
 from workbench.segment import segment
 from workbench.store import Workspace
 
@@ -250,7 +235,7 @@ def test_fast_boundary_test_never_clears_what_the_exact_reread_refuses() -> None
                 continue
             for hit in occurrence_hits(index, quote):
                 raw_start, raw_end = index.normalized.raw_span(hit.norm_start, hit.norm_end)
-                exact = _reread(text[raw_start:raw_end], quote)
+                exact = reads_alone(text[raw_start:raw_end], quote)
                 if hit.fast:
                     reached += 1
                     assert exact, (text, quote, hit)
@@ -266,20 +251,19 @@ def test_skeleton_equals_its_regular_expression(text: str) -> None:
     assert skeleton(text) == _SKELETON_CUT.sub("", text)
 
 
-def test_batch_look_up_finds_every_occurrence_in_real_text(workspace: Workspace) -> None:
+def test_look_up_finds_every_occurrence_in_real_text(workspace: Workspace) -> None:
     """Patterns on both sides of the length where the sampled look-up takes over, boilerplate
-    that repeats, and patterns that do not occur: the batch finds exactly what `str.find` finds."""
+    that repeats, and patterns that do not occur: the look-up finds exactly what `str.find` finds."""
     version = max(workspace.versions(), key=lambda v: len(v.text))
     index = build_index(version.text)
     skel = index.skeleton
     rng = random.Random(5)
     shortest = GRAM + STRIDE - 1
-    patterns, spans = [], []
+    patterns = []
     for length in (1, 5, shortest - 1, shortest, shortest + 1, 60, 300):
-        for _ in range(150):
+        for _ in range(80):
             at = rng.randrange(len(skel) - length)
             patterns.append(skel[at : at + length])
-            spans.append((at, at + length))
     patterns += [p + "\u2603" for p in patterns[-50:]] + [""]
 
     def every(pattern: str) -> list[int]:
@@ -290,57 +274,8 @@ def test_batch_look_up_finds_every_occurrence_in_real_text(workspace: Workspace)
         return found
 
     expected = [every(p) for p in patterns]
-    assert index.skeleton_hits_many(patterns) == expected
-    assert [index.skeleton_hits(p) for p in patterns[::7]] == expected[::7]
+    assert [index.skeleton_hits(p) for p in patterns] == expected
     assert sum(len(e) > 1 for e in expected) > 50, "the sample must hold repeated patterns"
-    # The presence map holds every chunk's hash (a gram it refuses is no chunk's) and refuses most.
-    top = (index.chunk_hashes >> np.uint64(64 - index.presence_bits)).astype(np.intp)
-    assert index.gram_presence[top].all() and index.gram_presence.mean() < 0.3
-    assert index.presence_bits >= index.bucket_bits  # a hash it passes has a key in its bucket
-    # The same look-up for the skeleton's own spans, hashed where they stand.
-    starts, ends = np.array(spans).T
-    rows, hits = index.skeleton_repeats(starts, ends)
-    flat = [(row, hit) for row, found in enumerate(expected[: len(spans)]) for hit in found]
-    assert list(zip(rows.tolist(), hits.tolist(), strict=True)) == flat
-
-
-def test_spans_with_one_text_are_looked_up_once_and_find_every_occurrence(
-    workspace: Workspace,
-) -> None:
-    """Real spans cited at several of their occurrences are looked up once and each finds them
-    all; spans that share their length and first gram (one group) but not their text are each
-    looked up on their own."""
-    version = max(workspace.versions(), key=lambda v: len(v.text))
-    index = build_index(version.text)
-    skel = index.skeleton
-    length = 60
-    by_lead: dict[str, dict[str, list[int]]] = {}
-    for at in range(0, len(skel) - length, 7):
-        span = skel[at : at + length]
-        by_lead.setdefault(span[:GRAM], {}).setdefault(span, []).append(at)
-    # Leads followed by more than one text, one of which repeats: copies and look-alikes.
-    mixed = [texts for texts in by_lead.values() if len(texts) > 1]
-    mixed = [t for t in mixed if max(map(len, t.values())) > 1][:40]
-    starts = [at for texts in mixed for ats in texts.values() for at in ats[:4]]
-    assert len(mixed) == 40 and len(starts) > 150
-    starts_array = np.array(starts)
-    leads = sliding_window_view(index.skeleton_codes, GRAM)[starts_array]
-    copies, originals = index._same_texts(
-        starts_array, np.full(len(starts), length), _gram_hashes(np.ascontiguousarray(leads))
-    )
-    # A span is a copy when its text is its group's first's (the group: its lead and length);
-    # a look-alike (same group, other text) is looked up on its own, even when it repeats.
-    texts = [skel[at : at + length] for at in starts]
-    group_first: dict[str, int] = {}
-    heads = [group_first.setdefault(text[:GRAM], i) for i, text in enumerate(texts)]
-    expected = [i for i, head in enumerate(heads) if head != i and texts[head] == texts[i]]
-    lookalikes = [texts[i] for i, head in enumerate(heads) if texts[head] != texts[i]]
-    assert sorted(copies.tolist()) == expected and expected
-    assert (originals == np.array(heads)[copies]).all()
-    assert lookalikes and len(set(lookalikes)) < len(lookalikes)
-    rows, hits = index.skeleton_repeats(starts_array, starts_array + length)
-    flat = [(row, hit) for row, text in enumerate(texts) for hit in _every(skel, text)]
-    assert list(zip(rows.tolist(), hits.tolist(), strict=True)) == flat
 
 
 def test_a_batch_decides_each_citation_as_alone(workspace: Workspace) -> None:
@@ -349,9 +284,8 @@ def test_a_batch_decides_each_citation_as_alone(workspace: Workspace) -> None:
     version = max(workspace.versions(), key=lambda v: len(v.text))
     probes = corruption_probes([version], seed=4, per_version=40)
     citations = [p.citation for p in probes]
-    index = build_index(version.text)
-    together = verify_batch(index, citations)
-    assert together == [verify_batch(index, [c])[0] for c in citations]
+    together = verify_citations(workspace, citations)
+    assert list(together) == [verify_for_version(workspace, c) for c in citations]
     assert len({p.kind for p in probes}) >= 8
     assert Counter(v.outcome for v in together)["refused"] > 0
 
@@ -421,21 +355,22 @@ def test_corruption_suite_on_the_real_corpus(workspace: Workspace) -> None:
 
 
 def test_a_version_id_or_quote_that_is_no_string_is_a_typed_error(workspace: Workspace) -> None:
-    """In a batch of good citations, one whose quote or version id is not a str stops the batch
-    with an error naming it and both types; the held versions are untouched."""
+    """A citation whose quote or version id is not a str is an error naming it and both types
+    (in a batch of good citations, it stops the batch); the held versions are untouched."""
     index = build_index(TEXT)
     good = _cite("customer")
     bad_quote = Citation(version_id="v", char_start=0, char_end=3, quoted_text=7)  # type: ignore[arg-type]
+    assert verify_indexed(index, good).verified
     with pytest.raises(
         CitationError, match=r"^'v': version_id and quoted_text must be strings, got str and int$"
     ):
-        verify_batch(index, [good, bad_quote])
+        verify_indexed(index, bad_quote)
     bad_version = Citation(version_id=None, char_start=0, char_end=3, quoted_text="x")  # type: ignore[arg-type]
     with pytest.raises(
         CitationError,
         match=r"^None: version_id and quoted_text must be strings, got NoneType and str$",
     ):
-        verify_batch(index, [good, bad_version])
+        verify_indexed(index, bad_version)
     with pytest.raises(CitationError, match=r"^version_id None must be a string$"):
         verify_citations(workspace, [good, bad_version])
     version = workspace.versions()[0]
@@ -721,345 +656,98 @@ def test_export_context_makes_a_repeated_quote_unique(workspace: Workspace) -> N
     assert verify_for_version(workspace, moved).reason == "wrong_occurrence"
 
 
-# ---------------------------------------------------------------------------------------------
-# The columnar path for copied quotes and the qualifier finder
+_FAR = "It applies unless " + "waived and " * 16 + "the fee is paid."
+_CUT_AT_REACH = "The fee " + "a" * 157 + " not applies."
 
 
-def _copied(version_id: str, text: str, rng: random.Random, count: int) -> list[Citation]:
-    """Raw slices quoted as they stand: word-aligned and arbitrary cuts (inside white-space runs,
-    on soft hyphens, in the middle of words), with no occurrence, the first, or a wrong one; one
-    in ten names its occurrence by the text before or after it instead (the general path's)."""
-    citations = []
-    while len(citations) < count:
-        start = rng.randrange(len(text) - 1)
-        end = min(len(text), start + rng.choice((1, 3, 20, 31, 32, 47, 80, 300)))
-        context = rng.choice((None,) * 18 + ("prefix", "suffix"))
-        citations.append(
-            Citation(
-                version_id=version_id,
-                char_start=start,
-                char_end=end,
-                quoted_text=text[start:end],
-                occurrence=rng.choice((None, 1, 1, 2)),
-                prefix=text[max(0, start - 8) : start] if context == "prefix" else None,
-                suffix=text[end : end + 8] if context == "suffix" else None,
-            )
-        )
-    return citations
-
-
-def _general_and_columnar_agree(index: SourceIndex, citations: list[Citation]) -> int:
-    """Assert every citation the columnar path decides gets `_verify_general`'s verdict; return
-    how many it decided."""
-    columnar = _verify_copied(index, citations)
-    general = _verify_general(index, citations)
-    decided = 0
-    for citation, fast, slow in zip(citations, columnar, general, strict=True):
-        if citation.prefix is not None or citation.suffix is not None:
-            assert fast is None, "an occurrence named by its context is the general path's"
-        if fast is not None:
-            assert fast == slow
-            decided += 1
-    assert verify_batch(index, citations) == general
-    return decided
-
-
-def test_copied_quotes_get_the_general_verdict_on_real_text(workspace: Workspace) -> None:
-    """On the largest held version (no line-break hyphen) and on the held version with the most
-    line-break hyphens, the columnar path decides most copied quotes, each as the general path
-    does: repeated boilerplate, wrong occurrences and qualifier flags included."""
-    versions = workspace.versions()
-    largest = max(versions, key=lambda v: len(v.text))
-    hyphenated = max(versions, key=lambda v: len(normalize(v.text).line_break_hyphens))
-    assert normalize(hyphenated.text).line_break_hyphens, "the corpus holds line-break hyphens"
-    rng = random.Random(11)
-    for version in (largest, hyphenated):
-        citations = _copied(version.version_id, version.text, rng, 1500)
-        decided = _general_and_columnar_agree(build_index(version.text), citations)
-        assert decided > len(citations) // 2, (version.version_id, decided)
-    outcomes = Counter(
-        (r.reason, bool(r.qualifiers))
-        for r in verify_batch(
-            build_index(largest.text), _copied(largest.version_id, largest.text, rng, 1500)
-        )
-    )
-    assert (
-        outcomes[(None, True)] and outcomes[(None, False)] and outcomes[("wrong_occurrence", False)]
-    )
-
-
-def test_quotes_of_one_text_share_their_occurrences(workspace: Workspace) -> None:
-    """Real boilerplate cited at each of its occurrences: the columnar path decides every one as
-    the general path does, and the quotes of one text share one tuple of occurrences. Where a
-    line-break hyphen may be read another way, two quotes whose first hits are one span need not
-    have the same hits, and each gets its own."""
-    version = max(workspace.versions(), key=lambda v: len(v.text))
-    raw = version.text
-    phrases: list[str] = []
-    for at in range(0, len(raw) - 70, 211):
-        start = raw.find(" ", at) + 1
-        phrase = raw[start : start + 60]
-        if (
-            phrase == phrase.strip()
-            and "\n" not in phrase
-            and "  " not in phrase
-            and raw.count(phrase) >= 3
-        ):
-            phrases.append(phrase)
-    phrases = sorted(set(phrases))[:25]
-    assert len(phrases) == 25
-    citations, of_phrase = [], []
-    for phrase in phrases:
-        at, number = raw.find(phrase), 1
-        while at >= 0:
-            for occurrence in (number, None):
-                citations.append(
-                    Citation(
-                        version_id=version.version_id,
-                        char_start=at,
-                        char_end=at + len(phrase),
-                        quoted_text=phrase,
-                        occurrence=occurrence,
-                    )
-                )
-                of_phrase.append(phrase)
-            at, number = raw.find(phrase, at + 1), number + 1
-    index = build_index(raw)
-    assert not (index.folds_hyphens or index.normalized.expands)
-    assert _general_and_columnar_agree(index, citations) == len(citations)
-    results = _verify_copied(index, citations)
-    for phrase in phrases:
-        shared = {id(r.occurrences) for r, p in zip(results, of_phrase, strict=True) if p == phrase}
-        assert len(shared) == 1
-    # A joined reading and the text as written: the first hits are one span, the hits are not.
-    text = "the regu-\nlation applies here; " * 3 + "the regulation applies here; " * 2
-    written, joined = "regu-\nlation applies here", "regulation applies here"
-    at_written, at_joined = text.index(written), text.index(joined)
-    mixed = [
-        Citation(version_id="v", char_start=at, char_end=at + len(q), quoted_text=q)
-        for at, q in ((at_written, written), (at_joined, joined))
-    ]
-    index = build_index(text)
-    assert index.folds_hyphens
-    decided = _verify_copied(index, mixed)
-    assert all(decided) and _general_and_columnar_agree(index, mixed) == 2
-    assert [len(r.occurrences) for r in decided if r is not None] == [3, 5]
-
-
-@given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=40).map(" ".join), st.data())
-@settings(max_examples=150, deadline=None)
-def test_copied_quotes_get_the_general_verdict_on_adversarial_text(
-    text: str, data: st.DataObject
-) -> None:
-    """Ligatures, soft hyphens, line-break hyphens, folded white space and repeated words: every
-    copied quote the columnar path decides gets the general path's verdict."""
-    spans = data.draw(
-        st.lists(
-            st.tuples(st.integers(0, len(text) - 1), st.integers(1, 60)), min_size=1, max_size=8
-        )
-    )
-    citations = [
-        Citation(
-            version_id="v",
-            char_start=start,
-            char_end=min(len(text), start + size),
-            quoted_text=text[start : min(len(text), start + size)],
-            occurrence=data.draw(st.sampled_from((None, 1, 2))),
-        )
-        for start, size in spans
-    ]
-    _general_and_columnar_agree(build_index(text), citations)
-
-
-def test_qualifier_finder_equals_the_regular_expression(workspace: Workspace) -> None:
-    """The array pass finds exactly what `_QUALIFIER.finditer` finds: on every held version, and on
-    text built to trip it (folded capitals, the long s, words glued to letters and digits, "No.")."""
-    tricky = (
-        "NOT no. No unless UNLESS ſubject to Subject To subjects to except exceptional "
-        "provided that provided, however, that Provided, that xnot 9no _no \u2041not é-not "
-        "notwithstanding nothing no\u00adt note not "
-        "noT NOTWITHSTANDING no9 no_ nob no\u00e9 no\u017f no- UNLESS unLESS EXCEPT PROVIDED that "
-        "SUBJECT TO su bject un less ex cept pro vided suBject unl exc pro sub "
-        "unleſs notwİthstanding notwıthstanding NOTWITHSTANDINg no\u2054a not\u2054a noT9 "
-        "subjectto subject-to providedthat provide provision proviso submit unlawful exceed "
-        "note notice No. 5 no. nO.5 no, not."
-    )
-    texts = [v.text for v in workspace.versions()]
-    texts += [tricky, tricky + " no", tricky + " not", "", "no", "n", "not", "NOT", "nots"]
-    total = 0
-    for text in texts:
-        index = build_index(text)
-        found = qualifier_matches(index)
-        expected = [
-            (m.start(), m.end(), m.group()) for m in _QUAL_RE.finditer(index.normalized.text)
-        ]
-        got = zip(found.starts.tolist(), found.ends.tolist(), found.words, strict=True)
-        assert list(got) == expected
-        total += len(expected)
-    assert total > 1000
-
-
-_SENTENCE_END_RE = re.compile(r"[.?!][\"”’)\]]* (?=[A-Z0-9(“\"‘\[§])")
-_PARAGRAPH_RE = re.compile(r"\n[^\S\n]*\n")
-_WORD_BEFORE_RE = re.compile(r"[\w.]*\Z")
-
-
-def _is_sentence_end(text: str, match: re.Match[str]) -> bool:
-    """The sentence rule read by regular expressions (the oracle): the mark `match` found ends a
-    sentence unless the word before it (the run of word characters and dots, at most 12, that
-    ends there) is a single letter, holds a dot, or is a common abbreviation."""
-    word = _WORD_BEFORE_RE.search(text, max(0, match.start() - 12), match.start())
-    token = word.group().lower() if word is not None else ""
-    return len(token) > 1 and "." not in token and token not in _ABBREVIATIONS
-
-
-def _sentence_ends_by_scan(text: str, marks: list[int]) -> tuple[list[int], list[int]]:
-    found = [(m, _SENTENCE_END_RE.match(text, m)) for m in marks]
-    kept = [(m, e.end()) for m, e in found if e is not None and _is_sentence_end(text, e)]
-    return [m for m, _ in kept], [end for _, end in kept]
-
-
-def _qualifiers_by_scan(
-    index: SourceIndex, start: int, end: int
-) -> list[tuple[str, int, int, str]]:
-    """The qualifier rule read straight off the text, one quote at a time (the oracle for the
-    columnar scan): every `_QUALIFIER` word wholly before or after normalized `[start, end)` within
-    `QUALIFIER_REACH`, with no sentence end between it and the quote and no blank raw line."""
-    folded = index.normalized
-    text = folded.text
-    lo = max(0, start - QUALIFIER_REACH)
-    hi = min(len(text), end + QUALIFIER_REACH)
-    words = []
-    for word in _QUAL_RE.finditer(text, lo):  # `\b` still reads the character before `lo`
-        if word.start() >= hi:
-            break
-        words.append(word)
-    for ending in _SENTENCE_END_RE.finditer(text, lo, start + 1):
-        if _is_sentence_end(text, ending):
-            lo = ending.end()
-    for mark in re.finditer(r"[.?!]", text[end:hi]):
-        ending = _SENTENCE_END_RE.match(text, end + mark.start())
-        if ending is not None and _is_sentence_end(text, ending):
-            hi = ending.start() + 1
-            break
-    while hi < len(text) and text[hi - 1].isalnum() and text[hi].isalnum():
-        hi += 1
-    quote_start, quote_end = folded.raw_span(start, end)
-    flags = []
-    for word in words:
-        before = word.end() <= start
-        if not (lo <= word.start() and before) and not (end <= word.start() and word.end() <= hi):
-            continue
-        raw_start, raw_end = folded.raw_span(word.start(), word.end())
-        gap = index.text[raw_end:quote_start] if before else index.text[quote_end:raw_start]
-        if not _PARAGRAPH_RE.search(gap):
-            flags.append((word.group(), raw_start, raw_end, "before" if before else "after"))
-    return flags
-
-
-def _check_qualifier_flags(index: SourceIndex, spans: list[tuple[int, int]]) -> int:
-    """Assert the columnar scan flags what the oracle flags for every span; the flags seen."""
-    starts = np.array([a for a, _ in spans], np.int64)
-    ends = np.array([b for _, b in spans], np.int64)
-    seen = 0
-    for (start, end), flags in zip(spans, qualifier_flags(index, starts, ends), strict=True):
-        expected = _qualifiers_by_scan(index, start, end)
-        assert [tuple(flag) for flag in flags] == expected, (start, end)
-        assert qualifiers_near(index, start, end) == flags
-        seen += len(flags)
-    return seen
-
-
-def test_columnar_qualifier_scan_equals_the_rule_read_off_the_text(workspace: Workspace) -> None:
-    """On every held version, spans ending and starting around each qualifier word (so that words
-    fall at the reach limit, across sentence ends and blank lines) get the oracle's flags."""
-    rng = random.Random(7)
-    flagged = 0
-    for version in workspace.versions():
-        index = build_index(version.text)
-        size = len(index.normalized.text)
-        words = qualifier_matches(index).starts.tolist()
-        spans = []
-        for at in rng.sample(words, min(40, len(words))):
-            for _ in range(3):
-                start = max(0, at + rng.randint(-QUALIFIER_REACH - 20, 30))
-                end = min(size, start + rng.randint(1, 120))
-                if start < end:
-                    spans.append((start, end))
-        flagged += _check_qualifier_flags(index, spans)
-    assert flagged > 2000
-
-
-_QUALIFIER_PIECES = [
-    *"aZ.9 ,\n",
-    "not",
-    "No.",
-    "no",
-    "unless",
-    "except",
-    "provided, however, that",
-    "subject to",
-    ". A",
-    '." (',
-    "Sec. ",
-    "\n\n",
-    "e\ufb03",
-    "x" * 150,
-]
-
-
-@settings(max_examples=150, deadline=None)
-@given(
-    st.lists(st.sampled_from(_QUALIFIER_PIECES), min_size=1, max_size=40).map("".join), st.data()
+@pytest.mark.parametrize(
+    ("text", "quote", "flags"),
+    [
+        pytest.param(
+            "The utility shall disconnect service unless notified.",
+            "The utility shall disconnect service",
+            [("unless", "after")],
+            id="condition-after",
+        ),
+        pytest.param(
+            "The utility shall not disconnect service.",
+            "disconnect service",
+            [("not", "before")],
+            id="negation-before",
+        ),
+        pytest.param(
+            "The utility shall disconnect service. Unless notified, it waits.",
+            "The utility shall disconnect service",
+            [],
+            id="sentence-ends-between",
+        ),
+        pytest.param(
+            "The fee in Sec. 5 applies unless waived.",
+            "The fee in Sec",
+            [("unless", "after")],
+            id="abbreviation-ends-no-sentence",
+        ),
+        pytest.param(
+            "The fee applies\n\nunless waived.", "The fee applies", [], id="blank-line-between"
+        ),
+        pytest.param("Rule No. 5 applies.", "5 applies", [], id="No.-is-no-negation"),
+        pytest.param(
+            "Provided, however, that the fee is paid.",
+            "the fee is paid",
+            [("Provided, however, that", "before")],
+            id="provided-however",
+        ),
+        pytest.param(_FAR, "the fee is paid", [], id="beyond-reach"),
+        pytest.param(_CUT_AT_REACH, "The fee", [("not", "after")], id="word-cut-by-reach"),
+    ],
 )
-def test_columnar_qualifier_scan_on_adversarial_text(text: str, data: st.DataObject) -> None:
-    """Qualifier words beside sentence marks, abbreviations, blank lines, a ligature and long words
-    that the reach limit cuts: the columnar scan flags what the oracle flags."""
-    index = build_index(text)
-    size = len(index.normalized.text)
-    spans = data.draw(
-        st.lists(st.tuples(st.integers(0, size), st.integers(1, 200)), min_size=1, max_size=6)
+def test_qualifier_rule(text: str, quote: str, flags: list[tuple[str, str]]) -> None:
+    """The qualifier rule on sentences built to sit on each of its limits: the verdict stands,
+    and exactly the qualifiers the rule names are flagged, with their raw offsets."""
+    at = text.index(quote)
+    result = verify_citation(
+        Citation(version_id="v", char_start=at, char_end=at + len(quote), quoted_text=quote), text
     )
-    _check_qualifier_flags(index, [(a, min(size, a + n)) for a, n in spans if a < size])
+    assert result.verified, result
+    assert [(q.word, q.side) for q in result.qualifiers] == flags
+    for q in result.qualifiers:
+        assert text[q.char_start : q.char_end] == q.word
 
 
-_SENTENCE_PIECES = [
-    *'aZ.9_ \u0130\u00e9-\u00a7?!"”’)]([“‘\u0131\u00bd\u2054\n',
-    "no",
-    "sec",
-    "Inc",
-    "U.S",
-    ". A",
-    '." (',
-    "x" * 13,
-]
+def test_find_occurrences_reads_every_line_break_hyphen_reading(workspace: Workspace) -> None:
+    """The public occurrence search on a real word split by a line-break hyphen: found under each
+    allowed reading, at the same raw span, and a space-only
+    reading found nowhere; the quotes register and the claims check call the same search."""
+    from workbench.cite import find_occurrences, index_text
+    from workbench.quotes import find_text
 
-
-@given(st.lists(st.sampled_from(_SENTENCE_PIECES), max_size=30).map("".join))
-@example("Café. A")  # a word of non-ASCII letters
-@example("Nr 1\u00bd. A")  # a non-ASCII digit ends the word
-@example("No\u2054. A")  # a non-ASCII character that is no word character
-def test_sentence_ends_read_the_rule_at_every_mark(text: str) -> None:
-    """The array pass decides every mark as the rule's regular expressions do: closing marks,
-    the space and what follows it, and the word before (non-ASCII letters and digits, "_", dots,
-    words longer than the 12 characters read, abbreviations, the text's start and end)."""
-    marks = [m.start() for m in re.finditer(r"[.?!]", text)]
-    found = _sentence_ends(text, code_points(text), np.array(marks, np.int64))
-    assert (found[0].tolist(), found[1].tolist()) == _sentence_ends_by_scan(text, marks)
-
-
-def test_sentence_ends_read_the_rule_on_every_held_version(workspace: Workspace) -> None:
-    """Every sentence mark of every held version, decided by the array pass and by the rule's
-    regular expressions."""
-    total = 0
+    readings: list[str] = []
     for version in workspace.versions():
-        text = normalized_text(version.text)
-        marks = [m.start() for m in re.finditer(r"[.?!]", text)]
-        found = _sentence_ends(text, code_points(text), np.array(marks, np.int64))
-        expected = _sentence_ends_by_scan(text, marks)
-        assert (found[0].tolist(), found[1].tolist()) == expected, version.version_id
-        total += len(expected[0])
-    assert total > 10_000
+        text = version.text
+        if not re.search(r"[A-Za-z]{3}-\n[^\S\n]*[a-z]{3}", text):
+            continue
+        folded = normalize(text)
+        words = skeleton(folded.text)
+        for h in folded.line_break_hyphens:
+            left = re.search(r"[A-Za-z]{3,}$", folded.text[:h])
+            right = re.match(r"[a-z]{3,}", folded.text[h + 2 :])
+            if left and right and words.count(left.group() + right.group()) == 1:
+                readings = [f"{left.group()}{sep}{right.group()}" for sep in ("", "-", "- ")]
+                break
+        if readings:
+            break
+    assert readings, "no hyphenated word that occurs once"
+    found = [find_occurrences(text, reading) for reading in readings]
+    assert all(len(f) == 1 and f[0].number == 1 for f in found), found
+    assert len({(f[0].char_start, f[0].char_end) for f in found}) == 1
+    start, end = found[0][0].char_start, found[0][0].char_end
+    assert normalized_text(text[start:end]) == readings[2]
+    for reading, occurrences in zip(readings, found, strict=True):
+        assert find_occurrences(index_text(text), reading) == occurrences
+        assert find_text(text, reading, None) == ("found", ((start, end),))
+    space_only = readings[2].replace("- ", " ")
+    assert not find_occurrences(text, space_only)
+    assert find_occurrences(text, " - ") == ()
 
 
 # Characters that make the skeleton and its map work: both hyphens the skeleton deletes, the
@@ -1083,7 +771,6 @@ def _kept_by_brute_force(folded: str) -> list[int]:
 def _check_folded_skeleton(index: SourceIndex) -> None:
     folded = index.normalized.text
     kept = _kept_by_brute_force(folded)
-    assert index.folds_hyphens
     assert index.skeleton == _SKELETON_CUT.sub("", folded) == "".join(folded[i] for i in kept)
     assert [index.normalized_of_skeleton(i) for i in range(len(index.skeleton))] == kept
 
@@ -1106,144 +793,155 @@ def _every(haystack: str, needle: str) -> list[int]:
 
 @given(st.lists(st.sampled_from(_SKELETON_PIECES), max_size=40).map("".join))
 def test_folded_skeleton_and_its_map_equal_brute_force(text: str) -> None:
-    _check_folded_skeleton(build_index(text, fold_hyphens=True))
+    _check_folded_skeleton(build_index(text))
 
 
 def test_folded_skeleton_and_its_map_on_long_and_real_text(workspace: Workspace) -> None:
-    """The array-built skeleton and kept maps equal the regular expression and a one-character-
-    at-a-time map: on long adversarial text (the array pass) and on the held text with the most
-    line-break hyphens (folded by default)."""
+    """The skeleton and kept maps equal the regular expression and a one-character-at-a-time
+    map: on long adversarial text and on the held text with the most line-break hyphens."""
     from workbench.normalize import LONG_TEXT
 
     rng = random.Random(11)
     for _ in range(12):
         size = rng.randrange(LONG_TEXT, 3 * LONG_TEXT)
         _check_folded_skeleton(
-            build_index(
-                "".join(rng.choice(_SKELETON_PIECES) for _ in range(size)), fold_hyphens=True
-            )
+            build_index("".join(rng.choice(_SKELETON_PIECES) for _ in range(size)))
         )
     index = build_index(_most_line_break_hyphens(workspace))
     assert len(index.points) > 5
     _check_folded_skeleton(index)
 
 
-def test_index_with_and_without_hyphen_folding_finds_what_find_finds(workspace: Workspace) -> None:
-    """On a real text with line-break hyphens: the unfolded index is the normalized text and finds
-    what `str.find` finds there; the folded one finds what `str.find` finds in its skeleton, and a
-    pattern with no hyphen and no leading space has, among its skeleton hits that stay inside one
-    kept run, exactly its occurrences in the normalized text."""
+def test_skeleton_look_up_maps_back_to_the_normalized_text(workspace: Workspace) -> None:
+    """On a real text with line-break hyphens: the look-up finds what `str.find` finds in the
+    skeleton, and a pattern with no hyphen and no leading space has, among its skeleton hits that
+    stay inside one kept run, exactly its occurrences in the normalized text."""
     text = _most_line_break_hyphens(workspace)
-    folded_index = build_index(text)
-    plain = build_index(text, fold_hyphens=False)
-    assert folded_index.folds_hyphens and not plain.folds_hyphens
-    assert plain.skeleton == plain.normalized.text
-    assert plain.kept_skeleton == plain.kept_normalized == (0,)
-    folded = plain.normalized.text
+    index = build_index(text)
+    folded = index.normalized.text
     rng = random.Random(8)
     patterns = []
     for length in (5, GRAM + STRIDE - 2, GRAM + STRIDE - 1, GRAM + STRIDE, 64, 300):
         for _ in range(80):
             at = rng.randrange(len(folded) - length)
             patterns.append(folded[at : at + length])
-    patterns += [folded[max(0, p - 20) : p + 22] for p in folded_index.points]
+    patterns += [folded[max(0, p - 20) : p + 22] for p in index.points]
     patterns += [p[:-1] + "\u2603" for p in patterns[-60:]]
-    assert plain.skeleton_hits_many(patterns) == [_every(folded, p) for p in patterns]
     skeletons = [skeleton(p) for p in patterns]
-    folded_hits = folded_index.skeleton_hits_many(skeletons)
-    assert folded_hits == [_every(folded_index.skeleton, p) for p in skeletons]
+    hits = [index.skeleton_hits(p) for p in skeletons]
+    assert hits == [_every(index.skeleton, p) for p in skeletons]
     compared = 0
-    for pattern, hits in zip(patterns, folded_hits, strict=True):
+    for pattern, found in zip(patterns, hits, strict=True):
         if pattern.startswith(" ") or any(h in pattern for h in HYPHENS):
             continue
-        at = [folded_index.normalized_of_skeleton(s) for s in hits]
-        last = [folded_index.normalized_of_skeleton(s + len(pattern) - 1) for s in hits]
-        inside = [a for a, b in zip(at, last, strict=True) if b - a == len(pattern) - 1]
+        firsts = [index.normalized_of_skeleton(s) for s in found]
+        lasts = [index.normalized_of_skeleton(s + len(pattern) - 1) for s in found]
+        inside = [a for a, b in zip(firsts, lasts, strict=True) if b - a == len(pattern) - 1]
         assert inside == _every(folded, pattern)
         compared += 1
     assert compared > 200
-    assert sum(len(h) > 1 for h in folded_hits) > 10, "the sample must hold repeated patterns"
+    assert sum(len(h) > 1 for h in hits) > 10, "the sample must hold repeated patterns"
 
 
-def test_index_hands_over_the_map_as_arrays(workspace: Workspace) -> None:
-    """The index's map arrays equal the normalized text's tuples; it folds hyphens exactly when
-    the text has a line-break hyphen, and otherwise is built over the normalized text itself."""
-    largest = max(workspace.versions(), key=lambda v: len(v.text)).text
-    for text in (largest, _most_line_break_hyphens(workspace), "regu-\nlation and pre-\fand", ""):
-        index = build_index(text)
-        folded = index.normalized
-        assert index.folds_hyphens == bool(folded.line_break_hyphens)
-        if not index.folds_hyphens:
-            assert index.skeleton == folded.text
-            assert index.kept_skeleton == index.kept_normalized == (0,)
-        assert index.norm_starts_array.dtype == index.raw_lens_array.dtype == "int64"
-        assert tuple(index.norm_starts_array.tolist()) == folded.norm_starts
-        assert tuple(index.raw_starts_array.tolist()) == folded.raw_starts
-        assert tuple(index.raw_lens_array.tolist()) == folded.raw_lens
-        assert tuple(index.identity_array.tolist()) == folded.identity
-
-
-@pytest.mark.parametrize(
-    ("extra", "width"),
-    [
-        pytest.param("", 1, id="ascii"),
-        pytest.param("\u00e9\u2013", 2, id="bmp"),
-        pytest.param("\U0001d538", 4, id="astral"),
-    ],
-)
-def test_batch_look_up_at_every_code_width(extra: str, width: int) -> None:
-    """Grams are hashed at the skeleton's code width; a pattern with a character too wide for it
-    (its hash wraps around) finds nothing, and every other finds what `str.find` finds."""
-    rng = random.Random(width)
-    sentences = [
-        "The entity shall not-\nretain the record.",
-        f"A pre- and post-{extra}filing review of each.",
-        "Each record  shall be kept for six years.",
-    ]
-    index = build_index(" ".join(rng.choice(sentences) for _ in range(600)))
-    assert index.code_width.itemsize == width
-    skel = index.skeleton
-    patterns, starts = [], []
-    for length in (GRAM + STRIDE - 1, 40, 100):
-        for _ in range(100):
-            at = rng.randrange(len(skel) - length)
-            patterns.append(skel[at : at + length])
-            starts.append(at)
-    wide = [p[:10] + chr(ord(p[10]) + 0x100) + p[11:] for p in patterns[:50]]
-    wide += [p[:10] + chr(ord(p[10]) + 0x10000) + p[11:] for p in patterns[:50]]
-    expected = [_every(skel, p) for p in patterns + wide]
-    assert index.skeleton_hits_many(patterns + wide) == expected
-    assert not any(expected[len(patterns) :]) and sum(len(e) > 1 for e in expected) > 20
-    # The skeleton's own spans, hashed from its code points at this width, find the same.
-    begins = np.array(starts)
-    rows, hits = index.skeleton_repeats(begins, begins + np.array(list(map(len, patterns))))
-    flat = [(row, hit) for row, found in enumerate(expected[: len(patterns)]) for hit in found]
-    assert list(zip(rows.tolist(), hits.tolist(), strict=True)) == flat
-
-
-@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32])
-def test_leading_hashes_equal_each_windows_hash(dtype: type[np.unsignedinteger]) -> None:
-    """The strided gram hashes equal `_gram_hashes` of each window cut out, for rows of whole
-    64-bit words, rows that need padding, and a row view that is not contiguous."""
-    rng = np.random.default_rng(7)
-    top = np.iinfo(dtype).max
-    for width, grams in ((GRAM + STRIDE, STRIDE), (GRAM + STRIDE - 1, STRIDE), (47, 32)):
-        codes = rng.integers(0, top, (200, width + 3), dtype=np.uint64, endpoint=True).astype(dtype)
-        for rows in (np.ascontiguousarray(codes[:, :width]), codes[:, 3:]):
-            expected = np.array(
-                [_gram_hashes(np.ascontiguousarray(rows[:, r : r + GRAM])) for r in range(grams)]
-            ).T
-            assert (_leading_hashes(rows, grams) == expected).all()
-
-
-def test_a_span_ending_at_the_texts_end_finds_its_repeats() -> None:
-    """The look-up reads one code point past a span's leading grams; for a span that ends at
-    the text's end that read is clipped, and the span's occurrences are still all found."""
+def test_a_pattern_ending_at_the_texts_end_finds_its_repeats() -> None:
+    """The look-up samples whole chunks; a pattern that ends at the text's end, past the last
+    whole chunk, is still found at each of its occurrences."""
     phrase = "the operator shall keep each record for five years."
     text = f"{phrase} and {phrase}"
     index = build_index(text)
-    length = GRAM + STRIDE - 1
-    start = len(index.skeleton) - length
-    rows, hits = index.skeleton_repeats(np.array([start]), np.array([start + length]))
-    assert rows.tolist() == [0, 0]
-    assert hits.tolist() == _every(index.skeleton, index.skeleton[start:])
+    tail = index.skeleton[len(index.skeleton) - (GRAM + STRIDE + 3) :]
+    assert index.skeleton_hits(tail) == _every(index.skeleton, tail)
+    assert len(index.skeleton_hits(tail)) == 2
+
+
+def test_refusals_say_where_and_what_to_do_next(workspace: Workspace) -> None:
+    """On real text, each refusal keeps its verdict and reason and says what to do next: an
+    off-by-one citation where the quote does occur (its offsets there), an ambiguous one its
+    occurrences and how to name one, a wrong occurrence where the named one is, a quote with a
+    space at an end that the source lacks, and a line-break hyphen read as a space."""
+    from workbench.cite import find_occurrences
+
+    version_id, text = _version_with(workspace, "This Internet-Draft is submitted")
+    at = text.index("This Internet-Draft is submitted")
+    quote = text[at : at + 32]
+    found = [(o.char_start, o.char_end) for o in find_occurrences(text, quote)]
+    shifted = verify_for_version(
+        workspace,
+        Citation(version_id=version_id, char_start=at + 1, char_end=at + 33, quoted_text=quote),
+    )
+    assert (shifted.outcome, shifted.reason) == ("refused", "quote_mismatch")
+    listed = ", ".join(f"[{a}, {b})" for a, b in found)
+    assert shifted.detail == (
+        f"the text at [{at + 1}, {at + 33}) does not read as the quote; the quote does occur "
+        f"exactly at {listed} in this version: correct the citation's offsets (it is refused as "
+        "cited)"
+    )
+    repeated = [(o.char_start, o.char_end) for o in find_occurrences(text, "Internet-Draft")]
+    assert len(repeated) > 10  # the refusal lists ten and counts the rest
+    first = Citation(
+        version_id=version_id,
+        char_start=repeated[0][0],
+        char_end=repeated[0][1],
+        quoted_text="Internet-Draft",
+    )
+    ambiguous = verify_for_version(workspace, first)
+    assert ambiguous.reason == "ambiguous_occurrence"
+    ten = ", ".join(f"[{a}, {b})" for a, b in repeated[:10])
+    assert ambiguous.detail.endswith(
+        f"it occurs at {ten} and {len(repeated) - 10} more: name the one meant with "
+        '"occurrence": N (these offsets are "occurrence": 1)'
+    )
+    wrong = verify_for_version(
+        workspace,
+        Citation(
+            version_id=version_id,
+            char_start=repeated[0][0],
+            char_end=repeated[0][1],
+            quoted_text="Internet-Draft",
+            occurrence=2,
+        ),
+    )
+    assert wrong.reason == "wrong_occurrence"
+    assert wrong.detail.endswith(
+        f"; occurrence 2 is at [{repeated[1][0]}, {repeated[1][1]}): cite those offsets, or name "
+        '"occurrence": 1 for these'
+    )
+    # A space before the quote that the text's first characters do not have.
+    opening = next(
+        v for v in workspace.versions() if v.text[:1].isalpha() and v.text[:40].count(" ") > 3
+    )
+    head = opening.text[:40]
+    spaced = verify_for_version(
+        workspace,
+        Citation(version_id=opening.version_id, char_start=0, char_end=40, quoted_text=" " + head),
+    )
+    assert spaced.reason == "quote_mismatch"
+    assert not find_occurrences(opening.text, " " + head)
+    assert spaced.detail.endswith("; the two differ only by white space at an end")
+
+
+def test_a_line_break_hyphen_read_as_a_space_is_refused_and_named(workspace: Workspace) -> None:
+    """A real word split at a line break, quoted with a space for the hyphen: refused as a
+    mismatch, and the refusal says the difference is only the line-break hyphen's reading."""
+    from workbench.cite import find_occurrences
+
+    for version in workspace.versions():
+        match = re.search(r"\b([A-Za-z]{4,})-\n[^\S\n]*([a-z]{4,})\b", version.text)
+        if match and not find_occurrences(version.text, f"{match[1]} {match[2]}"):
+            break
+    else:
+        raise AssertionError("no word split at a line break")
+    result = verify_for_version(
+        workspace,
+        Citation(
+            version_id=version.version_id,
+            char_start=match.start(),
+            char_end=match.end(),
+            quoted_text=f"{match[1]} {match[2]}",
+        ),
+    )
+    assert (result.outcome, result.reason) == ("refused", "quote_mismatch")
+    assert result.detail.endswith(
+        "; the two differ only at a line-break hyphen, which reads only joined, hyphen kept, or "
+        "hyphen and space"
+    )

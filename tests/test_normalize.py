@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Literal
 
 import numpy as np
 import pytest
@@ -11,25 +10,17 @@ from hypothesis import strategies as st
 
 from workbench.normalize import (
     LONG_TEXT,
-    Segments,
-    StartLookup,
     _array_pass,
     code_points,
     narrow_code_points,
+    narrowest_encoding,
     normalize,
-    normalize_arrays,
     normalize_long,
     normalize_short,
     normalized_text,
-    normalized_texts,
-    raw_span_arrays,
-    raw_spans,
-    search,
-    search_order,
     text_of_code_points,
 )
 from workbench.segment import segment
-from workbench.store import Workspace
 
 # Characters that exercise every fold, and the ones that must not be folded.
 TRICKY = "ab -\n\r\t\f\u00a0\u00ad\ufeff\ufb01\ufb03\uff11\uff19²₂ABé-\u2010\u2011\u2013\u2014"
@@ -167,29 +158,6 @@ def test_array_pass_equals_match_loop_on_every_held_version(workspace) -> None: 
     assert long_ones > 300
 
 
-@given(st.lists(st.text(alphabet=st.sampled_from(list(WIDER)), max_size=40), max_size=120))
-@settings(max_examples=200)
-def test_texts_normalized_together_equal_each_alone(texts: list[str]) -> None:
-    assert normalized_texts(texts) == [normalized_text(t) for t in texts]
-
-
-def test_raw_spans_equal_raw_span_on_real_text(workspace) -> None:  # type: ignore[no-untyped-def]
-    rng = random.Random(7)
-    checked = 0
-    for version in list(workspace.versions())[::20]:
-        result = normalize(version.text)
-        n = len(result.text)
-        if n < 2:
-            continue
-        spans = [tuple(sorted(rng.sample(range(n + 1), 2))) for _ in range(200)]
-        spans = [(a, b) for a, b in spans if a < b]
-        assert raw_spans(result, spans) == [result.raw_span(a, b) for a, b in spans]
-        checked += len(spans)
-    assert checked > 1000
-    with pytest.raises(IndexError, match=r"a span is empty or outside \[0, 3\]"):
-        raw_spans(normalize("abc"), [(1, 1)])
-
-
 # Every ligature too, so that blocks grow; ASCII, Latin-1, BMP and astral characters, so that blocks
 # of different widths meet; lone surrogates that would pair up if decoded as UTF-16.
 BLOCKY = WIDER + "\ufb00\ufb02\ufb04\u00ff\ud800\udc00"
@@ -198,12 +166,8 @@ BLOCKY = WIDER + "\ufb00\ufb02\ufb04\u00ff\ud800\udc00"
 @given(st.text(alphabet=st.sampled_from(list(BLOCKY)), max_size=160), st.integers(1, 12))
 @settings(max_examples=500)
 def test_array_pass_in_blocks_equals_match_loop(raw: str, block: int) -> None:
-    """Cut into blocks of any size, the array pass still equals the match loop, and its code points
-    and encoding give back the normalized text."""
-    arrays = _array_pass(raw, block)
-    assert arrays.normalized == normalize_short(raw)
-    assert arrays.codes.tolist() == [ord(c) for c in arrays.normalized.text]
-    assert text_of_code_points(arrays.codes, arrays.encoding) == arrays.normalized.text
+    """Cut into blocks of any size, the array pass still equals the match loop."""
+    assert _array_pass(raw, block) == normalize_short(raw)
 
 
 def test_blocks_are_cut_where_the_folds_see_no_white_space() -> None:
@@ -231,103 +195,7 @@ def test_code_points_round_trip_at_the_narrowest_width(
     codes = narrow_code_points(raw)
     assert codes.dtype == dtype
     assert codes.tolist() == code_points(raw).tolist() == [ord(c) for c in raw]
-    assert normalize_arrays(raw).encoding == encoding
-    assert text_of_code_points(codes) == text_of_code_points(codes, encoding) == raw
-    assert text_of_code_points(code_points(raw)) == raw
-
-
-def test_normalize_arrays_equal_the_map_on_held_versions(workspace) -> None:  # type: ignore[no-untyped-def]
-    """The arrays `normalize_arrays` hands an index equal the map's tuples and the normalized
-    text's code points, on long and short held versions alike."""
-    versions = sorted(workspace.versions(), key=lambda v: len(v.text))
-    checked = 0
-    for version in [*versions[::15], versions[-1]]:
-        arrays = normalize_arrays(version.text)
-        folded = arrays.normalized
-        assert folded == normalize(version.text), version.version_id
-        assert arrays.codes.tolist() == code_points(folded.text).tolist()
-        assert text_of_code_points(arrays.codes, arrays.encoding) == folded.text
-        assert arrays.norm_starts.dtype == arrays.raw_starts.dtype == np.int64
-        assert tuple(arrays.norm_starts.tolist()) == folded.norm_starts
-        assert tuple(arrays.raw_starts.tolist()) == folded.raw_starts
-        assert tuple(arrays.raw_lens.tolist()) == folded.raw_lens
-        assert tuple(arrays.identity.tolist()) == folded.identity
-        checked += len(version.text) >= LONG_TEXT
-    assert checked > 10
-
-
-def test_segment_map_converts_each_form_once_and_compares_by_value(workspace) -> None:  # type: ignore[no-untyped-def]
-    """The array pass's map is held as arrays and the match loop's as tuples; each form made from
-    the other equals the other implementation's, is made once, and leaves equality unchanged."""
-    version = max(workspace.versions(), key=lambda v: len(v.text))
-    from_arrays = normalize_long(version.text)
-    from_tuples = normalize_short(version.text)
-    made_arrays = from_tuples.segments.arrays
-    assert [a.dtype for a in made_arrays] == [np.int64, np.int64, np.int64, np.bool_]
-    made_tuples = from_arrays.segments.tuples
-    for made, held in zip(made_arrays, from_arrays.segments.arrays, strict=True):
-        assert np.array_equal(made, held)
-    assert made_tuples == from_tuples.segments.tuples
-    assert from_arrays.segments.tuples is made_tuples
-    assert from_tuples.segments.arrays is made_arrays
-    assert from_arrays.norm_starts is made_tuples[0] and from_arrays.identity is made_tuples[3]
-    assert from_arrays == from_tuples and hash(from_arrays) == hash(from_tuples)
-    shifted = (made_tuples[0], (*made_tuples[1][:-1], made_tuples[1][-1] + 1), *made_tuples[2:])
-    assert Segments(tuples=shifted) != from_arrays.segments
-    with pytest.raises(ValueError, match="needs its columns as tuples or as arrays"):
-        Segments()
-
-
-@pytest.mark.parametrize("side", ["left", "right"])
-def test_search_answers_as_searchsorted_in_any_order(side: Literal["left", "right"]) -> None:
-    """Few keys or many, in their order, with their own argsort, or with a reused order that
-    does not sort them: the answers are numpy's, key for key (duplicates and keys off both ends
-    included)."""
-    rng = np.random.default_rng(11)
-    haystack = np.sort(rng.integers(0, 5_000, 3_000))
-    for size in (0, 10, 5_000):
-        keys = rng.integers(-10, 5_010, size)
-        expected = np.searchsorted(haystack, keys, side)
-        near = keys + rng.integers(-3, 4, size)  # keys close to them, as a quote's end is
-        for order in (None, search_order(keys), search_order(near)):
-            assert np.array_equal(search(haystack, keys, side, order), expected)
-
-
-def test_start_lookup_answers_as_searchsorted() -> None:
-    """The block table and its steps give numpy's `searchsorted(..., "right") - 1` for every
-    position up to the length: starts that begin after 0 (-1 before them), dense runs of starts
-    in one block, long gaps, one start, none."""
-    rng = np.random.default_rng(5)
-    dense = np.arange(400, 700)  # a start at every position: many steps in one block
-    spread = np.sort(rng.choice(np.arange(3, 20_000), 250, replace=False))
-    for starts, length in (
-        (np.unique(np.concatenate(([0], spread, dense))), 20_000),
-        (spread, 20_000),
-        (np.array([0]), 50),
-        (np.array([7]), 7),
-        (np.zeros(0, np.int64), 3),
-    ):
-        starts = starts.astype(np.int64)
-        lookup = StartLookup.of(starts, length)
-        positions = np.arange(length + 1)
-        expected = np.searchsorted(starts, positions, "right") - 1
-        assert np.array_equal(lookup.last_at_or_before(positions), expected)
-        shuffled = rng.permutation(positions)
-        assert np.array_equal(lookup.last_at_or_before(shuffled), expected[shuffled])
-
-
-def test_raw_spans_through_a_start_lookup_equal_the_searches(workspace: Workspace) -> None:
-    """On real text, the raw spans of normalized spans are the same with the map's start lookup
-    as with its binary searches."""
-    version = max(workspace.versions(), key=lambda v: len(v.text))
-    arrays = normalize_arrays(version.text)
-    segments = (arrays.norm_starts, arrays.raw_starts, arrays.raw_lens, arrays.identity)
-    length = len(arrays.normalized.text)
-    rng = np.random.default_rng(3)
-    starts = rng.integers(0, length - 1, 20_000)
-    ends = np.minimum(starts + rng.integers(1, 400, starts.size), length)
-    lookup = StartLookup.of(arrays.norm_starts, length)
-    with_lookup = raw_span_arrays(segments, starts, ends, lookup)
-    searched = raw_span_arrays(segments, starts, ends)
-    assert all(np.array_equal(a, b) for a, b in zip(with_lookup, searched, strict=True))
-    assert lookup.shift > 0 and lookup.table.size < length
+    top = max(map(ord, raw), default=0)
+    assert narrowest_encoding(top, any(0xD800 <= ord(c) < 0xE000 for c in raw)) == encoding
+    assert text_of_code_points(codes, encoding) == raw
+    assert text_of_code_points(code_points(raw), encoding) == raw

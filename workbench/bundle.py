@@ -60,9 +60,7 @@ from workbench.cite.formats import (
 )
 from workbench.cite.pages import find_in_text, verdict_pages, verify_lines
 from workbench.claims import notes_in, parse_note
-from workbench.corpus import (  # the strict JSON hooks: no duplicate key, no NaN
-    _no_constant,
-    _refuse_duplicate_keys,
+from workbench.corpus import (
     check_relative_path,
     parse_provenance,
     read_catalogue,
@@ -77,7 +75,7 @@ from workbench.errors import (
     TextDecodeError,
     UnsafePath,
 )
-from workbench.models import CatalogueRow, Version, canonical_json
+from workbench.models import CatalogueRow, Version, canonical_json, strict_json
 from workbench.store import Workspace, version_from_row
 
 BUNDLE_SCHEME = 1
@@ -474,11 +472,7 @@ def _read_member(archive: zipfile.ZipFile, name: str, limit: int) -> bytes:
 def _strict_json(data: bytes, where: str) -> Any:
     """JSON with no duplicate key and no NaN or Infinity, or `BundleError` naming `where`."""
     try:
-        return json.loads(
-            data.decode("utf-8"),
-            object_pairs_hook=_refuse_duplicate_keys,
-            parse_constant=_no_constant,
-        )
+        return strict_json(data.decode("utf-8"), ValueError)
     except (UnicodeDecodeError, ValueError) as exc:
         raise BundleError(f"{where}: not strict UTF-8 JSON ({exc})") from exc
 

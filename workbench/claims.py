@@ -34,11 +34,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
-from workbench.cite.index import DELETABLE, SourceIndex, build_index
+from workbench.cite import SourceIndex, holds_words, index_text
 from workbench.corpus import check_relative_path, read_catalogue
 from workbench.errors import CheckerError, LedgerError, NoteError, WorkbenchError
 from workbench.models import CODE_FENCE, FIELD_LINE, CatalogueRow, canonical_json, code_digest
-from workbench.normalize import normalized_text
 from workbench.quotes import check_linked_quote, find_text, parse_report, resolve_report
 from workbench.store import version_from_row
 
@@ -258,7 +257,7 @@ def _quote(path: Path, block: Sequence[tuple[int, str]]) -> Quote:
             parts[label].append(content)
     line = block[0][0]
     text = "\n".join(parts["quote"]).strip("\n")
-    if not normalized_text(text).strip(DELETABLE):
+    if not holds_words(text):
         raise NoteError(f"{path}: line {line}: the quote is empty; expected verbatim words")
     locator = " ".join(" ".join(parts.get("locator", [])).split())
     if not locator:
@@ -438,7 +437,7 @@ def run_check(note_path: Path, document_path: Path, corpus_dir: Path) -> dict[st
         result["outcome"] = "checksum_mismatch"
         return result
     version = version_from_row(row, data)
-    index = build_index(version.text)
+    index = index_text(version.text)
     found = []
     for quote in quotes:
         entry: dict[str, Any] = {

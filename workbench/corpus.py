@@ -38,7 +38,7 @@ from workbench.errors import (
     ProvenanceError,
     UnsafePath,
 )
-from workbench.models import CatalogueRow, Refusal, canonical_json
+from workbench.models import CatalogueRow, Refusal, canonical_json, strict_json
 from workbench.progress import bar
 
 CATALOGUE_NAME = "catalogue.jsonl"
@@ -79,19 +79,6 @@ class Admission:
 
 # ---------------------------------------------------------------------------------------------
 # Provenance
-
-
-def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise ProvenanceError(f"duplicate field '{key}'")
-        seen[key] = value
-    return seen
-
-
-def _no_constant(name: str) -> Any:
-    raise ProvenanceError(f"non-JSON number {name}")
 
 
 def _is_int(value: Any) -> bool:
@@ -138,11 +125,7 @@ def parse_provenance(data: bytes, *, source: str) -> dict[str, Any]:
     if len(data) > MAX_PROVENANCE_BYTES:
         raise ProvenanceError(f"{source}: provenance is {len(data)} bytes; expected at most 1 MiB")
     try:
-        record = json.loads(
-            data.decode("utf-8"),
-            object_pairs_hook=_refuse_duplicate_keys,
-            parse_constant=_no_constant,
-        )
+        record = strict_json(data.decode("utf-8"), ProvenanceError)
     except UnicodeDecodeError as exc:
         raise ProvenanceError(f"{source}: provenance is not UTF-8 (byte {exc.start})") from exc
     except json.JSONDecodeError as exc:

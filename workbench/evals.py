@@ -34,23 +34,23 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from workbench.cite import Citation, verify_citation
+from workbench.cite.probes import occurrence_probes, shifted_probes
 from workbench.diff import diff_versions, pairing_is_uncertain
 from workbench.errors import EvalManifestError
 from workbench.extract import extract
 from workbench.measure import Rate, rate
-from workbench.models import Change, Version, canonical_json
-from workbench.store import text_sha256
+from workbench.models import Change, Version, canonical_json, text_sha256
 
 DEMO_DIR = Path("corpus/demo")
 MANIFEST_NAME = "manifest.json"
 SCORECARD_JSON = "eval-scorecard.json"
 SCORECARD_MD = "eval-scorecard.md"
 COMMAND = "workbench eval --out measurements"
-SHIFTS = (-2, -1, 1, 2)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -387,15 +387,8 @@ def probe_set(demo: DemoCorpus) -> list[tuple[str, Citation, str]]:
             return Citation(version_id=vid, char_start=s, char_end=e, quoted_text=quote)
 
         out.append((f"honest quote ({q['note']})", cite(start, end, q["quoted_text"]), "verified"))
-        for shift in SHIFTS:
-            if text[start + shift : end + shift] != text[start:end]:
-                out.append(
-                    (
-                        f"offsets shifted {shift:+d}",
-                        cite(start + shift, end + shift, q["quoted_text"]),
-                        "quote_mismatch",
-                    )
-                )
+        shifted = shifted_probes(partial(cite, quote=q["quoted_text"]), text, start, end)
+        out += [(p.kind, p.citation, p.expected) for p in shifted]
     # A numeral changed: each version's cost floor quoted with the other version's number.
     old, new = by_note["the cost floor as v1 states it"], by_note["the cost floor as v2 states it"]
     for q, other in ((old, new), (new, old)):
@@ -430,24 +423,11 @@ def probe_set(demo: DemoCorpus) -> list[tuple[str, Citation, str]]:
     typed = " ".join(boiler["text"].split())
     for version_id, spans in sorted(boiler["occurrences"].items()):
         for k, (start, end) in enumerate(spans):
-            wrong = (k + 1) % len(spans) + 1
-
-            def cite_at(
-                occurrence: int | None, s: int = start, e: int = end, vid: str = version_id
-            ) -> Citation:
-                return Citation(
-                    version_id=vid,
-                    char_start=s,
-                    char_end=e,
-                    quoted_text=typed,
-                    occurrence=occurrence,
-                )
-
-            out += [
-                ("boilerplate, no occurrence named", cite_at(None), "ambiguous_occurrence"),
-                ("boilerplate, right occurrence named", cite_at(k + 1), "verified"),
-                ("boilerplate, wrong occurrence named", cite_at(wrong), "wrong_occurrence"),
-            ]
+            cite_at = partial(
+                Citation, version_id=version_id, char_start=start, char_end=end, quoted_text=typed
+            )
+            probes = occurrence_probes("boilerplate", cite_at, k, len(spans))
+            out += [(p.kind, p.citation, p.expected) for p in probes]
     return out
 
 

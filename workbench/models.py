@@ -12,7 +12,7 @@ import hashlib
 import json
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -22,6 +22,32 @@ from typing import Any, Literal, get_args
 def canonical_json(value: Any) -> str:
     """The one serialization that content ids, digests and catalogue lines are computed over."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def strict_json(text: str, error: Callable[[str], Exception]) -> Any:
+    """`json.loads(text)`, refusing what Python's reader accepts and strict JSON does not: a key
+    that appears twice in one object (`error("field 'k' appears twice")`) and NaN, Infinity or
+    -Infinity (`error("NaN is not a JSON number")`). Malformed JSON still raises
+    `json.JSONDecodeError`; every reader of JSON a person or another program wrote calls this."""
+
+    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in seen:
+                raise error(f"field {key!r} appears twice")
+            seen[key] = value
+        return seen
+
+    def constant(name: str) -> Any:
+        raise error(f"{name} is not a JSON number")
+
+    return json.loads(text, object_pairs_hook=unique, parse_constant=constant)
+
+
+def text_sha256(text: str | bytes) -> str:
+    """SHA-256 of the text's UTF-8 bytes (given as a str, or as those bytes): the hash every
+    citation is checked against."""
+    return hashlib.sha256(text.encode("utf-8") if isinstance(text, str) else text).hexdigest()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -22,11 +22,10 @@ piecewise: identity runs are stored as one segment, so a megabyte of ordinary te
 thousand segments, and a lookup is one binary search.
 
 Two implementations compute the same result: a loop over regular-expression matches for short
-texts (quotes, slices), and an array pass (numpy over the text's code points, a block at a time)
-for long ones, some twenty times faster on a megabyte. Property tests hold them equal on adversarial
-text (with blocks down to one character) and on every held version; `LONG_TEXT` is where the array
-pass takes over. `normalize_arrays` also hands over the normalized code points and the map as
-arrays, so that an index built on the text converts nothing twice.
+texts (quotes, slices, most passages), and an array pass (numpy over the text's code points, a
+block at a time) for long ones (a whole version, a long passage), some twenty times faster on a
+megabyte. Property tests hold them equal on adversarial text (with blocks down to one character)
+and on every held version; `LONG_TEXT` is where the array pass takes over.
 """
 
 from __future__ import annotations
@@ -34,9 +33,7 @@ from __future__ import annotations
 import codecs
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 import numpy as np
 
@@ -57,58 +54,6 @@ _FOLD = re.compile(
 )
 
 
-_Columns = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[bool, ...]]
-
-
-class Segments:
-    """A segment map's four columns (normalized starts, raw starts, raw lengths, identity flags),
-    held as tuples, or as int64/int64/int64/bool arrays, or both: each form is made from the other
-    on first use and kept. The array pass makes arrays, which an index reads as they are; the tuples,
-    which a binary search per offset reads fastest, are made only for a caller that asks (the
-    citation benchmark prints what the conversion costs on the largest held version)."""
-
-    __slots__ = ("_arrays", "_tuples")
-
-    def __init__(
-        self,
-        tuples: _Columns | None = None,
-        arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
-    ) -> None:
-        if tuples is None and arrays is None:
-            raise ValueError("a segment map needs its columns as tuples or as arrays")
-        self._tuples = tuples
-        self._arrays = arrays
-
-    @property
-    def tuples(self) -> _Columns:
-        if self._tuples is None:
-            assert self._arrays is not None
-            starts, raw_starts, raw_lens, identity = (tuple(a.tolist()) for a in self._arrays)
-            self._tuples = (starts, raw_starts, raw_lens, identity)
-        return self._tuples
-
-    @property
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        if self._arrays is None:
-            assert self._tuples is not None
-            starts, raw_starts, raw_lens, identity = self._tuples
-            self._arrays = (
-                np.array(starts, np.int64),
-                np.array(raw_starts, np.int64),
-                np.array(raw_lens, np.int64),
-                np.array(identity, bool),
-            )
-        return self._arrays
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Segments):
-            return NotImplemented
-        return self.tuples == other.tuples
-
-    def __hash__(self) -> int:
-        return hash(self.tuples)
-
-
 @dataclass(frozen=True, slots=True)
 class Normalized:
     """Normalized text and the map from each normalized offset back to raw offsets.
@@ -120,27 +65,14 @@ class Normalized:
 
     text: str
     raw_length: int
-    segments: Segments = field(repr=False)
+    norm_starts: tuple[int, ...] = field(repr=False)
+    raw_starts: tuple[int, ...] = field(repr=False)
+    raw_lens: tuple[int, ...] = field(repr=False)
+    identity: tuple[bool, ...] = field(repr=False)
     line_break_hyphens: tuple[int, ...] = ()
     # True if some raw character became more than one normalized character (a ligature): only
     # then can a normalized span start or end inside one raw character's output.
     expands: bool = False
-
-    @property
-    def norm_starts(self) -> tuple[int, ...]:
-        return self.segments.tuples[0]
-
-    @property
-    def raw_starts(self) -> tuple[int, ...]:
-        return self.segments.tuples[1]
-
-    @property
-    def raw_lens(self) -> tuple[int, ...]:
-        return self.segments.tuples[2]
-
-    @property
-    def identity(self) -> tuple[bool, ...]:
-        return self.segments.tuples[3]
 
     def _segment(self, i: int) -> int:
         if not 0 <= i < len(self.text):
@@ -176,117 +108,6 @@ class Normalized:
 
 
 LONG_TEXT = 2048
-
-
-def raw_spans(normalized: Normalized, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """`normalized.raw_span(start, end)` of each non-empty span, in one array pass."""
-    if not spans:
-        return []
-    starts, ends = np.array(spans, dtype=np.int64).reshape(-1, 2).T
-    if not (starts.min() >= 0 and (starts < ends).all() and ends.max() <= len(normalized.text)):
-        raise IndexError(f"a span is empty or outside [0, {len(normalized.text)}]")
-    raw_start, raw_end = raw_span_arrays(normalized.segments.arrays, starts, ends)
-    return list(zip(raw_start.tolist(), raw_end.tolist(), strict=True))
-
-
-# Below this many keys, `search` leaves them in their order (sorting them would cost more).
-_FEW_KEYS = 2048
-
-
-def search(
-    haystack: np.ndarray,
-    keys: np.ndarray,
-    side: Literal["left", "right"] = "left",
-    order: np.ndarray | None = None,
-) -> np.ndarray:
-    """`np.searchsorted(haystack, keys, side)`, faster for many keys in no order: they are looked
-    up in ascending order and the answers put back (numpy starts each search from the previous
-    answer, and the searches share cache lines). `order` is an argsort of `keys`, or of keys
-    close to them, to reuse; any order gives the same answers."""
-    if keys.size < _FEW_KEYS:
-        return np.searchsorted(haystack, keys, side)
-    if order is None:
-        order = np.argsort(keys)
-    found = np.empty(keys.size, np.intp)
-    found[order] = np.searchsorted(haystack, keys[order], side)
-    return found
-
-
-def search_order(keys: np.ndarray) -> np.ndarray | None:
-    """An argsort of `keys` for `search` to reuse, or None where it would not sort them."""
-    return np.argsort(keys) if keys.size >= _FEW_KEYS else None
-
-
-@dataclass(frozen=True, slots=True)
-class StartLookup:
-    """`np.searchsorted(starts, p, "right") - 1` (the last start at or before `p`, or -1) for many
-    positions `p` in `[0, length]` at once, mostly without a binary search: `table[b]` is the
-    answer at `b << shift` (the blocks are about as long as the runs between starts), a position
-    steps on from its block's answer past a start or two, and the few in blocks crowded with
-    starts are searched."""
-
-    starts: np.ndarray  # ascending, with one more entry past every position: the sentinel
-    table: np.ndarray
-    shift: int
-
-    @classmethod
-    def of(cls, starts: np.ndarray, length: int) -> StartLookup:
-        """The lookup of ascending `starts` for positions up to `length`."""
-        shift = max(0, (length // max(starts.size, 1)).bit_length() - 1)
-        blocks = np.arange(0, length + 1, 1 << shift, dtype=np.int64)
-        table = np.searchsorted(starts, blocks, "right") - 1
-        return cls(np.append(starts, np.iinfo(np.int64).max), table, shift)
-
-    def last_at_or_before(self, positions: np.ndarray) -> np.ndarray:
-        """The index of the last start at or before each of `positions` (-1 where none is)."""
-        starts = self.starts
-        if positions.size < _FEW_KEYS:  # the table's passes cost more than so few searches
-            few: np.ndarray = np.searchsorted(starts, positions, "right") - 1
-            return few
-        found: np.ndarray = self.table[positions >> self.shift]
-        ahead = np.flatnonzero(starts[found + 1] <= positions)
-        for _ in range(_STEPS):
-            found[ahead] += 1
-            ahead = ahead[starts[found[ahead] + 1] <= positions[ahead]]
-        if ahead.size:
-            found[ahead] = np.searchsorted(starts, positions[ahead], "right") - 1
-        return found
-
-
-# Steps a `StartLookup` takes past starts before it searches.
-_STEPS = 2
-
-
-def _holding(
-    starts: np.ndarray, keys: np.ndarray, lookup: StartLookup | None
-) -> Callable[[np.ndarray], np.ndarray]:
-    """`lookup.last_at_or_before`, or without a lookup the same by `search` over `starts`, in
-    the order of `keys` (an argsort shared by the look-ups of keys close to them)."""
-    if lookup is not None:
-        return lookup.last_at_or_before
-    order = search_order(keys)
-    return lambda positions: search(starts, positions, "right", order) - 1
-
-
-def raw_span_arrays(
-    segments: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    starts: np.ndarray,
-    ends: np.ndarray,
-    lookup: StartLookup | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Raw starts and ends of the non-empty normalized spans `[starts, ends)` (unchecked), given
-    the map as arrays: norm starts, raw starts, raw lengths, identity flags; `lookup`, if given,
-    is the `StartLookup` of the norm starts over the normalized text."""
-    norm_starts, raw_starts, raw_lens, identity = segments
-    holding = _holding(norm_starts, starts, lookup)
-    k = holding(starts)
-    raw_start = np.where(identity[k], raw_starts[k] + (starts - norm_starts[k]), raw_starts[k])
-    last = ends - 1
-    k = holding(last)
-    raw_end = np.where(
-        identity[k], raw_starts[k] + (last - norm_starts[k]) + 1, raw_starts[k] + raw_lens[k]
-    )
-    return raw_start, raw_end
 
 
 def normalize(text: str) -> Normalized:
@@ -345,9 +166,10 @@ def normalize_short(text: str) -> Normalized:
     return Normalized(
         text="".join(pieces),
         raw_length=len(text),
-        segments=Segments(
-            tuples=(tuple(norm_starts), tuple(raw_starts), tuple(raw_lens), tuple(identity))
-        ),
+        norm_starts=tuple(norm_starts),
+        raw_starts=tuple(raw_starts),
+        raw_lens=tuple(raw_lens),
+        identity=tuple(identity),
         line_break_hyphens=tuple(hyphens),
         expands=any(
             len(piece) > 1 for piece, same in zip(pieces, identity, strict=True) if not same
@@ -382,18 +204,6 @@ def normalized_text(text: str) -> str:
     if _SPECIAL.search(text):
         text = text.translate(_TABLE)
     return _SPACE_RUN.sub(" ", text)
-
-
-def normalized_texts(texts: Sequence[str]) -> list[str]:
-    """`normalized_text` of each text, in order, normalized together as one long text.
-
-    The texts are joined with U+0000, which no fold touches and which ends every white-space run,
-    so each part normalizes exactly as it would alone; a text that holds U+0000 itself is
-    normalized on its own.
-    """
-    if sum(map(len, texts)) < LONG_TEXT or any("\x00" in text for text in texts):
-        return [normalized_text(text) for text in texts]
-    return normalize_long("\x00".join(texts)).text.split("\x00")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -437,14 +247,9 @@ def narrow_code_points(text: str) -> np.ndarray:
     return code_points(text)
 
 
-def text_of_code_points(codes: np.ndarray, encoding: str | None = None) -> str:
-    """The text whose code points are `codes` (an unsigned array; the inverse of `code_points`).
-
-    Decoded with `encoding` if given (a caller that knows it, see `narrowest_encoding`), else with
-    the narrowest encoding that holds every code point.
-    """
-    if encoding is None:
-        encoding = _encoding_of(codes)
+def text_of_code_points(codes: np.ndarray, encoding: str) -> str:
+    """The text whose code points are `codes` (an unsigned array; the inverse of `code_points`),
+    decoded with `encoding` (see `narrowest_encoding`)."""
     if encoding == "latin-1":
         return codecs.latin_1_decode(np.ascontiguousarray(codes, np.uint8).data)[0]
     if encoding == "utf-16-le":
@@ -453,13 +258,6 @@ def text_of_code_points(codes: np.ndarray, encoding: str | None = None) -> str:
         np.ascontiguousarray(codes, "<u4").data, "surrogatepass", True
     )[0]
     return text
-
-
-def _encoding_of(codes: np.ndarray) -> str:
-    top = int(codes.max()) if codes.size and codes.itemsize > 1 else 0
-    return narrowest_encoding(
-        top, top >= 0xD800 and bool(((codes >= 0xD800) & (codes < 0xE000)).any())
-    )
 
 
 def narrowest_encoding(top: int, surrogate: bool) -> str:
@@ -473,41 +271,6 @@ def narrowest_encoding(top: int, surrogate: bool) -> str:
     return "utf-32-le"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class NormalizedArrays:
-    """A `Normalized` with its text's code points (`narrow_code_points` of the normalized text)
-    and its segment map as numpy arrays equal to the tuples, for callers that index the text
-    further without converting anything again."""
-
-    normalized: Normalized
-    codes: np.ndarray = field(repr=False)
-    # What `text_of_code_points` decodes `codes`, or any selection of them, with.
-    encoding: str
-    norm_starts: np.ndarray = field(repr=False)
-    raw_starts: np.ndarray = field(repr=False)
-    raw_lens: np.ndarray = field(repr=False)
-    identity: np.ndarray = field(repr=False)
-
-
-def normalize_arrays(text: str) -> NormalizedArrays:
-    """`normalize(text)` with its arrays: the array pass for long texts, else the match loop's
-    result converted."""
-    if len(text) >= LONG_TEXT:
-        return _array_pass(text)
-    normalized = normalize_short(text)
-    codes = narrow_code_points(normalized.text)
-    norm_starts, raw_starts, raw_lens, identity = normalized.segments.arrays
-    return NormalizedArrays(
-        normalized=normalized,
-        codes=codes,
-        encoding=_encoding_of(codes),
-        norm_starts=norm_starts,
-        raw_starts=raw_starts,
-        raw_lens=raw_lens,
-        identity=identity,
-    )
-
-
 def normalize_long(text: str) -> Normalized:
     """`normalize` as one pass over the code points (fast for long texts).
 
@@ -519,7 +282,7 @@ def normalize_long(text: str) -> Normalized:
     character) and what it emits is written there; an event that emits nothing loses its slot,
     a ligature gains the slots for its other letters.
     """
-    return _array_pass(text).normalized
+    return _array_pass(text)
 
 
 # The letters each ligature U+FB00 .. U+FB04 expands to after its first "f" (0: none).
@@ -536,7 +299,7 @@ _BLOCK = 1 << 18
 _CUT = re.compile(r"[^\s\u00ad\ufeff]{2}")
 
 
-def _array_pass(text: str, block: int = _BLOCK) -> NormalizedArrays:
+def _array_pass(text: str, block: int = _BLOCK) -> Normalized:
     """The array pass. Per block: the *rare* characters (below " " or from U+0085 up: all the
     special ones but " ") and their classes, the *pairs* (i: characters i and i + 1 are both
     white space or removed), and the code points without every character that follows a pair
@@ -649,23 +412,15 @@ def _array_pass(text: str, block: int = _BLOCK) -> NormalizedArrays:
     # Folds write only ASCII, so the raw rare characters bound the normalized text's.
     top = int(rare.max()) if rare.size else 0
     encoding = narrowest_encoding(top, bool(((rare >= 0xD800) & (rare < 0xE000)).any()))
-    # Less memory held at once is less fresh memory mapped on the next call.
-    del parts, rare_at, rare, rare_class, pair_at, seg_raw, seg_len, seg_out, seg_norm, kept
-    del ev_start, ev_end, ev_class, ev_code, ev_out, slot, before, follows_hyphen, removed_in
-    return NormalizedArrays(
-        normalized=Normalized(
-            text=text_of_code_points(out, encoding),
-            raw_length=n,
-            segments=Segments(arrays=(norm_starts, raw_starts, raw_lens, identity)),
-            line_break_hyphens=tuple(hyphens),
-            expands=expands,
-        ),
-        codes=out,
-        encoding=encoding,
-        norm_starts=norm_starts,
-        raw_starts=raw_starts,
-        raw_lens=raw_lens,
-        identity=identity,
+    return Normalized(
+        text=text_of_code_points(out, encoding),
+        raw_length=n,
+        norm_starts=tuple(norm_starts.tolist()),
+        raw_starts=tuple(raw_starts.tolist()),
+        raw_lens=tuple(raw_lens.tolist()),
+        identity=tuple(identity.tolist()),
+        line_break_hyphens=tuple(hyphens),
+        expands=expands,
     )
 
 

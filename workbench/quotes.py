@@ -20,7 +20,7 @@ text, the same text every offset in the workbench indexes. `snapshot_sha256` is 
 snapshot is written only when its bytes hash to the recorded value.
 
 The guarantee: an extract enters the register only after the verifier's exact search
-(`occurrence_hits`, normalized on both sides, never similarity) found it in snapshot bytes whose
+(`find_occurrences`, normalized on both sides, never similarity) found it in snapshot bytes whose
 hash and canonical source equal the report's, and the append changes no byte outside the one
 insertion point. A note link marked `(snapshot required)` is checked against that snapshot or
 fails closed (missing, unreadable, hash or source mismatch, each its own status); an ordinary link
@@ -38,8 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, cast
 
-from workbench.cite.index import DELETABLE, HYPHENS, SourceIndex, build_index
-from workbench.cite.verify import occurrence_hits
+from workbench.cite import HYPHENS, SourceIndex, find_occurrences, holds_words, index_text
 from workbench.corpus import check_relative_path, read_catalogue, read_held
 from workbench.errors import QuotesRegisterError
 from workbench.models import CODE_FENCE, FIELD_LINE, CatalogueRow
@@ -384,7 +383,7 @@ def _scan_section(
             complain(label, f"'{EXTRACT_LABEL}' is not followed at once by '>' lines")
             continue
         extract = "\n".join(body)
-        if not normalized_text(extract).strip(DELETABLE):
+        if not holds_words(extract):
             complain(label, "the source extract is empty; expected verbatim words")
         located = number
         if located < end and text(located):
@@ -615,17 +614,16 @@ def _snapshot_text(report: Report) -> str:
 
 
 def find_text(
-    index: SourceIndex, text: str, occurrence: int | None
+    source: str | SourceIndex, text: str, occurrence: int | None
 ) -> tuple[OccurrenceStatus, tuple[tuple[int, int], ...]]:
-    """`text`'s status in an indexed source and the raw spans of all its occurrences, by the
-    verifier's search (normalized both sides, exact, the readings of a line-break hyphen).
+    """`text`'s status in a source (its text, or its index from `index_text`) and the raw spans
+    of all its occurrences, by the verifier's occurrence search (`find_occurrences`).
 
     Occurrence rule (C6): found once, or a named occurrence that exists, is `found`; more than
     one occurrence and none named is `ambiguous`; a named occurrence past the last is
     `no_such_occurrence`; none is `missing`.
     """
-    hits = [h for h in occurrence_hits(index, normalized_text(text)) if h.counted]
-    spans = tuple(index.normalized.raw_span(h.norm_start, h.norm_end) for h in hits)
+    spans = tuple((o.char_start, o.char_end) for o in find_occurrences(source, text))
     if not spans:
         return "missing", spans
     if occurrence is None:
@@ -635,7 +633,7 @@ def find_text(
 
 def occurs_in(source: str, text: str) -> bool:
     """True if `text` occurs at least once in `source` by the verifier's exact search."""
-    return find_text(build_index(source), text, None)[0] != "missing"
+    return bool(find_occurrences(source, text))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -683,7 +681,7 @@ def add_quote(report_path: Path, extract: str, location: str) -> RetainedExtract
         )
     # White space at either end is never part of what a quote says (the search ignores it too).
     extract = extract.strip()
-    if not normalized_text(extract).strip(DELETABLE):
+    if not holds_words(extract):
         raise QuotesRegisterError(f"{report_path}: the extract is empty; expected verbatim words")
     if "\n" in location or _OTHER_BREAKS.search(location) or not location.split():
         raise QuotesRegisterError(
@@ -836,7 +834,7 @@ def validate_report(path: Path, *, corpus_dir: Path | None = None) -> tuple[Repo
         if snapshot.text is None:
             complain(scan.field_lines["snapshot_sha256"], f"{snapshot.status}: {snapshot.detail}")
         elif scan.extracts:
-            index = build_index(snapshot.text)
+            index = index_text(snapshot.text)
             for extract in scan.extracts:
                 if find_text(index, extract.text, None)[0] == "missing":
                     excerpt = " ".join(extract.text.split())[:80]
@@ -877,7 +875,7 @@ def check_linked_quote(
         status: LinkStatus = cast(FailClosed, snapshot.status)
         spans: tuple[tuple[int, int], ...] = ()
     else:
-        status, spans = find_text(build_index(snapshot.text), text, occurrence)
+        status, spans = find_text(snapshot.text, text, occurrence)
     return LinkedQuoteCheck(
         route="snapshot",
         status=status,

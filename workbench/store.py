@@ -15,7 +15,6 @@ read and append at once.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
@@ -48,6 +47,7 @@ from workbench.models import (
     Version,
     canonical_json,
 )
+from workbench.models import text_sha256 as text_sha256  # re-exported for older callers
 from workbench.progress import bar
 
 SCHEMA_VERSION = "2"
@@ -90,12 +90,6 @@ _VERSION_COLUMNS = (
     "artefact_bytes, extractor, extractor_version, text_sha256, text, structure, pages, furniture, "
     "unusable_pages"
 )
-
-
-def text_sha256(text: str | bytes) -> str:
-    """SHA-256 of the text's UTF-8 bytes (given as a str, or as those bytes): the hash every
-    citation is checked against."""
-    return hashlib.sha256(text.encode("utf-8") if isinstance(text, str) else text).hexdigest()
 
 
 def _structure_json(marks: Iterable[StructureMark]) -> str:

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from workbench.cite.index import DELETABLE, SourceIndex, source_index
-from workbench.cite.verify import Citation, Verification, occurrence_hits, verify_citations
+from workbench.cite.index import DELETABLE, SourceIndex, find_occurrences, source_index
+from workbench.cite.verify import Citation, Verification, verify_citations
 from workbench.errors import CitationError, CorpusChanged
 from workbench.models import Version
 from workbench.normalize import normalized_text
@@ -172,14 +172,9 @@ class QuoteHistory:
 
 
 def _occurrences(index: SourceIndex, quote: str) -> tuple[tuple[int, int], ...]:
-    """Raw spans of every occurrence of `quote` in the indexed text, in text order, by the
-    verifier's exact search (normalized both sides, the readings of a line-break hyphen).
-
-    CAUTION: the one place this module calls the search; when the verifier exports its own
-    occurrence finder, this becomes that call, and nothing else changes.
-    """
-    hits = occurrence_hits(index, normalized_text(quote))
-    return tuple(index.normalized.raw_span(h.norm_start, h.norm_end) for h in hits if h.counted)
+    """Raw spans of every occurrence of `quote` in the indexed text, in the verifier's counting
+    order, by its own exact search (`cite.find_occurrences`)."""
+    return tuple((o.char_start, o.char_end) for o in find_occurrences(index, quote))
 
 
 def check_quote(quote: str) -> None:

@@ -33,10 +33,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from workbench.cite.index import SourceIndex, source_index
-from workbench.cite.verify import Citation, Verification, occurrence_hits, verify_citations
+from workbench.cite.index import SourceIndex, occurrence_hits, source_index
+from workbench.cite.verify import Citation, Verification, verify_citations
 from workbench.errors import CitationError
-from workbench.models import canonical_json
+from workbench.models import canonical_json, strict_json
 from workbench.normalize import normalized_text
 from workbench.store import Workspace, text_sha256
 
@@ -86,19 +86,6 @@ class CitationLine:
 
 class _LineError(Exception):
     """Raised inside one line's parser; becomes that line's error message."""
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise _LineError(f"field {key!r} appears twice")
-        seen[key] = value
-    return seen
-
-
-def _no_constant(name: str) -> Any:
-    raise _LineError(f"{name} is not a JSON number")
 
 
 def _kind(value: Any) -> str:
@@ -282,11 +269,7 @@ def _parse(number: int, raw: bytes, fmt: Format, documents: Sequence[str]) -> Ci
     except UnicodeDecodeError as exc:
         raise _LineError(f"not UTF-8 (byte {exc.start})") from exc
     try:
-        record = json.loads(
-            text.removeprefix("\ufeff"),
-            object_pairs_hook=_no_duplicates,
-            parse_constant=_no_constant,
-        )
+        record = strict_json(text.removeprefix("\ufeff"), _LineError)
     except json.JSONDecodeError as exc:
         raise _LineError(f"not JSON ({exc.msg} at column {exc.colno})") from exc
     if not isinstance(record, dict):

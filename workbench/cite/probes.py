@@ -17,8 +17,9 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 
 from workbench.cite.index import skeleton
 from workbench.cite.verify import Citation
@@ -49,6 +50,51 @@ class Probe:
     kind: str
     citation: Citation
     expected: str  # "verified" or the reason code it must be refused with
+
+
+SHIFTS = (-2, -1, 1, 2)
+
+
+def shifted_probes(
+    cite: Callable[[int, int], Citation], text: str, start: int, end: int
+) -> list[Probe]:
+    """An honest quote of raw `[start, end)` cited with its offsets moved by each of `SHIFTS`
+    (`cite(start, end)` makes the citation), where the moved slice differs from the quoted one:
+    each must be refused as `quote_mismatch`."""
+    return [
+        Probe(
+            kind=f"offsets shifted {shift:+d}",
+            citation=cite(start + shift, end + shift),
+            expected="quote_mismatch",
+        )
+        for shift in SHIFTS
+        if text[start + shift : end + shift] != text[start:end]
+    ]
+
+
+def occurrence_probes(
+    what: str, cite_at: Callable[..., Citation], k: int, count: int
+) -> list[Probe]:
+    """A quote that occurs `count` times, cited at occurrence `k + 1` (`cite_at(occurrence=n)`
+    makes the citation): with no occurrence named (refused as ambiguous), the right one (verified), and
+    the next one round (refused as the wrong occurrence). `what` opens each kind's name."""
+    return [
+        Probe(
+            kind=f"{what}, no occurrence named",
+            citation=cite_at(occurrence=None),
+            expected="ambiguous_occurrence",
+        ),
+        Probe(
+            kind=f"{what}, right occurrence named",
+            citation=cite_at(occurrence=k + 1),
+            expected="verified",
+        ),
+        Probe(
+            kind=f"{what}, wrong occurrence named",
+            citation=cite_at(occurrence=(k + 1) % count + 1),
+            expected="wrong_occurrence",
+        ),
+    ]
 
 
 def _quiet_edges(text: str, start: int, end: int) -> bool:
@@ -98,25 +144,9 @@ def corruption_probes(
                 continue  # it also occurs inside other passages: the index is not known here
             k = rng.randrange(len(spans))
             start, end = spans[k]
-            quote = text[start:end]
-            wrong = (k + 1) % len(spans) + 1
-            probes += [
-                Probe(
-                    kind="repeated, no occurrence named",
-                    citation=cite(start, end, quote),
-                    expected="ambiguous_occurrence",
-                ),
-                Probe(
-                    kind="repeated, right occurrence named",
-                    citation=cite(start, end, quote, k + 1),
-                    expected="verified",
-                ),
-                Probe(
-                    kind="repeated, wrong occurrence named",
-                    citation=cite(start, end, quote, wrong),
-                    expected="wrong_occurrence",
-                ),
-            ]
+            probes += occurrence_probes(
+                "repeated", partial(cite, start, end, text[start:end]), k, len(spans)
+            )
         unique = []
         singles = [v[0] for v in groups.values() if len(v) == 1]
         for p_start, p_end in rng.sample(singles, min(4 * per_version, len(singles))):
@@ -135,15 +165,7 @@ def corruption_probes(
             probes.append(
                 Probe(kind="honest quote", citation=cite(start, end, quote), expected="verified")
             )
-            for shift in (-2, -1, 1, 2):
-                if text[start + shift : end + shift] != quote:
-                    probes.append(
-                        Probe(
-                            kind=f"offsets shifted {shift:+d}",
-                            citation=cite(start + shift, end + shift, quote),
-                            expected="quote_mismatch",
-                        )
-                    )
+            probes += shifted_probes(partial(cite, quote=quote), text, start, end)
             digits = [i for i, ch in enumerate(quote) if ch.isdigit() and ch.isascii()]
             if digits:
                 i = rng.choice(digits)
