@@ -6,7 +6,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
-#       jupytext_version: 1.16.4
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3 (ipykernel)
 #     language: python
@@ -110,6 +110,47 @@ alt.Chart(summary).mark_bar().encode(
     color=alt.Color("reason:N"),
     tooltip=["probe", "outcome", "reason", "len"],
 ).properties(width=420, title="Verifier outcomes by probe")
+
+# %% [markdown]
+# ## A quote through the releases
+#
+# A quote can be dated: the releases of the family whose text holds it (exact search, after the
+# one normalization), with its offsets and section in each. The quote here is found by code: the
+# first sentence of the first release that at least two releases in a row hold and the latest
+# release no longer holds. `quote_history` searches every release on its own; `cite_quote` makes
+# the quote a citation of the first release, and `recheck_quotes` re-searches that citation in
+# every later release: still present (where), gone, or now ambiguous. Offsets are never carried
+# over from one release to the next; beside a gone quote, the passage the alignment paired with
+# its old one is shown as a suggestion, never as evidence.
+
+# %%
+import re
+
+folded = [" ".join(v.text.split()) for v in versions]
+life_quote = next(
+    s
+    for s in (" ".join(part.split()) for part in re.split(r"(?<=[.;])\s+", versions[0].text))
+    if 60 <= len(s) <= 300
+    and [t.count(s) for t in folded][:2] == [1, 1]
+    and folded[-1].count(s) == 0
+)
+life = wb.quote_history(held, life_quote, FAMILY)
+print(f"quote: {life_quote[:100]}...")
+for h in life.versions:
+    where = ", ".join(f"[{o.char_start}, {o.char_end}) in {' > '.join(o.section_path)}" for o in h.occurrences)
+    print(f"  {h.version_id.rsplit('@', 1)[-1]:<16} {'holds it at ' + where if h.holds else 'does not hold it'}")
+print(f"first holding: {life.first_holding}")
+print(f"last holding:  {life.last_holding}")
+print(f"the latest release holds it: {life.latest_holds}")
+
+# %%
+cited = wb.cite_quote(held, life_quote, versions[0].version_id)
+report = wb.recheck_quotes(held, citations=[("first release", cited.citation)])
+for finding in report.findings:
+    print(f"{finding.version_id.rsplit('@', 1)[-1]:<16} {finding.status}")
+gone = report.findings[-1]
+if gone.suggestion is not None:
+    print(f"aligned passage in the newest release (is_evidence: {gone.suggestion.is_evidence}): {gone.suggestion.text[:90]}...")
 
 # %% [markdown]
 # ## What a verified quote does not prove

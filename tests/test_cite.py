@@ -498,7 +498,7 @@ def test_qualifier_flags_on_truncated_real_sentences(workspace: Workspace) -> No
         pytest.param(
             "workbench",
             b'{"version_id": "v", "char_start": 0, "char_end": 1, "quoted_text": "x", "occurence": 1}',
-            "line 1: field 'occurence': unknown field (expected version_id, char_start, char_end, quoted_text, occurrence)",
+            "line 1: field 'occurence': unknown field (expected version_id, char_start, char_end, quoted_text, occurrence, page)",
             id="unknown-field",
         ),
         pytest.param(
@@ -530,8 +530,8 @@ def test_qualifier_flags_on_truncated_real_sentences(workspace: Workspace) -> No
         ),
         pytest.param(
             "anthropic",
-            b'{"type": "page_location", "cited_text": "x"}',
-            "line 1: field 'type': expected 'char_location', got 'page_location'",
+            b'{"type": "content_block_location", "cited_text": "x"}',
+            "line 1: field 'type': expected 'char_location' or 'page_location', got 'content_block_location'",
             id="anthropic-type",
         ),
         pytest.param(

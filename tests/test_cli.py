@@ -209,17 +209,6 @@ def test_admit_exits_1_when_anything_else_is_refused(
     assert code == 1 and "admitted 1 documents" in out and ": no_provenance: " in out
 
 
-def test_a_file_given_as_the_corpus_folder_is_one_line_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    code = main(["corpus", "admit", str(ROOT / "README.md"), "--corpus-dir", str(tmp_path)])
-    assert code == 2
-    assert (
-        capsys.readouterr().err
-        == f"workbench: error: {ROOT / 'README.md'}: no such corpus folder\n"
-    )
-
-
 def test_a_missing_catalogue_is_one_line(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "workbench", "corpus", "verify", "--corpus-dir", str(tmp_path)],
@@ -300,3 +289,40 @@ def test_version_names_the_installed_package(capsys: pytest.CaptureFixture[str])
         main(["--version"])
     assert exit_info.value.code == 0
     assert capsys.readouterr().out == f"workbench {version('workbench')}\n"
+
+
+def test_verify_names_the_pdf_pages_a_citation_spans(
+    workspace: Workspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    version = next(v for v in workspace.versions() if v.jurisdiction == "us-nerc" and v.pages)
+    second, third = version.pages[1], version.pages[2]
+    within = version.text[second.char_start : second.char_end].split("\n")[0]
+    across = version.text[second.char_end - 20 : third.char_start + 20]
+    citations = tmp_path / "c.jsonl"
+    citations.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "version_id": version.version_id,
+                    "char_start": start,
+                    "char_end": start + len(quote),
+                    "quoted_text": quote,
+                }
+            )
+            + "\n"
+            for start, quote in (
+                (second.char_start, within),
+                (second.char_end - 20, across),
+            )
+        ),
+        encoding="utf-8",
+    )
+    main(["verify", str(citations), "--json", "--workspace", str(workspace.path)])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["pages"] for r in rows] == [
+        [second.page, second.page],
+        [second.page, third.page],
+    ]
+    main(["verify", str(citations), "--workspace", str(workspace.path)])
+    text = capsys.readouterr().out
+    assert f") p. {second.page}:" in text and f") pp. {second.page}-{third.page}:" in text

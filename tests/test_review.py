@@ -311,6 +311,7 @@ def _rehash_row_2(conn: sqlite3.Connection) -> None:
     from workbench.review import _payload_of, _verdict, row_digest
 
     conn.execute("UPDATE verdicts SET answer = 'confirmed' WHERE seq = 2")
+    conn.row_factory = sqlite3.Row  # the log's rows are read by column name
     row = conn.execute("SELECT * FROM verdicts WHERE seq = 2").fetchone()
     conn.execute(
         "UPDATE verdicts SET digest = ? WHERE seq = 2", (row_digest(_payload_of(_verdict(row))),)

@@ -1,115 +1,94 @@
 """Regulatory-text workbench: immutable versions, exact offsets, diffs with alignment confidence.
 
-The verbs a notebook needs are re-exported here; everything else lives in its stage's module.
-Nothing here imports a heavy optional dependency: the review widget (ipywidgets) and the Dask
-engine load only when asked for by name.
+The verbs a notebook needs are named here; each lives in its stage's module and is imported only
+when first asked for (PEP 562 module `__getattr__`), so `import workbench` — and every command,
+which imports through this package — loads nothing heavy it does not use: numpy, polars, altair,
+pypdfium2, rapidfuzz, dask and ipywidgets load with the verb that needs them.
+
+A verb is never named like a stage module: `workbench.segment` and `workbench.normalize` are the
+modules (`segment_version` is the verb), because importing a submodule binds its name on the
+package and would hide a verb of the same name.
 """
 
-from workbench.cite import (
-    Citation,
-    Verification,
-    verify_citation,
-    verify_citations,
-    verify_for_version,
-)
-from workbench.claims import census, check_note, check_notes, grade_note, parse_note
-from workbench.corpus import admit, fetch, read_catalogue, read_refusals, verify_store
-from workbench.diff import RESTRUCTURE_CONFIDENCE_CEILING, diff_versions, pairing_is_uncertain
-from workbench.evals import load_demo, scorecard, write_scorecard
-from workbench.measure import (
-    corpus_digest,
-    corpus_digests,
-    measure_families,
-    measure_family,
-    measure_workspace,
-    rate,
-)
-from workbench.normalize import normalize
-from workbench.review import (
-    append_verdict,
-    doubtful_pairings,
-    pairing_caution_stands,
-    read_verdicts,
-    review_frame,
-    review_items,
-    verify_chain,
-)
-from workbench.search import SearchScope, find_candidates, index_status
-from workbench.search import build_index as build_search_index
-from workbench.segment import segment
-from workbench.store import Workspace, ingest
-from workbench.structure import parse_structure
+from __future__ import annotations
 
-_LAZY = {
-    "ReviewWidget": ("workbench.widgets", "ReviewWidget"),  # needs ipywidgets
-    "measure_held": ("workbench.engine", "measure_held"),  # needs dask for workers
+import importlib
+
+# Each verb and the module that holds it, in data-flow order.
+_HOME = {
+    # corpus and store
+    "admit": "workbench.corpus",
+    "fetch": "workbench.corpus",
+    "read_catalogue": "workbench.corpus",
+    "read_refusals": "workbench.corpus",
+    "verify_store": "workbench.corpus",
+    "Workspace": "workbench.store",
+    "ingest": "workbench.store",
+    # text, passages and structure
+    "segment_version": "workbench.segment",
+    "parse_structure": "workbench.structure",
+    # changes and their review
+    "RESTRUCTURE_CONFIDENCE_CEILING": "workbench.diff",
+    "diff_versions": "workbench.diff",
+    "pairing_is_uncertain": "workbench.diff",
+    "append_verdict": "workbench.review",
+    "doubtful_pairings": "workbench.review",
+    "pairing_caution_stands": "workbench.review",
+    "read_verdicts": "workbench.review",
+    "review_frame": "workbench.review",
+    "review_items": "workbench.review",
+    "verify_chain": "workbench.review",
+    "ReviewWidget": "workbench.widgets",  # needs ipywidgets
+    # measurements
+    "corpus_digest": "workbench.measure",
+    "corpus_digests": "workbench.measure",
+    "measure_families": "workbench.measure",
+    "measure_family": "workbench.measure",
+    "measure_workspace": "workbench.measure",
+    "rate": "workbench.measure",
+    "measure_held": "workbench.engine",  # needs dask for workers
+    # citations, notes and the quotes register
+    "Citation": "workbench.cite",
+    "Verification": "workbench.cite",
+    "verify_citation": "workbench.cite",
+    "verify_citations": "workbench.cite",
+    "verify_for_version": "workbench.cite",
+    "census": "workbench.claims",
+    "check_note": "workbench.claims",
+    "check_notes": "workbench.claims",
+    "grade_note": "workbench.claims",
+    "parse_note": "workbench.claims",
+    "add_quote": "workbench.quotes",
+    "new_report": "workbench.quotes",
+    "parse_report": "workbench.quotes",
+    "validate_report": "workbench.quotes",
+    "write_snapshot": "workbench.quotes",
+    # citations through time: a quote made into a citation, dated across versions, rechecked
+    "cite_quote": "workbench.timeline",
+    "quote_history": "workbench.timeline",
+    "recheck_quotes": "workbench.recheck",
+    # candidate search and the scorecard
+    "SearchScope": "workbench.search",
+    "find_candidates": "workbench.search",
+    "index_status": "workbench.search",
+    "build_search_index": "workbench.search:build_index",
+    "load_demo": "workbench.evals",
+    "scorecard": "workbench.evals",
+    "write_scorecard": "workbench.evals",
 }
+
+__all__ = sorted(_HOME)
 
 
 def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        import importlib
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'workbench' has no attribute {name!r}")
+    module, _, attribute = home.partition(":")
+    value = getattr(importlib.import_module(module), attribute or name)
+    globals()[name] = value  # found once; later look-ups skip this function
+    return value
 
-        module, attribute = _LAZY[name]
-        return getattr(importlib.import_module(module), attribute)
-    raise AttributeError(f"module 'workbench' has no attribute {name!r}")
 
-
-__all__ = [
-    "RESTRUCTURE_CONFIDENCE_CEILING",
-    "Citation",
-    "ReviewWidget",
-    "SearchScope",
-    "Verification",
-    "Workspace",
-    "admit",
-    "append_verdict",
-    "build_search_index",
-    "census",
-    "check_note",
-    "check_notes",
-    "corpus_digest",
-    "corpus_digests",
-    "diff_versions",
-    "doubtful_pairings",
-    "fetch",
-    "find_candidates",
-    "grade_note",
-    "index_status",
-    "ingest",
-    "load_demo",
-    "measure_families",
-    "measure_family",
-    "measure_held",
-    "measure_workspace",
-    "normalize",
-    "pairing_caution_stands",
-    "pairing_is_uncertain",
-    "parse_note",
-    "parse_structure",
-    "rate",
-    "read_catalogue",
-    "read_refusals",
-    "read_verdicts",
-    "review_frame",
-    "review_items",
-    "scorecard",
-    "segment",
-    "verify_chain",
-    "verify_citation",
-    "verify_citations",
-    "verify_for_version",
-    "verify_store",
-    "write_scorecard",
-]
-
-# The quotes register (issue 6): source reports, their snapshots, and the two link routes.
-from workbench.quotes import (  # noqa: E402
-    add_quote,
-    new_report,
-    parse_report,
-    validate_report,
-    write_snapshot,
-)
-
-__all__ += ["add_quote", "new_report", "parse_report", "validate_report", "write_snapshot"]
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

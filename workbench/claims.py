@@ -655,6 +655,56 @@ def resolve_document(note: Note, against: Path | None, store: Path) -> Path:
     return store / named
 
 
+def _checked_run(
+    note: Note,
+    document: Path,
+    rel: str,
+    corpus_dir: Path,
+    ledger: Ledger,
+    now: dt.datetime | None,
+) -> Run:
+    """Run the check of `note` against `document` (catalogue path `rel`) in a separate process,
+    hold its answer to the note and the document asked for, and append it to the ledger."""
+    note_path = note.path
+    result = _spawn(note_path, document, corpus_dir)
+    if result.get("scheme") != CHECK_SCHEME or result.get("document") != rel:
+        raise CheckerError(f"{note_path}: the checking process answered for another document")
+    if result["quotes_sha256"] != quotes_sha256(note.quotes):
+        raise CheckerError(f"{note_path}: the note's quotes changed while it was being checked")
+    # CAUTION: re-derived here, not taken from the child: confirmed means quotes, all found.
+    quotes = result["quotes"]
+    if result["outcome"] == "confirmed" and not (
+        len(quotes) == len(note.quotes) > 0 and all(q["status"] == "found" for q in quotes)
+    ):
+        raise CheckerError(f"{note_path}: the checking process said confirmed without quotes")
+    moment = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
+    return ledger.append(note_key(note_path), result, moment.isoformat(timespec="seconds"))
+
+
+def recheck_note(
+    note_path: Path,
+    document: str,
+    *,
+    corpus_dir: Path,
+    store: Path,
+    ledger: Ledger,
+    now: dt.datetime | None = None,
+) -> Run:
+    """Check a note's quotes against `document` (a catalogue path: a version newer than the one
+    the note points at) exactly as `check_note` does, in a separate process, and record the run;
+    the note itself is never written (its pointer names the version its quotes were confirmed in,
+    and that stays true whatever a newer version holds)."""
+    note = parse_note(note_path)
+    catalogue = catalogue_index(corpus_dir)
+    check_pointer(note, catalogue)
+    if document not in catalogue:
+        raise NoteError(f"{note_path}: {document} is not in the catalogue")
+    path = store / document
+    if not path.is_file():
+        raise NoteError(f"{note_path}: {path}: no such file (fetch the corpus?)")
+    return _checked_run(note, path, document, corpus_dir, ledger, now)
+
+
 def check_note(
     note_path: Path,
     *,
@@ -683,19 +733,7 @@ def check_note(
         raise NoteError(f"{note_path}: --against {document}: {rel} is not in the catalogue")
     if not document.is_file():
         raise NoteError(f"{note_path}: --against {document}: no such file (fetch the corpus?)")
-    result = _spawn(note_path, document, corpus_dir)
-    if result.get("scheme") != CHECK_SCHEME or result.get("document") != rel:
-        raise CheckerError(f"{note_path}: the checking process answered for another document")
-    if result["quotes_sha256"] != quotes_sha256(note.quotes):
-        raise CheckerError(f"{note_path}: the note's quotes changed while it was being checked")
-    # CAUTION: re-derived here, not taken from the child: confirmed means quotes, all found.
-    quotes = result["quotes"]
-    if result["outcome"] == "confirmed" and not (
-        len(quotes) == len(note.quotes) > 0 and all(q["status"] == "found" for q in quotes)
-    ):
-        raise CheckerError(f"{note_path}: the checking process said confirmed without quotes")
-    moment = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
-    run = ledger.append(note_key(note_path), result, moment.isoformat(timespec="seconds"))
+    run = _checked_run(note, document, rel, corpus_dir, ledger, now)
     before = note.pointer
     after = before
     if run.outcome == "confirmed":
@@ -819,6 +857,9 @@ class Census:
     folder: Path
     grades: tuple[NoteGrade, ...]
     unreadable: tuple[str, ...]
+    # (note, latest version) for each middle-grade note whose last run into the latest version of
+    # its pointer's family (a recheck, or a check against it) found one of its quotes missing.
+    gone_from_latest: tuple[tuple[Path, str], ...] = ()
 
     def count(self, grade: Grade) -> int:
         return sum(g.grade == grade for g in self.grades)
@@ -840,7 +881,9 @@ class Census:
         )
 
     def lines(self) -> tuple[str, ...]:
-        """The printout, in a fixed order; notes listed by path."""
+        """The printout, in a fixed order; notes listed by path. The line on middle-grade notes
+        whose quote the latest version no longer holds, and the one on unreadable headers, are
+        printed only when they count something."""
         out = [f"census of {self.folder}: {len(self.grades) + len(self.unreadable)} notes"]
         out += [f"  {grade}: {self.count(grade)}" for grade in ("top", "middle", "floor")]
         out.append(f"top-grade notes missing an evidence field: {len(self.top_missing_evidence)}")
@@ -854,10 +897,45 @@ class Census:
             f"floor notes whose last check found quotes missing: {len(self.floor_with_gaps)}"
         )
         out += [f"  {g.note}" for g in self.floor_with_gaps]
+        if self.gone_from_latest:
+            out.append(
+                "middle-grade notes whose quote the latest version of their document no longer "
+                f"holds, by their last recheck: {len(self.gone_from_latest)}"
+            )
+            out += [f"  {note} -> {latest}" for note, latest in self.gone_from_latest]
         if self.unreadable:
             out.append(f"notes whose header could not be read: {len(self.unreadable)}")
             out += [f"  {line}" for line in self.unreadable]
         return tuple(out)
+
+
+def latest_in_family(catalogue: Mapping[str, CatalogueRow], path: str) -> str:
+    """The catalogue path of the latest version (highest version order; on a tie, the greatest
+    path) of the jurisdiction and family that catalogue path `path` belongs to."""
+    row = catalogue[path]
+    kin = [
+        r
+        for r in catalogue.values()
+        if (r.jurisdiction, r.family) == (row.jurisdiction, row.family)
+    ]
+    return max(kin, key=lambda r: (r.version_order, r.path)).path
+
+
+def gone_from_latest(
+    grade: NoteGrade, catalogue: Mapping[str, CatalogueRow], runs: Sequence[Run]
+) -> str | None:
+    """The latest version of a middle-grade note's family when the note's last run into it found a
+    quote missing (the quote is gone there, by that run), else None. A note pointing at the latest
+    version is never listed: its own check is that run."""
+    if grade.grade != "middle" or grade.pointer is None:
+        return None
+    latest = latest_in_family(catalogue, grade.pointer)
+    if latest == grade.pointer:
+        return None
+    last = next((r for r in reversed(runs) if r.document == latest), None)
+    if last is None or not any(q["status"] == "missing" for q in last.quotes):
+        return None
+    return latest
 
 
 def census(folder: Path, *, corpus_dir: Path, ledger: Ledger) -> Census:
@@ -865,13 +943,24 @@ def census(folder: Path, *, corpus_dir: Path, ledger: Ledger) -> Census:
     catalogue = catalogue_index(corpus_dir)
     grades: list[NoteGrade] = []
     unreadable: list[str] = []
+    gone: list[tuple[Path, str]] = []
     for path in notes_in(folder):
         try:
             note = parse_note(path)
-            grades.append(grade_note(note, catalogue, ledger.runs(note_key(path))))
+            runs = ledger.runs(note_key(path))
+            grades.append(grade_note(note, catalogue, runs))
         except NoteError as exc:
             unreadable.append(str(exc))
-    return Census(folder=folder, grades=tuple(grades), unreadable=tuple(unreadable))
+            continue
+        latest = gone_from_latest(grades[-1], catalogue, runs)
+        if latest is not None:
+            gone.append((path, latest))
+    return Census(
+        folder=folder,
+        grades=tuple(grades),
+        unreadable=tuple(unreadable),
+        gone_from_latest=tuple(gone),
+    )
 
 
 if __name__ == "__main__":

@@ -24,15 +24,13 @@ import re
 import stat
 import tempfile
 import urllib.parse
-import urllib.request
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
+from workbench.defaults import MIRROR_URL
 from workbench.errors import (
     CatalogueError,
     ChecksumMismatch,
@@ -41,13 +39,13 @@ from workbench.errors import (
     UnsafePath,
 )
 from workbench.models import CatalogueRow, Refusal, canonical_json
+from workbench.progress import bar
 
 CATALOGUE_NAME = "catalogue.jsonl"
 CHECKSUM_NAME = "catalogue.jsonl.sha256"
 REFUSALS_NAME = "refusals.jsonl"
 PROVENANCE_SUFFIX = ".provenance.json"
 MAX_PROVENANCE_BYTES = 1 << 20
-MIRROR_URL = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _COMMIT = re.compile(r"[0-9a-f]{40}")
@@ -397,7 +395,7 @@ def admit(mirror: Path, *, progress: bool = False) -> Admission:
     present = set(files)
     rows: list[CatalogueRow] = []
     documents = [f for f in files if not f.endswith(PROVENANCE_SUFFIX)]
-    for rel in tqdm(documents, desc="admit", unit="file", disable=not progress):
+    for rel in bar(documents, desc="admit", unit="file", enabled=progress):
         if rel.count("/") != 2:
             if "/" not in rel and rel.upper().startswith("README"):
                 continue
@@ -619,8 +617,10 @@ def _source_bytes(row: CatalogueRow, mirror: Path | None, url_template: str) -> 
     url = url_template.format(
         repo=info["repo"], commit=info["commit"], path=urllib.parse.quote(str(info["path"]))
     )
+    from urllib.request import urlopen  # http.client and ssl load only for a download
+
     try:
-        with urllib.request.urlopen(url, timeout=60) as response:
+        with urlopen(url, timeout=60) as response:
             return bytes(response.read(row.size + 1))
     except OSError as exc:
         raise FetchError(f"{row.path}: download from {url} failed: {exc}") from exc
@@ -665,7 +665,7 @@ def fetch(
     failed: list[Refusal] = []
     rows = list(rows)
     store.mkdir(parents=True, exist_ok=True)
-    for row in tqdm(rows, desc="fetch", unit="file", disable=not progress):
+    for row in bar(rows, desc="fetch", unit="file", enabled=progress):
         try:
             target = _inside(store, row.path)
             if target.is_file():
@@ -709,7 +709,7 @@ def verify_store(
     """Re-hash every held file against its catalogue row; one refusal per missing or changed file."""
     problems: list[Refusal] = []
     rows = list(rows)
-    for row in tqdm(rows, desc="verify", unit="file", disable=not progress):
+    for row in bar(rows, desc="verify", unit="file", enabled=progress):
         target = _inside(store, row.path)
         if not target.is_file():
             problems.append(Refusal(path=row.path, reason="missing", detail=f"not held in {store}"))

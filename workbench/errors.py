@@ -124,3 +124,12 @@ class AddError(WorkbenchError, ValueError):
 
 class ProfileError(WorkbenchError, ValueError):
     """A numbering profile file that cannot be read: bad TOML, an unknown key, a bad regex."""
+
+
+class BundleError(WorkbenchError, ValueError):
+    """A bundle that cannot be written or read: not a zip, an unsafe member name, a bad descriptor."""
+
+
+class RedlineError(WorkbenchError, ValueError):
+    """A redline or change table cannot be made as asked: an unknown change kind or export
+    format, or an output path that is a folder, not a regular file, or in a missing folder."""

@@ -52,9 +52,8 @@ from __future__ import annotations
 import ctypes
 import math
 import re
-from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib.metadata import version as distribution_version
 from itertools import pairwise
@@ -65,7 +64,7 @@ import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from workbench.errors import ExtractionError
-from workbench.models import Extraction, Furniture, PageSpan, UnusablePage
+from workbench.models import Extraction, Furniture, PageSpan, UnusablePage, page_for_offset
 
 __all__ = [
     "PDF_EXTRACTOR",
@@ -142,21 +141,6 @@ class _Page:
     candidates: list[tuple[Position, _Line]]  # possible furniture, in page order
     aside: list[_Line]  # minority-direction lines
     outside: list[_Line]
-
-
-def page_for_offset(pages: Sequence[PageSpan], offset: int) -> int | None:
-    """The page whose body holds text offset `offset`, or None for a version with no page map.
-
-    An offset in the white space between two pages belongs to the later page; an offset past the
-    last page's body belongs to the last page.
-    """
-    if not pages:
-        return None
-    starts = [span.char_start for span in pages]
-    index = bisect_right(starts, offset) - 1
-    if index >= 0 and offset >= pages[index].char_end and index + 1 < len(pages):
-        index += 1
-    return pages[max(index, 0)].page
 
 
 def extract_pdf(data: bytes, *, source: str) -> Extraction:

@@ -11,10 +11,11 @@ import functools
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 
 def canonical_json(value: Any) -> str:
@@ -205,6 +206,7 @@ class Span:
 
 
 ChangeKind = Literal["unchanged", "modified", "moved", "split", "merged", "added", "removed"]
+CHANGE_KINDS: tuple[str, ...] = get_args(ChangeKind)
 PAIRING_KINDS = frozenset({"modified", "moved", "split", "merged"})  # a pairing of unequal text
 
 
@@ -258,3 +260,18 @@ def code_digest() -> str:
 # `field: value` line (an empty value is unset) and the opening of a fenced code block.
 FIELD_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?:[ \t]+(.*?))?[ \t]*")
 CODE_FENCE = re.compile(r" {0,3}(```|~~~)")
+
+
+def page_for_offset(pages: Sequence[PageSpan], offset: int) -> int | None:
+    """The page whose body holds text offset `offset`, or None for a version with no page map.
+
+    An offset in the white space between two pages belongs to the later page; an offset past the
+    last page's body belongs to the last page.
+    """
+    if not pages:
+        return None
+    starts = [span.char_start for span in pages]
+    index = bisect_right(starts, offset) - 1
+    if index >= 0 and offset >= pages[index].char_end and index + 1 < len(pages):
+        index += 1
+    return pages[max(index, 0)].page

@@ -596,24 +596,29 @@ def row_digest(payload: dict[str, Any]) -> str:
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
 
 
-def _verdict(row: tuple[Any, ...]) -> Verdict:
+def _verdict(row: sqlite3.Row) -> Verdict:
+    """A verdict from its log row, read by column name (the workspace reads rows as `sqlite3.Row`)."""
     return Verdict(
-        seq=row[0],
-        scheme=row[1],
-        change_id=row[2],
-        before=Span(version_id=row[3], char_start=row[4], char_end=row[5]),
-        after=Span(version_id=row[6], char_start=row[7], char_end=row[8]),
-        answer=cast(Answer, row[9]),
-        reason=row[10],
-        actor=row[11],
-        answered_at=row[12],
-        similarity=row[13],
-        alignment_confidence=row[14],
-        capped=bool(row[15]),
-        undoes=row[16],
-        prev_hash=row[17],
-        digest=row[18],
-        group_id=row[19],
+        seq=row["seq"],
+        scheme=row["scheme"],
+        change_id=row["change_id"],
+        before=Span(
+            version_id=row["before_id"], char_start=row["before_start"], char_end=row["before_end"]
+        ),
+        after=Span(
+            version_id=row["after_id"], char_start=row["after_start"], char_end=row["after_end"]
+        ),
+        answer=cast(Answer, row["answer"]),
+        reason=row["reason"],
+        actor=row["actor"],
+        answered_at=row["answered_at"],
+        similarity=row["similarity"],
+        alignment_confidence=row["alignment_confidence"],
+        capped=bool(row["capped"]),
+        undoes=row["undoes"],
+        prev_hash=row["prev_hash"],
+        digest=row["digest"],
+        group_id=row["group_id"],
     )
 
 
@@ -792,7 +797,7 @@ def _append(
             last = conn.execute(
                 "SELECT seq, digest FROM verdicts ORDER BY seq DESC LIMIT 1"
             ).fetchone()
-            seq, prev_hash = (last[0] + 1, last[1]) if last else (1, GENESIS)
+            seq, prev_hash = (last["seq"] + 1, last["digest"]) if last else (1, GENESIS)
             written = []
             for change, before_verdict in zip(changes, standing, strict=True):
                 # A doubtful pairing is a pairing kind, which has both spans and both numbers.
@@ -856,14 +861,14 @@ def verify_chain(workspace: Workspace) -> ChainReport:
     rows were cut off the end (`gap`).
     """
 
-    def read() -> tuple[list[tuple[Any, ...]], int]:
+    def read() -> tuple[list[sqlite3.Row], int]:
         with workspace.transaction() as conn:
             _ensure_schema(conn)
             rows = conn.execute(f"SELECT {_COLUMNS} FROM verdicts ORDER BY seq").fetchall()
             mark = conn.execute(
                 "SELECT seq FROM sqlite_sequence WHERE name = 'verdicts'"
             ).fetchone()
-        return rows, int(mark[0]) if mark else 0
+        return rows, int(mark["seq"]) if mark else 0
 
     rows, high_water = _with_retries(read)
     head, expected = GENESIS, 1

@@ -24,8 +24,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
 from workbench.corpus import read_held
 from workbench.errors import (
     AppendOnlyViolation,
@@ -39,7 +37,6 @@ from workbench.errors import (
     VersionNotFound,
     WorkspaceError,
 )
-from workbench.extract import CURRENT_EXTRACTORS, AwaitingExtractor, extract
 from workbench.models import (
     CatalogueRow,
     Furniture,
@@ -51,9 +48,9 @@ from workbench.models import (
     canonical_json,
 )
 from workbench.models import text_sha256 as text_sha256  # re-exported for older callers
+from workbench.progress import bar
 
 SCHEMA_VERSION = "2"
-DEFAULT_WORKSPACE = Path(".workbench") / "workspace.sqlite"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS workspace_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -179,6 +176,7 @@ class Workspace:
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+            self._conn.row_factory = sqlite3.Row  # rows are read by column name
             self._conn.execute("PRAGMA busy_timeout = 30000")
             self._conn.execute("PRAGMA journal_mode = WAL")
             self._conn.execute("PRAGMA synchronous = NORMAL")
@@ -187,9 +185,9 @@ class Workspace:
                 "INSERT OR IGNORE INTO workspace_meta (key, value) VALUES ('schema_version', ?)",
                 (SCHEMA_VERSION,),
             )
-            (held,) = self._conn.execute(
+            held = self._conn.execute(
                 "SELECT value FROM workspace_meta WHERE key = 'schema_version'"
-            ).fetchone()
+            ).fetchone()["value"]
         except sqlite3.DatabaseError as exc:
             raise WorkspaceError(f"{path}: not a workbench workspace ({exc})") from exc
         if held != SCHEMA_VERSION:
@@ -226,7 +224,7 @@ class Workspace:
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Run raw SQL in its own transaction (for tests and inspection); triggers still apply."""
         with self.transaction() as conn:
-            return conn.execute(sql, params).fetchall()
+            return [tuple(row) for row in conn.execute(sql, params)]
 
     def held_extraction(self, version_id: str) -> tuple[str, str, str] | None:
         """(artefact sha256, extractor, extractor version) of a held version, or None."""
@@ -236,7 +234,9 @@ class Workspace:
                 "WHERE version_id = ?",
                 (version_id,),
             ).fetchone()
-        return None if row is None else (row[0], row[1], row[2])
+        if row is None:
+            return None
+        return row["artefact_sha256"], row["extractor"], row["extractor_version"]
 
     def add_version(self, version: Version, provenance: dict[str, Any]) -> bool:
         """Hold `version`; True if written, False if the same bytes were already held.
@@ -249,7 +249,8 @@ class Workspace:
                 (version.version_id,),
             ).fetchone()
             if held is not None:
-                artefact, text_hash, extractor, extractor_version = held
+                artefact, text_hash = held["artefact_sha256"], held["text_sha256"]
+                extractor, extractor_version = held["extractor"], held["extractor_version"]
                 if artefact != version.artefact_sha256:
                     raise CorpusChanged(
                         f"{version.version_id}: held with artefact sha256 {artefact}; new bytes hash to "
@@ -289,24 +290,24 @@ class Workspace:
             return True
 
     @staticmethod
-    def _version(row: tuple[Any, ...]) -> Version:
+    def _version(row: sqlite3.Row) -> Version:
         return Version(
-            version_id=row[0],
-            jurisdiction=row[1],
-            family=row[2],
-            version_order=row[3],
-            version_label=row[4],
-            media_type=row[5],
-            artefact_sha256=row[6],
-            artefact_bytes=row[7],
-            extractor=row[8],
-            extractor_version=row[9],
-            text_sha256=row[10],
-            text=row[11],
-            structure=_structure_from_json(row[12]),
-            pages=_pages_from_json(row[13]),
-            furniture=_furniture_from_json(row[14]),
-            unusable_pages=_unusable_from_json(row[15]),
+            version_id=row["version_id"],
+            jurisdiction=row["jurisdiction"],
+            family=row["family"],
+            version_order=row["version_order"],
+            version_label=row["version_label"],
+            media_type=row["media_type"],
+            artefact_sha256=row["artefact_sha256"],
+            artefact_bytes=row["artefact_bytes"],
+            extractor=row["extractor"],
+            extractor_version=row["extractor_version"],
+            text_sha256=row["text_sha256"],
+            text=row["text"],
+            structure=_structure_from_json(row["structure"]),
+            pages=_pages_from_json(row["pages"]),
+            furniture=_furniture_from_json(row["furniture"]),
+            unusable_pages=_unusable_from_json(row["unusable_pages"]),
         )
 
     def version(self, version_id: str) -> Version:
@@ -328,12 +329,12 @@ class Workspace:
         `text_sha256`, without the rest of the record: the verifier hashes the bytes and decodes
         them only when it has no index of them yet. VersionNotFound if no such id is held."""
         row = self._conn.execute(
-            "SELECT CAST(text AS BLOB), text_sha256 FROM versions WHERE version_id = ?",
+            "SELECT CAST(text AS BLOB) AS text, text_sha256 FROM versions WHERE version_id = ?",
             (version_id,),
         ).fetchone()
         if row is None:
             raise self._not_found(version_id)
-        return row[0], row[1]
+        return row["text"], row["text_sha256"]
 
     def versions(self, family: str | None = None) -> tuple[Version, ...]:
         """Held versions ordered by jurisdiction, family, version_order; FamilyNotFound if none match."""
@@ -347,27 +348,28 @@ class Workspace:
         return tuple(self._version(r) for r in rows)
 
     def version_ids(self) -> tuple[str, ...]:
-        return tuple(
-            r[0] for r in self._conn.execute("SELECT version_id FROM versions ORDER BY version_id")
-        )
+        rows = self._conn.execute("SELECT version_id FROM versions ORDER BY version_id")
+        return tuple(row["version_id"] for row in rows)
 
     def filing_dates(self) -> dict[str, str | None]:
         """Each held version's `filing_date` as its provenance gives it (None where it has none)."""
         out: dict[str, str | None] = {}
-        for version_id, provenance in self._conn.execute(
+        for row in self._conn.execute(
             "SELECT version_id, provenance FROM versions ORDER BY version_id"
         ):
-            value = json.loads(provenance).get("filing_date")
-            out[version_id] = value if isinstance(value, str) else None
+            value = json.loads(row["provenance"]).get("filing_date")
+            out[row["version_id"]] = value if isinstance(value, str) else None
         return out
 
     def count(self) -> int:
-        (n,) = self._conn.execute("SELECT COUNT(*) FROM versions").fetchone()
-        return int(n)
+        row = self._conn.execute("SELECT COUNT(*) AS held FROM versions").fetchone()
+        return int(row["held"])
 
 
 def version_from_row(row: CatalogueRow, data: bytes) -> Version:
     """Extract a catalogued artefact's bytes into a `Version` (not yet held)."""
+    from workbench.extract import extract  # lxml and pypdfium2 load only when a file is read
+
     extraction = extract(data, row.media_type, source=row.path)
     return Version(
         version_id=row.path,
@@ -417,8 +419,10 @@ def ingest(
     unchanged: list[str] = []
     awaiting: list[str] = []
     refused: list[Refusal] = []
+    from workbench.extract import CURRENT_EXTRACTORS, AwaitingExtractor
+
     rows = list(rows)
-    for row in tqdm(rows, desc="ingest", unit="file", disable=not progress):
+    for row in bar(rows, desc="ingest", unit="file", enabled=progress):
         try:
             data = read_held(row, store)
         except FileNotFoundError:

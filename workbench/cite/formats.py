@@ -2,12 +2,23 @@
 
 Three input formats, each JSON Lines (one citation per line; blank lines are skipped):
 
-* `workbench`: `{"version_id", "char_start", "char_end", "quoted_text", "occurrence"?}`;
+* `workbench`: `{"version_id", "char_start", "char_end", "quoted_text", "occurrence"?, "page"?}`;
+  `page` (1-based, as a reader counts a PDF's pages) claims the span lies on that page;
 * `w3c`: a Web Annotation whose one target has a `source` naming the version id (a string, or an
   object with `id` and optionally our `text_sha256`) and a `selector` list holding a
   TextPositionSelector (`start`, `end`) and a TextQuoteSelector (`exact`, `prefix`?, `suffix`?);
-* `anthropic`: a Messages API `char_location` citation (`cited_text`, `start_char_index`,
-  `end_char_index`, `document_index`), with the documents given in request order as version ids.
+* `anthropic`: a Messages API citation, with the documents given in request order as version ids:
+  `char_location` (`cited_text`, `start_char_index`, `end_char_index`, `document_index`; the type
+  may be left out) or `page_location` (`cited_text`, `start_page_number`, `end_page_number`,
+  `document_index`), which names pages and no offsets: it is read as a `PageQuote` and placed in
+  the text by `cite.pages` (exact search inside the named pages) before the rule decides it.
+
+Page numbers. Anthropic documents `start_page_number` as 1-indexed and `end_page_number` as
+exclusive ("start_page_number": 1, # 1-indexed; "end_page_number": 2, # exclusive, in the
+Citations guide, https://platform.claude.com/docs/en/build-with-claude/citations), so a citation
+of page 4 alone reads start 4, end 5. Both are held here as a `PageRange` of first and last page,
+inclusive: a page_location citation with `start_page_number` s and `end_page_number` e names
+pages s to e - 1, and needs 1 <= s < e. Our own `page` p names pages p to p.
 
 The guarantee: a malformed line never stops the rest of the file. Each line becomes either a
 `Citation` or a one-line error naming the line number and the field. Offsets that are present but
@@ -33,16 +44,44 @@ Format = Literal["workbench", "w3c", "anthropic"]
 FORMATS: tuple[Format, ...] = ("workbench", "w3c", "anthropic")
 MAX_LINE_BYTES = 4 * 1024 * 1024
 W3C_CONTEXT = "http://www.w3.org/ns/anno.jsonld"
-_WORKBENCH_FIELDS = ("version_id", "char_start", "char_end", "quoted_text", "occurrence")
+_WORKBENCH_FIELDS = ("version_id", "char_start", "char_end", "quoted_text", "occurrence", "page")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PageRange:
+    """Pages `first` to `last` of a PDF version, both included, numbered from 1 as a reader counts
+    them (the PDF's page order, as `models.PageSpan` numbers them)."""
+
+    first: int
+    last: int
+
+    def label(self) -> str:
+        return (
+            f"page {self.first}" if self.first == self.last else f"pages {self.first}-{self.last}"
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PageQuote:
+    """A quote said to stand on the line's pages of `version_id`, with no offsets given."""
+
+    version_id: str
+    quoted_text: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CitationLine:
-    """One input line: its citation, or the error that stopped it being read."""
+    """One input line: its citation, or the error that stopped it being read.
+
+    `pages` are the pages the line names, if any. A line that names pages and no offsets (an
+    Anthropic page_location citation) holds a `page_quote` and no `citation`; `cite.pages` places it.
+    """
 
     line: int
     citation: Citation | None
     error: str | None
+    pages: PageRange | None = None
+    page_quote: PageQuote | None = None
 
 
 class _LineError(Exception):
@@ -82,6 +121,17 @@ def _offset(record: dict[str, Any], name: str, label: str) -> Any:
     if name not in record:
         raise _LineError(f"field {label!r} missing")
     return record[name]
+
+
+def _page_number(record: dict[str, Any], name: str) -> int:
+    value = record.get(name)
+    if name not in record:
+        raise _LineError(f"field {name!r} missing")
+    if type(value) is not int or value < 1:
+        raise _LineError(
+            f"field {name!r}: expected a page number (an integer from 1), got {value!r}"
+        )
+    return value
 
 
 def _workbench(record: dict[str, Any]) -> Citation:
@@ -148,18 +198,37 @@ def _w3c(record: dict[str, Any]) -> Citation:
     )
 
 
-def _anthropic(record: dict[str, Any], documents: Sequence[str]) -> Citation:
-    kind = record.get("type", "char_location")
-    if kind != "char_location":
-        raise _LineError(f"field 'type': expected 'char_location', got {kind!r}")
+def _document(record: dict[str, Any], documents: Sequence[str]) -> str:
     index = _offset(record, "document_index", "document_index")
     if type(index) is not int or not 0 <= index < len(documents):
         raise _LineError(
             f"field 'document_index': {index!r} names no document "
             f"(--documents maps {len(documents)}: 0 to {len(documents) - 1})"
         )
+    return documents[index]
+
+
+def _anthropic_pages(
+    record: dict[str, Any], documents: Sequence[str]
+) -> tuple[PageQuote, PageRange]:
+    """A page_location citation: its pages as a `PageRange` (the end is exclusive; module docstring)."""
+    version_id = _document(record, documents)
+    start = _page_number(record, "start_page_number")
+    end = _page_number(record, "end_page_number")
+    if end <= start:
+        raise _LineError(
+            f"field 'end_page_number': {end} is not after start_page_number {start} "
+            "(the end page is exclusive)"
+        )
+    quote = PageQuote(
+        version_id=version_id, quoted_text=_string(record, "cited_text", "cited_text")
+    )
+    return quote, PageRange(first=start, last=end - 1)
+
+
+def _anthropic(record: dict[str, Any], documents: Sequence[str]) -> Citation:
     return Citation(
-        version_id=documents[index],
+        version_id=_document(record, documents),
         char_start=_offset(record, "start_char_index", "start_char_index"),
         char_end=_offset(record, "end_char_index", "end_char_index"),
         quoted_text=_string(record, "cited_text", "cited_text"),
@@ -199,15 +268,13 @@ def read_citations(
         if not raw.strip():
             continue
         try:
-            lines.append(
-                CitationLine(line=number, citation=_parse(raw, fmt, documents or ()), error=None)
-            )
+            lines.append(_parse(number, raw, fmt, documents or ()))
         except _LineError as exc:
             lines.append(CitationLine(line=number, citation=None, error=f"line {number}: {exc}"))
     return tuple(lines)
 
 
-def _parse(raw: bytes, fmt: Format, documents: Sequence[str]) -> Citation:
+def _parse(number: int, raw: bytes, fmt: Format, documents: Sequence[str]) -> CitationLine:
     if len(raw) > MAX_LINE_BYTES:
         raise _LineError(f"{len(raw)} bytes; a line holds at most {MAX_LINE_BYTES}")
     try:
@@ -225,10 +292,22 @@ def _parse(raw: bytes, fmt: Format, documents: Sequence[str]) -> Citation:
     if not isinstance(record, dict):
         raise _LineError(f"expected a JSON object, got {_kind(record)}")
     if fmt == "workbench":
-        return _workbench(record)
+        page = _page_number(record, "page") if "page" in record else None
+        return CitationLine(
+            line=number,
+            citation=_workbench(record),
+            error=None,
+            pages=None if page is None else PageRange(first=page, last=page),
+        )
     if fmt == "w3c":
-        return _w3c(record)
-    return _anthropic(record, documents)
+        return CitationLine(line=number, citation=_w3c(record), error=None)
+    kind = record.get("type", "char_location")
+    if kind == "page_location":
+        quote, pages = _anthropic_pages(record, documents)
+        return CitationLine(line=number, citation=None, error=None, pages=pages, page_quote=quote)
+    if kind != "char_location":
+        raise _LineError(f"field 'type': expected 'char_location' or 'page_location', got {kind!r}")
+    return CitationLine(line=number, citation=_anthropic(record, documents), error=None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -305,12 +384,11 @@ def annotation(index: SourceIndex, verification: Verification) -> dict[str, Any]
     }
 
 
-def export_annotations(
-    workspace: Workspace, citations: Iterable[Citation]
-) -> tuple[tuple[dict[str, Any], ...], tuple[Verification, ...]]:
-    """Verify `citations` (through the hash check) and annotate the verified ones, in input order;
-    the refused ones are returned with the rest and never exported."""
-    verifications = verify_citations(workspace, citations)
+def annotate_verified(
+    workspace: Workspace, verifications: Iterable[Verification]
+) -> tuple[dict[str, Any], ...]:
+    """The verified ones of `verifications` as Web Annotations (`annotation`), in their order; a
+    refused one is never exported."""
     indexes: dict[str, SourceIndex] = {}
     annotations = []
     for verification in verifications:
@@ -321,4 +399,84 @@ def export_annotations(
             text = workspace.version(version_id).text
             indexes[version_id] = source_index(text, text_sha256(text))
         annotations.append(annotation(indexes[version_id], verification))
-    return tuple(annotations), verifications
+    return tuple(annotations)
+
+
+def export_annotations(
+    workspace: Workspace, citations: Iterable[Citation]
+) -> tuple[tuple[dict[str, Any], ...], tuple[Verification, ...]]:
+    """Verify `citations` (through the hash check) and annotate the verified ones, in input order;
+    the refused ones are returned with the rest and never exported."""
+    verifications = verify_citations(workspace, citations)
+    return annotate_verified(workspace, verifications), verifications
+
+
+# ---------------------------------------------------------------------------------------------
+# Verdicts as printed
+
+
+def verification_as_json(
+    line: int,
+    verification: Verification,
+    *,
+    spanned: PageRange | None = None,
+    named: PageRange | None = None,
+) -> dict[str, Any]:
+    """One verdict as `workbench verify --json` prints it and a bundle stores it: the outcome, the
+    citation as read, the text at its offsets, the occurrences (the first 20 spans and the count),
+    the qualifier flags, the PDF pages the span lies on (`pages`, null without a page map) and the
+    pages the line named (`pages_named`, null when it named none)."""
+    citation = verification.citation
+    return {
+        "line": line,
+        "outcome": verification.outcome,
+        "reason": verification.reason,
+        "detail": verification.detail,
+        "version_id": citation.version_id,
+        "char_start": citation.char_start,
+        "char_end": citation.char_end,
+        "quoted_text": citation.quoted_text,
+        "actual_text": verification.actual_text,
+        "text_sha256": verification.text_sha256,
+        "occurrence": verification.occurrence,
+        "occurrence_count": len(verification.occurrences),
+        "occurrences": [list(span) for span in verification.occurrences[:20]],
+        "pages": None if spanned is None else [spanned.first, spanned.last],
+        "pages_named": None if named is None else [named.first, named.last],
+        "qualifiers": [
+            {"word": q.word, "char_start": q.char_start, "char_end": q.char_end, "side": q.side}
+            for q in verification.qualifiers
+        ],
+    }
+
+
+def verification_text(
+    line: int,
+    verification: Verification,
+    *,
+    spanned: PageRange | None = None,
+    named: PageRange | None = None,
+) -> str:
+    """One verdict as `workbench verify` prints it: an outcome line (with ` p. N` or ` pp. N-M`
+    where the span lies in a PDF, and the pages the line named), then one line per qualifier."""
+    c = verification.citation
+    where = f"{c.version_id} [{c.char_start}, {c.char_end})"
+    if spanned is not None:
+        where += (
+            f" p. {spanned.first}"
+            if spanned.first == spanned.last
+            else f" pp. {spanned.first}-{spanned.last}"
+        )
+    if named is not None:
+        where += f" ({named.label()} named)"
+    reason = f" {verification.reason}" if verification.reason else ""
+    out = [
+        f"line {line}: {verification.outcome}{reason}: {where}: {verification.detail}; "
+        f"text at offsets: {json.dumps(verification.actual_text, ensure_ascii=False)}\n"
+    ]
+    out += [
+        f"  qualifier {q.side} the quote, left out of it: {q.word!r} at "
+        f"[{q.char_start}, {q.char_end})\n"
+        for q in verification.qualifiers
+    ]
+    return "".join(out)

@@ -1,0 +1,179 @@
+"""Every path argument of every command refuses every kind of bad path as one line, exit 2.
+
+The matrix is read off the parser itself: each leaf command, each argument that takes a path,
+and each bad path that applies to the argument's declared kind (`workbench.cli.arguments`). A new
+command or argument is covered without editing this file; a path argument that declares no kind
+fails the first test. For each case the test asserts exit 2, exactly one line on stderr naming the
+argument, no traceback, and nothing written anywhere under the test's folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from workbench.cli import build_parser, main
+from workbench.cli.arguments import MAX_LINE, PathKind
+
+# Which bad paths apply to which kind of argument.
+APPLIES = {
+    "document": ("folder", "missing", "unreadable", "empty", "fifo", "non_utf8_name"),
+    "text": ("folder", "missing", "unreadable", "empty", "fifo", "binary", "non_utf8_name"),
+    "lines": (
+        "folder",
+        "missing",
+        "unreadable",
+        "empty",
+        "fifo",
+        "binary",
+        "huge_line",
+        "non_utf8_name",
+    ),
+    "folder": ("missing", "file", "fifo", "non_utf8_name"),
+    "out_folder": ("file", "fifo"),
+    "out_file": ("folder", "fifo"),
+    "database": ("folder", "fifo", "binary", "huge_line"),
+}
+
+
+def _leaves(
+    parser: argparse.ArgumentParser, words: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+    subcommands = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subcommands:
+        yield words, parser
+        return
+    for name, child in subcommands[0].choices.items():
+        yield from _leaves(child, (*words, name))
+
+
+def _path_arguments() -> list[tuple[tuple[str, ...], str]]:
+    found = []
+    for words, parser in _leaves(build_parser()):
+        for action in parser._actions:
+            if isinstance(action.type, PathKind):
+                found.append((words, action.dest))
+    return found
+
+
+COMMANDS = list(_leaves(build_parser()))
+PATH_ARGUMENTS = _path_arguments()
+
+
+def _action(words: tuple[str, ...], dest: str) -> tuple[argparse.ArgumentParser, argparse.Action]:
+    parser = dict(COMMANDS)[words]
+    return parser, next(a for a in parser._actions if a.dest == dest)
+
+
+def test_every_path_argument_declares_its_kind() -> None:
+    untyped = [
+        f"{' '.join(words)} {action.dest}"
+        for words, parser in COMMANDS
+        for action in parser._actions
+        if not isinstance(action.type, PathKind)
+        and (action.type is Path or isinstance(action.default, Path))
+    ]
+    assert untyped == []
+    assert len(PATH_ARGUMENTS) >= len(COMMANDS)  # every command takes at least one path
+
+
+def _good(kind: str, folder: Path) -> str:
+    """A path of `kind` that the parser accepts."""
+    good = folder / "good"
+    good.mkdir(exist_ok=True)
+    if kind == "document":
+        (good / "doc.pdf").write_bytes(b"%PDF-1.7\n")
+        return str(good / "doc.pdf")
+    if kind in ("text", "lines"):
+        (good / "text.txt").write_text("{}\n", encoding="utf-8")
+        return str(good / "text.txt")
+    if kind == "folder":
+        return str(good)
+    return str(folder / f"new-{kind}")  # out_folder, out_file, database: made when written
+
+
+def _bad(case: str, folder: Path) -> str:
+    bad = folder / "bad"
+    bad.mkdir(exist_ok=True)
+    path = bad / case
+    if case == "folder":
+        path.mkdir(exist_ok=True)
+    elif case == "missing":
+        return str(bad / "no-such-path")
+    elif case in ("empty", "file"):
+        path.write_bytes(b"" if case == "empty" else b"a file\n")
+    elif case == "unreadable":
+        if os.geteuid() == 0:  # root reads any file it may open; this one no reader can read
+            return "/proc/self/mem"
+        path.write_text("{}\n", encoding="utf-8")
+        path.chmod(0)
+    elif case == "fifo":
+        if not path.exists():
+            os.mkfifo(path)
+    elif case == "binary":
+        path.write_bytes(bytes(range(256)) * 8)
+    elif case == "huge_line":
+        path.write_bytes(b'{"quoted_text": "' + b"x" * (MAX_LINE + 16) + b'"}\n')
+    elif case == "non_utf8_name":
+        return os.fsdecode(bytes(bad) + b"/\xff\xfe-not-utf8")
+    return str(path)
+
+
+def _argv(words: tuple[str, ...], dest: str, value: str, folder: Path) -> list[str]:
+    """`words` with a usable value for every required argument and `value` for `dest`."""
+    parser, target = _action(words, dest)
+    argv = list(words)
+    for action in parser._actions:
+        if action.dest in ("help", "version") or (
+            action.option_strings and not action.required and action is not target
+        ):
+            continue
+        if action is target:
+            given = value
+        elif isinstance(action.type, PathKind):
+            given = _good(action.type.kind, folder)
+        elif action.choices:
+            given = str(next(iter(action.choices)))
+        else:
+            given = "x"
+        if action.nargs == "?" and action is not target and not action.option_strings:
+            continue
+        argv += [action.option_strings[0], given] if action.option_strings else [given]
+    return argv
+
+
+def _tree(folder: Path) -> list[tuple[str, int]]:
+    return sorted(
+        (os.fsencode(p).hex(), p.lstat().st_size) for p in folder.rglob("*") if not p.is_fifo()
+    )
+
+
+def _cases(words: tuple[str, ...], dest: str) -> tuple[str, ...]:
+    _, action = _action(words, dest)
+    assert isinstance(action.type, PathKind)
+    return APPLIES[action.type.kind]
+
+
+@pytest.mark.parametrize(
+    ("words", "dest"), PATH_ARGUMENTS, ids=lambda v: "-".join(v) if isinstance(v, tuple) else v
+)
+def test_a_bad_path_is_one_line_exit_2_and_nothing_written(
+    words: tuple[str, ...], dest: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, action = _action(words, dest)
+    name = action.option_strings[0] if action.option_strings else (action.metavar or dest)
+    for case in _cases(words, dest):
+        argv = _argv(words, dest, _bad(case, tmp_path), tmp_path)
+        before = _tree(tmp_path)
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+        _, err = capsys.readouterr()
+        assert exited.value.code == 2, (case, argv)
+        assert len(err.splitlines()) == 1, (case, err)
+        assert f"argument {name}" in err and "Traceback" not in err, (case, err)
+        assert len(err) < 400, (case, len(err))
+        assert _tree(tmp_path) == before, case

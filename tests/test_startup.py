@@ -1,0 +1,49 @@
+"""Start-up: building the command line loads no heavy library.
+
+A fresh interpreter imports `workbench.cli` (what `workbench --help` does before parsing) and
+lists every module it loaded; none of the libraries only some commands need may be among them.
+The speed itself is a benchmark's business (benchmarks/bench_startup.py), not a test's.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+HEAVY = ("numpy", "polars", "altair", "pypdfium2", "rapidfuzz", "dask", "ipywidgets")
+
+
+def _loaded(code: str) -> set[str]:
+    listing = subprocess.run(
+        [sys.executable, "-c", f"{code}\nimport json, sys; print(json.dumps(sorted(sys.modules)))"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return {name.split(".")[0] for name in json.loads(listing.stdout.splitlines()[-1])}
+
+
+def test_importing_the_command_line_loads_no_heavy_library() -> None:
+    loaded = _loaded("import workbench.cli\nworkbench.cli.build_parser()")
+    assert "workbench" in loaded
+    assert sorted(loaded & set(HEAVY)) == []
+
+
+def test_importing_the_package_loads_no_heavy_library() -> None:
+    loaded = _loaded("import workbench\nworkbench.__all__")
+    assert sorted(loaded & set(HEAVY)) == []
+
+
+def test_the_guard_sees_a_heavy_library_when_one_loads() -> None:
+    # The listing is real: asking for a verb that needs rapidfuzz loads it.
+    assert "rapidfuzz" in _loaded("import workbench\nworkbench.diff_versions")
+
+
+def test_every_package_verb_resolves_to_its_home() -> None:
+    import workbench
+
+    for name in workbench.__all__:
+        value = getattr(workbench, name)
+        assert getattr(value, "__name__", name) in (name, "build_index"), name
+    assert json.dumps(sorted(dir(workbench))).count('"diff_versions"') == 1

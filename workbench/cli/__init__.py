@@ -1,0 +1,105 @@
+"""The `workbench` command: a thin layer that parses arguments, calls the library and prints.
+
+Exit codes, one meaning in every command:
+
+- 2: an argument cannot be used (missing, a folder where a file goes or a file where a folder goes,
+  unreadable, not the expected kind of file, malformed), reported as one line on stderr, never a
+  traceback; nothing is written.
+- 1: the command ran, but something it was asked to use was refused or failed (a document that
+  did not ingest, a file `corpus add` would not place, a folder in which admission admitted no
+  document: "no document admitted"); the refusals are listed at the end of its output.
+- 0: it ran, and everything it was asked to use was used, or refused only because the admission
+  policy itself requires it (a transcription, `byte_faithful_to_official_filing: false`): such
+  refusals are listed, not failures.
+Progress bars go to stderr and only when stderr is a terminal. Text and JSON go to stdout as UTF-8
+bytes, whatever the locale, with no newline translation.
+
+Each command group lives in its own module, its parser beside its `cmd_*` functions, and the groups
+are added in data-flow order: the corpus, the texts, their changes, measurements, citations,
+citations through time, notes, search. A command imports the library stages it uses inside its
+function, so `workbench --help` and a command that needs no numpy, polars, altair, pypdfium2,
+rapidfuzz or dask never load them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from workbench.cli import (
+    changes,
+    citations,
+    corpus,
+    measurements,
+    notes,
+    search,
+    texts,
+    through_time,
+)
+from workbench.cli.arguments import Parser, shown
+from workbench.cli.common import PROG
+from workbench.errors import WorkbenchError
+
+GROUPS = (corpus, texts, changes, measurements, citations, through_time, notes, search)
+
+
+class _Version(argparse.Action):
+    """`--version`: the installed package's version, looked up only when asked for (reading the
+    package metadata costs more than building the whole parser)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("workbench")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            found = "unknown (not installed)"
+        print(f"{PROG} {found}")
+        parser.exit()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(
+        prog=PROG,
+        description="Regulatory-text workbench: immutable versions, exact offsets, diffs.",
+    )
+    parser.add_argument("--version", action=_Version)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for group in GROUPS:
+        group.add_commands(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func: Callable[[argparse.Namespace], int] = args.func
+    try:
+        return func(args)
+    except BrokenPipeError:
+        # The reader went away (`workbench ... | head`): stop quietly, as Unix tools do. Caught
+        # before OSError, of which it is one.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except (WorkbenchError, OSError) as exc:
+        # An argument that cannot be used (exit 2): a typed error, or a path the system refused
+        # (no such file, a folder where a file goes, no permission), named with the system's words.
+        if isinstance(exc, WorkbenchError) or not exc.filename:
+            message = " ".join(str(exc).split())
+        else:
+            message = f"{shown(exc.filename)}: {exc.strerror}"
+        print(f"{PROG}: error: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,168 @@
+"""Path arguments of declared kinds, checked while the command line is parsed.
+
+Every path a command takes is declared as one of the kinds below, so an argument that cannot be
+used is refused before the command runs, as one line on stderr naming the argument, with exit 2
+and nothing written (the exit-code rule in `workbench.cli`). A kind checks only what can be known
+from the path and its bytes without understanding them: a folder where a file goes, a file that
+is missing, unreadable, empty, not UTF-8 text, or holds a line longer than `MAX_LINE` bytes; a
+FIFO or device where a regular file goes; a file where a folder goes. What the bytes mean (JSON,
+a citation, a note's header) is the reader's business, and its typed errors take the same road.
+
+The kinds:
+
+- `document`: a regular, readable, non-empty file of any bytes (a PDF, an XML file);
+- `text`: a document that is UTF-8 text with no NUL byte (JSON, TOML, Markdown);
+- `lines`: text read line by line (JSON Lines, CSV, notes), no line longer than `MAX_LINE`;
+  `lines_or_stdin` also takes `-`, standard input;
+- `folder`: an existing folder;
+- `out_folder`: a folder, or a path where one can be made (not an existing file);
+- `out_file`: a file to write (not a folder, FIFO or device; an existing file is replaced);
+- `database`: an SQLite file the command opens or creates (not a folder, FIFO or device; an
+  existing file must start with SQLite's header).
+
+Names given in bytes that are not UTF-8 arrive as surrogate escapes (PEP 383); they are shown
+with backslash escapes, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import NoReturn
+
+# A longer line in a line-oriented input is not a citation, a CSV row or a note line anyone wrote:
+# it is refused whole instead of being echoed back or parsed for minutes.
+MAX_LINE = 1 << 20
+_SQLITE_HEADER = b"SQLite format 3\x00"
+_PROBE = 1 << 16  # bytes read to tell a text file from a binary one before the whole is decoded
+
+
+class PathKind:
+    """An argparse `type=` that checks a path is usable as `kind`; `kind` is read by the tests."""
+
+    def __init__(self, kind: str, check: Callable[[Path], None], *, stdin: bool = False) -> None:
+        self.kind = kind
+        self._check = check
+        self.stdin = stdin
+        self.__name__ = kind  # argparse names the type in its own messages
+
+    def __call__(self, value: str) -> Path:
+        path = Path(value)
+        if self.stdin and value == "-":
+            return path
+        try:
+            self._check(path)
+        except OSError as exc:
+            raise argparse.ArgumentTypeError(f"{shown(path)}: {exc.strerror or exc}") from None
+        return path
+
+
+def shown(path: object) -> str:
+    """`path` as printable text: bytes that were not UTF-8 as backslash escapes."""
+    if not isinstance(path, str | bytes | os.PathLike):
+        return str(path)
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def _refuse(path: Path, why: str) -> argparse.ArgumentTypeError:
+    return argparse.ArgumentTypeError(f"{shown(path)}: {why}")
+
+
+def _regular(path: Path) -> os.stat_result:
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise _refuse(path, "no such file") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise _refuse(path, "is a folder; a file is expected")
+    if not stat.S_ISREG(info.st_mode):
+        raise _refuse(path, "is not a regular file (a FIFO, socket or device); a file is expected")
+    return info
+
+
+def _document(path: Path) -> None:
+    _regular(path)
+    with path.open("rb") as handle:  # readable: the system's own refusal is reported as it is
+        if not handle.read(1):
+            raise _refuse(path, "is empty")
+
+
+def _text(path: Path, *, lines: bool = False) -> None:
+    _document(path)
+    data = path.read_bytes()
+    at = data.find(b"\x00", 0, _PROBE)
+    if at >= 0:
+        raise _refuse(
+            path, f"is not text (a NUL byte at offset {at}); a UTF-8 text file is expected"
+        )
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _refuse(path, f"is not UTF-8 text (byte offset {exc.start})") from None
+    if lines:
+        start = 0
+        for number, end in enumerate(_line_ends(data), 1):
+            if end - start > MAX_LINE:
+                raise _refuse(
+                    path, f"line {number} is {end - start} bytes, longer than {MAX_LINE} allowed"
+                )
+            start = end + 1
+
+
+def _line_ends(data: bytes) -> list[int]:
+    ends, at = [], data.find(b"\n")
+    while at >= 0:
+        ends.append(at)
+        at = data.find(b"\n", at + 1)
+    ends.append(len(data))
+    return ends
+
+
+def _folder(path: Path) -> None:
+    if not path.exists():
+        raise _refuse(path, "no such folder")
+    if not path.is_dir():
+        raise _refuse(path, "is not a folder")
+    os.listdir(path)  # readable
+
+
+def _out_folder(path: Path) -> None:
+    if path.exists() and not path.is_dir():
+        raise _refuse(path, "exists and is not a folder; give a folder or a new path")
+
+
+def _out_file(path: Path) -> None:
+    if path.is_dir():
+        raise _refuse(path, "is a folder; give a file name")
+    if path.exists() and not path.is_file():
+        raise _refuse(path, "is not a regular file (a FIFO, socket or device)")
+
+
+def _database(path: Path) -> None:
+    if not path.exists():
+        return  # made when first opened
+    _regular(path)
+    with path.open("rb") as handle:
+        head = handle.read(len(_SQLITE_HEADER))
+    if head and head != _SQLITE_HEADER:
+        raise _refuse(path, "is not an SQLite database")
+
+
+document = PathKind("document", _document)
+text = PathKind("text", _text)
+lines = PathKind("lines", lambda path: _text(path, lines=True))
+lines_or_stdin = PathKind("lines", lambda path: _text(path, lines=True), stdin=True)
+folder = PathKind("folder", _folder)
+out_folder = PathKind("out_folder", _out_folder)
+out_file = PathKind("out_file", _out_file)
+database = PathKind("database", _database)
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose every refusal is one line: `workbench CMD: error: ...`."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")

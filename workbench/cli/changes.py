@@ -1,0 +1,392 @@
+"""Change commands: the typed diff of consecutive versions, and the review of doubtful pairings
+(the queue, answers into the hash-chained verdict log, the log and its chain).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any
+
+from workbench.cli import arguments
+from workbench.cli.common import out, own_profiles, path_options, print_json, profiles_option
+from workbench.errors import VersionNotFound
+from workbench.models import CHANGE_KINDS
+
+if TYPE_CHECKING:
+    from workbench.store import Workspace
+
+
+def _pairs(
+    workspace: Workspace, family: str, start: str | None, end: str | None
+) -> list[tuple[Any, Any]]:
+    versions = list(workspace.versions(family))
+    if start is not None or end is not None:
+        ids = [v.version_id for v in versions]
+        for name in (start, end):
+            if name is not None and name not in ids:
+                raise VersionNotFound(
+                    f"{name}: not a version of family {family}; its versions are {', '.join(ids)}"
+                )
+        before = workspace.version(start) if start else versions[0]
+        after = workspace.version(end) if end else versions[-1]
+        return [(before, after)]
+    return list(pairwise(versions))
+
+
+def _colour() -> bool:
+    """ANSI colour on stdout: only when it is a terminal and NO_COLOR is unset or empty."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from workbench import redline, redline_html
+    from workbench.diff import diff_versions
+    from workbench.errors import RedlineError
+    from workbench.profiles import choose_profile, registry
+    from workbench.store import Workspace
+
+    if (args.export is None) != (args.out is None):
+        raise RedlineError(
+            "--export FORMAT and --out FILE go together: the table's format and file"
+        )
+    # Both outputs are checked before anything is computed, so a bad one writes neither.
+    if args.html is not None:
+        redline.writable(args.html, "the redline page")
+    if args.export is not None:
+        redline.export_target(args.export, args.out)
+    with Workspace(args.workspace) as workspace:
+        pairs = _pairs(workspace, args.family, args.start, args.end)
+    if not pairs:
+        if args.json:
+            print_json([])
+        else:
+            out(f"{args.family}: only one version is held; nothing to diff\n")
+        return 0
+    profile = choose_profile(
+        [pairs[0][0], *(b for _, b in pairs)], registry(own_profiles(args))
+    ).profile
+    # The listing leaves unchanged passages out unless asked; JSON, page and table hold them.
+    files = args.json or args.html is not None or args.export is not None
+    kinds = args.kind or (None if files else redline.SHOWN_BY_DEFAULT)
+    sections = [
+        redline.section(
+            before,
+            after,
+            diff_versions(before, after, profile),
+            kinds=kinds,
+            doubtful=args.doubtful,
+        )
+        for before, after in pairs
+    ]
+    wrote = []
+    if args.html is not None:
+        shown = redline.selection_words(args.kind, args.doubtful)
+        redline.write_page(
+            args.html, redline_html.page_html(sections, family=args.family, shown=shown)
+        )
+        pairs_word = "version pair" if len(sections) == 1 else "version pairs"
+        wrote.append(f"wrote {args.html}: the redline page of {len(sections)} {pairs_word}")
+    if args.export is not None:
+        redline.write_table(redline.change_frame(sections), args.export, args.out)
+        rows = sum(len(part.shown) for part in sections)
+        wrote.append(f"wrote {args.out}: {rows} changes as {args.export}")
+    if args.json:
+        print_json(
+            [
+                {
+                    "before": part.before.version_id,
+                    "after": part.after.version_id,
+                    "changes": [redline.change_json(r) for r in part.shown],
+                }
+                for part in sections
+            ]
+        )
+        return 0
+    if wrote:
+        out("".join(f"{line}\n" for line in wrote))
+        return 0
+    colour = _colour()
+    for part in sections:
+        out(redline.pair_summary(part) + "\n")
+        for r in part.shown:
+            out(
+                f"  {redline.summary(r)}\n    {redline.places(r)}\n"
+                f"    {redline.marked_text(r, colour=colour)}\n"
+            )
+    return 0
+
+
+def _caution_word(stands: bool) -> str:
+    return "caution stands" if stands else "caution lifted"
+
+
+def _review_pairing_line(review: Any, change: Any, verdicts: Sequence[Any]) -> str:
+    """One pairing of `review list`: id, kind, labels, confidence, why doubtful, caution state."""
+    standing = review.standing_verdict(change, verdicts)
+    caution = review.pairing_caution_stands(change, verdicts)
+    state = (
+        f"{standing.answer} by {standing.actor} at row {standing.seq}" if standing else "unanswered"
+    )
+    return (
+        f"{change.change_id} {change.kind} labels {change.before_label or '-'}->"
+        f"{change.after_label or '-'} conf {change.alignment_confidence:.2f}"
+        f"{' capped' if change.capped else ''} ({', '.join(review.doubt_reasons(change))}): "
+        f"{_caution_word(caution)} ({state})"
+    )
+
+
+def cmd_review_list(args: argparse.Namespace) -> int:
+    from workbench import review
+    from workbench.profiles import registry
+    from workbench.store import Workspace
+
+    with Workspace(args.workspace) as workspace:
+        items = review.review_items(workspace, args.family, profiles=registry(own_profiles(args)))
+        verdicts = review.read_verdicts(workspace)
+        ids = {i for item in items for p in item.pairings for i in (p.before_id, p.after_id)}
+        held = {version_id: workspace.version(version_id) for version_id in sorted(ids)}
+    if args.json:
+        print_json([review.item_as_json(item, verdicts) for item in items])
+        return 0
+    from workbench import redline
+
+    colour = _colour()
+
+    def sides(pairing: Any, indent: str) -> str:
+        """Both sides of a pairing, as `workbench diff` shows them: places, then marked text."""
+        shown = redline.redline(pairing.change, held[pairing.before_id], held[pairing.after_id])
+        return (
+            f"{indent}{redline.places(shown)}\n"
+            f"{indent}{redline.marked_text(shown, colour=colour)}\n"
+        )
+
+    stands = groups = grouped = 0
+    pair: tuple[str, str] | None = None
+    for item in items:
+        first = item.pairings[0]
+        if (first.before_id, first.after_id) != pair:
+            pair = (first.before_id, first.after_id)
+            out(f"{first.before_id} -> {first.after_id}\n")
+        caution = review.item_caution_stands(item, verdicts)
+        stands += caution
+        if item.group_id is None:
+            out(f"  {_review_pairing_line(review, first.change, verdicts)}\n")
+            out(sides(first, "    "))
+            continue
+        groups, grouped = groups + 1, grouped + len(item.pairings)
+        changes = [p.change for p in item.pairings]
+        assert item.relabel is not None  # a group always has its renumbering
+        out(
+            f"  {item.group_id} restructure group of {len(changes)} pairings, labels "
+            f"{changes[0].before_label}->{changes[0].after_label} ... "
+            f"{changes[-1].before_label}->{changes[-1].after_label} "
+            f"({item.relabel.line()}): {_caution_word(caution)}\n"
+        )
+        for pairing in item.pairings:
+            out(f"    {_review_pairing_line(review, pairing.change, verdicts)}\n")
+            out(sides(pairing, "      "))
+    lone = len(items) - groups
+    out(
+        f"{len(items)} review items ({groups} restructure groups of {grouped} pairings, {lone} lone "
+        f"pairings; {grouped + lone} doubtful pairings); caution stands on {stands}\n"
+    )
+    return 0
+
+
+def cmd_review_answer(args: argparse.Namespace) -> int:
+    from workbench import review
+    from workbench.profiles import registry
+    from workbench.store import Workspace
+
+    with Workspace(args.workspace) as workspace:
+        item = review.find_item(
+            workspace, args.change_id, family=args.family, profiles=registry(own_profiles(args))
+        )
+        common = {"actor": args.actor, "reason": args.reason, "undoes": args.undoes}
+        rows: tuple[review.Verdict, ...]
+        if item.group_id is None:
+            rows = (
+                review.append_verdict(workspace, item.pairings[0].change, args.answer, **common),
+            )
+        else:
+            rows = review.append_group_verdict(workspace, item, args.answer, **common)
+        caution = review.item_caution_stands(item, review.read_verdicts(workspace))
+    for verdict in rows:
+        out(
+            f"row {verdict.seq}: {verdict.answer} {verdict.change_id} by {verdict.actor}"
+            + (f" in group {verdict.group_id}" if verdict.group_id else "")
+            + (f" (undoes row {verdict.undoes})" if verdict.undoes is not None else "")
+            + (f"; {_caution_word(caution)}" if item.group_id is None else "")
+            + f"; digest {verdict.digest}\n"
+        )
+    if item.group_id is not None:
+        out(f"group {item.group_id}: {len(rows)} rows; {_caution_word(caution)}\n")
+    return 0
+
+
+def cmd_review_log(args: argparse.Namespace) -> int:
+    from workbench import review
+    from workbench.profiles import registry
+    from workbench.store import Workspace
+
+    with Workspace(args.workspace) as workspace:
+        verdicts = review.read_verdicts(workspace)
+        orphans = {
+            o.verdict.seq: o
+            for o in review.orphaned_verdicts(
+                workspace, verdicts, profiles=registry(own_profiles(args))
+            )
+        }
+    if args.json:
+        print_json(
+            [
+                {
+                    **review.verdict_as_json(v),
+                    "orphaned": orphans[v.seq].reason if v.seq in orphans else None,
+                }
+                for v in verdicts
+            ]
+        )
+        return 0
+    for v in verdicts:
+        orphan = orphans.get(v.seq)
+        out(
+            f"{v.seq:5d} {v.answered_at} {v.change_id} {v.answer:<10} {v.actor}"
+            f" conf {v.alignment_confidence:.2f}{' capped' if v.capped else ''}"
+            + (f" group {v.group_id}" if v.group_id else "")
+            + (f" undoes {v.undoes}" if v.undoes is not None else "")
+            + (f" reason {v.reason!r}" if v.reason else "")
+            + (f" ORPHANED ({orphan.reason}: {orphan.detail})" if orphan else "")
+            + "\n"
+        )
+    out(f"{len(verdicts)} rows; {len(orphans)} orphaned\n")
+    return 0
+
+
+def cmd_review_verify_chain(args: argparse.Namespace) -> int:
+    from workbench import review
+    from workbench.store import Workspace
+
+    with Workspace(args.workspace) as workspace:
+        report = review.verify_chain(workspace)
+    out(report.line() + "\n")
+    return 0 if report.valid else 1
+
+
+def add_commands(commands: Any) -> None:
+    diff = commands.add_parser(
+        "diff",
+        help="typed changes with both sides' text marked; a redline page; the change table",
+        description="Diff consecutive versions of a family (or --from/--to). Each change is "
+        "shown with both sides' text, its changed words marked [-removed-]{+added+}, its kind, "
+        "labels, confidence, places (pages for a PDF) and why it is doubtful. Doubtful pairings "
+        "are pairings with confidence at or below the restructure ceiling. The listing leaves "
+        "unchanged passages out unless --kind names them; --json, --html and --export hold "
+        "every change the filters keep.",
+    )
+    diff.add_argument("family", metavar="FAMILY", help="document family, e.g. dc-code-34-306")
+    diff.add_argument(
+        "--from", dest="start", metavar="V", help="version id to diff from (default: first)"
+    )
+    diff.add_argument("--to", dest="end", metavar="V", help="version id to diff to (default: last)")
+    diff.add_argument(
+        "--json", action="store_true", help="print the changes as JSON, with their texts"
+    )
+    diff.add_argument(
+        "--kind",
+        action="append",
+        choices=CHANGE_KINDS,
+        metavar="KIND",
+        help=f"only changes of this kind (repeatable): {', '.join(CHANGE_KINDS)}",
+    )
+    diff.add_argument(
+        "--doubtful", action="store_true", help="only doubtful pairings (the review queue's)"
+    )
+    diff.add_argument(
+        "--html",
+        type=arguments.out_file,
+        metavar="OUT.html",
+        help="write a side-by-side redline page to OUT.html (self-contained, no script)",
+    )
+    diff.add_argument(
+        "--export",
+        choices=("csv", "parquet"),
+        metavar="FORMAT",
+        help="write the change table as csv or parquet to --out FILE",
+    )
+    diff.add_argument(
+        "--out", type=arguments.out_file, metavar="FILE", help="where --export writes the table"
+    )
+    path_options(diff, workspace=True)
+    profiles_option(diff)
+    diff.set_defaults(func=cmd_diff)
+
+    review_p = commands.add_parser(
+        "review",
+        help="doubtful pairings and the verdict log",
+        description="List doubtful pairings, answer one, read the verdict log, verify its chain.",
+    )
+    review_commands = review_p.add_subparsers(
+        dest="review_command", required=True, metavar="COMMAND"
+    )
+    review_list = review_commands.add_parser(
+        "list",
+        help="doubtful pairings and whether caution stands",
+        description="Recompute the diffs of consecutive held versions and list the review queue: "
+        "restructure groups (a section renumbered as a whole, its pairings inside) and lone "
+        "doubtful pairings, each with kind, labels, confidence, why it is doubtful, its standing "
+        "verdict and whether caution stands.",
+    )
+    review_list.add_argument("family", nargs="?", metavar="FAMILY", help="only this family")
+    review_list.add_argument("--json", action="store_true", help="print the pairings as JSON")
+    path_options(review_list, workspace=True)
+    profiles_option(review_list)
+    review_list.set_defaults(func=cmd_review_list)
+    review_answer = review_commands.add_parser(
+        "answer",
+        help="append a verdict on one doubtful pairing",
+        description="Append one answer to the hash-chained verdict log. A pairing that already "
+        "has a verdict is answered again only as a reversal (--undoes ROW).",
+    )
+    review_answer.add_argument(
+        "change_id",
+        metavar="ID",
+        help="a change id (chg-...) or a restructure group id (grp-...): one answer to a group "
+        "writes one row per pairing",
+    )
+    review_answer.add_argument(
+        "answer", choices=("confirmed", "disputed", "uncertain"), help="uncertain: cannot tell"
+    )
+    review_answer.add_argument("--actor", required=True, metavar="NAME", help="the reviewer's name")
+    review_answer.add_argument("--reason", default=None, metavar="TEXT", help="why (optional)")
+    review_answer.add_argument(
+        "--undoes", type=int, default=None, metavar="ROW", help="the log row this answer reverses"
+    )
+    review_answer.add_argument(
+        "--family", default=None, metavar="FAMILY", help="look for the change in this family only"
+    )
+    path_options(review_answer, workspace=True)
+    profiles_option(review_answer)
+    review_answer.set_defaults(func=cmd_review_answer)
+    review_log = review_commands.add_parser(
+        "log",
+        help="print the verdict log",
+        description="Print every row of the verdict log in sequence order, marking each row "
+        "whose pairing the current diffs no longer produce as ORPHANED (kept, never re-attached).",
+    )
+    review_log.add_argument("--json", action="store_true", help="print the rows as JSON")
+    path_options(review_log, workspace=True)
+    profiles_option(review_log)
+    review_log.set_defaults(func=cmd_review_log)
+    review_chain = review_commands.add_parser(
+        "verify-chain",
+        help="re-derive every link and digest of the verdict log",
+        description="Report the first gap, broken link, altered row or unknown scheme; exit 1 "
+        "if the chain is broken.",
+    )
+    path_options(review_chain, workspace=True)
+    review_chain.set_defaults(func=cmd_review_verify_chain)

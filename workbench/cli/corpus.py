@@ -1,0 +1,359 @@
+"""Corpus commands: add your own files, admit a mirror folder, fetch and verify the catalogued bytes,
+hold every version (`ingest`), and list what is held (`families`, `versions`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from workbench.cli import arguments
+from workbench.cli.common import (
+    exit_for_refusals,
+    list_refusals,
+    out,
+    path_options,
+    print_json,
+    progress,
+)
+from workbench.defaults import MIRROR_URL
+from workbench.errors import AddError
+
+if TYPE_CHECKING:
+    from workbench.models import CatalogueRow
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    from workbench import corpus_add
+
+    per_file = ("jurisdiction", "family", "url", "mirror", "official", "order", "label", "date")
+    if args.from_csv is not None:
+        given = [f"--{name}" for name in (*per_file, "issuer", "docket") if getattr(args, name)]
+        if args.files or given or args.line_numbered:
+            raise AddError(
+                "--from-csv takes the files and their facts from the manifest; do not also give "
+                + ", ".join(
+                    ["FILE"] * bool(args.files) + given + ["--line-numbered"] * args.line_numbered
+                )
+            )
+        report = corpus_add.add_from_manifest(args.from_csv, args.into)
+    else:
+        report = corpus_add.add_files(
+            args.files,
+            args.into,
+            jurisdiction=args.jurisdiction,
+            family=args.family,
+            official=args.official,
+            order=args.order,
+            url=args.url,
+            mirror=args.mirror,
+            label=args.label,
+            date=args.date,
+            issuer=args.issuer,
+            docket=args.docket,
+            line_numbered=args.line_numbered,
+        )
+    if report.refusals:
+        out(f"nothing written into {args.into}\n")
+        return list_refusals("refused", report.refusals)
+    for placement in report.placements:
+        what = (
+            " and ".join(Path(name).name for name in placement.written)
+            or "nothing (already there, equal)"
+        )
+        out(f"{placement.path}: wrote {what}\n")
+    written = sum(bool(p.written) for p in report.placements)
+    out(
+        f"placed {written} of {len(report.placements)} documents in {args.into}"
+        f"; admit them with 'workbench corpus admit {args.into}'\n"
+    )
+    return 0
+
+
+def cmd_admit(args: argparse.Namespace) -> int:
+    from workbench import corpus as corpus_mod
+
+    admission = corpus_mod.admit(args.dir, progress=progress())
+    existing: tuple[CatalogueRow, ...] = ()
+    if (args.corpus_dir / corpus_mod.CATALOGUE_NAME).is_file():
+        existing = corpus_mod.read_catalogue(args.corpus_dir)
+    merged = corpus_mod.merge_admission(existing, admission)
+    corpus_mod.write_catalogue(merged, args.corpus_dir)
+    kept = len(merged.rows) - len(admission.rows)
+    out(
+        f"admitted {len(admission.rows)} documents from {args.dir} into "
+        f"{args.corpus_dir / corpus_mod.CATALOGUE_NAME}"
+        + (f" (kept {kept} rows already catalogued)" if kept > 0 else "")
+        + f"; refused {len(merged.refusals)}\n"
+    )
+    list_refusals("refused", merged.refusals)
+    if not admission.rows:
+        out(f"no document admitted from {args.dir}\n")
+        return 1
+    return exit_for_refusals(merged.refusals)
+
+
+def cmd_fetch(args: argparse.Namespace) -> int:
+    from workbench import corpus as corpus_mod
+
+    mirror = args.mirror
+    if mirror is not None and not mirror.is_dir():
+        raise FileNotFoundError(f"{mirror}: mirror folder does not exist")
+    rows = corpus_mod.read_catalogue(args.corpus_dir)
+    report = corpus_mod.fetch(
+        rows, args.store, mirror=mirror, url_template=args.mirror_url, progress=progress()
+    )
+    refused = corpus_mod.read_refused(args.corpus_dir)
+    extra = corpus_mod.fetch(
+        refused,
+        args.refused_store,
+        mirror=mirror,
+        url_template=args.mirror_url,
+        progress=progress(),
+    )
+    out(
+        f"fetched {len(report.copied)}, already held {len(report.held)}, failed {len(report.failed)} "
+        f"into {args.store}; refused documents kept for re-checking admission in {args.refused_store}: "
+        f"{len(extra.copied) + len(extra.held)}\n"
+    )
+    return list_refusals("failed", report.failed + extra.failed)
+
+
+def cmd_verify_store(args: argparse.Namespace) -> int:
+    from workbench import corpus as corpus_mod
+    from workbench.store import Workspace, ingest
+
+    rows = corpus_mod.read_catalogue(args.corpus_dir)
+    problems = corpus_mod.verify_store(rows, args.store, progress=progress())
+    out(
+        f"catalogue checksum ok; {len(rows) - len(problems)} of {len(rows)} held files match the catalogue\n"
+    )
+    failed = list_refusals("problems", problems)
+    if args.reextract:
+        with Workspace(args.workspace) as workspace:
+            report = ingest(workspace, rows, args.store, progress=progress(), reextract=True)
+        out(
+            f"re-extracted {len(report.added) + len(report.unchanged)} versions: "
+            f"{len(report.unchanged)} give their held text hash, {len(report.added)} were not held "
+            f"yet (now held)\n"
+        )
+        failed = max(failed, list_refusals("re-extraction refused", report.refused))
+    return failed
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from workbench import corpus as corpus_mod
+    from workbench.store import Workspace, ingest
+
+    rows = corpus_mod.read_catalogue(args.corpus_dir)
+    with Workspace(args.workspace) as workspace:
+        report = ingest(workspace, rows, args.store, progress=progress())
+        held = workspace.count()
+    out(
+        f"ingested {len(report.added)} new, {len(report.unchanged)} already held "
+        f"({held} versions in {args.workspace})"
+        + (f"; awaiting an extractor: {len(report.awaiting)}" if report.awaiting else "")
+        + "\n"
+    )
+    return list_refusals("refused", report.refused)
+
+
+def cmd_families(args: argparse.Namespace) -> int:
+    from workbench.store import Workspace, families_as_json
+
+    with Workspace(args.workspace) as workspace:
+        rows = families_as_json(workspace.versions()) if workspace.count() else []
+    if args.json:
+        print_json(rows)
+        return 0
+    if not rows:
+        out(f"no version is held in {args.workspace}; see 'workbench ingest'\n")
+        return 0
+    for row in rows:
+        out(
+            f"{row['jurisdiction']:<20} {row['family']:<48} {row['versions']:>3} versions  "
+            f"{', '.join(row['formats'])}\n"
+        )
+    return 0
+
+
+def cmd_versions(args: argparse.Namespace) -> int:
+    from workbench.store import Workspace, versions_as_json
+
+    with Workspace(args.workspace) as workspace:
+        rows = versions_as_json(workspace.versions(args.family), workspace.filing_dates())
+    if args.json:
+        print_json(rows)
+        return 0
+    for row in rows:
+        pages = f"{row['pages']} pages, " if row["pages"] else ""
+        out(
+            f"{row['order']:>3}  {row['version_id']}  {row['date'] or '-'}  "
+            f"{pages}{row['text_length']} characters  {row['label']}\n"
+        )
+    return 0
+
+
+def add_commands(commands: Any) -> None:
+    corpus = commands.add_parser(
+        "corpus",
+        help="add, admit, fetch and verify the catalogued corpus",
+        description="Add your own files, admit a mirror folder, fetch catalogued bytes, "
+        "re-verify them.",
+    )
+    corpus_commands = corpus.add_subparsers(dest="corpus_command", required=True, metavar="COMMAND")
+    add = corpus_commands.add_parser(
+        "add",
+        help="place your own files in mirror layout and write their provenance",
+        description="Copy each FILE to DIR/J/F/<name> and write <name>.provenance.json beside "
+        "it: sha256, bytes, format (media type sniffed from the bytes), the mirror's git blob "
+        "and retrieved_at are computed. Say where the bytes come from (--url and/or --mirror) "
+        "and whether they are the issuer's own (--official) or a transcription "
+        "(--transcription); there is no default. Or give every file's facts in a CSV manifest "
+        "(--from-csv). Everything is checked before anything is written; a file or provenance "
+        "already there with other content is refused (exit 1); the same again writes nothing. "
+        "Then run 'workbench corpus admit DIR'.",
+    )
+    add.add_argument(
+        "files", nargs="*", type=arguments.document, metavar="FILE", help="documents to add"
+    )
+    add.add_argument(
+        "--into", type=arguments.out_folder, required=True, metavar="DIR", help="mirror folder"
+    )
+    add.add_argument("--jurisdiction", metavar="J", help="folder and field, e.g. us-dc")
+    add.add_argument("--family", metavar="F", help="document family folder, e.g. dc-code-34-306")
+    add.add_argument("--url", metavar="URL", help="the issuer's http(s) URL for the artefact")
+    add.add_argument(
+        "--mirror",
+        metavar="REPO@COMMIT:PATH",
+        help="where these exact bytes are held: owner/name@<40-hex commit>:<path in the repo>; "
+        "a path ending in '/' is the folder holding the FILEs (each file's name is appended)",
+    )
+    faithful = add.add_mutually_exclusive_group()
+    faithful.add_argument(
+        "--official",
+        dest="official",
+        action="store_const",
+        const=True,
+        help="the bytes are the issuer's official artefact (admitted)",
+    )
+    faithful.add_argument(
+        "--transcription",
+        dest="official",
+        action="store_const",
+        const=False,
+        help="the bytes are not byte-faithful to the official filing (refused at admission)",
+    )
+    add.add_argument(
+        "--order",
+        type=int,
+        metavar="N",
+        help="version_order of the first FILE; the next get N+1, ... (default: 1)",
+    )
+    add.add_argument("--label", metavar="L", help="version label, e.g. '-04' or 'as introduced'")
+    add.add_argument("--date", metavar="YYYY-MM-DD", help="filing or issue date")
+    add.add_argument("--issuer", metavar="NAME", help="filer or issuer")
+    add.add_argument("--docket", metavar="D", help="docket or bill")
+    add.add_argument(
+        "--line-numbered", action="store_true", help="the text carries gutter line numbers"
+    )
+    add.add_argument(
+        "--from-csv",
+        type=arguments.lines,
+        metavar="MANIFEST",
+        help="CSV with one row per file; columns file, jurisdiction, family, url, mirror, "
+        "official, order, label, date, issuer, docket, line_numbered (file relative to the CSV)",
+    )
+    add.set_defaults(func=cmd_add)
+
+    admit = corpus_commands.add_parser(
+        "admit",
+        help="admit a mirror folder into the catalogue, listing refusals",
+        description="Read every <jurisdiction>/<family>/<file> and its .provenance.json "
+        "under DIR, check hashes, write the catalogue. Exit 0 if every refusal is one the "
+        "policy requires (transcriptions); 1 if anything else was refused or nothing was "
+        "admitted.",
+    )
+    admit.add_argument(
+        "dir",
+        type=arguments.folder,
+        metavar="DIR",
+        help="mirror folder in <jurisdiction>/<family>/<file> layout",
+    )
+    path_options(admit, written=("corpus-dir",))
+    admit.set_defaults(func=cmd_admit)
+
+    fetch = corpus_commands.add_parser(
+        "fetch",
+        help="bring catalogued bytes into the store, hash-checked",
+        description="Copy (or, with no --mirror, download from each row's mirror URL) "
+        "every catalogued file into the store, checking SHA-256. A mismatch never "
+        "replaces a held file.",
+    )
+    fetch.add_argument(
+        "--mirror",
+        type=arguments.folder,
+        default=None,
+        help="local mirror folder to copy from instead of downloading",
+    )
+    fetch.add_argument(
+        "--mirror-url",
+        default=os.environ.get("WORKBENCH_MIRROR_URL", MIRROR_URL),
+        metavar="TEMPLATE",
+        help="download URL template with {repo}, {commit} and {path} "
+        "(default: $WORKBENCH_MIRROR_URL or %(default)s)",
+    )
+    fetch.add_argument(
+        "--refused-store",
+        type=arguments.out_folder,
+        default=Path("corpus/refused"),
+        help="folder for refused documents kept to re-check admission (default: corpus/refused)",
+    )
+    path_options(fetch, store=True, written=("store",))
+    fetch.set_defaults(func=cmd_fetch)
+
+    verify = corpus_commands.add_parser(
+        "verify",
+        help="re-hash everything held against the catalogue",
+        description="Check the catalogue's own checksum, then re-hash every held file. With "
+        "--reextract, also run every extractor again on the held bytes and check that each version's "
+        "text hash equals the one the workspace holds (a difference is refused, nothing replaced).",
+    )
+    path_options(verify, store=True, workspace=True)
+    verify.add_argument(
+        "--reextract",
+        action="store_true",
+        help="re-run every extractor and check the text hashes against the workspace",
+    )
+    verify.set_defaults(func=cmd_verify_store)
+
+    ingest_p = commands.add_parser(
+        "ingest",
+        help="extract and hold every catalogued version (idempotent)",
+        description="Extract every catalogued, held file into the workspace. Identical bytes "
+        "write nothing; a changed version id is refused. PDFs await their extractor.",
+    )
+    path_options(ingest_p, workspace=True, store=True)
+    ingest_p.set_defaults(func=cmd_ingest)
+
+    families = commands.add_parser(
+        "families",
+        help="the held families, to name them in other commands",
+        description="List every held family: jurisdiction, family, versions held and formats.",
+    )
+    families.add_argument("--json", action="store_true", help="print the list as JSON")
+    path_options(families, workspace=True)
+    families.set_defaults(func=cmd_families)
+
+    versions = commands.add_parser(
+        "versions",
+        help="the held versions of one family, to name them in other commands",
+        description="List a family's held versions in version order: version id, order, filing "
+        "date, pages (PDF), text length and label.",
+    )
+    versions.add_argument("family", metavar="FAMILY", help="a family name, as `families` lists it")
+    versions.add_argument("--json", action="store_true", help="print the list as JSON")
+    path_options(versions, workspace=True)
+    versions.set_defaults(func=cmd_versions)

@@ -1,0 +1,281 @@
+"""Note commands: grade a note, check its quotes in a separate process, its runs in the ledger, the
+census of a notes folder, and a source report's quotes register.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from workbench.cli import arguments
+from workbench.cli.common import ledger_option, out, path_options, print_json
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    from workbench import claims
+
+    note = claims.parse_note(args.note)
+    catalogue = claims.catalogue_index(args.corpus_dir)
+    with claims.Ledger(args.ledger) as ledger:
+        grade = claims.grade_note(note, catalogue, ledger.runs(claims.note_key(args.note)))
+    if args.json:
+        print_json(
+            {
+                "note": str(grade.note),
+                "grade": grade.grade,
+                "pointer": grade.pointer,
+                "backing_run": grade.backing_run,
+                "evidence_missing": list(grade.evidence_missing),
+                "why": list(grade.why),
+            }
+        )
+        return 0
+    out(f"{args.note}: {grade.grade}\n" + "".join(f"  {line}\n" for line in grade.why))
+    return 0
+
+
+def _check_lines(report: Any) -> str:
+    run = report.run
+    head = f"{report.note}: {run.outcome} against {run.document} (run {run.run})"
+    if report.pointer_after != report.pointer_before:
+        head += (
+            f"; pointer set to {report.pointer_after}"
+            if report.pointer_after
+            else f"; pointer {report.pointer_before} cleared"
+        )
+    lines = [head]
+    if run.outcome == "checksum_mismatch":
+        lines.append(f"  held sha256 {run.document_sha256} does not match the catalogue")
+    for q in run.missing:
+        excerpt = " ".join(q["quote"].split())
+        route = f" via the {q['route']} route of {q['report']}" if "route" in q else ""
+        lines.append(f"  {q['status']}: line {q['line']}: {excerpt!r} ({q['locator']}){route}")
+    return "".join(line + "\n" for line in lines)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from workbench import claims
+    from workbench.errors import NoteError
+
+    if (args.note is None) == (args.all is None):
+        raise NoteError("check: give one NOTE or --all DIR")
+    if args.all is not None and args.against is not None:
+        raise NoteError("check: --against goes with one NOTE, not with --all")
+    with claims.Ledger(args.ledger) as ledger:
+        if args.all is not None:
+            reports = claims.check_notes(
+                args.all, corpus_dir=args.corpus_dir, store=args.store, ledger=ledger
+            )
+        else:
+            reports = (
+                claims.check_note(
+                    args.note,
+                    against=args.against,
+                    corpus_dir=args.corpus_dir,
+                    store=args.store,
+                    ledger=ledger,
+                ),
+            )
+    for report in reports:
+        out(_check_lines(report))
+    failed = sum(not r.confirmed for r in reports)
+    if args.all is not None:
+        out(f"{len(reports)} notes checked: {len(reports) - failed} confirmed, {failed} not\n")
+    return 1 if failed else 0
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    from workbench import claims
+
+    with claims.Ledger(args.ledger) as ledger:
+        runs = ledger.runs(claims.note_key(args.note))
+    if args.json:
+        print_json([{f: getattr(r, f) for f in r.__dataclass_fields__} for r in runs])
+        return 0
+    for r in runs:
+        found = sum(q["status"] == "found" for q in r.quotes)
+        out(
+            f"run {r.run} {r.checked_at} {r.outcome}: {found}/{len(r.quotes)} quotes found in "
+            f"{r.document} (sha256 {r.document_sha256[:12]}); quotes sha256 {r.quotes_sha256[:12]}; "
+            f"checker pid {r.checker_pid} workbench {r.workbench_version} "
+            f"module {r.checker_sha256[:12]}\n"
+        )
+    out(f"{len(runs)} runs\n")
+    return 0
+
+
+def cmd_census(args: argparse.Namespace) -> int:
+    from workbench import claims
+
+    with claims.Ledger(args.ledger) as ledger:
+        result = claims.census(args.dir, corpus_dir=args.corpus_dir, ledger=ledger)
+    out("".join(line + "\n" for line in result.lines()))
+    return 0
+
+
+def cmd_quotes_new(args: argparse.Namespace) -> int:
+    from workbench import quotes
+
+    report = quotes.new_report(
+        args.folder, args.slug, args.source, corpus_dir=args.corpus_dir, store=args.store
+    )
+    out(
+        f"{report.path}: new source report of {report.canonical_source}; snapshot "
+        f"{report.snapshot_path} (sha256 {report.snapshot_sha256})\n"
+    )
+    return 0
+
+
+def cmd_quotes_add(args: argparse.Namespace) -> int:
+    from workbench import quotes
+
+    added = quotes.add_quote(args.report, args.extract, args.location)
+    excerpt = " ".join(added.text.split())
+    out(
+        f"{args.report}: line {added.line}: retained {excerpt[:80]!r} "
+        f"({quotes.LOCATION_LABEL} {added.location})\n"
+    )
+    return 0
+
+
+def cmd_quotes_validate(args: argparse.Namespace) -> int:
+    from workbench import quotes
+
+    failed = 0
+    for path in args.reports:
+        problems = quotes.validate_report(path, corpus_dir=args.corpus_dir)
+        if problems:
+            failed += 1
+            out("".join(f"{problem}\n" for problem in problems))
+        else:
+            report = quotes.parse_report(path)
+            held = len(report.extracts)
+            out(
+                f"{path}: valid: {held} source extract{'s' * (held != 1)}; snapshot "
+                f"{report.snapshot_path} matches (sha256 {report.snapshot_sha256[:12]})\n"
+            )
+    return 1 if failed else 0
+
+
+def cmd_quotes_snapshot(args: argparse.Namespace) -> int:
+    from workbench import quotes
+
+    done = quotes.write_snapshot(args.report, corpus_dir=args.corpus_dir, store=args.store)
+    said = "wrote" if done.written else "already holds the recorded bytes:"
+    out(f"{args.report}: {said} {done.path} (sha256 {done.sha256})\n")
+    return 0
+
+
+def add_commands(commands: Any) -> None:
+    grade_p = commands.add_parser(
+        "grade",
+        help="a note's grade (floor, middle, top) and why",
+        description="Read a note's grade off its header and the run ledger; nothing is stored.",
+    )
+    grade_p.add_argument("note", type=arguments.lines, metavar="NOTE")
+    grade_p.add_argument("--json", action="store_true", help="print the grade as JSON")
+    ledger_option(grade_p)
+    path_options(grade_p)
+    grade_p.set_defaults(func=cmd_grade)
+    check_p = commands.add_parser(
+        "check",
+        help="check a note's quotes in a separate process; set the pointer if all are found",
+        description="Spawn a checking process given only the note and the document: checksum "
+        "against the catalogue first, then every quote (normalized, exact, occurrence rule). "
+        "All found: the pointer is written and the run recorded. Any missing: no pointer, the "
+        "missing quotes listed, exit 1. Without --against, the note's pointer or document field "
+        "names the file (under --store).",
+    )
+    check_p.add_argument("note", nargs="?", type=arguments.lines, metavar="NOTE")
+    check_p.add_argument(
+        "--against", type=arguments.document, metavar="PATH", help="the held document's file"
+    )
+    check_p.add_argument(
+        "--all", type=arguments.folder, metavar="DIR", help="check every note in DIR"
+    )
+    ledger_option(check_p)
+    path_options(check_p, store=True)
+    check_p.set_defaults(func=cmd_check)
+    runs_p = commands.add_parser(
+        "runs",
+        help="a note's runs in the ledger",
+        description="List every recorded check of NOTE, oldest first.",
+    )
+    runs_p.add_argument("note", type=arguments.lines, metavar="NOTE")
+    runs_p.add_argument("--json", action="store_true", help="print the runs as JSON")
+    ledger_option(runs_p)
+    runs_p.set_defaults(func=cmd_runs)
+    census_p = commands.add_parser(
+        "census",
+        help="counts per grade and the staleness lines for a notes folder",
+        description="Grade every note in DIR from its header and the ledger: counts per grade, "
+        "top-grade notes missing an evidence field, middle-grade pointers with no recorded run "
+        "behind them (evidence missing). Gates nothing; exits 0.",
+    )
+    census_p.add_argument("dir", type=arguments.folder, metavar="DIR")
+    ledger_option(census_p)
+    path_options(census_p)
+    census_p.set_defaults(func=cmd_census)
+    quotes_p = commands.add_parser(
+        "quotes",
+        help="a source report's quotes register and its snapshot",
+        description="Keep the verbatim extracts a source report retains (notes/reports/"
+        "<slug>.ingest.md), each checked against the exact snapshot bytes the report records.",
+    )
+    quotes_commands = quotes_p.add_subparsers(
+        dest="quotes_command", required=True, metavar="COMMAND"
+    )
+    quotes_new = quotes_commands.add_parser(
+        "new",
+        help="write a report skeleton and its snapshot",
+        description="Write FOLDER/SLUG.ingest.md with an empty Quotes section, and its snapshot "
+        "FOLDER/.snapshots/SLUG.md built from the fetched, hash-checked document; the report "
+        "records the snapshot's SHA-256. Never overwrites a report.",
+    )
+    quotes_new.add_argument("slug", metavar="SLUG", help="lowercase letters, digits, . _ -")
+    quotes_new.add_argument(
+        "--source", required=True, metavar="CATALOGUE_PATH", help="the document's catalogue path"
+    )
+    quotes_new.add_argument(
+        "--folder",
+        type=arguments.out_folder,
+        default=Path("notes/reports"),
+        help="where the report goes (default: notes/reports)",
+    )
+    path_options(quotes_new, store=True)
+    quotes_new.set_defaults(func=cmd_quotes_new)
+    quotes_add = quotes_commands.add_parser(
+        "add",
+        help="retain one verbatim extract, found in the snapshot",
+        description="Read the report's snapshot (its SHA-256 and canonical source checked), "
+        "search the extract in it (normalized, exact), and append the extract and its location "
+        "at the end of the Quotes section, every other byte kept. A refused extract writes "
+        "nothing.",
+    )
+    quotes_add.add_argument("report", type=arguments.lines, metavar="REPORT")
+    quotes_add.add_argument("--extract", required=True, metavar="TEXT", help="the verbatim words")
+    quotes_add.add_argument(
+        "--location", required=True, metavar="TEXT", help="where they stand (one line)"
+    )
+    quotes_add.set_defaults(func=cmd_quotes_add)
+    quotes_validate = quotes_commands.add_parser(
+        "validate",
+        help="check reports' structure and that every extract is in the snapshot",
+        description="List every problem of each REPORT, one line each: structure, canonical "
+        "source against the catalogue, the snapshot (missing, unreadable or mismatched bytes "
+        "fail closed), each extract not found in it. Exit 1 on any problem.",
+    )
+    quotes_validate.add_argument("reports", nargs="+", type=arguments.lines, metavar="REPORT")
+    path_options(quotes_validate)
+    quotes_validate.set_defaults(func=cmd_quotes_validate)
+    quotes_snapshot = quotes_commands.add_parser(
+        "snapshot",
+        help="write a report's ignored snapshot from the fetched corpus",
+        description="Build REPORT's snapshot from the hash-checked corpus file and write it to "
+        ".snapshots/<slug>.md beside the report; refused if it would hash differently from the "
+        "recorded snapshot_sha256, which is never rewritten.",
+    )
+    quotes_snapshot.add_argument("report", type=arguments.lines, metavar="REPORT")
+    path_options(quotes_snapshot, store=True)
+    quotes_snapshot.set_defaults(func=cmd_quotes_snapshot)

@@ -1,0 +1,83 @@
+"""The search command: candidate passages for a quote or paraphrase, never evidence."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from workbench.cli.common import out, own_profiles, path_options, print_json, profiles_option
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from workbench import search as search_mod
+    from workbench.errors import SearchQueryError
+    from workbench.store import Workspace
+
+    if args.query is None and not args.reindex:
+        raise SearchQueryError("query: missing; give QUERY, or --reindex to build the index only")
+    with Workspace(args.workspace) as workspace:
+        own = own_profiles(args)
+        if args.reindex:
+            built = search_mod.build_index(workspace, own)
+            if not args.json:
+                out(
+                    f"search index built in {args.workspace}: {built.texts} distinct texts, "
+                    f"{built.passages} passages\n"
+                )
+        if args.query is None:
+            return 0
+        scope = search_mod.SearchScope(
+            workspace=workspace, jurisdiction=args.jurisdiction, family=args.family, profiles=own
+        )
+        result = search_mod.find_candidates(args.query, scope, args.k)
+        texts = {v: workspace.version(v).text for v in {c.version_id for c in result.candidates}}
+    passages = [texts[c.version_id][c.char_start : c.char_end] for c in result.candidates]
+    if args.json:
+        print_json(
+            {
+                "query": result.query,
+                "path": result.path,
+                "index": {"state": result.index.state, "reason": result.index.reason},
+                "note": result.note,
+                "candidates": [
+                    search_mod.candidate_as_json(c, text)
+                    for c, text in zip(result.candidates, passages, strict=True)
+                ],
+            }
+        )
+        return 0
+    out(f"{result.note}; candidates are never evidence: verify a quote before citing it\n")
+    for c, text in zip(result.candidates, passages, strict=True):
+        snippet = " ".join(text.split())[:80]
+        out(
+            f"{c.score:6.1f} {c.match:<9} {c.version_id} [{c.char_start}, {c.char_end}) "
+            f"label={c.section_label or '-'}  {snippet}\n"
+        )
+    return 0
+
+
+def add_commands(commands: Any) -> None:
+    search = commands.add_parser(
+        "search",
+        help="candidate passages for a query, never evidence",
+        description="Suggest passages where QUERY (a quote or a paraphrase) might be found. "
+        "Every passage that contains the query after normalization is listed, then the best "
+        "rapidfuzz-ranked others up to -k. Candidates are never evidence; verify quotes. A missing "
+        "or stale index falls back to a full scan and says so.",
+    )
+    search.add_argument("query", nargs="?", metavar="QUERY", help="text to look for")
+    search.add_argument("--jurisdiction", metavar="J", help="only versions of this jurisdiction")
+    search.add_argument("--family", metavar="F", help="only versions of this document family")
+    search.add_argument(
+        "-k",
+        type=int,
+        default=10,
+        help="candidates wanted (default: 10; substring ones can add more)",
+    )
+    search.add_argument(
+        "--reindex", action="store_true", help="build (or rebuild) the search index first"
+    )
+    search.add_argument("--json", action="store_true", help="print the result as JSON")
+    path_options(search, workspace=True)
+    profiles_option(search)
+    search.set_defaults(func=cmd_search)
