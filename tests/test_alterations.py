@@ -5,6 +5,7 @@ the hostile marks; through the library, our JSON and `workbench verify --alterat
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from workbench.cite import Citation, verify_citations
 from workbench.cite.alterations import ALTERATION_REASONS, AlteredVerification, read_marks
 from workbench.cite.formats import read_citations
+from workbench.cite.probes import corruption_probes
 from workbench.cli import main
 from workbench.store import Workspace
 
@@ -231,3 +233,31 @@ def test_our_json_and_the_command_line(
     printed = capsys.readouterr().out
     assert "alteration: omission ... stands for" in printed
     assert "qualifier inside an omission, left out of it: 'not'" in printed
+
+
+def test_altered_quote_probes_are_right_for_the_right_reason(workspace: Workspace) -> None:
+    """The corruption suite's altered quotes, built from real spans without the verifier, on one
+    version of each format: every one gets the outcome its construction says."""
+    chosen = {}
+    for version in workspace.versions():
+        chosen.setdefault(version.media_type, version)
+    probes = [
+        p
+        for p in corruption_probes(chosen.values(), seed=5, per_version=3)
+        if p.kind.startswith("altered")
+    ]
+    results = verify_citations(workspace, [p.citation for p in probes])
+    wrong = [
+        (p.kind, p.expected, r.reason, r.detail)
+        for p, r in zip(probes, results, strict=True)
+        if (r.reason or "verified") != p.expected
+    ]
+    assert not wrong, wrong[:5]
+    kinds = Counter(p.kind for p in probes)
+    assert set(kinds) == {
+        "altered, middle omitted",
+        "altered, bracket between two words",
+        "altered, first letter bracketed",
+        "altered, fragments out of order",
+        "altered, fragment from outside the span",
+    }, kinds

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Literal
 
 from workbench.cite.formats import CitationLine
@@ -164,9 +164,10 @@ def read_marks(quote: str) -> MarkedQuote | str:
     return MarkedQuote(fragments=tuple(fragments), gaps=tuple(gaps))
 
 
-def decide_altered(held: HeldText, citation: Citation) -> Verification:
+def decide_altered(held: HeldText, citation: Citation) -> AlteredVerification:
     """The verdict on a citation with alterations on, against the version text `held`, by the
-    module's rule in its order; a quote with no mark is decided by `decide` as it stands."""
+    module's rule in its order; a quote with no mark is decided by `decide` as it stands (its
+    verdict carries no fragments and no alterations)."""
     index = held.index
     start, end = citation.char_start, citation.char_end
     spanned = (
@@ -180,7 +181,8 @@ def decide_altered(held: HeldText, citation: Citation) -> Verification:
     unmarked = isinstance(marked, MarkedQuote) and marked.gaps == (None, None)
     if not spanned or unmarked:
         # The rule refuses a citation it cannot slice; an unmarked quote is the rule's alone.
-        return decide(held, citation)
+        plain = decide(held, citation)
+        return AlteredVerification(**{f.name: getattr(plain, f.name) for f in fields(plain)})
     assert index is not None
     actual = index.text[start:end]
     # 1. The cited span as a quote of itself.
