@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from workbench.cite.index import DELETABLE, SourceIndex, source_index
-from workbench.cite.verify import Citation, Verification, occurrence_hits, verify_citations
+from workbench.cite.index import DELETABLE, SourceIndex, occurrence_hits, source_index
+from workbench.cite.verify import Citation, Verification, verify_citations
 from workbench.errors import CitationError, CorpusChanged
 from workbench.models import Version
 from workbench.normalize import normalized_text
