@@ -19,7 +19,8 @@ The diff is asked three questions of every change it reports that is not `unchan
 It is also asked whether every manifest edit was found (each of its expected changes reported with
 the same kind and passage spans) and whether every non-edit (bytes differ, text does not: a soft
 hyphen, a ligature) was left unchanged. The verifier is scored on probes whose right outcome the
-manifest decides, never the verifier: honest quotes, offsets shifted, a numeral changed, a removed
+manifest decides, never the verifier: honest quotes, offsets shifted, the same quotes with marked
+alterations built from their own words (`cite.probes.altered_quotes`), a numeral changed, a removed
 qualifier quoted as present, and the thrice-repeated boilerplate cited with no occurrence, the
 right one and a wrong one.
 
@@ -33,13 +34,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from workbench.cite import Citation, verify_citation
-from workbench.cite.probes import occurrence_probes, shifted_probes
+from workbench.cite.probes import altered_quotes, occurrence_probes, shifted_probes
 from workbench.diff import diff_versions, pairing_is_uncertain
 from workbench.errors import EvalManifestError
 from workbench.extract import extract
@@ -389,6 +390,11 @@ def probe_set(demo: DemoCorpus) -> list[tuple[str, Citation, str]]:
         out.append((f"honest quote ({q['note']})", cite(start, end, q["quoted_text"]), "verified"))
         shifted = shifted_probes(partial(cite, quote=q["quoted_text"]), text, start, end)
         out += [(p.kind, p.citation, p.expected) for p in shifted]
+        # Marked alterations built from the quote's own words (cite.probes: no verifier asked).
+        out += [
+            (kind, replace(cite(start, end, altered), alterations=True), expected)
+            for kind, altered, expected in altered_quotes(text, start, end)
+        ]
     # A numeral changed: each version's cost floor quoted with the other version's number.
     old, new = by_note["the cost floor as v1 states it"], by_note["the cost floor as v2 states it"]
     for q, other in ((old, new), (new, old)):

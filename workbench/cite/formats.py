@@ -2,8 +2,11 @@
 
 Three input formats, each JSON Lines (one citation per line; blank lines are skipped):
 
-* `workbench`: `{"version_id", "char_start", "char_end", "quoted_text", "occurrence"?, "page"?}`;
-  `page` (1-based, as a reader counts a PDF's pages) claims the span lies on that page;
+* `workbench`: `{"version_id", "char_start", "char_end", "quoted_text", "occurrence"?, "page"?,
+  "alterations"?, "section"?}`; `page` (1-based, as a reader counts a PDF's pages) claims the span
+  lies on that page; `alterations` (a boolean, default false) reads the quote's marked omissions
+  and bracketed insertions (`cite.alterations`); `section` (a label such as `(b)(2)` or `R2.1`)
+  claims the span lies in that section (`cite.pincites`);
 * `w3c`: a Web Annotation whose one target has a `source` naming the version id (a string, or an
   object with `id` and optionally our `text_sha256`) and a `selector` list holding a
   TextPositionSelector (`start`, `end`) and a TextQuoteSelector (`exact`, `prefix`?, `suffix`?);
@@ -44,7 +47,16 @@ Format = Literal["workbench", "w3c", "anthropic"]
 FORMATS: tuple[Format, ...] = ("workbench", "w3c", "anthropic")
 MAX_LINE_BYTES = 4 * 1024 * 1024
 W3C_CONTEXT = "http://www.w3.org/ns/anno.jsonld"
-_WORKBENCH_FIELDS = ("version_id", "char_start", "char_end", "quoted_text", "occurrence", "page")
+_WORKBENCH_FIELDS = (
+    "version_id",
+    "char_start",
+    "char_end",
+    "quoted_text",
+    "occurrence",
+    "page",
+    "alterations",
+    "section",
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -128,12 +140,17 @@ def _workbench(record: dict[str, Any]) -> Citation:
             f"field {unknown[0]!r}: unknown field (expected {', '.join(_WORKBENCH_FIELDS)})"
         )
     occurrence = record.get("occurrence")
+    altered = record.get("alterations", False)
+    if type(altered) is not bool:
+        raise _LineError(f"field 'alterations': expected true or false, got {_kind(altered)}")
     return Citation(
         version_id=_string(record, "version_id", "version_id"),
         char_start=_offset(record, "char_start", "char_start"),
         char_end=_offset(record, "char_end", "char_end"),
         quoted_text=_string(record, "quoted_text", "quoted_text"),
         occurrence=occurrence,
+        alterations=altered,
+        section=_string(record, "section", "section") if "section" in record else None,
     )
 
 
@@ -430,7 +447,35 @@ def verification_as_json(
             {"word": q.word, "char_start": q.char_start, "char_end": q.char_end, "side": q.side}
             for q in verification.qualifiers
         ],
+        **_asked_for(verification),
     }
+
+
+def _asked_for(verification: Verification) -> dict[str, Any]:
+    """The keys a citation's own requests add to its verdict's JSON: `section` when it names one;
+    `alterations` (each gap's kind, marks, bracketed text, raw span and source text) and
+    `fragments` (raw spans) when it has alterations on."""
+    from workbench.cite.alterations import AlteredVerification
+
+    citation = verification.citation
+    added: dict[str, Any] = {}
+    if citation.section is not None:
+        added["section"] = citation.section
+    if citation.alterations:
+        altered = verification if isinstance(verification, AlteredVerification) else None
+        added["fragments"] = [list(span) for span in altered.fragments] if altered else []
+        added["alterations"] = [
+            {
+                "kind": a.kind,
+                "marks": list(a.marks),
+                "inserted": a.inserted,
+                "char_start": a.char_start,
+                "char_end": a.char_end,
+                "source_text": a.source_text,
+            }
+            for a in (altered.alterations if altered else ())
+        ]
+    return added
 
 
 def verification_text(
@@ -441,7 +486,8 @@ def verification_text(
     named: PageRange | None = None,
 ) -> str:
     """One verdict as `workbench verify` prints it: an outcome line (with ` p. N` or ` pp. N-M`
-    where the span lies in a PDF, and the pages the line named), then one line per qualifier."""
+    where the span lies in a PDF, and the pages the line named), then one line per alteration of
+    an altered quote, then one line per qualifier."""
     c = verification.citation
     where = f"{c.version_id} [{c.char_start}, {c.char_end})"
     if spanned is not None:
@@ -457,9 +503,15 @@ def verification_text(
         f"line {line}: {verification.outcome}{reason}: {where}: {verification.detail}; "
         f"text at offsets: {json.dumps(verification.actual_text, ensure_ascii=False)}\n"
     ]
+    shape = _asked_for(verification)
     out += [
-        f"  qualifier {q.side} the quote, left out of it: {q.word!r} at "
-        f"[{q.char_start}, {q.char_end})\n"
+        f"  alteration: {a['kind']} {' '.join(a['marks'])} stands for [{a['char_start']}, "
+        f"{a['char_end']}): {json.dumps(a['source_text'], ensure_ascii=False)}\n"
+        for a in shape.get("alterations", ())
+    ]
+    out += [
+        f"  qualifier {'inside an omission' if q.side == 'omitted' else q.side + ' the quote'}, "
+        f"left out of it: {q.word!r} at [{q.char_start}, {q.char_end})\n"
         for q in verification.qualifiers
     ]
     return "".join(out)

@@ -42,6 +42,7 @@ _SUPERSCRIPTS = {
 _PLAIN = {v: k for k, v in _SUPERSCRIPTS.items()}
 _EDGE = re.compile(r"[A-Za-z0-9.,;:()]")
 _WORD = re.compile(r"[^\W_]+")
+_MARKS = re.compile(r"\.\.\.|\. \. \.|…|[\[\]]")
 _CONJUNCTIONS = frozenset({"and", "or", "nor", "to", "und", "oder", "bis"})
 
 
@@ -122,7 +123,12 @@ def corruption_probes(
         skel = skeleton(folded.text)
 
         def cite(
-            start: int, end: int, quote: str, occurrence: int | None = None, vid: str = vid
+            start: int,
+            end: int,
+            quote: str,
+            occurrence: int | None = None,
+            vid: str = vid,
+            altered: bool = False,
         ) -> Citation:
             return Citation(
                 version_id=vid,
@@ -130,6 +136,7 @@ def corruption_probes(
                 char_end=end,
                 quoted_text=quote,
                 occurrence=occurrence,
+                alterations=altered,
             )
 
         passages = segment(vid, text)
@@ -165,6 +172,12 @@ def corruption_probes(
             probes.append(
                 Probe(kind="honest quote", citation=cite(start, end, quote), expected="verified")
             )
+            probes += [
+                Probe(
+                    kind=kind, citation=cite(start, end, altered, altered=True), expected=expected
+                )
+                for kind, altered, expected in altered_quotes(text, start, end)
+            ]
             probes += shifted_probes(partial(cite, quote=quote), text, start, end)
             digits = [i for i, ch in enumerate(quote) if ch.isdigit() and ch.isascii()]
             if digits:
@@ -242,6 +255,52 @@ def corruption_probes(
                 )
             )
     return probes
+
+
+def altered_quotes(text: str, start: int, end: int) -> list[tuple[str, str, str]]:
+    """(kind, altered quote, expected) for a span whose text the version holds once, built from
+    its words alone: a middle omitted and a first letter bracketed (verified), its first and last
+    words quoted in the reverse order between ellipses (`fragment_out_of_order`, when each occurs
+    once in the span), a bracket put between its first two words (`bracket_over_nothing`), and
+    the words just after the span quoted inside it (`fragment_not_found`, when the span does not
+    hold them under any reading: checked on the skeleton, which can only over-find)."""
+    words = normalized_text(text[start:end]).strip(" ").split(" ")
+    if len(words) < 6 or _MARKS.search(" ".join(words)):
+        return []  # the span's own text holds what would read as a mark
+    head, tail = " ".join(words[:2]), " ".join(words[-2:])
+    out = [
+        ("altered, middle omitted", f"{head} … {tail}", "verified"),
+        (
+            "altered, bracket between two words",
+            f"{words[0]} [such] {' '.join(words[1:])}",
+            "bracket_over_nothing",
+        ),
+    ]
+    first = words[0]
+    if first[0].isalpha() and first[0].swapcase() != first[0]:
+        out.append(
+            (
+                "altered, first letter bracketed",
+                f"[{first[0].swapcase()}]{' '.join(words)[1:]}",
+                "verified",
+            )
+        )
+    body = " ".join(words)
+    if body.count(head) == 1 and body.count(tail) == 1 and len(head) + len(tail) < len(body):
+        out.append(
+            ("altered, fragments out of order", f"… {tail} … {head} …", "fragment_out_of_order")
+        )
+    after = normalized_text(text[end : end + 40]).strip(" ").split(" ")[:3]
+    outside = " ".join(after)
+    if len(outside) >= 8 and not _MARKS.search(outside) and skeleton(outside) not in skeleton(body):
+        out.append(
+            (
+                "altered, fragment from outside the span",
+                f"{head} … {outside} … {tail}",
+                "fragment_not_found",
+            )
+        )
+    return out
 
 
 def _whole_word(text: str, word: str) -> bool:

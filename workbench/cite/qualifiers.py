@@ -1,8 +1,9 @@
 """The qualifier scan: a negation or condition the quote leaves out (DESIGN.md C6, C17).
 
-A verified quote may stop just before an `unless` or start just after a `not`; the verdict still
-stands (the words are at their place), but the reader is shown the qualifier beside it, with its
-raw offsets. The scan reads the version's normalized text once, by two regular expressions (the
+A verified quote may stop just before an `unless` or start just after a `not`, or (quoted with a
+marked omission) leave one out in the middle; the verdict still stands (the words are at their
+place), but the reader is shown the qualifier beside it or inside the omission, with its raw
+offsets. The scan reads the version's normalized text once, by two regular expressions (the
 qualifier words and the sentence ends), and keeps the result with the version's cached index;
 each quote then costs a few binary searches. The guarantee: the scan only flags, it never changes
 a verdict, and it flags exactly the words its rule (`qualifiers_near`) names.
@@ -70,7 +71,7 @@ class QualifierFlag:
     word: str  # as normalized, e.g. "unless", "provided, however, that"
     char_start: int
     char_end: int
-    side: Literal["before", "after"]
+    side: Literal["before", "after", "omitted"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -162,3 +163,20 @@ def qualifiers_near(index: SourceIndex, start: int, end: int) -> tuple[Qualifier
                 )
             )
     return tuple(flags)
+
+
+def qualifiers_inside(index: SourceIndex, start: int, end: int) -> tuple[QualifierFlag, ...]:
+    """The qualifier words (the words of `qualifiers_near`) lying wholly inside normalized
+    `[start, end)` of `index`'s text, as whole words of that text, ordered by offset; side
+    `omitted`. The alteration rule calls it on the text a marked omission or a bracket left out."""
+    found = _qualifier_pass(index)
+    raw_span = index.normalized.raw_span
+    first = bisect_left(found.starts, start)
+    return tuple(
+        QualifierFlag(word=word, char_start=s, char_end=e, side="omitted")
+        for word, word_end, (s, e) in (
+            (found.words[k], found.ends[k], raw_span(found.starts[k], found.ends[k]))
+            for k in range(first, bisect_left(found.starts, end))
+        )
+        if word_end <= end
+    )

@@ -69,6 +69,9 @@ class Citation:
     `occurrence` (1-based) names which occurrence of the quote the claim relied on. `prefix` and
     `suffix` (from a W3C TextQuoteSelector) name it by its surroundings instead. `text_sha256`, when
     the producer recorded it (our W3C export does), is the text the citation was made against.
+    `alterations` reads the quote's marked omissions and bracketed insertions (`cite.alterations`);
+    `section` names the section the quote must lie in, read through the version's numbering
+    profile (`cite.pincites`).
     """
 
     version_id: str
@@ -79,6 +82,8 @@ class Citation:
     prefix: str | None = None
     suffix: str | None = None
     text_sha256: str | None = None
+    alterations: bool = False
+    section: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -386,13 +391,29 @@ def verify_citation(citation: Citation, source_text: str) -> Verification:
 
 
 def verify_indexed(index: SourceIndex, citation: Citation) -> Verification:
-    """Verify `citation` against an indexed text whose hash the caller has already checked."""
+    """Verify `citation` against an indexed text whose hash the caller has already checked. A
+    citation naming a section raises `CitationError`: its section is read through the held
+    version's profile, so it goes through `verify_for_version`."""
+    if citation.section is not None:
+        raise CitationError(
+            f"{citation.version_id!r}: a citation naming a section is verified against its held "
+            "version (verify_for_version), whose numbering profile reads the section"
+        )
     held = HeldText(
         version_id=citation.version_id,
         recorded_sha256=index.text_sha256,
         stored_sha256=index.text_sha256,
         index=index,
     )
+    return _decided(held, citation)
+
+
+def _decided(held: HeldText, citation: Citation) -> Verification:
+    """`decide`, or the alteration rule (which calls it) for a citation with alterations on."""
+    if citation.alterations:
+        from workbench.cite.alterations import decide_altered
+
+        return decide_altered(held, citation)
     return decide(held, citation)
 
 
@@ -419,7 +440,12 @@ def verify_citations(
     for version_id, positions in groups.items():
         held = held_text(workspace, version_id)
         for i in positions:
-            verdicts[i] = decide(held, citations[i])
+            verdict = _decided(held, citations[i])
+            if citations[i].section is not None:
+                from workbench.cite.pincites import check_section
+
+                verdict = check_section(workspace, verdict)
+            verdicts[i] = verdict
     return tuple(v for v in verdicts if v is not None)
 
 

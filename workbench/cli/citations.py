@@ -31,6 +31,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from workbench.store import Workspace
 
     lines = _citation_lines(args)
+    if args.alterations:
+        from workbench.cite.alterations import with_alterations
+
+        lines = with_alterations(lines)
     with Workspace(args.workspace) as workspace:
         results = verify_lines(workspace, lines)
         spanned = verdict_pages(workspace, results)
@@ -186,6 +190,13 @@ def add_commands(commands: Any) -> None:
         type=arguments.text,
         default=None,
         help="for --format anthropic: JSON array of version ids in document_index order",
+    )
+    verify_p.add_argument(
+        "--alterations",
+        action="store_true",
+        help="read every quote's marked omissions (..., . . ., …) and bracketed insertions "
+        "([T]he) and verify it fragment by fragment, as the citation's own "
+        '"alterations": true does (default: a quote is compared as it stands)',
     )
     verify_p.add_argument(
         "--json", action="store_true", help="print one JSON object per input line"

@@ -1,0 +1,179 @@
+"""Pincites: a citation may name the section its quote lies in, read through the version's own
+numbering.
+
+A citation's `section` is a label as a reader writes it: `(b)(2)` of a D.C. Code section,
+`§ 34-1432(b)`, a NERC requirement `R2` or its part `R2.1`, an IETF `4.2`. It is read through the
+numbering profile of the version's jurisdiction (`workbench.profiles`, C15), and the version's
+numbering is read by the structure parser (`structure.parse_structure`: an XML version's marks, any
+other text's lines through the same profile), which gives every numbered unit its label path and
+its raw extent. The rule never guesses a section from the words: the guarantee is that a verified
+citation naming a section lies, offsets and all, inside a unit of the version's own numbering
+whose path ends with the labels named, and nothing else passes.
+
+Reading a label, left to right, white space skipped. First the shorthand: right after a label
+ending in a number N, with no white space between, a piece of digits and dots (`.1`, or `1.2` after
+`R1.`) names the dotted part `N.1` (`1.1.2`) beneath it, as NERC writes Part 1.1.2 of Requirement
+R1 `R1.1.2`, provided that dotted part is a label of one of the profile's dotted levels. Otherwise
+the longest piece that some level of the profile reads as a whole label (its pattern, with its
+words such as `§`) is taken, and the label becomes that level's number (`(b)`, `34-1432`, `R2`). A
+piece neither reads makes the label `bad_section`.
+
+Finding the section: the units whose path ends with the labels read, in order, keeping those with
+the shortest path (the fewest labels the citation left unnamed above them). The quote lies inside a
+unit when its raw span `[char_start, char_end)` lies within the unit's extent (a unit runs from its
+label to the label that closes it). When several units carry the labels (a NERC standard labels
+both Requirement R2 and its row in the compliance table `R2`), the span tells them apart, as pages
+tell a page quote's occurrences apart: it is verified when it lies inside one of them, and the
+detail names which, and how many carry the labels.
+
+The check runs after the rule (and the alteration rule) has verified the citation, so a refusal of
+the rule stands, and a section can only turn a verified citation into a refused one. In this order:
+`unnumbered_version` (the parser refused the version's numbering: no section can be found in it),
+`bad_section`, `no_such_section`, `wrong_section` (the detail names the section's units and the
+innermost unit that does hold the whole span, or says none does).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from workbench.cite.verify import Verification
+from workbench.errors import VersionNotFound
+from workbench.profiles import Profile, profile_for
+from workbench.store import Workspace
+from workbench.structure import StructureParse, Unit, parse_structure
+
+SECTION_REASONS: dict[str, str] = {
+    "unnumbered_version": "the citation names a section, and the version's numbering could not be "
+    "read (the structure parser refused it)",
+    "bad_section": "the section named does not read as labels of the version's numbering profile",
+    "no_such_section": "the version has no section with the labels named",
+    "wrong_section": "the quoted span does not lie inside the section named",
+}
+
+_DOTTED_TAIL = re.compile(r"\.?(\d+(?:\.\d+)*)")
+_TRAILING_NUMBER = re.compile(r"(\d+)\.?$")
+
+
+def read_section(label: str, profile: Profile) -> tuple[str, ...] | str:
+    """The labels a section label names, as path elements, read through `profile` (module
+    docstring); or, when a piece of it reads as no label, the detail of a `bad_section`."""
+    labels: list[str] = []
+    i = 0
+    attached = False  # the piece at i follows the last label with no white space between
+    while i < len(label):
+        if label[i].isspace():
+            i += 1
+            attached = False
+            continue
+        tail = _DOTTED_TAIL.match(label, i) if attached else None
+        parent = _TRAILING_NUMBER.search(labels[-1]) if tail and labels else None
+        dotted = f"{parent.group(1)}.{tail.group(1)}" if tail and parent else None
+        if (
+            tail is not None
+            and dotted is not None
+            and any(level.dotted and level.regex.fullmatch(dotted) for level in profile.levels)
+        ):
+            labels.append(dotted)
+            i = tail.end()
+            continue
+        read = _longest_label(label, i, profile)
+        if read is None:
+            return f"section {label!r}: {label[i:]!r} reads as no label of profile {profile.name!r}"
+        number, i = read
+        labels.append(number)
+        attached = True
+    if not labels:
+        return f"section {label!r} names no label"
+    return tuple(labels)
+
+
+def _longest_label(label: str, at: int, profile: Profile) -> tuple[str, int] | None:
+    """The longest piece of `label` from `at` that one level reads as a whole label: that level's
+    number and where the piece ends; None if no piece reads."""
+    for end in range(len(label), at, -1):
+        for level in profile.levels:
+            match = level.regex.fullmatch(label, at, end)
+            if match is not None:
+                return match.group("number"), end
+    return None
+
+
+def path_text(path: tuple[str, ...]) -> str:
+    return " > ".join(path)
+
+
+def find_section(parse: StructureParse, labels: tuple[str, ...]) -> tuple[Unit, ...]:
+    """The units whose path ends with `labels`, keeping those with the shortest path."""
+    n = len(labels)
+    ending = [u for u in parse.units if len(u.path) >= n and u.path[-n:] == labels]
+    if not ending:
+        return ()
+    shortest = min(len(u.path) for u in ending)
+    return tuple(u for u in ending if len(u.path) == shortest)
+
+
+def holding_unit(parse: StructureParse, char_start: int, char_end: int) -> Unit | None:
+    """The innermost unit whose extent holds the whole raw span (the longest path among them)."""
+    holding = [u for u in parse.units if u.char_start <= char_start and char_end <= u.char_end]
+    return max(holding, key=lambda u: len(u.path), default=None)
+
+
+def check_section(workspace: Workspace, verification: Verification) -> Verification:
+    """A verdict on a citation naming a `section`, checked against its version's numbering (module
+    docstring). A refused verdict, or one whose citation names no section, is returned as it is."""
+    citation = verification.citation
+    section = citation.section
+    if not verification.verified or section is None:
+        return verification
+    try:
+        version = workspace.version(citation.version_id)
+    except VersionNotFound:  # pragma: no cover - the rule refused it as unknown_version
+        return verification
+    profile = profile_for(version.jurisdiction, version.family)
+    parse = parse_structure(version, profile)
+
+    def refused(reason: str, detail: str) -> Verification:
+        return replace(verification, outcome="refused", reason=reason, detail=detail, qualifiers=())
+
+    if parse.refusal is not None:
+        return refused(
+            "unnumbered_version",
+            f"the citation names section {section!r}; the numbering of {citation.version_id} "
+            f"could not be read through profile {parse.profile!r} ({parse.refusal})",
+        )
+    labels = read_section(section, profile)
+    if isinstance(labels, str):
+        return refused("bad_section", labels)
+    units = find_section(parse, labels)
+    if not units:
+        return refused(
+            "no_such_section",
+            f"{citation.version_id} has no section {path_text(labels)!r} "
+            f"(read as {list(labels)} through profile {profile.name!r}; "
+            f"{len(parse.units)} numbered units)",
+        )
+    start, end = citation.char_start, citation.char_end
+    inside = [u for u in units if u.char_start <= start and end <= u.char_end]
+    if inside:
+        unit = inside[0]
+        return replace(
+            verification,
+            detail=f"{verification.detail}; in section {path_text(unit.path)} "
+            f"[{unit.char_start}, {unit.char_end})"
+            + (f", one of {len(units)} units so labelled" if len(units) > 1 else ""),
+        )
+    holder = holding_unit(parse, start, end)
+    lies = (
+        f"it lies in section {path_text(holder.path)} [{holder.char_start}, {holder.char_end})"
+        if holder is not None
+        else "no numbered unit holds the whole span"
+    )
+    named = "; ".join(f"{path_text(u.path)} [{u.char_start}, {u.char_end})" for u in units[:10])
+    return refused(
+        "wrong_section",
+        f"section {section!r} is {named}"
+        + (f" and {len(units) - 10} more" if len(units) > 10 else "")
+        + f"; the span [{start}, {end}) is not inside it: {lies}",
+    )
