@@ -150,7 +150,11 @@ def test_a_bad_truth_file_is_one_line_and_exit_2(
         path.write_bytes(content)
     with pytest.raises(TruthFileError, match=message):
         read_truth(path)
-    code = main(["eval", "--truth", str(path), "--workspace", str(tmp_path / "w.sqlite")])
+    try:
+        code = main(["eval", "--truth", str(path), "--workspace", str(tmp_path / "w.sqlite")])
+    except SystemExit as exited:  # a missing file is refused while the arguments are parsed
+        code = int(exited.code or 0)
     err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and len(err) == 1 and message in err[0]
+    said = "argument --truth: " + f"{path}: no such file" if content is None else message
+    assert code == 2 and len(err) == 1 and said in err[0]
     assert not (tmp_path / "w.sqlite").exists()  # refused before any workspace is opened
