@@ -104,7 +104,17 @@ class Normalized:
         if start == end:
             at = self.raw_start(start) if start < len(self.text) else self.raw_length
             return at, at
-        return self.raw_start(start), self.raw_end(end - 1)
+        # One search for the first character's segment; the last one's is the same segment, or
+        # found by a search that starts there.
+        starts, last = self.norm_starts, end - 1
+        k = bisect_right(starts, start) - 1
+        j = k if k + 1 == len(starts) or last < starts[k + 1] else bisect_right(starts, last, k) - 1
+        raw_start = (
+            self.raw_starts[k] + (start - starts[k]) if self.identity[k] else self.raw_starts[k]
+        )
+        if self.identity[j]:
+            return raw_start, self.raw_starts[j] + (last - starts[j]) + 1
+        return raw_start, self.raw_starts[j] + self.raw_lens[j]
 
 
 LONG_TEXT = 2048

@@ -146,6 +146,17 @@ class SourceIndex:
         k = bisect_right(self.kept_skeleton, i) - 1
         return self.kept_normalized[k] + (i - self.kept_skeleton[k])
 
+    def normalized_of_skeleton_span(self, start: int, end: int) -> tuple[int, int]:
+        """Normalized `[first, last)` of skeleton `[start, end)` (`end > start`): the offsets of its
+        first character and just past its last, with one search when both lie in one kept run."""
+        kept, at = self.kept_skeleton, end - 1
+        k = bisect_right(kept, start) - 1
+        j = k if k + 1 == len(kept) or at < kept[k + 1] else bisect_right(kept, at, k) - 1
+        return (
+            self.kept_normalized[k] + (start - kept[k]),
+            self.kept_normalized[j] + (at - kept[j]) + 1,
+        )
+
     def skeleton_hits(self, pattern: str) -> list[int]:
         """Every start of `pattern` in the skeleton (overlapping ones too), ascending."""
         text = self.skeleton
@@ -285,8 +296,7 @@ def occurrence_hits(index: SourceIndex, quote: str) -> list[Hit]:
     hits = []
     plain = pattern == quote  # no hyphen inside, no space or hyphen at either end
     for at in index.skeleton_hits(pattern):
-        first = index.normalized_of_skeleton(at)
-        last = index.normalized_of_skeleton(at + len(pattern) - 1) + 1
+        first, last = index.normalized_of_skeleton_span(at, at + len(pattern))
         if plain and last - first == len(quote):
             # Inside one kept run the normalized text is the skeleton: the hit is the quote itself.
             hits.append(_hit(index, quote, first, last))
