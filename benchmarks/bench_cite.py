@@ -44,7 +44,7 @@ from workbench.cite.probes import corruption_probes, hyphen_census
 from workbench.corpus import read_catalogue
 from workbench.normalize import normalize, normalized_text
 from workbench.segment import segment
-from workbench.store import Workspace, ingest, text_sha256
+from workbench.workspace import Workspace, ingest, text_sha256
 
 ROOT = Path(__file__).resolve().parents[1]
 STORE = ROOT / "corpus" / "real"

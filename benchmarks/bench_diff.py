@@ -53,7 +53,7 @@ from workbench.diff import _narrow, diff_passages
 from workbench.models import Passage, Version, consecutive_pairs
 from workbench.normalize import LONG_TEXT, normalized_text
 from workbench.segment import segment_version
-from workbench.store import Workspace, ingest
+from workbench.workspace import Workspace, ingest
 
 OLD_COMMIT = "ed912a7"
 BUCKETS = ((0, 100), (100, 1_000), (1_000, 10_000), (10_000, 100_000))

@@ -39,8 +39,8 @@ from workbench.cite.index import clear_cache
 from workbench.models import Version
 from workbench.recheck import recheck_quotes
 from workbench.segment import segment_version
-from workbench.store import Workspace
 from workbench.timeline import cite_quote, quote_history
+from workbench.workspace import Workspace
 
 JURISDICTIONS = ("us-dc", "ietf")
 _SENTENCE_END = re.compile(r"(?<=[.;])\s+")

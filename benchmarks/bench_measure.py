@@ -25,7 +25,7 @@ from bench_spine import ROOT, STORE, report_to_docs
 from workbench.corpus import read_catalogue, read_refusals
 from workbench.measure import map_families, reduce_families
 from workbench.report import write_reports
-from workbench.store import Workspace, ingest
+from workbench.workspace import Workspace, ingest
 
 
 def run() -> None:

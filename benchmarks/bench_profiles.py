@@ -28,7 +28,7 @@ from workbench.corpus import read_catalogue
 from workbench.measure import FamilyMeasurement, measure_family
 from workbench.models import Version
 from workbench.profiles import named_profile, shipped_profiles
-from workbench.store import Workspace, ingest
+from workbench.workspace import Workspace, ingest
 
 
 def _shares(measured: list[FamilyMeasurement]) -> tuple[int, int, int, int]:

@@ -50,7 +50,7 @@ from workbench.engine import (
 )
 from workbench.measure import FamilyMeasurement
 from workbench.models import CatalogueRow
-from workbench.store import Workspace, ingest
+from workbench.workspace import Workspace, ingest
 
 SCALES = (1, 10, 50)
 

@@ -47,7 +47,7 @@ from workbench.search import (
     substring_key,
 )
 from workbench.segment import segment
-from workbench.store import Workspace, ingest
+from workbench.workspace import Workspace, ingest
 
 ROOT = Path(__file__).resolve().parents[1]
 STORE = ROOT / "corpus" / "real"

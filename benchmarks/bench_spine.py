@@ -37,7 +37,7 @@ from workbench.diff import _matching_pairs, diff_versions
 from workbench.models import consecutive_pairs
 from workbench.normalize import normalized_text
 from workbench.segment import segment
-from workbench.store import Workspace, ingest
+from workbench.workspace import Workspace, ingest
 
 ROOT = Path(__file__).resolve().parents[1]
 STORE = ROOT / "corpus" / "real"

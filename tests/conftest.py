@@ -17,7 +17,7 @@ import pytest
 
 from workbench.corpus import fetch, read_catalogue, read_refused
 from workbench.models import CatalogueRow, consecutive_pairs
-from workbench.store import Workspace, ingest
+from workbench.workspace import Workspace, ingest
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS_DIR = ROOT / "corpus"

@@ -27,7 +27,7 @@ from workbench.corpus import read_catalogue
 from workbench.diff import diff_passages
 from workbench.measure import corpus_digest
 from workbench.models import Passage
-from workbench.store import Workspace
+from workbench.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parents[1]
 MIN_TRUTH = 50  # a jurisdiction's figures are held to the targets only over this many pairings

@@ -15,7 +15,7 @@ from workbench.cite.alterations import ALTERATION_REASONS, AlteredVerification, 
 from workbench.cite.formats import read_citations
 from workbench.cite.probes import corruption_probes
 from workbench.cli import main
-from workbench.store import Workspace
+from workbench.workspace import Workspace
 
 DISCONNECT = "us-dc/dc-code-34-1506.02/34-1506.02@2021-10-18.xml"
 PORTFOLIO = "us-dc/dc-code-34-1432/34-1432@2023-04-05.xml"

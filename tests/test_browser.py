@@ -41,7 +41,7 @@ from playwright.sync_api import Page, Route
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from workbench.review import doubtful_pairings, read_verdicts, verify_chain
-from workbench.store import Workspace
+from workbench.workspace import Workspace
 
 from .conftest import ROOT
 from .test_notebooks import PARAMETERS

@@ -18,7 +18,7 @@ from workbench.bundle import verify_bundle, write_bundle
 from workbench.cite.pages import find_in_text
 from workbench.cli import main
 from workbench.errors import BundleError
-from workbench.store import Workspace
+from workbench.workspace import Workspace
 
 from .conftest import CORPUS_DIR, ROOT, STORE
 

@@ -32,7 +32,7 @@ from workbench.cite.verify import verify_indexed
 from workbench.errors import CitationError
 from workbench.normalize import normalize, normalized_text
 from workbench.segment import segment
-from workbench.store import Workspace
+from workbench.workspace import Workspace
 
 from .conftest import ROOT
 

@@ -10,7 +10,7 @@ import pytest
 from workbench.cite.formats import read_citations
 from workbench.cite.pages import find_in_text, span_pages, verify_lines
 from workbench.models import Version
-from workbench.store import Workspace
+from workbench.workspace import Workspace
 
 PDF = "us-nerc/nerc-cip-002/cip-002-5.1a.pdf"
 TEXT = "ietf/draft-ietf-appsawg-http-problem/draft-ietf-appsawg-http-problem-01.txt"

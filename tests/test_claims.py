@@ -18,7 +18,7 @@ from workbench.cite.index import build_index
 from workbench.cli import main
 from workbench.errors import NoteError
 from workbench.models import CatalogueRow, code_digest
-from workbench.store import version_from_row
+from workbench.workspace import version_from_row
 
 from .conftest import CORPUS_DIR, ROOT, STORE, tree_digest
 

@@ -12,7 +12,7 @@ from workbench.cli import build_parser, main
 from workbench.corpus import read_refusals
 from workbench.measure import corpus_digests, report_bytes
 from workbench.models import CatalogueRow
-from workbench.store import Workspace
+from workbench.workspace import Workspace
 
 from .conftest import CORPUS_DIR, REFUSED_STORE, ROOT, STORE
 

@@ -24,7 +24,7 @@ from workbench.corpus import (
     fetch,
     merge_admission,
     read_catalogue,
-    read_held,
+    read_fetched,
     refusals_bytes,
     verify_store,
     write_catalogue,
@@ -340,8 +340,8 @@ def test_fetch_checks_hashes_and_never_replaces_a_held_file(tmp_path: Path) -> N
     mirror, store = tmp_path / "mirror", tmp_path / "store"
     first = fetch(rows, store, mirror=mirror)
     assert first.copied == (SAMPLE,) and not first.failed
-    assert fetch(rows, store, mirror=mirror).held == (SAMPLE,), (
-        "a good held file is not copied again"
+    assert fetch(rows, store, mirror=mirror).already == (SAMPLE,), (
+        "a good fetched file is not copied again"
     )
     held = store / SAMPLE
     original = held.read_bytes()
@@ -350,7 +350,7 @@ def test_fetch_checks_hashes_and_never_replaces_a_held_file(tmp_path: Path) -> N
     (mirror / SAMPLE).write_bytes(original.replace(b"Inspector", b"Inspektor"))
     (failure,) = fetch(rows, fresh, mirror=mirror).failed
     assert failure.reason == "sha256_mismatch" and not (fresh / SAMPLE).exists()
-    # A held file that was tampered with is reported, left alone, and caught by verify.
+    # A fetched file that was tampered with is reported, left alone, and caught by verify.
     held.chmod(0o644)
     held.write_bytes(original + b" ")
     (failure,) = fetch(rows, store, mirror=mirror).failed
@@ -361,7 +361,7 @@ def test_fetch_checks_hashes_and_never_replaces_a_held_file(tmp_path: Path) -> N
         ChecksumMismatch,
         match=f"{SAMPLE}: held {len(original) + 1} bytes; catalogue says {len(original)}",
     ):
-        read_held(rows[0], store)
+        read_fetched(rows[0], store)
 
 
 def test_fetched_files_are_read_only(catalogue: tuple[CatalogueRow, ...]) -> None:

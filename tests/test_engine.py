@@ -37,7 +37,7 @@ from workbench.engine import (
 )
 from workbench.errors import ClusterError
 from workbench.models import CatalogueRow
-from workbench.store import Workspace
+from workbench.workspace import Workspace
 
 from .conftest import ROOT, STORE, link_families
 

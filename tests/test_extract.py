@@ -26,8 +26,8 @@ from workbench.extract import (
     extract,
 )
 from workbench.models import CatalogueRow, Extraction
-from workbench.store import version_from_row
 from workbench.structure import parse_structure
+from workbench.workspace import version_from_row
 
 MIRROR = Path(
     os.environ.get("WORKBENCH_MIRROR", Path(__file__).resolve().parents[2] / "shared" / "corpus")

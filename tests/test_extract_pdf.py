@@ -30,7 +30,7 @@ from workbench.extract_pdf import (
 from workbench.models import PageSpan, Version
 from workbench.normalize import normalize, normalized_text
 from workbench.segment import segment
-from workbench.store import Workspace
+from workbench.workspace import Workspace
 
 from .conftest import STORE
 

@@ -41,7 +41,7 @@ from workbench.profiles import (
     shipped_profiles,
 )
 from workbench.report import write_reports
-from workbench.store import Workspace
+from workbench.workspace import Workspace
 
 from .conftest import CORPUS_DIR, ROOT, link_families
 from .test_structure import _text_version

@@ -12,8 +12,8 @@ from workbench.cite.formats import read_citations, verification_as_json
 from workbench.cite.pages import verify_lines
 from workbench.cite.pincites import SECTION_REASONS, read_section
 from workbench.profiles import profile_for
-from workbench.store import Workspace
 from workbench.structure import parse_structure
+from workbench.workspace import Workspace
 
 PORTFOLIO = "us-dc/dc-code-34-1432/34-1432@2023-04-05.xml"
 TIER = "In 2012, 5% from tier one renewable sources"

@@ -19,8 +19,8 @@ from workbench.profiles import (
     registry,
     shipped_profiles,
 )
-from workbench.store import Workspace, text_sha256
 from workbench.structure import parse_structure
+from workbench.workspace import Workspace, text_sha256
 
 from .conftest import ROOT
 from .test_cli import _run
@@ -291,7 +291,7 @@ def test_measure_reads_the_profiles_folder_of_a_corpus(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     family = corpus / "us-nerc" / "nerc-cip-005"
     family.mkdir(parents=True)
-    # The held files and their provenance, in mirror layout (the fetched store is one).
+    # The fetched files and their provenance, in mirror layout (the fetched store is one).
     for source in sorted((ROOT / "corpus" / "real" / "us-nerc" / "nerc-cip-005").iterdir()):
         (family / source.name).write_bytes(source.read_bytes())
     mine = (SHIPPED_DIR / "us-nerc.toml").read_bytes().replace(b'"us-nerc"\n', b'"mine"\n', 1)

@@ -19,7 +19,7 @@ from workbench.cli import main
 from workbench.errors import QuotesRegisterError
 from workbench.models import CatalogueRow
 from workbench.normalize import normalized_text
-from workbench.store import version_from_row
+from workbench.workspace import version_from_row
 
 from .conftest import CORPUS_DIR, ROOT, STORE, tree_digest
 

@@ -18,7 +18,7 @@ from workbench.errors import RedlineError
 from workbench.models import Version
 from workbench.normalize import normalized_text
 from workbench.review import doubt_reasons
-from workbench.store import Workspace
+from workbench.workspace import Workspace
 
 PDF_FAMILY = "nerc-cip-012"  # two PDF versions: modified, moved, split, merged, added, removed
 PDF_BEFORE = "us-nerc/nerc-cip-012/cip-012-1.pdf"

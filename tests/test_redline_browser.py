@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.cli import main
-from workbench.store import Workspace
+from workbench.workspace import Workspace
 
 from .test_browser import CHROMIUM_ARGS, chromium  # noqa: F401  (the shared browser fixture)
 from .test_redline import HOSTILE, PDF_FAMILY, _hostile_pair

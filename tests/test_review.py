@@ -40,7 +40,7 @@ from workbench.review import (
     standing_verdict,
     verify_chain,
 )
-from workbench.store import Workspace, ingest
+from workbench.workspace import Workspace, ingest
 
 from .conftest import ROOT, STORE
 
@@ -419,7 +419,7 @@ import sys, time
 from pathlib import Path
 from workbench.errors import VerdictError
 from workbench.review import append_verdict, doubtful_pairings
-from workbench.store import Workspace
+from workbench.workspace import Workspace
 
 path, actor, half, go = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
 with Workspace(path) as workspace:

@@ -24,7 +24,7 @@ from workbench.search import (
     index_status,
     passages_for_search,
 )
-from workbench.store import Workspace, ingest
+from workbench.workspace import Workspace, ingest
 
 from .conftest import ROOT, STORE
 

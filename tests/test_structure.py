@@ -4,8 +4,8 @@ import pytest
 
 from workbench.models import Version
 from workbench.profiles import shipped_profiles
-from workbench.store import Workspace, text_sha256
 from workbench.structure import clean_label, gutter_line_starts, parse_structure
+from workbench.workspace import Workspace, text_sha256
 
 
 def _text_version(text: str, version_id: str = "test/fam/v.txt") -> Version:

@@ -24,7 +24,7 @@ from workbench.cli import main
 from workbench.errors import ChecksumMismatch
 from workbench.models import Version
 from workbench.normalize import normalized_text
-from workbench.store import Workspace
+from workbench.workspace import Workspace
 
 from .conftest import CORPUS_DIR, STORE
 

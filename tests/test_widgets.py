@@ -12,9 +12,9 @@ import pytest
 from workbench.evals import load_demo
 from workbench.models import CatalogueRow, Span, Version
 from workbench.review import doubtful_pairings, read_verdicts, review_items, verify_chain
-from workbench.store import Workspace, ingest
 from workbench.structure import parse_structure
 from workbench.widgets import ReviewWidget, highlighted_passage, structural_path_text
+from workbench.workspace import Workspace, ingest
 
 from .conftest import STORE
 

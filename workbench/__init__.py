@@ -22,9 +22,9 @@ _HOME = {
     "read_catalogue": "workbench.corpus",
     "read_refusals": "workbench.corpus",
     "verify_store": "workbench.corpus",
-    "Workspace": "workbench.store",
+    "Workspace": "workbench.workspace",
     "consecutive_pairs": "workbench.models",
-    "ingest": "workbench.store",
+    "ingest": "workbench.workspace",
     # text, passages and structure
     "segment_version": "workbench.segment",
     "parse_structure": "workbench.structure",

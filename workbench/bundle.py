@@ -64,7 +64,7 @@ from workbench.corpus import (
     check_relative_path,
     parse_provenance,
     read_catalogue,
-    read_held,
+    read_fetched,
 )
 from workbench.errors import (
     BundleError,
@@ -76,7 +76,7 @@ from workbench.errors import (
     UnsafePath,
 )
 from workbench.models import CatalogueRow, Version, canonical_json, strict_json
-from workbench.store import Workspace, version_from_row
+from workbench.workspace import Workspace, version_from_row
 
 BUNDLE_SCHEME = 1
 DESCRIPTOR = "datapackage.json"
@@ -364,7 +364,7 @@ def write_bundle(
     ]
     if store is not None:
         for number, row in enumerate(rows, start=1):
-            data = read_held(row, store)
+            data = read_fetched(row, store)
             path = DOCUMENTS + row.path
             members[path] = data
             resources.append(
@@ -574,7 +574,7 @@ def _reread(
     """The version re-extracted from its artefact in `folder`, checked against its catalogue row
     and against how the bundle says it was read; or the problem that stopped it."""
     try:
-        data = read_held(row, folder)
+        data = read_fetched(row, folder)
         version = version_from_row(row, data)
     except FileNotFoundError:
         return BundleProblem(

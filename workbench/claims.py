@@ -39,7 +39,7 @@ from workbench.corpus import check_relative_path, read_catalogue
 from workbench.errors import CheckerError, LedgerError, NoteError, WorkbenchError
 from workbench.models import CODE_FENCE, FIELD_LINE, CatalogueRow, canonical_json, code_digest
 from workbench.quotes import check_linked_quote, find_text, parse_report, resolve_report
-from workbench.store import version_from_row
+from workbench.workspace import version_from_row
 
 STATUSES = ("draft", "validated")
 ORIGINS = ("model", "web", "document")

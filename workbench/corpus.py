@@ -12,7 +12,7 @@ row is detected; `refusals.jsonl` lists what was refused and why. Writing the sa
 gives the same bytes.
 
 The guarantee: a byte is trusted only after its SHA-256 was checked against the catalogue, and a
-bad download never replaces a held file.
+bad download never replaces a fetched file.
 """
 
 from __future__ import annotations
@@ -592,7 +592,7 @@ def read_catalogue(corpus_dir: Path) -> tuple[CatalogueRow, ...]:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FetchReport:
     copied: tuple[str, ...]
-    held: tuple[str, ...]
+    already: tuple[str, ...]  # fetched before, with the right hash: not copied again
     failed: tuple[Refusal, ...]
 
 
@@ -657,7 +657,7 @@ def fetch(
     Bytes come from `mirror/<path>` when a mirror folder is given, else from `url_template`
     filled with the row's provenance `mirror` repo, commit and (URL-quoted) path.
 
-    A file already held with the right hash is left alone. A held file with the wrong hash is
+    A file already held with the right hash is left alone. A fetched file with the wrong hash is
     reported and left in place (remove it to fetch again). Bytes that fail the check are reported
     and never written. `store` ends up in mirror layout, so `admit(store)` reproduces the catalogue.
     """
@@ -678,7 +678,7 @@ def fetch(
                     Refusal(
                         path=row.path,
                         reason="held_mismatch",
-                        detail="held file does not match the catalogue; left as is (remove it to fetch again)",
+                        detail="fetched file does not match the catalogue; left as is (remove it to fetch again)",
                     )
                 )
                 continue
@@ -694,7 +694,7 @@ def fetch(
                 ChecksumMismatch: "sha256_mismatch",
             }[type(exc)]
             failed.append(Refusal(path=row.path, reason=reason, detail=str(exc)))
-    return FetchReport(copied=tuple(copied), held=tuple(held), failed=tuple(failed))
+    return FetchReport(copied=tuple(copied), already=tuple(held), failed=tuple(failed))
 
 
 def _place_provenance(target: Path, row: CatalogueRow) -> None:
@@ -707,7 +707,7 @@ def _place_provenance(target: Path, row: CatalogueRow) -> None:
 def verify_store(
     rows: Iterable[CatalogueRow], store: Path, *, progress: bool = False
 ) -> tuple[Refusal, ...]:
-    """Re-hash every held file against its catalogue row; one refusal per missing or changed file."""
+    """Re-hash every fetched file against its catalogue row; one refusal per missing or changed file."""
     problems: list[Refusal] = []
     rows = list(rows)
     for row in bar(rows, desc="verify", unit="file", enabled=progress):
@@ -727,8 +727,8 @@ def verify_store(
     return tuple(problems)
 
 
-def read_held(row: CatalogueRow, store: Path) -> bytes:
+def read_fetched(row: CatalogueRow, store: Path) -> bytes:
     """A held document's bytes, after checking them against the catalogue row (C3: checksum first)."""
     data = _inside(store, row.path).read_bytes()
-    _check_bytes(row, data, what="held")
+    _check_bytes(row, data, what="fetched")
     return data

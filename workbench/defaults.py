@@ -6,7 +6,7 @@ loading those stages.
 
 from pathlib import Path
 
-# The workspace that holds every ingested version (store.Workspace).
+# The workspace that holds every ingested version (workspace.Workspace).
 DEFAULT_WORKSPACE = Path(".workbench") / "workspace.sqlite"
 
 # The run ledger of note checks (claims.Ledger).

@@ -8,7 +8,7 @@ local Dask cluster (`distributed.LocalCluster`, N single-threaded worker process
 text SHA-256 the workspace holds for each, the store folder, a digest of the workbench code and the
 numbering profiles' bytes (the researcher's and the shipped ones, so a worker reads the family
 through the very profiles the client chose from). Never a version's text. The worker reads each file itself from the store, checks its SHA-256 and
-size against the row before use (`read_held`), extracts it (`version_from_row`), refuses a text
+size against the row before use (`read_fetched`), extracts it (`version_from_row`), refuses a text
 whose hash differs from the held one (C4), and returns the family's `FamilyMeasurement`.
 
 The guarantee (C13): the results are the serial run's, whatever ran them, in sorted
@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from workbench.corpus import read_held
+from workbench.corpus import read_fetched
 from workbench.errors import (
     ClusterError,
     EngineOptionError,
@@ -51,7 +51,7 @@ from workbench.errors import (
 from workbench.measure import FamilyMeasurement, measure_family
 from workbench.models import CatalogueRow, Version, canonical_json, code_digest
 from workbench.profiles import Profile, candidate_profiles, registry, registry_from_sources
-from workbench.store import Workspace, version_from_row
+from workbench.workspace import Workspace, version_from_row
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -159,7 +159,7 @@ def load_family(task: FamilyTask) -> list[Version]:
     versions = []
     for row, expected in zip(task.rows, task.text_sha256, strict=True):
         try:
-            version = version_from_row(row, read_held(row, store))
+            version = version_from_row(row, read_fetched(row, store))
         except WorkbenchError as exc:  # the message opens with the path already
             raise FamilyTaskFailed(f"family {task.name}: {exc}") from exc
         except OSError as exc:

@@ -80,8 +80,8 @@ from workbench.profiles import (
 from workbench.progress import bar
 from workbench.review import items_of_pair
 from workbench.segment import leading_number, segment_version
-from workbench.store import Workspace, ingest
 from workbench.structure import StructureParse, gutter_line_starts, parse_structure
+from workbench.workspace import Workspace, ingest
 
 DIGESTS_NAME = "corpus-digests.json"
 STRUCTURE_NAME = "structure-measurement.json"

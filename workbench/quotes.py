@@ -39,11 +39,11 @@ from pathlib import Path
 from typing import Literal, cast
 
 from workbench.cite import HYPHENS, SourceIndex, find_occurrences, holds_words, index_text
-from workbench.corpus import check_relative_path, read_catalogue, read_held
+from workbench.corpus import check_relative_path, read_catalogue, read_fetched
 from workbench.errors import QuotesRegisterError
 from workbench.models import CODE_FENCE, FIELD_LINE, CatalogueRow
 from workbench.normalize import normalized_text
-from workbench.store import version_from_row
+from workbench.workspace import version_from_row
 
 REPORT_SUFFIX = ".ingest.md"
 SNAPSHOT_FOLDER = ".snapshots"
@@ -472,11 +472,11 @@ def catalogue_row(canonical_source: str, corpus_dir: Path) -> CatalogueRow:
 def snapshot_bytes(row: CatalogueRow, store: Path) -> bytes:
     """The snapshot of a catalogued document: front matter, then its extracted text exactly.
 
-    The held file is checked against its catalogue row first (C3), then extracted by the same
+    The fetched file is checked against its catalogue row first (C3), then extracted by the same
     path the claims check uses (`version_from_row`), so the text is the text offsets index.
     """
     try:
-        data = read_held(row, store)
+        data = read_fetched(row, store)
     except FileNotFoundError:
         raise QuotesRegisterError(
             f"canonical_source {row.path}: not held in {store} (fetch the corpus?)"

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from workbench.cite.verify import Citation
 from workbench.errors import ChecksumMismatch, CitationError, NoteError, VersionNotFound
 from workbench.models import Change, Version
-from workbench.store import Workspace
 from workbench.timeline import (
     Occurrence,
     _occurrences,
@@ -34,6 +33,7 @@ from workbench.timeline import (
     located,
     where_phrase,
 )
+from workbench.workspace import Workspace
 
 if TYPE_CHECKING:
     from workbench.claims import Ledger, Run
@@ -295,7 +295,7 @@ def recheck_quotes(
             if run.outcome == "checksum_mismatch":
                 # Recorded in the ledger as that run; no word is compared against such bytes.
                 raise ChecksumMismatch(
-                    f"{path}: {store / run.document}: the held file does not match its "
+                    f"{path}: {store / run.document}: the fetched file does not match its "
                     f"catalogue sha256 (run {run.run}); fetch the corpus again"
                 )
             note_runs.append(run)

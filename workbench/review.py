@@ -61,7 +61,7 @@ from workbench.errors import ChangeNotFound, VerdictError
 from workbench.models import Change, Span, Version, canonical_json, consecutive_pairs
 from workbench.profiles import Profile, choose_profile
 from workbench.segment import segment_version
-from workbench.store import Workspace
+from workbench.workspace import Workspace
 
 if TYPE_CHECKING:
     import polars as pl

@@ -48,7 +48,7 @@ from workbench.models import Passage, Version, canonical_json
 from workbench.normalize import SCHEME, SCHEME_VERSION, normalized_text
 from workbench.profiles import Profile, generic_profile, named_profile, registry
 from workbench.segment import segment_version
-from workbench.store import Workspace
+from workbench.workspace import Workspace
 
 INDEX_FORMAT = 1
 MAX_QUERY_CHARS = 10_000

@@ -27,7 +27,7 @@ from workbench.errors import CitationError, CorpusChanged
 from workbench.models import Version
 from workbench.normalize import normalized_text
 from workbench.segment import segment_version
-from workbench.store import Workspace, text_sha256
+from workbench.workspace import Workspace, text_sha256
 
 CONTEXT_CHARS = 60  # raw characters of context shown on each side of an occurrence
 

@@ -43,8 +43,8 @@ from workbench.review import (
     read_verdicts,
     standing_verdict,
 )
-from workbench.store import Workspace
 from workbench.structure import StructureParse, parse_structure
+from workbench.workspace import Workspace
 
 ANSWER_LABELS: dict[Answer, str] = {
     "confirmed": "Confirmed",

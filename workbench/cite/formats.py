@@ -41,7 +41,7 @@ from workbench.cite.verify import Citation, Verification, verify_citations
 from workbench.errors import CitationError
 from workbench.models import canonical_json, strict_json
 from workbench.normalize import normalized_text
-from workbench.store import Workspace, text_sha256
+from workbench.workspace import Workspace, text_sha256
 
 Format = Literal["workbench", "w3c", "anthropic"]
 FORMATS: tuple[Format, ...] = ("workbench", "w3c", "anthropic")

@@ -40,7 +40,7 @@ from workbench.cite.verify import Citation, Verification, verify_citations
 from workbench.errors import VersionNotFound
 from workbench.models import PageSpan, page_for_offset
 from workbench.quotes import OccurrenceStatus, find_text
-from workbench.store import Workspace, text_sha256
+from workbench.workspace import Workspace, text_sha256
 
 PAGE_REASONS: dict[str, str] = {
     "quote_not_found": "the citation names pages and no offsets, and the quote occurs nowhere in "

@@ -41,8 +41,8 @@ from dataclasses import replace
 from workbench.cite.verify import Verification
 from workbench.errors import VersionNotFound
 from workbench.profiles import Profile, profile_for
-from workbench.store import Workspace
 from workbench.structure import StructureParse, Unit, parse_structure
+from workbench.workspace import Workspace
 
 SECTION_REASONS: dict[str, str] = {
     "unnumbered_version": "the citation names a section, and the version's numbering could not be "

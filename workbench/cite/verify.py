@@ -41,7 +41,7 @@ from workbench.models import text_sha256
 from workbench.normalize import Normalized, normalize, normalized_text
 
 if TYPE_CHECKING:  # the workspace is only read through the object a caller hands in
-    from workbench.store import Workspace
+    from workbench.workspace import Workspace
 
 REASONS: dict[str, str] = {
     "unknown_version": "no version with that id is held",

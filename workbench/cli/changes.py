@@ -16,7 +16,7 @@ from workbench.errors import VersionNotFound
 from workbench.models import CHANGE_KINDS, consecutive_pairs
 
 if TYPE_CHECKING:
-    from workbench.store import Workspace
+    from workbench.workspace import Workspace
 
 
 def _pairs(
@@ -46,7 +46,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from workbench.diff import diff_versions
     from workbench.errors import RedlineError
     from workbench.profiles import choose_profile, registry
-    from workbench.store import Workspace
+    from workbench.workspace import Workspace
 
     if (args.export is None) != (args.out is None):
         raise RedlineError(
@@ -141,7 +141,7 @@ def _review_pairing_line(review: Any, change: Any, verdicts: Sequence[Any]) -> s
 def cmd_review_list(args: argparse.Namespace) -> int:
     from workbench import review
     from workbench.profiles import registry
-    from workbench.store import Workspace
+    from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
         items = review.review_items(workspace, args.family, profiles=registry(own_profiles(args)))
@@ -199,7 +199,7 @@ def cmd_review_list(args: argparse.Namespace) -> int:
 def cmd_review_answer(args: argparse.Namespace) -> int:
     from workbench import review
     from workbench.profiles import registry
-    from workbench.store import Workspace
+    from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
         item = review.find_item(
@@ -230,7 +230,7 @@ def cmd_review_answer(args: argparse.Namespace) -> int:
 def cmd_review_log(args: argparse.Namespace) -> int:
     from workbench import review
     from workbench.profiles import registry
-    from workbench.store import Workspace
+    from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
         verdicts = review.read_verdicts(workspace)
@@ -268,7 +268,7 @@ def cmd_review_log(args: argparse.Namespace) -> int:
 
 def cmd_review_verify_chain(args: argparse.Namespace) -> int:
     from workbench import review
-    from workbench.store import Workspace
+    from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
         report = review.verify_chain(workspace)

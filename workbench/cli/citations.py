@@ -28,7 +28,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from workbench.cite import VERIFIED_MEANS
     from workbench.cite.formats import verification_as_json, verification_text
     from workbench.cite.pages import verdict_pages, verify_lines
-    from workbench.store import Workspace
+    from workbench.workspace import Workspace
 
     lines = _citation_lines(args)
     if args.alterations:
@@ -66,7 +66,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def cmd_export_annotations(args: argparse.Namespace) -> int:
     from workbench.cite.formats import export_annotations
-    from workbench.store import Workspace
+    from workbench.workspace import Workspace
 
     lines = _citation_lines(args)
     for line in lines:
@@ -97,7 +97,7 @@ def cmd_export_annotations(args: argparse.Namespace) -> int:
 def cmd_bundle(args: argparse.Namespace) -> int:
     from workbench.bundle import write_bundle
     from workbench.cite.formats import read_documents
-    from workbench.store import Workspace
+    from workbench.workspace import Workspace
 
     documents = None
     if args.documents is not None:

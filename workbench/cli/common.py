@@ -20,7 +20,7 @@ from workbench.defaults import DEFAULT_LEDGER, DEFAULT_WORKSPACE
 if TYPE_CHECKING:
     from workbench.models import Refusal, Version
     from workbench.profiles import Choice, Profile
-    from workbench.store import Workspace
+    from workbench.workspace import Workspace
 
 PROG = "workbench"
 

@@ -111,21 +111,21 @@ def cmd_fetch(args: argparse.Namespace) -> int:
         progress=progress(),
     )
     out(
-        f"fetched {len(report.copied)}, already held {len(report.held)}, failed {len(report.failed)} "
+        f"fetched {len(report.copied)}, already fetched {len(report.already)}, failed {len(report.failed)} "
         f"into {args.store}; refused documents kept for re-checking admission in {args.refused_store}: "
-        f"{len(extra.copied) + len(extra.held)}\n"
+        f"{len(extra.copied) + len(extra.already)}\n"
     )
     return list_refusals("failed", report.failed + extra.failed)
 
 
 def cmd_verify_store(args: argparse.Namespace) -> int:
     from workbench import corpus as corpus_mod
-    from workbench.store import Workspace, ingest
+    from workbench.workspace import Workspace, ingest
 
     rows = corpus_mod.read_catalogue(args.corpus_dir)
     problems = corpus_mod.verify_store(rows, args.store, progress=progress())
     out(
-        f"catalogue checksum ok; {len(rows) - len(problems)} of {len(rows)} held files match the catalogue\n"
+        f"catalogue checksum ok; {len(rows) - len(problems)} of {len(rows)} fetched files match the catalogue\n"
     )
     failed = list_refusals("problems", problems)
     if args.reextract:
@@ -142,7 +142,7 @@ def cmd_verify_store(args: argparse.Namespace) -> int:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from workbench import corpus as corpus_mod
-    from workbench.store import Workspace, ingest
+    from workbench.workspace import Workspace, ingest
 
     rows = corpus_mod.read_catalogue(args.corpus_dir)
     with Workspace(args.workspace) as workspace:
@@ -158,7 +158,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_families(args: argparse.Namespace) -> int:
-    from workbench.store import Workspace, families_as_json
+    from workbench.workspace import Workspace, families_as_json
 
     with Workspace(args.workspace) as workspace:
         rows = families_as_json(workspace.versions()) if workspace.count() else []
@@ -177,7 +177,7 @@ def cmd_families(args: argparse.Namespace) -> int:
 
 
 def cmd_versions(args: argparse.Namespace) -> int:
-    from workbench.store import Workspace, versions_as_json
+    from workbench.workspace import Workspace, versions_as_json
 
     with Workspace(args.workspace) as workspace:
         rows = versions_as_json(workspace.versions(args.family), workspace.filing_dates())
@@ -287,7 +287,7 @@ def add_commands(commands: Any) -> None:
         help="bring catalogued bytes into the store, hash-checked",
         description="Copy (or, with no --mirror, download from each row's mirror URL) "
         "every catalogued file into the store, checking SHA-256. A mismatch never "
-        "replaces a held file.",
+        "replaces a fetched file.",
     )
     fetch.add_argument(
         "--mirror",
@@ -314,7 +314,7 @@ def add_commands(commands: Any) -> None:
     verify = corpus_commands.add_parser(
         "verify",
         help="re-hash everything held against the catalogue",
-        description="Check the catalogue's own checksum, then re-hash every held file. With "
+        description="Check the catalogue's own checksum, then re-hash every fetched file. With "
         "--reextract, also run every extractor again on the held bytes and check that each version's "
         "text hash equals the one the workspace holds (a difference is refused, nothing replaced).",
     )
@@ -329,7 +329,7 @@ def add_commands(commands: Any) -> None:
     ingest_p = commands.add_parser(
         "ingest",
         help="extract and hold every catalogued version (idempotent)",
-        description="Extract every catalogued, held file into the workspace. Identical bytes "
+        description="Extract every catalogued, fetched file into the workspace. Identical bytes "
         "write nothing; a changed version id is refused. PDFs await their extractor.",
     )
     path_options(ingest_p, workspace=True, store=True)

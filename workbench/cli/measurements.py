@@ -52,7 +52,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     from workbench import corpus as corpus_mod
     from workbench import evals
-    from workbench.store import Workspace
+    from workbench.workspace import Workspace
 
     card = evals.scorecard(evals.load_demo(args.demo))
     if args.out is not None:

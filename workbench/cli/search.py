@@ -11,7 +11,7 @@ from workbench.cli.common import out, own_profiles, path_options, print_json, pr
 def cmd_search(args: argparse.Namespace) -> int:
     from workbench import search as search_mod
     from workbench.errors import SearchQueryError
-    from workbench.store import Workspace
+    from workbench.workspace import Workspace
 
     if args.query is None and not args.reindex:
         raise SearchQueryError("query: missing; give QUERY, or --reindex to build the index only")

@@ -10,7 +10,7 @@ from workbench.cli.common import family_profile, out, path_options, print_json, 
 
 
 def cmd_text(args: argparse.Namespace) -> int:
-    from workbench.store import Workspace
+    from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
         out(workspace.version(args.version_id).text)
@@ -19,7 +19,7 @@ def cmd_text(args: argparse.Namespace) -> int:
 
 def cmd_passages(args: argparse.Namespace) -> int:
     from workbench.segment import segment_version
-    from workbench.store import Workspace
+    from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
         version = workspace.version(args.version_id)
@@ -61,8 +61,8 @@ def cmd_passages(args: argparse.Namespace) -> int:
 def cmd_structure(args: argparse.Namespace) -> int:
     from workbench.profiles import load_profile
     from workbench.segment import segment_version
-    from workbench.store import Workspace
     from workbench.structure import is_marked, parse_structure, read_lines
+    from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
         version = workspace.version(args.version_id)

@@ -31,7 +31,7 @@ def _quote_argument(quote: str) -> str:
 
 def cmd_cite(args: argparse.Namespace) -> int:
     from workbench import timeline
-    from workbench.store import Workspace
+    from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
         cited = timeline.cite_quote(
@@ -63,7 +63,7 @@ def cmd_cite(args: argparse.Namespace) -> int:
 
 def cmd_history(args: argparse.Namespace) -> int:
     from workbench import timeline
-    from workbench.store import Workspace
+    from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
         life = timeline.quote_history(workspace, _quote_argument(args.quote), args.family)
@@ -86,7 +86,7 @@ def cmd_recheck(args: argparse.Namespace) -> int:
         if bad is not None:
             raise CitationError(f"{args.citations}: {bad.error}")
         citations = [(f"{args.citations}:{line.line}", line.citation) for line in lines]
-    from workbench.store import Workspace
+    from workbench.workspace import Workspace
 
     with claims.Ledger(args.ledger) as ledger, Workspace(args.workspace) as workspace:
         if args.notes is not None:

@@ -15,7 +15,7 @@ from workbench.errors import AppendOnlyViolation, CorpusChanged, VersionNotFound
 from workbench.extract_pdf import PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION
 from workbench.models import CatalogueRow
 from workbench.segment import segment
-from workbench.store import Workspace, ingest, text_sha256, version_from_row
+from workbench.workspace import Workspace, ingest, text_sha256, version_from_row
 
 from .conftest import STORE
 
@@ -274,7 +274,7 @@ def test_a_warm_ingest_extracts_nothing_already_held(
             calls.append(row.path)
             return real(row, data)
 
-        monkeypatch.setattr("workbench.store.version_from_row", counted)
+        monkeypatch.setattr("workbench.workspace.version_from_row", counted)
         warm = ingest(held, rows, STORE)
         assert calls == [] and sorted(warm.unchanged) == sorted(r.path for r in rows)
         again = ingest(held, rows, STORE, reextract=True)
@@ -291,7 +291,7 @@ def test_an_older_extractor_version_is_extracted_again_and_must_give_the_held_te
         calls: list[str] = []
         real = version_from_row
         monkeypatch.setattr(
-            "workbench.store.version_from_row",
+            "workbench.workspace.version_from_row",
             lambda r, d: calls.append(r.path) or real(r, d),
         )
         report = ingest(held, [row], STORE)

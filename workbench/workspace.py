@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from workbench.corpus import read_held
+from workbench.corpus import read_fetched
 from workbench.errors import (
     AppendOnlyViolation,
     ChecksumMismatch,
@@ -424,7 +424,7 @@ def ingest(
     rows = list(rows)
     for row in bar(rows, desc="ingest", unit="file", enabled=progress):
         try:
-            data = read_held(row, store)
+            data = read_fetched(row, store)
         except FileNotFoundError:
             refused.append(
                 Refusal(
