@@ -772,7 +772,9 @@ def _check_folded_skeleton(index: SourceIndex) -> None:
     folded = index.normalized.text
     kept = _kept_by_brute_force(folded)
     assert index.skeleton == _SKELETON_CUT.sub("", folded) == "".join(folded[i] for i in kept)
-    assert [index.normalized_of_skeleton(i) for i in range(len(index.skeleton))] == kept
+    spans = [index.normalized_of_skeleton_span(i, i + 1) for i in range(len(index.skeleton))]
+    assert [first for first, _ in spans] == kept
+    assert all(last == first + 1 for first, last in spans)
 
 
 def _most_line_break_hyphens(workspace: Workspace) -> str:
@@ -834,9 +836,8 @@ def test_skeleton_look_up_maps_back_to_the_normalized_text(workspace: Workspace)
     for pattern, found in zip(patterns, hits, strict=True):
         if pattern.startswith(" ") or any(h in pattern for h in HYPHENS):
             continue
-        firsts = [index.normalized_of_skeleton(s) for s in found]
-        lasts = [index.normalized_of_skeleton(s + len(pattern) - 1) for s in found]
-        inside = [a for a, b in zip(firsts, lasts, strict=True) if b - a == len(pattern) - 1]
+        spans = [index.normalized_of_skeleton_span(s, s + len(pattern)) for s in found]
+        inside = [a for a, b in spans if b - a == len(pattern)]
         assert inside == _every(folded, pattern)
         compared += 1
     assert compared > 200

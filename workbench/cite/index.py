@@ -141,11 +141,6 @@ class SourceIndex:
         """Normalized offsets of line-break hyphens (the space the break folded to follows each)."""
         return self.normalized.line_break_hyphens
 
-    def normalized_of_skeleton(self, i: int) -> int:
-        """Normalized offset of skeleton character `i`."""
-        k = bisect_right(self.kept_skeleton, i) - 1
-        return self.kept_normalized[k] + (i - self.kept_skeleton[k])
-
     def normalized_of_skeleton_span(self, start: int, end: int) -> tuple[int, int]:
         """Normalized `[first, last)` of skeleton `[start, end)` (`end > start`): the offsets of its
         first character and just past its last, with one search when both lie in one kept run."""

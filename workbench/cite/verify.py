@@ -21,12 +21,12 @@ citation to `decide`.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from workbench.cite.hints import listed, mismatch_hint
 from workbench.cite.index import (
     DELETABLE,
     SourceIndex,
@@ -192,7 +192,7 @@ def decide(held: HeldText, citation: Citation) -> Verification:
         return refused(
             "quote_mismatch",
             f"the text at [{start}, {end}) does not read as the quote"
-            + _mismatch_hint(index, quote, actual),
+            + mismatch_hint(index, quote, actual),
             actual=actual,
         )
     # 5. The occurrences: every place the quote occurs in the version, the cited one among them.
@@ -229,7 +229,7 @@ def decide(held: HeldText, citation: Citation) -> Verification:
         return refused(
             "ambiguous_occurrence",
             f"the quote occurs {len(spans)} times; the offsets are occurrence {cited}, "
-            f"and no occurrence is named; it occurs at {_listed(spans)}: name the one meant "
+            f"and no occurrence is named; it occurs at {listed(spans)}: name the one meant "
             f'with "occurrence": N (these offsets are "occurrence": {cited})',
             actual,
             spans,
@@ -240,7 +240,7 @@ def decide(held: HeldText, citation: Citation) -> Verification:
             "wrong_occurrence",
             f"occurrence {named} is named; the offsets are occurrence {cited} of {len(spans)}"
             + (
-                f"; occurrence {named} is at {_listed(spans[named - 1 : named])}"
+                f"; occurrence {named} is at {listed(spans[named - 1 : named])}"
                 if named <= len(spans)
                 else f"; there is no occurrence {named}"
             )
@@ -261,49 +261,6 @@ def decide(held: HeldText, citation: Citation) -> Verification:
         occurrence=cited,
         qualifiers=qualifiers_near(index, *image),
     )
-
-
-_LISTED = 10  # occurrences a refusal lists before it says how many more there are
-
-
-def _listed(spans: tuple[tuple[int, int], ...]) -> str:
-    """Raw spans as a person reads them: `[a, b), [c, d)`, the first `_LISTED` and a count."""
-    shown = ", ".join(f"[{a}, {b})" for a, b in spans[:_LISTED])
-    return shown + (f" and {len(spans) - _LISTED} more" if len(spans) > _LISTED else "")
-
-
-def _mismatch_hint(index: SourceIndex, quote: str, actual: str) -> str:
-    """What a refused quote's detail adds as a next step (the refusal stands): where the quote
-    does occur exactly in the version, if anywhere (the offsets must be corrected; nothing
-    passed); else whether the slice differs only by white space at an end, or only at a
-    line-break hyphen read in a way the rule does not allow."""
-    folded = index.normalized
-    found = tuple(folded.raw_span(s, e) for s, e in counted_spans(index, quote))
-    if found:
-        return (
-            f"; the quote does occur exactly at {_listed(found)} in this version: correct the "
-            "citation's offsets (it is refused as cited)"
-        )
-    written = normalize(actual)
-    if written.text.strip(" ") == quote.strip(" "):
-        return "; the two differ only by white space at an end"
-    if written.line_break_hyphens and _any_hyphen_reading(written, quote):
-        return (
-            "; the two differ only at a line-break hyphen, which reads only joined, hyphen kept, "
-            "or hyphen and space"
-        )
-    return ""
-
-
-def _any_hyphen_reading(written: Normalized, quote: str) -> bool:
-    """Whether `quote` is the normalized slice `written` read at its line-break hyphens in any of
-    four ways (joined, hyphen kept, hyphen and space, space only), edges included."""
-    pieces, at = [], 0
-    for h in written.line_break_hyphens:
-        pieces += [re.escape(written.text[at:h]), "-? ?"]
-        at = h + 2
-    pieces.append(re.escape(written.text[at:]))
-    return re.fullmatch("".join(pieces), quote) is not None
 
 
 def _reading(actual: str, quote: str) -> str | None:
