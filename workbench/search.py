@@ -168,7 +168,8 @@ def corpus_digest(workspace: Workspace) -> str:
 
 def _digest(conn: sqlite3.Connection) -> str:
     rows = conn.execute("SELECT version_id, text_sha256 FROM versions ORDER BY version_id")
-    return hashlib.sha256(canonical_json([list(r) for r in rows]).encode("utf-8")).hexdigest()
+    pairs = [[r["version_id"], r["text_sha256"]] for r in rows]
+    return hashlib.sha256(canonical_json(pairs).encode("utf-8")).hexdigest()
 
 
 @contextmanager
@@ -176,6 +177,7 @@ def _connect(workspace: Workspace) -> Iterator[sqlite3.Connection]:
     # A connection of our own: the workspace's is not ours to hold transactions on.
     with closing(sqlite3.connect(workspace.path, timeout=30.0, isolation_level=None)) as conn:
         conn.execute("PRAGMA busy_timeout = 30000")
+        conn.row_factory = sqlite3.Row  # rows are read by column name
         yield conn
 
 
@@ -294,7 +296,9 @@ def _status(
     conn: sqlite3.Connection, workspace: Workspace, profiles: Sequence[Profile] = ()
 ) -> IndexStatus:
     try:
-        held = dict(conn.execute("SELECT key, value FROM search_index_meta").fetchall())
+        held = {
+            r["key"]: r["value"] for r in conn.execute("SELECT key, value FROM search_index_meta")
+        }
     except sqlite3.OperationalError:  # no such table: never built here
         held = {}
     if not held:
@@ -361,6 +365,17 @@ def _trigram_match(key: str) -> str:
 Row = tuple[int, str, int, int, str | None]  # text_id, version_id, char_start, char_end, label
 
 
+def _row(found: sqlite3.Row) -> Row:
+    """A candidate passage's `Row`, read from a query's row by column name."""
+    return (
+        found["text_id"],
+        found["version_id"],
+        found["char_start"],
+        found["char_end"],
+        found["section_label"],
+    )
+
+
 def _substring_rows(
     conn: sqlite3.Connection, key: str, scope: SearchScope
 ) -> tuple[list[Row], set[int]]:
@@ -381,8 +396,8 @@ def _substring_rows(
             f"WHERE search_trigram MATCH ?{where}"
         )
         found = conn.execute(sql, (_trigram_match(key), *params)).fetchall()
-    rows = [r[:5] for r in found if key in r[5]]
-    near = {r[0] for r in found if key not in r[5]}
+    rows = [_row(r) for r in found if key in r["substring_key"]]
+    near = {r["text_id"] for r in found if key not in r["substring_key"]}
     return rows, near
 
 
@@ -391,12 +406,13 @@ def _prefilter_words(conn: sqlite3.Connection, query_key: str, texts: int) -> li
     words = sorted(set(query_key.split()))
     if not words:
         return []
-    docs = dict(
-        conn.execute(
+    docs = {
+        r["word"]: r["docs"]
+        for r in conn.execute(
             f"SELECT word, docs FROM search_word_docs WHERE word IN ({','.join('?' * len(words))})",
             words,
-        ).fetchall()
-    )
+        )
+    }
     known = sorted((w for w in words if w in docs), key=lambda w: (docs[w], w))
     rare = [w for w in known if docs[w] <= RARE_WORD_SHARE * texts]
     return rare if len(rare) >= MIN_PREFILTER_WORDS else known[:MIN_PREFILTER_WORDS]
@@ -415,7 +431,7 @@ def _ranked_rows(
             else ""
         )
         pool.update(
-            r[0]
+            r["rowid"]
             for r in conn.execute(
                 f"SELECT rowid FROM search_words WHERE search_words MATCH ?{scoped} "
                 "ORDER BY rank, rowid LIMIT ?",
@@ -433,9 +449,9 @@ def _ranked_rows(
     ).fetchall()
     scores: dict[int, float] = {}
     for r in found:
-        if r[0] not in scores:
-            scores[r[0]] = score(query_key, r[5])
-    return [(scores[r[0]], r[:5]) for r in found]
+        if r["text_id"] not in scores:
+            scores[r["text_id"]] = score(query_key, r["ranking_key"])
+    return [(scores[r["text_id"]], _row(r)) for r in found]
 
 
 def _order(item: tuple[float, Row]) -> tuple[float, str, int]:
