@@ -335,7 +335,7 @@ def test_a_catalogue_row_escaping_the_store_is_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "outside").exists()
 
 
-def test_fetch_checks_hashes_and_never_replaces_a_held_file(tmp_path: Path) -> None:
+def test_fetch_checks_hashes_and_never_replaces_a_fetched_file(tmp_path: Path) -> None:
     _, rows = _small_catalogue(tmp_path)
     mirror, store = tmp_path / "mirror", tmp_path / "store"
     first = fetch(rows, store, mirror=mirror)
@@ -359,7 +359,7 @@ def test_fetch_checks_hashes_and_never_replaces_a_held_file(tmp_path: Path) -> N
     assert problem.reason == "sha256_mismatch" and problem.path == SAMPLE
     with pytest.raises(
         ChecksumMismatch,
-        match=f"{SAMPLE}: held {len(original) + 1} bytes; catalogue says {len(original)}",
+        match=f"{SAMPLE}: fetched {len(original) + 1} bytes; catalogue says {len(original)}",
     ):
         read_fetched(rows[0], store)
 
