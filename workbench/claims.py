@@ -537,6 +537,10 @@ class Run:
     def missing(self) -> tuple[Mapping[str, Any], ...]:
         return tuple(q for q in self.quotes if q["status"] != "found")
 
+    def as_json(self) -> dict[str, Any]:
+        """What `workbench runs --json` prints for the row: every field, by name."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
 
 class Ledger:
     """The run ledger: an SQLite file apart from the notes, append-only by its own triggers."""
@@ -784,6 +788,17 @@ class NoteGrade:
     evidence_missing: tuple[str, ...]
     why: tuple[str, ...]
     last_run: Run | None
+
+    def as_json(self) -> dict[str, Any]:
+        """What `workbench grade --json` prints."""
+        return {
+            "note": str(self.note),
+            "grade": self.grade,
+            "pointer": self.pointer,
+            "backing_run": self.backing_run,
+            "evidence_missing": list(self.evidence_missing),
+            "why": list(self.why),
+        }
 
 
 def grade_note(note: Note, catalogue: Mapping[str, CatalogueRow], runs: Sequence[Run]) -> NoteGrade:

@@ -228,6 +228,22 @@ class Passage:
     kind: PassageKind = "body"
     path: tuple[str, ...] | None = None
 
+    def as_json(self, *, profile: str, page: int | None) -> dict[str, Any]:
+        """What `workbench passages --json` prints for it: its fields, the name of the profile that
+        read it and the PDF page holding its start (None for other formats)."""
+        return {
+            "version_id": self.version_id,
+            "ordinal": self.ordinal,
+            "char_start": self.char_start,
+            "char_end": self.char_end,
+            "text": self.text,
+            "section_label": self.section_label,
+            "kind": self.kind,
+            "path": list(self.path) if self.path is not None else None,
+            "profile": profile,
+            "page": page,
+        }
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Span:

@@ -115,6 +115,14 @@ class RecheckReport:
     def gone(self) -> tuple[Finding, ...]:
         return tuple(f for f in self.findings if f.status == "gone")
 
+    def as_json(self) -> dict[str, Any]:
+        """What `workbench recheck --json` prints."""
+        return {
+            "findings": [f.as_json() for f in self.findings],
+            "runs": [r.run for r in self.runs],
+            "skipped": list(self.skipped),
+        }
+
 
 # ---------------------------------------------------------------------------------------------
 # recheck

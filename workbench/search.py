@@ -38,7 +38,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import rapidfuzz
 from rapidfuzz import fuzz, utils
@@ -137,6 +137,19 @@ class SearchResult:
     path: AnswerPath
     index: IndexStatus
     note: str  # one line for a person: which path answered, and anything left out
+
+    def as_json(self, passages: Sequence[str]) -> dict[str, Any]:
+        """What `workbench search --json` prints; `passages` are the candidates' texts, in order."""
+        return {
+            "query": self.query,
+            "path": self.path,
+            "index": {"state": self.index.state, "reason": self.index.reason},
+            "note": self.note,
+            "candidates": [
+                candidate_as_json(c, text)
+                for c, text in zip(self.candidates, passages, strict=True)
+            ],
+        }
 
 
 # ---------------------------------------------------------------------------------------------

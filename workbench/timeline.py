@@ -88,6 +88,17 @@ class QuoteCitation:
     citation: Citation | None
     verification: Verification | None
 
+    def as_json(self) -> dict[str, Any]:
+        """What `workbench cite --json` prints: the citation when cited, else the status and every
+        occurrence."""
+        if self.status == "cited":
+            return self.citation_json()
+        return {
+            "status": self.status,
+            "version_id": self.version_id,
+            "occurrences": [o.as_json() for o in self.occurrences],
+        }
+
     def citation_json(self) -> dict[str, Any]:
         """The citation in the workbench JSON format `workbench verify` reads (no other field: that
         reader refuses unknown ones). `occurrence` is given only when the quote occurs more than

@@ -20,16 +20,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     with claims.Ledger(args.ledger) as ledger:
         grade = claims.grade_note(note, catalogue, ledger.runs(claims.note_key(args.note)))
     if args.json:
-        print_json(
-            {
-                "note": str(grade.note),
-                "grade": grade.grade,
-                "pointer": grade.pointer,
-                "backing_run": grade.backing_run,
-                "evidence_missing": list(grade.evidence_missing),
-                "why": list(grade.why),
-            }
-        )
+        print_json(grade.as_json())
         return 0
     out(f"{args.note}: {grade.grade}\n" + "".join(f"  {line}\n" for line in grade.why))
     return 0
@@ -91,7 +82,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
     with claims.Ledger(args.ledger) as ledger:
         runs = ledger.runs(claims.note_key(args.note))
     if args.json:
-        print_json([{f: getattr(r, f) for f in r.__dataclass_fields__} for r in runs])
+        print_json([r.as_json() for r in runs])
         return 0
     for r in runs:
         found = sum(q["status"] == "found" for q in r.quotes)

@@ -33,18 +33,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         texts = {v: workspace.version(v).text for v in {c.version_id for c in result.candidates}}
     passages = [texts[c.version_id][c.char_start : c.char_end] for c in result.candidates]
     if args.json:
-        print_json(
-            {
-                "query": result.query,
-                "path": result.path,
-                "index": {"state": result.index.state, "reason": result.index.reason},
-                "note": result.note,
-                "candidates": [
-                    search_mod.candidate_as_json(c, text)
-                    for c, text in zip(result.candidates, passages, strict=True)
-                ],
-            }
-        )
+        print_json(result.as_json(passages))
         return 0
     out(f"{result.note}; candidates are never evidence: verify a quote before citing it\n")
     for c, text in zip(result.candidates, passages, strict=True):

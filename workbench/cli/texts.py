@@ -29,23 +29,7 @@ def cmd_passages(args: argparse.Namespace) -> int:
 
     page = {p.ordinal: page_for_offset(version.pages, p.char_start) for p in passages}
     if args.json:
-        print_json(
-            [
-                {
-                    "version_id": p.version_id,
-                    "ordinal": p.ordinal,
-                    "char_start": p.char_start,
-                    "char_end": p.char_end,
-                    "text": p.text,
-                    "section_label": p.section_label,
-                    "kind": p.kind,
-                    "path": list(p.path) if p.path is not None else None,
-                    "profile": choice.profile.name,
-                    "page": page[p.ordinal],
-                }
-                for p in passages
-            ]
-        )
+        print_json([p.as_json(profile=choice.profile.name, page=page[p.ordinal]) for p in passages])
         return 0
     for p in passages:
         first_line = p.text.split("\n", 1)[0][:90]

@@ -41,19 +41,7 @@ def cmd_cite(args: argparse.Namespace) -> int:
             out(json.dumps(timeline.annotation_of(workspace, cited), ensure_ascii=False) + "\n")
             return 0
     if args.json:
-        record = cited.citation_json() if cited.status == "cited" else None
-        out(
-            json.dumps(
-                record
-                or {
-                    "status": cited.status,
-                    "version_id": cited.version_id,
-                    "occurrences": [o.as_json() for o in cited.occurrences],
-                },
-                ensure_ascii=False,
-            )
-            + "\n"
-        )
+        out(json.dumps(cited.as_json(), ensure_ascii=False) + "\n")
     else:
         out("".join(line + "\n" for line in timeline.cite_lines(cited)))
         if cited.status == "cited":
@@ -105,13 +93,7 @@ def cmd_recheck(args: argparse.Namespace) -> int:
             store=args.store,
         )
     if args.json:
-        print_json(
-            {
-                "findings": [f.as_json() for f in report.findings],
-                "runs": [r.run for r in report.runs],
-                "skipped": list(report.skipped),
-            }
-        )
+        print_json(report.as_json())
     else:
         out("".join(line + "\n" for line in recheck.recheck_lines(report)))
     return 1 if report.gone else 0
