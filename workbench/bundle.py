@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import tempfile
 import zipfile
@@ -75,6 +74,7 @@ from workbench.errors import (
     TextDecodeError,
     UnsafePath,
 )
+from workbench.files import replace_file_with
 from workbench.models import CatalogueRow, Version, canonical_json, strict_json
 from workbench.workspace import Workspace, version_from_row
 
@@ -408,19 +408,16 @@ def write_bundle(
 
 def _write_zip(out: Path, members: Mapping[str, bytes]) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=out.parent, suffix=".zip.tmp", delete=False) as tmp:
-        try:
-            with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-                for name, data in members.items():
-                    info = zipfile.ZipInfo(name, date_time=_ZIP_TIME)
-                    info.external_attr = 0o644 << 16
-                    info.compress_type = zipfile.ZIP_DEFLATED
-                    archive.writestr(info, data)
-        except BaseException:
-            os.unlink(tmp.name)
-            raise
-    os.chmod(tmp.name, 0o644)
-    os.replace(tmp.name, out)
+
+    def write(temporary: Path) -> None:
+        with zipfile.ZipFile(temporary, "x", compression=zipfile.ZIP_DEFLATED) as archive:
+            for name, data in members.items():
+                info = zipfile.ZipInfo(name, date_time=_ZIP_TIME)
+                info.external_attr = 0o644 << 16
+                info.compress_type = zipfile.ZIP_DEFLATED
+                archive.writestr(info, data)
+
+    replace_file_with(out, write, mode=0o644)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from typing import Any, Literal
 from workbench.cite import SourceIndex, holds_words, index_text
 from workbench.corpus import check_relative_path, read_catalogue
 from workbench.errors import CheckerError, LedgerError, NoteError, WorkbenchError
+from workbench.files import replace_file
 from workbench.models import CODE_FENCE, FIELD_LINE, CatalogueRow, canonical_json, code_digest
 from workbench.quotes import check_linked_quote, find_text, parse_report, resolve_report
 from workbench.workspace import version_from_row
@@ -304,13 +305,6 @@ def with_pointer(note: Note, pointer: str | None) -> bytes:
     ending = b"\r\n" if data.startswith(b"---\r\n") else b"\n"
     at = note.header_end
     return data[:at] + b"pointer: " + pointer.encode("utf-8") + ending + data[at:]
-
-
-def _write(path: Path, data: bytes) -> None:
-    """Replace `path` atomically (a crash leaves the old note or the new one, never half)."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
 
 
 def note_key(path: Path) -> str:
@@ -745,7 +739,7 @@ def check_note(
     elif run.outcome == "missing" and before == rel:
         after = None
     if after != before:
-        _write(note_path, with_pointer(note, after))
+        replace_file(note_path, with_pointer(note, after))
     return CheckReport(note=note_path, run=run, pointer_before=before, pointer_after=after)
 
 

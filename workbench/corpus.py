@@ -22,7 +22,6 @@ import json
 import os
 import re
 import stat
-import tempfile
 import urllib.parse
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -38,6 +37,7 @@ from workbench.errors import (
     ProvenanceError,
     UnsafePath,
 )
+from workbench.files import replace_file
 from workbench.models import CatalogueRow, Refusal, canonical_json, strict_json
 from workbench.progress import bar
 
@@ -536,10 +536,7 @@ def read_refused(corpus_dir: Path) -> tuple[CatalogueRow, ...]:
 def _write_if_changed(path: Path, data: bytes) -> None:
     if path.exists() and path.read_bytes() == data:
         return
-    with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as tmp:
-        tmp.write(data)
-    os.chmod(tmp.name, 0o644)
-    os.replace(tmp.name, path)
+    replace_file(path, data, mode=0o644)
 
 
 def write_catalogue(admission: Admission, corpus_dir: Path) -> None:
@@ -638,10 +635,7 @@ def _check_bytes(row: CatalogueRow, data: bytes, *, what: str = "fetched") -> No
 def _place(target: Path, data: bytes) -> None:
     """Write `data` at `target` atomically and read-only: a held version is not edited in place."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=target.parent, delete=False) as tmp:
-        tmp.write(data)
-    os.chmod(tmp.name, 0o444)
-    os.replace(tmp.name, target)
+    replace_file(target, data, mode=0o444)
 
 
 def fetch(

@@ -46,9 +46,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields, replace
@@ -58,6 +56,7 @@ from typing import Any, Protocol, TypeVar
 from workbench.corpus import admit, read_catalogue, read_refusals
 from workbench.diff import RESTRUCTURE_CONFIDENCE_CEILING, diff_passages, pairing_is_uncertain
 from workbench.errors import ExportFormatError
+from workbench.files import replace_file
 from workbench.models import (
     PAIRING_KINDS,
     CatalogueRow,
@@ -908,12 +907,9 @@ class MeasurementCache:
             "key": key,
             "measurement": family_measurement_as_json(family),
         }
-        with tempfile.NamedTemporaryFile(
-            dir=self.folder, prefix=f".{key}.", suffix=".tmp", delete=False
-        ) as tmp:
-            # CAUTION: not canonical_json: the profile record's key order is part of the report.
-            tmp.write(json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-        os.replace(tmp.name, self.folder / f"{key}.json")
+        # CAUTION: not canonical_json: the profile record's key order is part of the report.
+        data = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        replace_file(self.folder / f"{key}.json", data)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -30,7 +30,6 @@ is checked against the retained extracts alone. Neither route ever falls back to
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import textwrap
 from collections.abc import Callable
@@ -41,6 +40,7 @@ from typing import Literal, cast
 from workbench.cite import HYPHENS, SourceIndex, find_occurrences, holds_words, index_text
 from workbench.corpus import check_relative_path, read_catalogue, read_fetched
 from workbench.errors import QuotesRegisterError
+from workbench.files import replace_file
 from workbench.models import CODE_FENCE, FIELD_LINE, CatalogueRow
 from workbench.normalize import normalized_text
 from workbench.workspace import version_from_row
@@ -492,13 +492,6 @@ def snapshot_bytes(row: CatalogueRow, store: Path) -> bytes:
     return (head + version.text).encode("utf-8")
 
 
-def _replace(path: Path, data: bytes) -> None:
-    """Replace `path` atomically (a crash leaves the old file or the new one, never half)."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
-
-
 def write_snapshot(report_path: Path, *, corpus_dir: Path, store: Path) -> SnapshotWrite:
     """Write the report's snapshot from the fetched corpus, or refuse.
 
@@ -527,7 +520,7 @@ def write_snapshot(report_path: Path, *, corpus_dir: Path, store: Path) -> Snaps
     if target.is_file() and target.read_bytes() == data:
         return SnapshotWrite(path=target, sha256=digest, written=False)
     target.parent.mkdir(parents=True, exist_ok=True)
-    _replace(target, data)
+    replace_file(target, data)
     return SnapshotWrite(path=target, sha256=digest, written=True)
 
 
@@ -721,7 +714,7 @@ def add_quote(report_path: Path, extract: str, location: str) -> RetainedExtract
         raise QuotesRegisterError(
             f"{report_path}: changed on disk while appending; nothing written"
         )
-    _replace(report_path, written)
+    replace_file(report_path, written)
     return again.extracts[-1]
 
 
@@ -772,7 +765,7 @@ def new_report(
     )
     target.parent.mkdir(parents=True, exist_ok=True)
     if not target.exists():
-        _replace(target, data)
+        replace_file(target, data)
     with path.open("xb") as handle:
         handle.write(text.encode("utf-8"))
     return parse_report(path)

@@ -19,10 +19,8 @@ cursor, colour the line or break the markup.
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
-import secrets
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -31,6 +29,7 @@ from rapidfuzz.distance import Indel
 
 from workbench.diff import change_as_json, pairing_is_uncertain
 from workbench.errors import RedlineError
+from workbench.files import replace_file_with
 from workbench.models import CHANGE_KINDS, Change, PageSpan, Span
 from workbench.normalize import normalized_text
 from workbench.review import doubt_reasons
@@ -548,18 +547,6 @@ def writable(path: Path, what: str) -> None:
         raise RedlineError(f"{path}: folder {path.parent} does not exist; cannot write {what}")
 
 
-def _replace(path: Path, write: Callable[[Path], object]) -> None:
-    """Write through a new file beside `path` (created by `write`, so with the usual
-    permissions), then rename it over `path`: a failure leaves `path` as it was."""
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
-    try:
-        write(temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-
-
 def write_page(path: Path, page: str) -> None:
     """Write the redline page (UTF-8) to `path`, replacing a file there (rules in `writable`)."""
     writable(path, "the redline page")
@@ -569,7 +556,7 @@ def write_page(path: Path, page: str) -> None:
         with temporary.open("xb") as handle:
             handle.write(data)
 
-    _replace(path, write)
+    replace_file_with(path, write)
 
 
 def export_target(form: str, path: Path) -> None:

@@ -23,13 +23,12 @@ empty cell. polars is imported only when a table is written.
 
 from __future__ import annotations
 
-import os
-import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.errors import ExportFormatError
+from workbench.files import replace_file_with
 from workbench.measure import EXPORT_FORMATS, FamilyMeasurement, Measurements, row_as_json
 
 if TYPE_CHECKING:
@@ -125,16 +124,7 @@ def write_frame(frame: pl.DataFrame, path: Path, fmt: str) -> Path:
     every exported table (measurements, the diff's change table). The file is written beside
     `path` under a temporary name and renamed over it, so a failed write leaves what was there."""
     check_format(fmt)
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
-    try:
-        if fmt == "csv":
-            frame.write_csv(temporary)
-        else:
-            frame.write_parquet(temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    replace_file_with(path, frame.write_csv if fmt == "csv" else frame.write_parquet)
     return path
 
 

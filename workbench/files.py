@@ -1,0 +1,42 @@
+"""Replacing a file whole: the one way the workbench writes a file a reader may be looking at.
+
+A crash, a full disk or an error in the middle of writing must leave the file as it was, never half
+written: a note whose pointer is being set, a snapshot, the catalogue, a fetched document, a cache
+entry, a bundle, a redline page, an exported table. So every such file is written under a new
+name beside it (`.<name>.<random>.tmp`, created exclusively, in the same folder so the rename
+stays on one file system), given its mode, and renamed over the old one (`os.replace`, atomic on
+POSIX). If anything fails before the rename, the new file is removed and the old one stands.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Callable
+from pathlib import Path
+
+
+def replace_file_with(
+    path: Path, write: Callable[[Path], object], *, mode: int | None = None
+) -> None:
+    """Replace `path` by what `write(temporary)` writes at a new path beside it; with `mode`, the
+    new file gets that permission mode (else the one it was created with)."""
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    try:
+        write(temporary)
+        if mode is not None:
+            os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def replace_file(path: Path, data: bytes, *, mode: int | None = None) -> None:
+    """Replace `path` by `data` (`replace_file_with`)."""
+
+    def write(temporary: Path) -> None:
+        with temporary.open("xb") as handle:
+            handle.write(data)
+
+    replace_file_with(path, write, mode=mode)
