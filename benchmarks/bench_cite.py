@@ -42,9 +42,10 @@ from workbench.cite import Citation, verify_citations
 from workbench.cite.index import build_index
 from workbench.cite.probes import corruption_probes, hyphen_census
 from workbench.corpus import read_catalogue
+from workbench.models import text_sha256
 from workbench.normalize import normalize, normalized_text
 from workbench.segment import segment
-from workbench.workspace import Workspace, ingest, text_sha256
+from workbench.workspace import Workspace, ingest
 
 ROOT = Path(__file__).resolve().parents[1]
 STORE = ROOT / "corpus" / "real"

@@ -25,9 +25,8 @@ from workbench.extract_pdf import (
     PDF_EXTRACTOR,
     PDF_EXTRACTOR_VERSION,
     extract_pdf,
-    page_for_offset,
 )
-from workbench.models import PageSpan, Version
+from workbench.models import PageSpan, Version, page_for_offset
 from workbench.normalize import normalize, normalized_text
 from workbench.segment import segment
 from workbench.workspace import Workspace

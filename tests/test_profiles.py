@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from workbench.errors import ProfileError
-from workbench.models import Version
+from workbench.models import Version, text_sha256
 from workbench.profiles import (
     SHIPPED_DIR,
     choose_profile,
@@ -20,7 +20,7 @@ from workbench.profiles import (
     shipped_profiles,
 )
 from workbench.structure import parse_structure
-from workbench.workspace import Workspace, text_sha256
+from workbench.workspace import Workspace
 
 from .conftest import ROOT
 from .test_cli import _run

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.models import Version
+from workbench.models import Version, text_sha256
 from workbench.profiles import shipped_profiles
 from workbench.structure import clean_label, gutter_line_starts, parse_structure
-from workbench.workspace import Workspace, text_sha256
+from workbench.workspace import Workspace
 
 
 def _text_version(text: str, version_id: str = "test/fam/v.txt") -> Version:

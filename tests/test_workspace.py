@@ -13,9 +13,9 @@ import pytest
 from workbench.corpus import admit, fetch
 from workbench.errors import AppendOnlyViolation, CorpusChanged, VersionNotFound, WorkspaceError
 from workbench.extract_pdf import PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION
-from workbench.models import CatalogueRow
+from workbench.models import CatalogueRow, text_sha256
 from workbench.segment import segment
-from workbench.workspace import Workspace, ingest, text_sha256, version_from_row
+from workbench.workspace import Workspace, ingest, version_from_row
 
 from .conftest import STORE
 

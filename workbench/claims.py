@@ -46,7 +46,6 @@ STATUSES = ("draft", "validated")
 ORIGINS = ("model", "web", "document")
 GROUNDING_FIELDS = ("pointer", "status", "validated_by", "validated_at", "origin", "document")
 EVIDENCE_FIELDS = ("validated_by", "validated_at")
-DEFAULT_LEDGER = Path(".workbench") / "ledger.sqlite"
 CHECK_SCHEME = 1
 SNAPSHOT_MARKER = "(snapshot required)"
 

@@ -64,13 +64,12 @@ import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from workbench.errors import ExtractionError
-from workbench.models import Extraction, Furniture, PageSpan, UnusablePage, page_for_offset
+from workbench.models import Extraction, Furniture, PageSpan, UnusablePage
 
 __all__ = [
     "PDF_EXTRACTOR",
     "PDF_EXTRACTOR_VERSION",
     "extract_pdf",
-    "page_for_offset",
 ]
 
 PDF_EXTRACTOR = "pdf-text"

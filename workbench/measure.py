@@ -55,7 +55,6 @@ from typing import Any, Protocol, TypeVar
 
 from workbench.corpus import admit, read_catalogue, read_refusals
 from workbench.diff import RESTRUCTURE_CONFIDENCE_CEILING, diff_passages, pairing_is_uncertain
-from workbench.errors import ExportFormatError
 from workbench.files import replace_file
 from workbench.models import (
     PAIRING_KINDS,
@@ -915,8 +914,6 @@ class MeasurementCache:
 # ---------------------------------------------------------------------------------------------
 # The whole chain: admit or read the catalogue, ingest, map, reduce, write
 
-EXPORT_FORMATS = ("csv", "parquet")  # what `measure_corpus(export=...)` writes the tables as
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MeasureRun:
@@ -966,8 +963,10 @@ def measure_corpus(
     The reports are the same bytes whichever families came from the cache and whatever ran the
     map. The researcher's `profiles` come before the shipped ones (`profiles.registry`).
     """
-    if export is not None and export not in EXPORT_FORMATS:
-        raise ExportFormatError(f"{export}: not an export format; expected one of csv, parquet")
+    if export is not None:
+        from workbench.tables import check_format  # refused before anything is read or written
+
+        check_format(export)
     if workers is not None or scheduler is not None:
         from workbench.engine import check_engine_options
 

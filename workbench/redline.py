@@ -287,7 +287,7 @@ def _pages(version: Held, span: Span | None) -> tuple[int, int] | None:
     pages: Sequence[PageSpan] = getattr(version, "pages", ())
     if span is None or not pages:
         return None
-    from workbench.extract_pdf import page_for_offset  # PDF only: loads PDFium
+    from workbench.models import page_for_offset
 
     first = page_for_offset(pages, span.char_start)
     last = page_for_offset(pages, max(span.char_start, span.char_end - 1))

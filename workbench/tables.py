@@ -29,10 +29,13 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.errors import ExportFormatError
 from workbench.files import replace_file_with
-from workbench.measure import EXPORT_FORMATS, FamilyMeasurement, Measurements, row_as_json
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # measure (and the diff it runs) and polars load only when tables are made
     import polars as pl
+
+    from workbench.measure import FamilyMeasurement, Measurements
+
+EXPORT_FORMATS = ("csv", "parquet")  # what every exported table is written as
 
 TABLE_KINDS = (
     "families",
@@ -70,6 +73,8 @@ def _scope_rows(
 
 
 def _evidence_row(row: Any) -> dict[str, Any]:
+    from workbench.measure import row_as_json
+
     return {
         name: "/".join(value) if isinstance(value, list) else value
         for name, value in row_as_json(row).items()

@@ -24,10 +24,10 @@ from typing import Any, Literal
 from workbench.cite.index import DELETABLE, SourceIndex, find_occurrences, source_index
 from workbench.cite.verify import Citation, Verification, verify_citations
 from workbench.errors import CitationError, CorpusChanged
-from workbench.models import Version
+from workbench.models import Version, text_sha256
 from workbench.normalize import normalized_text
 from workbench.segment import segment_version
-from workbench.workspace import Workspace, text_sha256
+from workbench.workspace import Workspace
 
 CONTEXT_CHARS = 60  # raw characters of context shown on each side of an occurrence
 

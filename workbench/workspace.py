@@ -46,8 +46,8 @@ from workbench.models import (
     UnusablePage,
     Version,
     canonical_json,
+    text_sha256,
 )
-from workbench.models import text_sha256 as text_sha256  # re-exported for older callers
 from workbench.progress import bar
 
 SCHEMA_VERSION = "2"
@@ -323,6 +323,16 @@ class Workspace:
         return VersionNotFound(
             f"{version_id}: no such version in {self.path}; see 'workbench ingest'"
         )
+
+    def page_map(self, version_id: str) -> tuple[PageSpan, ...]:
+        """The held version's PDF page map (empty for other formats), read without its text.
+        VersionNotFound if no such id is held."""
+        row = self._conn.execute(
+            "SELECT pages FROM versions WHERE version_id = ?", (version_id,)
+        ).fetchone()
+        if row is None:
+            raise self._not_found(version_id)
+        return _pages_from_json(row["pages"])
 
     def text_bytes(self, version_id: str) -> tuple[bytes, str]:
         """The held version's text as stored (its UTF-8 bytes, not decoded) and its recorded

@@ -39,9 +39,9 @@ from typing import Any, Literal
 from workbench.cite.index import SourceIndex, occurrence_hits, source_index
 from workbench.cite.verify import Citation, Verification, verify_citations
 from workbench.errors import CitationError
-from workbench.models import canonical_json, strict_json
+from workbench.models import canonical_json, strict_json, text_sha256
 from workbench.normalize import normalized_text
-from workbench.workspace import Workspace, text_sha256
+from workbench.workspace import Workspace
 
 Format = Literal["workbench", "w3c", "anthropic"]
 FORMATS: tuple[Format, ...] = ("workbench", "w3c", "anthropic")

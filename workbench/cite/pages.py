@@ -38,9 +38,9 @@ from workbench.cite.formats import CitationLine, PageRange
 from workbench.cite.index import source_index
 from workbench.cite.verify import Citation, Verification, verify_citations
 from workbench.errors import VersionNotFound
-from workbench.models import PageSpan, page_for_offset
+from workbench.models import PageSpan, page_for_offset, text_sha256
 from workbench.quotes import OccurrenceStatus, find_text
-from workbench.workspace import Workspace, text_sha256
+from workbench.workspace import Workspace
 
 PAGE_REASONS: dict[str, str] = {
     "quote_not_found": "the citation names pages and no offsets, and the quote occurs nowhere in "
@@ -95,7 +95,7 @@ def verdict_pages(
         version_id = verification.citation.version_id
         if version_id not in maps:
             try:
-                maps[version_id] = workspace.version(version_id).pages
+                maps[version_id] = workspace.page_map(version_id)
             except VersionNotFound:
                 maps[version_id] = ()
         out.append(pages_spanned(maps[version_id], verification.citation))

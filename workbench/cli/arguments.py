@@ -103,22 +103,11 @@ def _text(path: Path, *, lines: bool = False) -> None:
     except UnicodeDecodeError as exc:
         raise _refuse(path, f"is not UTF-8 text (byte offset {exc.start})") from None
     if lines:
-        start = 0
-        for number, end in enumerate(_line_ends(data), 1):
-            if end - start > MAX_LINE:
+        for number, line in enumerate(data.split(b"\n"), 1):
+            if len(line) > MAX_LINE:
                 raise _refuse(
-                    path, f"line {number} is {end - start} bytes, longer than {MAX_LINE} allowed"
+                    path, f"line {number} is {len(line)} bytes, longer than {MAX_LINE} allowed"
                 )
-            start = end + 1
-
-
-def _line_ends(data: bytes) -> list[int]:
-    ends, at = [], data.find(b"\n")
-    while at >= 0:
-        ends.append(at)
-        at = data.find(b"\n", at + 1)
-    ends.append(len(data))
-    return ends
 
 
 def _folder(path: Path) -> None:

@@ -14,6 +14,7 @@ from workbench.cli import arguments
 from workbench.cli.common import out, own_profiles, path_options, print_json, profiles_option
 from workbench.errors import VersionNotFound
 from workbench.models import CHANGE_KINDS, consecutive_pairs
+from workbench.tables import EXPORT_FORMATS
 
 if TYPE_CHECKING:
     from workbench.workspace import Workspace
@@ -146,8 +147,9 @@ def cmd_review_list(args: argparse.Namespace) -> int:
     with Workspace(args.workspace) as workspace:
         items = review.review_items(workspace, args.family, profiles=registry(own_profiles(args)))
         verdicts = review.read_verdicts(workspace)
+        # The texts the listing shows both sides from (the JSON holds none).
         ids = {i for item in items for p in item.pairings for i in (p.before_id, p.after_id)}
-        held = {version_id: workspace.version(version_id) for version_id in sorted(ids)}
+        held = {v: workspace.version(v) for v in sorted(ids)} if not args.json else {}
     if args.json:
         print_json([review.item_as_json(item, verdicts) for item in items])
         return 0
@@ -313,7 +315,7 @@ def add_commands(commands: Any) -> None:
     )
     diff.add_argument(
         "--export",
-        choices=("csv", "parquet"),
+        choices=EXPORT_FORMATS,
         metavar="FORMAT",
         help="write the change table as csv or parquet to --out FILE",
     )

@@ -19,6 +19,7 @@ from workbench.cli.common import (
     profiles_option,
     progress,
 )
+from workbench.tables import EXPORT_FORMATS
 
 
 def cmd_measure(args: argparse.Namespace) -> int:
@@ -119,7 +120,7 @@ def add_commands(commands: Any) -> None:
     )
     measure.add_argument(
         "--export",
-        choices=("csv", "parquet"),
+        choices=EXPORT_FORMATS,
         default=None,
         help="also write the measurement tables (table-<kind>.csv or .parquet) into --out",
     )
