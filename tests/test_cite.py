@@ -19,10 +19,11 @@ from workbench.cite.index import (
     _SKELETON_CUT,
     GRAM,
     HYPHENS,
-    STRIDE,
     SourceIndex,
     build_index,
-    occurrence_hits,
+    counted_spans,
+    on_raw_boundaries,
+    reading_spans,
     reads_alone,
     reads_as,
     skeleton,
@@ -233,15 +234,16 @@ def test_fast_boundary_test_never_clears_what_the_exact_reread_refuses() -> None
             quote = folded[start:end]
             if not quote.strip(" -\u2010"):
                 continue
-            for hit in occurrence_hits(index, quote):
-                raw_start, raw_end = index.normalized.raw_span(hit.norm_start, hit.norm_end)
+            counted = counted_spans(index, quote)
+            for start, end in reading_spans(index, quote):
+                raw_start, raw_end = index.normalized.raw_span(start, end)
                 exact = reads_alone(text[raw_start:raw_end], quote)
-                if hit.fast:
+                if on_raw_boundaries(index.normalized, start, end):
                     reached += 1
-                    assert exact, (text, quote, hit)
+                    assert exact, (text, quote, start, end)
                 else:
                     slow += 1
-                    assert hit.counted == exact
+                assert ((start, end) in counted) == exact, (text, quote, start, end)
     assert reached >= 1000, reached
     assert slow > 0, "no hit took the slow path"
 
@@ -252,18 +254,25 @@ def test_skeleton_equals_its_regular_expression(text: str) -> None:
 
 
 def test_look_up_finds_every_occurrence_in_real_text(workspace: Workspace) -> None:
-    """Patterns on both sides of the length where the sampled look-up takes over, boilerplate
+    """Patterns on both sides of where the anchored look-up takes over (a space with `GRAM`
+    characters after it, or one character fewer), patterns that begin with a space, boilerplate
     that repeats, and patterns that do not occur: the look-up finds exactly what `str.find` finds."""
     version = max(workspace.versions(), key=lambda v: len(v.text))
     index = build_index(version.text)
     skel = index.skeleton
     rng = random.Random(5)
-    shortest = GRAM + STRIDE - 1
     patterns = []
-    for length in (1, 5, shortest - 1, shortest, shortest + 1, 60, 300):
+    for length in (1, 5, GRAM - 3, GRAM, GRAM + 1, GRAM + 2, 60, 300):
         for _ in range(80):
             at = rng.randrange(len(skel) - length)
             patterns.append(skel[at : at + length])
+    spaces = [i for i in range(3, len(skel) - 60) if skel[i] == " "]
+    for space in rng.sample(spaces, 80):
+        patterns += [
+            skel[space - 3 : space + 1 + GRAM],  # the one space has a whole gram after it
+            skel[space - 3 : space + GRAM],  # one character short: scanned
+            skel[space : space + 40],  # begins with the space
+        ]
     patterns += [p + "\u2603" for p in patterns[-50:]] + [""]
 
     def every(pattern: str) -> list[int]:
@@ -772,7 +781,7 @@ def _check_folded_skeleton(index: SourceIndex) -> None:
     folded = index.normalized.text
     kept = _kept_by_brute_force(folded)
     assert index.skeleton == _SKELETON_CUT.sub("", folded) == "".join(folded[i] for i in kept)
-    spans = [index.normalized_of_skeleton_span(i, i + 1) for i in range(len(index.skeleton))]
+    spans = index.normalized_of_skeleton_spans(range(len(index.skeleton)), 1)
     assert [first for first, _ in spans] == kept
     assert all(last == first + 1 for first, last in spans)
 
@@ -823,7 +832,7 @@ def test_skeleton_look_up_maps_back_to_the_normalized_text(workspace: Workspace)
     folded = index.normalized.text
     rng = random.Random(8)
     patterns = []
-    for length in (5, GRAM + STRIDE - 2, GRAM + STRIDE - 1, GRAM + STRIDE, 64, 300):
+    for length in (5, GRAM, GRAM + 1, GRAM + 2, 64, 300):
         for _ in range(80):
             at = rng.randrange(len(folded) - length)
             patterns.append(folded[at : at + length])
@@ -836,7 +845,7 @@ def test_skeleton_look_up_maps_back_to_the_normalized_text(workspace: Workspace)
     for pattern, found in zip(patterns, hits, strict=True):
         if pattern.startswith(" ") or any(h in pattern for h in HYPHENS):
             continue
-        spans = [index.normalized_of_skeleton_span(s, s + len(pattern)) for s in found]
+        spans = index.normalized_of_skeleton_spans(found, len(pattern))
         inside = [a for a, b in spans if b - a == len(pattern)]
         assert inside == _every(folded, pattern)
         compared += 1
@@ -845,12 +854,13 @@ def test_skeleton_look_up_maps_back_to_the_normalized_text(workspace: Workspace)
 
 
 def test_a_pattern_ending_at_the_texts_end_finds_its_repeats() -> None:
-    """The look-up samples whole chunks; a pattern that ends at the text's end, past the last
-    whole chunk, is still found at each of its occurrences."""
+    """A pattern that ends at the text's end, its anchored gram running to the last character, is
+    still found at each of its occurrences."""
     phrase = "the operator shall keep each record for five years."
     text = f"{phrase} and {phrase}"
     index = build_index(text)
-    tail = index.skeleton[len(index.skeleton) - (GRAM + STRIDE + 3) :]
+    tail = index.skeleton[len(index.skeleton) - (GRAM + 8) :]
+    assert " " in tail[: len(tail) - GRAM], "the tail must be looked up, not scanned"
     assert index.skeleton_hits(tail) == _every(index.skeleton, tail)
     assert len(index.skeleton_hits(tail)) == 2
 

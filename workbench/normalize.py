@@ -33,6 +33,7 @@ from __future__ import annotations
 import codecs
 import re
 from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -104,17 +105,33 @@ class Normalized:
         if start == end:
             at = self.raw_start(start) if start < len(self.text) else self.raw_length
             return at, at
-        # One search for the first character's segment; the last one's is the same segment, or
-        # found by a search that starts there.
-        starts, last = self.norm_starts, end - 1
-        k = bisect_right(starts, start) - 1
-        j = k if k + 1 == len(starts) or last < starts[k + 1] else bisect_right(starts, last, k) - 1
-        raw_start = (
-            self.raw_starts[k] + (start - starts[k]) if self.identity[k] else self.raw_starts[k]
+        return self.raw_spans(((start, end),))[0]
+
+    def raw_spans(self, spans: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+        """`raw_span` of each non-empty normalized span of `spans` (inside the text), in order:
+        what a search that found many spans maps back in one pass."""
+        starts, raw_starts, raw_lens, identity = (
+            self.norm_starts,
+            self.raw_starts,
+            self.raw_lens,
+            self.identity,
         )
-        if self.identity[j]:
-            return raw_start, self.raw_starts[j] + (last - starts[j]) + 1
-        return raw_start, self.raw_starts[j] + self.raw_lens[j]
+        mapped = []
+        for start, end in spans:
+            # One search for the first character's segment; the last one's is the same segment,
+            # or found by a search that starts there.
+            last = end - 1
+            k = bisect_right(starts, start) - 1
+            if k + 1 == len(starts) or last < starts[k + 1]:
+                j = k
+            else:
+                j = bisect_right(starts, last, k) - 1
+            raw_start = raw_starts[k] + (start - starts[k]) if identity[k] else raw_starts[k]
+            if identity[j]:
+                mapped.append((raw_start, raw_starts[j] + (last - starts[j]) + 1))
+            else:
+                mapped.append((raw_start, raw_starts[j] + raw_lens[j]))
+        return tuple(mapped)
 
 
 LONG_TEXT = 2048
@@ -199,8 +216,6 @@ _TABLE = str.maketrans(
     }
 )
 _SPECIAL = re.compile(r"[\u00ad\ufeff\ufb00-\ufb04\uff10-\uff19\u2010\u2011]")
-# A lone " " is already normal: only longer runs, or any other white space, are rewritten.
-_SPACE_RUN = re.compile(r"\s{2,}|[^\S ]")
 
 
 def normalized_text(text: str) -> str:
@@ -213,7 +228,15 @@ def normalized_text(text: str) -> str:
         return normalize_long(text).text
     if _SPECIAL.search(text):
         text = text.translate(_TABLE)
-    return _SPACE_RUN.sub(" ", text)
+    # Every run of white space becomes one space: `str.split` cuts at exactly the characters
+    # the `\s` of the mapped fold matches (both are `str.isspace`), and a run at either end
+    # leaves one space there.
+    words = text.split()
+    if not words:
+        return " " if text else ""
+    return (
+        (" " if text[0].isspace() else "") + " ".join(words) + (" " if text[-1].isspace() else "")
+    )
 
 
 # ---------------------------------------------------------------------------------------------

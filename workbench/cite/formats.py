@@ -36,7 +36,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from workbench.cite.index import SourceIndex, occurrence_hits, source_index
+from workbench.cite.index import SourceIndex, counted_spans, source_index
 from workbench.cite.verify import Citation, Verification, verify_citations
 from workbench.errors import CitationError
 from workbench.models import canonical_json, strict_json, text_sha256
@@ -325,7 +325,7 @@ def minimal_context(index: SourceIndex, verification: Verification) -> tuple[str
     folded = index.normalized
     text = folded.text
     quote = normalized_text(citation.quoted_text)
-    spans = [(h.norm_start, h.norm_end) for h in occurrence_hits(index, quote) if h.counted]
+    spans = counted_spans(index, quote)
     start, end = spans[(verification.occurrence or 1) - 1]
     others = [s for s in spans if s != (start, end)]
     n = 0

@@ -18,14 +18,15 @@ is then confirmed exactly (`reads_as`). A confirmed span whose ends are the firs
 characters produced from whole raw characters counts at once; one that splits a ligature's
 expansion is re-read from the raw text and counts only if the re-read still equals the quote.
 
-The look-up. The skeleton is sampled every `STRIDE` characters: chunk c is the `GRAM` characters
-from `c * STRIDE` (they overlap), and a dict maps a chunk's text to the first chunk holding it, an
-array each chunk to the next with the same text. A skeleton pattern of at least
-`GRAM + STRIDE - 1` characters covers exactly one chunk start among its first `STRIDE` characters
-wherever it occurs, so its `STRIDE` leading grams, looked up in the dict, name every place it can
-start, each once; each is confirmed by string equality. A shorter pattern is found by a plain
-`str.find` scan. The guarantee: the search returns every occurrence the rule defines, each once,
-ascending; nothing is sampled away.
+The look-up. Every word start of the skeleton (the offset right after a space) is an anchor,
+and a dict maps the `GRAM` characters from an anchor to the first anchor holding them, an array
+each anchor to the next with the same characters. Wherever a skeleton pattern occurs, the word
+starts inside it are anchors of the skeleton at the same distances from its start, whatever
+stands before it. So the pattern's first space with at least `GRAM` characters after it names
+one gram, whose anchors, looked up once and each confirmed by string equality, are every place
+the pattern can start, each once and in order. A pattern with no such space (short, or one long
+token) is found by a plain `str.find` scan. The guarantee: the search returns every occurrence
+the rule defines, each once, ascending; nothing is sampled away.
 
 An index is built once per text and cached under the text's SHA-256, never under a version id, so
 a text that changed can never be answered from a stale index.
@@ -37,9 +38,8 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 from workbench.models import text_sha256
 from workbench.normalize import Normalized, normalize, normalized_text
@@ -48,11 +48,11 @@ from workbench.normalize import Normalized, normalize, normalized_text
 # skeleton keeps would make the joined reading unfindable. A test checks it on adversarial text.
 HYPHENS = "-\u2010"
 DELETABLE = " " + HYPHENS
-GRAM = 16
-STRIDE = 8  # a pattern costs STRIDE look-ups; an index holds one chunk per STRIDE characters
+GRAM = 16  # characters read from an anchor: long enough that few anchors share them
 CACHE_SIZE = 8
 
 _SKELETON_CUT = re.compile(r"[-\u2010] ?")
+_SPACE = re.compile(" ")
 
 
 def skeleton(text: str) -> str:
@@ -119,11 +119,11 @@ class SourceIndex:
     """One version's text as the occurrence search reads it.
 
     `kept_skeleton[k]`/`kept_normalized[k]`: the k-th run of characters the skeleton keeps starts
-    at that skeleton offset and that normalized offset (one run more per hyphen cut). Chunk c is
-    `skeleton[c * STRIDE:c * STRIDE + GRAM]`; `first_chunk` maps a chunk's text to the first chunk
-    holding it, and `next_chunk[c]` is the next chunk with chunk c's text (-1: none). `derived`
-    holds what a reader computes from the index once (the verifier's qualifier pass), cached
-    with it.
+    at that skeleton offset and that normalized offset (one run more per hyphen cut). Anchor a is
+    the a-th word start of the skeleton, at `anchor_at[a]`; `first_anchor` maps `GRAM` characters
+    to the first anchor they start from, and `next_anchor[a]` is the next anchor whose characters
+    are anchor a's (-1: none). `derived` holds what a reader computes from the index once (the
+    verifier's qualifier pass), cached with it.
     """
 
     text_sha256: str
@@ -132,8 +132,9 @@ class SourceIndex:
     skeleton: str = field(repr=False)
     kept_skeleton: tuple[int, ...] = field(repr=False)
     kept_normalized: tuple[int, ...] = field(repr=False)
-    first_chunk: dict[str, int] = field(repr=False)
-    next_chunk: array[int] = field(repr=False)
+    first_anchor: dict[str, int] = field(repr=False)
+    next_anchor: array[int] = field(repr=False)
+    anchor_at: array[int] = field(repr=False)
     derived: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -141,37 +142,42 @@ class SourceIndex:
         """Normalized offsets of line-break hyphens (the space the break folded to follows each)."""
         return self.normalized.line_break_hyphens
 
-    def normalized_of_skeleton_span(self, start: int, end: int) -> tuple[int, int]:
-        """Normalized `[first, last)` of skeleton `[start, end)` (`end > start`): the offsets of its
-        first character and just past its last, with one search when both lie in one kept run."""
-        kept, at = self.kept_skeleton, end - 1
-        k = bisect_right(kept, start) - 1
-        j = k if k + 1 == len(kept) or at < kept[k + 1] else bisect_right(kept, at, k) - 1
-        return (
-            self.kept_normalized[k] + (start - kept[k]),
-            self.kept_normalized[j] + (at - kept[j]) + 1,
-        )
+    def normalized_of_skeleton_spans(
+        self, starts: Iterable[int], length: int
+    ) -> list[tuple[int, int]]:
+        """Normalized `[first, last)` of each skeleton span `[start, start + length)` (`length >
+        0`): the offsets of its first character and just past its last, with one search for each
+        span that lies in one kept run."""
+        kept, kept_normalized = self.kept_skeleton, self.kept_normalized
+        spans = []
+        for start in starts:
+            at = start + length - 1
+            k = bisect_right(kept, start) - 1
+            j = k if k + 1 == len(kept) or at < kept[k + 1] else bisect_right(kept, at, k) - 1
+            spans.append(
+                (kept_normalized[k] + (start - kept[k]), kept_normalized[j] + (at - kept[j]) + 1)
+            )
+        return spans
 
     def skeleton_hits(self, pattern: str) -> list[int]:
         """Every start of `pattern` in the skeleton (overlapping ones too), ascending."""
         text = self.skeleton
         found = []
-        if len(pattern) < GRAM + STRIDE - 1:
+        space = pattern.find(" ", 0, max(len(pattern) - GRAM, 0))
+        if space < 0:  # no word start with a whole gram after it: scan
             at = text.find(pattern) if pattern else -1
             while at >= 0:
                 found.append(at)
                 at = text.find(pattern, at + 1)
             return found
-        first, following = self.first_chunk, self.next_chunk
-        for shift in range(STRIDE):
-            chunk = first.get(pattern[shift : shift + GRAM], -1)
-            while chunk >= 0:
-                start = chunk * STRIDE - shift
-                if start >= 0 and text.startswith(pattern, start):
-                    found.append(start)
-                chunk = following[chunk]
-        if len(found) > 1:
-            found.sort()
+        word = space + 1  # every occurrence has an anchor here, holding these characters
+        anchor = self.first_anchor.get(pattern[word : word + GRAM], -1)
+        following, anchored = self.next_anchor, self.anchor_at
+        while anchor >= 0:
+            start = anchored[anchor] - word
+            if text.startswith(pattern, start):
+                found.append(start)
+            anchor = following[anchor]
         return found
 
 
@@ -189,15 +195,13 @@ def build_index(text: str, sha256: str | None = None) -> SourceIndex:
         kept_normalized.append(at)
     pieces.append(folded.text[at:])
     skeleton_text = "".join(pieces)
-    grams = [
-        skeleton_text[chunk * STRIDE : chunk * STRIDE + GRAM]
-        for chunk in range(len(skeleton_text) // STRIDE)
-    ]
+    anchors = [m.end() for m in _SPACE.finditer(skeleton_text)]
+    grams = [skeleton_text[at : at + GRAM] for at in anchors]
     first: dict[str, int] = {}
     following = array("q", [-1]) * len(grams)
-    for chunk in range(len(grams) - 1, -1, -1):  # backwards: each gram's first chunk wins
-        following[chunk] = first.get(grams[chunk], -1)
-        first[grams[chunk]] = chunk
+    for anchor in range(len(grams) - 1, -1, -1):  # backwards: each gram's first anchor wins
+        following[anchor] = first.get(grams[anchor], -1)
+        first[grams[anchor]] = anchor
     return SourceIndex(
         text_sha256=sha256 if sha256 is not None else text_sha256(text),
         text=text,
@@ -205,8 +209,9 @@ def build_index(text: str, sha256: str | None = None) -> SourceIndex:
         skeleton=skeleton_text,
         kept_skeleton=tuple(kept_skeleton),
         kept_normalized=tuple(kept_normalized),
-        first_chunk=first,
-        next_chunk=following,
+        first_anchor=first,
+        next_anchor=following,
+        anchor_at=array("q", anchors),
     )
 
 
@@ -253,18 +258,6 @@ def clear_cache() -> None:
 # Occurrences
 
 
-class Hit(NamedTuple):
-    """A normalized span some reading of which equals the quote; `fast` if it passed the boundary
-    test, `counted` if it counts as an occurrence (always, when `fast`). A named tuple, not a
-    frozen dataclass like the other records: a search makes one per candidate, and a tuple is
-    made several times faster."""
-
-    norm_start: int
-    norm_end: int
-    fast: bool
-    counted: bool
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Occurrence:
     """One occurrence of a quote in a version's text: raw `[char_start, char_end)`, and its
@@ -275,9 +268,10 @@ class Occurrence:
     char_end: int
 
 
-def occurrence_hits(index: SourceIndex, quote: str) -> list[Hit]:
+def reading_spans(index: SourceIndex, quote: str) -> list[tuple[int, int]]:
     """Every normalized span some reading of which equals the normalized `quote`, ordered by
-    start, then end; a quote of nothing but spaces and hyphens has none.
+    start, then end; a quote of nothing but spaces and hyphens has none. (Whether each counts as
+    an occurrence is `counted_spans`'s question.)
 
     The quote's core (without leading and trailing spaces and hyphens) is found on the skeleton;
     its leading and trailing spaces and hyphens are matched inside the run of such characters
@@ -288,28 +282,42 @@ def occurrence_hits(index: SourceIndex, quote: str) -> list[Hit]:
         return []
     pattern = skeleton(core)
     text, points = index.normalized.text, index.points
-    hits = []
-    plain = pattern == quote  # no hyphen inside, no space or hyphen at either end
-    for at in index.skeleton_hits(pattern):
-        first, last = index.normalized_of_skeleton_span(at, at + len(pattern))
-        if plain and last - first == len(quote):
-            # Inside one kept run the normalized text is the skeleton: the hit is the quote itself.
-            hits.append(_hit(index, quote, first, last))
-            continue
+    found = index.normalized_of_skeleton_spans(index.skeleton_hits(pattern), len(pattern))
+    if pattern == quote:  # no hyphen inside, no space or hyphen at either end
+        # Inside one kept run the normalized text is the skeleton, so the span is the quote. The
+        # spans stay ascending: skeleton starts map to normalized starts in order.
+        return [
+            (first, last)
+            for first, last in found
+            if last - first == len(quote)
+            or reads_as(text[first:last], interior_points(points, first, last), quote)
+        ]
+    spans = []
+    for first, last in found:
         starts = _run_edges(text, first, -1, quote[0]) if quote[0] in DELETABLE else [first]
         ends = _run_edges(text, last, 1, quote[-1]) if quote[-1] in DELETABLE else [last]
         for start in starts:
             for end in ends:
                 if reads_as(text[start:end], interior_points(points, start, end), quote):
-                    hits.append(_hit(index, quote, start, end))
-    if len(hits) > 1:
-        hits.sort(key=lambda h: (h.norm_start, h.norm_end))
-    return hits
+                    spans.append((start, end))
+    spans.sort()
+    return spans
 
 
 def counted_spans(index: SourceIndex, quote: str) -> list[tuple[int, int]]:
-    """The normalized spans of the normalized `quote`'s occurrences, in counting order."""
-    return [(h.norm_start, h.norm_end) for h in occurrence_hits(index, quote) if h.counted]
+    """The normalized spans of the normalized `quote`'s occurrences, in counting order: the
+    reading spans on raw-character boundaries, and those that split a ligature's expansion and
+    still read as the quote when their raw text is normalized on its own."""
+    spans = reading_spans(index, quote)
+    folded = index.normalized
+    if not folded.expands:  # no raw character became several: every span is on boundaries
+        return spans
+    return [
+        (start, end)
+        for start, end in spans
+        if on_raw_boundaries(folded, start, end)
+        or reads_alone(index.text[slice(*folded.raw_span(start, end))], quote)
+    ]
 
 
 def find_occurrences(text_or_index: str | SourceIndex, quote: str) -> tuple[Occurrence, ...]:
@@ -342,16 +350,7 @@ def _run_edges(text: str, at: int, step: int, char: str) -> list[int]:
     return found
 
 
-def _hit(index: SourceIndex, quote: str, start: int, end: int) -> Hit:
-    """A normalized span that reads as `quote`, with its boundary test (and exact re-read)."""
-    folded = index.normalized
-    if not folded.expands or _on_raw_boundaries(folded, start, end):
-        return Hit(start, end, True, True)
-    raw_start, raw_end = folded.raw_span(start, end)
-    return Hit(start, end, False, reads_alone(index.text[raw_start:raw_end], quote))
-
-
-def _on_raw_boundaries(normalized: Normalized, start: int, end: int) -> bool:
+def on_raw_boundaries(normalized: Normalized, start: int, end: int) -> bool:
     """Fast test: normalized `[start, end)` begins with the first and ends with the last character
     produced from whole raw characters (it splits no ligature's expansion)."""
     starts = normalized.norm_starts

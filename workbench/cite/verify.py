@@ -204,7 +204,7 @@ def decide(held: HeldText, citation: Citation) -> Verification:
             f"{citation.version_id}: verified span [{start}, {end}) missing from its own occurrences"
         )
     cited = counted.index(image) + 1
-    spans = tuple(folded.raw_span(s, e) for s, e in counted)
+    spans = folded.raw_spans(counted)
     if named is None and (citation.prefix is not None or citation.suffix is not None):
         before = normalized_text(citation.prefix or "").rstrip(" ")
         after = normalized_text(citation.suffix or "").lstrip(" ")
@@ -276,6 +276,8 @@ def _reading(actual: str, quote: str) -> str | None:
 
 def _offsets_problem(citation: Citation, length: int) -> str | None:
     start, end = citation.char_start, citation.char_end
+    if type(start) is int and type(end) is int and 0 <= start <= end <= length:
+        return None
     for name, value in (("char_start", start), ("char_end", end)):
         if type(value) is not int:
             return f"{name} {value!r} is not an integer"
