@@ -441,11 +441,11 @@ def test_a_warm_run_reuses_exactly_what_is_unchanged(
         def measured_again(*args: object) -> FamilyMeasurement:
             raise AssertionError("a warm run measured a family it had measured before")
 
-        monkeypatch.setattr("workbench.measure.measure_family", measured_again)
+        monkeypatch.setattr("workbench.measure.run.measure_family", measured_again)
     elif change == "profile":
         own = _ietf_copy(tmp_path)
     elif change == "code":
-        monkeypatch.setattr("workbench.measure.code_digest", lambda: "0" * 64)
+        monkeypatch.setattr("workbench.measure.run.code_digest", lambda: "0" * 64)
     elif change == "damaged-entry":
         with Workspace(folder / "w.sqlite") as held:
             facts = [f for f in held_version_facts(held) if f[1] == "ietf"]

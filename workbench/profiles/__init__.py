@@ -324,7 +324,7 @@ def candidate_profiles(
     """The profiles `choose_profile` may pick for a family: the one naming it, else all of them.
 
     The family's reading depends on these and no others, so they are what a worker is sent
-    (`engine.py`) and what a cached measurement is keyed on (`measure.py`).
+    (`engine.py`) and what a cached measurement is keyed on (`measure/cache.py`).
     """
     named = named_profile(profiles, jurisdiction, family)
     return (named,) if named is not None else tuple(profiles)

@@ -1,0 +1,343 @@
+"""The map of the measurement: one document family, measured alone (C13).
+
+`measure_family` segments and parses every version of a family and diffs every consecutive
+version pair; it returns one evidence row per modified pairing, per version parse, per passage
+and per change the diff may caution. It reads nothing but the versions and profiles it is given, so a
+family can be measured in any process, in any order.
+
+The section-label proxy caps a pairing when the two passages' leading numbers differ. For each cap
+the measurement states a cause, in this order of precedence:
+
+1. `year_like` — either label is a year (1800–2099);
+2. `page_or_gutter` — either passage is page furniture ("127 STAT. 1165", "[Page 5]", a bare number)
+   or opens on a gutter line number;
+3. `renumbered` — the structure parser reads different paths on the two sides (it confirms a
+   restructure);
+4. `structure_refused` — the structure is unknown on a side (parse refused, or no numbered unit
+   covers the passage);
+5. `structure_agrees` — both sides parse to the same path: the cap is not confirmed.
+
+The counterfactual "structure" rule caps a pairing when the two structural paths differ, and, where
+the structure is unknown on either side, keeps the proxy's verdict: a parse refusal never lifts a
+cap, because absence does not license certainty.
+
+Profiles (C15): each family is segmented and parsed through one numbering profile, the one that
+names it or, where none does, the one `profiles.choose_profile` finds reads its numbering best.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from workbench.diff import RESTRUCTURE_CONFIDENCE_CEILING, diff_passages, pairing_is_uncertain
+from workbench.models import (
+    PAIRING_KINDS,
+    Change,
+    Passage,
+    Version,
+    consecutive_pairs,
+)
+from workbench.profiles import (
+    Choice,
+    Profile,
+    choose_profile,
+)
+from workbench.review import items_of_pair
+from workbench.segment import leading_number, segment_version
+from workbench.structure import StructureParse, gutter_line_starts, parse_structure
+
+CAP_CAUSES = ("year_like", "page_or_gutter", "renumbered", "structure_refused", "structure_agrees")
+EXCLUDED_KINDS = frozenset({"front_matter", "furniture"})
+
+_YEAR = re.compile(r"1[89]\d\d|20\d\d")
+_PAGE_FURNITURE = re.compile(
+    r"\d+\s+STAT\.\s+\d+|\[Page \d+\]|.*\[Page \d+\]|Page \d+ of \d+|\d+", re.DOTALL
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# The map: one family
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PairingRow:
+    """One modified pairing, with what the proxy and the structure say about it."""
+
+    evidence_id: str  # the change id
+    jurisdiction: str
+    family: str
+    before_id: str
+    after_id: str
+    before_label: str | None
+    after_label: str | None
+    proxy_capped: bool
+    proxy_cautioned: bool
+    structure_status: str  # "agree", "disagree", "refused", "uncovered"
+    before_path: tuple[str, ...] | None
+    after_path: tuple[str, ...] | None
+    cap_cause: str | None
+    structure_capped: bool
+    structure_cautioned: bool
+    before_excerpt: str
+    after_excerpt: str
+    before_kind: str
+    after_kind: str
+    unknown_cause: str | None  # None when known; "refused:<code>" or "uncovered"
+
+    @property
+    def excluded(self) -> bool:
+        """Front matter or furniture on either side: outside the "structure known" share."""
+        return self.before_kind in EXCLUDED_KINDS or self.after_kind in EXCLUDED_KINDS
+
+    @property
+    def known(self) -> bool:
+        return self.unknown_cause is None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParseRow:
+    """How the structure parser read one version."""
+
+    evidence_id: str  # the version id
+    jurisdiction: str
+    family: str
+    method: str
+    refusal: str | None
+    units: int
+    profile: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PassageRow:
+    """One passage of one version: its kind, whether it has its own label and a structural path."""
+
+    evidence_id: str  # version id "#" ordinal
+    kind: str
+    labelled: bool
+    has_path: bool
+
+
+CAUTION_CAUSES = ("split_or_merge", "move_across_sections", "label_cap", "low_similarity")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CautionRow:
+    """One change that is not `unchanged`, and whether (and why) the diff cautions it."""
+
+    evidence_id: str  # the change id
+    jurisdiction: str
+    kind: str
+    cause: str | None  # None: not cautioned (or not a pairing)
+    low_similarity: bool  # a pairing (modified, moved, split, merged) at most half alike
+    opens_review_item: bool  # the first change of a restructure group, or a lone doubtful one
+
+
+def caution_cause(change: Change) -> str | None:
+    """Why `pairing_is_uncertain` holds for a change, in this order of precedence, or None.
+
+    `split_or_merge` (a restructure, always capped); `move_across_sections` (a moved pairing whose
+    labels disagree); `label_cap` (any other pairing whose labels disagree); `low_similarity` (an
+    uncapped pairing no more than half alike).
+    """
+    if not pairing_is_uncertain(change):
+        return None
+    if change.kind in ("split", "merged"):
+        return "split_or_merge"
+    if change.capped:
+        return "move_across_sections" if change.kind == "moved" else "label_cap"
+    return "low_similarity"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FamilyMeasurement:
+    jurisdiction: str
+    family: str
+    versions: int
+    profile: dict[str, str]  # name, sha256, origin, chosen ("named" or "automatic")
+    pairings: tuple[PairingRow, ...]
+    parses: tuple[ParseRow, ...]
+    passages: tuple[PassageRow, ...]
+    cautions: tuple[CautionRow, ...] = ()
+
+
+def _label_is_furniture(label: str | None, text: str, start: int, gutter: frozenset[int]) -> bool:
+    if label is None:
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    if line_start in gutter and text[line_start:start].strip() == "":
+        return True
+    line_end = text.find("\n", start)
+    passage_head = text[start : line_end if line_end >= 0 else len(text)]
+    return bool(_PAGE_FURNITURE.fullmatch(passage_head.strip()))
+
+
+def _cap_cause(change: Change, status: str, furniture: bool) -> str | None:
+    if not change.capped:
+        return None
+    if any(
+        label is not None and _YEAR.fullmatch(label)
+        for label in (change.before_label, change.after_label)
+    ):
+        return "year_like"
+    if furniture:
+        return "page_or_gutter"
+    return {"disagree": "renumbered", "agree": "structure_agrees"}.get(status, "structure_refused")
+
+
+def _excerpt(text: str, start: int, end: int) -> str:
+    return " ".join(text[start:end].split())[:120]
+
+
+def _pairing_row(
+    change: Change,
+    before: Version,
+    after: Version,
+    passages: dict[str, dict[int, Passage]],
+    parses: dict[str, StructureParse],
+    gutters: dict[str, frozenset[int]],
+) -> PairingRow:
+    assert change.before is not None and change.after is not None and change.similarity is not None
+    parse_a, parse_b = parses[before.version_id], parses[after.version_id]
+    passage_a = passages[before.version_id][change.before.char_start]
+    passage_b = passages[after.version_id][change.after.char_start]
+    path_a, path_b = passage_a.path, passage_b.path
+    unknown_cause = None
+    if parse_a.refusal or parse_b.refusal:
+        status = "refused"
+        unknown_cause = f"refused:{parse_a.refusal or parse_b.refusal}"
+    elif path_a is None or path_b is None:
+        status = "uncovered"
+        unknown_cause = "uncovered"
+    else:
+        status = "agree" if path_a == path_b else "disagree"
+    # The proxy is the seed's leading number, whatever the profile reads (the comparison's point).
+    label_a, label_b = leading_number(passage_a.text), leading_number(passage_b.text)
+    proxy_capped = label_a != label_b
+    proxy_change = _with_labels(change, label_a, label_b, proxy_capped)
+    furniture = _label_is_furniture(
+        label_a, before.text, change.before.char_start, gutters[before.version_id]
+    ) or (
+        _label_is_furniture(label_b, after.text, change.after.char_start, gutters[after.version_id])
+    )
+    structure_capped = status == "disagree" or (status in ("refused", "uncovered") and proxy_capped)
+    confidence = _capped_confidence(change.similarity, structure_capped)
+    return PairingRow(
+        evidence_id=change.change_id,
+        jurisdiction=before.jurisdiction,
+        family=before.family,
+        before_id=before.version_id,
+        after_id=after.version_id,
+        before_label=label_a,
+        after_label=label_b,
+        proxy_capped=proxy_capped,
+        proxy_cautioned=pairing_is_uncertain(proxy_change),
+        structure_status=status,
+        before_path=path_a,
+        after_path=path_b,
+        cap_cause=_cap_cause(proxy_change, status, furniture),
+        structure_capped=structure_capped,
+        structure_cautioned=confidence <= RESTRUCTURE_CONFIDENCE_CEILING,
+        before_excerpt=_excerpt(before.text, change.before.char_start, change.before.char_end),
+        after_excerpt=_excerpt(after.text, change.after.char_start, change.after.char_end),
+        before_kind=passage_a.kind,
+        after_kind=passage_b.kind,
+        unknown_cause=unknown_cause,
+    )
+
+
+def _capped_confidence(similarity: float, capped: bool) -> float:
+    return min(similarity, RESTRUCTURE_CONFIDENCE_CEILING) if capped else similarity
+
+
+def _with_labels(change: Change, before: str | None, after: str | None, capped: bool) -> Change:
+    """The change as the proxy sees it: its labels and cap replaced by the leading numbers'."""
+    assert change.similarity is not None
+    return replace(
+        change,
+        before_label=before,
+        after_label=after,
+        alignment_confidence=_capped_confidence(change.similarity, capped),
+        capped=capped,
+    )
+
+
+def measure_family(
+    versions: Sequence[Version], profiles: Sequence[Profile] | None = None
+) -> FamilyMeasurement:
+    """Parse every version of one family and measure every consecutive pair's modified pairings.
+
+    `versions` must be one family in version order (as `Workspace.versions(family)` returns them).
+    The family's profile is chosen from `profiles` (default: the shipped ones) by
+    `profiles.choose_profile`. A pure function of the versions' texts and the profiles' bytes: the
+    map step of corpus-wide work.
+    """
+    if not versions:
+        raise ValueError("measure_family needs at least one version")
+    choice: Choice = choose_profile(versions, profiles)
+    profile = choice.profile
+    parses = {v.version_id: parse_structure(v, profile) for v in versions}
+    segments = {v.version_id: segment_version(v, profile) for v in versions}
+    by_start = {vid: {p.char_start: p for p in ps} for vid, ps in segments.items()}
+    gutters = {v.version_id: gutter_line_starts(v.text) for v in versions}
+    pairings = []
+    cautions = []
+    for before, after in consecutive_pairs(versions):
+        changes = diff_passages(
+            before.version_id,
+            after.version_id,
+            segments[before.version_id],
+            segments[after.version_id],
+        )
+        opening = {
+            item.pairings[0].change.change_id for item in items_of_pair(before, after, changes)
+        }
+        for change in changes:
+            if change.kind == "modified":
+                pairings.append(_pairing_row(change, before, after, by_start, parses, gutters))
+            if change.kind != "unchanged":
+                cautions.append(
+                    CautionRow(
+                        evidence_id=change.change_id,
+                        jurisdiction=before.jurisdiction,
+                        kind=change.kind,
+                        cause=caution_cause(change),
+                        low_similarity=change.kind in PAIRING_KINDS
+                        and change.similarity is not None
+                        and change.similarity <= RESTRUCTURE_CONFIDENCE_CEILING,
+                        opens_review_item=change.change_id in opening,
+                    )
+                )
+    parse_rows = [
+        ParseRow(
+            evidence_id=v.version_id,
+            jurisdiction=v.jurisdiction,
+            family=v.family,
+            method=parses[v.version_id].method,
+            refusal=parses[v.version_id].refusal,
+            units=len(parses[v.version_id].units),
+            profile=profile.name,
+        )
+        for v in versions
+    ]
+    passage_rows = [
+        PassageRow(
+            evidence_id=f"{p.version_id}#{p.ordinal}",
+            kind=p.kind,
+            labelled=p.section_label is not None,
+            has_path=p.path is not None,
+        )
+        for v in versions
+        for p in segments[v.version_id]
+    ]
+    return FamilyMeasurement(
+        jurisdiction=versions[0].jurisdiction,
+        family=versions[0].family,
+        versions=len(versions),
+        profile={**profile.as_json(), "chosen": choice.how},
+        pairings=tuple(pairings),
+        parses=tuple(parse_rows),
+        passages=tuple(passage_rows),
+        cautions=tuple(cautions),
+    )
