@@ -10,8 +10,8 @@ process; nothing is asserted about time) and, with `--write-docs`, replaces the 
    plus the altered-stored-text probe on a copy of the workspace.
 3. In a fresh process that only opens the workspace (as `workbench verify` does), on the largest
    held version and 10,000 real citations (word-aligned slices of its passages, 40 to 300
-   characters): the cold index build (what a cache miss adds: normalize, skeleton and sorted gram
-   keys; median of five builds), the stored text read and hashed (every batch does it), the batch
+   characters): the cold index build (what a cache miss adds: normalize, skeleton and the anchor
+   table; median of five builds), the stored text read and hashed (every batch does it), the batch
    (`verify_citations`: the text hashed once, the cached index, then the one rule per citation,
    qualifier scan included), and the baseline: per citation, normalize the slice and the quote
    and `str.count` the quote in the cached normalized text. The batch and the scan take turns,
