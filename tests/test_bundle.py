@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from workbench.bundle import verify_bundle, write_bundle
-from workbench.cite.pages import find_in_text
 from workbench.cli import main
 from workbench.errors import BundleError
+from workbench.quotes import find_text
 from workbench.workspace import Workspace
 
 from .conftest import CORPUS_DIR, ROOT, STORE
@@ -31,7 +31,7 @@ def _once(text: str, length: int) -> tuple[int, str]:
     """The first line start whose next `length` characters occur once in `text`."""
     for match in re.finditer(r"(?m)^(?=[A-Za-z])", text):
         quote = text[match.start() : match.start() + length]
-        if "\n" not in quote and len(find_in_text(text, quote)[1]) == 1:
+        if "\n" not in quote and len(find_text(text, quote, None)[1]) == 1:
             return match.start(), quote
     raise AssertionError("no unique quote")
 

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from workbench.cite.formats import read_citations
-from workbench.cite.pages import find_in_text, span_pages, verify_lines
+from workbench.cite.pages import span_pages, verify_lines
 from workbench.models import Version
+from workbench.quotes import find_text
 from workbench.workspace import Workspace
 
 PDF = "us-nerc/nerc-cip-002/cip-002-5.1a.pdf"
@@ -20,7 +21,7 @@ def _unique_line_on(version: Version, page: int) -> str:
     """The first line of at least 40 characters on `page` that occurs once in the version."""
     span = version.pages[page - 1]
     for line in version.text[span.char_start : span.char_end].split("\n"):
-        if len(line) >= 40 and len(find_in_text(version.text, line)[1]) == 1:
+        if len(line) >= 40 and len(find_text(version.text, line, None)[1]) == 1:
             return line
     raise AssertionError(f"no unique line on page {page}")
 
@@ -30,7 +31,7 @@ def _twice_on_two_pages(version: Version) -> tuple[str, tuple[tuple[int, int], .
     for line in version.text.split("\n"):
         if len(line) < 20:
             continue
-        spans = find_in_text(version.text, line)[1]
+        spans = find_text(version.text, line, None)[1]
         pages = {span_pages(version.pages, s, e).first for s, e in spans}
         if len(spans) == 2 and len(pages) == 2:
             return line, spans

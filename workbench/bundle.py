@@ -47,7 +47,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from workbench.cite import VERIFIED_MEANS, Verification
+from workbench.cite import VERIFIED_MEANS, SourceIndex, Verification, index_text
 from workbench.cite.formats import (
     FORMATS,
     CitationLine,
@@ -57,7 +57,7 @@ from workbench.cite.formats import (
     read_citations,
     verification_as_json,
 )
-from workbench.cite.pages import find_in_text, verdict_pages, verify_lines
+from workbench.cite.pages import verdict_pages, verify_lines
 from workbench.claims import notes_in, parse_note
 from workbench.corpus import (
     check_relative_path,
@@ -76,6 +76,7 @@ from workbench.errors import (
 )
 from workbench.files import replace_file_with
 from workbench.models import CatalogueRow, Version, canonical_json, strict_json
+from workbench.quotes import find_text
 from workbench.workspace import Workspace, version_from_row
 
 BUNDLE_SCHEME = 1
@@ -187,7 +188,7 @@ def _note_citations(
     held = set(workspace.version_ids())
     rows: list[dict[str, Any]] = []
     citations: list[dict[str, Any]] = []
-    texts: dict[str, str] = {}
+    indexes: dict[str, SourceIndex] = {}  # each version's text read and indexed once
     for quote in quotes:
         version_id, text, occurrence = (
             quote["version_id"],
@@ -199,9 +200,9 @@ def _note_citations(
         if version_id not in held:
             rows.append(row | {"status": "unknown_version", "spans": [], "citation_line": None})
             continue
-        if version_id not in texts:
-            texts[version_id] = workspace.version(version_id).text
-        status, spans = find_in_text(texts[version_id], text, occurrence)
+        if version_id not in indexes:
+            indexes[version_id] = index_text(workspace.version(version_id).text)
+        status, spans = find_text(indexes[version_id], text, occurrence)
         line = None
         if status == "found":
             start, end = spans[(occurrence or 1) - 1]

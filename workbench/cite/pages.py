@@ -35,11 +35,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from workbench.cite.formats import CitationLine, PageRange
-from workbench.cite.index import source_index
+from workbench.cite.index import SourceIndex, index_text
 from workbench.cite.verify import Citation, Verification, verify_citations
 from workbench.errors import VersionNotFound
-from workbench.models import PageSpan, page_for_offset, text_sha256
-from workbench.quotes import OccurrenceStatus, find_text
+from workbench.models import PageSpan, Version, page_for_offset
+from workbench.quotes import find_text
 from workbench.workspace import Workspace
 
 PAGE_REASONS: dict[str, str] = {
@@ -49,19 +49,6 @@ PAGE_REASONS: dict[str, str] = {
     "version has one)",
     "wrong_page": "the quoted span does not lie on the page or pages the citation names",
 }
-
-
-def find_in_text(
-    text: str, quote: str, occurrence: int | None = None
-) -> tuple[OccurrenceStatus, tuple[tuple[int, int], ...]]:
-    """`quote`'s status in `text` under the note occurrence rule (`quotes.find_text`: found,
-    ambiguous, no_such_occurrence or missing) and the raw spans of all its occurrences, in text
-    order, by the verifier's exact search over the text's cached index.
-
-    The one place this module and `bundle` call the occurrence search, so it can move to another
-    entry point without touching the rules that use it.
-    """
-    return find_text(source_index(text, text_sha256(text)), quote, occurrence)
 
 
 def span_pages(pages: Sequence[PageSpan], char_start: int, char_end: int) -> PageRange:
@@ -114,16 +101,24 @@ def _pages_span(pages: Sequence[PageSpan], named: PageRange) -> tuple[int, int]:
     return (held[0].char_start, held[-1].char_end) if held else (0, 0)
 
 
-def _place(workspace: Workspace, line: CitationLine) -> tuple[Citation, bool]:
-    """The citation a page quote is decided as, and whether its quote occurs at all (docstring)."""
+def _place(
+    workspace: Workspace, line: CitationLine, held: dict[str, tuple[Version, SourceIndex] | None]
+) -> tuple[Citation, bool]:
+    """The citation a page quote is decided as, and whether its quote occurs at all (docstring).
+    `held` keeps each version read, with its index, for the other lines of the same version."""
     assert line.page_quote is not None and line.pages is not None
     version_id, quote = line.page_quote.version_id, line.page_quote.quoted_text
-    try:
-        version = workspace.version(version_id)
-    except VersionNotFound:
-        # The rule refuses it as unknown_version.
+    if version_id not in held:
+        try:
+            version = workspace.version(version_id)
+            held[version_id] = (version, index_text(version.text))
+        except VersionNotFound:
+            held[version_id] = None
+    read = held[version_id]
+    if read is None:  # the rule refuses it as unknown_version
         return Citation(version_id=version_id, char_start=0, char_end=0, quoted_text=quote), True
-    spans = find_in_text(version.text, quote)[1]
+    version, index = read
+    spans = find_text(index, quote, None)[1]
     if not spans:
         start, end = _pages_span(version.pages, line.pages)
         return Citation(
@@ -199,9 +194,10 @@ def verify_lines(
     version's page map (`check_pages`)."""
     citations: list[Citation] = []
     found: list[bool] = []
+    held: dict[str, tuple[Version, SourceIndex] | None] = {}
     for line in lines:
         if line.page_quote is not None:
-            citation, occurs = _place(workspace, line)
+            citation, occurs = _place(workspace, line, held)
             citations.append(citation)
             found.append(occurs)
         elif line.citation is not None:
@@ -227,7 +223,7 @@ def verify_lines(
         elif line.pages is not None and verification.verified:
             version_id = verification.citation.version_id
             if version_id not in page_maps:
-                page_maps[version_id] = workspace.version(version_id).pages
+                page_maps[version_id] = workspace.page_map(version_id)
             verification = check_pages(verification, page_maps[version_id], line.pages)
         out.append(verification)
     return tuple(out)

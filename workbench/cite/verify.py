@@ -276,8 +276,6 @@ def _reading(actual: str, quote: str) -> str | None:
 
 def _offsets_problem(citation: Citation, length: int) -> str | None:
     start, end = citation.char_start, citation.char_end
-    if type(start) is int and type(end) is int and 0 <= start <= end <= length:
-        return None
     for name, value in (("char_start", start), ("char_end", end)):
         if type(value) is not int:
             return f"{name} {value!r} is not an integer"
