@@ -41,10 +41,10 @@ from bench_spine import replace_docs_block
 from workbench.cite import Citation, verify_citations
 from workbench.cite.index import build_index
 from workbench.cite.probes import corruption_probes, hyphen_census
-from workbench.corpus import read_catalogue
+from workbench.corpus.catalogue import read_catalogue
 from workbench.models import text_sha256
-from workbench.normalize import normalize, normalized_text
-from workbench.segment import segment
+from workbench.text.normalize import normalize, normalized_text
+from workbench.text.segment import segment
 from workbench.workspace import Workspace, ingest
 
 ROOT = Path(__file__).resolve().parents[1]

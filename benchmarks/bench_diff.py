@@ -48,11 +48,11 @@ from pathlib import Path
 
 from bench_spine import ROOT, STORE, best_of, report_to_docs
 
-from workbench.corpus import read_catalogue
-from workbench.diff import _narrow, diff_passages
+from workbench.changes.diff import _narrow, diff_passages
+from workbench.corpus.catalogue import read_catalogue
 from workbench.models import Passage, Version, consecutive_pairs
-from workbench.normalize import LONG_TEXT, normalized_text
-from workbench.segment import segment_version
+from workbench.text.normalize import LONG_TEXT, normalized_text
+from workbench.text.segment import segment_version
 from workbench.workspace import Workspace, ingest
 
 OLD_COMMIT = "ed912a7"
@@ -73,7 +73,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 import workbench
-from workbench.diff import diff_versions
+from workbench.changes.diff import diff_versions
 from workbench.models import StructureMark
 
 @dataclass(frozen=True)

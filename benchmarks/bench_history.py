@@ -34,12 +34,12 @@ from pathlib import Path
 from bench_search import bench_workspace
 from bench_spine import ROOT, STORE, report_to_docs
 
-from workbench import claims
 from workbench.cite.index import clear_cache
+from workbench.history.dating import cite_quote, quote_history
+from workbench.history.recheck import recheck_quotes
 from workbench.models import Version
-from workbench.recheck import recheck_quotes
-from workbench.segment import segment_version
-from workbench.timeline import cite_quote, quote_history
+from workbench.notes import claims
+from workbench.text.segment import segment_version
 from workbench.workspace import Workspace
 
 JURISDICTIONS = ("us-dc", "ietf")

@@ -42,11 +42,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench_spine import replace_docs_block  # noqa: E402
-
 from tests.test_extract_pdf import FR, READ_OFF_THE_PAGE, _matches  # noqa: E402
-from workbench.corpus import read_catalogue  # noqa: E402
-from workbench.extract_pdf import extract_pdf  # noqa: E402
-from workbench.normalize import normalized_text  # noqa: E402
+
+from workbench.corpus.catalogue import read_catalogue  # noqa: E402
+from workbench.text.normalize import normalized_text  # noqa: E402
+from workbench.text.pdf import extract_pdf  # noqa: E402
 
 STORE = ROOT / "corpus" / "real"
 DASHES = {

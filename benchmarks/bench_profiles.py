@@ -24,10 +24,10 @@ from pathlib import Path
 
 from bench_spine import ROOT, STORE, report_to_docs
 
-from workbench.corpus import read_catalogue
+from workbench.corpus.catalogue import read_catalogue
 from workbench.measure import FamilyMeasurement, measure_family
 from workbench.models import Version
-from workbench.profiles import named_profile, shipped_profiles
+from workbench.text.profiles import named_profile, shipped_profiles
 from workbench.workspace import Workspace, ingest
 
 

@@ -39,8 +39,9 @@ from pathlib import Path
 
 from bench_spine import ROOT, STORE, report_to_docs
 
-from workbench.corpus import PROVENANCE_SUFFIX, read_catalogue
-from workbench.engine import (
+from workbench.corpus.catalogue import PROVENANCE_SUFFIX, read_catalogue
+from workbench.measure import FamilyMeasurement
+from workbench.measure.cluster import (
     FamilyTask,
     code_digest,
     dask_client,
@@ -48,7 +49,6 @@ from workbench.engine import (
     held_text_hashes,
     map_families,
 )
-from workbench.measure import FamilyMeasurement
 from workbench.models import CatalogueRow
 from workbench.workspace import Workspace, ingest
 

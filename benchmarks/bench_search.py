@@ -36,9 +36,8 @@ from pathlib import Path
 from bench_spine import replace_docs_block
 from rapidfuzz import fuzz, process
 
-from workbench.corpus import read_catalogue
+from workbench.corpus.catalogue import read_catalogue
 from workbench.models import Passage
-from workbench.normalize import normalized_text
 from workbench.search import (
     SearchScope,
     build_index,
@@ -46,7 +45,8 @@ from workbench.search import (
     ranking_key,
     substring_key,
 )
-from workbench.segment import segment
+from workbench.text.normalize import normalized_text
+from workbench.text.segment import segment
 from workbench.workspace import Workspace, ingest
 
 ROOT = Path(__file__).resolve().parents[1]

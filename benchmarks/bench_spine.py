@@ -32,11 +32,11 @@ from pathlib import Path
 
 from rapidfuzz.distance import Indel
 
-from workbench.corpus import admit, read_catalogue
-from workbench.diff import _matching_pairs, diff_versions
+from workbench.changes.diff import _matching_pairs, diff_versions
+from workbench.corpus.catalogue import admit, read_catalogue
 from workbench.models import consecutive_pairs
-from workbench.normalize import normalized_text
-from workbench.segment import segment
+from workbench.text.normalize import normalized_text
+from workbench.text.segment import segment
 from workbench.workspace import Workspace, ingest
 
 ROOT = Path(__file__).resolve().parents[1]

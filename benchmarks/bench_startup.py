@@ -29,7 +29,7 @@ from pathlib import Path
 
 from bench_spine import STORE, best_of, report_to_docs
 
-from workbench.corpus import read_catalogue
+from workbench.corpus.catalogue import read_catalogue
 from workbench.workspace import Workspace, ingest
 
 ROOT = Path(__file__).resolve().parents[1]

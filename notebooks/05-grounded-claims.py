@@ -43,8 +43,8 @@ import altair as alt
 import polars as pl
 
 import workbench as wb
-from workbench import quotes
-from workbench.claims import Ledger
+from workbench.notes import register as quotes
+from workbench.notes.claims import Ledger
 
 ROOT = (Path(ROOT) if ROOT else next(
     p for p in (Path.cwd(), *Path.cwd().parents) if (p / "corpus" / "catalogue.jsonl").is_file()

@@ -43,7 +43,7 @@ import polars as pl
 
 from workbench import Workspace, ingest, read_catalogue, render_chart
 from workbench.cite import Citation, verify_for_version
-from workbench.normalize import normalize
+from workbench.text.normalize import normalize
 from workbench.search import SearchScope, build_index, find_candidates, index_status
 
 ROOT = Path(ROOT) if ROOT else next(

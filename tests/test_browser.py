@@ -40,7 +40,7 @@ import pytest
 from playwright.sync_api import Page, Route
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from workbench.review import doubtful_pairings, read_verdicts, verify_chain
+from workbench.changes.review import doubtful_pairings, read_verdicts, verify_chain
 from workbench.workspace import Workspace
 
 from .conftest import ROOT

@@ -8,7 +8,7 @@ import pytest
 
 from workbench.models import Refusal, Version, consecutive_pairs
 
-from .test_structure import _text_version
+from tests.text.test_structure import _text_version
 
 
 def _version(path: str) -> Version:

@@ -16,7 +16,6 @@ from workbench.cite import Citation, verify_citation
 from workbench.cli import main
 from workbench.errors import FamilyNotFound, JurisdictionNotFound, SearchQueryError
 from workbench.models import CatalogueRow, Passage, Version
-from workbench.normalize import SCHEME_VERSION, normalized_text
 from workbench.search import (
     SearchScope,
     build_index,
@@ -24,6 +23,7 @@ from workbench.search import (
     index_status,
     passages_for_search,
 )
+from workbench.text.normalize import SCHEME_VERSION, normalized_text
 from workbench.workspace import Workspace, ingest
 
 from .conftest import ROOT, STORE

@@ -5,7 +5,7 @@ when first asked for (PEP 562 module `__getattr__`), so `import workbench` — a
 which imports through this package — loads nothing heavy it does not use: numpy, polars, altair,
 pypdfium2, rapidfuzz, dask and ipywidgets load with the verb that needs them.
 
-A verb is never named like a stage module: `workbench.segment` and `workbench.normalize` are the
+A verb is never named like a stage module: `workbench.text.segment` and `workbench.text.normalize` are the
 modules (`segment_version` is the verb), because importing a submodule binds its name on the
 package and would hide a verb of the same name.
 """
@@ -17,29 +17,29 @@ import importlib
 # Each verb and the module that holds it, in data-flow order.
 _HOME = {
     # corpus and store
-    "admit": "workbench.corpus",
-    "fetch": "workbench.corpus",
-    "read_catalogue": "workbench.corpus",
-    "read_refusals": "workbench.corpus",
-    "verify_store": "workbench.corpus",
+    "admit": "workbench.corpus.catalogue",
+    "fetch": "workbench.corpus.catalogue",
+    "read_catalogue": "workbench.corpus.catalogue",
+    "read_refusals": "workbench.corpus.catalogue",
+    "verify_store": "workbench.corpus.catalogue",
     "Workspace": "workbench.workspace",
     "consecutive_pairs": "workbench.models",
     "ingest": "workbench.workspace",
     # text, passages and structure
-    "segment_version": "workbench.segment",
-    "parse_structure": "workbench.structure",
+    "segment_version": "workbench.text.segment",
+    "parse_structure": "workbench.text.structure",
     # changes and their review
-    "RESTRUCTURE_CONFIDENCE_CEILING": "workbench.diff",
-    "diff_versions": "workbench.diff",
-    "pairing_is_uncertain": "workbench.diff",
-    "append_verdict": "workbench.review",
-    "doubtful_pairings": "workbench.review",
-    "pairing_caution_stands": "workbench.review",
-    "read_verdicts": "workbench.review",
-    "review_frame": "workbench.review",
-    "review_items": "workbench.review",
-    "verify_chain": "workbench.review",
-    "ReviewWidget": "workbench.widgets",  # needs ipywidgets
+    "RESTRUCTURE_CONFIDENCE_CEILING": "workbench.changes.diff",
+    "diff_versions": "workbench.changes.diff",
+    "pairing_is_uncertain": "workbench.changes.diff",
+    "append_verdict": "workbench.changes.review",
+    "doubtful_pairings": "workbench.changes.review",
+    "pairing_caution_stands": "workbench.changes.review",
+    "read_verdicts": "workbench.changes.review",
+    "review_frame": "workbench.changes.review",
+    "review_items": "workbench.changes.review",
+    "verify_chain": "workbench.changes.review",
+    "ReviewWidget": "workbench.changes.widgets",  # needs ipywidgets
     # measurements
     "measure_corpus": "workbench.measure",
     "corpus_digest": "workbench.measure",
@@ -48,37 +48,37 @@ _HOME = {
     "measure_family": "workbench.measure",
     "map_families": "workbench.measure",
     "rate": "workbench.measure",
-    "map_families_on_cluster": "workbench.engine",  # needs dask for workers
+    "map_families_on_cluster": "workbench.measure.cluster",  # needs dask for workers
     # citations, notes and the quotes register
     "Citation": "workbench.cite",
     "Verification": "workbench.cite",
     "verify_citation": "workbench.cite",
     "verify_citations": "workbench.cite",
     "verify_for_version": "workbench.cite",
-    "census": "workbench.claims",
-    "check_note": "workbench.claims",
-    "check_notes": "workbench.claims",
-    "grade_note": "workbench.claims",
-    "parse_note": "workbench.claims",
-    "add_quote": "workbench.quotes",
-    "new_report": "workbench.quotes",
-    "parse_report": "workbench.quotes",
-    "validate_report": "workbench.quotes",
-    "write_snapshot": "workbench.quotes",
+    "census": "workbench.notes.claims",
+    "check_note": "workbench.notes.claims",
+    "check_notes": "workbench.notes.claims",
+    "grade_note": "workbench.notes.claims",
+    "parse_note": "workbench.notes.claims",
+    "add_quote": "workbench.notes.register",
+    "new_report": "workbench.notes.register",
+    "parse_report": "workbench.notes.register",
+    "validate_report": "workbench.notes.register",
+    "write_snapshot": "workbench.notes.register",
     # citations through time: a quote made into a citation, dated across versions, rechecked
-    "cite_quote": "workbench.timeline",
-    "quote_history": "workbench.timeline",
-    "recheck_quotes": "workbench.recheck",
+    "cite_quote": "workbench.history.dating",
+    "quote_history": "workbench.history.dating",
+    "recheck_quotes": "workbench.history.recheck",
     # candidate search and the scorecard
     "SearchScope": "workbench.search",
     "find_candidates": "workbench.search",
     "index_status": "workbench.search",
     "build_search_index": "workbench.search:build_index",
-    "load_demo": "workbench.evals",
-    "scorecard": "workbench.evals",
-    "write_scorecard": "workbench.evals",
+    "load_demo": "workbench.evals.scorecard",
+    "scorecard": "workbench.evals.scorecard",
+    "write_scorecard": "workbench.evals.scorecard",
     # charts drawn offline for the notebooks
-    "render_chart": "workbench.charts",
+    "render_chart": "workbench.measure.charts",
 }
 
 __all__ = sorted(_HOME)

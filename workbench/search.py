@@ -4,7 +4,7 @@
 what the query says. Nothing it returns is evidence (`is_evidence` is always False): a candidate is
 a place to try a quote, and only the verifier passes a quote.
 
-Both sides go through the verifier's normalizer (`workbench.normalize`), then through two keys:
+Both sides go through the verifier's normalizer (`workbench.text.normalize`), then through two keys:
 
 * the *substring key* deletes white space and hyphens (``-``, U+2010, U+2011) from the normalized
   text. It is a per-character deletion, so the key of a substring is a substring of the key: every
@@ -45,9 +45,9 @@ from rapidfuzz import fuzz, utils
 
 from workbench.errors import FamilyNotFound, JurisdictionNotFound, SearchQueryError
 from workbench.models import Passage, Version, canonical_json
-from workbench.normalize import SCHEME, SCHEME_VERSION, normalized_text
-from workbench.profiles import Profile, generic_profile, named_profile, registry
-from workbench.segment import segment_version
+from workbench.text.normalize import SCHEME, SCHEME_VERSION, normalized_text
+from workbench.text.profiles import Profile, generic_profile, named_profile, registry
+from workbench.text.segment import segment_version
 from workbench.workspace import Workspace
 
 INDEX_FORMAT = 1

@@ -58,7 +58,7 @@ from workbench.cite.formats import CitationLine
 from workbench.cite.index import DELETABLE, SourceIndex, build_index, counted_spans
 from workbench.cite.qualifiers import QualifierFlag, qualifiers_inside
 from workbench.cite.verify import Citation, HeldText, Outcome, Verification, decide
-from workbench.normalize import normalized_text
+from workbench.text.normalize import normalized_text
 
 ALTERATION_REASONS: dict[str, str] = {
     "bad_alteration": "the quote's brackets do not pair up (with alterations on, every [ needs "

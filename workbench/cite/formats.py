@@ -40,7 +40,7 @@ from workbench.cite.index import SourceIndex, counted_spans, source_index
 from workbench.cite.verify import Citation, Verification, verify_citations
 from workbench.errors import CitationError
 from workbench.models import canonical_json, strict_json, text_sha256
-from workbench.normalize import normalized_text
+from workbench.text.normalize import normalized_text
 from workbench.workspace import Workspace
 
 Format = Literal["workbench", "w3c", "anthropic"]

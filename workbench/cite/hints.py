@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from workbench.cite.index import SourceIndex, counted_spans
-from workbench.normalize import Normalized, normalize
+from workbench.text.normalize import Normalized, normalize
 
 _LISTED = 10  # occurrences a refusal lists before it says how many more there are
 

@@ -42,7 +42,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from workbench.models import text_sha256
-from workbench.normalize import Normalized, normalize, normalized_text
+from workbench.text.normalize import Normalized, normalize, normalized_text
 
 # CAUTION: must hold every character `normalize` can record in `line_break_hyphens`; a hyphen the
 # skeleton keeps would make the joined reading unfindable. A test checks it on adversarial text.

@@ -39,7 +39,7 @@ from workbench.cite.index import SourceIndex, index_text
 from workbench.cite.verify import Citation, Verification, verify_citations
 from workbench.errors import VersionNotFound
 from workbench.models import PageSpan, Version, page_for_offset
-from workbench.quotes import find_text
+from workbench.notes.register import find_text
 from workbench.workspace import Workspace
 
 PAGE_REASONS: dict[str, str] = {

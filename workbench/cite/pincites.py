@@ -3,7 +3,7 @@ numbering.
 
 A citation's `section` is a label as a reader writes it: `(b)(2)` of a D.C. Code section,
 `§ 34-1432(b)`, a NERC requirement `R2` or its part `R2.1`, an IETF `4.2`. It is read through the
-numbering profile of the version's jurisdiction (`workbench.profiles`, C15), and the version's
+numbering profile of the version's jurisdiction (`workbench.text.profiles`, C15), and the version's
 numbering is read by the structure parser (`structure.parse_structure`: an XML version's marks, any
 other text's lines through the same profile), which gives every numbered unit its label path and
 its raw extent. The rule never guesses a section from the words: the guarantee is that a verified
@@ -40,8 +40,8 @@ from dataclasses import replace
 
 from workbench.cite.verify import Verification
 from workbench.errors import VersionNotFound
-from workbench.profiles import Profile, profile_for
-from workbench.structure import StructureParse, Unit, parse_structure
+from workbench.text.profiles import Profile, profile_for
+from workbench.text.structure import StructureParse, Unit, parse_structure
 from workbench.workspace import Workspace
 
 SECTION_REASONS: dict[str, str] = {

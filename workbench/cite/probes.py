@@ -24,8 +24,8 @@ from functools import partial
 from workbench.cite.index import skeleton
 from workbench.cite.verify import Citation
 from workbench.models import Version
-from workbench.normalize import normalize, normalized_text
-from workbench.segment import segment
+from workbench.text.normalize import normalize, normalized_text
+from workbench.text.segment import segment
 
 _SUPERSCRIPTS = {
     "0": "⁰",

@@ -38,7 +38,7 @@ from workbench.cite.index import (
 from workbench.cite.qualifiers import QualifierFlag, qualifiers_near
 from workbench.errors import CitationError, VersionNotFound
 from workbench.models import text_sha256
-from workbench.normalize import Normalized, normalize, normalized_text
+from workbench.text.normalize import Normalized, normalize, normalized_text
 
 if TYPE_CHECKING:  # the workspace is only read through the object a caller hands in
     from workbench.workspace import Workspace

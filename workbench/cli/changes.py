@@ -43,10 +43,11 @@ def _colour() -> bool:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from workbench import redline, redline_html
-    from workbench.diff import diff_versions
+    from workbench.changes import redline
+    from workbench.changes import redline_page as redline_html
+    from workbench.changes.diff import diff_versions
     from workbench.errors import RedlineError
-    from workbench.profiles import choose_profile, registry
+    from workbench.text.profiles import choose_profile, registry
     from workbench.workspace import Workspace
 
     if (args.export is None) != (args.out is None):
@@ -140,8 +141,8 @@ def _review_pairing_line(review: Any, change: Any, verdicts: Sequence[Any]) -> s
 
 
 def cmd_review_list(args: argparse.Namespace) -> int:
-    from workbench import review
-    from workbench.profiles import registry
+    from workbench.changes import review
+    from workbench.text.profiles import registry
     from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
@@ -153,7 +154,7 @@ def cmd_review_list(args: argparse.Namespace) -> int:
     if args.json:
         print_json([review.item_as_json(item, verdicts) for item in items])
         return 0
-    from workbench import redline
+    from workbench.changes import redline
 
     colour = _colour()
 
@@ -199,8 +200,8 @@ def cmd_review_list(args: argparse.Namespace) -> int:
 
 
 def cmd_review_answer(args: argparse.Namespace) -> int:
-    from workbench import review
-    from workbench.profiles import registry
+    from workbench.changes import review
+    from workbench.text.profiles import registry
     from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
@@ -230,8 +231,8 @@ def cmd_review_answer(args: argparse.Namespace) -> int:
 
 
 def cmd_review_log(args: argparse.Namespace) -> int:
-    from workbench import review
-    from workbench.profiles import registry
+    from workbench.changes import review
+    from workbench.text.profiles import registry
     from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
@@ -269,7 +270,7 @@ def cmd_review_log(args: argparse.Namespace) -> int:
 
 
 def cmd_review_verify_chain(args: argparse.Namespace) -> int:
-    from workbench import review
+    from workbench.changes import review
     from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:

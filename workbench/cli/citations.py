@@ -95,8 +95,8 @@ def cmd_export_annotations(args: argparse.Namespace) -> int:
 
 
 def cmd_bundle(args: argparse.Namespace) -> int:
-    from workbench.bundle import write_bundle
     from workbench.cite.formats import read_documents
+    from workbench.exports.bundle import write_bundle
     from workbench.workspace import Workspace
 
     documents = None
@@ -130,9 +130,9 @@ def cmd_bundle(args: argparse.Namespace) -> int:
 
 
 def cmd_verify_bundle(args: argparse.Namespace) -> int:
-    from workbench.bundle import verify_bundle
     from workbench.cite import VERIFIED_MEANS
     from workbench.cite.formats import verification_text
+    from workbench.exports.bundle import verify_bundle
 
     report = verify_bundle(args.bundle, mirror=args.mirror)
     out(f"{report.path}: datapackage.json sha256 {report.digest}\n")

@@ -19,7 +19,7 @@ from workbench.defaults import DEFAULT_LEDGER, DEFAULT_WORKSPACE
 
 if TYPE_CHECKING:
     from workbench.models import Refusal, Version
-    from workbench.profiles import Choice, Profile
+    from workbench.text.profiles import Choice, Profile
     from workbench.workspace import Workspace
 
 PROG = "workbench"
@@ -53,7 +53,7 @@ def list_refusals(title: str, refusals: Sequence[Refusal]) -> int:
 
 def exit_for_refusals(refusals: Sequence[Refusal]) -> int:
     """1 if any refusal is a failure, 0 if every one is required by the admission policy."""
-    from workbench.corpus import refusal_is_policy
+    from workbench.corpus.catalogue import refusal_is_policy
 
     return int(any(not refusal_is_policy(r) for r in refusals))
 
@@ -112,7 +112,7 @@ def profiles_option(parser: argparse.ArgumentParser) -> None:
 
 def own_profiles(args: argparse.Namespace, corpus: Path | None = None) -> tuple[Profile, ...]:
     """The researcher's profiles: `--profiles DIR`, then `CORPUS/profiles/*.toml` if present."""
-    from workbench.profiles import read_profile_dir
+    from workbench.text.profiles import read_profile_dir
 
     own: list[Profile] = []
     if getattr(args, "profiles", None) is not None:
@@ -124,7 +124,7 @@ def own_profiles(args: argparse.Namespace, corpus: Path | None = None) -> tuple[
 
 def family_profile(args: argparse.Namespace, workspace: Workspace, version: Version) -> Choice:
     """The profile that reads `version`'s family: named, else the automatic choice (C15)."""
-    from workbench.profiles import choose_profile, registry
+    from workbench.text.profiles import choose_profile, registry
 
     family = [
         v for v in workspace.versions(version.family) if v.jurisdiction == version.jurisdiction

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    from workbench import corpus_add
+    from workbench.corpus import add as corpus_add
 
     per_file = ("jurisdiction", "family", "url", "mirror", "official", "order", "label", "date")
     if args.from_csv is not None:
@@ -73,7 +73,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_admit(args: argparse.Namespace) -> int:
-    from workbench import corpus as corpus_mod
+    from workbench.corpus import catalogue as corpus_mod
 
     admission, merged = corpus_mod.admit_into_catalogue(
         args.dir, args.corpus_dir, progress=progress()
@@ -93,7 +93,7 @@ def cmd_admit(args: argparse.Namespace) -> int:
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
-    from workbench import corpus as corpus_mod
+    from workbench.corpus import catalogue as corpus_mod
 
     mirror = args.mirror
     if mirror is not None and not mirror.is_dir():
@@ -119,7 +119,7 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
 
 def cmd_verify_store(args: argparse.Namespace) -> int:
-    from workbench import corpus as corpus_mod
+    from workbench.corpus import catalogue as corpus_mod
     from workbench.workspace import Workspace, ingest
 
     rows = corpus_mod.read_catalogue(args.corpus_dir)
@@ -141,7 +141,7 @@ def cmd_verify_store(args: argparse.Namespace) -> int:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from workbench import corpus as corpus_mod
+    from workbench.corpus import catalogue as corpus_mod
     from workbench.workspace import Workspace, ingest
 
     rows = corpus_mod.read_catalogue(args.corpus_dir)

@@ -51,8 +51,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from workbench import corpus as corpus_mod
-    from workbench import evals
+    from workbench.corpus import catalogue as corpus_mod
+    from workbench.evals import scorecard as evals
     from workbench.workspace import Workspace
 
     card = evals.scorecard(evals.load_demo(args.demo))
@@ -60,7 +60,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         for name in evals.write_scorecard(args.out, card):
             print(f"wrote {args.out / name}", file=sys.stderr)
     if args.truth is not None:
-        from workbench import alignment_score
+        from workbench.evals import alignment as alignment_score
         from workbench.measure import corpus_digest
 
         truth = alignment_score.read_truth(args.truth)

@@ -13,7 +13,7 @@ from workbench.cli.common import ledger_option, out, path_options, print_json
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
-    from workbench import claims
+    from workbench.notes import claims
 
     note = claims.parse_note(args.note)
     catalogue = claims.catalogue_index(args.corpus_dir)
@@ -46,8 +46,8 @@ def _check_lines(report: Any) -> str:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from workbench import claims
     from workbench.errors import NoteError
+    from workbench.notes import claims
 
     if (args.note is None) == (args.all is None):
         raise NoteError("check: give one NOTE or --all DIR")
@@ -77,7 +77,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    from workbench import claims
+    from workbench.notes import claims
 
     with claims.Ledger(args.ledger) as ledger:
         runs = ledger.runs(claims.note_key(args.note))
@@ -97,7 +97,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 
 def cmd_census(args: argparse.Namespace) -> int:
-    from workbench import claims
+    from workbench.notes import claims
 
     with claims.Ledger(args.ledger) as ledger:
         result = claims.census(args.dir, corpus_dir=args.corpus_dir, ledger=ledger)
@@ -106,7 +106,7 @@ def cmd_census(args: argparse.Namespace) -> int:
 
 
 def cmd_quotes_new(args: argparse.Namespace) -> int:
-    from workbench import quotes
+    from workbench.notes import register as quotes
 
     report = quotes.new_report(
         args.folder, args.slug, args.source, corpus_dir=args.corpus_dir, store=args.store
@@ -119,7 +119,7 @@ def cmd_quotes_new(args: argparse.Namespace) -> int:
 
 
 def cmd_quotes_add(args: argparse.Namespace) -> int:
-    from workbench import quotes
+    from workbench.notes import register as quotes
 
     added = quotes.add_quote(args.report, args.extract, args.location)
     excerpt = " ".join(added.text.split())
@@ -131,7 +131,7 @@ def cmd_quotes_add(args: argparse.Namespace) -> int:
 
 
 def cmd_quotes_validate(args: argparse.Namespace) -> int:
-    from workbench import quotes
+    from workbench.notes import register as quotes
 
     failed = 0
     for path in args.reports:
@@ -150,7 +150,7 @@ def cmd_quotes_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_quotes_snapshot(args: argparse.Namespace) -> int:
-    from workbench import quotes
+    from workbench.notes import register as quotes
 
     done = quotes.write_snapshot(args.report, corpus_dir=args.corpus_dir, store=args.store)
     said = "wrote" if done.written else "already holds the recorded bytes:"

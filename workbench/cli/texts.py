@@ -18,7 +18,7 @@ def cmd_text(args: argparse.Namespace) -> int:
 
 
 def cmd_passages(args: argparse.Namespace) -> int:
-    from workbench.segment import segment_version
+    from workbench.text.segment import segment_version
     from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
@@ -43,9 +43,9 @@ def cmd_passages(args: argparse.Namespace) -> int:
 
 
 def cmd_structure(args: argparse.Namespace) -> int:
-    from workbench.profiles import load_profile
-    from workbench.segment import segment_version
-    from workbench.structure import is_marked, parse_structure, read_lines
+    from workbench.text.profiles import load_profile
+    from workbench.text.segment import segment_version
+    from workbench.text.structure import is_marked, parse_structure, read_lines
     from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:

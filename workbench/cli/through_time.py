@@ -30,7 +30,7 @@ def _quote_argument(quote: str) -> str:
 
 
 def cmd_cite(args: argparse.Namespace) -> int:
-    from workbench import timeline
+    from workbench.history import dating as timeline
     from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
@@ -50,7 +50,7 @@ def cmd_cite(args: argparse.Namespace) -> int:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    from workbench import timeline
+    from workbench.history import dating as timeline
     from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
@@ -63,9 +63,10 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_recheck(args: argparse.Namespace) -> int:
-    from workbench import claims, recheck
     from workbench.cite.formats import read_citations
     from workbench.errors import CitationError
+    from workbench.history import recheck
+    from workbench.notes import claims
 
     citations: list[tuple[str, Any]] = []
     if args.citations is not None:

@@ -23,7 +23,7 @@ from workbench.models import (
     Version,
     canonical_json,
 )
-from workbench.profiles import (
+from workbench.text.profiles import (
     Profile,
     candidate_profiles,
 )

@@ -31,7 +31,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from workbench.diff import RESTRUCTURE_CONFIDENCE_CEILING, diff_passages, pairing_is_uncertain
+from workbench.changes.diff import (
+    RESTRUCTURE_CONFIDENCE_CEILING,
+    diff_passages,
+    pairing_is_uncertain,
+)
+from workbench.changes.review import items_of_pair
 from workbench.models import (
     PAIRING_KINDS,
     Change,
@@ -39,14 +44,13 @@ from workbench.models import (
     Version,
     consecutive_pairs,
 )
-from workbench.profiles import (
+from workbench.text.profiles import (
     Choice,
     Profile,
     choose_profile,
 )
-from workbench.review import items_of_pair
-from workbench.segment import leading_number, segment_version
-from workbench.structure import StructureParse, gutter_line_starts, parse_structure
+from workbench.text.segment import leading_number, segment_version
+from workbench.text.structure import StructureParse, gutter_line_starts, parse_structure
 
 CAP_CAUSES = ("year_like", "page_or_gutter", "renumbered", "structure_refused", "structure_agrees")
 EXCLUDED_KINDS = frozenset({"front_matter", "furniture"})

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from workbench.diff import RESTRUCTURE_CONFIDENCE_CEILING
+from workbench.changes.diff import RESTRUCTURE_CONFIDENCE_CEILING
 from workbench.measure.family import (
     CAP_CAUSES,
     CAUTION_CAUSES,

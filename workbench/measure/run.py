@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.corpus import admit, read_catalogue, read_refusals
+from workbench.corpus.catalogue import admit, read_catalogue, read_refusals
 from workbench.measure.cache import (
     CACHE_DIR_NAME,
     MeasurementCache,
@@ -29,12 +29,12 @@ from workbench.models import (
     Version,
     code_digest,
 )
-from workbench.profiles import (
+from workbench.progress import bar
+from workbench.text.profiles import (
     Profile,
     read_profile_dir,
     registry,
 )
-from workbench.progress import bar
 from workbench.workspace import Workspace, ingest
 
 
@@ -113,7 +113,7 @@ def measure_corpus(
 
         check_format(export)
     if workers is not None or scheduler is not None:
-        from workbench.engine import check_engine_options
+        from workbench.measure.cluster import check_engine_options
 
         check_engine_options(workers, scheduler)
     own = tuple(profiles)
@@ -157,7 +157,7 @@ def measure_corpus(
             held_cache.put(keys[key], family)
     results = [found[key] if key in found else measured[key] for key in groups]
     measurements = reduce_families(results, rows, refusals)
-    from workbench.report import write_reports  # altair loads only when reports are written
+    from workbench.measure.html import write_reports  # altair loads only when reports are written
 
     written = list(write_reports(out, measurements).values())
     if export is not None:
@@ -213,7 +213,7 @@ def _measure_missing(
             ]
             out[(jurisdiction, family)] = measure_family(versions, readers)
         return out
-    from workbench.engine import map_families_on_cluster
+    from workbench.measure.cluster import map_families_on_cluster
 
     # The workers read and hash-check the bytes themselves; only rows and hashes travel.
     names = set(missing)

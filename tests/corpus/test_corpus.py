@@ -1,0 +1,461 @@
+from __future__ import annotations
+
+import hashlib
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import CORPUS_DIR, REFUSED_STORE, STORE
+from workbench.corpus.catalogue import (
+    CATALOGUE_NAME,
+    CHECKSUM_NAME,
+    admit,
+    catalogue_bytes,
+    fetch,
+    merge_admission,
+    read_catalogue,
+    read_fetched,
+    refusals_bytes,
+    verify_store,
+    write_catalogue,
+)
+from workbench.errors import CatalogueError, ChecksumMismatch
+from workbench.models import CatalogueRow
+
+SAMPLE = "us-dc/dc-code-34-306/34-306@2021-11-09.xml"
+
+
+def test_admitting_the_fetched_corpus_reproduces_the_committed_catalogue(
+    catalogue: tuple[CatalogueRow, ...],
+) -> None:
+    admission = admit(STORE)
+    assert not admission.refusals
+    assert catalogue_bytes(admission.rows) == (CORPUS_DIR / CATALOGUE_NAME).read_bytes()
+    assert catalogue_bytes(admit(STORE).rows) == catalogue_bytes(admission.rows), (
+        "second run differs"
+    )
+
+
+def test_the_transcriptions_are_refused_as_transcriptions(
+    catalogue: tuple[CatalogueRow, ...],
+) -> None:
+    admission = admit(REFUSED_STORE)
+    assert not admission.rows
+    assert {r.reason for r in admission.refusals} == {"transcription"}
+    folders = {r.path.split("/")[0] for r in admission.refusals}
+    assert folders == {"us-il-icc", "us-md-psc", "us-ri-puc"}
+    assert len(admission.refusals) == sum(1 for _ in REFUSED_STORE.rglob("*.provenance.json"))
+    assert refusals_bytes(admission.refusals) == (CORPUS_DIR / "refusals.jsonl").read_bytes()
+
+
+def test_write_catalogue_is_byte_identical_on_a_second_run(
+    catalogue: tuple[CatalogueRow, ...], tmp_path: Path
+) -> None:
+    admission = admit(STORE)
+    write_catalogue(admission, tmp_path / "one")
+    write_catalogue(admit(STORE), tmp_path / "two")
+    for name in (CATALOGUE_NAME, CHECKSUM_NAME, "refusals.jsonl"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+
+
+# ---------------------------------------------------------------------------------------------
+# Hostile mirrors: one real document, one thing wrong.
+
+
+def _mirror_with(tmp_path: Path, edit: Callable[[dict[str, Any]], None] | None = None) -> Path:
+    mirror = tmp_path / "mirror"
+    target = mirror / SAMPLE
+    target.parent.mkdir(parents=True)
+    shutil.copyfile(STORE / SAMPLE, target)
+    record = json.loads((STORE / (SAMPLE + ".provenance.json")).read_bytes())
+    if edit:
+        edit(record)
+    (mirror / (SAMPLE + ".provenance.json")).write_text(json.dumps(record), encoding="utf-8")
+    return mirror
+
+
+def _set(field: str, value: Any) -> Callable[[dict[str, Any]], None]:
+    def edit(record: dict[str, Any]) -> None:
+        if value is _DROP:
+            del record[field]
+        else:
+            record[field] = value
+
+    return edit
+
+
+_DROP = object()
+
+
+@pytest.mark.parametrize(
+    ("edit", "reason", "detail"),
+    [
+        pytest.param(
+            _set("byte_faithful_to_official_filing", False),
+            "transcription",
+            "provenance says byte_faithful_to_official_filing: false; not the official artefact",
+            id="transcription",
+        ),
+        pytest.param(
+            _set("source_url", "javascript:alert(1)"),
+            "malformed_provenance",
+            'source_url: expected an absolute http(s) URL, got "javascript:alert(1)"',
+            id="javascript-url",
+        ),
+        pytest.param(
+            _set("source_url", "file:///etc/passwd"),
+            "malformed_provenance",
+            'source_url: expected an absolute http(s) URL, got "file:///etc/passwd"',
+            id="file-url",
+        ),
+        pytest.param(
+            _set("source_url", "data:text/plain,hi"),
+            "malformed_provenance",
+            'source_url: expected an absolute http(s) URL, got "data:text/plain,hi"',
+            id="data-url",
+        ),
+        pytest.param(
+            _set("source_url", "/relative/path.pdf"),
+            "malformed_provenance",
+            'source_url: expected an absolute http(s) URL, got "/relative/path.pdf"',
+            id="relative-url",
+        ),
+        pytest.param(
+            _set("source_url", "https://a.example/x\n.pdf"),
+            "malformed_provenance",
+            "source_url: expected an absolute http(s) URL without white space or control "
+            'characters, got "https://a.example/x\\n.pdf"',
+            id="newline-in-url",
+        ),
+        pytest.param(
+            _set("sha256", "0" * 64),
+            "sha256_mismatch",
+            "sha256 {actual}; provenance says " + "0" * 64,
+            id="hash-mismatch",
+        ),
+        pytest.param(
+            _set("bytes", 12),
+            "size_mismatch",
+            "{size} bytes on disk; provenance says 12",
+            id="size-mismatch",
+        ),
+        pytest.param(
+            _set("sha256", "XYZ"),
+            "malformed_provenance",
+            'sha256: expected 64 lowercase hex digits, got "XYZ"',
+            id="bad-hash",
+        ),
+        pytest.param(
+            _set("bytes", True),
+            "malformed_provenance",
+            "bytes: expected a non-negative integer, got true",
+            id="bool-bytes",
+        ),
+        pytest.param(
+            _set("version_order", 0),
+            "malformed_provenance",
+            "version_order: expected an integer of at least 1, got 0",
+            id="zero-order",
+        ),
+        pytest.param(
+            _set("jurisdiction", _DROP),
+            "malformed_provenance",
+            "jurisdiction: missing",
+            id="missing-jurisdiction",
+        ),
+        pytest.param(
+            _set("byte_faithful_to_official_filing", "yes"),
+            "malformed_provenance",
+            'byte_faithful_to_official_filing: expected true or false, got "yes"',
+            id="string-flag",
+        ),
+        pytest.param(
+            _set("mirror", None),
+            "malformed_provenance",
+            "source_url or mirror: missing (one of them must name where the bytes come from)",
+            id="no-source",
+        ),
+        pytest.param(
+            _set("mirror", {"repo": "a/b", "path": "../../etc/passwd", "commit": "a" * 40}),
+            "malformed_provenance",
+            "mirror.path: expected a relative POSIX path with no empty, '.' or '..' part, "
+            'got "../../etc/passwd"',
+            id="mirror-path-traversal",
+        ),
+        pytest.param(
+            _set("mirror", {"repo": "a/b", "path": "x.xml", "commit": "main"}),
+            "malformed_provenance",
+            'mirror.commit: expected 40 lowercase hex digits, got "main"',
+            id="mirror-branch-not-commit",
+        ),
+        pytest.param(
+            _set("document_family", "other-family"),
+            "layout_mismatch",
+            "provenance names us-dc/other-family; file lies in us-dc/dc-code-34-306",
+            id="wrong-folder",
+        ),
+    ],
+)
+def test_hostile_provenance_is_refused_with_its_reason(
+    tmp_path: Path, edit: Any, reason: str, detail: str
+) -> None:
+    admission = admit(_mirror_with(tmp_path, edit))
+    assert not admission.rows
+    (refusal,) = admission.refusals
+    assert (refusal.path, refusal.reason) == (SAMPLE, reason)
+    data = (STORE / SAMPLE).read_bytes()
+    expected = detail.format(actual=hashlib.sha256(data).hexdigest(), size=len(data))
+    assert refusal.detail.endswith(expected), refusal.detail
+
+
+def test_every_problem_of_a_provenance_is_listed_in_one_refusal(tmp_path: Path) -> None:
+    def edit(record: dict[str, Any]) -> None:
+        for name in ("jurisdiction", "sha256", "byte_faithful_to_official_filing"):
+            del record[name]
+        record.update(version_order="4", filing_date="09/11/2021", line_numbered="no")
+
+    (refusal,) = admit(_mirror_with(tmp_path, edit)).refusals
+    assert (refusal.path, refusal.reason) == (SAMPLE, "malformed_provenance")
+    assert refusal.detail == (
+        f"{SAMPLE}.provenance.json: 6 problems: jurisdiction: missing; "
+        'version_order: expected an integer of at least 1, got "4"; '
+        'filing_date: expected an ISO date (YYYY, YYYY-MM or YYYY-MM-DD) or null, got "09/11/2021"; '
+        "sha256: missing; "
+        'line_numbered: expected true or false, got "no"; '
+        "byte_faithful_to_official_filing: missing"
+    )
+
+
+@pytest.mark.parametrize(
+    ("payload", "detail"),
+    [
+        pytest.param(
+            b"{not json", "malformed provenance JSON at line 1, column 2", id="broken-json"
+        ),
+        pytest.param(b"[1, 2]", "provenance must be a JSON object", id="not-an-object"),
+        pytest.param(
+            b'{"sha256": "a", "sha256": "b"}', "field 'sha256' appears twice", id="duplicate-field"
+        ),
+        pytest.param(b'{"bytes": NaN}', "NaN is not a JSON number", id="nan"),
+        pytest.param(b"\xff\xfe{}", "provenance is not UTF-8 (byte 0)", id="not-utf8"),
+        pytest.param(
+            b" " * (1 << 20) + b"{}",
+            "provenance is 1048578 bytes; expected at most 1 MiB",
+            id="huge",
+        ),
+    ],
+)
+def test_malformed_provenance_bytes(tmp_path: Path, payload: bytes, detail: str) -> None:
+    mirror = _mirror_with(tmp_path)
+    (mirror / (SAMPLE + ".provenance.json")).write_bytes(payload)
+    (refusal,) = admit(mirror).refusals
+    assert refusal.reason == "malformed_provenance"
+    assert detail in refusal.detail and refusal.detail.startswith(SAMPLE + ".provenance.json: ")
+
+
+def test_layout_problems_are_refused_per_file(tmp_path: Path) -> None:
+    mirror = _mirror_with(tmp_path)
+    (mirror / "README.md").write_text("docs")  # documentation at the root: skipped silently
+    (mirror / "loose.txt").write_text("x")
+    (mirror / "us-dc" / "dc-code-34-306" / "no-provenance.txt").write_text("x")
+    (mirror / "us-dc" / "dc-code-34-306" / "ghost.txt.provenance.json").write_text("{}")
+    outside = tmp_path / "secret.txt"
+    outside.write_text("secret")
+    os.symlink(outside, mirror / "us-dc" / "dc-code-34-306" / "link.txt")
+    os.symlink(tmp_path, mirror / "us-dc" / "escape")
+    admission = admit(mirror)
+    assert [r.path for r in admission.rows] == [SAMPLE]
+    assert [(r.path, r.reason) for r in admission.refusals] == [
+        ("loose.txt", "layout"),
+        ("us-dc/dc-code-34-306/ghost.txt.provenance.json", "orphan_provenance"),
+        ("us-dc/dc-code-34-306/link.txt", "path_escapes"),
+        ("us-dc/dc-code-34-306/no-provenance.txt", "no_provenance"),
+        ("us-dc/escape", "path_escapes"),
+    ]
+
+
+def test_duplicate_version_order_refuses_both(tmp_path: Path) -> None:
+    mirror = _mirror_with(tmp_path)
+    twin = mirror / "us-dc" / "dc-code-34-306" / "twin.xml"
+    shutil.copyfile(mirror / SAMPLE, twin)
+    shutil.copyfile(
+        mirror / (SAMPLE + ".provenance.json"), twin.with_name("twin.xml.provenance.json")
+    )
+    admission = admit(mirror)
+    assert not admission.rows
+    assert {r.reason for r in admission.refusals} == {"duplicate_version_order"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Catalogue checksum, fetch and verify
+
+
+def _small_catalogue(tmp_path: Path) -> tuple[Path, tuple[CatalogueRow, ...]]:
+    corpus_dir = tmp_path / "corpus"
+    admission = admit(_mirror_with(tmp_path))
+    write_catalogue(admission, corpus_dir)
+    return corpus_dir, admission.rows
+
+
+def test_an_edited_catalogue_row_is_detected(tmp_path: Path) -> None:
+    corpus_dir, _ = _small_catalogue(tmp_path)
+    path = corpus_dir / CATALOGUE_NAME
+    original = path.read_bytes()
+    edited = re.sub(rb'"version_order":\d+', b'"version_order":99', original)
+    assert edited != original
+    path.write_bytes(edited)
+    with pytest.raises(
+        CatalogueError,
+        match=r"catalogue\.jsonl: sha256 [0-9a-f]{64} does not match catalogue\.jsonl\.sha256",
+    ):
+        read_catalogue(corpus_dir)
+
+
+def test_a_catalogue_row_escaping_the_store_is_refused(tmp_path: Path) -> None:
+    _, rows = _small_catalogue(tmp_path)
+    evil = CatalogueRow(path="../../outside/x/y.xml", provenance=rows[0].provenance)
+    report = fetch([evil], tmp_path / "store", mirror=tmp_path / "mirror")
+    (failure,) = report.failed
+    assert (
+        failure.reason == "path_escapes"
+        and "must not hold empty, '.' or '..' parts" in failure.detail
+    )
+    assert not (tmp_path / "outside").exists()
+
+
+def test_fetch_checks_hashes_and_never_replaces_a_fetched_file(tmp_path: Path) -> None:
+    _, rows = _small_catalogue(tmp_path)
+    mirror, store = tmp_path / "mirror", tmp_path / "store"
+    first = fetch(rows, store, mirror=mirror)
+    assert first.copied == (SAMPLE,) and not first.failed
+    assert fetch(rows, store, mirror=mirror).already == (SAMPLE,), (
+        "a good fetched file is not copied again"
+    )
+    held = store / SAMPLE
+    original = held.read_bytes()
+    # A corrupted mirror copy is reported and never written.
+    fresh = tmp_path / "fresh"
+    (mirror / SAMPLE).write_bytes(original.replace(b"Inspector", b"Inspektor"))
+    (failure,) = fetch(rows, fresh, mirror=mirror).failed
+    assert failure.reason == "sha256_mismatch" and not (fresh / SAMPLE).exists()
+    # A fetched file that was tampered with is reported, left alone, and caught by verify.
+    held.chmod(0o644)
+    held.write_bytes(original + b" ")
+    (failure,) = fetch(rows, store, mirror=mirror).failed
+    assert failure.reason == "held_mismatch" and held.read_bytes() == original + b" "
+    (problem,) = verify_store(rows, store)
+    assert problem.reason == "sha256_mismatch" and problem.path == SAMPLE
+    with pytest.raises(
+        ChecksumMismatch,
+        match=f"{SAMPLE}: fetched {len(original) + 1} bytes; catalogue says {len(original)}",
+    ):
+        read_fetched(rows[0], store)
+
+
+def test_fetched_files_are_read_only(catalogue: tuple[CatalogueRow, ...]) -> None:
+    assert not verify_store(catalogue, STORE)
+    assert all(not os.access(STORE / row.path, os.W_OK) or os.geteuid() == 0 for row in catalogue)
+    assert all((STORE / row.path).stat().st_mode & 0o222 == 0 for row in catalogue)
+
+
+# ---------------------------------------------------------------------------------------------
+# Re-admission never moves a catalogued version
+
+
+def test_readmission_keeps_rows_and_refuses_changed_bytes(tmp_path: Path) -> None:
+    corpus_dir, rows = _small_catalogue(tmp_path)
+    before = (corpus_dir / CATALOGUE_NAME).read_bytes()
+    mirror = tmp_path / "mirror"
+    changed = (mirror / SAMPLE).read_bytes().replace(b"Inspector", b"Inspektor")
+    (mirror / SAMPLE).write_bytes(changed)
+    record = json.loads((mirror / (SAMPLE + ".provenance.json")).read_bytes())
+    record.update(sha256=hashlib.sha256(changed).hexdigest(), bytes=len(changed))
+    (mirror / (SAMPLE + ".provenance.json")).write_text(json.dumps(record))
+    merged = merge_admission(rows, admit(mirror))
+    assert merged.rows == rows
+    (refusal,) = merged.refusals
+    assert refusal.reason == "corpus_changed" and refusal.detail.startswith(
+        f"catalogued with sha256 {rows[0].sha256}"
+    )
+    write_catalogue(merged, corpus_dir)
+    assert (corpus_dir / CATALOGUE_NAME).read_bytes() == before
+
+
+def test_admitting_a_hostile_folder_leaves_the_catalogue_unchanged(tmp_path: Path) -> None:
+    corpus_dir, _ = _small_catalogue(tmp_path)
+    before = (corpus_dir / CATALOGUE_NAME).read_bytes()
+    hostile = _mirror_with(tmp_path / "other", _set("source_url", "javascript:alert(1)"))
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "workbench",
+            "corpus",
+            "admit",
+            str(hostile),
+            "--corpus-dir",
+            str(corpus_dir),
+        ],
+        capture_output=True,
+        check=False,
+    )
+    assert result.returncode == 1 and b"malformed_provenance" in result.stdout
+    assert (corpus_dir / CATALOGUE_NAME).read_bytes() == before
+
+
+# ---------------------------------------------------------------------------------------------
+# Download from mirror URLs, served on loopback
+
+
+@pytest.fixture
+def loopback_mirror(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """An HTTP server on 127.0.0.1 serving `<repo>/<commit>/<path>` from a folder."""
+    served = tmp_path / "served"
+    served.mkdir()
+    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(served))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.RequestHandlerClass.log_message = lambda *args: None  # type: ignore[method-assign]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/{{repo}}/{{commit}}/{{path}}", served
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_fetch_downloads_from_mirror_urls_and_checks_them(
+    catalogue: tuple[CatalogueRow, ...], loopback_mirror: tuple[str, Path], tmp_path: Path
+) -> None:
+    template, served = loopback_mirror
+    rows = [r for r in catalogue if r.family == "dc-code-34-306"]
+    for row in rows:
+        mirror = row.provenance["mirror"]
+        target = served / mirror["repo"] / mirror["commit"] / mirror["path"]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(STORE / row.path, target)
+    bad = rows[0].provenance["mirror"]
+    (served / bad["repo"] / bad["commit"] / bad["path"]).write_bytes(b"<html>rate limited</html>")
+    store = tmp_path / "store"
+    report = fetch(rows, store, mirror=None, url_template=template)
+    assert sorted(report.copied) == sorted(r.path for r in rows[1:])
+    (failure,) = report.failed
+    assert failure.reason == "sha256_mismatch" and failure.detail.startswith(
+        f"{rows[0].path}: fetched 25 bytes"
+    )
+    assert not (store / rows[0].path).exists()
+    assert not verify_store(rows[1:], store)
+    (served / bad["repo"] / bad["commit"] / bad["path"]).unlink()
+    (missing,) = fetch(rows[:1], store, mirror=None, url_template=template).failed
+    assert missing.reason == "unavailable" and "HTTP Error 404" in missing.detail

@@ -1,0 +1,160 @@
+"""The alignment scorecard: the diff's pairings scored against the documents' own identifiers.
+
+The truth comes from `scripts/alignment_truth.py` (which imports nothing from the workbench), run
+here on the fetched corpus; the committed scorecard must be what this code derives from it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from workbench.changes.diff import diff_passages
+from workbench.cli import main
+from workbench.corpus.catalogue import read_catalogue
+from workbench.evals.alignment import (
+    SCORECARD_JSON,
+    PairView,
+    TruthFileError,
+    alignment_scorecard,
+    file_sha256,
+    read_truth,
+    score_pair,
+    scorecard_bytes,
+)
+from workbench.measure import corpus_digest
+from workbench.models import Passage
+from workbench.workspace import Workspace
+
+ROOT = Path(__file__).resolve().parents[2]
+MIN_TRUTH = 50  # a jurisdiction's figures are held to the targets only over this many pairings
+MIN_PRECISION, MIN_RECALL = 0.98, 0.95
+
+
+@pytest.fixture(scope="module")
+def truth_file(catalogue: object, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("truth") / "alignment-truth.json"
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "alignment_truth.py"),
+            "--mirror",
+            str(ROOT / "corpus" / "real"),
+            "--catalogue",
+            str(ROOT / "corpus" / "catalogue.jsonl"),
+            "--out",
+            str(out),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return out
+
+
+@pytest.fixture(scope="module")
+def card(truth_file: Path, workspace: Workspace) -> dict[str, object]:
+    return alignment_scorecard(
+        read_truth(truth_file),
+        workspace.version,
+        corpus_digest=corpus_digest(read_catalogue(ROOT / "corpus")),
+        truth_sha256=file_sha256(truth_file),
+    )
+
+
+def test_the_committed_scorecard_is_what_the_code_derives(card: dict[str, object]) -> None:
+    assert (ROOT / "measurements" / SCORECARD_JSON).read_bytes() == scorecard_bytes(card)
+
+
+def test_pairing_precision_and_recall_meet_their_floors(card: dict[str, object]) -> None:
+    held = 0
+    for name, entry in card["jurisdictions"].items():  # type: ignore[attr-defined]
+        recall, precision = entry["recall"], entry["precision"]
+        if recall["subjects"] < MIN_TRUTH:
+            continue
+        held += 1
+        assert recall["holds"] >= MIN_RECALL * recall["subjects"], name
+        assert precision["holds"] >= MIN_PRECISION * precision["subjects"], name
+    assert held >= 5
+
+
+def test_every_located_restructure_the_truth_knows_is_in_the_review_queue(
+    card: dict[str, object],
+) -> None:
+    located = 0
+    for name, entry in card["jurisdictions"].items():  # type: ignore[attr-defined]
+        queued = entry["restructures_in_the_review_queue"]
+        assert queued["holds"] == queued["subjects"], name
+        located += queued["subjects"]
+    assert located >= 100
+
+
+def _passages(version_id: str, texts: list[str]) -> list[Passage]:
+    out, at = [], 0
+    for ordinal, text in enumerate(texts):
+        out.append(
+            Passage(
+                version_id=version_id,
+                ordinal=ordinal,
+                char_start=at,
+                char_end=at + len(text),
+                text=text,
+                section_label=None,
+            )
+        )
+        at += len(text) + 2
+    return out
+
+
+def _unit(unit_id: str, before: str, after: str) -> dict[str, object]:
+    return {
+        "before": {"id": unit_id, "text": before, "path": "", "heading": ""},
+        "after": {"id": unit_id, "text": after, "path": "", "heading": ""},
+    }
+
+
+def test_units_are_scored_only_where_each_names_one_passage_on_each_side() -> None:
+    before = _passages("a", ["(1) The fee is ten dollars.", "(2) Repealed.", "(3) Repealed."])
+    after = _passages("b", ["(1) The fee is twelve dollars.", "(2) Repealed.", "(3) Repealed."])
+    pair = {
+        "before": "a",
+        "after": "b",
+        "pairings": [
+            _unit("1", "The fee is ten dollars.", "The fee is twelve dollars."),
+            _unit("2", "Repealed.", "Repealed."),  # in two passages on each side
+            _unit("9", "The fee is ten dollars. (2) Repealed.", "x"),  # crosses a boundary
+        ],
+    }
+    changes = diff_passages("a", "b", before, after)
+    rows, pairings, left_out = score_pair("j", pair, PairView.of(before, after, changes))
+    assert [(r.evidence_id, r.found) for r in rows] == [("a|b|0", True)]
+    assert left_out == {"several_passages": 1, "not_in_one_passage": 1}
+    assert all(p.right for p in pairings) and len(pairings) == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        pytest.param(None, "no alignment truth; run", id="missing"),
+        pytest.param(b"{", "cannot be read as the truth's JSON", id="not-json"),
+        pytest.param(b'{"pairs": 3}', "field pairs: expected a list", id="wrong-shape"),
+    ],
+)
+def test_a_bad_truth_file_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes | None, message: str
+) -> None:
+    path = tmp_path / "truth.json"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(TruthFileError, match=message):
+        read_truth(path)
+    try:
+        code = main(["eval", "--truth", str(path), "--workspace", str(tmp_path / "w.sqlite")])
+    except SystemExit as exited:  # a missing file is refused while the arguments are parsed
+        code = int(exited.code or 0)
+    err = capsys.readouterr().err.strip().splitlines()
+    said = "argument --truth: " + f"{path}: no such file" if content is None else message
+    assert code == 2 and len(err) == 1 and said in err[0]
+    assert not (tmp_path / "w.sqlite").exists()  # refused before any workspace is opened

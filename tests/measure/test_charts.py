@@ -1,0 +1,93 @@
+"""Charts drawn offline: SVG and PNG from vl-convert, no script, no URL, hostile labels escaped."""
+
+from __future__ import annotations
+
+import html
+import re
+import struct
+from collections import Counter
+
+import altair as alt
+import pytest
+
+import workbench as wb
+from workbench.errors import ChartError
+from workbench.measure.charts import chart_svg
+from workbench.models import CatalogueRow
+
+HOSTILE = '</script><img src=x onerror="alert(1)">&amp;'
+
+
+def _per_jurisdiction(catalogue: tuple[CatalogueRow, ...]) -> alt.Chart:
+    counts = Counter(row.jurisdiction for row in catalogue)
+    values = [{"jurisdiction": j, "documents": n} for j, n in sorted(counts.items())]
+    return (
+        alt.Chart(alt.Data(values=values))  # type: ignore[no-untyped-call]
+        .mark_bar()
+        .encode(x=alt.X("documents:Q"), y=alt.Y("jurisdiction:N"), tooltip=["jurisdiction:N"])
+        .properties(title="Catalogued documents per jurisdiction", width=300)
+    )
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    # The IHDR chunk follows the 8-byte signature: length, type, then width and height.
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR"
+    width, height = struct.unpack(">II", png[16:24])
+    return width, height
+
+
+def test_a_catalogue_chart_is_drawn_as_svg_and_png_with_no_script_or_address(
+    catalogue: tuple[CatalogueRow, ...],
+) -> None:
+    chart = _per_jurisdiction(catalogue)
+    drawn = wb.render_chart(chart)
+    bundle = drawn._repr_mimebundle_()
+
+    assert set(bundle) == {"image/svg+xml", "image/png", "text/plain"}
+    assert bundle["text/plain"] == "<chart: Catalogued documents per jurisdiction>"
+    svg = drawn.svg
+    assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>")
+    # Every jurisdiction of the catalogue is a label of the drawing, as text in the SVG.
+    labels = set(re.findall(r"<text[^>]*>([^<]*)</text>", svg))
+    assert {row.jurisdiction for row in catalogue} <= labels
+    assert "<script" not in svg and not re.search(r'(?:href|src)="(?!#)', svg)
+    # The PNG is the same drawing at scale 1: one pixel per CSS pixel of the SVG.
+    assert _png_size(drawn.png) == drawn.size()
+    # Deterministic, and the measurement pages' SVG is this SVG.
+    assert wb.render_chart(chart) == drawn
+    assert chart_svg(chart) == svg
+
+
+def test_the_interactive_page_carries_vega_inline_and_escapes_a_hostile_label() -> None:
+    chart = (
+        alt.Chart(alt.Data(values=[{"label": HOSTILE, "n": 3}]))  # type: ignore[no-untyped-call]
+        .mark_bar()
+        .encode(x="n:Q", y="label:N", tooltip=["label:N"])
+        .properties(title=HOSTILE)
+    )
+    drawn = wb.render_chart(chart, interactive=True)
+    frame = str(drawn._repr_mimebundle_()["text/html"])
+
+    # The iframe attribute holds the whole page escaped: no tag of the page is live in the notebook.
+    assert frame.startswith('<iframe sandbox="allow-scripts" ') and frame.endswith("></iframe>")
+    assert frame.count("<") == 2  # the iframe's own opening and closing tags
+    srcdoc = re.search(r'srcdoc="([^"]*)"', frame)
+    assert srcdoc is not None and html.unescape(srcdoc[1]) == drawn.interactive_html
+    page = drawn.interactive_html
+    assert page is not None
+    # Two inline scripts (the bundle, the embed call), none loaded by URL; the label cannot end one.
+    assert page.count("<script>") == 2 and page.count("</script>") == 2
+    assert "<script src" not in page and "cdn." not in page
+    assert "\\u003c/script>\\u003cimg" in page
+    # In the SVG the label is text, escaped.
+    assert html.escape(HOSTILE, quote=False) in drawn.svg and HOSTILE not in drawn.svg
+
+
+def test_a_chart_whose_data_names_an_address_is_refused_not_fetched() -> None:
+    chart = alt.Chart("https://example.org/data.csv").mark_bar().encode(x="a:Q")
+    with pytest.raises(ChartError) as refused:
+        wb.render_chart(chart)
+    assert str(refused.value) == (
+        "chart 'untitled' not drawn as svg: Error: External data url not allowed: "
+        "https://example.org/data.csv (charts are drawn offline: give their data inline)"
+    )

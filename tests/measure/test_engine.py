@@ -1,0 +1,265 @@
+"""The engine on real Dask processes: byte-identical results, a killed worker, failing tasks.
+
+A scheduler and workers are started as real `dask scheduler` / `dask worker` processes on loopback
+(no nanny, so killing a worker's process kills the worker). Most runs use a subset of families
+copied into a mirror-layout folder by hard links (so they are fast); one run measures the whole
+corpus on the cluster and compares it with the serial map.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import dask
+import pytest
+from distributed import Client
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import ROOT, STORE, link_families
+from workbench.cli import main
+from workbench.corpus.catalogue import admit
+from workbench.errors import ClusterError
+from workbench.measure.cluster import (
+    FamilyTask,
+    dask_client,
+    family_tasks,
+    held_text_hashes,
+)
+from workbench.models import CatalogueRow
+from workbench.workspace import Workspace
+
+DASK = Path(sys.executable).with_name("dask")
+SUBSET = (
+    "ietf/draft-baker-soap-media-reg",
+    "ietf/draft-cedik-http-warning",
+    "ietf/draft-nottingham-http-portal",
+    "us-dc/dc-code-34-1436",
+    "us-dc/dc-code-34-306",
+    "us-federal/113-hjres59",
+    "us-federal/115-hr255",
+    "us-federal/116-hconres105",
+)
+
+
+@contextmanager
+def dask_processes(
+    folder: Path, workers: int
+) -> Iterator[tuple[str, dict[str, subprocess.Popen[bytes]]]]:
+    """A `dask scheduler` and `workers` single-threaded `dask worker` processes on loopback."""
+    folder.mkdir(parents=True, exist_ok=True)
+    scheduler_file = folder / "scheduler.json"
+    log = (folder / "dask.log").open("ab")
+    procs = [
+        subprocess.Popen(
+            [
+                str(DASK),
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                str(scheduler_file),
+            ],
+            stdout=log,
+            stderr=log,
+        )
+    ]
+    try:
+        deadline = time.monotonic() + 60
+        while not scheduler_file.is_file() or not scheduler_file.read_bytes().strip():
+            assert time.monotonic() < deadline, "the scheduler did not start"
+            time.sleep(0.1)
+        address = json.loads(scheduler_file.read_bytes())["address"]
+        for _ in range(workers):
+            procs.append(
+                subprocess.Popen(
+                    [
+                        str(DASK),
+                        "worker",
+                        address,
+                        "--nworkers",
+                        "1",
+                        "--nthreads",
+                        "1",
+                        "--no-nanny",
+                        "--no-dashboard",
+                        "--host",
+                        "127.0.0.1",
+                    ],
+                    stdout=log,
+                    stderr=log,
+                    cwd=folder,
+                )
+            )
+        with Client(address, timeout=30, set_as_default=False) as client:  # type: ignore[no-untyped-call]
+            client.wait_for_workers(workers, timeout=60)
+            pids = client.run(os.getpid)
+        by_pid = {p.pid: p for p in procs[1:]}
+        yield address, {addr: by_pid[pid] for addr, pid in pids.items()}
+    finally:
+        for proc in reversed(procs):
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with dask_processes(tmp_path_factory.mktemp("dask"), workers=2) as (address, _):
+        yield address
+
+
+@pytest.fixture(scope="module")
+def subset(catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A mirror-layout folder of the `SUBSET` families, hard-linked from the fetched store."""
+    return link_families(tmp_path_factory.mktemp("subset"), SUBSET)
+
+
+def _measure(*args: str, workspace: Path, out: Path) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "workbench",
+            "measure",
+            *args,
+            "--workspace",
+            str(workspace),
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        cwd=ROOT,
+        check=False,
+    )
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+@pytest.fixture(scope="module")
+def serial(subset: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The serial run on the subset; its folder holds `out/` and the workspace it ingested."""
+    folder = tmp_path_factory.mktemp("serial")
+    result = _measure("--corpus", str(subset), workspace=folder / "w.sqlite", out=folder / "out")
+    assert result.returncode == 0, result.stderr.decode()
+    return folder
+
+
+def _subset_tasks(subset: Path, serial: Path) -> tuple[FamilyTask, ...]:
+    with Workspace(serial / "w.sqlite") as held:
+        return family_tasks(admit(subset).rows, subset, held_text_hashes(held))
+
+
+def test_local_workers_run_without_the_statistical_profiler() -> None:
+    """Its per-second call trees would otherwise grow a worker's memory with the corpus."""
+
+    def profiler(dask_worker: Any) -> tuple[object, bool]:
+        enabled = dask.config.get("distributed.worker.profile.enabled")
+        return enabled, "profile" in dask_worker.periodic_callbacks
+
+    with dask_client(workers=1) as client:
+        assert list(client.run(profiler).values()) == [(False, False)]
+    assert dask.config.get("distributed.worker.profile.enabled") is True  # the client's is kept
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_an_unreachable_scheduler_is_one_line() -> None:
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    with pytest.raises(ClusterError) as error, dask_client(scheduler=address, connect_timeout=1):
+        pass
+    assert str(error.value) == f"{address}: no Dask scheduler answered within 1 s"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param(
+            ("--workers", "0"),
+            "workbench: error: --workers 0: expected a whole number of at least 1",
+            id="zero-workers",
+        ),
+        pytest.param(
+            ("--workers", "-3"),
+            "workbench: error: --workers -3: expected a whole number of at least 1",
+            id="negative-workers",
+        ),
+        pytest.param(
+            ("--scheduler", "localhost:8786"),
+            "workbench: error: --scheduler localhost:8786: expected tcp://HOST:PORT",
+            id="no-scheme",
+        ),
+        pytest.param(
+            ("--scheduler", "tcp://127.0.0.1"),
+            "workbench: error: --scheduler tcp://127.0.0.1: expected tcp://HOST:PORT",
+            id="no-port",
+        ),
+        pytest.param(
+            ("--workers", "2", "--scheduler", "tcp://127.0.0.1:1"),
+            "workbench measure: error: argument --scheduler: not allowed with argument --workers",
+            id="both",
+        ),
+        pytest.param(
+            ("--workers", "two"),
+            "workbench measure: error: argument --workers: invalid int value: 'two'",
+            id="not-a-number",
+        ),
+    ],
+)
+def test_bad_engine_options_are_one_line(
+    args: tuple[str, ...], message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    try:
+        code = main(["measure", *args, "--workspace", str(tmp_path / "w.sqlite")])
+    except SystemExit as exit_info:
+        code = int(str(exit_info.code))
+    assert code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == message
+    assert not (tmp_path / "w.sqlite").exists()
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_tasks_do_not_depend_on_row_order(seed: int, catalogue: tuple[CatalogueRow, ...]) -> None:
+    held = {row.path: "h" for row in catalogue[::3]}
+    shuffled = list(catalogue)
+    random.Random(seed).shuffle(shuffled)
+    assert family_tasks(shuffled, STORE, held) == family_tasks(catalogue, STORE, held)
+
+
+def test_a_key_names_its_inputs(catalogue: tuple[CatalogueRow, ...]) -> None:
+    task = family_tasks(catalogue, STORE, {row.path: "h" for row in catalogue})[0]
+    changed = (
+        replace(task, text_sha256=("x", *task.text_sha256[1:])),
+        replace(task, store="/elsewhere"),
+        replace(task, code_digest="0" * 64),
+        replace(task, profiles=((task.profiles[0][0], task.profiles[0][1] + b"\n"),)),
+        replace(task, rows=task.rows[:-1], text_sha256=task.text_sha256[:-1]),
+    )
+    assert len({task.key, *(t.key for t in changed)}) == 1 + len(changed)
+    assert task.key.startswith("measure_family-")

@@ -1,0 +1,530 @@
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import CORPUS_DIR, ROOT, link_families
+from workbench.corpus.catalogue import admit, read_refusals
+from workbench.errors import ExportFormatError
+from workbench.measure import (
+    CACHE_DIR_NAME,
+    CAP_CAUSES,
+    VERSION_FACTS,
+    FamilyMeasurement,
+    MeasurementCache,
+    MeasureRun,
+    family_cache_key,
+    family_measurement_from_json,
+    held_version_facts,
+    map_families,
+    measure_corpus,
+    measure_family,
+    rate,
+    reduce_families,
+    version_facts,
+)
+from workbench.measure.html import write_reports
+from workbench.models import CatalogueRow, code_digest
+from workbench.text.profiles import (
+    SHIPPED_DIR,
+    Profile,
+    named_profile,
+    parse_profile,
+    read_profile_dir,
+    registry,
+    shipped_profiles,
+)
+from workbench.workspace import Workspace
+
+from tests.text.test_structure import _text_version
+
+MEASUREMENTS = ROOT / "measurements"
+
+
+@dataclass(frozen=True)
+class Row:
+    evidence_id: str
+    flag: bool
+
+
+@pytest.mark.parametrize(
+    ("rows", "text"),
+    [
+        pytest.param(
+            [Row(str(i), i < 3) for i in range(9)], "n = 9 subjects; no rate", id="below-ten"
+        ),
+        pytest.param([Row(str(i), i < 3) for i in range(10)], "30.00% (3 of 10)", id="ten"),
+        pytest.param(
+            [Row("same", True)] * 50, "n = 1 subjects; no rate", id="one-subject-repeated"
+        ),
+        pytest.param(
+            [Row(str(i % 12), i % 12 == 0) for i in range(120)],
+            "8.33% (1 of 12)",
+            id="repeats-count-once",
+        ),
+        pytest.param([], "n = 0 subjects; no rate", id="empty"),
+        pytest.param(
+            [Row(str(i), i < 2) for i in range(3)] * 4,
+            "n = 3 subjects; no rate",
+            id="twelve-rows-three-subjects",
+        ),
+    ],
+)
+def test_rate(rows: list[Row], text: str) -> None:
+    assert rate(rows, lambda r: r.flag).text == text
+
+
+def test_rate_refuses_contradictory_evidence() -> None:
+    with pytest.raises(ValueError, match="evidence x: rows with one id disagree"):
+        rate([Row("x", True), Row("x", False)], lambda r: r.flag)
+
+
+def _pair(before: str, after: str) -> FamilyMeasurement:
+    a = _text_version(before, "test/fam/a.txt")
+    b = _text_version(after, "test/fam/b.txt")
+    b = b.__class__(**{**{f: getattr(b, f) for f in b.__slots__}, "version_order": 2})
+    return measure_family([a, b])
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "cause"),
+    [
+        pytest.param(
+            "1.  Scope\n\n2024 annual filing of the rates\n",
+            "1.  Scope\n\n2025 annual filing of the rates\n",
+            "year_like",
+            id="year",
+        ),
+        pytest.param(
+            "1.  Scope\n\n127 STAT. 1165\n",
+            "1.  Scope\n\n128 STAT. 1165\n",
+            "page_or_gutter",
+            id="page-header",
+        ),
+        pytest.param(
+            "1.  Scope\n\n2.  Fees shall be paid monthly\n",
+            "1.  Scope\n\n1.1.  Fees shall be paid monthly\n",
+            "renumbered",
+            id="renumbered",
+        ),
+        pytest.param(
+            "Preamble\n\n§ 7 Fees shall be paid monthly\n",
+            "Preamble\n\n§ 8 Fees shall be paid monthly\n",
+            "structure_refused",
+            id="no-structure",
+        ),
+    ],
+)
+def test_cap_causes(before: str, after: str, cause: str) -> None:
+    capped = [p for p in _pair(before, after).pairings if p.proxy_capped]
+    assert [p.cap_cause for p in capped] == [cause]
+
+
+def test_a_refusal_never_lifts_a_cap() -> None:
+    (pairing,) = [
+        p
+        for p in _pair("Preamble\n\n§ 7 Fees are due\n", "Preamble\n\n§ 8 Fees are due\n").pairings
+    ]
+    assert (
+        pairing.structure_status == "refused" and pairing.proxy_capped and pairing.structure_capped
+    )
+
+
+@pytest.fixture(scope="session")
+def family_measurements(
+    workspace: Workspace, catalogue: tuple[CatalogueRow, ...]
+) -> list[FamilyMeasurement]:
+    wanted = {row.path for row in catalogue}
+    return map_families([v for v in workspace.versions() if v.version_id in wanted])
+
+
+def test_measurement_does_not_depend_on_family_order(
+    family_measurements: list[FamilyMeasurement], catalogue: tuple[CatalogueRow, ...]
+) -> None:
+    first = reduce_families(family_measurements, catalogue)
+    shuffled = list(family_measurements)
+    random.Random(7).shuffle(shuffled)
+    assert reduce_families(shuffled, list(reversed(catalogue))) == first
+
+
+def test_every_family_records_the_profile_that_read_it(
+    family_measurements: list[FamilyMeasurement],
+) -> None:
+    shipped = {p.name: p for p in shipped_profiles()}
+    for family in family_measurements:
+        profile = family.profile
+        path = SHIPPED_DIR / profile["origin"].removeprefix("shipped:")
+        assert profile["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+        assert profile["chosen"] == "named", family.family  # every corpus jurisdiction has one
+        assert shipped[profile["name"]] is named_profile(
+            shipped_profiles(), family.jurisdiction, family.family
+        )
+        assert {p.profile for p in family.parses} == {profile["name"]}
+
+
+@pytest.mark.parametrize("jurisdiction", ["ietf", "us-dc", "us-nerc", "ca-federal"])
+def test_structure_is_known_for_nine_in_ten_numbered_pairings(
+    family_measurements: list[FamilyMeasurement],
+    catalogue: tuple[CatalogueRow, ...],
+    jurisdiction: str,
+) -> None:
+    block = reduce_families(family_measurements, catalogue).structure["jurisdictions"][jurisdiction]
+    known = block["structure_known"]
+    assert block["meets_target"] == "yes", known
+    assert known["holds"] * 10 >= 9 * known["subjects"]
+    assert (
+        known["subjects"] + block["excluded_front_matter_or_furniture"]
+        == block["modified_pairings"]
+    )
+
+
+def test_unnumbered_federal_resolutions_are_the_only_unknown_federal_pairings(
+    family_measurements: list[FamilyMeasurement], catalogue: tuple[CatalogueRow, ...]
+) -> None:
+    """U.S. joint and concurrent resolutions number nothing (no <num> element): their pairings are
+    unknown by that stated cause, and every other federal pairing is known."""
+    block = reduce_families(family_measurements, catalogue).structure["jurisdictions"]["us-federal"]
+    assert set(block["unknown_by_cause"]) == {"refused:no_numbering"}
+    unknown = [
+        p
+        for f in family_measurements
+        if f.jurisdiction == "us-federal"
+        for p in f.pairings
+        if not p.excluded and not p.known
+    ]
+    assert unknown and all(re.search(r"(?:jres|conres)", p.family) for p in unknown)
+
+
+@pytest.mark.parametrize("jurisdiction", ["us-mo", "us-ma", "us-federal-register"])
+def test_single_version_numbered_documents_give_nine_in_ten_body_passages_a_path(
+    family_measurements: list[FamilyMeasurement],
+    catalogue: tuple[CatalogueRow, ...],
+    jurisdiction: str,
+) -> None:
+    block = reduce_families(family_measurements, catalogue).structure["passages"]["jurisdictions"][
+        jurisdiction
+    ]
+    with_path = block["body_with_path"]
+    assert block["body_with_path_meets_target"] == "yes", with_path
+    assert with_path["holds"] * 10 >= 9 * with_path["subjects"]
+
+
+def test_a_researchers_profile_is_recorded_by_path_and_hash(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    source = (
+        (SHIPPED_DIR / "us-nerc.toml").read_bytes().replace(b'name = "us-nerc"', b'name = "mine"')
+    )
+    (tmp_path / "mine.toml").write_bytes(source)
+    own = read_profile_dir(tmp_path)
+    family = [v for v in workspace.versions() if v.family == "nerc-cip-005"]
+    measured = measure_family(family, registry(own))
+    assert measured.profile == {
+        "name": "mine",
+        "sha256": hashlib.sha256(source).hexdigest(),
+        "origin": str(tmp_path / "mine.toml"),
+        "chosen": "named",
+    }
+
+
+def test_committed_measurements_are_fresh(
+    family_measurements: list[FamilyMeasurement],
+    catalogue: tuple[CatalogueRow, ...],
+    tmp_path: Path,
+) -> None:
+    """Re-derive every report from the corpus; the committed files must match byte for byte."""
+    written = write_reports(
+        tmp_path, reduce_families(family_measurements, catalogue, read_refusals(CORPUS_DIR))
+    )
+    assert all((MEASUREMENTS / name).is_file() for name in written), (
+        "a report is missing: run 'make measure'"
+    )
+    stale = [
+        name
+        for name in written
+        if (tmp_path / name).read_bytes() != (MEASUREMENTS / name).read_bytes()
+    ]
+    assert not stale, f"measurements/ is stale ({', '.join(stale)}): run 'make measure' and commit"
+
+
+def test_reports_are_headed_by_the_corpus_digest() -> None:
+    digest = json.loads((MEASUREMENTS / "corpus-digests.json").read_bytes())["corpus_digest"]
+    for name in ("corpus-digests.json", "structure-measurement.json", "escalation-rates.json"):
+        assert next(iter(json.loads((MEASUREMENTS / name).read_bytes()))) == "corpus_digest"
+        assert json.loads((MEASUREMENTS / name).read_bytes())["corpus_digest"] == digest
+    for name in (
+        "README.md",
+        "corpus-digests.html",
+        "structure-measurement.html",
+        "escalation-rates.html",
+    ):
+        assert digest in (MEASUREMENTS / name).read_text(encoding="utf-8")
+
+
+def _field(report: object, dotted: str) -> object:
+    value = report
+    for key in dotted.split("."):
+        assert isinstance(value, dict), dotted
+        value = value[key]
+    return value
+
+
+def test_every_readme_figure_is_in_the_json_it_names() -> None:
+    """Each bullet names its sources as [file: field, field]; every figure in it must come from them."""
+    checked = 0
+    for line in (MEASUREMENTS / "README.md").read_text(encoding="utf-8").splitlines():
+        match = re.fullmatch(r"- (?P<text>.*) \[(?P<file>[\w.-]+\.json): (?P<fields>.*)\]", line)
+        if not match:
+            continue
+        report = json.loads((MEASUREMENTS / match["file"]).read_bytes())
+        values = [str(_field(report, name.strip())) for name in match["fields"].split(",")]
+        assert all(value in match["text"] for value in values), (line, values)
+        for figure in re.findall(r"\d+(?:\.\d+)?%?", match["text"]):
+            assert any(figure in value for value in values), (line, figure)
+        checked += 1
+    assert checked >= 15
+
+
+def test_html_escapes_filing_text(
+    tmp_path: Path,
+    family_measurements: list[FamilyMeasurement],
+    catalogue: tuple[CatalogueRow, ...],
+) -> None:
+    measurements = reduce_families(family_measurements, catalogue)
+    cause = next(c for c in CAP_CAUSES if measurements.structure["examples"][c])
+    measurements.structure["examples"][cause][0]["before_excerpt"] = "<script>alert('x')</script>"
+    write_reports(tmp_path, measurements)
+    page = (tmp_path / "structure-measurement.html").read_text(encoding="utf-8")
+    assert "<script>" not in page and "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
+
+
+def test_html_reports_render_offline_in_chromium(tmp_path: Path) -> None:
+    """Headless Chromium, network disabled, opens each report: the chart SVGs are there and drawn."""
+    from playwright.sync_api import sync_playwright
+
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=chromium,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        context = browser.new_context(offline=True)
+        page = context.new_page()
+        requests: list[str] = []
+        page.on("request", lambda request: requests.append(request.url))
+        for name in ("corpus-digests.html", "structure-measurement.html", "escalation-rates.html"):
+            page.goto((MEASUREMENTS / name).resolve().as_uri())
+            charts = page.locator("figure svg")
+            assert charts.count() >= 1, name
+            box = charts.first.bounding_box()
+            assert box is not None and box["width"] > 100 and box["height"] > 100, name
+            assert page.locator("figure svg .mark-rect path, figure svg path").count() > 0, name
+        page.screenshot(path=str(tmp_path / "escalation-rates.png"), full_page=True)
+        browser.close()
+    assert all(url.startswith("file://") for url in requests), requests
+
+
+# ---------------------------------------------------------------------------------------------
+# measure_corpus: warm runs reuse what is unchanged, and write the same bytes
+
+# Three small families: an Internet-Draft pair with capped and renumbered pairings, a bill in XML
+# whose structure is refused, and a single-version PDF (no pairing at all).
+SMALL = (
+    "ietf/draft-nottingham-cache-extensions",
+    "us-federal/116-hjres107",
+    "us-federal/epa-oig-report-10-p-0154-excerpt",
+)
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def small_mirror(
+    catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """A mirror-layout folder of the `SMALL` families, hard-linked from the fetched store."""
+    return link_families(tmp_path_factory.mktemp("small-mirror"), SMALL)
+
+
+@pytest.fixture(scope="module")
+def cold(small_mirror: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, MeasureRun]:
+    """One cold run: a fresh workspace and an empty cache beside it."""
+    folder = tmp_path_factory.mktemp("cold")
+    run = measure_corpus(mirror=small_mirror, out=folder / "out", workspace=folder / "w.sqlite")
+    return folder, run
+
+
+@pytest.fixture
+def warm(cold: tuple[Path, MeasureRun], tmp_path: Path) -> Path:
+    """The cold run's workspace and cache, copied, so each test starts from the same state."""
+    folder = tmp_path / "warm"
+    folder.mkdir()
+    shutil.copy2(cold[0] / "w.sqlite", folder / "w.sqlite")
+    shutil.copytree(cold[0] / CACHE_DIR_NAME, folder / CACHE_DIR_NAME)
+    return folder
+
+
+def test_a_cold_run_extracts_and_measures_everything(
+    cold: tuple[Path, MeasureRun], small_mirror: Path
+) -> None:
+    folder, run = cold
+    admitted = admit(small_mirror).rows
+    assert run.families == SMALL and run.reused == ()
+    assert sorted(run.extracted) == sorted(r.path for r in admitted) and len(admitted) == 6
+    assert len(list((folder / CACHE_DIR_NAME).glob("*.json"))) == len(SMALL)
+    assert {p.name for p in run.written} == set(_tree(folder / "out"))
+
+
+def test_the_cache_gives_back_what_measure_family_computes(cold: tuple[Path, MeasureRun]) -> None:
+    folder, _ = cold
+    cache = MeasurementCache(folder=folder / CACHE_DIR_NAME)
+    with Workspace(folder / "w.sqlite") as held:
+        facts = held_version_facts(held)
+        assert facts == tuple(version_facts(v) for v in held.versions())
+        for family in SMALL:
+            jurisdiction, name = family.split("/")
+            versions = [v for v in held.versions(name) if v.jurisdiction == jurisdiction]
+            key = family_cache_key([version_facts(v) for v in versions], registry(), code_digest())
+            assert cache.get(key) == measure_family(versions), family
+
+
+def _ietf_copy(tmp_path: Path) -> tuple[Profile, ...]:
+    """A researcher's copy of the shipped ietf profile, one comment longer: other bytes."""
+    path = tmp_path / "profiles" / "ietf.toml"
+    path.parent.mkdir()
+    path.write_bytes((SHIPPED_DIR / "ietf.toml").read_bytes() + b"\n# a researcher's copy\n")
+    return read_profile_dir(path.parent)
+
+
+@pytest.mark.parametrize(
+    ("change", "reused"),
+    [
+        pytest.param("nothing", SMALL, id="nothing-changed-every-family-reused"),
+        pytest.param("profile", SMALL[1:], id="a-profile-changes-only-its-families"),
+        pytest.param("code", (), id="other-code-measures-everything-again"),
+        pytest.param("damaged-entry", SMALL[1:], id="a-damaged-entry-is-measured-again"),
+        pytest.param("no-cache", (), id="use-cache-false-measures-everything"),
+    ],
+)
+def test_a_warm_run_reuses_exactly_what_is_unchanged(
+    change: str,
+    reused: tuple[str, ...],
+    cold: tuple[Path, MeasureRun],
+    warm: Path,
+    small_mirror: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Nothing is extracted again; a family is measured again only when its key changed; the
+    reports are the cold run's bytes."""
+    folder = warm
+    own: tuple[Profile, ...] = ()
+    if change == "nothing":
+
+        def measured_again(*args: object) -> FamilyMeasurement:
+            raise AssertionError("a warm run measured a family it had measured before")
+
+        monkeypatch.setattr("workbench.measure.run.measure_family", measured_again)
+    elif change == "profile":
+        own = _ietf_copy(tmp_path)
+    elif change == "code":
+        monkeypatch.setattr("workbench.measure.run.code_digest", lambda: "0" * 64)
+    elif change == "damaged-entry":
+        with Workspace(folder / "w.sqlite") as held:
+            facts = [f for f in held_version_facts(held) if f[1] == "ietf"]
+        entry = (
+            folder / CACHE_DIR_NAME / f"{family_cache_key(facts, registry(), code_digest())}.json"
+        )
+        entry.write_bytes(entry.read_bytes()[:100])  # a run killed mid-write, without the rename
+    run = measure_corpus(
+        mirror=small_mirror,
+        out=tmp_path / "out",
+        workspace=folder / "w.sqlite",
+        profiles=own,
+        use_cache=change != "no-cache",
+    )
+    assert run.extracted == () and run.reused == reused
+    if change != "profile":  # the researcher's profile is recorded by its path, so bytes differ
+        assert _tree(tmp_path / "out") == _tree(cold[0] / "out")
+
+
+def test_a_cache_key_names_every_input(cold: tuple[Path, MeasureRun]) -> None:
+    """Each version fact, the candidate profiles and the code digest each change the key."""
+    with Workspace(cold[0] / "w.sqlite") as held:
+        facts = [f for f in held_version_facts(held) if f[1] == "ietf"]
+    profiles, code = registry(), code_digest()
+    key = family_cache_key(facts, profiles, code)
+    changed = [
+        family_cache_key(
+            [facts[0], tuple("x" if i == at else v for i, v in enumerate(facts[1]))], profiles, code
+        )
+        for at in range(len(VERSION_FACTS))
+    ]
+    changed += [
+        family_cache_key(facts[::-1], profiles, code),
+        family_cache_key(facts, registry(_ietf_copy_of_bytes()), code),
+        family_cache_key(facts, profiles, "0" * 64),
+    ]
+    assert key not in changed and len(set(changed)) == len(changed)
+    # A profile the family cannot be read through leaves its key as it was.
+    us_dc = parse_profile((SHIPPED_DIR / "us-dc.toml").read_bytes() + b"\n#\n", "elsewhere.toml")
+    assert family_cache_key(facts, registry((us_dc,)), code) == key
+
+
+def _ietf_copy_of_bytes() -> tuple[Profile, ...]:
+    return (parse_profile((SHIPPED_DIR / "ietf.toml").read_bytes() + b"\n#\n", "own/ietf.toml"),)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda d: {k: v for k, v in d.items() if k != "parses"}, id="missing-field"),
+        pytest.param(lambda d: {**d, "extra": 1}, id="unknown-field"),
+        pytest.param(
+            lambda d: {**d, "pairings": [{**d["pairings"][0], "unknown": 1}]},
+            id="unknown-row-field",
+        ),
+        pytest.param(lambda d: {**d, "profile": ["ietf"]}, id="profile-not-an-object"),
+        pytest.param(lambda d: {**d, "parses": {}}, id="rows-not-a-list"),
+        pytest.param(lambda d: [d], id="not-an-object"),
+    ],
+)
+def test_a_malformed_family_measurement_is_refused(
+    damage: Any, cold: tuple[Path, MeasureRun]
+) -> None:
+    cache = MeasurementCache(folder=cold[0] / CACHE_DIR_NAME)
+    # An entry with evidence rows of each kind, whichever family's key sorts first.
+    entries = [json.loads(p.read_bytes()) for p in sorted(cache.folder.glob("*.json"))]
+    data = next(
+        e["measurement"]
+        for e in entries
+        if e["measurement"]["pairings"] and e["measurement"]["parses"]
+    )
+    assert family_measurement_from_json(data) is not None
+    with pytest.raises(ValueError, match=r"^not a family measurement"):
+        family_measurement_from_json(damage(data))
+
+
+def test_measure_corpus_refuses_an_unknown_export_format(tmp_path: Path) -> None:
+    with pytest.raises(
+        ExportFormatError, match=r"^xlsx: not an export format; expected one of csv, parquet$"
+    ):
+        measure_corpus(out=tmp_path / "out", workspace=tmp_path / "w.sqlite", export="xlsx")
+    assert not (tmp_path / "out").exists() and not (tmp_path / "w.sqlite").exists()

@@ -1,0 +1,575 @@
+"""Show a diff's changes so a person can read them: marked text, a redline page, a change table.
+
+A `Redline` is one change of `diff.diff_versions` laid out as pieces of text that are either the
+same on both sides or changed. The pieces come from the change itself, never from a second
+diff of the whole document: a modified or moved pair is cut at its narrowed spans
+(`Change.span_before`/`span_after`, where the two texts stop agreeing), the cut is widened to
+whole words, and only the text between the cuts is compared again, word by word, to mark each
+run that differs. Outside the narrowed spans nothing is ever marked. Three surfaces read the
+same pieces: `marked_text` (one line, `[-removed-]{+added+}` as `git diff --word-diff` writes
+it), `redline_html.page_html` (two versions side by side, one self-contained page) and
+`change_frame` (one row per change, for CSV or Parquet).
+
+The guarantee: every piece is an exact slice `text[start:end]` of its version (C1), the pieces of
+each side cover the change's span on that side in order with no gap or overlap, and no control
+character of a filing reaches a terminal or a page as itself (`CONTROLS`): it cannot move the
+cursor, colour the line or break the markup.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from rapidfuzz.distance import Indel
+
+from workbench.changes.diff import change_as_json, pairing_is_uncertain
+from workbench.changes.review import doubt_reasons
+from workbench.errors import RedlineError
+from workbench.files import replace_file_with
+from workbench.models import CHANGE_KINDS, Change, PageSpan, Span
+from workbench.text.normalize import normalized_text
+
+if TYPE_CHECKING:
+    import polars as pl
+
+SHOWN_BY_DEFAULT = frozenset(CHANGE_KINDS) - {"unchanged"}  # what the text listing shows unasked
+CONTEXT_CHARS = 60  # unchanged characters `marked_text` keeps on each side of a mark
+
+# A token of the word comparison: a run of white space, a run of word characters, or one other
+# character (so "$10" is "$" and "10", and a changed fee marks "10", not the dollar sign).
+_TOKEN = re.compile(r"\s+|\w+|[^\w\s]")
+_WORD = re.compile(r"\w")
+_SPACE = re.compile(r"\s+")
+# C0 controls, DEL and C1 controls: shown as the Unicode control pictures (U+2400 + code, U+2421
+# for DEL) and U+FFFD for C1, so a control character in a filing can neither drive a terminal
+# (an escape sequence) nor make an HTML parse error. Tab, line feed, form feed and carriage
+# return stay as they are in HTML (white space there) and fold to one space on a terminal.
+CONTROLS = {
+    **{code: 0x2400 + code for code in range(0x20)},
+    0x7F: 0x2421,
+    **{code: 0xFFFD for code in range(0x80, 0xA0)},
+}
+HTML_CONTROLS = {k: v for k, v in CONTROLS.items() if k not in (0x09, 0x0A, 0x0C, 0x0D)}
+_ANSI = {"removed": "\x1b[31m", "added": "\x1b[32m", "reset": "\x1b[m"}
+
+
+class Held(Protocol):
+    """What a redline needs of a version: its id and text, and (a PDF) its page map."""
+
+    @property
+    def version_id(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Piece:
+    """A run of a change: `[before_start, before_end)` of the before text beside `[after_start,
+    after_end)` of the after text, the same (after normalization, white space folded) or changed.
+
+    A side the change does not have (an added passage has no before side) is empty at 0.
+    """
+
+    changed: bool
+    before_start: int
+    before_end: int
+    after_start: int
+    after_end: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Redline:
+    """One change laid out for reading: its pieces, why it is doubtful, and its pages (PDF)."""
+
+    change: Change
+    before_source: str = field(repr=False)  # the whole before version's text ("" if no side)
+    after_source: str = field(repr=False)
+    pieces: tuple[Piece, ...]
+    doubt: tuple[str, ...]  # `review.doubt_reasons`: empty unless `pairing_is_uncertain`
+    before_pages: tuple[int, int] | None  # first and last page of the before side (PDF only)
+    after_pages: tuple[int, int] | None
+
+    @property
+    def before_text(self) -> str:
+        span = self.change.before
+        return self.before_source[span.char_start : span.char_end] if span else ""
+
+    @property
+    def after_text(self) -> str:
+        span = self.change.after
+        return self.after_source[span.char_start : span.char_end] if span else ""
+
+    def before_of(self, piece: Piece) -> str:
+        return self.before_source[piece.before_start : piece.before_end]
+
+    def after_of(self, piece: Piece) -> str:
+        return self.after_source[piece.after_start : piece.after_end]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Section:
+    """One version pair: its whole diff (`changes`, what the counts count) and the redlines of
+    the changes selected to be shown (`shown`, in the diff's order)."""
+
+    before: Held
+    after: Held
+    changes: tuple[Change, ...]
+    shown: tuple[Redline, ...]
+
+
+# ---------------------------------------------------------------------------------------------
+# Pieces
+
+
+def _widen(
+    before: str,
+    after: str,
+    cut_b: tuple[int, int],
+    cut_a: tuple[int, int],
+    outer: tuple[Span, Span],
+) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Move both sides' cuts out to whole words, by the same characters on each side.
+
+    A cut start moves left while the character before it is a word character, the same on both
+    sides, and still inside both passages, and some side's cut starts inside a word; a cut end
+    moves right by the mirror rule. The moved characters are equal on both sides, so the text
+    left outside the cuts still agrees, and a fee raised from $10 to $12 reads `$[-10-]{+12+}`.
+    """
+    span_b, span_a = outer
+    (sb, eb), (sa, ea) = cut_b, cut_a
+
+    def word(text: str, at: int) -> bool:
+        return 0 <= at < len(text) and _WORD.match(text, at) is not None
+
+    while (
+        sb > span_b.char_start
+        and sa > span_a.char_start
+        and word(before, sb - 1)
+        and before[sb - 1] == after[sa - 1]
+        and ((word(before, sb) and sb < eb) or (word(after, sa) and sa < ea))
+    ):
+        sb, sa = sb - 1, sa - 1
+    while (
+        eb < span_b.char_end
+        and ea < span_a.char_end
+        and word(before, eb)
+        and before[eb] == after[ea]
+        and ((word(before, eb - 1) and sb < eb) or (word(after, ea - 1) and sa < ea))
+    ):
+        eb, ea = eb + 1, ea + 1
+    return (sb, eb), (sa, ea)
+
+
+def _token_key(token: str) -> str:
+    return " " if token.isspace() else normalized_text(token)
+
+
+def _tokens(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in _TOKEN.finditer(text, start, end)]
+
+
+def _word_pieces(
+    before: str, after: str, cut_b: tuple[int, int], cut_a: tuple[int, int]
+) -> list[Piece]:
+    """The pieces of the text between the cuts: equal and changed runs of whole tokens.
+
+    Tokens (`_TOKEN`) are compared by their normalized text, any two runs of white space being
+    equal; the runs are rapidfuzz's Indel opcodes over the token keys (a longest common
+    subsequence); `_joined` then merges them.
+    """
+    tok_b, tok_a = _tokens(before, *cut_b), _tokens(after, *cut_a)
+    ids: dict[str, int] = {}
+    keys_b = [ids.setdefault(_token_key(before[s:e]), len(ids)) for s, e in tok_b]
+    keys_a = [ids.setdefault(_token_key(after[s:e]), len(ids)) for s, e in tok_a]
+
+    def at_b(k: int) -> int:
+        return tok_b[k][0] if k < len(tok_b) else cut_b[1]
+
+    def at_a(k: int) -> int:
+        return tok_a[k][0] if k < len(tok_a) else cut_a[1]
+
+    pieces: list[Piece] = []
+    for op in Indel.opcodes(keys_b, keys_a):
+        piece = Piece(
+            changed=op.tag != "equal",
+            before_start=at_b(op.src_start),
+            before_end=at_b(op.src_end),
+            after_start=at_a(op.dest_start),
+            after_end=at_a(op.dest_end),
+        )
+        pieces.append(piece)
+    return pieces
+
+
+def _joined(pieces: Sequence[Piece], before: str, after: str) -> tuple[Piece, ...]:
+    """Drop empty pieces, then merge neighbours: adjacent pieces that are both equal or both
+    changed are one piece, and so is an equal piece of white space alone between two changed
+    ones (two changed words read as one mark)."""
+    kept = [p for p in pieces if p.before_start < p.before_end or p.after_start < p.after_end]
+    out: list[Piece] = []
+    for k, piece in enumerate(kept):
+        spaced = (
+            not piece.changed
+            and 0 < k < len(kept) - 1
+            and kept[k - 1].changed
+            and kept[k + 1].changed
+            and not before[piece.before_start : piece.before_end].strip()
+            and not after[piece.after_start : piece.after_end].strip()
+        )
+        changed = piece.changed or spaced
+        if out and out[-1].changed == changed:
+            last = out.pop()
+            piece = Piece(
+                changed=changed,
+                before_start=last.before_start,
+                before_end=piece.before_end,
+                after_start=last.after_start,
+                after_end=piece.after_end,
+            )
+        elif spaced:
+            piece = dataclasses.replace(piece, changed=True)
+        out.append(piece)
+    return tuple(out)
+
+
+def _pieces(change: Change, before: str, after: str) -> tuple[Piece, ...]:
+    """The pieces of one change (the rules in the module docstring and `_widen`, `_word_pieces`).
+
+    Unchanged: one equal piece. Added or removed: one changed piece. Modified or moved: an equal
+    piece up to the widened cut, the word pieces between the cuts, an equal piece after; a moved
+    passage whose text is equal once normalized is one equal piece. Split or merged: the word
+    pieces of the two whole spans. `_joined` drops empty pieces and merges neighbours.
+    """
+    b, a = change.before, change.after
+    if b is None or a is None:
+        side = b or a
+        assert side is not None  # every change has at least one side
+        start, end = side.char_start, side.char_end
+        before_range, after_range = ((start, end), (0, 0)) if a is None else ((0, 0), (start, end))
+        return (_piece(True, before_range, after_range),)
+    whole_b, whole_a = (b.char_start, b.char_end), (a.char_start, a.char_end)
+    if change.kind == "unchanged":
+        return (_piece(False, whole_b, whole_a),)
+    if change.span_before is None or change.span_after is None:
+        return _joined(_word_pieces(before, after, whole_b, whole_a), before, after)
+    cut_b, cut_a = _widen(
+        before,
+        after,
+        (change.span_before.char_start, change.span_before.char_end),
+        (change.span_after.char_start, change.span_after.char_end),
+        (b, a),
+    )
+    pieces = [
+        _piece(False, (b.char_start, cut_b[0]), (a.char_start, cut_a[0])),
+        *_word_pieces(before, after, cut_b, cut_a),
+        _piece(False, (cut_b[1], b.char_end), (cut_a[1], a.char_end)),
+    ]
+    return _joined(pieces, before, after)
+
+
+def _piece(changed: bool, before: tuple[int, int], after: tuple[int, int]) -> Piece:
+    return Piece(
+        changed=changed,
+        before_start=before[0],
+        before_end=before[1],
+        after_start=after[0],
+        after_end=after[1],
+    )
+
+
+def _pages(version: Held, span: Span | None) -> tuple[int, int] | None:
+    """First and last page of `span` (the pages of its first and last character), PDF only."""
+    pages: Sequence[PageSpan] = getattr(version, "pages", ())
+    if span is None or not pages:
+        return None
+    from workbench.models import page_for_offset
+
+    first = page_for_offset(pages, span.char_start)
+    last = page_for_offset(pages, max(span.char_start, span.char_end - 1))
+    assert first is not None and last is not None  # a page map is never empty here
+    return first, last
+
+
+def redline(change: Change, before: Held, after: Held) -> Redline:
+    """Lay out one change of `diff_versions(before, after)` for reading."""
+    return Redline(
+        change=change,
+        before_source=before.text,
+        after_source=after.text,
+        pieces=_pieces(change, before.text, after.text),
+        doubt=doubt_reasons(change),
+        before_pages=_pages(before, change.before),
+        after_pages=_pages(after, change.after),
+    )
+
+
+def redlines(before: Held, after: Held, changes: Iterable[Change]) -> tuple[Redline, ...]:
+    """`redline` of each change, in the order given."""
+    return tuple(redline(change, before, after) for change in changes)
+
+
+def select(
+    changes: Iterable[Change], *, kinds: Iterable[str] | None = None, doubtful: bool = False
+) -> tuple[Change, ...]:
+    """The changes of the named kinds (None: every kind) and, with `doubtful`, only those
+    `pairing_is_uncertain` flags; in the order given. An unknown kind is refused."""
+    wanted = set(CHANGE_KINDS if kinds is None else kinds)
+    unknown = sorted(wanted - set(CHANGE_KINDS))
+    if unknown:
+        raise RedlineError(
+            f"unknown change kind {', '.join(unknown)}; expected one of {', '.join(CHANGE_KINDS)}"
+        )
+    return tuple(
+        c for c in changes if c.kind in wanted and (not doubtful or pairing_is_uncertain(c))
+    )
+
+
+def section(
+    before: Held,
+    after: Held,
+    changes: Sequence[Change],
+    *,
+    kinds: Iterable[str] | None = None,
+    doubtful: bool = False,
+) -> Section:
+    """The `Section` of one diff, showing the changes `select` keeps."""
+    chosen = select(changes, kinds=kinds, doubtful=doubtful)
+    return Section(
+        before=before, after=after, changes=tuple(changes), shown=redlines(before, after, chosen)
+    )
+
+
+def selection_words(kinds: Iterable[str] | None, doubtful: bool) -> str:
+    """What a selection shows, in words: "every change", "modified and moved changes", ..."""
+    named = [k for k in CHANGE_KINDS if kinds is not None and k in set(kinds)]
+    what = "every change" if not named else " and ".join(named) + " changes"
+    return f"{what}, doubtful pairings only" if doubtful else what
+
+
+def pair_summary(s: Section) -> str:
+    """One line: the two version ids, how many changes of each kind the whole diff holds, how
+    many are doubtful, and how many are shown when a selection left some out."""
+    changes = s.changes
+    counts = ", ".join(f"{sum(c.kind == k for c in changes)} {k}" for k in CHANGE_KINDS)
+    doubtful = sum(pairing_is_uncertain(c) for c in changes)
+    line = f"{s.before.version_id} -> {s.after.version_id}: {counts}; {doubtful} doubtful"
+    return line if len(s.shown) == len(changes) else f"{line}; {len(s.shown)} shown"
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON and the text listing
+
+
+def _slice(source: str, span: Span | None) -> str | None:
+    return source[span.char_start : span.char_end] if span is not None else None
+
+
+def change_json(r: Redline) -> dict[str, Any]:
+    """`diff.change_as_json` of the change, with its texts, pages and doubt (`diff --json`).
+
+    `before_text`/`after_text` are each side's whole span, `span_before_text`/`span_after_text`
+    the narrowed spans' text (None where the change has none), `before_pages`/`after_pages` the
+    first and last page of each side ([first, last], PDF only, else None), `doubt` the reasons
+    the pairing is doubtful (empty when it is not).
+    """
+    c = r.change
+    return {
+        **change_as_json(c),
+        "doubt": list(r.doubt),
+        "before_text": _slice(r.before_source, c.before),
+        "after_text": _slice(r.after_source, c.after),
+        "span_before_text": _slice(r.before_source, c.span_before),
+        "span_after_text": _slice(r.after_source, c.span_after),
+        "before_pages": list(r.before_pages) if r.before_pages else None,
+        "after_pages": list(r.after_pages) if r.after_pages else None,
+    }
+
+
+def pages_label(pages: tuple[int, int] | None) -> str:
+    """ "p. 3", "pp. 3-4", or "" for a version with no page map."""
+    if pages is None:
+        return ""
+    first, last = pages
+    return f"p. {first}" if first == last else f"pp. {first}-{last}"
+
+
+def place(side: str, span: Span | None, pages: tuple[int, int] | None) -> str:
+    if span is None:
+        return f"{side} -"
+    where = pages_label(pages)
+    return f"{side} [{span.char_start}, {span.char_end})" + (f" {where}" if where else "")
+
+
+def places(r: Redline) -> str:
+    """Where the change lies: "before [s, e) p. 3; after [s, e) p. 4" (pages for a PDF only)."""
+    c = r.change
+    return f"{place('before', c.before, r.before_pages)}; {place('after', c.after, r.after_pages)}"
+
+
+def summary(r: Redline) -> str:
+    """Id, kind, labels, confidence (and "capped"), and "DOUBTFUL (reasons)" when it is doubtful."""
+    c = r.change
+    score = (
+        f" conf {c.alignment_confidence:.2f}{' capped' if c.capped else ''}"
+        if c.alignment_confidence is not None
+        else ""
+    )
+    doubt = f" DOUBTFUL ({', '.join(r.doubt)})" if r.doubt else ""
+    labels = f"{_visible(c.before_label or '-')}->{_visible(c.after_label or '-')}"
+    return f"{c.change_id} {c.kind:<8} labels {labels}{score}{doubt}"
+
+
+def _visible(text: str) -> str:
+    """`text` for a terminal: white space folded to one space, control characters shown."""
+    return _SPACE.sub(" ", text).translate(CONTROLS)
+
+
+def _elide(text: str, *, head: bool, tail: bool, context: int) -> str:
+    """Keep `context` characters at the ends that touch a mark (`head`: the start, `tail`: the
+    end) and put " … " for the rest; a piece touching no mark keeps its first 2·`context`."""
+    if head and tail:
+        return text if len(text) <= 2 * context + 3 else f"{text[:context]} … {text[-context:]}"
+    if head:
+        return text if len(text) <= context + 2 else f"{text[:context]} …"
+    if tail:
+        return text if len(text) <= context + 2 else f"… {text[-context:]}"
+    return text if len(text) <= 2 * context + 2 else f"{text[: 2 * context]} …"
+
+
+def marked_text(r: Redline, *, colour: bool = False, context: int = CONTEXT_CHARS) -> str:
+    """The change as one line: `[-removed-]{+added+}` marks in the text they stand in.
+
+    Unchanged text is the after side's (the before side's where there is no after side), and so
+    is white space alone on one side of a changed run (it is never marked); of an
+    unchanged run, `context` characters are kept next to each mark and the rest is " … " (a
+    change with no mark keeps its first 2·`context`). Marked text is never shortened. White space
+    is folded to one space and control characters are shown as symbols (`CONTROLS`), so no
+    filing can move the cursor or colour the terminal. `colour` adds ANSI red and green around
+    the marks (the marks stay, so a copied line reads the same).
+    """
+    parts: list[str] = []
+    last = len(r.pieces) - 1
+    for k, piece in enumerate(r.pieces):
+        if not piece.changed:
+            text = _visible(r.after_of(piece) if r.change.after else r.before_of(piece))
+            parts.append(_elide(text, head=k > 0, tail=k < last, context=context))
+            continue
+        for side, text in (("removed", r.before_of(piece)), ("added", r.after_of(piece))):
+            # White space alone on one side of a run is what `_joined` absorbed between two
+            # changed words: unmarked, shown on the after side as the stream's plain text is.
+            if text.isspace() and side == "added":
+                parts.append(" ")
+            if not text.strip():
+                continue
+            left, right = ("[-", "-]") if side == "removed" else ("{+", "+}")
+            mark = f"{left}{_visible(text)}{right}"
+            parts.append(f"{_ANSI[side]}{mark}{_ANSI['reset']}" if colour else mark)
+    return "".join(parts).strip()
+
+
+# ---------------------------------------------------------------------------------------------
+# The change table, and writing files
+
+
+def change_frame(sections: Sequence[Section]) -> pl.DataFrame:
+    """One row per change, in section order and then the diff's order (polars).
+
+    Columns: the two version ids; the change's id, kind, labels, similarity, confidence, cap and
+    doubt (`uncertain`, and `doubt` its reasons joined by "; "); each side's offsets, narrowed
+    offsets and first and last page (null where the side, span or page map is missing); each
+    side's text and narrowed text (`change_json`'s fields).
+    """
+    import polars as pl
+
+    integer, text = pl.Int64, pl.String
+    schema: dict[str, Any] = {
+        "before_id": text,
+        "after_id": text,
+        "change_id": text,
+        "kind": text,
+        "before_label": text,
+        "after_label": text,
+        "similarity": pl.Float64,
+        "alignment_confidence": pl.Float64,
+        "capped": pl.Boolean,
+        "uncertain": pl.Boolean,
+        "doubt": text,
+        **{
+            f"{side}_{field_}": integer
+            for side in ("before", "after", "span_before", "span_after")
+            for field_ in ("start", "end")
+        },
+        **{
+            f"{side}_{end}_page": integer
+            for side in ("before", "after")
+            for end in ("first", "last")
+        },
+        "before_text": text,
+        "after_text": text,
+        "span_before_text": text,
+        "span_after_text": text,
+    }
+    rows = []
+    for part in sections:
+        for r in part.shown:
+            described = change_json(r)
+            row = {
+                "before_id": part.before.version_id,
+                "after_id": part.after.version_id,
+                **{k: described[k] for k in schema if k in described and k != "doubt"},
+                "doubt": "; ".join(r.doubt),
+            }
+            for side in ("before", "after", "span_before", "span_after"):
+                span = described[side]
+                row[f"{side}_start"] = span["char_start"] if span else None
+                row[f"{side}_end"] = span["char_end"] if span else None
+            for side in ("before", "after"):
+                pages = described[f"{side}_pages"]
+                row[f"{side}_first_page"] = pages[0] if pages else None
+                row[f"{side}_last_page"] = pages[1] if pages else None
+            rows.append(row)
+    return pl.DataFrame(rows, schema=schema)
+
+
+def writable(path: Path, what: str) -> None:
+    """Refuse, before anything is written, a path that cannot take `what`: a folder, something
+    other than a regular file, or a file in a folder that does not exist."""
+    if path.is_dir():
+        raise RedlineError(f"{path}: a folder; expected a file to write {what} to")
+    if path.exists() and not path.is_file():
+        raise RedlineError(f"{path}: not a regular file; expected a file to write {what} to")
+    if not path.parent.is_dir():
+        raise RedlineError(f"{path}: folder {path.parent} does not exist; cannot write {what}")
+
+
+def write_page(path: Path, page: str) -> None:
+    """Write the redline page (UTF-8) to `path`, replacing a file there (rules in `writable`)."""
+    writable(path, "the redline page")
+    data = page.encode("utf-8")
+
+    def write(temporary: Path) -> None:
+        with temporary.open("xb") as handle:
+            handle.write(data)
+
+    replace_file_with(path, write)
+
+
+def export_target(form: str, path: Path) -> None:
+    """Refuse an unknown export format (`tables.check_format`), or a path `writable` refuses."""
+    from workbench.tables import check_format
+
+    check_format(form)
+    writable(path, f"the {form} change table")
+
+
+def write_table(frame: pl.DataFrame, form: str, path: Path) -> None:
+    """Write the change table as CSV or Parquet to `path` (`export_target`, `tables.write_frame`)."""
+    from workbench.tables import write_frame
+
+    export_target(form, path)
+    write_frame(frame, path, form)

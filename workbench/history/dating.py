@@ -1,0 +1,415 @@
+"""Citations through time (DESIGN.md C16): make a quote into a citation, and date it across the
+versions of a family.
+
+Both verbs use one search, the exact occurrence search of the verifier (the one normalization on
+both sides, the three readings of a line-break hyphen, nothing else), asked through one adapter,
+`_occurrences`, which returns raw spans; `workbench.history.recheck` asks it through the same adapter.
+`cite_quote` turns a quote into a citation when the version holds it exactly once, or when the
+occurrence is named; `quote_history` lists, for every version of a family, where the quote stands
+in it. Each occurrence is placed in its version: the passage it starts in (section label and
+structure path, read through the shipped numbering profile of the family) and, for a PDF, its
+pages. Every position reported was found in the text it names.
+
+The guarantee: a `cite_quote` citation is verified by `verify_citations` (the rule itself, through
+the version's text hash) before it is returned.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from workbench.cite.index import DELETABLE, SourceIndex, find_occurrences, source_index
+from workbench.cite.verify import Citation, Verification, verify_citations
+from workbench.errors import CitationError, CorpusChanged
+from workbench.models import Version, text_sha256
+from workbench.text.normalize import normalized_text
+from workbench.text.segment import segment_version
+from workbench.workspace import Workspace
+
+CONTEXT_CHARS = 60  # raw characters of context shown on each side of an occurrence
+
+CiteStatus = Literal["cited", "ambiguous", "not_found", "no_such_occurrence"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Records
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Occurrence:
+    """One occurrence of a quote in one version: its number (1-based, in text order), raw offsets,
+    the passage it starts in (section label and structure path, through the family's numbering
+    profile; None and () where the passage has none), the PDF page it starts and ends on (None for
+    a version with no page map), and the raw text just before and after it (`CONTEXT_CHARS` each,
+    white space folded for display)."""
+
+    version_id: str
+    occurrence: int
+    char_start: int
+    char_end: int
+    section_label: str | None
+    section_path: tuple[str, ...]
+    page: int | None
+    end_page: int | None
+    before: str
+    after: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "occurrence": self.occurrence,
+            "char_start": self.char_start,
+            "char_end": self.char_end,
+            "section_label": self.section_label,
+            "section_path": list(self.section_path),
+            "page": self.page,
+            "end_page": self.end_page,
+            "before": self.before,
+            "after": self.after,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QuoteCitation:
+    """What `cite_quote` made of a quote in a version.
+
+    `status`: `cited` (one occurrence, or the named one exists: `citation` and its `verification`
+    are set), `ambiguous` (several occurrences and none named), `no_such_occurrence` (the named
+    occurrence is past the last), `not_found` (none). `occurrences` lists every one, in text order.
+    """
+
+    version_id: str
+    quoted_text: str
+    status: CiteStatus
+    named: int | None
+    occurrences: tuple[Occurrence, ...]
+    citation: Citation | None
+    verification: Verification | None
+
+    def as_json(self) -> dict[str, Any]:
+        """What `workbench cite --json` prints: the citation when cited, else the status and every
+        occurrence."""
+        if self.status == "cited":
+            return self.citation_json()
+        return {
+            "status": self.status,
+            "version_id": self.version_id,
+            "occurrences": [o.as_json() for o in self.occurrences],
+        }
+
+    def citation_json(self) -> dict[str, Any]:
+        """The citation in the workbench JSON format `workbench verify` reads (no other field: that
+        reader refuses unknown ones). `occurrence` is given only when the quote occurs more than
+        once, where the verifier needs it."""
+        if self.citation is None:
+            raise CitationError(f"{self.version_id}: the quote was not cited ({self.status})")
+        c = self.citation
+        record: dict[str, Any] = {
+            "version_id": c.version_id,
+            "char_start": c.char_start,
+            "char_end": c.char_end,
+            "quoted_text": c.quoted_text,
+        }
+        if c.occurrence is not None:
+            record["occurrence"] = c.occurrence
+        return record
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Holding:
+    """One version of a family and the quote's occurrences in it (empty: it does not hold it)."""
+
+    version_id: str
+    version_label: str
+    version_order: int
+    occurrences: tuple[Occurrence, ...]
+
+    @property
+    def holds(self) -> bool:
+        return bool(self.occurrences)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QuoteHistory:
+    """A quote's life in a family: every held version, in version order, with its occurrences."""
+
+    family: str
+    quoted_text: str
+    versions: tuple[Holding, ...]
+
+    @property
+    def holding(self) -> tuple[Holding, ...]:
+        return tuple(h for h in self.versions if h.holds)
+
+    @property
+    def first_holding(self) -> str | None:
+        """The earliest version (by version order) that holds the quote, or None."""
+        return self.holding[0].version_id if self.holding else None
+
+    @property
+    def last_holding(self) -> str | None:
+        """The latest version that holds the quote, or None."""
+        return self.holding[-1].version_id if self.holding else None
+
+    @property
+    def latest_holds(self) -> bool:
+        """Whether the family's latest held version holds the quote."""
+        return bool(self.versions) and self.versions[-1].holds
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "family": self.family,
+            "quoted_text": self.quoted_text,
+            "first_holding": self.first_holding,
+            "last_holding": self.last_holding,
+            "latest_holds": self.latest_holds,
+            "versions": [
+                {
+                    "version_id": h.version_id,
+                    "version_label": h.version_label,
+                    "version_order": h.version_order,
+                    "holds": h.holds,
+                    "occurrences": [o.as_json() for o in h.occurrences],
+                }
+                for h in self.versions
+            ],
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# The search and where an occurrence stands
+
+
+def _occurrences(index: SourceIndex, quote: str) -> tuple[tuple[int, int], ...]:
+    """Raw spans of every occurrence of `quote` in the indexed text, in the verifier's counting
+    order, by its own exact search (`cite.find_occurrences`)."""
+    return tuple((o.char_start, o.char_end) for o in find_occurrences(index, quote))
+
+
+def check_quote(quote: str) -> None:
+    if not isinstance(quote, str) or not normalized_text(quote).strip(DELETABLE):
+        raise CitationError(
+            f"quote {str(quote)[:40]!r}: holds no words once normalized; expected verbatim words"
+        )
+
+
+def held_index(workspace: Workspace, version_id: str) -> SourceIndex:
+    """The version's index, after its stored text is hashed against the recorded text sha256."""
+    stored, recorded = workspace.text_bytes(version_id)
+    sha = text_sha256(stored)
+    if sha != recorded:
+        raise CorpusChanged(
+            f"{version_id}: stored text hashes to {sha}; the version was recorded with text "
+            f"sha256 {recorded}"
+        )
+    return source_index(stored, sha)
+
+
+class _Places:
+    """Where raw offsets stand in one version: its passages (read through the shipped profile of
+    its jurisdiction and family) and its page map, built on first use."""
+
+    def __init__(self, version: Version) -> None:
+        self.version = version
+        self._passages: tuple[Any, ...] | None = None
+
+    def occurrence(self, number: int, span: tuple[int, int]) -> Occurrence:
+        start, end = span
+        text = self.version.text
+        label, path = self._section(start)
+        return Occurrence(
+            version_id=self.version.version_id,
+            occurrence=number,
+            char_start=start,
+            char_end=end,
+            section_label=label,
+            section_path=path,
+            page=self._page(start),
+            end_page=self._page(max(start, end - 1)),
+            before=" ".join(text[max(0, start - CONTEXT_CHARS) : start].split()),
+            after=" ".join(text[end : end + CONTEXT_CHARS].split()),
+        )
+
+    def _section(self, at: int) -> tuple[str | None, tuple[str, ...]]:
+        """The passage holding offset `at` (or, in the white space between two passages, the
+        next one): its own label, else the nearest labelled passage before it, and its path."""
+        if self._passages is None:
+            self._passages = segment_version(self.version)
+        passages = self._passages
+        if not passages:
+            return None, ()
+        k = bisect_right([p.char_start for p in passages], at) - 1
+        if k < 0 or at >= passages[k].char_end:
+            k = min(k + 1, len(passages) - 1)
+        passage = passages[k]
+        label = passage.section_label
+        j = k
+        while label is None and j > 0:
+            j -= 1
+            label = passages[j].section_label
+        return label, tuple(passage.path or ())
+
+    def _page(self, at: int) -> int | None:
+        """The page whose span holds `at` (the last page starting at or before it)."""
+        pages = self.version.pages
+        if not pages:
+            return None
+        k = bisect_right([p.char_start for p in pages], at) - 1
+        return pages[max(k, 0)].page
+
+
+def located(version: Version, spans: Sequence[tuple[int, int]]) -> tuple[Occurrence, ...]:
+    places = _Places(version)
+    return tuple(places.occurrence(n, span) for n, span in enumerate(spans, start=1))
+
+
+# ---------------------------------------------------------------------------------------------
+# cite
+
+
+def cite_quote(
+    workspace: Workspace, quote: str, version_id: str, *, occurrence: int | None = None
+) -> QuoteCitation:
+    """Make `quote` into a citation of `version_id`.
+
+    The quote is searched exactly in the version (after its text hash is checked). One
+    occurrence, or a named `occurrence` (1-based) that exists: a citation of its raw offsets,
+    carrying the quote as given and the occurrence number whenever the quote occurs more than
+    once; it is then verified by the rule (`verify_citations`), and a citation the rule refuses is
+    never returned as cited. Several occurrences and none named: `ambiguous`, every one listed
+    with offsets, section and context. Raises `CitationError` for an empty quote or an occurrence
+    that is not a positive integer, `VersionNotFound` for a version not held.
+    """
+    check_quote(quote)
+    if occurrence is not None and (type(occurrence) is not int or occurrence < 1):
+        raise CitationError(f"occurrence {occurrence!r}: expected a positive integer")
+    index = held_index(workspace, version_id)
+    spans = _occurrences(index, quote)
+    version = workspace.version(version_id)
+    found = located(version, spans)
+    status: CiteStatus
+    if not spans:
+        status = "not_found"
+    elif occurrence is None:
+        status = "cited" if len(spans) == 1 else "ambiguous"
+    else:
+        status = "cited" if occurrence <= len(spans) else "no_such_occurrence"
+    citation = verification = None
+    if status == "cited":
+        chosen = occurrence or 1
+        start, end = spans[chosen - 1]
+        citation = Citation(
+            version_id=version_id,
+            char_start=start,
+            char_end=end,
+            quoted_text=quote,
+            occurrence=chosen if len(spans) > 1 else None,
+        )
+        (verification,) = verify_citations(workspace, (citation,))
+        if not verification.verified:  # pragma: no cover - the search and the rule agree
+            raise AssertionError(f"{version_id}: a found quote was refused: {verification.detail}")
+    return QuoteCitation(
+        version_id=version_id,
+        quoted_text=quote,
+        status=status,
+        named=occurrence,
+        occurrences=found,
+        citation=citation,
+        verification=verification,
+    )
+
+
+def annotation_of(workspace: Workspace, cited: QuoteCitation) -> dict[str, Any]:
+    """A cited quote as a W3C Web Annotation, by the citation formats' own writer."""
+    from workbench.cite.formats import annotation
+
+    if cited.verification is None:
+        raise CitationError(f"{cited.version_id}: the quote was not cited ({cited.status})")
+    return annotation(held_index(workspace, cited.version_id), cited.verification)
+
+
+# ---------------------------------------------------------------------------------------------
+# history
+
+
+def family_versions(workspace: Workspace, family: str) -> tuple[Version, ...]:
+    """The family's held versions in version order (FamilyNotFound when none is held)."""
+    return workspace.versions(family)
+
+
+def quote_history(workspace: Workspace, quote: str, family: str) -> QuoteHistory:
+    """The quote's occurrences in every held version of `family`, in version order.
+
+    Each version's text hash is checked, then the quote is searched in it exactly; a version that
+    does not hold it is listed with no occurrences. First and last holding version are by version
+    order; whether the latest holds it is read off the last version held. Raises `CitationError`
+    for an empty quote and `FamilyNotFound` for a family not held.
+    """
+    check_quote(quote)
+    holdings = []
+    for version in family_versions(workspace, family):
+        spans = _occurrences(held_index(workspace, version.version_id), quote)
+        holdings.append(
+            Holding(
+                version_id=version.version_id,
+                version_label=version.version_label,
+                version_order=version.version_order,
+                occurrences=located(version, spans),
+            )
+        )
+    return QuoteHistory(family=family, quoted_text=quote, versions=tuple(holdings))
+
+
+# ---------------------------------------------------------------------------------------------
+# Printouts (the command line prints these; a notebook may too)
+
+
+def where_phrase(o: Occurrence) -> str:
+    """An occurrence's offsets, section and page, as one phrase."""
+    section = o.section_label or "-"
+    if o.section_path:
+        section += f" (in {' > '.join(o.section_path)})"
+    pages = ""
+    if o.page is not None:
+        pages = f", page {o.page}" + (f"-{o.end_page}" if o.end_page != o.page else "")
+    return f"[{o.char_start}, {o.char_end}) section {section}{pages}"
+
+
+def cite_lines(cited: QuoteCitation) -> tuple[str, ...]:
+    """`workbench cite`'s text printout: the outcome, then each occurrence with its context."""
+    n = len(cited.occurrences)
+    head = {
+        "cited": f"cited: {cited.version_id}",
+        "ambiguous": f"refused: the quote occurs {n} times in {cited.version_id}; name one with "
+        "--occurrence N",
+        "no_such_occurrence": f"refused: occurrence {cited.named} is named; {cited.version_id} "
+        f"holds the quote {n} time(s)",
+        "not_found": f"refused: {cited.version_id} does not hold the quote (exact search, after "
+        "the one normalization)",
+    }[cited.status]
+    out = [head]
+    for o in cited.occurrences:
+        chosen = cited.citation is not None and cited.citation.char_start == o.char_start
+        mark = "*" if chosen else " "
+        out.append(f" {mark}occurrence {o.occurrence} of {n}: {where_phrase(o)}")
+        out.append(f"    …{o.before} [quote] {o.after}…")
+    return tuple(out)
+
+
+def history_lines(life: QuoteHistory) -> tuple[str, ...]:
+    """`workbench history`'s text printout: one line per version, then the summary."""
+    out = []
+    for h in life.versions:
+        if not h.holds:
+            out.append(f"  -  {h.version_id}  does not hold it")
+            continue
+        for o in h.occurrences:
+            out.append(f"  +  {h.version_id}  {where_phrase(o)}")
+    out.append(
+        f"{life.family}: {len(life.holding)} of {len(life.versions)} versions hold the quote; "
+        f"first {life.first_holding or '-'}, last {life.last_holding or '-'}; "
+        f"the latest {'holds' if life.latest_holds else 'does not hold'} it"
+    )
+    return tuple(out)

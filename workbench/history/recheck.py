@@ -1,0 +1,365 @@
+"""Recorded quotes re-searched in the versions held after theirs (DESIGN.md C16).
+
+When a newer version of a family is held, every recorded citation, and every note quote, into an
+older version is searched, exactly, in each newer version, by the search `cite` and `history` use
+(`timeline._occurrences`): `still_present` (one occurrence, with its offsets there), `gone` (none)
+or `now_ambiguous` (more than one). An offset is never carried from one version to another through
+the alignment, so a quote that moved is found where it now stands, or not at all. The one thing
+taken from the alignment is a suggestion shown beside a gone quote in the newest version: the
+passage there that `diff_versions` paired with the quote's old passage, marked `is_evidence:
+false`. A note is rechecked by the out-of-process check of `claims` against each newer version's
+catalogued file, and each such check is a run in the ledger; the census reads those runs.
+
+The guarantee: a `still_present` finding's offsets are an occurrence of the quote in that
+version's own text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from workbench.cite.verify import Citation
+from workbench.errors import ChecksumMismatch, CitationError, NoteError, VersionNotFound
+from workbench.history.dating import (
+    Occurrence,
+    _occurrences,
+    check_quote,
+    family_versions,
+    held_index,
+    located,
+    where_phrase,
+)
+from workbench.models import Change, Version
+from workbench.workspace import Workspace
+
+if TYPE_CHECKING:
+    from workbench.notes.claims import Ledger, Run
+
+RecheckStatus = Literal["still_present", "gone", "now_ambiguous"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Suggestion:
+    """The newest version's passage the alignment paired with a gone quote's old passage: a place
+    to look, never evidence (`is_evidence` is always False), with the pairing's kind and
+    similarity as the diff computed them."""
+
+    version_id: str
+    char_start: int
+    char_end: int
+    text: str
+    change_kind: str
+    similarity: float | None
+    is_evidence: Literal[False] = False
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "version_id": self.version_id,
+            "char_start": self.char_start,
+            "char_end": self.char_end,
+            "text": self.text,
+            "change_kind": self.change_kind,
+            "similarity": self.similarity,
+            "is_evidence": self.is_evidence,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Finding:
+    """One recorded quote searched in one newer version.
+
+    `subject` names where the quote was recorded (a note's path and quote line, or a citations
+    file's line); `base_version` is the version it was recorded against. `status`:
+    `still_present` (one occurrence in `version_id`, at `occurrences[0]`), `gone` (none),
+    `now_ambiguous` (more than one: which one the record meant cannot be carried over, since
+    offsets are never projected). `suggestion` is set only beside a gone quote in the newest
+    version, when the alignment paired its old passage with one there.
+    """
+
+    subject: str
+    kind: Literal["note", "citation"]
+    quoted_text: str
+    base_version: str
+    version_id: str
+    status: RecheckStatus
+    occurrences: tuple[Occurrence, ...]
+    suggestion: Suggestion | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "subject": self.subject,
+            "kind": self.kind,
+            "quoted_text": self.quoted_text,
+            "base_version": self.base_version,
+            "version_id": self.version_id,
+            "status": self.status,
+            "occurrences": [o.as_json() for o in self.occurrences],
+            "suggestion": self.suggestion.as_json() if self.suggestion else None,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecheckReport:
+    """Every finding (subjects in input order, then each quote, then newer versions in version
+    order), the ledger runs `recheck` wrote (one per note and newer version), and the subjects it
+    could not recheck, each with why (its version is the newest held, or it names none)."""
+
+    findings: tuple[Finding, ...]
+    runs: tuple[Run, ...]
+    skipped: tuple[str, ...]
+
+    @property
+    def gone(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.status == "gone")
+
+    def as_json(self) -> dict[str, Any]:
+        """What `workbench recheck --json` prints."""
+        return {
+            "findings": [f.as_json() for f in self.findings],
+            "runs": [r.run for r in self.runs],
+            "skipped": list(self.skipped),
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# recheck
+
+
+def _newer(workspace: Workspace, base: Version) -> tuple[Version, ...]:
+    """The versions of the base's jurisdiction and family with a higher version order."""
+    return tuple(
+        v
+        for v in family_versions(workspace, base.family)
+        if v.jurisdiction == base.jurisdiction and v.version_order > base.version_order
+    )
+
+
+def _status(spans: Sequence[object]) -> RecheckStatus:
+    """No occurrence: gone; one: still present; more: now ambiguous."""
+    if not spans:
+        return "gone"
+    return "still_present" if len(spans) == 1 else "now_ambiguous"
+
+
+class _Aligner:
+    """The suggestion beside a gone quote: the change of `diff_versions(base, newest)` whose old
+    passage holds the quote's first occurrence in the base, if it pairs it with a passage of the
+    newest version. Each pair of versions is diffed once per recheck."""
+
+    def __init__(self) -> None:
+        self._diffs: dict[tuple[str, str], tuple[Change, ...]] = {}
+
+    def suggest(
+        self, base: Version, newest: Version, base_span: tuple[int, int] | None
+    ) -> Suggestion | None:
+        if base_span is None:
+            return None
+        from workbench.changes.diff import diff_versions
+
+        key = (base.version_id, newest.version_id)
+        if key not in self._diffs:
+            self._diffs[key] = diff_versions(base, newest)
+        at = base_span[0]
+        for change in self._diffs[key]:
+            before, after = change.before, change.after
+            if before is None or after is None or change.kind == "unchanged":
+                continue
+            if before.char_start <= at < before.char_end:
+                return Suggestion(
+                    version_id=newest.version_id,
+                    char_start=after.char_start,
+                    char_end=after.char_end,
+                    text=newest.text[after.char_start : after.char_end],
+                    change_kind=change.kind,
+                    similarity=change.similarity,
+                )
+        return None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Recorded:
+    """A quote recorded against a version: where it was recorded, and its words."""
+
+    subject: str
+    kind: Literal["note", "citation"]
+    base_version: str
+    quoted_text: str
+
+
+def _findings(
+    workspace: Workspace,
+    recorded: _Recorded,
+    newer: Sequence[Version],
+    spans_in: Mapping[str, Sequence[tuple[int, int]]],
+    aligner: _Aligner,
+) -> list[Finding]:
+    """The findings of one recorded quote in each newer version, from its spans there."""
+    out = []
+    base = workspace.version(recorded.base_version)
+    for version in newer:
+        spans = spans_in[version.version_id]
+        status = _status(spans)
+        suggestion = None
+        if status == "gone" and version is newer[-1]:
+            base_spans = _occurrences(held_index(workspace, base.version_id), recorded.quoted_text)
+            suggestion = aligner.suggest(base, version, base_spans[0] if base_spans else None)
+        out.append(
+            Finding(
+                subject=recorded.subject,
+                kind=recorded.kind,
+                quoted_text=recorded.quoted_text,
+                base_version=recorded.base_version,
+                version_id=version.version_id,
+                status=status,
+                occurrences=located(version, spans),
+                suggestion=suggestion,
+            )
+        )
+    return out
+
+
+def recheck_quotes(
+    workspace: Workspace,
+    *,
+    citations: Iterable[tuple[str, Citation]] = (),
+    notes: Iterable[Path] = (),
+    family: str | None = None,
+    ledger: Ledger | None = None,
+    corpus_dir: Path | None = None,
+    store: Path | None = None,
+) -> RecheckReport:
+    """Search every recorded quote into a version that has newer held versions in each of them.
+
+    `citations` are (subject, citation) pairs (the subject names the file and line); `notes` are
+    note files, each recorded against its `pointer`, else its `document`. With `family`, only
+    quotes into that family are rechecked. A citation's quote is searched in each newer version
+    in this process; a note is checked against each newer version's catalogued file by
+    `claims.recheck_note` (a separate process, checksum first, the run appended to `ledger`, the
+    note never written), and its findings are read off that run's spans. A subject whose version
+    is the newest held, or a note that names no version, is listed in `skipped`. Findings are in
+    input order (citations, then notes; a note's quotes in note order), then version order.
+    """
+    from workbench.notes import claims
+
+    aligner = _Aligner()
+    findings: list[Finding] = []
+    runs: list[Run] = []
+    skipped: list[str] = []
+
+    def wanted(version_id: str, subject: str) -> tuple[Version, ...] | None:
+        try:
+            base = workspace.version(version_id)
+        except VersionNotFound as exc:
+            raise CitationError(f"{subject}: {exc}") from exc
+        if family is not None and base.family != family:
+            return None
+        newer = _newer(workspace, base)
+        if not newer:
+            skipped.append(f"{subject}: {version_id} is the newest held version of its family")
+            return None
+        return newer
+
+    for subject, citation in citations:
+        newer = wanted(citation.version_id, subject)
+        if newer is None:
+            continue
+        check_quote(citation.quoted_text)
+        spans_in = {
+            v.version_id: _occurrences(held_index(workspace, v.version_id), citation.quoted_text)
+            for v in newer
+        }
+        recorded = _Recorded(
+            subject=subject,
+            kind="citation",
+            base_version=citation.version_id,
+            quoted_text=citation.quoted_text,
+        )
+        findings += _findings(workspace, recorded, newer, spans_in, aligner)
+    note_paths = tuple(notes)
+    if note_paths and (ledger is None or corpus_dir is None or store is None):
+        raise NoteError("recheck: notes need a ledger, a corpus folder and a store")
+    for path in note_paths:
+        if not path.is_file():
+            skipped.append(f"{path}: no such note (the ledger names it)")
+            continue
+        note = claims.parse_note(path)
+        base_id = note.pointer or note.get("document")
+        if base_id is None:
+            skipped.append(f"{path}: names no pointer or document")
+            continue
+        newer = wanted(base_id, str(path))
+        if newer is None or not note.document_quotes:
+            continue
+        assert ledger is not None and corpus_dir is not None and store is not None
+        note_runs = []
+        for version in newer:
+            run = claims.recheck_note(
+                path, version.version_id, corpus_dir=corpus_dir, store=store, ledger=ledger
+            )
+            runs.append(run)
+            if run.outcome == "checksum_mismatch":
+                # Recorded in the ledger as that run; no word is compared against such bytes.
+                raise ChecksumMismatch(
+                    f"{path}: {store / run.document}: the fetched file does not match its "
+                    f"catalogue sha256 (run {run.run}); fetch the corpus again"
+                )
+            note_runs.append(run)
+        entries = [{q["line"]: q for q in run.quotes} for run in note_runs]
+        for quote in note.document_quotes:
+            recorded = _Recorded(
+                subject=f"{path}:{quote.line}",
+                kind="note",
+                base_version=base_id,
+                quoted_text=quote.text,
+            )
+            spans_in = {
+                v.version_id: tuple(tuple(s) for s in by_line[quote.line]["spans"])
+                for v, by_line in zip(newer, entries, strict=True)
+            }
+            findings += _findings(workspace, recorded, newer, spans_in, aligner)
+    return RecheckReport(findings=tuple(findings), runs=tuple(runs), skipped=tuple(skipped))
+
+
+def ledger_notes(ledger: Ledger) -> tuple[Path, ...]:
+    """Every note the ledger holds a run for, by the path it was recorded under (relative to the
+    working folder, or absolute), in order of its first run."""
+    seen: dict[str, None] = {}
+    for run in ledger.runs():
+        seen.setdefault(run.note)
+    return tuple(map(Path, seen))
+
+
+# ---------------------------------------------------------------------------------------------
+# Printout
+
+
+def recheck_lines(report: RecheckReport) -> tuple[str, ...]:
+    """`workbench recheck`'s text printout: one line per finding (a gone quote's suggestion
+    beside it, marked as no evidence), the skipped subjects, then the counts."""
+    out = []
+    for f in report.findings:
+        where = f" at {where_phrase(f.occurrences[0])}" if f.status == "still_present" else ""
+        if f.status == "now_ambiguous":
+            where = " at " + ", ".join(f"[{o.char_start}, {o.char_end})" for o in f.occurrences)
+        out.append(f"{f.subject}: {f.status} in {f.version_id}{where} (from {f.base_version})")
+        if f.suggestion is not None:
+            s = f.suggestion
+            excerpt = " ".join(s.text.split())[:120]
+            out.append(
+                f"  aligned passage ({s.change_kind}, is_evidence: false): "
+                f"[{s.char_start}, {s.char_end}) {excerpt!r}"
+            )
+    out += [f"skipped: {line}" for line in report.skipped]
+    counts = {s: sum(f.status == s for f in report.findings) for s in _RECHECK_STATUSES}
+    out.append(
+        f"{len(report.findings)} findings: "
+        + ", ".join(f"{counts[s]} {s}" for s in _RECHECK_STATUSES)
+        + f"; {len(report.runs)} runs recorded in the ledger"
+    )
+    return tuple(out)
+
+
+_RECHECK_STATUSES: tuple[RecheckStatus, ...] = ("still_present", "gone", "now_ambiguous")

@@ -1,0 +1,457 @@
+"""Write the measurement reports: JSON, offline HTML with charts, and the headline README.
+
+Each report is written as JSON (the figures) and as a self-contained HTML page: tables and altair
+charts rendered to inline SVG by vl-convert at write time, so the page needs no network, no CDN and
+no JavaScript. Every string that came from a filing (excerpts, labels, ids) is HTML-escaped. The
+headline `measurements/README.md` quotes figures only from the JSON it sits beside, each with the
+JSON field it came from, and names the command that wrote it.
+
+The guarantee: `write_reports` is deterministic to the byte for the same measurements, and a file
+whose bytes would not change is not rewritten.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+
+from workbench.measure import (
+    CAP_CAUSES,
+    CAUTION_CAUSES,
+    DIGESTS_NAME,
+    ESCALATION_NAME,
+    STRUCTURE_NAME,
+    Measurements,
+    report_bytes,
+)
+from workbench.measure.charts import chart_svg
+
+COMMAND = "make measure  (or: workbench measure)"
+
+
+def _write(path: Path, data: bytes) -> None:
+    if not path.is_file() or path.read_bytes() != data:
+        path.write_bytes(data)
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> str:
+    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _page(title: str, digest: str, sections: list[str]) -> bytes:
+    style = (
+        "body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}"
+        "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.2em .5em;"
+        "text-align:left;vertical-align:top}code{font-size:90%}figure{margin:1em 0}"
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title><style>{style}</style></head><body>\n"
+        f"<h1>{html.escape(title)}</h1>\n<p>Corpus digest <code>{html.escape(digest)}</code>. "
+        f"Written by <code>{html.escape(COMMAND)}</code>.</p>\n"
+        + "\n".join(sections)
+        + "\n</body></html>\n"
+    ).encode("utf-8")
+
+
+def _bar(values: list[dict[str, Any]], x: str, y: str, color: str | None, title: str) -> str:
+    encoding: dict[str, Any] = {"x": alt.X(f"{x}:N", sort=None), "y": alt.Y(f"{y}:Q")}
+    if color:
+        encoding["color"] = alt.Color(f"{color}:N", sort=None)
+        encoding["xOffset"] = alt.XOffset(f"{color}:N", sort=None)
+    chart = (
+        alt.Chart(alt.Data(values=values))  # type: ignore[no-untyped-call]
+        .mark_bar()
+        .encode(**encoding)
+        .properties(title=title, width=480, height=260)
+    )
+    return f"<figure>{chart_svg(chart)}</figure>"
+
+
+def _shares(values: list[dict[str, Any]], y: str, x: str, color: str, title: str) -> str:
+    """Horizontal bars, one per `y`, stacked to 100% by `color`: each group's own make-up."""
+    chart = (
+        alt.Chart(alt.Data(values=values))  # type: ignore[no-untyped-call]
+        .mark_bar()
+        .encode(
+            y=alt.Y(f"{y}:N", sort=None),
+            x=alt.X(f"{x}:Q", stack="normalize", axis=alt.Axis(format="%"), title=f"share of {x}"),
+            color=alt.Color(f"{color}:N", sort=None),
+            order=alt.Order(f"{color}_rank:Q"),
+            tooltip=[f"{y}:N", f"{color}:N", f"{x}:Q"],
+        )
+        .properties(title=title, width=480, height=30 * len({v[y] for v in values}))
+    )
+    return f"<figure>{chart_svg(chart)}</figure>"
+
+
+def digests_html(report: dict[str, Any]) -> bytes:
+    jurisdictions = report["jurisdictions"]
+    values = [{"jurisdiction": j, "documents": e["documents"]} for j, e in jurisdictions.items()]
+    rows = [
+        [
+            j,
+            e["documents"],
+            e["families"],
+            e["bytes"],
+            ", ".join(f"{k}: {v}" for k, v in e["media_types"].items()),
+        ]
+        for j, e in jurisdictions.items()
+    ]
+    refusals = [[r["path"], r["reason"], r["detail"]] for r in report["refusals"]]
+    return _page(
+        "Corpus digests",
+        report["corpus_digest"],
+        [
+            f"<p>{report['documents']} admitted documents in {report['families']} families, {report['bytes']} bytes.</p>",
+            _bar(values, "jurisdiction", "documents", None, "Admitted documents per jurisdiction"),
+            _table(["jurisdiction", "documents", "families", "bytes", "media types"], rows),
+            "<h2>Refused at admission</h2>",
+            _table(["path", "reason", "detail"], refusals) if refusals else "<p>None.</p>",
+        ],
+    )
+
+
+def structure_html(report: dict[str, Any]) -> bytes:
+    causes = [
+        {"jurisdiction": j, "cause": cause, "cause_rank": rank, "caps": block["cap_causes"][cause]}
+        for j, block in report["jurisdictions"].items()
+        for rank, cause in enumerate(CAP_CAUSES)
+    ]
+    statuses = ("agree", "disagree", "uncovered", "refused")
+    status = [
+        {
+            "jurisdiction": j,
+            "structure": s,
+            "structure_rank": rank,
+            "pairings": block["structure_status"].get(s, 0),
+        }
+        for j, block in report["jurisdictions"].items()
+        for rank, s in enumerate(statuses)
+    ]
+    rows = [
+        [
+            j,
+            b["modified_pairings"],
+            b["proxy_caps"]["rate"],
+            *(b["cap_causes"][c] for c in CAP_CAUSES),
+            b["structure_contradicts_agreeing_labels"],
+            b["structure_confirms_disagreeing_labels"],
+        ]
+        for j, b in [("overall", report["overall"]), *report["jurisdictions"].items()]
+    ]
+    examples = [
+        [
+            cause,
+            e["before"],
+            e["after"],
+            " / ".join(str(x) for x in e["labels"]),
+            " / ".join("-" if p is None else ".".join(p) for p in e["paths"]),
+            e["before_excerpt"],
+            e["after_excerpt"],
+        ]
+        for cause, items in report["examples"].items()
+        for e in items
+    ]
+    parsed = [
+        [j, ", ".join(f"{k}: {v}" for k, v in outcome.items())]
+        for j, outcome in report["versions_parsed"].items()
+    ]
+    known = [
+        [
+            j,
+            b["structure_known"]["rate"],
+            b["meets_target"],
+            b["excluded_front_matter_or_furniture"],
+            ", ".join(f"{k}: {v}" for k, v in b["unknown_by_cause"].items()) or "-",
+        ]
+        for j, b in [("overall", report["overall"]), *report["jurisdictions"].items()]
+    ]
+    passage_rows = [
+        [
+            scope,
+            b["versions"],
+            b["passages"],
+            b["own_label"]["rate"],
+            b["body_with_path"]["rate"],
+            b["body_with_path_meets_target"],
+        ]
+        for scope, b in report["passages"]["jurisdictions"].items()
+    ]
+    profiles = [
+        [
+            family,
+            e["name"],
+            e["chosen"],
+            e["origin"],
+            e["sha256"],
+            report["passages"]["families"][family]["own_label"]["rate"],
+        ]
+        for family, e in report["profiles_used"].items()
+    ]
+    return _page(
+        "Section-label proxy against the documents' own numbering",
+        report["corpus_digest"],
+        [
+            f"<p>Proxy: {html.escape(report['rules']['proxy'])}. Structure: {html.escape(report['rules']['structure'])}.</p>",
+            _shares(
+                causes, "jurisdiction", "caps", "cause", "Proxy caps by cause, per jurisdiction"
+            ),
+            _shares(
+                status,
+                "jurisdiction",
+                "pairings",
+                "structure",
+                "What the structure says of each modified pairing",
+            ),
+            _table(
+                [
+                    "scope",
+                    "modified pairings",
+                    "proxy caps",
+                    *CAP_CAUSES,
+                    "structure contradicts agreeing labels",
+                    "structure confirms disagreeing labels",
+                ],
+                rows,
+            ),
+            "<h2>Structure known, outside front matter and furniture</h2>",
+            f"<p>{html.escape(report['rules']['structure_known'])}; target "
+            f"{html.escape(report['rules']['known_target'])}.</p>",
+            _table(
+                ["scope", "structure known", "meets target", "excluded", "unknown by cause"],
+                known,
+            ),
+            "<h2>Passages: own labels and structural paths</h2>",
+            _table(
+                [
+                    "jurisdiction",
+                    "versions",
+                    "passages",
+                    "with their own label",
+                    "body passages with a path",
+                    "meets target",
+                ],
+                passage_rows,
+            ),
+            "<h2>How each version's numbering was read</h2>",
+            _table(["jurisdiction", "versions"], parsed),
+            "<h2>Which profile read each family</h2>",
+            f"<p>{html.escape(report['rules']['profiles'])}.</p>",
+            _table(
+                [
+                    "family",
+                    "profile",
+                    "chosen",
+                    "origin",
+                    "sha256",
+                    "passages with their own label",
+                ],
+                profiles,
+            ),
+            "<h2>Examples of each cap cause</h2>",
+            _table(
+                ["cause", "before", "after", "labels", "paths", "before passage", "after passage"],
+                examples,
+            ),
+        ],
+    )
+
+
+def escalation_html(report: dict[str, Any]) -> bytes:
+    values = [
+        {"jurisdiction": j, "rule": rule, "cautioned": b[rule]["holds"]}
+        for j, b in report["jurisdictions"].items()
+        for rule in ("proxy", "structure")
+    ]
+    rows = [
+        [
+            scope,
+            b["modified_pairings"],
+            b["proxy"]["rate"],
+            b["structure"]["rate"],
+            b["caps_lifted_by_structure"],
+            b["caps_added_by_structure"],
+        ]
+        for scope, b in [
+            ("overall", report["overall"]),
+            *report["jurisdictions"].items(),
+            *report["families"].items(),
+        ]
+    ]
+    wiring = report["wiring"]
+    return _page(
+        "Escalation rates: pairings left cautioned",
+        report["corpus_digest"],
+        [
+            f"<p>{html.escape(report['rule'])}.</p>",
+            _bar(values, "jurisdiction", "cautioned", "rule", "Modified pairings left cautioned"),
+            _table(
+                ["scope", "modified pairings", "proxy", "structure", "caps lifted", "caps added"],
+                rows,
+            ),
+            "<h2>What the diff cautions, and why</h2>",
+            f"<p>{html.escape(report['caution']['rule'])}.</p>",
+            _table(
+                ["jurisdiction", "non-equal changes", "pairings cautioned", *CAUTION_CAUSES],
+                [
+                    [
+                        j,
+                        b["non_equal_changes"],
+                        b["pairings_cautioned"]["rate"],
+                        *(b["cautioned_by_cause"][c] for c in CAUTION_CAUSES),
+                    ]
+                    for j, b in report["caution"]["jurisdictions"].items()
+                ],
+            ),
+            "<h2>Wiring the structure in</h2>",
+            f"<p>{html.escape(wiring['decision'])}. The structure would lift {wiring['caps_the_structure_would_lift']} "
+            f"caps and add {wiring['caps_the_structure_would_add']}.</p>",
+            _table(
+                ["jurisdiction", "pairings with known structure"],
+                [[j, s] for j, s in wiring["structure_known_share"].items()],
+            ),
+        ],
+    )
+
+
+def headline_readme(m: Measurements) -> bytes:
+    """measurements/README.md: headline figures, each beside the JSON field it was read from."""
+    d, s, e = m.digests, m.structure, m.escalation
+    o, eo, w = s["overall"], e["overall"], e["wiring"]
+    lines = [
+        "# Measurements",
+        "",
+        f"Written by `{COMMAND}` from the corpus with digest `{d['corpus_digest']}`. Every figure below is",
+        "copied by the code from the JSON beside it (file and field in brackets); none is typed by hand.",
+        "A test re-derives these files and fails if any byte differs.",
+        "",
+        "## Corpus",
+        "",
+        f"- {d['documents']} admitted documents in {d['families']} families [{DIGESTS_NAME}: documents, families]",
+        *(
+            f"- refused as `{reason}`: {n} [{DIGESTS_NAME}: refused.{reason}]"
+            for reason, n in d["refused"].items()
+        ),
+        "",
+        "## Section-label proxy against the structure",
+        "",
+        f"- modified pairings over every version pair: {o['modified_pairings']} [{STRUCTURE_NAME}: overall.modified_pairings]",
+        f"- capped by the proxy: {o['proxy_caps']['rate']} [{STRUCTURE_NAME}: overall.proxy_caps.rate]",
+        *(
+            f"- caps caused by `{c}`: {o['cap_causes'][c]} [{STRUCTURE_NAME}: overall.cap_causes.{c}]"
+            for c in CAP_CAUSES
+        ),
+        f"- structure contradicts labels that agree: {o['structure_contradicts_agreeing_labels']} "
+        f"[{STRUCTURE_NAME}: overall.structure_contradicts_agreeing_labels]",
+        f"- structure confirms labels that disagree: {o['structure_confirms_disagreeing_labels']} "
+        f"[{STRUCTURE_NAME}: overall.structure_confirms_disagreeing_labels]",
+        "",
+        "## Structure known, through the numbering profiles",
+        "",
+        "Each family is read through one numbering profile (the one naming its jurisdiction, else the",
+        "automatic choice); the profile's name, SHA-256 and how it was chosen are in",
+        f"`{STRUCTURE_NAME}` under `profiles_used`. A modified pairing is known when both passages carry",
+        "a structural path; pairings with front matter or furniture on either side are excluded and",
+        "counted beside; unknown pairings are counted by cause (`refused:<code>`, `uncovered`).",
+        "",
+        *(
+            f"- {j}: structure known for {b['structure_known']['rate']}, {b['excluded_front_matter_or_furniture']} "
+            f"excluded [{STRUCTURE_NAME}: jurisdictions.{j}.structure_known.rate, "
+            f"jurisdictions.{j}.excluded_front_matter_or_furniture]"
+            for j, b in s["jurisdictions"].items()
+        ),
+        "",
+        "Passages carrying their own label, and body passages carrying a structural path:",
+        "",
+        *(
+            f"- {j}: own label {b['own_label']['rate']}, body with a path {b['body_with_path']['rate']} "
+            f"[{STRUCTURE_NAME}: passages.jurisdictions.{j}.own_label.rate, "
+            f"passages.jurisdictions.{j}.body_with_path.rate]"
+            for j, b in s["passages"]["jurisdictions"].items()
+        ),
+        "",
+        "## Escalation (modified pairings left cautioned)",
+        "",
+        f"- under the proxy: {eo['proxy']['rate']} [{ESCALATION_NAME}: overall.proxy.rate]",
+        f"- under the structure rule: {eo['structure']['rate']} [{ESCALATION_NAME}: overall.structure.rate]",
+        *(
+            f"- {j}: proxy {b['proxy']['rate']}, structure {b['structure']['rate']} "
+            f"[{ESCALATION_NAME}: jurisdictions.{j}.proxy.rate, jurisdictions.{j}.structure.rate]"
+            for j, b in e["jurisdictions"].items()
+        ),
+        "",
+        "## What the diff cautions, and why",
+        "",
+        "Every non-equal change as the diff pairs passages (by content: modified, moved, split,",
+        "merged; the rest added or removed). A pairing is cautioned when `pairing_is_uncertain` holds;",
+        f"each caution has one cause, in this order: {', '.join(f'`{c}`' for c in CAUTION_CAUSES)}.",
+        "The review queue holds each restructure group once and each lone doubtful pairing once;",
+        "its size is given per non-equal change.",
+        "",
+        f"- overall: {e['caution']['overall']['non_equal_changes']} non-equal changes; review queue "
+        f"items per non-equal change {e['caution']['overall']['review_queue_items_per_non_equal_change']['rate']} "
+        f"[{ESCALATION_NAME}: caution.overall.non_equal_changes, "
+        "caution.overall.review_queue_items_per_non_equal_change.rate]",
+        *(
+            f"- {j}: {b['non_equal_changes']} non-equal changes; pairings cautioned "
+            f"{b['pairings_cautioned']['rate']}; by cause "
+            + ", ".join(f"{c} {b['cautioned_by_cause'][c]}" for c in CAUTION_CAUSES)
+            + f"; pairings at most half alike {b['pairings_at_most_half_alike']['rate']}; review "
+            f"queue items per non-equal change {b['review_queue_items_per_non_equal_change']['rate']}"
+            + f" [{ESCALATION_NAME}: "
+            + ", ".join(
+                f"caution.jurisdictions.{j}.{field}"
+                for field in (
+                    "non_equal_changes",
+                    "pairings_cautioned.rate",
+                    *(f"cautioned_by_cause.{c}" for c in CAUTION_CAUSES),
+                    "pairings_at_most_half_alike.rate",
+                    "review_queue_items_per_non_equal_change.rate",
+                )
+            )
+            + "]"
+            for j, b in e["caution"]["jurisdictions"].items()
+        ),
+        "",
+        "## Wiring the structure in",
+        "",
+        f"- {w['decision']} [{ESCALATION_NAME}: wiring.decision]",
+        f"- caps the structure would lift: {w['caps_the_structure_would_lift']} [{ESCALATION_NAME}: wiring.caps_the_structure_would_lift]",
+        f"- caps the structure would add: {w['caps_the_structure_would_add']} [{ESCALATION_NAME}: wiring.caps_the_structure_would_add]",
+        *(
+            f"- {j}: structure known for {share} modified pairings [{ESCALATION_NAME}: wiring.structure_known_share.{j}]"
+            for j, share in w["structure_known_share"].items()
+        ),
+        "",
+        "Charts and tables: `corpus-digests.html`, `structure-measurement.html`, `escalation-rates.html`",
+        "(self-contained; open them offline).",
+        "",
+    ]
+    return "\n".join(lines).encode("utf-8")
+
+
+def write_reports(out: Path, m: Measurements) -> dict[str, Path]:
+    """Write every report into `out`; returns report name -> path."""
+    out.mkdir(parents=True, exist_ok=True)
+    files = {
+        DIGESTS_NAME: report_bytes(m.digests),
+        STRUCTURE_NAME: report_bytes(m.structure),
+        ESCALATION_NAME: report_bytes(m.escalation),
+        "corpus-digests.html": digests_html(m.digests),
+        "structure-measurement.html": structure_html(m.structure),
+        "escalation-rates.html": escalation_html(m.escalation),
+        "README.md": headline_readme(m),
+    }
+    written = {}
+    for name, data in files.items():
+        _write(out / name, data)
+        written[name] = out / name
+    return written

@@ -1,0 +1,634 @@
+"""Turn an admitted artefact's bytes into the text that every offset indexes (DESIGN.md C4, C14).
+
+Each media type has one named, versioned extractor (`EXTRACTORS`): plain text and Markdown pass
+through `decode_text` unchanged ("identity"); XML is parsed by a hardened parser (no entities, no
+DTD, no network) and rendered to the reading text a person would cite ("xml-text"), one passage per
+block, its labels (`<num>`, and `<Label>` outside USLM) carried through as `StructureMark`s. A
+schema the vocabulary was written for (USLM, the D.C. Council's code) is read by that vocabulary
+exactly as version 1 read it; any other schema (Justice Canada's consolidations) is read from its
+own element structure, so a new jurisdiction's XML needs no new table; PDF goes to `extract_pdf`
+("pdf-text", in `extract_pdf.py`), which also returns a page map, the page furniture it took out of
+the body and the pages with no usable text. Every refusal is a typed, one-line
+error naming the source and the byte, line or media type at fault.
+
+The guarantee: extraction is a pure function of the bytes. The same bytes give the same text every
+time, so a version's text hash can be re-derived and checked; any change to a rule here changes
+that extractor's version.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields
+
+from lxml import etree
+
+from workbench.errors import ExtractionError, TextDecodeError
+from workbench.models import Extraction, StructureMark
+from workbench.text.pdf import PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION, extract_pdf
+
+__all__ = [
+    "BLOCK_ELEMENTS",
+    "CURRENT_EXTRACTORS",
+    "EXTRACTORS",
+    "MAX_LINE_CHARS",
+    "XML_BLOCKS_EXTRACTOR",
+    "AwaitingExtractor",
+    "decode_text",
+    "extract",
+]
+
+MAX_LINE_CHARS = 1_000_000
+
+EXTRACTORS: dict[str, tuple[str, str]] = {
+    "text/plain": ("identity", "1"),
+    "text/markdown": ("identity", "1"),
+    "application/xml": ("xml-text", "1"),
+    "text/xml": ("xml-text", "1"),
+    "application/pdf": (PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION),
+}
+# XML outside the known vocabularies' namespaces is read by its own element structure: a second
+# named extractor, so that the text of every USLM and D.C. Code version ("xml-text" 1) stays what
+# it was, byte for byte, and what a snapshot or a text hash recorded under it stays true.
+XML_BLOCKS_EXTRACTOR = ("xml-blocks", "1")
+# Every extractor's current version, by name: a version held under one of these (and its artefact
+# hash) is what extraction would produce again, so a warm ingest need not extract it.
+CURRENT_EXTRACTORS: dict[str, str] = {
+    **dict(EXTRACTORS.values()),
+    XML_BLOCKS_EXTRACTOR[0]: XML_BLOCKS_EXTRACTOR[1],
+}
+
+# Local names (any namespace) of the elements that open a passage: USLM levels and text blocks,
+# Federal Register notice parts and tables, D.C. Code paragraphs, texts and history annotations.
+BLOCK_ELEMENTS = frozenset(
+    {
+        "title",
+        "subtitle",
+        "chapter",
+        "subchapter",
+        "part",
+        "subpart",
+        "division",
+        "subdivision",
+        "article",
+        "section",
+        "subsection",
+        "paragraph",
+        "subparagraph",
+        "clause",
+        "subclause",
+        "item",
+        "subitem",
+        "subsubitem",
+        "level",
+        "appropriations",
+        "heading",
+        "subheading",
+        "chapeau",
+        "content",
+        "continuation",
+        "p",
+        "elided",
+        "longTitle",
+        "docTitle",
+        "officialTitle",
+        "enactingFormula",
+        "resolvingClause",
+        "preamble",
+        "recital",
+        "action",
+        "actionDescription",
+        "legislativeHistory",
+        "note",
+        "notes",
+        "statement",
+        "authority",
+        "wordsOfIssuance",
+        "signatures",
+        "signature",
+        "attestation",
+        "endorsement",
+        "endMarker",
+        "toc",
+        "groupItem",
+        "referenceItem",
+        "headingItem",
+        "table",
+        "caption",
+        "tr",
+        "list",
+        "listItem",
+        "footnote",
+        "figure",
+        "para",
+        "text",
+        "annotations",
+        "annotation",
+        "reason",
+    }
+)
+# Every child of these is a block too (cover-page lines, signature lines), except SPACED_ELEMENTS.
+BLOCK_PARENTS = frozenset({"preface", "endorsement", "signature", "notes"})
+# Inline elements kept apart from the text before them by one space ("H. R." "255", table cells).
+SPACED_ELEMENTS = frozenset({"type", "docNumber", "td", "th", "br"})
+# Blocks that never continue a number's line: a table is not the text of the number before it.
+UNJOINABLE_ELEMENTS = frozenset({"table", "toc"})
+# Publication furniture that interrupts running text (Statutes at Large margin notes and page
+# numbers, Federal Register thumb-index ears).
+MARGINAL_ELEMENTS = frozenset({"sidenote", "page", "ear"})
+METADATA_ELEMENTS = frozenset({"meta"})
+HIDDEN_DISPLAY = frozenset({"no", "false"})
+
+# Root namespaces the vocabulary above was written for (USLM, the D.C. Council's code). A document in
+# one of them is read by the vocabulary alone, exactly as version 1 read it: there an unlisted
+# element is inline, and a USLM `label` is a table-of-contents caption, not a number.
+VOCABULARY_NAMESPACES = frozenset(
+    {
+        "http://schemas.gpo.gov/xml/uslm",
+        "http://xml.house.gov/schemas/uslm/1.0",
+        "https://code.dccouncil.us/schemas/dc-library",
+    }
+)
+# Every other document is read from its own structure. These names are case-folded local names.
+LABEL_ELEMENTS = frozenset({"num", "label"})
+# Blocks that hold running text: every element inside one that the vocabulary does not name is
+# inline, even with no text between (`<Text><DefinedTermEn>NAFTA</DefinedTermEn><Repealed>`).
+TEXT_BLOCKS = frozenset({"text", "p", "content", "chapeau", "continuation", "caption"})
+# CALS (OASIS exchange) table rows and cells, as Justice Canada writes them: a row is a line,
+# its cells kept apart by one space (as `tr` and `td` are).
+TABLE_ROWS = frozenset({"row"})
+TABLE_CELLS = frozenset({"entry"})
+# Front matter of which only the title block is read (Justice Canada's `Identification`): the
+# rest of it is catalogue data in fields (bill history dates as YYYY, MM, DD; parliament, session
+# and regnal year; chapter and order numbers; the running head) that the publisher's stylesheet
+# composes into words, not words a reader cites.
+FRONT_MATTER_ELEMENTS = frozenset({"identification"})
+FRONT_MATTER_READ = frozenset(
+    {"longtitle", "shorttitle", "instrumentnumber", "enablingauthority", "readernote"}
+)
+
+
+_CLOSING = frozenset(".,;:)]”’\"'")
+_SPACES_BEFORE_NEWLINE = re.compile(r"[^\S\n]+\n")
+_LEADING_NEWLINE = re.compile(r"[^\S\n]*\n")
+_LXML_POSITION = re.compile(r", line \d+, column \d+$")
+_EMPTY, _LABEL, _TEXT = 0, 1, 2  # what the current line holds so far
+_SOFT, _HARD = 1, 2  # a break asked for by a block's end (soft) or a block's start (hard)
+
+
+class AwaitingExtractor(ExtractionError):
+    """The media type is known but its extractor is not written yet: counted as awaiting.
+
+    No media type awaits one now (PDF has `extract_pdf`); kept for the ingest report's contract.
+    """
+
+
+def decode_text(data: bytes, *, source: str, line_limit: bool = True) -> str:
+    """Decode `data` as strict UTF-8, exactly: no newline translation, a UTF-8 BOM kept as U+FEFF.
+
+    Refused with `TextDecodeError`, cheapest check first: empty input; a UTF-32 or UTF-16 byte
+    order mark at byte 0; a NUL byte; invalid UTF-8 (the offset and value of the first bad byte);
+    with `line_limit`, a line (ended by "\\n") longer than `MAX_LINE_CHARS` characters (its
+    1-based number, length). The line limit guards plain text, whose lines become the passages'
+    lines; XML is laid out by its elements, and one-line XML files are common (Justice Canada's).
+    """
+    if not data:
+        raise TextDecodeError(f"{source}: empty file; expected text")
+    # CAUTION: UTF-32 LE's mark begins with UTF-16 LE's; the longer marks are tested first.
+    for mark, name in (
+        (b"\xff\xfe\x00\x00", "UTF-32"),
+        (b"\x00\x00\xfe\xff", "UTF-32"),
+        (b"\xff\xfe", "UTF-16"),
+        (b"\xfe\xff", "UTF-16"),
+    ):
+        if data.startswith(mark):
+            raise TextDecodeError(f"{source}: {name} byte order mark at byte 0; expected UTF-8")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise TextDecodeError(f"{source}: NUL byte at byte {nul}; expected text")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise TextDecodeError(
+            f"{source}: invalid UTF-8 at byte {error.start} "
+            f"(0x{data[error.start]:02x}); expected UTF-8 text"
+        ) from error
+    # A line has no more characters than bytes, so only a byte run longer than the limit can fail;
+    # rfind over a limit-sized window steps over many short lines per call, in C.
+    pos = 0
+    while line_limit and len(data) - pos > MAX_LINE_CHARS:
+        newline = data.rfind(b"\n", pos, pos + MAX_LINE_CHARS + 1)
+        if newline < 0:
+            end = data.find(b"\n", pos)
+            end = len(data) if end < 0 else end
+            length = len(data[pos:end].decode("utf-8"))
+            if length > MAX_LINE_CHARS:
+                line = data.count(b"\n", 0, pos) + 1
+                raise TextDecodeError(
+                    f"{source}: line {line} is {length} characters long; "
+                    f"expected at most {MAX_LINE_CHARS}"
+                )
+            newline = end
+        pos = newline + 1
+    return text
+
+
+def extract(data: bytes, media_type: str, *, source: str) -> Extraction:
+    """Extract the text of an artefact of `media_type`; `source` names it in error messages.
+
+    PDF: `extract_pdf` (its rules are in `workbench/text/pdf.py`). Text and Markdown:
+    `decode_text`, unchanged. XML: `decode_text` first (same byte-level
+    refusals), then a hardened parse (malformed XML, an entity bomb or an entity reference left
+    unexpanded is an `ExtractionError`), then rendering, in document order:
+
+    - Dropped with all they hold (their tails kept): `meta` (document metadata), comments,
+      processing instructions, and hidden elements (`display="no"` or `"false"`).
+    - A block (`BLOCK_ELEMENTS`, or any child of `BLOCK_PARENTS` but `SPACED_ELEMENTS`) starts a
+      passage; passages are separated by exactly one blank line. A `num` starts a line too.
+    - A number's line stays open: a block starting while its line holds only `num` text continues
+      that line, so "SEC. 2. FINDINGS." and "(1) women ..." are one line each (not tables, not a
+      table of contents). A heading ending in "—" is run in: what follows continues its line with
+      no space ("(a) In General.—Not later ..."). After a heading ending in ":" inline text
+      continues its line ("Authority: 16 U.S.C. 1801"); any other heading ends its passage.
+    - Text after a block's end starts a new passage unless it opens with closing punctuation
+      (".", "; and", "”"), which stays on the block's last line, as printed after quoted matter.
+    - Text is verbatim (soft hyphens, no-break spaces, inner line breaks kept) except formatting
+      white space: a white-space-only text or tail holding a newline becomes one space between
+      pieces of a line; white space at the start and end of every line is dropped; the text ends
+      with one "\\n". A `SPACED_ELEMENTS` element gets one space before it when none is there.
+    - `MARGINAL_ELEMENTS` are lifted out of the running text and emitted as passages of their own
+      at the next passage break, so no sentence is split by a page number or a margin note.
+    - Every `num` gives a `StructureMark`: its text as emitted, stripped, with exact offsets, its
+      `value` attribute, and the local names of all its enclosing elements, root first.
+
+    Which names these rules look up depends on the root element's namespace (the vocabulary mode is "xml-text" 1, the structural mode "xml-blocks" 1):
+
+    - In `VOCABULARY_NAMESPACES` (USLM, D.C. Council): exact local names, and every element the
+      vocabulary does not name is inline: there `<label>` is a table-of-contents caption and
+      `<heading><inline>` is running text. The output is version 1's, byte for byte.
+    - Any other namespace, or none (structural mode): names are case-folded before look-up, so
+      `Section`, `Paragraph`, `Text`, `Heading` and `Note` take the vocabulary's roles above.
+      A label is an element named `num` or `label`; it behaves as `num` does (starts a line,
+      keeps the text it numbers on that line, one space after it, a `StructureMark`), and is
+      never a passage of its own. `row` is a block and `entry` a spaced cell (CALS tables).
+      Every element the vocabulary does not name is inline when it sits in running text, and
+      a block otherwise. It sits in running text when its parent holds text that is not
+      formatting white space (any text or tail but white space holding a newline: in a
+      one-line file a lone space between elements is a real space), when its parent is one of
+      `TEXT_BLOCKS` (`<Text><DefinedTermEn>NAFTA</DefinedTermEn><Repealed>…` is one line), or
+      when its parent is itself inline and in running text. Such a block that holds no text
+      (a page break, an image with attributes only) opens nothing, so it cannot split a label
+      from its text. A block standing before its own parent's label (a `MarginalNote` before
+      a subsection's "(1)") is its own passage: if an enclosing element's label line is still
+      open ("3"), that line is lifted out and put back after the block ("Purpose" then
+      "3 (1) ..."), marks moved with it. So headings (`MarginalNote`; `Heading` with its
+      `Label` and `TitleText`, one line "PART 1 Canadian Energy Regulator") are passages of
+      their own, and sections, subsections and paragraphs begin on their label's line.
+    - Front matter (`FRONT_MATTER_ELEMENTS`, Justice Canada's `Identification`) is read for
+      its title block only (`FRONT_MATTER_READ`: long and short title, instrument number,
+      enabling authority, reader's note); its bill history dates in YYYY/MM/DD fields,
+      parliament and regnal years, chapter and order numbers and running head are dropped.
+      History notes (`HistoricalNote`, one passage per item), schedules, tables, "amendments
+      not in force" and recent-amendment lists are printed with the Act and are kept.
+      Attributes (`lims:` dates and ids) are never text, in either mode.
+    """
+    if media_type == "application/pdf":
+        return extract_pdf(data, source=source)
+    if media_type not in EXTRACTORS:
+        raise ExtractionError(f"{source}: no extractor for media type {media_type!r}")
+    name, version = EXTRACTORS[media_type]
+    text = decode_text(data, source=source, line_limit=name == "identity")
+    if name == "identity":
+        return Extraction(text=text, extractor=name, extractor_version=version)
+    # CAUTION: entities never expand (billion laughs), no DTD, no network, no huge trees. The
+    # encoding is forced: decode_text has proved the bytes UTF-8, whatever the declaration says.
+    parser = etree.XMLParser(
+        encoding="utf-8",
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        huge_tree=False,
+        remove_comments=False,
+    )
+    try:
+        root = etree.fromstring(data, parser)
+    except etree.XMLSyntaxError as error:
+        line, column = error.position
+        message = _LXML_POSITION.sub("", error.msg)  # lxml repeats the position; say it once
+        raise ExtractionError(
+            f"{source}: malformed XML at line {line}, column {column}: {message}"
+        ) from error
+    structural = etree.QName(root).namespace not in VOCABULARY_NAMESPACES
+    if structural:
+        name, version = XML_BLOCKS_EXTRACTOR
+    builder = _Builder(source, structural=structural)
+    builder.element(root, [], block=True)
+    text, nums = builder.finish()
+    if not text:
+        raise ExtractionError(f"{source}: XML holds no text outside its metadata; expected text")
+    marks = tuple(
+        StructureMark(
+            label=text[n.start : n.end],
+            value=n.value,
+            char_start=n.start,
+            char_end=n.end,
+            path=n.path,
+        )
+        for n in sorted(nums, key=lambda n: (n.start, n.end))
+    )
+    return Extraction(text=text + "\n", extractor=name, extractor_version=version, structure=marks)
+
+
+@dataclass(slots=True)
+class _Num:
+    value: str | None
+    path: tuple[str, ...]
+    start: int = -1
+    end: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class _Vocabulary:
+    """The element roles one reading mode looks names up in (exact names, or case-folded ones)."""
+
+    blocks: frozenset[str]
+    block_parents: frozenset[str]
+    spaced: frozenset[str]
+    unjoinable: frozenset[str]
+    marginal: frozenset[str]
+    metadata: frozenset[str]
+    labels: frozenset[str]
+
+
+_EXACT = _Vocabulary(
+    blocks=BLOCK_ELEMENTS,
+    block_parents=BLOCK_PARENTS,
+    spaced=SPACED_ELEMENTS,
+    unjoinable=UNJOINABLE_ELEMENTS,
+    marginal=MARGINAL_ELEMENTS,
+    metadata=METADATA_ELEMENTS,
+    labels=frozenset({"num"}),
+)
+# Structural mode: the same roles by case-folded name, a label also spelled `label`, CALS rows.
+_FOLDED_ROLES = {
+    field.name: frozenset(name.casefold() for name in getattr(_EXACT, field.name))
+    for field in fields(_Vocabulary)
+}
+_FOLDED = _Vocabulary(
+    **{
+        **_FOLDED_ROLES,
+        "blocks": _FOLDED_ROLES["blocks"] | TABLE_ROWS,
+        "spaced": _FOLDED_ROLES["spaced"] | TABLE_CELLS,
+        "labels": LABEL_ELEMENTS,
+    }
+)
+
+
+def _is_reading_text(piece: str | None) -> bool:
+    """Text a reader reads: anything but nothing and formatting white space (one holding a newline)."""
+    return piece is not None and piece != "" and not (piece.isspace() and "\n" in piece)
+
+
+def _local(el: etree._Element) -> str:
+    tag = el.tag
+    return tag.rpartition("}")[2] if isinstance(tag, str) else ""
+
+
+class _Builder:
+    """Appends text pieces, choosing separators lazily so breaks never pile up or dangle.
+
+    `structural` selects the reading mode (see `extract`): False reads by the exact vocabulary,
+    True by case-folded vocabulary names and, for every other element, by where it sits.
+    """
+
+    def __init__(self, source: str, *, structural: bool) -> None:
+        self.source = source
+        self.structural = structural
+        self.vocabulary = _FOLDED if structural else _EXACT
+        self.parts: list[str] = []
+        self.length = 0
+        self.line = _EMPTY
+        self.line_start = 0  # where the current line's first piece was appended
+        self.want_break = 0
+        self.want_space = False
+        self.block_start = False
+        self.nums: list[_Num] = []
+        self.open_nums: list[_Num] = []
+        self.deferred: list[tuple[str, list[_Num]]] = []
+
+    def element(
+        self,
+        el: etree._Element,
+        path: list[str],
+        *,
+        block: bool,
+        running: bool = False,
+        before_label: bool = False,
+    ) -> None:
+        tag = el.tag
+        if not isinstance(tag, str):
+            if isinstance(el, etree._Entity):  # undeclared or external: refuse, never guess
+                raise ExtractionError(
+                    f"{self.source}: unexpanded entity reference {el.text} at "
+                    f"line {el.sourceline}; expected no entity references"
+                )
+            return  # a comment or processing instruction: dropped, its tail kept by the caller
+        name = tag.rpartition("}")[2]
+        key = name.casefold() if self.structural else name
+        roles = self.vocabulary
+        if key in roles.metadata or el.get("display") in HIDDEN_DISPLAY:
+            return
+        if key in roles.marginal:
+            aside = _Builder(self.source, structural=self.structural)
+            aside.children(el, [*path, name], block=True)
+            text, nums = aside.finish()
+            if text:
+                self.deferred.append((text, nums))
+            return
+        is_num = key in roles.labels
+        is_block = key in roles.blocks or (block and key not in roles.spaced)
+        if self.structural and not (is_block or is_num or running or key in roles.spaced):
+            # CAUTION: an element that opens nothing must not break a label's line.
+            is_block = any(not piece.isspace() for piece in el.itertext(etree.Element))
+        # A block that stands before its own parent's label (a marginal note) is read before the
+        # label line already open for an enclosing element ("3" then "(1)"), never on it.
+        lifted = self.lift_line() if before_label and is_block and self.line == _LABEL else None
+        if is_block or is_num:
+            self.open_block(joinable=key not in roles.unjoinable)
+        elif key in roles.spaced:
+            self.want_space = True
+        if is_num:
+            num = _Num(el.get("value"), tuple(path))
+            self.nums.append(num)
+            self.open_nums.append(num)
+        before = self.length
+        path.append(name)
+        keep = FRONT_MATTER_READ if self.structural and key in FRONT_MATTER_ELEMENTS else None
+        inline = self.structural and not (is_block or is_num)
+        self.children(
+            el, path, block=key in roles.block_parents, keep=keep, inside_text=running and inline
+        )
+        path.pop()
+        if is_num:
+            self.open_nums.pop()
+            if num.start < 0:
+                num.start = num.end = self.length
+            self.line = _LABEL
+            if self.structural:  # "(a)" and inline text it numbers: kept apart by one space
+                self.want_space = True
+        elif key == "heading" and self.length > before and self.line != _EMPTY:
+            last = self.parts[-1].rstrip()[-1:]
+            if last == "—":
+                self.line = _LABEL
+            elif last != ":":
+                self.want_break = max(self.want_break, _SOFT)
+        elif is_block:
+            self.want_break = max(self.want_break, _SOFT)
+        if lifted is not None:
+            self.restore_line(*lifted)
+
+    def children(
+        self,
+        el: etree._Element,
+        path: list[str],
+        *,
+        block: bool,
+        keep: frozenset[str] | None = None,
+        inside_text: bool = False,
+    ) -> None:
+        running = inside_text or (self.structural and _local(el).casefold() in TEXT_BLOCKS)
+        label_at = -1
+        if self.structural:
+            running = (
+                running or _is_reading_text(el.text) or any(_is_reading_text(c.tail) for c in el)
+            )
+            labels = self.vocabulary.labels
+            label_at = next((i for i, c in enumerate(el) if _local(c).casefold() in labels), -1)
+        if el.text:
+            self.text(el.text)
+        for i, child in enumerate(el):
+            if keep is None or _local(child).casefold() in keep:
+                self.element(child, path, block=block, running=running, before_label=i < label_at)
+            if child.tail:
+                self.text(child.tail)
+
+    def lift_line(self) -> tuple[list[str], list[_Num]]:
+        """Take the open line (its labels only) out of the text, to be put back by `restore_line`."""
+        held: list[str] = []
+        while self.length > self.line_start:
+            part = self.parts.pop()
+            self.length -= len(part)
+            held.append(part)
+        if self.length < self.line_start:  # a piece straddled the line's start: keep its head
+            head = held[-1][: self.line_start - self.length]
+            held[-1] = held[-1][len(head) :]
+            self.append(head)
+        held.reverse()
+        nums = [n for n in self.nums if n.start >= self.line_start]
+        self.nums = [n for n in self.nums if n.start < self.line_start]
+        for num in nums:
+            num.start -= self.line_start
+            num.end -= self.line_start
+        self.line = _EMPTY
+        self.want_space = False
+        return held, nums
+
+    def restore_line(self, held: list[str], nums: list[_Num]) -> None:
+        """Put a lifted line back as the start of a new passage, open for what it numbers."""
+        if self.length:
+            self.new_passage()
+        self.want_break = 0
+        self.block_start = False
+        self.line_start = self.length
+        for num in nums:
+            num.start += self.length
+            num.end += self.length
+        self.nums.extend(nums)
+        for part in held:
+            self.append(part)
+        self.line = _LABEL
+        self.want_space = False
+
+    def open_block(self, *, joinable: bool) -> None:
+        self.block_start = True
+        if joinable and self.line == _LABEL and not self.want_break:
+            # CAUTION: a number stays with the text it numbers ("(1) women ..."), one passage for
+            # the segmenter; after a run-in dash print has no space ("In General.—The ...").
+            self.want_space = not self.parts[-1].rstrip().endswith("—")
+        else:
+            self.want_break = _HARD
+
+    def text(self, piece: str | None) -> None:
+        if not piece:
+            return
+        if "\n" in piece and piece.isspace():
+            self.want_space = True  # indentation between elements: at most one space
+            return
+        if self.want_break:
+            if self.want_break == _SOFT and piece.lstrip()[:1] in _CLOSING:
+                self.want_space = False
+            elif self.length:
+                self.new_passage()
+            self.want_break = 0
+        if self.line == _EMPTY or self.block_start:
+            piece = piece.lstrip()
+            if not piece:
+                return
+            self.block_start = False
+        if (
+            self.want_space
+            and self.line != _EMPTY
+            and not (self.parts[-1][-1:].isspace() or piece[0].isspace())
+        ):
+            self.append(" ")
+        self.want_space = False
+        if self.line == _EMPTY:
+            self.line_start = self.length
+        if "\n" in piece:
+            if _LEADING_NEWLINE.match(piece):
+                self.rstrip(keep_newlines=True)
+            piece = _SPACES_BEFORE_NEWLINE.sub("\n", piece)
+        if self.open_nums and not piece.isspace():
+            for num in self.open_nums:
+                if num.start < 0:
+                    num.start = self.length + len(piece) - len(piece.lstrip())
+                num.end = self.length + len(piece.rstrip())
+        self.append(piece)
+        if self.line == _EMPTY or not self.open_nums:
+            self.line = _LABEL if self.open_nums else _TEXT
+
+    def append(self, piece: str) -> None:
+        self.parts.append(piece)
+        self.length += len(piece)
+
+    def rstrip(self, *, keep_newlines: bool = False) -> None:
+        while self.parts:
+            part = self.parts[-1]
+            kept = part.rstrip()
+            if keep_newlines and "\n" in part[len(kept) :]:
+                kept = part[: part.rindex("\n") + 1]
+            self.length -= len(part) - len(kept)
+            if kept:
+                self.parts[-1] = kept
+                return
+            self.parts.pop()
+
+    def new_passage(self) -> None:
+        self.rstrip()
+        if self.length:
+            self.append("\n\n")
+        for text, nums in self.deferred:
+            for num in nums:
+                num.start += self.length
+                num.end += self.length
+            self.nums.extend(nums)
+            self.append(text + "\n\n")
+        self.deferred.clear()
+        self.line = _EMPTY
+        self.want_space = False
+
+    def finish(self) -> tuple[str, list[_Num]]:
+        if self.deferred:
+            self.new_passage()
+        self.rstrip()
+        return "".join(self.parts), self.nums

@@ -1,0 +1,398 @@
+"""Numbering profiles: how a jurisdiction writes its labels, as data (DESIGN.md C15).
+
+A profile is a small TOML file. It declares, level by level, the label patterns a jurisdiction's
+documents use (`Sec. 5.4`, `R1.`, `(a)`, `Article 3`, `### § 3 Title`), which lines are furniture
+(page headers and footers, gutter line numbers, "Page N of M"), and whether the text before the first
+label is front matter. The section label of a passage (`segment.segment`) and the structure parser
+(`structure.parse_structure`) both read through a profile; no other module knows a jurisdiction's
+numbering. Profiles steer segmentation, labels and structure only, never extraction: the text that
+offsets index depends on the artefact bytes and the extractor alone.
+
+Profiles are read strictly: an unknown key, a value of the wrong type, a regular expression that
+does not compile or lacks its `number` group is a `ProfileError` naming the file and the key. Each
+profile carries the SHA-256 of its file's bytes, which every measurement that used it records.
+
+Where the profiles come from, in order of precedence: the researcher's own (`profiles/*.toml` at the
+root of a corpus folder given to `measure --corpus`, and `--profiles DIR`), then the ones shipped in
+this package. `named_profile` picks the profile that names a family (`applies_to` holding
+`jurisdiction/family`, then `jurisdiction`); `choose_profile` tries every profile on a family and
+keeps the one that reads the most consistent numbering (the rule is in its docstring).
+
+The guarantee: the same profile bytes give the same compiled profile, and a profile that loads reads
+every text without raising; a compiled profile is cached by its bytes, so trying many profiles on
+many families compiles each once.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from workbench.errors import ProfileError
+
+if TYPE_CHECKING:
+    from workbench.models import Version
+
+SHIPPED_DIR = Path(__file__).resolve().parent
+GENERIC = "generic"
+NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
+APPLIES_TO = re.compile(r"[a-z0-9][a-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._@-]*)?")
+
+Sequence_ = Literal["numeric", "alpha", "roman", "none"]
+Title = Literal["required", "optional", "forbidden", "heading"]
+
+_TOP_KEYS = {
+    "name": str,
+    "description": str,
+    "applies_to": list,
+    "preamble": str,
+    "front_matter": bool,
+    "markdown_headings": bool,
+    "gutter": bool,
+    "furniture": list,
+    "levels": list,
+}
+_LEVEL_KEYS = {
+    "name": str,
+    "pattern": str,
+    "words": list,
+    "rank": int,
+    "dotted": bool,
+    "sequence": str,
+    "title": str,
+    "heading": bool,
+    "indent_max": int,
+    "only_in_headings": bool,
+}
+_REQUIRED_TOP = ("name", "description", "levels")
+_REQUIRED_LEVEL = ("name", "pattern")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Level:
+    """One level of a profile's numbering, compiled.
+
+    `regex` matches a label at the start of a line's content (after its indentation and any gutter
+    number): the declared words (if any), white space, then the declared pattern, whose named group
+    `number` is the label as a path element. A label must be followed by white space or the end of
+    the line, so `12abc` is no label. `rank` orders levels from the outermost (0); a dotted level's
+    depth grows with its number's parts (`6.1.2` is deeper than `6.1`).
+    """
+
+    name: str
+    regex: re.Pattern[str]
+    rank: int
+    dotted: bool
+    sequence: Sequence_
+    title: Title
+    heading: bool
+    indent_max: int | None
+    only_in_headings: bool
+
+
+# eq=False: a profile is hashed and compared by identity. `parse_profile` returns one object per
+# (bytes, origin), so identity is equality, and readings can be cached per profile cheaply.
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class Profile:
+    """A compiled numbering profile and the file it came from (name, origin, bytes' SHA-256)."""
+
+    name: str
+    description: str
+    applies_to: tuple[str, ...]
+    preamble: Literal["front_matter", "body"]
+    front_matter: bool
+    markdown_headings: bool
+    gutter: bool
+    furniture: tuple[re.Pattern[str], ...]
+    levels: tuple[Level, ...]
+    sha256: str
+    origin: str  # "shipped" or the path of the researcher's file
+    source: bytes  # the file's bytes, so a worker can compile the very same profile
+
+    def as_json(self) -> dict[str, Any]:
+        """What a measurement records of the profile it used."""
+        return {"name": self.name, "sha256": self.sha256, "origin": self.origin}
+
+
+def _fail(origin: str, key: str, expected: str) -> ProfileError:
+    return ProfileError(f"{origin}: {key}: {expected}")
+
+
+def _typed(table: Mapping[str, Any], allowed: Mapping[str, type], origin: str, where: str) -> None:
+    for key, value in table.items():
+        name = f"{where}{key}"
+        if key not in allowed:
+            raise _fail(origin, name, f"unknown key; expected one of {', '.join(sorted(allowed))}")
+        kind = allowed[key]
+        # bool is an int in Python; a rank of `true` is still a type error.
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise _fail(origin, name, f"expected a {kind.__name__}, got {type(value).__name__}")
+
+
+def _strings(values: list[Any], origin: str, key: str) -> tuple[str, ...]:
+    for value in values:
+        if not isinstance(value, str) or not value:
+            raise _fail(origin, key, f"expected a list of non-empty strings, got {value!r}")
+    return tuple(values)
+
+
+def _compile(pattern: str, origin: str, key: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise _fail(origin, key, f"bad regular expression {pattern!r}: {exc}") from exc
+
+
+def _choice(value: str, allowed: tuple[str, ...], origin: str, key: str) -> str:
+    if value not in allowed:
+        raise _fail(origin, key, f"expected one of {', '.join(allowed)}, got {value!r}")
+    return value
+
+
+def _level(table: Any, index: int, origin: str) -> Level:
+    where = f"levels[{index}]."
+    if not isinstance(table, dict):
+        raise _fail(origin, f"levels[{index}]", "expected a table ([[levels]])")
+    _typed(table, _LEVEL_KEYS, origin, where)
+    for key in _REQUIRED_LEVEL:
+        if key not in table:
+            raise _fail(origin, where + key, "missing")
+    pattern = _compile(table["pattern"], origin, where + "pattern")
+    if "number" not in pattern.groupindex:
+        raise _fail(origin, where + "pattern", "expected a named group (?P<number>...)")
+    if pattern.match(""):
+        raise _fail(origin, where + "pattern", "matches the empty string; a label needs text")
+    words = _strings(table.get("words", []), origin, where + "words")
+    prefix = "(?:" + "|".join(re.escape(w) for w in words) + r")[ \t]*" if words else ""
+    regex = _compile(
+        rf"(?P<label>{prefix}(?:{table['pattern']}))(?=[ \t]|$)", origin, where + "pattern"
+    )
+    indent = table.get("indent_max")
+    if indent is not None and indent < 0:
+        raise _fail(origin, where + "indent_max", f"expected 0 or more, got {indent}")
+    rank = table.get("rank", index)
+    if rank < 0:
+        raise _fail(origin, where + "rank", f"expected 0 or more, got {rank}")
+    return Level(
+        name=table["name"],
+        regex=regex,
+        rank=rank,
+        dotted=table.get("dotted", False),
+        sequence=_choice(  # type: ignore[arg-type]
+            table.get("sequence", "numeric"),
+            ("numeric", "alpha", "roman", "none"),
+            origin,
+            where + "sequence",
+        ),
+        title=_choice(  # type: ignore[arg-type]
+            table.get("title", "optional"),
+            ("required", "optional", "forbidden", "heading"),
+            origin,
+            where + "title",
+        ),
+        heading=table.get("heading", False),
+        indent_max=indent,
+        only_in_headings=table.get("only_in_headings", False),
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def parse_profile(source: bytes, origin: str) -> Profile:
+    """Compile a profile from its file's bytes; `origin` names the file in every error.
+
+    Cached by (bytes, origin): trying the same profile on many families compiles it once.
+    """
+    try:
+        data = tomllib.loads(source.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ProfileError(f"{origin}: not UTF-8 at byte {exc.start}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ProfileError(f"{origin}: not TOML: {exc}") from exc
+    _typed(data, _TOP_KEYS, origin, "")
+    for key in _REQUIRED_TOP:
+        if key not in data:
+            raise _fail(origin, key, "missing")
+    if not NAME.fullmatch(data["name"]):
+        raise _fail(
+            origin, "name", f"expected lower-case letters, digits and -, got {data['name']!r}"
+        )
+    applies_to = _strings(data.get("applies_to", []), origin, "applies_to")
+    for entry in applies_to:
+        if not APPLIES_TO.fullmatch(entry):
+            raise _fail(
+                origin, "applies_to", f"expected JURISDICTION or JURISDICTION/FAMILY, got {entry!r}"
+            )
+    furniture = tuple(
+        _compile(p, origin, f"furniture[{i}]")
+        for i, p in enumerate(_strings(data.get("furniture", []), origin, "furniture"))
+    )
+    if not data["levels"]:
+        raise _fail(origin, "levels", "expected at least one level")
+    return Profile(
+        name=data["name"],
+        description=data["description"],
+        applies_to=applies_to,
+        preamble=_choice(  # type: ignore[arg-type]
+            data.get("preamble", "body"), ("front_matter", "body"), origin, "preamble"
+        ),
+        front_matter=data.get("front_matter", False),
+        markdown_headings=data.get("markdown_headings", False),
+        gutter=data.get("gutter", False),
+        furniture=furniture,
+        levels=tuple(_level(t, i, origin) for i, t in enumerate(data["levels"])),
+        sha256=hashlib.sha256(source).hexdigest(),
+        origin=origin,
+        source=source,
+    )
+
+
+def load_profile(path: Path) -> Profile:
+    """Read and compile one profile file; a file that cannot be read is a `ProfileError`."""
+    try:
+        source = path.read_bytes()
+    except OSError as exc:
+        raise ProfileError(f"{path}: cannot read it: {exc.strerror}") from exc
+    return parse_profile(source, str(path))
+
+
+def read_profile_dir(folder: Path) -> tuple[Profile, ...]:
+    """Every `*.toml` in `folder` (not its subfolders), sorted by file name; two with one name fail."""
+    if not folder.is_dir():
+        raise ProfileError(f"{folder}: not a folder of profiles")
+    profiles = tuple(load_profile(p) for p in sorted(folder.glob("*.toml")))
+    seen: dict[str, str] = {}
+    for profile in profiles:
+        if profile.name in seen:
+            raise ProfileError(
+                f"{profile.origin}: name: {profile.name!r} is also the name of {seen[profile.name]}"
+            )
+        seen[profile.name] = profile.origin
+    return profiles
+
+
+@functools.cache
+def shipped_profiles() -> tuple[Profile, ...]:
+    """The profiles shipped with the workbench, sorted by file name, origin "shipped:<file>"."""
+    return tuple(
+        parse_profile(p.read_bytes(), f"shipped:{p.name}")
+        for p in sorted(SHIPPED_DIR.glob("*.toml"))
+    )
+
+
+def generic_profile() -> Profile:
+    """The shipped `generic` profile: what reads a text no other profile names."""
+    return next(p for p in shipped_profiles() if p.name == GENERIC)
+
+
+def registry(own: Iterable[Profile] = ()) -> tuple[Profile, ...]:
+    """The researcher's profiles first (in the order given), then the shipped ones.
+
+    A shipped profile with the same name as one of the researcher's is left out: theirs replaces it.
+    """
+    own = tuple(own)
+    names = {p.name for p in own}
+    return own + tuple(p for p in shipped_profiles() if p.name not in names)
+
+
+def registry_from_sources(sources: Sequence[tuple[str, bytes]]) -> tuple[Profile, ...]:
+    """A registry rebuilt from (origin, bytes) pairs, as a worker receives it (`engine.py`)."""
+    return tuple(parse_profile(source, origin) for origin, source in sources)
+
+
+def named_profile(profiles: Sequence[Profile], jurisdiction: str, family: str) -> Profile | None:
+    """The profile that names this family, or None.
+
+    Rule: the first profile (in registry order, so the researcher's before the shipped ones) whose
+    `applies_to` holds `jurisdiction/family`; else the first that holds `jurisdiction`.
+    """
+    for wanted in (f"{jurisdiction}/{family}", jurisdiction):
+        for profile in profiles:
+            if wanted in profile.applies_to:
+                return profile
+    return None
+
+
+def candidate_profiles(
+    profiles: Sequence[Profile], jurisdiction: str, family: str
+) -> tuple[Profile, ...]:
+    """The profiles `choose_profile` may pick for a family: the one naming it, else all of them.
+
+    The family's reading depends on these and no others, so they are what a worker is sent
+    (`engine.py`) and what a cached measurement is keyed on (`measure/cache.py`).
+    """
+    named = named_profile(profiles, jurisdiction, family)
+    return (named,) if named is not None else tuple(profiles)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Choice:
+    """Which profile reads a family and how it was chosen ("named" or "automatic")."""
+
+    profile: Profile
+    how: Literal["named", "automatic"]
+    consistent: int  # consistent label steps read on the family's first and last version
+    inconsistent: int
+
+
+def profile_score(profile: Profile, versions: Sequence[Version]) -> tuple[int, int]:
+    """(consistent, inconsistent) label steps `profile` reads on a family's first and last version.
+
+    A version whose parse is refused (`structure.parse_structure`) counts (0, its inconsistent
+    steps): a profile that cannot read the numbering earns nothing for it.
+    """
+    from workbench.text.structure import parse_structure  # structure reads through this module
+
+    consistent = inconsistent = 0
+    chosen = [versions[0]] if len(versions) == 1 else [versions[0], versions[-1]]
+    for version in chosen:
+        parse = parse_structure(version, profile)
+        inconsistent += parse.inconsistent
+        if parse.refusal is None:
+            consistent += parse.checked - parse.inconsistent
+    return consistent, inconsistent
+
+
+def choose_profile(
+    versions: Sequence[Version], profiles: Sequence[Profile] | None = None
+) -> Choice:
+    """The profile that reads one family (`versions` in version order), and how it was chosen.
+
+    Rule: a profile that names the family (`named_profile`) wins ("named"). Otherwise every profile
+    of the registry is tried on the family's first and last version ("automatic") and the one that
+    reads the most consistent label steps wins (a step is consistent when a label is the first of
+    its level under its parent, or the next after its previous sibling; see `structure.py`).
+    Ties go to fewer inconsistent steps, then to the profile name in alphabetical order. Only the
+    first and last versions are read, so the choice costs two parses per profile, whatever the
+    family's length.
+    """
+    if not versions:
+        raise ValueError("choose_profile needs at least one version")
+    profiles = registry() if profiles is None else tuple(profiles)
+    first = versions[0]
+    named = named_profile(profiles, first.jurisdiction, first.family)
+    if named is not None:
+        return Choice(profile=named, how="named", consistent=0, inconsistent=0)
+    best: tuple[tuple[int, int, str], Profile, int, int] | None = None
+    for profile in profiles:
+        good, bad = profile_score(profile, versions)
+        key = (-good, bad, profile.name)
+        if best is None or key < best[0]:
+            best = (key, profile, good, bad)
+    if best is None:
+        raise ProfileError("no profile to choose from: the registry is empty")
+    return Choice(profile=best[1], how="automatic", consistent=best[2], inconsistent=best[3])
+
+
+def profile_for(jurisdiction: str | None, family: str | None) -> Profile:
+    """The shipped profile naming this jurisdiction and family, else `generic` (no choice is tried)."""
+    if jurisdiction:
+        named = named_profile(shipped_profiles(), jurisdiction, family or "")
+        if named is not None:
+            return named
+    return generic_profile()

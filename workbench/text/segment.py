@@ -1,0 +1,181 @@
+"""Split a version's text into passages with exact offsets, kinds, labels and paths, via a profile.
+
+A passage is a paragraph (a maximal run of non-blank lines; a blank line holds only white space,
+form feeds included), split further where a line opens with a label the version's numbering
+profile reads (`structure.read_lines`), and around every furniture line and Markdown heading.
+The continuation rule (`structure.label_may_open`) keeps wrapped sentences whole: a line that
+continues the previous line's sentence never starts a passage or gets a label because it opens
+with a number or a letter in parentheses. A passage's offsets exclude the leading and trailing
+white space of its lines; inner line breaks stay.
+
+Each passage has a kind, decided in this order:
+
+1. `front_matter` — a Markdown front-matter block (`---` ... `---` at the top, when the profile
+   reads front matter), or, with `preamble = "front_matter"`, every passage before the first
+   labelled one (the title page, abstract and contents of a document that numbers its body);
+2. `furniture` — a line the profile declares furniture (page header or footer, gutter number
+   alone, "Page N of M");
+3. `heading` — a Markdown heading; a one-line passage opening with a label of a level the profile
+   marks `heading`; a one-line labelled passage whose title is empty or reads as a heading
+   (`structure.title_like`); in an XML version, a one-line passage with no mark that has at most
+   `XML_HEADING_MAX_WORDS` words, no sentence end inside it (". ") and does not end in `,`, `;` or
+   `:` (element titles such as "Renewable energy portfolio standard.");
+4. `body` — everything else.
+
+A passage's `section_label` is its own label; its `path` is the structure parser's path at its
+label (labelled passages) or at its start (the unit above it, for body passages); front matter and
+furniture get no path.
+
+`leading_number` is the seed's naive proxy, kept under its own name because the measurements
+compare it with the profile's reading: the passage's leading number after an optional "SEC.",
+"Section" or "§", which reads years, gutter line numbers and page headers as section numbers.
+
+The guarantee: `text[p.char_start:p.char_end] == p.text` for every passage, passages are in text
+order and never overlap, and every non-white-space character of the text lies in exactly one
+passage, whatever the profile.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from workbench.models import Passage, PassageKind, StructureMark
+from workbench.text.profiles import Profile, generic_profile, profile_for
+from workbench.text.structure import (
+    LineReading,
+    StructureParse,
+    finish_parse,
+    is_marked,
+    parse_text,
+    read_lines,
+    read_text,
+    title_like,
+    units_from_marks,
+)
+
+XML_HEADING_MAX_WORDS = 15
+
+_LEADING_NUMBER = re.compile(
+    r"(?:§+\s*|(?:SECTION|Section|SEC\.|Sec\.)\s+)?"
+    r"(?P<label>[0-9]+(?:[.\-][0-9]+)*)(?=[.\s)\-:]|$)"
+)
+
+
+def leading_number(passage_text: str) -> str | None:
+    """The seed's section-label proxy: the leading number of a passage, without its trailing dot.
+
+    Rule: optional "§", "SECTION", "Section", "SEC." or "Sec." then digits with inner dots or
+    hyphens, followed by a dot, white space, ")", "-", ":" or the end. "(1)" has no label: a
+    parenthesised enumerator is not a section number.
+    """
+    match = _LEADING_NUMBER.match(passage_text)
+    return match.group("label") if match else None
+
+
+def _xml_heading(text: str) -> bool:
+    return (
+        "\n" not in text
+        and len(text.split()) <= XML_HEADING_MAX_WORDS
+        and ". " not in text
+        and text[-1] not in ",;:"
+    )
+
+
+def _kind(first: LineReading, lines: int, text: str, marked: bool) -> PassageKind:
+    if first.kind in ("front_matter", "furniture", "heading"):
+        return first.kind
+    if lines == 1 and first.label is not None:
+        if (first.level is not None and first.level.heading) or not first.title:
+            return "heading"
+        if title_like(first.title):
+            return "heading"
+    if marked and first.label is None and _xml_heading(text):
+        return "heading"
+    return "body"
+
+
+def passages_from_readings(
+    version_id: str,
+    text: str,
+    readings: Sequence[LineReading],
+    parse: StructureParse,
+    profile: Profile,
+    *,
+    marked: bool = False,
+) -> tuple[Passage, ...]:
+    """Passages from a text's line readings and its structure parse (see the module docstring)."""
+    groups: list[list[LineReading]] = []
+    for reading in readings:
+        if reading.kind == "blank":
+            if groups and groups[-1]:
+                groups.append([])
+            continue
+        if not groups or (groups[-1] and reading.opens):
+            groups.append([])
+        groups[-1].append(reading)
+    groups = [g for g in groups if g]
+    out: list[Passage] = []
+    preamble = profile.preamble == "front_matter" and any(
+        g[0].label is not None and g[0].kind != "front_matter" for g in groups
+    )
+    for ordinal, group in enumerate(groups):
+        first = group[0]
+        start, end = first.char_start, group[-1].char_end
+        body = text[start:end]
+        if preamble and first.label is not None and first.kind != "front_matter":
+            preamble = False
+        kind: PassageKind = "front_matter" if preamble else _kind(first, len(group), body, marked)
+        path = None
+        if kind not in ("front_matter", "furniture"):
+            path = parse.path_at(first.label_start if first.label is not None else start)
+        out.append(
+            Passage(
+                version_id=version_id,
+                ordinal=ordinal,
+                char_start=start,
+                char_end=end,
+                text=body,
+                section_label=first.label,
+                kind=kind,
+                path=path,
+            )
+        )
+    return tuple(out)
+
+
+def segment(
+    version_id: str,
+    text: str,
+    profile: Profile | None = None,
+    *,
+    marks: Sequence[StructureMark] | None = None,
+) -> tuple[Passage, ...]:
+    """Passages of `text`, in order, ordinals from 0, read through `profile` (default: generic).
+
+    With `marks` (an XML version's, possibly empty), labels and paths come from the marks.
+    """
+    profile = profile or generic_profile()
+    if marks is not None:
+        readings = read_lines(text, profile, marks)
+        parse = finish_parse(
+            version_id, "xml-marks", profile.name, units_from_marks(marks, len(text)), None
+        )
+        return passages_from_readings(version_id, text, readings, parse, profile, marked=True)
+    return passages_from_readings(
+        version_id, text, read_text(text, profile), parse_text(version_id, text, profile), profile
+    )
+
+
+def segment_version(version: object, profile: Profile | None = None) -> tuple[Passage, ...]:
+    """Passages of a version-like object (`version_id`, `text`, optionally `jurisdiction`,
+    `family`, `structure`, `media_type`); `profile` defaults to the shipped profile naming its
+    jurisdiction and family, else generic. An XML version is read through its marks."""
+    version_id: str = getattr(version, "version_id")  # noqa: B009
+    text: str = getattr(version, "text")  # noqa: B009
+    if profile is None:
+        profile = profile_for(
+            getattr(version, "jurisdiction", None), getattr(version, "family", None)
+        )
+    marks = tuple(getattr(version, "structure", ())) if is_marked(version) else None
+    return segment(version_id, text, profile, marks=marks)
