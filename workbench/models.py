@@ -24,6 +24,12 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def content_id(value: Any) -> str:
+    """SHA-256 hex of `canonical_json(value)` in UTF-8: the one way a content id, digest or cache
+    key is made from structured data (never from `str()` of an object)."""
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+
+
 def strict_json(text: str, error: Callable[[str], Exception]) -> Any:
     """`json.loads(text)`, refusing what Python's reader accepts and strict JSON does not: a key
     that appears twice in one object (`error("field 'k' appears twice")`) and NaN, Infinity or

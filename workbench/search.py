@@ -33,7 +33,6 @@ differs from now, or the index is missing, the search does a full scan instead a
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
@@ -44,7 +43,7 @@ import rapidfuzz
 from rapidfuzz import fuzz, utils
 
 from workbench.errors import FamilyNotFound, JurisdictionNotFound, SearchQueryError
-from workbench.models import Passage, Version, canonical_json
+from workbench.models import Passage, Version, content_id
 from workbench.text.normalize import SCHEME, SCHEME_VERSION, normalized_text
 from workbench.text.profiles import Profile, generic_profile, named_profile, registry
 from workbench.text.segment import segment_version
@@ -182,7 +181,7 @@ def corpus_digest(workspace: Workspace) -> str:
 def _digest(conn: sqlite3.Connection) -> str:
     rows = conn.execute("SELECT version_id, text_sha256 FROM versions ORDER BY version_id")
     pairs = [[r["version_id"], r["text_sha256"]] for r in rows]
-    return hashlib.sha256(canonical_json(pairs).encode("utf-8")).hexdigest()
+    return content_id(pairs)
 
 
 @contextmanager
@@ -227,7 +226,7 @@ def _wanted_meta(conn: sqlite3.Connection, profiles: Sequence[Profile] = ()) -> 
 def _profiles_digest(own: Sequence[Profile]) -> str:
     """SHA-256 over the (name, sha256) of every profile that may segment a version."""
     pairs = sorted([p.name, p.sha256] for p in registry(own))
-    return hashlib.sha256(canonical_json(pairs).encode("utf-8")).hexdigest()
+    return content_id(pairs)
 
 
 def passages_for_search(version: Version, own: Sequence[Profile] = ()) -> tuple[Passage, ...]:

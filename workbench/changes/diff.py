@@ -44,15 +44,15 @@ prefix and suffix of the normalized texts (linear, whatever the passages' length
 
 from __future__ import annotations
 
-import hashlib
+import functools
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from rapidfuzz.distance import Indel
 
-from workbench.models import PAIRING_KINDS, Change, Passage, Span, canonical_json
+from workbench.models import PAIRING_KINDS, Change, Passage, Span, content_id
 from workbench.text.normalize import normalize, normalized_text
 from workbench.text.profiles import Profile
 from workbench.text.segment import segment_version
@@ -86,22 +86,9 @@ def pairing_is_uncertain(change: Change) -> bool:
 def change_id(before_id: str, after_id: str, position: int) -> str:
     """Deterministic id from the two version ids and the position in the diff output.
 
-    "chg-" and the first 20 hex digits of SHA-256 over `canonical_json([before_id, after_id,
-    position])`.
+    "chg-" and the first 20 hex digits of `content_id([before_id, after_id, position])`.
     """
-    return _change_id_prefix(before_id, after_id)(position)
-
-
-def _change_id_prefix(before_id: str, after_id: str) -> Callable[[int], str]:
-    """`change_id` for one version pair, hashing the shared prefix of the canonical JSON once."""
-    prefix = hashlib.sha256(canonical_json([before_id, after_id])[:-1].encode("utf-8") + b",")
-
-    def make(position: int) -> str:
-        digest = prefix.copy()
-        digest.update(f"{position}]".encode("ascii"))
-        return "chg-" + digest.hexdigest()[:20]
-
-    return make
+    return "chg-" + content_id([before_id, after_id, position])[:20]
 
 
 def _matching_pairs(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
@@ -458,7 +445,7 @@ def diff_passages(
     """
     keys_a = [normalized_text(p.text) for p in before]
     keys_b = [normalized_text(p.text) for p in after]
-    next_id = _change_id_prefix(before_id, after_id)
+    next_id = functools.partial(change_id, before_id, after_id)
     out: list[Change] = []
     for link in _order(_links(keys_a, keys_b)):
         pas = [before[k] for k in link.a]

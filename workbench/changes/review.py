@@ -41,7 +41,7 @@ a predecessor), the workspace is in WAL mode with a busy timeout, and a busy dat
 from __future__ import annotations
 
 import dataclasses
-import hashlib
+import functools
 import re
 import sqlite3
 import time
@@ -52,13 +52,15 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, get_args
 
 from workbench.changes.diff import (
     RESTRUCTURE_CONFIDENCE_CEILING,
-    _change_id_prefix,
     change_as_json,
     diff_versions,
     pairing_is_uncertain,
 )
+from workbench.changes.diff import (
+    change_id as change_id_of,
+)
 from workbench.errors import ChangeNotFound, VerdictError
-from workbench.models import Change, Span, Version, canonical_json, consecutive_pairs
+from workbench.models import Change, Span, Version, consecutive_pairs, content_id
 from workbench.text.profiles import Profile, choose_profile
 from workbench.text.segment import segment_version
 from workbench.workspace import Workspace
@@ -264,7 +266,7 @@ def find_change(
     held = workspace.versions(family)
     readers = _readers(held, profiles)
     for before, after in consecutive_pairs(held):
-        make = _change_id_prefix(before.version_id, after.version_id)
+        make = functools.partial(change_id_of, before.version_id, after.version_id)
         reader = readers[(before.jurisdiction, before.family)]
         # The diff segments through the family's profile; the bound must count those passages.
         bound = len(segment_version(before, reader)) + len(segment_version(after, reader))
@@ -352,9 +354,7 @@ class ReviewItem:
 def group_id_of(change_ids: Sequence[str]) -> str:
     """ "grp-" and the first 20 hex digits of SHA-256 over the canonical JSON of the change ids,
     in diff order (deterministic, since change ids are)."""
-    return (
-        "grp-" + hashlib.sha256(canonical_json(list(change_ids)).encode("utf-8")).hexdigest()[:20]
-    )
+    return "grp-" + content_id(list(change_ids))[:20]
 
 
 def items_of_pair(before: Version, after: Version, changes: Sequence[Change]) -> list[ReviewItem]:
@@ -584,7 +584,7 @@ def _with_retries(work: Callable[[], T]) -> T:
 
 def row_digest(payload: dict[str, Any]) -> str:
     """SHA-256 hex of the canonical JSON (sorted keys, no spaces, UTF-8) of a row's payload."""
-    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+    return content_id(payload)
 
 
 def _verdict(row: sqlite3.Row) -> Verdict:

@@ -30,7 +30,6 @@ not integers are not a format error: they reach the verifier and are refused as 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -39,7 +38,7 @@ from typing import Any, Literal
 from workbench.cite.index import SourceIndex, counted_spans, source_index
 from workbench.cite.verify import Citation, Verification, verify_citations
 from workbench.errors import CitationError
-from workbench.models import canonical_json, strict_json, text_sha256
+from workbench.models import content_id, strict_json, text_sha256
 from workbench.text.normalize import normalized_text
 from workbench.workspace import Workspace
 
@@ -367,7 +366,7 @@ def annotation(index: SourceIndex, verification: Verification) -> dict[str, Any]
     key = [citation.version_id, index.text_sha256, citation.char_start, citation.char_end]
     return {
         "@context": W3C_CONTEXT,
-        "id": "urn:sha256:" + hashlib.sha256(canonical_json(key).encode("utf-8")).hexdigest(),
+        "id": "urn:sha256:" + content_id(key),
         "type": "Annotation",
         "motivation": "quoting",
         "target": {

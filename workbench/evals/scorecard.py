@@ -44,7 +44,7 @@ from workbench.cite import Citation, verify_citation
 from workbench.cite.probes import altered_quotes, occurrence_probes, shifted_probes
 from workbench.errors import EvalManifestError
 from workbench.measure import Rate, rate
-from workbench.models import Change, Version, canonical_json, text_sha256
+from workbench.models import Change, Version, canonical_json, content_id, text_sha256
 from workbench.text.extract import extract
 
 DEMO_DIR = Path("corpus/demo")
@@ -116,7 +116,7 @@ class ProbeRow:
 
 def demo_digest(files: Iterable[tuple[str, str]]) -> str:
     """SHA-256 over the canonical JSON of sorted [path, sha256] pairs (as `corpus_digest`)."""
-    return hashlib.sha256(canonical_json(sorted([p, s] for p, s in files)).encode()).hexdigest()
+    return content_id(sorted([p, s] for p, s in files))
 
 
 def _field(value: Any, where: str, kind: type) -> Any:

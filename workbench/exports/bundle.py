@@ -74,7 +74,7 @@ from workbench.errors import (
     UnsafePath,
 )
 from workbench.files import replace_file_with
-from workbench.models import CatalogueRow, Version, canonical_json, strict_json
+from workbench.models import CatalogueRow, Version, canonical_json, content_id, strict_json
 from workbench.notes.claims import notes_in, parse_note
 from workbench.notes.register import find_text
 from workbench.workspace import Workspace, version_from_row
@@ -380,10 +380,7 @@ def write_bundle(
     descriptor = {
         "$schema": "https://datapackage.org/profiles/2.0/datapackage.json",
         "name": "workbench-citations",
-        "id": "urn:sha256:"
-        + hashlib.sha256(
-            canonical_json([[r["name"], r["hash"]] for r in resources]).encode("utf-8")
-        ).hexdigest(),
+        "id": "urn:sha256:" + content_id([[r["name"], r["hash"]] for r in resources]),
         "title": "Citations, their verdicts, and the versions they cite",
         "description": "Re-check offline with `workbench verify-bundle BUNDLE.zip --mirror DIR` "
         f"(or with no mirror when the documents are inside). {VERIFIED_MEANS}.",

@@ -10,7 +10,6 @@ exported tables hold.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
@@ -21,7 +20,7 @@ from workbench.files import replace_file
 from workbench.measure.family import CautionRow, FamilyMeasurement, PairingRow, ParseRow, PassageRow
 from workbench.models import (
     Version,
-    canonical_json,
+    content_id,
 )
 from workbench.text.profiles import (
     Profile,
@@ -138,7 +137,7 @@ def family_cache_key(facts: Sequence[Sequence[Any]], profiles: Sequence[Profile]
     origin and SHA-256 of each profile the family may be read through
     (`profiles.candidate_profiles`), in registry order. Equal keys mean equal measurements."""
     candidates = candidate_profiles(profiles, facts[0][1], facts[0][2])
-    token = canonical_json(
+    return content_id(
         [
             CACHE_SCHEME,
             code,
@@ -146,7 +145,6 @@ def family_cache_key(facts: Sequence[Sequence[Any]], profiles: Sequence[Profile]
             [[p.origin, p.sha256] for p in candidates],
         ]
     )
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

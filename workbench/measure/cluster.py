@@ -49,7 +49,7 @@ from workbench.errors import (
     WorkbenchError,
 )
 from workbench.measure import FamilyMeasurement, measure_family
-from workbench.models import CatalogueRow, Version, canonical_json, code_digest
+from workbench.models import CatalogueRow, Version, code_digest, content_id
 from workbench.text.profiles import Profile, candidate_profiles, registry, registry_from_sources
 from workbench.workspace import Workspace, version_from_row
 
@@ -92,7 +92,7 @@ class FamilyTask:
     @property
     def key(self) -> str:
         """The Dask key: `measure_family-` and a digest of every input, so equal keys mean equal results."""
-        token = canonical_json(
+        token = content_id(
             [
                 self.store,
                 self.code_digest,
@@ -103,7 +103,7 @@ class FamilyTask:
                 [[origin, hashlib.sha256(source).hexdigest()] for origin, source in self.profiles],
             ]
         )
-        return f"measure_family-{hashlib.sha256(token.encode('utf-8')).hexdigest()[:32]}"
+        return f"measure_family-{token[:32]}"
 
 
 def family_tasks(

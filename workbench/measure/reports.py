@@ -16,7 +16,6 @@ report gives the share of body and heading passages that carry a path.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -37,7 +36,7 @@ from workbench.models import (
     PAIRING_KINDS,
     CatalogueRow,
     Refusal,
-    canonical_json,
+    content_id,
 )
 
 DIGESTS_NAME = "corpus-digests.json"
@@ -103,7 +102,7 @@ def rate(rows: Iterable[E], holds: Callable[[E], bool]) -> Rate:
 def corpus_digest(rows: Iterable[CatalogueRow]) -> str:
     """SHA-256 over the canonical JSON of sorted [path, sha256] pairs."""
     pairs = sorted([row.path, row.sha256] for row in rows)
-    return hashlib.sha256(canonical_json(pairs).encode("utf-8")).hexdigest()
+    return content_id(pairs)
 
 
 def corpus_digests(

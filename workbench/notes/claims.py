@@ -38,7 +38,14 @@ from workbench.cite import SourceIndex, holds_words, index_text
 from workbench.corpus.catalogue import check_relative_path, read_catalogue
 from workbench.errors import CheckerError, LedgerError, NoteError, WorkbenchError
 from workbench.files import replace_file
-from workbench.models import CODE_FENCE, FIELD_LINE, CatalogueRow, canonical_json, code_digest
+from workbench.models import (
+    CODE_FENCE,
+    FIELD_LINE,
+    CatalogueRow,
+    canonical_json,
+    code_digest,
+    content_id,
+)
 from workbench.notes.register import check_linked_quote, find_text, parse_report, resolve_report
 from workbench.workspace import version_from_row
 
@@ -287,7 +294,7 @@ def quotes_sha256(quotes: Iterable[Quote]) -> str:
         [q.text, q.occurrence] + ([q.report, q.snapshot_required] if q.report else [])
         for q in quotes
     ]
-    return hashlib.sha256(canonical_json(items).encode("utf-8")).hexdigest()
+    return content_id(items)
 
 
 def with_pointer(note: Note, pointer: str | None) -> bytes:
