@@ -1,6 +1,6 @@
 """Regulatory-text workbench: immutable versions, exact offsets, diffs with alignment confidence.
 
-The verbs a notebook needs are named here; each lives in its stage's module and is imported only
+The verbs a notebook needs are named here; each lives in its stage's package and is imported only
 when first asked for (PEP 562 module `__getattr__`), so `import workbench` — and every command,
 which imports through this package — loads nothing heavy it does not use: numpy, polars, altair,
 pypdfium2, rapidfuzz, dask and ipywidgets load with the verb that needs them.
@@ -12,7 +12,7 @@ package and would hide a verb of the same name.
 
 from __future__ import annotations
 
-import importlib
+from workbench.lazy import lazy_names
 
 # Each verb and the module that holds it, in data-flow order.
 _HOME = {
@@ -84,15 +84,4 @@ _HOME = {
 __all__ = sorted(_HOME)
 
 
-def __getattr__(name: str) -> object:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'workbench' has no attribute {name!r}")
-    module, _, attribute = home.partition(":")
-    value = getattr(importlib.import_module(module), attribute or name)
-    globals()[name] = value  # found once; later look-ups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(globals(), _HOME)

@@ -1,1 +1,1 @@
-"""TODO"""
+"""The corpus: provenance, admission, the tracked catalogue, fetching bytes, a researcher's own files."""

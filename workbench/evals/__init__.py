@@ -1,1 +1,1 @@
-"""TODO"""
+"""Scorecards: the demonstration corpus and pairing quality against the documents' identifiers."""

@@ -1,1 +1,1 @@
-"""TODO"""
+"""Exports: bundles anyone can re-check offline."""

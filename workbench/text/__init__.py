@@ -1,1 +1,1 @@
-"""TODO"""
+"""Text: extraction, PDF, normalization, numbering profiles, structure and passages."""
