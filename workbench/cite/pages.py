@@ -34,12 +34,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from workbench.cite.batch import verify_citations
 from workbench.cite.formats import CitationLine, PageRange
-from workbench.cite.index import SourceIndex, index_text
-from workbench.cite.verify import Citation, Verification, verify_citations
+from workbench.cite.index import SourceIndex, find_text, index_text
+from workbench.cite.verify import Citation, Verification
 from workbench.errors import VersionNotFound
 from workbench.models import PageSpan, Version, page_for_offset
-from workbench.notes.register import find_text
 from workbench.workspace import Workspace
 
 PAGE_REASONS: dict[str, str] = {

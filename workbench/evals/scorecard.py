@@ -41,8 +41,8 @@ from typing import Any
 
 from workbench.changes.diff import diff_versions, pairing_is_uncertain
 from workbench.cite import Citation, verify_citation
-from workbench.cite.probes import altered_quotes, occurrence_probes, shifted_probes
 from workbench.errors import EvalManifestError
+from workbench.evals.probes import altered_quotes, occurrence_probes, shifted_probes
 from workbench.measure import Rate, rate
 from workbench.models import Change, Version, canonical_json, content_id, text_sha256
 from workbench.text.extract import extract

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from workbench.cite import Citation, Verification, verify_citations
 from workbench.cite.index import DELETABLE, SourceIndex, find_occurrences, source_index
-from workbench.cite.verify import Citation, Verification, verify_citations
 from workbench.errors import CitationError, CorpusChanged
 from workbench.models import Version, text_sha256
 from workbench.text.normalize import normalized_text
