@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -316,12 +315,6 @@ def code_digest() -> str:
         name = path.relative_to(package).as_posix()
         digest.update(name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
-
-
-# Markdown syntax shared by notes (claims.py) and source reports (quotes.py): a front-matter
-# `field: value` line (an empty value is unset) and the opening of a fenced code block.
-FIELD_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?:[ \t]+(.*?))?[ \t]*")
-CODE_FENCE = re.compile(r" {0,3}(```|~~~)")
 
 
 def page_for_offset(pages: Sequence[PageSpan], offset: int) -> int | None:

@@ -25,7 +25,7 @@ from workbench.errors import ChecksumMismatch
 from workbench.history import dating as timeline
 from workbench.history import recheck
 from workbench.models import Version
-from workbench.notes import claims
+from workbench.notes import Ledger, census, check_note, note_key, parse_note
 from workbench.text.normalize import normalized_text
 from workbench.workspace import Workspace
 
@@ -302,12 +302,10 @@ def test_recheck_catches_a_note_an_amendment_broke_and_the_census_counts_it(
         encoding="utf-8",
     )
     ledger_path = tmp_path / "ledger.sqlite"
-    with claims.Ledger(ledger_path) as ledger:
-        checked = claims.check_note(
-            note, against=None, corpus_dir=CORPUS_DIR, store=STORE, ledger=ledger
-        )
+    with Ledger(ledger_path) as ledger:
+        checked = check_note(note, against=None, corpus_dir=CORPUS_DIR, store=STORE, ledger=ledger)
         assert checked.confirmed and checked.pointer_after == base.version_id
-        before = claims.census(notes, corpus_dir=CORPUS_DIR, ledger=ledger)
+        before = census(notes, corpus_dir=CORPUS_DIR, ledger=ledger)
         assert before.gone_from_latest == () and before.count("middle") == 1
     data = note.read_bytes()
     # No --notes: the ledger names the note.
@@ -316,15 +314,15 @@ def test_recheck_catches_a_note_an_amendment_broke_and_the_census_counts_it(
     assert code == 1
     newer = [v for v in versions if v.version_order > base.version_order]
     lines = out.splitlines()
-    (line,) = (q.line for q in claims.parse_note(note).quotes)  # below the pointer the check wrote
+    (line,) = (q.line for q in parse_note(note).quotes)  # below the pointer the check wrote
     assert lines[0] == f"{note}:{line}: gone in {newer[0].version_id} (from {base.version_id})"
     assert lines[-1].endswith(f"; {len(newer)} runs recorded in the ledger")
     assert note.read_bytes() == data  # a recheck never writes the note
-    with claims.Ledger(ledger_path) as ledger:
-        runs = ledger.runs(claims.note_key(note))
+    with Ledger(ledger_path) as ledger:
+        runs = ledger.runs(note_key(note))
         assert [r.document for r in runs] == [base.version_id] + [v.version_id for v in newer]
         assert runs[-1].outcome == "missing"
-        after = claims.census(notes, corpus_dir=CORPUS_DIR, ledger=ledger)
+        after = census(notes, corpus_dir=CORPUS_DIR, ledger=ledger)
     latest = versions[-1].version_id
     assert after.gone_from_latest == ((note, latest),)
     assert after.lines()[-2:] == (
@@ -337,7 +335,7 @@ def test_recheck_catches_a_note_an_amendment_broke_and_the_census_counts_it(
     tampered = tmp_path / "store" / newer[0].version_id
     tampered.parent.mkdir(parents=True)
     tampered.write_bytes((STORE / newer[0].version_id).read_bytes().replace(b"the", b"teh", 1))
-    with claims.Ledger(ledger_path) as ledger:
+    with Ledger(ledger_path) as ledger:
         with pytest.raises(ChecksumMismatch, match="does not match its catalogue sha256"):
             recheck.recheck_quotes(
                 workspace,
@@ -346,7 +344,7 @@ def test_recheck_catches_a_note_an_amendment_broke_and_the_census_counts_it(
                 corpus_dir=CORPUS_DIR,
                 store=tmp_path / "store",
             )
-        assert ledger.runs(claims.note_key(note))[-1].outcome == "checksum_mismatch"
+        assert ledger.runs(note_key(note))[-1].outcome == "checksum_mismatch"
 
 
 @pytest.mark.parametrize(

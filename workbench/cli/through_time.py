@@ -66,7 +66,8 @@ def cmd_recheck(args: argparse.Namespace) -> int:
     from workbench.cite.formats import read_citations
     from workbench.errors import CitationError
     from workbench.history import recheck
-    from workbench.notes import claims
+    from workbench.notes.ledger import Ledger
+    from workbench.notes.note import notes_in
 
     citations: list[tuple[str, Any]] = []
     if args.citations is not None:
@@ -77,9 +78,9 @@ def cmd_recheck(args: argparse.Namespace) -> int:
         citations = [(f"{args.citations}:{line.line}", line.citation) for line in lines]
     from workbench.workspace import Workspace
 
-    with claims.Ledger(args.ledger) as ledger, Workspace(args.workspace) as workspace:
+    with Ledger(args.ledger) as ledger, Workspace(args.workspace) as workspace:
         if args.notes is not None:
-            notes = claims.notes_in(args.notes)
+            notes = notes_in(args.notes)
         elif args.citations is None:
             notes = recheck.ledger_notes(ledger)
         else:

@@ -47,7 +47,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from workbench.cite import VERIFIED_MEANS, SourceIndex, Verification, index_text
+from workbench.cite import VERIFIED_MEANS, SourceIndex, Verification, find_text, index_text
 from workbench.cite.formats import (
     FORMATS,
     CitationLine,
@@ -75,8 +75,7 @@ from workbench.errors import (
 )
 from workbench.files import replace_file_with
 from workbench.models import CatalogueRow, Version, canonical_json, content_id, strict_json
-from workbench.notes.claims import notes_in, parse_note
-from workbench.notes.register import find_text
+from workbench.notes.note import notes_in, parse_note
 from workbench.workspace import Workspace, version_from_row
 
 BUNDLE_SCHEME = 1

@@ -7,7 +7,7 @@ or `now_ambiguous` (more than one). An offset is never carried from one version 
 the alignment, so a quote that moved is found where it now stands, or not at all. The one thing
 taken from the alignment is a suggestion shown beside a gone quote in the newest version: the
 passage there that `diff_versions` paired with the quote's old passage, marked `is_evidence:
-false`. A note is rechecked by the out-of-process check of `claims` against each newer version's
+false`. A note is rechecked by the out-of-process check of `notes.check` against each newer version's
 catalogued file, and each such check is a run in the ledger; the census reads those runs.
 
 The guarantee: a `still_present` finding's offsets are an occurrence of the quote in that
@@ -36,7 +36,7 @@ from workbench.models import Change, Version
 from workbench.workspace import Workspace
 
 if TYPE_CHECKING:
-    from workbench.notes.claims import Ledger, Run
+    from workbench.notes.ledger import Ledger, Run
 
 RecheckStatus = Literal["still_present", "gone", "now_ambiguous"]
 
@@ -237,12 +237,13 @@ def recheck_quotes(
     note files, each recorded against its `pointer`, else its `document`. With `family`, only
     quotes into that family are rechecked. A citation's quote is searched in each newer version
     in this process; a note is checked against each newer version's catalogued file by
-    `claims.recheck_note` (a separate process, checksum first, the run appended to `ledger`, the
-    note never written), and its findings are read off that run's spans. A subject whose version
+    `notes.check.recheck_note` (a separate process, checksum first, the run appended to `ledger`,
+    the note never written), and its findings are read off that run's spans. A subject whose version
     is the newest held, or a note that names no version, is listed in `skipped`. Findings are in
     input order (citations, then notes; a note's quotes in note order), then version order.
     """
-    from workbench.notes import claims
+    from workbench.notes.check import recheck_note
+    from workbench.notes.note import parse_note
 
     aligner = _Aligner()
     findings: list[Finding] = []
@@ -285,7 +286,7 @@ def recheck_quotes(
         if not path.is_file():
             skipped.append(f"{path}: no such note (the ledger names it)")
             continue
-        note = claims.parse_note(path)
+        note = parse_note(path)
         base_id = note.pointer or note.get("document")
         if base_id is None:
             skipped.append(f"{path}: names no pointer or document")
@@ -296,7 +297,7 @@ def recheck_quotes(
         assert ledger is not None and corpus_dir is not None and store is not None
         note_runs = []
         for version in newer:
-            run = claims.recheck_note(
+            run = recheck_note(
                 path, version.version_id, corpus_dir=corpus_dir, store=store, ledger=ledger
             )
             runs.append(run)

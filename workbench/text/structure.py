@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from workbench.models import StructureMark, Version
+from workbench.text.frontmatter import front_matter_end
 from workbench.text.profiles import Level, Profile, profile_for
 
 INCONSISTENT_SHARE = 0.1
@@ -252,7 +253,9 @@ def read_lines(
     gutter = gutter_line_starts(text) if profile.gutter else frozenset()
     raw = list(_lines(text))
     out: list[LineReading] = []
-    front_end = _front_matter_end(raw) if profile.front_matter else -1
+    front_end = (
+        front_matter_end([line for _, line in raw], lenient=True) if profile.front_matter else None
+    )
     previous: str | None = None  # the previous content line of the paragraph, or None
     previous_bare = False
     for index, (line_start, line) in enumerate(raw):
@@ -263,7 +266,7 @@ def read_lines(
             continue
         start = line_start + (len(line) - len(line.lstrip()))
         end = start + len(content)
-        if index <= front_end:
+        if front_end is not None and index <= front_end:
             out.append(
                 LineReading(
                     char_start=start,
@@ -409,17 +412,6 @@ def _labelled(
         title=body[at:].strip(),
         inner=tuple(inner),
     )
-
-
-def _front_matter_end(raw: Sequence[tuple[int, str]]) -> int:
-    """Index of the line closing a `---` front-matter block at the top, or -1 if there is none."""
-    first = next((k for k, (_, line) in enumerate(raw) if line.strip()), None)
-    if first is None or raw[first][1].strip() != "---":
-        return -1
-    for k in range(first + 1, len(raw)):
-        if raw[k][1].strip() in ("---", "..."):
-            return k
-    return -1
 
 
 # ---------------------------------------------------------------------------------------------
