@@ -1,4 +1,5 @@
-"""The engine on real Dask processes: byte-identical results, a killed worker, failing tasks.
+"""The map on a Dask cluster (`measure.cluster`), on real Dask processes: byte-identical results, a
+killed worker, failing tasks.
 
 A scheduler and workers are started as real `dask scheduler` / `dask worker` processes on loopback
 (no nanny, so killing a worker's process kills the worker). Most runs use a subset of families
