@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from workbench.corpus.catalogue import read_fetched
+from workbench.corpus import read_fetched
 from workbench.errors import (
     AppendOnlyViolation,
     ChecksumMismatch,

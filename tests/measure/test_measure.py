@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import CORPUS_DIR, ROOT, link_families
-from workbench.corpus.catalogue import admit, read_refusals
+from workbench.corpus import admit, read_refusals
 from workbench.errors import ExportFormatError
 from workbench.measure import (
     CACHE_DIR_NAME,

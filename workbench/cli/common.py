@@ -53,7 +53,7 @@ def list_refusals(title: str, refusals: Sequence[Refusal]) -> int:
 
 def exit_for_refusals(refusals: Sequence[Refusal]) -> int:
     """1 if any refusal is a failure, 0 if every one is required by the admission policy."""
-    from workbench.corpus.catalogue import refusal_is_policy
+    from workbench.corpus import refusal_is_policy
 
     return int(any(not refusal_is_policy(r) for r in refusals))
 

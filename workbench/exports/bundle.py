@@ -58,7 +58,7 @@ from workbench.cite.formats import (
     verification_as_json,
 )
 from workbench.cite.pages import verdict_pages, verify_lines
-from workbench.corpus.catalogue import (
+from workbench.corpus import (
     check_relative_path,
     parse_provenance,
     read_catalogue,
