@@ -378,7 +378,8 @@ class Workspace:
 
 def version_from_row(row: CatalogueRow, data: bytes) -> Version:
     """Extract a catalogued artefact's bytes into a `Version` (not yet held)."""
-    from workbench.text.extract import extract  # lxml and pypdfium2 load only when a file is read
+    # lxml and pypdfium2 load only when a file is read
+    from workbench.text.extraction import extract
 
     extraction = extract(data, row.media_type, source=row.path)
     return Version(
@@ -429,7 +430,7 @@ def ingest(
     unchanged: list[str] = []
     awaiting: list[str] = []
     refused: list[Refusal] = []
-    from workbench.text.extract import CURRENT_EXTRACTORS, AwaitingExtractor
+    from workbench.text.extraction import CURRENT_EXTRACTORS, AwaitingExtractor
 
     rows = list(rows)
     for row in bar(rows, desc="ingest", unit="file", enabled=progress):

@@ -19,7 +19,8 @@ from workbench.defaults import DEFAULT_LEDGER, DEFAULT_WORKSPACE
 
 if TYPE_CHECKING:
     from workbench.models import Refusal, Version
-    from workbench.text.profiles import Choice, Profile
+    from workbench.text.choice import Choice
+    from workbench.text.profiles import Profile
     from workbench.workspace import Workspace
 
 PROG = "workbench"
@@ -124,7 +125,8 @@ def own_profiles(args: argparse.Namespace, corpus: Path | None = None) -> tuple[
 
 def family_profile(args: argparse.Namespace, workspace: Workspace, version: Version) -> Choice:
     """The profile that reads `version`'s family: named, else the automatic choice (C15)."""
-    from workbench.text.profiles import choose_profile, registry
+    from workbench.text.choice import choose_profile
+    from workbench.text.profiles import registry
 
     family = [
         v for v in workspace.versions(version.family) if v.jurisdiction == version.jurisdiction

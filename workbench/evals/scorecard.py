@@ -45,7 +45,7 @@ from workbench.cite.probes import altered_quotes, occurrence_probes, shifted_pro
 from workbench.errors import EvalManifestError
 from workbench.measure import Rate, rate
 from workbench.models import Change, Version, canonical_json, content_id, text_sha256
-from workbench.text.extract import extract
+from workbench.text.extraction import extract
 
 DEMO_DIR = Path("corpus/demo")
 MANIFEST_NAME = "manifest.json"
