@@ -74,7 +74,7 @@ _HOME = {
     "find_candidates": "workbench.search",
     "index_status": "workbench.search",
     "build_search_index": "workbench.search:build_index",
-    "load_demo": "workbench.evals.scorecard",
+    "load_demo": "workbench.evals.demo",
     "scorecard": "workbench.evals.scorecard",
     "write_scorecard": "workbench.evals.scorecard",
     # charts drawn offline for the notebooks
