@@ -17,11 +17,11 @@ from workbench.lazy import lazy_names
 # Each verb and the module that holds it, in data-flow order.
 _HOME = {
     # corpus and store
-    "admit": "workbench.corpus.catalogue",
-    "fetch": "workbench.corpus.catalogue",
+    "admit": "workbench.corpus.admission",
+    "fetch": "workbench.corpus.store",
     "read_catalogue": "workbench.corpus.catalogue",
     "read_refusals": "workbench.corpus.catalogue",
-    "verify_store": "workbench.corpus.catalogue",
+    "verify_store": "workbench.corpus.store",
     "Workspace": "workbench.workspace",
     "consecutive_pairs": "workbench.models",
     "ingest": "workbench.workspace",
@@ -74,7 +74,7 @@ _HOME = {
     "find_candidates": "workbench.search",
     "index_status": "workbench.search",
     "build_search_index": "workbench.search:build_index",
-    "load_demo": "workbench.evals.scorecard",
+    "load_demo": "workbench.evals.demo",
     "scorecard": "workbench.evals.scorecard",
     "write_scorecard": "workbench.evals.scorecard",
     # charts drawn offline for the notebooks

@@ -39,7 +39,7 @@ from workbench.changes.review import (
 )
 from workbench.cli import main
 from workbench.errors import AppendOnlyViolation, ChangeNotFound, VerdictError
-from workbench.evals.scorecard import load_demo
+from workbench.evals.demo import load_demo
 from workbench.models import CatalogueRow, Change, Span
 from workbench.workspace import Workspace, ingest
 

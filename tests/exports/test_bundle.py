@@ -17,7 +17,7 @@ import pytest
 from tests.conftest import CORPUS_DIR, ROOT, STORE
 from workbench.cli import main
 from workbench.errors import BundleError
-from workbench.exports.bundle import verify_bundle, write_bundle
+from workbench.exports import verify_bundle, write_bundle
 from workbench.notes.register import find_text
 from workbench.workspace import Workspace
 

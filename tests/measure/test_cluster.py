@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import ROOT, STORE, link_families
 from workbench.cli import main
-from workbench.corpus.catalogue import admit
+from workbench.corpus import admit
 from workbench.errors import ClusterError
 from workbench.measure.cluster import (
     FamilyTask,

@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import CORPUS_DIR, ROOT, link_families
 from tests.text.test_structure import _text_version
-from workbench.corpus.catalogue import admit, read_refusals
+from workbench.corpus import admit, read_refusals
 from workbench.errors import ExportFormatError
 from workbench.measure import (
     CACHE_DIR_NAME,

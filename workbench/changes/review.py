@@ -61,7 +61,8 @@ from workbench.changes.diff import (
 )
 from workbench.errors import ChangeNotFound, VerdictError
 from workbench.models import Change, Span, Version, consecutive_pairs, content_id
-from workbench.text.profiles import Profile, choose_profile
+from workbench.text.choice import choose_profile
+from workbench.text.profiles import Profile
 from workbench.text.segment import segment_version
 from workbench.workspace import Workspace
 

@@ -47,7 +47,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from workbench.changes import redline_page as redline_html
     from workbench.changes.diff import diff_versions
     from workbench.errors import RedlineError
-    from workbench.text.profiles import choose_profile, registry
+    from workbench.text.choice import choose_profile
+    from workbench.text.profiles import registry
     from workbench.workspace import Workspace
 
     if (args.export is None) != (args.out is None):

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from workbench.corpus.catalogue import read_fetched
+from workbench.corpus import read_fetched
 from workbench.errors import (
     ClusterError,
     EngineOptionError,

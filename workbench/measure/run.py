@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.corpus.catalogue import admit, read_catalogue, read_refusals
+from workbench.corpus import admit, read_catalogue, read_refusals
 from workbench.measure.cache import (
     CACHE_DIR_NAME,
     MeasurementCache,

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from workbench.cite import SourceIndex, holds_words, index_text
-from workbench.corpus.catalogue import check_relative_path, read_catalogue
+from workbench.corpus import check_relative_path, read_catalogue
 from workbench.errors import CheckerError, LedgerError, NoteError, WorkbenchError
 from workbench.files import replace_file
 from workbench.models import (

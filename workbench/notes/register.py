@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Literal, cast
 
 from workbench.cite import HYPHENS, SourceIndex, find_occurrences, holds_words, index_text
-from workbench.corpus.catalogue import check_relative_path, read_catalogue, read_fetched
+from workbench.corpus import check_relative_path, read_catalogue, read_fetched
 from workbench.errors import QuotesRegisterError
 from workbench.files import replace_file
 from workbench.models import CODE_FENCE, FIELD_LINE, CatalogueRow
