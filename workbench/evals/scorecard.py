@@ -29,7 +29,6 @@ bound to the demo corpus digest and the manifest's SHA-256, holds no timestamps 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -42,7 +41,7 @@ from workbench.cite import Citation, verify_citation
 from workbench.cite.probes import altered_quotes, occurrence_probes, shifted_probes
 from workbench.evals.demo import DemoCorpus
 from workbench.measure import Rate, rate
-from workbench.models import Change, canonical_json
+from workbench.models import Change, content_id
 
 SCORECARD_JSON = "eval-scorecard.json"
 SCORECARD_MD = "eval-scorecard.md"
@@ -275,7 +274,7 @@ def score_verifier(demo: DemoCorpus) -> list[ProbeRow]:
     for kind, citation, expected in probe_set(demo):
         result = verify_citation(citation, demo.versions[citation.version_id].text)
         got = "verified" if result.outcome == "verified" else str(result.reason)
-        probe_id = canonical_json(
+        probe_id = content_id(
             [
                 kind,
                 citation.version_id,
@@ -287,7 +286,7 @@ def score_verifier(demo: DemoCorpus) -> list[ProbeRow]:
         )
         rows.append(
             ProbeRow(
-                evidence_id="probe-" + hashlib.sha256(probe_id.encode()).hexdigest()[:16],
+                evidence_id="probe-" + probe_id[:16],
                 kind=kind,
                 version_id=citation.version_id,
                 char_start=citation.char_start,
