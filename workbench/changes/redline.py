@@ -27,8 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from rapidfuzz.distance import Indel
 
-from workbench.changes.diff import change_as_json, pairing_is_uncertain
-from workbench.changes.review import doubt_reasons
+from workbench.changes.diff import change_as_json, doubt_reasons, pairing_is_uncertain
 from workbench.errors import RedlineError
 from workbench.files import replace_file_with
 from workbench.models import CHANGE_KINDS, Change, PageSpan, Span
@@ -90,7 +89,7 @@ class Redline:
     before_source: str = field(repr=False)  # the whole before version's text ("" if no side)
     after_source: str = field(repr=False)
     pieces: tuple[Piece, ...]
-    doubt: tuple[str, ...]  # `review.doubt_reasons`: empty unless `pairing_is_uncertain`
+    doubt: tuple[str, ...]  # `diff.doubt_reasons`: empty unless `pairing_is_uncertain`
     before_pages: tuple[int, int] | None  # first and last page of the before side (PDF only)
     after_pages: tuple[int, int] | None
 
