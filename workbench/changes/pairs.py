@@ -1,22 +1,97 @@
 """Which held versions a diff compares, and through which numbering profile.
 
-The review queue and the orphaned-verdict report choose their pairs and profiles here
+Every surface that diffs held versions chooses its pairs and its profile here: `workbench diff`
+(`version_pairs`, then `diff_sections`), the review queue and the orphaned-verdict report
 (`held_diffs`, `family_readers`). The pairs are consecutive held versions of one family
-(`models.consecutive_pairs`); the profile is the one `profiles.choose_profile` picks from the
-versions compared, as `measure` picks it.
+(`models.consecutive_pairs`), or the one pair a reader names; the profile is the one
+`profiles.choose_profile` picks from the versions compared, as `measure` picks it.
 
-The guarantee: the same workspace, family and profiles give the same pairs, read through
+The guarantee: the same workspace, family, bounds and profiles give the same pairs, read through
 the same profile, in the workspace's version order, on every surface.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from workbench.changes.diff import diff_versions
+from workbench.changes.redline import SHOWN_BY_DEFAULT, Section, section
+from workbench.errors import VersionNotFound
 from workbench.models import Change, Version, consecutive_pairs
 from workbench.text.profiles import Profile, choose_profile
 from workbench.workspace import Workspace
+
+VersionPair = tuple[Version, Version]
+
+
+def version_pairs(
+    workspace: Workspace, family: str, *, start: str | None = None, end: str | None = None
+) -> tuple[VersionPair, ...]:
+    """The version pairs a diff of `family` compares.
+
+    With neither `start` nor `end`: every consecutive pair of the family's held versions, in
+    version order (empty when one version is held). With either: the one pair from `start`
+    (default: the family's first version) to `end` (default: its last), in that order, whichever
+    way the two lie. VersionNotFound when a named version is not a held version of the family
+    (the message lists the family's versions); FamilyNotFound when the family is not held.
+    """
+    versions = workspace.versions(family)
+    if start is None and end is None:
+        return consecutive_pairs(versions)
+    ids = [v.version_id for v in versions]
+    for name in (start, end):
+        if name is not None and name not in ids:
+            raise VersionNotFound(
+                f"{name}: not a version of family {family}; its versions are {', '.join(ids)}"
+            )
+    before = workspace.version(start) if start else versions[0]
+    after = workspace.version(end) if end else versions[-1]
+    return ((before, after),)
+
+
+def pairs_profile(pairs: Sequence[VersionPair], profiles: Sequence[Profile] | None) -> Profile:
+    """The profile that reads the versions `pairs` compare (`choose_profile` over the first
+    pair's before version and every after version, in order); `pairs` must not be empty."""
+    return choose_profile([pairs[0][0], *(after for _, after in pairs)], profiles).profile
+
+
+def kinds_shown(kinds: Iterable[str] | None, *, listing: bool) -> Iterable[str] | None:
+    """The change kinds a diff shows: the kinds named, else every kind (None) in a file (JSON, a
+    redline page, a table) and every kind but `unchanged` (`SHOWN_BY_DEFAULT`) in the text
+    listing, which leaves unchanged passages out unless they are asked for."""
+    if kinds:
+        return kinds
+    return SHOWN_BY_DEFAULT if listing else None
+
+
+def diff_sections(
+    workspace: Workspace,
+    family: str,
+    *,
+    start: str | None = None,
+    end: str | None = None,
+    profiles: Sequence[Profile] | None = None,
+    kinds: Iterable[str] | None = None,
+    doubtful: bool = False,
+) -> tuple[Section, ...]:
+    """What `workbench diff` shows: one `redline.Section` per pair of `version_pairs`, each the
+    whole diff of its pair (read through `pairs_profile` of all the pairs, from `profiles`,
+    default the shipped ones) with the changes `redline.select` keeps (`kinds`: None for every
+    kind; `doubtful`: only doubtful pairings). Empty when the family has one version held."""
+    pairs = version_pairs(workspace, family, start=start, end=end)
+    if not pairs:
+        return ()
+    profile = pairs_profile(pairs, profiles)
+    return tuple(
+        section(
+            before,
+            after,
+            diff_versions(before, after, profile),
+            kinds=kinds,
+            doubtful=doubtful,
+        )
+        for before, after in pairs
+    )
 
 
 def family_readers(

@@ -120,6 +120,15 @@ class Section:
     changes: tuple[Change, ...]
     shown: tuple[Redline, ...]
 
+    def as_json(self) -> dict[str, Any]:
+        """What `workbench diff --json` prints for one version pair: the two version ids and each
+        shown change (`change_json`)."""
+        return {
+            "before": self.before.version_id,
+            "after": self.after.version_id,
+            "changes": [change_json(r) for r in self.shown],
+        }
+
 
 # ---------------------------------------------------------------------------------------------
 # Pieces

@@ -12,30 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.cli import arguments
 from workbench.cli.common import out, own_profiles, path_options, print_json, profiles_option
-from workbench.errors import VersionNotFound
-from workbench.models import CHANGE_KINDS, consecutive_pairs
+from workbench.models import CHANGE_KINDS
 from workbench.tables import EXPORT_FORMATS
 
 if TYPE_CHECKING:
     from workbench.changes.verdict import Verdict
-    from workbench.workspace import Workspace
-
-
-def _pairs(
-    workspace: Workspace, family: str, start: str | None, end: str | None
-) -> list[tuple[Any, Any]]:
-    versions = list(workspace.versions(family))
-    if start is not None or end is not None:
-        ids = [v.version_id for v in versions]
-        for name in (start, end):
-            if name is not None and name not in ids:
-                raise VersionNotFound(
-                    f"{name}: not a version of family {family}; its versions are {', '.join(ids)}"
-                )
-        before = workspace.version(start) if start else versions[0]
-        after = workspace.version(end) if end else versions[-1]
-        return [(before, after)]
-    return list(consecutive_pairs(versions))
 
 
 def _colour() -> bool:
@@ -44,11 +25,10 @@ def _colour() -> bool:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from workbench.changes import redline
+    from workbench.changes import pairs, redline
     from workbench.changes import redline_page as redline_html
-    from workbench.changes.diff import diff_versions
     from workbench.errors import RedlineError
-    from workbench.text.profiles import choose_profile, registry
+    from workbench.text.profiles import registry
     from workbench.workspace import Workspace
 
     if (args.export is None) != (args.out is None):
@@ -60,30 +40,23 @@ def cmd_diff(args: argparse.Namespace) -> int:
         redline.writable(args.html, "the redline page")
     if args.export is not None:
         redline.export_target(args.export, args.out)
+    listing = not (args.json or args.html is not None or args.export is not None)
     with Workspace(args.workspace) as workspace:
-        pairs = _pairs(workspace, args.family, args.start, args.end)
-    if not pairs:
+        sections = pairs.diff_sections(
+            workspace,
+            args.family,
+            start=args.start,
+            end=args.end,
+            profiles=registry(own_profiles(args)),
+            kinds=pairs.kinds_shown(args.kind, listing=listing),
+            doubtful=args.doubtful,
+        )
+    if not sections:
         if args.json:
             print_json([])
         else:
             out(f"{args.family}: only one version is held; nothing to diff\n")
         return 0
-    profile = choose_profile(
-        [pairs[0][0], *(b for _, b in pairs)], registry(own_profiles(args))
-    ).profile
-    # The listing leaves unchanged passages out unless asked; JSON, page and table hold them.
-    files = args.json or args.html is not None or args.export is not None
-    kinds = args.kind or (None if files else redline.SHOWN_BY_DEFAULT)
-    sections = [
-        redline.section(
-            before,
-            after,
-            diff_versions(before, after, profile),
-            kinds=kinds,
-            doubtful=args.doubtful,
-        )
-        for before, after in pairs
-    ]
     wrote = []
     if args.html is not None:
         shown = redline.selection_words(args.kind, args.doubtful)
@@ -97,16 +70,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         rows = sum(len(part.shown) for part in sections)
         wrote.append(f"wrote {args.out}: {rows} changes as {args.export}")
     if args.json:
-        print_json(
-            [
-                {
-                    "before": part.before.version_id,
-                    "after": part.after.version_id,
-                    "changes": [redline.change_json(r) for r in part.shown],
-                }
-                for part in sections
-            ]
-        )
+        print_json([part.as_json() for part in sections])
         return 0
     if wrote:
         out("".join(f"{line}\n" for line in wrote))
