@@ -3,7 +3,8 @@ the versions of its family, and recorded quotes re-searched when a newer version
 
 `dating` holds the one search every verb here uses (the verifier's exact occurrence search, asked
 through one adapter that returns raw spans) and places each occurrence in its version: the passage
-it starts in and, for a PDF, its pages. `cite_quote` makes a citation only where the quote occurs
+it starts in and, for a PDF, its pages by the page map's one rule (`models.span_pages`, which the
+verifier and the redline ask too). `cite_quote` makes a citation only where the quote occurs
 once or the occurrence is named, and has the rule verify it; `quote_history` lists where the quote
 stands in every held version. `recheck` searches recorded citations and note quotes in each newer
 version: still present, gone or now ambiguous; offsets are never projected through the alignment,
