@@ -72,7 +72,9 @@ def test_kinds_shown(kinds: list[str] | None, listing: bool, shown: object) -> N
 def test_diff_sections_hold_each_whole_diff_and_show_the_selection(workspace: Workspace) -> None:
     versions = workspace.versions(FAMILY)
     profile = pairs.pairs_profile(consecutive_pairs(versions), None)
-    sections = pairs.diff_sections(workspace, FAMILY, kinds=redline.SHOWN_BY_DEFAULT)
+    sections = pairs.diff_sections(
+        pairs.version_pairs(workspace, FAMILY), kinds=redline.SHOWN_BY_DEFAULT
+    )
     assert [(s.before, s.after) for s in sections] == list(consecutive_pairs(versions))
     for part in sections:
         whole = diff_versions(part.before, part.after, profile)
@@ -81,9 +83,10 @@ def test_diff_sections_hold_each_whole_diff_and_show_the_selection(workspace: Wo
     assert set(CHANGE_KINDS) - redline.SHOWN_BY_DEFAULT == {"unchanged"}
 
 
-def test_diff_sections_of_a_family_with_one_version_are_empty(workspace: Workspace) -> None:
+def test_a_family_with_one_version_has_no_pairs_and_no_sections(workspace: Workspace) -> None:
     held: dict[str, list[Version]] = {}
     for version in workspace.versions():
         held.setdefault(version.family, []).append(version)
     lone = next(family for family, versions in sorted(held.items()) if len(versions) == 1)
-    assert pairs.diff_sections(workspace, lone) == ()
+    assert pairs.version_pairs(workspace, lone) == ()
+    assert pairs.diff_sections(()) == ()

@@ -1,9 +1,9 @@
 """Which held versions a diff compares, and through which numbering profile.
 
 Every surface that diffs held versions chooses its pairs and its profile here: `workbench diff`
-(`version_pairs`, then `diff_sections`), the review queue and the orphaned-verdict report
-(`held_diffs`, `family_readers`). The pairs are consecutive held versions of one family
-(`models.consecutive_pairs`), or the one pair a reader names; the profile is the one
+(`version_pairs` chooses, `diff_sections` makes what it shows), the review queue and the report
+of orphaned verdicts (`held_diffs`, `family_readers`). The pairs are consecutive held versions of
+one family (`models.consecutive_pairs`), or the one pair a reader names; the profile is the one
 `profiles.choose_profile` picks from the versions compared, as `measure` picks it.
 
 The guarantee: the same workspace, family, bounds and profiles give the same pairs, read through
@@ -65,20 +65,16 @@ def kinds_shown(kinds: Iterable[str] | None, *, listing: bool) -> Iterable[str] 
 
 
 def diff_sections(
-    workspace: Workspace,
-    family: str,
+    pairs: Sequence[VersionPair],
     *,
-    start: str | None = None,
-    end: str | None = None,
     profiles: Sequence[Profile] | None = None,
     kinds: Iterable[str] | None = None,
     doubtful: bool = False,
 ) -> tuple[Section, ...]:
-    """What `workbench diff` shows: one `redline.Section` per pair of `version_pairs`, each the
-    whole diff of its pair (read through `pairs_profile` of all the pairs, from `profiles`,
-    default the shipped ones) with the changes `redline.select` keeps (`kinds`: None for every
-    kind; `doubtful`: only doubtful pairings). Empty when the family has one version held."""
-    pairs = version_pairs(workspace, family, start=start, end=end)
+    """What `workbench diff` shows of the pairs `version_pairs` chose: one `redline.Section` per
+    pair, in order, each the whole diff of its pair (read through `pairs_profile` of all the
+    pairs, from `profiles`, default the shipped ones) with the changes `redline.select` keeps
+    (`kinds`: None for every kind; `doubtful`: only doubtful pairings). No pairs, no sections."""
     if not pairs:
         return ()
     profile = pairs_profile(pairs, profiles)

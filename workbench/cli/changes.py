@@ -40,23 +40,21 @@ def cmd_diff(args: argparse.Namespace) -> int:
         redline.writable(args.html, "the redline page")
     if args.export is not None:
         redline.export_target(args.export, args.out)
-    listing = not (args.json or args.html is not None or args.export is not None)
     with Workspace(args.workspace) as workspace:
-        sections = pairs.diff_sections(
-            workspace,
-            args.family,
-            start=args.start,
-            end=args.end,
-            profiles=registry(own_profiles(args)),
-            kinds=pairs.kinds_shown(args.kind, listing=listing),
-            doubtful=args.doubtful,
-        )
-    if not sections:
+        chosen = pairs.version_pairs(workspace, args.family, start=args.start, end=args.end)
+    if not chosen:
         if args.json:
             print_json([])
         else:
             out(f"{args.family}: only one version is held; nothing to diff\n")
         return 0
+    listing = not (args.json or args.html is not None or args.export is not None)
+    sections = pairs.diff_sections(
+        chosen,
+        profiles=registry(own_profiles(args)),
+        kinds=pairs.kinds_shown(args.kind, listing=listing),
+        doubtful=args.doubtful,
+    )
     wrote = []
     if args.html is not None:
         shown = redline.selection_words(args.kind, args.doubtful)
