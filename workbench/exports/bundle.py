@@ -231,7 +231,7 @@ def note_quotes(folder: Path) -> tuple[dict[str, Any], ...]:
 
 
 def _log_head(workspace: Workspace) -> dict[str, Any]:
-    from workbench.changes.review import verify_chain
+    from workbench.changes.log import verify_chain
 
     report = verify_chain(workspace)
     return {

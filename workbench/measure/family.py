@@ -36,7 +36,7 @@ from workbench.changes.diff import (
     diff_passages,
     pairing_is_uncertain,
 )
-from workbench.changes.review import items_of_pair
+from workbench.changes.queue import items_of_pair
 from workbench.models import (
     PAIRING_KINDS,
     Change,
