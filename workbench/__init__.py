@@ -17,11 +17,11 @@ from workbench.lazy import lazy_names
 # Each verb and the module that holds it, in data-flow order.
 _HOME = {
     # corpus and store
-    "admit": "workbench.corpus.catalogue",
-    "fetch": "workbench.corpus.catalogue",
+    "admit": "workbench.corpus.admission",
+    "fetch": "workbench.corpus.store",
     "read_catalogue": "workbench.corpus.catalogue",
     "read_refusals": "workbench.corpus.catalogue",
-    "verify_store": "workbench.corpus.catalogue",
+    "verify_store": "workbench.corpus.store",
     "Workspace": "workbench.workspace",
     "consecutive_pairs": "workbench.models",
     "ingest": "workbench.workspace",
@@ -32,13 +32,13 @@ _HOME = {
     "RESTRUCTURE_CONFIDENCE_CEILING": "workbench.changes.diff",
     "diff_versions": "workbench.changes.diff",
     "pairing_is_uncertain": "workbench.changes.diff",
-    "append_verdict": "workbench.changes.review",
-    "doubtful_pairings": "workbench.changes.review",
-    "pairing_caution_stands": "workbench.changes.review",
-    "read_verdicts": "workbench.changes.review",
-    "review_frame": "workbench.changes.review",
-    "review_items": "workbench.changes.review",
-    "verify_chain": "workbench.changes.review",
+    "append_verdict": "workbench.changes.log",
+    "doubtful_pairings": "workbench.changes.queue",
+    "pairing_caution_stands": "workbench.changes.caution",
+    "read_verdicts": "workbench.changes.log",
+    "review_frame": "workbench.changes.queue",
+    "review_items": "workbench.changes.queue",
+    "verify_chain": "workbench.changes.log",
     "ReviewWidget": "workbench.changes.widgets",  # needs ipywidgets
     # measurements
     "measure_corpus": "workbench.measure",
@@ -74,7 +74,7 @@ _HOME = {
     "find_candidates": "workbench.search",
     "index_status": "workbench.search",
     "build_search_index": "workbench.search:build_index",
-    "load_demo": "workbench.evals.scorecard",
+    "load_demo": "workbench.evals.demo",
     "scorecard": "workbench.evals.scorecard",
     "write_scorecard": "workbench.evals.scorecard",
     # charts drawn offline for the notebooks

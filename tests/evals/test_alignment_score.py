@@ -14,7 +14,7 @@ import pytest
 
 from workbench.changes.diff import diff_passages
 from workbench.cli import main
-from workbench.corpus.catalogue import read_catalogue
+from workbench.corpus import read_catalogue
 from workbench.evals.alignment import (
     SCORECARD_JSON,
     PairView,

@@ -221,6 +221,44 @@ def test_history_names_the_page_in_a_pdf(workspace: Workspace) -> None:
     assert o.page == o.end_page == last_page.page
 
 
+def test_history_and_verify_name_one_page_for_a_span_starting_between_pages(
+    workspace: Workspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A quote whose first character is the white space between two pages of a held PDF (the
+    first such gap, after a page body that ends in a word): the page map gives that white space to
+    the later page, and `history` and `verify` both name that page, for the span's first and last
+    character alike."""
+    version, gap_start, later = next(
+        (v, a.char_end, b)
+        for v in workspace.versions()
+        for a, b in pairwise(v.pages)
+        if a.char_end < b.char_start and not v.text[a.char_end - 1].isspace()
+    )
+    assert version.text[gap_start : later.char_start].isspace()
+    end = min(later.char_end, later.char_start + 200)
+    quote = version.text[gap_start:end]
+    ws = ["--workspace", str(workspace.path)]
+    code, out, _ = _run(["history", quote, "--family", version.family, "--json", *ws], capsys)
+    assert code == 0
+    (held,) = (h for h in json.loads(out)["versions"] if h["version_id"] == version.version_id)
+    (found,) = (o for o in held["occurrences"] if o["char_start"] == gap_start)
+    assert (found["page"], found["end_page"]) == (later.page, later.page)
+    citation = {
+        "version_id": version.version_id,
+        "char_start": found["char_start"],
+        "char_end": found["char_end"],
+        "quoted_text": quote,
+    }
+    if len(held["occurrences"]) > 1:
+        citation["occurrence"] = found["occurrence"]
+    cited = tmp_path / "between-pages.jsonl"
+    cited.write_text(json.dumps(citation) + "\n", encoding="utf-8")
+    code, out, _ = _run(["verify", str(cited), "--json", *ws], capsys)
+    verdict = json.loads(out)
+    assert code == 0 and verdict["outcome"] == "verified"
+    assert verdict["pages"] == [found["page"], found["end_page"]]
+
+
 # ---------------------------------------------------------------------------------------------
 # recheck
 

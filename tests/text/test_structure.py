@@ -3,8 +3,9 @@ from __future__ import annotations
 import pytest
 
 from workbench.models import Version, text_sha256
+from workbench.text.lines import clean_label, gutter_line_starts
 from workbench.text.profiles import shipped_profiles
-from workbench.text.structure import clean_label, gutter_line_starts, parse_structure
+from workbench.text.structure import parse_structure
 from workbench.workspace import Workspace
 
 

@@ -134,7 +134,7 @@ def cmd_bundle(args: argparse.Namespace) -> int:
 
 def cmd_verify_bundle(args: argparse.Namespace) -> int:
     from workbench.cite import VERIFIED_MEANS, verification_text
-    from workbench.exports.bundle import verify_bundle
+    from workbench.exports.bundle_check import verify_bundle
 
     report = verify_bundle(args.bundle, mirror=args.mirror)
     out(f"{report.path}: datapackage.json sha256 {report.digest}\n")

@@ -43,9 +43,10 @@ def cmd_passages(args: argparse.Namespace) -> int:
 
 
 def cmd_structure(args: argparse.Namespace) -> int:
+    from workbench.text.lines import read_lines
     from workbench.text.profiles import load_profile
     from workbench.text.segment import segment_version
-    from workbench.text.structure import is_marked, parse_structure, read_lines
+    from workbench.text.structure import is_marked, parse_structure
     from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:

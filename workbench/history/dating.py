@@ -24,7 +24,7 @@ from typing import Any, Literal
 from workbench.cite import Citation, Verification, verify_citations
 from workbench.cite.index import DELETABLE, SourceIndex, find_occurrences, source_index
 from workbench.errors import CitationError, CorpusChanged
-from workbench.models import Version, text_sha256
+from workbench.models import Version, span_pages, text_sha256
 from workbench.text.normalize import normalized_text
 from workbench.text.segment import segment_version
 from workbench.workspace import Workspace
@@ -209,7 +209,7 @@ def held_index(workspace: Workspace, version_id: str) -> SourceIndex:
 
 class _Places:
     """Where raw offsets stand in one version: its passages (read through the shipped profile of
-    its jurisdiction and family) and its page map, built on first use."""
+    its jurisdiction and family, segmented on first use) and its pages (`models.span_pages`)."""
 
     def __init__(self, version: Version) -> None:
         self.version = version
@@ -219,6 +219,7 @@ class _Places:
         start, end = span
         text = self.version.text
         label, path = self._section(start)
+        page, end_page = span_pages(self.version.pages, start, end) or (None, None)
         return Occurrence(
             version_id=self.version.version_id,
             occurrence=number,
@@ -226,8 +227,8 @@ class _Places:
             char_end=end,
             section_label=label,
             section_path=path,
-            page=self._page(start),
-            end_page=self._page(max(start, end - 1)),
+            page=page,
+            end_page=end_page,
             before=" ".join(text[max(0, start - CONTEXT_CHARS) : start].split()),
             after=" ".join(text[end : end + CONTEXT_CHARS].split()),
         )
@@ -250,14 +251,6 @@ class _Places:
             j -= 1
             label = passages[j].section_label
         return label, tuple(passage.path or ())
-
-    def _page(self, at: int) -> int | None:
-        """The page whose span holds `at` (the last page starting at or before it)."""
-        pages = self.version.pages
-        if not pages:
-            return None
-        k = bisect_right([p.char_start for p in pages], at) - 1
-        return pages[max(k, 0)].page
 
 
 def located(version: Version, spans: Sequence[tuple[int, int]]) -> tuple[Occurrence, ...]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.cite import holds_words
-from workbench.corpus.catalogue import check_relative_path, read_catalogue
+from workbench.corpus import check_relative_path, read_catalogue
 from workbench.errors import NoteError
 from workbench.models import CatalogueRow, content_id
 from workbench.notes.markdown import byte_lines, in_code

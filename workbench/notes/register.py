@@ -31,7 +31,7 @@ from workbench.cite import (
     holds_words,
     index_text,
 )
-from workbench.corpus.catalogue import read_catalogue
+from workbench.corpus import read_catalogue
 from workbench.errors import QuotesRegisterError
 from workbench.files import replace_file
 from workbench.notes.report import (

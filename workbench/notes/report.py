@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.cite import holds_words
-from workbench.corpus.catalogue import check_relative_path
+from workbench.corpus import check_relative_path
 from workbench.errors import QuotesRegisterError
 from workbench.notes.markdown import byte_lines, in_code
 from workbench.text.frontmatter import read_header

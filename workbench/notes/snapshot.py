@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from workbench.corpus.catalogue import read_catalogue, read_fetched
+from workbench.corpus import read_catalogue, read_fetched
 from workbench.errors import QuotesRegisterError
 from workbench.files import replace_file
 from workbench.models import CatalogueRow

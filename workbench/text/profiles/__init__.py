@@ -15,8 +15,10 @@ profile carries the SHA-256 of its file's bytes, which every measurement that us
 Where the profiles come from, in order of precedence: the researcher's own (`profiles/*.toml` at the
 root of a corpus folder given to `measure --corpus`, and `--profiles DIR`), then the ones shipped in
 this package. `named_profile` picks the profile that names a family (`applies_to` holding
-`jurisdiction/family`, then `jurisdiction`); `choose_profile` tries every profile on a family and
-keeps the one that reads the most consistent numbering (the rule is in its docstring).
+`jurisdiction/family`, then `jurisdiction`); `choice.choose_profile` tries every profile on a
+family and keeps the one that reads the most consistent numbering (the rule is in its docstring).
+This package reads profiles and nothing else: it imports neither the records nor the structure
+parser, which read through it.
 
 The guarantee: the same profile bytes give the same compiled profile, and a profile that loads reads
 every text without raising; a compiled profile is cached by its bytes, so trying many profiles on
@@ -32,12 +34,9 @@ import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from workbench.errors import ProfileError
-
-if TYPE_CHECKING:
-    from workbench.models import Version
 
 SHIPPED_DIR = Path(__file__).resolve().parent
 GENERIC = "generic"
@@ -321,72 +320,13 @@ def named_profile(profiles: Sequence[Profile], jurisdiction: str, family: str) -
 def candidate_profiles(
     profiles: Sequence[Profile], jurisdiction: str, family: str
 ) -> tuple[Profile, ...]:
-    """The profiles `choose_profile` may pick for a family: the one naming it, else all of them.
+    """The profiles `choice.choose_profile` may pick for a family: the one naming it, else all of them.
 
     The family's reading depends on these and no others, so they are what a worker is sent
     (`engine.py`) and what a cached measurement is keyed on (`measure/cache.py`).
     """
     named = named_profile(profiles, jurisdiction, family)
     return (named,) if named is not None else tuple(profiles)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Choice:
-    """Which profile reads a family and how it was chosen ("named" or "automatic")."""
-
-    profile: Profile
-    how: Literal["named", "automatic"]
-    consistent: int  # consistent label steps read on the family's first and last version
-    inconsistent: int
-
-
-def profile_score(profile: Profile, versions: Sequence[Version]) -> tuple[int, int]:
-    """(consistent, inconsistent) label steps `profile` reads on a family's first and last version.
-
-    A version whose parse is refused (`structure.parse_structure`) counts (0, its inconsistent
-    steps): a profile that cannot read the numbering earns nothing for it.
-    """
-    from workbench.text.structure import parse_structure  # structure reads through this module
-
-    consistent = inconsistent = 0
-    chosen = [versions[0]] if len(versions) == 1 else [versions[0], versions[-1]]
-    for version in chosen:
-        parse = parse_structure(version, profile)
-        inconsistent += parse.inconsistent
-        if parse.refusal is None:
-            consistent += parse.checked - parse.inconsistent
-    return consistent, inconsistent
-
-
-def choose_profile(
-    versions: Sequence[Version], profiles: Sequence[Profile] | None = None
-) -> Choice:
-    """The profile that reads one family (`versions` in version order), and how it was chosen.
-
-    Rule: a profile that names the family (`named_profile`) wins ("named"). Otherwise every profile
-    of the registry is tried on the family's first and last version ("automatic") and the one that
-    reads the most consistent label steps wins (a step is consistent when a label is the first of
-    its level under its parent, or the next after its previous sibling; see `structure.py`).
-    Ties go to fewer inconsistent steps, then to the profile name in alphabetical order. Only the
-    first and last versions are read, so the choice costs two parses per profile, whatever the
-    family's length.
-    """
-    if not versions:
-        raise ValueError("choose_profile needs at least one version")
-    profiles = registry() if profiles is None else tuple(profiles)
-    first = versions[0]
-    named = named_profile(profiles, first.jurisdiction, first.family)
-    if named is not None:
-        return Choice(profile=named, how="named", consistent=0, inconsistent=0)
-    best: tuple[tuple[int, int, str], Profile, int, int] | None = None
-    for profile in profiles:
-        good, bad = profile_score(profile, versions)
-        key = (-good, bad, profile.name)
-        if best is None or key < best[0]:
-            best = (key, profile, good, bad)
-    if best is None:
-        raise ProfileError("no profile to choose from: the registry is empty")
-    return Choice(profile=best[1], how="automatic", consistent=best[2], inconsistent=best[3])
 
 
 def profile_for(jurisdiction: str | None, family: str | None) -> Profile:
