@@ -38,6 +38,7 @@ from workbench.cite.index import (
     find_text,
     holds_words,
     index_text,
+    occurrence_spans,
 )
 from workbench.cite.pages import PAGE_REASONS, verdict_pages, verify_lines
 from workbench.cite.pincites import SECTION_REASONS
@@ -66,6 +67,7 @@ __all__ = [
     "find_text",
     "holds_words",
     "index_text",
+    "occurrence_spans",
     "read_citations",
     "read_documents",
     "read_marks",

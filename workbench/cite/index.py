@@ -340,6 +340,12 @@ def find_occurrences(text_or_index: str | SourceIndex, quote: str) -> tuple[Occu
     )
 
 
+def occurrence_spans(source: str | SourceIndex, text: str) -> tuple[tuple[int, int], ...]:
+    """Raw `(start, end)` spans of every occurrence of `text`, in the verifier's counting order
+    (`find_occurrences`)."""
+    return tuple((o.char_start, o.char_end) for o in find_occurrences(source, text))
+
+
 def find_text(
     source: str | SourceIndex, text: str, occurrence: int | None
 ) -> tuple[OccurrenceStatus, tuple[tuple[int, int], ...]]:
@@ -350,7 +356,7 @@ def find_text(
     one occurrence and none named is `ambiguous`; a named occurrence past the last is
     `no_such_occurrence`; none is `missing`.
     """
-    spans = tuple((o.char_start, o.char_end) for o in find_occurrences(source, text))
+    spans = occurrence_spans(source, text)
     if not spans:
         return "missing", spans
     if occurrence is None:

@@ -2,7 +2,7 @@
 
 When a newer version of a family is held, every recorded citation, and every note quote, into an
 older version is searched, exactly, in each newer version, by the search `cite` and `history` use
-(`timeline._occurrences`): `still_present` (one occurrence, with its offsets there), `gone` (none)
+(`cite.occurrence_spans`): `still_present` (one occurrence, with its offsets there), `gone` (none)
 or `now_ambiguous` (more than one). An offset is never carried from one version to another through
 the alignment, so a quote that moved is found where it now stands, or not at all. The one thing
 taken from the alignment is a suggestion shown beside a gone quote in the newest version: the
@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from workbench.cite.index import occurrence_spans
 from workbench.cite.verify import Citation
 from workbench.errors import ChecksumMismatch, CitationError, NoteError, VersionNotFound
 from workbench.history.dating import (
     Occurrence,
-    _occurrences,
     check_quote,
     family_versions,
     held_index,
@@ -204,7 +204,9 @@ def _findings(
         status = _status(spans)
         suggestion = None
         if status == "gone" and version is newer[-1]:
-            base_spans = _occurrences(held_index(workspace, base.version_id), recorded.quoted_text)
+            base_spans = occurrence_spans(
+                held_index(workspace, base.version_id), recorded.quoted_text
+            )
             suggestion = aligner.suggest(base, version, base_spans[0] if base_spans else None)
         out.append(
             Finding(
@@ -269,7 +271,9 @@ def recheck_quotes(
             continue
         check_quote(citation.quoted_text)
         spans_in = {
-            v.version_id: _occurrences(held_index(workspace, v.version_id), citation.quoted_text)
+            v.version_id: occurrence_spans(
+                held_index(workspace, v.version_id), citation.quoted_text
+            )
             for v in newer
         }
         recorded = _Recorded(
