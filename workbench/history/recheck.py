@@ -337,6 +337,32 @@ def ledger_notes(ledger: Ledger) -> tuple[Path, ...]:
     return tuple(map(Path, seen))
 
 
+def recorded_quotes(
+    ledger: Ledger, *, notes: Path | None = None, citations: Path | None = None
+) -> tuple[list[tuple[str, Citation]], tuple[Path, ...]]:
+    """What `workbench recheck` rechecks: the citations of a JSON Lines file (each labelled
+    `FILE:LINE`), and the notes of a folder; with neither named, every note the ledger holds a run
+    for (`ledger_notes`), and with only citations named, no note. A citation line that does not
+    read raises `CitationError` naming the file and the line's problem."""
+    from workbench.cite.formats import read_citations
+    from workbench.notes.note import notes_in
+
+    labelled: list[tuple[str, Citation]] = []
+    if citations is not None:
+        lines = read_citations(citations.read_bytes(), "workbench", source=str(citations))
+        bad = next((line for line in lines if line.error is not None), None)
+        if bad is not None:
+            raise CitationError(f"{citations}: {bad.error}")
+        labelled = [
+            (f"{citations}:{line.line}", line.citation)
+            for line in lines
+            if line.citation is not None  # every line read: a bad one was refused above
+        ]
+    if notes is not None:
+        return labelled, notes_in(notes)
+    return labelled, (ledger_notes(ledger) if citations is None else ())
+
+
 # ---------------------------------------------------------------------------------------------
 # Printout
 
