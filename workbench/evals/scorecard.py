@@ -40,6 +40,7 @@ from workbench.changes.diff import diff_versions, pairing_is_uncertain
 from workbench.cite import Citation, verify_citation
 from workbench.evals.demo import DemoCorpus
 from workbench.evals.probes import altered_quotes, occurrence_probes, shifted_probes
+from workbench.files import replace_file
 from workbench.measure import Rate, rate
 from workbench.models import Change, content_id
 
@@ -505,5 +506,5 @@ def write_scorecard(out: Path, card: Mapping[str, Any]) -> tuple[str, str]:
     ):
         path = out / name
         if not path.is_file() or path.read_bytes() != data:
-            path.write_bytes(data)
+            replace_file(path, data)
     return SCORECARD_JSON, SCORECARD_MD
