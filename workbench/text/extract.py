@@ -19,6 +19,7 @@ that extractor's version.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 
 from lxml import etree
@@ -34,8 +35,11 @@ __all__ = [
     "MAX_LINE_CHARS",
     "XML_BLOCKS_EXTRACTOR",
     "AwaitingExtractor",
+    "ElementSpan",
     "decode_text",
+    "element_spans",
     "extract",
+    "parse_xml",
 ]
 
 MAX_LINE_CHARS = 1_000_000
@@ -297,32 +301,14 @@ def extract(data: bytes, media_type: str, *, source: str) -> Extraction:
     if media_type not in EXTRACTORS:
         raise ExtractionError(f"{source}: no extractor for media type {media_type!r}")
     name, version = EXTRACTORS[media_type]
-    text = decode_text(data, source=source, line_limit=name == "identity")
     if name == "identity":
+        text = decode_text(data, source=source, line_limit=True)
         return Extraction(text=text, extractor=name, extractor_version=version)
-    # CAUTION: entities never expand (billion laughs), no DTD, no network, no huge trees. The
-    # encoding is forced: decode_text has proved the bytes UTF-8, whatever the declaration says.
-    parser = etree.XMLParser(
-        encoding="utf-8",
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        huge_tree=False,
-        remove_comments=False,
-    )
-    try:
-        root = etree.fromstring(data, parser)
-    except etree.XMLSyntaxError as error:
-        line, column = error.position
-        message = _LXML_POSITION.sub("", error.msg)  # lxml repeats the position; say it once
-        raise ExtractionError(
-            f"{source}: malformed XML at line {line}, column {column}: {message}"
-        ) from error
+    root = parse_xml(data, source=source)
     structural = etree.QName(root).namespace not in VOCABULARY_NAMESPACES
     if structural:
         name, version = XML_BLOCKS_EXTRACTOR
-    builder = _Builder(source, structural=structural)
-    builder.element(root, [], block=True)
+    builder = _render(root, source, structural=structural)
     text, nums = builder.finish()
     if not text:
         raise ExtractionError(f"{source}: XML holds no text outside its metadata; expected text")
@@ -339,12 +325,86 @@ def extract(data: bytes, media_type: str, *, source: str) -> Extraction:
     return Extraction(text=text + "\n", extractor=name, extractor_version=version, structure=marks)
 
 
+def parse_xml(data: bytes, *, source: str) -> etree._Element:
+    """The root of an XML artefact, parsed as `extract` parses it: `decode_text`'s byte-level
+    refusals first, then a hardened parse (malformed XML is an `ExtractionError` naming the line
+    and column). A reader of an XML artefact's metadata (a law's effective date) parses here."""
+    decode_text(data, source=source, line_limit=False)
+    # CAUTION: entities never expand (billion laughs), no DTD, no network, no huge trees. The
+    # encoding is forced: decode_text has proved the bytes UTF-8, whatever the declaration says.
+    parser = etree.XMLParser(
+        encoding="utf-8",
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        huge_tree=False,
+        remove_comments=False,
+    )
+    try:
+        return etree.fromstring(data, parser)
+    except etree.XMLSyntaxError as error:
+        line, column = error.position
+        message = _LXML_POSITION.sub("", error.msg)  # lxml repeats the position; say it once
+        raise ExtractionError(
+            f"{source}: malformed XML at line {line}, column {column}: {message}"
+        ) from error
+
+
+def _render(
+    root: etree._Element, source: str, *, structural: bool, select: _Select | None = None
+) -> _Builder:
+    builder = _Builder(source, structural=structural, select=select)
+    builder.element(root, [], block=True)
+    return builder
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ElementSpan:
+    """Where the text one element gave lies in its version's text: `[char_start, char_end)` runs
+    from the first to the last character it gave (white space at either end excluded), and
+    `element` is its name as `{namespace}local` (lxml's Clark notation)."""
+
+    element: str
+    char_start: int
+    char_end: int
+
+    def as_json(self) -> dict[str, object]:
+        return {"element": self.element, "char_start": self.char_start, "char_end": self.char_end}
+
+
+_Select = Callable[[etree._Element], bool]
+
+
+def element_spans(data: bytes, *, source: str, select: _Select) -> tuple[ElementSpan, ...]:
+    """The spans of an XML artefact's extracted text that elements chosen by `select` gave, in
+    text order, without changing that text: the same bytes give `extract`'s very text, and each
+    span indexes it (a publisher's markup in a law, `codify:` elements, is found this way).
+
+    Only the outermost chosen element of a nesting is listed, with everything inside it; an
+    element that gave no text (empty, metadata, hidden) is not listed. Text a chosen element holds
+    inside a marginal element (lifted out of the running text, see `extract`) is not in its span.
+    """
+    root = parse_xml(data, source=source)
+    structural = etree.QName(root).namespace not in VOCABULARY_NAMESPACES
+    builder = _render(root, source, structural=structural, select=select)
+    text, _ = builder.finish()
+    return tuple(
+        ElementSpan(element=span.value or "", char_start=span.start, char_end=span.end)
+        for span in builder.spans
+        if 0 <= span.start < span.end <= len(text)
+    )
+
+
 @dataclass(slots=True)
 class _Num:
     value: str | None
     path: tuple[str, ...]
     start: int = -1
     end: int = -1
+
+
+class _Span(_Num):
+    """Where a chosen element's text runs (`element_spans`); `value` holds its name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -401,9 +461,12 @@ class _Builder:
     True by case-folded vocabulary names and, for every other element, by where it sits.
     """
 
-    def __init__(self, source: str, *, structural: bool) -> None:
+    def __init__(self, source: str, *, structural: bool, select: _Select | None = None) -> None:
         self.source = source
         self.structural = structural
+        self.select = select  # elements whose text `element_spans` lists (never changes the text)
+        self.spans: list[_Span] = []
+        self.open_span: _Span | None = None
         self.vocabulary = _FOLDED if structural else _EXACT
         self.parts: list[str] = []
         self.length = 0
@@ -445,6 +508,10 @@ class _Builder:
             if text:
                 self.deferred.append((text, nums))
             return
+        chosen = self.open_span is None and self.select is not None and self.select(el)
+        if chosen:
+            self.open_span = _Span(str(tag), ())
+            self.spans.append(self.open_span)
         is_num = key in roles.labels
         is_block = key in roles.blocks or (block and key not in roles.spaced)
         if self.structural and not (is_block or is_num or running or key in roles.spaced):
@@ -486,6 +553,8 @@ class _Builder:
             self.want_break = max(self.want_break, _SOFT)
         if lifted is not None:
             self.restore_line(*lifted)
+        if chosen:
+            self.open_span = None
 
     def children(
         self,
@@ -524,8 +593,10 @@ class _Builder:
             held[-1] = held[-1][len(head) :]
             self.append(head)
         held.reverse()
-        nums = [n for n in self.nums if n.start >= self.line_start]
+        # A chosen element's span (`_Span`) on the line moves with it, as the line's marks do.
+        nums = [n for n in (*self.nums, *self.spans) if n.start >= self.line_start]
         self.nums = [n for n in self.nums if n.start < self.line_start]
+        self.spans = [n for n in self.spans if n.start < self.line_start]
         for num in nums:
             num.start -= self.line_start
             num.end -= self.line_start
@@ -543,7 +614,8 @@ class _Builder:
         for num in nums:
             num.start += self.length
             num.end += self.length
-        self.nums.extend(nums)
+        self.nums.extend(n for n in nums if not isinstance(n, _Span))
+        self.spans.extend(n for n in nums if isinstance(n, _Span))
         for part in held:
             self.append(part)
         self.line = _LABEL
@@ -588,8 +660,9 @@ class _Builder:
             if _LEADING_NEWLINE.match(piece):
                 self.rstrip(keep_newlines=True)
             piece = _SPACES_BEFORE_NEWLINE.sub("\n", piece)
-        if self.open_nums and not piece.isspace():
-            for num in self.open_nums:
+        opened = [*self.open_nums, self.open_span] if self.open_span else self.open_nums
+        if opened and not piece.isspace():
+            for num in opened:
                 if num.start < 0:
                     num.start = self.length + len(piece) - len(piece.lstrip())
                 num.end = self.length + len(piece.rstrip())
