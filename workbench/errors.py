@@ -141,3 +141,8 @@ class ExportFormatError(WorkbenchError, ValueError):
 
 class ChartError(WorkbenchError, ValueError):
     """A chart cannot be drawn offline: its data names a URL, or vl-convert rejects its spec."""
+
+
+class AmendmentError(WorkbenchError, ValueError):
+    """A law cannot be read for amendment instructions (not a held law, no effective date, no
+    drafting style for its jurisdiction), or a drafting style file is malformed."""
