@@ -36,8 +36,8 @@ from typing import Any, Literal
 
 from workbench.cite.index import find_occurrences, index_text
 from workbench.history.amendments import Instruction
-from workbench.history.targets import Target
 from workbench.history.laws import HeldCode, Release
+from workbench.history.targets import Target
 from workbench.text.normalize import normalized_text
 
 Outcome = Literal[

@@ -277,3 +277,97 @@ def amendment_report(
         not_reflected=not_reflected,
         held_sections=frozenset(code.by_section),
     )
+
+
+def amendments(
+    workspace: Workspace, version_id: str, rows: Iterable[CatalogueRow], store: Path
+) -> AmendmentReport:
+    """`amendment_report` for the jurisdiction of the held law `version_id`: refused first
+    (`AmendmentError`, or `VersionNotFound`) when the version is not a held law, that is, when its
+    family is not one the jurisdiction's drafting style calls a law."""
+    version = workspace.version(version_id)
+    style = style_for(version.jurisdiction)
+    if not re.search(style.law_families, version.family):
+        raise AmendmentError(
+            f"{version_id}: family {version.family} is not a law of the {style.name} drafting "
+            f"style (families matching {style.law_families!r}); expected a held law"
+        )
+    return amendment_report(workspace, version.jurisdiction, rows, store)
+
+
+def _changes_by_instruction(report: AmendmentReport) -> dict[str, list[str]]:
+    made: dict[str, list[str]] = defaultdict(list)
+    for change_id, attribution in sorted(report.attributions.items()):
+        for made_by in attribution.made_by:
+            made[made_by.instruction_id].append(change_id)
+    return made
+
+
+def law_json(report: AmendmentReport, version_id: str) -> dict[str, Any]:
+    """What `workbench amendments --json` prints for one law: its instructions, each with its
+    check and the ids of the changes it made (`made_changes`) or `not_reflected`; its unread
+    sentences; and the attributions of every change of the release pairs its instructions were
+    checked against, keyed by change id."""
+    law = report.law(version_id)
+    made = _changes_by_instruction(report)
+    reflected = set(report.not_reflected)
+    pairs = {
+        (c.family, c.before.version_id, c.after.version_id)
+        for c in law.checks
+        if c.family and c.before and c.after
+    }
+    shown = law.as_json()
+    for entry in shown["instructions"]:
+        entry["made_changes"] = made.get(entry["instruction_id"], [])
+        entry["not_reflected"] = entry["instruction_id"] in reflected
+    shown["style"] = report.style.as_json()
+    shown["changes"] = {
+        change_id: a.as_json()
+        for change_id, a in sorted(report.attributions.items())
+        if (a.family, a.before, a.after) in pairs
+    }
+    return shown
+
+
+def law_lines(report: AmendmentReport, version_id: str) -> list[str]:
+    """The listing `workbench amendments` prints for one law: a head line, then per instruction
+    its law section, sentence offsets and occurrence, action, target and texts, and on a second
+    line its outcome, release pair, why, and the changes it made."""
+    law = report.law(version_id)
+    made = _changes_by_instruction(report)
+    reflected = set(report.not_reflected)
+    act = f", D.C. Act {law.law.act}" if law.law.act else ""
+    lines = [
+        f"{version_id}: effective {law.law.effective}{act}; "
+        f"{len(law.reading.instructions)} instructions, {len(law.reading.unread)} unread"
+    ]
+    for ins, check in zip(law.reading.instructions, law.checks, strict=True):
+        texts = ""
+        if ins.old_text is not None:
+            texts = f" {ins.old_text!r} -> {ins.new_text!r} (count {ins.count})"
+        elif ins.new_label is not None:
+            texts = f" as {ins.new_label}"
+        elif ins.new_lines:
+            texts = f" {len(ins.new_lines)} quoted lines"
+        lines.append(
+            f"  {ins.law_section} [{ins.char_start}, {ins.char_end}) occurrence {ins.occurrence}: "
+            f"{ins.action} {ins.target.citation()}{texts}"
+        )
+        pair = ""
+        if check.before or check.after:
+            ids = [f.version_id for f in (check.before, check.after) if f]
+            pair = " " + " -> ".join(ids) + ";"
+        changes = made.get(ins.instruction_id, [])
+        tail = (
+            f"; made {', '.join(changes)}"
+            if changes
+            else "; not reflected by any change"
+            if ins.instruction_id in reflected
+            else ""
+        )
+        lines.append(f"    {check.outcome}:{pair} {check.detail}{tail}")
+    lines.extend(
+        f"  unread {u.law_section} [{u.char_start}, {u.char_end}): {u.text}"
+        for u in law.reading.unread
+    )
+    return lines
