@@ -78,6 +78,7 @@ from alignment_truth import (
 CODIFY = "https://code.dccouncil.us/schemas/codify"
 CODIFIED = "https://code.dccouncil.us/schemas/codified"
 LIBRARY = "https://code.dccouncil.us/schemas/dc-library"
+JURISDICTION = "us-dc"
 LAW_FAMILY_PREFIX = "dc-law-"
 KINDS = {
     "find-replace": "strike_and_insert",
@@ -287,7 +288,7 @@ def amendment_truth(mirror: Path, catalogue: Path) -> dict[str, Any]:
     rows = [
         row
         for row in read_catalogue(catalogue)
-        if row["jurisdiction"] == "us-dc" and row["family"].startswith(LAW_FAMILY_PREFIX)
+        if row["jurisdiction"] == JURISDICTION and row["family"].startswith(LAW_FAMILY_PREFIX)
     ]
     laws, instructions, departures = [], [], []
     not_listed: Counter[str] = Counter()
@@ -313,6 +314,7 @@ def amendment_truth(mirror: Path, catalogue: Path) -> dict[str, Any]:
         not_listed.update(skipped)
     return {
         "computed_by": "scripts/amendment_truth.py (imports nothing from workbench)",
+        "jurisdiction": JURISDICTION,
         "rules": RULES,
         "laws": laws,
         "kinds": dict(sorted(Counter(i["kind"] for i in instructions).items())),

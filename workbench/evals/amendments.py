@@ -383,13 +383,25 @@ def scorecard_markdown(card: Mapping[str, Any]) -> bytes:
             f"{len(entry['wrong'])} |"
         )
     apart = ", ".join(f"{k} {v}" for k, v in card["not_the_code"].items()) or "none"
-    lines += ["", f"Instructions whose target is not the Code (scored apart): {apart}.", ""]
+    lines += [
+        "",
+        f"Instructions whose target is not the Code (scored apart): {apart}.",
+        "",
+        "### Misses (truth instructions no reading found)",
+        "",
+    ]
     for kind, entry in card["extraction"].items():
-        for miss in entry["misses"]:
-            lines.append(
-                f"- miss, {kind}: {miss['law']} line {miss['line']} {miss['target']}: "
-                f"{miss['prose'][:120]}"
-            )
+        lines += [
+            f"- {kind}: {m['law']} line {m['line']} {m['target']}: {m['prose'][:140]}"
+            for m in entry["misses"]
+        ]
+    lines += ["", "### Wrong (readings no truth instruction agrees with)", ""]
+    for kind, entry in card["extraction"].items():
+        lines += [
+            f"- {kind}: {w['law']} {w['law_section']} [{w['char_start']}, {w['char_end']}) "
+            f"{w['target']}: {w['sentence'][:140]}"
+            for w in entry["wrong"]
+        ]
     verification = card["verification"]
     outcomes = ", ".join(f"{k} {v}" for k, v in verification["outcomes"].items())
     lines += [
@@ -407,6 +419,22 @@ def scorecard_markdown(card: Mapping[str, Any]) -> bytes:
             f"| {row['law']} | {row['target']} | {row['kind']} | {row['outcome']} | "
             f"{'yes' if row['made_by_a_change'] else 'no'} | {row['explanation']} |"
         )
+    departures = card["departures"]
+    reasons = Counter(d["reason"] for d in departures)
+    lines += [
+        "",
+        "## The codifier's departures",
+        "",
+        f"{len(departures)} markup instructions depart from the enacted words ("
+        + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items()))
+        + "), each with the outcome of the reading at its unit:",
+        "",
+    ]
+    lines += [
+        f"- {d['law']} line {d['line']} {d['target']} ({d['reason']}, find {d['find']!r}): "
+        f"{d['outcome']}"
+        for d in departures
+    ]
     rec = card["reconciliation"]
     lines += [
         "",
