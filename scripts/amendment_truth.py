@@ -30,19 +30,22 @@ The rules (also in the output, `rules`):
   prose; otherwise it is listed under `departures` (`find_not_in_prose`: the codifier's reading
   departs from the enacted words, bracket notation such as `Elizabeth[s]`, a corrected figure).
   The other kinds have no quoted text to check: each is kept when the prose names the unit it
-  targets (the target's last label, "(22)", or its section number for a whole section, or the
-  number of the unit an insert or replace gives, "8a", or the label a redesignate-para gives), and is otherwise a departure
-  (`target_not_in_prose`: the codifier applied the law to a unit its words do not name, such as
-  the Code sections of a whole uncodified law the prose repeals).
+  targets (a unit: its last label, "(22)", occurs in the prose or is the number the quoted unit
+  gives itself, "(SS)" of "(RR) through (WW)"; a whole section: its number, or the number the
+  quoted section gives itself, "8a", occurs in the prose; a redesignate-para: the label it gives
+  occurs in the prose), and is otherwise a departure (`target_not_in_prose`: the codifier applied
+  the law to a unit its words do not name, such as the Code sections of a whole uncodified law
+  the prose repeals, or a unit it renumbered).
 * Elements of the five kinds that are nested in another `codify:` element, or whose
   `codified:doc` is not the Code, are counted under `not_listed` by reason; so is an insert
   outside any `include` (`codifies_the_laws_own_text`): there the codifier places a section the
   law itself enacts, and no sentence of the law instructs it; so is a find-replace whose `find`
   equals its `replace` (`changes_no_text`: the codifier re-files a passage, no text changes).
 * An instruction lists the words of its inserted text (an insert's or replace's unit, a
-  find-replace's `replace`) that the codifier prints otherwise (`codifier_rewrites`: a `code-cite` cross-reference, printed as the Code section it names, or
-  a span with a `codify:value`), so a quoted line that does not stand in the Code can be told
-  from one the codifier rewrote.
+  find-replace's `replace`) that the codifier prints otherwise (`codifier_rewrites`: a
+  `code-cite` cross-reference, printed as the Code section it names, or a span with a
+  `codify:value`), so a quoted line that does not stand in the Code can be told from one the
+  codifier rewrote.
 * Instructions are listed by law (catalogue path), then document order. Output is canonical JSON.
   A missing mirror file or a hash that is not the catalogue's stops the run with one line naming
   it (exit status 2).

@@ -18,8 +18,8 @@ added, whose Code number the law does not name, found by the markup's heading in
 * **precision** per kind: over the reader's instructions whose target is the Code and whose
   sentence stands in a unit holding a kept truth instruction (where the codifier encoded nothing,
   or only a departure from the enacted words, the truth cannot judge: listed as `unjudged`), the
-  share that agree with a truth instruction on law, kind, section and unit. Instructions into an uncodified law, a table of
-  contents or an unplaced unit are counted apart, never in precision.
+  share that agree with a truth instruction on law, kind, section and unit. Instructions into an
+  uncodified law, a table of contents or an unplaced unit are counted apart, never in precision.
 * **verification**: each truth instruction into a held Code section, with the outcome of the
   reader's instruction that found it (`not_read` where none did), whether a change of its release
   pair is made by it, and for every outcome but `applied` and `created` an explanation read off

@@ -2,12 +2,13 @@
 
 An amending law says, in its own words, what it does to the Code: "Paragraph (13) is amended by
 striking the phrase "2.85% from solar energy" and inserting the phrase "3.0% from solar energy" in
-its place." `read_instructions` reads every such sentence of a held law into an `Instruction`: its target
-(`targets.py`: the Code section and unit path, composed from the enclosing "is amended as follows:" sentences
-and parenthetical Code citations, the section number read through the jurisdiction's numbering
-profile), its action, the quoted old and new text, the count, and the sentence's own offsets in
-the law's held text with its occurrence named, so each instruction is itself an exact citation
-into the law (`Instruction.citation`). How sentences are worded is the drafting style's table
+its place." `read_instructions` reads every such sentence of a held law into an `Instruction`:
+its target (`targets.py`: the Code section and unit path, composed from the enclosing "is amended
+as follows:" sentences and parenthetical Code citations, the section number read through the
+jurisdiction's numbering profile), its action, the quoted old and new text, the count, and the
+sentence's own offsets in the law's held text with its occurrence named, so each instruction is
+itself an exact citation into the law (`Instruction.citation`). How sentences are worded is the
+drafting style's table
 (`style.py`); this module knows no phrasing.
 
 The reader reads only the law's words. Text the publisher's markup gave (the Council's `codify:`
