@@ -17,7 +17,7 @@ CHROMIUM ?= /usr/bin/chromium
 help:
 	@echo "make measure  re-derive measurements/ from the real corpus (installs, fetches, ingests)"
 	@echo "make test     install everything and run the whole test suite"
-	@echo "make eval     re-derive the eval scorecards (demonstration corpus, alignment against the documents' identifiers)"
+	@echo "make eval     re-derive the eval scorecards (demonstration corpus, alignment against the documents' identifiers, amendments against the Council's markup)"
 	@echo "make bench    run every benchmark and rewrite its figures in docs/benchmarks.md"
 	@echo "make lint     ruff and mypy"
 
@@ -50,13 +50,17 @@ measure: fetch
 # a script that does not import the workbench, then the workbench is scored against it.
 # The alignment scorecard: a pairing truth is derived from the documents' own identifiers by a
 # script that does not import the workbench either, then the real corpus's pairings are scored.
+# The amendment scorecard: a truth of instructions is derived from the D.C. Council's codify:
+# markup by a third script that does not import the workbench, and the laws' prose is scored.
 TRUTH := benchmarks/out/alignment-truth.json
+AMENDMENT_TRUTH := benchmarks/out/amendment-truth.json
 
 eval: fetch
 	$(RUN) python scripts/demo_manifest.py
 	$(WB) ingest
 	$(RUN) python scripts/alignment_truth.py --mirror corpus/real --out $(TRUTH)
-	$(WB) eval --out measurements --truth $(TRUTH)
+	$(RUN) python scripts/amendment_truth.py --mirror corpus/real --out $(AMENDMENT_TRUTH)
+	$(WB) eval --out measurements --truth $(TRUTH) --amendment-truth $(AMENDMENT_TRUTH)
 
 test: fetch browser
 	$(RUN) pytest

@@ -145,3 +145,8 @@ class ChartError(WorkbenchError, ValueError):
 
 class TruthFileError(WorkbenchError, ValueError):
     """The alignment truth file cannot be read: missing, not JSON, or not the script's shape."""
+
+
+class AmendmentError(WorkbenchError, ValueError):
+    """A law cannot be read for amendment instructions (not a held law, no effective date, no
+    drafting style for its jurisdiction), or a drafting style file is malformed."""

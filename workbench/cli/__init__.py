@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from workbench.cli import (
+    amendments,
     changes,
     citations,
     corpus,
@@ -43,7 +44,7 @@ from workbench.cli.arguments import Parser, shown
 from workbench.cli.common import PROG
 from workbench.errors import WorkbenchError
 
-GROUPS = (corpus, texts, changes, measurements, citations, through_time, notes, search)
+GROUPS = (corpus, texts, changes, measurements, citations, through_time, amendments, notes, search)
 
 
 class _Version(argparse.Action):

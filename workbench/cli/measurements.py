@@ -77,12 +77,38 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 print(f"wrote {args.out / name}", file=sys.stderr)
         if not args.json:
             sys.stdout.buffer.write(alignment_score.scorecard_markdown(alignment))
+    if args.amendment_truth is not None:
+        _amendment_scorecard(args)
     if args.json:
         sys.stdout.buffer.write(evals.scorecard_bytes(card))
     else:
         sys.stdout.buffer.write(evals.scorecard_markdown(card))
     sys.stdout.buffer.flush()
     return 0
+
+
+def _amendment_scorecard(args: argparse.Namespace) -> None:
+    from workbench.corpus import catalogue as corpus_mod
+    from workbench.evals import amendments as amendment_score
+    from workbench.history.reconcile import amendment_report
+    from workbench.measure import corpus_digest
+    from workbench.workspace import Workspace
+
+    truth = amendment_score.read_truth(args.amendment_truth)
+    rows = corpus_mod.read_catalogue(args.corpus_dir)
+    with Workspace(args.workspace) as workspace:
+        report = amendment_report(workspace, str(truth.get("jurisdiction")), rows, args.store)
+    card = amendment_score.amendment_scorecard(
+        truth,
+        report,
+        corpus_digest=corpus_digest(rows),
+        truth_sha256=amendment_score.file_sha256(args.amendment_truth),
+    )
+    if args.out is not None:
+        for name in amendment_score.write_amendment_scorecard(args.out, card):
+            print(f"wrote {args.out / name}", file=sys.stderr)
+    if not args.json:
+        sys.stdout.buffer.write(amendment_score.scorecard_markdown(card))
 
 
 def add_commands(commands: Any) -> None:
@@ -154,5 +180,11 @@ def add_commands(commands: Any) -> None:
         help="also score the real corpus's pairings against this alignment truth (written by "
         "scripts/alignment_truth.py) and, with --out, write alignment-scorecard.json and .md",
     )
-    path_options(eval_, workspace=True)
+    eval_.add_argument(
+        "--amendment-truth",
+        type=arguments.text,
+        help="also score the D.C. Laws' amendment instructions against this truth (written by "
+        "scripts/amendment_truth.py) and, with --out, write amendment-scorecard.json and .md",
+    )
+    path_options(eval_, workspace=True, store=True)
     eval_.set_defaults(func=cmd_eval)

@@ -8,7 +8,15 @@ verifier and the redline ask too). `cite_quote` makes a citation only where the 
 once or the occurrence is named, and has the rule verify it; `quote_history` lists where the quote
 stands in every held version. `recheck` searches recorded citations and note quotes in each newer
 version: still present, gone or now ambiguous; offsets are never projected through the alignment,
-whose passage is only shown beside a gone quote, marked `is_evidence: false`. This stage imports
+whose passage is only shown beside a gone quote, marked `is_evidence: false`.
+
+Amendment instructions (DESIGN.md C19) are claims about two versions of a code: `amendments`
+reads them from a law's prose (never from a publisher's markup) through a drafting style's table
+(`style`, data in `drafting/*.toml`; `targets` composes each target's unit path), `enactment`
+verifies each by exact search against the last held release before the law took effect and the
+first after (`laws` finds the law and the releases), and `reconcile` says which change of the
+release pair each instruction accounts for (`made_by`), which a D.C. Act named in the new history
+note does (`history`), and which are `unexplained` or `not_reflected`. This stage imports
 only the stages below it (citations, changes, notes, and the records, text and workspace they stand
 on), never a later one.
 
@@ -36,6 +44,10 @@ _HOME = {
     "ledger_notes": "workbench.history.recheck",
     "recheck_lines": "workbench.history.recheck",
     "recheck_quotes": "workbench.history.recheck",
+    # amendment instructions read, verified and reconciled with the diff
+    "amendment_report": "workbench.history.reconcile",
+    "check_instruction": "workbench.history.enactment",
+    "read_instructions": "workbench.history.amendments",
 }
 
 __all__ = sorted(_HOME)

@@ -15,12 +15,30 @@ that extractor's version; a version recorded under "xml-text" 1 keeps its text b
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 
 from lxml import etree
 
 from workbench.errors import ExtractionError
 from workbench.models import Extraction, StructureMark
+from workbench.text.decode import decode_text
+from workbench.text.vocabulary import (
+    BLOCK_ELEMENTS,
+    BLOCK_PARENTS,
+    FRONT_MATTER_ELEMENTS,
+    FRONT_MATTER_READ,
+    HIDDEN_DISPLAY,
+    LABEL_ELEMENTS,
+    MARGINAL_ELEMENTS,
+    METADATA_ELEMENTS,
+    SPACED_ELEMENTS,
+    TABLE_CELLS,
+    TABLE_ROWS,
+    TEXT_BLOCKS,
+    UNJOINABLE_ELEMENTS,
+    VOCABULARY_NAMESPACES,
+)
 
 # The extractor for XML in the vocabulary's namespaces (`VOCABULARY_NAMESPACES`).
 XML_TEXT_EXTRACTOR = ("xml-text", "1")
@@ -28,116 +46,6 @@ XML_TEXT_EXTRACTOR = ("xml-text", "1")
 # named extractor, so that the text of every USLM and D.C. Code version ("xml-text" 1) stays what
 # it was, byte for byte, and what a snapshot or a text hash recorded under it stays true.
 XML_BLOCKS_EXTRACTOR = ("xml-blocks", "1")
-
-# Local names (any namespace) of the elements that open a passage: USLM levels and text blocks,
-# Federal Register notice parts and tables, D.C. Code paragraphs, texts and history annotations.
-BLOCK_ELEMENTS = frozenset(
-    {
-        "title",
-        "subtitle",
-        "chapter",
-        "subchapter",
-        "part",
-        "subpart",
-        "division",
-        "subdivision",
-        "article",
-        "section",
-        "subsection",
-        "paragraph",
-        "subparagraph",
-        "clause",
-        "subclause",
-        "item",
-        "subitem",
-        "subsubitem",
-        "level",
-        "appropriations",
-        "heading",
-        "subheading",
-        "chapeau",
-        "content",
-        "continuation",
-        "p",
-        "elided",
-        "longTitle",
-        "docTitle",
-        "officialTitle",
-        "enactingFormula",
-        "resolvingClause",
-        "preamble",
-        "recital",
-        "action",
-        "actionDescription",
-        "legislativeHistory",
-        "note",
-        "notes",
-        "statement",
-        "authority",
-        "wordsOfIssuance",
-        "signatures",
-        "signature",
-        "attestation",
-        "endorsement",
-        "endMarker",
-        "toc",
-        "groupItem",
-        "referenceItem",
-        "headingItem",
-        "table",
-        "caption",
-        "tr",
-        "list",
-        "listItem",
-        "footnote",
-        "figure",
-        "para",
-        "text",
-        "annotations",
-        "annotation",
-        "reason",
-    }
-)
-# Every child of these is a block too (cover-page lines, signature lines), except SPACED_ELEMENTS.
-BLOCK_PARENTS = frozenset({"preface", "endorsement", "signature", "notes"})
-# Inline elements kept apart from the text before them by one space ("H. R." "255", table cells).
-SPACED_ELEMENTS = frozenset({"type", "docNumber", "td", "th", "br"})
-# Blocks that never continue a number's line: a table is not the text of the number before it.
-UNJOINABLE_ELEMENTS = frozenset({"table", "toc"})
-# Publication furniture that interrupts running text (Statutes at Large margin notes and page
-# numbers, Federal Register thumb-index ears).
-MARGINAL_ELEMENTS = frozenset({"sidenote", "page", "ear"})
-METADATA_ELEMENTS = frozenset({"meta"})
-HIDDEN_DISPLAY = frozenset({"no", "false"})
-
-# Root namespaces the vocabulary above was written for (USLM, the D.C. Council's code). A document in
-# one of them is read by the vocabulary alone, exactly as version 1 read it: there an unlisted
-# element is inline, and a USLM `label` is a table-of-contents caption, not a number.
-VOCABULARY_NAMESPACES = frozenset(
-    {
-        "http://schemas.gpo.gov/xml/uslm",
-        "http://xml.house.gov/schemas/uslm/1.0",
-        "https://code.dccouncil.us/schemas/dc-library",
-    }
-)
-# Every other document is read from its own structure. These names are case-folded local names.
-LABEL_ELEMENTS = frozenset({"num", "label"})
-# Blocks that hold running text: every element inside one that the vocabulary does not name is
-# inline, even with no text between (`<Text><DefinedTermEn>NAFTA</DefinedTermEn><Repealed>`).
-TEXT_BLOCKS = frozenset({"text", "p", "content", "chapeau", "continuation", "caption"})
-# CALS (OASIS exchange) table rows and cells, as Justice Canada writes them: a row is a line,
-# its cells kept apart by one space (as `tr` and `td` are).
-TABLE_ROWS = frozenset({"row"})
-TABLE_CELLS = frozenset({"entry"})
-# Front matter of which only the title block is read (Justice Canada's `Identification`): the
-# rest of it is catalogue data in fields (bill history dates as YYYY, MM, DD; parliament, session
-# and regnal year; chapter and order numbers; the running head) that the publisher's stylesheet
-# composes into words, not words a reader cites.
-FRONT_MATTER_ELEMENTS = frozenset({"identification"})
-FRONT_MATTER_READ = frozenset(
-    {"longtitle", "shorttitle", "instrumentnumber", "enablingauthority", "readernote"}
-)
-
 
 _CLOSING = frozenset(".,;:)]”’\"'")
 _SPACES_BEFORE_NEWLINE = re.compile(r"[^\S\n]+\n")
@@ -207,30 +115,11 @@ def extract_xml(data: bytes, *, source: str) -> Extraction:
       Attributes (`lims:` dates and ids) are never text, in either mode.
     """
     name, version = XML_TEXT_EXTRACTOR
-    # CAUTION: entities never expand (billion laughs), no DTD, no network, no huge trees. The
-    # encoding is forced: `extract`'s decode_text has proved the bytes UTF-8, whatever the
-    # declaration says.
-    parser = etree.XMLParser(
-        encoding="utf-8",
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        huge_tree=False,
-        remove_comments=False,
-    )
-    try:
-        root = etree.fromstring(data, parser)
-    except etree.XMLSyntaxError as error:
-        line, column = error.position
-        message = _LXML_POSITION.sub("", error.msg)  # lxml repeats the position; say it once
-        raise ExtractionError(
-            f"{source}: malformed XML at line {line}, column {column}: {message}"
-        ) from error
+    root = _parse(data, source)  # `extract` has run decode_text on these bytes
     structural = etree.QName(root).namespace not in VOCABULARY_NAMESPACES
     if structural:
         name, version = XML_BLOCKS_EXTRACTOR
-    builder = _Builder(source, structural=structural)
-    builder.element(root, [], block=True)
+    builder = _render(root, source, structural=structural)
     text, nums = builder.finish()
     if not text:
         raise ExtractionError(f"{source}: XML holds no text outside its metadata; expected text")
@@ -247,12 +136,92 @@ def extract_xml(data: bytes, *, source: str) -> Extraction:
     return Extraction(text=text + "\n", extractor=name, extractor_version=version, structure=marks)
 
 
+def parse_xml(data: bytes, *, source: str) -> etree._Element:
+    """The root of an XML artefact, parsed as `extract` parses it: `decode_text`'s byte-level
+    refusals first, then a hardened parse (malformed XML is an `ExtractionError` naming the line
+    and column). A reader of an XML artefact's metadata (a law's effective date) parses here."""
+    decode_text(data, source=source, line_limit=False)
+    return _parse(data, source)
+
+
+def _parse(data: bytes, source: str) -> etree._Element:
+    # CAUTION: entities never expand (billion laughs), no DTD, no network, no huge trees. The
+    # encoding is forced: `extract`'s decode_text has proved the bytes UTF-8, whatever the
+    # declaration says.
+    parser = etree.XMLParser(
+        encoding="utf-8",
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        huge_tree=False,
+        remove_comments=False,
+    )
+    try:
+        return etree.fromstring(data, parser)
+    except etree.XMLSyntaxError as error:
+        line, column = error.position
+        message = _LXML_POSITION.sub("", error.msg)  # lxml repeats the position; say it once
+        raise ExtractionError(
+            f"{source}: malformed XML at line {line}, column {column}: {message}"
+        ) from error
+
+
+def _render(
+    root: etree._Element, source: str, *, structural: bool, select: _Select | None = None
+) -> _Builder:
+    builder = _Builder(source, structural=structural, select=select)
+    builder.element(root, [], block=True)
+    return builder
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ElementSpan:
+    """Where the text one element gave lies in its version's text: `[char_start, char_end)` runs
+    from the first to the last character it gave (white space at either end excluded), and
+    `element` is its name as `{namespace}local` (lxml's Clark notation)."""
+
+    element: str
+    char_start: int
+    char_end: int
+
+    def as_json(self) -> dict[str, object]:
+        return {"element": self.element, "char_start": self.char_start, "char_end": self.char_end}
+
+
+_Select = Callable[[etree._Element], bool]
+
+
+def element_spans(data: bytes, *, source: str, select: _Select) -> tuple[ElementSpan, ...]:
+    """The spans of an XML artefact's extracted text that elements chosen by `select` gave, in
+    text order, without changing that text: the same bytes give `extract_xml`'s very text, and
+    each span indexes it (a publisher's markup in a law, `codify:` elements, is found this way).
+
+    Only the outermost chosen element of a nesting is listed, with everything inside it; an
+    element that gave no text (empty, metadata, hidden) is not listed. Text a chosen element holds
+    inside a marginal element (lifted out of the running text, see `extract_xml`) is not in its
+    span.
+    """
+    root = parse_xml(data, source=source)
+    structural = etree.QName(root).namespace not in VOCABULARY_NAMESPACES
+    builder = _render(root, source, structural=structural, select=select)
+    text, _ = builder.finish()
+    return tuple(
+        ElementSpan(element=span.value or "", char_start=span.start, char_end=span.end)
+        for span in builder.spans
+        if 0 <= span.start < span.end <= len(text)
+    )
+
+
 @dataclass(slots=True)
 class _Num:
     value: str | None
     path: tuple[str, ...]
     start: int = -1
     end: int = -1
+
+
+class _Span(_Num):
+    """Where a chosen element's text runs (`element_spans`); `value` holds its name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,9 +278,12 @@ class _Builder:
     True by case-folded vocabulary names and, for every other element, by where it sits.
     """
 
-    def __init__(self, source: str, *, structural: bool) -> None:
+    def __init__(self, source: str, *, structural: bool, select: _Select | None = None) -> None:
         self.source = source
         self.structural = structural
+        self.select = select  # elements whose text `element_spans` lists (never changes the text)
+        self.spans: list[_Span] = []
+        self.open_span: _Span | None = None
         self.vocabulary = _FOLDED if structural else _EXACT
         self.parts: list[str] = []
         self.length = 0
@@ -353,6 +325,10 @@ class _Builder:
             if text:
                 self.deferred.append((text, nums))
             return
+        chosen = self.open_span is None and self.select is not None and self.select(el)
+        if chosen:
+            self.open_span = _Span(str(tag), ())
+            self.spans.append(self.open_span)
         is_num = key in roles.labels
         is_block = key in roles.blocks or (block and key not in roles.spaced)
         if self.structural and not (is_block or is_num or running or key in roles.spaced):
@@ -394,6 +370,8 @@ class _Builder:
             self.want_break = max(self.want_break, _SOFT)
         if lifted is not None:
             self.restore_line(*lifted)
+        if chosen:
+            self.open_span = None
 
     def children(
         self,
@@ -432,8 +410,10 @@ class _Builder:
             held[-1] = held[-1][len(head) :]
             self.append(head)
         held.reverse()
-        nums = [n for n in self.nums if n.start >= self.line_start]
+        # A chosen element's span (`_Span`) on the line moves with it, as the line's marks do.
+        nums = [n for n in (*self.nums, *self.spans) if n.start >= self.line_start]
         self.nums = [n for n in self.nums if n.start < self.line_start]
+        self.spans = [n for n in self.spans if n.start < self.line_start]
         for num in nums:
             num.start -= self.line_start
             num.end -= self.line_start
@@ -451,7 +431,8 @@ class _Builder:
         for num in nums:
             num.start += self.length
             num.end += self.length
-        self.nums.extend(nums)
+        self.nums.extend(n for n in nums if not isinstance(n, _Span))
+        self.spans.extend(n for n in nums if isinstance(n, _Span))
         for part in held:
             self.append(part)
         self.line = _LABEL
@@ -496,8 +477,9 @@ class _Builder:
             if _LEADING_NEWLINE.match(piece):
                 self.rstrip(keep_newlines=True)
             piece = _SPACES_BEFORE_NEWLINE.sub("\n", piece)
-        if self.open_nums and not piece.isspace():
-            for num in self.open_nums:
+        opened = [*self.open_nums, self.open_span] if self.open_span else self.open_nums
+        if opened and not piece.isspace():
+            for num in opened:
                 if num.start < 0:
                     num.start = self.length + len(piece) - len(piece.lstrip())
                 num.end = self.length + len(piece.rstrip())

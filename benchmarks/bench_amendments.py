@@ -1,0 +1,90 @@
+"""Amendments: every held D.C. Law read, every instruction checked, every targeted pair reconciled.
+
+Run: `.venv/bin/python benchmarks/bench_amendments.py [--workspace PATH] [--write-docs]`. Without
+`--workspace` it ingests the fetched corpus into a temporary workspace (as `bench_search` does).
+It prints figures; it asserts nothing about time. `--write-docs` replaces the block between the
+`bench:amendments` markers in docs/ with what it printed.
+
+1. `amendment_report` over the seven laws, from a cold index cache (as `workbench amendments`
+   runs in a fresh process): every law's facts read from its bytes, its prose read, each
+   instruction checked against its release pair, every consecutive release pair of each targeted
+   section diffed and its changes attributed. Printed beside the 10 s the issue allows, as a
+   share of it; median of three runs.
+2. The reading alone (a law's facts and its prose, no release read), per law, cold cache.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from bench_search import bench_workspace
+from bench_spine import STORE, report_to_docs
+
+from workbench.cite.index import clear_cache
+from workbench.corpus.catalogue import read_catalogue
+from workbench.history.amendments import read_instructions
+from workbench.history.laws import held_law
+from workbench.history.reconcile import amendment_report
+from workbench.history.style import style_for
+from workbench.text.profiles import profile_for
+from workbench.workspace import Workspace
+
+ROOT = Path(__file__).resolve().parents[1]
+BUDGET_SECONDS = (
+    10.0  # what the issue allows `amendments` over all seven laws and the reconciliation
+)
+RUNS = 3
+
+
+def run(workspace: Workspace) -> None:
+    rows = read_catalogue(ROOT / "corpus")
+    seconds = []
+    for _ in range(RUNS):
+        clear_cache()
+        started = time.perf_counter()
+        report = amendment_report(workspace, "us-dc", rows, STORE)
+        seconds.append(time.perf_counter() - started)
+    median = statistics.median(seconds)
+    instructions = sum(len(law.reading.instructions) for law in report.laws)
+    outcomes = Counter(c.outcome for law in report.laws for c in law.checks)
+    kinds = Counter(a.kind for a in report.attributions.values())
+    pairs = {(a.family, a.before, a.after) for a in report.attributions.values()}
+    print(f"laws: {len(report.laws)}, instructions: {instructions}")
+    print(f"1. amendment_report, cold index cache, median of {RUNS}: {median:.2f} s")
+    print(f"   {median / BUDGET_SECONDS:.0%} of the {BUDGET_SECONDS:.0f} s budget")
+    print("   outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
+    print(
+        f"   {len(report.attributions)} changes over {len(pairs)} release pairs: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
+    )
+    style = style_for("us-dc")
+    profile = profile_for("us-dc", None)
+    print("2. reading alone (facts from the bytes, then the prose), cold index cache")
+    for law in report.laws:
+        clear_cache()
+        version = law.law.version
+        started = time.perf_counter()
+        facts = held_law(version, style, rows, STORE)
+        reading = read_instructions(version, facts.markup, facts.quotations, style, profile)
+        took = time.perf_counter() - started
+        print(
+            f"   {version.version_id}: {len(version.text):>7} characters, "
+            f"{len(reading.instructions):>4} instructions in {took * 1000:.0f} ms"
+        )
+
+
+def main() -> int:
+    if not STORE.is_dir():
+        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+        return 2
+    with bench_workspace(sys.argv[1:]) as held:
+        report_to_docs(lambda: run(held), "bench:amendments", "--write-docs" in sys.argv[1:])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

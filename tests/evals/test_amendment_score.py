@@ -1,0 +1,193 @@
+"""The amendment scorecard: the reader scored against the D.C. Council's own codify: markup.
+
+The truth comes from `scripts/amendment_truth.py` (which imports nothing from the workbench), run
+here on the fetched corpus; the committed scorecard must be what this code derives from it, and
+its figures must meet the targets the reader is held to.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lxml import etree
+
+from workbench.corpus import read_catalogue
+from workbench.errors import TruthFileError
+from workbench.evals.amendments import (
+    SCORECARD_JSON,
+    amendment_scorecard,
+    file_sha256,
+    read_truth,
+    scorecard_bytes,
+)
+from workbench.history.reconcile import amendment_report
+from workbench.measure import corpus_digest
+from workbench.models import CatalogueRow
+from workbench.workspace import Workspace
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "amendment_truth.py"
+STORE = ROOT / "corpus" / "real"
+HELD_TO_TARGETS = ("strike_and_insert", "insert", "repeal", "redesignate")
+MIN_RECALL, MIN_PRECISION, MIN_TRUTH = 0.95, 0.98, 10
+
+
+def _run(out: Path) -> bytes:
+    subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--mirror",
+            str(STORE),
+            "--catalogue",
+            str(ROOT / "corpus" / "catalogue.jsonl"),
+            "--out",
+            str(out),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return out.read_bytes()
+
+
+@pytest.fixture(scope="module")
+def truth_file(catalogue: object, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("truth") / "amendment-truth.json"
+    _run(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def truth(truth_file: Path) -> dict[str, Any]:
+    return read_truth(truth_file)
+
+
+@pytest.fixture(scope="module")
+def card(truth_file: Path, truth: dict[str, Any], workspace: Workspace) -> dict[str, Any]:
+    rows = read_catalogue(ROOT / "corpus")
+    return amendment_scorecard(
+        truth,
+        amendment_report(workspace, "us-dc", rows, STORE),
+        corpus_digest=corpus_digest(rows),
+        truth_sha256=file_sha256(truth_file),
+    )
+
+
+def test_the_truth_script_imports_nothing_from_the_workbench() -> None:
+    tree = ast.parse(SCRIPT.read_bytes())
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    } | {
+        (node.module or "").split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+    }
+    assert "workbench" not in imported
+    assert "alignment_truth" in imported  # the other oracle, which imports nothing either
+
+
+def test_the_truth_is_the_same_bytes_every_run(truth_file: Path, tmp_path: Path) -> None:
+    assert _run(tmp_path / "again.json") == truth_file.read_bytes()
+
+
+def test_every_codify_instruction_element_is_kept_departed_or_counted(
+    truth: dict[str, Any], catalogue: tuple[CatalogueRow, ...]
+) -> None:
+    """Counted apart from the script, with lxml: every element of the five kinds is accounted for."""
+    kinds = {"find-replace", "insert", "repeal", "replace", "redesignate-para"}
+    codify = "https://code.dccouncil.us/schemas/codify"
+    total = 0
+    for row in catalogue:
+        if row.family.startswith("dc-law-"):
+            root = etree.fromstring((STORE / row.path).read_bytes())
+            total += sum(
+                1
+                for el in root.iter()
+                if isinstance(el.tag, str)
+                and etree.QName(el).namespace == codify
+                and etree.QName(el).localname in kinds
+            )
+    accounted = (
+        len(truth["instructions"]) + len(truth["departures"]) + sum(truth["not_listed"].values())
+    )
+    assert accounted == total
+
+
+def test_the_10_percent_departure_is_listed_with_the_readers_outcome(
+    card: dict[str, Any],
+) -> None:
+    (row,) = [d for d in card["departures"] if d["target"] == "§34-1432|(c)|(31)"]
+    assert (row["find"], row["reason"], row["outcome"]) == (
+        "10% from solar energy",
+        "find_not_in_prose",
+        "target_missing",
+    )
+
+
+def test_the_committed_scorecard_is_what_the_code_derives(card: dict[str, Any]) -> None:
+    assert (ROOT / "measurements" / SCORECARD_JSON).read_bytes() == scorecard_bytes(card)
+
+
+@pytest.mark.parametrize("kind", HELD_TO_TARGETS)
+def test_extraction_meets_its_targets(card: dict[str, Any], kind: str) -> None:
+    entry = card["extraction"][kind]
+    recall, precision = entry["recall"], entry["precision"]
+    assert recall["subjects"] >= MIN_TRUTH and precision["subjects"] >= MIN_TRUTH
+    assert recall["holds"] >= MIN_RECALL * recall["subjects"]
+    assert precision["holds"] >= MIN_PRECISION * precision["subjects"]
+    assert len(entry["misses"]) == recall["subjects"] - recall["holds"]
+
+
+def test_every_instruction_into_a_held_section_is_applied_and_made_a_change_or_explained(
+    card: dict[str, Any],
+) -> None:
+    rows = card["verification"]["rows"]
+    assert rows
+    for row in rows:
+        done = row["outcome"] in ("applied", "created") and row["made_by_a_change"]
+        assert done == (row["explanation"] == ""), row
+
+
+def test_the_reconciliation_shares_add_up(card: dict[str, Any]) -> None:
+    rec = card["reconciliation"]
+    assert (
+        rec["made_by"]["holds"] + rec["history"]["holds"] + rec["unexplained"]["holds"]
+        == (rec["changes"])
+    )
+    assert "25-499" in rec["acts_named"]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        pytest.param(
+            None,
+            "no amendment truth; run 'python scripts/amendment_truth.py --out {path}'",
+            id="missing",
+        ),
+        pytest.param(b"[1]", "field instructions: expected a list of instructions", id="shape"),
+        pytest.param(
+            b"{",
+            "cannot be read as the truth's JSON: Expecting property name enclosed in double "
+            "quotes: line 1 column 2 (char 1)",
+            id="not-json",
+        ),
+    ],
+)
+def test_a_bad_truth_file_is_refused_in_one_line(
+    tmp_path: Path, content: bytes | None, message: str
+) -> None:
+    path = tmp_path / "truth.json"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(TruthFileError) as caught:
+        read_truth(path)
+    assert str(caught.value) == f"{path}: " + message.format(path=path)

@@ -1,0 +1,466 @@
+"""Amendment instructions on the real D.C. Laws: read from the prose, verified against the held
+Code releases before and after each law, reconciled with the diff (workbench.history).
+
+Every figure is derived here from the held texts; the laws and releases named are real ones.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from workbench.cite import verify_citation
+from workbench.cli import main
+from workbench.errors import AmendmentError
+from workbench.history.amendments import Instruction, read_instructions
+from workbench.history.enactment import check_instruction
+from workbench.history.laws import HeldCode, held_law
+from workbench.history.reconcile import AmendmentReport, amendment_report, amendments
+from workbench.history.style import parse_style, style_for
+from workbench.models import CatalogueRow
+from workbench.text.extraction import extract
+from workbench.text.profiles import profile_for
+from workbench.text.xml import element_spans
+from workbench.workspace import Workspace
+
+ROOT = Path(__file__).resolve().parents[2]
+STORE = ROOT / "corpus" / "real"
+LAW_24_314 = "us-dc/dc-law-24-314/24-314.xml"
+LAW_24_167 = "us-dc/dc-law-24-167/24-167.xml"
+LAW_24_147 = "us-dc/dc-law-24-147/24-147.xml"
+LAW_25_217 = "us-dc/dc-law-25-217/25-217.xml"
+CODE_34_1432 = "us-dc/dc-code-34-1432/34-1432@{}.xml"
+
+
+@pytest.fixture(scope="module")
+def report(workspace: Workspace, catalogue: tuple[CatalogueRow, ...]) -> AmendmentReport:
+    return amendment_report(workspace, "us-dc", catalogue, STORE)
+
+
+def _by_sentence(report: AmendmentReport, law: str, start: str) -> tuple[Instruction, ...]:
+    return tuple(i for i in report.law(law).reading.instructions if i.sentence.startswith(start))
+
+
+def _one(report: AmendmentReport, law: str, start: str) -> Instruction:
+    (found,) = _by_sentence(report, law, start)
+    return found
+
+
+def _check(report: AmendmentReport, ins: Instruction):  # type: ignore[no-untyped-def]
+    law = report.law(ins.law)
+    return law.checks[law.reading.instructions.index(ins)]
+
+
+# --- reading the prose -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("law", "sentence", "action", "target", "old", "new", "label"),
+    [
+        pytest.param(
+            LAW_24_314,
+            "Paragraph (13) is amended by striking",
+            "strike_and_insert",
+            "§ 34-1432(c)(13)",
+            "2.85% from solar energy",
+            "3.0% from solar energy",
+            None,
+            id="strike-and-insert",
+        ),
+        pytest.param(
+            LAW_24_314,
+            "Subparagraph (J) is amended by striking the period",
+            "strike_and_insert",
+            "§ 34-1436(c)(1)(J)",
+            ".",
+            ";",
+            None,
+            id="punctuation-named-in-words",
+        ),
+        pytest.param(
+            LAW_24_314,
+            "Section 6(c)(3) (D.C. Official Code § 34-1434(c)(3)) is amended to read",
+            "amend_to_read",
+            "§ 34-1434(c)(3)",
+            None,
+            None,
+            None,
+            id="amend-to-read",
+        ),
+        pytest.param(
+            LAW_25_217,
+            "Designate the existing text as paragraph (1).",
+            "redesignate",
+            "§ 34-1432(b)",
+            None,
+            None,
+            "(1)",
+            id="redesignate",
+        ),
+        pytest.param(
+            LAW_24_167,
+            "Sub-subparagraph (viii) is repealed.",
+            "repeal",
+            "§ 1-328.04(l)(2)(A)(viii)",
+            None,
+            None,
+            None,
+            id="repeal",
+        ),
+    ],
+)
+def test_each_action_is_read_from_the_prose_with_its_target(
+    report: AmendmentReport,
+    law: str,
+    sentence: str,
+    action: str,
+    target: str,
+    old: str | None,
+    new: str | None,
+    label: str | None,
+) -> None:
+    ins = next(i for i in _by_sentence(report, law, sentence) if i.action == action)
+    assert (ins.target.citation(), ins.old_text, ins.new_label) == (target, old, label)
+    if new is not None:
+        assert ins.new_text == new
+
+
+def test_new_units_are_one_instruction_each_with_their_own_quoted_lines(
+    report: AmendmentReport,
+) -> None:
+    added = _by_sentence(report, LAW_24_314, "New subparagraphs (K), (L), (M), and (N) are added")
+    assert [i.target.citation() for i in added] == [f"§ 34-1436(c)(1)({label})" for label in "KLMN"]
+    assert [i.action for i in added] == ["add_unit"] * 4
+    assert added[1].new_lines == (
+        "(L) Beginning in fiscal year 2026, transferring funding, in an amount to be determined by "
+        "DOEE in its discretion, to the Energy Assistance Trust Fund for the purpose of expanding "
+        "access to the District's low-income utility assistance programs;",
+    )
+
+
+def test_a_repeal_of_two_paragraphs_is_two_instructions(report: AmendmentReport) -> None:
+    both = _by_sentence(report, LAW_24_167, "Paragraphs (22) and (23) are repealed.")
+    assert [i.target.citation() for i in both] == ["§ 2-1217.01…(22)", "§ 2-1217.01…(23)"]
+
+
+def test_a_strike_only_and_a_count_phrase_are_read(report: AmendmentReport) -> None:
+    strikes = [i for law in report.laws for i in law.reading.instructions if i.action == "strike"]
+    assert strikes and all(i.new_text is None and i.old_text for i in strikes)
+    both = [
+        i
+        for law in report.laws
+        for i in law.reading.instructions
+        if "both times it appears" in i.sentence and i.action == "strike_and_insert"
+    ]
+    assert both and {i.count for i in both} == {2}
+
+
+def test_an_uncodified_law_and_a_table_of_contents_are_flagged_apart(
+    report: AmendmentReport,
+) -> None:
+    section_3 = _one(
+        report, "us-dc/dc-law-25-50/25-50.xml", "Section 3 of the Local Solar Expansion"
+    )
+    assert (section_3.target.document, section_3.target.law, section_3.target.section) == (
+        "law",
+        "D.C. Law 24-314",
+        "3",
+    )
+    tocs = [
+        i
+        for law in report.laws
+        for i in law.reading.instructions
+        if i.sentence.startswith("The table of contents is amended")
+    ]
+    assert tocs and {i.target.document for i in tocs} == {"table_of_contents"}
+
+
+def test_every_instruction_is_an_exact_citation_into_its_law(
+    report: AmendmentReport, workspace: Workspace
+) -> None:
+    for law in report.laws:
+        text = workspace.version(law.law.version.version_id).text
+        for ins in law.reading.instructions:
+            assert text[ins.char_start : ins.char_end] == ins.sentence
+            assert verify_citation(ins.citation(), text).outcome == "verified", ins
+        for unread in law.reading.unread:
+            assert text[unread.char_start : unread.char_end] == unread.text
+
+
+def test_a_sentence_that_reads_like_an_instruction_but_does_not_parse_is_unread(
+    report: AmendmentReport,
+) -> None:
+    unread = report.law(LAW_25_217).reading.unread
+    missing_quote = [
+        u for u in unread if u.text.startswith("Subsection (f) is amended by striking")
+    ]
+    assert [u.text for u in missing_quote] == [
+        'Subsection (f) is amended by striking the phrase "Universal Paid Leave Fund and '
+        'inserting the word "District" in its place.'
+    ]
+
+
+def test_the_reader_never_reads_the_publishers_markup(
+    catalogue: tuple[CatalogueRow, ...], workspace: Workspace
+) -> None:
+    """Every codify: element removed from each law's bytes: the reading is the same, sentence for
+    sentence (offsets move with the text; what they cite does not)."""
+    style = style_for("us-dc")
+    profile = profile_for("us-dc", None)
+    for row in catalogue:
+        if not row.family.startswith("dc-law-"):
+            continue
+        version = workspace.version(row.path)
+        law = held_law(version, style, catalogue, STORE)
+        held = read_instructions(version, law.markup, law.quotations, style, profile)
+        root = etree.fromstring((STORE / row.path).read_bytes())
+        for el in [e for e in root.iter() if etree.QName(e).namespace in style.publisher_markup]:
+            parent = el.getparent()
+            if parent is not None:  # an element inside removed markup went with it
+                if el.tail:
+                    previous = el.getprevious()
+                    if previous is not None:
+                        previous.tail = (previous.tail or "") + el.tail
+                    else:
+                        parent.text = (parent.text or "") + el.tail
+                parent.remove(el)
+        stripped = etree.tostring(root, encoding="utf-8", xml_declaration=True)
+        assert b"codify:find-replace" not in stripped
+        extraction = extract(stripped, "application/xml", source=row.path)
+        bare = dataclasses.replace(version, text=extraction.text, structure=extraction.structure)
+        quotations = element_spans(
+            stripped,
+            source=row.path,
+            select=lambda el: etree.QName(el).localname == style.quotation_element,
+        )
+        again = read_instructions(
+            bare, (), [(s.char_start, s.char_end) for s in quotations], style, profile
+        )
+
+        def shape(reading):  # type: ignore[no-untyped-def]
+            return [
+                (
+                    i.law_section,
+                    i.action,
+                    i.target,
+                    i.old_text,
+                    i.new_text,
+                    i.new_lines,
+                    i.new_label,
+                    i.count,
+                    i.sentence,
+                )
+                for i in reading.instructions
+            ], [(u.law_section, u.text) for u in reading.unread]
+
+        assert shape(again) == shape(held), row.path
+        assert len(held.instructions) > 0
+
+
+# --- verification ----------------------------------------------------------------------------
+
+
+def test_a_law_effective_between_two_releases_is_checked_against_that_pair(
+    report: AmendmentReport,
+) -> None:
+    ins = _one(report, LAW_24_314, "Paragraph (13) is amended by striking")
+    check = _check(report, ins)
+    assert report.law(LAW_24_314).law.effective == "2023-03-10"
+    assert check.before is not None and check.after is not None
+    assert (check.before.version_id, check.after.version_id) == (
+        CODE_34_1432.format("2021-11-19"),
+        CODE_34_1432.format("2023-04-05"),
+    )
+
+
+def test_applied_struck_text_before_and_inserted_text_after_at_the_offsets_found(
+    report: AmendmentReport, workspace: Workspace
+) -> None:
+    check = _check(report, _one(report, LAW_24_314, "Paragraph (13) is amended by striking"))
+    assert check.outcome == "applied"
+    assert check.before is not None and check.after is not None
+    before = workspace.version(check.before.version_id).text
+    after = workspace.version(check.after.version_id).text
+    (old,) = check.before.old
+    (new,) = check.after.new
+    assert before[old[0] : old[1]] == "2.85% from solar energy"
+    assert after[new[0] : new[1]] == "3.0% from solar energy"
+    assert check.before.unit is not None and before[check.before.unit[0] :].startswith(
+        "(13) In 2023"
+    )
+
+
+def test_target_missing_the_struck_10_0_percent_is_not_in_the_before_unit(
+    report: AmendmentReport,
+) -> None:
+    ins = _one(report, LAW_24_314, "Paragraph (31) is amended by striking")
+    check = _check(report, ins)
+    assert (ins.old_text, check.outcome) == ("10.0% from solar energy", "target_missing")
+    assert check.reads_as_instructed_in[0] == CODE_34_1432.format("2023-04-05")
+
+
+def test_not_applied_and_applied_late(report: AmendmentReport) -> None:
+    (ins,) = [
+        i
+        for i in _by_sentence(report, LAW_24_147, "Subparagraph (H) is amended by striking")
+        if i.target.section == "34-1436"
+    ]
+    check = _check(report, ins)
+    assert check.outcome == "not_applied"
+    assert check.detail == "us-dc/dc-code-34-1436/34-1436@2022-09-08.xml does not read ';'"
+    assert check.reads_as_instructed_in[0] == "us-dc/dc-code-34-1436/34-1436@2022-11-15.xml"
+
+
+def test_count_mismatch_when_the_struck_text_does_not_stand_the_stated_number_of_times(
+    report: AmendmentReport, workspace: Workspace, catalogue: tuple[CatalogueRow, ...]
+) -> None:
+    ins = _one(report, LAW_24_314, "Paragraph (13) is amended by striking")
+    twice = dataclasses.replace(ins, count=2)
+    code = _code(workspace, catalogue)
+    check = check_instruction(twice, code, "2023-03-10")
+    assert (check.outcome, check.detail) == (
+        "count_mismatch",
+        "'2.85% from solar energy' stands 1 times in the unit; the law says 2",
+    )
+
+
+def _code(workspace: Workspace, catalogue: tuple[CatalogueRow, ...]) -> HeldCode:
+    return HeldCode(
+        workspace,
+        "us-dc",
+        style_for("us-dc"),
+        catalogue,
+        STORE,
+        law_families=frozenset(r.family for r in catalogue if r.family.startswith("dc-law-")),
+    )
+
+
+def test_a_target_not_held_has_no_versions(report: AmendmentReport) -> None:
+    ins = _one(report, LAW_24_167, "Sub-subparagraph (viii) is repealed.")
+    check = _check(report, ins)
+    assert (check.outcome, check.detail) == ("no_versions", "§ 1-328.04 is not held")
+
+
+def test_a_section_added_is_created_where_every_quoted_line_stands_in_its_first_release(
+    report: AmendmentReport, workspace: Workspace, catalogue: tuple[CatalogueRow, ...]
+) -> None:
+    ins = _one(report, LAW_24_314, "A new section 8a is added")
+    check = _check(report, ins)
+    # The Code prints "this chapter" where the law says "this act": one quoted line departs.
+    assert (check.outcome, check.family) == ("not_applied", "dc-code-34-1436.01")
+    assert "1 of 9 quoted lines do not stand" in check.detail
+    kept = tuple(line for line in ins.new_lines if "in this act" not in line)
+    created = check_instruction(
+        dataclasses.replace(ins, new_lines=kept), _code(workspace, catalogue), "2023-03-10"
+    )
+    assert (created.outcome, created.family, created.before) == (
+        "created",
+        "dc-code-34-1436.01",
+        None,
+    )
+    assert created.after is not None
+    assert created.after.version_id == "us-dc/dc-code-34-1436.01/34-1436.01@2023-04-05.xml"
+
+
+# --- reconciliation --------------------------------------------------------------------------
+
+
+def test_each_change_of_the_pair_names_the_instruction_that_made_it(
+    report: AmendmentReport,
+) -> None:
+    ins = _one(report, LAW_24_314, "Paragraph (13) is amended by striking")
+    made = [
+        a
+        for a in report.attributions.values()
+        if ins.instruction_id in {m.instruction_id for m in a.made_by}
+    ]
+    assert len(made) == 1 and made[0].kind == "made_by" and not made[0].in_notes
+    (by,) = made[0].made_by
+    assert (by.law, by.law_section, by.char_start, by.char_end) == (
+        LAW_24_314,
+        "§ 2(a)(1)",
+        ins.char_start,
+        ins.char_end,
+    )
+
+
+def test_changes_a_new_history_note_explains_are_attributed_to_the_act(
+    report: AmendmentReport,
+) -> None:
+    pair = [
+        a
+        for a in report.attributions.values()
+        if (a.before, a.after)
+        == (CODE_34_1432.format("2023-10-19"), CODE_34_1432.format("2024-07-30"))
+    ]
+    assert (
+        pair and {a.kind for a in pair} == {"history"} and {a.acts for a in pair} == {("25-499",)}
+    )
+
+
+def test_instructions_already_read_before_the_law_are_not_reflected(
+    report: AmendmentReport,
+) -> None:
+    added = _by_sentence(report, LAW_25_217, "Add new paragraphs (2) and (3)")
+    assert len(added) == 2
+    for ins in added:
+        check = _check(report, ins)
+        assert check.outcome == "applied" and "the before release read so already" in check.detail
+        assert ins.instruction_id in report.not_reflected
+
+
+# --- the style table and the command line ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        pytest.param(b"name = 1", "probe.toml: name: expected str", id="wrong-type"),
+        pytest.param(b"colour = 'x'", "probe.toml: colour: unknown key", id="unknown-key"),
+    ],
+)
+def test_a_malformed_style_is_refused_naming_the_key(source: bytes, message: str) -> None:
+    with pytest.raises(AmendmentError) as caught:
+        parse_style(source, "probe.toml")
+    assert str(caught.value) == message
+
+
+def test_a_jurisdiction_without_a_style_is_refused() -> None:
+    with pytest.raises(AmendmentError) as caught:
+        style_for("ietf")
+    assert (
+        str(caught.value)
+        == "ietf: no drafting style names this jurisdiction; expected one of us-dc"
+    )
+
+
+def test_a_version_that_is_not_a_law_is_refused_before_anything_is_read(
+    workspace: Workspace, catalogue: tuple[CatalogueRow, ...]
+) -> None:
+    with pytest.raises(AmendmentError) as caught:
+        amendments(workspace, CODE_34_1432.format("2021-10-18"), catalogue, STORE)
+    assert str(caught.value) == (
+        f"{CODE_34_1432.format('2021-10-18')}: family dc-code-34-1432 is not a law of the us-dc "
+        "drafting style (families matching '^dc-law-'); expected a held law"
+    )
+
+
+def test_the_command_prints_json_and_one_line_errors(
+    workspace: Workspace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths = ["--workspace", str(workspace.path), "--corpus-dir", str(ROOT / "corpus")]
+    paths += ["--store", str(STORE)]
+    assert main(["amendments", LAW_24_314, "--json", *paths]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["law"] == LAW_24_314 and shown["effective"] == "2023-03-10"
+    first = shown["instructions"][0]
+    assert first["check"]["outcome"] == "applied" and first["made_changes"]
+    assert set(first["made_changes"]) <= set(shown["changes"])
+    assert main(["amendments", "nope.xml", *paths]) == 2
+    assert capsys.readouterr().err == (
+        f"workbench: error: nope.xml: no such version in {workspace.path}; see 'workbench ingest'\n"
+    )

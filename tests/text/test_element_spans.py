@@ -1,0 +1,105 @@
+"""`element_spans`: the spans of a version's text that chosen XML elements gave, text unchanged.
+
+Checked on the real D.C. Laws, whose `codify:` elements are the Council's codification markup, and
+on the D.C. Code releases, whose `annotations` hold the history notes: every span indexes the very
+text `extract` gives (same bytes, same text hash), and holds exactly the words its element holds.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from workbench.errors import ExtractionError, TextDecodeError
+from workbench.models import CatalogueRow, text_sha256
+from workbench.text.extraction import extract
+from workbench.text.xml import element_spans, parse_xml
+
+STORE = Path(__file__).resolve().parents[2] / "corpus" / "real"
+CODIFY = "https://code.dccouncil.us/schemas/codify"
+
+
+def _laws(catalogue: tuple[CatalogueRow, ...]) -> list[CatalogueRow]:
+    return [row for row in catalogue if row.family.startswith("dc-law-")]
+
+
+def _codify(el: etree._Element) -> bool:
+    return etree.QName(el).namespace == CODIFY
+
+
+def test_the_catalogue_holds_seven_laws(catalogue: tuple[CatalogueRow, ...]) -> None:
+    assert len(_laws(catalogue)) == 7
+
+
+def test_codify_spans_hold_exactly_the_markup_words_and_leave_the_text_as_extract_gives_it(
+    catalogue: tuple[CatalogueRow, ...],
+) -> None:
+    for row in _laws(catalogue):
+        data = (STORE / row.path).read_bytes()
+        text = extract(data, row.media_type, source=row.path).text
+        spans = element_spans(data, source=row.path, select=_codify)
+        outermost = [
+            el
+            for el in parse_xml(data, source=row.path).iter()
+            if isinstance(el.tag, str)
+            and _codify(el)
+            and not any(_codify(a) for a in el.iterancestors())
+            and "".join(el.itertext()).strip()
+        ]
+        assert [s.element for s in spans] == [str(el.tag) for el in outermost], row.path
+        for span, el in zip(spans, outermost, strict=True):
+            assert " ".join(text[span.char_start : span.char_end].split()) == " ".join(
+                "".join(el.itertext()).split()
+            ), (row.path, span)
+        ends = [(s.char_start, s.char_end) for s in spans]
+        assert ends == sorted(ends)
+        assert all(a[1] <= b[0] for a, b in pairwise(ends))
+
+
+def test_the_struck_phrase_of_24_314_stands_twice_in_the_text_once_outside_the_markup(
+    catalogue: tuple[CatalogueRow, ...],
+) -> None:
+    row = next(r for r in catalogue if r.family == "dc-law-24-314")
+    data = (STORE / row.path).read_bytes()
+    text = extract(data, row.media_type, source=row.path).text
+    spans = element_spans(data, source=row.path, select=_codify)
+    at = [k for k in range(len(text)) if text.startswith("2.85% from solar energy", k)]
+    inside = [k for k in at if any(s.char_start <= k < s.char_end for s in spans)]
+    assert len(at) == 2 and len(inside) == 1
+
+
+def test_annotation_spans_of_a_code_release_start_at_its_first_history_note(
+    catalogue: tuple[CatalogueRow, ...],
+) -> None:
+    row = next(r for r in catalogue if r.path == "us-dc/dc-code-34-1432/34-1432@2023-04-05.xml")
+    data = (STORE / row.path).read_bytes()
+    extraction = extract(data, row.media_type, source=row.path)
+    (notes,) = element_spans(
+        data, source=row.path, select=lambda el: etree.QName(el).localname == "annotations"
+    )
+    assert extraction.text[notes.char_start :].startswith("Apr. 12, 2005, D.C. Law 15-340, § 4")
+    assert extraction.text[notes.char_end :].strip() == ""
+    assert text_sha256(extraction.text) == text_sha256(
+        extract(data, row.media_type, source=row.path).text
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        pytest.param(
+            b"<a><b>x</a>",
+            "probe.xml: malformed XML at line 1, column 12: Opening and ending tag mismatch: "
+            "b line 1 and a",
+            id="malformed",
+        ),
+        pytest.param(b"", "probe.xml: empty file; expected text", id="empty"),
+    ],
+)
+def test_bad_bytes_are_refused_as_extract_refuses_them(data: bytes, message: str) -> None:
+    with pytest.raises((ExtractionError, TextDecodeError)) as caught:
+        element_spans(data, source="probe.xml", select=lambda el: True)
+    assert str(caught.value) == message

@@ -1,0 +1,469 @@
+"""Score the amendment reader, its verification and its reconciliation against a truth the
+workbench did not compute (DESIGN.md C19).
+
+The truth is `scripts/amendment_truth.py`'s output: one instruction per `codify:` element of the
+Council's XML (the codifier's own reading of each change), kept where its words are grounded in
+the prose of the unit that holds it, the rest listed as the codifier's departures. That script
+imports nothing from the workbench; this module only reads what it wrote.
+
+A truth instruction is **found** when the reader gives an instruction of the same law, of the kind
+the markup's element names (`KIND_OF_ACTION`), whose target is the same Code section and names
+the same unit (across a gap the law leaves unstated, `Target.names`), and for a strike and insert
+whose struck text holds the markup's `find` and whose inserted text holds its `replace`, white
+space collapsed (the codifier often finds the smallest differing words), the markup's unit being
+the same or an enclosing one; a redesignation found under its old or new label; a whole section
+added, whose Code number the law does not name, found by the markup's heading in the quoted text.
+
+* **recall** per kind: the share of truth instructions found;
+* **precision** per kind: over the reader's instructions whose target is the Code and whose
+  sentence stands in a unit holding a kept truth instruction (where the codifier encoded nothing,
+  or only a departure from the enacted words, the truth cannot judge: listed as `unjudged`), the
+  share that agree with a truth instruction on law, kind, section and unit. Instructions into an
+  uncodified law, a table of contents or an unplaced unit are counted apart, never in precision.
+* **verification**: each truth instruction into a held Code section, with the outcome of the
+  reader's instruction that found it (`not_read` where none did), whether a change of its release
+  pair is made by it, and for every outcome but `applied` and `created` an explanation read off
+  the evidence (an earlier or a later release reads as instructed; the codifier prints its own
+  citation for the law's words; the codifier's text differs from the enacted text);
+* **reconciliation**: the shares of the reconciled changes made by an instruction, attributed to
+  an Act by a history note, and unexplained (in the body and in the notes).
+
+Shares go through `measure.rate()`, so none is printed over fewer than 10 subjects. The
+guarantee: the scorecard is a pure function of the truth file and the amendment report.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from workbench.errors import TruthFileError
+from workbench.evals.alignment import file_sha256
+from workbench.history.amendments import Instruction
+from workbench.history.enactment import Check
+from workbench.history.reconcile import ATTRIBUTION_KINDS, AmendmentReport
+from workbench.measure import rate
+
+SCORECARD_JSON = "amendment-scorecard.json"
+SCORECARD_MD = "amendment-scorecard.md"
+KINDS = ("strike_and_insert", "insert", "repeal", "redesignate", "amend_to_read")
+KIND_OF_ACTION = {
+    "strike_and_insert": "strike_and_insert",
+    "strike": "strike_and_insert",
+    "add_unit": "insert",
+    "repeal": "repeal",
+    "redesignate": "redesignate",
+    "amend_to_read": "amend_to_read",
+}
+
+__all__ = ["amendment_scorecard", "file_sha256", "read_truth", "write_amendment_scorecard"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Row:
+    """One subject of a rate: its evidence id and whether it holds."""
+
+    evidence_id: str
+    holds: bool
+
+
+def read_truth(path: Path) -> dict[str, Any]:
+    """The truth file as the script wrote it; a missing or malformed file is a `TruthFileError`."""
+    try:
+        data = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise TruthFileError(
+            f"{path}: no amendment truth; run 'python scripts/amendment_truth.py --out {path}'"
+        ) from None
+    except (OSError, ValueError) as error:
+        raise TruthFileError(f"{path}: cannot be read as the truth's JSON: {error}") from error
+    if not isinstance(data, dict) or not isinstance(data.get("instructions"), list):
+        raise TruthFileError(f"{path}: field instructions: expected a list of instructions")
+    return data
+
+
+def _norm(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+def _path(entry: Mapping[str, Any]) -> tuple[str, ...]:
+    # The codifier writes a level it supplies in brackets, "[(c-2)]": the label is the same.
+    return tuple(label.strip("[]") for label in entry["target"]["path"])
+
+
+def _section(entry: Mapping[str, Any]) -> str | None:
+    section = entry["target"]["section"]
+    return section.strip("[]") if section else None
+
+
+def _evidence(entry: Mapping[str, Any]) -> str:
+    return f"{entry['law']}|{entry['line']}|{entry['element']}|{entry['target']['raw']}"
+
+
+def finds(entry: Mapping[str, Any], ins: Instruction) -> bool:
+    """Whether the reader's instruction finds this truth instruction (module docstring)."""
+    if entry["law"] != ins.law or entry["kind"] != KIND_OF_ACTION[ins.action]:
+        return False
+    target, path = ins.target, _path(entry)
+    if entry["kind"] == "insert" and target.section is None and not target.path:
+        heading = _norm(entry.get("inserted_heading"))
+        return bool(heading) and heading in _norm(ins.new_text)
+    if target.document != "code" or target.section != _section(entry):
+        return False
+    if entry["kind"] == "redesignate":
+        return target.names(path) or (
+            bool(path)
+            and path[-1] == ins.new_label
+            and target.names((*path[:-1], *target.path[-1:]))
+        )
+    if entry["kind"] == "strike_and_insert":
+        encloses = target.names(path) or tuple(target.path[: len(path)]) == path
+        return (
+            encloses
+            and _norm(entry["find"]) in _norm(ins.old_text)
+            and _norm(entry["replace"]) in _norm(ins.new_text)
+        )
+    return target.names(path)
+
+
+def _agrees(entry: Mapping[str, Any], ins: Instruction) -> bool:
+    """Law, kind, section and unit agree (no text compared): for precision and departures."""
+    if finds(entry, ins):
+        return True
+    if entry["law"] != ins.law or entry["kind"] != KIND_OF_ACTION[ins.action]:
+        return False
+    if ins.target.section != _section(entry):
+        return False
+    path = _path(entry)
+    return ins.target.names(path) or tuple(ins.target.path[: len(path)]) == path
+
+
+def _truth_line(entry: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "law": entry["law"],
+        "line": entry["line"],
+        "element": entry["element"],
+        "target": entry["target"]["raw"],
+        "find": entry["find"],
+        "replace": entry["replace"],
+        "prose": entry["holder_prose"][:200],
+    }
+
+
+def _reader_line(ins: Instruction) -> dict[str, Any]:
+    return {
+        "law": ins.law,
+        "law_section": ins.law_section,
+        "char_start": ins.char_start,
+        "char_end": ins.char_end,
+        "action": ins.action,
+        "target": ins.target.citation(),
+        "sentence": ins.sentence[:200],
+    }
+
+
+def explain(entry: Mapping[str, Any], ins: Instruction | None, check: Check | None) -> str:
+    """Why a truth instruction is not `applied` or `created`, read off the evidence in order: no
+    reading found it; the before release already read as instructed (an earlier Act, not held,
+    made the change); a later release reads so (the codifier applied it late); the unit's text
+    holds words the codifier prints otherwise; the codifier's replacement text is not the law's
+    inserted text; otherwise no held release reads as instructed."""
+    if ins is None or check is None:
+        return "no reading of the prose found it (see the misses)"
+    later = check.reads_as_instructed_in
+    before = check.before.version_id if check.before else None
+    if before and before in later:
+        return f"the before release {before} already read as instructed: an earlier Act made it"
+    if later:
+        return f"codified late: {later[0]} is the first held release that reads as instructed"
+    rewrites = entry.get("codifier_rewrites") or []
+    if rewrites:
+        first = rewrites[0]
+        return (
+            f"the Code prints the codifier's {first['code']!r} for the law's words "
+            f"{first['text']!r} ({len(rewrites)} such)"
+        )
+    if entry["kind"] == "strike_and_insert" and (
+        _norm(entry["find"]) not in _norm(ins.old_text)
+        or _norm(entry["replace"]) != _norm(ins.new_text)
+    ):
+        return (
+            f"the codifier's markup strikes {entry['find']!r} and inserts {entry['replace']!r}, "
+            f"not the law's {ins.old_text!r} and {ins.new_text!r}"
+        )
+    return "no held release reads as instructed"
+
+
+def _explanation(
+    entry: Mapping[str, Any], ins: Instruction | None, check: Check | None, made: set[str]
+) -> str:
+    """Empty for an instruction applied (or created) and made by a change; else why not."""
+    if check is None or ins is None or check.outcome not in ("applied", "created"):
+        return explain(entry, ins, check)
+    if ins.instruction_id in made or check.outcome == "created":
+        return ""
+    if "already" in check.detail:
+        return "no change of its pair: the before release already read as instructed"
+    return "no change of its pair touches its unit"
+
+
+def amendment_scorecard(
+    truth: Mapping[str, Any],
+    report: AmendmentReport,
+    *,
+    corpus_digest: str,
+    truth_sha256: str,
+) -> dict[str, Any]:
+    """The scorecard (module docstring)."""
+    held_sections = report.held_sections
+    pairs = [
+        (ins, check)
+        for law in report.laws
+        for ins, check in zip(law.reading.instructions, law.checks, strict=True)
+    ]
+    by_law: dict[tuple[str, str], list[tuple[Instruction, Check]]] = defaultdict(list)
+    for ins, check in pairs:
+        by_law[(ins.law, KIND_OF_ACTION[ins.action])].append((ins, check))
+    marked = {law["law"]: [_norm(p) for p in law["marked_units"]] for law in truth["laws"]}
+    made = {m.instruction_id for a in report.attributions.values() for m in a.made_by}
+
+    recall_rows: dict[str, list[_Row]] = defaultdict(list)
+    misses: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    verification: list[dict[str, Any]] = []
+    for entry in truth["instructions"]:
+        hits = [(i, c) for i, c in by_law[(entry["law"], entry["kind"])] if finds(entry, i)]
+        recall_rows[entry["kind"]].append(_Row(evidence_id=_evidence(entry), holds=bool(hits)))
+        if not hits:
+            misses[entry["kind"]].append(_truth_line(entry))
+        if _section(entry) in held_sections:
+            reader: Instruction | None = hits[0][0] if hits else None
+            verdict: Check | None = hits[0][1] if hits else None
+            outcome = verdict.outcome if verdict else "not_read"
+            verification.append(
+                {
+                    **_truth_line(entry),
+                    "kind": entry["kind"],
+                    "outcome": outcome,
+                    "family": verdict.family if verdict else None,
+                    "before": verdict.before.version_id if verdict and verdict.before else None,
+                    "after": verdict.after.version_id if verdict and verdict.after else None,
+                    "made_by_a_change": bool(reader and reader.instruction_id in made),
+                    "instruction_id": reader.instruction_id if reader else None,
+                    "explanation": _explanation(entry, reader, verdict, made),
+                }
+            )
+
+    by_key: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
+    for entry in truth["instructions"]:
+        by_key[(entry["law"], entry["kind"])].append(entry)
+    precision_rows: dict[str, list[_Row]] = defaultdict(list)
+    wrong: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    unjudged: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    apart: Counter[str] = Counter()
+    for ins, _ in pairs:
+        kind = KIND_OF_ACTION[ins.action]
+        if ins.target.document != "code":
+            apart[ins.target.document] += 1
+            continue
+        if not any(_norm(ins.sentence) in unit for unit in marked.get(ins.law, ())):
+            unjudged[kind].append(_reader_line(ins))
+            continue
+        right = any(_agrees(entry, ins) for entry in by_key[(ins.law, kind)])
+        evidence = f"{ins.instruction_id}"
+        precision_rows[kind].append(_Row(evidence_id=evidence, holds=right))
+        if not right:
+            wrong[kind].append(_reader_line(ins))
+
+    departures = []
+    for entry in truth.get("departures", []):
+        hits = [(i, c) for i, c in by_law[(entry["law"], entry["kind"])] if _agrees(entry, i)]
+        departures.append(
+            {
+                **_truth_line(entry),
+                "reason": entry["reason"],
+                "outcome": hits[0][1].outcome if hits else "not_read",
+                "detail": hits[0][1].detail if hits else "",
+            }
+        )
+
+    changes = list(report.attributions.values())
+    reconciliation = {
+        "changes": len(changes),
+        "pairs": len({(a.family, a.before, a.after) for a in changes}),
+        **{
+            kind: rate(
+                [_Row(evidence_id=a.change_id, holds=a.kind == kind) for a in changes],
+                lambda r: r.holds,
+            ).as_json()
+            for kind in ATTRIBUTION_KINDS
+        },
+        "in_notes": {
+            kind: sum(1 for a in changes if a.in_notes and a.kind == kind)
+            for kind in ATTRIBUTION_KINDS
+        },
+        "acts_named": sorted({act for a in changes for act in a.acts}),
+        "not_reflected": len(report.not_reflected),
+    }
+    extraction = {
+        kind: {
+            "truth_instructions": len(recall_rows[kind]),
+            "recall": rate(recall_rows[kind], lambda r: r.holds).as_json(),
+            "precision": rate(precision_rows[kind], lambda r: r.holds).as_json(),
+            "unjudged": len(unjudged[kind]),
+            "misses": misses[kind],
+            "wrong": wrong[kind],
+        }
+        for kind in KINDS
+    }
+    outcomes = Counter(v["outcome"] for v in verification)
+    return {
+        "corpus_digest": corpus_digest,
+        "truth_sha256": truth_sha256,
+        "truth_computed_by": truth.get("computed_by"),
+        "style": report.style.as_json(),
+        "laws": [
+            {
+                "law": law.law.version.version_id,
+                "effective": law.law.effective,
+                "instructions": len(law.reading.instructions),
+                "unread": len(law.reading.unread),
+            }
+            for law in report.laws
+        ],
+        "extraction": extraction,
+        "not_the_code": dict(sorted(apart.items())),
+        "unjudged": {kind: unjudged[kind] for kind in KINDS},
+        "verification": {
+            "instructions_into_held_sections": len(verification),
+            "outcomes": dict(sorted(outcomes.items())),
+            "made_by_a_change": sum(1 for v in verification if v["made_by_a_change"]),
+            "rows": verification,
+        },
+        "departures": departures,
+        "reconciliation": reconciliation,
+        "rules": {
+            "found": "same law and kind; same Code section and unit (across a gap the law leaves "
+            "unstated); a strike and insert's struck and inserted text holding the markup's find "
+            "and replace; a whole section added found by the markup's heading",
+            "precision": "over the reader's Code instructions in a unit holding a kept truth "
+            "instruction: the share agreeing with a truth instruction on law, kind, section and unit",
+            "verification": "the outcome of the reader's instruction that found each truth "
+            "instruction into a held section, against the releases around the law's effective date",
+            "reconciliation": "each change of every consecutive release pair of a targeted section, "
+            "made by the instructions whose located unit it overlaps, else attributed to an Act a "
+            "new history note names, else unexplained",
+        },
+    }
+
+
+def scorecard_markdown(card: Mapping[str, Any]) -> bytes:
+    """The scorecard as a Markdown page: extraction, verification, reconciliation, the rules."""
+    lines = [
+        "# Amendment scorecard",
+        "",
+        f"Corpus digest: `{card['corpus_digest']}`",
+        f"Truth SHA-256: `{card['truth_sha256']}`",
+        "",
+        "Written by `workbench eval --amendment-truth benchmarks/out/amendment-truth.json --out "
+        "measurements`; the truth is computed by `scripts/amendment_truth.py`, which imports "
+        "nothing from the workbench, from the D.C. Council's codify: markup.",
+        "",
+        "## Extraction",
+        "",
+        "| kind | truth instructions | recall | precision | unjudged | misses | wrong |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for kind, entry in card["extraction"].items():
+        lines.append(
+            f"| {kind} | {entry['truth_instructions']} | {entry['recall']['rate']} | "
+            f"{entry['precision']['rate']} | {entry['unjudged']} | {len(entry['misses'])} | "
+            f"{len(entry['wrong'])} |"
+        )
+    apart = ", ".join(f"{k} {v}" for k, v in card["not_the_code"].items()) or "none"
+    lines += [
+        "",
+        f"Instructions whose target is not the Code (scored apart): {apart}.",
+        "",
+        "### Misses (truth instructions no reading found)",
+        "",
+    ]
+    for kind, entry in card["extraction"].items():
+        lines += [
+            f"- {kind}: {m['law']} line {m['line']} {m['target']}: {m['prose'][:140]}"
+            for m in entry["misses"]
+        ]
+    lines += ["", "### Wrong (readings no truth instruction agrees with)", ""]
+    for kind, entry in card["extraction"].items():
+        lines += [
+            f"- {kind}: {w['law']} {w['law_section']} [{w['char_start']}, {w['char_end']}) "
+            f"{w['target']}: {w['sentence'][:140]}"
+            for w in entry["wrong"]
+        ]
+    verification = card["verification"]
+    outcomes = ", ".join(f"{k} {v}" for k, v in verification["outcomes"].items())
+    lines += [
+        "",
+        "## Verification",
+        "",
+        f"Truth instructions into held sections: {verification['instructions_into_held_sections']} "
+        f"({outcomes}); made by a change of their release pair: {verification['made_by_a_change']}.",
+        "",
+        "| law | target | kind | outcome | made by a change | explanation |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in verification["rows"]:
+        lines.append(
+            f"| {row['law']} | {row['target']} | {row['kind']} | {row['outcome']} | "
+            f"{'yes' if row['made_by_a_change'] else 'no'} | {row['explanation']} |"
+        )
+    departures = card["departures"]
+    reasons = Counter(d["reason"] for d in departures)
+    lines += [
+        "",
+        "## The codifier's departures",
+        "",
+        f"{len(departures)} markup instructions depart from the enacted words ("
+        + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items()))
+        + "), each with the outcome of the reading at its unit:",
+        "",
+    ]
+    lines += [
+        f"- {d['law']} line {d['line']} {d['target']} ({d['reason']}, find {d['find']!r}): "
+        f"{d['outcome']}"
+        for d in departures
+    ]
+    rec = card["reconciliation"]
+    lines += [
+        "",
+        "## Reconciliation",
+        "",
+        f"{rec['changes']} changes over {rec['pairs']} release pairs: made by an instruction "
+        f"{rec['made_by']['rate']}; attributed to an Act by a history note {rec['history']['rate']}; "
+        f"unexplained {rec['unexplained']['rate']}. In the notes: "
+        + ", ".join(f"{k} {v}" for k, v in rec["in_notes"].items())
+        + f". Acts named: {', '.join(rec['acts_named']) or 'none'}. "
+        f"Instructions no change reflects: {rec['not_reflected']}.",
+        "",
+        "## Rules",
+        "",
+    ]
+    lines += [f"- **{key}**: {text}" for key, text in card["rules"].items()]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def scorecard_bytes(card: Mapping[str, Any]) -> bytes:
+    return (json.dumps(card, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def write_amendment_scorecard(out: Path, card: Mapping[str, Any]) -> tuple[str, str]:
+    """Write the JSON and Markdown scorecards into `out`; returns their names."""
+    from workbench.files import replace_file
+
+    out.mkdir(parents=True, exist_ok=True)
+    replace_file(out / SCORECARD_JSON, scorecard_bytes(card))
+    replace_file(out / SCORECARD_MD, scorecard_markdown(card))
+    return SCORECARD_JSON, SCORECARD_MD

@@ -1,0 +1,426 @@
+"""Each amendment instruction verified as a claim about two held releases (DESIGN.md C19).
+
+An instruction claims that the struck text stood in its target unit before the law took effect
+and that the inserted text stands there after. `check_instruction` tests that claim against held
+releases only, by the verifier's own exact search (`find_occurrences`: the one normalization on
+both sides, raw offsets), never by projecting an offset through the alignment and never by
+building an intermediate text. The releases: *before* is the latest held release of the target
+section filed before the law's effective date, *after* the first filed on or after it, so every
+law that takes effect in one gap between releases is checked against that same pair.
+
+Outcomes, each with the offsets found (the unit's extent and every occurrence, in raw
+coordinates of the release that holds them):
+
+* `applied` — the struck text stands in the before release's unit the stated number of times, and
+  after it is gone (or kept inside the inserted text) and the inserted text stands in the unit;
+  a unit added or amended to read stands after with every quoted line; a unit repealed is gone or
+  reads "Repealed."; a unit redesignated stands under its new label;
+* `created` — a whole section the law adds: the after release holds it with the quoted lines, and
+  no held release of it is older than the law;
+* `not_applied` — the before release holds what the instruction strikes, but the after release
+  does not read as instructed (it still reads the old text, or lacks the new);
+* `target_missing` — the before release has no such unit, or the struck text is not in it;
+* `count_mismatch` — the struck text stands in the unit, but not the stated number of times;
+* `no_versions` — no held release of the target on a side the claim needs (or the target is not
+  the Code: an uncodified law, a table of contents, a unit the reader could not place).
+
+The guarantee: every offset a check reports was found by exact search in the release it names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from workbench.cite.index import find_occurrences, index_text
+from workbench.history.amendments import Instruction
+from workbench.history.laws import HeldCode, Release
+from workbench.history.targets import Target
+from workbench.text.normalize import normalized_text
+
+Outcome = Literal[
+    "applied", "created", "not_applied", "target_missing", "count_mismatch", "no_versions"
+]
+OUTCOMES: tuple[str, ...] = (
+    "applied",
+    "created",
+    "not_applied",
+    "target_missing",
+    "count_mismatch",
+    "no_versions",
+)
+REPEALED = re.compile(r"\[?Repealed\.?\]?\.?")
+_LEADING_LABELS = re.compile(r"(?:\([^()\s]+\)\s*)+")
+_WORD = re.compile(r"\w")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Found:
+    """What exact search found in one release: the unit's extent (None: no such unit) and the
+    occurrences of the struck text (`old`) and of the inserted text or quoted lines (`new`)."""
+
+    version_id: str
+    unit: tuple[int, int] | None
+    old: tuple[tuple[int, int], ...] = ()
+    new: tuple[tuple[int, int], ...] = ()
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "version_id": self.version_id,
+            "unit": list(self.unit) if self.unit else None,
+            "old": [list(s) for s in self.old],
+            "new": [list(s) for s in self.new],
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Check:
+    """One instruction's verdict against its release pair, with the offsets found and why."""
+
+    instruction_id: str
+    outcome: Outcome
+    family: str | None
+    before: Found | None
+    after: Found | None
+    detail: str
+    reads_as_instructed_in: tuple[str, ...] = ()
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "instruction_id": self.instruction_id,
+            "outcome": self.outcome,
+            "family": self.family,
+            "before": self.before.as_json() if self.before else None,
+            "after": self.after.as_json() if self.after else None,
+            "detail": self.detail,
+            "reads_as_instructed_in": list(self.reads_as_instructed_in),
+        }
+
+
+def _unit(
+    release: Release, target: Target, path: Sequence[str] | None = None
+) -> tuple[int, int] | None:
+    """The extent of the unit `target` names in `release` (narrowed to its lead-in or heading),
+    or None if the release has no such unit or more than one fits a gap."""
+    wanted = tuple(path) if path is not None else target.path
+    if path is None and target.gap_at is not None:
+        fits = [p for p in release.units if target.names(p)]
+        if len(fits) != 1:
+            return None
+        wanted = fits[0]
+    extent = release.units.get(wanted)
+    if extent is None:
+        return None
+    start, end = extent
+    text = release.version.text
+    if target.scope == "heading":
+        line = text.find("\n", start, end)
+        return (start, line if line >= 0 else end)
+    if target.scope == "lead_in":
+        children = [
+            s
+            for p, (s, _) in release.units.items()
+            if len(p) == len(wanted) + 1 and p[:-1] == wanted
+        ]
+        return (start, min([c for c in children if c > start], default=end))
+    return extent
+
+
+def _within(release: Release, quote: str, extent: tuple[int, int]) -> tuple[tuple[int, int], ...]:
+    """Every occurrence of `quote` lying inside `extent` of the release, by the verifier's search."""
+    if not normalized_text(quote).strip():
+        return ()
+    start, end = extent
+    return tuple(
+        (o.char_start, o.char_end)
+        for o in find_occurrences(index_text(release.version.text), quote)
+        if start <= o.char_start and o.char_end <= end
+    )
+
+
+def _ends_with(release: Release, extent: tuple[int, int], mark: str) -> tuple[tuple[int, int], ...]:
+    text = release.version.text[extent[0] : extent[1]].rstrip()
+    if mark and text.endswith(mark):
+        at = extent[0] + len(text) - len(mark)
+        return ((at, at + len(mark)),)
+    return ()
+
+
+def _line_texts(lines: Sequence[str], *, whole_section: bool) -> list[str]:
+    """The quoted lines as they should stand in the Code: each without its leading labels (the
+    Code sets its own numbers), a new section's first line without the law's section number."""
+    out = []
+    for k, line in enumerate(lines):
+        if whole_section and k == 0:
+            line = line.split(" ", 1)[-1]
+        line = _LEADING_LABELS.sub("", line, count=1) if _LEADING_LABELS.match(line) else line
+        if _WORD.search(line):
+            out.append(line.strip())
+    return out
+
+
+def _lines_found(
+    release: Release, lines: Sequence[str], extent: tuple[int, int]
+) -> tuple[list[tuple[int, int]], list[str]]:
+    found: list[tuple[int, int]] = []
+    missing: list[str] = []
+    for line in lines:
+        spans = _within(release, line, extent)
+        found.extend(spans[:1])
+        if not spans:
+            missing.append(line)
+    return found, missing
+
+
+def _expected(count: object, n: int) -> bool:
+    return n >= 1 if count == "all" else n == count
+
+
+def _reads_text(ins: Instruction, rel: Release, before_count: int) -> tuple[bool, Found]:
+    """Whether `rel` reads as a strike (and insert) instructs: the inserted text stands in the unit
+    and the struck text is gone from it (fewer occurrences than the `before_count` the before
+    release held, none at all, or kept inside the inserted text); with the offsets found."""
+    old, new = ins.old_text or "", ins.new_text or ""
+    unit = _unit(rel, ins.target)
+    vid = rel.version.version_id
+    if unit is None:
+        return False, Found(version_id=vid, unit=None)
+    if ins.count == "last":
+        old_a = _ends_with(rel, unit, old)
+        new_a = _ends_with(rel, unit, new) if new else ()
+        gone = not old_a or (bool(new) and new.endswith(old))
+    else:
+        old_a = _within(rel, old, unit)
+        new_a = _within(rel, new, unit) if new else ()
+        kept = bool(new) and normalized_text(old) in normalized_text(new)
+        gone = not old_a or len(old_a) < before_count or kept
+    found = Found(version_id=vid, unit=unit, old=old_a, new=new_a)
+    return gone and (not new or bool(new_a)), found
+
+
+def _check_text(
+    ins: Instruction, before: Release, after: Release
+) -> tuple[Outcome, Found, Found, str]:
+    """Strike (and insert): the struck text in the before unit, the inserted text after."""
+    old, new = ins.old_text or "", ins.new_text or ""
+    vb, va = before.version.version_id, after.version.version_id
+    unit_b = _unit(before, ins.target)
+    if unit_b is None:
+        return (
+            "target_missing",
+            Found(version_id=vb, unit=None),
+            Found(version_id=va, unit=_unit(after, ins.target)),
+            f"{vb} has no unit {ins.target.citation()}",
+        )
+    last = ins.count == "last"
+    old_b = _ends_with(before, unit_b, old) if last else _within(before, old, unit_b)
+    found_b = Found(version_id=vb, unit=unit_b, old=old_b)
+    reads, found_a = _reads_text(ins, after, len(old_b))
+    if not old_b:
+        where = "does not end with" if last else "does not hold"
+        return "target_missing", found_b, found_a, f"the unit in {vb} {where} {old!r}"
+    if not last and not _expected(ins.count, len(old_b)):
+        return (
+            "count_mismatch",
+            found_b,
+            found_a,
+            (f"{old!r} stands {len(old_b)} times in the unit; the law says {ins.count}"),
+        )
+    if reads:
+        return "applied", found_b, found_a, "struck text gone, inserted text stands"
+    if found_a.unit is None:
+        return "not_applied", found_b, found_a, f"{va} has no unit {ins.target.citation()}"
+    if found_a.old and not (new and found_a.new):
+        return "not_applied", found_b, found_a, f"{va} still reads {old!r}"
+    return "not_applied", found_b, found_a, f"{va} does not read {new!r}"
+
+
+def _reads_unit(ins: Instruction, rel: Release) -> tuple[bool, Found, str]:
+    """Whether `rel` reads as an added, amended, repealed or redesignated unit should: the unit
+    stands with every quoted line; it is gone or reads "Repealed."; it stands under its new label."""
+    target, vid = ins.target, rel.version.version_id
+    if ins.action == "redesignate":
+        label = ins.new_label or ""
+        fits = [p for p in ((*target.path[:-1], label), (*target.path, label)) if p in rel.units]
+        if fits:
+            return True, Found(version_id=vid, unit=rel.units[fits[0]]), f"{label} stands"
+        return False, Found(version_id=vid, unit=None), f"no unit {label}"
+    unit = _unit(rel, target)
+    if ins.action == "repeal":
+        own = rel.version.text[unit[0] : unit[1]] if unit else ""
+        own = _LEADING_LABELS.sub("", own, count=1).strip()
+        if unit is None or REPEALED.fullmatch(own):
+            return (
+                True,
+                Found(version_id=vid, unit=unit),
+                ("the unit is gone" if unit is None else "the unit reads Repealed."),
+            )
+        return False, Found(version_id=vid, unit=unit), "the unit still stands"
+    if unit is None:
+        return False, Found(version_id=vid, unit=None), f"no unit {target.citation()}"
+    lines = _line_texts(ins.new_lines, whole_section=False)
+    found, missing = _lines_found(rel, lines, unit)
+    if not missing:
+        return True, Found(version_id=vid, unit=unit, new=tuple(found)), "every quoted line stands"
+    return (
+        False,
+        Found(version_id=vid, unit=unit, new=tuple(found)),
+        (f"{len(missing)} of {len(lines)} quoted lines do not stand, first: {missing[0][:80]!r}"),
+    )
+
+
+def _check_unit(
+    ins: Instruction, before: Release, after: Release
+) -> tuple[Outcome, Found, Found, str]:
+    """Add a unit, amend a unit to read, repeal or redesignate one: the unit's place before, and
+    what stands there after."""
+    target = ins.target
+    vb, va = before.version.version_id, after.version.version_id
+    unit_b = _unit(before, target)
+    reads, found_a, why = _reads_unit(ins, after)
+    if ins.action == "add_unit":
+        parent = Target(
+            document=target.document,
+            section=target.section,
+            path=target.path[:-1],
+            gap_at=target.gap_at
+            if target.gap_at is not None and target.gap_at < len(target.path)
+            else None,
+        )
+        if target.path[:-1] and _unit(before, parent) is None:
+            return (
+                "target_missing",
+                Found(version_id=vb, unit=None),
+                found_a,
+                (f"{vb} has no unit {parent.citation()} to add to"),
+            )
+    elif unit_b is None:
+        return (
+            "target_missing",
+            Found(version_id=vb, unit=None),
+            found_a,
+            (f"{vb} has no unit {target.citation()}"),
+        )
+    found_b = Found(version_id=vb, unit=unit_b)
+    if reads:
+        before_reads = _reads_unit(ins, before)[0] if ins.action != "repeal" else False
+        already = " (the before release read so already)" if before_reads else ""
+        return "applied", found_b, found_a, f"{why}{already}"
+    return "not_applied", found_b, found_a, f"{va}: {why}"
+
+
+def reads_as_instructed(
+    ins: Instruction, releases: Sequence[Release], before: Release | None
+) -> tuple[str, ...]:
+    """The held releases (any, in order) whose target unit reads as the instruction says it
+    should after the law: where an instruction is not applied in its pair, this says whether
+    an earlier release already read so (an Act not held got there first) or a later one does
+    (the codifier applied it late), or none does."""
+    if ins.action in ("strike_and_insert", "strike"):
+        count = 0
+        if before is not None:
+            unit = _unit(before, ins.target)
+            count = len(_within(before, ins.old_text or "", unit)) if unit else 0
+        return tuple(r.version.version_id for r in releases if _reads_text(ins, r, count)[0])
+    return tuple(r.version.version_id for r in releases if _reads_unit(ins, r)[0])
+
+
+def _check_section(ins: Instruction, code: HeldCode, effective: str) -> Check:
+    """A whole section added. Its Code number is the codifier's, not the law's, so it is found by
+    its first quoted line (the heading, without the law's section number): the one held section
+    whose first release is not older than the law and holds that line. It is `created` when that
+    release holds every quoted line, `not_applied` (naming it) when it does not, and
+    `no_versions` when no held section, or more than one, holds the heading."""
+    lines = _line_texts(ins.new_lines, whole_section=True)
+    if ins.target.section is not None:
+        candidates = (
+            [code.by_section[ins.target.section]] if ins.target.section in code.by_section else []
+        )
+    else:
+        candidates = sorted(code.families)
+    hits = []
+    for family in candidates:
+        held = code.releases(family)
+        first = held[0] if held and held[0].date >= effective else None
+        if lines and first and _within(first, lines[0], (0, len(first.version.text))):
+            hits.append((family, first))
+    if len(hits) != 1:
+        return Check(
+            instruction_id=ins.instruction_id,
+            outcome="no_versions",
+            family=None,
+            before=None,
+            after=None,
+            detail=f"{len(hits)} held sections first released on or after {effective} hold its "
+            f"heading {lines[0][:60]!r}"
+            if lines
+            else "it quotes no text to find it by",
+        )
+    family, first = hits[0]
+    found, missing = _lines_found(first, lines, (0, len(first.version.text)))
+    after = Found(version_id=first.version.version_id, unit=(0, first.body_end), new=tuple(found))
+    if missing:
+        outcome: Outcome = "not_applied"
+        detail = (
+            f"{first.version.version_id} (its first held release) holds its heading, but "
+            f"{len(missing)} of {len(lines)} quoted lines do not stand, first: {missing[0][:80]!r}"
+        )
+    else:
+        outcome = "created"
+        detail = f"{first.version.version_id} is its first held release and holds every quoted line"
+    return Check(
+        instruction_id=ins.instruction_id,
+        outcome=outcome,
+        family=family,
+        before=None,
+        after=after,
+        detail=detail,
+    )
+
+
+def check_instruction(ins: Instruction, code: HeldCode, effective: str) -> Check:
+    """Verify one instruction against the held releases around `effective` (module docstring)."""
+
+    def no_versions(detail: str, family: str | None = None) -> Check:
+        return Check(
+            instruction_id=ins.instruction_id,
+            outcome="no_versions",
+            family=family,
+            before=None,
+            after=None,
+            detail=detail,
+        )
+
+    target = ins.target
+    if target.document != "code":
+        return no_versions(f"the target is not the Code ({target.document})")
+    if ins.action == "add_unit" and not target.path:
+        return _check_section(ins, code, effective)
+    if target.section is None:
+        return no_versions("the sentence names no Code section")
+    family = code.by_section.get(target.section)
+    if family is None:
+        return no_versions(f"§ {target.section} is not held")
+    before, after = code.pair(family, effective)
+    if before is None or after is None:
+        side = "before" if before is None else "on or after"
+        return no_versions(
+            f"no held release of § {target.section} filed {side} {effective}", family
+        )
+    if ins.action in ("strike_and_insert", "strike"):
+        outcome, found_b, found_a, detail = _check_text(ins, before, after)
+    else:
+        outcome, found_b, found_a, detail = _check_unit(ins, before, after)
+    return Check(
+        instruction_id=ins.instruction_id,
+        outcome=outcome,
+        family=family,
+        before=found_b,
+        after=found_a,
+        detail=detail,
+        reads_as_instructed_in=()
+        if outcome == "applied"
+        else reads_as_instructed(ins, code.releases(family), before),
+    )

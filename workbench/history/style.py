@@ -1,0 +1,182 @@
+"""Drafting styles: how a legislature words its amending instructions, as data.
+
+A style is one TOML file in `workbench/history/drafting/` (`us-dc.toml`: the Council of the
+District of Columbia). It lists the phrasings of an instruction sentence as regular expressions
+(tried in order, the first that matches the whole sentence decides), the words for units and the
+level each names, punctuation named in words, the count phrases ("both times it appears"), which
+markup namespaces are the publisher's and never the law's words, and where a law states its
+effective date. The reader (`amendments.py`) knows no phrasing of its own: another style is
+another file, read by the same code.
+
+Styles are read strictly, like numbering profiles: an unknown key, a value of the wrong type, a
+fragment that is never defined or a pattern that does not compile is an `AmendmentError` naming
+the file and the key. The guarantee: the same file bytes give the same compiled style.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from workbench.errors import AmendmentError
+
+STYLES_DIR = Path(__file__).resolve().parent / "drafting"
+
+Action = Literal[
+    "strike_and_insert", "strike", "add_unit", "amend_to_read", "redesignate", "repeal"
+]
+ACTIONS: tuple[str, ...] = get_args(Action)
+# A sentence that names the unit its sub-items amend ("... is amended as follows:").
+CONTEXT = "context"
+
+_TOP = {
+    "name": str,
+    "description": str,
+    "applies_to": list,
+    "publisher_markup": list,
+    "effective_element": str,
+    "notes_element": str,
+    "quotation_element": str,
+    "law_families": str,
+    "act_citation": str,
+    "code_citation": str,
+    "code_of": str,
+    "instruction_like": str,
+    "units": dict,
+    "punctuation": dict,
+    "counts": dict,
+    "fragments": dict,
+    "phrasings": list,
+}
+_FRAGMENT = re.compile(r"<<([a-z_]+)>>")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Phrasing:
+    """One way of wording an instruction: its action (or `context`) and its compiled pattern."""
+
+    action: str
+    pattern: re.Pattern[str]
+
+
+# eq=False: compared and hashed by identity; `load_style` returns one object per file's bytes.
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class DraftingStyle:
+    """A compiled drafting style and the SHA-256 of the file it came from."""
+
+    name: str
+    description: str
+    applies_to: tuple[str, ...]
+    publisher_markup: frozenset[str]
+    effective_element: str
+    notes_element: str
+    quotation_element: str
+    law_families: str  # a pattern the held families that are laws match
+    act_citation: str  # a pattern naming an Act in a Code release's notes, group `number`
+    code_citation: re.Pattern[str]
+    code_of: str
+    instruction_like: re.Pattern[str]
+    units: Mapping[str, int]
+    punctuation: Mapping[str, str]
+    counts: Mapping[str, int | str]
+    phrasings: tuple[Phrasing, ...]
+    sha256: str
+
+    def as_json(self) -> dict[str, Any]:
+        """What a reading records of the style that read it."""
+        return {"name": self.name, "sha256": self.sha256}
+
+
+def _fail(origin: str, key: str, expected: str) -> AmendmentError:
+    return AmendmentError(f"{origin}: {key}: {expected}")
+
+
+def _compile(pattern: str, origin: str, key: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern)
+    except re.error as error:
+        raise _fail(origin, key, f"not a regular expression ({error})") from error
+
+
+def _expand(pattern: str, fragments: Mapping[str, str], origin: str, key: str) -> str:
+    """`pattern` with every <<name>> replaced by its fragment, fragments within fragments too."""
+    for _ in range(len(fragments) + 1):
+        missing = [n for n in _FRAGMENT.findall(pattern) if n not in fragments]
+        if missing:
+            raise _fail(origin, key, f"fragment <<{missing[0]}>> is not defined in [fragments]")
+        expanded = _FRAGMENT.sub(lambda m: fragments[m.group(1)], pattern)
+        if expanded == pattern:
+            return pattern
+        pattern = expanded
+    raise _fail(origin, key, "fragments refer to each other in a loop")
+
+
+@functools.lru_cache(maxsize=16)
+def parse_style(source: bytes, origin: str) -> DraftingStyle:
+    """Compile a style file's bytes; `origin` names it in errors."""
+    try:
+        table = tomllib.loads(source.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise _fail(origin, "file", f"not a TOML file ({error})") from error
+    for key, value in table.items():
+        if key not in _TOP:
+            raise _fail(origin, key, "unknown key")
+        if not isinstance(value, _TOP[key]):
+            raise _fail(origin, key, f"expected {_TOP[key].__name__}")
+    for key in _TOP:
+        if key not in table:
+            raise _fail(origin, key, "missing")
+    fragments = {str(k): str(v) for k, v in table["fragments"].items()}
+    phrasings = []
+    for index, entry in enumerate(table["phrasings"]):
+        where = f"phrasings[{index}]"
+        if not isinstance(entry, dict) or set(entry) != {"action", "pattern"}:
+            raise _fail(origin, where, "expected a table with action and pattern")
+        if entry["action"] not in (*ACTIONS, CONTEXT):
+            raise _fail(origin, f"{where}.action", f"expected one of {', '.join(ACTIONS)}, context")
+        expanded = _expand(str(entry["pattern"]), fragments, origin, f"{where}.pattern")
+        phrasings.append(
+            Phrasing(action=entry["action"], pattern=_compile(expanded, origin, f"{where}.pattern"))
+        )
+    counts: dict[str, int | str] = {}
+    for phrase, value in table["counts"].items():
+        if not (value == "all" or (isinstance(value, int) and value > 0)):
+            raise _fail(origin, f"counts.{phrase}", 'expected a number above 0 or "all"')
+        counts[phrase] = value
+    return DraftingStyle(
+        name=table["name"],
+        description=table["description"],
+        applies_to=tuple(str(j) for j in table["applies_to"]),
+        publisher_markup=frozenset(str(n) for n in table["publisher_markup"]),
+        effective_element=table["effective_element"],
+        notes_element=table["notes_element"],
+        quotation_element=table["quotation_element"],
+        law_families=_compile(table["law_families"], origin, "law_families").pattern,
+        act_citation=_compile(table["act_citation"], origin, "act_citation").pattern,
+        code_citation=_compile(table["code_citation"], origin, "code_citation"),
+        code_of=table["code_of"],
+        instruction_like=_compile(table["instruction_like"], origin, "instruction_like"),
+        units={str(k): int(v) for k, v in table["units"].items()},
+        punctuation={str(k): str(v) for k, v in table["punctuation"].items()},
+        counts=counts,
+        phrasings=tuple(phrasings),
+        sha256=hashlib.sha256(source).hexdigest(),
+    )
+
+
+def style_for(jurisdiction: str) -> DraftingStyle:
+    """The shipped style naming `jurisdiction` in `applies_to`; `AmendmentError` if none does."""
+    for path in sorted(STYLES_DIR.glob("*.toml")):
+        style = parse_style(path.read_bytes(), f"shipped:{path.name}")
+        if jurisdiction in style.applies_to:
+            return style
+    raise AmendmentError(
+        f"{jurisdiction}: no drafting style names this jurisdiction; expected one of "
+        f"{', '.join(sorted(p.stem for p in STYLES_DIR.glob('*.toml')))}"
+    )
