@@ -9,6 +9,14 @@ held version. Re-ingesting a version id with identical bytes writes nothing; wit
 or bytes whose re-extraction gives a different text hash, it raises `CorpusChanged` and leaves the
 held row as it was.
 
+A PDF's text origins (C18) are a side record, `text_origins`, one append-only row per version and
+extractor version that made or reproduced its text: a new version gets one with its row; a version
+held under an older extractor version gets one the first time a newer extractor version extracts
+it again and reproduces its text hash exactly (its text, offsets and row stay as they are), and
+from then on counts as held under that newer version, so a warm ingest does not extract it again.
+A version read from the workspace carries the origins of the newest such record (None for a PDF
+with none yet; the whole text is `glyphs` for plain text, Markdown and XML).
+
 The workspace runs in WAL mode with a busy timeout so that two processes (two notebook kernels) can
 read and append at once.
 """
@@ -19,10 +27,10 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.corpus.catalogue import read_fetched
 from workbench.errors import (
@@ -43,14 +51,20 @@ from workbench.models import (
     PageSpan,
     Refusal,
     StructureMark,
+    TextOrigins,
     UnusablePage,
     Version,
     canonical_json,
+    origins_from_json,
     text_sha256,
 )
 from workbench.progress import bar
 
+if TYPE_CHECKING:
+    from workbench.text.ocr import OcrOptions
+
 SCHEMA_VERSION = "2"
+PDF_MEDIA_TYPE = "application/pdf"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS workspace_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -79,6 +93,19 @@ CREATE TRIGGER IF NOT EXISTS versions_append_only_update BEFORE UPDATE ON versio
 BEGIN SELECT RAISE(ABORT, 'append-only table versions: UPDATE refused'); END;
 CREATE TRIGGER IF NOT EXISTS versions_append_only_delete BEFORE DELETE ON versions
 BEGIN SELECT RAISE(ABORT, 'append-only table versions: DELETE refused'); END;
+CREATE TABLE IF NOT EXISTS text_origins (
+    version_id TEXT NOT NULL,
+    extractor TEXT NOT NULL,
+    extractor_version TEXT NOT NULL,
+    text_sha256 TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    recorded_at TEXT NOT NULL,
+    PRIMARY KEY (version_id, extractor, extractor_version)
+);
+CREATE TRIGGER IF NOT EXISTS text_origins_append_only_update BEFORE UPDATE ON text_origins
+BEGIN SELECT RAISE(ABORT, 'append-only table text_origins: UPDATE refused'); END;
+CREATE TRIGGER IF NOT EXISTS text_origins_append_only_delete BEFORE DELETE ON text_origins
+BEGIN SELECT RAISE(ABORT, 'append-only table text_origins: DELETE refused'); END;
 CREATE TRIGGER IF NOT EXISTS meta_append_only_update BEFORE UPDATE ON workspace_meta
 BEGIN SELECT RAISE(ABORT, 'append-only table workspace_meta: UPDATE refused'); END;
 CREATE TRIGGER IF NOT EXISTS meta_append_only_delete BEFORE DELETE ON workspace_meta
@@ -238,10 +265,26 @@ class Workspace:
             return None
         return row["artefact_sha256"], row["extractor"], row["extractor_version"]
 
+    def held_extractors(self, version_id: str) -> tuple[str, frozenset[tuple[str, str]]] | None:
+        """(artefact sha256, every (extractor, version) that made or reproduced the held text) of
+        a held version, or None: the warm-run check (C4)."""
+        held = self.held_extraction(version_id)
+        if held is None:
+            return None
+        rows = self._conn.execute(
+            "SELECT extractor, extractor_version FROM text_origins WHERE version_id = ?",
+            (version_id,),
+        ).fetchall()
+        made = {(held[1], held[2])} | {(r["extractor"], r["extractor_version"]) for r in rows}
+        return held[0], frozenset(made)
+
     def add_version(self, version: Version, provenance: dict[str, Any]) -> bool:
         """Hold `version`; True if written, False if the same bytes were already held.
 
         Raises CorpusChanged when the id is held with a different artefact hash or text hash.
+        With origins (`version.origin`, a PDF's), they are recorded beside the row: with a new
+        row, or, for a version already held whose text this extraction reproduces, once per
+        extractor version (the row is left as it is).
         """
         with self.transaction() as conn:
             held = conn.execute(
@@ -262,7 +305,9 @@ class Workspace:
                         f"gives text sha256 {version.text_sha256}; held text ({extractor} {extractor_version}) "
                         f"has {text_hash}"
                     )
+                self._record_origin(conn, version)
                 return False
+            self._record_origin(conn, version)
             conn.execute(
                 f"INSERT INTO versions ({_VERSION_COLUMNS}, provenance, ingested_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -288,6 +333,46 @@ class Workspace:
                 ),
             )
             return True
+
+    @staticmethod
+    def _record_origin(conn: sqlite3.Connection, version: Version) -> None:
+        if version.origin is None or version.media_type != PDF_MEDIA_TYPE:
+            return
+        conn.execute(
+            "INSERT OR IGNORE INTO text_origins (version_id, extractor, extractor_version, "
+            "text_sha256, origin, recorded_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                version.version_id,
+                version.extractor,
+                version.extractor_version,
+                version.text_sha256,
+                canonical_json(version.origin.as_json()),
+                datetime.now(UTC).isoformat(timespec="seconds"),
+            ),
+        )
+
+    def _origins(self, version_ids: Iterable[str] | None) -> dict[str, TextOrigins]:
+        """The newest origin record of each version (of `version_ids`, or all)."""
+        sql = "SELECT version_id, origin FROM text_origins"
+        params: tuple[str, ...] = ()
+        if version_ids is not None:
+            wanted = tuple(version_ids)
+            sql += f" WHERE version_id IN ({', '.join('?' * len(wanted))})"
+            params = wanted
+        found: dict[str, TextOrigins] = {}
+        for row in self._conn.execute(sql + " ORDER BY recorded_at, rowid", params):
+            found[row["version_id"]] = origins_from_json(json.loads(row["origin"]))
+        return found
+
+    @staticmethod
+    def _with_origin(version: Version, origins: dict[str, TextOrigins]) -> Version:
+        if version.version_id in origins:
+            origin: TextOrigins | None = origins[version.version_id]
+        elif version.media_type != PDF_MEDIA_TYPE:
+            origin = TextOrigins.whole(len(version.text))
+        else:
+            return version
+        return replace(version, origin=origin)
 
     @staticmethod
     def _version(row: sqlite3.Row) -> Version:
@@ -317,7 +402,7 @@ class Workspace:
         ).fetchone()
         if row is None:
             raise self._not_found(version_id)
-        return self._version(row)
+        return self._with_origin(self._version(row), self._origins([version_id]))
 
     def _not_found(self, version_id: str) -> VersionNotFound:
         return VersionNotFound(
@@ -355,7 +440,8 @@ class Workspace:
         ).fetchall()
         if family is not None and not rows:
             raise FamilyNotFound(f"{family}: no such family in {self.path}")
-        return tuple(self._version(r) for r in rows)
+        origins = self._origins([r["version_id"] for r in rows] if family is not None else None)
+        return tuple(self._with_origin(self._version(r), origins) for r in rows)
 
     def version_ids(self) -> tuple[str, ...]:
         rows = self._conn.execute("SELECT version_id FROM versions ORDER BY version_id")
@@ -376,11 +462,20 @@ class Workspace:
         return int(row["held"])
 
 
-def version_from_row(row: CatalogueRow, data: bytes) -> Version:
-    """Extract a catalogued artefact's bytes into a `Version` (not yet held)."""
+def version_from_row(row: CatalogueRow, data: bytes, *, ocr: OcrOptions | None = None) -> Version:
+    """Extract a catalogued artefact's bytes into a `Version` (not yet held); a scanned PDF page
+    is read by OCR in the provenance's `language` with `ocr`'s cache and engine (default: no
+    cache, the engine installed)."""
     from workbench.text.extract import extract  # lxml and pypdfium2 load only when a file is read
 
-    extraction = extract(data, row.media_type, source=row.path)
+    language = row.provenance.get("language")
+    extraction = extract(
+        data,
+        row.media_type,
+        source=row.path,
+        language=language if isinstance(language, str) else None,
+        ocr=ocr,
+    )
     return Version(
         version_id=row.path,
         jurisdiction=row.jurisdiction,
@@ -398,6 +493,7 @@ def version_from_row(row: CatalogueRow, data: bytes) -> Version:
         pages=extraction.pages,
         furniture=extraction.furniture,
         unusable_pages=extraction.unusable_pages,
+        origin=extraction.origin or TextOrigins.whole(len(extraction.text)),
     )
 
 
@@ -416,21 +512,28 @@ def ingest(
     *,
     progress: bool = False,
     reextract: bool = False,
+    ocr_cache: Path | None = None,
 ) -> IngestReport:
     """Extract and hold every catalogued version; idempotent. Each row's bytes are hash-checked first.
 
     A version already held under the row's artefact SHA-256, by an extractor whose version is still
-    the current one (`extract.CURRENT_EXTRACTORS`), is not extracted again (C4): extraction is a
-    pure function of the bytes and the extractor's version, so it would give the held text. With
-    `reextract`, every version is extracted again and its text hash checked against the held one
-    (a difference is refused as `corpus_changed`, the held version untouched).
+    the current one (`extract.CURRENT_EXTRACTORS`), or whose text that version has reproduced (its
+    origin record), is not extracted again (C4): extraction is a pure function of the bytes and
+    the extractor's version, so it would give the held text. With `reextract`, every version is
+    extracted again and its text hash checked against the held one (a difference is refused as
+    `corpus_changed`, the held version untouched). Scanned PDF pages are read by OCR, cached in
+    `ocr_cache` (default: `ocr.default_cache` for this workspace file).
     """
     added: list[str] = []
     unchanged: list[str] = []
     awaiting: list[str] = []
     refused: list[Refusal] = []
     from workbench.text.extract import CURRENT_EXTRACTORS, AwaitingExtractor
+    from workbench.text.ocr import OcrOptions, default_cache
 
+    options = OcrOptions(
+        cache=ocr_cache if ocr_cache is not None else default_cache(workspace.path)
+    )
     rows = list(rows)
     for row in bar(rows, desc="ingest", unit="file", enabled=progress):
         try:
@@ -447,16 +550,16 @@ def ingest(
         except (ChecksumMismatch, UnsafePath, FetchError) as exc:
             refused.append(Refusal(path=row.path, reason="sha256_mismatch", detail=str(exc)))
             continue
-        held = None if reextract else workspace.held_extraction(row.path)
+        held = None if reextract else workspace.held_extractors(row.path)
         if (
             held is not None
             and held[0] == row.sha256
-            and CURRENT_EXTRACTORS.get(held[1]) == held[2]
+            and any(CURRENT_EXTRACTORS.get(name) == made for name, made in held[1])
         ):
             unchanged.append(row.path)
             continue
         try:
-            version = version_from_row(row, data)
+            version = version_from_row(row, data, ocr=options)
         except AwaitingExtractor:
             awaiting.append(row.path)
             continue
@@ -496,7 +599,9 @@ def families_as_json(versions: Iterable[Version]) -> list[dict[str, Any]]:
 def versions_as_json(
     versions: Iterable[Version], dates: dict[str, str | None]
 ) -> list[dict[str, Any]]:
-    """One row per version of a family in version order: what `workbench versions` prints."""
+    """One row per version of a family in version order: what `workbench versions` prints.
+    `origin` counts the text's non-white-space characters per origin (C18; None for a PDF held
+    before origins were recorded)."""
     return [
         {
             "version_id": v.version_id,
@@ -506,6 +611,7 @@ def versions_as_json(
             "format": v.media_type,
             "pages": len(v.pages) or None,
             "text_length": len(v.text),
+            "origin": v.origin.characters(v.text) if v.origin is not None else None,
         }
         for v in sorted(versions, key=lambda v: v.version_order)
     ]

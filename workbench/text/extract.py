@@ -25,6 +25,7 @@ from lxml import etree
 
 from workbench.errors import ExtractionError, TextDecodeError
 from workbench.models import Extraction, StructureMark
+from workbench.text.ocr import OcrOptions
 from workbench.text.pdf import PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION, extract_pdf
 
 __all__ = [
@@ -233,10 +234,18 @@ def decode_text(data: bytes, *, source: str, line_limit: bool = True) -> str:
     return text
 
 
-def extract(data: bytes, media_type: str, *, source: str) -> Extraction:
+def extract(
+    data: bytes,
+    media_type: str,
+    *,
+    source: str,
+    language: str | None = None,
+    ocr: OcrOptions | None = None,
+) -> Extraction:
     """Extract the text of an artefact of `media_type`; `source` names it in error messages.
 
-    PDF: `extract_pdf` (its rules are in `workbench/text/pdf.py`). Text and Markdown:
+    PDF: `extract_pdf` (its rules are in `workbench/text/pdf.py`; a scanned page is read by OCR
+    in `language`, the provenance's, with `ocr`'s cache and engine). Text and Markdown:
     `decode_text`, unchanged. XML: `decode_text` first (same byte-level
     refusals), then a hardened parse (malformed XML, an entity bomb or an entity reference left
     unexpanded is an `ExtractionError`), then rendering, in document order:
@@ -293,7 +302,7 @@ def extract(data: bytes, media_type: str, *, source: str) -> Extraction:
       Attributes (`lims:` dates and ids) are never text, in either mode.
     """
     if media_type == "application/pdf":
-        return extract_pdf(data, source=source)
+        return extract_pdf(data, source=source, language=language, ocr=ocr)
     if media_type not in EXTRACTORS:
         raise ExtractionError(f"{source}: no extractor for media type {media_type!r}")
     name, version = EXTRACTORS[media_type]
