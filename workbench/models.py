@@ -406,9 +406,12 @@ class Passage:
     kind: PassageKind = "body"
     path: tuple[str, ...] | None = None
 
-    def as_json(self, *, profile: str, page: int | None) -> dict[str, Any]:
+    def as_json(
+        self, *, profile: str, page: int | None, origin: Mapping[str, int] | None = None
+    ) -> dict[str, Any]:
         """What `workbench passages --json` prints for it: its fields, the name of the profile that
-        read it and the PDF page holding its start (None for other formats)."""
+        read it, the PDF page holding its start (None for other formats) and its non-white-space
+        characters per text origin (C18; None where the version's origins are not recorded)."""
         return {
             "version_id": self.version_id,
             "ordinal": self.ordinal,
@@ -420,6 +423,7 @@ class Passage:
             "path": list(self.path) if self.path is not None else None,
             "profile": profile,
             "page": page,
+            "origin": None if origin is None else dict(origin),
         }
 
 

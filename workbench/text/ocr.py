@@ -59,6 +59,7 @@ __all__ = [
     "OCR_EXTRACTOR_VERSION",
     "OCR_LANGUAGES",
     "OCR_SETTINGS",
+    "EngineBuild",
     "OcrOptions",
     "OcrWordBox",
     "PageReading",
@@ -101,7 +102,7 @@ class OcrOptions:
     requires (None: the one installed; a Dask worker gets the client's, `engine_build()`)."""
 
     cache: Path | None = None
-    engine: str | None = None
+    engine: EngineBuild | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -159,9 +160,32 @@ def tesseract_languages(language: str | None, *, source: str) -> str:
     return OCR_LANGUAGES[tag]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EngineBuild:
+    """The OCR engine a machine has: the versions `tesseract --version` prints and the digest
+    (SHA-256, first 16 hex digits) of every data file it has, by name (`eng`, `osd`, ...)."""
+
+    version: str
+    data: tuple[tuple[str, str], ...]
+
+    def identity(self, languages: str) -> str:
+        """What a reading in `languages` depends on: the versions and the digests of the data
+        files it loads (the languages, and `osd` for orientation)."""
+        held = dict(self.data)
+        files = [*languages.split("+"), "osd"]
+        missing = [name for name in files if name not in held]
+        if missing:
+            raise OcrUnavailable(
+                f"no tesseract data for {', '.join(missing)}; expected Debian's "
+                + " ".join(f"tesseract-ocr-{name}" for name in missing)
+            )
+        return f"{self.version} " + " ".join(f"{name}:{held[name]}" for name in files)
+
+
 @functools.cache
-def _installation() -> tuple[str, Path]:
-    """(`tesseract 5.3.0 leptonica-1.82.0`, the data folder): asked of the binary once a process."""
+def engine_build() -> EngineBuild:
+    """This machine's engine build, asked of the binary once a process. Refused with
+    `OcrUnavailable` when tesseract is not installed."""
     try:
         shown = _run([TESSERACT, "--version"], b"").decode("utf-8", "replace").split("\n")
         listed = _run([TESSERACT, "--list-langs"], b"", check=False).decode("utf-8", "replace")
@@ -173,27 +197,10 @@ def _installation() -> tuple[str, Path]:
     folder = _DATA_DIR.search(listed)
     if folder is None:
         raise OcrUnavailable(f"'{TESSERACT} --list-langs' names no data folder; expected one")
-    return " ".join(line.strip() for line in shown[:2]), Path(folder.group(1))
-
-
-@functools.cache
-def _data_digest(name: str) -> str:
-    """The SHA-256 of the engine's data file `name.traineddata` (first 16 hex digits)."""
-    path = _installation()[1] / f"{name}.traineddata"
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-    except FileNotFoundError as error:
-        raise OcrUnavailable(
-            f"{path}: no tesseract data for {name!r}; expected Debian's tesseract-ocr-{name}"
-        ) from error
-
-
-def engine_build(languages: str = "eng") -> str:
-    """The engine identity a reading depends on: the versions `tesseract --version` prints, and
-    the digest of each data file loaded (the languages, and `osd` for orientation)."""
-    version, _ = _installation()
-    files = [*languages.split("+"), "osd"]
-    return f"{version} " + " ".join(f"{name}:{_data_digest(name)}" for name in files)
+    data = []
+    for path in sorted(Path(folder.group(1)).glob("*.traineddata")):
+        data.append((path.stem, hashlib.sha256(path.read_bytes()).hexdigest()[:16]))
+    return EngineBuild(version=" ".join(line.strip() for line in shown[:2]), data=tuple(data))
 
 
 def read_page(
@@ -211,11 +218,15 @@ def read_page(
     `OcrEngineMismatch` when `options.engine` names another build, and with `ExtractionError`
     when the engine fails on the page.
     """
-    engine = engine_build(languages)
-    if options.engine is not None and options.engine != engine:
+    try:
+        engine = engine_build().identity(languages)
+        required = None if options.engine is None else options.engine.identity(languages)
+    except OcrUnavailable as error:
+        raise OcrUnavailable(f"{source}: page {page_number} is a scan: {error}") from error
+    if required is not None and required != engine:
         raise OcrEngineMismatch(
             f"{source}: page {page_number}: this machine's OCR engine is '{engine}'; the run "
-            f"requires '{options.engine}'; install the same tesseract build and data everywhere"
+            f"requires '{required}'; install the same tesseract build and data everywhere"
         )
     inputs = {
         "extractor": [OCR_EXTRACTOR, OCR_EXTRACTOR_VERSION],
