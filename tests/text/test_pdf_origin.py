@@ -9,10 +9,8 @@ commit) makes of them, so no held offset moves.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
-import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -24,7 +22,8 @@ from types import ModuleType
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pytest
 
-from tests.conftest import ROOT, STORE
+from tests.conftest import ROOT, STORE, module_from_commit
+from tests.text.test_extract_pdf import _pdf
 from workbench.cite import find_occurrences
 from workbench.corpus.catalogue import read_fetched
 from workbench.models import CatalogueRow, Extraction, TextOrigins, page_for_offset, text_sha256
@@ -183,17 +182,7 @@ PDF_TEXT_2_COMMIT = "fe330ed"  # the last commit whose PDF extractor is `pdf-tex
 
 @cache
 def _pdf_text_2() -> ModuleType:
-    source = subprocess.run(
-        ["git", "-C", str(ROOT), "show", f"{PDF_TEXT_2_COMMIT}:workbench/text/pdf.py"],
-        check=True,
-        capture_output=True,
-    ).stdout
-    spec = importlib.util.spec_from_loader("pdf_text_2", loader=None)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["pdf_text_2"] = module  # dataclasses resolve their module by name
-    exec(compile(source, f"{PDF_TEXT_2_COMMIT}:workbench/text/pdf.py", "exec"), module.__dict__)
-    return module
+    return module_from_commit(PDF_TEXT_2_COMMIT, "workbench/text/pdf.py", "pdf_text_2")
 
 
 def test_version_2_is_loaded_from_its_commit() -> None:
@@ -331,31 +320,6 @@ def test_versions_json_counts_characters_by_origin(workspace: Workspace) -> None
     assert set(listed[1]["origin"]) == {"invisible"}
 
 
-def _pdf_page(content: bytes, resources: bytes = b"") -> bytes:
-    """A one-page PDF (612 x 792) with Helvetica as /F1 and `content` as its content stream."""
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
-        b"/Resources << /Font << /F1 3 0 R >> %s>> /Contents 5 0 R >>" % resources,
-        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content),
-    ]
-    out = b"%PDF-1.4\n"
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return out
-
-
 TEXT = b"BT /F1 12 Tf 72 700 Td (Hidden words under the scan.) Tj ET\n"
 STAMP = b"BT /F1 12 Tf 72 100 Td (Stamped over it.) Tj ET\n"
 IMAGE = b"q 612 0 0 792 0 0 cm BI /W 1 /H 1 /CS /G /BPC 8 ID \xff EI Q\n"
@@ -382,7 +346,7 @@ HIDDEN, SHOWN = "Hidden words under the scan.", "Stamped over it."
 def test_text_is_invisible_under_a_page_image_or_in_an_invisible_mode(
     content: bytes, runs: list[tuple[str, str]]
 ) -> None:
-    result = extract_pdf(_pdf_page(content), source="x.pdf")
+    result = extract_pdf(_pdf(content), source="x.pdf")
     assert result.origin is not None
     found = [
         (r.origin, result.text[r.char_start : r.char_end])
