@@ -91,10 +91,13 @@ def test_two_machine_readings_agree_on_a_sentence_read_off_the_page(workspace: W
     assert commission.origin.touched(theirs.char_start, theirs.char_end) == ("invisible",)
 
 
-# Page 4 of the filer's scan is a landscape table printed sideways on a portrait page; its row
-# for line 3, read off the page turned upright.
+# Page 4 of the filer's scan is a landscape table printed sideways on a portrait page; its row for
+# line 13, read off the page turned upright. The table is laid out like a table of glyphs: its
+# columns are cut at the gutter after the present revenues, so the row's two halves stand on two
+# lines of the text, and white space between them is one space to the search.
 TABLE_LINE = (
-    "Secondary > 10Kva 137,862 $ 654,965,407 $ 739,867,066 $ (10,489,328) $ 74,412,331 11.4%"
+    "Retail Electric Delivery Revenues 2,503,211 $ 2,095,600,469 $ 2,282,203,678 $ "
+    "(32,358,663) $ 154,244,545 7.4%"
 )
 
 

@@ -216,10 +216,9 @@ def _read_page(document: pdfium.PdfDocument, index: int, scan: _Scan) -> _Page:
     left, bottom, right, top = read.crop
     counts = Counter(q for c, q, *_ in glyphs if not c.isspace())
     words = list(enumerate(reading.words)) if reading is not None else []
-    # Most glyphs (a word counts its letters) decide the page's direction; a tie goes to the
-    # smaller angle.
-    counts.update({w.quadrant: len(w.text) for _, w in words})
-    counts = Counter({q: n for q, n in counts.items() if n})
+    for _, word in words:  # an OCR word counts as many glyphs as it has characters
+        counts[word.quadrant] += len(word.text)
+    # Most glyphs decide the page's direction; a tie goes to the smaller angle.
     dominant = min(counts, key=lambda q: (-counts[q], q)) if counts else 0
 
     def visible(run: Run) -> bool:
