@@ -10,12 +10,10 @@ or bytes whose re-extraction gives a different text hash, it raises `CorpusChang
 held row as it was.
 
 A PDF's text origins (C18) are a side record, `text_origins`, one append-only row per version and
-extractor version that made or reproduced its text: a new version gets one with its row; a version
-held under an older extractor version gets one the first time a newer extractor version extracts
-it again and reproduces its text hash exactly (its text, offsets and row stay as they are), and
-from then on counts as held under that newer version, so a warm ingest does not extract it again.
-A version read from the workspace carries the origins of the newest such record (None for a PDF
-with none yet; the whole text is `glyphs` for plain text, Markdown and XML).
+extractor version that made its text, or reproduced it exactly when extracting a version held
+under an older one (row, text and offsets stay; the version then counts as held under the newer
+version). A version read back carries its newest record's origins (None for a PDF with none; plain
+text, Markdown and XML are `glyphs` throughout).
 
 The workspace runs in WAL mode with a busy timeout so that two processes (two notebook kernels) can
 read and append at once.
@@ -25,7 +23,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -253,30 +251,23 @@ class Workspace:
         with self.transaction() as conn:
             return [tuple(row) for row in conn.execute(sql, params)]
 
-    def held_extraction(self, version_id: str) -> tuple[str, str, str] | None:
-        """(artefact sha256, extractor, extractor version) of a held version, or None."""
-        with self.transaction() as conn:
-            row = conn.execute(
-                "SELECT artefact_sha256, extractor, extractor_version FROM versions "
-                "WHERE version_id = ?",
-                (version_id,),
-            ).fetchone()
+    def held_extractors(self, version_id: str) -> tuple[str, frozenset[tuple[str, str]]] | None:
+        """(artefact sha256, every (extractor, version) that made the held text or reproduced it
+        since, by its origin record) of a held version, or None: the warm-run check (C4)."""
+        row = self._conn.execute(
+            "SELECT artefact_sha256, extractor, extractor_version FROM versions "
+            "WHERE version_id = ?",
+            (version_id,),
+        ).fetchone()
         if row is None:
             return None
-        return row["artefact_sha256"], row["extractor"], row["extractor_version"]
-
-    def held_extractors(self, version_id: str) -> tuple[str, frozenset[tuple[str, str]]] | None:
-        """(artefact sha256, every (extractor, version) that made or reproduced the held text) of
-        a held version, or None: the warm-run check (C4)."""
-        held = self.held_extraction(version_id)
-        if held is None:
-            return None
-        rows = self._conn.execute(
+        since = self._conn.execute(
             "SELECT extractor, extractor_version FROM text_origins WHERE version_id = ?",
             (version_id,),
-        ).fetchall()
-        made = {(held[1], held[2])} | {(r["extractor"], r["extractor_version"]) for r in rows}
-        return held[0], frozenset(made)
+        )
+        made = {(row["extractor"], row["extractor_version"])}
+        made |= {(r["extractor"], r["extractor_version"]) for r in since}
+        return row["artefact_sha256"], frozenset(made)
 
     def add_version(self, version: Version, provenance: dict[str, Any]) -> bool:
         """Hold `version`; True if written, False if the same bytes were already held.
@@ -351,28 +342,26 @@ class Workspace:
             ),
         )
 
-    def _origins(self, version_ids: Iterable[str] | None) -> dict[str, TextOrigins]:
-        """The newest origin record of each version (of `version_ids`, or all)."""
-        sql = "SELECT version_id, origin FROM text_origins"
-        params: tuple[str, ...] = ()
-        if version_ids is not None:
-            wanted = tuple(version_ids)
-            sql += f" WHERE version_id IN ({', '.join('?' * len(wanted))})"
-            params = wanted
-        found: dict[str, TextOrigins] = {}
-        for row in self._conn.execute(sql + " ORDER BY recorded_at, rowid", params):
-            found[row["version_id"]] = origins_from_json(json.loads(row["origin"]))
-        return found
+    def _origins(self, version_ids: Sequence[str] | None) -> dict[str, TextOrigins]:
+        """The newest origin record of each version (of `version_ids`, or of all)."""
+        where = (
+            ""
+            if version_ids is None
+            else f"WHERE version_id IN ({','.join('?' * len(version_ids))})"
+        )
+        rows = self._conn.execute(
+            f"SELECT version_id, origin FROM text_origins {where} ORDER BY recorded_at, rowid",
+            tuple(version_ids or ()),
+        )
+        return {r["version_id"]: origins_from_json(json.loads(r["origin"])) for r in rows}
 
     @staticmethod
     def _with_origin(version: Version, origins: dict[str, TextOrigins]) -> Version:
-        if version.version_id in origins:
-            origin: TextOrigins | None = origins[version.version_id]
-        elif version.media_type != PDF_MEDIA_TYPE:
+        """The version with its recorded origins (plain text, Markdown and XML: all `glyphs`)."""
+        origin = origins.get(version.version_id)
+        if origin is None and version.media_type != PDF_MEDIA_TYPE:
             origin = TextOrigins.whole(len(version.text))
-        else:
-            return version
-        return replace(version, origin=origin)
+        return version if origin is None else replace(version, origin=origin)
 
     @staticmethod
     def _version(row: sqlite3.Row) -> Version:
@@ -468,14 +457,9 @@ def version_from_row(row: CatalogueRow, data: bytes, *, ocr: OcrOptions | None =
     cache, the engine installed)."""
     from workbench.text.extract import extract  # lxml and pypdfium2 load only when a file is read
 
-    language = row.provenance.get("language")
-    extraction = extract(
-        data,
-        row.media_type,
-        source=row.path,
-        language=language if isinstance(language, str) else None,
-        ocr=ocr,
-    )
+    named = row.provenance.get("language")
+    language = named if isinstance(named, str) else None
+    extraction = extract(data, row.media_type, source=row.path, language=language, ocr=ocr)
     return Version(
         version_id=row.path,
         jurisdiction=row.jurisdiction,
@@ -531,9 +515,7 @@ def ingest(
     from workbench.text.extract import CURRENT_EXTRACTORS, AwaitingExtractor
     from workbench.text.ocr import OcrOptions, default_cache
 
-    options = OcrOptions(
-        cache=ocr_cache if ocr_cache is not None else default_cache(workspace.path)
-    )
+    options = OcrOptions(cache=ocr_cache or default_cache(workspace.path))
     rows = list(rows)
     for row in bar(rows, desc="ingest", unit="file", enabled=progress):
         try:
