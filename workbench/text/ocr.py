@@ -44,7 +44,6 @@ from importlib.metadata import version as distribution_version
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
@@ -272,9 +271,10 @@ def _render(page: pdfium.PdfPage, rotation: int) -> tuple[bytes, int, int]:
     """The page rendered in grey at `DPI`, turned `rotation` degrees clockwise, as a PGM file."""
     bitmap = page.render(scale=DPI / 72, grayscale=True, rotation=rotation)
     width, height, stride = bitmap.width, bitmap.height, bitmap.stride
-    pixels = np.frombuffer(bitmap.buffer, dtype=np.uint8).reshape(height, stride)[:, :width]
-    header = b"P5\n%d %d\n255\n" % (width, height)
-    return header + pixels.tobytes(), width, height
+    raw = bytes(bitmap.buffer)
+    if stride != width:  # rows padded to the stride: keep each row's pixels only
+        raw = b"".join(raw[row * stride : row * stride + width] for row in range(height))
+    return b"P5\n%d %d\n255\n" % (width, height) + raw, width, height
 
 
 def _read(
