@@ -29,7 +29,19 @@ def cmd_passages(args: argparse.Namespace) -> int:
 
     page = {p.ordinal: page_for_offset(version.pages, p.char_start) for p in passages}
     if args.json:
-        print_json([p.as_json(profile=choice.profile.name, page=page[p.ordinal]) for p in passages])
+        origin = version.origin
+        print_json(
+            [
+                p.as_json(
+                    profile=choice.profile.name,
+                    page=page[p.ordinal],
+                    origin=None
+                    if origin is None
+                    else origin.characters(version.text, p.char_start, p.char_end),
+                )
+                for p in passages
+            ]
+        )
         return 0
     for p in passages:
         first_line = p.text.split("\n", 1)[0][:90]
