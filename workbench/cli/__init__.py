@@ -35,6 +35,7 @@ from workbench.cli import (
     corpus,
     measurements,
     notes,
+    profiles,
     search,
     texts,
     through_time,
@@ -43,7 +44,7 @@ from workbench.cli.arguments import Parser, shown
 from workbench.cli.common import PROG
 from workbench.errors import WorkbenchError
 
-GROUPS = (corpus, texts, changes, measurements, citations, through_time, notes, search)
+GROUPS = (corpus, texts, profiles, changes, measurements, citations, through_time, notes, search)
 
 
 class _Version(argparse.Action):

@@ -263,15 +263,14 @@ def expected_label(previous: str | None, label: str, sequence: str = "numeric") 
 def inconsistent_step(
     *, char_start: int, level: str, label: str, previous: str | None, sequence: str, dotted: bool
 ) -> InconsistentStep:
-    """The record of an inconsistent step; a dotted label expects its last part counted on
-    (`6.3` after `6.1` expected `6.2`)."""
-    parts = label.split(".") if dotted else [label]
-    before = previous.split(".")[-1] if previous is not None and dotted else previous
-    expected = expected_label(before, parts[-1], sequence)
+    """The record of an inconsistent step; a dotted label expects the previous one's last part
+    counted on (`6.3` after `6.1`: `6.2` expected), or its own last part at 1 when first."""
+    if not dotted:
+        expected = expected_label(previous, label, sequence)
+    else:
+        base = (previous if previous is not None else label).split(".")
+        last = base[-1] if previous is not None else None
+        expected = ".".join((*base[:-1], expected_label(last, label.split(".")[-1], sequence)))
     return InconsistentStep(
-        char_start=char_start,
-        level=level,
-        label=label,
-        previous=previous,
-        expected=".".join((*parts[:-1], expected)),
+        char_start=char_start, level=level, label=label, previous=previous, expected=expected
     )
