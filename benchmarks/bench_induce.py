@@ -27,11 +27,9 @@ from types import ModuleType
 from bench_profiles import _versions
 from bench_spine import ROOT, STORE, report_to_docs
 
-from workbench.evals.paths import Agreement, Rule, TruthUnit, agreement, locate
+from workbench.evals.paths import Agreement, FamilyScore, Rule, TruthUnit, score_family
 from workbench.models import Version
-from workbench.text.induce import induce_profile
 from workbench.text.profiles import named_profile, shipped_profiles
-from workbench.text.structure import finish_parse, is_marked, parse_text, units_from_marks
 
 RULES: dict[str, Rule] = {
     "us-dc": "marks",
@@ -70,34 +68,6 @@ def readable(version: Version) -> bool:
     return version.version_id.lower().endswith(suffix)
 
 
-def score_family(
-    script: ModuleType, family: list[Version]
-) -> tuple[Agreement, Agreement, Agreement] | None:
-    """(induced, shipped, marks) agreement on the family's even versions, induced from its odd."""
-    odd = [v for v in family if v.version_order % 2 == 1]
-    even = [v for v in family if v.version_order % 2 == 0]
-    if not odd or not even:
-        return None
-    induced = induce_profile([v.text for v in odd]).profile()
-    shipped = named_profile(shipped_profiles(), family[0].jurisdiction, family[0].family)
-    assert shipped is not None
-    rule = RULES[family[0].jurisdiction]
-    totals = [Agreement(agree=0, placed=0)] * 3
-    for version in even:
-        placed = locate(rule, version.text, truth_units(script, version), version.structure)
-        marks = finish_parse(
-            version.version_id, "xml-marks", shipped.name,
-            units_from_marks(version.structure, len(version.text)), None,
-        ) if is_marked(version) else parse_text(version.version_id, version.text, shipped)  # fmt: skip
-        parses = (
-            parse_text(version.version_id, version.text, induced),
-            parse_text(version.version_id, version.text, shipped),
-            marks,
-        )
-        totals = [t + agreement(p, placed) for t, p in zip(totals, parses, strict=True)]
-    return totals[0], totals[1], totals[2]
-
-
 def _pct(a: Agreement) -> str:
     return f"{100 * a.agree / a.placed:6.2f}%" if a.placed else "    n/a"
 
@@ -115,12 +85,17 @@ def run() -> None:
     print("|---|---|---|---|---|---|---|---|")
     started = time.perf_counter()
     for jurisdiction in sorted(families):
-        scored = [score_family(script, f) for f in families[jurisdiction].values()]
-        kept = [s for s in scored if s is not None]
+        shipped_profile = named_profile(shipped_profiles(), jurisdiction, "")
+        assert shipped_profile is not None
+        scored = [
+            score_family(f, RULES[jurisdiction], lambda v: truth_units(script, v), shipped_profile)
+            for f in families[jurisdiction].values()
+        ]
+        kept: list[FamilyScore] = [s for s in scored if s is not None]
         zero = Agreement(agree=0, placed=0)
-        induced = sum((s[0] for s in kept), zero)
-        shipped = sum((s[1] for s in kept), zero)
-        marks = sum((s[2] for s in kept), zero)
+        induced = sum((s.induced for s in kept), zero)
+        shipped = sum((s.shipped for s in kept), zero)
+        marks = sum((s.marks for s in kept), zero)
         if not induced.placed:
             print(
                 f"| {jurisdiction} | {len(kept)} | 0 | n/a | n/a | n/a | n/a | no even versions |"

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.text.ordinals import Ordinal, ordinal, step_consistent, suffix_rank
+from workbench.text.ordinals import (
+    Ordinal,
+    expected_label,
+    inconsistent_step,
+    ordinal,
+    step_consistent,
+    suffix_rank,
+)
 from workbench.text.structure import ordinal as structure_ordinal
 
 
@@ -112,7 +119,47 @@ def test_steps(labels: list[str], sequence: str, consistent: list[bool]) -> None
 
 
 def test_suffix_order() -> None:
-    ordered = ["", "a", "a1", "b", "9", "10"]
-    assert [suffix_rank(s) for s in ordered][:4] == sorted(suffix_rank(s) for s in ordered[:4])
+    assert suffix_rank("") < suffix_rank("a") < suffix_rank("a1") < suffix_rank("b")
     assert suffix_rank("10") > suffix_rank("9"), "digits by number, not by character"
+    assert suffix_rank(".01") < suffix_rank(".1") < suffix_rank(".11") < suffix_rank(".2")
     assert suffix_rank("bis") < suffix_rank("ter") < suffix_rank("quater") < suffix_rank("decies")
+
+
+@pytest.mark.parametrize(
+    ("previous", "label", "sequence", "expected"),
+    [
+        pytest.param(None, "(d)", "alpha", "(a)", id="first-letter"),
+        pytest.param("(b)", "(d)", "alpha", "(c)", id="next-letter"),
+        pytest.param("(a-1)", "(d)", "alpha", "(b)", id="after-an-insertion"),
+        pytest.param("(z)", "(ab)", "alpha", "(aa)", id="past-z"),
+        pytest.param("34-1432", "34-1440", "none", "34-1433", id="multi-part"),
+        pytest.param("5a", "7", "numeric", "6", id="insertion-dropped"),
+        pytest.param("5 bis", "7", "numeric", "6", id="latin-dropped"),
+        pytest.param("1°", "3°", "numeric", "2°", id="degree-kept"),
+        pytest.param("R1", "R5", "numeric", "R2", id="fused-letters-kept"),
+        pytest.param("Titre IV", "Titre VII", "numeric", "Titre V", id="roman-after-word"),
+        pytest.param("(iv)", "(x)", "roman", "(v)", id="roman-sequence"),
+        pytest.param("L. 111-1", "L. 111-3", "numeric", "L. 111-2", id="code-article"),
+        pytest.param(None, "Section", "numeric", "Section", id="unreadable-stays"),
+    ],
+)
+def test_expected_label(previous: str | None, label: str, sequence: str, expected: str) -> None:
+    assert expected_label(previous, label, sequence) == expected
+
+
+@pytest.mark.parametrize(
+    ("previous", "label", "dotted", "expected"),
+    [
+        pytest.param("6.1", "6.3", True, "6.2", id="dotted-next"),
+        pytest.param("5.1", "1.1", True, "5.2", id="dotted-counts-on-the-previous"),
+        pytest.param(None, "2.3", True, "2.1", id="dotted-first"),
+        pytest.param("(2)", "(4)", False, "(3)", id="plain"),
+    ],
+)
+def test_inconsistent_step_expects_the_next_label(
+    previous: str | None, label: str, dotted: bool, expected: str
+) -> None:
+    step = inconsistent_step(
+        char_start=0, level="x", label=label, previous=previous, sequence="numeric", dotted=dotted
+    )
+    assert (step.previous, step.expected) == (previous, expected)

@@ -222,6 +222,13 @@ def _pairing(before: Version, after: Version, change: Change) -> Pairing:
     )
 
 
+def in_review_queue(change: Change) -> bool:
+    """A pairing the review queue holds: doubtful (`pairing_is_uncertain`) and not a
+    front-matter edit (`Change.front_matter`: a title page or a metadata block changed, which no
+    reviewer is asked to pair)."""
+    return pairing_is_uncertain(change) and not change.front_matter
+
+
 def doubtful_pairings(
     workspace: Workspace,
     family: str | None = None,
@@ -229,7 +236,8 @@ def doubtful_pairings(
     jurisdiction: str | None = None,
     profiles: Sequence[Profile] | None = None,
 ) -> tuple[Pairing, ...]:
-    """Every pairing `pairing_is_uncertain` flags, between consecutive held versions.
+    """Every pairing the review queue holds (`in_review_queue`: doubtful, no front-matter edit),
+    between consecutive held versions.
 
     The diffs are recomputed from the held versions (change ids are deterministic, so a verdict
     given yesterday names the same change today). Order: jurisdiction, family, version order, then
@@ -241,7 +249,7 @@ def doubtful_pairings(
         _pairing(before, after, change)
         for before, after, changes in _diffs(workspace, family, jurisdiction, profiles)
         for change in changes
-        if pairing_is_uncertain(change)
+        if in_review_queue(change)
     )
 
 
@@ -373,6 +381,8 @@ def items_of_pair(before: Version, after: Version, changes: Sequence[Change]) ->
         run.clear()
 
     for change in changes:
+        if change.front_matter:  # never reviewed, and no part of a section's renumbering
+            continue
         relabel = relabelling(change.before_label, change.after_label)
         both_labelled = change.before_label is not None and change.after_label is not None
         paired = change.before is not None and change.after is not None
@@ -412,6 +422,7 @@ def review_items(
     has the same `Relabel` (same prefix, same shift), else starts a new run. A run ends at a
     doubtful pairing with another renumbering, and at any change that pairs two labelled
     passages without that renumbering (its labels kept, or changed otherwise), doubtful or not;
+    a front-matter edit (`Change.front_matter`) is never an item and neither joins nor ends a run;
     changes with a side or a label missing (added, removed, unlabelled passages) neither join nor
     end a run. A run of two or more pairings is one group (`group_id_of` its change ids); a run of
     one, and every doubtful pairing with no renumbering, is a lone item. Runs are maximal and
@@ -742,6 +753,11 @@ def _append(
     if answer not in ANSWERS:
         raise VerdictError(f"answer {answer!r}: expected one of {', '.join(ANSWERS)}")
     for change in changes:
+        if change.front_matter:
+            raise VerdictError(
+                f"{change.change_id}: a front-matter edit; front-matter edits are listed apart "
+                "and never reviewed"
+            )
         if not pairing_is_uncertain(change):
             raise VerdictError(
                 f"{change.change_id}: not a doubtful pairing ({change.kind}, confidence "

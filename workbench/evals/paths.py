@@ -18,7 +18,8 @@ Placing a unit (`locate`), by the document's kind:
   part's number (`1.2` or `1.2.`) and then the first words of its text; its chain is the
   requirement, then the part's dotted prefixes below it (`R1.2.3`: `R1`, `1.2`, `1.2.3`).
 
-A unit placed nowhere, or in more than one place, is not scored. Labels are compared by their
+A unit placed nowhere, or in more than one place, is not scored. `score_family` induces a profile
+from a family's versions of odd `version_order` and scores it on the even ones. Labels are compared by their
 *key*: the last word of the label as printed, without a trailing `.` or `:` and the parentheses
 around it (`SEC. 2.` is `2`, `Appendix A` is `A`, `(a)` is `a`, as USLM's `value` writes it). A placed unit **agrees** when the path the parse reads at
 its place ends with the unit's chain, key for key: containers the truth does not number (a Part
@@ -30,12 +31,20 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from workbench.models import StructureMark
-from workbench.text.structure import StructureParse, units_from_marks
+from workbench.models import StructureMark, Version
+from workbench.text.induce import induce_profile
+from workbench.text.profiles import Profile
+from workbench.text.structure import (
+    StructureParse,
+    finish_parse,
+    is_marked,
+    parse_text,
+    units_from_marks,
+)
 
 Rule = Literal["marks", "headings", "requirements"]
 TITLE_WORDS = 4  # words of a title or text that follow the number on its line, to place a unit
@@ -157,3 +166,45 @@ def agreement(parse: StructureParse, placed: Sequence[Placed]) -> Agreement:
         agree=sum(agrees(parse.path_at(p.char_start), p.chain) for p in placed),
         placed=len(placed),
     )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FamilyScore:
+    """A family's even versions scored three ways: the profile induced from its odd versions and
+    the shipped profile, both reading the text, and the extractor's marks (XML versions)."""
+
+    induced: Agreement
+    shipped: Agreement
+    marks: Agreement
+
+
+def score_family(
+    family: Sequence[Version],
+    rule: Rule,
+    truth_of: Callable[[Version], Sequence[TruthUnit]],
+    shipped: Profile,
+) -> FamilyScore | None:
+    """Induce a profile from the family's versions of odd `version_order`, and score the paths it
+    reads on the even ones against their own identifiers (`truth_of`, placed by `rule`); None when
+    the family has no odd or no even version. Profiles read the text alone (an XML version's marks
+    are scored apart, as `marks`), so the induced and the shipped profile are read alike."""
+    odd = [v for v in family if v.version_order % 2 == 1]
+    even = [v for v in family if v.version_order % 2 == 0]
+    if not odd or not even:
+        return None
+    induced = induce_profile([v.text for v in odd]).profile()
+    totals = [Agreement(agree=0, placed=0)] * 3
+    for version in even:
+        placed = locate(rule, version.text, truth_of(version), version.structure)
+        if is_marked(version):
+            units = units_from_marks(version.structure, len(version.text))
+            marks = finish_parse(version.version_id, "xml-marks", "", units, None)
+        else:
+            marks = parse_text(version.version_id, version.text, shipped)
+        parses = (
+            parse_text(version.version_id, version.text, induced),
+            parse_text(version.version_id, version.text, shipped),
+            marks,
+        )
+        totals = [t + agreement(p, placed) for t, p in zip(totals, parses, strict=True)]
+    return FamilyScore(induced=totals[0], shipped=totals[1], marks=totals[2])

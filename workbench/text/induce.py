@@ -23,8 +23,8 @@ The rule, in order:
    `KEEP_SHARE` of its labels, taken in text order in each text, either count on from an open
    run of its shape (`ordinals.step_consistent`; runs of one shape may nest, as a table's rows
    inside a section) or start a run again at the first. A shape that opens the first label of
-   every text, once per text, with a word or a hyphenated or dotted number (`34-1432 Renewable
-   energy ...`, a code section's own number) is kept too, as the document's number: outermost,
+   every text, once per text, a number after a word (`Art. 1er`, `HR 1058`) or a hyphenated or
+   dotted one (`34-1432 Renewable energy ...`, a code section's own number) is kept too, as the document's number: outermost,
    never checked (`sequence = "none"`), when it stands on the text's first line. A shape that
    never has `MIN_ALONE` labels in one text is kept only if another kept shape opens inside it or
    it inside another (rule 5), or it is a heading shape: two labels alone in the body (a form's
@@ -339,7 +339,9 @@ def _kept_shapes(
         and all(texts[k][: text[0].char_start].strip() == "" for k, text in enumerate(scanned))
     ):
         shape = next(iter(firsts))
-        numbered = shape.kind in ("hyphenated", "dotted") or (shape.word and shape.kind == "digits")
+        numbered = shape.kind in ("hyphenated", "dotted") or (
+            shape.word and shape.kind in ("digits", "degree")
+        )
         once = all(len(by_shape[shape][k]) == 1 for k in range(len(scanned)))
         if numbered and not shape.open and once and shape not in kept:
             document = shape

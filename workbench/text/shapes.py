@@ -47,8 +47,9 @@ _NUMBER = re.compile(
 _LATIN_WORDS = "|".join(sorted(LATIN_INSERTIONS, key=len, reverse=True))
 _LATIN = re.compile(rf"(?:{_LATIN_WORDS})\b")
 # What may start the text after a number with no marks: not a lower-case letter, a digit or the
-# punctuation that continues a number or a sentence ("1 75.00", "2 percent", "5, 6").
-TITLE_START = r"[^\sa-z0-9.,;:%/\-–—+=×]"
+# punctuation that continues a number or a sentence ("1 75.00", "2 percent", "5, 6"), unless
+# it is another label ("2° a) The Fund", "5 1. Scope").
+TITLE_START = r"(?:[^\sa-z0-9.,;:%/\-–—+=×]|(?:[a-z]{1,3}|\d{1,3})[.)](?:[ \t]|$))"
 _TITLE_START = re.compile(TITLE_START)
 _ROMAN_FOLLOWER = {"i": "ii", "v": "vi", "x": "xi", "l": "li", "c": "ci"}
 _ROMAN_BEFORE = {"v": "iv", "x": "ix", "l": "xl", "c": "xc"}
@@ -129,8 +130,8 @@ def _number(text: str) -> tuple[re.Match[str], str] | None:
     """The number token at the start of `text`, followed by white space or the end, and a Latin
     insertion word after it if there is one."""
     match = _NUMBER.match(text)
-    if not match or (match.group("open") is None) != (match.group("close") is None):
-        return None
+    if not match or (match.group("open") and not match.group("close")):
+        return None  # "(a" is no label; "a)" is
     rest = text[match.end() :]
     if rest and rest[0] not in " \t":
         return None
