@@ -387,9 +387,7 @@ def choose_profile(
     after its previous sibling; see `structure.py`). Ties go to fewer inconsistent steps, then to
     the profile name in alphabetical order. When no candidate reads a consistent step, nothing won
     a tie-break: the choice is "unread" (`UNREAD`), and the induced profile reads the family (it
-    holds only shapes the texts show; for texts that number nothing it reads no label). When the
-    induction finds the texts number nothing (`Induction.numbers_nothing`), the choice is "unread"
-    whatever another profile reads there: a form's `A.` and `B.` are no numbering. Only the
+    holds only shapes the texts show; for texts that number nothing it reads no label). Only the
     first and last versions are read, so the choice costs two parses per profile, whatever the
     family's length, and one induction.
     """
@@ -404,10 +402,7 @@ def choose_profile(
     from workbench.text.induce import induce_profile
     from workbench.text.structure import is_marked
 
-    induction = induce_profile([v.text for v in versions])
-    induced = induction.profile()
-    if induction.numbers_nothing:  # no shape the texts show counts: any reading would invent one
-        return Choice(profile=induced, how="unread", consistent=0, inconsistent=0)
+    induced = induce_profile([v.text for v in versions]).profile()
     best: tuple[tuple[int, int, str], Profile, int, int] | None = None
     for profile in (*profiles, induced):
         good, bad = profile_score(profile, versions)
