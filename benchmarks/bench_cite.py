@@ -40,8 +40,8 @@ from bench_spine import replace_docs_block
 
 from workbench.cite import Citation, verify_citations
 from workbench.cite.index import build_index
-from workbench.cite.probes import corruption_probes, hyphen_census
 from workbench.corpus.catalogue import read_catalogue
+from workbench.evals.probes import corruption_probes, hyphen_census
 from workbench.models import text_sha256
 from workbench.text.normalize import normalize, normalized_text
 from workbench.text.segment import segment

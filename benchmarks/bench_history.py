@@ -38,7 +38,7 @@ from workbench.cite.index import clear_cache
 from workbench.history.dating import cite_quote, quote_history
 from workbench.history.recheck import recheck_quotes
 from workbench.models import Version
-from workbench.notes import claims
+from workbench.notes import Ledger, notes_in
 from workbench.text.segment import segment_version
 from workbench.workspace import Workspace
 
@@ -143,11 +143,11 @@ def run(workspace: Workspace) -> None:
                 f"> quote: {quote}\n> locator: the section\n",
                 encoding="utf-8",
             )
-        with claims.Ledger(Path(tmp) / "ledger.sqlite") as ledger:
+        with Ledger(Path(tmp) / "ledger.sqlite") as ledger:
             start = time.perf_counter()
             noted = recheck_quotes(
                 workspace,
-                notes=claims.notes_in(notes),
+                notes=notes_in(notes),
                 ledger=ledger,
                 corpus_dir=ROOT / "corpus",
                 store=STORE,

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from bench_spine import ROOT, STORE, report_to_docs
 
-from workbench.corpus.catalogue import read_catalogue, read_refusals
+from workbench.corpus import read_catalogue, read_refusals
 from workbench.measure import map_families, reduce_families
 from workbench.measure.html import write_reports
 from workbench.workspace import Workspace, ingest

@@ -39,7 +39,8 @@ from pathlib import Path
 
 from bench_spine import ROOT, STORE, report_to_docs
 
-from workbench.corpus.catalogue import PROVENANCE_SUFFIX, read_catalogue
+from workbench.corpus import read_catalogue
+from workbench.corpus.provenance import PROVENANCE_SUFFIX
 from workbench.measure import FamilyMeasurement
 from workbench.measure.cluster import (
     FamilyTask,

@@ -33,7 +33,7 @@ from pathlib import Path
 from rapidfuzz.distance import Indel
 
 from workbench.changes.diff import _matching_pairs, diff_versions
-from workbench.corpus.catalogue import admit, read_catalogue
+from workbench.corpus import admit, read_catalogue
 from workbench.models import consecutive_pairs
 from workbench.text.normalize import normalized_text
 from workbench.text.segment import segment

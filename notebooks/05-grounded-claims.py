@@ -43,8 +43,7 @@ import altair as alt
 import polars as pl
 
 import workbench as wb
-from workbench.notes import register as quotes
-from workbench.notes.claims import Ledger
+from workbench.notes import Ledger, check_linked_quote, snapshot_path
 
 ROOT = (Path(ROOT) if ROOT else next(
     p for p in (Path.cwd(), *Path.cwd().parents) if (p / "corpus" / "catalogue.jsonl").is_file()
@@ -207,7 +206,7 @@ for words in (
     "not less than 0.40% from solar energy",
 ):
     for required in (False, True):
-        check = quotes.check_linked_quote(dc_report, words, None, snapshot_required=required)
+        check = check_linked_quote(dc_report, words, None, snapshot_required=required)
         print(f"{check.route:<8} {check.status:<13} {words!r}")
 
 # %% [markdown]
@@ -219,7 +218,7 @@ for words in (
 
 # %%
 http_report = NOTES / "reports" / "http-problem-01.ingest.md"
-quotes.snapshot_path(http_report).unlink()
+snapshot_path(http_report).unlink()
 again = wb.check_note(
     NOTES / "http-problem-01-snapshot-route.md",
     against=None,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.corpus.catalogue import fetch, read_catalogue, read_refused
+from workbench.corpus import fetch, read_catalogue, read_refused
 from workbench.models import CatalogueRow, consecutive_pairs
 from workbench.workspace import Workspace, ingest
 

@@ -40,7 +40,8 @@ import pytest
 from playwright.sync_api import Page, Route
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from workbench.changes.review import doubtful_pairings, read_verdicts, verify_chain
+from workbench.changes.log import read_verdicts, verify_chain
+from workbench.changes.queue import doubtful_pairings
 from workbench.workspace import Workspace
 
 from .conftest import ROOT

@@ -6,9 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from workbench.models import Refusal, Version, consecutive_pairs
-
 from tests.text.test_structure import _text_version
+from workbench.models import Refusal, Version, consecutive_pairs
 
 
 def _version(path: str) -> Version:

@@ -1,141 +1,18 @@
-"""The measurement tables `workbench measure --export` writes read back as the JSON's figures."""
+"""The generic table writer: what any stage's CSV or Parquet export is written through."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
 
-from workbench.cli import main
 from workbench.errors import ExportFormatError
-from workbench.models import CatalogueRow
-from workbench.tables import TABLE_KINDS, flatten, write_table
+from workbench.tables import flatten, write_frame, write_table
 
-from .conftest import link_families
-
-# Two Internet-Draft families (capped and renumbered pairings), a bill whose structure is refused
-# (`structure.unknown_by_cause.refused:*` columns) and a single-version PDF (no structure block).
-FAMILIES = (
-    "ietf/draft-nottingham-cache-extensions",
-    "ietf/draft-nottingham-http-stale-if-error",
-    "us-federal/116-hjres107",
-    "us-federal/epa-oig-report-10-p-0154-excerpt",
-)
-
-
-@pytest.fixture(scope="module")
-def exported(catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`workbench measure --corpus DIR --export csv`, then again with parquet (a warm run)."""
-    root = tmp_path_factory.mktemp("export")
-    link_families(root / "mirror", FAMILIES)
-    for fmt in ("csv", "parquet"):
-        args = ["measure", "--corpus", str(root / "mirror"), "--out", str(root / "out")]
-        code = main([*args, "--workspace", str(root / "w.sqlite"), "--export", fmt])
-        assert code == 0
-    return root / "out"
-
-
-def _read(out: Path, kind: str, fmt: str) -> list[dict[str, Any]]:
-    path = out / f"table-{kind}.{fmt}"
-    # CSV is text: read every cell as written, and compare with the JSON value as text.
-    frame = pl.read_csv(path, infer_schema=False) if fmt == "csv" else pl.read_parquet(path)
-    return frame.to_dicts()
-
-
-def _cell(value: Any, fmt: str) -> Any:
-    """A JSON value as the table holds it (CSV: its text; a list of labels: joined by "/")."""
-    if isinstance(value, list):
-        value = "/".join(value)
-    if fmt == "parquet" or value is None:
-        return value
-    return str(value).lower() if isinstance(value, bool) else str(value)
-
-
-def _reports(out: Path) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    return tuple(  # type: ignore[return-value]
-        json.loads((out / name).read_bytes())
-        for name in ("corpus-digests.json", "structure-measurement.json", "escalation-rates.json")
-    )
-
-
-@pytest.mark.parametrize("fmt", ["csv", "parquet"])
-def test_scope_tables_hold_every_figure_of_the_json(exported: Path, fmt: str) -> None:
-    """Each row is one family (or jurisdiction); each column one JSON leaf, named by its path."""
-    _, structure, escalation = _reports(exported)
-    sections = {
-        "family": {
-            "profile": structure["profiles_used"],
-            "passages": structure["passages"]["families"],
-            "structure": structure["families"],
-            "escalation": escalation["families"],
-        },
-        "jurisdiction": {
-            "versions_parsed": structure["versions_parsed"],
-            "passages": structure["passages"]["jurisdictions"],
-            "structure": structure["jurisdictions"],
-            "escalation": escalation["jurisdictions"],
-            "caution": escalation["caution"]["jurisdictions"],
-        },
-    }
-    for kind, scope in (("families", "family"), ("jurisdictions", "jurisdiction")):
-        rows = _read(exported, kind, fmt)
-        names = sorted({name for blocks in sections[scope].values() for name in blocks})
-        assert [row[scope] for row in rows] == names
-        for row in rows:
-            expected: dict[str, Any] = {}
-            for section, blocks in sections[scope].items():
-                if row[scope] in blocks:
-                    expected.update(flatten(section, blocks[row[scope]]))
-            held = {k: v for k, v in row.items() if k != scope and v is not None}
-            assert held == {k: _cell(v, fmt) for k, v in expected.items()}, row[scope]
-    families = {row["family"]: row for row in _read(exported, "families", fmt)}
-    assert (
-        families["us-federal/epa-oig-report-10-p-0154-excerpt"]["structure.modified_pairings"]
-        is None
-    )
-    assert families["ietf/draft-nottingham-cache-extensions"][
-        "structure.proxy_caps.holds"
-    ] == _cell(
-        structure["families"]["ietf/draft-nottingham-cache-extensions"]["proxy_caps"]["holds"], fmt
-    )
-
-
-@pytest.mark.parametrize("fmt", ["csv", "parquet"])
-def test_evidence_tables_add_up_to_the_json_figures(exported: Path, fmt: str) -> None:
-    digests, structure, escalation = _reports(exported)
-    assert _read(exported, "documents", fmt) == [
-        {k: _cell(v, fmt) for k, v in row.items()} for row in digests["rows"]
-    ]
-    pairings = _read(exported, "pairings", fmt)
-    for name, block in structure["families"].items():
-        mine = [p for p in pairings if f"{p['jurisdiction']}/{p['family']}" == name]
-        assert len(mine) == block["modified_pairings"], name
-        capped = [p for p in mine if p["proxy_capped"] == _cell(True, fmt)]
-        assert len(capped) == block["proxy_caps"]["holds"], name
-    examples = [e for cause in structure["examples"].values() for e in cause]
-    assert examples  # the examples' paths are the table's paths, joined
-    by_id = {p["evidence_id"]: p for p in pairings}
-    for example in examples:
-        row = by_id[example["change_id"]]
-        assert [row["before_path"], row["after_path"]] == [_cell(p, fmt) for p in example["paths"]]
-    cautions = _read(exported, "cautions", fmt)
-    assert len(cautions) == escalation["caution"]["overall"]["non_equal_changes"]
-    passages = _read(exported, "passages", fmt)
-    assert len(passages) == sum(b["passages"] for b in structure["passages"]["families"].values())
-    labelled = [p for p in passages if p["labelled"] == _cell(True, fmt)]
-    assert len(labelled) == sum(
-        b["own_label"]["holds"] for b in structure["passages"]["families"].values()
-    )
-    parses = _read(exported, "parses", fmt)
-    assert len(parses) == sum(f["versions"] for f in structure["profiles_used"].values())
-
-
-def test_every_table_is_written_in_both_formats(exported: Path) -> None:
-    names = {p.name for p in exported.iterdir() if p.name.startswith("table-")}
-    assert names == {f"table-{k}.{f}" for k in TABLE_KINDS for f in ("csv", "parquet")}
+# Keys vary between rows: the columns are their union in first-seen order, a missing key null.
+ROWS = ({"family": "a", "count": 2}, {"family": "b", "share": 0.5}, {"count": 1, "family": "c"})
 
 
 def test_a_format_the_workbench_does_not_write_is_refused(tmp_path: Path) -> None:
@@ -144,3 +21,41 @@ def test_a_format_the_workbench_does_not_write_is_refused(tmp_path: Path) -> Non
     ):
         write_table([{"a": 1}], tmp_path / "t.xlsx", "xlsx")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_rows_are_written_as_the_union_of_their_columns(tmp_path: Path) -> None:
+    csv = write_table(ROWS, tmp_path / "t.csv", "csv")
+    assert csv.read_bytes() == b"family,count,share\na,2,\nb,,0.5\nc,1,\n"
+    parquet = write_table(ROWS, tmp_path / "t.parquet", "parquet")
+    assert pl.read_parquet(parquet).to_dicts() == [
+        {"family": "a", "count": 2, "share": None},
+        {"family": "b", "count": None, "share": 0.5},
+        {"family": "c", "count": 1, "share": None},
+    ]
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_other(tmp_path: Path) -> None:
+    path = write_table(ROWS, tmp_path / "t.csv", "csv")
+    before = path.read_bytes()
+    with pytest.raises(pl.exceptions.ComputeError, match="CSV format does not support nested"):
+        write_frame(pl.DataFrame({"paths": [["1", "a"]]}), path, "csv")
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["t.csv"]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        pytest.param(3, {"s": 3}, id="a-leaf-is-its-own-column"),
+        pytest.param(
+            {"b": {"y": 1, "x": None}, "a": 2},
+            {"s.b.y": 1, "s.b.x": None, "s.a": 2},
+            id="keys-in-their-order-joined-by-dots",
+        ),
+        pytest.param({}, {}, id="an-empty-mapping-has-no-column"),
+    ],
+)
+def test_flatten_names_each_leaf_by_its_path(value: Any, expected: dict[str, Any]) -> None:
+    flat = flatten("s", value)
+    assert flat == expected
+    assert list(flat) == list(expected)

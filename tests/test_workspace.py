@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.corpus.catalogue import admit, fetch
+from workbench.corpus import admit, fetch
 from workbench.errors import AppendOnlyViolation, CorpusChanged, VersionNotFound, WorkspaceError
 from workbench.models import CatalogueRow, text_sha256
 from workbench.text.pdf import PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION
@@ -321,7 +321,7 @@ def test_corpus_verify_reextract_reports_a_changed_text_and_exits_1(
     catalogue: tuple[CatalogueRow, ...], tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
     from workbench.cli import main
-    from workbench.corpus.catalogue import Admission, write_catalogue
+    from workbench.corpus import Admission, write_catalogue
 
     rows = _few(catalogue)
     write_catalogue(Admission(rows=tuple(rows), refusals=()), tmp_path / "corpus")

@@ -141,3 +141,7 @@ class ExportFormatError(WorkbenchError, ValueError):
 
 class ChartError(WorkbenchError, ValueError):
     """A chart cannot be drawn offline: its data names a URL, or vl-convert rejects its spec."""
+
+
+class TruthFileError(WorkbenchError, ValueError):
+    """The alignment truth file cannot be read: missing, not JSON, or not the script's shape."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -321,12 +320,6 @@ def code_digest() -> str:
     return digest.hexdigest()
 
 
-# Markdown syntax shared by notes (claims.py) and source reports (quotes.py): a front-matter
-# `field: value` line (an empty value is unset) and the opening of a fenced code block.
-FIELD_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?:[ \t]+(.*?))?[ \t]*")
-CODE_FENCE = re.compile(r" {0,3}(```|~~~)")
-
-
 def page_for_offset(pages: Sequence[PageSpan], offset: int) -> int | None:
     """The page whose body holds text offset `offset`, or None for a version with no page map.
 
@@ -340,3 +333,15 @@ def page_for_offset(pages: Sequence[PageSpan], offset: int) -> int | None:
     if index >= 0 and offset >= pages[index].char_end and index + 1 < len(pages):
         index += 1
     return pages[max(index, 0)].page
+
+
+def span_pages(pages: Sequence[PageSpan], char_start: int, char_end: int) -> tuple[int, int] | None:
+    """The first and last page of the span `[char_start, char_end)`: the pages of its first and
+    its last character by `page_for_offset` (an empty span's both at `char_start`), or None for a
+    version with no page map. Every surface that names a span's pages (history, the verifier's
+    page check, the redline) asks this one function."""
+    first = page_for_offset(pages, char_start)
+    last = page_for_offset(pages, max(char_start, char_end - 1))
+    if first is None or last is None:
+        return None
+    return first, last

@@ -1,119 +1,37 @@
-"""The measurement tables: what `workbench measure --export csv|parquet` writes beside the JSON.
+"""The one writer of exported tables: rows or a polars frame to CSV or Parquet, replaced whole.
 
-A researcher who wants the figures in a spreadsheet, R or a data frame gets flat tables, one per
-kind of measurement, each a file `table-<kind>.<format>` in the output folder:
-
-- `families`, `jurisdictions`: one row per scope, every figure the JSON reports give for it. A
-  column is named by where its value sits in the JSON: the report section, then the keys down to
-  the value, joined by "." (`structure.proxy_caps.holds` is
-  `structure-measurement.json` → `families` → the family → `proxy_caps` → `holds`). Sections:
-  `profile` (`profiles_used`), `passages`, `structure`, `escalation`, and for jurisdictions also
-  `versions_parsed` and `caution`. A scope a section does not report (a family with no modified
-  pairing has no `structure` block) has no value there (null).
-- `documents`: one row per admitted document (`corpus-digests.json` → `rows`).
-- `pairings`, `cautions`, `parses`, `passages`: the evidence rows the reports are reduced from
-  (`measure.PairingRow`, `CautionRow`, `ParseRow`, `PassageRow`), one column per field
-  (`measure.row_as_json`); a structural path is written as its labels joined by "/".
-
-Rows are in the reports' own order (scopes sorted by name; evidence rows by family, then as the
-map produced them), columns in the order the JSON builds them, the union over rows where keys vary
-(`structure.unknown_by_cause.*`). The same measurement writes the same bytes. In CSV a null is an
-empty cell. polars is imported only when a table is written.
+Every table the workbench exports (the measurement tables, the diff's change table) is written
+here, in one of `EXPORT_FORMATS`: CSV (UTF-8, a header row, a null as an empty cell) or Parquet.
+A file is written beside its path under a temporary name and renamed over it
+(`files.replace_file_with`), so a failed write leaves what was there. The guarantee: the same rows
+write the same bytes. polars is imported only when a table is written; this module imports nothing
+beyond the records and helpers, so any stage may write its tables through it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.errors import ExportFormatError
 from workbench.files import replace_file_with
 
-if TYPE_CHECKING:  # measure (and the diff it runs) and polars load only when tables are made
+if TYPE_CHECKING:  # polars loads only when a table is written
     import polars as pl
-
-    from workbench.measure import FamilyMeasurement, Measurements
 
 EXPORT_FORMATS = ("csv", "parquet")  # what every exported table is written as
 
-TABLE_KINDS = (
-    "families",
-    "jurisdictions",
-    "documents",
-    "pairings",
-    "cautions",
-    "parses",
-    "passages",
-)
-
 
 def flatten(prefix: str, value: Any) -> dict[str, Any]:
-    """`value`'s leaves under dotted names below `prefix` (a dict's keys in their order)."""
+    """`value`'s leaves under dotted names below `prefix` (a dict's keys in their order); a value
+    that is not a mapping is one leaf named `prefix`."""
     if not isinstance(value, Mapping):
         return {prefix: value}
     out: dict[str, Any] = {}
     for key, inner in value.items():
         out.update(flatten(f"{prefix}.{key}", inner))
     return out
-
-
-def _scope_rows(
-    names: Iterable[str], sections: Sequence[tuple[str, Mapping[str, Any]]], key: str
-) -> list[dict[str, Any]]:
-    """One row per scope name: `key` holds the name, then every section's figures for it."""
-    rows = []
-    for name in names:
-        row: dict[str, Any] = {key: name}
-        for section, blocks in sections:
-            if name in blocks:
-                row.update(flatten(section, blocks[name]))
-        rows.append(row)
-    return rows
-
-
-def _evidence_row(row: Any) -> dict[str, Any]:
-    from workbench.measure import row_as_json
-
-    return {
-        name: "/".join(value) if isinstance(value, list) else value
-        for name, value in row_as_json(row).items()
-    }
-
-
-def measurement_tables(
-    families: Sequence[FamilyMeasurement], m: Measurements
-) -> dict[str, list[dict[str, Any]]]:
-    """Every table `TABLE_KINDS` names, as rows of column name to value (see the module text)."""
-    structure, escalation = m.structure, m.escalation
-    ordered = sorted(families, key=lambda f: (f.jurisdiction, f.family))
-    family_sections = (
-        ("profile", structure["profiles_used"]),
-        ("passages", structure["passages"]["families"]),
-        ("structure", structure["families"]),
-        ("escalation", escalation["families"]),
-    )
-    jurisdiction_sections = (
-        ("versions_parsed", structure["versions_parsed"]),
-        ("passages", structure["passages"]["jurisdictions"]),
-        ("structure", structure["jurisdictions"]),
-        ("escalation", escalation["jurisdictions"]),
-        ("caution", escalation["caution"]["jurisdictions"]),
-    )
-    jurisdictions = sorted({name for _, blocks in jurisdiction_sections for name in blocks})
-    pairings = sorted(
-        (p for f in ordered for p in f.pairings),
-        key=lambda p: (p.before_id, p.after_id, p.evidence_id),
-    )
-    return {
-        "families": _scope_rows(structure["profiles_used"], family_sections, "family"),
-        "jurisdictions": _scope_rows(jurisdictions, jurisdiction_sections, "jurisdiction"),
-        "documents": [dict(row) for row in m.digests["rows"]],
-        "pairings": [_evidence_row(r) for r in pairings],
-        "cautions": [_evidence_row(r) for f in ordered for r in f.cautions],
-        "parses": [_evidence_row(r) for f in ordered for r in f.parses],
-        "passages": [_evidence_row(r) for f in ordered for r in f.passages],
-    }
 
 
 def check_format(fmt: str) -> None:
@@ -147,15 +65,3 @@ def write_table(rows: Sequence[Mapping[str, Any]], path: Path, fmt: str) -> Path
         [{name: row.get(name) for name in columns} for row in rows], infer_schema_length=None
     )
     return write_frame(frame, path, fmt)
-
-
-def write_measurement_tables(
-    out: Path, families: Sequence[FamilyMeasurement], m: Measurements, fmt: str
-) -> list[Path]:
-    """Write every measurement table into `out` as `table-<kind>.<fmt>`; returns their paths."""
-    check_format(fmt)
-    out.mkdir(parents=True, exist_ok=True)
-    return [
-        write_table(rows, out / f"table-{kind}.{fmt}", fmt)
-        for kind, rows in measurement_tables(families, m).items()
-    ]

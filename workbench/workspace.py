@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from workbench.corpus.catalogue import read_fetched
+from workbench.corpus import read_fetched
 from workbench.errors import (
     AppendOnlyViolation,
     ChecksumMismatch,
@@ -378,7 +378,8 @@ class Workspace:
 
 def version_from_row(row: CatalogueRow, data: bytes) -> Version:
     """Extract a catalogued artefact's bytes into a `Version` (not yet held)."""
-    from workbench.text.extract import extract  # lxml and pypdfium2 load only when a file is read
+    # lxml and pypdfium2 load only when a file is read
+    from workbench.text.extraction import extract
 
     extraction = extract(data, row.media_type, source=row.path)
     return Version(
@@ -429,7 +430,7 @@ def ingest(
     unchanged: list[str] = []
     awaiting: list[str] = []
     refused: list[Refusal] = []
-    from workbench.text.extract import CURRENT_EXTRACTORS, AwaitingExtractor
+    from workbench.text.extraction import CURRENT_EXTRACTORS, AwaitingExtractor
 
     rows = list(rows)
     for row in bar(rows, desc="ingest", unit="file", enabled=progress):

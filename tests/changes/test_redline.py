@@ -13,8 +13,7 @@ import pytest
 
 from workbench.changes import redline
 from workbench.changes import redline_page as redline_html
-from workbench.changes.diff import diff_versions, pairing_is_uncertain
-from workbench.changes.review import doubt_reasons
+from workbench.changes.diff import diff_versions, doubt_reasons, pairing_is_uncertain
 from workbench.cli import main
 from workbench.errors import RedlineError
 from workbench.models import Version

@@ -18,28 +18,29 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT, STORE
+from workbench.changes.caution import pairing_caution_stands, standing_verdict
 from workbench.changes.diff import change_id as diff_change_id
 from workbench.changes.diff import diff_versions, pairing_is_uncertain
-from workbench.changes.review import (
-    GENESIS,
-    Pairing,
-    ReviewItem,
+from workbench.changes.log import (
     append_group_verdict,
     append_verdict,
+    orphaned_verdicts,
+    read_verdicts,
+    verify_chain,
+)
+from workbench.changes.queue import (
+    Pairing,
+    ReviewItem,
     doubtful_pairings,
     find_change,
     item_caution_stands,
-    orphaned_verdicts,
-    pairing_caution_stands,
-    read_verdicts,
     relabelling,
     review_items,
-    standing_verdict,
-    verify_chain,
 )
+from workbench.changes.verdict import GENESIS
 from workbench.cli import main
 from workbench.errors import AppendOnlyViolation, ChangeNotFound, VerdictError
-from workbench.evals.scorecard import load_demo
+from workbench.evals.demo import load_demo
 from workbench.models import CatalogueRow, Change, Span
 from workbench.text.segment import segment_version
 from workbench.workspace import Workspace, ingest
@@ -355,13 +356,14 @@ def test_triggers_refuse_update_and_delete(
 
 def _rehash_row_2(conn: sqlite3.Connection) -> None:
     """Alter row 2 and recompute its own digest correctly: the link from row 3 must then break."""
-    from workbench.changes.review import _payload_of, _verdict, row_digest
+    from workbench.changes.log import _verdict
+    from workbench.changes.verdict import row_digest
 
     conn.execute("UPDATE verdicts SET answer = 'confirmed' WHERE seq = 2")
     conn.row_factory = sqlite3.Row  # the log's rows are read by column name
     row = conn.execute("SELECT * FROM verdicts WHERE seq = 2").fetchone()
     conn.execute(
-        "UPDATE verdicts SET digest = ? WHERE seq = 2", (row_digest(_payload_of(_verdict(row))),)
+        "UPDATE verdicts SET digest = ? WHERE seq = 2", (row_digest(_verdict(row).payload()),)
     )
 
 
@@ -465,7 +467,8 @@ _WRITER = """
 import sys, time
 from pathlib import Path
 from workbench.errors import VerdictError
-from workbench.changes.review import append_verdict, doubtful_pairings
+from workbench.changes.log import append_verdict
+from workbench.changes.queue import doubtful_pairings
 from workbench.workspace import Workspace
 
 path, actor, half, go = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import STORE
-from workbench.changes.review import doubtful_pairings, read_verdicts, review_items, verify_chain
+from workbench.changes.log import read_verdicts, verify_chain
+from workbench.changes.queue import doubtful_pairings, review_items
 from workbench.changes.widgets import ReviewWidget, highlighted_passage, structural_path_text
-from workbench.evals.scorecard import load_demo
+from workbench.evals.demo import load_demo
 from workbench.models import CatalogueRow, Span, Version
 from workbench.text.structure import parse_structure
 from workbench.workspace import Workspace, ingest

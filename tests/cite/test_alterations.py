@@ -13,8 +13,8 @@ import pytest
 from workbench.cite import Citation, verify_citations
 from workbench.cite.alterations import ALTERATION_REASONS, AlteredVerification, read_marks
 from workbench.cite.formats import read_citations
-from workbench.cite.probes import corruption_probes
 from workbench.cli import main
+from workbench.evals.probes import corruption_probes
 from workbench.workspace import Workspace
 
 DISCONNECT = "us-dc/dc-code-34-1506.02/34-1506.02@2021-10-18.xml"

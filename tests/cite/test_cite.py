@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import ROOT
 from workbench.cite import Citation, verify_citation, verify_citations, verify_for_version
+from workbench.cite.batch import verify_indexed
 from workbench.cite.formats import read_citations
 from workbench.cite.index import (
     _SKELETON_CUT,
@@ -29,9 +30,8 @@ from workbench.cite.index import (
     reads_as,
     skeleton,
 )
-from workbench.cite.probes import corruption_probes
-from workbench.cite.verify import verify_indexed
 from workbench.errors import CitationError
+from workbench.evals.probes import corruption_probes
 from workbench.text.normalize import normalize, normalized_text
 from workbench.text.segment import segment
 from workbench.workspace import Workspace
@@ -726,8 +726,7 @@ def test_find_occurrences_reads_every_line_break_hyphen_reading(workspace: Works
     """The public occurrence search on a real word split by a line-break hyphen: found under each
     allowed reading, at the same raw span, and a space-only
     reading found nowhere; the quotes register and the claims check call the same search."""
-    from workbench.cite import find_occurrences, index_text
-    from workbench.notes.register import find_text
+    from workbench.cite import find_occurrences, find_text, index_text
 
     readings: list[str] = []
     for version in workspace.versions():

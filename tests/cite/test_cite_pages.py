@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from workbench.cite import find_text
 from workbench.cite.formats import read_citations
 from workbench.cite.pages import span_pages, verify_lines
 from workbench.models import Version
-from workbench.notes.register import find_text
 from workbench.workspace import Workspace
 
 PDF = "us-nerc/nerc-cip-002/cip-002-5.1a.pdf"

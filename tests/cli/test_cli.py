@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import CORPUS_DIR, REFUSED_STORE, ROOT, STORE
 from workbench.cli import build_parser, main
-from workbench.corpus.catalogue import read_refusals
+from workbench.corpus import read_refusals
 from workbench.measure import corpus_digests, report_bytes
 from workbench.models import CatalogueRow
 from workbench.workspace import Workspace

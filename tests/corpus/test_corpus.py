@@ -17,18 +17,21 @@ from typing import Any
 import pytest
 
 from tests.conftest import CORPUS_DIR, REFUSED_STORE, STORE
-from workbench.corpus.catalogue import (
-    CATALOGUE_NAME,
-    CHECKSUM_NAME,
+from workbench.corpus import (
     admit,
-    catalogue_bytes,
     fetch,
+    fetch_corpus,
     merge_admission,
     read_catalogue,
     read_fetched,
-    refusals_bytes,
     verify_store,
     write_catalogue,
+)
+from workbench.corpus.catalogue import (
+    CATALOGUE_NAME,
+    CHECKSUM_NAME,
+    catalogue_bytes,
+    refusals_bytes,
 )
 from workbench.errors import CatalogueError, ChecksumMismatch
 from workbench.models import CatalogueRow
@@ -361,6 +364,30 @@ def test_fetch_checks_hashes_and_never_replaces_a_fetched_file(tmp_path: Path) -
         match=f"{SAMPLE}: fetched {len(original) + 1} bytes; catalogue says {len(original)}",
     ):
         read_fetched(rows[0], store)
+
+
+def test_fetch_corpus_fetches_the_catalogue_and_the_refused_documents_apart(
+    tmp_path: Path,
+) -> None:
+    mirror = _mirror_with(tmp_path)
+    copy = "us-dc/transcribed/34-306@2021-11-09.xml"
+    (mirror / copy).parent.mkdir(parents=True)
+    shutil.copyfile(mirror / SAMPLE, mirror / copy)
+    record = json.loads((mirror / (SAMPLE + ".provenance.json")).read_bytes())
+    record.update(document_family="transcribed", byte_faithful_to_official_filing=False)
+    (mirror / (copy + ".provenance.json")).write_text(json.dumps(record), encoding="utf-8")
+    corpus_dir, store, refused_store = tmp_path / "corpus", tmp_path / "store", tmp_path / "refused"
+    write_catalogue(admit(mirror), corpus_dir)
+    report, refused = fetch_corpus(corpus_dir, store, refused_store, mirror=mirror)
+    assert (report.copied, report.failed) == ((SAMPLE,), ())
+    assert (refused.copied, refused.failed) == ((copy,), ())
+    assert not (store / copy).exists() and not (refused_store / SAMPLE).exists()
+    assert [r.reason for r in admit(refused_store).refusals] == ["transcription"]
+    again = fetch_corpus(corpus_dir, store, refused_store, mirror=mirror)
+    assert (again[0].already, again[1].already) == ((SAMPLE,), (copy,))
+    with pytest.raises(FileNotFoundError) as raised:
+        fetch_corpus(corpus_dir, store, refused_store, mirror=tmp_path / "none")
+    assert str(raised.value) == f"{tmp_path / 'none'}: mirror folder does not exist"
 
 
 def test_fetched_files_are_read_only(catalogue: tuple[CatalogueRow, ...]) -> None:

@@ -15,8 +15,10 @@ import pytest
 
 from tests.conftest import REFUSED_STORE, STORE, tree_digest
 from workbench.cli import main
+from workbench.corpus import admit, read_catalogue
 from workbench.corpus.add import git_blob_id, sniff_media_type
-from workbench.corpus.catalogue import CATALOGUE_NAME, PROVENANCE_SUFFIX, admit, read_catalogue
+from workbench.corpus.catalogue import CATALOGUE_NAME
+from workbench.corpus.provenance import PROVENANCE_SUFFIX
 from workbench.models import CatalogueRow
 
 IETF = "ietf/draft-ietf-appsawg-http-problem"

@@ -14,11 +14,11 @@ import pytest
 
 from workbench.changes.diff import diff_passages
 from workbench.cli import main
-from workbench.corpus.catalogue import read_catalogue
+from workbench.corpus import read_catalogue
+from workbench.errors import TruthFileError
 from workbench.evals.alignment import (
     SCORECARD_JSON,
     PairView,
-    TruthFileError,
     alignment_scorecard,
     file_sha256,
     read_truth,

@@ -21,13 +21,11 @@ from hypothesis import strategies as st
 from workbench.changes.diff import diff_versions
 from workbench.cli import main
 from workbench.errors import EvalManifestError
+from workbench.evals.demo import MANIFEST_NAME, DemoCorpus, load_demo
 from workbench.evals.scorecard import (
-    MANIFEST_NAME,
     SCORECARD_JSON,
     SCORECARD_MD,
-    DemoCorpus,
     _row,
-    load_demo,
     score_diff,
     scorecard,
     write_scorecard,

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from tests.conftest import CORPUS_DIR, ROOT, STORE
+from workbench.cite import find_text
 from workbench.cli import main
 from workbench.errors import BundleError
-from workbench.exports.bundle import verify_bundle, write_bundle
-from workbench.notes.register import find_text
+from workbench.exports import verify_bundle, write_bundle
 from workbench.workspace import Workspace
 
 PDF = "us-nerc/nerc-cip-002/cip-002-5.1a.pdf"

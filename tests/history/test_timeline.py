@@ -25,7 +25,7 @@ from workbench.errors import ChecksumMismatch
 from workbench.history import dating as timeline
 from workbench.history import recheck
 from workbench.models import Version
-from workbench.notes import claims
+from workbench.notes import Ledger, census, check_note, note_key, parse_note
 from workbench.text.normalize import normalized_text
 from workbench.workspace import Workspace
 
@@ -221,6 +221,44 @@ def test_history_names_the_page_in_a_pdf(workspace: Workspace) -> None:
     assert o.page == o.end_page == last_page.page
 
 
+def test_history_and_verify_name_one_page_for_a_span_starting_between_pages(
+    workspace: Workspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A quote whose first character is the white space between two pages of a held PDF (the
+    first such gap, after a page body that ends in a word): the page map gives that white space to
+    the later page, and `history` and `verify` both name that page, for the span's first and last
+    character alike."""
+    version, gap_start, later = next(
+        (v, a.char_end, b)
+        for v in workspace.versions()
+        for a, b in pairwise(v.pages)
+        if a.char_end < b.char_start and not v.text[a.char_end - 1].isspace()
+    )
+    assert version.text[gap_start : later.char_start].isspace()
+    end = min(later.char_end, later.char_start + 200)
+    quote = version.text[gap_start:end]
+    ws = ["--workspace", str(workspace.path)]
+    code, out, _ = _run(["history", quote, "--family", version.family, "--json", *ws], capsys)
+    assert code == 0
+    (held,) = (h for h in json.loads(out)["versions"] if h["version_id"] == version.version_id)
+    (found,) = (o for o in held["occurrences"] if o["char_start"] == gap_start)
+    assert (found["page"], found["end_page"]) == (later.page, later.page)
+    citation = {
+        "version_id": version.version_id,
+        "char_start": found["char_start"],
+        "char_end": found["char_end"],
+        "quoted_text": quote,
+    }
+    if len(held["occurrences"]) > 1:
+        citation["occurrence"] = found["occurrence"]
+    cited = tmp_path / "between-pages.jsonl"
+    cited.write_text(json.dumps(citation) + "\n", encoding="utf-8")
+    code, out, _ = _run(["verify", str(cited), "--json", *ws], capsys)
+    verdict = json.loads(out)
+    assert code == 0 and verdict["outcome"] == "verified"
+    assert verdict["pages"] == [found["page"], found["end_page"]]
+
+
 # ---------------------------------------------------------------------------------------------
 # recheck
 
@@ -302,12 +340,10 @@ def test_recheck_catches_a_note_an_amendment_broke_and_the_census_counts_it(
         encoding="utf-8",
     )
     ledger_path = tmp_path / "ledger.sqlite"
-    with claims.Ledger(ledger_path) as ledger:
-        checked = claims.check_note(
-            note, against=None, corpus_dir=CORPUS_DIR, store=STORE, ledger=ledger
-        )
+    with Ledger(ledger_path) as ledger:
+        checked = check_note(note, against=None, corpus_dir=CORPUS_DIR, store=STORE, ledger=ledger)
         assert checked.confirmed and checked.pointer_after == base.version_id
-        before = claims.census(notes, corpus_dir=CORPUS_DIR, ledger=ledger)
+        before = census(notes, corpus_dir=CORPUS_DIR, ledger=ledger)
         assert before.gone_from_latest == () and before.count("middle") == 1
     data = note.read_bytes()
     # No --notes: the ledger names the note.
@@ -316,15 +352,15 @@ def test_recheck_catches_a_note_an_amendment_broke_and_the_census_counts_it(
     assert code == 1
     newer = [v for v in versions if v.version_order > base.version_order]
     lines = out.splitlines()
-    (line,) = (q.line for q in claims.parse_note(note).quotes)  # below the pointer the check wrote
+    (line,) = (q.line for q in parse_note(note).quotes)  # below the pointer the check wrote
     assert lines[0] == f"{note}:{line}: gone in {newer[0].version_id} (from {base.version_id})"
     assert lines[-1].endswith(f"; {len(newer)} runs recorded in the ledger")
     assert note.read_bytes() == data  # a recheck never writes the note
-    with claims.Ledger(ledger_path) as ledger:
-        runs = ledger.runs(claims.note_key(note))
+    with Ledger(ledger_path) as ledger:
+        runs = ledger.runs(note_key(note))
         assert [r.document for r in runs] == [base.version_id] + [v.version_id for v in newer]
         assert runs[-1].outcome == "missing"
-        after = claims.census(notes, corpus_dir=CORPUS_DIR, ledger=ledger)
+        after = census(notes, corpus_dir=CORPUS_DIR, ledger=ledger)
     latest = versions[-1].version_id
     assert after.gone_from_latest == ((note, latest),)
     assert after.lines()[-2:] == (
@@ -337,7 +373,7 @@ def test_recheck_catches_a_note_an_amendment_broke_and_the_census_counts_it(
     tampered = tmp_path / "store" / newer[0].version_id
     tampered.parent.mkdir(parents=True)
     tampered.write_bytes((STORE / newer[0].version_id).read_bytes().replace(b"the", b"teh", 1))
-    with claims.Ledger(ledger_path) as ledger:
+    with Ledger(ledger_path) as ledger:
         with pytest.raises(ChecksumMismatch, match="does not match its catalogue sha256"):
             recheck.recheck_quotes(
                 workspace,
@@ -346,7 +382,7 @@ def test_recheck_catches_a_note_an_amendment_broke_and_the_census_counts_it(
                 corpus_dir=CORPUS_DIR,
                 store=tmp_path / "store",
             )
-        assert ledger.runs(claims.note_key(note))[-1].outcome == "checksum_mismatch"
+        assert ledger.runs(note_key(note))[-1].outcome == "checksum_mismatch"
 
 
 @pytest.mark.parametrize(

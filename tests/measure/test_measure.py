@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import CORPUS_DIR, ROOT, link_families
-from workbench.corpus.catalogue import admit, read_refusals
+from tests.text.test_structure import _text_version
+from workbench.corpus import admit, read_refusals
 from workbench.errors import ExportFormatError
 from workbench.measure import (
     CACHE_DIR_NAME,
@@ -43,8 +44,6 @@ from workbench.text.profiles import (
     shipped_profiles,
 )
 from workbench.workspace import Workspace
-
-from tests.text.test_structure import _text_version
 
 MEASUREMENTS = ROOT / "measurements"
 

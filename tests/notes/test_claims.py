@@ -18,7 +18,20 @@ from workbench.cite.index import build_index
 from workbench.cli import main
 from workbench.errors import NoteError
 from workbench.models import CatalogueRow, code_digest
-from workbench.notes import claims
+from workbench.notes import (
+    CheckReport,
+    Ledger,
+    NoteGrade,
+    Quote,
+    catalogue_index,
+    census,
+    check_note,
+    find_quote,
+    grade_note,
+    note_key,
+    parse_note,
+    with_pointer,
+)
 from workbench.workspace import version_from_row
 
 NOTES = ROOT / "notes"
@@ -36,22 +49,20 @@ def notes(tmp_path: Path, catalogue: tuple[CatalogueRow, ...]) -> Path:
 
 
 @pytest.fixture
-def ledger(tmp_path: Path) -> Iterator[claims.Ledger]:
-    with claims.Ledger(tmp_path / "ledger.sqlite") as held:
+def ledger(tmp_path: Path) -> Iterator[Ledger]:
+    with Ledger(tmp_path / "ledger.sqlite") as held:
         yield held
 
 
-def _check(note: Path, ledger: claims.Ledger, against: Path | None = None) -> claims.CheckReport:
-    return claims.check_note(
-        note, against=against, corpus_dir=CORPUS_DIR, store=STORE, ledger=ledger
-    )
+def _check(note: Path, ledger: Ledger, against: Path | None = None) -> CheckReport:
+    return check_note(note, against=against, corpus_dir=CORPUS_DIR, store=STORE, ledger=ledger)
 
 
-def _grade(note: Path, ledger: claims.Ledger) -> claims.NoteGrade:
-    return claims.grade_note(
-        claims.parse_note(note),
-        claims.catalogue_index(CORPUS_DIR),
-        ledger.runs(claims.note_key(note)),
+def _grade(note: Path, ledger: Ledger) -> NoteGrade:
+    return grade_note(
+        parse_note(note),
+        catalogue_index(CORPUS_DIR),
+        ledger.runs(note_key(note)),
     )
 
 
@@ -61,9 +72,9 @@ def _grade(note: Path, ledger: claims.Ledger) -> claims.NoteGrade:
 
 @pytest.mark.parametrize("name", sorted(p.name for p in NOTES.glob("*.md")))
 def test_pointer_write_touches_only_the_pointer_line(name: str) -> None:
-    note = claims.parse_note(NOTES / name)
-    written = claims.with_pointer(note, DC)
-    again = claims.parse_note(NOTES / name, written)
+    note = parse_note(NOTES / name)
+    written = with_pointer(note, DC)
+    again = parse_note(NOTES / name, written)
     assert again.pointer == DC
     assert [(q.text, q.locator) for q in again.quotes] == [(q.text, q.locator) for q in note.quotes]
     assert [f.name for f in again.fields if f.name != "pointer"] == [
@@ -74,12 +85,12 @@ def test_pointer_write_touches_only_the_pointer_line(name: str) -> None:
         line = f"pointer: {DC}\n".encode()
         assert written == note.data[: note.header_end] + line + note.data[note.header_end :]
     else:
-        cleared = claims.with_pointer(note, None)
+        cleared = with_pointer(note, None)
         assert cleared.replace(b"pointer:\n", f"pointer: {note.pointer}\n".encode()) == note.data
 
 
 def test_example_notes_parse_with_their_quotes() -> None:
-    note = claims.parse_note(NOTES / SRCC)
+    note = parse_note(NOTES / SRCC)
     assert [(q.locator, q.occurrence, q.line) for q in note.quotes] == [
         ("§ 34-1432(a-1)(1)", 1, 13),
         ("§ 34-1432(a-1)", None, 20),
@@ -97,14 +108,14 @@ def test_pointer_write_preserves_every_other_byte(body: str, crlf: bool) -> None
     head = end.join(["---", "title: x", "status: draft", "origin: web", "---", ""])
     data = (head + body.replace("```", "")).encode()
     try:
-        note = claims.parse_note(Path("n.md"), data)
+        note = parse_note(Path("n.md"), data)
     except NoteError:
         return  # a body with a malformed quote block is refused, never rewritten
-    written = claims.with_pointer(note, DC)
-    assert claims.parse_note(Path("n.md"), written).pointer == DC
+    written = with_pointer(note, DC)
+    assert parse_note(Path("n.md"), written).pointer == DC
     assert written.replace(f"pointer: {DC}{end}".encode(), b"", 1) == data
     assert (
-        claims.with_pointer(claims.parse_note(Path("n.md"), written), None).replace(
+        with_pointer(parse_note(Path("n.md"), written), None).replace(
             f"pointer:{end}".encode(), b"", 1
         )
         == data
@@ -201,11 +212,11 @@ def test_a_bad_note_is_refused_in_one_line_and_nothing_is_written(
     assert main(["check", "--all", str(notes), "--ledger", str(ledger)]) == 2
     assert capsys.readouterr().err == f"workbench: error: {bad}: {message}\n"
     assert tree_digest(notes) == before
-    with claims.Ledger(ledger) as held:
+    with Ledger(ledger) as held:
         assert held.runs() == ()
 
 
-def test_check_refuses_a_file_outside_the_catalogue(notes: Path, ledger: claims.Ledger) -> None:
+def test_check_refuses_a_file_outside_the_catalogue(notes: Path, ledger: Ledger) -> None:
     stray = notes / "stray.txt"
     stray.write_text("The standard shall not apply\n")
     before = tree_digest(notes)
@@ -222,7 +233,7 @@ def test_check_refuses_a_file_outside_the_catalogue(notes: Path, ledger: claims.
 # The check, the ledger and the grade transitions
 
 
-def test_floor_to_middle_to_edited_to_top(notes: Path, ledger: claims.Ledger) -> None:
+def test_floor_to_middle_to_edited_to_top(notes: Path, ledger: Ledger) -> None:
     note = notes / EXEMPTION
     assert _grade(note, ledger).grade == "floor"
 
@@ -233,7 +244,7 @@ def test_floor_to_middle_to_edited_to_top(notes: Path, ledger: claims.Ledger) ->
     # The check ran in another process, which named itself and the workbench source it ran.
     assert run.checker_pid != os.getpid()
     assert run.checker_sha256 == code_digest()
-    assert run.document_sha256 == claims.catalogue_index(CORPUS_DIR)[DC].sha256
+    assert run.document_sha256 == catalogue_index(CORPUS_DIR)[DC].sha256
     grade = _grade(note, ledger)
     assert (grade.grade, grade.pointer, grade.backing_run) == ("middle", DC, run.run)
 
@@ -259,7 +270,7 @@ def test_floor_to_middle_to_edited_to_top(notes: Path, ledger: claims.Ledger) ->
     assert (top.grade, top.evidence_missing) == ("top", ())
 
 
-def test_paraphrases_fail_and_leave_no_pointer(notes: Path, ledger: claims.Ledger) -> None:
+def test_paraphrases_fail_and_leave_no_pointer(notes: Path, ledger: Ledger) -> None:
     for name, missing in [
         (SRCC, "certified by the Solar Rating and Certification Corporation"),
         (JSON_EXPANSION, "a JavaScript Object Notation (JSON) object"),
@@ -273,30 +284,28 @@ def test_paraphrases_fail_and_leave_no_pointer(notes: Path, ledger: claims.Ledge
 
 
 def test_occurrence_rule(notes: Path) -> None:
-    row = claims.catalogue_index(CORPUS_DIR)[DC]
+    row = catalogue_index(CORPUS_DIR)[DC]
     text = version_from_row(row, (STORE / DC).read_bytes()).text
     index = build_index(text)
     words = "the solar collectors used shall be SRCC OG-100 certified"
-    base = claims.Quote(text=words, locator="x", occurrence=None, line=1)
-    status, spans = claims.find_quote(index, base)
+    base = Quote(text=words, locator="x", occurrence=None, line=1)
+    status, spans = find_quote(index, base)
     # The phrase never crosses a line, so a plain count of the raw text must agree.
     assert status == "ambiguous" and len(spans) == text.count(words) > 1
     assert all(text[s:e] == words for s, e in spans)
     for occurrence, expected in [(1, "found"), (len(spans), "found")]:
-        named = claims.Quote(text=words, locator="x", occurrence=occurrence, line=1)
-        assert claims.find_quote(index, named)[0] == expected
-    past = claims.Quote(text=words, locator="x", occurrence=len(spans) + 1, line=1)
-    assert claims.find_quote(index, past)[0] == "no_such_occurrence"
+        named = Quote(text=words, locator="x", occurrence=occurrence, line=1)
+        assert find_quote(index, named)[0] == expected
+    past = Quote(text=words, locator="x", occurrence=len(spans) + 1, line=1)
+    assert find_quote(index, past)[0] == "no_such_occurrence"
     assert (
-        claims.find_quote(
-            index, claims.Quote(text="SRCC OG-999", locator="x", occurrence=None, line=1)
-        )[0]
+        find_quote(index, Quote(text="SRCC OG-999", locator="x", occurrence=None, line=1))[0]
         == "missing"
     )
 
 
 def test_ledger_is_append_only_and_refuses_confirmed_without_quotes(
-    ledger: claims.Ledger, notes: Path
+    ledger: Ledger, notes: Path
 ) -> None:
     run = _check(notes / EXEMPTION, ledger).run
     conn = sqlite3.connect(ledger.path)
@@ -329,9 +338,9 @@ def test_ledger_is_append_only_and_refuses_confirmed_without_quotes(
 
 
 def test_census_lines_on_the_example_base(
-    notes: Path, ledger: claims.Ledger, capsys: pytest.CaptureFixture[str]
+    notes: Path, ledger: Ledger, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    lines = claims.census(notes, corpus_dir=CORPUS_DIR, ledger=ledger).lines()
+    lines = census(notes, corpus_dir=CORPUS_DIR, ledger=ledger).lines()
     assert lines == (
         f"census of {notes}: 11 notes",
         "  top: 2",

@@ -18,8 +18,26 @@ from tests.conftest import CORPUS_DIR, ROOT, STORE, tree_digest
 from workbench.cli import main
 from workbench.errors import QuotesRegisterError
 from workbench.models import CatalogueRow
-from workbench.notes import claims
-from workbench.notes import register as quotes
+from workbench.notes import (
+    WRAP_WIDTH,
+    CheckReport,
+    Ledger,
+    ReportProblem,
+    add_quote,
+    catalogue_index,
+    check_linked_quote,
+    check_note,
+    grade_note,
+    new_report,
+    note_key,
+    parse_note,
+    parse_report,
+    quotes_sha256,
+    read_snapshot,
+    snapshot_path,
+    validate_report,
+    write_snapshot,
+)
 from workbench.text.normalize import normalized_text
 from workbench.workspace import version_from_row
 
@@ -39,7 +57,7 @@ def base(tmp_path: Path, catalogue: tuple[CatalogueRow, ...]) -> Path:
     folder = tmp_path / "notes"
     shutil.copytree(NOTES, folder, ignore=shutil.ignore_patterns(".snapshots"))
     for report in sorted((folder / "reports").glob("*.ingest.md")):
-        quotes.write_snapshot(report, corpus_dir=CORPUS_DIR, store=STORE)
+        write_snapshot(report, corpus_dir=CORPUS_DIR, store=STORE)
     return folder
 
 
@@ -49,8 +67,8 @@ def dc(base: Path) -> Path:
 
 
 @pytest.fixture
-def ledger(tmp_path: Path) -> Iterator[claims.Ledger]:
-    with claims.Ledger(tmp_path / "ledger.sqlite") as held:
+def ledger(tmp_path: Path) -> Iterator[Ledger]:
+    with Ledger(tmp_path / "ledger.sqlite") as held:
         yield held
 
 
@@ -67,22 +85,22 @@ def _line(text: str, needle: str, nth: int = 1) -> int:
 def test_committed_reports_are_valid_with_snapshots_built_from_the_corpus(base: Path) -> None:
     for name in (DC_REPORT, HTTP_REPORT):
         path = base / "reports" / name
-        assert quotes.validate_report(path, corpus_dir=CORPUS_DIR) == ()
-        report = quotes.parse_report(path)
-        snapshot = quotes.read_snapshot(report)
+        assert validate_report(path, corpus_dir=CORPUS_DIR) == ()
+        report = parse_report(path)
+        snapshot = read_snapshot(report)
         assert snapshot.status == "ok" and snapshot.sha256 == report.snapshot_sha256
         # The snapshot's text is the text the claims check searches: the extracted document.
-        row = claims.catalogue_index(CORPUS_DIR)[report.canonical_source]
+        row = catalogue_index(CORPUS_DIR)[report.canonical_source]
         text = version_from_row(row, (STORE / row.path).read_bytes()).text
         assert snapshot.text == text
-    dc = quotes.parse_report(base / "reports" / DC_REPORT)
+    dc = parse_report(base / "reports" / DC_REPORT)
     assert [e.location for e in dc.extracts] == ["§ 34-1432(b)(2)", "§ 34-1432(a)"]
-    assert quotes.parse_report(base / "reports" / HTTP_REPORT).extracts == ()
+    assert parse_report(base / "reports" / HTTP_REPORT).extracts == ()
 
 
 def test_write_snapshot_writes_nothing_when_the_bytes_are_held(dc: Path) -> None:
-    done = quotes.write_snapshot(dc, corpus_dir=CORPUS_DIR, store=STORE)
-    assert (done.written, done.path) == (False, quotes.snapshot_path(dc))
+    done = write_snapshot(dc, corpus_dir=CORPUS_DIR, store=STORE)
+    assert (done.written, done.path) == (False, snapshot_path(dc))
 
 
 @pytest.mark.parametrize(
@@ -107,12 +125,12 @@ def test_write_snapshot_writes_nothing_when_the_bytes_are_held(dc: Path) -> None
 def test_write_snapshot_refuses_bytes_the_report_does_not_record(
     dc: Path, field: str, value: str, message: str
 ) -> None:
-    report = quotes.parse_report(dc)
+    report = parse_report(dc)
     held = getattr(report, field)
     dc.write_bytes(dc.read_bytes().replace(held.encode(), value.encode()))
-    quotes.snapshot_path(dc).unlink()
+    snapshot_path(dc).unlink()
     with pytest.raises(QuotesRegisterError) as info:
-        quotes.write_snapshot(dc, corpus_dir=CORPUS_DIR, store=STORE)
+        write_snapshot(dc, corpus_dir=CORPUS_DIR, store=STORE)
     expected = message.format(
         source=DC,
         actual=report.snapshot_sha256,
@@ -120,26 +138,24 @@ def test_write_snapshot_refuses_bytes_the_report_does_not_record(
         catalogued=report.document_sha256,
     )
     assert str(info.value) == f"{dc}: {expected}"
-    assert not quotes.snapshot_path(dc).exists()
+    assert not snapshot_path(dc).exists()
 
 
 def test_new_report_writes_a_valid_skeleton_and_never_overwrites(tmp_path: Path) -> None:
     folder = tmp_path / "reports"
-    report = quotes.new_report(
-        folder, "dc-2024-08-02", DC_OTHER, corpus_dir=CORPUS_DIR, store=STORE
-    )
+    report = new_report(folder, "dc-2024-08-02", DC_OTHER, corpus_dir=CORPUS_DIR, store=STORE)
     assert report.path == folder / "dc-2024-08-02.ingest.md"
     assert report.extracts == () and report.empty_span is not None
-    assert quotes.read_snapshot(report).status == "ok"
-    assert quotes.validate_report(report.path, corpus_dir=CORPUS_DIR) == ()
+    assert read_snapshot(report).status == "ok"
+    assert validate_report(report.path, corpus_dir=CORPUS_DIR) == ()
     before = tree_digest(folder)
     with pytest.raises(QuotesRegisterError, match="already exists; a report is never overwritten"):
-        quotes.new_report(folder, "dc-2024-08-02", DC, corpus_dir=CORPUS_DIR, store=STORE)
+        new_report(folder, "dc-2024-08-02", DC, corpus_dir=CORPUS_DIR, store=STORE)
     for slug in ("../escape", "Upper", "a/b", ""):
         with pytest.raises(QuotesRegisterError, match="expected lowercase letters"):
-            quotes.new_report(folder, slug, DC, corpus_dir=CORPUS_DIR, store=STORE)
+            new_report(folder, slug, DC, corpus_dir=CORPUS_DIR, store=STORE)
     with pytest.raises(QuotesRegisterError, match="not in the catalogue"):
-        quotes.new_report(folder, "x", "us-dc/none/x.xml", corpus_dir=CORPUS_DIR, store=STORE)
+        new_report(folder, "x", "us-dc/none/x.xml", corpus_dir=CORPUS_DIR, store=STORE)
     assert tree_digest(folder) == before
 
 
@@ -302,19 +318,17 @@ def test_structure_problems_are_all_reported_with_their_lines(
     }
     wanted = sorted(
         (
-            quotes.ReportProblem(
-                report=dc, line=_line(text, *needle), message=message.format(**marks)
-            )
+            ReportProblem(report=dc, line=_line(text, *needle), message=message.format(**marks))
             for needle, message in expected
         ),
         key=lambda p: p.line or 0,
     )
-    assert list(quotes.validate_report(dc)) == wanted
+    assert list(validate_report(dc)) == wanted
     # Parsing stops at the first problem, and says how many more there are.
     more = len(wanted) - 1
     suffix = f" (and {more} more; run 'workbench quotes validate')" if more else ""
     with pytest.raises(QuotesRegisterError) as info:
-        quotes.parse_report(dc)
+        parse_report(dc)
     assert str(info.value) == f"{wanted[0]}{suffix}"
     # The command prints one line per problem and exits 1.
     assert main(["quotes", "validate", str(dc), "--corpus-dir", str(CORPUS_DIR)]) == 1
@@ -325,7 +339,7 @@ def test_headings_inside_fenced_code_do_not_count(dc: Path) -> None:
     text = dc.read_text(encoding="utf-8")
     fenced = "```markdown\n## Quotes\n## Connections Found\n```\n\n"
     dc.write_text(text.replace("## Summary\n", fenced + "## Summary\n"), encoding="utf-8")
-    assert quotes.validate_report(dc) == ()
+    assert validate_report(dc) == ()
 
 
 @pytest.mark.parametrize(
@@ -354,10 +368,10 @@ def test_headings_inside_fenced_code_do_not_count(dc: Path) -> None:
 def test_unreadable_reports_are_one_problem_each(tmp_path: Path, data: bytes, message: str) -> None:
     path = tmp_path / "bad.ingest.md"
     path.write_bytes(data)
-    problems = quotes.validate_report(path)
+    problems = validate_report(path)
     assert str(problems[0]) == f"{path}: {message}"
     with pytest.raises(QuotesRegisterError):
-        quotes.parse_report(path)
+        parse_report(path)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -365,19 +379,19 @@ def test_unreadable_reports_are_one_problem_each(tmp_path: Path, data: bytes, me
 
 
 def test_append_preserves_every_byte_outside_the_insertion_point(dc: Path) -> None:
-    before = quotes.parse_report(dc)
+    before = parse_report(dc)
     data = dc.read_bytes()
     extract = "(3) The District of Columbia government shall not purchase renewable energy credits"
-    added = quotes.add_quote(dc, extract, "§ 34-1432(b)(3)")
+    added = add_quote(dc, extract, "§ 34-1432(b)(3)")
     written = dc.read_bytes()
     inserted = f"\n{LABEL}\n> {extract}\n\nSource location: § 34-1432(b)(3)\n".encode()
     assert written == data[: before.insert_at] + inserted + data[before.insert_at :]
-    after = quotes.parse_report(dc)
+    after = parse_report(dc)
     assert after.extracts[:-1] == before.extracts  # incumbents untouched, lines included
     assert after.extracts[-1] == added and added.text == extract
-    assert quotes.validate_report(dc, corpus_dir=CORPUS_DIR) == ()
+    assert validate_report(dc, corpus_dir=CORPUS_DIR) == ()
     # A second append goes after the first, again touching nothing else.
-    quotes.add_quote(
+    add_quote(
         dc, "(c) The renewable energy portfolio standard shall be as follows:", "§ 34-1432(c)"
     )
     assert dc.read_bytes().startswith(written[: after.insert_at])
@@ -387,14 +401,14 @@ def test_append_preserves_every_byte_outside_the_insertion_point(dc: Path) -> No
 def test_first_append_replaces_the_empty_sentence_only(base: Path) -> None:
     path = base / "reports" / HTTP_REPORT
     data = path.read_bytes()
-    start, end = quotes.parse_report(path).empty_span or (0, 0)
+    start, end = parse_report(path).empty_span or (0, 0)
     assert data[start:end] == EMPTY.encode()
     # The line break inside "machine-⏎readable" is the source's; the extract may join the word.
     extract = 'This document defines a "problem detail" as a way to carry machine-readable details'
-    quotes.add_quote(path, extract, "Abstract, page 1")
+    add_quote(path, extract, "Abstract, page 1")
     block = f"{LABEL}\n> {extract}\n\nSource location: Abstract, page 1".encode()
     assert path.read_bytes() == data[:start] + block + data[end:]
-    assert quotes.validate_report(path, corpus_dir=CORPUS_DIR) == ()
+    assert validate_report(path, corpus_dir=CORPUS_DIR) == ()
 
 
 def test_a_long_extract_is_wrapped_at_spaces_and_reads_back_the_same(dc: Path) -> None:
@@ -403,9 +417,9 @@ def test_a_long_extract_is_wrapped_at_spaces_and_reads_back_the_same(dc: Path) -
         "start of a calendar year, the standard shall not apply to electricity sold to the "
         "customer during that portion of the year before the standard became applicable."
     )
-    added = quotes.add_quote(dc, extract, "§ 34-1432(b)(1)")
+    added = add_quote(dc, extract, "§ 34-1432(b)(1)")
     lines = added.text.split("\n")
-    assert len(lines) > 1 and all(len(line) <= quotes.WRAP_WIDTH for line in lines)
+    assert len(lines) > 1 and all(len(line) <= WRAP_WIDTH for line in lines)
     assert " ".join(lines) == extract
 
 
@@ -446,7 +460,7 @@ def test_a_refused_append_writes_nothing(
 ) -> None:
     before = tree_digest(dc.parent)
     with pytest.raises(QuotesRegisterError) as info:
-        quotes.add_quote(dc, extract, location)
+        add_quote(dc, extract, location)
     assert str(info.value) == f"{dc}: {message}"
     assert tree_digest(dc.parent) == before
 
@@ -456,11 +470,11 @@ def test_a_refused_append_writes_nothing(
 
 
 def _break_missing(report: Path) -> None:
-    quotes.snapshot_path(report).unlink()
+    snapshot_path(report).unlink()
 
 
 def _break_hash(report: Path) -> None:
-    snapshot = quotes.snapshot_path(report)
+    snapshot = snapshot_path(report)
     snapshot.write_bytes(snapshot.read_bytes().replace(b"2028", b"2029"))
 
 
@@ -470,17 +484,17 @@ def _break_source(report: Path) -> None:
 
 
 def _break_utf8(report: Path) -> None:
-    snapshot = quotes.snapshot_path(report)
+    snapshot = snapshot_path(report)
     data = snapshot.read_bytes() + b"\xff\xfe"
     snapshot.write_bytes(data)
-    held = quotes.parse_report(report).snapshot_sha256
+    held = parse_report(report).snapshot_sha256
     report.write_bytes(
         report.read_bytes().replace(held.encode(), hashlib.sha256(data).hexdigest().encode())
     )
 
 
 def _break_folder(report: Path) -> None:
-    snapshot = quotes.snapshot_path(report)
+    snapshot = snapshot_path(report)
     snapshot.unlink()
     snapshot.mkdir()
 
@@ -496,19 +510,19 @@ def _break_folder(report: Path) -> None:
     ],
 )
 def test_the_snapshot_route_fails_closed(dc: Path, damage: object, status: str) -> None:
-    assert quotes.check_linked_quote(dc, RETAINED, None, snapshot_required=True).status == "found"
+    assert check_linked_quote(dc, RETAINED, None, snapshot_required=True).status == "found"
     damage(dc)  # type: ignore[operator]
-    check = quotes.check_linked_quote(dc, RETAINED, None, snapshot_required=True)
+    check = check_linked_quote(dc, RETAINED, None, snapshot_required=True)
     assert (check.route, check.status, check.spans) == ("snapshot", status, ())
     # Validation names the same status; appending refuses and writes nothing.
-    problems = quotes.validate_report(dc)
+    problems = validate_report(dc)
     assert [p.message.split(":")[0] for p in problems] == [status]
     before = tree_digest(dc.parent)
     with pytest.raises(QuotesRegisterError, match=f": {status}: .*; nothing written$"):
-        quotes.add_quote(dc, RETAINED, "§ 34-1432(b)(2)")
+        add_quote(dc, RETAINED, "§ 34-1432(b)(2)")
     assert tree_digest(dc.parent) == before
     # The ordinary route never reads the snapshot: the retained extracts still back the quote.
-    assert quotes.check_linked_quote(dc, RETAINED, None, snapshot_required=False).status == "found"
+    assert check_linked_quote(dc, RETAINED, None, snapshot_required=False).status == "found"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -517,37 +531,30 @@ def test_the_snapshot_route_fails_closed(dc: Path, damage: object, status: str) 
 
 def test_the_ordinary_route_reads_only_the_retained_extracts(dc: Path) -> None:
     # In the snapshot (and the document), but not retained: the ordinary route fails.
-    assert (
-        quotes.check_linked_quote(dc, NOT_RETAINED, None, snapshot_required=True).status == "found"
-    )
-    check = quotes.check_linked_quote(dc, NOT_RETAINED, None, snapshot_required=False)
+    assert check_linked_quote(dc, NOT_RETAINED, None, snapshot_required=True).status == "found"
+    check = check_linked_quote(dc, NOT_RETAINED, None, snapshot_required=False)
     assert (check.route, check.status, check.extracts) == ("quotes", "not_retained", ())
     # Words of the report's own analysis are not source support either.
     analysis = "a yearly schedule of tier one, tier two and solar shares"
     assert analysis in dc.read_text(encoding="utf-8")
-    assert (
-        quotes.check_linked_quote(dc, analysis, None, snapshot_required=False).status
-        == "not_retained"
-    )
+    assert check_linked_quote(dc, analysis, None, snapshot_required=False).status == "not_retained"
     # Retained: found, in the first extract; normalized (line breaks fold), exact.
-    found = quotes.check_linked_quote(
+    found = check_linked_quote(
         dc, RETAINED.replace(" the District", "\nthe District"), None, snapshot_required=False
     )
     assert (found.status, found.extracts) == ("found", (1,))
     near = RETAINED.replace("Columbia", "Colombia")
-    assert (
-        quotes.check_linked_quote(dc, near, None, snapshot_required=False).status == "not_retained"
-    )
+    assert check_linked_quote(dc, near, None, snapshot_required=False).status == "not_retained"
 
 
 def test_the_snapshot_route_applies_the_occurrence_rule(dc: Path) -> None:
     phrase = "the solar collectors used shall be SRCC OG-100 certified"
-    check = quotes.check_linked_quote(dc, phrase, None, snapshot_required=True)
+    check = check_linked_quote(dc, phrase, None, snapshot_required=True)
     assert check.status == "ambiguous" and len(check.spans) > 1
-    text = quotes.read_snapshot(quotes.parse_report(dc)).text or ""
+    text = read_snapshot(parse_report(dc)).text or ""
     assert all(text[s:e] == phrase for s, e in check.spans)
-    assert quotes.check_linked_quote(dc, phrase, 2, snapshot_required=True).status == "found"
-    past = quotes.check_linked_quote(dc, phrase, len(check.spans) + 1, snapshot_required=True)
+    assert check_linked_quote(dc, phrase, 2, snapshot_required=True).status == "found"
+    past = check_linked_quote(dc, phrase, len(check.spans) + 1, snapshot_required=True)
     assert past.status == "no_such_occurrence"
 
 
@@ -560,27 +567,25 @@ NOT_RETAINED_NOTE = "dc-34-1432-not-retained.md"
 SNAPSHOT_ROUTE = "http-problem-01-snapshot-route.md"
 
 
-def _check(note: Path, ledger: claims.Ledger) -> claims.CheckReport:
-    return claims.check_note(note, against=None, corpus_dir=CORPUS_DIR, store=STORE, ledger=ledger)
+def _check(note: Path, ledger: Ledger) -> CheckReport:
+    return check_note(note, against=None, corpus_dir=CORPUS_DIR, store=STORE, ledger=ledger)
 
 
-def test_check_note_confirms_linked_quotes_on_their_routes(
-    base: Path, ledger: claims.Ledger
-) -> None:
+def test_check_note_confirms_linked_quotes_on_their_routes(base: Path, ledger: Ledger) -> None:
     quotes_route = _check(base / QUOTES_ROUTE, ledger)
     assert (quotes_route.run.outcome, quotes_route.pointer_after) == ("confirmed", DC)
     [entry] = quotes_route.run.quotes
     assert {k: entry[k] for k in ("route", "report", "status", "extracts", "canonical_source")} == {
         "route": "quotes",
-        "report": claims.note_key(base / "reports" / DC_REPORT),
+        "report": note_key(base / "reports" / DC_REPORT),
         "status": "found",
         "extracts": [1],
         "canonical_source": DC,
     }
-    grade = claims.grade_note(
-        claims.parse_note(base / QUOTES_ROUTE),
-        claims.catalogue_index(CORPUS_DIR),
-        ledger.runs(claims.note_key(base / QUOTES_ROUTE)),
+    grade = grade_note(
+        parse_note(base / QUOTES_ROUTE),
+        catalogue_index(CORPUS_DIR),
+        ledger.runs(note_key(base / QUOTES_ROUTE)),
     )
     assert (grade.grade, grade.backing_run) == ("middle", quotes_route.run.run)
 
@@ -594,12 +599,10 @@ def test_check_note_confirms_linked_quotes_on_their_routes(
     assert (entry["route"], entry["status"], len(entry["spans"])) == ("snapshot", "found", 1)
 
 
-def test_a_missing_snapshot_fails_closed_through_the_check(
-    base: Path, ledger: claims.Ledger
-) -> None:
+def test_a_missing_snapshot_fails_closed_through_the_check(base: Path, ledger: Ledger) -> None:
     note = base / SNAPSHOT_ROUTE
     assert _check(note, ledger).pointer_after is not None
-    quotes.snapshot_path(base / "reports" / HTTP_REPORT).unlink()
+    snapshot_path(base / "reports" / HTTP_REPORT).unlink()
     # The document itself is held and holds the words; the check still does not fall back to it.
     report = _check(note, ledger)
     assert (report.run.outcome, report.pointer_before, report.pointer_after) == (
@@ -609,22 +612,22 @@ def test_a_missing_snapshot_fails_closed_through_the_check(
     )
     assert [q["status"] for q in report.run.missing] == ["snapshot_missing"]
     # Restoring the exact snapshot restores the verdict.
-    quotes.write_snapshot(base / "reports" / HTTP_REPORT, corpus_dir=CORPUS_DIR, store=STORE)
+    write_snapshot(base / "reports" / HTTP_REPORT, corpus_dir=CORPUS_DIR, store=STORE)
     assert _check(note, ledger).confirmed
 
 
-def test_a_changed_route_leaves_the_old_run_behind(base: Path, ledger: claims.Ledger) -> None:
+def test_a_changed_route_leaves_the_old_run_behind(base: Path, ledger: Ledger) -> None:
     note = base / QUOTES_ROUTE
     run = _check(note, ledger).run
     data = note.read_bytes()
     note.write_bytes(data.replace(b"[retained extract]", b"[retained extract (snapshot required)]"))
-    grade = claims.grade_note(
-        claims.parse_note(note),
-        claims.catalogue_index(CORPUS_DIR),
-        ledger.runs(claims.note_key(note)),
+    grade = grade_note(
+        parse_note(note),
+        catalogue_index(CORPUS_DIR),
+        ledger.runs(note_key(note)),
     )
     assert grade.grade == "middle" and grade.backing_run is None
-    assert run.quotes_sha256 != claims.quotes_sha256(claims.parse_note(note).quotes)
+    assert run.quotes_sha256 != quotes_sha256(parse_note(note).quotes)
 
 
 @pytest.mark.parametrize(
@@ -648,7 +651,7 @@ def test_a_changed_route_leaves_the_old_run_behind(base: Path, ledger: claims.Le
     ],
 )
 def test_a_bad_report_link_is_refused_before_anything_is_written(
-    base: Path, ledger: claims.Ledger, link: str, message: str
+    base: Path, ledger: Ledger, link: str, message: str
 ) -> None:
     note = base / QUOTES_ROUTE
     note.write_bytes(
@@ -661,7 +664,7 @@ def test_a_bad_report_link_is_refused_before_anything_is_written(
     assert tree_digest(base) == before and ledger.runs() == ()
 
 
-def test_a_malformed_linked_report_stops_the_check(base: Path, ledger: claims.Ledger) -> None:
+def test_a_malformed_linked_report_stops_the_check(base: Path, ledger: Ledger) -> None:
     report = base / "reports" / DC_REPORT
     report.write_bytes(report.read_bytes().replace(b"## Connections Found", b"## Links"))
     before = tree_digest(base)
@@ -676,7 +679,7 @@ def test_the_docs_example_is_the_committed_report() -> None:
         0
     ]
     assert block == (NOTES / "reports" / DC_REPORT).read_text(encoding="utf-8")
-    assert quotes.parse_report(NOTES / "reports" / DC_REPORT, block.encode()).extracts
+    assert parse_report(NOTES / "reports" / DC_REPORT, block.encode()).extracts
 
 
 @pytest.mark.parametrize("crlf", [False, True], ids=["lf", "crlf"])
@@ -686,7 +689,7 @@ def test_appending_slices_of_the_source_keeps_every_other_byte(dc: Path, crlf: b
     report's own line ending, and every earlier pair reads back unchanged."""
     if crlf:
         dc.write_bytes(dc.read_bytes().replace(b"\n", b"\r\n"))
-    text = quotes.read_snapshot(quotes.parse_report(dc)).text or ""
+    text = read_snapshot(parse_report(dc)).text or ""
     pick = random.Random(6)
     appended = 0
     while appended < 20:
@@ -694,9 +697,9 @@ def test_appending_slices_of_the_source_keeps_every_other_byte(dc: Path, crlf: b
         extract = text[start : start + pick.randrange(20, 400)]
         if not normalized_text(extract).strip(" -") or "\r" in extract:
             continue
-        before = quotes.parse_report(dc)
+        before = parse_report(dc)
         data = dc.read_bytes()
-        added = quotes.add_quote(dc, extract, f"offset {start}")
+        added = add_quote(dc, extract, f"offset {start}")
         written = dc.read_bytes()
         assert written.startswith(data[: before.insert_at])
         assert written.endswith(data[before.insert_at :])
@@ -706,8 +709,8 @@ def test_appending_slices_of_the_source_keeps_every_other_byte(dc: Path, crlf: b
         )
         if crlf:
             assert b"\n" not in block.replace(b"\r\n", b"")
-        after = quotes.parse_report(dc)
+        after = parse_report(dc)
         assert after.extracts[:-1] == before.extracts and after.extracts[-1] == added
         assert normalized_text(added.text) == normalized_text(extract.strip())
         appended += 1
-    assert quotes.validate_report(dc) == ()
+    assert validate_report(dc) == ()

@@ -1,4 +1,4 @@
-"""Tests for workbench.text.extract: exact decoding, XML to reading text, structure marks, bad input."""
+"""Extraction (text/extraction.py, text/xml.py): exact decoding, XML to reading text, marks, bad input."""
 
 from __future__ import annotations
 
@@ -18,15 +18,15 @@ from lxml import etree
 
 from workbench.errors import ExtractionError, TextDecodeError, WorkbenchError
 from workbench.models import CatalogueRow, Extraction
-from workbench.text.extract import (
+from workbench.text.extraction import (
     EXTRACTORS,
     MAX_LINE_CHARS,
-    XML_BLOCKS_EXTRACTOR,
     AwaitingExtractor,
     decode_text,
     extract,
 )
 from workbench.text.structure import parse_structure
+from workbench.text.xml import XML_BLOCKS_EXTRACTOR
 from workbench.workspace import version_from_row
 
 MIRROR = Path(

@@ -22,7 +22,7 @@ from tests.conftest import STORE
 from workbench.cite import Citation, verify_for_version
 from workbench.errors import ExtractionError
 from workbench.models import PageSpan, Version, page_for_offset
-from workbench.text.extract import EXTRACTORS, extract
+from workbench.text.extraction import EXTRACTORS, extract
 from workbench.text.normalize import normalize, normalized_text
 from workbench.text.pdf import (
     PDF_EXTRACTOR,

@@ -17,21 +17,14 @@ import pytest
 from tests.conftest import ROOT, STORE
 from tests.text.relabel import WRITERS, relabel
 from workbench.cli import main
-from workbench.corpus.catalogue import admit
+from workbench.corpus import admit
 from workbench.evals.paths import TruthUnit, score_family
 from workbench.measure.family import measure_family
 from workbench.models import Version
 from workbench.text import profiles
+from workbench.text.choice import UNREAD, choose_profile, profile_score
 from workbench.text.induce import induce_profile
-from workbench.text.profiles import (
-    UNREAD,
-    choose_profile,
-    named_profile,
-    parse_profile,
-    profile_score,
-    registry,
-    shipped_profiles,
-)
+from workbench.text.profiles import named_profile, parse_profile, registry, shipped_profiles
 from workbench.text.structure import parse_structure, parse_text
 from workbench.workspace import Workspace, ingest
 

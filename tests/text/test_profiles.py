@@ -12,9 +12,9 @@ from tests.cli.test_cli import _run
 from tests.conftest import ROOT
 from workbench.errors import ProfileError
 from workbench.models import Version, text_sha256
+from workbench.text.choice import choose_profile
 from workbench.text.profiles import (
     SHIPPED_DIR,
-    choose_profile,
     load_profile,
     named_profile,
     read_profile_dir,

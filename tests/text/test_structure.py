@@ -5,15 +5,10 @@ import json
 import pytest
 
 from workbench.models import Version, text_sha256
+from workbench.text.lines import clean_label, gutter_line_starts
 from workbench.text.ordinals import InconsistentStep
 from workbench.text.profiles import profile_for, shipped_profiles
-from workbench.text.structure import (
-    clean_label,
-    gutter_line_starts,
-    parse_structure,
-    read_text,
-    units_from_readings,
-)
+from workbench.text.structure import parse_structure, read_text, units_from_readings
 from workbench.workspace import Workspace
 
 

@@ -1,1 +1,65 @@
-"""Changes: the diff, the review queue, the verdict log, the redline and the widget."""
+"""Changes: what changed between two versions, shown so a person can read it, and reviewers'
+verdicts on the pairings in doubt.
+
+The stage runs in one direction. `diff` decides what changed (the one doubt predicate,
+`pairing_is_uncertain`, and why it flags a pairing, `doubt_reasons`, are there); `redline` and
+`redline_page` lay a change out as marked text, a side-by-side page or a table; `pairs` chooses
+which held versions are compared and through which numbering profile, and makes what
+`workbench diff` shows; `verdict` is a row of the verdict log, `caution` the one predicate that
+reads the log (`pairing_caution_stands`), `queue` the doubtful pairings and restructure groups a
+reviewer answers, `log` the hash-chained, append-only verdict log and its orphaned verdicts;
+`widgets` is the JupyterLab review widget. Each module imports only modules named before it
+here, and the stages below this one (records and helpers, corpus, text, workspace); nothing here
+imports citations, search, notes or a later stage.
+
+The names below are the stage's verbs, each loaded from its module at first use, so importing
+the package loads nothing heavy (rapidfuzz with the diff, polars with a frame, ipywidgets with the
+widget). A name is never spelled like a module of this package (`redline` is a module;
+`redlines` the verb).
+"""
+
+from __future__ import annotations
+
+from workbench.lazy import lazy_names
+
+# Each verb and the module that holds it, in the order the stage runs.
+_HOME = {
+    # what changed
+    "PAIRING_FLOOR": "workbench.changes.diff",
+    "RESTRUCTURE_CONFIDENCE_CEILING": "workbench.changes.diff",
+    "change_as_json": "workbench.changes.diff",
+    "diff_passages": "workbench.changes.diff",
+    "diff_versions": "workbench.changes.diff",
+    "doubt_reasons": "workbench.changes.diff",
+    "pairing_is_uncertain": "workbench.changes.diff",
+    # which versions are compared, and what `workbench diff` shows
+    "diff_sections": "workbench.changes.pairs",
+    "kinds_shown": "workbench.changes.pairs",
+    "version_pairs": "workbench.changes.pairs",
+    "change_frame": "workbench.changes.redline",
+    "marked_text": "workbench.changes.redline",
+    "redlines": "workbench.changes.redline",
+    "page_html": "workbench.changes.redline_page",
+    # the review of doubtful pairings
+    "Verdict": "workbench.changes.verdict",
+    "pairing_caution_stands": "workbench.changes.caution",
+    "standing_verdict": "workbench.changes.caution",
+    "Pairing": "workbench.changes.queue",
+    "ReviewItem": "workbench.changes.queue",
+    "doubtful_pairings": "workbench.changes.queue",
+    "find_item": "workbench.changes.queue",
+    "item_caution_stands": "workbench.changes.queue",
+    "review_frame": "workbench.changes.queue",
+    "review_items": "workbench.changes.queue",
+    "append_group_verdict": "workbench.changes.log",
+    "append_verdict": "workbench.changes.log",
+    "orphaned_verdicts": "workbench.changes.log",
+    "read_verdicts": "workbench.changes.log",
+    "verify_chain": "workbench.changes.log",
+    "ReviewWidget": "workbench.changes.widgets",  # needs ipywidgets
+}
+
+__all__ = sorted(_HOME)
+
+
+__getattr__, __dir__ = lazy_names(globals(), _HOME)

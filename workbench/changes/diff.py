@@ -40,11 +40,12 @@ changed does not depend on argument order.
 disagree, and for every split or merge (a restructure). `pairing_is_uncertain` is the one predicate
 for doubt. A modified or moved pairing is narrowed to its changed characters by trimming the common
 prefix and suffix of the normalized texts (linear, whatever the passages' length).
+`doubt_reasons` names why the predicate flags a pairing, for every surface that shows doubt.
 
 **Front-matter edits.** A change whose passages on both sides are all of kind `front_matter` (a
 Markdown `---` block, or what precedes the first label where the profile says `preamble =
 "front_matter"`: an Internet-Draft's title page, status and contents) is marked `front_matter`: the
-listing shows it apart and the review queue never holds it (`review.in_review_queue`).
+listing shows it apart and the review queue never holds it (`queue.in_review_queue`).
 """
 
 from __future__ import annotations
@@ -86,6 +87,26 @@ def pairing_is_uncertain(change: Change) -> bool:
         and change.alignment_confidence is not None
         and change.alignment_confidence <= RESTRUCTURE_CONFIDENCE_CEILING
     )
+
+
+def doubt_reasons(change: Change) -> tuple[str, ...]:
+    """Why `pairing_is_uncertain` flags `change`, as short phrases, in this order.
+
+    "split or merge" (a split or merged change: always capped); "move across sections" (a moved
+    passage whose section labels disagree); "label cap" (any other pairing whose labels
+    disagree); "low similarity" (the texts are no more than `RESTRUCTURE_CONFIDENCE_CEILING`
+    alike). Empty for a change that is not doubtful.
+    """
+    if not pairing_is_uncertain(change):
+        return ()
+    reasons = []
+    if change.kind in ("split", "merged"):
+        reasons.append("split or merge")
+    if change.capped:
+        reasons.append("move across sections" if change.kind == "moved" else "label cap")
+    if change.similarity is not None and change.similarity <= RESTRUCTURE_CONFIDENCE_CEILING:
+        reasons.append("low similarity")
+    return tuple(reasons)
 
 
 def change_id(before_id: str, after_id: str, position: int) -> str:

@@ -27,11 +27,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from rapidfuzz.distance import Indel
 
-from workbench.changes.diff import change_as_json, pairing_is_uncertain
-from workbench.changes.review import doubt_reasons
+from workbench.changes.diff import change_as_json, doubt_reasons, pairing_is_uncertain
 from workbench.errors import RedlineError
 from workbench.files import replace_file_with
-from workbench.models import CHANGE_KINDS, Change, PageSpan, Span
+from workbench.models import CHANGE_KINDS, Change, PageSpan, Span, span_pages
 from workbench.text.normalize import normalized_text
 
 if TYPE_CHECKING:
@@ -90,7 +89,7 @@ class Redline:
     before_source: str = field(repr=False)  # the whole before version's text ("" if no side)
     after_source: str = field(repr=False)
     pieces: tuple[Piece, ...]
-    doubt: tuple[str, ...]  # `review.doubt_reasons`: empty unless `pairing_is_uncertain`
+    doubt: tuple[str, ...]  # `diff.doubt_reasons`: empty unless `pairing_is_uncertain`
     before_pages: tuple[int, int] | None  # first and last page of the before side (PDF only)
     after_pages: tuple[int, int] | None
 
@@ -120,6 +119,15 @@ class Section:
     after: Held
     changes: tuple[Change, ...]
     shown: tuple[Redline, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        """What `workbench diff --json` prints for one version pair: the two version ids and each
+        shown change (`change_json`)."""
+        return {
+            "before": self.before.version_id,
+            "after": self.after.version_id,
+            "changes": [change_json(r) for r in self.shown],
+        }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -283,16 +291,9 @@ def _piece(changed: bool, before: tuple[int, int], after: tuple[int, int]) -> Pi
 
 
 def _pages(version: Held, span: Span | None) -> tuple[int, int] | None:
-    """First and last page of `span` (the pages of its first and last character), PDF only."""
+    """First and last page of `span` (`models.span_pages`), PDF only."""
     pages: Sequence[PageSpan] = getattr(version, "pages", ())
-    if span is None or not pages:
-        return None
-    from workbench.models import page_for_offset
-
-    first = page_for_offset(pages, span.char_start)
-    last = page_for_offset(pages, max(span.char_start, span.char_end - 1))
-    assert first is not None and last is not None  # a page map is never empty here
-    return first, last
+    return None if span is None else span_pages(pages, span.char_start, span.char_end)
 
 
 def redline(change: Change, before: Held, after: Held) -> Redline:

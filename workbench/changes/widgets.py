@@ -1,6 +1,6 @@
 """The review widget: a queue of review items a researcher answers inside JupyterLab (C7, C8).
 
-The queue holds `review.ReviewItem`s: a restructure group (a section renumbered as a whole; one
+The queue holds `queue.ReviewItem`s: a restructure group (a section renumbered as a whole; one
 item, its pairings inside) or a lone doubtful pairing. For each pairing of the current item it
 shows the two passages side by side, with the narrowed changed characters highlighted; a split's
 pieces (or a merge's) side by side, each with its own text and offsets; a move's two places (offsets
@@ -8,10 +8,10 @@ and structural path on each side); both section labels (what the cap is computed
 structural paths (the numbering `structure.parse_structure` reads, or the reason it refused); the
 kind, the computed confidence and why it is doubtful; the answers already in the log. Three buttons
 append an answer (confirmed, disputed, cannot tell) with the reviewer's name and optional
-reasoning: a lone pairing through `review.append_verdict`, a group through
-`review.append_group_verdict` (one row per pairing, each naming the group). The caution state is
-then re-read from the log and re-decided by `review.pairing_caution_stands` (for a group: on any
-of its pairings, `review.item_caution_stands`), the predicates the CLI uses.
+reasoning: a lone pairing through `log.append_verdict`, a group through
+`log.append_group_verdict` (one row per pairing, each naming the group). The caution state is
+then re-read from the log and re-decided by `caution.pairing_caution_stands` (for a group: on any
+of its pairings, `queue.item_caution_stands`), the predicates the CLI uses.
 
 The guarantee: every piece of filing text (passages, labels, paths, version ids) and every reviewer
 string (names, reasons) reaches the page through `html.escape`, so a `<script>` in a filing is
@@ -27,20 +27,11 @@ from typing import Any
 
 import ipywidgets as widgets  # type: ignore[import-untyped]
 
-from workbench.changes.diff import RESTRUCTURE_CONFIDENCE_CEILING
-from workbench.changes.review import (
-    ANSWERS,
-    Answer,
-    Pairing,
-    ReviewItem,
-    Verdict,
-    append_group_verdict,
-    append_verdict,
-    doubt_reasons,
-    item_caution_stands,
-    read_verdicts,
-    standing_verdict,
-)
+from workbench.changes.caution import standing_verdict
+from workbench.changes.diff import RESTRUCTURE_CONFIDENCE_CEILING, doubt_reasons
+from workbench.changes.log import append_group_verdict, append_verdict, read_verdicts
+from workbench.changes.queue import Pairing, ReviewItem, item_caution_stands
+from workbench.changes.verdict import ANSWERS, Answer, Verdict
 from workbench.errors import WorkbenchError
 from workbench.models import Change, Span, Version
 from workbench.text.structure import StructureParse, parse_structure
@@ -91,7 +82,7 @@ def structural_path_text(parse: StructureParse, offset: int) -> str:
 
 
 def doubt_text(change: Change) -> str:
-    """Why `pairing_is_uncertain` flags this pairing (`review.doubt_reasons`), in one sentence.
+    """Why `pairing_is_uncertain` flags this pairing (`diff.doubt_reasons`), in one sentence.
 
     In this order of precedence: a split or merge (a restructure, always capped); a move across
     sections (capped, its labels disagree); another capped pairing (the labels disagree); an
@@ -154,8 +145,8 @@ def _as_item(entry: Pairing | ReviewItem) -> ReviewItem:
 class ReviewWidget:
     """A queue of review items over one workspace; display it as the last value of a cell.
 
-    `entries` are `review.review_items(...)` (restructure groups counted once) or plain
-    `review.doubtful_pairings(...)` (each its own item). Attributes a test (or a script) can drive:
+    `entries` are `queue.review_items(...)` (restructure groups counted once) or plain
+    `queue.doubtful_pairings(...)` (each its own item). Attributes a test (or a script) can drive:
     `actor` and `reason` (text boxes), `buttons` (one per answer, `.click()` appends),
     `previous_button` / `next_button`, `status` (the last message), and `caution_stands` (the
     predicate on the current item, read from the log).

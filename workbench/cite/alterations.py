@@ -50,11 +50,9 @@ source text; an alteration never loosens the equality of what is quoted.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Literal
 
-from workbench.cite.formats import CitationLine
 from workbench.cite.index import DELETABLE, SourceIndex, build_index, counted_spans
 from workbench.cite.qualifiers import QualifierFlag, qualifiers_inside
 from workbench.cite.verify import Citation, HeldText, Outcome, Verification, decide
@@ -306,14 +304,3 @@ def _where(sliced: SourceIndex, start: int, spans: list[tuple[int, int]]) -> str
     shown = [raw_span(s, e) for s, e in spans[:5]]
     listed = ", ".join(f"[{start + a}, {start + b})" for a, b in shown)
     return listed + (f" and {len(spans) - 5} more" if len(spans) > 5 else "")
-
-
-def with_alterations(lines: Sequence[CitationLine]) -> tuple[CitationLine, ...]:
-    """`lines` with alterations on for every citation they hold (`workbench verify --alterations`);
-    a line that names pages and no offsets, or could not be read, is left as it is."""
-    return tuple(
-        replace(line, citation=replace(line.citation, alterations=True))
-        if line.citation is not None
-        else line
-        for line in lines
-    )

@@ -32,11 +32,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from workbench.cite.alterations import AlteredVerification
+from workbench.cite.batch import verify_citations
 from workbench.cite.index import SourceIndex, counted_spans, source_index
-from workbench.cite.verify import Citation, Verification, verify_citations
+from workbench.cite.verify import Citation, Verification
 from workbench.errors import CitationError
 from workbench.models import content_id, strict_json, text_sha256
 from workbench.text.normalize import normalized_text
@@ -277,6 +279,17 @@ def read_citations(
     return tuple(lines)
 
 
+def with_alterations(lines: Sequence[CitationLine]) -> tuple[CitationLine, ...]:
+    """`lines` with alterations on for every citation they hold (`workbench verify --alterations`);
+    a line that names pages and no offsets, or could not be read, is left as it is."""
+    return tuple(
+        replace(line, citation=replace(line.citation, alterations=True))
+        if line.citation is not None
+        else line
+        for line in lines
+    )
+
+
 def _parse(number: int, raw: bytes, fmt: Format, documents: Sequence[str]) -> CitationLine:
     if len(raw) > MAX_LINE_BYTES:
         raise _LineError(f"{len(raw)} bytes; a line holds at most {MAX_LINE_BYTES}")
@@ -454,8 +467,6 @@ def _asked_for(verification: Verification) -> dict[str, Any]:
     """The keys a citation's own requests add to its verdict's JSON: `section` when it names one;
     `alterations` (each gap's kind, marks, bracketed text, raw span and source text) and
     `fragments` (raw spans) when it has alterations on."""
-    from workbench.cite.alterations import AlteredVerification
-
     citation = verification.citation
     added: dict[str, Any] = {}
     if citation.section is not None:

@@ -4,7 +4,9 @@ An occurrence of a normalized quote is every span of the version's normalized te
 ones included, some *reading* of which equals the quote, and which starts and ends on raw-character
 boundaries. The verifier counts occurrences with it, and so does every other check of quoted words
 (`find_occurrences`, which the quotes register and the claims check call): the rule is stated here
-once.
+once. So is the rule that turns a quote's occurrences into a status (`find_text`: found, ambiguous,
+no such occurrence, missing), which the notes check, the quotes register, page quotes and bundles
+share.
 
 Readings. The normalizer keeps a hyphen before a line break as "regu- lation" and records it.
 Inside a span (at least one character before the hyphen and one after the folded space) such a
@@ -40,6 +42,7 @@ from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from workbench.models import text_sha256
 from workbench.text.normalize import Normalized, normalize, normalized_text
@@ -50,6 +53,8 @@ HYPHENS = "-\u2010"
 DELETABLE = " " + HYPHENS
 GRAM = 16  # characters read from an anchor: long enough that few anchors share them
 CACHE_SIZE = 8
+
+OccurrenceStatus = Literal["found", "missing", "ambiguous", "no_such_occurrence"]
 
 _SKELETON_CUT = re.compile(r"[-\u2010] ?")
 _SPACE = re.compile(" ")
@@ -333,6 +338,30 @@ def find_occurrences(text_or_index: str | SourceIndex, quote: str) -> tuple[Occu
             (raw_span(s, e) for s, e in counted_spans(index, normalized_text(quote))), 1
         )
     )
+
+
+def occurrence_spans(source: str | SourceIndex, text: str) -> tuple[tuple[int, int], ...]:
+    """Raw `(start, end)` spans of every occurrence of `text`, in the verifier's counting order
+    (`find_occurrences`)."""
+    return tuple((o.char_start, o.char_end) for o in find_occurrences(source, text))
+
+
+def find_text(
+    source: str | SourceIndex, text: str, occurrence: int | None
+) -> tuple[OccurrenceStatus, tuple[tuple[int, int], ...]]:
+    """`text`'s status in a source (its text, or its index from `index_text`) and the raw spans
+    of all its occurrences, by the verifier's occurrence search (`find_occurrences`).
+
+    Occurrence rule (C6): found once, or a named occurrence that exists, is `found`; more than
+    one occurrence and none named is `ambiguous`; a named occurrence past the last is
+    `no_such_occurrence`; none is `missing`.
+    """
+    spans = occurrence_spans(source, text)
+    if not spans:
+        return "missing", spans
+    if occurrence is None:
+        return ("found" if len(spans) == 1 else "ambiguous"), spans
+    return ("found" if occurrence <= len(spans) else "no_such_occurrence"), spans
 
 
 def _run_edges(text: str, at: int, step: int, char: str) -> list[int]:

@@ -34,12 +34,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from workbench.cite.batch import verify_citations
 from workbench.cite.formats import CitationLine, PageRange
-from workbench.cite.index import SourceIndex, index_text
-from workbench.cite.verify import Citation, Verification, verify_citations
+from workbench.cite.index import SourceIndex, find_text, index_text
+from workbench.cite.verify import Citation, Verification
 from workbench.errors import VersionNotFound
-from workbench.models import PageSpan, Version, page_for_offset
-from workbench.notes.register import find_text
+from workbench.models import PageSpan, Version
+from workbench.models import span_pages as first_and_last_page
 from workbench.workspace import Workspace
 
 PAGE_REASONS: dict[str, str] = {
@@ -53,10 +54,9 @@ PAGE_REASONS: dict[str, str] = {
 
 def span_pages(pages: Sequence[PageSpan], char_start: int, char_end: int) -> PageRange:
     """The pages a non-empty raw span lies on (module docstring); `pages` must not be empty."""
-    first = page_for_offset(pages, char_start)
-    last = page_for_offset(pages, max(char_start, char_end - 1))
-    assert first is not None and last is not None  # a page map was given
-    return PageRange(first=first, last=last)
+    lies = first_and_last_page(pages, char_start, char_end)
+    assert lies is not None  # a page map was given
+    return PageRange(first=lies[0], last=lies[1])
 
 
 def pages_spanned(pages: Sequence[PageSpan], citation: Citation) -> PageRange | None:

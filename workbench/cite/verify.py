@@ -14,15 +14,16 @@ the version's text hash, the offsets, the slice, its readings, the quote's occur
 the one occurrence rule in `index`), the decision, the qualifiers. Checks run in that order, and
 the first that fails is the reason: `unknown_version`, `source_changed`, `bad_offsets`,
 `bad_occurrence`, `empty_quote`, `quote_mismatch`, `context_mismatch`, `ambiguous_occurrence`,
-`wrong_occurrence`. A batch (`verify_citations`) only shares work: it reads and hashes each
-version's stored text once, takes its index from the cache (keyed by that hash), and hands every
-citation to `decide`.
+`wrong_occurrence`. `held_text` reads and hashes a version's stored text once and takes its index
+from the cache (keyed by that hash). This module is the foundation of `cite` and imports nothing
+built on it: the entry points that route a citation to the alteration rule or the section check
+(`verify_citation`, `verify_citations`, `verify_for_version`) are in `cite.batch`, which only
+shares work and hands every citation to `decide`.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -335,75 +336,7 @@ def _context_matches(text: str, start: int, end: int, before: str, after: str) -
 
 
 # ---------------------------------------------------------------------------------------------
-# Entry points
-
-
-def verify_citation(citation: Citation, source_text: str) -> Verification:
-    """Verify `citation` against `source_text`, the version's text as stored.
-
-    The text is hashed to find its cached index (built on first use). Nothing here knows the
-    version's recorded hash: use `verify_for_version`, which checks it, everywhere but tests.
-    """
-    return verify_indexed(source_index(source_text, text_sha256(source_text)), citation)
-
-
-def verify_indexed(index: SourceIndex, citation: Citation) -> Verification:
-    """Verify `citation` against an indexed text whose hash the caller has already checked. A
-    citation naming a section raises `CitationError`: its section is read through the held
-    version's profile, so it goes through `verify_for_version`."""
-    if citation.section is not None:
-        raise CitationError(
-            f"{citation.version_id!r}: a citation naming a section is verified against its held "
-            "version (verify_for_version), whose numbering profile reads the section"
-        )
-    held = HeldText(
-        version_id=citation.version_id,
-        recorded_sha256=index.text_sha256,
-        stored_sha256=index.text_sha256,
-        index=index,
-    )
-    return _decided(held, citation)
-
-
-def _decided(held: HeldText, citation: Citation) -> Verification:
-    """`decide`, or the alteration rule (which calls it) for a citation with alterations on."""
-    if citation.alterations:
-        from workbench.cite.alterations import decide_altered
-
-        return decide_altered(held, citation)
-    return decide(held, citation)
-
-
-def verify_for_version(workspace: Workspace, citation: Citation) -> Verification:
-    """Verify one citation against its held version, checking the text hash first."""
-    return verify_citations(workspace, (citation,))[0]
-
-
-def verify_citations(
-    workspace: Workspace, citations: Iterable[Citation]
-) -> tuple[Verification, ...]:
-    """Verify a batch, in input order. Each version is read once and its stored text hashed once
-    against the recorded `text_sha256` before any of its citations is looked at; its index comes
-    from the cache under that hash; then `decide` decides each citation, as it would alone."""
-    citations = tuple(citations)
-    groups: dict[str, list[int]] = {}
-    for i, citation in enumerate(citations):
-        if not isinstance(citation.version_id, str):
-            raise CitationError(f"version_id {citation.version_id!r} must be a string")
-        groups.setdefault(citation.version_id, []).append(i)
-    # Versions in order of first citation, each version's citations in input order: the first
-    # malformed citation raises, as it would alone.
-    verdicts: list[Verification | None] = [None] * len(citations)
-    for version_id, positions in groups.items():
-        held = held_text(workspace, version_id)
-        for i in positions:
-            verdict = _decided(held, citations[i])
-            if citations[i].section is not None:
-                from workbench.cite.pincites import check_section
-
-                verdict = check_section(workspace, verdict)
-            verdicts[i] = verdict
-    return tuple(v for v in verdicts if v is not None)
+# The text a verdict is decided against
 
 
 def held_text(workspace: Workspace, version_id: str) -> HeldText:

@@ -12,29 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.cli import arguments
 from workbench.cli.common import out, own_profiles, path_options, print_json, profiles_option
-from workbench.errors import VersionNotFound
-from workbench.models import CHANGE_KINDS, consecutive_pairs
+from workbench.models import CHANGE_KINDS
 from workbench.tables import EXPORT_FORMATS
 
 if TYPE_CHECKING:
-    from workbench.workspace import Workspace
-
-
-def _pairs(
-    workspace: Workspace, family: str, start: str | None, end: str | None
-) -> list[tuple[Any, Any]]:
-    versions = list(workspace.versions(family))
-    if start is not None or end is not None:
-        ids = [v.version_id for v in versions]
-        for name in (start, end):
-            if name is not None and name not in ids:
-                raise VersionNotFound(
-                    f"{name}: not a version of family {family}; its versions are {', '.join(ids)}"
-                )
-        before = workspace.version(start) if start else versions[0]
-        after = workspace.version(end) if end else versions[-1]
-        return [(before, after)]
-    return list(consecutive_pairs(versions))
+    from workbench.changes.verdict import Verdict
 
 
 def _colour() -> bool:
@@ -43,11 +25,10 @@ def _colour() -> bool:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from workbench.changes import redline
+    from workbench.changes import pairs, redline
     from workbench.changes import redline_page as redline_html
-    from workbench.changes.diff import diff_versions
     from workbench.errors import RedlineError
-    from workbench.text.profiles import choose_profile, registry
+    from workbench.text.profiles import registry
     from workbench.workspace import Workspace
 
     if (args.export is None) != (args.out is None):
@@ -60,29 +41,20 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if args.export is not None:
         redline.export_target(args.export, args.out)
     with Workspace(args.workspace) as workspace:
-        pairs = _pairs(workspace, args.family, args.start, args.end)
-    if not pairs:
+        chosen = pairs.version_pairs(workspace, args.family, start=args.start, end=args.end)
+    if not chosen:
         if args.json:
             print_json([])
         else:
             out(f"{args.family}: only one version is held; nothing to diff\n")
         return 0
-    profile = choose_profile(
-        [pairs[0][0], *(b for _, b in pairs)], registry(own_profiles(args))
-    ).profile
-    # The listing leaves unchanged passages out unless asked; JSON, page and table hold them.
-    files = args.json or args.html is not None or args.export is not None
-    kinds = args.kind or (None if files else redline.SHOWN_BY_DEFAULT)
-    sections = [
-        redline.section(
-            before,
-            after,
-            diff_versions(before, after, profile),
-            kinds=kinds,
-            doubtful=args.doubtful,
-        )
-        for before, after in pairs
-    ]
+    listing = not (args.json or args.html is not None or args.export is not None)
+    sections = pairs.diff_sections(
+        chosen,
+        profiles=registry(own_profiles(args)),
+        kinds=pairs.kinds_shown(args.kind, listing=listing),
+        doubtful=args.doubtful,
+    )
     wrote = []
     if args.html is not None:
         shown = redline.selection_words(args.kind, args.doubtful)
@@ -96,16 +68,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         rows = sum(len(part.shown) for part in sections)
         wrote.append(f"wrote {args.out}: {rows} changes as {args.export}")
     if args.json:
-        print_json(
-            [
-                {
-                    "before": part.before.version_id,
-                    "after": part.after.version_id,
-                    "changes": [redline.change_json(r) for r in part.shown],
-                }
-                for part in sections
-            ]
-        )
+        print_json([part.as_json() for part in sections])
         return 0
     if wrote:
         out("".join(f"{line}\n" for line in wrote))
@@ -134,34 +97,37 @@ def _caution_word(stands: bool) -> str:
     return "caution stands" if stands else "caution lifted"
 
 
-def _review_pairing_line(review: Any, change: Any, verdicts: Sequence[Any]) -> str:
+def _review_pairing_line(change: Any, verdicts: Sequence[Verdict]) -> str:
     """One pairing of `review list`: id, kind, labels, confidence, why doubtful, caution state."""
-    standing = review.standing_verdict(change, verdicts)
-    caution = review.pairing_caution_stands(change, verdicts)
+    from workbench.changes.caution import pairing_caution_stands, standing_verdict
+    from workbench.changes.diff import doubt_reasons
+
+    standing = standing_verdict(change, verdicts)
+    caution = pairing_caution_stands(change, verdicts)
     state = (
         f"{standing.answer} by {standing.actor} at row {standing.seq}" if standing else "unanswered"
     )
     return (
         f"{change.change_id} {change.kind} labels {change.before_label or '-'}->"
         f"{change.after_label or '-'} conf {change.alignment_confidence:.2f}"
-        f"{' capped' if change.capped else ''} ({', '.join(review.doubt_reasons(change))}): "
+        f"{' capped' if change.capped else ''} ({', '.join(doubt_reasons(change))}): "
         f"{_caution_word(caution)} ({state})"
     )
 
 
 def cmd_review_list(args: argparse.Namespace) -> int:
-    from workbench.changes import review
+    from workbench.changes import log, queue
     from workbench.text.profiles import registry
     from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
-        items = review.review_items(workspace, args.family, profiles=registry(own_profiles(args)))
-        verdicts = review.read_verdicts(workspace)
+        items = queue.review_items(workspace, args.family, profiles=registry(own_profiles(args)))
+        verdicts = log.read_verdicts(workspace)
         # The texts the listing shows both sides from (the JSON holds none).
         ids = {i for item in items for p in item.pairings for i in (p.before_id, p.after_id)}
         held = {v: workspace.version(v) for v in sorted(ids)} if not args.json else {}
     if args.json:
-        print_json([review.item_as_json(item, verdicts) for item in items])
+        print_json([queue.item_as_json(item, verdicts) for item in items])
         return 0
     from workbench.changes import redline
 
@@ -182,10 +148,10 @@ def cmd_review_list(args: argparse.Namespace) -> int:
         if (first.before_id, first.after_id) != pair:
             pair = (first.before_id, first.after_id)
             out(f"{first.before_id} -> {first.after_id}\n")
-        caution = review.item_caution_stands(item, verdicts)
+        caution = queue.item_caution_stands(item, verdicts)
         stands += caution
         if item.group_id is None:
-            out(f"  {_review_pairing_line(review, first.change, verdicts)}\n")
+            out(f"  {_review_pairing_line(first.change, verdicts)}\n")
             out(sides(first, "    "))
             continue
         groups, grouped = groups + 1, grouped + len(item.pairings)
@@ -198,7 +164,7 @@ def cmd_review_list(args: argparse.Namespace) -> int:
             f"({item.relabel.line()}): {_caution_word(caution)}\n"
         )
         for pairing in item.pairings:
-            out(f"    {_review_pairing_line(review, pairing.change, verdicts)}\n")
+            out(f"    {_review_pairing_line(pairing.change, verdicts)}\n")
             out(sides(pairing, "      "))
     lone = len(items) - groups
     out(
@@ -209,23 +175,21 @@ def cmd_review_list(args: argparse.Namespace) -> int:
 
 
 def cmd_review_answer(args: argparse.Namespace) -> int:
-    from workbench.changes import review
+    from workbench.changes import log, queue
     from workbench.text.profiles import registry
     from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
-        item = review.find_item(
+        item = queue.find_item(
             workspace, args.change_id, family=args.family, profiles=registry(own_profiles(args))
         )
         common = {"actor": args.actor, "reason": args.reason, "undoes": args.undoes}
-        rows: tuple[review.Verdict, ...]
+        rows: tuple[Verdict, ...]
         if item.group_id is None:
-            rows = (
-                review.append_verdict(workspace, item.pairings[0].change, args.answer, **common),
-            )
+            rows = (log.append_verdict(workspace, item.pairings[0].change, args.answer, **common),)
         else:
-            rows = review.append_group_verdict(workspace, item, args.answer, **common)
-        caution = review.item_caution_stands(item, review.read_verdicts(workspace))
+            rows = log.append_group_verdict(workspace, item, args.answer, **common)
+        caution = queue.item_caution_stands(item, log.read_verdicts(workspace))
     for verdict in rows:
         out(
             f"row {verdict.seq}: {verdict.answer} {verdict.change_id} by {verdict.actor}"
@@ -240,15 +204,15 @@ def cmd_review_answer(args: argparse.Namespace) -> int:
 
 
 def cmd_review_log(args: argparse.Namespace) -> int:
-    from workbench.changes import review
+    from workbench.changes import log
     from workbench.text.profiles import registry
     from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
-        verdicts = review.read_verdicts(workspace)
+        verdicts = log.read_verdicts(workspace)
         orphans = {
             o.verdict.seq: o
-            for o in review.orphaned_verdicts(
+            for o in log.orphaned_verdicts(
                 workspace, verdicts, profiles=registry(own_profiles(args))
             )
         }
@@ -256,7 +220,7 @@ def cmd_review_log(args: argparse.Namespace) -> int:
         print_json(
             [
                 {
-                    **review.verdict_as_json(v),
+                    **v.as_json(),
                     "orphaned": orphans[v.seq].reason if v.seq in orphans else None,
                 }
                 for v in verdicts
@@ -279,11 +243,11 @@ def cmd_review_log(args: argparse.Namespace) -> int:
 
 
 def cmd_review_verify_chain(args: argparse.Namespace) -> int:
-    from workbench.changes import review
+    from workbench.changes import log
     from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
-        report = review.verify_chain(workspace)
+        report = log.verify_chain(workspace)
     out(report.line() + "\n")
     return 0 if report.valid else 1
 

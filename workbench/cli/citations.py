@@ -14,7 +14,7 @@ from workbench.cli.common import PROG, out, path_options
 
 
 def _citation_lines(args: argparse.Namespace) -> tuple[Any, ...]:
-    from workbench.cite.formats import read_citations, read_documents
+    from workbench.cite import read_citations, read_documents
 
     data = sys.stdin.buffer.read() if str(args.file) == "-" else args.file.read_bytes()
     documents = None
@@ -25,15 +25,18 @@ def _citation_lines(args: argparse.Namespace) -> tuple[Any, ...]:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from workbench.cite import VERIFIED_MEANS
-    from workbench.cite.formats import verification_as_json, verification_text
-    from workbench.cite.pages import verdict_pages, verify_lines
+    from workbench.cite import (
+        VERIFIED_MEANS,
+        verdict_pages,
+        verification_as_json,
+        verification_text,
+        verify_lines,
+        with_alterations,
+    )
     from workbench.workspace import Workspace
 
     lines = _citation_lines(args)
     if args.alterations:
-        from workbench.cite.alterations import with_alterations
-
         lines = with_alterations(lines)
     with Workspace(args.workspace) as workspace:
         results = verify_lines(workspace, lines)
@@ -65,7 +68,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_export_annotations(args: argparse.Namespace) -> int:
-    from workbench.cite.formats import export_annotations
+    from workbench.cite import export_annotations
     from workbench.workspace import Workspace
 
     lines = _citation_lines(args)
@@ -95,7 +98,7 @@ def cmd_export_annotations(args: argparse.Namespace) -> int:
 
 
 def cmd_bundle(args: argparse.Namespace) -> int:
-    from workbench.cite.formats import read_documents
+    from workbench.cite import read_documents
     from workbench.exports.bundle import write_bundle
     from workbench.workspace import Workspace
 
@@ -130,9 +133,8 @@ def cmd_bundle(args: argparse.Namespace) -> int:
 
 
 def cmd_verify_bundle(args: argparse.Namespace) -> int:
-    from workbench.cite import VERIFIED_MEANS
-    from workbench.cite.formats import verification_text
-    from workbench.exports.bundle import verify_bundle
+    from workbench.cite import VERIFIED_MEANS, verification_text
+    from workbench.exports.bundle_check import verify_bundle
 
     report = verify_bundle(args.bundle, mirror=args.mirror)
     out(f"{report.path}: datapackage.json sha256 {report.digest}\n")

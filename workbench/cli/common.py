@@ -19,7 +19,8 @@ from workbench.defaults import DEFAULT_LEDGER, DEFAULT_WORKSPACE
 
 if TYPE_CHECKING:
     from workbench.models import Refusal, Version
-    from workbench.text.profiles import Choice, Profile
+    from workbench.text.choice import Choice
+    from workbench.text.profiles import Profile
     from workbench.workspace import Workspace
 
 PROG = "workbench"
@@ -53,7 +54,7 @@ def list_refusals(title: str, refusals: Sequence[Refusal]) -> int:
 
 def exit_for_refusals(refusals: Sequence[Refusal]) -> int:
     """1 if any refusal is a failure, 0 if every one is required by the admission policy."""
-    from workbench.corpus.catalogue import refusal_is_policy
+    from workbench.corpus import refusal_is_policy
 
     return int(any(not refusal_is_policy(r) for r in refusals))
 
@@ -124,7 +125,8 @@ def own_profiles(args: argparse.Namespace, corpus: Path | None = None) -> tuple[
 
 def family_profile(args: argparse.Namespace, workspace: Workspace, version: Version) -> Choice:
     """The profile that reads `version`'s family: named, else the automatic choice (C15)."""
-    from workbench.text.profiles import choose_profile, registry
+    from workbench.text.choice import choose_profile
+    from workbench.text.profiles import registry
 
     family = [
         v for v in workspace.versions(version.family) if v.jurisdiction == version.jurisdiction

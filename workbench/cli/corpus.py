@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    from workbench.corpus import add as corpus_add
+    from workbench.corpus import add_files, add_from_manifest
 
     per_file = ("jurisdiction", "family", "url", "mirror", "official", "order", "label", "date")
     if args.from_csv is not None:
@@ -38,9 +38,9 @@ def cmd_add(args: argparse.Namespace) -> int:
                     ["FILE"] * bool(args.files) + given + ["--line-numbered"] * args.line_numbered
                 )
             )
-        report = corpus_add.add_from_manifest(args.from_csv, args.into)
+        report = add_from_manifest(args.from_csv, args.into)
     else:
-        report = corpus_add.add_files(
+        report = add_files(
             args.files,
             args.into,
             jurisdiction=args.jurisdiction,
@@ -93,20 +93,13 @@ def cmd_admit(args: argparse.Namespace) -> int:
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
-    from workbench.corpus import catalogue as corpus_mod
+    from workbench.corpus import fetch_corpus
 
-    mirror = args.mirror
-    if mirror is not None and not mirror.is_dir():
-        raise FileNotFoundError(f"{mirror}: mirror folder does not exist")
-    rows = corpus_mod.read_catalogue(args.corpus_dir)
-    report = corpus_mod.fetch(
-        rows, args.store, mirror=mirror, url_template=args.mirror_url, progress=progress()
-    )
-    refused = corpus_mod.read_refused(args.corpus_dir)
-    extra = corpus_mod.fetch(
-        refused,
+    report, extra = fetch_corpus(
+        args.corpus_dir,
+        args.store,
         args.refused_store,
-        mirror=mirror,
+        mirror=args.mirror,
         url_template=args.mirror_url,
         progress=progress(),
     )
@@ -119,11 +112,11 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
 
 def cmd_verify_store(args: argparse.Namespace) -> int:
-    from workbench.corpus import catalogue as corpus_mod
+    from workbench.corpus import read_catalogue, verify_store
     from workbench.workspace import Workspace, ingest
 
-    rows = corpus_mod.read_catalogue(args.corpus_dir)
-    problems = corpus_mod.verify_store(rows, args.store, progress=progress())
+    rows = read_catalogue(args.corpus_dir)
+    problems = verify_store(rows, args.store, progress=progress())
     out(
         f"catalogue checksum ok; {len(rows) - len(problems)} of {len(rows)} fetched files match the catalogue\n"
     )

@@ -53,9 +53,10 @@ def cmd_measure(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     from workbench.corpus import catalogue as corpus_mod
     from workbench.evals import scorecard as evals
+    from workbench.evals.demo import load_demo
     from workbench.workspace import Workspace
 
-    card = evals.scorecard(evals.load_demo(args.demo))
+    card = evals.scorecard(load_demo(args.demo))
     if args.out is not None:
         for name in evals.write_scorecard(args.out, card):
             print(f"wrote {args.out / name}", file=sys.stderr)

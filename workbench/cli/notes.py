@@ -13,12 +13,14 @@ from workbench.cli.common import ledger_option, out, path_options, print_json
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
-    from workbench.notes import claims
+    from workbench.notes.grade import grade_note
+    from workbench.notes.ledger import Ledger
+    from workbench.notes.note import catalogue_index, note_key, parse_note
 
-    note = claims.parse_note(args.note)
-    catalogue = claims.catalogue_index(args.corpus_dir)
-    with claims.Ledger(args.ledger) as ledger:
-        grade = claims.grade_note(note, catalogue, ledger.runs(claims.note_key(args.note)))
+    note = parse_note(args.note)
+    catalogue = catalogue_index(args.corpus_dir)
+    with Ledger(args.ledger) as ledger:
+        grade = grade_note(note, catalogue, ledger.runs(note_key(args.note)))
     if args.json:
         print_json(grade.as_json())
         return 0
@@ -47,20 +49,21 @@ def _check_lines(report: Any) -> str:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from workbench.errors import NoteError
-    from workbench.notes import claims
+    from workbench.notes.check import check_note, check_notes
+    from workbench.notes.ledger import Ledger
 
     if (args.note is None) == (args.all is None):
         raise NoteError("check: give one NOTE or --all DIR")
     if args.all is not None and args.against is not None:
         raise NoteError("check: --against goes with one NOTE, not with --all")
-    with claims.Ledger(args.ledger) as ledger:
+    with Ledger(args.ledger) as ledger:
         if args.all is not None:
-            reports = claims.check_notes(
+            reports = check_notes(
                 args.all, corpus_dir=args.corpus_dir, store=args.store, ledger=ledger
             )
         else:
             reports = (
-                claims.check_note(
+                check_note(
                     args.note,
                     against=args.against,
                     corpus_dir=args.corpus_dir,
@@ -77,10 +80,11 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    from workbench.notes import claims
+    from workbench.notes.ledger import Ledger
+    from workbench.notes.note import note_key
 
-    with claims.Ledger(args.ledger) as ledger:
-        runs = ledger.runs(claims.note_key(args.note))
+    with Ledger(args.ledger) as ledger:
+        runs = ledger.runs(note_key(args.note))
     if args.json:
         print_json([r.as_json() for r in runs])
         return 0
@@ -97,18 +101,19 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 
 def cmd_census(args: argparse.Namespace) -> int:
-    from workbench.notes import claims
+    from workbench.notes.grade import census
+    from workbench.notes.ledger import Ledger
 
-    with claims.Ledger(args.ledger) as ledger:
-        result = claims.census(args.dir, corpus_dir=args.corpus_dir, ledger=ledger)
+    with Ledger(args.ledger) as ledger:
+        result = census(args.dir, corpus_dir=args.corpus_dir, ledger=ledger)
     out("".join(line + "\n" for line in result.lines()))
     return 0
 
 
 def cmd_quotes_new(args: argparse.Namespace) -> int:
-    from workbench.notes import register as quotes
+    from workbench.notes.register import new_report
 
-    report = quotes.new_report(
+    report = new_report(
         args.folder, args.slug, args.source, corpus_dir=args.corpus_dir, store=args.store
     )
     out(
@@ -119,28 +124,30 @@ def cmd_quotes_new(args: argparse.Namespace) -> int:
 
 
 def cmd_quotes_add(args: argparse.Namespace) -> int:
-    from workbench.notes import register as quotes
+    from workbench.notes.register import add_quote
+    from workbench.notes.report import LOCATION_LABEL
 
-    added = quotes.add_quote(args.report, args.extract, args.location)
+    added = add_quote(args.report, args.extract, args.location)
     excerpt = " ".join(added.text.split())
     out(
         f"{args.report}: line {added.line}: retained {excerpt[:80]!r} "
-        f"({quotes.LOCATION_LABEL} {added.location})\n"
+        f"({LOCATION_LABEL} {added.location})\n"
     )
     return 0
 
 
 def cmd_quotes_validate(args: argparse.Namespace) -> int:
-    from workbench.notes import register as quotes
+    from workbench.notes.register import validate_report
+    from workbench.notes.report import parse_report
 
     failed = 0
     for path in args.reports:
-        problems = quotes.validate_report(path, corpus_dir=args.corpus_dir)
+        problems = validate_report(path, corpus_dir=args.corpus_dir)
         if problems:
             failed += 1
             out("".join(f"{problem}\n" for problem in problems))
         else:
-            report = quotes.parse_report(path)
+            report = parse_report(path)
             held = len(report.extracts)
             out(
                 f"{path}: valid: {held} source extract{'s' * (held != 1)}; snapshot "
@@ -150,9 +157,9 @@ def cmd_quotes_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_quotes_snapshot(args: argparse.Namespace) -> int:
-    from workbench.notes import register as quotes
+    from workbench.notes.snapshot import write_snapshot
 
-    done = quotes.write_snapshot(args.report, corpus_dir=args.corpus_dir, store=args.store)
+    done = write_snapshot(args.report, corpus_dir=args.corpus_dir, store=args.store)
     said = "wrote" if done.written else "already holds the recorded bytes:"
     out(f"{args.report}: {said} {done.path} (sha256 {done.sha256})\n")
     return 0

@@ -43,13 +43,13 @@ def cmd_passages(args: argparse.Namespace) -> int:
 
 
 def cmd_structure(args: argparse.Namespace) -> int:
+    from workbench.text.lines import read_lines
     from workbench.text.ordinals import InconsistentStep
     from workbench.text.profiles import load_profile
     from workbench.text.segment import segment_version
     from workbench.text.structure import (
         is_marked,
         parse_structure,
-        read_lines,
         read_text,
         units_from_readings,
     )

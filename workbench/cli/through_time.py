@@ -63,36 +63,25 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_recheck(args: argparse.Namespace) -> int:
-    from workbench.cite.formats import read_citations
-    from workbench.errors import CitationError
     from workbench.history import recheck
-    from workbench.notes import claims
-
-    citations: list[tuple[str, Any]] = []
-    if args.citations is not None:
-        lines = read_citations(args.citations.read_bytes(), "workbench", source=str(args.citations))
-        bad = next((line for line in lines if line.error is not None), None)
-        if bad is not None:
-            raise CitationError(f"{args.citations}: {bad.error}")
-        citations = [(f"{args.citations}:{line.line}", line.citation) for line in lines]
+    from workbench.notes.ledger import Ledger
     from workbench.workspace import Workspace
 
-    with claims.Ledger(args.ledger) as ledger, Workspace(args.workspace) as workspace:
-        if args.notes is not None:
-            notes = claims.notes_in(args.notes)
-        elif args.citations is None:
-            notes = recheck.ledger_notes(ledger)
-        else:
-            notes = ()
-        report = recheck.recheck_quotes(
-            workspace,
-            citations=citations,
-            notes=notes,
-            family=args.family,
-            ledger=ledger,
-            corpus_dir=args.corpus_dir,
-            store=args.store,
+    with Ledger(args.ledger) as ledger:
+        # Read before the workspace opens, so a bad citations file creates nothing.
+        citations, notes = recheck.recorded_quotes(
+            ledger, notes=args.notes, citations=args.citations
         )
+        with Workspace(args.workspace) as workspace:
+            report = recheck.recheck_quotes(
+                workspace,
+                citations=citations,
+                notes=notes,
+                family=args.family,
+                ledger=ledger,
+                corpus_dir=args.corpus_dir,
+                store=args.store,
+            )
     if args.json:
         print_json(report.as_json())
     else:

@@ -1,1 +1,58 @@
-"""The corpus: provenance, admission, the tracked catalogue, fetching bytes, a researcher's own files."""
+"""The corpus: which documents the workbench trusts, and their exact bytes (DESIGN.md C3).
+
+A document enters in three steps, each a module: `provenance` reads and checks the record beside
+every document (where its bytes come from, their SHA-256 and size); `admission` decides which
+documents of a mirror folder may enter and refuses the rest with a reason (`admit`); `catalogue`
+is the tracked record of what was admitted and refused, pinned by its own checksum
+(`admit_into_catalogue`, `read_catalogue`). `store` then brings the catalogued bytes into the
+ignored store folder, hash-checked (`fetch`, `fetch_corpus`), re-verifies them (`verify_store`) and
+reads them back checksum first (`read_fetched`). `add` and `manifest` place a researcher's own
+files in mirror layout with the provenance admission reads (`add_files`, `add_from_manifest`).
+Imports run one way: provenance, then admission, then catalogue, then store; add, then manifest.
+Other stages take the path rule every held document obeys from here too (`check_relative_path`).
+
+Nothing here loads a heavy library, so the verbs are imported eagerly. The module that fetches is
+`store`, not `fetch`, so that `workbench.corpus.fetch` stays the verb (importing a submodule binds
+its name on the package).
+"""
+
+from __future__ import annotations
+
+from workbench.corpus.add import AddReport, DocumentSpec, Placement, add_documents, add_files
+from workbench.corpus.admission import Admission, admit, merge_admission, refusal_is_policy
+from workbench.corpus.catalogue import (
+    admit_into_catalogue,
+    read_catalogue,
+    read_refusals,
+    read_refused,
+    write_catalogue,
+)
+from workbench.corpus.manifest import add_from_manifest
+from workbench.corpus.provenance import check_relative_path, parse_provenance, provenance_problems
+from workbench.corpus.store import FetchReport, fetch, fetch_corpus, read_fetched, verify_store
+
+__all__ = [
+    "AddReport",
+    "Admission",
+    "DocumentSpec",
+    "FetchReport",
+    "Placement",
+    "add_documents",
+    "add_files",
+    "add_from_manifest",
+    "admit",
+    "admit_into_catalogue",
+    "check_relative_path",
+    "fetch",
+    "fetch_corpus",
+    "merge_admission",
+    "parse_provenance",
+    "provenance_problems",
+    "read_catalogue",
+    "read_fetched",
+    "read_refusals",
+    "read_refused",
+    "refusal_is_policy",
+    "verify_store",
+    "write_catalogue",
+]

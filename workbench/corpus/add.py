@@ -6,10 +6,9 @@ from, whether they are the issuer's official artefact, its place among the famil
 `<name>.provenance.json` beside it. What can be computed is computed, never asked: `sha256`,
 `bytes`, `format` (the media type, sniffed from the bytes by `sniff_media_type`), the mirror's git
 `blob` id and `retrieved_at`. The record holds every field of the provenance schema in
-`corpus.PROVENANCE_FIELDS` order, and is checked by the same `parse_provenance` admission uses,
+`provenance.PROVENANCE_FIELDS` order, and is checked by the same `parse_provenance` admission uses,
 so `workbench corpus admit <into>` admits what was added (or refuses a transcription, as it must).
-`add_from_manifest` does the same for the rows of a CSV manifest (one row per file, columns named
-like the command's options).
+`manifest.add_from_manifest` does the same for the rows of a CSV manifest.
 
 The guarantee: all or nothing, and nothing already there moves. Every spec is checked and every
 file read and hashed before the first byte is written; bad specs raise one `AddError` listing
@@ -21,7 +20,6 @@ replace a file that appeared meanwhile.
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import hashlib
 import json
@@ -34,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.corpus.catalogue import (
+from workbench.corpus.provenance import (
     PROVENANCE_FIELDS,
     PROVENANCE_SUFFIX,
     check_source_url,
@@ -46,21 +44,6 @@ from workbench.models import Refusal
 
 EXTRACTION_NOTE = "Bytes copied unchanged by 'workbench corpus add' from the researcher's file."
 MARKDOWN_SUFFIXES = (".md", ".markdown")
-MANIFEST_COLUMNS = (
-    "file",
-    "jurisdiction",
-    "family",
-    "url",
-    "mirror",
-    "official",
-    "order",
-    "label",
-    "date",
-    "issuer",
-    "docket",
-    "line_numbered",
-)
-_REQUIRED_COLUMNS = ("file", "jurisdiction", "family", "official")
 # The option each spec field comes from, to name it in a problem when no manifest row is involved.
 _OPTION = {
     "jurisdiction": "--jurisdiction",
@@ -441,8 +424,16 @@ def _link_into_place(target: Path, data: bytes, mode: int) -> None:
         os.unlink(tmp.name)
 
 
+def _location(problem: str) -> str:
+    return problem.split(": ", 1)[0]
+
+
 def add_documents(
-    specs: Sequence[DocumentSpec], into: Path, *, retrieved_at: str | None = None
+    specs: Sequence[DocumentSpec],
+    into: Path,
+    *,
+    retrieved_at: str | None = None,
+    problems: Sequence[str] = (),
 ) -> AddReport:
     """Place every spec's file and provenance under `into`; see the module docstring.
 
@@ -455,8 +446,51 @@ def add_documents(
     the family folder already holds, or a symlink or file where a folder goes, is a refusal; any
     refusal means nothing is written. Otherwise the document is written read-only (0444) and its
     provenance 0644, each only if absent. `retrieved_at` defaults to now (UTC, seconds).
+
+    `problems` are those the caller already found while reading the specs (options that cannot
+    serve several files, a manifest's unreadable cells); they come first in the AddError. One
+    problem is kept per location (the text before its first `: `, an option, a manifest cell or
+    a file), the first found: a manifest cell read as bad is not also called missing, and an
+    option shared by several files is reported once.
     """
-    return _add(specs, into, retrieved_at, [])
+    problems = list(problems)
+    if not specs and not problems:
+        raise AddError("no FILE given; name the files to add (or use --from-csv MANIFEST)")
+    if into.exists() and not into.is_dir():
+        raise AddError(f"{into}: --into must be a folder")
+    stamp = retrieved_at or _now()
+    plans: list[_Planned] = []
+    for spec in specs:
+        found, plan = _plan(spec, stamp)
+        problems.extend(found)
+        if plan is not None:
+            plans.append(plan)
+    problems.extend(_clashes(plans))
+    if problems:
+        unique: list[str] = []
+        for problem in problems:
+            if all(_location(problem) != _location(kept) for kept in unique):
+                unique.append(problem)
+        raise AddError(
+            unique[0] if len(unique) == 1 else f"{len(unique)} problems: " + "; ".join(unique)
+        )
+    refusals = [r for plan in plans if (r := _held_problem(into, plan)) is not None]
+    if refusals:
+        return AddReport(placements=(), refusals=tuple(refusals))
+    placements = []
+    for plan in plans:
+        target = into / plan.path
+        sidecar = target.with_name(target.name + PROVENANCE_SUFFIX)
+        written = []
+        if not target.is_file():
+            _link_into_place(target, plan.data, 0o444)
+            written.append(plan.path)
+        if not sidecar.is_file():
+            _link_into_place(sidecar, provenance_file_bytes(plan.record), 0o644)
+            written.append(plan.path + PROVENANCE_SUFFIX)
+        record = plan.record if written else json.loads(sidecar.read_bytes())
+        placements.append(Placement(path=plan.path, provenance=record, written=tuple(written)))
+    return AddReport(placements=tuple(placements), refusals=())
 
 
 def add_files(
@@ -514,164 +548,4 @@ def add_files(
             for option, value in (("--url", url), ("--label", label))
             if value is not None
         ]
-    return _add(specs, into, retrieved_at, problems)
-
-
-def _location(problem: str) -> str:
-    return problem.split(": ", 1)[0]
-
-
-def _add(
-    specs: Sequence[DocumentSpec], into: Path, retrieved_at: str | None, problems: list[str]
-) -> AddReport:
-    """`add_documents`, after `problems` already found while reading the specs.
-
-    One problem is kept per location (the text before its first `: `, an option, a manifest cell
-    or a file), the first found: a manifest cell read as bad is not also called missing, and an
-    option shared by several files is reported once.
-    """
-    if not specs and not problems:
-        raise AddError("no FILE given; name the files to add (or use --from-csv MANIFEST)")
-    if into.exists() and not into.is_dir():
-        raise AddError(f"{into}: --into must be a folder")
-    stamp = retrieved_at or _now()
-    plans: list[_Planned] = []
-    for spec in specs:
-        found, plan = _plan(spec, stamp)
-        problems.extend(found)
-        if plan is not None:
-            plans.append(plan)
-    problems.extend(_clashes(plans))
-    if problems:
-        unique: list[str] = []
-        for problem in problems:
-            if all(_location(problem) != _location(kept) for kept in unique):
-                unique.append(problem)
-        raise AddError(
-            unique[0] if len(unique) == 1 else f"{len(unique)} problems: " + "; ".join(unique)
-        )
-    refusals = [r for plan in plans if (r := _held_problem(into, plan)) is not None]
-    if refusals:
-        return AddReport(placements=(), refusals=tuple(refusals))
-    placements = []
-    for plan in plans:
-        target = into / plan.path
-        sidecar = target.with_name(target.name + PROVENANCE_SUFFIX)
-        written = []
-        if not target.is_file():
-            _link_into_place(target, plan.data, 0o444)
-            written.append(plan.path)
-        if not sidecar.is_file():
-            _link_into_place(sidecar, provenance_file_bytes(plan.record), 0o644)
-            written.append(plan.path + PROVENANCE_SUFFIX)
-        record = plan.record if written else json.loads(sidecar.read_bytes())
-        placements.append(Placement(path=plan.path, provenance=record, written=tuple(written)))
-    return AddReport(placements=tuple(placements), refusals=())
-
-
-# ---------------------------------------------------------------------------------------------
-# A CSV manifest
-
-
-def _flag(text: str, where: str, problems: list[str]) -> bool | None:
-    value = text.strip().lower()
-    if value in ("true", "false"):
-        return value == "true"
-    problems.append(f"{where}: expected true or false, got {text[:80]!r}")
-    return None
-
-
-def add_from_manifest(manifest: Path, into: Path, *, retrieved_at: str | None = None) -> AddReport:
-    """`add_documents` for the rows of a CSV manifest; every row is checked before any write.
-
-    A header problem raises AddError at once (the rows cannot be read without it); otherwise every
-    cell a row cannot be read from and every problem `add_documents` finds are listed together in
-    one AddError, each naming `<manifest> row N, column 'C'`.
-
-    The manifest is UTF-8 (an optional BOM), comma-separated, with a header row naming its
-    columns: `file`, `jurisdiction`, `family` and `official` are required, the others
-    (`MANIFEST_COLUMNS`) optional; an unknown or repeated column is refused. Rows are numbered as
-    a spreadsheet numbers them (the header is row 1); rows whose cells are all empty are skipped.
-    `file` is relative to the manifest's folder (an absolute path is taken as is); `official` and
-    `line_numbered` are `true` or `false` (any case); an empty cell is a value not given. An empty
-    `order` gives the row its 1-based place among the manifest's rows of the same jurisdiction and
-    family.
-    """
-    try:
-        raw = manifest.read_bytes()
-    except OSError as exc:
-        raise AddError(f"{manifest}: cannot read the manifest ({exc.strerror})") from exc
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise AddError(f"{manifest}: the manifest is not UTF-8 (byte {exc.start})") from exc
-    try:
-        rows = list(csv.reader(text.splitlines()))
-    except csv.Error as exc:
-        raise AddError(f"{manifest}: malformed CSV: {exc}") from exc
-    if not rows:
-        raise AddError(f"{manifest}: empty manifest; expected a header row naming its columns")
-    header = [cell.strip() for cell in rows[0]]
-    problems = [
-        f"{manifest}: column {name!r} is not one of {', '.join(MANIFEST_COLUMNS)}"
-        for name in header
-        if name not in MANIFEST_COLUMNS
-    ]
-    problems += [
-        f"{manifest}: column {n!r} appears twice" for n, c in Counter(header).items() if c > 1
-    ]
-    problems += [f"{manifest}: column {n!r} missing" for n in _REQUIRED_COLUMNS if n not in header]
-    if "url" not in header and "mirror" not in header:
-        problems.append(f"{manifest}: columns 'url' and 'mirror' missing (one is needed)")
-    if problems:
-        raise AddError("; ".join(problems))
-    specs: list[DocumentSpec] = []
-    places: Counter[tuple[str, str]] = Counter()
-    for number, cells in enumerate(rows[1:], start=2):
-        if not any(cell.strip() for cell in cells):
-            continue
-        origin = f"{manifest.name} row {number}"
-        if len(cells) != len(header):
-            problems.append(f"{origin}: expected {len(header)} cells, got {len(cells)}")
-            continue
-        row = {name: (cell.strip() or None) for name, cell in zip(header, cells, strict=True)}
-        places[(row["jurisdiction"] or "", row["family"] or "")] += 1
-        official = None
-        if row["official"] is not None:
-            official = _flag(row["official"], f"{origin}, column 'official'", problems)
-        line_numbered = False
-        if row.get("line_numbered") is not None:
-            line_numbered = bool(
-                _flag(str(row["line_numbered"]), f"{origin}, column 'line_numbered'", problems)
-            )
-        order = places[(row["jurisdiction"] or "", row["family"] or "")]
-        if row.get("order") is not None:
-            try:
-                order = int(str(row["order"]))
-            except ValueError:
-                problems.append(
-                    f"{origin}, column 'order': expected an integer of at least 1, got {row['order']!r}"
-                )
-        if row["file"] is None:
-            problems.append(f"{origin}, column 'file': missing")
-            continue  # nothing to place; the row's other cells are still read above
-        specs.append(
-            DocumentSpec(
-                file=manifest.parent / row["file"],
-                jurisdiction=row["jurisdiction"],
-                family=row["family"],
-                official=official,
-                order=order,
-                url=row.get("url"),
-                mirror=row.get("mirror"),
-                label=row.get("label"),
-                date=row.get("date"),
-                issuer=row.get("issuer"),
-                docket=row.get("docket"),
-                line_numbered=line_numbered,
-                origin=origin,
-            )
-        )
-    if not specs and not problems:
-        raise AddError(f"{manifest}: no rows; expected one row per file to add")
-    return _add(specs, into, retrieved_at, problems)
+    return add_documents(specs, into, retrieved_at=retrieved_at, problems=problems)

@@ -42,7 +42,8 @@ from pathlib import Path
 from typing import Any
 
 from workbench.changes.diff import diff_passages, pairing_is_uncertain
-from workbench.errors import WorkbenchError
+from workbench.errors import TruthFileError
+from workbench.files import replace_file
 from workbench.measure import rate
 from workbench.models import Change, Passage
 from workbench.text.normalize import normalized_text
@@ -51,10 +52,6 @@ from workbench.text.segment import segment_version
 SCORECARD_JSON = "alignment-scorecard.json"
 SCORECARD_MD = "alignment-scorecard.md"
 LEFT_OUT_REASONS = ("not_in_one_passage", "several_passages", "shared_passage")
-
-
-class TruthFileError(WorkbenchError, ValueError):
-    """The alignment truth file cannot be read: missing, not JSON, or not the script's shape."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -359,8 +356,8 @@ def scorecard_bytes(card: Mapping[str, Any]) -> bytes:
 def write_alignment_scorecard(out: Path, card: Mapping[str, Any]) -> tuple[str, str]:
     """Write the JSON and Markdown scorecards into `out`; returns their names."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / SCORECARD_JSON).write_bytes(scorecard_bytes(card))
-    (out / SCORECARD_MD).write_bytes(scorecard_markdown(card))
+    replace_file(out / SCORECARD_JSON, scorecard_bytes(card))
+    replace_file(out / SCORECARD_MD, scorecard_markdown(card))
     return SCORECARD_JSON, SCORECARD_MD
 
 

@@ -1,11 +1,9 @@
 """The eval scorecard: the diff, its caution and the verifier scored on a corpus with known edits.
 
 The real corpus has no labels, so nothing there says whether a diff found what changed. The
-demonstration corpus (`corpus/demo/`) is three versions of one regulatory-style document written for
-the project, with deliberate edits, and its `manifest.json` lists every edit with exact offsets on
-both sides. The manifest is computed by `scripts/demo_manifest.py`, which imports nothing from the
-workbench; `load_demo` reads it back and checks it against the bytes (every file's SHA-256, the
-corpus digest, and the text at every span it names) before anything is scored (DESIGN.md C12).
+demonstration corpus (`demo.load_demo`: three versions of one document with deliberate edits, and a
+manifest listing every edit with exact offsets on both sides, checked against the bytes before
+anything is scored) supplies them.
 
 The diff is asked three questions of every change it reports that is not `unchanged`:
 
@@ -20,7 +18,7 @@ It is also asked whether every manifest edit was found (each of its expected cha
 the same kind and passage spans) and whether every non-edit (bytes differ, text does not: a soft
 hyphen, a ligature) was left unchanged. The verifier is scored on probes whose right outcome the
 manifest decides, never the verifier: honest quotes, offsets shifted, the same quotes with marked
-alterations built from their own words (`cite.probes.altered_quotes`), a numeral changed, a removed
+alterations built from their own words (`evals.probes.altered_quotes`), a numeral changed, a removed
 qualifier quoted as present, and the thrice-repeated boilerplate cited with no occurrence, the
 right one and a wrong one.
 
@@ -31,9 +29,8 @@ bound to the demo corpus digest and the manifest's SHA-256, holds no timestamps 
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -41,28 +38,15 @@ from typing import Any
 
 from workbench.changes.diff import diff_versions, pairing_is_uncertain
 from workbench.cite import Citation, verify_citation
-from workbench.cite.probes import altered_quotes, occurrence_probes, shifted_probes
-from workbench.errors import EvalManifestError
+from workbench.evals.demo import DemoCorpus
+from workbench.evals.probes import altered_quotes, occurrence_probes, shifted_probes
+from workbench.files import replace_file
 from workbench.measure import Rate, rate
-from workbench.models import Change, Version, canonical_json, content_id, text_sha256
-from workbench.text.extract import extract
+from workbench.models import Change, content_id
 
-DEMO_DIR = Path("corpus/demo")
-MANIFEST_NAME = "manifest.json"
 SCORECARD_JSON = "eval-scorecard.json"
 SCORECARD_MD = "eval-scorecard.md"
 COMMAND = "workbench eval --out measurements"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DemoCorpus:
-    """The demo versions, built in memory from their bytes, and the manifest checked against them."""
-
-    root: Path
-    digest: str
-    manifest_sha256: str
-    manifest: Mapping[str, Any]
-    versions: Mapping[str, Version]  # by version id: the file's path under the demo folder
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -108,157 +92,6 @@ class ProbeRow:
     @property
     def right(self) -> bool:
         return self.expected == self.got
-
-
-# ---------------------------------------------------------------------------------------------
-# Reading the demo corpus and checking its manifest
-
-
-def demo_digest(files: Iterable[tuple[str, str]]) -> str:
-    """SHA-256 over the canonical JSON of sorted [path, sha256] pairs (as `corpus_digest`)."""
-    return content_id(sorted([p, s] for p, s in files))
-
-
-def _field(value: Any, where: str, kind: type) -> Any:
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise EvalManifestError(f"{where}: expected {kind.__name__}, got {type(value).__name__}")
-    return value
-
-
-def _get(record: Any, key: str, where: str, kind: type) -> Any:
-    if not isinstance(record, dict) or key not in record:
-        raise EvalManifestError(f"{where}.{key}: missing")
-    return _field(record[key], f"{where}.{key}", kind)
-
-
-def _check_span(
-    versions: Mapping[str, Version], version_id: str, record: Any, where: str
-) -> tuple[int, int]:
-    start = _get(record, "start", where, int)
-    end = _get(record, "end", where, int)
-    recorded = _get(record, "text", where, str)
-    version = versions.get(version_id)
-    if version is None:
-        raise EvalManifestError(f"{where}: version {version_id!r} is not a demo file")
-    if not 0 <= start <= end <= len(version.text):
-        raise EvalManifestError(
-            f"{where}: [{start}, {end}) is not a span of {version_id} (length {len(version.text)})"
-        )
-    actual = version.text[start:end]
-    if actual != recorded:
-        raise EvalManifestError(
-            f"{where}: {version_id} holds {actual!r} at [{start}, {end}), manifest says {recorded!r}"
-        )
-    return start, end
-
-
-def load_demo(root: Path = DEMO_DIR) -> DemoCorpus:
-    """Build the demo versions from their bytes and check the manifest against them.
-
-    Checks, in order, each failing with `EvalManifestError` naming the file and field: the manifest
-    is a JSON object; every listed file exists and its bytes hash to the listed SHA-256; the corpus
-    digest recomputed from the files equals the manifest's; every span the manifest names holds
-    the text it records.
-    """
-    path = root / MANIFEST_NAME
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise EvalManifestError(f"{path}: cannot read the manifest ({exc.strerror})") from exc
-    try:
-        manifest = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise EvalManifestError(f"{path}: not UTF-8 JSON ({exc})") from exc
-    if not isinstance(manifest, dict):
-        raise EvalManifestError(f"{path}: expected a JSON object")
-    versions: dict[str, Version] = {}
-    pairs = []
-    for n, entry in enumerate(_get(manifest, "files", str(path), list)):
-        where = f"{path}: files[{n}]"
-        rel = _get(entry, "path", where, str)
-        sha = _get(entry, "sha256", where, str)
-        file = root / rel
-        try:
-            raw = file.read_bytes()
-        except OSError as exc:
-            raise EvalManifestError(f"{file}: cannot read a demo file ({exc.strerror})") from exc
-        if hashlib.sha256(raw).hexdigest() != sha:
-            raise EvalManifestError(
-                f"{file}: sha256 {hashlib.sha256(raw).hexdigest()} does not match the manifest's "
-                f"{sha}; re-run scripts/demo_manifest.py"
-            )
-        extraction = extract(raw, "text/plain", source=str(file))
-        versions[rel] = Version(
-            version_id=rel,
-            jurisdiction="demo",
-            family=rel.split("/")[0],
-            version_order=n + 1,
-            version_label=Path(rel).stem,
-            media_type="text/plain",
-            artefact_sha256=sha,
-            artefact_bytes=len(raw),
-            extractor=extraction.extractor,
-            extractor_version=extraction.extractor_version,
-            text_sha256=text_sha256(extraction.text),
-            text=extraction.text,
-        )
-        pairs.append((rel, sha))
-    digest = demo_digest(pairs)
-    recorded = _get(manifest, "corpus_digest", str(path), str)
-    if digest != recorded:
-        raise EvalManifestError(
-            f"{path}: corpus_digest {recorded} does not match the files' digest {digest}"
-        )
-    _check_manifest_spans(path, manifest, versions)
-    return DemoCorpus(
-        root=root,
-        digest=digest,
-        manifest_sha256=hashlib.sha256(data).hexdigest(),
-        manifest=manifest,
-        versions=versions,
-    )
-
-
-def _check_manifest_spans(
-    path: Path, manifest: Mapping[str, Any], versions: Mapping[str, Version]
-) -> None:
-    for n, edit in enumerate(_get(manifest, "edits", str(path), list)):
-        where = f"{path}: edits[{n}]"
-        before = _get(edit, "before_version", where, str)
-        after = _get(edit, "after_version", where, str)
-        _get(edit, "id", where, str)
-        for k, change in enumerate(_get(edit, "changes", where, list)):
-            at = f"{where}.changes[{k}]"
-            _get(change, "kind", at, str)
-            _get(change, "caution", at, bool)
-            for side, version_id in (
-                ("before", before),
-                ("after", after),
-                ("span_before", before),
-                ("span_after", after),
-            ):
-                if _get(change, side, at, object) is not None:
-                    _check_span(versions, version_id, change[side], f"{at}.{side}")
-    for n, item in enumerate(_get(manifest, "non_edits", str(path), list)):
-        where = f"{path}: non_edits[{n}]"
-        _get(item, "id", where, str)
-        for side in ("before", "after"):
-            version_id = _get(item, f"{side}_version", where, str)
-            _check_span(versions, version_id, _get(item, side, where, dict), f"{where}.{side}")
-    boiler = _get(manifest, "boilerplate", str(path), dict)
-    text = _get(boiler, "text", f"{path}: boilerplate", str)
-    occurrences = _get(boiler, "occurrences", f"{path}: boilerplate", dict)
-    for version_id, spans in sorted(occurrences.items()):
-        for k, pair in enumerate(_field(spans, f"{path}: boilerplate.{version_id}", list)):
-            where = f"{path}: boilerplate.occurrences.{version_id}[{k}]"
-            if not (isinstance(pair, list) and len(pair) == 2):
-                raise EvalManifestError(f"{where}: expected [start, end]")
-            record = {"start": pair[0], "end": pair[1], "text": text}
-            _check_span(versions, version_id, record, where)
-    for n, quote in enumerate(_get(manifest, "quotes", str(path), list)):
-        where = f"{path}: quotes[{n}]"
-        _get(quote, "quoted_text", where, str)
-        _check_span(versions, _get(quote, "version", where, str), quote, where)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -390,7 +223,7 @@ def probe_set(demo: DemoCorpus) -> list[tuple[str, Citation, str]]:
         out.append((f"honest quote ({q['note']})", cite(start, end, q["quoted_text"]), "verified"))
         shifted = shifted_probes(partial(cite, quote=q["quoted_text"]), text, start, end)
         out += [(p.kind, p.citation, p.expected) for p in shifted]
-        # Marked alterations built from the quote's own words (cite.probes: no verifier asked).
+        # Marked alterations built from the quote's own words (evals.probes: no verifier asked).
         out += [
             (kind, replace(cite(start, end, altered), alterations=True), expected)
             for kind, altered, expected in altered_quotes(text, start, end)
@@ -442,7 +275,7 @@ def score_verifier(demo: DemoCorpus) -> list[ProbeRow]:
     for kind, citation, expected in probe_set(demo):
         result = verify_citation(citation, demo.versions[citation.version_id].text)
         got = "verified" if result.outcome == "verified" else str(result.reason)
-        probe_id = canonical_json(
+        probe_id = content_id(
             [
                 kind,
                 citation.version_id,
@@ -454,7 +287,7 @@ def score_verifier(demo: DemoCorpus) -> list[ProbeRow]:
         )
         rows.append(
             ProbeRow(
-                evidence_id="probe-" + hashlib.sha256(probe_id.encode()).hexdigest()[:16],
+                evidence_id="probe-" + probe_id[:16],
                 kind=kind,
                 version_id=citation.version_id,
                 char_start=citation.char_start,
@@ -673,5 +506,5 @@ def write_scorecard(out: Path, card: Mapping[str, Any]) -> tuple[str, str]:
     ):
         path = out / name
         if not path.is_file() or path.read_bytes() != data:
-            path.write_bytes(data)
+            replace_file(path, data)
     return SCORECARD_JSON, SCORECARD_MD

@@ -1,1 +1,29 @@
-"""Exports: bundles anyone can re-check offline."""
+"""Exports: bundles anyone can re-check offline (the Bundles contract in docs/design.md).
+
+A bundle is a Frictionless Data Package in a zip holding, for every cited version, its catalogue
+row and how it was read, the citations as given and as W3C Web Annotations, their verdicts and the
+head of the verdict log. `bundle` says what each member holds, derived by one function each, and
+writes the zip (`write_bundle`, `note_quotes`); `bundle_check` reads a zip back and re-checks it
+with nothing but its bytes and the documents' (`verify_bundle`), through those same functions, so
+writing and re-checking cannot drift. Imports run one way: bundle, then bundle_check.
+
+The verbs are named here and loaded at first use (`workbench.lazy`): a bundle verifies citations,
+which loads numpy through the normalizer, and extracts documents (lxml, pypdfium2).
+"""
+
+from __future__ import annotations
+
+from workbench.lazy import lazy_names
+
+# Each verb and the module that holds it.
+_HOME = {
+    "BundleProblem": "workbench.exports.bundle",
+    "BundleReport": "workbench.exports.bundle",
+    "note_quotes": "workbench.exports.bundle",
+    "write_bundle": "workbench.exports.bundle",
+    "verify_bundle": "workbench.exports.bundle_check",
+}
+
+__all__ = sorted(_HOME)
+
+__getattr__, __dir__ = lazy_names(globals(), _HOME)

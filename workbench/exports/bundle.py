@@ -21,25 +21,17 @@ and `sha256:` hash (the Data Resource `hash` property, algorithm prefixed):
   written: rows, head digest, whether its chain verified;
 * with `with_documents`, `documents/<version id>`: each cited version's artefact bytes.
 
-`verify_bundle` re-checks a bundle offline with nothing but the zip and a mirror folder (or the
-bytes inside): every member against its hash, every artefact against its catalogue row, every
-re-extraction against its recorded text hash, then it rebuilds a workspace holding only those
-versions (in a temporary folder), verifies the citations again through the same functions, and
-compares the verdicts, annotations and note lines byte for byte. The guarantee: a bundle re-checks
-clean only if every member is the one its descriptor hashes, every artefact is the one its
-catalogue row hashes, and the verdicts it holds are the ones the rule gives today; anything else
-is reported as a problem naming the member, the version or the line. Reading never writes outside
-a temporary folder: member names are checked (relative POSIX paths, no `..`, no hidden or empty
-parts, no duplicates) before any member is read, and a member is read no further than the size its
-descriptor declares.
+What a member holds is derived by one function each here (`version_record`, `verdict_members`,
+`note_members`), used when writing and again by `bundle_check.verify_bundle` when re-checking, so
+the two cannot drift. The guarantee: a bundle is written whole or not at all (a temporary file
+moved into place), holds only citations a recipient can re-read, and its descriptor hashes every
+member, so a re-check can name any member that changed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
-import tempfile
 import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -47,9 +39,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from workbench.cite import VERIFIED_MEANS, SourceIndex, Verification, index_text
+from workbench.cite import VERIFIED_MEANS, SourceIndex, Verification, find_text, index_text
 from workbench.cite.formats import (
-    FORMATS,
     CitationLine,
     Format,
     PageRange,
@@ -58,30 +49,22 @@ from workbench.cite.formats import (
     verification_as_json,
 )
 from workbench.cite.pages import verdict_pages, verify_lines
-from workbench.corpus.catalogue import (
-    check_relative_path,
-    parse_provenance,
-    read_catalogue,
-    read_fetched,
-)
+from workbench.corpus import read_catalogue, read_fetched
 from workbench.errors import (
     BundleError,
     ChecksumMismatch,
     ExtractionError,
     NoteError,
-    ProvenanceError,
     TextDecodeError,
     UnsafePath,
 )
 from workbench.files import replace_file_with
-from workbench.models import CatalogueRow, Version, canonical_json, content_id, strict_json
-from workbench.notes.claims import notes_in, parse_note
-from workbench.notes.register import find_text
+from workbench.models import CatalogueRow, Version, canonical_json, content_id
+from workbench.notes.note import notes_in, parse_note
 from workbench.workspace import Workspace, version_from_row
 
 BUNDLE_SCHEME = 1
 DESCRIPTOR = "datapackage.json"
-MAX_DESCRIPTOR_BYTES = 16 * 1024 * 1024
 # Resources every bundle holds, by name and member path; `notes` and documents are optional.
 REQUIRED = {
     "catalogue": "catalogue.jsonl",
@@ -93,8 +76,6 @@ REQUIRED = {
 }
 NOTES = ("notes", "notes.jsonl")
 DOCUMENTS = "documents/"
-_SHA256 = re.compile(r"sha256:[0-9a-f]{64}")
-_RESOURCE_NAME = re.compile(r"[a-z0-9._-]+")
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed member times: the same content gives the same members
 
 
@@ -141,7 +122,8 @@ def _jsonl(items: Sequence[Mapping[str, Any]]) -> bytes:
     return "".join(canonical_json(item) + "\n" for item in items).encode("utf-8")
 
 
-def _version_record(version: Version) -> dict[str, Any]:
+def version_record(version: Version) -> dict[str, Any]:
+    """A version's line in `versions.jsonl`: how it was read (artefact, extractor, text hash)."""
     return {
         "version_id": version.version_id,
         "media_type": version.media_type,
@@ -154,7 +136,7 @@ def _version_record(version: Version) -> dict[str, Any]:
     }
 
 
-def _verdicts(
+def verdict_members(
     workspace: Workspace, lines: Sequence[CitationLine]
 ) -> tuple[tuple[BundleVerdict, ...], bytes, bytes]:
     """Every line's verdict, and the verdicts and annotations members' bytes."""
@@ -173,9 +155,7 @@ def _verdicts(
     return verdicts, _jsonl(rows), _jsonl(annotations)
 
 
-def _note_citations(
-    workspace: Workspace, quotes: Sequence[Mapping[str, Any]]
-) -> tuple[bytes, bytes]:
+def note_members(workspace: Workspace, quotes: Sequence[Mapping[str, Any]]) -> tuple[bytes, bytes]:
     """The notes and citations members for note quotes (each a `notes.jsonl` line's facts: note,
     note sha256, quote line, quoted text, occurrence, version id).
 
@@ -250,7 +230,7 @@ def note_quotes(folder: Path) -> tuple[dict[str, Any], ...]:
 
 
 def _log_head(workspace: Workspace) -> dict[str, Any]:
-    from workbench.changes.review import verify_chain
+    from workbench.changes.log import verify_chain
 
     report = verify_chain(workspace)
     return {
@@ -260,6 +240,34 @@ def _log_head(workspace: Workspace) -> dict[str, Any]:
         "problem": report.problem,
         "seq": report.seq,
     }
+
+
+def reread_version(
+    row: CatalogueRow, recorded: Mapping[str, Any] | None, folder: Path
+) -> Version | BundleProblem:
+    """The version re-extracted from its artefact in `folder`, checked against its catalogue row
+    and against how the bundle says it was read; or the problem that stopped it."""
+    try:
+        data = read_fetched(row, folder)
+        version = version_from_row(row, data)
+    except FileNotFoundError:
+        return BundleProblem(
+            where=row.path, reason="missing", detail=f"no artefact at {folder / row.path}"
+        )
+    except (ChecksumMismatch, UnsafePath, ExtractionError, TextDecodeError) as exc:
+        return BundleProblem(where=row.path, reason="sha256_mismatch", detail=str(exc))
+    expected = version_record(version)
+    if recorded != expected:
+        fields = sorted(
+            k for k in expected if recorded is None or recorded.get(k) != expected.get(k)
+        )
+        return BundleProblem(
+            where=row.path,
+            reason="text_changed",
+            detail=f"re-extraction differs from {REQUIRED['versions']} in "
+            + ", ".join(f"{k} ({expected[k]!r})" for k in fields),
+        )
+    return version
 
 
 # ---------------------------------------------------------------------------------------------
@@ -313,7 +321,7 @@ def write_bundle(
     members: dict[str, bytes] = {}
     extra: dict[str, Any] = {}
     if notes is not None:
-        notes_bytes, citations = _note_citations(workspace, note_quotes(notes))
+        notes_bytes, citations = note_members(workspace, note_quotes(notes))
         members[NOTES[1]] = notes_bytes
         fmt, documents, source = "workbench", None, str(notes)
     assert citations is not None
@@ -323,7 +331,7 @@ def write_bundle(
         raise BundleError(f"{source}: {bad.error}; a bundle holds only citations it can re-read")
     if not lines:
         raise BundleError(f"{source}: no citation to bundle")
-    verdicts, verdict_bytes, annotation_bytes = _verdicts(workspace, lines)
+    verdicts, verdict_bytes, annotation_bytes = verdict_members(workspace, lines)
     held = set(workspace.version_ids())
     cited = sorted({c.version_id for c in (v.verification.citation for v in verdicts)} & held)
     catalogue = {row.path: row for row in read_catalogue(corpus_dir)}
@@ -342,7 +350,7 @@ def write_bundle(
     members[REQUIRED["catalogue"]] = _jsonl(
         [{"path": r.path, "provenance": dict(r.provenance)} for r in rows]
     )
-    members[REQUIRED["versions"]] = _jsonl([_version_record(v) for v in versions])
+    members[REQUIRED["versions"]] = _jsonl([version_record(v) for v in versions])
     members[REQUIRED["citations"]] = citations
     extra["citations"] = {"workbench:format": fmt, "workbench:documents": list(documents or [])}
     members[REQUIRED["annotations"]] = annotation_bytes
@@ -418,297 +426,11 @@ def _write_zip(out: Path, members: Mapping[str, bytes]) -> None:
     replace_file_with(out, write, mode=0o644)
 
 
-# ---------------------------------------------------------------------------------------------
-# Reading
-
-
-def _safe_member_name(name: str) -> str | None:
-    """Why `name` cannot be a member, or None: it must be a relative POSIX path whose parts are
-    neither empty, `.`, `..` nor hidden (the Data Package rule for resource paths), with no
-    backslash, NUL or drive colon."""
-    if not name or name.startswith("/") or any(c in name for c in "\\\0:"):
-        return "is not a relative POSIX path"
-    if any(part in ("", ".", "..") or part.startswith(".") for part in name.split("/")):
-        return "has an empty, '.', '..' or hidden part"
-    return None
-
-
-def _open(path: Path) -> zipfile.ZipFile:
-    """The bundle's zip, after every member name is checked (module docstring)."""
-    try:
-        archive = zipfile.ZipFile(path)
-    except zipfile.BadZipFile as exc:
-        raise BundleError(f"{path}: not a zip archive ({exc}); expected a bundle") from exc
-    names = archive.namelist()
-    for name in names:
-        if problem := _safe_member_name(name):
-            archive.close()
-            raise BundleError(f"{path}: member {name!r} {problem}; nothing was read")
-    duplicated = sorted({n for n in names if names.count(n) > 1})
-    if duplicated:
-        archive.close()
-        raise BundleError(f"{path}: member {duplicated[0]!r} appears twice; nothing was read")
-    return archive
-
-
-def _read_member(archive: zipfile.ZipFile, name: str, limit: int) -> bytes:
-    """A member's bytes, reading at most `limit` + 1 (a member longer than declared is caught
-    without inflating it whole)."""
-    info = archive.getinfo(name)
-    if info.flag_bits & 0x1:
-        raise BundleError(f"{archive.filename}: member {name!r} is encrypted")
-    try:
-        with archive.open(info) as member:
-            return member.read(limit + 1)
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
-        raise BundleError(f"{archive.filename}: member {name!r} cannot be read ({exc})") from exc
-
-
-def _strict_json(data: bytes, where: str) -> Any:
-    """JSON with no duplicate key and no NaN or Infinity, or `BundleError` naming `where`."""
-    try:
-        return strict_json(data.decode("utf-8"), ValueError)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise BundleError(f"{where}: not strict UTF-8 JSON ({exc})") from exc
-
-
-def _descriptor(archive: zipfile.ZipFile) -> tuple[dict[str, Any], bytes]:
-    where = f"{archive.filename}: {DESCRIPTOR}"
-    if DESCRIPTOR not in archive.namelist():
-        raise BundleError(f"{where}: missing; expected a Data Package descriptor at the top")
-    data = _read_member(archive, DESCRIPTOR, MAX_DESCRIPTOR_BYTES)
-    if len(data) > MAX_DESCRIPTOR_BYTES:
-        raise BundleError(f"{where}: over {MAX_DESCRIPTOR_BYTES} bytes")
-    descriptor = _strict_json(data, where)
-    if not isinstance(descriptor, dict):
-        raise BundleError(f"{where}: expected a JSON object")
-    if descriptor.get("workbench:bundle_scheme") != BUNDLE_SCHEME:
-        raise BundleError(
-            f"{where}: workbench:bundle_scheme {descriptor.get('workbench:bundle_scheme')!r}; "
-            f"this workbench reads scheme {BUNDLE_SCHEME}"
-        )
-    resources = descriptor.get("resources")
-    if not isinstance(resources, list) or not resources:
-        raise BundleError(f"{where}: 'resources' must be a non-empty array")
-    names: set[str] = set()
-    for number, resource in enumerate(resources):
-        at = f"{where}: resources[{number}]"
-        if not isinstance(resource, dict):
-            raise BundleError(f"{at}: expected an object")
-        name, path = resource.get("name"), resource.get("path")
-        if not isinstance(name, str) or not _RESOURCE_NAME.fullmatch(name) or name in names:
-            raise BundleError(f"{at}: 'name' {name!r} is not a unique lower-case name")
-        names.add(name)
-        if not isinstance(path, str) or _safe_member_name(path):
-            raise BundleError(f"{at}: 'path' {path!r} is not a relative POSIX path")
-        if not isinstance(resource.get("hash"), str) or not _SHA256.fullmatch(resource["hash"]):
-            raise BundleError(f"{at}: 'hash' must be 'sha256:' and 64 hex digits")
-        if type(resource.get("bytes")) is not int or resource["bytes"] < 0:
-            raise BundleError(f"{at}: 'bytes' must be a byte count")
-    for name, path in REQUIRED.items():
-        if not any(r["name"] == name and r["path"] == path for r in resources):
-            raise BundleError(f"{where}: no resource {name!r} at {path!r}")
-    return descriptor, data
-
-
-def _members(
-    archive: zipfile.ZipFile, resources: Sequence[Mapping[str, Any]]
-) -> tuple[dict[str, bytes], list[BundleProblem]]:
-    """Every resource's bytes that match its descriptor entry, and a problem for each that is
-    missing, a different size, or hashes otherwise; and for each member no resource names."""
-    present = set(archive.namelist()) - {DESCRIPTOR}
-    problems: list[BundleProblem] = []
-    good: dict[str, bytes] = {}
-    for resource in resources:
-        path, size, expected = resource["path"], resource["bytes"], resource["hash"]
-        if path not in present:
-            problems.append(BundleProblem(where=path, reason="missing", detail="not in the zip"))
-            continue
-        data = _read_member(archive, path, size)
-        actual = "sha256:" + hashlib.sha256(data).hexdigest()
-        if len(data) != size or actual != expected:
-            shown = f"over {size}" if len(data) > size else str(len(data))
-            problems.append(
-                BundleProblem(
-                    where=path,
-                    reason="sha256_mismatch",
-                    detail=f"{shown} bytes hashing to {actual}; {DESCRIPTOR} says {size} bytes, "
-                    f"{expected}",
-                )
-            )
-        good[path] = data
-    for path in sorted(present - {r["path"] for r in resources}):
-        problems.append(
-            BundleProblem(where=path, reason="unexpected_member", detail="no resource names it")
-        )
-    return good, problems
-
-
-def _catalogue_rows(data: bytes, where: str) -> tuple[CatalogueRow, ...]:
-    rows: list[CatalogueRow] = []
-    for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
-        item = _strict_json(line.encode("utf-8"), f"{where}: line {number}")
-        rel = item.get("path") if isinstance(item, dict) else None
-        if not isinstance(rel, str) or not isinstance(item.get("provenance"), dict):
-            raise BundleError(f"{where}: line {number}: expected {{'path', 'provenance'}}")
-        if check_relative_path(rel, field="path") or rel.count("/") != 2:
-            raise BundleError(f"{where}: line {number}: path {rel!r} is not a catalogue path")
-        if any(row.path == rel for row in rows):
-            raise BundleError(f"{where}: line {number}: path {rel!r} appears twice")
-        try:
-            parse_provenance(canonical_json(item["provenance"]).encode("utf-8"), source=rel)
-        except ProvenanceError as exc:
-            raise BundleError(f"{where}: line {number}: {exc}") from exc
-        rows.append(CatalogueRow(path=rel, provenance=item["provenance"]))
-    return tuple(rows)
-
-
-def _reread(
-    row: CatalogueRow, recorded: Mapping[str, Any] | None, folder: Path
-) -> Version | BundleProblem:
-    """The version re-extracted from its artefact in `folder`, checked against its catalogue row
-    and against how the bundle says it was read; or the problem that stopped it."""
-    try:
-        data = read_fetched(row, folder)
-        version = version_from_row(row, data)
-    except FileNotFoundError:
-        return BundleProblem(
-            where=row.path, reason="missing", detail=f"no artefact at {folder / row.path}"
-        )
-    except (ChecksumMismatch, UnsafePath, ExtractionError, TextDecodeError) as exc:
-        return BundleProblem(where=row.path, reason="sha256_mismatch", detail=str(exc))
-    expected = _version_record(version)
-    if recorded != expected:
-        fields = sorted(
-            k for k in expected if recorded is None or recorded.get(k) != expected.get(k)
-        )
-        return BundleProblem(
-            where=row.path,
-            reason="text_changed",
-            detail=f"re-extraction differs from {REQUIRED['versions']} in "
-            + ", ".join(f"{k} ({expected[k]!r})" for k in fields),
-        )
-    return version
-
-
-def _compare(where: str, bundled: bytes, derived: bytes) -> list[BundleProblem]:
-    if bundled == derived:
-        return []
-    old, new = bundled.split(b"\n"), derived.split(b"\n")
-    differing = [i + 1 for i in range(max(len(old), len(new))) if old[i : i + 1] != new[i : i + 1]]
-    return [
-        BundleProblem(
-            where=where,
-            reason="differs",
-            detail=f"the re-check gives other bytes at line {', '.join(map(str, differing[:5]))}"
-            + (f" and {len(differing) - 5} more" if len(differing) > 5 else ""),
-        )
-    ]
-
-
-def verify_bundle(path: Path, *, mirror: Path | None = None) -> BundleReport:
-    """Re-check a bundle offline (module docstring); documents come from the bundle when it holds
-    them, else from `mirror` (a folder in mirror layout, `<jurisdiction>/<family>/<file>`).
-
-    Raises `BundleError` for a file that is not a bundle at all (not a zip, an unsafe member
-    name, no or a malformed descriptor). Everything else found wrong is a `BundleProblem` in the
-    report; verdicts are re-derived for every citation that can still be read.
-    """
-    with _open(path) as archive:
-        descriptor, descriptor_bytes = _descriptor(archive)
-        resources = descriptor["resources"]
-        members, problems = _members(archive, resources)
-    digest = hashlib.sha256(descriptor_bytes).hexdigest()
-    by_name = {r["name"]: r for r in resources}
-    needed = [REQUIRED[n] for n in ("catalogue", "versions", "citations")]
-    if any(p not in members for p in needed):
-        return BundleReport(
-            path=path,
-            digest=digest,
-            versions=(),
-            verdicts=(),
-            log_head={},
-            problems=tuple(problems),
-        )
-    rows = _catalogue_rows(members[needed[0]], needed[0])
-    recorded = {}
-    for number, raw in enumerate(members[needed[1]].splitlines(), start=1):
-        item = _strict_json(raw, f"{needed[1]}: line {number}")
-        if isinstance(item, dict) and isinstance(item.get("version_id"), str):
-            recorded[item["version_id"]] = item
-    citations = by_name["citations"]
-    fmt, documents = citations.get("workbench:format"), citations.get("workbench:documents")
-    if fmt not in FORMATS or not isinstance(documents, list):
-        raise BundleError(f"{DESCRIPTOR}: the citations resource names no readable format")
-    with tempfile.TemporaryDirectory(prefix="workbench-bundle-") as scratch:
-        inside = Path(scratch) / "documents"
-        for row in rows:
-            data = members.get(DOCUMENTS + row.path)
-            if data is not None:
-                target = inside / row.path
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(data)
-        versions: list[Version] = []
-        for row in rows:
-            folder = inside if (DOCUMENTS + row.path) in members else mirror
-            if folder is None:
-                problems.append(
-                    BundleProblem(
-                        where=row.path,
-                        reason="missing",
-                        detail="the bundle holds no documents; give --mirror DIR",
-                    )
-                )
-                continue
-            version = _reread(row, recorded.get(row.path), folder)
-            if isinstance(version, BundleProblem):
-                problems.append(version)
-            else:
-                versions.append(version)
-        by_path = {r.path: r for r in rows}
-        with Workspace(Path(scratch) / "workspace.sqlite") as workspace:
-            for version in versions:
-                workspace.add_version(version, dict(by_path[version.version_id].provenance))
-            if NOTES[1] in members:
-                facts = [
-                    _strict_json(raw, f"{NOTES[1]}: line {n}")
-                    for n, raw in enumerate(members[NOTES[1]].splitlines(), start=1)
-                ]
-                notes_bytes, citation_bytes = _note_citations(workspace, facts)
-                problems += _compare(NOTES[1], members[NOTES[1]], notes_bytes)
-                problems += _compare(REQUIRED["citations"], members[needed[2]], citation_bytes)
-            lines = read_citations(members[needed[2]], fmt, documents=documents, source=needed[2])
-            for line in lines:
-                if line.error is not None:
-                    problems.append(
-                        BundleProblem(where=needed[2], reason="unreadable", detail=line.error)
-                    )
-            verdicts, verdict_bytes, annotation_bytes = _verdicts(workspace, lines)
-    for name in ("verdicts", "annotations"):
-        member = REQUIRED[name]
-        if member in members:
-            derived = verdict_bytes if name == "verdicts" else annotation_bytes
-            problems += _compare(member, members[member], derived)
-    log_head: Mapping[str, Any] = {}
-    if REQUIRED["verdict-log-head"] in members:
-        head = _strict_json(members[REQUIRED["verdict-log-head"]], REQUIRED["verdict-log-head"])
-        log_head = head if isinstance(head, dict) else {}
-    return BundleReport(
-        path=path,
-        digest=digest,
-        versions=tuple(v.version_id for v in versions),
-        verdicts=verdicts,
-        log_head=log_head,
-        problems=tuple(problems),
-    )
-
-
 __all__ = [
     "BUNDLE_SCHEME",
     "BundleProblem",
     "BundleReport",
     "BundleVerdict",
     "note_quotes",
-    "verify_bundle",
     "write_bundle",
 ]

@@ -2,10 +2,10 @@
 versions of a family.
 
 Both verbs use one search, the exact occurrence search of the verifier (the one normalization on
-both sides, the three readings of a line-break hyphen, nothing else), asked through one adapter,
-`_occurrences`, which returns raw spans; `workbench.history.recheck` asks it through the same adapter.
-`cite_quote` turns a quote into a citation when the version holds it exactly once, or when the
-occurrence is named; `quote_history` lists, for every version of a family, where the quote stands
+both sides, the three readings of a line-break hyphen, nothing else), as raw spans
+(`cite.occurrence_spans`; `workbench.history.recheck` asks the same). `cite_quote` turns a quote
+into a citation by the verifier's occurrence rule (`cite.find_text`): when the version holds it
+exactly once, or when the occurrence is named; `quote_history` lists, for every version of a family, where the quote stands
 in it. Each occurrence is placed in its version: the passage it starts in (section label and
 structure path, read through the shipped numbering profile of the family) and, for a PDF, its
 pages. Every position reported was found in the text it names.
@@ -21,10 +21,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from workbench.cite.index import DELETABLE, SourceIndex, find_occurrences, source_index
-from workbench.cite.verify import Citation, Verification, verify_citations
+from workbench.cite import Citation, Verification, verify_citations
+from workbench.cite.index import (
+    DELETABLE,
+    OccurrenceStatus,
+    SourceIndex,
+    find_text,
+    occurrence_spans,
+    source_index,
+)
 from workbench.errors import CitationError, CorpusChanged
-from workbench.models import Version, text_sha256
+from workbench.models import Version, span_pages, text_sha256
 from workbench.text.normalize import normalized_text
 from workbench.text.segment import segment_version
 from workbench.workspace import Workspace
@@ -32,6 +39,13 @@ from workbench.workspace import Workspace
 CONTEXT_CHARS = 60  # raw characters of context shown on each side of an occurrence
 
 CiteStatus = Literal["cited", "ambiguous", "not_found", "no_such_occurrence"]
+# The occurrence rule's outcomes, named as a citation made of the quote reads them.
+_CITE_STATUS: dict[OccurrenceStatus, CiteStatus] = {
+    "found": "cited",
+    "ambiguous": "ambiguous",
+    "missing": "not_found",
+    "no_such_occurrence": "no_such_occurrence",
+}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -182,12 +196,6 @@ class QuoteHistory:
 # The search and where an occurrence stands
 
 
-def _occurrences(index: SourceIndex, quote: str) -> tuple[tuple[int, int], ...]:
-    """Raw spans of every occurrence of `quote` in the indexed text, in the verifier's counting
-    order, by its own exact search (`cite.find_occurrences`)."""
-    return tuple((o.char_start, o.char_end) for o in find_occurrences(index, quote))
-
-
 def check_quote(quote: str) -> None:
     if not isinstance(quote, str) or not normalized_text(quote).strip(DELETABLE):
         raise CitationError(
@@ -209,7 +217,7 @@ def held_index(workspace: Workspace, version_id: str) -> SourceIndex:
 
 class _Places:
     """Where raw offsets stand in one version: its passages (read through the shipped profile of
-    its jurisdiction and family) and its page map, built on first use."""
+    its jurisdiction and family, segmented on first use) and its pages (`models.span_pages`)."""
 
     def __init__(self, version: Version) -> None:
         self.version = version
@@ -219,6 +227,7 @@ class _Places:
         start, end = span
         text = self.version.text
         label, path = self._section(start)
+        page, end_page = span_pages(self.version.pages, start, end) or (None, None)
         return Occurrence(
             version_id=self.version.version_id,
             occurrence=number,
@@ -226,8 +235,8 @@ class _Places:
             char_end=end,
             section_label=label,
             section_path=path,
-            page=self._page(start),
-            end_page=self._page(max(start, end - 1)),
+            page=page,
+            end_page=end_page,
             before=" ".join(text[max(0, start - CONTEXT_CHARS) : start].split()),
             after=" ".join(text[end : end + CONTEXT_CHARS].split()),
         )
@@ -250,14 +259,6 @@ class _Places:
             j -= 1
             label = passages[j].section_label
         return label, tuple(passage.path or ())
-
-    def _page(self, at: int) -> int | None:
-        """The page whose span holds `at` (the last page starting at or before it)."""
-        pages = self.version.pages
-        if not pages:
-            return None
-        k = bisect_right([p.char_start for p in pages], at) - 1
-        return pages[max(k, 0)].page
 
 
 def located(version: Version, spans: Sequence[tuple[int, int]]) -> tuple[Occurrence, ...]:
@@ -286,16 +287,10 @@ def cite_quote(
     if occurrence is not None and (type(occurrence) is not int or occurrence < 1):
         raise CitationError(f"occurrence {occurrence!r}: expected a positive integer")
     index = held_index(workspace, version_id)
-    spans = _occurrences(index, quote)
+    rule, spans = find_text(index, quote, occurrence)  # the occurrence rule (C6), in cite
     version = workspace.version(version_id)
     found = located(version, spans)
-    status: CiteStatus
-    if not spans:
-        status = "not_found"
-    elif occurrence is None:
-        status = "cited" if len(spans) == 1 else "ambiguous"
-    else:
-        status = "cited" if occurrence <= len(spans) else "no_such_occurrence"
+    status: CiteStatus = _CITE_STATUS[rule]
     citation = verification = None
     if status == "cited":
         chosen = occurrence or 1
@@ -350,7 +345,7 @@ def quote_history(workspace: Workspace, quote: str, family: str) -> QuoteHistory
     check_quote(quote)
     holdings = []
     for version in family_versions(workspace, family):
-        spans = _occurrences(held_index(workspace, version.version_id), quote)
+        spans = occurrence_spans(held_index(workspace, version.version_id), quote)
         holdings.append(
             Holding(
                 version_id=version.version_id,

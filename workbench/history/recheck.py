@@ -2,12 +2,12 @@
 
 When a newer version of a family is held, every recorded citation, and every note quote, into an
 older version is searched, exactly, in each newer version, by the search `cite` and `history` use
-(`timeline._occurrences`): `still_present` (one occurrence, with its offsets there), `gone` (none)
+(`cite.occurrence_spans`): `still_present` (one occurrence, with its offsets there), `gone` (none)
 or `now_ambiguous` (more than one). An offset is never carried from one version to another through
 the alignment, so a quote that moved is found where it now stands, or not at all. The one thing
 taken from the alignment is a suggestion shown beside a gone quote in the newest version: the
 passage there that `diff_versions` paired with the quote's old passage, marked `is_evidence:
-false`. A note is rechecked by the out-of-process check of `claims` against each newer version's
+false`. A note is rechecked by the out-of-process check of `notes.check` against each newer version's
 catalogued file, and each such check is a run in the ledger; the census reads those runs.
 
 The guarantee: a `still_present` finding's offsets are an occurrence of the quote in that
@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from workbench.cite.index import occurrence_spans
 from workbench.cite.verify import Citation
 from workbench.errors import ChecksumMismatch, CitationError, NoteError, VersionNotFound
 from workbench.history.dating import (
     Occurrence,
-    _occurrences,
     check_quote,
     family_versions,
     held_index,
@@ -36,7 +36,7 @@ from workbench.models import Change, Version
 from workbench.workspace import Workspace
 
 if TYPE_CHECKING:
-    from workbench.notes.claims import Ledger, Run
+    from workbench.notes.ledger import Ledger, Run
 
 RecheckStatus = Literal["still_present", "gone", "now_ambiguous"]
 
@@ -204,7 +204,9 @@ def _findings(
         status = _status(spans)
         suggestion = None
         if status == "gone" and version is newer[-1]:
-            base_spans = _occurrences(held_index(workspace, base.version_id), recorded.quoted_text)
+            base_spans = occurrence_spans(
+                held_index(workspace, base.version_id), recorded.quoted_text
+            )
             suggestion = aligner.suggest(base, version, base_spans[0] if base_spans else None)
         out.append(
             Finding(
@@ -237,12 +239,13 @@ def recheck_quotes(
     note files, each recorded against its `pointer`, else its `document`. With `family`, only
     quotes into that family are rechecked. A citation's quote is searched in each newer version
     in this process; a note is checked against each newer version's catalogued file by
-    `claims.recheck_note` (a separate process, checksum first, the run appended to `ledger`, the
-    note never written), and its findings are read off that run's spans. A subject whose version
+    `notes.check.recheck_note` (a separate process, checksum first, the run appended to `ledger`,
+    the note never written), and its findings are read off that run's spans. A subject whose version
     is the newest held, or a note that names no version, is listed in `skipped`. Findings are in
     input order (citations, then notes; a note's quotes in note order), then version order.
     """
-    from workbench.notes import claims
+    from workbench.notes.check import recheck_note
+    from workbench.notes.note import parse_note
 
     aligner = _Aligner()
     findings: list[Finding] = []
@@ -268,7 +271,9 @@ def recheck_quotes(
             continue
         check_quote(citation.quoted_text)
         spans_in = {
-            v.version_id: _occurrences(held_index(workspace, v.version_id), citation.quoted_text)
+            v.version_id: occurrence_spans(
+                held_index(workspace, v.version_id), citation.quoted_text
+            )
             for v in newer
         }
         recorded = _Recorded(
@@ -285,7 +290,7 @@ def recheck_quotes(
         if not path.is_file():
             skipped.append(f"{path}: no such note (the ledger names it)")
             continue
-        note = claims.parse_note(path)
+        note = parse_note(path)
         base_id = note.pointer or note.get("document")
         if base_id is None:
             skipped.append(f"{path}: names no pointer or document")
@@ -296,7 +301,7 @@ def recheck_quotes(
         assert ledger is not None and corpus_dir is not None and store is not None
         note_runs = []
         for version in newer:
-            run = claims.recheck_note(
+            run = recheck_note(
                 path, version.version_id, corpus_dir=corpus_dir, store=store, ledger=ledger
             )
             runs.append(run)
@@ -330,6 +335,32 @@ def ledger_notes(ledger: Ledger) -> tuple[Path, ...]:
     for run in ledger.runs():
         seen.setdefault(run.note)
     return tuple(map(Path, seen))
+
+
+def recorded_quotes(
+    ledger: Ledger, *, notes: Path | None = None, citations: Path | None = None
+) -> tuple[list[tuple[str, Citation]], tuple[Path, ...]]:
+    """What `workbench recheck` rechecks: the citations of a JSON Lines file (each labelled
+    `FILE:LINE`), and the notes of a folder; with neither named, every note the ledger holds a run
+    for (`ledger_notes`), and with only citations named, no note. A citation line that does not
+    read raises `CitationError` naming the file and the line's problem."""
+    from workbench.cite.formats import read_citations
+    from workbench.notes.note import notes_in
+
+    labelled: list[tuple[str, Citation]] = []
+    if citations is not None:
+        lines = read_citations(citations.read_bytes(), "workbench", source=str(citations))
+        bad = next((line for line in lines if line.error is not None), None)
+        if bad is not None:
+            raise CitationError(f"{citations}: {bad.error}")
+        labelled = [
+            (f"{citations}:{line.line}", line.citation)
+            for line in lines
+            if line.citation is not None  # every line read: a bad one was refused above
+        ]
+    if notes is not None:
+        return labelled, notes_in(notes)
+    return labelled, (ledger_notes(ledger) if citations is None else ())
 
 
 # ---------------------------------------------------------------------------------------------

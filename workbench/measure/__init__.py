@@ -5,61 +5,140 @@ Corpus-wide work is a map over document families and a deterministic reduce (C13
 returns one evidence row per modified pairing and one per version parse. `reduce_families`
 reduces those rows, sorted, into the reports. Nothing depends on the order families arrive in.
 
-The package holds the map (`family`: `measure_family`), the reduce (`reports`: `reduce_families`
-and `rate`), the cache (`cache`: a family's measurement as JSON, kept under exactly its inputs)
-and the whole chain (`run`: `measure_corpus`, and `map_families`, the map run serially). Every
-public name is importable from `workbench.measure` itself.
+The modules, each importing only the siblings it needs, in the order they build on each other:
+`family` (the map: `measure_family` and its evidence rows), `reports` (the reduce:
+`reduce_families`, `rate`, the report JSON), `cache` (a family's measurement as JSON, kept under
+exactly its inputs), `charts` (altair charts drawn to SVG offline), `html` (the report pages and
+the headline README), `tables` (the CSV/Parquet tables, written by `workbench.tables`), `cluster`
+(the map on a Dask cluster), and `run` on top (`measure_corpus`, the whole chain, and
+`map_families`, the map run serially). No module imports this package or one that imports it.
+
+Every public name is importable from `workbench.measure` itself, loaded from its module at first
+use (`workbench.lazy`), so importing the package, or one module of it, loads neither the diff nor
+numpy, polars, altair or dask until a name that needs them is asked for.
 """
 
 from __future__ import annotations
 
-from workbench.measure.cache import (
-    CACHE_DIR_NAME,
-    CACHE_SCHEME,
-    VERSION_FACTS,
-    MeasurementCache,
-    family_cache_key,
-    family_measurement_as_json,
-    family_measurement_from_json,
-    held_version_facts,
-    row_as_json,
-    version_facts,
-)
-from workbench.measure.family import (
-    CAP_CAUSES,
-    CAUTION_CAUSES,
-    EXCLUDED_KINDS,
-    CautionRow,
-    FamilyMeasurement,
-    PairingRow,
-    ParseRow,
-    PassageRow,
-    caution_cause,
-    measure_family,
-)
-from workbench.measure.reports import (
-    DIGESTS_NAME,
-    ESCALATION_NAME,
-    EXAMPLES_PER_CAUSE,
-    KNOWN_TARGET,
-    MIN_SUBJECTS,
-    STRUCTURE_NAME,
-    WIRING_MIN_KNOWN_SHARE,
-    Evidence,
-    Measurements,
-    Rate,
-    corpus_digest,
-    corpus_digests,
-    rate,
-    reduce_families,
-    report_bytes,
-    wiring_decision,
-)
-from workbench.measure.run import (
-    MeasureRun,
-    map_families,
-    measure_corpus,
-)
+from typing import TYPE_CHECKING
+
+from workbench.lazy import lazy_names
+
+if TYPE_CHECKING:  # the names as the type checker sees them; at run time `_HOME` loads them
+    from workbench.measure.cache import (
+        CACHE_DIR_NAME,
+        CACHE_SCHEME,
+        VERSION_FACTS,
+        MeasurementCache,
+        family_cache_key,
+        family_measurement_as_json,
+        family_measurement_from_json,
+        held_version_facts,
+        row_as_json,
+        version_facts,
+    )
+    from workbench.measure.charts import RenderedChart, chart_svg, render_chart
+    from workbench.measure.cluster import map_families_on_cluster
+    from workbench.measure.family import (
+        CAP_CAUSES,
+        CAUTION_CAUSES,
+        EXCLUDED_KINDS,
+        CautionRow,
+        FamilyMeasurement,
+        PairingRow,
+        ParseRow,
+        PassageRow,
+        caution_cause,
+        measure_family,
+    )
+    from workbench.measure.html import write_reports
+    from workbench.measure.reports import (
+        DIGESTS_NAME,
+        ESCALATION_NAME,
+        EXAMPLES_PER_CAUSE,
+        KNOWN_TARGET,
+        MIN_SUBJECTS,
+        STRUCTURE_NAME,
+        WIRING_MIN_KNOWN_SHARE,
+        Evidence,
+        Measurements,
+        Rate,
+        corpus_digest,
+        corpus_digests,
+        rate,
+        reduce_families,
+        report_bytes,
+        wiring_decision,
+    )
+    from workbench.measure.run import MeasureRun, map_families, measure_corpus
+    from workbench.measure.tables import (
+        TABLE_KINDS,
+        measurement_tables,
+        write_measurement_tables,
+    )
+
+# Each public name and the module that holds it.
+_HOME = {
+    **dict.fromkeys(
+        (
+            "CAP_CAUSES",
+            "CAUTION_CAUSES",
+            "EXCLUDED_KINDS",
+            "CautionRow",
+            "FamilyMeasurement",
+            "PairingRow",
+            "ParseRow",
+            "PassageRow",
+            "caution_cause",
+            "measure_family",
+        ),
+        "workbench.measure.family",
+    ),
+    **dict.fromkeys(
+        (
+            "DIGESTS_NAME",
+            "ESCALATION_NAME",
+            "EXAMPLES_PER_CAUSE",
+            "KNOWN_TARGET",
+            "MIN_SUBJECTS",
+            "STRUCTURE_NAME",
+            "WIRING_MIN_KNOWN_SHARE",
+            "Evidence",
+            "Measurements",
+            "Rate",
+            "corpus_digest",
+            "corpus_digests",
+            "rate",
+            "reduce_families",
+            "report_bytes",
+            "wiring_decision",
+        ),
+        "workbench.measure.reports",
+    ),
+    **dict.fromkeys(
+        (
+            "CACHE_DIR_NAME",
+            "CACHE_SCHEME",
+            "VERSION_FACTS",
+            "MeasurementCache",
+            "family_cache_key",
+            "family_measurement_as_json",
+            "family_measurement_from_json",
+            "held_version_facts",
+            "row_as_json",
+            "version_facts",
+        ),
+        "workbench.measure.cache",
+    ),
+    **dict.fromkeys(("RenderedChart", "chart_svg", "render_chart"), "workbench.measure.charts"),
+    "write_reports": "workbench.measure.html",
+    **dict.fromkeys(
+        ("TABLE_KINDS", "measurement_tables", "write_measurement_tables"),
+        "workbench.measure.tables",
+    ),
+    "map_families_on_cluster": "workbench.measure.cluster",  # needs dask for workers
+    **dict.fromkeys(("MeasureRun", "map_families", "measure_corpus"), "workbench.measure.run"),
+}
 
 __all__ = [
     "CACHE_DIR_NAME",
@@ -73,6 +152,7 @@ __all__ = [
     "KNOWN_TARGET",
     "MIN_SUBJECTS",
     "STRUCTURE_NAME",
+    "TABLE_KINDS",
     "VERSION_FACTS",
     "WIRING_MIN_KNOWN_SHARE",
     "CautionRow",
@@ -85,7 +165,9 @@ __all__ = [
     "ParseRow",
     "PassageRow",
     "Rate",
+    "RenderedChart",
     "caution_cause",
+    "chart_svg",
     "corpus_digest",
     "corpus_digests",
     "family_cache_key",
@@ -93,12 +175,19 @@ __all__ = [
     "family_measurement_from_json",
     "held_version_facts",
     "map_families",
+    "map_families_on_cluster",
     "measure_corpus",
     "measure_family",
+    "measurement_tables",
     "rate",
     "reduce_families",
+    "render_chart",
     "report_bytes",
     "row_as_json",
     "version_facts",
     "wiring_decision",
+    "write_measurement_tables",
+    "write_reports",
 ]
+
+__getattr__, __dir__ = lazy_names(globals(), _HOME)

@@ -1,4 +1,4 @@
-"""The engine: corpus-wide work as a map over document families, in-process or on a Dask cluster.
+"""Where the map runs: over document families, in-process or on a Dask cluster.
 
 Corpus-wide measurement is a map (`measure_family` on each family) and a deterministic reduce
 (`reduce_families`, on the client). The map runs in-process by default; with `workers=N` on a
@@ -41,14 +41,14 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from workbench.corpus.catalogue import read_fetched
+from workbench.corpus import read_fetched
 from workbench.errors import (
     ClusterError,
     EngineOptionError,
     FamilyTaskFailed,
     WorkbenchError,
 )
-from workbench.measure import FamilyMeasurement, measure_family
+from workbench.measure.family import FamilyMeasurement, measure_family
 from workbench.models import CatalogueRow, Version, code_digest, content_id
 from workbench.text.profiles import Profile, candidate_profiles, registry, registry_from_sources
 from workbench.workspace import Workspace, version_from_row

@@ -36,7 +36,7 @@ from workbench.changes.diff import (
     diff_passages,
     pairing_is_uncertain,
 )
-from workbench.changes.review import items_of_pair
+from workbench.changes.queue import items_of_pair
 from workbench.models import (
     PAIRING_KINDS,
     Change,
@@ -44,13 +44,11 @@ from workbench.models import (
     Version,
     consecutive_pairs,
 )
-from workbench.text.profiles import (
-    Choice,
-    Profile,
-    choose_profile,
-)
+from workbench.text.choice import Choice, choose_profile
+from workbench.text.lines import gutter_line_starts
+from workbench.text.profiles import Profile
 from workbench.text.segment import leading_number, segment_version
-from workbench.text.structure import StructureParse, gutter_line_starts, parse_structure
+from workbench.text.structure import StructureParse, parse_structure
 
 CAP_CAUSES = ("year_like", "page_or_gutter", "renumbered", "structure_refused", "structure_agrees")
 EXCLUDED_KINDS = frozenset({"front_matter", "furniture"})

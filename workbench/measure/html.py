@@ -18,16 +18,15 @@ from typing import Any
 
 import altair as alt
 
-from workbench.measure import (
-    CAP_CAUSES,
-    CAUTION_CAUSES,
+from workbench.measure.charts import chart_svg
+from workbench.measure.family import CAP_CAUSES, CAUTION_CAUSES
+from workbench.measure.reports import (
     DIGESTS_NAME,
     ESCALATION_NAME,
     STRUCTURE_NAME,
     Measurements,
     report_bytes,
 )
-from workbench.measure.charts import chart_svg
 
 COMMAND = "make measure  (or: workbench measure)"
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.corpus.catalogue import admit, read_catalogue, read_refusals
+from workbench.corpus import admit, read_catalogue, read_refusals
 from workbench.files import replace_file
 from workbench.measure.cache import (
     CACHE_DIR_NAME,
@@ -31,6 +31,7 @@ from workbench.models import (
     code_digest,
 )
 from workbench.progress import bar
+from workbench.tables import check_format
 from workbench.text.profiles import (
     Profile,
     read_profile_dir,
@@ -103,16 +104,14 @@ def measure_corpus(
        the cache (`cache`, default `measure-cache/` beside the workspace file) reuses it; every
        other family is measured (in-process, or on Dask with `workers` / `scheduler`, C13) and
        stored there. `use_cache=False` measures every family and stores nothing.
-    4. The reduce (`reduce_families`) and the reports (`report.write_reports`); with `export`
+    4. The reduce (`reduce_families`) and the reports (`html.write_reports`); with `export`
        ("csv" or "parquet") the measurement tables too (`tables.write_measurement_tables`).
 
     The reports are the same bytes whichever families came from the cache and whatever ran the
     map. The researcher's `profiles` come before the shipped ones (`profiles.registry`).
     """
     if export is not None:
-        from workbench.tables import check_format  # refused before anything is read or written
-
-        check_format(export)
+        check_format(export)  # refused before anything is read or written
     if workers is not None or scheduler is not None:
         from workbench.measure.cluster import check_engine_options
 
@@ -163,7 +162,7 @@ def measure_corpus(
     written = list(write_reports(out, measurements).values())
     written += _write_induced_profiles(out, results)
     if export is not None:
-        from workbench.tables import write_measurement_tables
+        from workbench.measure.tables import write_measurement_tables
 
         written += write_measurement_tables(out, results, measurements, export)
     return MeasureRun(

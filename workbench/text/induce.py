@@ -8,13 +8,13 @@ It reads no profile file and no jurisdiction or family name: only the texts, in 
 The rule, in order:
 
 1. **Layout.** Gutter numbers are set aside when the lines whose leading integers count up by one
-   (`structure.gutter_line_starts`) are at least `GUTTER_SHARE` of the non-blank lines; a `---`
+   (`lines.gutter_line_starts`) are at least `GUTTER_SHARE` of the non-blank lines; a `---`
    block at the top of any text makes `front_matter = true`; `MIN_HEADINGS` Markdown headings
    make `markdown_headings = true`. A text's body is *indented* when most of its non-blank lines are;
    in such a text a label at the left margin is a heading shape apart from the same label indented.
 2. **Furniture** (`furniture.py`): lines that repeat on the pages.
 3. **Label shapes.** Every line that may open a unit under the continuation rule
-   (`structure.label_may_open`; a Markdown heading, a furniture line or a blank line before it, a
+   (`lines.label_may_open`; a Markdown heading, a furniture line or a blank line before it, a
    sentence's end, a heading-like line) and is not a table-of-contents line is read for labels
    (`shapes.label_token`), the label's letters made alphabetic or Roman by their neighbours
    (`shapes.resolve_letters`). Spellings of one word are one shape (`SEC.` and `SECTION`).
@@ -59,21 +59,15 @@ from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Literal
 
+from workbench.text.frontmatter import front_matter_end
 from workbench.text.furniture import compile_furniture, induce_furniture
 from workbench.text.induced_toml import InducedLevel, render_profile
+from workbench.text.lines import _MARKDOWN_HEADING, _TOC_LINE, gutter_line_starts, label_may_open
 from workbench.text.nesting import evidence, ranks
 from workbench.text.ordinals import InconsistentStep, Ordinal, step_consistent
 from workbench.text.profiles import Profile, parse_profile
 from workbench.text.shapes import Shape, Token, label_token, resolve_letters, same_word
-from workbench.text.structure import (
-    _MARKDOWN_HEADING,
-    _TOC_LINE,
-    _front_matter_end,
-    gutter_line_starts,
-    label_may_open,
-    read_text,
-    units_from_readings,
-)
+from workbench.text.structure import read_text, units_from_readings
 
 MIN_LABELS = 2
 MIN_ALONE = 3  # labels in one text for a shape that nests with no other to stand alone
@@ -183,10 +177,15 @@ def _layout(texts: Sequence[str]) -> _Layout:
     )
     return _Layout(
         gutter=bool(non_blank) and gutter_lines >= GUTTER_SHARE * non_blank,
-        front_matter=any(_front_matter_end(_lines(t)) >= 0 for t in texts),
+        front_matter=any(_front_end(t) is not None for t in texts),
         markdown_headings=headings >= MIN_HEADINGS,
         furniture=induce_furniture(texts),
     )
+
+
+def _front_end(text: str) -> int | None:
+    """The line closing a text's front-matter block, read as the structure parser reads it."""
+    return front_matter_end(text.split("\n"), lenient=True)
 
 
 def _indented(lines: Sequence[tuple[int, str]]) -> bool:
@@ -199,7 +198,8 @@ def _indented(lines: Sequence[tuple[int, str]]) -> bool:
 def _scan(text: str, layout: _Layout) -> list[Token]:
     """Every label opening a line of `text` that may open a unit, in text order."""
     lines = _lines(text)
-    front_end = _front_matter_end(lines) if layout.front_matter else -1
+    front_end = _front_end(text) if layout.front_matter else None
+    front_end = -1 if front_end is None else front_end
     gutter = gutter_line_starts(text) if layout.gutter else frozenset()
     furniture = compile_furniture(layout.furniture)
     indented = _indented(lines)

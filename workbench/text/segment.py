@@ -2,8 +2,8 @@
 
 A passage is a paragraph (a maximal run of non-blank lines; a blank line holds only white space,
 form feeds included), split further where a line opens with a label the version's numbering
-profile reads (`structure.read_lines`), and around every furniture line and Markdown heading.
-The continuation rule (`structure.label_may_open`) keeps wrapped sentences whole: a line that
+profile reads (`lines.read_lines`), and around every furniture line and Markdown heading.
+The continuation rule (`lines.label_may_open`) keeps wrapped sentences whole: a line that
 continues the previous line's sentence never starts a passage or gets a label because it opens
 with a number or a letter in parentheses. A passage's offsets exclude the leading and trailing
 white space of its lines; inner line breaks stay.
@@ -17,7 +17,7 @@ Each passage has a kind, decided in this order:
    alone, "Page N of M");
 3. `heading` — a Markdown heading; a one-line passage opening with a label of a level the profile
    marks `heading`; a one-line labelled passage whose title is empty or reads as a heading
-   (`structure.title_like`); in an XML version, a one-line passage with no mark that has at most
+   (`lines.title_like`); in an XML version, a one-line passage with no mark that has at most
    `XML_HEADING_MAX_WORDS` words, no sentence end inside it (". ") and does not end in `,`, `;` or
    `:` (element titles such as "Renewable energy portfolio standard.");
 4. `body` — everything else.
@@ -41,16 +41,14 @@ import re
 from collections.abc import Sequence
 
 from workbench.models import Passage, PassageKind, StructureMark
+from workbench.text.lines import LineReading, read_lines, title_like
 from workbench.text.profiles import Profile, generic_profile, profile_for
 from workbench.text.structure import (
-    LineReading,
     StructureParse,
     finish_parse,
     is_marked,
     parse_text,
-    read_lines,
     read_text,
-    title_like,
     units_from_marks,
 )
 

@@ -15,9 +15,10 @@ profile carries the SHA-256 of its file's bytes, which every measurement that us
 Where the profiles come from, in order of precedence: the researcher's own (`profiles/*.toml` at the
 root of a corpus folder given to `measure --corpus`, and `--profiles DIR`), then the ones shipped in
 this package. `named_profile` picks the profile that names a family (`applies_to` holding
-`jurisdiction/family`, then `jurisdiction`); `choose_profile` tries every profile, and the one
-induced from the family's texts, on a family and keeps the one that reads the most consistent
-numbering (the rule is in its docstring).
+`jurisdiction/family`, then `jurisdiction`); `choice.choose_profile` tries every profile on a
+family and keeps the one that reads the most consistent numbering (the rule is in its docstring).
+This package reads profiles and nothing else: it imports neither the records nor the structure
+parser, which read through it.
 
 The guarantee: the same profile bytes give the same compiled profile, and a profile that loads reads
 every text without raising; a compiled profile is cached by its bytes, so trying many profiles on
@@ -33,12 +34,9 @@ import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from workbench.errors import ProfileError
-
-if TYPE_CHECKING:
-    from workbench.models import Version
 
 SHIPPED_DIR = Path(__file__).resolve().parent
 GENERIC = "generic"
@@ -322,7 +320,7 @@ def named_profile(profiles: Sequence[Profile], jurisdiction: str, family: str) -
 def candidate_profiles(
     profiles: Sequence[Profile], jurisdiction: str, family: str
 ) -> tuple[Profile, ...]:
-    """The profiles `choose_profile` may pick for a family: the one naming it, else all of them.
+    """The profiles `choice.choose_profile` may pick for a family: the one naming it, else all of them.
 
     The family's reading depends on these and no others (besides the profile induced from the
     family's own texts, which depends on nothing else), so they are what a worker is sent
@@ -330,93 +328,6 @@ def candidate_profiles(
     """
     named = named_profile(profiles, jurisdiction, family)
     return (named,) if named is not None else tuple(profiles)
-
-
-UNREAD = "no profile read this family's numbering"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Choice:
-    """Which profile reads a family and how it was chosen: "named", "automatic" (a registry
-    profile read the most), "induced" (the profile induced from the family's texts read the most)
-    or "unread" (no candidate read a consistent step: `UNREAD`; the induced profile reads it)."""
-
-    profile: Profile
-    how: Literal["named", "automatic", "induced", "unread"]
-    consistent: int  # consistent label steps read on the family's first and last version
-    inconsistent: int
-    marked: bool = False  # every version's numbering comes from its extractor's marks
-
-    @property
-    def note(self) -> str | None:
-        """What a report says of the choice beside the profile: `UNREAD` (and, for a family whose
-        versions carry the extractor's marks, that the marks number it), or nothing."""
-        if self.how != "unread":
-            return None
-        return f"{UNREAD}; its extractor's marks number it" if self.marked else UNREAD
-
-
-def profile_score(profile: Profile, versions: Sequence[Version]) -> tuple[int, int]:
-    """(consistent, inconsistent) label steps `profile` reads on a family's first and last version.
-
-    A version whose parse is refused (`structure.parse_structure`) counts (0, its inconsistent
-    steps): a profile that cannot read the numbering earns nothing for it.
-    """
-    from workbench.text.structure import parse_structure  # structure reads through this module
-
-    consistent = inconsistent = 0
-    chosen = [versions[0]] if len(versions) == 1 else [versions[0], versions[-1]]
-    for version in chosen:
-        parse = parse_structure(version, profile)
-        inconsistent += parse.inconsistent
-        if parse.refusal is None:
-            consistent += parse.checked - parse.inconsistent
-    return consistent, inconsistent
-
-
-def choose_profile(
-    versions: Sequence[Version], profiles: Sequence[Profile] | None = None
-) -> Choice:
-    """The profile that reads one family (`versions` in version order), and how it was chosen.
-
-    Rule: a profile that names the family (`named_profile`) wins ("named"). Otherwise every profile
-    of the registry, and the profile induced from the family's own texts (`induce.induce_profile`,
-    origin "induced"), is tried on the family's first and last version, and the one that reads the
-    most consistent label steps wins: "automatic" for a registry profile, "induced" for the induced
-    one (a step is consistent when a label is the first of its level under its parent, or the next
-    after its previous sibling; see `structure.py`). Ties go to fewer inconsistent steps, then to
-    the profile name in alphabetical order. When no candidate reads a consistent step, nothing won
-    a tie-break: the choice is "unread" (`UNREAD`), and the induced profile reads the family (it
-    holds only shapes the texts show; for texts that number nothing it reads no label). Only the
-    first and last versions are read, so the choice costs two parses per profile, whatever the
-    family's length, and one induction.
-    """
-    if not versions:
-        raise ValueError("choose_profile needs at least one version")
-    profiles = registry() if profiles is None else tuple(profiles)
-    first = versions[0]
-    named = named_profile(profiles, first.jurisdiction, first.family)
-    if named is not None:
-        return Choice(profile=named, how="named", consistent=0, inconsistent=0)
-    # induce reads through structure, which reads this module: imported here, as structure is.
-    from workbench.text.induce import induce_profile
-    from workbench.text.structure import is_marked
-
-    induced = induce_profile([v.text for v in versions]).profile()
-    best: tuple[tuple[int, int, str], Profile, int, int] | None = None
-    for profile in (*profiles, induced):
-        good, bad = profile_score(profile, versions)
-        key = (-good, bad, profile.name)
-        if best is None or key < best[0]:
-            best = (key, profile, good, bad)
-    assert best is not None  # the induced profile is always a candidate
-    if best[2] == 0:
-        marked = all(is_marked(v) for v in versions)
-        return Choice(
-            profile=induced, how="unread", consistent=0, inconsistent=best[3], marked=marked
-        )
-    how: Literal["automatic", "induced"] = "induced" if best[1] is induced else "automatic"
-    return Choice(profile=best[1], how=how, consistent=best[2], inconsistent=best[3])
 
 
 def profile_for(jurisdiction: str | None, family: str | None) -> Profile:

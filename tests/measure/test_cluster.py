@@ -1,4 +1,5 @@
-"""The engine on real Dask processes: byte-identical results, a killed worker, failing tasks.
+"""The map on a Dask cluster (`measure.cluster`), on real Dask processes: byte-identical results, a
+killed worker, failing tasks.
 
 A scheduler and workers are started as real `dask scheduler` / `dask worker` processes on loopback
 (no nanny, so killing a worker's process kills the worker). Most runs use a subset of families
@@ -29,7 +30,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import ROOT, STORE, link_families
 from workbench.cli import main
-from workbench.corpus.catalogue import admit
+from workbench.corpus import admit
 from workbench.errors import ClusterError
 from workbench.measure.cluster import (
     FamilyTask,

@@ -1,19 +1,15 @@
-"""Turn an admitted artefact's bytes into the text that every offset indexes (DESIGN.md C4, C14).
+"""XML to the reading text a person would cite, its labels carried through as structure marks (C4).
 
-Each media type has one named, versioned extractor (`EXTRACTORS`): plain text and Markdown pass
-through `decode_text` unchanged ("identity"); XML is parsed by a hardened parser (no entities, no
-DTD, no network) and rendered to the reading text a person would cite ("xml-text"), one passage per
-block, its labels (`<num>`, and `<Label>` outside USLM) carried through as `StructureMark`s. A
-schema the vocabulary was written for (USLM, the D.C. Council's code) is read by that vocabulary
-exactly as version 1 read it; any other schema (Justice Canada's consolidations) is read from its
-own element structure, so a new jurisdiction's XML needs no new table; PDF goes to `extract_pdf`
-("pdf-text", in `extract_pdf.py`), which also returns a page map, the page furniture it took out of
-the body and the pages with no usable text. Every refusal is a typed, one-line
-error naming the source and the byte, line or media type at fault.
+`extract_xml` parses an artefact's XML with a hardened parser (no entities, no DTD, no network) and
+renders it to reading text, one passage per block, its labels (`<num>`, and `<Label>` outside
+USLM) carried through as `StructureMark`s. A schema the vocabulary was written for (USLM, the D.C.
+Council's code) is read by that vocabulary exactly as version 1 read it ("xml-text" 1); any other
+schema (Justice Canada's consolidations) is read from its own element structure ("xml-blocks" 1),
+so a new jurisdiction's XML needs no new table. The rules are in `extract_xml`'s docstring; the
+tables of element roles below are the vocabulary.
 
-The guarantee: extraction is a pure function of the bytes. The same bytes give the same text every
-time, so a version's text hash can be re-derived and checked; any change to a rule here changes
-that extractor's version.
+The guarantee: the text is a pure function of the bytes, and any change to a rule here changes
+that extractor's version; a version recorded under "xml-text" 1 keeps its text byte for byte.
 """
 
 from __future__ import annotations
@@ -23,40 +19,15 @@ from dataclasses import dataclass, fields
 
 from lxml import etree
 
-from workbench.errors import ExtractionError, TextDecodeError
+from workbench.errors import ExtractionError
 from workbench.models import Extraction, StructureMark
-from workbench.text.pdf import PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION, extract_pdf
 
-__all__ = [
-    "BLOCK_ELEMENTS",
-    "CURRENT_EXTRACTORS",
-    "EXTRACTORS",
-    "MAX_LINE_CHARS",
-    "XML_BLOCKS_EXTRACTOR",
-    "AwaitingExtractor",
-    "decode_text",
-    "extract",
-]
-
-MAX_LINE_CHARS = 1_000_000
-
-EXTRACTORS: dict[str, tuple[str, str]] = {
-    "text/plain": ("identity", "1"),
-    "text/markdown": ("identity", "1"),
-    "application/xml": ("xml-text", "1"),
-    "text/xml": ("xml-text", "1"),
-    "application/pdf": (PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION),
-}
+# The extractor for XML in the vocabulary's namespaces (`VOCABULARY_NAMESPACES`).
+XML_TEXT_EXTRACTOR = ("xml-text", "1")
 # XML outside the known vocabularies' namespaces is read by its own element structure: a second
 # named extractor, so that the text of every USLM and D.C. Code version ("xml-text" 1) stays what
 # it was, byte for byte, and what a snapshot or a text hash recorded under it stays true.
 XML_BLOCKS_EXTRACTOR = ("xml-blocks", "1")
-# Every extractor's current version, by name: a version held under one of these (and its artefact
-# hash) is what extraction would produce again, so a warm ingest need not extract it.
-CURRENT_EXTRACTORS: dict[str, str] = {
-    **dict(EXTRACTORS.values()),
-    XML_BLOCKS_EXTRACTOR[0]: XML_BLOCKS_EXTRACTOR[1],
-}
 
 # Local names (any namespace) of the elements that open a passage: USLM levels and text blocks,
 # Federal Register notice parts and tables, D.C. Code paragraphs, texts and history annotations.
@@ -176,70 +147,13 @@ _EMPTY, _LABEL, _TEXT = 0, 1, 2  # what the current line holds so far
 _SOFT, _HARD = 1, 2  # a break asked for by a block's end (soft) or a block's start (hard)
 
 
-class AwaitingExtractor(ExtractionError):
-    """The media type is known but its extractor is not written yet: counted as awaiting.
+def extract_xml(data: bytes, *, source: str) -> Extraction:
+    """The reading text of an XML artefact; `source` names it in error messages.
 
-    No media type awaits one now (PDF has `extract_pdf`); kept for the ingest report's contract.
-    """
-
-
-def decode_text(data: bytes, *, source: str, line_limit: bool = True) -> str:
-    """Decode `data` as strict UTF-8, exactly: no newline translation, a UTF-8 BOM kept as U+FEFF.
-
-    Refused with `TextDecodeError`, cheapest check first: empty input; a UTF-32 or UTF-16 byte
-    order mark at byte 0; a NUL byte; invalid UTF-8 (the offset and value of the first bad byte);
-    with `line_limit`, a line (ended by "\\n") longer than `MAX_LINE_CHARS` characters (its
-    1-based number, length). The line limit guards plain text, whose lines become the passages'
-    lines; XML is laid out by its elements, and one-line XML files are common (Justice Canada's).
-    """
-    if not data:
-        raise TextDecodeError(f"{source}: empty file; expected text")
-    # CAUTION: UTF-32 LE's mark begins with UTF-16 LE's; the longer marks are tested first.
-    for mark, name in (
-        (b"\xff\xfe\x00\x00", "UTF-32"),
-        (b"\x00\x00\xfe\xff", "UTF-32"),
-        (b"\xff\xfe", "UTF-16"),
-        (b"\xfe\xff", "UTF-16"),
-    ):
-        if data.startswith(mark):
-            raise TextDecodeError(f"{source}: {name} byte order mark at byte 0; expected UTF-8")
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        raise TextDecodeError(f"{source}: NUL byte at byte {nul}; expected text")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise TextDecodeError(
-            f"{source}: invalid UTF-8 at byte {error.start} "
-            f"(0x{data[error.start]:02x}); expected UTF-8 text"
-        ) from error
-    # A line has no more characters than bytes, so only a byte run longer than the limit can fail;
-    # rfind over a limit-sized window steps over many short lines per call, in C.
-    pos = 0
-    while line_limit and len(data) - pos > MAX_LINE_CHARS:
-        newline = data.rfind(b"\n", pos, pos + MAX_LINE_CHARS + 1)
-        if newline < 0:
-            end = data.find(b"\n", pos)
-            end = len(data) if end < 0 else end
-            length = len(data[pos:end].decode("utf-8"))
-            if length > MAX_LINE_CHARS:
-                line = data.count(b"\n", 0, pos) + 1
-                raise TextDecodeError(
-                    f"{source}: line {line} is {length} characters long; "
-                    f"expected at most {MAX_LINE_CHARS}"
-                )
-            newline = end
-        pos = newline + 1
-    return text
-
-
-def extract(data: bytes, media_type: str, *, source: str) -> Extraction:
-    """Extract the text of an artefact of `media_type`; `source` names it in error messages.
-
-    PDF: `extract_pdf` (its rules are in `workbench/text/pdf.py`). Text and Markdown:
-    `decode_text`, unchanged. XML: `decode_text` first (same byte-level
-    refusals), then a hardened parse (malformed XML, an entity bomb or an entity reference left
-    unexpanded is an `ExtractionError`), then rendering, in document order:
+    Called by `extraction.extract` after `decode_text` has accepted the bytes (the same byte-level
+    refusals as plain text); bytes it has not seen are refused here only as malformed XML. A
+    hardened parse (malformed XML, an entity bomb or an entity reference left unexpanded is an
+    `ExtractionError`), then rendering, in document order:
 
     - Dropped with all they hold (their tails kept): `meta` (document metadata), comments,
       processing instructions, and hidden elements (`display="no"` or `"false"`).
@@ -292,16 +206,10 @@ def extract(data: bytes, media_type: str, *, source: str) -> Extraction:
       not in force" and recent-amendment lists are printed with the Act and are kept.
       Attributes (`lims:` dates and ids) are never text, in either mode.
     """
-    if media_type == "application/pdf":
-        return extract_pdf(data, source=source)
-    if media_type not in EXTRACTORS:
-        raise ExtractionError(f"{source}: no extractor for media type {media_type!r}")
-    name, version = EXTRACTORS[media_type]
-    text = decode_text(data, source=source, line_limit=name == "identity")
-    if name == "identity":
-        return Extraction(text=text, extractor=name, extractor_version=version)
+    name, version = XML_TEXT_EXTRACTOR
     # CAUTION: entities never expand (billion laughs), no DTD, no network, no huge trees. The
-    # encoding is forced: decode_text has proved the bytes UTF-8, whatever the declaration says.
+    # encoding is forced: `extract`'s decode_text has proved the bytes UTF-8, whatever the
+    # declaration says.
     parser = etree.XMLParser(
         encoding="utf-8",
         resolve_entities=False,
@@ -397,7 +305,7 @@ def _local(el: etree._Element) -> str:
 class _Builder:
     """Appends text pieces, choosing separators lazily so breaks never pile up or dangle.
 
-    `structural` selects the reading mode (see `extract`): False reads by the exact vocabulary,
+    `structural` selects the reading mode (see `extract_xml`): False reads by the exact vocabulary,
     True by case-folded vocabulary names and, for every other element, by where it sits.
     """
 

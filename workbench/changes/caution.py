@@ -1,0 +1,42 @@
+"""The one caution predicate (DESIGN.md C8): whether caution still stands on a doubtful pairing,
+read off the verdict log.
+
+One standing verdict per pairing: the latest row that quotes it (`standing_verdict`). Caution
+stands on a doubtful pairing with no standing verdict or a standing "uncertain", and not on a
+confirmed or disputed one (`pairing_caution_stands`). Every surface (widget, CLI, notebooks,
+reports, the review queue's items) decides caution by this predicate and no other; nothing stores
+it, so it is recomputed from the log on every read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from workbench.changes.diff import pairing_is_uncertain
+from workbench.changes.verdict import Verdict
+from workbench.models import Change
+
+
+def standing_verdict(change: Change, verdicts: Iterable[Verdict]) -> Verdict | None:
+    """The latest row (highest seq) that quotes exactly this pairing, or None.
+
+    A row whose change id matches but whose quoted passages differ (the diff was recomputed
+    differently) judged another pairing and does not count.
+    """
+    latest: Verdict | None = None
+    for verdict in verdicts:
+        if verdict.quotes(change) and (latest is None or verdict.seq > latest.seq):
+            latest = verdict
+    return latest
+
+
+def pairing_caution_stands(change: Change, verdicts: Iterable[Verdict]) -> bool:
+    """Caution, for every surface: a doubtful pairing that no one has confirmed or disputed.
+
+    True when `pairing_is_uncertain(change)` and its standing verdict is missing or "uncertain";
+    False for a pairing that is not doubtful, or whose standing verdict is confirmed or disputed.
+    """
+    if not pairing_is_uncertain(change):
+        return False
+    standing = standing_verdict(change, verdicts)
+    return standing is None or standing.answer == "uncertain"

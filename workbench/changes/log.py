@@ -1,0 +1,534 @@
+"""The verdict log (DESIGN.md C8): reviewers' answers to doubtful pairings, one row each, in an
+append-only, hash-chained table of the workspace file.
+
+A reviewer answers a doubtful pairing: `confirmed` (the two passages really are one passage,
+edited), `disputed` (they are not) or `uncertain` (cannot tell), with optional reasoning, their
+name and the moment. Each answer is one row of the `verdicts` table (`verdict.Verdict`).
+
+The log is append-only and hash-linked. Row `seq` (1, 2, 3, ... with no gaps) holds the digest of
+row `seq - 1` (`prev_hash`; the first row holds 64 zeros) and its own `digest`: SHA-256 over the
+canonical JSON of the row's fields under a numbered scheme (`Verdict.payload`). Database triggers
+abort UPDATE and DELETE; `verify_chain` re-derives every link and digest and reports the first
+gap, broken link, altered row or unknown scheme, so an edit made by dropping the triggers is still
+caught, with the row's sequence number. A log written under scheme 1 alone still verifies; the
+`group_id` column is added to it (empty) the first time this code opens it.
+
+One standing verdict per pairing (`caution.standing_verdict`). Answering a pairing that already
+has one is refused unless the new row names that row in `undoes` (a reversal is a new row naming
+the row it undoes; nothing is edited). One answer to a restructure group (`queue.ReviewItem`)
+writes one row per pairing, each naming the group, in one transaction.
+
+**Orphaned verdicts.** A row whose pairing the current diff no longer produces (the diff improved,
+or a version was added between the two it compared) is kept and reported by `orphaned_verdicts`,
+never dropped and never re-attached to another change.
+
+Two kernels may answer at once: each append runs in one `BEGIN IMMEDIATE` transaction (it reads the
+chain head and writes the next row under the write lock, so no two rows share a sequence number or
+a predecessor), the workspace is in WAL mode with a busy timeout, and a busy database is retried.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal, TypeVar, cast
+
+from workbench.changes.caution import standing_verdict
+from workbench.changes.diff import diff_versions, pairing_is_uncertain
+from workbench.changes.pairs import family_readers
+from workbench.changes.queue import ReviewItem
+from workbench.changes.verdict import (
+    ANSWERS,
+    GENESIS,
+    KNOWN_SCHEMES,
+    SCHEME,
+    Answer,
+    Verdict,
+    row_digest,
+)
+from workbench.errors import VerdictError
+from workbench.models import Change, Span, consecutive_pairs
+from workbench.text.profiles import Profile
+from workbench.workspace import Workspace
+
+MAX_ACTOR_CHARS = 200
+MAX_REASON_CHARS = 10_000
+BUSY_RETRIES = 8
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS verdicts (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        scheme INTEGER NOT NULL,
+        change_id TEXT NOT NULL,
+        before_id TEXT NOT NULL,
+        before_start INTEGER NOT NULL,
+        before_end INTEGER NOT NULL,
+        after_id TEXT NOT NULL,
+        after_start INTEGER NOT NULL,
+        after_end INTEGER NOT NULL,
+        answer TEXT NOT NULL CHECK (answer IN ('confirmed', 'disputed', 'uncertain')),
+        reason TEXT,
+        actor TEXT NOT NULL,
+        answered_at TEXT NOT NULL,
+        similarity REAL NOT NULL,
+        alignment_confidence REAL NOT NULL,
+        capped INTEGER NOT NULL,
+        undoes INTEGER,
+        prev_hash TEXT NOT NULL,
+        digest TEXT NOT NULL,
+        group_id TEXT
+    )""",
+    "CREATE INDEX IF NOT EXISTS verdicts_by_change ON verdicts (change_id, seq)",
+    """CREATE TRIGGER IF NOT EXISTS verdicts_append_only_update BEFORE UPDATE ON verdicts
+    BEGIN SELECT RAISE(ABORT, 'append-only table verdicts: UPDATE refused'); END""",
+    """CREATE TRIGGER IF NOT EXISTS verdicts_append_only_delete BEFORE DELETE ON verdicts
+    BEGIN SELECT RAISE(ABORT, 'append-only table verdicts: DELETE refused'); END""",
+)
+_COLUMNS = (
+    "seq, scheme, change_id, before_id, before_start, before_end, after_id, after_start, "
+    "after_end, answer, reason, actor, answered_at, similarity, alignment_confidence, capped, "
+    "undoes, prev_hash, digest, group_id"
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChainReport:
+    """What `verify_chain` found. `problem` is None for a valid chain, else the first fault's code."""
+
+    rows: int  # rows read
+    head: str  # digest of the last row checked to be sound (GENESIS for an empty log)
+    problem: Literal["gap", "broken_link", "altered", "unknown_scheme"] | None
+    seq: int | None  # the sequence number of the faulty row (for a gap: the first missing one)
+    detail: str
+
+    @property
+    def valid(self) -> bool:
+        return self.problem is None
+
+    def line(self) -> str:
+        if self.problem is None:
+            return f"chain valid: {self.rows} rows, head {self.head}"
+        return f"chain broken at row {self.seq}: {self.problem}: {self.detail}"
+
+
+def _ensure_schema(conn: sqlite3.Connection) -> None:
+    """Create the table and triggers, and add `group_id` to a log made before it existed.
+
+    ADD COLUMN rewrites no row (the UPDATE trigger does not fire) and gives every old row NULL,
+    which is what scheme 1 requires.
+    """
+    for statement in _SCHEMA:
+        conn.execute(statement)
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(verdicts)")}
+    if "group_id" not in columns:
+        conn.execute("ALTER TABLE verdicts ADD COLUMN group_id TEXT")
+
+
+T = TypeVar("T")
+
+
+def _with_retries(work: Callable[[], T]) -> T:
+    """Run `work` (one transaction), retrying while another process holds the database busy.
+
+    The connection already waits up to its busy timeout; this loop covers the cases where SQLite
+    answers SQLITE_BUSY at once (a WAL checkpoint or recovery in another process). Backoff doubles
+    from 50 ms, BUSY_RETRIES attempts, then the error propagates.
+    """
+    for attempt in range(BUSY_RETRIES):
+        try:
+            return work()
+        except sqlite3.OperationalError as exc:
+            message = str(exc)
+            if attempt == BUSY_RETRIES - 1 or ("locked" not in message and "busy" not in message):
+                raise
+            time.sleep(0.05 * 2**attempt)
+    raise AssertionError("unreachable")
+
+
+def _verdict(row: sqlite3.Row) -> Verdict:
+    """A verdict from its log row, read by column name (the workspace reads rows as `sqlite3.Row`)."""
+    return Verdict(
+        seq=row["seq"],
+        scheme=row["scheme"],
+        change_id=row["change_id"],
+        before=Span(
+            version_id=row["before_id"], char_start=row["before_start"], char_end=row["before_end"]
+        ),
+        after=Span(
+            version_id=row["after_id"], char_start=row["after_start"], char_end=row["after_end"]
+        ),
+        answer=cast(Answer, row["answer"]),
+        reason=row["reason"],
+        actor=row["actor"],
+        answered_at=row["answered_at"],
+        similarity=row["similarity"],
+        alignment_confidence=row["alignment_confidence"],
+        capped=bool(row["capped"]),
+        undoes=row["undoes"],
+        prev_hash=row["prev_hash"],
+        digest=row["digest"],
+        group_id=row["group_id"],
+    )
+
+
+def _row(v: Verdict) -> tuple[Any, ...]:
+    """The verdict as the table's columns, in `_COLUMNS` order."""
+    return (
+        *(v.seq, v.scheme, v.change_id),
+        *(v.before.version_id, v.before.char_start, v.before.char_end),
+        *(v.after.version_id, v.after.char_start, v.after.char_end),
+        *(v.answer, v.reason, v.actor, v.answered_at),
+        *(v.similarity, v.alignment_confidence, int(v.capped), v.undoes, v.prev_hash, v.digest),
+        v.group_id,
+    )
+
+
+def _clean_actor(actor: str) -> str:
+    name = actor.strip()
+    if not name or len(name) > MAX_ACTOR_CHARS or not name.isprintable():
+        raise VerdictError(
+            f"actor {actor!r}: expected a reviewer's name of 1 to {MAX_ACTOR_CHARS} printable "
+            "characters on one line"
+        )
+    return name
+
+
+def _clean_reason(reason: str | None) -> str | None:
+    if reason is None or not reason.strip():
+        return None
+    if len(reason) > MAX_REASON_CHARS:
+        raise VerdictError(f"reason: {len(reason)} characters; expected at most {MAX_REASON_CHARS}")
+    return reason.strip()
+
+
+def append_verdict(
+    workspace: Workspace,
+    change: Change,
+    answer: str,
+    *,
+    actor: str,
+    reason: str | None = None,
+    undoes: int | None = None,
+    at: datetime | None = None,
+) -> Verdict:
+    """Append one answer to the log and return the row as written.
+
+    Refused with VerdictError: an answer other than confirmed / disputed / uncertain; a change
+    `pairing_is_uncertain` does not flag (only doubtful pairings are reviewed); an empty or
+    multi-line actor; a reason over MAX_REASON_CHARS; answering a pairing that has a standing
+    verdict without naming that row in `undoes`; an `undoes` that is not the pairing's standing
+    verdict. A blank reason is stored as None. `at` defaults to now (UTC, microseconds).
+    """
+    (verdict,) = _append(
+        workspace, (change,), answer, actor=actor, reason=reason, undoes=undoes, at=at
+    )
+    return verdict
+
+
+def append_group_verdict(
+    workspace: Workspace,
+    item: ReviewItem,
+    answer: str,
+    *,
+    actor: str,
+    reason: str | None = None,
+    undoes: int | None = None,
+    at: datetime | None = None,
+) -> tuple[Verdict, ...]:
+    """One answer to a restructure group: one row per pairing, in the group's order, each naming
+    the group in `group_id`, all written in one transaction (all rows or none).
+
+    The refusals of `append_verdict` apply to every pairing. A reversal: when any pairing of the
+    group has a standing verdict, `undoes` must name the latest of those rows (the highest seq),
+    and each new row then names its own pairing's standing row (None where a pairing had none).
+    The rows share one moment. A lone item (no group) is refused: answer its pairing instead.
+    """
+    if item.group_id is None:
+        raise VerdictError(
+            f"{item.pairings[0].change.change_id}: a lone pairing, not a restructure group; "
+            "answer it with append_verdict"
+        )
+    changes = tuple(p.change for p in item.pairings)
+    return _append(
+        workspace,
+        changes,
+        answer,
+        actor=actor,
+        reason=reason,
+        undoes=undoes,
+        at=at,
+        group_id=item.group_id,
+    )
+
+
+def _append(
+    workspace: Workspace,
+    changes: Sequence[Change],
+    answer: str,
+    *,
+    actor: str,
+    reason: str | None,
+    undoes: int | None,
+    at: datetime | None,
+    group_id: str | None = None,
+) -> tuple[Verdict, ...]:
+    """Write one row per change in one transaction; the checks of `append_verdict` for each."""
+    if answer not in ANSWERS:
+        raise VerdictError(f"answer {answer!r}: expected one of {', '.join(ANSWERS)}")
+    for change in changes:
+        if change.front_matter:
+            raise VerdictError(
+                f"{change.change_id}: a front-matter edit; front-matter edits are listed apart "
+                "and never reviewed"
+            )
+        if not pairing_is_uncertain(change):
+            raise VerdictError(
+                f"{change.change_id}: not a doubtful pairing ({change.kind}, confidence "
+                f"{change.alignment_confidence}); only pairings pairing_is_uncertain flags are "
+                "reviewed"
+            )
+    name = _clean_actor(actor)
+    why = _clean_reason(reason)
+    moment = (at or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="microseconds")
+    subject = group_id or changes[0].change_id
+
+    def write() -> tuple[Verdict, ...]:
+        with workspace.transaction() as conn:
+            _ensure_schema(conn)
+            standing: list[Verdict | None] = []
+            for change in changes:
+                held = [
+                    _verdict(r)
+                    for r in conn.execute(
+                        f"SELECT {_COLUMNS} FROM verdicts WHERE change_id = ? ORDER BY seq",
+                        (change.change_id,),
+                    )
+                ]
+                standing.append(standing_verdict(change, held))
+            answered = [v for v in standing if v is not None]
+            latest = max(answered, key=lambda v: v.seq) if answered else None
+            if latest is not None and undoes != latest.seq:
+                rows = ", ".join(str(v.seq) for v in sorted(answered, key=lambda v: v.seq))
+                where = (
+                    f"row {rows}; to change it, answer again naming that row"
+                    if len(answered) == 1
+                    else f"rows {rows}; to change it, answer again naming the latest, row "
+                    f"{latest.seq}"
+                )
+                raise VerdictError(
+                    f"{subject}: already answered {latest.answer} by {latest.actor} at {where} "
+                    f"(undoes={latest.seq})"
+                )
+            if latest is None and undoes is not None:
+                what = "group" if group_id else "pairing"
+                raise VerdictError(
+                    f"{subject}: undoes={undoes}, but the {what} has no standing verdict"
+                )
+            last = conn.execute(
+                "SELECT seq, digest FROM verdicts ORDER BY seq DESC LIMIT 1"
+            ).fetchone()
+            seq, prev_hash = (last["seq"] + 1, last["digest"]) if last else (1, GENESIS)
+            written = []
+            for change, before_verdict in zip(changes, standing, strict=True):
+                # A doubtful pairing is a pairing kind, which has both spans and both numbers.
+                before, after = change.before, change.after
+                similarity, confidence = change.similarity, change.alignment_confidence
+                assert before is not None and after is not None
+                assert similarity is not None and confidence is not None
+                draft = Verdict(
+                    seq=seq,
+                    scheme=SCHEME,
+                    change_id=change.change_id,
+                    before=before,
+                    after=after,
+                    answer=answer,
+                    reason=why,
+                    actor=name,
+                    answered_at=moment,
+                    similarity=similarity,
+                    alignment_confidence=confidence,
+                    capped=change.capped,
+                    undoes=before_verdict.seq if before_verdict is not None else None,
+                    prev_hash=prev_hash,
+                    digest="",
+                    group_id=group_id,
+                )
+                verdict = dataclasses.replace(draft, digest=row_digest(draft.payload()))
+                conn.execute(
+                    f"INSERT INTO verdicts ({_COLUMNS}) VALUES ({', '.join('?' * 20)})",
+                    _row(verdict),
+                )
+                written.append(verdict)
+                seq, prev_hash = seq + 1, verdict.digest
+            return tuple(written)
+
+    return _with_retries(write)
+
+
+def read_verdicts(workspace: Workspace, change_id: str | None = None) -> tuple[Verdict, ...]:
+    """The log's rows in sequence order (all, or those naming `change_id`)."""
+
+    def read() -> tuple[Verdict, ...]:
+        with workspace.transaction() as conn:
+            _ensure_schema(conn)
+            where, params = ("WHERE change_id = ?", (change_id,)) if change_id else ("", ())
+            rows = conn.execute(
+                f"SELECT {_COLUMNS} FROM verdicts {where} ORDER BY seq", params
+            ).fetchall()
+        return tuple(_verdict(r) for r in rows)
+
+    return _with_retries(read)
+
+
+def verify_chain(workspace: Workspace) -> ChainReport:
+    """Re-derive the whole chain and report the first fault, in sequence order.
+
+    Per row, in this order: its `seq` must be the previous one plus one, starting at 1 (else
+    `gap`, naming the first missing number); its scheme must be known (`unknown_scheme`); its
+    `prev_hash` must equal the previous row's stored digest, GENESIS for row 1 (`broken_link`);
+    its stored digest must equal the digest recomputed from its fields (`altered`). After the last
+    row, SQLite's own high-water mark for the table (`sqlite_sequence`) must not exceed it, else
+    rows were cut off the end (`gap`).
+    """
+
+    def read() -> tuple[list[sqlite3.Row], int]:
+        with workspace.transaction() as conn:
+            _ensure_schema(conn)
+            rows = conn.execute(f"SELECT {_COLUMNS} FROM verdicts ORDER BY seq").fetchall()
+            mark = conn.execute(
+                "SELECT seq FROM sqlite_sequence WHERE name = 'verdicts'"
+            ).fetchone()
+        return rows, int(mark["seq"]) if mark else 0
+
+    rows, high_water = _with_retries(read)
+    head, expected = GENESIS, 1
+
+    def fault(problem: Any, seq: int, detail: str, checked: int) -> ChainReport:
+        return ChainReport(rows=checked, head=head, problem=problem, seq=seq, detail=detail)
+
+    for index, raw in enumerate(rows):
+        verdict = _verdict(raw)
+        if verdict.seq != expected:
+            return fault(
+                "gap",
+                expected,
+                f"the next row is {verdict.seq}; rows are numbered 1, 2, 3, ...",
+                index,
+            )
+        if verdict.scheme not in KNOWN_SCHEMES:
+            return fault(
+                "unknown_scheme",
+                verdict.seq,
+                f"scheme {verdict.scheme}; this workbench knows {sorted(KNOWN_SCHEMES)}",
+                index,
+            )
+        if verdict.prev_hash != head:
+            return fault(
+                "broken_link",
+                verdict.seq,
+                f"prev_hash {verdict.prev_hash} is not the digest of row {verdict.seq - 1} ({head})",
+                index,
+            )
+        if verdict.scheme == 1 and verdict.group_id is not None:
+            # Scheme 1's digest does not cover group_id, so a value there was put in afterwards.
+            return fault(
+                "altered",
+                verdict.seq,
+                f"group_id {verdict.group_id!r} on a scheme 1 row, which cannot carry one",
+                index,
+            )
+        recomputed = row_digest(verdict.payload())
+        if recomputed != verdict.digest:
+            return fault(
+                "altered",
+                verdict.seq,
+                f"stored digest {verdict.digest}; its fields hash to {recomputed}",
+                index,
+            )
+        head, expected = verdict.digest, expected + 1
+    if high_water >= expected:
+        return fault(
+            "gap",
+            expected,
+            f"the log ends at row {expected - 1} but rows up to {high_water} were written",
+            len(rows),
+        )
+    return ChainReport(rows=len(rows), head=head, problem=None, seq=None, detail="")
+
+
+# ---------------------------------------------------------------------------------------------
+# Orphaned verdicts
+
+OrphanReason = Literal["pair_not_consecutive", "change_gone", "pairing_changed"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Orphan:
+    """A row of the log whose pairing the current diffs do not produce, and why.
+
+    `pair_not_consecutive`: its two versions are not consecutive held versions of one family (a
+    version was added between them); `change_gone`: the diff of its pair has no change with its
+    id; `pairing_changed`: the id now names other passages.
+    """
+
+    verdict: Verdict
+    reason: OrphanReason
+    detail: str
+
+
+def orphaned_verdicts(
+    workspace: Workspace,
+    verdicts: Sequence[Verdict] | None = None,
+    *,
+    profiles: Sequence[Profile] | None = None,
+) -> tuple[Orphan, ...]:
+    """The rows of the log (or of `verdicts`) that no current change is quoted by, in seq order.
+
+    A row stands on its pairing when the diff of its two versions, recomputed as `review_items`
+    does (the same profiles), holds a change with its id and the same two passages
+    (`Verdict.quotes`). Otherwise it is an orphan: kept in the log, reported here, never
+    re-attached to another change. Each version pair is diffed once.
+    """
+    rows = read_verdicts(workspace) if verdicts is None else tuple(verdicts)
+    held = workspace.versions()
+    readers = family_readers(held, profiles)
+    pairs = {(a.version_id, b.version_id): (a, b) for a, b in consecutive_pairs(held)}
+    diffs: dict[tuple[str, str], dict[str, Change]] = {}
+    out = []
+    for verdict in sorted(rows, key=lambda v: v.seq):
+        key = (verdict.before.version_id, verdict.after.version_id)
+        if key not in pairs:
+            out.append(
+                Orphan(
+                    verdict=verdict,
+                    reason="pair_not_consecutive",
+                    detail=f"{key[0]} -> {key[1]} are not consecutive held versions of one family",
+                )
+            )
+            continue
+        if key not in diffs:
+            before, after = pairs[key]
+            reader = readers[(before.jurisdiction, before.family)]
+            diffs[key] = {c.change_id: c for c in diff_versions(before, after, reader)}
+        change = diffs[key].get(verdict.change_id)
+        if change is None:
+            out.append(
+                Orphan(
+                    verdict=verdict,
+                    reason="change_gone",
+                    detail=f"the diff {key[0]} -> {key[1]} has no change {verdict.change_id}",
+                )
+            )
+        elif not verdict.quotes(change):
+            out.append(
+                Orphan(
+                    verdict=verdict,
+                    reason="pairing_changed",
+                    detail=f"{verdict.change_id} now pairs other passages ({change.kind})",
+                )
+            )
+    return tuple(out)

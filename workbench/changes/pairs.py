@@ -1,0 +1,126 @@
+"""Which held versions a diff compares, and through which numbering profile.
+
+Every surface that diffs held versions chooses its pairs and its profile here: `workbench diff`
+(`version_pairs` chooses, `diff_sections` makes what it shows), the review queue and the report
+of orphaned verdicts (`held_diffs`, `family_readers`). The pairs are consecutive held versions of
+one family (`models.consecutive_pairs`), or the one pair a reader names; the profile is the one
+`profiles.choose_profile` picks from the versions compared, as `measure` picks it.
+
+The guarantee: the same workspace, family, bounds and profiles give the same pairs, read through
+the same profile, in the workspace's version order, on every surface.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+
+from workbench.changes.diff import diff_versions
+from workbench.changes.redline import SHOWN_BY_DEFAULT, Section, section
+from workbench.errors import VersionNotFound
+from workbench.models import Change, Version, consecutive_pairs
+from workbench.text.choice import choose_profile
+from workbench.text.profiles import Profile
+from workbench.workspace import Workspace
+
+VersionPair = tuple[Version, Version]
+
+
+def version_pairs(
+    workspace: Workspace, family: str, *, start: str | None = None, end: str | None = None
+) -> tuple[VersionPair, ...]:
+    """The version pairs a diff of `family` compares.
+
+    With neither `start` nor `end`: every consecutive pair of the family's held versions, in
+    version order (empty when one version is held). With either: the one pair from `start`
+    (default: the family's first version) to `end` (default: its last), in that order, whichever
+    way the two lie. VersionNotFound when a named version is not a held version of the family
+    (the message lists the family's versions); FamilyNotFound when the family is not held.
+    """
+    versions = workspace.versions(family)
+    if start is None and end is None:
+        return consecutive_pairs(versions)
+    ids = [v.version_id for v in versions]
+    for name in (start, end):
+        if name is not None and name not in ids:
+            raise VersionNotFound(
+                f"{name}: not a version of family {family}; its versions are {', '.join(ids)}"
+            )
+    before = workspace.version(start) if start else versions[0]
+    after = workspace.version(end) if end else versions[-1]
+    return ((before, after),)
+
+
+def pairs_profile(pairs: Sequence[VersionPair], profiles: Sequence[Profile] | None) -> Profile:
+    """The profile that reads the versions `pairs` compare (`choose_profile` over the first
+    pair's before version and every after version, in order); `pairs` must not be empty."""
+    return choose_profile([pairs[0][0], *(after for _, after in pairs)], profiles).profile
+
+
+def kinds_shown(kinds: Iterable[str] | None, *, listing: bool) -> Iterable[str] | None:
+    """The change kinds a diff shows: the kinds named, else every kind (None) in a file (JSON, a
+    redline page, a table) and every kind but `unchanged` (`SHOWN_BY_DEFAULT`) in the text
+    listing, which leaves unchanged passages out unless they are asked for."""
+    if kinds:
+        return kinds
+    return SHOWN_BY_DEFAULT if listing else None
+
+
+def diff_sections(
+    pairs: Sequence[VersionPair],
+    *,
+    profiles: Sequence[Profile] | None = None,
+    kinds: Iterable[str] | None = None,
+    doubtful: bool = False,
+) -> tuple[Section, ...]:
+    """What `workbench diff` shows of the pairs `version_pairs` chose: one `redline.Section` per
+    pair, in order, each the whole diff of its pair (read through `pairs_profile` of all the
+    pairs, from `profiles`, default the shipped ones) with the changes `redline.select` keeps
+    (`kinds`: None for every kind; `doubtful`: only doubtful pairings). No pairs, no sections."""
+    if not pairs:
+        return ()
+    profile = pairs_profile(pairs, profiles)
+    return tuple(
+        section(
+            before,
+            after,
+            diff_versions(before, after, profile),
+            kinds=kinds,
+            doubtful=doubtful,
+        )
+        for before, after in pairs
+    )
+
+
+def family_readers(
+    versions: Sequence[Version], profiles: Sequence[Profile] | None
+) -> dict[tuple[str, str], Profile]:
+    """The profile that reads each (jurisdiction, family) of `versions` (`choose_profile` over
+    the family's versions given, in order, as `measure` chooses)."""
+    groups: dict[tuple[str, str], list[Version]] = {}
+    for version in versions:
+        groups.setdefault((version.jurisdiction, version.family), []).append(version)
+    return {key: choose_profile(group, profiles).profile for key, group in groups.items()}
+
+
+def held_diffs(
+    workspace: Workspace,
+    family: str | None = None,
+    *,
+    jurisdiction: str | None = None,
+    profiles: Sequence[Profile] | None = None,
+) -> Iterator[tuple[Version, Version, tuple[Change, ...]]]:
+    """Each consecutive pair of held versions (of `family` and `jurisdiction` when named) and
+    its whole diff through its family's profile (`family_readers`), in the workspace's order
+    (jurisdiction, family, version order). FamilyNotFound for a family not held."""
+    held = [
+        v
+        for v in workspace.versions(family)
+        if jurisdiction is None or v.jurisdiction == jurisdiction
+    ]
+    readers = family_readers(held, profiles)
+    for before, after in consecutive_pairs(held):
+        yield (
+            before,
+            after,
+            diff_versions(before, after, readers[(before.jurisdiction, before.family)]),
+        )

@@ -1,0 +1,223 @@
+"""Admission: which documents of a mirror folder may enter the catalogue, and why the others may not.
+
+A mirror folder holds `<jurisdiction>/<family>/<file>` with `<file>.provenance.json` beside each
+document. `admit` reads every file, checks each provenance record and each document's SHA-256 and
+byte count, and returns the admitted rows and one refusal per file it would not admit.
+`merge_admission` folds a new admission into the rows already catalogued without moving any of
+them. Admission never reads the network and never writes into the mirror.
+
+The guarantee: a row is admitted only if its provenance parses, says the bytes are the issuer's
+official artefact, names the folder the file lies in, and pins the file's exact bytes; every other
+file is refused with a reason code, and a catalogued path keeps its bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbench.corpus.provenance import PROVENANCE_SUFFIX, parse_provenance, sha256_file
+from workbench.errors import ProvenanceError
+from workbench.models import CatalogueRow, Refusal
+from workbench.progress import bar
+
+# Refusal reasons the admission policy itself requires: a transcription is refused from the store
+# by design (DESIGN.md C3), so its refusal is reported, not a failure. Every other reason is.
+POLICY_REFUSALS = frozenset({"transcription"})
+
+
+def refusal_is_policy(refusal: Refusal) -> bool:
+    """True if the admission policy requires this refusal (see `POLICY_REFUSALS`), not a failure."""
+    return refusal.reason in POLICY_REFUSALS
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Admission:
+    """What `admit` found: admitted rows sorted by path, and refusals sorted by path then reason."""
+
+    rows: tuple[CatalogueRow, ...]
+    refusals: tuple[Refusal, ...]
+
+
+def _walk(root: Path) -> tuple[list[str], list[Refusal]]:
+    """Relative POSIX paths of the regular files under `root`, and refusals for links and odd names.
+
+    Symlinks are never followed: one that resolves outside `root` is refused as `path_escapes`,
+    any other as `symlink`.
+    """
+    files: list[str] = []
+    refusals: list[Refusal] = []
+    real_root = root.resolve()
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        for name in sorted(dirnames) + sorted(filenames):
+            full = here / name
+            rel = full.relative_to(root).as_posix()
+            try:
+                rel.encode("utf-8")
+            except UnicodeEncodeError:
+                refusals.append(
+                    Refusal(
+                        path=rel.encode("utf-8", "replace").decode(),
+                        reason="bad_path",
+                        detail="file name is not valid UTF-8",
+                    )
+                )
+                continue
+            if full.is_symlink():
+                target = full.resolve()
+                escapes = real_root != target and real_root not in target.parents
+                refusals.append(
+                    Refusal(
+                        path=rel,
+                        reason="path_escapes",
+                        detail=f"symlink points outside the corpus to {target}",
+                    )
+                    if escapes
+                    else Refusal(path=rel, reason="symlink", detail="symlinks are not followed")
+                )
+                if name in dirnames:
+                    dirnames.remove(name)
+            elif name in filenames:
+                if any(ord(ch) < 32 for ch in rel):
+                    refusals.append(
+                        Refusal(
+                            path=repr(rel), reason="bad_path", detail="control character in name"
+                        )
+                    )
+                elif stat.S_ISREG(full.stat().st_mode):
+                    files.append(rel)
+    return sorted(files), refusals
+
+
+def _admit_one(root: Path, rel: str, provenance_bytes: bytes) -> CatalogueRow | Refusal:
+    jurisdiction, family, _ = rel.split("/")
+    try:
+        record = parse_provenance(provenance_bytes, source=rel + PROVENANCE_SUFFIX)
+    except ProvenanceError as exc:
+        return Refusal(path=rel, reason="malformed_provenance", detail=str(exc))
+    if record["byte_faithful_to_official_filing"] is not True:
+        return Refusal(
+            path=rel,
+            reason="transcription",
+            detail="provenance says byte_faithful_to_official_filing: false; not the official artefact",
+            provenance=record,
+        )
+    if (record["jurisdiction"], record["document_family"]) != (jurisdiction, family):
+        return Refusal(
+            path=rel,
+            reason="layout_mismatch",
+            detail=f"provenance names {record['jurisdiction']}/{record['document_family']}; "
+            f"file lies in {jurisdiction}/{family}",
+        )
+    digest, size = sha256_file(root / rel)
+    if size != record["bytes"]:
+        return Refusal(
+            path=rel,
+            reason="size_mismatch",
+            detail=f"{size} bytes on disk; provenance says {record['bytes']}",
+        )
+    if digest != record["sha256"]:
+        return Refusal(
+            path=rel,
+            reason="sha256_mismatch",
+            detail=f"sha256 {digest}; provenance says {record['sha256']}",
+        )
+    return CatalogueRow(path=rel, provenance=record)
+
+
+def admit(mirror: Path, *, progress: bool = False) -> Admission:
+    """Admit every document of a mirror folder; see the module docstring for the rules.
+
+    Files directly in the mirror root named README* are documentation, and `profiles/*.toml` are
+    the researcher's numbering profiles (read by `measure`, C15): both are skipped silently; any
+    other file outside `<jurisdiction>/<family>/` is refused as `layout`. Two admitted rows of
+    one family with the same version_order are both refused as `duplicate_version_order`.
+    """
+    if not mirror.is_dir():
+        raise FileNotFoundError(f"{mirror}: no such corpus folder")
+    files, refusals = _walk(mirror)
+    present = set(files)
+    rows: list[CatalogueRow] = []
+    documents = [f for f in files if not f.endswith(PROVENANCE_SUFFIX)]
+    for rel in bar(documents, desc="admit", unit="file", enabled=progress):
+        if rel.count("/") != 2:
+            if "/" not in rel and rel.upper().startswith("README"):
+                continue
+            if rel.startswith("profiles/") and rel.count("/") == 1 and rel.endswith(".toml"):
+                continue
+            refusals.append(
+                Refusal(path=rel, reason="layout", detail="not at <jurisdiction>/<family>/<file>")
+            )
+            continue
+        if rel + PROVENANCE_SUFFIX not in present:
+            refusals.append(
+                Refusal(
+                    path=rel,
+                    reason="no_provenance",
+                    detail=f"no {Path(rel).name}{PROVENANCE_SUFFIX} beside it",
+                )
+            )
+            continue
+        outcome = _admit_one(mirror, rel, (mirror / (rel + PROVENANCE_SUFFIX)).read_bytes())
+        (rows if isinstance(outcome, CatalogueRow) else refusals).append(outcome)  # type: ignore[arg-type]
+    for rel in files:
+        if rel.endswith(PROVENANCE_SUFFIX) and rel[: -len(PROVENANCE_SUFFIX)] not in present:
+            refusals.append(
+                Refusal(
+                    path=rel,
+                    reason="orphan_provenance",
+                    detail="provenance with no document beside it",
+                )
+            )
+    by_order: dict[tuple[str, str, int], list[CatalogueRow]] = defaultdict(list)
+    for row in rows:
+        by_order[(row.jurisdiction, row.family, row.version_order)].append(row)
+    clashes = {row.path for group in by_order.values() if len(group) > 1 for row in group}
+    for key, group in by_order.items():
+        if len(group) > 1:
+            names = ", ".join(r.path for r in group)
+            refusals.extend(
+                Refusal(
+                    path=r.path,
+                    reason="duplicate_version_order",
+                    detail=f"version_order {key[2]} shared by {names}",
+                )
+                for r in group
+            )
+    kept = tuple(sorted((r for r in rows if r.path not in clashes), key=lambda r: r.path))
+    return Admission(rows=kept, refusals=tuple(sorted(refusals, key=lambda r: (r.path, r.reason))))
+
+
+def merge_admission(existing: Iterable[CatalogueRow], admission: Admission) -> Admission:
+    """Fold a new admission into an existing catalogue without moving any held version.
+
+    Every existing row is kept. A newly admitted path that is already catalogued with other bytes
+    is refused as `corpus_changed` (a corrected document is a new version under a new path); one
+    with the same bytes is the same row.
+    """
+    held = {row.path: row for row in existing}
+    refusals = list(admission.refusals)
+    for row in admission.rows:
+        old = held.get(row.path)
+        if old is None:
+            held[row.path] = row
+        elif old.sha256 != row.sha256:
+            refusals.append(
+                Refusal(
+                    path=row.path,
+                    reason="corpus_changed",
+                    detail=f"catalogued with sha256 {old.sha256}; these bytes hash to {row.sha256}; "
+                    "the catalogued row is kept (admit a corrected document under a new path)",
+                )
+            )
+        elif old.provenance != row.provenance:
+            held[row.path] = row  # same bytes, provenance corrected: the row follows the mirror
+    return Admission(
+        rows=tuple(sorted(held.values(), key=lambda r: r.path)),
+        refusals=tuple(sorted(refusals, key=lambda r: (r.path, r.reason))),
+    )
