@@ -506,6 +506,8 @@ class Change:
     consecutive ones after) or a `merged` change (the reverse) lists every passage of its many
     side in `before_spans` or `after_spans`, in text order; its `before`/`after` on that side runs
     from the first passage's start to the last one's end. The lists are empty for other kinds.
+    `front_matter` marks a front-matter edit: both sides hold passages of kind `front_matter`
+    only (a title page, a Markdown `---` block); it is listed apart and never reviewed.
     """
 
     change_id: str
@@ -521,6 +523,7 @@ class Change:
     span_after: Span | None
     before_spans: tuple[Span, ...] = ()
     after_spans: tuple[Span, ...] = ()
+    front_matter: bool = False  # every passage on both sides is front matter: a front-matter edit
 
 
 @functools.cache

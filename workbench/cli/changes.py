@@ -76,12 +76,21 @@ def cmd_diff(args: argparse.Namespace) -> int:
     colour = _colour()
     for part in sections:
         out(redline.pair_summary(part) + "\n")
-        for r in part.shown:
-            out(
-                f"  {redline.summary(r)}\n    {redline.places(r)}\n"
-                f"    {redline.marked_text(r, colour=colour)}\n"
-            )
+        apart = [r for r in part.shown if r.change.front_matter]
+        for r in [r for r in part.shown if not r.change.front_matter]:
+            out(_listed(redline, r, colour))
+        if apart:  # a title page or metadata block changed: listed apart, never reviewed
+            out(f"  front-matter edits ({len(apart)}), never reviewed:\n")
+            for r in apart:
+                out(_listed(redline, r, colour))
     return 0
+
+
+def _listed(redline: Any, r: Any, colour: bool) -> str:
+    return (
+        f"  {redline.summary(r)}\n    {redline.places(r)}\n"
+        f"    {redline.marked_text(r, colour=colour)}\n"
+    )
 
 
 def _caution_word(stands: bool) -> str:
