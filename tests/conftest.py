@@ -48,18 +48,25 @@ REFUSED_STORE = CORPUS_DIR / "refused"
 # the family stands for; together they hold every media type and extractor of the catalogue
 # (checked when the workspace is built), and each is named by a test that reads it.
 SMALL_FAMILIES = (
-    # IETF paginated plain text: renumbered sections, page headers and footers, front matter.
+    # IETF paginated plain text: renumbered sections, page headers and footers, front matter,
+    # words split by line-break hyphens.
     "ietf/draft-ietf-appsawg-http-problem",
-    # USLM XML: a bill enrolled and then a public law; a joint resolution that numbers nothing.
+    "ietf/draft-nottingham-http-link-header",
+    "ietf/draft-wilde-xml-patch",
+    # USLM XML: a bill enrolled and then a public law; a law that repeats a line-broken word; a
+    # joint resolution that numbers nothing.
     "us-federal/115-hr255",
+    "us-federal/114-hr636",
     "us-federal/116-hjres107",
     # D.C. Council XML: history notes that change with each amendment, a raised fee, a renewable
-    # portfolio standard, a disconnection rule and a customer-notice section.
+    # portfolio standard, a disconnection rule, a customer-notice section, and a sentence that
+    # every release holds but the latest.
     "us-dc/dc-code-34-306",
     "us-dc/dc-code-34-1432",
     "us-dc/dc-code-34-1436",
     "us-dc/dc-code-34-1506.02",
     "us-dc/dc-code-34-1151",
+    "us-dc/dc-code-34-1518.01",
     # Justice Canada's consolidated XML: Section/Subsection/Paragraph, stable element ids.
     "ca-federal/ca-cer-act",
     # NERC PDFs with a text layer: running headers, U+2010 hyphens in later versions.
@@ -84,6 +91,7 @@ SMALL_FAMILIES = (
 CORPUS_FIXTURES = frozenset(
     {
         "corpus_workspace",
+        "corpus_indexed",
         "corpus_pairs",
         "corpus_diffs",
         "corpus_passages",
@@ -237,6 +245,15 @@ def corpus_workspace(
         report = ingest(held, catalogue, STORE)
         assert not report.refused, [r.line() for r in report.refused]
         yield held
+
+
+@pytest.fixture(scope="session")
+def corpus_indexed(corpus_workspace: Workspace) -> Workspace:
+    """The whole corpus's workspace with its search index built."""
+    from workbench.search import build_index
+
+    build_index(corpus_workspace)
+    return corpus_workspace
 
 
 @pytest.fixture(scope="session")

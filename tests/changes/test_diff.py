@@ -309,7 +309,9 @@ def test_a_merge_across_a_page_break() -> None:
 
 
 @pytest.mark.slow
-def test_real_moves_splits_and_merges_hold_their_rules(corpus_pairs, corpus_diffs, corpus_passages) -> None:  # type: ignore[no-untyped-def]
+def test_real_moves_splits_and_merges_hold_their_rules(
+    corpus_pairs, corpus_diffs, corpus_passages
+) -> None:  # type: ignore[no-untyped-def]
     """On every real pair: a move is more than the floor alike; a split's or merge's pieces are
     consecutive passages whose joined text is more than the floor alike to the one passage."""
     from workbench.changes.diff import PAIRING_FLOOR

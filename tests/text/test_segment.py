@@ -130,7 +130,9 @@ def _blank_line_blocks(text: str) -> list[tuple[int, int]]:
 
 
 @pytest.mark.slow
-def test_no_passage_starts_at_a_wrapped_sentence_continuation(corpus_workspace, corpus_passages) -> None:  # type: ignore[no-untyped-def]
+def test_no_passage_starts_at_a_wrapped_sentence_continuation(
+    corpus_workspace, corpus_passages
+) -> None:  # type: ignore[no-untyped-def]
     """Inside a blank-line paragraph of a text version, a passage starts only at a line the profile
     reads as a label, a furniture line or a heading (or right after one), and never where the
     previous line ends mid-sentence unless that line is a short heading-like line. In an XML
