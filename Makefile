@@ -12,11 +12,12 @@ WB := $(RUN) workbench
 
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: measure eval test fetch sync browser lint bench clean help
+.PHONY: measure eval test check fetch sync browser lint bench clean help
 
 help:
 	@echo "make measure  re-derive measurements/ from the real corpus (installs, fetches, ingests)"
 	@echo "make test     install everything and run the whole test suite"
+	@echo "make check    the inner loop: ruff, mypy and every test not marked slow"
 	@echo "make eval     re-derive the eval scorecards (demonstration corpus, alignment against the documents' identifiers)"
 	@echo "make bench    run every benchmark and rewrite its figures in docs/benchmarks.md"
 	@echo "make lint     ruff and mypy"
@@ -58,8 +59,19 @@ eval: fetch
 	$(RUN) python scripts/alignment_truth.py --mirror corpus/real --out $(TRUTH)
 	$(WB) eval --out measurements --truth $(TRUTH)
 
+# The tests run with Python's bytecode cache on (PYTHONDONTWRITEBYTECODE dropped, as
+# benchmarks/bench_startup.py does): otherwise every run, and every interpreter a test starts,
+# compiles the package and its dependencies again. PYTEST_ARGS passes more options to pytest
+# (benchmarks/bench_tests.py adds --durations).
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(RUN) pytest $(PYTEST_ARGS)
+
+# Everything: whole-corpus tests (marked slow) and the notebook runs included.
 test: fetch browser
-	$(RUN) pytest
+	$(PYTEST)
+
+# The inner loop: lint, types and every test not marked slow (no whole-corpus work, no notebook).
+check: lint browser
+	$(PYTEST) -m "not slow"
 
 lint: sync
 	$(RUN) ruff check workbench tests benchmarks

@@ -143,6 +143,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Mark slow each `document_workspace` case whose document is outside the default workspace,
     and refuse a test that uses a `corpus_` fixture without the slow mark.
 
+    Every test that reads the whole corpus is put in one xdist group, `corpus`, so that under
+    `pytest -n N --dist loadgroup` one worker builds the whole-corpus fixtures, once.
+
     Runs before `-m` selects, so `-m "not slow"` leaves the marked cases out.
     """
     unmarked = []
@@ -150,8 +153,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         names = set(getattr(item, "fixturenames", ()))
         callspec = getattr(item, "callspec", None)
         outside = callspec is not None and not in_small_workspace(str(callspec.params.get("path")))
+        whole = bool(names & CORPUS_FIXTURES) or ("document_workspace" in names and outside)
         if "document_workspace" in names and outside:
             item.add_marker(pytest.mark.slow)
+        if whole:
+            item.add_marker(pytest.mark.xdist_group("corpus"))
         if names & CORPUS_FIXTURES and item.get_closest_marker("slow") is None:
             unmarked.append(item.nodeid)
     if unmarked:
