@@ -100,14 +100,11 @@ def parameters_cell_index(cells: list[Mapping[str, object]]) -> int:
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` selects: the notebook runs are marked slow
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark every notebook cell (an nbval item) slow and group it with its notebook's other cells
-    (for `pytest -n N --dist loadgroup`), and give each notebook's parameters cell its overrides
-    and a scratch folder."""
+    """Mark every notebook cell (an nbval item) slow, and give each notebook's parameters cell its
+    overrides and a scratch folder."""
     for item in items:
         if Path(str(item.path)).suffix == ".ipynb":
             item.add_marker(pytest.mark.slow)
-            # A notebook's cells share one kernel: under xdist they run on one worker, in order.
-            item.add_marker(pytest.mark.xdist_group(Path(str(item.path)).stem))
         cell = getattr(item, "cell", None)
         if cell is None or PARAMETERS_TAG not in cell.metadata.get("tags", []):
             continue

@@ -5,16 +5,17 @@ fetches again (a no-op when every file is already held with the right hash) so t
 works too. The mirror is `$WORKBENCH_MIRROR`, else `../shared/corpus` when present, else each row's
 mirror URL.
 
-Two workspaces, each built at most once per session (per xdist worker):
+Two workspaces, each ingested at most once per run (under pytest-xdist, by the first worker that
+needs it, while the others wait; each worker then opens its own copy of the file):
 
-- `workspace`, the default: the families of `SMALL_FAMILIES`, a few real families of every format
-  and kind the corpus holds, chosen by what the tests name. A test that reads a document, a family
-  or "every version held" reads it here.
-- `corpus_workspace`: every catalogued version. Whole-corpus work is done once, here, by the
-  session fixtures whose names start with `corpus_` (the pairs, their diffs, the segmentations,
-  the measurement, the alignment truth); a test that uses one of them carries
-  `@pytest.mark.slow` (`make check` leaves it out, `make test` runs it), and collection refuses a
-  test that uses one without the mark.
+- `workspace`, the default: the families of `SMALL_FAMILIES`, a couple of dozen real families that
+  together hold every format and kind the corpus holds, chosen by what the tests name. A test that
+  reads a document, a family or "every version held" reads it here.
+- `corpus_workspace`: every catalogued version. Whole-corpus work is done once per session here,
+  by the session fixtures whose names start with `corpus_` (the pairs, their diffs, the
+  segmentations, the measurement, the search index, the alignment truth), never in a test module;
+  a test that uses one of them carries `@pytest.mark.slow` (`make check` leaves it out, `make
+  test` runs it), and collection refuses a test that uses one without the mark.
 
 A test parametrized over documents (a `path` parameter) reads through `document_workspace`: the
 default workspace for a document of `SMALL_FAMILIES`, the whole corpus's for any other, and the
@@ -23,13 +24,14 @@ cases of the second kind are marked slow at collection.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterable, Iterator
-from contextlib import closing
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -143,9 +145,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Mark slow each `document_workspace` case whose document is outside the default workspace,
     and refuse a test that uses a `corpus_` fixture without the slow mark.
 
-    Every test that reads the whole corpus is put in one xdist group, `corpus`, so that under
-    `pytest -n N --dist loadgroup` one worker builds the whole-corpus fixtures, once.
-
     Runs before `-m` selects, so `-m "not slow"` leaves the marked cases out.
     """
     unmarked = []
@@ -153,11 +152,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         names = set(getattr(item, "fixturenames", ()))
         callspec = getattr(item, "callspec", None)
         outside = callspec is not None and not in_small_workspace(str(callspec.params.get("path")))
-        whole = bool(names & CORPUS_FIXTURES) or ("document_workspace" in names and outside)
         if "document_workspace" in names and outside:
             item.add_marker(pytest.mark.slow)
-        if whole:
-            item.add_marker(pytest.mark.xdist_group("corpus"))
         if names & CORPUS_FIXTURES and item.get_closest_marker("slow") is None:
             unmarked.append(item.nodeid)
     if unmarked:
@@ -171,15 +167,34 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # The corpus and the default workspace
 
 
-@pytest.fixture(scope="session")
-def catalogue() -> tuple[CatalogueRow, ...]:
-    rows = read_catalogue(CORPUS_DIR)
-    report = fetch(rows, STORE, mirror=_mirror())
-    refused = fetch(read_refused(CORPUS_DIR), REFUSED_STORE, mirror=_mirror())
-    assert not report.failed and not refused.failed, [
-        f.line() for f in report.failed + refused.failed
-    ]
-    return rows
+def _shared_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This run's temporary folder, shared by its pytest-xdist workers (each has its own below it)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@contextmanager
+def _one_at_a_time(folder: Path, name: str) -> Iterator[None]:
+    """Held by one process of the run at a time (an exclusive lock on a file in `folder`)."""
+    with (folder / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def built_once(
+    tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]
+) -> Path:
+    """The file `name`, made by `build(path)` once per run: under pytest-xdist the first worker
+    that asks builds it while the others wait, then every worker reads the same file."""
+    folder = _shared_folder(tmp_path_factory)
+    target = folder / name
+    with _one_at_a_time(folder, name):
+        if not target.exists():
+            partial = folder / f"{name}.partial"
+            partial.unlink(missing_ok=True)  # a build that failed before starts again
+            build(partial)
+            partial.rename(target)
+    return target
 
 
 def _copy(source: Path, target: Path) -> None:
@@ -189,26 +204,40 @@ def _copy(source: Path, target: Path) -> None:
 
 
 @pytest.fixture(scope="session")
+def catalogue(tmp_path_factory: pytest.TempPathFactory) -> tuple[CatalogueRow, ...]:
+    rows = read_catalogue(CORPUS_DIR)
+    with _one_at_a_time(_shared_folder(tmp_path_factory), "fetch"):
+        report = fetch(rows, STORE, mirror=_mirror())
+        refused = fetch(read_refused(CORPUS_DIR), REFUSED_STORE, mirror=_mirror())
+    assert not report.failed and not refused.failed, [
+        f.line() for f in report.failed + refused.failed
+    ]
+    return rows
+
+
+@pytest.fixture(scope="session")
 def _small_workspace_file(
     catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
 ) -> Path:
-    """The default workspace's versions, ingested once into a file no test opens: the start of
-    both the default workspace and the whole corpus's (whose ingest then extracts only the rest)."""
+    """The default workspace's versions, ingested once per run into a file no test opens: the
+    start of both the default workspace and the whole corpus's (whose ingest then extracts only
+    the rest)."""
     rows = [row for row in catalogue if in_small_workspace(row.path)]
     held_families = {"/".join(row.path.split("/")[:2]) for row in rows}
     assert held_families == set(SMALL_FAMILIES), sorted(set(SMALL_FAMILIES) - held_families)
     # Every kind of document the corpus holds is in it: each media type, and each extractor.
-    kinds = {row.media_type for row in catalogue}
-    assert {row.media_type for row in rows} == kinds
-    path = tmp_path_factory.mktemp("small") / "pristine.sqlite"
-    with Workspace(path) as held:
-        report = ingest(held, rows, STORE)
-        assert not report.refused, [r.line() for r in report.refused]
-        extractors = {(v.extractor, v.extractor_version) for v in held.versions()}
-    from workbench.text.extract import CURRENT_EXTRACTORS
+    assert {row.media_type for row in rows} == {row.media_type for row in catalogue}
 
-    assert extractors == set(CURRENT_EXTRACTORS.items())
-    return path
+    def build(path: Path) -> None:
+        with Workspace(path) as held:
+            report = ingest(held, rows, STORE)
+            assert not report.refused, [r.line() for r in report.refused]
+            extractors = {(v.extractor, v.extractor_version) for v in held.versions()}
+        from workbench.text.extract import CURRENT_EXTRACTORS
+
+        assert extractors == set(CURRENT_EXTRACTORS.items())
+
+    return built_once(tmp_path_factory, "small-workspace.sqlite", build)
 
 
 @pytest.fixture(scope="session")
@@ -243,13 +272,20 @@ def corpus_workspace(
     _small_workspace_file: Path,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Workspace]:
-    """Every catalogued version. It starts as a copy of the default workspace's versions, which
-    ingest leaves as held (same bytes, same extractor), and extracts every other row."""
+    """Every catalogued version, ingested once per run. The file starts as a copy of the default
+    workspace's versions, which ingest leaves as held (same bytes, same extractor), so only every
+    other row is extracted; each worker then opens a copy of its own."""
+
+    def build(path: Path) -> None:
+        _copy(_small_workspace_file, path)
+        with Workspace(path) as held:
+            report = ingest(held, catalogue, STORE)
+            assert not report.refused, [r.line() for r in report.refused]
+
+    built = built_once(tmp_path_factory, "corpus-workspace.sqlite", build)
     path = tmp_path_factory.mktemp("corpus-workspace") / "workspace.sqlite"
-    _copy(_small_workspace_file, path)
+    _copy(built, path)
     with Workspace(path) as held:
-        report = ingest(held, catalogue, STORE)
-        assert not report.refused, [r.line() for r in report.refused]
         yield held
 
 
@@ -301,21 +337,23 @@ def corpus_measurements(
 def corpus_alignment_truth(
     catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
 ) -> Path:
-    """The pairing truth of the whole corpus, written once by `scripts/alignment_truth.py` run as
-    its own process (it imports nothing from the workbench)."""
-    out = tmp_path_factory.mktemp("truth") / "alignment-truth.json"
-    subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "alignment_truth.py"),
-            "--mirror",
-            str(STORE),
-            "--catalogue",
-            str(CORPUS_DIR / "catalogue.jsonl"),
-            "--out",
-            str(out),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    return out
+    """The pairing truth of the whole corpus, written once per run by
+    `scripts/alignment_truth.py` run as its own process (it imports nothing from the workbench)."""
+
+    def build(out: Path) -> None:
+        subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "scripts" / "alignment_truth.py"),
+                "--mirror",
+                str(STORE),
+                "--catalogue",
+                str(CORPUS_DIR / "catalogue.jsonl"),
+                "--out",
+                str(out),
+            ],
+            check=True,
+            capture_output=True,
+        )
+
+    return built_once(tmp_path_factory, "alignment-truth.json", build)
