@@ -12,7 +12,7 @@ WB := $(RUN) workbench
 
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: measure eval test check fetch sync browser lint bench clean help
+.PHONY: measure eval test check check-tests fetch sync browser lint bench clean help
 
 help:
 	@echo "make measure  re-derive measurements/ from the real corpus (installs, fetches, ingests)"
@@ -59,18 +59,24 @@ eval: fetch
 	$(RUN) python scripts/alignment_truth.py --mirror corpus/real --out $(TRUTH)
 	$(WB) eval --out measurements --truth $(TRUTH)
 
-# The tests run with Python's bytecode cache on (PYTHONDONTWRITEBYTECODE dropped, as
-# benchmarks/bench_startup.py does): otherwise every run, and every interpreter a test starts,
-# compiles the package and its dependencies again. PYTEST_ARGS passes more options to pytest
-# (benchmarks/bench_tests.py adds --durations).
-PYTEST := env -u PYTHONDONTWRITEBYTECODE $(RUN) pytest $(PYTEST_ARGS)
+# The tests run on WORKERS processes (pytest-xdist), each test module whole on one of them
+# (--dist loadscope: a notebook's cells share one kernel, a module its fixtures); the whole-corpus
+# fixtures are built once per run and shared (tests/conftest.py). They run with Python's bytecode
+# cache on (PYTHONDONTWRITEBYTECODE dropped, as benchmarks/bench_startup.py does): otherwise every
+# run, and every interpreter a test starts, compiles the package and its dependencies again.
+# PYTEST_ARGS passes more options to pytest (benchmarks/bench_tests.py adds --durations).
+WORKERS ?= 2
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(RUN) pytest -n $(WORKERS) --dist loadscope $(PYTEST_ARGS)
 
 # Everything: whole-corpus tests (marked slow) and the notebook runs included.
 test: fetch browser
 	$(PYTEST)
 
 # The inner loop: lint, types and every test not marked slow (no whole-corpus work, no notebook).
-check: lint browser
+# `make -k check` runs the tests even when lint fails.
+check: lint check-tests
+
+check-tests: sync browser
 	$(PYTEST) -m "not slow"
 
 lint: sync
