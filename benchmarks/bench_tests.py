@@ -15,8 +15,8 @@ the whole suite, so it takes minutes). It prints wall times beside their targets
   its mean and maximum while it ran (sampled every 2 s), since other work on the machine stretches
   wall time and a figure means little without it.
 
-A failed command's figures are printed all the same, with the exit status and pytest's summary
-line, so a failing test shows in the page instead of hiding the timing.
+A failed command's figures are printed all the same, with the exit status, pytest's summary line
+and the failing tests' ids, so a failing test shows in the page instead of hiding the timing.
 """
 
 from __future__ import annotations
@@ -53,6 +53,11 @@ class Timed:
         lines = [line.strip("= ") for line in self.output.splitlines() if " in " in line]
         found = [line for line in lines if re.search(r"\d+ (passed|failed|error)", line)]
         return found[-1] if found else "(no pytest summary printed)"
+
+    def failures(self) -> list[str]:
+        """The FAILED and ERROR lines of pytest's short summary (`-ra`), without their messages."""
+        found = re.findall(r"^(?:FAILED|ERROR) (\S+)", self.output, flags=re.MULTILINE)
+        return sorted(set(found))
 
     def slowest(self) -> list[str]:
         """The lines of pytest's `--durations` section."""
@@ -149,6 +154,8 @@ def run() -> None:
             f"max {result.load_max:.1f}"
         )
         print(f"   pytest: {result.summary()}")
+        for failure in result.failures():
+            print(f"   failed: {failure}")
     for target, result in results.items():
         print(f"\nten slowest in make {target} (pytest --durations={SLOWEST})")
         for line in result.slowest():
