@@ -331,10 +331,11 @@ def _version_with(workspace: Workspace, needle: str) -> tuple[str, str]:
     raise AssertionError(needle)
 
 
-def test_corruption_suite_on_the_real_corpus(workspace: Workspace) -> None:
+@pytest.mark.slow
+def test_corruption_suite_on_the_real_corpus(corpus_workspace: Workspace) -> None:
     """Every probe refused for the right reason, every honest probe verified."""
-    probes = corruption_probes(workspace.versions(), seed=11, per_version=2)
-    results = verify_citations(workspace, [p.citation for p in probes])
+    probes = corruption_probes(corpus_workspace.versions(), seed=11, per_version=2)
+    results = verify_citations(corpus_workspace, [p.citation for p in probes])
     wrong = [
         (p.kind, p.expected, r.reason, p.citation.version_id)
         for p, r in zip(probes, results, strict=True)

@@ -130,11 +130,12 @@ def test_empty_span_at_end_maps_to_raw_end() -> None:
         result.raw_span(2, 9)
 
 
-def test_map_is_exact_on_real_passages(workspace) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.slow
+def test_map_is_exact_on_real_passages(corpus_workspace) -> None:  # type: ignore[no-untyped-def]
     """Real text, real soft hyphens and line-break hyphens: thousands of spans map back exactly."""
     rng = random.Random(20261130)
     checked = soft = hyphens = 0
-    for version in workspace.versions():
+    for version in corpus_workspace.versions():
         for passage in segment(version.version_id, version.text)[:40]:
             soft += "\u00ad" in passage.text
             hyphens += len(normalize(passage.text).line_break_hyphens)
@@ -149,9 +150,10 @@ def test_array_pass_equals_match_loop(raw: str) -> None:
     assert normalize_long(raw) == normalize_short(raw)
 
 
-def test_array_pass_equals_match_loop_on_every_held_version(workspace) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.slow
+def test_array_pass_equals_match_loop_on_every_held_version(corpus_workspace) -> None:  # type: ignore[no-untyped-def]
     long_ones = 0
-    for version in workspace.versions():
+    for version in corpus_workspace.versions():
         text = version.text
         assert normalize_long(text) == normalize_short(text), version.version_id
         long_ones += len(text) >= LONG_TEXT
