@@ -66,15 +66,29 @@ SMALL_FAMILIES = (
     "us-federal/115-hr255",
     "us-federal/114-hr636",
     "us-federal/116-hjres107",
-    # D.C. Council XML: history notes that change with each amendment, a raised fee, a renewable
-    # portfolio standard, a disconnection rule, a customer-notice section, and a sentence that
-    # every release holds but the latest.
+    # D.C. Council XML, the whole jurisdiction: Code sections whose history notes change with each
+    # amendment (a raised fee, a renewable portfolio standard, a disconnection rule, a sentence
+    # every release holds but the latest), and the seven D.C. Laws that amended them, which the
+    # amendment reader checks against those sections' releases.
+    "us-dc/dc-code-34-131",
     "us-dc/dc-code-34-306",
-    "us-dc/dc-code-34-1432",
-    "us-dc/dc-code-34-1436",
-    "us-dc/dc-code-34-1506.02",
+    "us-dc/dc-code-34-801",
+    "us-dc/dc-code-34-804",
     "us-dc/dc-code-34-1151",
+    "us-dc/dc-code-34-1432",
+    "us-dc/dc-code-34-1434",
+    "us-dc/dc-code-34-1436",
+    "us-dc/dc-code-34-1436.01",
+    "us-dc/dc-code-34-1506.02",
     "us-dc/dc-code-34-1518.01",
+    "us-dc/dc-code-34-1671.06b",
+    "us-dc/dc-law-24-147",
+    "us-dc/dc-law-24-167",
+    "us-dc/dc-law-24-176",
+    "us-dc/dc-law-24-314",
+    "us-dc/dc-law-25-189",
+    "us-dc/dc-law-25-217",
+    "us-dc/dc-law-25-50",
     # Justice Canada's consolidated XML: Section/Subsection/Paragraph, stable element ids.
     "ca-federal/ca-cer-act",
     # NERC PDFs with a text layer: running headers, U+2010 hyphens in later versions.
@@ -90,6 +104,8 @@ SMALL_FAMILIES = (
     # Hard PDFs: a filer's scan beside the commission's OCR copy; a page whose text layer opens
     # with glyphs drawn off the page; line-end hyphens; a table page and the same page rotated.
     "us-tx/puct-49421-item80-cehe-response-to-tiec-rfi-set1",
+    # The commission's two OCR'd copies of one update (every page an invisible text layer).
+    "us-tx/puct-49595-puc01-01-rate-case-expense-update",
     "us-federal/epa-oig-report-10-p-0154-excerpt",
     "us-federal/copyright-office-dmca-summary-1998",
     "us-federal/fbi-nics-firearm-checks-2015-11",
