@@ -18,8 +18,8 @@ from workbench.history.lawbook import LawBook, names_section
 from workbench.history.reconcile import (
     AmendmentReport,
     amendment_report,
-    amendments,
     family_amendments,
+    law_amendments,
     law_json,
 )
 from workbench.models import CatalogueRow
@@ -80,7 +80,7 @@ def test_one_law_reads_only_itself_and_reports_as_the_full_reading_does(
 ) -> None:
     for law in full.laws:
         version_id = law.law.version.version_id
-        alone = amendments(workspace, version_id, catalogue, STORE)
+        alone = law_amendments(workspace, version_id, catalogue, STORE)
         assert _as_json(law_json(alone, version_id)) == _as_json(law_json(full, version_id))
         gaps = {
             (c.family, c.before.version_id, c.after.version_id)
@@ -97,7 +97,7 @@ def test_one_law_reads_only_itself_and_reports_as_the_full_reading_does(
             and (c.family, c.before.version_id, c.after.version_id) in gaps
         }
         assert {r.law.version.version_id for r in alone.laws} == others | {version_id}
-    only = amendments(workspace, LAW_24_314, catalogue, STORE)
+    only = law_amendments(workspace, LAW_24_314, catalogue, STORE)
     assert [r.law.version.version_id for r in only.laws] == [LAW_24_314]
 
 

@@ -16,7 +16,7 @@ def cmd_amendments(args: argparse.Namespace) -> int:
     from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
-        report = reconcile.amendments(
+        report = reconcile.law_amendments(
             workspace, args.law, read_catalogue(args.corpus_dir), args.store
         )
     if args.json:

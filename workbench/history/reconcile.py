@@ -36,9 +36,9 @@ import itertools
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from workbench.changes.diff import diff_versions
 from workbench.errors import AmendmentError
@@ -50,7 +50,11 @@ from workbench.history.style import DraftingStyle, style_for
 from workbench.models import CatalogueRow, Change, Span
 from workbench.workspace import Workspace
 
+if TYPE_CHECKING:
+    import polars as pl
+
 AttributionKind = Literal["made_by", "history", "unexplained"]
+FRAME_CONTEXT_CHARS = 20  # unchanged characters `law_frame` keeps beside a change's marks
 ATTRIBUTION_KINDS: tuple[str, ...] = ("made_by", "history", "unexplained")
 
 
@@ -118,9 +122,10 @@ class Attribution:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AmendmentReport:
-    """Every held law of a jurisdiction read and checked, and each checked pair's changes
-    attributed (`attributions`, keyed by change id); `not_reflected` lists the instruction ids
-    whose unit no change of their pair touches."""
+    """The held laws read and checked (`laws`: every one, or those a verb needed), and each
+    reconciled pair's changes attributed (`attributions`, keyed by change id; `changes`, the
+    changes themselves); `not_reflected` lists the instruction ids whose unit no change of their
+    pair touches."""
 
     jurisdiction: str
     style: DraftingStyle
@@ -128,6 +133,7 @@ class AmendmentReport:
     attributions: Mapping[str, Attribution]
     not_reflected: tuple[str, ...]
     held_sections: frozenset[str]  # the Code sections whose releases are held
+    changes: Mapping[str, Change] = field(default_factory=dict, repr=False)  # attributed ones
 
     def law(self, version_id: str) -> LawReport:
         for report in self.laws:
@@ -157,15 +163,17 @@ def reconcile(
     held_acts: frozenset[str],
     act_citation: re.Pattern[str],
     changes: Mapping[tuple[str, str], Sequence[Change]] | None = None,
-) -> tuple[dict[str, Attribution], tuple[str, ...]]:
+) -> tuple[dict[str, Attribution], tuple[str, ...], dict[str, Change]]:
     """Attribute every change of each (family, before id, after id) pair to the instructions
-    checked against it (module docstring); returns (attributions by change id, not reflected).
+    checked against it (module docstring); returns (attributions by change id, not reflected,
+    the changes attributed by change id).
 
     `changes`, when given, holds each pair's diff by (before id, after id), as a surface computed
     it: those changes are attributed (every pair must be there); else each pair is diffed here.
     """
     attributions: dict[str, Attribution] = {}
     not_reflected: list[str] = []
+    attributed: dict[str, Change] = {}
     for (family, before_id, after_id), checked in sorted(pairs.items()):
         before = code.release_by_id(family, before_id)
         after = code.release_by_id(family, after_id)
@@ -180,6 +188,7 @@ def reconcile(
         )
         touched: set[str] = set()
         for change in shown:
+            attributed[change.change_id] = change
             side_b = change.before_spans or ((change.before,) if change.before else ())
             side_a = change.after_spans or ((change.after,) if change.after else ())
             made = [
@@ -219,7 +228,7 @@ def reconcile(
             if ins.instruction_id not in touched
             and ((check.before and check.before.unit) or (check.after and check.after.unit))
         )
-    return attributions, tuple(not_reflected)
+    return attributions, tuple(not_reflected), attributed
 
 
 def _assembled(
@@ -239,7 +248,7 @@ def _assembled(
         )
         for family, b, a in sorted(set(keys))
     }
-    attributions, not_reflected = reconcile(
+    attributions, not_reflected, attributed = reconcile(
         pairs,
         book.code,
         held_acts=book.held_acts,
@@ -253,6 +262,7 @@ def _assembled(
         attributions=attributions,
         not_reflected=not_reflected,
         held_sections=frozenset(book.code.by_section),
+        changes=attributed,
     )
 
 
@@ -305,7 +315,7 @@ def _law_jurisdiction(workspace: Workspace, version_id: str) -> str:
     return version.jurisdiction
 
 
-def amendments(
+def law_amendments(
     workspace: Workspace, version_id: str, rows: Iterable[CatalogueRow], store: Path
 ) -> AmendmentReport:
     """The held law `version_id` read and checked, and each release pair its instructions were
@@ -430,3 +440,78 @@ def law_lines(report: AmendmentReport, version_id: str) -> list[str]:
         for u in law.reading.unread
     )
     return lines
+
+
+def _spans(found: Iterable[tuple[int, int]]) -> str:
+    return "; ".join(f"[{s}, {e})" for s, e in found)
+
+
+def law_frame(report: AmendmentReport, version_id: str, workspace: Workspace) -> pl.DataFrame:
+    """One law's instructions, each with its check, beside the changes it made (polars).
+
+    One row per instruction and change it made (`made_by`), in the law's text order and then
+    the diff's order; an instruction that made no change has one row, its change columns null.
+    Columns: the instruction's `law_section`, its sentence's `char_start`/`char_end` in the law,
+    `action`, `target` (its citation), `old_text`, `new_text`; the check's `outcome`, `before`
+    and `after` releases, `struck_at` (the struck text's offsets in the before release's unit)
+    and `inserted_at` (the inserted text's or quoted lines' offsets after), as "[s, e)" joined by
+    "; "; `not_reflected`; the change's `change_id`, `change_kind` and `change` (its marked text,
+    `[-removed-]{+added+}`, as `workbench diff` prints it with `FRAME_CONTEXT_CHARS` unchanged
+    characters beside each mark).
+    """
+    import polars as pl
+
+    from workbench.changes.redline import marked_text, redline
+
+    law = report.law(version_id)
+    made = _changes_by_instruction(report)
+    reflected = set(report.not_reflected)
+    order = {change_id: k for k, change_id in enumerate(report.changes)}
+    held: dict[str, Any] = {}
+
+    def text_of(change: Change) -> str:
+        pair = report.attributions[change.change_id]
+        for vid in {pair.before, pair.after} - held.keys():
+            held[vid] = workspace.version(vid)
+        shown = redline(change, held[pair.before], held[pair.after])
+        return marked_text(shown, context=FRAME_CONTEXT_CHARS)
+
+    rows = []
+    for ins, check in zip(law.reading.instructions, law.checks, strict=True):
+        base = {
+            "law_section": ins.law_section,
+            "char_start": ins.char_start,
+            "char_end": ins.char_end,
+            "action": ins.action,
+            "target": ins.target.citation(),
+            "old_text": ins.old_text,
+            "new_text": ins.new_text,
+            "outcome": check.outcome,
+            "before": check.before.version_id if check.before else None,
+            "after": check.after.version_id if check.after else None,
+            "struck_at": _spans(check.before.old) if check.before else None,
+            "inserted_at": _spans(check.after.new) if check.after else None,
+            "not_reflected": ins.instruction_id in reflected,
+        }
+        ids = sorted(made.get(ins.instruction_id, []), key=order.__getitem__)
+        changes: list[Change | None] = [report.changes[c] for c in ids]
+        for change in changes or [None]:
+            rows.append(
+                base
+                | {
+                    "change_id": change.change_id if change else None,
+                    "change_kind": change.kind if change else None,
+                    "change": text_of(change) if change else None,
+                }
+            )
+    text, number = pl.String, pl.Int64
+    schema: dict[str, Any] = {
+        "law_section": text,
+        "char_start": number,
+        "char_end": number,
+        **{name: text for name in ("action", "target", "old_text", "new_text", "outcome")},
+        **{name: text for name in ("before", "after", "struck_at", "inserted_at")},
+        "not_reflected": pl.Boolean,
+        **{name: text for name in ("change_id", "change_kind", "change")},
+    }
+    return pl.DataFrame(rows, schema=schema)
