@@ -53,6 +53,18 @@ def link_families(root: Path, families: Iterable[str]) -> Path:
     return root
 
 
+def command_paths(workspace: Workspace) -> list[str]:
+    """The path options a command run on the session's workspace and the fetched corpus takes."""
+    return [
+        "--workspace",
+        str(workspace.path),
+        "--corpus-dir",
+        str(CORPUS_DIR),
+        "--store",
+        str(STORE),
+    ]
+
+
 @pytest.fixture(scope="session")
 def catalogue() -> tuple[CatalogueRow, ...]:
     rows = read_catalogue(CORPUS_DIR)

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CORPUS_DIR, STORE
+from tests.conftest import STORE, command_paths
 from workbench.changes.attribution import (
     attribution_counts,
     attribution_line,
@@ -142,17 +142,6 @@ def test_the_review_widget_shows_what_made_a_doubtful_pairing(
     assert html.escape(made.line()) not in ReviewWidget(workspace, attributed).scores.value
 
 
-def _paths(workspace: Workspace) -> list[str]:
-    return [
-        "--workspace",
-        str(workspace.path),
-        "--corpus-dir",
-        str(CORPUS_DIR),
-        "--store",
-        str(STORE),
-    ]
-
-
 def test_diff_laws_shows_the_attributions_the_amendments_verb_hands_it(
     workspace: Workspace,
     report: AmendmentReport,
@@ -161,19 +150,19 @@ def test_diff_laws_shows_the_attributions_the_amendments_verb_hands_it(
 ) -> None:
     change_id = _made_by_law(report)
     line = report.attributions[change_id].line()
-    assert main(["diff", FAMILY, "--laws", *_paths(workspace)]) == 0
+    assert main(["diff", FAMILY, "--laws", *command_paths(workspace)]) == 0
     listing = capsys.readouterr().out.splitlines()
     at = next(k for k, text in enumerate(listing) if text.startswith(f"  {change_id} "))
     assert listing[at + 3] == f"    {line}"
-    assert main(["diff", FAMILY, "--laws", "--json", *_paths(workspace)]) == 0
+    assert main(["diff", FAMILY, "--laws", "--json", *command_paths(workspace)]) == 0
     shown = {
         c["change_id"]: c for part in json.loads(capsys.readouterr().out) for c in part["changes"]
     }
     assert shown[change_id]["attribution"] == report.attributions[change_id].as_json()
     page = tmp_path / "redline.html"
-    assert main(["diff", FAMILY, "--laws", "--html", str(page), *_paths(workspace)]) == 0
+    assert main(["diff", FAMILY, "--laws", "--html", str(page), *command_paths(workspace)]) == 0
     assert html.escape(line) in page.read_text(encoding="utf-8")
-    assert main(["diff", FAMILY, *_paths(workspace)]) == 0
+    assert main(["diff", FAMILY, *command_paths(workspace)]) == 0
     assert "made by" not in capsys.readouterr().out
 
 
@@ -203,6 +192,6 @@ def test_diff_laws_refuses_what_the_laws_cannot_account_for_before_writing(
     message: str,
 ) -> None:
     page = tmp_path / "redline.html"
-    assert main(["diff", *argv, "--laws", "--html", str(page), *_paths(workspace)]) == 2
+    assert main(["diff", *argv, "--laws", "--html", str(page), *command_paths(workspace)]) == 2
     assert capsys.readouterr().err == f"workbench: error: {message}\n"
     assert not page.exists()
