@@ -150,3 +150,8 @@ class TruthFileError(WorkbenchError, ValueError):
 class AmendmentError(WorkbenchError, ValueError):
     """A law cannot be read for amendment instructions (not a held law, no effective date, no
     drafting style for its jurisdiction), or a drafting style file is malformed."""
+
+
+class AsOfError(WorkbenchError, ValueError):
+    """A text cannot be given as of a date: the date is not a calendar date, no release of the
+    family was published on or before it, or the version is named both by id and by date."""

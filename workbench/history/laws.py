@@ -196,6 +196,17 @@ def release(
     return Release(version=version, date=date, body_end=body_end, units=units)
 
 
+def dated_versions(
+    versions: Iterable[Version], dates: Mapping[str, str | None]
+) -> tuple[tuple[str, Version], ...]:
+    """The versions that carry a filing date (`dates`, by version id), as (date, version),
+    ordered by date and then version order; a version with none is left out (it cannot be
+    placed before or after a date)."""
+    dated = [(dates.get(v.version_id), v.version_order, v) for v in versions]
+    ordered = sorted(((d, o, v) for d, o, v in dated if d), key=lambda t: t[:2])
+    return tuple((str(date), v) for date, _, v in ordered)
+
+
 class HeldCode:
     """The held releases of a jurisdiction's Code sections, by section number, read on demand.
 
@@ -256,12 +267,7 @@ class HeldCode:
     def dated(self, family: str) -> tuple[tuple[str, Version], ...]:
         """A family's versions that carry a filing date, as (date, version), ordered by date and
         then version order; nothing is read from their bytes."""
-        dated = [
-            (self.dates.get(v.version_id), v.version_order, v)
-            for v in self.families.get(family, ())
-        ]
-        ordered = sorted(((d, o, v) for d, o, v in dated if d), key=lambda t: t[:2])
-        return tuple((str(date), v) for date, _, v in ordered)
+        return dated_versions(self.families.get(family, ()), self.dates)
 
     def release_of(self, date: str, version: Version) -> Release:
         """The release of `version` filed on `date` (read once, then kept)."""
