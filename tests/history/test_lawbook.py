@@ -20,6 +20,7 @@ from workbench.history.reconcile import (
     amendment_report,
     family_amendments,
     law_amendments,
+    law_frame,
     law_json,
 )
 from workbench.models import CatalogueRow
@@ -172,3 +173,35 @@ def test_a_family_the_laws_cannot_reconcile_is_refused(
     with pytest.raises(AmendmentError) as caught:
         family_amendments(workspace, family, catalogue, STORE, changes=changes)
     assert str(caught.value).startswith(message)
+
+
+def test_a_laws_frame_sets_each_instruction_beside_the_changes_it_made(
+    workspace: Workspace, catalogue: tuple[CatalogueRow, ...]
+) -> None:
+    report = law_amendments(workspace, LAW_24_314, catalogue, STORE)
+    frame = law_frame(report, LAW_24_314, workspace)
+    law = report.law(LAW_24_314)
+    made = {
+        ins.instruction_id: [
+            k
+            for k, a in report.attributions.items()
+            if ins.instruction_id in {m.instruction_id for m in a.made_by}
+        ]
+        for ins in law.reading.instructions
+    }
+    assert frame.height == sum(max(1, len(ids)) for ids in made.values())
+    assert frame.filter(frame["change_id"].is_null()).height == sum(
+        not ids for ids in made.values()
+    )
+    assert frame["char_start"].is_sorted()
+    first = frame.row(0, named=True)
+    (ins, check) = (law.reading.instructions[0], law.checks[0])
+    assert (first["law_section"], first["outcome"], first["change_id"]) == (
+        ins.law_section,
+        check.outcome,
+        made[ins.instruction_id][0],
+    )
+    before = workspace.version(first["before"]).text
+    start, end = (int(n) for n in first["struck_at"].strip("[)").split(", "))
+    assert before[start:end] == ins.old_text
+    assert "[-" in first["change"] and "{+" in first["change"]
