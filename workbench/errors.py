@@ -144,7 +144,7 @@ class ChartError(WorkbenchError, ValueError):
 
 
 class TruthFileError(WorkbenchError, ValueError):
-    """The alignment truth file cannot be read: missing, not JSON, or not the script's shape."""
+    """A truth file cannot be read: missing, not strict JSON, or not its script's shape."""
 
 
 class AmendmentError(WorkbenchError, ValueError):

@@ -17,14 +17,14 @@ from workbench.cli import main
 from workbench.corpus import read_catalogue
 from workbench.errors import TruthFileError
 from workbench.evals.alignment import (
+    ALIGNMENT_TRUTH,
     SCORECARD_JSON,
     PairView,
     alignment_scorecard,
-    file_sha256,
-    read_truth,
     score_pair,
     scorecard_bytes,
 )
+from workbench.evals.truth import file_sha256, read_truth
 from workbench.measure import corpus_digest
 from workbench.models import Passage
 from workbench.workspace import Workspace
@@ -57,7 +57,7 @@ def truth_file(catalogue: object, tmp_path_factory: pytest.TempPathFactory) -> P
 @pytest.fixture(scope="module")
 def card(truth_file: Path, workspace: Workspace) -> dict[str, object]:
     return alignment_scorecard(
-        read_truth(truth_file),
+        read_truth(truth_file, ALIGNMENT_TRUTH),
         workspace.version,
         corpus_digest=corpus_digest(read_catalogue(ROOT / "corpus")),
         truth_sha256=file_sha256(truth_file),
@@ -149,7 +149,7 @@ def test_a_bad_truth_file_is_one_line_and_exit_2(
     if content is not None:
         path.write_bytes(content)
     with pytest.raises(TruthFileError, match=message):
-        read_truth(path)
+        read_truth(path, ALIGNMENT_TRUTH)
     try:
         code = main(["eval", "--truth", str(path), "--workspace", str(tmp_path / "w.sqlite")])
     except SystemExit as exited:  # a missing file is refused while the arguments are parsed
