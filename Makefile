@@ -11,8 +11,10 @@ RUN := UV_PYTHON_DOWNLOADS=never $(UV) run --locked --all-extras --python $(PYTH
 WB := $(RUN) workbench
 
 CHROMIUM ?= /usr/bin/chromium
+TESSERACT ?= /usr/bin/tesseract
+TESSDATA := tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-osd
 
-.PHONY: measure eval test fetch sync browser lint bench clean help
+.PHONY: measure eval test fetch sync browser ocr lint bench clean help
 
 help:
 	@echo "make measure  re-derive measurements/ from the real corpus (installs, fetches, ingests)"
@@ -42,7 +44,20 @@ browser:
 	  fi; \
 	fi
 
-measure: fetch
+# Debian's tesseract and its English, German, French and orientation data (never a download of
+# models): the OCR extractor reads scanned PDF pages with it.
+ocr:
+	@if [ "$$($(TESSERACT) --list-langs 2>/dev/null | grep -cxE 'eng|deu|fra|osd')" != 4 ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian's tesseract-ocr for scanned pages"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	      tesseract-ocr $(TESSDATA) >/dev/null; \
+	  else \
+	    echo "scanned pages need tesseract at $(TESSERACT): run 'sudo apt-get install tesseract-ocr $(TESSDATA)'" >&2; exit 1; \
+	  fi; \
+	fi
+
+measure: fetch ocr
 	$(WB) measure
 	$(MAKE) --no-print-directory eval
 
@@ -55,14 +70,14 @@ measure: fetch
 TRUTH := benchmarks/out/alignment-truth.json
 AMENDMENT_TRUTH := benchmarks/out/amendment-truth.json
 
-eval: fetch
+eval: fetch ocr
 	$(RUN) python scripts/demo_manifest.py
 	$(WB) ingest
 	$(RUN) python scripts/alignment_truth.py --mirror corpus/real --out $(TRUTH)
 	$(RUN) python scripts/amendment_truth.py --mirror corpus/real --out $(AMENDMENT_TRUTH)
 	$(WB) eval --out measurements --truth $(TRUTH) --amendment-truth $(AMENDMENT_TRUTH)
 
-test: fetch browser
+test: fetch browser ocr
 	$(RUN) pytest
 
 lint: sync
@@ -70,7 +85,7 @@ lint: sync
 	$(RUN) ruff format --check workbench tests benchmarks
 	$(RUN) mypy
 
-bench: fetch
+bench: fetch ocr
 	for script in benchmarks/bench_*.py; do $(RUN) python $$script --write-docs || exit 1; done
 
 clean:

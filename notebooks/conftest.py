@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import copy
 import functools
+import os
 import shutil
 import tempfile
 from collections.abc import Mapping
@@ -25,6 +26,11 @@ from pathlib import Path
 import pytest
 
 PARAMETERS_TAG = "parameters"
+# The kernels read scanned pages through the OCR cache `make measure` and the test suite use, so
+# a notebook that ingests the corpus into a fresh workspace does not read the scans again.
+os.environ.setdefault(
+    "WORKBENCH_OCR_CACHE", str(Path(__file__).resolve().parents[1] / ".workbench" / "ocr-cache")
+)
 
 
 def overrides_for(notebook: str, scratch: Path) -> dict[str, object]:

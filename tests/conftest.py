@@ -9,9 +9,13 @@ mirror URL.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
+import subprocess
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -23,6 +27,10 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS_DIR = ROOT / "corpus"
 STORE = CORPUS_DIR / "real"
 REFUSED_STORE = CORPUS_DIR / "refused"
+# Every workspace the suite makes (and every command it runs) reads scanned pages through one OCR
+# cache, the one `make measure` uses, so the suite pays for each page once per checkout at most.
+OCR_CACHE = ROOT / ".workbench" / "ocr-cache"
+os.environ.setdefault("WORKBENCH_OCR_CACHE", str(OCR_CACHE))
 
 
 def _mirror() -> Path | None:
@@ -63,6 +71,20 @@ def command_paths(workspace: Workspace) -> list[str]:
         "--store",
         str(STORE),
     ]
+
+
+def module_from_commit(commit: str, path: str, name: str) -> ModuleType:
+    """The module at `path` as it stood at `commit` (read with `git show`), loaded as `name`: an
+    earlier extractor version, to compare what it makes with what the current one makes."""
+    source = subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{commit}:{path}"], check=True, capture_output=True
+    ).stdout
+    spec = importlib.util.spec_from_loader(name, loader=None)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses resolve their module by name
+    exec(compile(source, f"{commit}:{path}", "exec"), module.__dict__)
+    return module
 
 
 @pytest.fixture(scope="session")

@@ -13,6 +13,7 @@ import pytest
 from workbench.corpus import admit, fetch
 from workbench.errors import AppendOnlyViolation, CorpusChanged, VersionNotFound, WorkspaceError
 from workbench.models import CatalogueRow, text_sha256
+from workbench.text.ocr import OcrOptions
 from workbench.text.pdf import PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION
 from workbench.text.segment import segment
 from workbench.workspace import Workspace, ingest, version_from_row
@@ -270,9 +271,9 @@ def test_a_warm_ingest_extracts_nothing_already_held(
         calls: list[str] = []
         real = version_from_row
 
-        def counted(row: CatalogueRow, data: bytes) -> object:
+        def counted(row: CatalogueRow, data: bytes, *, ocr: OcrOptions | None = None) -> object:
             calls.append(row.path)
-            return real(row, data)
+            return real(row, data, ocr=ocr)
 
         monkeypatch.setattr("workbench.workspace.version_from_row", counted)
         warm = ingest(held, rows, STORE)
@@ -292,7 +293,7 @@ def test_an_older_extractor_version_is_extracted_again_and_must_give_the_held_te
         real = version_from_row
         monkeypatch.setattr(
             "workbench.workspace.version_from_row",
-            lambda r, d: calls.append(r.path) or real(r, d),
+            lambda r, d, **options: calls.append(r.path) or real(r, d, **options),
         )
         report = ingest(held, [row], STORE)
         assert calls == [row.path] and report.unchanged == (row.path,)

@@ -42,6 +42,14 @@ class ExtractionError(WorkbenchError, ValueError):
     """An extractor could not turn an artefact into text (malformed XML, unknown media type)."""
 
 
+class OcrUnavailable(ExtractionError):
+    """A page needs OCR and the engine, or its data for the document's language, is missing."""
+
+
+class OcrEngineMismatch(ExtractionError):
+    """This machine's OCR engine build is not the one the run requires (a Dask worker's)."""
+
+
 class CorpusChanged(WorkbenchError, ValueError):
     """A version id already held reappeared with different bytes or a different text hash."""
 

@@ -136,10 +136,12 @@ def test_json_shape() -> None:
         "alignment_confidence",
         "capped",
         "uncertain",
+        "front_matter",
         "span_before",
         "span_after",
     }
     assert item["before"] == {"version_id": "a", "char_start": 0, "char_end": 6}
+    assert item["front_matter"] is False
 
 
 def test_real_pairs(version_pairs) -> None:  # type: ignore[no-untyped-def]

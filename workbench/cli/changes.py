@@ -29,7 +29,7 @@ def _colour() -> bool:
 def cmd_diff(args: argparse.Namespace) -> int:
     from workbench.changes import pairs, redline
     from workbench.changes import redline_page as redline_html
-    from workbench.changes.attribution import attribution_counts, attribution_line, section_json
+    from workbench.changes.attribution import attribution_counts, section_json
     from workbench.errors import RedlineError
     from workbench.text.profiles import registry
     from workbench.workspace import Workspace
@@ -82,15 +82,25 @@ def cmd_diff(args: argparse.Namespace) -> int:
     for part in sections:
         counts = f"; {attribution_counts(part, made)}" if made is not None else ""
         out(redline.pair_summary(part) + counts + "\n")
-        for r in part.shown:
-            out(
-                f"  {redline.summary(r)}\n    {redline.places(r)}\n"
-                f"    {redline.marked_text(r, colour=colour)}\n"
-            )
-            line = attribution_line(made, r.change.change_id) if made is not None else None
-            if line is not None:
-                out(f"    {line}\n")
+        apart = [r for r in part.shown if r.change.front_matter]
+        for r in [r for r in part.shown if not r.change.front_matter]:
+            out(_listed(redline, r, colour, made))
+        if apart:  # a title page or metadata block changed: listed apart, never reviewed
+            out(f"  front-matter edits ({len(apart)}), never reviewed:\n")
+            for r in apart:
+                out(_listed(redline, r, colour, made))
     return 0
+
+
+def _listed(redline: Any, r: Any, colour: bool, made: Attributions | None) -> str:
+    """A change's three listing lines, and a fourth saying what made it where `made` holds it."""
+    from workbench.changes.attribution import attribution_line
+
+    line = attribution_line(made, r.change.change_id) if made is not None else None
+    return (
+        f"  {redline.summary(r)}\n    {redline.places(r)}\n"
+        f"    {redline.marked_text(r, colour=colour)}\n"
+    ) + (f"    {line}\n" if line is not None else "")
 
 
 def _made_by(args: argparse.Namespace, sections: Sequence[Section]) -> Attributions:

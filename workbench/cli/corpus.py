@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 def cmd_add(args: argparse.Namespace) -> int:
     from workbench.corpus import add_files, add_from_manifest
 
-    per_file = ("jurisdiction", "family", "url", "mirror", "official", "order", "label", "date")
+    per_file: tuple[str, ...] = ("jurisdiction", "family", "url", "mirror", "official", "order")
+    per_file += ("label", "date", "language")
     if args.from_csv is not None:
         given = [f"--{name}" for name in (*per_file, "issuer", "docket") if getattr(args, name)]
         if args.files or given or args.line_numbered:
@@ -54,6 +55,7 @@ def cmd_add(args: argparse.Namespace) -> int:
             issuer=args.issuer,
             docket=args.docket,
             line_numbered=args.line_numbered,
+            language=args.language,
         )
     if report.refusals:
         out(f"nothing written into {args.into}\n")
@@ -263,6 +265,11 @@ def add_commands(commands: Any) -> None:
     add.add_argument("--date", metavar="YYYY-MM-DD", help="filing or issue date")
     add.add_argument("--issuer", metavar="NAME", help="filer or issuer")
     add.add_argument("--docket", metavar="D", help="docket or bill")
+    add.add_argument(
+        "--language",
+        metavar="TAG",
+        help="the documents' language (en, de, fr): OCR reads scanned pages in it (default: en)",
+    )
     add.add_argument(
         "--line-numbered", action="store_true", help="the text carries gutter line numbers"
     )

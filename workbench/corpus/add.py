@@ -53,6 +53,7 @@ _OPTION = {
     "official": "--official/--transcription",
     "order": "--order",
     "label": "--label",
+    "language": "--language",
     "date": "--date",
     "issuer": "--issuer",
     "docket": "--docket",
@@ -61,6 +62,7 @@ _MIRROR = re.compile(
     r"(?P<repo>[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+)@(?P<commit>[0-9a-f]{40}):(?P<path>.+)"
 )
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_LANGUAGE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{1,8})*")  # BCP 47: a language, then subtags
 _COMPONENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+\-]*")
 _ROOT_ELEMENT = re.compile(r"<[A-Za-z_][\w.:\-]*[\s/>]")
 _HTML = re.compile(r"<(!doctype\s+html|html)[\s>]", re.IGNORECASE)
@@ -89,6 +91,7 @@ class DocumentSpec:
     docket: str | None = None
     line_numbered: bool = False
     origin: str | None = None
+    language: str | None = None  # a BCP 47 tag; OCR of scanned pages reads in it (English if None)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -276,6 +279,11 @@ def _plan(spec: DocumentSpec, retrieved_at: str) -> tuple[list[str], _Planned | 
         )
     if problem := _date_problem(spec):
         problems.append(problem)
+    if spec.language is not None and not _LANGUAGE.fullmatch(spec.language):
+        problems.append(
+            f"{_where(spec, 'language')}: expected a language tag such as en, de or fr-CA, "
+            f"got {spec.language[:80]!r}"
+        )
     media_type = None
     if data is not None:
         try:
@@ -305,6 +313,8 @@ def _plan(spec: DocumentSpec, retrieved_at: str) -> tuple[list[str], _Planned | 
         "extraction_note": EXTRACTION_NOTE,
     }
     record = {name: values[name] for name in PROVENANCE_FIELDS}
+    if spec.language is not None:  # optional: absent, a scan is read as English
+        record["language"] = spec.language
     path = f"{spec.jurisdiction}/{spec.family}/{spec.file.name}"
     # CAUTION: the record is checked by admission's own parser before anything is written, so
     # `add` can never write a provenance that `admit` would call malformed.
@@ -509,6 +519,7 @@ def add_files(
     docket: str | None = None,
     line_numbered: bool = False,
     retrieved_at: str | None = None,
+    language: str | None = None,
 ) -> AddReport:
     """`add_documents` for files that share one set of facts (the command's options).
 
@@ -532,6 +543,7 @@ def add_files(
             issuer=issuer,
             docket=docket,
             line_numbered=line_numbered,
+            language=language,
         )
         for index, file in enumerate(files)
     ]

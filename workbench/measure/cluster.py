@@ -46,10 +46,12 @@ from workbench.errors import (
     ClusterError,
     EngineOptionError,
     FamilyTaskFailed,
+    OcrUnavailable,
     WorkbenchError,
 )
 from workbench.measure.family import FamilyMeasurement, measure_family
 from workbench.models import CatalogueRow, Version, code_digest, content_id
+from workbench.text.ocr import EngineBuild, OcrOptions, default_cache, engine_build
 from workbench.text.profiles import Profile, candidate_profiles, registry, registry_from_sources
 from workbench.workspace import Workspace, version_from_row
 
@@ -84,6 +86,7 @@ class FamilyTask:
     text_sha256: tuple[str, ...]
     code_digest: str
     profiles: tuple[tuple[str, bytes], ...] = ()  # (origin, file bytes), in registry order
+    ocr: OcrOptions | None = None  # the client's OCR cache and engine build, for scanned pages
 
     @property
     def name(self) -> str:
@@ -111,6 +114,7 @@ def family_tasks(
     store: Path,
     held: Mapping[str, str],
     profiles: Sequence[Profile] | None = None,
+    ocr: OcrOptions | None = None,
 ) -> tuple[FamilyTask, ...]:
     """One task per family with a held version, sorted by (jurisdiction, family).
 
@@ -139,6 +143,7 @@ def family_tasks(
                 profiles=tuple(
                     (p.origin, p.source) for p in candidate_profiles(profiles, jurisdiction, family)
                 ),
+                ocr=ocr,
             )
         )
     return tuple(tasks)
@@ -159,7 +164,7 @@ def load_family(task: FamilyTask) -> list[Version]:
     versions = []
     for row, expected in zip(task.rows, task.text_sha256, strict=True):
         try:
-            version = version_from_row(row, read_fetched(row, store))
+            version = version_from_row(row, read_fetched(row, store), ocr=task.ocr)
         except WorkbenchError as exc:  # the message opens with the path already
             raise FamilyTaskFailed(f"family {task.name}: {exc}") from exc
         except OSError as exc:
@@ -405,7 +410,13 @@ def map_families_on_cluster(
     in the same order; the workers read the bytes from `store`.
     """
     check_engine_options(workers, scheduler)
-    tasks = family_tasks(rows, store, held_text_hashes(workspace), profiles)
+    # Workers read scanned pages from the client's OCR cache, and refuse another engine build.
+    try:
+        engine: EngineBuild | None = engine_build()
+    except OcrUnavailable:
+        engine = None
+    ocr = OcrOptions(cache=default_cache(workspace.path).resolve(), engine=engine)
+    tasks = family_tasks(rows, store, held_text_hashes(workspace), profiles, ocr)
     with dask_client(workers=workers, scheduler=scheduler) as client:
         if progress:
             link = getattr(client, "dashboard_link", None) if workers is not None else None

@@ -326,9 +326,21 @@ def _caution_report(families: Iterable[FamilyMeasurement]) -> dict[str, Any]:
     }
 
 
+def induced_profile_file(jurisdiction: str, family: str) -> str:
+    """Where, under the reports' folder, the TOML of a profile induced for a family is written."""
+    return f"profiles/{jurisdiction}/{family}.toml"
+
+
 def _profiles_used(families: Sequence[FamilyMeasurement]) -> dict[str, dict[str, Any]]:
-    """Per family: the profile that read it, how it was chosen, and its versions' count."""
-    return {f"{f.jurisdiction}/{f.family}": {**f.profile, "versions": f.versions} for f in families}
+    """Per family: the profile that read it, how it was chosen, and its versions' count; an
+    induced profile's TOML is named by the file it is written to, not repeated."""
+    used = {}
+    for f in families:
+        record: dict[str, Any] = {k: v for k, v in f.profile.items() if k != "toml"}
+        if "toml" in f.profile:
+            record["file"] = induced_profile_file(f.jurisdiction, f.family)
+        used[f"{f.jurisdiction}/{f.family}"] = {**record, "versions": f.versions}
+    return used
 
 
 def _passage_block(rows: Sequence[PassageRow], versions: int) -> dict[str, Any]:

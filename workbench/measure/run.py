@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.corpus import admit, read_catalogue, read_refusals
+from workbench.files import replace_file
 from workbench.measure.cache import (
     CACHE_DIR_NAME,
     MeasurementCache,
@@ -22,7 +23,7 @@ from workbench.measure.cache import (
     held_version_facts,
 )
 from workbench.measure.family import FamilyMeasurement, measure_family
-from workbench.measure.reports import Measurements, reduce_families
+from workbench.measure.reports import Measurements, induced_profile_file, reduce_families
 from workbench.models import (
     CatalogueRow,
     Refusal,
@@ -159,6 +160,7 @@ def measure_corpus(
     from workbench.measure.html import write_reports  # altair loads only when reports are written
 
     written = list(write_reports(out, measurements).values())
+    written += _write_induced_profiles(out, results)
     if export is not None:
         from workbench.measure.tables import write_measurement_tables
 
@@ -174,6 +176,18 @@ def measure_corpus(
         results=tuple(results),
         measurements=measurements,
     )
+
+
+def _write_induced_profiles(out: Path, results: Sequence[FamilyMeasurement]) -> list[Path]:
+    """The TOML of every profile induced for a family, beside the reports (C15)."""
+    written = []
+    for family in results:
+        if "toml" in family.profile:
+            path = out / induced_profile_file(family.jurisdiction, family.family)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            replace_file(path, family.profile["toml"].encode("utf-8"))
+            written.append(path)
+    return written
 
 
 def _held_families(
