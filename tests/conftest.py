@@ -153,6 +153,18 @@ def link_families(root: Path, families: Iterable[str]) -> Path:
     return root
 
 
+def command_paths(workspace: Workspace) -> list[str]:
+    """The path options a command run on the session's workspace and the fetched corpus takes."""
+    return [
+        "--workspace",
+        str(workspace.path),
+        "--corpus-dir",
+        str(CORPUS_DIR),
+        "--store",
+        str(STORE),
+    ]
+
+
 def module_from_commit(commit: str, path: str, name: str) -> ModuleType:
     """The module at `path` as it stood at `commit` (read with `git show`), loaded as `name`: an
     earlier extractor version, to compare what it makes with what the current one makes."""

@@ -16,14 +16,14 @@ from workbench.cli import main
 from workbench.corpus import read_catalogue
 from workbench.errors import TruthFileError
 from workbench.evals.alignment import (
+    ALIGNMENT_TRUTH,
     SCORECARD_JSON,
     PairView,
     alignment_scorecard,
-    file_sha256,
-    read_truth,
     score_pair,
     scorecard_bytes,
 )
+from workbench.evals.truth import file_sha256, read_truth
 from workbench.measure import corpus_digest
 from workbench.models import Passage
 from workbench.workspace import Workspace
@@ -36,7 +36,7 @@ MIN_PRECISION, MIN_RECALL = 0.98, 0.95
 @pytest.fixture(scope="module")
 def card(corpus_alignment_truth: Path, corpus_workspace: Workspace) -> dict[str, object]:
     return alignment_scorecard(
-        read_truth(corpus_alignment_truth),
+        read_truth(corpus_alignment_truth, ALIGNMENT_TRUTH),
         corpus_workspace.version,
         corpus_digest=corpus_digest(read_catalogue(ROOT / "corpus")),
         truth_sha256=file_sha256(corpus_alignment_truth),
@@ -131,7 +131,7 @@ def test_a_bad_truth_file_is_one_line_and_exit_2(
     if content is not None:
         path.write_bytes(content)
     with pytest.raises(TruthFileError, match=message):
-        read_truth(path)
+        read_truth(path, ALIGNMENT_TRUTH)
     try:
         code = main(["eval", "--truth", str(path), "--workspace", str(tmp_path / "w.sqlite")])
     except SystemExit as exited:  # a missing file is refused while the arguments are parsed

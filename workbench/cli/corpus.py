@@ -176,15 +176,32 @@ def cmd_versions(args: argparse.Namespace) -> int:
 
     with Workspace(args.workspace) as workspace:
         rows = versions_as_json(workspace.versions(args.family), workspace.filing_dates())
+        laws = None
+        if args.laws:
+            from workbench.corpus.catalogue import read_catalogue
+            from workbench.history.asof import laws_by_release
+
+            catalogue = read_catalogue(args.corpus_dir)
+            laws = laws_by_release(workspace, args.family, catalogue, args.store)
+    if laws is not None:  # the laws each release is the first that could reflect, and after
+        for row in rows:
+            since = laws.since_previous.get(row["version_id"])
+            row["laws_since_previous"] = None if since is None else [t.as_json() for t in since]
+        if rows:
+            rows[-1]["laws_after"] = [t.as_json() for t in laws.after_last]
     if args.json:
         print_json(rows)
         return 0
     for row in rows:
         pages = f"{row['pages']} pages, " if row["pages"] else ""
+        for law in laws.since_previous.get(row["version_id"], ()) if laws else ():
+            out(f"       took effect since the release before: {law.line()}\n")
         out(
             f"{row['order']:>3}  {row['version_id']}  {row['date'] or '-'}  "
             f"{pages}{row['text_length']} characters  {row['label']}\n"
         )
+    for law in laws.after_last if laws else ():
+        out(f"       took effect after the last release: {law.line()}\n")
     return 0
 
 
@@ -352,5 +369,12 @@ def add_commands(commands: Any) -> None:
     )
     versions.add_argument("family", metavar="FAMILY", help="a family name, as `families` lists it")
     versions.add_argument("--json", action="store_true", help="print the list as JSON")
-    path_options(versions, workspace=True)
+    versions.add_argument(
+        "--laws",
+        action="store_true",
+        help="between consecutive releases of a Code section, the held laws amending it that "
+        "took effect (after the earlier was published, on or before the later), and those "
+        "effective after the last; reads the fetched laws that name the section",
+    )
+    path_options(versions, workspace=True, store=True)
     versions.set_defaults(func=cmd_versions)
