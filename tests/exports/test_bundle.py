@@ -16,6 +16,7 @@ import pytest
 
 from tests.conftest import CORPUS_DIR, ROOT, STORE
 from workbench.cite import find_text
+from workbench.cite.w3c import source_iri
 from workbench.cli import main
 from workbench.errors import BundleError
 from workbench.exports import verify_bundle, write_bundle
@@ -97,7 +98,8 @@ def test_round_trip_from_a_fresh_folder_with_only_the_mirror(
         "--corpus-dir",
         str(CORPUS_DIR),
     )
-    assert code == 0 and wrote[0].startswith(f"wrote {bundle}: 5 citations (3 verified, 2 refused)")
+    assert code == 0 and wrote[0].startswith(f"wrote {bundle}: 5 citations into 3 versions")
+    assert wrote[1].startswith("3 verified, 0 verified with caveats, 0 resolved, 2 refused; ")
     code, verified = _printed(
         capsys, "verify", str(citations_file), "--workspace", str(workspace.path)
     )
@@ -159,7 +161,9 @@ def test_descriptor_meets_the_data_package_spec_and_documents_inside(with_docume
     assert names - {r["path"] for r in descriptor["resources"]} == {"datapackage.json"}
     assert {f"documents/{v}" for v in (XML, TEXT)} <= names
     assert len(annotations) == 2  # the verified citations; a refused one is never annotated
-    assert {json.loads(a)["target"]["source"]["id"] for a in annotations} == {XML, TEXT}
+    sources = [json.loads(a)["target"]["source"] for a in annotations]
+    assert {s["version_id"] for s in sources} == {XML, TEXT}
+    assert {s["id"] for s in sources} == {source_iri(s["text_sha256"]) for s in sources}
     report = verify_bundle(with_documents)  # no mirror: the bytes are inside
     assert report.problems == () and sorted(report.versions) == sorted((XML, TEXT))
     assert [v.verification.reason for v in report.verdicts] == [None, None, "quote_mismatch"]
