@@ -30,8 +30,9 @@ from workbench.cite.index import (
     reads_as,
     skeleton,
 )
+from workbench.cite.placing import verify_lines
 from workbench.errors import CitationError
-from workbench.evals.probes import corruption_probes
+from workbench.evals.probes import block_probes, corruption_probes, outcome
 from workbench.text.normalize import normalize, normalized_text
 from workbench.text.segment import segment
 from workbench.workspace import Workspace
@@ -332,13 +333,14 @@ def _version_with(workspace: Workspace, needle: str) -> tuple[str, str]:
 
 
 def test_corruption_suite_on_the_real_corpus(workspace: Workspace) -> None:
-    """Every probe refused for the right reason, every honest probe verified."""
+    """Every probe refused for the right reason, every honest probe verified (plainly, or with
+    exactly the caveat its construction says)."""
     probes = corruption_probes(workspace.versions(), seed=11, per_version=2)
     results = verify_citations(workspace, [p.citation for p in probes])
     wrong = [
-        (p.kind, p.expected, r.reason, p.citation.version_id)
+        (p.kind, p.expected, outcome(r), p.citation.version_id)
         for p, r in zip(probes, results, strict=True)
-        if (r.reason or "verified") != p.expected
+        if outcome(r) != p.expected
     ]
     assert not wrong, wrong[:10]
     kinds = Counter(p.kind for p in probes)
@@ -357,9 +359,32 @@ def test_corruption_suite_on_the_real_corpus(workspace: Workspace) -> None:
         "line-break hyphen, hyphen kept",
         "line-break hyphen, hyphen and space",
         "line-break hyphen, space only",
+        "line-break hyphen, as U+0002",
+        "in-line hyphen quoted as U+0002",
+        "altered, a not omitted",
         "plain digit quoted as superscript",
     ):
         assert kinds[kind] >= 2, (kind, kinds)
+
+
+def test_content_block_probes_on_the_real_corpus(workspace: Workspace) -> None:
+    """Citations into every held version's blocks, as a model's content_block_location would
+    make them: each gets the outcome its construction says, a refusal by its own name."""
+    probes = block_probes(workspace.versions(), per_version=1)
+    results = []
+    for probe in probes:
+        (line,) = read_citations(
+            json.dumps(probe.record).encode(), "anthropic", documents=[probe.document]
+        )
+        results += verify_lines(workspace, [line])
+    wrong = [
+        (p.kind, p.expected, outcome(r), r.detail[:120])  # type: ignore[union-attr]
+        for p, r in zip(probes, results, strict=True)
+        if r is None or outcome(r) != p.expected
+    ]
+    assert not wrong, wrong[:10]
+    kinds = Counter(p.kind for p in probes)
+    assert len(kinds) == 6 and min(kinds.values()) >= 100, kinds
 
 
 def test_a_version_id_or_quote_that_is_no_string_is_a_typed_error(workspace: Workspace) -> None:

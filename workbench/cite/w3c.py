@@ -39,6 +39,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from workbench.cite.alterations import AlteredVerification
 from workbench.cite.batch import verify_citations
 from workbench.cite.index import SourceIndex, counted_spans, source_index
 from workbench.cite.lines import (
@@ -200,12 +201,15 @@ def minimal_context(index: SourceIndex, verification: Verification) -> tuple[str
     n right after it (fewer at the text's ends) stand right before and after no other occurrence,
     compared exactly as the rule compares a prefix and suffix (`verify.context_occurrences`); the
     raw text of those characters is returned, so a W3C reader anchors in our stored text. A quote
-    that occurs once gets empty context.
+    that occurs once gets empty context. The occurrences are the quote's; for a quote read with
+    its alteration marks, the cited span's own text's (the rule decided the span as a quote of its
+    own text, and the annotation's TextQuoteSelector holds that text, not the altered quote).
     """
     citation = verification.citation
     folded = index.normalized
     text = folded.text
-    quote = normalized_text(citation.quoted_text)
+    altered = isinstance(verification, AlteredVerification) and bool(verification.alterations)
+    quote = normalized_text(verification.actual_text or "" if altered else citation.quoted_text)
     spans = counted_spans(index, quote)
     start, end = spans[(verification.occurrence or 1) - 1]
     others = [s for s in spans if s != (start, end)]

@@ -28,7 +28,17 @@ if TYPE_CHECKING:
 def cmd_add(args: argparse.Namespace) -> int:
     from workbench.corpus import add_files, add_from_manifest
 
-    per_file = ("jurisdiction", "family", "url", "mirror", "official", "order", "label", "date")
+    per_file = (
+        "jurisdiction",
+        "family",
+        "url",
+        "mirror",
+        "official",
+        "order",
+        "label",
+        "date",
+        "name",
+    )
     if args.from_csv is not None:
         given = [f"--{name}" for name in (*per_file, "issuer", "docket") if getattr(args, name)]
         if args.files or given or args.line_numbered:
@@ -54,6 +64,7 @@ def cmd_add(args: argparse.Namespace) -> int:
             issuer=args.issuer,
             docket=args.docket,
             line_numbered=args.line_numbered,
+            name=args.name,
         )
     if report.refusals:
         out(f"nothing written into {args.into}\n")
@@ -243,6 +254,12 @@ def add_commands(commands: Any) -> None:
         help="version_order of the first FILE; the next get N+1, ... (default: 1)",
     )
     add.add_argument("--label", metavar="L", help="version label, e.g. '-04' or 'as introduced'")
+    add.add_argument(
+        "--name",
+        metavar="NAME",
+        help="the copy's file name, for one FILE whose own name is not a safe path part (a "
+        "space, say): letters, digits and _ . @ + - (default: the file's own name)",
+    )
     add.add_argument("--date", metavar="YYYY-MM-DD", help="filing or issue date")
     add.add_argument("--issuer", metavar="NAME", help="filer or issuer")
     add.add_argument("--docket", metavar="D", help="docket or bill")

@@ -12,14 +12,20 @@ and `sha256:` hash (the Data Resource `hash` property, algorithm prefixed):
 * `citations.jsonl`: the citations exactly as given (their format and `--documents` list are in
   the resource's `workbench:format` and `workbench:documents`); from notes, one citation in our
   JSON per note quote found in its document, and `notes.jsonl` beside it, one line per quote;
-* `annotations.jsonl`: every verified citation as a W3C Web Annotation (`formats.annotation`);
-  a refused one is never exported as an annotation, since it would assert a quote that is not
-  there;
-* `verdicts.jsonl`: every verdict, in input order, as `workbench verify --json` prints it, in
-  canonical JSON: the bytes a re-check must reproduce;
+* `annotations.jsonl`: every verified citation (caveated or not: the words are there) as a W3C
+  Web Annotation (`cite.w3c.annotation`); a refused or resolved one is never exported as an
+  annotation, since it would assert a quote that is not there;
+* `verdicts.jsonl`: every verdict, in input order, as `workbench verify --json` prints it (with
+  its caveats), in canonical JSON: the bytes a re-check must reproduce; the resource's
+  `workbench:counts` keeps plainly verified, caveated, resolved and refused verdicts apart;
 * `verdict-log-head.json`: the head of the workspace's verdict log (C8) when the bundle was
   written: rows, head digest, whether its chain verified;
 * with `with_documents`, `documents/<version id>`: each cited version's artefact bytes.
+
+A member with no line (no citation verified, or none into a held version) is declared
+`"type": "file"`: the Frictionless validator reads a JSON Lines table with no row as invalid, and
+still checks a file's bytes and hash. The descriptor records the normalization scheme the verdicts
+were reached under (`workbench:normalizer`).
 
 What a member holds is derived by one function each here (`version_record`, `verdict_members`,
 `note_members`), used when writing and again by `bundle_check.verify_bundle` when re-checking, so
@@ -376,6 +382,10 @@ def write_bundle(
             mediatype="application/json",
             encoding="utf-8",
             description=_DESCRIPTIONS[name],
+            # CAUTION: the Frictionless reader cannot read a JSON Lines table with no row (it
+            # calls the member invalid); an empty member is declared a file, whose bytes and hash
+            # it still checks.
+            **({"type": "file"} if not members[path] else {}),
             **extra.get(name, {}),
         )
         for name, path in (*REQUIRED.items(), NOTES)
