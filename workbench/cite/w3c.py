@@ -111,22 +111,32 @@ def _source(target: dict[str, Any]) -> tuple[str, str | None]:
     return source, sha
 
 
+def _chain(selector: dict[str, Any]) -> str:
+    """A selector and its refinements, as a person reads them: `FragmentSelector refined by
+    TextQuoteSelector` (at most four deep)."""
+    kinds: list[str] = []
+    while isinstance(selector, dict) and len(kinds) < 4:
+        kinds.append(str(selector.get("type")))
+        selector = selector.get("refinedBy")  # type: ignore[assignment]
+    return " refined by ".join(kinds)
+
+
 def _unsupported(selectors: list[Any]) -> str | None:
-    """Why the text selectors cannot be read as given, or None: none is a text selector, or one is
-    refined (`refinedBy`)."""
-    kinds = [s.get("type") for s in selectors if isinstance(s, dict)]
-    texts = [s for s in selectors if isinstance(s, dict) and s.get("type") in TEXT_SELECTORS]
-    if not texts:
-        return (
-            f"the target's selectors ({', '.join(map(str, kinds)) or 'none'}) hold no "
-            "TextPositionSelector or TextQuoteSelector; the workbench reads text selectors only"
-        )
-    refined = next((s for s in texts if "refinedBy" in s), None)
+    """Why the selectors cannot be read as given, or None: the text selectors (else, when there
+    is none, any selector) are refined (`refinedBy`), or there is no text selector."""
+    given = [s for s in selectors if isinstance(s, dict)]
+    texts = [s for s in given if s.get("type") in TEXT_SELECTORS]
+    refined = next((s for s in (texts or given) if "refinedBy" in s), None)
     if refined is not None:
         return (
-            f"the {refined['type']} is refined (refinedBy): a selection inside another "
-            "selection, which the workbench does not resolve; give the text selector on the "
-            "whole text"
+            f"the {_chain(refined)} (refinedBy) is a selection inside another selection, which "
+            "the workbench does not resolve; give a text selector on the whole text"
+        )
+    if not texts:
+        kinds = ", ".join(str(s.get("type")) for s in given) or "none"
+        return (
+            f"the target's selectors ({kinds}) hold no TextPositionSelector or TextQuoteSelector; "
+            "the workbench reads text selectors only"
         )
     return None
 
