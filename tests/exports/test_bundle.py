@@ -7,6 +7,8 @@ import hashlib
 import json
 import re
 import shutil
+import subprocess
+import sys
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -348,3 +350,56 @@ def test_write_refuses_what_a_recipient_could_not_re_read(
     with pytest.raises(BundleError, match=error):
         write_bundle(out, workspace, CORPUS_DIR, citations=data, source="c.jsonl")
     assert not out.exists()
+
+
+def _frictionless(*bundles: Path) -> list[dict[str, Any]]:
+    """`frictionless validate --json` on each bundle (the Frictionless tool itself, its JSON
+    extra reading the JSON Lines members), run side by side; each report as the tool prints it."""
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "frictionless", "validate", "--json", str(bundle)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for bundle in bundles
+    ]
+    return [json.loads(run.communicate()[0]) for run in runs]
+
+
+def _invalid(report: dict[str, Any]) -> dict[str, list[str]]:
+    """Each invalid task's member path and its errors' types."""
+    return {
+        task["place"]: sorted({e["type"] for e in task["errors"]})
+        for task in report["tasks"]
+        if not task["valid"]
+    }
+
+
+def test_the_frictionless_validator_accepts_bundles_and_names_a_changed_byte(
+    workspace: Workspace, citations_file: Path, with_documents: Path, tmp_path: Path
+) -> None:
+    """Valid: a bundle with documents inside, and one whose citations were all refused (its
+    annotations member holds no line). Invalid, naming the file: one byte changed in a verdict
+    file, or in a bundled document."""
+    refused = citations_file.read_bytes().splitlines()[-1]
+    empty = tmp_path / "nothing-verified.zip"
+    write_bundle(empty, workspace, CORPUS_DIR, citations=refused + b"\n")
+    assert zipfile.ZipFile(empty).read("annotations.jsonl") == b""
+    verdict = _rewrite(
+        with_documents,
+        tmp_path / "verdict.zip",
+        _replace("verdicts.jsonl", b'"line":1', b'"line":2'),
+        rehash=False,
+    )
+    document = _rewrite(
+        with_documents,
+        tmp_path / "document.zip",
+        _replace(f"documents/{TEXT}", b"Problem", b"Problen"),
+        rehash=False,
+    )
+    reports = _frictionless(with_documents, empty, verdict, document)
+    assert [r["valid"] for r in reports] == [True, True, False, False], [
+        _invalid(r) for r in reports
+    ]
+    assert _invalid(reports[2]) == {"verdicts.jsonl": ["hash-count"]}
+    assert _invalid(reports[3]) == {f"documents/{TEXT}": ["hash-count"]}
