@@ -553,3 +553,140 @@ def test_the_cookbooks_text_citations_are_cited_by_their_words(
                 )
                 cited += 1
     assert cited == 6  # 5 char_location (two requests), 1 content_block_location
+
+
+# ---------------------------------------------------------------------------------------------
+# Anthropic custom-content documents: `workbench blocks`, then content_block_location citations
+
+BLOCKED = "us-dc/dc-code-34-1432/34-1432@2024-09-29.xml"
+
+
+def test_blocks_then_verify_content_block_citations(
+    workspace: Workspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`workbench blocks --json` writes a real version's passages as a custom-content document and
+    its map; a model's content_block_location citations of those blocks (quoting each block's
+    text, as the API does) verify through `verify --format anthropic`; a block index past the
+    map's last block, and a document given as a bare version id, are refused by name."""
+    assert main(["blocks", BLOCKED, "--json", "--workspace", str(workspace.path)]) == 0
+    written = json.loads(capsys.readouterr().out)
+    text = workspace.version(BLOCKED).text
+    blocks = [b["text"] for b in written["document"]["source"]["content"]]
+    assert [text[s:e] for s, e in written["blocks"]] == blocks
+    assert written["text_sha256"] == workspace.version(BLOCKED).text_sha256
+    unique = [k for k, b in enumerate(blocks) if len(find_text(text, b, None)[1]) == 1][:5]
+    assert len(unique) == 5
+
+    def cited(start: int, end: int, document: int = 0) -> dict[str, Any]:
+        return {
+            "type": "content_block_location",
+            "cited_text": blocks[start]
+            if end == start + 1
+            else text[written["blocks"][start][0] : written["blocks"][end - 1][1]],
+            "document_index": document,
+            "start_block_index": start,
+            "end_block_index": end,
+            "document_title": BLOCKED,
+        }
+
+    records = [cited(k, k + 1) for k in unique]
+    records.append(cited(unique[0], unique[0] + 2))
+    past = cited(unique[0], unique[0] + 1) | {
+        "start_block_index": len(blocks),
+        "end_block_index": len(blocks) + 1,
+    }
+    records += [past, cited(unique[0], unique[0] + 1, document=1)]
+    documents = tmp_path / "documents.json"
+    documents.write_text(json.dumps([written, BLOCKED]), encoding="utf-8")
+    path = tmp_path / "claude.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    argv = ["verify", str(path), "--format", "anthropic", "--documents", str(documents)]
+    assert main([*argv, "--json", "--workspace", str(workspace.path)]) == 1
+    verdicts = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [v["reason"] for v in verdicts] == [None] * 6 + [
+        "block_out_of_range",
+        "blocks_not_written",
+    ]
+    assert [(v["char_start"], v["char_end"]) for v in verdicts[:5]] == [
+        tuple(written["blocks"][k]) for k in unique
+    ]
+    assert verdicts[6]["detail"] == (
+        f"document 0: blocks {len(blocks)} to {len(blocks)} are cited; the blocks written for "
+        f"{BLOCKED} run from 0 to {len(blocks) - 1}"
+    )
+    assert verdicts[7]["detail"].startswith(
+        f"document 1 is given as the version id {BLOCKED}, not as blocks; a "
+        "content_block_location citation is read against the map 'workbench blocks "
+        f"{BLOCKED} --json' writes"
+    )
+    assert main(["blocks", BLOCKED, "--workspace", str(workspace.path)]) == 0
+    listing = capsys.readouterr().out.splitlines()
+    assert len(listing) == len(blocks) + 1
+    assert listing[-1].startswith(f"{len(blocks)} blocks of {BLOCKED} (text sha256 ")
+
+
+def test_refusals_say_what_to_do_next(
+    workspace: Workspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As a new user meets them: an unknown version names the family's nearest held versions and
+    the command that lists them; a quote with marks checked without alterations says to pass
+    --alterations; `cite` of an absent quote points to `workbench search`; a file name with a
+    space is added under --name."""
+    missing = BLOCKED.replace("2024-09-29", "2024-09-30")
+    sentence = (
+        "The standard shall not apply to electricity sold to the District of Columbia government"
+    )
+    at = workspace.version(BLOCKED).text.index(sentence)
+    altered = (
+        "[T]he standard shall ... apply to electricity sold to the District of Columbia government"
+    )
+    path = tmp_path / "c.jsonl"
+    path.write_text(
+        json.dumps({"version_id": missing, "char_start": 0, "char_end": 1, "quoted_text": "x"}) + "\n"
+        + json.dumps({"version_id": BLOCKED, "char_start": at, "char_end": at + len(sentence), "quoted_text": altered}) + "\n",
+        encoding="utf-8",
+    )  # fmt: skip
+    assert main(["verify", str(path), "--workspace", str(workspace.path)]) == 1
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith(
+        f"line 1: refused unknown_version: {missing} [0, 1): {missing}: no such version is held; "
+        "the held versions of its family are listed by 'workbench versions dc-code-34-1432'"
+    )
+    # The held ids whose file name shares the longest beginning with the one asked for, then by id.
+    nearest = [BLOCKED.replace("09-29", day) for day in ("09-29", "07-30", "08-02")]
+    assert printed[1] == f"  held in its family, nearest by name: {', '.join(nearest)}"
+    assert printed[2].startswith("line 2: refused quote_mismatch")
+    assert (
+        "the quote holds '[T]', an alteration mark the plain rule compares as written: to read its "
+        'omissions and insertions, pass --alterations (or "alterations": true in the citation)'
+    ) in printed[2]
+    assert (
+        main(
+            [
+                "cite",
+                "words no held version holds",
+                "--version",
+                BLOCKED,
+                "--workspace",
+                str(workspace.path),
+            ]
+        )
+        == 1
+    )
+    assert capsys.readouterr().out.splitlines()[0] == (
+        f"refused: {BLOCKED} does not hold the quote (exact search, after the one normalization); "
+        "to find where similar words stand, try 'workbench search QUOTE' (candidates, never evidence)"
+    )
+    spaced = tmp_path / "Constitutional AI.pdf"
+    spaced.write_bytes((COOKBOOK / "data" / "Constitutional AI.pdf").read_bytes())
+    add = ["corpus", "add", str(spaced), "--into", str(tmp_path / "mirror"), "--jurisdiction", "x",
+           "--family", "y", "--url", "https://arxiv.org/pdf/2212.08073", "--official"]  # fmt: skip
+    assert main(add) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"workbench: error: {spaced}: the file name must be letters, digits and _ . @ + -, "
+        "starting with a letter or digit, and not end in .provenance.json; name the copy with --name"
+    )
+    assert main([*add, "--name", "constitutional-ai.pdf"]) == 0
+    assert (
+        tmp_path / "mirror" / "x" / "y" / "constitutional-ai.pdf"
+    ).read_bytes() == spaced.read_bytes()
