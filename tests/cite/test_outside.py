@@ -391,8 +391,9 @@ def test_the_suites_text_selector_samples_are_read_and_refused_by_name(small: Wo
 
 
 # The paper's page_location citations whose words the PDF extractor splits at a ligature glyph
-# (`f inetune`): they wait for issue 31, "Text you can trust: no word split at a ligature, every run
-# of text says where it came from, ...", and verify once it lands (then this is empty: 5 of 5).
+# (`f inetune`): they wait for the text-origin issue, "Text you can trust: no word split at a
+# ligature, every run of text says where it came from, scans read by OCR and never passed as the
+# filing's own words", and verify once it lands (then this is empty: 5 of 5).
 WAITING_FOR_LIGATURES = ("In the supervised phase", "In the RL phase", "By removing human feedback")
 
 
