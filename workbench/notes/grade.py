@@ -124,9 +124,7 @@ def grade_note(note: Note, catalogue: Mapping[str, CatalogueRow], runs: Sequence
     missing = tuple(f for f in EVIDENCE_FIELDS if note.get(f) is None)
     caveats = caveat_kinds(backing)
     if caveats:
-        why.append(
-            f"quotes found only with caveats ({', '.join(caveats)}): never plainly verified"
-        )
+        why.append(f"quotes found only with caveats ({', '.join(caveats)}): never plainly verified")
     grade: Grade
     if note.status == "validated" and caveats:
         grade = "middle"
