@@ -29,7 +29,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     from workbench.corpus import add_files, add_from_manifest
 
     per_file: tuple[str, ...] = ("jurisdiction", "family", "url", "mirror", "official", "order")
-    per_file += ("label", "date", "language")
+    per_file += ("label", "date", "language", "name")
     if args.from_csv is not None:
         given = [f"--{name}" for name in (*per_file, "issuer", "docket") if getattr(args, name)]
         if args.files or given or args.line_numbered:
@@ -56,6 +56,7 @@ def cmd_add(args: argparse.Namespace) -> int:
             docket=args.docket,
             line_numbered=args.line_numbered,
             language=args.language,
+            name=args.name,
         )
     if report.refusals:
         out(f"nothing written into {args.into}\n")
@@ -262,6 +263,12 @@ def add_commands(commands: Any) -> None:
         help="version_order of the first FILE; the next get N+1, ... (default: 1)",
     )
     add.add_argument("--label", metavar="L", help="version label, e.g. '-04' or 'as introduced'")
+    add.add_argument(
+        "--name",
+        metavar="NAME",
+        help="the copy's file name, for one FILE whose own name is not a safe path part (a "
+        "space, say): letters, digits and _ . @ + - (default: the file's own name)",
+    )
     add.add_argument("--date", metavar="YYYY-MM-DD", help="filing or issue date")
     add.add_argument("--issuer", metavar="NAME", help="filer or issuer")
     add.add_argument("--docket", metavar="D", help="docket or bill")

@@ -187,7 +187,8 @@ def add_commands(commands: Any) -> None:
         description="Every note the ledger holds a run for (or every note under --notes), and "
         "every citation of --citations FILE (workbench JSON Lines), whose version has newer "
         "held versions in its family, is searched exactly in each of them: still_present (with "
-        "its offsets there), gone, or now_ambiguous. Offsets are never projected; beside a gone "
+        "its offsets there), gone, now_ambiguous, or still_ambiguous (held more than once there as in "
+        "its own version). Offsets are never projected; beside a gone "
         "quote the newest version's aligned passage is shown, marked is_evidence: false. Each "
         "note's check against each newer version runs in a separate process and is recorded "
         "in the ledger. Exit 1 when any quote is gone.",

@@ -318,7 +318,7 @@ def cite_quote(
 
 def annotation_of(workspace: Workspace, cited: QuoteCitation) -> dict[str, Any]:
     """A cited quote as a W3C Web Annotation, by the citation formats' own writer."""
-    from workbench.cite.formats import annotation
+    from workbench.cite.w3c import annotation
 
     if cited.verification is None:
         raise CitationError(f"{cited.version_id}: the quote was not cited ({cited.status})")
@@ -387,7 +387,8 @@ def cite_lines(cited: QuoteCitation) -> tuple[str, ...]:
         "no_such_occurrence": f"refused: occurrence {cited.named} is named; {cited.version_id} "
         f"holds the quote {n} time(s)",
         "not_found": f"refused: {cited.version_id} does not hold the quote (exact search, after "
-        "the one normalization)",
+        "the one normalization); to find where similar words stand, try "
+        f"'workbench search QUOTE' (candidates, never evidence)",
     }[cited.status]
     out = [head]
     for o in cited.occurrences:
