@@ -204,9 +204,12 @@ def _compare(where: str, bundled: bytes, derived: bytes) -> list[BundleProblem]:
     ]
 
 
-def verify_bundle(path: Path, *, mirror: Path | None = None) -> BundleReport:
+def verify_bundle(
+    path: Path, *, mirror: Path | None = None, ocr_cache: Path | None = None
+) -> BundleReport:
     """Re-check a bundle offline (module docstring); documents come from the bundle when it holds
-    them, else from `mirror` (a folder in mirror layout, `<jurisdiction>/<family>/<file>`).
+    them, else from `mirror` (a folder in mirror layout, `<jurisdiction>/<family>/<file>`); a
+    scanned page is read through the OCR cache `ocr_cache` (None: by the engine again).
 
     Raises `BundleError` for a file that is not a bundle at all (not a zip, an unsafe member
     name, no or a malformed descriptor). Everything else found wrong is a `BundleProblem` in the
@@ -258,7 +261,7 @@ def verify_bundle(path: Path, *, mirror: Path | None = None) -> BundleReport:
                     )
                 )
                 continue
-            version = reread_version(row, recorded.get(row.path), folder)
+            version = reread_version(row, recorded.get(row.path), folder, ocr_cache)
             if isinstance(version, BundleProblem):
                 problems.append(version)
             else:
