@@ -232,7 +232,10 @@ def test_export_and_verify_w3c_round_trip(
         assert verified is not None and verified.verified
         older.append(annotation(index_text(version.text), verified, scheme=1))
     lines = read_citations("".join(json.dumps(a) + "\n" for a in older).encode(), "w3c")
-    assert all(v is not None and v.plainly_verified for v in verify_lines(workspace, lines))
+    # The same standing as ours gave (verified with `machine_read` where the text is OCR'd).
+    standings = [v.standing if v is not None else None for v in verify_lines(workspace, lines)]
+    caveated = ["verified with caveats" if v["caveats"] else "verified" for v in verdicts]
+    assert standings == caveated
 
 
 def _ours(citation: Citation) -> bytes:

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.cite import OccurrenceStatus, SourceIndex, find_text, index_text
+from workbench.cite.verify import machine_read_caveat
 from workbench.errors import CheckerError, NoteError, WorkbenchError
 from workbench.files import replace_file
 from workbench.models import canonical_json, code_digest
@@ -163,6 +164,11 @@ def run_check(
         else:
             status, spans = find_quote(index, quote)
             entry.update(status=status, spans=[list(s) for s in spans])
+            if status == "found":  # the words a machine read off a scan: caveated (C6, C18)
+                start, end = spans[(quote.occurrence or 1) - 1]
+                machine = machine_read_caveat(version.origin, version.text, start, end)
+                if machine is not None:
+                    entry["caveats"] = [machine.as_json()]
         found.append(entry)
     result["text_sha256"] = version.text_sha256
     result["extractor"] = f"{version.extractor} {version.extractor_version}"
