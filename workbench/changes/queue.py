@@ -40,7 +40,7 @@ from workbench.changes.diff import change_id as change_id_of
 from workbench.changes.pairs import family_readers, held_diffs
 from workbench.changes.verdict import Verdict
 from workbench.errors import ChangeNotFound
-from workbench.models import Change, Version, consecutive_pairs, content_id
+from workbench.models import TEXT_ORIGINS, Change, Version, consecutive_pairs, content_id
 from workbench.text.profiles import Profile
 from workbench.text.segment import segment_version
 from workbench.workspace import Workspace
@@ -117,12 +117,17 @@ class ReviewItem:
                 f"{changes[-1].before_label}->{changes[-1].after_label} ({self.relabel.line()})"
             )
         if self.cause == "machine_read":
-            sides = [sorted({o for c in changes for o in getattr(c, side)}) for side in _SIDES]
-            return (
-                f"machine-read group of {len(changes)} pairings "
-                f"({'+'.join(sides[0])} -> {'+'.join(sides[1])})"
-            )
+            return f"machine-read group of {len(changes)} pairings ({self.origins_line()})"
         return changes[0].kind
+
+    def origins_line(self) -> str:
+        """The origins the item's pairings touch on each side (C18), `TEXT_ORIGINS` order, joined
+        by "+": "invisible -> invisible", "ocr -> invisible"."""
+        sides = [
+            [o for o in TEXT_ORIGINS if any(o in getattr(p.change, side) for p in self.pairings)]
+            for side in _SIDES
+        ]
+        return f"{'+'.join(sides[0])} -> {'+'.join(sides[1])}"
 
 
 _SIDES = ("before_origin", "after_origin")

@@ -323,7 +323,14 @@ class ReviewWidget:
         )
         first = item.pairings[0]
         if item.group_id is not None:
-            what = f"<code>{html.escape(item.group_id)}</code> {html.escape(item.heading())}"
+            if item.relabel is not None:
+                cause, why = "restructure group", item.relabel.line()
+            else:  # a machine-read group: the origins of its two sides
+                cause, why = "machine-read group", item.origins_line()
+            what = (
+                f"{cause} <code>{html.escape(item.group_id)}</code> of {len(changes)} pairings "
+                f"({html.escape(why)})"
+            )
         else:
             what = (
                 f"{html.escape(changes[0].kind)} <code>{html.escape(changes[0].change_id)}</code>"

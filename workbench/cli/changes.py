@@ -343,7 +343,8 @@ def add_commands(commands: Any) -> None:
         "list",
         help="doubtful pairings and whether caution stands",
         description="Recompute the diffs of consecutive held versions and list the review queue: "
-        "restructure groups (a section renumbered as a whole, its pairings inside) and lone "
+        "restructure groups (a section renumbered as a whole, its pairings inside), machine-read "
+        "groups (the pairings of two machine readings of one version pair, one item) and lone "
         "doubtful pairings, each with kind, labels, confidence, why it is doubtful, its standing "
         "verdict and whether caution stands.",
     )
