@@ -418,7 +418,8 @@ def headline_readme(m: Measurements) -> bytes:
             for reason, n in d["refused"].items()
         ),
         f"- measured: {d['documents_measured']} of them; admitted but not ingested, so never "
-        f"measured: {len(d['not_ingested'])} [{DIGESTS_NAME}: documents_measured, not_ingested]",
+        f"measured: {d['documents_not_ingested']} "
+        f"[{DIGESTS_NAME}: documents_measured, documents_not_ingested]",
         *(
             f"  - `{r['path']}`: {r['reason']} ({r['detail']}) [{DIGESTS_NAME}: not_ingested]"
             for r in d["not_ingested"]
