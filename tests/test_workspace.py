@@ -328,6 +328,11 @@ def test_corpus_verify_reextract_reports_a_changed_text_and_exits_1(
     write_catalogue(Admission(rows=tuple(rows), refusals=()), tmp_path / "corpus")
     args = ["--corpus-dir", str(tmp_path / "corpus"), "--store", str(STORE)]
     args += ["--workspace", str(tmp_path / "w.sqlite")]
+    with pytest.raises(SystemExit) as refused:  # it reads a workspace, never makes one
+        main(["corpus", "verify", "--reextract", *args])
+    assert refused.value.code == 2 and not (tmp_path / "w.sqlite").exists()
+    capsysbinary.readouterr()
+    Workspace(tmp_path / "w.sqlite").close()  # one that holds nothing yet
     assert main(["corpus", "verify", "--reextract", *args]) == 0
     assert (
         f"re-extracted {len(rows)} versions: 0 give their held text hash, {len(rows)} were not held"

@@ -15,6 +15,14 @@ under an older one (row, text and offsets stay; the version then counts as held 
 version). A version read back carries its newest record's origins (None for a PDF with none; plain
 text, Markdown and XML are `glyphs` throughout).
 
+The workspace remembers the corpus it was made from (`corpus.CorpusSettings`: the mirror, the
+catalogue folder, the store, the researcher's profile folders) in its append-only `workspace_meta`
+table, one row `settings/<n>` per change, the highest `n` standing: `ingest` and `measure` append
+a row when what they used differs from the standing one, and nothing is ever overwritten, so the
+rows are the workspace's history of settings. `open_workspace` is how every other reader opens
+it: a workspace that does not exist is refused (never made empty), and the settings it remembers
+are read, an option given on the command line winning and saying so (`corpus.settle`).
+
 The workspace runs in WAL mode with a busy timeout so that two processes (two notebook kernels) can
 read and append at once.
 """
@@ -30,7 +38,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workbench.corpus import read_fetched
+from workbench.corpus import CorpusSettings, project_settings, read_fetched, settle
 from workbench.errors import (
     AppendOnlyViolation,
     ChecksumMismatch,
@@ -54,15 +62,18 @@ from workbench.models import (
     Version,
     canonical_json,
     origins_from_json,
+    strict_json,
     text_sha256,
 )
 from workbench.progress import bar
 
 if TYPE_CHECKING:
     from workbench.text.ocr import OcrOptions
+    from workbench.text.profiles import Profile
 
 SCHEMA_VERSION = "2"
 PDF_MEDIA_TYPE = "application/pdf"
+SETTINGS_KEY = "settings/"  # workspace_meta rows settings/1, settings/2, ...: the highest stands
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS workspace_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -124,10 +135,21 @@ def _records_json(records: Iterable[StructureMark | PageSpan | Furniture | Unusa
 
 
 class Workspace:
-    """An open workspace file. Use as a context manager, or call `close()`."""
+    """An open workspace file. Use as a context manager, or call `close()`.
 
-    def __init__(self, path: Path) -> None:
+    `settings` is the corpus every command on it reads: what it remembers (else the project's,
+    `corpus.project_settings`), with the options `open_workspace` was given applied; `overrides`
+    says which of those options replaced a remembered setting, one line each.
+    """
+
+    def __init__(self, path: Path, *, create: bool = True) -> None:
+        """Open the workspace at `path`; with `create` (the default) make it if it does not exist,
+        else refuse a missing one with a `WorkspaceError` and make nothing, not even its folder."""
         self.path = path
+        if not create and not path.exists():
+            raise WorkspaceError(
+                f"{path}: no such workspace; 'workbench measure' or 'workbench ingest' makes one"
+            )
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
@@ -149,6 +171,51 @@ class Workspace:
             raise WorkspaceError(
                 f"{path}: workspace schema {held}; this workbench reads schema {SCHEMA_VERSION}"
             )
+        self.settings: CorpusSettings = self.remembered_settings() or project_settings()
+        self.overrides: tuple[str, ...] = ()
+
+    def _settings_rows(self) -> list[tuple[int, Any]]:
+        """(n, recorded value) of every `settings/<n>` row, in order of n."""
+        rows = self._conn.execute(
+            "SELECT key, value FROM workspace_meta WHERE key LIKE ?", (SETTINGS_KEY + "%",)
+        )
+        return sorted(
+            (int(row["key"].removeprefix(SETTINGS_KEY)), strict_json(row["value"], WorkspaceError))
+            for row in rows
+        )
+
+    def remembered_settings(self) -> CorpusSettings | None:
+        """The standing settings (the highest `settings/<n>` row), or None if none was recorded
+        (a workspace made before settings were remembered, or by `Workspace` alone)."""
+        rows = self._settings_rows()
+        if not rows:
+            return None
+        source = f"{self.path}: workspace_meta {SETTINGS_KEY}{rows[-1][0]}"
+        return CorpusSettings.from_json(rows[-1][1]["settings"], source=source)
+
+    def remember(self, settings: CorpusSettings, *, by: str) -> bool:
+        """Append `settings` as the standing ones, recorded by the command `by`, unless they equal
+        the standing ones; True if a row was appended. Earlier rows are never changed."""
+        with self.transaction() as conn:
+            rows = self._settings_rows()
+            if rows and rows[-1][1]["settings"] == settings.as_json():
+                return False
+            at = datetime.now(UTC).isoformat(timespec="seconds")
+            record = {"settings": settings.as_json(), "recorded_by": by, "recorded_at": at}
+            key = f"{SETTINGS_KEY}{rows[-1][0] + 1 if rows else 1}"
+            conn.execute(
+                "INSERT INTO workspace_meta (key, value) VALUES (?, ?)",
+                (key, canonical_json(record)),
+            )
+        self.settings = settings
+        return True
+
+    def profile_registry(self) -> tuple[Profile, ...]:
+        """Every profile a family of this workspace may be read through: the researcher's
+        (`researcher_profiles`) first, then the shipped ones, the registry `measure` chose from."""
+        from workbench.text.profiles import registry
+
+        return registry(researcher_profiles(self.settings))
 
     def __enter__(self) -> Workspace:
         return self
@@ -380,6 +447,59 @@ class Workspace:
     def count(self) -> int:
         row = self._conn.execute("SELECT COUNT(*) AS held FROM versions").fetchone()
         return int(row["held"])
+
+
+def researcher_profiles(settings: CorpusSettings) -> tuple[Profile, ...]:
+    """The profiles in `settings.profile_folders()`, folder by folder in that order; a folder that
+    is gone is a `ProfileError` naming it."""
+    from workbench.text.profiles import read_profile_dir
+
+    return tuple(p for folder in settings.profile_folders() for p in read_profile_dir(folder))
+
+
+def workspace_settings(
+    path: Path,
+    *,
+    corpus: Path | None = None,
+    corpus_dir: Path | None = None,
+    store: Path | None = None,
+    profiles: Path | None = None,
+) -> tuple[CorpusSettings, tuple[str, ...]]:
+    """The settings a command that may make the workspace at `path` reads (`ingest`, `measure`),
+    and the override lines (`corpus.settle`), without making it: a missing one remembers nothing."""
+    remembered = None
+    if path.exists():
+        with Workspace(path, create=False) as workspace:
+            remembered = workspace.remembered_settings()
+    return settle(
+        remembered,
+        workspace=path,
+        corpus=corpus,
+        corpus_dir=corpus_dir,
+        store=store,
+        profiles=profiles,
+    )
+
+
+def open_workspace(
+    path: Path,
+    *,
+    corpus_dir: Path | None = None,
+    store: Path | None = None,
+    profiles: Path | None = None,
+) -> Workspace:
+    """Open the workspace at `path` for a command that reads it: a missing one is refused
+    (`WorkspaceError`, nothing made), and its `settings` are the remembered ones with each given
+    option winning (`corpus.settle`), `overrides` saying which."""
+    workspace = Workspace(path, create=False)
+    workspace.settings, workspace.overrides = settle(
+        workspace.remembered_settings(),
+        workspace=path,
+        corpus_dir=corpus_dir,
+        store=store,
+        profiles=profiles,
+    )
+    return workspace
 
 
 def version_from_row(row: CatalogueRow, data: bytes, *, ocr: OcrOptions | None = None) -> Version:

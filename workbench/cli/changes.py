@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from workbench.cli import arguments
-from workbench.cli.common import out, own_profiles, path_options, print_json, profiles_option
+from workbench.cli.common import open_held, out, path_options, print_json, profiles_option
 from workbench.models import CHANGE_KINDS
 from workbench.tables import EXPORT_FORMATS
 
@@ -28,8 +28,6 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from workbench.changes import pairs, redline
     from workbench.changes import redline_page as redline_html
     from workbench.errors import RedlineError
-    from workbench.text.profiles import registry
-    from workbench.workspace import Workspace
 
     if (args.export is None) != (args.out is None):
         raise RedlineError(
@@ -40,8 +38,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
         redline.writable(args.html, "the redline page")
     if args.export is not None:
         redline.export_target(args.export, args.out)
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         chosen = pairs.version_pairs(workspace, args.family, start=args.start, end=args.end)
+        readers = workspace.profile_registry()
     if not chosen:
         if args.json:
             print_json([])
@@ -51,7 +50,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     listing = not (args.json or args.html is not None or args.export is not None)
     sections = pairs.diff_sections(
         chosen,
-        profiles=registry(own_profiles(args)),
+        profiles=readers,
         kinds=pairs.kinds_shown(args.kind, listing=listing),
         doubtful=args.doubtful,
     )
@@ -117,11 +116,9 @@ def _review_pairing_line(change: Any, verdicts: Sequence[Verdict]) -> str:
 
 def cmd_review_list(args: argparse.Namespace) -> int:
     from workbench.changes import log, queue
-    from workbench.text.profiles import registry
-    from workbench.workspace import Workspace
 
-    with Workspace(args.workspace) as workspace:
-        items = queue.review_items(workspace, args.family, profiles=registry(own_profiles(args)))
+    with open_held(args) as workspace:
+        items = queue.review_items(workspace, args.family, profiles=workspace.profile_registry())
         verdicts = log.read_verdicts(workspace)
         # The texts the listing shows both sides from (the JSON holds none).
         ids = {i for item in items for p in item.pairings for i in (p.before_id, p.after_id)}
@@ -176,12 +173,10 @@ def cmd_review_list(args: argparse.Namespace) -> int:
 
 def cmd_review_answer(args: argparse.Namespace) -> int:
     from workbench.changes import log, queue
-    from workbench.text.profiles import registry
-    from workbench.workspace import Workspace
 
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         item = queue.find_item(
-            workspace, args.change_id, family=args.family, profiles=registry(own_profiles(args))
+            workspace, args.change_id, family=args.family, profiles=workspace.profile_registry()
         )
         common = {"actor": args.actor, "reason": args.reason, "undoes": args.undoes}
         rows: tuple[Verdict, ...]
@@ -205,15 +200,13 @@ def cmd_review_answer(args: argparse.Namespace) -> int:
 
 def cmd_review_log(args: argparse.Namespace) -> int:
     from workbench.changes import log
-    from workbench.text.profiles import registry
-    from workbench.workspace import Workspace
 
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         verdicts = log.read_verdicts(workspace)
         orphans = {
             o.verdict.seq: o
             for o in log.orphaned_verdicts(
-                workspace, verdicts, profiles=registry(own_profiles(args))
+                workspace, verdicts, profiles=workspace.profile_registry()
             )
         }
     if args.json:
@@ -244,9 +237,8 @@ def cmd_review_log(args: argparse.Namespace) -> int:
 
 def cmd_review_verify_chain(args: argparse.Namespace) -> int:
     from workbench.changes import log
-    from workbench.workspace import Workspace
 
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         report = log.verify_chain(workspace)
     out(report.line() + "\n")
     return 0 if report.valid else 1

@@ -6,24 +6,28 @@ import argparse
 from typing import Any
 
 from workbench.cli import arguments
-from workbench.cli.common import family_profile, out, path_options, print_json, profiles_option
+from workbench.cli.common import (
+    family_profile,
+    open_held,
+    out,
+    path_options,
+    print_json,
+    profiles_option,
+)
 
 
 def cmd_text(args: argparse.Namespace) -> int:
-    from workbench.workspace import Workspace
-
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         out(workspace.version(args.version_id).text)
     return 0
 
 
 def cmd_passages(args: argparse.Namespace) -> int:
     from workbench.text.segment import segment_version
-    from workbench.workspace import Workspace
 
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         version = workspace.version(args.version_id)
-        choice = family_profile(args, workspace, version)
+        choice = family_profile(workspace, version)
     passages = segment_version(version, choice.profile)
     from workbench.models import page_for_offset
 
@@ -65,15 +69,14 @@ def cmd_structure(args: argparse.Namespace) -> int:
         read_text,
         units_from_readings,
     )
-    from workbench.workspace import Workspace
 
     note = None
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         version = workspace.version(args.version_id)
         if args.profile is not None:
             profile, how = load_profile(args.profile), "file"
         else:
-            choice = family_profile(args, workspace, version)
+            choice = family_profile(workspace, version)
             profile, how, note = choice.profile, choice.how, choice.note
     parse = parse_structure(version, profile)
     marks = version.structure if is_marked(version) else None

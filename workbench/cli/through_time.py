@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from workbench.cli import arguments
-from workbench.cli.common import ledger_option, out, path_options, print_json
+from workbench.cli.common import ledger_option, open_held, out, path_options, print_json
 
 
 def _quote_argument(quote: str) -> str:
@@ -31,9 +31,8 @@ def _quote_argument(quote: str) -> str:
 
 def cmd_cite(args: argparse.Namespace) -> int:
     from workbench.history import dating as timeline
-    from workbench.workspace import Workspace
 
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         cited = timeline.cite_quote(
             workspace, _quote_argument(args.quote), args.version, occurrence=args.occurrence
         )
@@ -51,9 +50,8 @@ def cmd_cite(args: argparse.Namespace) -> int:
 
 def cmd_history(args: argparse.Namespace) -> int:
     from workbench.history import dating as timeline
-    from workbench.workspace import Workspace
 
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         life = timeline.quote_history(workspace, _quote_argument(args.quote), args.family)
     if args.json:
         print_json(life.as_json())
@@ -65,23 +63,21 @@ def cmd_history(args: argparse.Namespace) -> int:
 def cmd_recheck(args: argparse.Namespace) -> int:
     from workbench.history import recheck
     from workbench.notes.ledger import Ledger
-    from workbench.workspace import Workspace
 
-    with Ledger(args.ledger) as ledger:
-        # Read before the workspace opens, so a bad citations file creates nothing.
+    # The workspace first: one that does not exist is refused before the ledger is made.
+    with open_held(args) as workspace, Ledger(args.ledger) as ledger:
         citations, notes = recheck.recorded_quotes(
             ledger, notes=args.notes, citations=args.citations
         )
-        with Workspace(args.workspace) as workspace:
-            report = recheck.recheck_quotes(
-                workspace,
-                citations=citations,
-                notes=notes,
-                family=args.family,
-                ledger=ledger,
-                corpus_dir=args.corpus_dir,
-                store=args.store,
-            )
+        report = recheck.recheck_quotes(
+            workspace,
+            citations=citations,
+            notes=notes,
+            family=args.family,
+            ledger=ledger,
+            corpus_dir=workspace.settings.catalogue,
+            store=workspace.settings.store,
+        )
     if args.json:
         print_json(report.as_json())
     else:
