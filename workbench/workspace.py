@@ -484,17 +484,22 @@ def workspace_settings(
 def open_workspace(
     path: Path,
     *,
+    create: bool = False,
+    root: Path = Path(),
     corpus_dir: Path | None = None,
     store: Path | None = None,
     profiles: Path | None = None,
 ) -> Workspace:
-    """Open the workspace at `path` for a command that reads it: a missing one is refused
-    (`WorkspaceError`, nothing made), and its `settings` are the remembered ones with each given
-    option winning (`corpus.settle`), `overrides` saying which."""
-    workspace = Workspace(path, create=False)
+    """Open the workspace at `path` with the settings it remembers, each given option winning
+    (`corpus.settle`; `overrides` says which), or the project's under `root` (the repository
+    root, default the working folder) where it remembers none. A missing workspace is refused
+    (`WorkspaceError`, nothing made) unless `create`: a reader that holds versions itself (a
+    notebook) makes it, as `ingest` does."""
+    workspace = Workspace(path, create=create)
     workspace.settings, workspace.overrides = settle(
         workspace.remembered_settings(),
         workspace=path,
+        root=root,
         corpus_dir=corpus_dir,
         store=store,
         profiles=profiles,

@@ -248,3 +248,13 @@ def test_settings_of_another_shape_are_refused_naming_the_field(
     with pytest.raises(WorkspaceError) as refused:
         CorpusSettings.from_json(value, source="w.sqlite: settings/1")
     assert str(refused.value) == f"w.sqlite: settings/1: {message}"
+
+
+def test_a_reader_that_holds_versions_itself_may_make_the_workspace(tmp_path: Path) -> None:
+    """A notebook makes its workspace as `ingest` does; one that remembers nothing is read with
+    the project's corpus under the root it names, not under the working folder."""
+    path = tmp_path / "made" / "w.sqlite"
+    with open_workspace(path, create=True, root=tmp_path) as held:
+        assert held.settings == project_settings(tmp_path)
+        assert held.settings.catalogue == (tmp_path / DEFAULT_CORPUS_DIR).resolve()
+    assert path.is_file()

@@ -179,11 +179,14 @@ class CorpusSettings:
         )
 
 
-def project_settings() -> CorpusSettings:
-    """The project's corpus: its tracked catalogue and its store, no profiles of a researcher's.
-    What a workspace that remembers nothing is read with."""
+def project_settings(root: Path = Path()) -> CorpusSettings:
+    """The project's corpus: its tracked catalogue and its store under `root`, the repository
+    root (default: the working folder), no profiles of a researcher's. What a workspace that
+    remembers nothing is read with."""
     return CorpusSettings(
-        corpus=None, catalogue=DEFAULT_CORPUS_DIR.resolve(), store=DEFAULT_STORE.resolve()
+        corpus=None,
+        catalogue=(root / DEFAULT_CORPUS_DIR).resolve(),
+        store=(root / DEFAULT_STORE).resolve(),
     )
 
 
@@ -195,6 +198,7 @@ def settle(
     remembered: CorpusSettings | None,
     *,
     workspace: Path,
+    root: Path = Path(),
     corpus: Path | None = None,
     corpus_dir: Path | None = None,
     store: Path | None = None,
@@ -203,7 +207,7 @@ def settle(
     """The settings a command on `workspace` reads, and one line for each given option that
     replaced a setting the workspace remembers.
 
-    Start from `remembered` (else `project_settings()`); each option given (not None) wins:
+    Start from `remembered` (else `project_settings(root)`); each option given (not None) wins:
     `corpus` (only `measure` has it) replaces the corpus, and with it the catalogue folder
     (`catalogue_folder`), the store (the mirror itself) and the profile folders (none), unless it
     names the corpus already remembered; then `corpus_dir` the catalogue folder, `store` the store,
@@ -211,7 +215,7 @@ def settle(
     `CorpusSettings.profile_folders`). A line is written only where a remembered setting changed:
     an option equal to it, or given to a workspace that remembers nothing, says nothing.
     """
-    settings = remembered if remembered is not None else project_settings()
+    settings = remembered if remembered is not None else project_settings(root)
     lines = []
 
     def changed(flag: str, value: Path | None, what: str, was: str) -> None:
