@@ -127,7 +127,11 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 
 
 def test_the_bring_your_own_flow_leaves_the_project_as_it_was(
-    downloads: Path, home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    downloads: Path,
+    home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     before = _tracked_corpus()
     mycorpus = tmp_path / "mycorpus"
@@ -174,19 +178,19 @@ def test_the_bring_your_own_flow_leaves_the_project_as_it_was(
     assert doubtful and items
 
     # 3. The other commands on that workspace read the same catalogue and profiles, unasked.
-    ws = ["--workspace", str(workspace)]
-    code, out, err = _run(capsys, "families", "--json", *ws)
+    monkeypatch.setenv("WORKBENCH_WORKSPACE", str(workspace))  # as the README has it
+    code, out, err = _run(capsys, "families", "--json")
     assert (code, err) == (0, "")
     assert [(f["jurisdiction"], f["family"]) for f in json.loads(out)] == [
         (JURISDICTION, family) for family in sorted(FAMILIES)
     ]
     shown: list[str] = []
     for family in FAMILIES:
-        code, out, err = _run(capsys, "diff", family, "--doubtful", "--json", *ws)
+        code, out, err = _run(capsys, "diff", family, "--doubtful", "--json")
         assert (code, err) == (0, "")
         shown += [c["change_id"] for part in json.loads(out) for c in part["changes"]]
     assert sorted(shown) == doubtful
-    code, out, err = _run(capsys, "review", "list", "--json", *ws)
+    code, out, err = _run(capsys, "review", "list", "--json")
     assert (code, err) == (0, "")
     queue = json.loads(out)
     assert len(queue) == items
@@ -200,7 +204,7 @@ def test_the_bring_your_own_flow_leaves_the_project_as_it_was(
     # A profile folder given on the command line wins, and says so.
     other = tmp_path / "other-profiles"
     other.mkdir()
-    code, _, err = _run(capsys, "review", "list", "--json", "--profiles", str(other), *ws)
+    code, _, err = _run(capsys, "review", "list", "--json", "--profiles", str(other))
     assert code == 0 and err == (
         f"workbench: --profiles {other}: given on the command line, it wins over the --profiles "
         f"folders {workspace} remembers (none)\n"

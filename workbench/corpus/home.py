@@ -118,10 +118,12 @@ class CorpusSettings:
 
     def profile_folders(self) -> tuple[Path, ...]:
         """The folders the researcher's profiles are read from, in the order they win: each
-        `profiles` folder, then the corpus's own `profiles/` when it has one (as `measure` reads
-        them)."""
+        `profiles` folder, then the corpus's own `profiles/` when it has one and it is not among
+        them (as `measure` reads them)."""
         own = self.corpus / "profiles" if self.corpus is not None else None
-        return self.profiles + ((own,) if own is not None and own.is_dir() else ())
+        if own is None or not own.is_dir() or own.resolve() in {p.resolve() for p in self.profiles}:
+            return self.profiles
+        return (*self.profiles, own)
 
     def is_project(self) -> bool:
         """True for the project's own corpus read as the project reads it: its catalogue read from
