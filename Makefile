@@ -14,11 +14,12 @@ CHROMIUM ?= /usr/bin/chromium
 TESSERACT ?= /usr/bin/tesseract
 TESSDATA := tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-osd
 
-.PHONY: measure eval test fetch sync browser ocr lint bench clean help
+.PHONY: measure eval test check check-tests fetch sync browser ocr lint bench clean help
 
 help:
 	@echo "make measure  re-derive measurements/ from the real corpus (installs, fetches, ingests)"
 	@echo "make test     install everything and run the whole test suite"
+	@echo "make check    the inner loop: ruff, mypy and every test not marked slow"
 	@echo "make eval     re-derive the eval scorecards (demonstration corpus, alignment against the documents' identifiers, amendments against the Council's markup)"
 	@echo "make bench    run every benchmark and rewrite its figures in docs/benchmarks.md"
 	@echo "make lint     ruff and mypy"
@@ -77,8 +78,25 @@ eval: fetch ocr
 	$(RUN) python scripts/amendment_truth.py --mirror corpus/real --out $(AMENDMENT_TRUTH)
 	$(WB) eval --out measurements --truth $(TRUTH) --amendment-truth $(AMENDMENT_TRUTH)
 
+# The tests run on WORKERS processes (pytest-xdist), each test module whole on one of them
+# (--dist loadscope: a notebook's cells share one kernel, a module its fixtures); the whole-corpus
+# fixtures are built once per run and shared (tests/conftest.py). They run with Python's bytecode
+# cache on (PYTHONDONTWRITEBYTECODE dropped, as benchmarks/bench_startup.py does): otherwise every
+# run, and every interpreter a test starts, compiles the package and its dependencies again.
+# PYTEST_ARGS passes more options to pytest (benchmarks/bench_tests.py adds --durations).
+WORKERS ?= 2
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(RUN) pytest -n $(WORKERS) --dist loadscope $(PYTEST_ARGS)
+
+# Everything: whole-corpus tests (marked slow) and the notebook runs included.
 test: fetch browser ocr
-	$(RUN) pytest
+	$(PYTEST)
+
+# The inner loop: lint, types and every test not marked slow (no whole-corpus work, no notebook).
+# `make -k check` runs the tests even when lint fails.
+check: lint check-tests
+
+check-tests: sync browser ocr
+	$(PYTEST) -m "not slow"
 
 lint: sync
 	$(RUN) ruff check workbench tests benchmarks

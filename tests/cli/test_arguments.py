@@ -208,9 +208,11 @@ def test_only_the_commands_that_make_a_workspace_may_create_one() -> None:
 
 
 # Options without which a command does not read its workspace at all (and `cite`'s own --version,
-# which `_argv` leaves out with the top-level --version).
+# which `_argv` leaves out with the top-level --version; `text`'s version id, optional beside
+# --family F --as-of DATE).
 READS_WITH = {
     ("cite",): ["--version", "x"],
+    ("text",): ["x"],
     ("corpus", "verify"): ["--reextract"],
     ("eval",): ["--truth", "{text}"],
     ("bundle",): ["--citations", "{text}"],

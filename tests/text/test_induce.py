@@ -146,18 +146,20 @@ def test_missouri_gutter_and_running_headers(workspace: Workspace) -> None:
     assert any(re.fullmatch(p, "HB 1746 2") for p in induction.furniture)
 
 
-def test_texts_that_number_nothing_get_no_label(workspace: Workspace) -> None:
+@pytest.mark.slow
+def test_texts_that_number_nothing_get_no_label(corpus_workspace: Workspace) -> None:
     for family in sorted(NUMBER_NOTHING):
-        versions = workspace.versions(family)
+        versions = corpus_workspace.versions(family)
         induction = induce_profile([v.text for v in versions])
         assert induction.numbers_nothing, family
         profile = induction.profile()
         assert all(parse_text(v.version_id, v.text, profile).units == () for v in versions)
 
 
-def test_profile_suggest_runs_on_every_jurisdiction(workspace: Workspace) -> None:
+@pytest.mark.slow
+def test_profile_suggest_runs_on_every_jurisdiction(corpus_workspace: Workspace) -> None:
     groups: dict[str, dict[str, list[Version]]] = defaultdict(lambda: defaultdict(list))
-    for version in workspace.versions():
+    for version in corpus_workspace.versions():
         groups[version.jurisdiction][version.family].append(version)
     assert len(groups) >= 15
     for jurisdiction, families in sorted(groups.items()):
@@ -224,6 +226,7 @@ def _truth_script() -> ModuleType:
     return module
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("jurisdiction", "family", "rule"),
     [
@@ -235,7 +238,7 @@ def _truth_script() -> ModuleType:
     ],
 )
 def test_an_induced_profile_reads_the_documents_own_paths(
-    workspace: Workspace, jurisdiction: str, family: str, rule: str
+    corpus_workspace: Workspace, jurisdiction: str, family: str, rule: str
 ) -> None:
     script = _truth_script()
 
@@ -248,7 +251,7 @@ def test_an_induced_profile_reads_the_documents_own_paths(
 
     versions = [
         v
-        for v in workspace.versions(family)
+        for v in corpus_workspace.versions(family)
         if v.media_type != "application/pdf" or rule == "requirements"
     ]
     shipped = named_profile(shipped_profiles(), jurisdiction, family)
@@ -269,9 +272,10 @@ def test_an_induced_profile_reads_the_documents_own_paths(
 TABLES = sorted(NUMBER_NOTHING - {"wi-dcf-f-2476-e-90-day-summary-report"})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", TABLES)
-def test_no_profile_reads_what_numbers_nothing(workspace: Workspace, family: str) -> None:
-    versions = _family(workspace, family)
+def test_no_profile_reads_what_numbers_nothing(corpus_workspace: Workspace, family: str) -> None:
+    versions = _family(corpus_workspace, family)
     choice = choose_profile(versions)
     assert (choice.how, choice.note, choice.profile.origin) == ("unread", UNREAD, "induced")
     measured = measure_family(versions)
@@ -345,15 +349,16 @@ def test_profile_suggest_writes_the_toml_and_says_how_it_reads_each_version(
     ]
 
 
+@pytest.mark.slow
 def test_profile_suggest_says_when_texts_number_nothing(
-    workspace: Workspace, tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes]
+    corpus_workspace: Workspace, tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes]
 ) -> None:
     family = "wi-dcf-f-2476-e-90-day-summary-report"
     out = tmp_path / "form.toml"
     args = ["profile", "suggest", "--family", family, "--out", str(out)]
-    assert main([*args, "--workspace", str(workspace.path)]) == 0
+    assert main([*args, "--workspace", str(corpus_workspace.path)]) == 0
     said = capfdbinary.readouterr().out.decode()
-    held = len(workspace.versions(family))
+    held = len(corpus_workspace.versions(family))
     assert said.startswith(
         f"these {held} version(s) number nothing: no label shape opens lines and counts\n"
     )

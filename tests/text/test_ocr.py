@@ -21,7 +21,7 @@ import pytest
 from tests.conftest import OCR_CACHE, STORE
 from workbench.cite import find_occurrences
 from workbench.corpus import add as corpus_add
-from workbench.corpus.catalogue import read_fetched
+from workbench.corpus import read_fetched
 from workbench.errors import (
     AddError,
     ExtractionError,

@@ -25,7 +25,7 @@ import pytest
 from tests.conftest import ROOT, STORE, module_from_commit
 from tests.text.test_extract_pdf import _pdf
 from workbench.cite import find_occurrences
-from workbench.corpus.catalogue import read_fetched
+from workbench.corpus import read_fetched
 from workbench.models import CatalogueRow, Extraction, TextOrigins, page_for_offset, text_sha256
 from workbench.text.extraction import CURRENT_EXTRACTORS
 from workbench.text.pdf import PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION, extract_pdf

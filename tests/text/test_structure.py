@@ -151,8 +151,11 @@ def test_xml_without_numbering_refuses(workspace: Workspace) -> None:
     assert {parse_structure(v).refusal for v in refused} == {"no_numbering"}
 
 
-def test_every_real_version_parses_or_refuses_with_a_stated_code(workspace: Workspace) -> None:
-    for version in workspace.versions():
+@pytest.mark.slow
+def test_every_real_version_parses_or_refuses_with_a_stated_code(
+    corpus_workspace: Workspace,
+) -> None:
+    for version in corpus_workspace.versions():
         parse = parse_structure(version)
         assert parse.refusal in (None, "no_numbering", "inconsistent_numbering", "gutter_ambiguous")
         for unit in parse.units:

@@ -79,9 +79,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
             print(f"wrote {args.out / name}", file=sys.stderr)
     if args.truth is not None:
         from workbench.evals import alignment as alignment_score
+        from workbench.evals.truth import file_sha256, read_truth
         from workbench.measure import corpus_digest
 
-        truth = alignment_score.read_truth(args.truth)
+        truth = read_truth(args.truth, alignment_score.ALIGNMENT_TRUTH)
         with open_held(args) as workspace:
             alignment = alignment_score.alignment_scorecard(
                 truth,
@@ -89,7 +90,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 corpus_digest=corpus_digest(
                     corpus_mod.read_catalogue(workspace.settings.catalogue)
                 ),
-                truth_sha256=alignment_score.file_sha256(args.truth),
+                truth_sha256=file_sha256(args.truth),
             )
         if args.out is not None:
             for name in alignment_score.write_alignment_scorecard(args.out, alignment):
@@ -109,10 +110,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def _amendment_scorecard(args: argparse.Namespace) -> None:
     from workbench.corpus import catalogue as corpus_mod
     from workbench.evals import amendments as amendment_score
+    from workbench.evals.truth import file_sha256, read_truth
     from workbench.history.reconcile import amendment_report
     from workbench.measure import corpus_digest
 
-    truth = amendment_score.read_truth(args.amendment_truth)
+    truth = read_truth(args.amendment_truth, amendment_score.AMENDMENT_TRUTH)
     with open_held(args) as workspace:
         rows = corpus_mod.read_catalogue(workspace.settings.catalogue)
         report = amendment_report(
@@ -122,7 +124,7 @@ def _amendment_scorecard(args: argparse.Namespace) -> None:
         truth,
         report,
         corpus_digest=corpus_digest(rows),
-        truth_sha256=amendment_score.file_sha256(args.amendment_truth),
+        truth_sha256=file_sha256(args.amendment_truth),
     )
     if args.out is not None:
         for name in amendment_score.write_amendment_scorecard(args.out, card):

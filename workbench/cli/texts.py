@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from workbench.cli import arguments
@@ -14,11 +15,19 @@ from workbench.cli.common import (
     print_json,
     profiles_option,
 )
+from workbench.cli.through_time import as_of_option
 
 
 def cmd_text(args: argparse.Namespace) -> int:
+    from workbench.cli.through_time import as_of, named_once
+
+    named_once(args, args.version_id)
     with open_held(args) as workspace:
-        out(workspace.version(args.version_id).text)
+        dated = as_of(args, workspace)
+        text = workspace.version(dated.version_id if dated else args.version_id).text
+    if dated is not None:  # stdout holds the exact text alone; which release it is goes beside
+        print("".join(line + "\n" for line in dated.lines()), end="", file=sys.stderr)
+    out(text)
     return 0
 
 
@@ -145,12 +154,20 @@ def add_commands(commands: Any) -> None:
     text = commands.add_parser(
         "text",
         help="print the exact text offsets index",
-        description="Print a held version's text exactly (UTF-8, no newline translation).",
+        description="Print a held version's text exactly (UTF-8, no newline translation). Name "
+        "it by VERSION_ID, or by --family F --as-of DATE: the family's latest release published "
+        "on or before DATE, which stderr names with the held laws effective by DATE it does not "
+        "yet reflect.",
     )
     text.add_argument(
-        "version_id", metavar="VERSION_ID", help="catalogue path, e.g. ietf/<family>/<file>.txt"
+        "version_id",
+        nargs="?",
+        metavar="VERSION_ID",
+        help="catalogue path, e.g. ietf/<family>/<file>.txt",
     )
-    path_options(text, workspace=True)
+    text.add_argument("--family", metavar="F", help="with --as-of: the family")
+    as_of_option(text)
+    path_options(text, workspace=True, store=True)
     text.set_defaults(func=cmd_text)
 
     passages = commands.add_parser(

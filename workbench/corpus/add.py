@@ -1,9 +1,12 @@
 """Placing a researcher's own files in mirror layout, each with the provenance admission reads.
 
 A researcher says what each file is (a `DocumentSpec`: jurisdiction, family, where the bytes come
-from, whether they are the issuer's official artefact, its place among the family's versions);
-`add_documents` copies it to `<into>/<jurisdiction>/<family>/<name>` and writes
-`<name>.provenance.json` beside it. What can be computed is computed, never asked: `sha256`,
+from, whether they are the issuer's official artefact, its place among the family's versions, and
+optionally the name of the copy); `add_documents` copies it to
+`<into>/<jurisdiction>/<family>/<name>` and writes `<name>.provenance.json` beside it. The name
+is the file's own unless the spec names the copy (`corpus add --name`): a version id is a path in
+every citation of it, so it must be a safe one (`Constitutional AI.pdf`, with its space, is placed
+as `--name constitutional-ai.pdf`); the mirror path still names the file as the repository holds it. What can be computed is computed, never asked: `sha256`,
 `bytes`, `format` (the media type, sniffed from the bytes by `sniff_media_type`), the mirror's git
 `blob` id and `retrieved_at`. The record holds every field of the provenance schema in
 `provenance.PROVENANCE_FIELDS` order, and is checked by the same `parse_provenance` admission uses,
@@ -57,6 +60,7 @@ _OPTION = {
     "date": "--date",
     "issuer": "--issuer",
     "docket": "--docket",
+    "name": "--name",
 }
 _MIRROR = re.compile(
     r"(?P<repo>[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+)@(?P<commit>[0-9a-f]{40}):(?P<path>.+)"
@@ -92,6 +96,12 @@ class DocumentSpec:
     line_numbered: bool = False
     origin: str | None = None
     language: str | None = None  # a BCP 47 tag; OCR of scanned pages reads in it (English if None)
+    name: str | None = None
+
+    @property
+    def placed_name(self) -> str:
+        """The copy's file name: `name` when given, else the file's own."""
+        return self.name if self.name is not None else self.file.name
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -199,10 +209,17 @@ def _file_problem(spec: DocumentSpec) -> tuple[str, bytes | None]:
         return f"{prefix}{spec.file}: a directory; expected a file", None
     if not spec.file.is_file():
         return f"{prefix}{spec.file}: not a regular file", None
-    if not _COMPONENT.fullmatch(name) or name.endswith(PROVENANCE_SUFFIX):
+    if spec.name is not None:
+        if not _COMPONENT.fullmatch(spec.name) or spec.name.endswith(PROVENANCE_SUFFIX):
+            return (
+                f"{_where(spec, 'name')}: the copy's name must be letters, digits and _ . @ + -, "
+                f"starting with a letter or digit, and not end in .provenance.json, got "
+                f"{spec.name[:80]!r}"
+            ), None
+    elif not _COMPONENT.fullmatch(name) or name.endswith(PROVENANCE_SUFFIX):
         return (
             f"{prefix}{spec.file}: the file name must be letters, digits and _ . @ + -, starting "
-            "with a letter or digit, and not end in .provenance.json"
+            "with a letter or digit, and not end in .provenance.json; name the copy with --name"
         ), None
     try:
         data = spec.file.read_bytes()
@@ -315,7 +332,7 @@ def _plan(spec: DocumentSpec, retrieved_at: str) -> tuple[list[str], _Planned | 
     record = {name: values[name] for name in PROVENANCE_FIELDS}
     if spec.language is not None:  # optional: absent, a scan is read as English
         record["language"] = spec.language
-    path = f"{spec.jurisdiction}/{spec.family}/{spec.file.name}"
+    path = f"{spec.jurisdiction}/{spec.family}/{spec.placed_name}"
     # CAUTION: the record is checked by admission's own parser before anything is written, so
     # `add` can never write a provenance that `admit` would call malformed.
     parse_provenance(provenance_file_bytes(record), source=path + PROVENANCE_SUFFIX)
@@ -520,13 +537,15 @@ def add_files(
     line_numbered: bool = False,
     retrieved_at: str | None = None,
     language: str | None = None,
+    name: str | None = None,
 ) -> AddReport:
     """`add_documents` for files that share one set of facts (the command's options).
 
     The files take version_order `order` (default 1), `order + 1`, ... in the order given. With
     several files, `mirror`'s PATH must end in `/` (the repository folder that holds them; each
-    file's mirror path is PATH followed by its name), and `url` and `label` are refused: one URL
-    or label cannot name several versions. Problems are reported as `add_documents` reports them.
+    file's mirror path is PATH followed by its name), and `url`, `label` and `name` are refused:
+    one URL, label or name cannot name several versions. `name` names the one file's copy.
+    Problems are reported as `add_documents` reports them.
     """
     first = 1 if order is None else order
     specs = [
@@ -544,6 +563,7 @@ def add_files(
             docket=docket,
             line_numbered=line_numbered,
             language=language,
+            name=name,
         )
         for index, file in enumerate(files)
     ]
@@ -557,7 +577,7 @@ def add_files(
         problems += [
             f"{option}: one value cannot name several versions; add those files one by one, or "
             "use --from-csv"
-            for option, value in (("--url", url), ("--label", label))
+            for option, value in (("--url", url), ("--label", label), ("--name", name))
             if value is not None
         ]
     return add_documents(specs, into, retrieved_at=retrieved_at, problems=problems)
