@@ -1,5 +1,5 @@
 """Where a corpus lives: the project's mirror and catalogue, a researcher's corpus in a folder of
-its own, and the settings a workspace remembers (workbench/corpus/home.py, workspace.py)."""
+its own, and the settings a workspace remembers (workbench/corpus/home.py, workbench/workspace/)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The workspace: an embedded SQLite file of immutable versions, and ingest into it.
+"""The workspace file: an embedded SQLite file of immutable versions (`Workspace`).
 
 A version row holds the extracted text that every offset indexes, the artefact's SHA-256 and byte
 count, the extractor's name and version, the text's SHA-256, the structure the extractor carried
@@ -19,9 +19,8 @@ The workspace remembers the corpus it was made from (`corpus.CorpusSettings`: th
 catalogue folder, the store, the researcher's profile folders) in its append-only `workspace_meta`
 table, one row `settings/<n>` per change, the highest `n` standing: `ingest` and `measure` append
 a row when what they used differs from the standing one, and nothing is ever overwritten, so the
-rows are the workspace's history of settings. `open_workspace` is how every other reader opens
-it: a workspace that does not exist is refused (never made empty), and the settings it remembers
-are read, an option given on the command line winning and saying so (`corpus.settle`).
+rows are the workspace's history of settings. `Workspace(path, create=False)` refuses a workspace
+that does not exist and makes nothing; `opening.open_workspace` is how every reader opens one.
 
 The workspace runs in WAL mode with a busy timeout so that two processes (two notebook kernels) can
 read and append at once.
@@ -33,29 +32,22 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workbench.corpus import CorpusSettings, project_settings, read_fetched, settle
+from workbench.corpus import CorpusSettings, project_settings
 from workbench.errors import (
     AppendOnlyViolation,
-    ChecksumMismatch,
     CorpusChanged,
-    ExtractionError,
     FamilyNotFound,
-    FetchError,
-    TextDecodeError,
-    UnsafePath,
     VersionNotFound,
     WorkspaceError,
 )
 from workbench.models import (
-    CatalogueRow,
     Furniture,
     PageSpan,
-    Refusal,
     StructureMark,
     TextOrigins,
     UnusablePage,
@@ -63,12 +55,9 @@ from workbench.models import (
     canonical_json,
     origins_from_json,
     strict_json,
-    text_sha256,
 )
-from workbench.progress import bar
 
 if TYPE_CHECKING:
-    from workbench.text.ocr import OcrOptions
     from workbench.text.profiles import Profile
 
 SCHEMA_VERSION = "2"
@@ -455,203 +444,3 @@ def researcher_profiles(settings: CorpusSettings) -> tuple[Profile, ...]:
     from workbench.text.profiles import read_profile_dir
 
     return tuple(p for folder in settings.profile_folders() for p in read_profile_dir(folder))
-
-
-def workspace_settings(
-    path: Path,
-    *,
-    corpus: Path | None = None,
-    corpus_dir: Path | None = None,
-    store: Path | None = None,
-    profiles: Path | None = None,
-) -> tuple[CorpusSettings, tuple[str, ...]]:
-    """The settings a command that may make the workspace at `path` reads (`ingest`, `measure`),
-    and the override lines (`corpus.settle`), without making it: a missing one remembers nothing."""
-    remembered = None
-    if path.exists():
-        with Workspace(path, create=False) as workspace:
-            remembered = workspace.remembered_settings()
-    return settle(
-        remembered,
-        workspace=path,
-        corpus=corpus,
-        corpus_dir=corpus_dir,
-        store=store,
-        profiles=profiles,
-    )
-
-
-def open_workspace(
-    path: Path,
-    *,
-    create: bool = False,
-    root: Path = Path(),
-    corpus_dir: Path | None = None,
-    store: Path | None = None,
-    profiles: Path | None = None,
-) -> Workspace:
-    """Open the workspace at `path` with the settings it remembers, each given option winning
-    (`corpus.settle`; `overrides` says which), or the project's under `root` (the repository
-    root, default the working folder) where it remembers none. A missing workspace is refused
-    (`WorkspaceError`, nothing made) unless `create`: a reader that holds versions itself (a
-    notebook) makes it, as `ingest` does."""
-    workspace = Workspace(path, create=create)
-    workspace.settings, workspace.overrides = settle(
-        workspace.remembered_settings(),
-        workspace=path,
-        root=root,
-        corpus_dir=corpus_dir,
-        store=store,
-        profiles=profiles,
-    )
-    return workspace
-
-
-def version_from_row(row: CatalogueRow, data: bytes, *, ocr: OcrOptions | None = None) -> Version:
-    """Extract a catalogued artefact's bytes into a `Version` (not yet held); a scanned PDF page
-    is read by OCR in the provenance's `language` with `ocr`'s cache and engine (default: no
-    cache, the engine installed)."""
-    from workbench.text.extraction import (
-        extract,  # lxml and pypdfium2 load only when a file is read
-    )
-
-    named = row.provenance.get("language")
-    language = named if isinstance(named, str) else None
-    extraction = extract(data, row.media_type, source=row.path, language=language, ocr=ocr)
-    return Version(
-        version_id=row.path,
-        jurisdiction=row.jurisdiction,
-        family=row.family,
-        version_order=row.version_order,
-        version_label=row.version_label,
-        media_type=row.media_type,
-        artefact_sha256=row.sha256,
-        artefact_bytes=row.size,
-        extractor=extraction.extractor,
-        extractor_version=extraction.extractor_version,
-        text_sha256=text_sha256(extraction.text),
-        text=extraction.text,
-        structure=extraction.structure,
-        pages=extraction.pages,
-        furniture=extraction.furniture,
-        unusable_pages=extraction.unusable_pages,
-        origin=extraction.origin or TextOrigins.whole(len(extraction.text)),
-    )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class IngestReport:
-    added: tuple[str, ...]
-    unchanged: tuple[str, ...]
-    awaiting: tuple[str, ...]  # artefacts with no extractor yet: counted, not an error (none now)
-    refused: tuple[Refusal, ...]
-
-
-def ingest(
-    workspace: Workspace,
-    rows: Iterable[CatalogueRow],
-    store: Path,
-    *,
-    progress: bool = False,
-    reextract: bool = False,
-    ocr_cache: Path | None = None,
-) -> IngestReport:
-    """Extract and hold every catalogued version; idempotent. Each row's bytes are hash-checked first.
-
-    A version already held under the row's artefact SHA-256, by an extractor whose version is still
-    the current one (`extract.CURRENT_EXTRACTORS`), or whose text that version has reproduced (its
-    origin record), is not extracted again (C4): extraction is a pure function of the bytes and
-    the extractor's version, so it would give the held text. With `reextract`, every version is
-    extracted again and its text hash checked against the held one (a difference is refused as
-    `corpus_changed`, the held version untouched). Scanned PDF pages are read by OCR, cached in
-    `ocr_cache` (default: `ocr.default_cache` for this workspace file).
-    """
-    added: list[str] = []
-    unchanged: list[str] = []
-    awaiting: list[str] = []
-    refused: list[Refusal] = []
-    from workbench.text.extraction import CURRENT_EXTRACTORS, AwaitingExtractor
-    from workbench.text.ocr import OcrOptions, default_cache
-
-    options = OcrOptions(cache=ocr_cache or default_cache(workspace.path))
-    rows = list(rows)
-    for row in bar(rows, desc="ingest", unit="file", enabled=progress):
-        try:
-            data = read_fetched(row, store)
-        except FileNotFoundError:
-            refused.append(
-                Refusal(
-                    path=row.path,
-                    reason="missing",
-                    detail=f"not held in {store}; run 'workbench corpus fetch'",
-                )
-            )
-            continue
-        except (ChecksumMismatch, UnsafePath, FetchError) as exc:
-            refused.append(Refusal(path=row.path, reason="sha256_mismatch", detail=str(exc)))
-            continue
-        held = None if reextract else workspace.held_extractors(row.path)
-        if (
-            held is not None
-            and held[0] == row.sha256
-            and any(CURRENT_EXTRACTORS.get(name) == made for name, made in held[1])
-        ):
-            unchanged.append(row.path)
-            continue
-        try:
-            version = version_from_row(row, data, ocr=options)
-        except AwaitingExtractor:
-            awaiting.append(row.path)
-            continue
-        except (ExtractionError, TextDecodeError) as exc:
-            refused.append(Refusal(path=row.path, reason="extraction_failed", detail=str(exc)))
-            continue
-        try:
-            (added if workspace.add_version(version, dict(row.provenance)) else unchanged).append(
-                row.path
-            )
-        except CorpusChanged as exc:
-            refused.append(Refusal(path=row.path, reason="corpus_changed", detail=str(exc)))
-    return IngestReport(
-        added=tuple(added),
-        unchanged=tuple(unchanged),
-        awaiting=tuple(awaiting),
-        refused=tuple(refused),
-    )
-
-
-def families_as_json(versions: Iterable[Version]) -> list[dict[str, Any]]:
-    """One row per held family, sorted by jurisdiction then family: what `workbench families` prints."""
-    grouped: dict[tuple[str, str], list[Version]] = {}
-    for version in versions:
-        grouped.setdefault((version.jurisdiction, version.family), []).append(version)
-    return [
-        {
-            "jurisdiction": jurisdiction,
-            "family": family,
-            "versions": len(held),
-            "formats": sorted({v.media_type for v in held}),
-        }
-        for (jurisdiction, family), held in sorted(grouped.items())
-    ]
-
-
-def versions_as_json(
-    versions: Iterable[Version], dates: dict[str, str | None]
-) -> list[dict[str, Any]]:
-    """One row per version of a family in version order: what `workbench versions` prints.
-    `origin` counts the text's non-white-space characters per origin (C18; None for a PDF held
-    before origins were recorded)."""
-    return [
-        {
-            "version_id": v.version_id,
-            "label": v.version_label,
-            "order": v.version_order,
-            "date": dates.get(v.version_id),
-            "format": v.media_type,
-            "pages": len(v.pages) or None,
-            "text_length": len(v.text),
-            "origin": v.origin.characters(v.text) if v.origin is not None else None,
-        }
-        for v in sorted(versions, key=lambda v: v.version_order)
-    ]
