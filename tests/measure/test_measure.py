@@ -32,8 +32,8 @@ from workbench.measure import (
     reduce_families,
     version_facts,
 )
-from workbench.measure.html import write_reports
-from workbench.models import CatalogueRow, code_digest
+from workbench.measure.html import headline_readme, write_reports
+from workbench.models import CatalogueRow, Refusal, code_digest
 from workbench.text.profiles import (
     SHIPPED_DIR,
     Profile,
@@ -533,3 +533,60 @@ def test_measure_corpus_refuses_an_unknown_export_format(tmp_path: Path) -> None
     ):
         measure_corpus(out=tmp_path / "out", workspace=tmp_path / "w.sqlite", export="xlsx")
     assert not (tmp_path / "out").exists() and not (tmp_path / "w.sqlite").exists()
+
+
+def test_text_origins_per_jurisdiction_say_us_tx_is_machine_read(
+    family_measurements: list[FamilyMeasurement],
+    catalogue: tuple[CatalogueRow, ...],
+    workspace: Workspace,
+) -> None:
+    """The share of characters by origin (C18), counted from the versions' own records: us-tx's
+    text is mostly a machine's reading, and the README says what that does to its diffs."""
+    measured = reduce_families(family_measurements, catalogue)
+    blocks = measured.structure["text_origins"]["jurisdictions"]
+    held = [v for f in family_measurements for v in workspace.versions(f.family)]
+    for jurisdiction, block in blocks.items():
+        mine = [v for v in held if v.jurisdiction == jurisdiction]
+        assert block["versions"] == len(mine), jurisdiction
+        for name in ("glyphs", "invisible", "ocr"):
+            expected = sum(
+                v.origin.characters(v.text).get(name, 0) for v in mine if v.origin is not None
+            )
+            assert block[name]["holds"] == expected, (jurisdiction, name)
+    tx = blocks["us-tx"]
+    machine = tx["invisible"]["holds"] + tx["ocr"]["holds"]
+    assert tx["machine_read"]["holds"] == machine and machine * 2 > tx["characters"]
+    assert blocks["us-dc"]["machine_read"]["holds"] == 0  # XML: every character drawn
+    caution = measured.escalation["caution"]["jurisdictions"]["us-tx"]
+    assert caution["pairings_machine_read"]["holds"] > 0
+    readme = headline_readme(measured).decode()
+    assert f"- us-tx: machine-read {tx['machine_read']['rate']};" in readme
+    assert (
+        f"- us-tx holds machine-read text ({tx['versions_mostly_machine_read']} of its "
+        f"{tx['versions']} versions mostly so), so its diffs compare machine readings: pairings "
+        f"of two machine readings {caution['pairings_machine_read']['rate']}"
+    ) in readme
+    assert "- us-dc holds machine-read text" not in readme
+
+
+def test_a_document_not_ingested_is_listed_and_never_counted_as_measured(
+    family_measurements: list[FamilyMeasurement], catalogue: tuple[CatalogueRow, ...]
+) -> None:
+    unread = Refusal(
+        path=catalogue[0].path,
+        reason="extraction_failed",
+        detail="no page has usable text (page 1: no_text)",
+    )
+    measured = reduce_families(family_measurements, catalogue, (), [unread])
+    digests = measured.digests
+    assert digests["not_ingested"] == [unread.as_json()]
+    assert digests["documents_measured"] == digests["documents"] - 1
+    readme = headline_readme(measured).decode()
+    assert (
+        f"- measured: {digests['documents'] - 1} of them; admitted but not ingested, so never "
+        "measured: 1"
+    ) in readme
+    assert f"  - `{unread.path}`: extraction_failed (no page has usable text" in readme
+    plain = reduce_families(family_measurements, catalogue)
+    assert plain.digests["not_ingested"] == []
+    assert plain.digests["documents_measured"] == plain.digests["documents"]

@@ -31,6 +31,7 @@ from workbench.measure.family import (
     FamilyMeasurement,
     PairingRow,
     PassageRow,
+    TextRow,
 )
 from workbench.models import (
     PAIRING_KINDS,
@@ -84,7 +85,11 @@ def rate(rows: Iterable[E], holds: Callable[[E], bool]) -> Rate:
         verdict = bool(holds(row))
         if verdicts.setdefault(row.evidence_id, verdict) != verdict:
             raise ValueError(f"evidence {row.evidence_id}: rows with one id disagree")
-    subjects, count = len(verdicts), sum(verdicts.values())
+    return _share(sum(verdicts.values()), len(verdicts))
+
+
+def _share(count: int, subjects: int) -> Rate:
+    """`count` of `subjects` as `rate` prints it (the rule in its docstring)."""
     if subjects < MIN_SUBJECTS:
         return Rate(holds=count, subjects=subjects, text=f"n = {subjects} subjects; no rate")
     hundredths = round(count * 10000 / subjects)
@@ -93,6 +98,49 @@ def rate(rows: Iterable[E], holds: Callable[[E], bool]) -> Rate:
         subjects=subjects,
         text=f"{hundredths // 100}.{hundredths % 100:02d}% ({count} of {subjects})",
     )
+
+
+TEXT_ORIGIN_FIELDS = ("glyphs", "invisible", "ocr", "unrecorded")
+
+
+def character_shares(rows: Iterable[TextRow]) -> dict[str, Any]:
+    """The share of a scope's non-white-space characters per origin (C18), and of those a
+    machine read (`invisible` and `ocr`). Here every character is a subject: the counts are
+    summed over the versions' rows, one row per version (two rows with one id are an error, as
+    in `rate`), and a share is printed as `rate` prints one, never below `MIN_SUBJECTS`."""
+    seen: set[str] = set()
+    counts = dict.fromkeys(TEXT_ORIGIN_FIELDS, 0)
+    machine_versions = 0
+    for row in rows:
+        if row.evidence_id in seen:
+            raise ValueError(f"evidence {row.evidence_id}: two text rows for one version")
+        seen.add(row.evidence_id)
+        for name in TEXT_ORIGIN_FIELDS:
+            counts[name] += getattr(row, name)
+        machine_versions += (row.invisible + row.ocr) * 2 > row.glyphs + row.invisible + row.ocr
+    total = sum(counts.values())
+    return {
+        "versions": len(seen),
+        "versions_mostly_machine_read": machine_versions,
+        "characters": total,
+        **{name: _share(counts[name], total).as_json() for name in TEXT_ORIGIN_FIELDS},
+        "machine_read": _share(counts["invisible"] + counts["ocr"], total).as_json(),
+    }
+
+
+def _text_origin_report(families: Sequence[FamilyMeasurement]) -> dict[str, Any]:
+    by_jurisdiction: dict[str, list[TextRow]] = defaultdict(list)
+    for row in (r for f in families for r in f.texts):
+        by_jurisdiction[row.jurisdiction].append(row)
+    return {
+        "rule": "non-white-space characters of every measured version by the origin its extractor "
+        "recorded (C18): glyphs the document draws, invisible (someone's OCR layer), ocr (the "
+        "workbench's own OCR), unrecorded (a PDF held before origins were recorded); machine_read "
+        "is invisible and ocr together; a version is mostly machine-read when they are more than "
+        "half of its characters",
+        "overall": character_shares(r for f in families for r in f.texts),
+        "jurisdictions": {j: character_shares(g) for j, g in sorted(by_jurisdiction.items())},
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -106,9 +154,13 @@ def corpus_digest(rows: Iterable[CatalogueRow]) -> str:
 
 
 def corpus_digests(
-    rows: Iterable[CatalogueRow], refusals: Iterable[Refusal] = ()
+    rows: Iterable[CatalogueRow],
+    refusals: Iterable[Refusal] = (),
+    not_ingested: Iterable[Refusal] = (),
 ) -> dict[str, Any]:
-    """The corpus-digests report: one digest, per-jurisdiction counts, per-document hashes."""
+    """The corpus-digests report: one digest, per-jurisdiction counts, per-document hashes, and
+    every admitted document that was not ingested (`not_ingested`: no text from its bytes, by
+    its extractor or by OCR, or bytes missing): listed, and never counted as measured."""
     rows = sorted(rows, key=lambda r: r.path)
     per: dict[str, dict[str, Any]] = defaultdict(
         lambda: {"documents": 0, "bytes": 0, "families": set(), "media_types": Counter()}
@@ -120,10 +172,13 @@ def corpus_digests(
         entry["families"].add(row.family)
         entry["media_types"][row.media_type] += 1
     refused = Counter(r.reason for r in refusals)
+    unread = sorted(not_ingested, key=lambda r: (r.path, r.reason))
     return {
         "corpus_digest": corpus_digest(rows),
         "digest_rule": "sha256 of canonical JSON of sorted [path, sha256] pairs of admitted documents",
         "documents": len(rows),
+        "documents_measured": len(rows) - len({r.path for r in unread}),
+        "not_ingested": [r.as_json() for r in unread],
         "bytes": sum(r.size for r in rows),
         "families": len({(r.jurisdiction, r.family) for r in rows}),
         "refused": dict(sorted(refused.items())),
@@ -241,10 +296,12 @@ def reduce_families(
     families: Iterable[FamilyMeasurement],
     rows: Iterable[CatalogueRow],
     refusals: Iterable[Refusal] = (),
+    not_ingested: Iterable[Refusal] = (),
 ) -> Measurements:
-    """Reduce family measurements into the reports; the result does not depend on family order."""
+    """Reduce family measurements into the reports; the result does not depend on family order.
+    `refusals` are the admission's, `not_ingested` the admitted documents ingest refused."""
     rows = list(rows)
-    digests = corpus_digests(rows, refusals)
+    digests = corpus_digests(rows, refusals, not_ingested)
     digest = digests["corpus_digest"]
     ordered = sorted(families, key=lambda f: (f.jurisdiction, f.family))
     pairings = sorted(
@@ -271,6 +328,7 @@ def reduce_families(
             "min_subjects_for_a_rate": MIN_SUBJECTS,
         },
         "versions_parsed": {j: dict(sorted(c.items())) for j, c in sorted(parse_outcomes.items())},
+        "text_origins": _text_origin_report(ordered),
         "profiles_used": _profiles_used(ordered),
         "passages": _passage_blocks(ordered),
         "overall": _structure_block(pairings),
@@ -308,6 +366,7 @@ def _caution_block(rows: Sequence[CautionRow]) -> dict[str, Any]:
             rows, lambda r: r.opens_review_item
         ).as_json(),
         "cautioned_by_cause": {cause: causes.get(cause, 0) for cause in CAUTION_CAUSES},
+        "pairings_machine_read": rate(pairings, lambda r: r.machine_read).as_json(),
     }
 
 
@@ -320,7 +379,9 @@ def _caution_report(families: Iterable[FamilyMeasurement]) -> dict[str, Any]:
         by_jurisdiction[row.jurisdiction].append(row)
     return {
         "rule": "a pairing is cautioned when pairing_is_uncertain holds; causes in order: "
-        + ", ".join(CAUTION_CAUSES),
+        + ", ".join(CAUTION_CAUSES)
+        + "; a pairing of two machine readings (each side touches invisible or ocr text) is "
+        "cautioned whatever its confidence and counted in pairings_machine_read",
         "overall": _caution_block(rows),
         "jurisdictions": {j: _caution_block(g) for j, g in sorted(by_jurisdiction.items())},
     }

@@ -185,7 +185,7 @@ def measure_corpus(
         for key, family in measured.items():
             held_cache.put(keys[key], family)
     results = [found[key] if key in found else measured[key] for key in groups]
-    measurements = reduce_families(results, rows, refusals)
+    measurements = reduce_families(results, rows, refusals, report.refused)
     from workbench.measure.html import write_reports  # altair loads only when reports are written
 
     made_by = None if given.is_project() else measure_command(given)
