@@ -132,11 +132,14 @@ def test_a_bad_truth_file_is_one_line_and_exit_2(
         path.write_bytes(content)
     with pytest.raises(TruthFileError, match=message):
         read_truth(path, ALIGNMENT_TRUTH)
+    held = tmp_path / "w.sqlite"  # eval reads an existing workspace (a missing one is refused)
+    Workspace(held).close()
+    before = held.read_bytes()
     try:
-        code = main(["eval", "--truth", str(path), "--workspace", str(tmp_path / "w.sqlite")])
+        code = main(["eval", "--truth", str(path), "--workspace", str(held)])
     except SystemExit as exited:  # a missing file is refused while the arguments are parsed
         code = int(exited.code or 0)
     err = capsys.readouterr().err.strip().splitlines()
     said = "argument --truth: " + f"{path}: no such file" if content is None else message
     assert code == 2 and len(err) == 1 and said in err[0]
-    assert not (tmp_path / "w.sqlite").exists()  # refused before any workspace is opened
+    assert held.read_bytes() == before  # refused before the workspace is read

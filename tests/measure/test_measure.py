@@ -413,12 +413,13 @@ def test_the_cache_gives_back_what_measure_family_computes(cold: tuple[Path, Mea
             assert cache.get(key) == measure_family(versions), family
 
 
-def _ietf_copy(tmp_path: Path) -> tuple[Profile, ...]:
-    """A researcher's copy of the shipped ietf profile, one comment longer: other bytes."""
+def _ietf_copy(tmp_path: Path) -> tuple[Path, ...]:
+    """A folder holding a researcher's copy of the shipped ietf profile, one comment longer:
+    other bytes."""
     path = tmp_path / "profiles" / "ietf.toml"
     path.parent.mkdir()
     path.write_bytes((SHIPPED_DIR / "ietf.toml").read_bytes() + b"\n# a researcher's copy\n")
-    return read_profile_dir(path.parent)
+    return (path.parent,)
 
 
 @pytest.mark.parametrize(
@@ -443,7 +444,7 @@ def test_a_warm_run_reuses_exactly_what_is_unchanged(
     """Nothing is extracted again; a family is measured again only when its key changed; the
     reports are the cold run's bytes."""
     folder = warm
-    own: tuple[Profile, ...] = ()
+    own: tuple[Path, ...] = ()
     if change == "nothing":
 
         def measured_again(*args: object) -> FamilyMeasurement:
@@ -465,7 +466,7 @@ def test_a_warm_run_reuses_exactly_what_is_unchanged(
         mirror=small_mirror,
         out=tmp_path / "out",
         workspace=folder / "w.sqlite",
-        profiles=own,
+        profile_folders=own,
         use_cache=change != "no-cache",
     )
     assert run.extracted == () and run.reused == reused

@@ -7,16 +7,22 @@ import sys
 from typing import Any
 
 from workbench.cli import arguments
-from workbench.cli.common import family_profile, out, path_options, print_json, profiles_option
+from workbench.cli.common import (
+    family_profile,
+    open_held,
+    out,
+    path_options,
+    print_json,
+    profiles_option,
+)
 from workbench.cli.through_time import as_of_option
 
 
 def cmd_text(args: argparse.Namespace) -> int:
     from workbench.cli.through_time import as_of, named_once
-    from workbench.workspace import Workspace
 
     named_once(args, args.version_id)
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         dated = as_of(args, workspace)
         text = workspace.version(dated.version_id if dated else args.version_id).text
     if dated is not None:  # stdout holds the exact text alone; which release it is goes beside
@@ -27,11 +33,10 @@ def cmd_text(args: argparse.Namespace) -> int:
 
 def cmd_passages(args: argparse.Namespace) -> int:
     from workbench.text.segment import segment_version
-    from workbench.workspace import Workspace
 
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         version = workspace.version(args.version_id)
-        choice = family_profile(args, workspace, version)
+        choice = family_profile(workspace, version)
     passages = segment_version(version, choice.profile)
     from workbench.models import page_for_offset
 
@@ -73,15 +78,14 @@ def cmd_structure(args: argparse.Namespace) -> int:
         read_text,
         units_from_readings,
     )
-    from workbench.workspace import Workspace
 
     note = None
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         version = workspace.version(args.version_id)
         if args.profile is not None:
             profile, how = load_profile(args.profile), "file"
         else:
-            choice = family_profile(args, workspace, version)
+            choice = family_profile(workspace, version)
             profile, how, note = choice.profile, choice.how, choice.note
     parse = parse_structure(version, profile)
     marks = version.structure if is_marked(version) else None

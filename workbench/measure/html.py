@@ -4,7 +4,9 @@ Each report is written as JSON (the figures) and as a self-contained HTML page: 
 charts rendered to inline SVG by vl-convert at write time, so the page needs no network, no CDN and
 no JavaScript. Every string that came from a filing (excerpts, labels, ids) is HTML-escaped. The
 headline `measurements/README.md` quotes figures only from the JSON it sits beside, each with the
-JSON field it came from, and names the command that wrote it.
+JSON field it came from, and names the command that wrote it: `make measure` for the project's
+corpus, whose committed reports a test re-derives; for any other corpus, the `workbench measure`
+command line that made them (`made_by`, handed in by the measurement run), and no word of a test.
 
 The guarantee: `write_reports` is deterministic to the byte for the same measurements, and a file
 whose bytes would not change is not rewritten.
@@ -29,7 +31,7 @@ from workbench.measure.reports import (
     report_bytes,
 )
 
-COMMAND = "make measure  (or: workbench measure)"
+COMMAND = "make measure  (or: workbench measure)"  # the project's corpus: what its reports say
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -45,7 +47,7 @@ def _table(header: list[str], rows: list[list[Any]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def _page(title: str, digest: str, sections: list[str]) -> bytes:
+def _page(title: str, digest: str, sections: list[str], made_by: str | None) -> bytes:
     style = (
         "body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}"
         "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.2em .5em;"
@@ -55,7 +57,7 @@ def _page(title: str, digest: str, sections: list[str]) -> bytes:
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(title)}</title><style>{style}</style></head><body>\n"
         f"<h1>{html.escape(title)}</h1>\n<p>Corpus digest <code>{html.escape(digest)}</code>. "
-        f"Written by <code>{html.escape(COMMAND)}</code>.</p>\n"
+        f"Written by <code>{html.escape(made_by or COMMAND)}</code>.</p>\n"
         + "\n".join(sections)
         + "\n</body></html>\n"
     ).encode("utf-8")
@@ -92,7 +94,7 @@ def _shares(values: list[dict[str, Any]], y: str, x: str, color: str, title: str
     return f"<figure>{chart_svg(chart)}</figure>"
 
 
-def digests_html(report: dict[str, Any]) -> bytes:
+def digests_html(report: dict[str, Any], made_by: str | None = None) -> bytes:
     jurisdictions = report["jurisdictions"]
     values = [{"jurisdiction": j, "documents": e["documents"]} for j, e in jurisdictions.items()]
     rows = [
@@ -121,10 +123,11 @@ def digests_html(report: dict[str, Any]) -> bytes:
             "measured.</p>",
             _table(["path", "reason", "detail"], unread) if unread else "<p>None.</p>",
         ],
+        made_by,
     )
 
 
-def structure_html(report: dict[str, Any]) -> bytes:
+def structure_html(report: dict[str, Any], made_by: str | None = None) -> bytes:
     causes = [
         {"jurisdiction": j, "cause": cause, "cause_rank": rank, "caps": block["cap_causes"][cause]}
         for j, block in report["jurisdictions"].items()
@@ -293,10 +296,11 @@ def structure_html(report: dict[str, Any]) -> bytes:
                 examples,
             ),
         ],
+        made_by,
     )
 
 
-def escalation_html(report: dict[str, Any]) -> bytes:
+def escalation_html(report: dict[str, Any], made_by: str | None = None) -> bytes:
     values = [
         {"jurisdiction": j, "rule": rule, "cautioned": b[rule]["holds"]}
         for j, b in report["jurisdictions"].items()
@@ -357,6 +361,7 @@ def escalation_html(report: dict[str, Any]) -> bytes:
                 [[j, s] for j, s in wiring["structure_known_share"].items()],
             ),
         ],
+        made_by,
     )
 
 
@@ -399,16 +404,21 @@ def _origins_readme(origins: dict[str, Any], caution: dict[str, Any]) -> list[st
     return [*lines, ""] if lines[-1] else lines
 
 
-def headline_readme(m: Measurements) -> bytes:
-    """measurements/README.md: headline figures, each beside the JSON field it was read from."""
+def headline_readme(m: Measurements, made_by: str | None = None) -> bytes:
+    """measurements/README.md: headline figures, each beside the JSON field it was read from;
+    `made_by` is the command that made them (None: the project's, `COMMAND`)."""
     d, s, e = m.digests, m.structure, m.escalation
     o, eo, w = s["overall"], e["overall"], e["wiring"]
     lines = [
         "# Measurements",
         "",
-        f"Written by `{COMMAND}` from the corpus with digest `{d['corpus_digest']}`. Every figure below is",
+        f"Written by `{made_by or COMMAND}` from the corpus with digest `{d['corpus_digest']}`. Every figure below is",
         "copied by the code from the JSON beside it (file and field in brackets); none is typed by hand.",
-        "A test re-derives these files and fails if any byte differs.",
+        *(
+            ["A test re-derives these files and fails if any byte differs."]
+            if made_by is None
+            else []
+        ),
         "",
         "## Corpus",
         "",
@@ -524,17 +534,18 @@ def headline_readme(m: Measurements) -> bytes:
     return "\n".join(lines).encode("utf-8")
 
 
-def write_reports(out: Path, m: Measurements) -> dict[str, Path]:
-    """Write every report into `out`; returns report name -> path."""
+def write_reports(out: Path, m: Measurements, *, made_by: str | None = None) -> dict[str, Path]:
+    """Write every report into `out`; returns report name -> path. `made_by` is the command line
+    that made them, for a corpus other than the project's (None: the project's, `COMMAND`)."""
     out.mkdir(parents=True, exist_ok=True)
     files = {
         DIGESTS_NAME: report_bytes(m.digests),
         STRUCTURE_NAME: report_bytes(m.structure),
         ESCALATION_NAME: report_bytes(m.escalation),
-        "corpus-digests.html": digests_html(m.digests),
-        "structure-measurement.html": structure_html(m.structure),
-        "escalation-rates.html": escalation_html(m.escalation),
-        "README.md": headline_readme(m),
+        "corpus-digests.html": digests_html(m.digests, made_by),
+        "structure-measurement.html": structure_html(m.structure, made_by),
+        "escalation-rates.html": escalation_html(m.escalation, made_by),
+        "README.md": headline_readme(m, made_by),
     }
     written = {}
     for name, data in files.items():
