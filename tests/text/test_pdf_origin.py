@@ -193,7 +193,7 @@ def test_version_2_is_loaded_from_its_commit() -> None:
 
 @pytest.mark.slow
 def test_every_held_pdf_keeps_its_text_but_the_scan_read_by_ocr(
-    workspace: Workspace, catalogue: Sequence[CatalogueRow]
+    corpus_workspace: Workspace, catalogue: Sequence[CatalogueRow]
 ) -> None:
     """Version 3 gives every catalogued PDF the text version 2 gave, byte for byte, except the
     filer's scan: version 2 held its cover page only, version 3 reads its other pages by OCR."""
@@ -202,7 +202,7 @@ def test_every_held_pdf_keeps_its_text_but_the_scan_read_by_ocr(
     for row in catalogue:
         if row.media_type != "application/pdf":
             continue
-        held = workspace.version(row.path)
+        held = corpus_workspace.version(row.path)
         before = old.extract_pdf(read_fetched(row, STORE), source=row.path)
         if before.text != held.text:
             changed.append(row.path)
