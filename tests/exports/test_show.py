@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,9 @@ import pytest
 from PIL import Image
 
 from tests.conftest import CORPUS_DIR, STORE, command_paths
+from tests.exports.test_bundle import _frictionless, _rewrite
 from workbench.cli import main
+from workbench.exports import verify_bundle
 from workbench.exports.crops import FILL, FILL_ALPHA, OUTLINE, OUTLINE_WIDTH, show_span
 from workbench.text.ocr import OcrOptions, default_cache
 from workbench.text.pdf import Placed, extract_pdf
@@ -292,3 +295,73 @@ def test_show_refuses_hostile_arguments_in_one_line_writing_nothing(
     captured = capsys.readouterr()
     assert captured.err.splitlines() == [filled(message)] and captured.out == ""
     assert list(tmp_path.iterdir()) == []
+
+
+def test_bundle_with_crops_holds_each_verified_pdf_quotes_image_and_re_checks_it(
+    workspace: Workspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A glyph quote and an OCR quote get their images, as `show` draws them; a plain-text quote
+    and a refused citation get none; a re-check draws them again; a swapped image is named."""
+    records = []
+    for version_id, quote in ((NERC, NERC_QUOTE), (TX_FILER_SCAN, OCR_QUOTE)):
+        text = workspace.version(version_id).text
+        start, end = _span(text, quote)
+        records.append(
+            {
+                "version_id": version_id,
+                "char_start": start,
+                "char_end": end,
+                "quoted_text": text[start:end],
+            }
+        )
+    plain_text = "ietf/draft-wilde-xml-patch/draft-wilde-xml-patch-00.txt"
+    records.append(
+        {
+            "version_id": plain_text,
+            "char_start": 0,
+            "char_end": 8,
+            "quoted_text": workspace.version(plain_text).text[:8],
+        }
+    )
+    records.append({**records[0], "char_start": records[0]["char_start"] + 1})  # refused
+    citations = tmp_path / "citations.jsonl"
+    citations.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    bundle = tmp_path / "crops.zip"
+    argv = [
+        "bundle",
+        str(bundle),
+        "--citations",
+        str(citations),
+        "--with-crops",
+        "--with-documents",
+    ]
+    assert main([*argv, *command_paths(workspace)]) == 0
+    assert ", crops inside;" in capsys.readouterr().out
+    with zipfile.ZipFile(bundle) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    descriptor = json.loads(members["datapackage.json"])
+    crops = [r for r in descriptor["resources"] if "workbench:crop" in r]
+    assert [(r["name"], r["path"], r["mediatype"]) for r in crops] == [
+        ("crop-1", "crops/1.png", "image/png"),
+        ("crop-2", "crops/2.png", "image/png"),
+    ]
+    for record, resource in zip(records, crops, strict=False):
+        png = tmp_path / f"{resource['name']}.png"
+        span = f"{record['char_start']}:{record['char_end']}"
+        shown = _run_json(
+            ["show", record["version_id"], "--span", span, "--png", str(png), "--json"],
+            workspace,
+            capsys,
+        )
+        assert members[resource["path"]] == png.read_bytes()
+        assert resource["workbench:crop"] == {"verdict": int(resource["name"][5:]), **shown}
+    assert verify_bundle(bundle, ocr_cache=default_cache(workspace.path)).problems == ()
+
+    def swap(members: dict[str, bytes]) -> None:
+        members["crops/1.png"] = members["crops/2.png"]
+
+    forged = _rewrite(bundle, tmp_path / "forged.zip", swap, rehash=True)
+    problems = verify_bundle(forged, ocr_cache=default_cache(workspace.path)).problems
+    assert [(p.where, p.reason) for p in problems] == [("crops/1.png", "differs")]
+    (report,) = _frictionless(bundle)
+    assert report["valid"], report
