@@ -62,7 +62,7 @@ from workbench.errors import (
     TextDecodeError,
     UnsafePath,
 )
-from workbench.exports.crops import PDF, render_span
+from workbench.exports.crops import PDF, render_span, row_mismatch
 from workbench.files import replace_file_with
 from workbench.models import CatalogueRow, Version, canonical_json, content_id
 from workbench.notes.note import notes_in, parse_note
@@ -395,13 +395,9 @@ def write_bundle(
     rows: list[CatalogueRow] = []
     for version in versions:
         row = catalogue.get(version.version_id)
-        if row is None or row.sha256 != version.artefact_sha256:
-            raise BundleError(
-                f"{version.version_id}: "
-                + ("not in the catalogue" if row is None else f"catalogue sha256 {row.sha256}")
-                + f" in {corpus_dir}; the workspace holds artefact sha256 "
-                f"{version.artefact_sha256}"
-            )
+        unlike = row_mismatch(version, row, corpus_dir)
+        if unlike is not None or row is None:
+            raise BundleError(unlike)
         rows.append(row)
     members[REQUIRED["catalogue"]] = _jsonl(
         [{"path": r.path, "provenance": dict(r.provenance)} for r in rows]

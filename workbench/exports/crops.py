@@ -45,7 +45,7 @@ from PIL import Image, ImageDraw
 
 from workbench.corpus import read_catalogue, read_fetched
 from workbench.errors import ShowError
-from workbench.models import TextOrigin, TextOrigins, Version
+from workbench.models import CatalogueRow, TextOrigin, TextOrigins, Version
 from workbench.workspace import Workspace
 
 __all__ = ["Highlight", "SpanImage", "render_span", "show_span"]
@@ -133,12 +133,9 @@ def show_span(
     version = workspace.version(version_id)
     check_span(version, char_start, char_end)
     row = next((r for r in read_catalogue(corpus_dir) if r.path == version.version_id), None)
-    if row is None or row.sha256 != version.artefact_sha256:
-        raise ShowError(
-            f"{version.version_id}: "
-            + ("not in the catalogue" if row is None else f"catalogue sha256 {row.sha256}")
-            + f" in {corpus_dir}; the workspace holds artefact sha256 {version.artefact_sha256}"
-        )
+    unlike = row_mismatch(version, row, corpus_dir)
+    if unlike is not None or row is None:
+        raise ShowError(unlike)
     named = row.provenance.get("language")
     return render_span(
         version,
@@ -148,6 +145,18 @@ def show_span(
         language=named if isinstance(named, str) else None,
         ocr_cache=ocr_cache,
         highlight=highlight,
+    )
+
+
+def row_mismatch(version: Version, row: CatalogueRow | None, corpus_dir: Path) -> str | None:
+    """Why `row` (looked up in `corpus_dir`'s catalogue) is not the row of the artefact the
+    workspace holds `version` from, or None when it is."""
+    if row is not None and row.sha256 == version.artefact_sha256:
+        return None
+    return (
+        f"{version.version_id}: "
+        + ("not in the catalogue" if row is None else f"catalogue sha256 {row.sha256}")
+        + f" in {corpus_dir}; the workspace holds artefact sha256 {version.artefact_sha256}"
     )
 
 
