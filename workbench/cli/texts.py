@@ -266,6 +266,8 @@ def add_commands(commands: Any) -> None:
         "PDF, a span out of range, an output that is not a writable .png file.",
     )
     show.add_argument("version_id", metavar="VERSION_ID")
+    # The path options first: an unusable one is named before the span is read.
+    path_options(show, workspace=True, store=True)
     show.add_argument(
         "--span",
         type=span_argument,
@@ -282,5 +284,4 @@ def add_commands(commands: Any) -> None:
         help="print {version_id, char_start, char_end, pages, width, height, highlights: "
         "[{page, origin, char_start, char_end, box, pixels}]}",
     )
-    path_options(show, workspace=True, store=True)
     show.set_defaults(func=cmd_show)
