@@ -128,11 +128,14 @@ def cmd_bundle(args: argparse.Namespace) -> int:
             source=str(args.citations),
             notes=args.notes,
             store=workspace.settings.store if args.with_documents else None,
+            crops=workspace.settings.store if args.with_crops else None,
+            ocr_cache=ocr_cache(args),
         )
     counts = tally(v.verification for v in report.verdicts)
     out(
         f"wrote {report.path}: {len(report.verdicts)} citations into {len(report.versions)} "
-        f"versions{', documents inside' if args.with_documents else ''}; datapackage.json sha256 "
+        f"versions{', documents inside' if args.with_documents else ''}"
+        f"{', crops inside' if args.with_crops else ''}; datapackage.json sha256 "
         f"{report.digest}\n{summary(counts, malformed=False)}\n"
     )
     return 0
@@ -286,6 +289,12 @@ def add_commands(commands: Any) -> None:
         "--with-documents",
         action="store_true",
         help="put each cited version's artefact bytes inside (read from --store, hash-checked)",
+    )
+    bundle_p.add_argument(
+        "--with-crops",
+        action="store_true",
+        help="put inside, for each verified citation of a PDF version, its span's page region "
+        "as a PNG with its characters' boxes highlighted, as 'workbench show' draws it",
     )
     path_options(bundle_p, workspace=True, store=True)
     bundle_p.set_defaults(func=cmd_bundle)
