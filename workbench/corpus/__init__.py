@@ -9,9 +9,10 @@ project's tracked one only for the project's mirror, `admit_corpus`) and what a 
 remembers of its corpus (`CorpusSettings`, `settle`). `store` then brings the catalogued bytes into the
 ignored store folder, hash-checked (`fetch`, `fetch_corpus`), re-verifies them (`verify_store`) and
 reads them back checksum first (`read_fetched`). `add` and `manifest` place a researcher's own
-files in mirror layout with the provenance admission reads (`add_files`, `add_from_manifest`).
+files in mirror layout with the provenance admission reads (`add_files`, `add_from_manifest`),
+and `git` every version of a git repository's files from its history (`add_from_git`).
 Imports run one way: provenance, then admission, then catalogue, then home and store; add, then
-manifest.
+manifest and git.
 Other stages take the path rule every held document obeys from here too (`check_relative_path`).
 
 Nothing here loads a heavy library, so the verbs are imported eagerly. The module that fetches is
@@ -31,6 +32,7 @@ from workbench.corpus.catalogue import (
     read_refused,
     write_catalogue,
 )
+from workbench.corpus.git import GitAddReport, add_from_git
 from workbench.corpus.home import (
     Admitted,
     CorpusSettings,
@@ -52,9 +54,11 @@ __all__ = [
     "CorpusSettings",
     "DocumentSpec",
     "FetchReport",
+    "GitAddReport",
     "Placement",
     "add_documents",
     "add_files",
+    "add_from_git",
     "add_from_manifest",
     "admit",
     "admit_corpus",
