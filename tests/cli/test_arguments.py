@@ -136,6 +136,10 @@ def _bad(case: str, folder: Path) -> str:
     return str(path)
 
 
+# A usable value for a required option whose type reads more than a word.
+USABLE = {"span": "0:1", "png": "never-written.png"}
+
+
 def _argv(words: tuple[str, ...], dest: str, value: str, folder: Path) -> list[str]:
     """`words` with a usable value for every required argument and `value` for `dest`."""
     parser, target = _action(words, dest)
@@ -152,7 +156,7 @@ def _argv(words: tuple[str, ...], dest: str, value: str, folder: Path) -> list[s
         elif action.choices:
             given = str(next(iter(action.choices)))
         else:
-            given = "x"
+            given = USABLE.get(action.dest, "x")
         if action.nargs == "?" and action is not target and not action.option_strings:
             continue
         argv += [action.option_strings[0], given] if action.option_strings else [given]

@@ -175,17 +175,16 @@ def cmd_show(args: argparse.Namespace) -> int:
     from workbench.cli.common import ocr_cache
     from workbench.exports.crops import show_span
     from workbench.files import replace_file
-    from workbench.workspace import Workspace
 
     start, end = args.span
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         image = show_span(
             workspace,
             args.version_id,
             start,
             end,
-            corpus_dir=args.corpus_dir,
-            store=args.store,
+            corpus_dir=workspace.settings.catalogue,
+            store=workspace.settings.store,
             ocr_cache=ocr_cache(args),
         )
     args.png.parent.mkdir(parents=True, exist_ok=True)
