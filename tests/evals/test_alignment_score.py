@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import ROOT
 from workbench.changes.diff import diff_passages
 from workbench.cli import main
 from workbench.corpus import read_catalogue
@@ -21,14 +22,13 @@ from workbench.evals.alignment import (
     PairView,
     alignment_scorecard,
     score_pair,
-    scorecard_bytes,
 )
+from workbench.evals.cards import scorecard_bytes
 from workbench.evals.truth import file_sha256, read_truth
 from workbench.measure import corpus_digest
 from workbench.models import Passage
 from workbench.workspace import Workspace
 
-ROOT = Path(__file__).resolve().parents[2]
 MIN_TRUTH = 50  # a jurisdiction's figures are held to the targets only over this many pairings
 MIN_PRECISION, MIN_RECALL = 0.98, 0.95
 

@@ -69,6 +69,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     from workbench.corpus import catalogue as corpus_mod
     from workbench.evals import scorecard as evals
+    from workbench.evals.cards import scorecard_bytes
     from workbench.evals.demo import load_demo
 
     if args.truth is not None or args.amendment_truth is not None:
@@ -100,7 +101,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.amendment_truth is not None:
         _amendment_scorecard(args)
     if args.json:
-        sys.stdout.buffer.write(evals.scorecard_bytes(card))
+        sys.stdout.buffer.write(scorecard_bytes(card))
     else:
         sys.stdout.buffer.write(evals.scorecard_markdown(card))
     sys.stdout.buffer.flush()
