@@ -51,6 +51,9 @@ REFUSED_STORE = CORPUS_DIR / "refused"
 # cache, the one `make measure` uses, so the suite pays for each page once per checkout at most.
 OCR_CACHE = ROOT / ".workbench" / "ocr-cache"
 os.environ.setdefault("WORKBENCH_OCR_CACHE", str(OCR_CACHE))
+# The default workspace is kept between runs (in this ignored folder), under a key of everything
+# its bytes depend on (`_kept_key`): a run after any change to the package ingests it afresh.
+KEPT_WORKSPACES = ROOT / ".workbench" / "test-workspaces"
 
 # The default workspace: "jurisdiction/family" folders of the fetched store. Each line says what
 # the family stands for; together they hold every media type and extractor of the catalogue
@@ -279,6 +282,10 @@ def _small_workspace_file(
     assert {row.media_type for row in rows} == {row.media_type for row in catalogue}
 
     def build(path: Path) -> None:
+        kept = KEPT_WORKSPACES / f"small-{_kept_key(rows)}.sqlite"
+        if kept.exists():
+            _copy(kept, path)
+            return
         with Workspace(path) as held:
             report = ingest(held, rows, STORE)
             assert not report.refused, [r.line() for r in report.refused]
@@ -286,8 +293,35 @@ def _small_workspace_file(
         from workbench.text.extraction import CURRENT_EXTRACTORS
 
         assert extractors == set(CURRENT_EXTRACTORS.items())
+        _keep(path, kept)
 
     return built_once(tmp_path_factory, "small-workspace.sqlite", build)
+
+
+def _kept_key(rows: Iterable[CatalogueRow]) -> str:
+    """What the default workspace's bytes depend on, hashed: every file of the package (code and
+    profiles), the lock file, the Python, the OCR engine build, and the rows (paths and hashes)."""
+    from workbench.text.ocr import engine_build
+
+    digest = hashlib.sha256()
+    for path in sorted((ROOT / "workbench").rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+    digest.update((ROOT / "uv.lock").read_bytes())
+    digest.update(f"{sys.version}\0{engine_build()}".encode())
+    for row in rows:
+        digest.update(f"{row.path}\0{row.sha256}\0".encode())
+    return digest.hexdigest()[:16]
+
+
+def _keep(built: Path, kept: Path) -> None:
+    """Keep `built` as `kept` for the next run (replacing any other kept one: its key is stale)."""
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    for stale in kept.parent.glob("small-*.sqlite"):
+        stale.unlink()
+    partial = kept.with_suffix(".partial")
+    _copy(built, partial)
+    partial.rename(kept)
 
 
 @pytest.fixture(scope="session")

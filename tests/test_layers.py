@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,18 @@ def _resolve(name: str, known: dict[str, Path]) -> str | None:
     return None
 
 
+@cache
+def _parsed(source: bytes, filename: str) -> ast.Module:
+    """A module's tree, parsed once per run for each source (the checks below each walk every
+    module of the package)."""
+    return ast.parse(source, filename=filename)
+
+
+@cache
+def _nodes(source: bytes, filename: str) -> tuple[ast.AST, ...]:
+    return tuple(ast.walk(_parsed(source, filename)))
+
+
 def imports(package: Path) -> list[Import]:
     """Every import of a module of the package by a module of the package, by importing module
     and line."""
@@ -93,7 +106,7 @@ def imports(package: Path) -> list[Import]:
     found = []
     for module, path in known.items():
         is_package = path.name == "__init__.py"
-        for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+        for node in _nodes(path.read_bytes(), str(path)):
             names: list[str] = []
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
@@ -245,6 +258,11 @@ def test_no_module_outside_the_command_line_is_over_the_limit() -> None:
 Site = tuple[str | None, str]
 
 
+@cache
+def _walked(source: bytes, filename: str) -> tuple[tuple[str | None, ast.AST], ...]:
+    return tuple(_walk(_parsed(source, filename)))
+
+
 def _walk(tree: ast.AST) -> Iterator[tuple[str | None, ast.AST]]:
     """Every node of the tree, with the name of the function it stands in (None at the top)."""
 
@@ -260,7 +278,7 @@ def _walk(tree: ast.AST) -> Iterator[tuple[str | None, ast.AST]]:
 
 
 def _calls(path: Path) -> Iterator[tuple[str | None, ast.Call]]:
-    for function, node in _walk(ast.parse(path.read_bytes(), filename=str(path))):
+    for function, node in _walked(path.read_bytes(), str(path)):
         if isinstance(node, ast.Call):
             yield function, node
 
@@ -288,9 +306,8 @@ def hashed_canonical_json(path: Path) -> list[Site]:
     """Every SHA-256 (`sha256(...)`, `hashlib.new(...)`, a hash's `.update(...)`) taken over
     canonical JSON: written in the call's arguments, or through a name the same function assigned
     from an expression that holds it."""
-    tree = ast.parse(path.read_bytes(), filename=str(path))
     canonical: dict[str | None, set[str]] = {}
-    for function, node in _walk(tree):
+    for function, node in _walked(path.read_bytes(), str(path)):
         if isinstance(node, ast.Assign) and any(map(_is_canonical, ast.walk(node.value))):
             names = canonical.setdefault(function, set())
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
@@ -363,7 +380,7 @@ def _definitions(name: str) -> list[str]:
     return [
         _at(path, node)
         for path in modules(PACKAGE).values()
-        for node in ast.walk(ast.parse(path.read_bytes()))
+        for node in _nodes(path.read_bytes(), str(path))
         if isinstance(node, ast.FunctionDef) and node.name == name
     ]
 

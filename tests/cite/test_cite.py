@@ -372,12 +372,14 @@ def test_content_block_probes_on_the_real_corpus(workspace: Workspace) -> None:
     """Citations into every held version's blocks, as a model's content_block_location would
     make them: each gets the outcome its construction says, a refusal by its own name."""
     probes = block_probes(workspace.versions(), per_version=1)
-    results = []
+    lines = []
     for probe in probes:
         (line,) = read_citations(
             json.dumps(probe.record).encode(), "anthropic", documents=[probe.document]
         )
-        results += verify_lines(workspace, [line])
+        lines.append(line)
+    # One batch: a batch decides each citation as it would alone (tested below).
+    results = verify_lines(workspace, lines)
     wrong = [
         (p.kind, p.expected, outcome(r), r.detail[:120])  # type: ignore[union-attr]
         for p, r in zip(probes, results, strict=True)

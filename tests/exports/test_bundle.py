@@ -354,17 +354,21 @@ def test_write_refuses_what_a_recipient_could_not_re_read(
 
 
 def _frictionless(*bundles: Path) -> list[dict[str, Any]]:
-    """`frictionless validate --json` on each bundle (the Frictionless tool itself, its JSON
-    extra reading the JSON Lines members), run side by side; each report as the tool prints it."""
-    runs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "frictionless", "validate", "--json", str(bundle)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        for bundle in bundles
-    ]
-    return [json.loads(run.communicate()[0]) for run in runs]
+    """Frictionless's own validation of each bundle (the tool's `validate`, whose report is what
+    `frictionless validate --json` prints; its JSON extra reads the JSON Lines members), in one
+    process of its own; each report as the tool gives it."""
+    script = (
+        "import json, sys\n"
+        "from frictionless import validate\n"
+        "print(json.dumps([validate(path).to_dict() for path in sys.argv[1:]]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, *map(str, bundles)],
+        capture_output=True,
+        check=True,
+    )
+    reports: list[dict[str, Any]] = json.loads(done.stdout)
+    return reports
 
 
 def _invalid(report: dict[str, Any]) -> dict[str, list[str]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterator
+from functools import cache
 
 import pytest
 
@@ -24,10 +25,17 @@ STRICT_JSON = "workbench/models.py"
 Site = tuple[str, int]  # (module path relative to the repository, line)
 
 
-def _modules() -> Iterator[tuple[str, ast.Module]]:
+def _modules() -> Iterator[tuple[str, tuple[ast.AST, ...]]]:
+    """Every module of the package, as its path and every node of its tree."""
     for path in sorted(PACKAGE.rglob("*.py")):
         relative = path.relative_to(ROOT).as_posix()
-        yield relative, ast.parse(path.read_bytes(), filename=relative)
+        yield relative, _nodes(path.read_bytes(), relative)
+
+
+@cache
+def _nodes(source: bytes, filename: str) -> tuple[ast.AST, ...]:
+    """A module's nodes, parsed once per run for each source (each check walks every module)."""
+    return tuple(ast.walk(ast.parse(source, filename=filename)))
 
 
 def _defines(names: frozenset[str]) -> Callable[[ast.AST], bool]:
@@ -123,8 +131,8 @@ def _passes_a_strict_hook(node: ast.AST) -> bool:
 def _sites(matches: Callable[[ast.AST], bool]) -> list[Site]:
     return [
         (relative, getattr(node, "lineno", 0))
-        for relative, tree in _modules()
-        for node in ast.walk(tree)
+        for relative, nodes in _modules()
+        for node in nodes
         if matches(node)
     ]
 
@@ -162,8 +170,8 @@ def test_the_home_of_front_matter_is_below_every_reader_of_it() -> None:
     # notes) and every reader imports it from there.
     readers = sorted(
         relative
-        for relative, tree in _modules()
-        for node in ast.walk(tree)
+        for relative, nodes in _modules()
+        for node in nodes
         if isinstance(node, ast.ImportFrom) and node.module == "workbench.text.frontmatter"
     )
     assert readers == [

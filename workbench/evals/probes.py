@@ -29,6 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import partial
+from itertools import islice
 from typing import Any
 
 from workbench.cite.blocks import BlockMap, version_blocks
@@ -489,13 +490,18 @@ def block_probes(versions: Iterable[Version], per_version: int = 2) -> list[Bloc
         spans, texts, written = blocks.map.spans, blocks.texts, blocks.map
         skel = skeleton(normalize(version.text).text)
         once = partial(_held_once, skel)
-        pairs = [
-            k
-            for k in range(len(spans) - 1)
-            if once(texts[k])
-            and once(version.text[spans[k][0] : spans[k + 1][1]])
-            and normalized_text(texts[k]) != normalized_text(texts[k + 1])
-        ][:per_version]
+        pairs = list(
+            islice(
+                (
+                    k
+                    for k in range(len(spans) - 1)
+                    if once(texts[k])
+                    and once(version.text[spans[k][0] : spans[k + 1][1]])
+                    and normalized_text(texts[k]) != normalized_text(texts[k + 1])
+                ),
+                per_version,
+            )
+        )
 
         def cited(quote: str, start: int, end: int) -> dict[str, Any]:
             return {
