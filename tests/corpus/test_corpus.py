@@ -277,9 +277,18 @@ def test_layout_problems_are_refused_per_file(tmp_path: Path) -> None:
     outside.write_text("secret")
     os.symlink(outside, mirror / "us-dc" / "dc-code-34-306" / "link.txt")
     os.symlink(tmp_path, mirror / "us-dc" / "escape")
+    (mirror / "us-dc" / "dc-code-34-306" / "x#1.txt").write_text("x")
+    (mirror / "us-dc" / ".hidden").mkdir()
+    (mirror / "us-dc" / ".hidden" / "x.txt").write_text("x")
     admission = admit(mirror)
     assert [r.path for r in admission.rows] == [SAMPLE]
-    assert [(r.path, r.reason) for r in admission.refusals] == [
+    assert [r.line() for r in admission.refusals if r.reason == "bad_name"] == [
+        "us-dc/.hidden/x.txt: bad_name: '.hidden' cannot be one name of a version id (it starts "
+        "with '.')",
+        "us-dc/dc-code-34-306/x#1.txt: bad_name: 'x#1.txt' cannot be one name of a version id "
+        "(it holds '#')",
+    ]
+    assert [(r.path, r.reason) for r in admission.refusals if r.reason != "bad_name"] == [
         ("loose.txt", "layout"),
         ("us-dc/dc-code-34-306/ghost.txt.provenance.json", "orphan_provenance"),
         ("us-dc/dc-code-34-306/link.txt", "path_escapes"),

@@ -264,14 +264,13 @@ def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
         ),
         pytest.param(
             lambda a, t: [*a[:6], "..", *a[7:]],
-            "--jurisdiction: expected one safe folder name (letters, digits and _ . @ + -, "
-            "starting with a letter or digit), got '..'",
+            "--jurisdiction: expected a name a version id can carry, got '..' (it starts with '.')",
             id="jurisdiction-dotdot",
         ),
         pytest.param(
             lambda a, t: [*a[:6], "us-dc/../../etc", *a[7:]],
-            "--jurisdiction: expected one safe folder name (letters, digits and _ . @ + -, "
-            "starting with a letter or digit), got 'us-dc/../../etc'",
+            "--jurisdiction: expected a name a version id can carry, got 'us-dc/../../etc' (it "
+            "holds '/')",
             id="jurisdiction-traversal",
         ),
         pytest.param(
@@ -296,8 +295,8 @@ def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
         ),
         pytest.param(
             lambda a, t: [*a[:6], "..", *a[7:-1], "--date", "2021-13-01"],
-            "3 problems: --jurisdiction: expected one safe folder name (letters, digits and "
-            "_ . @ + -, starting with a letter or digit), got '..'; --official/--transcription: "
+            "3 problems: --jurisdiction: expected a name a version id can carry, got '..' (it "
+            "starts with '.'); --official/--transcription: "
             "missing (no default: say which); --date: expected a date YYYY-MM-DD, got '2021-13-01'",
             id="every-problem-at-once",
         ),
@@ -441,8 +440,8 @@ def test_a_version_order_taken_in_the_family_folder_is_refused(
             "m.csv row 4, column 'order': expected an integer of at least 1, got 'x'; "
             "m.csv row 5: expected 7 cells, got 3; "
             "m.csv row 3, column 'file': {t}/none.xml: no such file; "
-            "m.csv row 4, column 'jurisdiction': expected one safe folder name (letters, digits "
-            "and _ . @ + -, starting with a letter or digit), got '..'; "
+            "m.csv row 4, column 'jurisdiction': expected a name a version id can carry, got "
+            "'..' (it starts with '.'); "
             "m.csv row 4, column 'date': expected a date YYYY-MM-DD, got '2021-11-31'",
             id="bad-rows",
         ),

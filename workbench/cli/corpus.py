@@ -29,6 +29,11 @@ def cmd_add(args: argparse.Namespace) -> int:
     from workbench.corpus import add_files, add_from_manifest
 
     per_file = ("jurisdiction", "family", "url", "mirror", "official", "order", "label", "date")
+    git_only = ("paths", "family_from", "family_prefix", "since", "until", "repo_name")
+    if args.from_git is not None:
+        return _add_from_git(args)
+    if given := [f"--{name.replace('_', '-')}" for name in git_only if getattr(args, name)]:
+        raise AddError(f"{', '.join(given)}: only with --from-git REPO")
     if args.from_csv is not None:
         given = [f"--{name}" for name in (*per_file, "issuer", "docket") if getattr(args, name)]
         if args.files or given or args.line_numbered:
@@ -70,6 +75,41 @@ def cmd_add(args: argparse.Namespace) -> int:
         f"; admit them with 'workbench corpus admit {args.into}'\n"
     )
     return 0
+
+
+def _add_from_git(args: argparse.Namespace) -> int:
+    from workbench.corpus import add_from_git
+
+    others = ("family", "url", "mirror", "order", "label", "date", "docket", "from_csv")
+    given = [f"--{name.replace('_', '-')}" for name in others if getattr(args, name)]
+    if args.files or given or args.line_numbered:
+        raise AddError(
+            "--from-git takes the files and their facts from the repository's history; do not "
+            "also give "
+            + ", ".join(
+                ["FILE"] * bool(args.files) + given + ["--line-numbered"] * args.line_numbered
+            )
+        )
+    report = add_from_git(
+        args.from_git,
+        args.into,
+        paths=args.paths or (),
+        jurisdiction=args.jurisdiction or "",
+        official=args.official,
+        family_from=args.family_from,
+        family_prefix=args.family_prefix or "",
+        since=args.since,
+        until=args.until,
+        repo_name=args.repo_name,
+        issuer=args.issuer,
+        progress=progress(),
+    )
+    out(
+        f"read {report.commits} commits: {report.versions} versions; wrote {len(report.written)}, "
+        f"{report.already} already there (equal), {len(report.refusals)} refused; admit them "
+        f"with 'workbench corpus admit {args.into}'\n"
+    )
+    return list_refusals("refused", report.refusals)
 
 
 def cmd_admit(args: argparse.Namespace) -> int:
@@ -202,7 +242,8 @@ def add_commands(commands: Any) -> None:
         "and retrieved_at are computed. Say where the bytes come from (--url and/or --mirror) "
         "and whether they are the issuer's own (--official) or a transcription "
         "(--transcription); there is no default. Or give every file's facts in a CSV manifest "
-        "(--from-csv). Everything is checked before anything is written; a file or provenance "
+        "(--from-csv), or take every version of a git repository's files from its history "
+        "(--from-git). Everything is checked before anything is written; a file or provenance "
         "already there with other content is refused (exit 1); the same again writes nothing. "
         "Then run 'workbench corpus admit DIR'.",
     )
@@ -255,6 +296,49 @@ def add_commands(commands: Any) -> None:
         metavar="MANIFEST",
         help="CSV with one row per file; columns file, jurisdiction, family, url, mirror, "
         "official, order, label, date, issuer, docket, line_numbered (file relative to the CSV)",
+    )
+    add.add_argument(
+        "--from-git",
+        type=arguments.folder,
+        metavar="REPO",
+        help="take every version of the files --paths names from a git repository's history: "
+        "each commit of HEAD's first-parent line that changes a file is a version of its family "
+        "(see docs/corpus.md)",
+    )
+    add.add_argument(
+        "--paths",
+        action="append",
+        metavar="GLOB",
+        help="with --from-git: a glob of the repository's paths (* within a folder, ** across "
+        "folders); give it again for more",
+    )
+    add.add_argument(
+        "--family-from",
+        metavar="REGEX",
+        help="with --from-git: a regular expression searched in each path; its first group "
+        "(else the whole match) names the family (default: the file name without extension)",
+    )
+    add.add_argument(
+        "--family-prefix",
+        metavar="TEXT",
+        help="with --from-git: put before every family name, e.g. dc-code-",
+    )
+    add.add_argument(
+        "--since",
+        metavar="YYYY-MM-DD",
+        help="with --from-git: start at the first commit dated on or after this day, taking "
+        "every matching file it holds as a version",
+    )
+    add.add_argument(
+        "--until",
+        metavar="YYYY-MM-DD",
+        help="with --from-git: stop at the last commit dated on or before this day",
+    )
+    add.add_argument(
+        "--repo-name",
+        metavar="OWNER/NAME",
+        help="with --from-git: the repository's public name for each provenance's mirror "
+        "(default: read from the clone's origin remote)",
     )
     add.set_defaults(func=cmd_add)
 

@@ -7,8 +7,10 @@ is the tracked record of what was admitted and refused, pinned by its own checks
 (`admit_into_catalogue`, `read_catalogue`). `store` then brings the catalogued bytes into the
 ignored store folder, hash-checked (`fetch`, `fetch_corpus`), re-verifies them (`verify_store`) and
 reads them back checksum first (`read_fetched`). `add` and `manifest` place a researcher's own
-files in mirror layout with the provenance admission reads (`add_files`, `add_from_manifest`).
-Imports run one way: provenance, then admission, then catalogue, then store; add, then manifest.
+files in mirror layout with the provenance admission reads (`add_files`, `add_from_manifest`),
+and `git` every version of a git repository's files from its history (`add_from_git`).
+Imports run one way: provenance, then admission, then catalogue, then store; add, then manifest
+and git.
 Other stages take the path rule every held document obeys from here too (`check_relative_path`).
 
 Nothing here loads a heavy library, so the verbs are imported eagerly. The module that fetches is
@@ -27,6 +29,7 @@ from workbench.corpus.catalogue import (
     read_refused,
     write_catalogue,
 )
+from workbench.corpus.git import GitAddReport, add_from_git
 from workbench.corpus.manifest import add_from_manifest
 from workbench.corpus.provenance import check_relative_path, parse_provenance, provenance_problems
 from workbench.corpus.store import FetchReport, fetch, fetch_corpus, read_fetched, verify_store
@@ -36,9 +39,11 @@ __all__ = [
     "Admission",
     "DocumentSpec",
     "FetchReport",
+    "GitAddReport",
     "Placement",
     "add_documents",
     "add_files",
+    "add_from_git",
     "add_from_manifest",
     "admit",
     "admit_into_catalogue",

@@ -36,6 +36,8 @@ from workbench.corpus.provenance import (
     PROVENANCE_FIELDS,
     PROVENANCE_SUFFIX,
     check_source_url,
+    file_name_problem,
+    name_problem,
     parse_provenance,
     provenance_file_bytes,
 )
@@ -61,7 +63,6 @@ _MIRROR = re.compile(
     r"(?P<repo>[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+)@(?P<commit>[0-9a-f]{40}):(?P<path>.+)"
 )
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_COMPONENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+\-]*")
 _ROOT_ELEMENT = re.compile(r"<[A-Za-z_][\w.:\-]*[\s/>]")
 _HTML = re.compile(r"<(!doctype\s+html|html)[\s>]", re.IGNORECASE)
 
@@ -160,7 +161,8 @@ def git_blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\x00" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
-def _now() -> str:
+def now_utc() -> str:
+    """Now in UTC to the second, as `retrieved_at` records it."""
     return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
 
 
@@ -176,11 +178,8 @@ def _component_problem(spec: DocumentSpec, field: str, value: str | None) -> str
     where = _where(spec, field)
     if value is None or not value:
         return f"{where}: missing"
-    if not _COMPONENT.fullmatch(value) or value.endswith(PROVENANCE_SUFFIX):
-        return (
-            f"{where}: expected one safe folder name (letters, digits and _ . @ + -, "
-            f"starting with a letter or digit), got {value[:80]!r}"
-        )
+    if problem := name_problem(value):
+        return f"{where}: expected a name a version id can carry, got {value[:80]!r} ({problem})"
     return None
 
 
@@ -196,11 +195,8 @@ def _file_problem(spec: DocumentSpec) -> tuple[str, bytes | None]:
         return f"{prefix}{spec.file}: a directory; expected a file", None
     if not spec.file.is_file():
         return f"{prefix}{spec.file}: not a regular file", None
-    if not _COMPONENT.fullmatch(name) or name.endswith(PROVENANCE_SUFFIX):
-        return (
-            f"{prefix}{spec.file}: the file name must be letters, digits and _ . @ + -, starting "
-            "with a letter or digit, and not end in .provenance.json"
-        ), None
+    if problem := file_name_problem(name):
+        return f"{prefix}{spec.file}: expected a file name a version id can carry ({problem})", None
     try:
         data = spec.file.read_bytes()
     except OSError as exc:
@@ -340,28 +336,33 @@ def _without_time(record: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in record.items() if k != "retrieved_at"}
 
 
-def _held_problem(into: Path, plan: _Planned) -> Refusal | None:
-    """A refusal if the destination holds other bytes or another provenance, else None."""
-    target = into / plan.path
+def placement_refusal(
+    into: Path, path: str, data: bytes, record: Mapping[str, Any]
+) -> Refusal | None:
+    """A refusal if placing `data` with provenance `record` at `into/path` would move anything:
+    the destination holds other bytes or another provenance (every field but `retrieved_at`
+    compared), a version_order another provenance in the family folder already holds, or a
+    symlink or file where a folder goes; else None."""
+    target = into / path
     sidecar = target.with_name(target.name + PROVENANCE_SUFFIX)
     for folder in (target.parent.parent, target.parent):
         if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
             return Refusal(
-                path=plan.path,
+                path=path,
                 reason="not_a_folder",
                 detail=f"{folder} is a symlink or a file, not a folder; nothing written",
             )
     for place in (target, sidecar):
         if place.is_symlink() or (place.exists() and not place.is_file()):
             return Refusal(
-                path=plan.path,
+                path=path,
                 reason="not_a_file",
                 detail=f"{place} is not a regular file; nothing written",
             )
-    if target.is_file() and target.read_bytes() != plan.data:
+    if target.is_file() and target.read_bytes() != data:
         digest = hashlib.sha256(target.read_bytes()).hexdigest()
         return Refusal(
-            path=plan.path,
+            path=path,
             reason="file_differs",
             detail=f"{target} already holds other bytes (sha256 {digest}); nothing written",
         )
@@ -370,40 +371,40 @@ def _held_problem(into: Path, plan: _Planned) -> Refusal | None:
             held = json.loads(sidecar.read_bytes())
         except (ValueError, UnicodeDecodeError):
             held = None
-        if not isinstance(held, dict) or _without_time(held) != _without_time(plan.record):
+        if not isinstance(held, dict) or _without_time(held) != _without_time(record):
             fields = (
                 sorted(
                     k
-                    for k in set(held) | set(plan.record)
-                    if k != "retrieved_at" and held.get(k) != plan.record.get(k)
+                    for k in set(held) | set(record)
+                    if k != "retrieved_at" and held.get(k) != record.get(k)
                 )
                 if isinstance(held, dict)
                 else ["(not a JSON object)"]
             )
             return Refusal(
-                path=plan.path,
+                path=path,
                 reason="provenance_differs",
                 detail=f"{sidecar} already holds a provenance that differs in "
                 f"{', '.join(fields)}; nothing written",
             )
-    return _order_taken(target, plan)
+    return _order_taken(target, path, record)
 
 
-def _order_taken(target: Path, plan: _Planned) -> Refusal | None:
+def _order_taken(target: Path, path: str, record: Mapping[str, Any]) -> Refusal | None:
     if not target.parent.is_dir():
         return None
     for other in sorted(target.parent.glob("*" + PROVENANCE_SUFFIX)):
         if other.name == target.name + PROVENANCE_SUFFIX:
             continue
         try:
-            record = parse_provenance(other.read_bytes(), source=str(other))
+            held = parse_provenance(other.read_bytes(), source=str(other))
         except ProvenanceError:
             continue  # admission reports it; it claims no version_order add can trust
-        if record["version_order"] == plan.record["version_order"]:
+        if held["version_order"] == record["version_order"]:
             return Refusal(
-                path=plan.path,
+                path=path,
                 reason="duplicate_version_order",
-                detail=f"version_order {plan.record['version_order']} is already given to "
+                detail=f"version_order {record['version_order']} is already given to "
                 f"{other.name[: -len(PROVENANCE_SUFFIX)]} in {target.parent}; nothing written",
             )
     return None
@@ -413,7 +414,7 @@ def _order_taken(target: Path, plan: _Planned) -> Refusal | None:
 # Adding
 
 
-def _link_into_place(target: Path, data: bytes, mode: int) -> None:
+def link_into_place(target: Path, data: bytes, mode: int) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=target.parent, prefix=".add-", delete=False) as tmp:
         tmp.write(data)
@@ -458,7 +459,7 @@ def add_documents(
         raise AddError("no FILE given; name the files to add (or use --from-csv MANIFEST)")
     if into.exists() and not into.is_dir():
         raise AddError(f"{into}: --into must be a folder")
-    stamp = retrieved_at or _now()
+    stamp = retrieved_at or now_utc()
     plans: list[_Planned] = []
     for spec in specs:
         found, plan = _plan(spec, stamp)
@@ -474,7 +475,11 @@ def add_documents(
         raise AddError(
             unique[0] if len(unique) == 1 else f"{len(unique)} problems: " + "; ".join(unique)
         )
-    refusals = [r for plan in plans if (r := _held_problem(into, plan)) is not None]
+    refusals = [
+        r
+        for plan in plans
+        if (r := placement_refusal(into, plan.path, plan.data, plan.record)) is not None
+    ]
     if refusals:
         return AddReport(placements=(), refusals=tuple(refusals))
     placements = []
@@ -483,10 +488,10 @@ def add_documents(
         sidecar = target.with_name(target.name + PROVENANCE_SUFFIX)
         written = []
         if not target.is_file():
-            _link_into_place(target, plan.data, 0o444)
+            link_into_place(target, plan.data, 0o444)
             written.append(plan.path)
         if not sidecar.is_file():
-            _link_into_place(sidecar, provenance_file_bytes(plan.record), 0o644)
+            link_into_place(sidecar, provenance_file_bytes(plan.record), 0o644)
             written.append(plan.path + PROVENANCE_SUFFIX)
         record = plan.record if written else json.loads(sidecar.read_bytes())
         placements.append(Placement(path=plan.path, provenance=record, written=tuple(written)))

@@ -6,7 +6,8 @@ byte count, and returns the admitted rows and one refusal per file it would not 
 `merge_admission` folds a new admission into the rows already catalogued without moving any of
 them. Admission never reads the network and never writes into the mirror.
 
-The guarantee: a row is admitted only if its provenance parses, says the bytes are the issuer's
+The guarantee: a row is admitted only if its path can be a version id (each name passes the
+version-id rule, `provenance.name_problem`), its provenance parses, says the bytes are the issuer's
 official artefact, names the folder the file lies in, and pins the file's exact bytes; every other
 file is refused with a reason code, and a catalogued path keeps its bytes.
 """
@@ -20,7 +21,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.corpus.provenance import PROVENANCE_SUFFIX, parse_provenance, sha256_file
+from workbench.corpus.provenance import (
+    PROVENANCE_SUFFIX,
+    file_name_problem,
+    name_problem,
+    parse_provenance,
+    sha256_file,
+)
 from workbench.errors import ProvenanceError
 from workbench.models import CatalogueRow, Refusal
 from workbench.progress import bar
@@ -94,6 +101,18 @@ def _walk(root: Path) -> tuple[list[str], list[Refusal]]:
     return sorted(files), refusals
 
 
+def _name_problem(rel: str) -> str | None:
+    """Why `rel` (`<jurisdiction>/<family>/<file>`) cannot be a version id, or None (the rule
+    is `provenance.name_problem`'s, one name at a time from the left)."""
+    *folders, name = rel.split("/")
+    for part, problem in [(f, name_problem(f)) for f in folders] + [
+        (name, file_name_problem(name))
+    ]:
+        if problem:
+            return f"{part!r} cannot be one name of a version id ({problem})"
+    return None
+
+
 def _admit_one(root: Path, rel: str, provenance_bytes: bytes) -> CatalogueRow | Refusal:
     jurisdiction, family, _ = rel.split("/")
     try:
@@ -153,6 +172,9 @@ def admit(mirror: Path, *, progress: bool = False) -> Admission:
             refusals.append(
                 Refusal(path=rel, reason="layout", detail="not at <jurisdiction>/<family>/<file>")
             )
+            continue
+        if problem := _name_problem(rel):
+            refusals.append(Refusal(path=rel, reason="bad_name", detail=problem))
             continue
         if rel + PROVENANCE_SUFFIX not in present:
             refusals.append(

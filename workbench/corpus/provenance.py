@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import unicodedata
 import urllib.parse
 from collections.abc import Mapping
 from pathlib import Path
@@ -66,6 +67,53 @@ def check_relative_path(path: str, *, field: str) -> str | None:
     if re.match(r"[A-Za-z]:", path):
         return f"{field} {path[:80]!r} must not name a drive"
     return None
+
+
+# The version-id rule (docs/design.md, "Identity and immutability"): what one name of a version id
+# (its jurisdiction, family or file name) may hold. Anything else is refused by name, never renamed.
+NAME_FORBIDDEN = '/\\:*?"<>|#'
+MAX_NAME_BYTES = 255
+
+
+def _character(ch: str) -> str:
+    name = unicodedata.name(ch, "")
+    return f"{ch!r}" if ch.isprintable() and not ch.isspace() else f"U+{ord(ch):04X} {name}".strip()
+
+
+def name_problem(name: str) -> str | None:
+    """None if `name` can be one name of a version id, else what breaks the rule.
+
+    The rule: a non-empty string of at most `MAX_NAME_BYTES` UTF-8 bytes, in Unicode NFC form,
+    not starting with `.` or `-`, holding letters, digits, marks, punctuation and symbols of any
+    script, and single spaces between them, except the characters of `NAME_FORBIDDEN` (a path
+    separator on some system, a shell wildcard or redirection, or the `#` that separates a
+    passage's ordinal from its version id): no other white space, no space at either end or
+    beside another, no control, format, private-use or unassigned character (a file name that
+    is not UTF-8 reads as surrogates, which are refused too). The first problem found is named,
+    in that order, characters from the left.
+    """
+    if not name:
+        return "it is empty"
+    if len(name.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
+        return f"it is longer than {MAX_NAME_BYTES} bytes"
+    for ch in name:
+        if ch != " " and (unicodedata.category(ch)[0] in "CZ" or ch in NAME_FORBIDDEN):
+            return f"it holds {_character(ch)}"
+    if name != name.strip(" ") or "  " in name:
+        return "it has a space at an end or beside another"
+    if unicodedata.normalize("NFC", name) != name:
+        return "it is not in Unicode NFC form"
+    if name[0] in ".-":
+        return f"it starts with {name[0]!r}"
+    return None
+
+
+def file_name_problem(name: str) -> str | None:
+    """`name_problem` for the file name of a version id, which may not end in `.provenance.json`
+    either (that name is its provenance's)."""
+    if name.endswith(PROVENANCE_SUFFIX):
+        return f"it ends in {PROVENANCE_SUFFIX}"
+    return name_problem(name)
 
 
 def shown(value: Any) -> str:

@@ -1,0 +1,599 @@
+"""Versions from a git history: every commit that changes a matching file is a version of its family.
+
+Much consolidated law is published as a git repository, one commit per release. `add_from_git`
+walks a repository's first-parent line of commits (oldest first) with git's own plumbing —
+`git log` for the commits, `git diff-tree` for the files each changed, `git cat-file --batch` for
+the bytes — and places every new version of every file matching the `--paths` globs in mirror
+layout, with the provenance admission reads (the fields `corpus add` writes, the `mirror` object
+naming the repository, commit, path and blob). Git itself, not a library, reads the repository:
+it is the reference implementation of its own format, present wherever a clone is, and its
+plumbing's output is a stable, documented interface.
+
+What a version is, stated once (docs/corpus.md shows it with an example):
+
+* the commits are HEAD's first-parent line; `since` and `until` keep the run of it from the
+  first commit dated on or after `since` to the last dated on or before `until`. The first
+  commit kept is read whole (every matching file it holds is a version: a snapshot), each later
+  one against its first parent;
+* a file's versions are the kept commits that give it a new blob; a commit that deletes it, or
+  gives it the blob its previous version had, adds none (consecutive identical blobs skipped);
+* its family is `family_prefix` and the first group of `family_from` searched in its path (the
+  whole match when the expression has no group; default: the file name without its extension);
+  `version_order` counts its versions in commit order, 1 first;
+* its date (`filing_date`) is the commit's committer date, in the committer's own time zone:
+  the day the release was published, which is what git records. The release label
+  (`version_label`) is the commit message's subject line, as written; where the two disagree
+  (a release labelled `2024-04-21/2024-04-21` committed on 2024-04-22) the date follows the
+  commit and the label keeps the message; `committed_at` records the full time;
+* its file name is the repository file's stem, `@`, the date and its extension
+  (`34-306@2021-11-09.xml`). Two releases may share a date (2024-04-22 holds two): a file's
+  second and later versions of one date carry `+N` after the date, N the version's place among
+  that file's versions of that date (`34-306@2024-04-22+2.xml`). Commits only ever join the end
+  of the line, so a version's N, like its order, never changes on a later run.
+
+The guarantee: the same repository and options give the same version ids and provenance every
+run (only `retrieved_at` is the moment of the run), so a second run writes nothing and a run
+after new commits writes only their versions. A name the version-id rule cannot carry
+(`provenance.name_problem`) is refused by name, never renamed; a version whose destination
+holds anything else is refused as `corpus add` refuses it, and nothing already placed moves.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import re
+import subprocess
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from workbench.corpus.add import (
+    link_into_place,
+    now_utc,
+    placement_refusal,
+    sniff_media_type,
+)
+from workbench.corpus.provenance import (
+    PROVENANCE_FIELDS,
+    PROVENANCE_SUFFIX,
+    file_name_problem,
+    name_problem,
+    parse_provenance,
+    provenance_file_bytes,
+)
+from workbench.errors import AddError
+from workbench.models import Refusal
+from workbench.progress import bar
+
+EXTRACTION_NOTE = (
+    "Bytes exactly as 'git cat-file blob' gives them at the commit named in mirror; copied "
+    "unchanged by 'workbench corpus add --from-git'."
+)
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's id of the tree with no entry
+DEFAULT_FAMILY_FROM = r"([^/]+)\.[^./]+$|[^/]+$"  # the file name without its last extension
+_REGULAR_MODES = frozenset({"100644", "100755"})
+_ZERO = "0" * 40
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_REMOTE = re.compile(
+    r"(?:[a-z+]+://[^/]+/|[^@/]+@[^:/]+:)(?P<repo>[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+?)(?:\.git)?/?"
+)
+_REPO = re.compile(r"[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Commit:
+    """One commit of the first-parent line: its id, committer time and message subject."""
+
+    sha: str
+    committed_at: str  # ISO 8601 with the committer's offset, as `git log --format=%cI` gives it
+    subject: str
+
+    @property
+    def date(self) -> str:
+        """The committer's date in the committer's own time zone (YYYY-MM-DD)."""
+        return self.committed_at[:10]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GitAddReport:
+    """What `add_from_git` did: commits read, versions found in them, the mirror paths this run
+    wrote, how many were already there (equal), and the refusals (nothing of theirs written)."""
+
+    commits: int
+    versions: int
+    written: tuple[str, ...]
+    already: int
+    refusals: tuple[Refusal, ...]
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the repository with git
+
+
+def _git(repo: Path, *args: str) -> bytes:
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(repo), *args], capture_output=True, check=False, timeout=600
+        )
+    except FileNotFoundError as exc:
+        raise AddError("git: not found; --from-git reads the repository with git itself") from exc
+    if done.returncode != 0:
+        why = done.stderr.decode("utf-8", "replace").strip().splitlines() or ["(no message)"]
+        raise AddError(f"{repo}: git {args[0]} failed: {why[0]}")
+    return done.stdout
+
+
+def first_parent_commits(repo: Path) -> tuple[Commit, ...]:
+    """HEAD's first-parent line, oldest first. AddError when `repo` is not a git repository
+    with a commit at HEAD."""
+    if not repo.is_dir():
+        raise AddError(f"{repo}: --from-git expects a git repository folder")
+    top = _git(repo, "rev-parse", "--show-toplevel").decode("utf-8", "surrogateescape").strip()
+    if Path(top).resolve() != repo.resolve():
+        raise AddError(f"{repo}: not the top folder of its git repository (that is {top})")
+    _git(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+    raw = _git(repo, "log", "--first-parent", "--reverse", "-z", "--format=%H%x1f%cI%x1f%s")
+    commits = []
+    for record in raw.decode("utf-8", "surrogateescape").split("\0"):
+        if record.strip():
+            sha, committed_at, subject = record.split("\x1f", 2)
+            commits.append(Commit(sha=sha, committed_at=committed_at, subject=subject))
+    return tuple(commits)
+
+
+def _pathspecs(globs: Sequence[str]) -> list[str]:
+    return [f":(glob){glob}" for glob in globs]
+
+
+def _raw_entries(text: str) -> list[tuple[str, str, str]]:
+    """(mode, blob, path) of each added or changed file of `--raw -z` output; deletions left out."""
+    fields = text.lstrip("\n").split("\0")
+    out = []
+    for meta, path in zip(fields[0::2], fields[1::2], strict=False):
+        if meta.startswith(":"):
+            _, new_mode, _, blob, _ = meta[1:].split(" ")
+            if blob != _ZERO:
+                out.append((new_mode, blob, path))
+    return out
+
+
+def snapshot_files(repo: Path, commit: str, globs: Sequence[str]) -> list[tuple[str, str, str]]:
+    """(mode, blob, path) of every file matching `globs` that `commit` holds, in git's order."""
+    raw = _git(
+        repo,
+        "diff-tree",
+        "-r",
+        "-z",
+        "--raw",
+        "--no-renames",
+        "--no-abbrev",
+        EMPTY_TREE,
+        commit,
+        "--",
+        *_pathspecs(globs),
+    )
+    return _raw_entries(raw.decode("utf-8", "surrogateescape"))
+
+
+def changes_along(
+    repo: Path, first: str, last: str, globs: Sequence[str]
+) -> dict[str, list[tuple[str, str, str]]]:
+    """For each commit after `first` up to `last` on the first-parent line that adds or changes
+    a file matching `globs`: (mode, blob, path) of those files, against its first parent (one
+    `git log --raw` for the whole range; commits that change no such file are absent)."""
+    if first == last:
+        return {}
+    raw = _git(
+        repo,
+        "log",
+        "--first-parent",
+        "--raw",
+        "-z",
+        "--no-abbrev",
+        "--no-renames",
+        "--format=%x1e%H",
+        f"{first}..{last}",
+        "--",
+        *_pathspecs(globs),
+    )
+    out = {}
+    for record in raw.decode("utf-8", "surrogateescape").split("\x1e"):
+        if record:
+            sha, _, rest = record.partition("\0")
+            out[sha] = _raw_entries(rest)
+    return out
+
+
+@contextmanager
+def blob_reader(repo: Path) -> Iterator[Any]:
+    """A function from a blob id to its bytes, read through one `git cat-file --batch` process."""
+    process = subprocess.Popen(
+        ["git", "-C", str(repo), "cat-file", "--batch"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    stdin: IO[bytes] = process.stdin
+    stdout: IO[bytes] = process.stdout
+
+    def read(blob: str) -> bytes:
+        stdin.write(blob.encode("ascii") + b"\n")
+        stdin.flush()
+        header = stdout.readline().split()
+        if len(header) != 3 or header[1] != b"blob":
+            raise AddError(f"{repo}: git cat-file: {blob} is not a blob of this repository")
+        data = stdout.read(int(header[2]))
+        stdout.read(1)  # the newline after the contents
+        return data
+
+    try:
+        yield read
+    finally:
+        stdin.close()
+        process.wait()
+
+
+def repository_name(repo: Path, given: str | None) -> str:
+    """The repository's public `owner/name`: `given`, else read from the clone's `origin` remote
+    URL (`https://host/OWNER/NAME(.git)`, `git@host:OWNER/NAME(.git)`); AddError when neither."""
+    if given is not None:
+        if not _REPO.fullmatch(given):
+            raise AddError(f"--repo-name: expected OWNER/NAME, got {given[:80]!r}")
+        return given
+    try:
+        url = _git(repo, "config", "--get", "remote.origin.url").decode().strip()
+    except AddError:
+        url = ""
+    match = _REMOTE.fullmatch(url)
+    if match is None:
+        raise AddError(
+            f"--repo-name: missing, and the clone's origin ({url or 'none'}) names no OWNER/NAME; "
+            "give the repository's public name, e.g. DCCouncil/law-xml-codified"
+        )
+    return match["repo"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Checking the options
+
+
+def _kept(commits: Sequence[Commit], since: str | None, until: str | None) -> Sequence[Commit]:
+    """The commits from the first dated on or after `since` to the last dated on or before
+    `until` (a contiguous run of the line, so each is read against its first parent)."""
+    start = next((k for k, c in enumerate(commits) if since is None or c.date >= since), None)
+    end = next(
+        (k for k in range(len(commits) - 1, -1, -1) if until is None or commits[k].date <= until),
+        None,
+    )
+    if start is None or end is None or start > end:
+        return ()
+    return commits[start : end + 1]
+
+
+def _check_date(option: str, value: str | None) -> None:
+    if value is None:
+        return
+    try:
+        if not _DATE.fullmatch(value):
+            raise ValueError(value)
+        dt.date.fromisoformat(value)
+    except ValueError:
+        raise AddError(f"{option}: expected a date YYYY-MM-DD, got {value[:80]!r}") from None
+
+
+def _family_pattern(family_from: str | None) -> re.Pattern[str]:
+    try:
+        return re.compile(family_from or DEFAULT_FAMILY_FROM)
+    except re.error as exc:
+        raise AddError(f"--family-from: not a regular expression ({exc})") from None
+
+
+def _check_options(
+    jurisdiction: str,
+    family_prefix: str,
+    official: bool | None,
+    since: str | None,
+    until: str | None,
+    globs: Sequence[str],
+) -> None:
+    problems = []
+    if problem := name_problem(jurisdiction):
+        problems.append(
+            f"--jurisdiction: expected a name a version id can carry, got {jurisdiction[:80]!r} "
+            f"({problem})"
+        )
+    if family_prefix and (problem := name_problem(family_prefix + "x")):
+        problems.append(
+            f"--family-prefix: {family_prefix[:80]!r} cannot open a family name ({problem})"
+        )
+    if official is None:
+        problems.append("--official/--transcription: missing (no default: say which)")
+    if not globs:
+        problems.append("--paths: missing (a glob of the repository's files to add)")
+    for option, value in (("--since", since), ("--until", until)):
+        try:
+            _check_date(option, value)
+        except AddError as exc:
+            problems.append(str(exc))
+    if since and until and since > until and not problems:
+        problems.append(f"--since {since} is after --until {until}")
+    if problems:
+        raise AddError(
+            problems[0]
+            if len(problems) == 1
+            else f"{len(problems)} problems: " + "; ".join(problems)
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Placing the versions
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Version:
+    commit: Commit
+    repo_path: str
+    blob: str
+    family: str
+    order: int
+    path: str  # in mirror layout: jurisdiction/family/file
+
+
+def version_file_name(repo_path: str, date: str, again: int) -> str:
+    """The file name of the `again`-th version of `repo_path` dated `date` (module docstring)."""
+    name = repo_path.rpartition("/")[2]
+    stem, dot, extension = name.rpartition(".")
+    if not stem:  # no extension (a leading dot opens no extension)
+        stem, dot, extension = name, "", ""
+    return f"{stem}@{date}{f'+{again}' if again > 1 else ''}{dot}{extension}"
+
+
+class _Families:
+    """Each repository path's family, found once; the refusal that stands for a path that has none."""
+
+    def __init__(self, jurisdiction: str, pattern: re.Pattern[str], prefix: str) -> None:
+        self.jurisdiction, self.pattern, self.prefix = jurisdiction, pattern, prefix
+        self.of: dict[str, str | Refusal] = {}
+        self.path_of: dict[str, str] = {}  # family -> the one repository path that feeds it
+
+    def family(self, repo_path: str) -> str | Refusal:
+        if repo_path not in self.of:
+            self.of[repo_path] = self._family(repo_path)
+        return self.of[repo_path]
+
+    def _family(self, repo_path: str) -> str | Refusal:
+        name = repo_path.rpartition("/")[2]
+        if problem := file_name_problem(name):
+            return Refusal(
+                path=repo_path,
+                reason="bad_name",
+                detail=f"the file name cannot be one name of a version id ({problem}); "
+                "nothing of this file was placed",
+            )
+        match = self.pattern.search(repo_path)
+        found = None if match is None else next((g for g in match.groups() if g), match[0])
+        if not found:
+            return Refusal(
+                path=repo_path,
+                reason="no_family",
+                detail=f"--family-from {self.pattern.pattern!r} finds no family in this path",
+            )
+        family = self.prefix + found
+        if problem := name_problem(family):
+            return Refusal(
+                path=repo_path,
+                reason="bad_name",
+                detail=f"its family {family[:80]!r} cannot be one name of a version id ({problem})",
+            )
+        other = self.path_of.setdefault(family, repo_path)
+        if other != repo_path:
+            return Refusal(
+                path=repo_path,
+                reason="family_shared",
+                detail=f"--family-from gives it the family {family} of {other}; each file's "
+                "versions need a family of their own",
+            )
+        return family
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Facts:
+    """What every version of one run shares."""
+
+    jurisdiction: str
+    repo_name: str
+    official: bool
+    issuer: str | None
+    retrieved_at: str
+
+
+def _record(version: _Version, data: bytes, media_type: str, facts: _Facts) -> dict[str, Any]:
+    """The provenance of one version, in `PROVENANCE_FIELDS` order, then `committed_at`."""
+    values: dict[str, Any] = {
+        "source_url": None,
+        "mirror": {
+            "repo": facts.repo_name,
+            "path": version.repo_path,
+            "commit": version.commit.sha,
+            "blob": version.blob,
+        },
+        "jurisdiction": facts.jurisdiction,
+        "docket_or_bill": None,
+        "document_family": version.family,
+        "version_label": version.commit.subject,
+        "version_order": version.order,
+        "filer_or_issuer": facts.issuer,
+        "filing_date": version.commit.date,
+        "retrieved_at": facts.retrieved_at,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "bytes": len(data),
+        "format": media_type,
+        "line_numbered": False,
+        "byte_faithful_to_official_filing": facts.official,
+        "license_note": None,
+        "extraction_note": EXTRACTION_NOTE,
+    }
+    return {
+        **{name: values[name] for name in PROVENANCE_FIELDS},
+        "committed_at": version.commit.committed_at,
+    }
+
+
+# The provenance fields computed from the bytes: a blob id that is the same stands for them.
+_FROM_BYTES = frozenset({"sha256", "bytes", "format", "retrieved_at"})
+
+
+def _already_placed(into: Path, path: str, expected: dict[str, Any]) -> bool:
+    """True when `into/path` and its provenance are there and the provenance says what this
+    run would write, blob included (so the bytes are the same): nothing to read or write."""
+    target = os.path.join(into, path)
+    try:
+        with open(target + PROVENANCE_SUFFIX, "rb") as handle:
+            held = json.loads(handle.read())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+    if not isinstance(held, dict) or not os.path.isfile(target):
+        return False
+    return {k: v for k, v in held.items() if k not in _FROM_BYTES} == expected
+
+
+def add_from_git(
+    repo: Path,
+    into: Path,
+    *,
+    paths: Sequence[str],
+    jurisdiction: str,
+    official: bool | None,
+    family_from: str | None = None,
+    family_prefix: str = "",
+    since: str | None = None,
+    until: str | None = None,
+    repo_name: str | None = None,
+    issuer: str | None = None,
+    retrieved_at: str | None = None,
+    progress: bool = False,
+) -> GitAddReport:
+    """Place every version of every file of `repo` matching a glob of `paths` under `into`, in
+    mirror layout with its provenance (the rules are the module docstring's).
+
+    `paths` are git pathspec globs over the repository's paths (`*` stays inside one folder,
+    `**` crosses folders, `[345]` is a class). Bad options raise one AddError listing every
+    problem before git is run; a repository git cannot read, a `--repo-name` that is missing or
+    malformed, or no version found raise AddError. Per version, a name the rule cannot carry
+    (`bad_name`), a path `family_from` finds no family in (`no_family`) or whose family another
+    path already feeds (`family_shared`), a file that is not a regular file (`not_a_file`) or
+    not a document (`not_a_document`, as `sniff_media_type` decides), and anything
+    `add.placement_refusal` refuses are refusals: nothing of theirs is written, and the other
+    versions are placed. A version already placed with the same provenance is left alone
+    without reading its bytes.
+    """
+    _check_options(jurisdiction, family_prefix, official, since, until, paths)
+    assert official is not None
+    pattern = _family_pattern(family_from)
+    commits = first_parent_commits(repo)
+    name = repository_name(repo, repo_name)
+    kept = _kept(commits, since, until)
+    facts = _Facts(
+        jurisdiction=jurisdiction,
+        repo_name=name,
+        official=official,
+        issuer=issuer,
+        retrieved_at=retrieved_at or now_utc(),
+    )
+    families = _Families(jurisdiction, pattern, family_prefix)
+    last_blob: dict[str, str] = {}
+    orders: Counter[str] = Counter()
+    dated: Counter[tuple[str, str]] = Counter()  # (repository path, date) -> its versions so far
+    refused: dict[str, Refusal] = {}  # repository path -> its one name refusal
+    refusals: list[Refusal] = []
+    written: list[str] = []
+    found = already = 0
+    along = changes_along(repo, kept[0].sha, kept[-1].sha, paths) if kept else {}
+    with blob_reader(repo) as read:
+        for k, commit in enumerate(bar(kept, desc="git", unit="commit", enabled=progress)):
+            # The first commit kept is read whole: every matching file it holds is a version.
+            changed = (
+                snapshot_files(repo, commit.sha, paths) if k == 0 else along.get(commit.sha, [])
+            )
+            for mode, blob, repo_path in changed:
+                if last_blob.get(repo_path) == blob:
+                    continue
+                last_blob[repo_path] = blob
+                family = families.family(repo_path)
+                if isinstance(family, Refusal):
+                    refused.setdefault(repo_path, family)
+                    continue
+                orders[family] += 1
+                dated[(repo_path, commit.date)] += 1
+                found += 1
+                file_name = version_file_name(
+                    repo_path, commit.date, dated[(repo_path, commit.date)]
+                )
+                version = _Version(
+                    commit=commit,
+                    repo_path=repo_path,
+                    blob=blob,
+                    family=family,
+                    order=orders[family],
+                    path=f"{jurisdiction}/{family}/{file_name}",
+                )
+                outcome = _place(into, version, mode, read, facts)
+                if isinstance(outcome, Refusal):
+                    refusals.append(outcome)
+                elif outcome:
+                    written.append(version.path)
+                else:
+                    already += 1
+    if not found and not refused:
+        raise AddError(
+            f"{repo}: no commit"
+            + (f" dated {since or '...'} to {until or '...'}" if since or until else "")
+            + f" adds a file matching {', '.join(paths)}; nothing to add"
+        )
+    return GitAddReport(
+        commits=len(kept),
+        versions=found,
+        written=tuple(written),
+        already=already,
+        refusals=tuple(sorted(refused.values(), key=lambda r: r.path)) + tuple(refusals),
+    )
+
+
+def _place(into: Path, version: _Version, mode: str, read: Any, facts: _Facts) -> bool | Refusal:
+    """Write one version and its provenance: True if written, False if already there, equal."""
+    if mode not in _REGULAR_MODES:
+        return Refusal(
+            path=version.path,
+            reason="not_a_file",
+            detail=f"{version.repo_path} is not a regular file at {version.commit.sha} (mode {mode})",
+        )
+    expected = {k: v for k, v in _record(version, b"", "", facts).items() if k not in _FROM_BYTES}
+    if _already_placed(into, version.path, expected):
+        return False
+    data = read(version.blob)
+    try:
+        media_type = sniff_media_type(data, name=version.repo_path)
+    except AddError as exc:
+        return Refusal(path=version.path, reason="not_a_document", detail=str(exc))
+    record = _record(version, data, media_type, facts)
+    # CAUTION: admission's own parser checks the record before anything is written.
+    parse_provenance(provenance_file_bytes(record), source=version.path + PROVENANCE_SUFFIX)
+    if (refusal := placement_refusal(into, version.path, data, record)) is not None:
+        return refusal
+    target = into / version.path
+    sidecar = target.with_name(target.name + PROVENANCE_SUFFIX)
+    wrote = False
+    if not target.is_file():
+        link_into_place(target, data, 0o444)
+        wrote = True
+    if not sidecar.is_file():
+        link_into_place(sidecar, provenance_file_bytes(record), 0o644)
+        wrote = True
+    return wrote
