@@ -75,6 +75,8 @@ CREATE TABLE IF NOT EXISTS versions (
     ingested_at TEXT NOT NULL,
     UNIQUE (jurisdiction, family, version_order)
 );
+CREATE INDEX IF NOT EXISTS versions_by_family ON versions (family, version_order);
+CREATE INDEX IF NOT EXISTS versions_listing ON versions (jurisdiction, family, media_type);
 CREATE TRIGGER IF NOT EXISTS versions_append_only_update BEFORE UPDATE ON versions
 BEGIN SELECT RAISE(ABORT, 'append-only table versions: UPDATE refused'); END;
 CREATE TRIGGER IF NOT EXISTS versions_append_only_delete BEFORE DELETE ON versions
@@ -225,6 +227,11 @@ class Workspace:
         """Run raw SQL in its own transaction (for tests and inspection); triggers still apply."""
         with self.transaction() as conn:
             return [tuple(row) for row in conn.execute(sql, params)]
+
+    def read(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Run one read-only query outside any write transaction (a listing never waits for a
+        writer, nor holds one up)."""
+        return [tuple(row) for row in self._conn.execute(sql, params)]
 
     def held_extraction(self, version_id: str) -> tuple[str, str, str] | None:
         """(artefact sha256, extractor, extractor version) of a held version, or None."""
@@ -478,35 +485,45 @@ def ingest(
     )
 
 
-def families_as_json(versions: Iterable[Version]) -> list[dict[str, Any]]:
-    """One row per held family, sorted by jurisdiction then family: what `workbench families` prints."""
-    grouped: dict[tuple[str, str], list[Version]] = {}
-    for version in versions:
-        grouped.setdefault((version.jurisdiction, version.family), []).append(version)
+def family_listing(workspace: Workspace) -> list[dict[str, Any]]:
+    """One row per held family, sorted by jurisdiction then family: what `workbench families`
+    prints. Read from an index of the versions table alone (no text is read)."""
+    rows = workspace.read(
+        "SELECT jurisdiction, family, COUNT(*), group_concat(DISTINCT media_type) FROM versions "
+        "GROUP BY jurisdiction, family ORDER BY jurisdiction, family"
+    )
     return [
         {
             "jurisdiction": jurisdiction,
             "family": family,
-            "versions": len(held),
-            "formats": sorted({v.media_type for v in held}),
+            "versions": count,
+            "formats": sorted(formats.split(",")),
         }
-        for (jurisdiction, family), held in sorted(grouped.items())
+        for jurisdiction, family, count, formats in rows
     ]
 
 
-def versions_as_json(
-    versions: Iterable[Version], dates: dict[str, str | None]
-) -> list[dict[str, Any]]:
-    """One row per version of a family in version order: what `workbench versions` prints."""
+def version_listing(workspace: Workspace, family: str) -> list[dict[str, Any]]:
+    """One row per held version of a family, in version order: what `workbench versions` prints
+    (its date is the provenance's `filing_date`, None where it has none). FamilyNotFound if no
+    version of that family is held."""
+    rows = workspace.read(
+        "SELECT version_id, version_label, version_order, json_extract(provenance, "
+        "'$.filing_date'), media_type, json_array_length(pages), text FROM versions "
+        "WHERE family = ? ORDER BY version_order, jurisdiction",
+        (family,),
+    )
+    if not rows:
+        raise FamilyNotFound(f"{family}: no such family in {workspace.path}")
     return [
         {
-            "version_id": v.version_id,
-            "label": v.version_label,
-            "order": v.version_order,
-            "date": dates.get(v.version_id),
-            "format": v.media_type,
-            "pages": len(v.pages) or None,
-            "text_length": len(v.text),
+            "version_id": version_id,
+            "label": label,
+            "order": order,
+            "date": date if isinstance(date, str) else None,
+            "format": media_type,
+            "pages": pages or None,
+            "text_length": len(text),
         }
-        for v in sorted(versions, key=lambda v: v.version_order)
+        for version_id, label, order, date, media_type, pages, text in rows
     ]

@@ -191,10 +191,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_families(args: argparse.Namespace) -> int:
-    from workbench.workspace import Workspace, families_as_json
+    from workbench.workspace import Workspace, family_listing
 
     with Workspace(args.workspace) as workspace:
-        rows = families_as_json(workspace.versions()) if workspace.count() else []
+        rows = family_listing(workspace)
     if args.json:
         print_json(rows)
         return 0
@@ -210,10 +210,10 @@ def cmd_families(args: argparse.Namespace) -> int:
 
 
 def cmd_versions(args: argparse.Namespace) -> int:
-    from workbench.workspace import Workspace, versions_as_json
+    from workbench.workspace import Workspace, version_listing
 
     with Workspace(args.workspace) as workspace:
-        rows = versions_as_json(workspace.versions(args.family), workspace.filing_dates())
+        rows = version_listing(workspace, args.family)
     if args.json:
         print_json(rows)
         return 0

@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # the names as the type checker sees them; at run time `_HOME
         version_facts,
     )
     from workbench.measure.charts import RenderedChart, chart_svg, render_chart
-    from workbench.measure.cluster import map_families_on_cluster
+    from workbench.measure.cluster import map_tasks
     from workbench.measure.family import (
         CAP_CAUSES,
         CAUTION_CAUSES,
@@ -52,30 +52,37 @@ if TYPE_CHECKING:  # the names as the type checker sees them; at run time `_HOME
         measure_family,
     )
     from workbench.measure.html import write_reports
+    from workbench.measure.index import SummaryIndex
     from workbench.measure.reports import (
         DIGESTS_NAME,
         ESCALATION_NAME,
-        EXAMPLES_PER_CAUSE,
-        KNOWN_TARGET,
-        MIN_SUBJECTS,
         STRUCTURE_NAME,
         WIRING_MIN_KNOWN_SHARE,
         Evidence,
         Measurements,
         Rate,
+        Section,
         corpus_digest,
         corpus_digests,
         rate,
         reduce_families,
+        reduce_summaries,
         report_bytes,
         wiring_decision,
     )
     from workbench.measure.run import MeasureRun, map_families, measure_corpus
+    from workbench.measure.summary import (
+        EXAMPLES_PER_CAUSE,
+        KNOWN_TARGET,
+        MIN_SUBJECTS,
+        family_summary,
+    )
     from workbench.measure.tables import (
         TABLE_KINDS,
         measurement_tables,
         write_measurement_tables,
     )
+    from workbench.measure.tasks import FamilyTask, TaskResult, family_tasks, run_family_task
 
 # Each public name and the module that holds it.
 _HOME = {
@@ -86,6 +93,7 @@ _HOME = {
             "EXCLUDED_KINDS",
             "CautionRow",
             "FamilyMeasurement",
+            "FamilyTask",
             "PairingRow",
             "ParseRow",
             "PassageRow",
@@ -98,9 +106,6 @@ _HOME = {
         (
             "DIGESTS_NAME",
             "ESCALATION_NAME",
-            "EXAMPLES_PER_CAUSE",
-            "KNOWN_TARGET",
-            "MIN_SUBJECTS",
             "STRUCTURE_NAME",
             "WIRING_MIN_KNOWN_SHARE",
             "Evidence",
@@ -108,12 +113,18 @@ _HOME = {
             "Rate",
             "corpus_digest",
             "corpus_digests",
+            "Section",
             "rate",
             "reduce_families",
+            "reduce_summaries",
             "report_bytes",
             "wiring_decision",
         ),
         "workbench.measure.reports",
+    ),
+    **dict.fromkeys(
+        ("EXAMPLES_PER_CAUSE", "KNOWN_TARGET", "MIN_SUBJECTS", "family_summary"),
+        "workbench.measure.summary",
     ),
     **dict.fromkeys(
         (
@@ -136,7 +147,11 @@ _HOME = {
         ("TABLE_KINDS", "measurement_tables", "write_measurement_tables"),
         "workbench.measure.tables",
     ),
-    "map_families_on_cluster": "workbench.measure.cluster",  # needs dask for workers
+    "map_tasks": "workbench.measure.cluster",  # needs dask for workers
+    "SummaryIndex": "workbench.measure.index",  # needs polars
+    **dict.fromkeys(
+        ("FamilyTask", "TaskResult", "family_tasks", "run_family_task"), "workbench.measure.tasks"
+    ),
     **dict.fromkeys(("MeasureRun", "map_families", "measure_corpus"), "workbench.measure.run"),
 }
 
@@ -158,6 +173,7 @@ __all__ = [
     "CautionRow",
     "Evidence",
     "FamilyMeasurement",
+    "FamilyTask",
     "MeasureRun",
     "MeasurementCache",
     "Measurements",
@@ -166,6 +182,9 @@ __all__ = [
     "PassageRow",
     "Rate",
     "RenderedChart",
+    "Section",
+    "SummaryIndex",
+    "TaskResult",
     "caution_cause",
     "chart_svg",
     "corpus_digest",
@@ -173,17 +192,21 @@ __all__ = [
     "family_cache_key",
     "family_measurement_as_json",
     "family_measurement_from_json",
+    "family_summary",
+    "family_tasks",
     "held_version_facts",
     "map_families",
-    "map_families_on_cluster",
+    "map_tasks",
     "measure_corpus",
     "measure_family",
     "measurement_tables",
     "rate",
     "reduce_families",
+    "reduce_summaries",
     "render_chart",
     "report_bytes",
     "row_as_json",
+    "run_family_task",
     "version_facts",
     "wiring_decision",
     "write_measurement_tables",
