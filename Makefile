@@ -11,12 +11,15 @@ RUN := UV_PYTHON_DOWNLOADS=never $(UV) run --locked --all-extras --python $(PYTH
 WB := $(RUN) workbench
 
 CHROMIUM ?= /usr/bin/chromium
+TESSERACT ?= /usr/bin/tesseract
+TESSDATA := tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-osd
 
-.PHONY: measure eval test fetch sync browser lint bench clean help
+.PHONY: measure eval test check check-tests fetch sync browser ocr lint bench clean help
 
 help:
 	@echo "make measure  re-derive measurements/ from the real corpus (installs, fetches, ingests)"
 	@echo "make test     install everything and run the whole test suite"
+	@echo "make check    the inner loop: ruff, mypy and every test not marked slow"
 	@echo "make eval     re-derive the eval scorecards (demonstration corpus, alignment against the documents' identifiers, amendments against the Council's markup)"
 	@echo "make bench    run every benchmark and rewrite its figures in docs/benchmarks.md"
 	@echo "make lint     ruff and mypy"
@@ -42,7 +45,20 @@ browser:
 	  fi; \
 	fi
 
-measure: fetch
+# Debian's tesseract and its English, German, French and orientation data (never a download of
+# models): the OCR extractor reads scanned PDF pages with it.
+ocr:
+	@if [ "$$($(TESSERACT) --list-langs 2>/dev/null | grep -cxE 'eng|deu|fra|osd')" != 4 ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian's tesseract-ocr for scanned pages"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	      tesseract-ocr $(TESSDATA) >/dev/null; \
+	  else \
+	    echo "scanned pages need tesseract at $(TESSERACT): run 'sudo apt-get install tesseract-ocr $(TESSDATA)'" >&2; exit 1; \
+	  fi; \
+	fi
+
+measure: fetch ocr
 	$(WB) measure
 	$(MAKE) --no-print-directory eval
 
@@ -55,22 +71,39 @@ measure: fetch
 TRUTH := benchmarks/out/alignment-truth.json
 AMENDMENT_TRUTH := benchmarks/out/amendment-truth.json
 
-eval: fetch
+eval: fetch ocr
 	$(RUN) python scripts/demo_manifest.py
 	$(WB) ingest
 	$(RUN) python scripts/alignment_truth.py --mirror corpus/real --out $(TRUTH)
 	$(RUN) python scripts/amendment_truth.py --mirror corpus/real --out $(AMENDMENT_TRUTH)
 	$(WB) eval --out measurements --truth $(TRUTH) --amendment-truth $(AMENDMENT_TRUTH)
 
-test: fetch browser
-	$(RUN) pytest
+# The tests run on WORKERS processes (pytest-xdist), each test module whole on one of them
+# (--dist loadscope: a notebook's cells share one kernel, a module its fixtures); the whole-corpus
+# fixtures are built once per run and shared (tests/conftest.py). They run with Python's bytecode
+# cache on (PYTHONDONTWRITEBYTECODE dropped, as benchmarks/bench_startup.py does): otherwise every
+# run, and every interpreter a test starts, compiles the package and its dependencies again.
+# PYTEST_ARGS passes more options to pytest (benchmarks/bench_tests.py adds --durations).
+WORKERS ?= 2
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(RUN) pytest -n $(WORKERS) --dist loadscope $(PYTEST_ARGS)
+
+# Everything: whole-corpus tests (marked slow) and the notebook runs included.
+test: fetch browser ocr
+	$(PYTEST)
+
+# The inner loop: lint, types and every test not marked slow (no whole-corpus work, no notebook).
+# `make -k check` runs the tests even when lint fails.
+check: lint check-tests
+
+check-tests: sync browser ocr
+	$(PYTEST) -m "not slow"
 
 lint: sync
 	$(RUN) ruff check workbench tests benchmarks
 	$(RUN) ruff format --check workbench tests benchmarks
 	$(RUN) mypy
 
-bench: fetch
+bench: fetch ocr
 	for script in benchmarks/bench_*.py; do $(RUN) python $$script --write-docs || exit 1; done
 
 clean:

@@ -41,7 +41,7 @@ from bench_spine import replace_docs_block
 from workbench.cite import Citation, verify_citations
 from workbench.cite.index import build_index
 from workbench.corpus.catalogue import read_catalogue
-from workbench.evals.probes import corruption_probes, hyphen_census
+from workbench.evals.probes import corruption_probes, hyphen_census, outcome
 from workbench.models import text_sha256
 from workbench.text.normalize import normalize, normalized_text
 from workbench.text.segment import segment
@@ -66,7 +66,7 @@ def corruption(held: Workspace, tmp: Path) -> None:
     right: Counter[str] = Counter()
     for probe, result in zip(probes, results, strict=True):
         total[probe.kind] += 1
-        right[probe.kind] += (result.reason or "verified") == probe.expected
+        right[probe.kind] += outcome(result) == probe.expected
     copy = tmp / "altered.sqlite"
     with sqlite3.connect(held.path) as source, sqlite3.connect(copy) as target:
         source.backup(target)

@@ -128,7 +128,10 @@ def run(workspace: Workspace) -> None:
     )
     print(
         "   "
-        + ", ".join(f"{statuses[s]} {s}" for s in ("still_present", "gone", "now_ambiguous"))
+        + ", ".join(
+            f"{statuses[s]} {s}"
+            for s in ("still_present", "gone", "now_ambiguous", "still_ambiguous")
+        )
         + f"; gone from the newest version: {gone_newest}, with an aligned suggestion: {suggested}"
     )
 

@@ -3,7 +3,9 @@
 Run: `make bench` (or `.venv/bin/python benchmarks/bench_profiles.py [--write-docs]`). For each
 jurisdiction that a shipped profile names, the families are measured twice: once through the
 profile that names them, and once with that profile withheld, so that `profiles.choose_profile`
-must pick among the other shipped profiles and `generic` from the family's first and last version.
+must pick among the other shipped profiles, `generic` and the profile induced from the family's
+texts, from the family's first and last version ("induced" where the induced one won, "unread"
+where no candidate read a consistent step).
 It prints per jurisdiction the profile the choice fell on (most families), the share of modified
 pairings outside front matter and furniture whose structure is known, and the share of passages
 carrying their own label, with the named profile and left out, and the difference in points.
@@ -85,7 +87,12 @@ def run() -> None:
         groups = [sorted(g, key=lambda v: v.version_order) for _, g in sorted(by_family.items())]
         with_named = [measure_family(g, shipped) for g in groups]
         left_out = [measure_family(g, others) for g in groups]
-        picked = Counter(f.profile["name"] for f in left_out).most_common(1)[0][0]
+        # The profile most families fell on, and how: an induced profile that won ("induced"), or
+        # the one that reads a family no candidate read a consistent step of ("unread").
+        picked = Counter(
+            f.profile["name"] if f.profile["chosen"] == "automatic" else f.profile["chosen"]
+            for f in left_out
+        ).most_common(1)[0][0]
         a, b = _shares(with_named), _shares(left_out)
         known_points = _points(a[:2], b[:2])
         label_points = _points(a[2:], b[2:])

@@ -22,12 +22,14 @@
 # words are at that place; it does not prove that a reading of them is right.
 #
 # This notebook builds citations from real D.C. Code Title 34 passages: honest ones, and the
-# corruptions a careless tool or a hurried person produces. Public API only. Every setting is in
-# the first code cell, tagged `parameters` (papermill's convention).
+# corruptions a careless tool or a hurried person produces; then it reads an amending law's
+# instructions as claims about two releases and checks each the same way. Public API only. Every
+# setting is in the first code cell, tagged `parameters` (papermill's convention).
 
 # %% tags=["parameters"]
 ROOT = ""  # the repository root; "" = the nearest folder up from here holding corpus/catalogue.jsonl
 FAMILY = "dc-code-34-1432"  # the family whose versions are cited
+LAW = "us-dc/dc-law-24-314/24-314.xml"  # the amending law whose instructions are checked
 INTERACTIVE_CHARTS = False  # True: charts also get an interactive view (offline, ~0.9 MB each)
 
 # %%
@@ -155,6 +157,44 @@ for finding in report.findings:
 gone = report.findings[-1]
 if gone.suggestion is not None:
     print(f"aligned passage in the newest release (is_evidence: {gone.suggestion.is_evidence}): {gone.suggestion.text[:90]}...")
+
+# %% [markdown]
+# ## A law's instructions, each checked against the releases around it
+#
+# An amending law says in its own words what it changes: "Paragraph (13) is amended by striking
+# the phrase "2.85% from solar energy" and inserting the phrase "3.0% from solar energy" in its
+# place." Each such sentence is a claim about two releases of its target, checked like a quote:
+# the struck words must stand in the target unit of the latest release published before the law
+# took effect, and the inserted words there in the first release published on or after it, both
+# by exact search. `law_amendments` reads the law's prose (never the publisher's markup) into
+# instructions, checks each, and says which change of that release pair each instruction made;
+# `law_frame` sets every instruction beside the changes it made. Each instruction is itself an
+# exact citation into the law (`char_start`, `char_end`).
+
+# %%
+store = ROOT / "corpus" / "real"
+jurisdiction_rows = [r for r in wb.read_catalogue(ROOT / "corpus") if r.jurisdiction == LAW.split("/")[0]]
+wb.ingest(held, jurisdiction_rows, store)
+law = wb.law_amendments(held, LAW, jurisdiction_rows, store)
+instructions = wb.law_frame(law, LAW, held)
+instructions.select("law_section", "action", "target", "old_text", "new_text", "outcome", "change_kind", "change")
+
+# %% [markdown]
+# Every outcome, and the instructions that were not applied as their words say, with why. The
+# law strikes "10.0% from solar energy" where the Code printed "10%": the claim fails on the
+# release before (`target_missing`), and the change it made is still found, because the unit it
+# names changed.
+
+# %%
+each = instructions.unique(subset=["char_start", "target"], keep="first", maintain_order=True)
+for row in each.group_by("outcome").len().sort("outcome").iter_rows(named=True):
+    print(f"{row['outcome']:<15} {row['len']}")
+report = law.law(LAW)
+for ins, check in zip(report.reading.instructions, report.checks, strict=True):
+    if check.outcome not in ("applied", "created"):
+        print(f"{ins.law_section} {ins.target.citation()}: {check.outcome}: {check.detail}")
+        if check.reads_as_instructed_in:
+            print(f"    reads as instructed in {check.reads_as_instructed_in[0].rsplit('/', 1)[-1]}")
 
 # %% [markdown]
 # ## What a verified quote does not prove

@@ -8,6 +8,9 @@ notebook carries no test switch and reads no environment variable. `overrides_fo
 every file a notebook would write in the project (a workspace, and the verdict log inside it) goes
 to a fresh temporary folder instead; every other parameter keeps the value the notebook shows.
 
+Every notebook cell is marked `slow`: `make check` leaves the notebook runs out, `make test` runs
+them.
+
 This file is not a notebook; it is loaded by pytest for `notebooks/`, and by path by the script
 and the browser test, so the overrides have one home.
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 import ast
 import copy
 import functools
+import os
 import shutil
 import tempfile
 from collections.abc import Mapping
@@ -25,6 +29,11 @@ from pathlib import Path
 import pytest
 
 PARAMETERS_TAG = "parameters"
+# The kernels read scanned pages through the OCR cache `make measure` and the test suite use, so
+# a notebook that ingests the corpus into a fresh workspace does not read the scans again.
+os.environ.setdefault(
+    "WORKBENCH_OCR_CACHE", str(Path(__file__).resolve().parents[1] / ".workbench" / "ocr-cache")
+)
 
 
 def overrides_for(notebook: str, scratch: Path) -> dict[str, object]:
@@ -95,9 +104,13 @@ def parameters_cell_index(cells: list[Mapping[str, object]]) -> int:
     return code[0]
 
 
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects: the notebook runs are marked slow
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Give each notebook's parameters cell (an nbval item) its overrides and a scratch folder."""
+    """Mark every notebook cell (an nbval item) slow, and give each notebook's parameters cell its
+    overrides and a scratch folder."""
     for item in items:
+        if Path(str(item.path)).suffix == ".ipynb":
+            item.add_marker(pytest.mark.slow)
         cell = getattr(item, "cell", None)
         if cell is None or PARAMETERS_TAG not in cell.metadata.get("tags", []):
             continue

@@ -1,28 +1,128 @@
-"""Shared fixtures: the real corpus, fetched and hash-checked, and a workspace holding it.
+"""Shared fixtures: the real corpus, fetched and hash-checked, and the workspaces that hold it.
 
 The corpus comes from the tracked catalogue. `make test` fetches it first; the session fixture
 fetches again (a no-op when every file is already held with the right hash) so that a bare `pytest`
 works too. The mirror is `$WORKBENCH_MIRROR`, else `../shared/corpus` when present, else each row's
 mirror URL.
+
+Two workspaces, each ingested at most once per run (under pytest-xdist, by the first worker that
+needs it, while the others wait; each worker then opens its own copy of the file):
+
+- `workspace`, the default: the families of `SMALL_FAMILIES`, a couple of dozen real families that
+  together hold every format and kind the corpus holds, chosen by what the tests name. A test that
+  reads a document, a family or "every version held" reads it here.
+- `corpus_workspace`: every catalogued version. Whole-corpus work is done once per session here,
+  by the session fixtures whose names start with `corpus_` (the pairs, their diffs, the
+  segmentations, the measurement, the search index, the alignment truth), never in a test module;
+  a test that uses one of them carries `@pytest.mark.slow` (`make check` leaves it out, `make
+  test` runs it), and collection refuses a test that uses one without the mark.
+
+A test parametrized over documents (a `path` parameter) reads through `document_workspace`: the
+default workspace for a document of `SMALL_FAMILIES`, the whole corpus's for any other, and the
+cases of the second kind are marked slow at collection.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
+import importlib.util
 import os
-from collections.abc import Iterable, Iterator
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 
 from workbench.corpus import fetch, read_catalogue, read_refused
-from workbench.models import CatalogueRow, consecutive_pairs
+from workbench.models import CatalogueRow, Change, Passage, Version, consecutive_pairs
 from workbench.workspace import Workspace, ingest
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS_DIR = ROOT / "corpus"
 STORE = CORPUS_DIR / "real"
 REFUSED_STORE = CORPUS_DIR / "refused"
+# Every workspace the suite makes (and every command it runs) reads scanned pages through one OCR
+# cache, the one `make measure` uses, so the suite pays for each page once per checkout at most.
+OCR_CACHE = ROOT / ".workbench" / "ocr-cache"
+os.environ.setdefault("WORKBENCH_OCR_CACHE", str(OCR_CACHE))
+
+# The default workspace: "jurisdiction/family" folders of the fetched store. Each line says what
+# the family stands for; together they hold every media type and extractor of the catalogue
+# (checked when the workspace is built), and each is named by a test that reads it.
+SMALL_FAMILIES = (
+    # IETF paginated plain text: renumbered sections, page headers and footers, front matter,
+    # words split by line-break hyphens.
+    "ietf/draft-ietf-appsawg-http-problem",
+    "ietf/draft-nottingham-http-link-header",
+    "ietf/draft-wilde-xml-patch",
+    # USLM XML: a bill enrolled and then a public law; a law that repeats a line-broken word; a
+    # joint resolution that numbers nothing.
+    "us-federal/115-hr255",
+    "us-federal/114-hr636",
+    "us-federal/116-hjres107",
+    # D.C. Council XML, the whole jurisdiction: Code sections whose history notes change with each
+    # amendment (a raised fee, a renewable portfolio standard, a disconnection rule, a sentence
+    # every release holds but the latest), and the seven D.C. Laws that amended them, which the
+    # amendment reader checks against those sections' releases.
+    "us-dc/dc-code-34-131",
+    "us-dc/dc-code-34-306",
+    "us-dc/dc-code-34-801",
+    "us-dc/dc-code-34-804",
+    "us-dc/dc-code-34-1151",
+    "us-dc/dc-code-34-1432",
+    "us-dc/dc-code-34-1434",
+    "us-dc/dc-code-34-1436",
+    "us-dc/dc-code-34-1436.01",
+    "us-dc/dc-code-34-1506.02",
+    "us-dc/dc-code-34-1518.01",
+    "us-dc/dc-code-34-1671.06b",
+    "us-dc/dc-law-24-147",
+    "us-dc/dc-law-24-167",
+    "us-dc/dc-law-24-176",
+    "us-dc/dc-law-24-314",
+    "us-dc/dc-law-25-189",
+    "us-dc/dc-law-25-217",
+    "us-dc/dc-law-25-50",
+    # Justice Canada's consolidated XML: Section/Subsection/Paragraph, stable element ids.
+    "ca-federal/ca-cer-act",
+    # NERC PDFs with a text layer: running headers, U+2010 hyphens in later versions.
+    "us-nerc/nerc-cip-002",
+    "us-nerc/nerc-cip-003",
+    "us-nerc/nerc-cip-012",
+    # Missouri: plain text with gutter line numbers.
+    "us-mo/mo-2024-hb1746",
+    # Federal Register: a daily issue in USLM XML, and a three-column proposed rule as a PDF with a
+    # page that has no text layer.
+    "us-federal-register/fr-issue-2018-05-10",
+    "us-federal-register/fr-2020-17221-faa-boeing-737max-nprm",
+    # Hard PDFs: a filer's scan beside the commission's OCR copy; a page whose text layer opens
+    # with glyphs drawn off the page; line-end hyphens; a table page and the same page rotated.
+    "us-tx/puct-49421-item80-cehe-response-to-tiec-rfi-set1",
+    # The commission's two OCR'd copies of one update (every page an invisible text layer).
+    "us-tx/puct-49595-puc01-01-rate-case-expense-update",
+    "us-federal/epa-oig-report-10-p-0154-excerpt",
+    "us-federal/copyright-office-dmca-summary-1998",
+    "us-federal/fbi-nics-firearm-checks-2015-11",
+)
+
+# The session fixtures that do whole-corpus work: a test that uses one is marked slow.
+CORPUS_FIXTURES = frozenset(
+    {
+        "corpus_workspace",
+        "corpus_indexed",
+        "corpus_pairs",
+        "corpus_diffs",
+        "corpus_passages",
+        "corpus_measurements",
+        "corpus_alignment_truth",
+    }
+)
 
 
 def _mirror() -> Path | None:
@@ -53,11 +153,110 @@ def link_families(root: Path, families: Iterable[str]) -> Path:
     return root
 
 
+def command_paths(workspace: Workspace) -> list[str]:
+    """The path options a command run on the session's workspace and the fetched corpus takes."""
+    return [
+        "--workspace",
+        str(workspace.path),
+        "--corpus-dir",
+        str(CORPUS_DIR),
+        "--store",
+        str(STORE),
+    ]
+
+
+def module_from_commit(commit: str, path: str, name: str) -> ModuleType:
+    """The module at `path` as it stood at `commit` (read with `git show`), loaded as `name`: an
+    earlier extractor version, to compare what it makes with what the current one makes."""
+    source = subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{commit}:{path}"], check=True, capture_output=True
+    ).stdout
+    spec = importlib.util.spec_from_loader(name, loader=None)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses resolve their module by name
+    exec(compile(source, f"{commit}:{path}", "exec"), module.__dict__)
+    return module
+
+
+def in_small_workspace(path: str) -> bool:
+    """Whether the catalogued document at `path` is held by the default `workspace`."""
+    return "/".join(path.split("/")[:2]) in SMALL_FAMILIES
+
+
+# ---------------------------------------------------------------------------------------------
+# Markers: whole-corpus work is slow, and only it
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark slow each `document_workspace` case whose document is outside the default workspace,
+    and refuse a test that uses a `corpus_` fixture without the slow mark.
+
+    Runs before `-m` selects, so `-m "not slow"` leaves the marked cases out.
+    """
+    unmarked = []
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        callspec = getattr(item, "callspec", None)
+        outside = callspec is not None and not in_small_workspace(str(callspec.params.get("path")))
+        if "document_workspace" in names and outside:
+            item.add_marker(pytest.mark.slow)
+        if names & CORPUS_FIXTURES and item.get_closest_marker("slow") is None:
+            unmarked.append(item.nodeid)
+    if unmarked:
+        raise pytest.UsageError(
+            "these tests use a whole-corpus fixture (corpus_*) but are not marked "
+            "@pytest.mark.slow: " + ", ".join(unmarked)
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# The corpus and the default workspace
+
+
+def _shared_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This run's temporary folder, shared by its pytest-xdist workers (each has its own below it)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@contextmanager
+def _one_at_a_time(folder: Path, name: str) -> Iterator[None]:
+    """Held by one process of the run at a time (an exclusive lock on a file in `folder`)."""
+    with (folder / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def built_once(
+    tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]
+) -> Path:
+    """The file `name`, made by `build(path)` once per run: under pytest-xdist the first worker
+    that asks builds it while the others wait, then every worker reads the same file."""
+    folder = _shared_folder(tmp_path_factory)
+    target = folder / name
+    with _one_at_a_time(folder, name):
+        if not target.exists():
+            partial = folder / f"{name}.partial"
+            partial.unlink(missing_ok=True)  # a build that failed before starts again
+            build(partial)
+            partial.rename(target)
+    return target
+
+
+def _copy(source: Path, target: Path) -> None:
+    """A consistent copy of a workspace file (its WAL included), by SQLite's backup."""
+    with closing(sqlite3.connect(source)) as src, closing(sqlite3.connect(target)) as dst:
+        src.backup(dst)
+
+
 @pytest.fixture(scope="session")
-def catalogue() -> tuple[CatalogueRow, ...]:
+def catalogue(tmp_path_factory: pytest.TempPathFactory) -> tuple[CatalogueRow, ...]:
     rows = read_catalogue(CORPUS_DIR)
-    report = fetch(rows, STORE, mirror=_mirror())
-    refused = fetch(read_refused(CORPUS_DIR), REFUSED_STORE, mirror=_mirror())
+    with _one_at_a_time(_shared_folder(tmp_path_factory), "fetch"):
+        report = fetch(rows, STORE, mirror=_mirror())
+        refused = fetch(read_refused(CORPUS_DIR), REFUSED_STORE, mirror=_mirror())
     assert not report.failed and not refused.failed, [
         f.line() for f in report.failed + refused.failed
     ]
@@ -65,17 +264,144 @@ def catalogue() -> tuple[CatalogueRow, ...]:
 
 
 @pytest.fixture(scope="session")
-def workspace(
+def _small_workspace_file(
     catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """The default workspace's versions, ingested once per run into a file no test opens: the
+    start of both the default workspace and the whole corpus's (whose ingest then extracts only
+    the rest)."""
+    rows = [row for row in catalogue if in_small_workspace(row.path)]
+    held_families = {"/".join(row.path.split("/")[:2]) for row in rows}
+    assert held_families == set(SMALL_FAMILIES), sorted(set(SMALL_FAMILIES) - held_families)
+    # Every kind of document the corpus holds is in it: each media type, and each extractor.
+    assert {row.media_type for row in rows} == {row.media_type for row in catalogue}
+
+    def build(path: Path) -> None:
+        with Workspace(path) as held:
+            report = ingest(held, rows, STORE)
+            assert not report.refused, [r.line() for r in report.refused]
+            extractors = {(v.extractor, v.extractor_version) for v in held.versions()}
+        from workbench.text.extraction import CURRENT_EXTRACTORS
+
+        assert extractors == set(CURRENT_EXTRACTORS.items())
+
+    return built_once(tmp_path_factory, "small-workspace.sqlite", build)
+
+
+@pytest.fixture(scope="session")
+def workspace(
+    _small_workspace_file: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Workspace]:
+    """The default workspace: every version of `SMALL_FAMILIES`."""
     path = tmp_path_factory.mktemp("workspace") / "workspace.sqlite"
+    _copy(_small_workspace_file, path)
     with Workspace(path) as held:
-        report = ingest(held, catalogue, STORE)
-        assert not report.refused, [r.line() for r in report.refused]
+        yield held
+
+
+@pytest.fixture
+def document_workspace(request: pytest.FixtureRequest, workspace: Workspace) -> Workspace:
+    """The workspace that holds the test's `path` parameter: the default one for a document of
+    `SMALL_FAMILIES`, else the whole corpus's (such a case is marked slow at collection)."""
+    path = str(request.node.callspec.params["path"])
+    if in_small_workspace(path):
+        return workspace
+    held: Workspace = request.getfixturevalue("corpus_workspace")
+    return held
+
+
+# ---------------------------------------------------------------------------------------------
+# The whole corpus: each piece of work done once per session, for the tests marked slow
+
+
+@pytest.fixture(scope="session")
+def corpus_workspace(
+    catalogue: tuple[CatalogueRow, ...],
+    _small_workspace_file: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Workspace]:
+    """Every catalogued version, ingested once per run. The file starts as a copy of the default
+    workspace's versions, which ingest leaves as held (same bytes, same extractor), so only every
+    other row is extracted; each worker then opens a copy of its own."""
+
+    def build(path: Path) -> None:
+        _copy(_small_workspace_file, path)
+        with Workspace(path) as held:
+            report = ingest(held, catalogue, STORE)
+            assert not report.refused, [r.line() for r in report.refused]
+
+    built = built_once(tmp_path_factory, "corpus-workspace.sqlite", build)
+    path = tmp_path_factory.mktemp("corpus-workspace") / "workspace.sqlite"
+    _copy(built, path)
+    with Workspace(path) as held:
         yield held
 
 
 @pytest.fixture(scope="session")
-def version_pairs(workspace: Workspace) -> list[tuple[object, object]]:
+def corpus_indexed(corpus_workspace: Workspace) -> Workspace:
+    """The whole corpus's workspace with its search index built."""
+    from workbench.search import build_index
+
+    build_index(corpus_workspace)
+    return corpus_workspace
+
+
+@pytest.fixture(scope="session")
+def corpus_pairs(corpus_workspace: Workspace) -> list[tuple[Version, Version]]:
     """Every consecutive (before, after) pair of held versions in every family."""
-    return list(consecutive_pairs(workspace.versions()))
+    return list(consecutive_pairs(corpus_workspace.versions()))
+
+
+@pytest.fixture(scope="session")
+def corpus_passages(corpus_workspace: Workspace) -> dict[str, tuple[Passage, ...]]:
+    """Every held version's passages (`segment_version`, its shipped profile), by version id."""
+    from workbench.text.segment import segment_version
+
+    return {v.version_id: segment_version(v) for v in corpus_workspace.versions()}
+
+
+@pytest.fixture(scope="session")
+def corpus_diffs(
+    corpus_pairs: list[tuple[Version, Version]],
+) -> dict[tuple[str, str], tuple[Change, ...]]:
+    """`diff_versions(before, after)` of every consecutive pair, by (before id, after id)."""
+    from workbench.changes.diff import diff_versions
+
+    return {(b.version_id, a.version_id): diff_versions(b, a) for b, a in corpus_pairs}
+
+
+@pytest.fixture(scope="session")
+def corpus_measurements(
+    corpus_workspace: Workspace, catalogue: tuple[CatalogueRow, ...]
+) -> list[Any]:
+    """`map_families` over every catalogued version: each family measured once."""
+    from workbench.measure import map_families
+
+    wanted = {row.path for row in catalogue}
+    return map_families([v for v in corpus_workspace.versions() if v.version_id in wanted])
+
+
+@pytest.fixture(scope="session")
+def corpus_alignment_truth(
+    catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """The pairing truth of the whole corpus, written once per run by
+    `scripts/alignment_truth.py` run as its own process (it imports nothing from the workbench)."""
+
+    def build(out: Path) -> None:
+        subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "scripts" / "alignment_truth.py"),
+                "--mirror",
+                str(STORE),
+                "--catalogue",
+                str(CORPUS_DIR / "catalogue.jsonl"),
+                "--out",
+                str(out),
+            ],
+            check=True,
+            capture_output=True,
+        )
+
+    return built_once(tmp_path_factory, "alignment-truth.json", build)

@@ -222,6 +222,7 @@ def _charts_drawn(page: Page, expected: int) -> int:
     return int(page.evaluate(DRAWN_CHARTS))
 
 
+@pytest.mark.slow  # runs a notebook, in JupyterLab
 def test_answering_in_the_browser_appends_a_verdict_with_a_valid_chain(
     chromium: Path, lab: Lab, tmp_path: Path
 ) -> None:

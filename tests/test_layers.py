@@ -350,6 +350,15 @@ def page_bisects(path: Path) -> list[Site]:
     ]
 
 
+def truth_refusals(path: Path) -> list[Site]:
+    """Every `TruthFileError(...)` raised: refusing a truth file is reading one."""
+    return [
+        (function, _at(path, call))
+        for function, call in _calls(path)
+        if _called(call) == "TruthFileError"
+    ]
+
+
 def _definitions(name: str) -> list[str]:
     return [
         _at(path, node)
@@ -368,6 +377,7 @@ RULES = [
         id="whole-file-replacement",
     ),
     pytest.param(("page_for_offset",), "workbench/models.py", page_bisects, id="page-lookup"),
+    pytest.param(("read_truth",), "workbench/evals/truth.py", truth_refusals, id="truth-files"),
 ]
 
 
@@ -463,6 +473,12 @@ def test_the_import_checks_see_each_kind_of_violation(tmp_path: Path) -> None:
             "k = bisect_right([p.char_start for p in passages], at)\n",
             [1, 2],
             id="a-bisect-over-pages-not-over-passages",
+        ),
+        pytest.param(
+            truth_refusals,
+            "raise TruthFileError(f'{path}: no truth')\nraise TruthError('x')\n",
+            [1],
+            id="a-truth-file-refused-by-hand",
         ),
     ],
 )

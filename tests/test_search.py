@@ -34,7 +34,7 @@ T = TypeVar("T")
 
 @pytest.fixture(scope="module")
 def indexed(workspace: Workspace) -> Workspace:
-    """The session workspace (every non-PDF version) with its search index built."""
+    """The default workspace with its search index built."""
     build_index(workspace)
     assert index_status(workspace).state == "fresh"
     return workspace
@@ -290,17 +290,16 @@ def test_the_quote_sources_hold_both_kinds_of_hyphen(
 # Ranking, k and scope
 
 
-def test_substring_candidates_are_never_cut_by_k(
-    indexed: Workspace, held_passages: dict[str, tuple[Version, tuple[Passage, ...]]]
-) -> None:
+@pytest.mark.slow
+def test_substring_candidates_are_never_cut_by_k(corpus_indexed: Workspace) -> None:
     # An IETF boilerplate sentence, broken across lines with a hyphen in many drafts.
     query = "The list of current Internet-Drafts is at"
-    result = find_candidates(query, SearchScope(workspace=indexed), k=1)
+    result = find_candidates(query, SearchScope(workspace=corpus_indexed), k=1)
     key = search.substring_key(query)
     expected = {
         (v.version_id, p.char_start)
-        for v, ps in held_passages.values()
-        for p in ps
+        for v in corpus_indexed.versions()
+        for p in passages_for_search(v)
         if key in search.substring_key(p.text)
     }
     assert len(expected) > 50

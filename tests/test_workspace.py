@@ -13,6 +13,7 @@ import pytest
 from workbench.corpus import admit, fetch
 from workbench.errors import AppendOnlyViolation, CorpusChanged, VersionNotFound, WorkspaceError
 from workbench.models import CatalogueRow, text_sha256
+from workbench.text.ocr import OcrOptions
 from workbench.text.pdf import PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION
 from workbench.text.segment import segment
 from workbench.workspace import Workspace, ingest, version_from_row
@@ -28,9 +29,12 @@ def _row(path: str, data: bytes, **changes: object) -> CatalogueRow:
     return CatalogueRow(path=path, provenance=record)
 
 
-def test_every_version_ingests(catalogue: tuple[CatalogueRow, ...], workspace: Workspace) -> None:
-    assert sorted(workspace.version_ids()) == sorted(r.path for r in catalogue)
-    for version in workspace.versions():
+@pytest.mark.slow
+def test_every_version_ingests(
+    catalogue: tuple[CatalogueRow, ...], corpus_workspace: Workspace
+) -> None:
+    assert sorted(corpus_workspace.version_ids()) == sorted(r.path for r in catalogue)
+    for version in corpus_workspace.versions():
         assert text_sha256(version.text) == version.text_sha256
         data = (STORE / version.version_id).read_bytes()
         assert hashlib.sha256(data).hexdigest() == version.artefact_sha256
@@ -38,20 +42,21 @@ def test_every_version_ingests(catalogue: tuple[CatalogueRow, ...], workspace: W
             assert version.text == data.decode("utf-8"), "identity extraction must keep every byte"
 
 
+@pytest.mark.slow
 def test_pdfs_ingest_with_page_map_and_furniture(
-    catalogue: tuple[CatalogueRow, ...], workspace: Workspace
+    catalogue: tuple[CatalogueRow, ...], corpus_workspace: Workspace
 ) -> None:
     pdfs = [r.path for r in catalogue if r.media_type == "application/pdf"]
     # Every catalogued file that is a PDF by its bytes is catalogued as one, and nothing else is.
     assert pdfs == [r.path for r in catalogue if (STORE / r.path).read_bytes()[:5] == b"%PDF-"]
     assert len({p.split("/")[0] for p in pdfs}) >= 5
     for path in pdfs:
-        version = workspace.version(path)
+        version = corpus_workspace.version(path)
         assert version.extractor == PDF_EXTRACTOR
         assert version.extractor_version == PDF_EXTRACTOR_VERSION
         assert [p.page for p in version.pages] == list(range(1, len(version.pages) + 1))
         assert all(a.char_end <= b.char_start for a, b in pairwise(version.pages)), path
-    nerc = workspace.version("us-nerc/nerc-cip-003/cip-003-8.pdf")
+    nerc = corpus_workspace.version("us-nerc/nerc-cip-003/cip-003-8.pdf")
     assert len(nerc.pages) == 59 and nerc.furniture and not nerc.unusable_pages
 
 
@@ -270,9 +275,9 @@ def test_a_warm_ingest_extracts_nothing_already_held(
         calls: list[str] = []
         real = version_from_row
 
-        def counted(row: CatalogueRow, data: bytes) -> object:
+        def counted(row: CatalogueRow, data: bytes, *, ocr: OcrOptions | None = None) -> object:
             calls.append(row.path)
-            return real(row, data)
+            return real(row, data, ocr=ocr)
 
         monkeypatch.setattr("workbench.workspace.version_from_row", counted)
         warm = ingest(held, rows, STORE)
@@ -292,7 +297,7 @@ def test_an_older_extractor_version_is_extracted_again_and_must_give_the_held_te
         real = version_from_row
         monkeypatch.setattr(
             "workbench.workspace.version_from_row",
-            lambda r, d: calls.append(r.path) or real(r, d),
+            lambda r, d, **options: calls.append(r.path) or real(r, d, **options),
         )
         report = ingest(held, [row], STORE)
         assert calls == [row.path] and report.unchanged == (row.path,)

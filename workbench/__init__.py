@@ -69,6 +69,10 @@ _HOME = {
     "cite_quote": "workbench.history.dating",
     "quote_history": "workbench.history.dating",
     "recheck_quotes": "workbench.history.recheck",
+    # amendment instructions, each verified against the releases around its law, and honest dates
+    "law_amendments": "workbench.history.reconcile",
+    "law_frame": "workbench.history.reconcile",
+    "release_as_of": "workbench.history.asof",
     # candidate search and the scorecard
     "SearchScope": "workbench.search",
     "find_candidates": "workbench.search",

@@ -42,6 +42,14 @@ class ExtractionError(WorkbenchError, ValueError):
     """An extractor could not turn an artefact into text (malformed XML, unknown media type)."""
 
 
+class OcrUnavailable(ExtractionError):
+    """A page needs OCR and the engine, or its data for the document's language, is missing."""
+
+
+class OcrEngineMismatch(ExtractionError):
+    """This machine's OCR engine build is not the one the run requires (a Dask worker's)."""
+
+
 class CorpusChanged(WorkbenchError, ValueError):
     """A version id already held reappeared with different bytes or a different text hash."""
 
@@ -144,9 +152,14 @@ class ChartError(WorkbenchError, ValueError):
 
 
 class TruthFileError(WorkbenchError, ValueError):
-    """The alignment truth file cannot be read: missing, not JSON, or not the script's shape."""
+    """A truth file cannot be read: missing, not strict JSON, or not its script's shape."""
 
 
 class AmendmentError(WorkbenchError, ValueError):
     """A law cannot be read for amendment instructions (not a held law, no effective date, no
     drafting style for its jurisdiction), or a drafting style file is malformed."""
+
+
+class AsOfError(WorkbenchError, ValueError):
+    """A text cannot be given as of a date: the date is not a calendar date, no release of the
+    family was published on or before it, or the version is named both by id and by date."""

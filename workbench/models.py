@@ -119,6 +119,25 @@ class StructureMark:
     char_end: int
     path: tuple[str, ...]  # enclosing structural element names, outermost first
 
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "value": self.value,
+            "char_start": self.char_start,
+            "char_end": self.char_end,
+            "path": list(self.path),
+        }
+
+    @classmethod
+    def from_json(cls, m: dict[str, Any]) -> StructureMark:
+        return cls(
+            label=m["label"],
+            value=m["value"],
+            char_start=m["char_start"],
+            char_end=m["char_end"],
+            path=tuple(m["path"]),
+        )
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PageSpan:
@@ -131,6 +150,13 @@ class PageSpan:
     page: int
     char_start: int
     char_end: int
+
+    def as_json(self) -> list[int]:
+        return [self.page, self.char_start, self.char_end]
+
+    @classmethod
+    def from_json(cls, p: list[int]) -> PageSpan:
+        return cls(page=p[0], char_start=p[1], char_end=p[2])
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -151,6 +177,21 @@ class Furniture:
     x1: float
     y1: float
 
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "page": self.page,
+            "text": self.text,
+            "position": self.position,
+            "box": [self.x0, self.y0, self.x1, self.y1],
+        }
+
+    @classmethod
+    def from_json(cls, f: dict[str, Any]) -> Furniture:
+        x0, y0, x1, y1 = f["box"]
+        return cls(
+            page=f["page"], text=f["text"], position=f["position"], x0=x0, y0=y0, x1=x1, y1=y1
+        )
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class UnusablePage:
@@ -159,6 +200,181 @@ class UnusablePage:
     page: int
     reason: Literal["no_text", "garbage"]
     detail: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"page": self.page, "reason": self.reason, "detail": self.detail}
+
+    @classmethod
+    def from_json(cls, u: dict[str, Any]) -> UnusablePage:
+        return cls(page=u["page"], reason=u["reason"], detail=u["detail"])
+
+
+TextOrigin = Literal["glyphs", "invisible", "ocr", "none"]
+TEXT_ORIGINS: tuple[TextOrigin, ...] = get_args(TextOrigin)
+MACHINE_READ: frozenset[TextOrigin] = frozenset({"invisible", "ocr"})  # a machine's reading (C18)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OriginRun:
+    """A stretch `text[char_start:char_end]` of one origin (DESIGN.md C18).
+
+    `glyphs`: text the document draws visibly (and every character of a plain-text or XML
+    artefact); `invisible`: text drawn in an invisible render mode or under a page-sized image
+    (someone's OCR layer); `ocr`: the workbench's own OCR; `none`: white space the extractor
+    wrote between text of two different origins, and the text's closing line break.
+    """
+
+    char_start: int
+    char_end: int
+    origin: TextOrigin
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OcrWord:
+    """One word the workbench's OCR read: `text[char_start:char_end]`, the engine's confidence
+    (0 to 100) and its box in PDF points in the page's own (unrotated) coordinates, y upwards,
+    rounded to 0.1, as `Furniture` boxes are."""
+
+    char_start: int
+    char_end: int
+    confidence: float
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OcrReading:
+    """How the OCR extractor read one page: the engine build, languages and settings (the named
+    extractor's full identity), the quarter turn that set the page upright, the mean word
+    confidence, whether it fell below the stated threshold, and every word kept in the text."""
+
+    extractor: str  # "tesseract-ocr" and its rule version, e.g. "tesseract-ocr 1"
+    engine: str  # the engine build, e.g. "tesseract 5.3.0 leptonica-1.82.0"
+    languages: str  # the engine's language codes, e.g. "eng"
+    settings: tuple[tuple[str, str], ...]
+    rotation: int  # degrees clockwise the page image was turned to read upright
+    mean_confidence: float
+    low_confidence: bool
+    words: tuple[OcrWord, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PageOrigin:
+    """A PDF page's origin summary: `origin` is the origin of most of its body's non-white-space
+    characters (`none` when it has none; a tie goes to the earlier of `TEXT_ORIGINS`),
+    `characters` counts them per origin (origins with none left out, in `TEXT_ORIGINS` order),
+    and `ocr` is the OCR extractor's reading where the page was read by OCR."""
+
+    page: int
+    origin: TextOrigin
+    characters: tuple[tuple[TextOrigin, int], ...]
+    ocr: OcrReading | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextOrigins:
+    """Where every character of a version's text came from (C18): `runs` partition the text in
+    order, adjacent runs of different origins; `pages` (PDF only) summarise each page."""
+
+    runs: tuple[OriginRun, ...]
+    pages: tuple[PageOrigin, ...] = ()
+
+    @staticmethod
+    def whole(length: int, origin: TextOrigin = "glyphs") -> TextOrigins:
+        """One run over a whole text of `length` characters (plain text, Markdown, XML)."""
+        return TextOrigins(runs=(OriginRun(char_start=0, char_end=length, origin=origin),))
+
+    def touched(self, char_start: int, char_end: int) -> tuple[TextOrigin, ...]:
+        """The origins of the characters of `[char_start, char_end)`, in `TEXT_ORIGINS` order; an
+        empty span touches the origin of the run it stands in (the last run at the text's end)."""
+        end = max(char_end, char_start + 1)
+        found = {r.origin for r in self.runs if r.char_start < end and r.char_end > char_start}
+        if not found and self.runs:
+            found = {self.runs[-1].origin}
+        return tuple(o for o in TEXT_ORIGINS if o in found)
+
+    def characters(
+        self, text: str, char_start: int = 0, char_end: int | None = None
+    ) -> dict[str, int]:
+        """Non-white-space characters of `text[char_start:char_end]` per origin (zero counts left
+        out, `TEXT_ORIGINS` order): the summary `versions --json` and `passages --json` print."""
+        stop = len(text) if char_end is None else char_end
+        counts = dict.fromkeys(TEXT_ORIGINS, 0)
+        for run in self.runs:
+            lo, hi = max(run.char_start, char_start), min(run.char_end, stop)
+            if lo < hi:
+                piece = text[lo:hi]
+                counts[run.origin] += len(piece) - sum(c.isspace() for c in piece)
+        return {origin: n for origin, n in counts.items() if n}
+
+    def as_json(self) -> dict[str, Any]:
+        """The stored shape: runs as `[start, end, origin]`, pages with their OCR readings, each
+        word as `[start, end, confidence, x0, y0, x1, y1]`. `origins_from_json` reads it back."""
+        return {
+            "runs": [[r.char_start, r.char_end, r.origin] for r in self.runs],
+            "pages": [_page_origin_json(p) for p in self.pages],
+        }
+
+
+def _page_origin_json(page: PageOrigin) -> dict[str, Any]:
+    reading = page.ocr
+    return {
+        "page": page.page,
+        "origin": page.origin,
+        "characters": dict(page.characters),
+        "ocr": None
+        if reading is None
+        else {
+            "extractor": reading.extractor,
+            "engine": reading.engine,
+            "languages": reading.languages,
+            "settings": dict(reading.settings),
+            "rotation": reading.rotation,
+            "mean_confidence": reading.mean_confidence,
+            "low_confidence": reading.low_confidence,
+            "words": [
+                [w.char_start, w.char_end, w.confidence, w.x0, w.y0, w.x1, w.y1]
+                for w in reading.words
+            ],
+        },
+    }
+
+
+def origins_from_json(data: Any) -> TextOrigins:
+    """The record `TextOrigins.as_json` wrote (the workspace holds only what the workbench wrote,
+    so values are not checked one by one)."""
+
+    def reading(o: Any) -> OcrReading | None:
+        if o is None:
+            return None
+        return OcrReading(
+            extractor=o["extractor"],
+            engine=o["engine"],
+            languages=o["languages"],
+            settings=tuple(o["settings"].items()),
+            rotation=o["rotation"],
+            mean_confidence=o["mean_confidence"],
+            low_confidence=o["low_confidence"],
+            words=tuple(
+                OcrWord(char_start=s, char_end=e, confidence=c, x0=a, y0=b, x1=x, y1=y)
+                for s, e, c, a, b, x, y in o["words"]
+            ),
+        )
+
+    return TextOrigins(
+        runs=tuple(OriginRun(char_start=s, char_end=e, origin=o) for s, e, o in data["runs"]),
+        pages=tuple(
+            PageOrigin(
+                page=p["page"],
+                origin=p["origin"],
+                characters=tuple(p["characters"].items()),
+                ocr=reading(p["ocr"]),
+            )
+            for p in data["pages"]
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -172,6 +388,7 @@ class Extraction:
     pages: tuple[PageSpan, ...] = ()  # PDF only: the page map
     furniture: tuple[Furniture, ...] = ()  # PDF only: what was taken out of the body
     unusable_pages: tuple[UnusablePage, ...] = ()  # PDF only: pages with no usable text
+    origin: TextOrigins | None = None  # None: the whole text is the artefact's own (`glyphs`)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -194,6 +411,9 @@ class Version:
     pages: tuple[PageSpan, ...] = field(default=(), repr=False)
     furniture: tuple[Furniture, ...] = field(default=(), repr=False)
     unusable_pages: tuple[UnusablePage, ...] = field(default=(), repr=False)
+    # Where each character came from (C18); None for a PDF held before origins were recorded
+    # and not re-extracted since (`Workspace` reads it from its side record).
+    origin: TextOrigins | None = field(default=None, repr=False)
 
 
 def consecutive_pairs(versions: Iterable[Version]) -> tuple[tuple[Version, Version], ...]:
@@ -233,9 +453,12 @@ class Passage:
     kind: PassageKind = "body"
     path: tuple[str, ...] | None = None
 
-    def as_json(self, *, profile: str, page: int | None) -> dict[str, Any]:
+    def as_json(
+        self, *, profile: str, page: int | None, origin: Mapping[str, int] | None = None
+    ) -> dict[str, Any]:
         """What `workbench passages --json` prints for it: its fields, the name of the profile that
-        read it and the PDF page holding its start (None for other formats)."""
+        read it, the PDF page holding its start (None for other formats) and its non-white-space
+        characters per text origin (C18; None where the version's origins are not recorded)."""
         return {
             "version_id": self.version_id,
             "ordinal": self.ordinal,
@@ -247,6 +470,7 @@ class Passage:
             "path": list(self.path) if self.path is not None else None,
             "profile": profile,
             "page": page,
+            "origin": None if origin is None else dict(origin),
         }
 
 
@@ -282,6 +506,8 @@ class Change:
     consecutive ones after) or a `merged` change (the reverse) lists every passage of its many
     side in `before_spans` or `after_spans`, in text order; its `before`/`after` on that side runs
     from the first passage's start to the last one's end. The lists are empty for other kinds.
+    `front_matter` marks a front-matter edit: both sides hold passages of kind `front_matter`
+    only (a title page, a Markdown `---` block); it is listed apart and never reviewed.
     """
 
     change_id: str
@@ -297,6 +523,7 @@ class Change:
     span_after: Span | None
     before_spans: tuple[Span, ...] = ()
     after_spans: tuple[Span, ...] = ()
+    front_matter: bool = False  # every passage on both sides is front matter: a front-matter edit
 
 
 @functools.cache

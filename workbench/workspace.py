@@ -9,6 +9,12 @@ held version. Re-ingesting a version id with identical bytes writes nothing; wit
 or bytes whose re-extraction gives a different text hash, it raises `CorpusChanged` and leaves the
 held row as it was.
 
+A PDF's text origins (C18) are a side record, `text_origins`, one append-only row per version and
+extractor version that made its text, or reproduced it exactly when extracting a version held
+under an older one (row, text and offsets stay; the version then counts as held under the newer
+version). A version read back carries its newest record's origins (None for a PDF with none; plain
+text, Markdown and XML are `glyphs` throughout).
+
 The workspace runs in WAL mode with a busy timeout so that two processes (two notebook kernels) can
 read and append at once.
 """
@@ -17,12 +23,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.corpus import read_fetched
 from workbench.errors import (
@@ -43,14 +49,20 @@ from workbench.models import (
     PageSpan,
     Refusal,
     StructureMark,
+    TextOrigins,
     UnusablePage,
     Version,
     canonical_json,
+    origins_from_json,
     text_sha256,
 )
 from workbench.progress import bar
 
+if TYPE_CHECKING:
+    from workbench.text.ocr import OcrOptions
+
 SCHEMA_VERSION = "2"
+PDF_MEDIA_TYPE = "application/pdf"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS workspace_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -81,6 +93,19 @@ CREATE TRIGGER IF NOT EXISTS versions_append_only_update BEFORE UPDATE ON versio
 BEGIN SELECT RAISE(ABORT, 'append-only table versions: UPDATE refused'); END;
 CREATE TRIGGER IF NOT EXISTS versions_append_only_delete BEFORE DELETE ON versions
 BEGIN SELECT RAISE(ABORT, 'append-only table versions: DELETE refused'); END;
+CREATE TABLE IF NOT EXISTS text_origins (
+    version_id TEXT NOT NULL,
+    extractor TEXT NOT NULL,
+    extractor_version TEXT NOT NULL,
+    text_sha256 TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    recorded_at TEXT NOT NULL,
+    PRIMARY KEY (version_id, extractor, extractor_version)
+);
+CREATE TRIGGER IF NOT EXISTS text_origins_append_only_update BEFORE UPDATE ON text_origins
+BEGIN SELECT RAISE(ABORT, 'append-only table text_origins: UPDATE refused'); END;
+CREATE TRIGGER IF NOT EXISTS text_origins_append_only_delete BEFORE DELETE ON text_origins
+BEGIN SELECT RAISE(ABORT, 'append-only table text_origins: DELETE refused'); END;
 CREATE TRIGGER IF NOT EXISTS meta_append_only_update BEFORE UPDATE ON workspace_meta
 BEGIN SELECT RAISE(ABORT, 'append-only table workspace_meta: UPDATE refused'); END;
 CREATE TRIGGER IF NOT EXISTS meta_append_only_delete BEFORE DELETE ON workspace_meta
@@ -94,80 +119,10 @@ _VERSION_COLUMNS = (
 )
 
 
-def _structure_json(marks: Iterable[StructureMark]) -> str:
-    return canonical_json(
-        [
-            {
-                "label": m.label,
-                "value": m.value,
-                "char_start": m.char_start,
-                "char_end": m.char_end,
-                "path": list(m.path),
-            }
-            for m in marks
-        ]
-    )
-
-
-def _structure_from_json(data: str) -> tuple[StructureMark, ...]:
-    return tuple(
-        StructureMark(
-            label=m["label"],
-            value=m["value"],
-            char_start=m["char_start"],
-            char_end=m["char_end"],
-            path=tuple(m["path"]),
-        )
-        for m in json.loads(data)
-    )
-
-
-def _pages_json(pages: Iterable[PageSpan]) -> str:
-    return canonical_json([[p.page, p.char_start, p.char_end] for p in pages])
-
-
-def _pages_from_json(data: str) -> tuple[PageSpan, ...]:
-    return tuple(PageSpan(page=p, char_start=s, char_end=e) for p, s, e in json.loads(data))
-
-
-def _furniture_json(lines: Iterable[Furniture]) -> str:
-    return canonical_json(
-        [
-            {
-                "page": f.page,
-                "text": f.text,
-                "position": f.position,
-                "box": [f.x0, f.y0, f.x1, f.y1],
-            }
-            for f in lines
-        ]
-    )
-
-
-def _furniture_from_json(data: str) -> tuple[Furniture, ...]:
-    return tuple(
-        Furniture(
-            page=f["page"],
-            text=f["text"],
-            position=f["position"],
-            x0=f["box"][0],
-            y0=f["box"][1],
-            x1=f["box"][2],
-            y1=f["box"][3],
-        )
-        for f in json.loads(data)
-    )
-
-
-def _unusable_json(pages: Iterable[UnusablePage]) -> str:
-    return canonical_json([{"page": u.page, "reason": u.reason, "detail": u.detail} for u in pages])
-
-
-def _unusable_from_json(data: str) -> tuple[UnusablePage, ...]:
-    return tuple(
-        UnusablePage(page=u["page"], reason=u["reason"], detail=u["detail"])
-        for u in json.loads(data)
-    )
+def _records_json(records: Iterable[StructureMark | PageSpan | Furniture | UnusablePage]) -> str:
+    """A version's structure, page map, furniture or unusable pages as stored: the canonical JSON of
+    each record's own shape (`as_json`, beside the record in models)."""
+    return canonical_json([r.as_json() for r in records])
 
 
 class Workspace:
@@ -233,22 +188,31 @@ class Workspace:
         writer, nor holds one up)."""
         return [tuple(row) for row in self._conn.execute(sql, params)]
 
-    def held_extraction(self, version_id: str) -> tuple[str, str, str] | None:
-        """(artefact sha256, extractor, extractor version) of a held version, or None."""
-        with self.transaction() as conn:
-            row = conn.execute(
-                "SELECT artefact_sha256, extractor, extractor_version FROM versions "
-                "WHERE version_id = ?",
-                (version_id,),
-            ).fetchone()
+    def held_extractors(self, version_id: str) -> tuple[str, frozenset[tuple[str, str]]] | None:
+        """(artefact sha256, every (extractor, version) that made the held text or reproduced it
+        since, by its origin record) of a held version, or None: the warm-run check (C4)."""
+        row = self._conn.execute(
+            "SELECT artefact_sha256, extractor, extractor_version FROM versions "
+            "WHERE version_id = ?",
+            (version_id,),
+        ).fetchone()
         if row is None:
             return None
-        return row["artefact_sha256"], row["extractor"], row["extractor_version"]
+        since = self._conn.execute(
+            "SELECT extractor, extractor_version FROM text_origins WHERE version_id = ?",
+            (version_id,),
+        )
+        made = {(row["extractor"], row["extractor_version"])}
+        made |= {(r["extractor"], r["extractor_version"]) for r in since}
+        return row["artefact_sha256"], frozenset(made)
 
     def add_version(self, version: Version, provenance: dict[str, Any]) -> bool:
         """Hold `version`; True if written, False if the same bytes were already held.
 
         Raises CorpusChanged when the id is held with a different artefact hash or text hash.
+        With origins (`version.origin`, a PDF's), they are recorded beside the row: with a new
+        row, or, for a version already held whose text this extraction reproduces, once per
+        extractor version (the row is left as it is).
         """
         with self.transaction() as conn:
             held = conn.execute(
@@ -267,9 +231,12 @@ class Workspace:
                     raise CorpusChanged(
                         f"{version.version_id}: re-extraction by {version.extractor} {version.extractor_version} "
                         f"gives text sha256 {version.text_sha256}; held text ({extractor} {extractor_version}) "
-                        f"has {text_hash}"
+                        f"has {text_hash}; the held text stays, so to hold the new reading, ingest into "
+                        f"a new workspace"
                     )
+                self._record_origin(conn, version)
                 return False
+            self._record_origin(conn, version)
             conn.execute(
                 f"INSERT INTO versions ({_VERSION_COLUMNS}, provenance, ingested_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -286,15 +253,53 @@ class Workspace:
                     version.extractor_version,
                     version.text_sha256,
                     version.text,
-                    _structure_json(version.structure),
-                    _pages_json(version.pages),
-                    _furniture_json(version.furniture),
-                    _unusable_json(version.unusable_pages),
+                    _records_json(version.structure),
+                    _records_json(version.pages),
+                    _records_json(version.furniture),
+                    _records_json(version.unusable_pages),
                     canonical_json(provenance),
                     datetime.now(UTC).isoformat(timespec="seconds"),
                 ),
             )
             return True
+
+    @staticmethod
+    def _record_origin(conn: sqlite3.Connection, version: Version) -> None:
+        if version.origin is None or version.media_type != PDF_MEDIA_TYPE:
+            return
+        conn.execute(
+            "INSERT OR IGNORE INTO text_origins (version_id, extractor, extractor_version, "
+            "text_sha256, origin, recorded_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                version.version_id,
+                version.extractor,
+                version.extractor_version,
+                version.text_sha256,
+                canonical_json(version.origin.as_json()),
+                datetime.now(UTC).isoformat(timespec="seconds"),
+            ),
+        )
+
+    def origins(self, version_ids: Sequence[str] | None) -> dict[str, TextOrigins]:
+        """The newest origin record of each version (of `version_ids`, or of all)."""
+        where = (
+            ""
+            if version_ids is None
+            else f"WHERE version_id IN ({','.join('?' * len(version_ids))})"
+        )
+        rows = self._conn.execute(
+            f"SELECT version_id, origin FROM text_origins {where} ORDER BY recorded_at, rowid",
+            tuple(version_ids or ()),
+        )
+        return {r["version_id"]: origins_from_json(json.loads(r["origin"])) for r in rows}
+
+    @staticmethod
+    def _with_origin(version: Version, origins: dict[str, TextOrigins]) -> Version:
+        """The version with its recorded origins (plain text, Markdown and XML: all `glyphs`)."""
+        origin = origins.get(version.version_id)
+        if origin is None and version.media_type != PDF_MEDIA_TYPE:
+            origin = TextOrigins.whole(len(version.text))
+        return version if origin is None else replace(version, origin=origin)
 
     @staticmethod
     def _version(row: sqlite3.Row) -> Version:
@@ -311,10 +316,10 @@ class Workspace:
             extractor_version=row["extractor_version"],
             text_sha256=row["text_sha256"],
             text=row["text"],
-            structure=_structure_from_json(row["structure"]),
-            pages=_pages_from_json(row["pages"]),
-            furniture=_furniture_from_json(row["furniture"]),
-            unusable_pages=_unusable_from_json(row["unusable_pages"]),
+            structure=tuple(map(StructureMark.from_json, json.loads(row["structure"]))),
+            pages=tuple(map(PageSpan.from_json, json.loads(row["pages"]))),
+            furniture=tuple(map(Furniture.from_json, json.loads(row["furniture"]))),
+            unusable_pages=tuple(map(UnusablePage.from_json, json.loads(row["unusable_pages"]))),
         )
 
     def version(self, version_id: str) -> Version:
@@ -324,7 +329,7 @@ class Workspace:
         ).fetchone()
         if row is None:
             raise self._not_found(version_id)
-        return self._version(row)
+        return self._with_origin(self._version(row), self.origins([version_id]))
 
     def _not_found(self, version_id: str) -> VersionNotFound:
         return VersionNotFound(
@@ -339,7 +344,7 @@ class Workspace:
         ).fetchone()
         if row is None:
             raise self._not_found(version_id)
-        return _pages_from_json(row["pages"])
+        return tuple(map(PageSpan.from_json, json.loads(row["pages"])))
 
     def text_bytes(self, version_id: str) -> tuple[bytes, str]:
         """The held version's text as stored (its UTF-8 bytes, not decoded) and its recorded
@@ -362,7 +367,8 @@ class Workspace:
         ).fetchall()
         if family is not None and not rows:
             raise FamilyNotFound(f"{family}: no such family in {self.path}")
-        return tuple(self._version(r) for r in rows)
+        origins = self.origins([r["version_id"] for r in rows] if family is not None else None)
+        return tuple(self._with_origin(self._version(r), origins) for r in rows)
 
     def version_ids(self) -> tuple[str, ...]:
         rows = self._conn.execute("SELECT version_id FROM versions ORDER BY version_id")
@@ -383,12 +389,17 @@ class Workspace:
         return int(row["held"])
 
 
-def version_from_row(row: CatalogueRow, data: bytes) -> Version:
-    """Extract a catalogued artefact's bytes into a `Version` (not yet held)."""
-    # lxml and pypdfium2 load only when a file is read
-    from workbench.text.extraction import extract
+def version_from_row(row: CatalogueRow, data: bytes, *, ocr: OcrOptions | None = None) -> Version:
+    """Extract a catalogued artefact's bytes into a `Version` (not yet held); a scanned PDF page
+    is read by OCR in the provenance's `language` with `ocr`'s cache and engine (default: no
+    cache, the engine installed)."""
+    from workbench.text.extraction import (
+        extract,  # lxml and pypdfium2 load only when a file is read
+    )
 
-    extraction = extract(data, row.media_type, source=row.path)
+    named = row.provenance.get("language")
+    language = named if isinstance(named, str) else None
+    extraction = extract(data, row.media_type, source=row.path, language=language, ocr=ocr)
     return Version(
         version_id=row.path,
         jurisdiction=row.jurisdiction,
@@ -406,6 +417,7 @@ def version_from_row(row: CatalogueRow, data: bytes) -> Version:
         pages=extraction.pages,
         furniture=extraction.furniture,
         unusable_pages=extraction.unusable_pages,
+        origin=extraction.origin or TextOrigins.whole(len(extraction.text)),
     )
 
 
@@ -424,21 +436,26 @@ def ingest(
     *,
     progress: bool = False,
     reextract: bool = False,
+    ocr_cache: Path | None = None,
 ) -> IngestReport:
     """Extract and hold every catalogued version; idempotent. Each row's bytes are hash-checked first.
 
     A version already held under the row's artefact SHA-256, by an extractor whose version is still
-    the current one (`extract.CURRENT_EXTRACTORS`), is not extracted again (C4): extraction is a
-    pure function of the bytes and the extractor's version, so it would give the held text. With
-    `reextract`, every version is extracted again and its text hash checked against the held one
-    (a difference is refused as `corpus_changed`, the held version untouched).
+    the current one (`extract.CURRENT_EXTRACTORS`), or whose text that version has reproduced (its
+    origin record), is not extracted again (C4): extraction is a pure function of the bytes and
+    the extractor's version, so it would give the held text. With `reextract`, every version is
+    extracted again and its text hash checked against the held one (a difference is refused as
+    `corpus_changed`, the held version untouched). Scanned PDF pages are read by OCR, cached in
+    `ocr_cache` (default: `ocr.default_cache` for this workspace file).
     """
     added: list[str] = []
     unchanged: list[str] = []
     awaiting: list[str] = []
     refused: list[Refusal] = []
     from workbench.text.extraction import CURRENT_EXTRACTORS, AwaitingExtractor
+    from workbench.text.ocr import OcrOptions, default_cache
 
+    options = OcrOptions(cache=ocr_cache or default_cache(workspace.path))
     rows = list(rows)
     for row in bar(rows, desc="ingest", unit="file", enabled=progress):
         try:
@@ -455,16 +472,16 @@ def ingest(
         except (ChecksumMismatch, UnsafePath, FetchError) as exc:
             refused.append(Refusal(path=row.path, reason="sha256_mismatch", detail=str(exc)))
             continue
-        held = None if reextract else workspace.held_extraction(row.path)
+        held = None if reextract else workspace.held_extractors(row.path)
         if (
             held is not None
             and held[0] == row.sha256
-            and CURRENT_EXTRACTORS.get(held[1]) == held[2]
+            and any(CURRENT_EXTRACTORS.get(name) == made for name, made in held[1])
         ):
             unchanged.append(row.path)
             continue
         try:
-            version = version_from_row(row, data)
+            version = version_from_row(row, data, ocr=options)
         except AwaitingExtractor:
             awaiting.append(row.path)
             continue
@@ -505,8 +522,10 @@ def family_listing(workspace: Workspace) -> list[dict[str, Any]]:
 
 def version_listing(workspace: Workspace, family: str) -> list[dict[str, Any]]:
     """One row per held version of a family, in version order: what `workbench versions` prints
-    (its date is the provenance's `filing_date`, None where it has none). FamilyNotFound if no
-    version of that family is held."""
+    (its date is the provenance's `filing_date`, None where it has none). `origin` counts the
+    text's non-white-space characters per origin (C18; None for a PDF held before origins were
+    recorded). Read from the versions table's family index and the family's origin records;
+    FamilyNotFound if no version of that family is held."""
     rows = workspace.read(
         "SELECT version_id, version_label, version_order, json_extract(provenance, "
         "'$.filing_date'), media_type, json_array_length(pages), text FROM versions "
@@ -515,6 +534,14 @@ def version_listing(workspace: Workspace, family: str) -> list[dict[str, Any]]:
     )
     if not rows:
         raise FamilyNotFound(f"{family}: no such family in {workspace.path}")
+    origins = workspace.origins([row[0] for row in rows])
+
+    def origin(version_id: str, media_type: str, text: str) -> dict[str, int] | None:
+        held = origins.get(version_id)
+        if held is None and media_type != PDF_MEDIA_TYPE:
+            held = TextOrigins.whole(len(text))
+        return None if held is None else held.characters(text)
+
     return [
         {
             "version_id": version_id,
@@ -524,6 +551,7 @@ def version_listing(workspace: Workspace, family: str) -> list[dict[str, Any]]:
             "format": media_type,
             "pages": pages or None,
             "text_length": len(text),
+            "origin": origin(version_id, media_type, text),
         }
         for version_id, label, order, date, media_type, pages, text in rows
     ]

@@ -136,23 +136,27 @@ def test_json_shape() -> None:
         "alignment_confidence",
         "capped",
         "uncertain",
+        "front_matter",
         "span_before",
         "span_after",
     }
     assert item["before"] == {"version_id": "a", "char_start": 0, "char_end": 6}
+    assert item["front_matter"] is False
 
 
-def test_real_pairs(version_pairs) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.slow
+def test_real_pairs(corpus_pairs, corpus_diffs, corpus_passages) -> None:  # type: ignore[no-untyped-def]
     """On every real version pair: self-diff unchanged, symmetry, exact spans, minimal narrowing."""
-    assert len(version_pairs) > 200
+    assert len(corpus_pairs) > 200
     modified = capped = 0
-    for before, after in version_pairs:
+    for before, after in corpus_pairs:
         assert all(c.kind == "unchanged" for c in diff_versions(before, before))
-        forward, backward = diff_versions(before, after), diff_versions(after, before)
+        forward = corpus_diffs[(before.version_id, after.version_id)]
+        backward = diff_versions(after, before)
         assert _view(forward) == _view(backward, mirrored=True), before.version_id
         # Minimal: no fewer passages kept than difflib's longest-block-first matching keeps.
-        keys_a = [normalized_text(p.text) for p in segment_version(before)]
-        keys_b = [normalized_text(p.text) for p in segment_version(after)]
+        keys_a = [normalized_text(p.text) for p in corpus_passages[before.version_id]]
+        keys_b = [normalized_text(p.text) for p in corpus_passages[after.version_id]]
         kept = sum(c.kind == "unchanged" for c in forward)
         blocks = SequenceMatcher(None, keys_a, keys_b, autojunk=False).get_matching_blocks()
         assert kept >= sum(block.size for block in blocks), before.version_id
@@ -306,22 +310,25 @@ def test_a_merge_across_a_page_break() -> None:
     assert change.similarity == 1.0 and pairing_is_uncertain(change)
 
 
-def test_real_moves_splits_and_merges_hold_their_rules(version_pairs) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.slow
+def test_real_moves_splits_and_merges_hold_their_rules(
+    corpus_pairs, corpus_diffs, corpus_passages
+) -> None:  # type: ignore[no-untyped-def]
     """On every real pair: a move is more than the floor alike; a split's or merge's pieces are
     consecutive passages whose joined text is more than the floor alike to the one passage."""
     from workbench.changes.diff import PAIRING_FLOOR
 
     seen: set[str] = set()
-    for before, after in version_pairs[::3]:
+    for before, after in corpus_pairs[::3]:
         passages = {
-            side: {p.char_start: p for p in segment_version(version)}
+            side: {p.char_start: p for p in corpus_passages[version.version_id]}
             for side, version in (("before", before), ("after", after))
         }
         ordinals = {
             side: {p.char_start: p.ordinal for p in found.values()}
             for side, found in passages.items()
         }
-        for change in diff_versions(before, after):
+        for change in corpus_diffs[(before.version_id, after.version_id)]:
             if change.kind not in ("moved", "split", "merged"):
                 continue
             seen.add(change.kind)

@@ -42,6 +42,7 @@ from workbench.cli import main
 from workbench.errors import AppendOnlyViolation, ChangeNotFound, VerdictError
 from workbench.evals.demo import load_demo
 from workbench.models import CatalogueRow, Change, Span
+from workbench.text.segment import segment_version
 from workbench.workspace import Workspace, ingest
 
 FAMILIES = ("dc-code-34-1432", "dc-code-34-131", "draft-nottingham-http-link-header")
@@ -75,7 +76,11 @@ def test_doubtful_pairings_are_exactly_what_the_one_predicate_flags(held: Worksp
     # The listing's order: jurisdiction ("ietf" before "us-dc"), family, version order.
     for family in (BIG_FAMILY, "dc-code-34-131", "dc-code-34-1432"):
         for before, after in itertools.pairwise(held.versions(family)):
-            flagged += [c for c in diff_versions(before, after) if pairing_is_uncertain(c)]
+            flagged += [
+                c
+                for c in diff_versions(before, after)
+                if pairing_is_uncertain(c) and not c.front_matter
+            ]
     listed = doubtful_pairings(held)
     assert [p.change for p in listed] == flagged
     assert len({p.family for p in listed}) >= 2  # doubt is found in more than one family
@@ -84,6 +89,49 @@ def test_doubtful_pairings_are_exactly_what_the_one_predicate_flags(held: Worksp
         assert pairing.change.before.version_id == pairing.before_id
         assert pairing.change.after.version_id == pairing.after_id
     assert {p.family for p in doubtful_pairings(held, "dc-code-34-1432")} == {"dc-code-34-1432"}
+
+
+def test_front_matter_edits_are_their_own_kind_listed_apart_and_never_reviewed(
+    held: Workspace,
+) -> None:
+    """Internet-Drafts change their title page, status and contents between revisions: those
+    edits pair passages that are front matter on both sides, and no reviewer is asked about
+    them."""
+    front: list[Change] = []
+    for before, after in itertools.pairwise(held.versions(BIG_FAMILY)):
+        kinds = {p.char_start: p.kind for v in (before, after) for p in segment_version(v)}
+        for change in diff_versions(before, after):
+            sides = (change.before, change.after)
+            both = all(
+                side is not None and kinds[side.char_start] == "front_matter" for side in sides
+            )
+            assert change.front_matter == (both and all(
+                kinds[s.char_start] == "front_matter" for s in (*change.before_spans, *change.after_spans)
+            )), change.change_id  # fmt: skip
+            front += [change] if change.front_matter else []
+    assert any(pairing_is_uncertain(c) for c in front), "a doubtful front-matter edit exists"
+    queued = {p.change.change_id for item in review_items(held) for p in item.pairings}
+    assert not queued & {c.change_id for c in front}
+    assert not {p.change.change_id for p in doubtful_pairings(held)} & {c.change_id for c in front}
+    doubtful = next(c for c in front if pairing_is_uncertain(c))
+    with pytest.raises(VerdictError) as info:
+        append_verdict(held, doubtful, "confirmed", actor="alice")
+    assert str(info.value) == (
+        f"{doubtful.change_id}: a front-matter edit; front-matter edits are listed apart and "
+        "never reviewed"
+    )
+
+
+def test_the_diff_listing_shows_front_matter_edits_apart(
+    held: Workspace, capfdbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    assert main(["diff", BIG_FAMILY, "--workspace", str(held.path)]) == 0
+    listing = capfdbinary.readouterr().out.decode()
+    assert "front-matter edits (" in listing
+    assert main(["diff", BIG_FAMILY, "--json", "--workspace", str(held.path)]) == 0
+    shown = json.loads(capfdbinary.readouterr().out)
+    flags = [c["front_matter"] for pair in shown for c in pair["changes"]]
+    assert any(flags) and not all(flags)
 
 
 def test_find_change_recovers_each_pairing_from_its_id_alone(

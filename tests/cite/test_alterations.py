@@ -5,16 +5,19 @@ the hostile marks; through the library, our JSON and `workbench verify --alterat
 from __future__ import annotations
 
 import json
+import zipfile
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from workbench.cite import Citation, verify_citations
+from tests.conftest import CORPUS_DIR, STORE
+from workbench.cite import CAVEATS, Citation, verify_citations
 from workbench.cite.alterations import ALTERATION_REASONS, AlteredVerification, read_marks
 from workbench.cite.formats import read_citations
 from workbench.cli import main
-from workbench.evals.probes import corruption_probes
+from workbench.evals.probes import corruption_probes, outcome
+from workbench.exports import verify_bundle, write_bundle
 from workbench.workspace import Workspace
 
 DISCONNECT = "us-dc/dc-code-34-1506.02/34-1506.02@2021-10-18.xml"
@@ -25,6 +28,7 @@ SENTENCE = (
 )
 DEFINITION = 'For the purposes of this section, the term "public health emergency" means'
 STANDARD = "the standard shall not apply to electricity sold to the customer"
+GOVERNMENT = "us-dc/dc-code-34-1432/34-1432@2024-09-29.xml"
 
 
 def _span(
@@ -108,6 +112,76 @@ def test_an_omission_that_removes_a_shall_not_is_flagged(workspace: Workspace) -
     text = workspace.version(DISCONNECT).text
     assert flag.word == "not" and text[flag.char_start : flag.char_end] == "not"
     assert omission.char_start <= flag.char_start < flag.char_end <= omission.char_end
+    # Verified, never plainly: the caveat names the word and the omission that swallowed it.
+    assert not verdict.plainly_verified and verdict.standing == "verified with caveats"
+    ((caveat, evidence),) = [(c, e) for c in verdict.caveats for e in c.evidence]
+    assert caveat.kind == "qualifier_omitted" and caveat.kind in CAVEATS
+    assert (evidence.char_start, evidence.char_end, evidence.text) == (
+        flag.char_start,
+        flag.char_end,
+        "not",
+    )
+    assert dict(evidence.facts)["omission_start"] == omission.char_start
+
+
+def test_the_issue_s_not_omission_is_counted_apart_everywhere(
+    workspace: Workspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`[T]he standard shall ... apply to electricity sold to the District of Columbia
+    government`, an omission that removed `not`: verified with the caveat `qualifier_omitted`, and
+    never among the plainly verified: the summary line, the JSON, the bundle."""
+    sentence = (
+        "The standard shall not apply to electricity sold to the District of Columbia government"
+    )
+    text = workspace.version(GOVERNMENT).text
+    start = text.index(sentence)
+    record = {
+        "version_id": GOVERNMENT,
+        "char_start": start,
+        "char_end": start + len(sentence),
+        "quoted_text": "[T]he standard shall ... apply to electricity sold to the District of "
+        "Columbia government",
+    }
+    plain = {**record, "quoted_text": sentence}
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps(record) + "\n" + json.dumps(plain) + "\n", encoding="utf-8")
+    argv = ["verify", str(path), "--alterations", "--workspace", str(workspace.path)]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith(
+        f"line 1: verified with caveats qualifier_omitted: {GOVERNMENT} [{start}, "
+    )
+    assert printed[1] == (
+        f"  caveat qualifier_omitted: 'not' at [{start + 19}, {start + 22}) lies in what ... "
+        f"stands for, [{start + 18}, {start + 23})"
+    )
+    assert printed[-1].startswith(
+        "1 verified, 1 verified with caveats (qualifier_omitted 1), 0 resolved, 0 refused, "
+        "0 malformed lines; "
+    )
+    assert main([*argv, "--json"]) == 0
+    shapes = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [s["outcome"] for s in shapes] == ["verified", "verified"]
+    assert [[c["kind"] for c in s["caveats"]] for s in shapes] == [["qualifier_omitted"], []]
+    bundle = tmp_path / "b.zip"
+    cited = path.read_bytes().replace(b'"quoted_text"', b'"alterations": true, "quoted_text"')
+    write_bundle(bundle, workspace, CORPUS_DIR, citations=cited)
+    descriptor = json.loads(zipfile.ZipFile(bundle).read("datapackage.json"))
+    (verdicts,) = [r for r in descriptor["resources"] if r["name"] == "verdicts"]
+    assert verdicts["workbench:counts"] == {
+        "verified": 1,
+        "verified with caveats": 1,
+        "resolved": 0,
+        "refused": 0,
+        "malformed": 0,
+        "caveat qualifier_omitted": 1,
+    }
+    report = verify_bundle(bundle, mirror=STORE)
+    assert report.problems == ()
+    assert [v.verification.standing for v in report.verdicts] == [
+        "verified with caveats",
+        "verified",
+    ]
 
 
 def test_fragments_out_of_order_are_refused(workspace: Workspace) -> None:
@@ -248,9 +322,9 @@ def test_altered_quote_probes_are_right_for_the_right_reason(workspace: Workspac
     ]
     results = verify_citations(workspace, [p.citation for p in probes])
     wrong = [
-        (p.kind, p.expected, r.reason, r.detail)
+        (p.kind, p.expected, outcome(r), r.detail)
         for p, r in zip(probes, results, strict=True)
-        if (r.reason or "verified") != p.expected
+        if outcome(r) != p.expected
     ]
     assert not wrong, wrong[:5]
     kinds = Counter(p.kind for p in probes)
@@ -260,4 +334,5 @@ def test_altered_quote_probes_are_right_for_the_right_reason(workspace: Workspac
         "altered, first letter bracketed",
         "altered, fragments out of order",
         "altered, fragment from outside the span",
+        "altered, a not omitted",
     }, kinds

@@ -9,7 +9,8 @@ import pytest
 
 from workbench.cite import find_text
 from workbench.cite.formats import read_citations
-from workbench.cite.pages import span_pages, verify_lines
+from workbench.cite.pages import span_pages
+from workbench.cite.placing import SHOWN_CHARS, verify_lines
 from workbench.models import Version
 from workbench.workspace import Workspace
 
@@ -86,7 +87,27 @@ def test_page_location_citations_into_a_nerc_pdf(workspace: Workspace) -> None:
     assert "the span" in results[1].detail and "lies on page 3" in results[1].detail
     # Two occurrences in the version, one on the named page: the pages name the occurrence.
     assert results[3].occurrence == 2 and results[3].citation.char_start == spans[1][0]
-    assert results[2].citation.char_start == version.pages[2].char_start
+    # Found nowhere: shown at a few lines of the named page, never its whole text.
+    shown = results[2].citation
+    page = version.pages[2]
+    assert page.char_start <= shown.char_start <= shown.char_end <= page.char_end
+    assert shown.char_end - shown.char_start <= SHOWN_CHARS < page.char_end - page.char_start
+    assert results[2].detail.endswith("on the page 3 named: a place to look, not evidence")
+
+
+def test_a_page_quote_found_nowhere_is_shown_at_its_best_place(workspace: Workspace) -> None:
+    """A line of page 3 with one word changed occurs nowhere; the refusal shows the lines around
+    the longest run of its words on the page, which hold the line itself."""
+    version = workspace.version(PDF)
+    line = _unique_line_on(version, 3)
+    words = line.split()
+    changed = " ".join([*words[:-1], "CHANGED"])
+    (result,) = _verify(workspace, [_page_location(changed, 3, 4)], "anthropic")
+    assert result.reason == "quote_not_found"
+    shown = version.text[result.citation.char_start : result.citation.char_end]
+    assert " ".join(words[:-1]) in " ".join(shown.split())
+    assert result.actual_text == shown and len(shown) <= SHOWN_CHARS
+    assert f"({len(words) - 1} of {len(words)} words, at [" in result.detail
 
 
 def test_our_page_field_and_a_span_over_a_page_break(workspace: Workspace) -> None:
@@ -183,4 +204,4 @@ def test_malformed_page_fields(line: dict[str, Any], error: str) -> None:
 )
 def test_malformed_page_location_lines(line: dict[str, Any], error: str) -> None:
     read = read_citations(json.dumps(line).encode(), "anthropic", documents=(PDF, TEXT))
-    assert read[0].error == error and read[0].page_quote is None
+    assert read[0].error == error and read[0].unplaced is None

@@ -8,9 +8,10 @@ import json
 import pytest
 
 from workbench.cite import Citation, Verification, verify_citations
-from workbench.cite.formats import read_citations, verification_as_json
-from workbench.cite.pages import verify_lines
+from workbench.cite.formats import read_citations
 from workbench.cite.pincites import SECTION_REASONS, read_section
+from workbench.cite.placing import verify_lines
+from workbench.cite.verdicts import verification_as_json
 from workbench.text.profiles import profile_for
 from workbench.text.structure import parse_structure
 from workbench.workspace import Workspace

@@ -78,6 +78,7 @@ def test_passages_json_shape_and_offsets(workspace: Workspace) -> None:
         "path",
         "profile",
         "page",
+        "origin",
     }
     assert all(text[p["char_start"] : p["char_end"]] == p["text"] for p in items)
     assert {p["kind"] for p in items} <= {"front_matter", "heading", "body", "furniture"}

@@ -1,13 +1,12 @@
 """The alignment scorecard: the diff's pairings scored against the documents' own identifiers.
 
 The truth comes from `scripts/alignment_truth.py` (which imports nothing from the workbench), run
-here on the fetched corpus; the committed scorecard must be what this code derives from it.
+once per session on the fetched corpus (the `corpus_alignment_truth` fixture); the committed
+scorecard must be what this code derives from it.
 """
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,14 +16,14 @@ from workbench.cli import main
 from workbench.corpus import read_catalogue
 from workbench.errors import TruthFileError
 from workbench.evals.alignment import (
+    ALIGNMENT_TRUTH,
     SCORECARD_JSON,
     PairView,
     alignment_scorecard,
-    file_sha256,
-    read_truth,
     score_pair,
     scorecard_bytes,
 )
+from workbench.evals.truth import file_sha256, read_truth
 from workbench.measure import corpus_digest
 from workbench.models import Passage
 from workbench.workspace import Workspace
@@ -35,39 +34,21 @@ MIN_PRECISION, MIN_RECALL = 0.98, 0.95
 
 
 @pytest.fixture(scope="module")
-def truth_file(catalogue: object, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("truth") / "alignment-truth.json"
-    subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "alignment_truth.py"),
-            "--mirror",
-            str(ROOT / "corpus" / "real"),
-            "--catalogue",
-            str(ROOT / "corpus" / "catalogue.jsonl"),
-            "--out",
-            str(out),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    return out
-
-
-@pytest.fixture(scope="module")
-def card(truth_file: Path, workspace: Workspace) -> dict[str, object]:
+def card(corpus_alignment_truth: Path, corpus_workspace: Workspace) -> dict[str, object]:
     return alignment_scorecard(
-        read_truth(truth_file),
-        workspace.version,
+        read_truth(corpus_alignment_truth, ALIGNMENT_TRUTH),
+        corpus_workspace.version,
         corpus_digest=corpus_digest(read_catalogue(ROOT / "corpus")),
-        truth_sha256=file_sha256(truth_file),
+        truth_sha256=file_sha256(corpus_alignment_truth),
     )
 
 
+@pytest.mark.slow
 def test_the_committed_scorecard_is_what_the_code_derives(card: dict[str, object]) -> None:
     assert (ROOT / "measurements" / SCORECARD_JSON).read_bytes() == scorecard_bytes(card)
 
 
+@pytest.mark.slow
 def test_pairing_precision_and_recall_meet_their_floors(card: dict[str, object]) -> None:
     held = 0
     for name, entry in card["jurisdictions"].items():  # type: ignore[attr-defined]
@@ -80,6 +61,7 @@ def test_pairing_precision_and_recall_meet_their_floors(card: dict[str, object])
     assert held >= 5
 
 
+@pytest.mark.slow
 def test_every_located_restructure_the_truth_knows_is_in_the_review_queue(
     card: dict[str, object],
 ) -> None:
@@ -149,7 +131,7 @@ def test_a_bad_truth_file_is_one_line_and_exit_2(
     if content is not None:
         path.write_bytes(content)
     with pytest.raises(TruthFileError, match=message):
-        read_truth(path)
+        read_truth(path, ALIGNMENT_TRUTH)
     try:
         code = main(["eval", "--truth", str(path), "--workspace", str(tmp_path / "w.sqlite")])
     except SystemExit as exited:  # a missing file is refused while the arguments are parsed

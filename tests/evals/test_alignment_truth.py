@@ -40,17 +40,9 @@ truth_script = load_script()
 
 
 @pytest.fixture(scope="module")
-def truth_bytes(
-    catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
-) -> bytes:
-    out = tmp_path_factory.mktemp("truth") / "truth.json"
-    assert (
-        truth_script.main(
-            ["--mirror", str(MIRROR), "--catalogue", str(CATALOGUE), "--out", str(out)]
-        )
-        == 0
-    )
-    return out.read_bytes()
+def truth_bytes(corpus_alignment_truth: Path) -> bytes:
+    """The whole corpus's truth, written once per session by the script in its own process."""
+    return corpus_alignment_truth.read_bytes()
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +72,7 @@ def test_script_imports_nothing_from_workbench() -> None:
     assert "lxml" in imported  # the XML is parsed by the script itself
 
 
+@pytest.mark.slow
 def test_two_runs_give_the_same_bytes(truth_bytes: bytes, tmp_path: Path) -> None:
     out = tmp_path / "again.json"
     assert (
@@ -98,6 +91,7 @@ def test_two_runs_give_the_same_bytes(truth_bytes: bytes, tmp_path: Path) -> Non
     )
 
 
+@pytest.mark.slow
 def test_every_input_file_is_recorded_with_its_catalogue_hash(
     truth: dict[str, Any], catalogue: tuple[CatalogueRow, ...]
 ) -> None:
@@ -108,6 +102,7 @@ def test_every_input_file_is_recorded_with_its_catalogue_hash(
     assert set(truth["rules"]) == set(truth["jurisdictions"])
 
 
+@pytest.mark.slow
 def test_counts_add_up_per_jurisdiction(truth: dict[str, Any]) -> None:
     for jurisdiction, total in truth["jurisdictions"].items():
         pairs = [p for p in truth["pairs"] if p["jurisdiction"] == jurisdiction]
@@ -125,6 +120,7 @@ def stripped(path: str) -> str:
     return " ".join(re.sub(r"<[^>]+>", " ", raw).split())
 
 
+@pytest.mark.slow
 def test_dc_own_text_stands_in_the_raw_xml(truth: dict[str, Any]) -> None:
     before = "us-dc/dc-code-34-1432/34-1432@2021-10-18.xml"
     after = "us-dc/dc-code-34-1432/34-1432@2021-11-19.xml"
@@ -149,6 +145,7 @@ def section_2_definitions(path: str) -> set[str]:
     return set(re.findall(r'<Definition [^>]*lims:fid="(\d+)"', raw[start.end() : end]))
 
 
+@pytest.mark.slow
 def test_ca_section_2_definitions_keep_their_fid(truth: dict[str, Any]) -> None:
     before = "ca-federal/ca-cer-act/C-15.1@2020-07-15.xml"
     after = "ca-federal/ca-cer-act/C-15.1@2022-06-27.xml"
@@ -159,6 +156,7 @@ def test_ca_section_2_definitions_keep_their_fid(truth: dict[str, Any]) -> None:
     assert fids <= paired
 
 
+@pytest.mark.slow
 def test_ietf_pairs_only_under_an_unchanged_title(truth: dict[str, Any]) -> None:
     pairs = [p for p in truth["pairs"] if p["jurisdiction"] == "ietf"]
     assert truth["jurisdictions"]["ietf"]["left_out"]["renumbered"] > 0
@@ -168,6 +166,7 @@ def test_ietf_pairs_only_under_an_unchanged_title(truth: dict[str, Any]) -> None
             assert pairing["before"]["id"] == pairing["after"]["id"]
 
 
+@pytest.mark.slow
 def test_nerc_requirements_stand_in_the_pdf_text(truth: dict[str, Any]) -> None:
     import pypdfium2  # type: ignore[import-untyped]
 

@@ -19,12 +19,12 @@ from lxml import etree
 from workbench.corpus import read_catalogue
 from workbench.errors import TruthFileError
 from workbench.evals.amendments import (
+    AMENDMENT_TRUTH,
     SCORECARD_JSON,
     amendment_scorecard,
-    file_sha256,
-    read_truth,
     scorecard_bytes,
 )
+from workbench.evals.truth import file_sha256, read_truth
 from workbench.history.reconcile import amendment_report
 from workbench.measure import corpus_digest
 from workbench.models import CatalogueRow
@@ -64,7 +64,7 @@ def truth_file(catalogue: object, tmp_path_factory: pytest.TempPathFactory) -> P
 
 @pytest.fixture(scope="module")
 def truth(truth_file: Path) -> dict[str, Any]:
-    return read_truth(truth_file)
+    return read_truth(truth_file, AMENDMENT_TRUTH)
 
 
 @pytest.fixture(scope="module")
@@ -189,5 +189,5 @@ def test_a_bad_truth_file_is_refused_in_one_line(
     if content is not None:
         path.write_bytes(content)
     with pytest.raises(TruthFileError) as caught:
-        read_truth(path)
+        read_truth(path, AMENDMENT_TRUTH)
     assert str(caught.value) == f"{path}: " + message.format(path=path)

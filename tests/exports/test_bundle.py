@@ -7,6 +7,8 @@ import hashlib
 import json
 import re
 import shutil
+import subprocess
+import sys
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +18,7 @@ import pytest
 
 from tests.conftest import CORPUS_DIR, ROOT, STORE
 from workbench.cite import find_text
+from workbench.cite.w3c import source_iri
 from workbench.cli import main
 from workbench.errors import BundleError
 from workbench.exports import verify_bundle, write_bundle
@@ -97,7 +100,8 @@ def test_round_trip_from_a_fresh_folder_with_only_the_mirror(
         "--corpus-dir",
         str(CORPUS_DIR),
     )
-    assert code == 0 and wrote[0].startswith(f"wrote {bundle}: 5 citations (3 verified, 2 refused)")
+    assert code == 0 and wrote[0].startswith(f"wrote {bundle}: 5 citations into 3 versions")
+    assert wrote[1].startswith("3 verified, 0 verified with caveats, 0 resolved, 2 refused; ")
     code, verified = _printed(
         capsys, "verify", str(citations_file), "--workspace", str(workspace.path)
     )
@@ -159,7 +163,9 @@ def test_descriptor_meets_the_data_package_spec_and_documents_inside(with_docume
     assert names - {r["path"] for r in descriptor["resources"]} == {"datapackage.json"}
     assert {f"documents/{v}" for v in (XML, TEXT)} <= names
     assert len(annotations) == 2  # the verified citations; a refused one is never annotated
-    assert {json.loads(a)["target"]["source"]["id"] for a in annotations} == {XML, TEXT}
+    sources = [json.loads(a)["target"]["source"] for a in annotations]
+    assert {s["version_id"] for s in sources} == {XML, TEXT}
+    assert {s["id"] for s in sources} == {source_iri(s["text_sha256"]) for s in sources}
     report = verify_bundle(with_documents)  # no mirror: the bytes are inside
     assert report.problems == () and sorted(report.versions) == sorted((XML, TEXT))
     assert [v.verification.reason for v in report.verdicts] == [None, None, "quote_mismatch"]
@@ -344,3 +350,56 @@ def test_write_refuses_what_a_recipient_could_not_re_read(
     with pytest.raises(BundleError, match=error):
         write_bundle(out, workspace, CORPUS_DIR, citations=data, source="c.jsonl")
     assert not out.exists()
+
+
+def _frictionless(*bundles: Path) -> list[dict[str, Any]]:
+    """`frictionless validate --json` on each bundle (the Frictionless tool itself, its JSON
+    extra reading the JSON Lines members), run side by side; each report as the tool prints it."""
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "frictionless", "validate", "--json", str(bundle)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for bundle in bundles
+    ]
+    return [json.loads(run.communicate()[0]) for run in runs]
+
+
+def _invalid(report: dict[str, Any]) -> dict[str, list[str]]:
+    """Each invalid task's member path and its errors' types."""
+    return {
+        task["place"]: sorted({e["type"] for e in task["errors"]})
+        for task in report["tasks"]
+        if not task["valid"]
+    }
+
+
+def test_the_frictionless_validator_accepts_bundles_and_names_a_changed_byte(
+    workspace: Workspace, citations_file: Path, with_documents: Path, tmp_path: Path
+) -> None:
+    """Valid: a bundle with documents inside, and one whose citations were all refused (its
+    annotations member holds no line). Invalid, naming the file: one byte changed in a verdict
+    file, or in a bundled document."""
+    refused = citations_file.read_bytes().splitlines()[-1]
+    empty = tmp_path / "nothing-verified.zip"
+    write_bundle(empty, workspace, CORPUS_DIR, citations=refused + b"\n")
+    assert zipfile.ZipFile(empty).read("annotations.jsonl") == b""
+    verdict = _rewrite(
+        with_documents,
+        tmp_path / "verdict.zip",
+        _replace("verdicts.jsonl", b'"line":1', b'"line":2'),
+        rehash=False,
+    )
+    document = _rewrite(
+        with_documents,
+        tmp_path / "document.zip",
+        _replace(f"documents/{TEXT}", b"Problem", b"Problen"),
+        rehash=False,
+    )
+    reports = _frictionless(with_documents, empty, verdict, document)
+    assert [r["valid"] for r in reports] == [True, True, False, False], [
+        _invalid(r) for r in reports
+    ]
+    assert _invalid(reports[2]) == {"verdicts.jsonl": ["hash-count"]}
+    assert _invalid(reports[3]) == {f"documents/{TEXT}": ["hash-count"]}

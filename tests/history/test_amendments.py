@@ -19,7 +19,7 @@ from workbench.errors import AmendmentError
 from workbench.history.amendments import Instruction, read_instructions
 from workbench.history.enactment import check_instruction
 from workbench.history.laws import HeldCode, held_law
-from workbench.history.reconcile import AmendmentReport, amendment_report, amendments
+from workbench.history.reconcile import AmendmentReport, amendment_report, law_amendments
 from workbench.history.style import parse_style, style_for
 from workbench.models import CatalogueRow
 from workbench.text.extraction import extract
@@ -442,7 +442,7 @@ def test_a_version_that_is_not_a_law_is_refused_before_anything_is_read(
     workspace: Workspace, catalogue: tuple[CatalogueRow, ...]
 ) -> None:
     with pytest.raises(AmendmentError) as caught:
-        amendments(workspace, CODE_34_1432.format("2021-10-18"), catalogue, STORE)
+        law_amendments(workspace, CODE_34_1432.format("2021-10-18"), catalogue, STORE)
     assert str(caught.value) == (
         f"{CODE_34_1432.format('2021-10-18')}: family dc-code-34-1432 is not a law of the us-dc "
         "drafting style (families matching '^dc-law-'); expected a held law"

@@ -320,6 +320,34 @@ def test_recheck_reports_a_quote_a_later_release_holds_twice(
     assert finding.status == "now_ambiguous" and len(finding.occurrences) >= 2
 
 
+def test_recheck_does_not_call_a_quote_ambiguous_in_its_own_version_now_ambiguous(
+    workspace: Workspace,
+) -> None:
+    """A sentence its own release already holds twice, cited by naming its occurrence, held twice
+    by the next release too: `still_ambiguous`, not `now_ambiguous` (nothing became ambiguous)."""
+    found = next(
+        (
+            (a, b, s)
+            for family in _dc_families(workspace)
+            for a, b in pairwise(workspace.versions(family))
+            for s in _sentences(a, 30)
+            if _folded(a.text).count(s) == 2 and _folded(b.text).count(s) >= 2
+        ),
+        None,
+    )
+    assert found is not None, "no D.C. release holds twice a sentence its successor holds twice"
+    before, after, sentence = found
+    cited = timeline.cite_quote(workspace, sentence, before.version_id, occurrence=2)
+    assert cited.citation is not None and cited.citation.occurrence == 2
+    report = recheck.recheck_quotes(workspace, citations=[("line 1", cited.citation)])
+    finding = next(f for f in report.findings if f.version_id == after.version_id)
+    assert finding.status == "still_ambiguous" and len(finding.occurrences) >= 2
+    printed = recheck.recheck_lines(report)
+    assert any(
+        line.startswith(f"line 1: still_ambiguous in {after.version_id} at [") for line in printed
+    )
+
+
 def test_recheck_catches_a_note_an_amendment_broke_and_the_census_counts_it(
     workspace: Workspace,
     dropped: Dropped,

@@ -138,10 +138,11 @@ def test_a_refusal_never_lifts_a_cap() -> None:
     )
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def family_measurements(
     workspace: Workspace, catalogue: tuple[CatalogueRow, ...]
 ) -> list[FamilyMeasurement]:
+    """The default workspace's families, measured (the whole corpus's are `corpus_measurements`)."""
     wanted = {row.path for row in catalogue}
     return map_families([v for v in workspace.versions() if v.version_id in wanted])
 
@@ -170,13 +171,14 @@ def test_every_family_records_the_profile_that_read_it(
         assert {p.profile for p in family.parses} == {profile["name"]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jurisdiction", ["ietf", "us-dc", "us-nerc", "ca-federal"])
 def test_structure_is_known_for_nine_in_ten_numbered_pairings(
-    family_measurements: list[FamilyMeasurement],
+    corpus_measurements: list[FamilyMeasurement],
     catalogue: tuple[CatalogueRow, ...],
     jurisdiction: str,
 ) -> None:
-    block = reduce_families(family_measurements, catalogue).structure["jurisdictions"][jurisdiction]
+    block = reduce_families(corpus_measurements, catalogue).structure["jurisdictions"][jurisdiction]
     known = block["structure_known"]
     assert block["meets_target"] == "yes", known
     assert known["holds"] * 10 >= 9 * known["subjects"]
@@ -186,16 +188,17 @@ def test_structure_is_known_for_nine_in_ten_numbered_pairings(
     )
 
 
+@pytest.mark.slow
 def test_unnumbered_federal_resolutions_are_the_only_unknown_federal_pairings(
-    family_measurements: list[FamilyMeasurement], catalogue: tuple[CatalogueRow, ...]
+    corpus_measurements: list[FamilyMeasurement], catalogue: tuple[CatalogueRow, ...]
 ) -> None:
     """U.S. joint and concurrent resolutions number nothing (no <num> element): their pairings are
     unknown by that stated cause, and every other federal pairing is known."""
-    block = reduce_families(family_measurements, catalogue).structure["jurisdictions"]["us-federal"]
+    block = reduce_families(corpus_measurements, catalogue).structure["jurisdictions"]["us-federal"]
     assert set(block["unknown_by_cause"]) == {"refused:no_numbering"}
     unknown = [
         p
-        for f in family_measurements
+        for f in corpus_measurements
         if f.jurisdiction == "us-federal"
         for p in f.pairings
         if not p.excluded and not p.known
@@ -203,13 +206,14 @@ def test_unnumbered_federal_resolutions_are_the_only_unknown_federal_pairings(
     assert unknown and all(re.search(r"(?:jres|conres)", p.family) for p in unknown)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jurisdiction", ["us-mo", "us-ma", "us-federal-register"])
 def test_single_version_numbered_documents_give_nine_in_ten_body_passages_a_path(
-    family_measurements: list[FamilyMeasurement],
+    corpus_measurements: list[FamilyMeasurement],
     catalogue: tuple[CatalogueRow, ...],
     jurisdiction: str,
 ) -> None:
-    block = reduce_families(family_measurements, catalogue).structure["passages"]["jurisdictions"][
+    block = reduce_families(corpus_measurements, catalogue).structure["passages"]["jurisdictions"][
         jurisdiction
     ]
     with_path = block["body_with_path"]
@@ -225,7 +229,7 @@ def test_a_researchers_profile_is_recorded_by_path_and_hash(
     )
     (tmp_path / "mine.toml").write_bytes(source)
     own = read_profile_dir(tmp_path)
-    family = [v for v in workspace.versions() if v.family == "nerc-cip-005"]
+    family = [v for v in workspace.versions() if v.family == "nerc-cip-012"]
     measured = measure_family(family, registry(own))
     assert measured.profile == {
         "name": "mine",
@@ -235,14 +239,15 @@ def test_a_researchers_profile_is_recorded_by_path_and_hash(
     }
 
 
+@pytest.mark.slow
 def test_committed_measurements_are_fresh(
-    family_measurements: list[FamilyMeasurement],
+    corpus_measurements: list[FamilyMeasurement],
     catalogue: tuple[CatalogueRow, ...],
     tmp_path: Path,
 ) -> None:
     """Re-derive every report from the corpus; the committed files must match byte for byte."""
     written = write_reports(
-        tmp_path, reduce_families(family_measurements, catalogue, read_refusals(CORPUS_DIR))
+        tmp_path, reduce_families(corpus_measurements, catalogue, read_refusals(CORPUS_DIR))
     )
     assert all((MEASUREMENTS / name).is_file() for name in written), (
         "a report is missing: run 'make measure'"

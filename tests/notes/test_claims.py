@@ -366,3 +366,43 @@ def test_census_lines_on_the_example_base(
         f"  {notes / 'broken.md'}: front matter: line 1 must be '---' to open the header",
     ]
     assert tree_digest(notes) == before
+
+
+def test_a_caveated_ground_is_counted_apart_and_never_top(notes: Path, ledger: Ledger) -> None:
+    """A validated note whose backing run found a quote only with a caveat (as a verdict's JSON
+    writes caveats) is graded middle, carries the caveat kind, and the census lists it apart; the
+    same note backed by a run without caveats (recorded before caveats existed) is top."""
+    path = notes / "cip-002-5.1a-purpose.md"
+    report = _check(path, ledger)
+    assert report.confirmed
+    catalogue = catalogue_index(CORPUS_DIR)
+    plain = grade_note(parse_note(path), catalogue, ledger.runs(note_key(path)))
+    assert (plain.grade, plain.caveats) == ("top", ())
+    run = report.run
+    caveat = {"kind": "qualifier_omitted", "evidence": [{"char_start": 0, "char_end": 3}]}
+    result = {
+        "quotes_sha256": run.quotes_sha256,
+        "document": run.document,
+        "document_sha256": run.document_sha256,
+        "text_sha256": run.text_sha256,
+        "extractor": run.extractor,
+        "outcome": run.outcome,
+        "quotes": [{**run.quotes[0], "caveats": [caveat]}, *run.quotes[1:]],
+        "checker": {
+            "pid": run.checker_pid,
+            "executable": run.checker_executable,
+            "workbench_version": run.workbench_version,
+            "checker_sha256": run.checker_sha256,
+        },
+    }
+    ledger.append(note_key(path), result, run.checked_at)
+    graded = grade_note(parse_note(path), catalogue, ledger.runs(note_key(path)))
+    assert (graded.grade, graded.caveats) == ("middle", ("qualifier_omitted",))
+    assert graded.why[0] == "status validated, but a caveated ground cannot make a top grade"
+    assert graded.as_json()["caveats"] == ["qualifier_omitted"]
+    lines = census(notes, corpus_dir=CORPUS_DIR, ledger=ledger).lines()
+    at = lines.index(
+        "notes whose quotes were found only with caveats (never plainly verified; never top): 1"
+    )
+    assert lines[at + 1] == f"  {path}: qualifier_omitted"
+    assert lines[1] == "  top: 1"

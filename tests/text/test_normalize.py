@@ -24,10 +24,12 @@ from workbench.text.segment import segment
 
 # Characters that exercise every fold, and the ones that must not be folded.
 TRICKY = "ab -\n\r\t\f\u00a0\u00ad\ufeff\ufb01\ufb03\uff11\uff19²₂ABé-\u2010\u2011\u2013\u2014"
+# PDFium's line-end hyphen: the loop folds it; a long text holding it is handed to the loop.
+MARKED = TRICKY + "\u0002"
 # The array pass must also agree on the rarer white space (U+001C, U+0085, U+2028, U+3000), a
 # character outside the Basic Multilingual Plane, U+0000 (the batch separator) and a lone surrogate.
 WIDER = TRICKY + "\x1c\x85\u2028\u3000\U0001d538\x00\ud800"
-tricky_text = st.text(alphabet=st.sampled_from(list(TRICKY)), max_size=80)
+tricky_text = st.text(alphabet=st.sampled_from(list(MARKED)), max_size=80)
 
 
 @pytest.mark.parametrize(
@@ -51,6 +53,11 @@ tricky_text = st.text(alphabet=st.sampled_from(list(TRICKY)), max_size=80)
         pytest.param("\u22125", "\u22125", id="minus-kept"),
         pytest.param("regu\u2010\nlation", "regu- lation", id="unicode-hyphen-at-line-end"),
         pytest.param("regu-\n   lation", "regu- lation", id="line-break-hyphen-kept-with-space"),
+        pytest.param("self\u0002improvement", "self- improvement", id="u0002-is-a-line-end-hyphen"),
+        pytest.param(
+            "AI prefer\u0002\r\nences", "AI prefer- ences", id="u0002-with-its-line-break"
+        ),
+        pytest.param("a \u0002b", "a - b", id="u0002-after-a-space"),
     ],
 )
 def test_folds(raw: str, expected: str) -> None:
@@ -68,6 +75,9 @@ def test_folds(raw: str, expected: str) -> None:
         pytest.param("a \u2010\nb", (2,), id="unicode-hyphen"),
         pytest.param("a\u2011\nb", (1,), id="non-breaking-hyphen"),
         pytest.param("a\u2013\nb", (), id="en-dash-is-not-a-hyphen"),
+        pytest.param("self\u0002improvement", (4,), id="u0002"),
+        pytest.param("prefer\u0002\r\n ences", (6,), id="u0002-and-white-space"),
+        pytest.param("a-\u0002b", (2,), id="u0002-after-a-hyphen-is-the-point"),
     ],
 )
 def test_line_break_hyphens_are_recorded(raw: str, hyphens: tuple[int, ...]) -> None:
@@ -76,9 +86,22 @@ def test_line_break_hyphens_are_recorded(raw: str, hyphens: tuple[int, ...]) -> 
     assert all(result.text[i] in "-\u2010" for i in hyphens)
 
 
-@given(st.text(alphabet=st.sampled_from(list(WIDER)), max_size=80))
+@given(st.text(alphabet=st.sampled_from([*WIDER, "\u0002"]), max_size=80))
 def test_fast_fold_equals_mapped_fold(raw: str) -> None:
     assert normalized_text(raw) == normalize(raw).text
+
+
+def test_a_long_text_holding_u0002_is_folded_as_a_short_one() -> None:
+    """The array pass does not read U+0002; a long text holding one is folded by the loop, so a
+    page of Anthropic `cited_text` folds as its lines do."""
+    line = "the preference model is trained from this dataset of AI prefer\u0002ences.\r\n"
+    raw = line * (LONG_TEXT // len(line) + 1)
+    assert len(raw) >= LONG_TEXT
+    assert normalize(raw) == normalize_short(raw)
+    assert normalized_text(raw) == normalize_short(raw).text
+    assert normalize(raw).text.startswith(
+        "the preference model is trained from this dataset of AI prefer- ences. the"
+    )
 
 
 def _check_map(raw: str, rng: random.Random, samples: int) -> int:
@@ -130,11 +153,12 @@ def test_empty_span_at_end_maps_to_raw_end() -> None:
         result.raw_span(2, 9)
 
 
-def test_map_is_exact_on_real_passages(workspace) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.slow
+def test_map_is_exact_on_real_passages(corpus_workspace) -> None:  # type: ignore[no-untyped-def]
     """Real text, real soft hyphens and line-break hyphens: thousands of spans map back exactly."""
     rng = random.Random(20261130)
     checked = soft = hyphens = 0
-    for version in workspace.versions():
+    for version in corpus_workspace.versions():
         for passage in segment(version.version_id, version.text)[:40]:
             soft += "\u00ad" in passage.text
             hyphens += len(normalize(passage.text).line_break_hyphens)
@@ -149,9 +173,10 @@ def test_array_pass_equals_match_loop(raw: str) -> None:
     assert normalize_long(raw) == normalize_short(raw)
 
 
-def test_array_pass_equals_match_loop_on_every_held_version(workspace) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.slow
+def test_array_pass_equals_match_loop_on_every_held_version(corpus_workspace) -> None:  # type: ignore[no-untyped-def]
     long_ones = 0
-    for version in workspace.versions():
+    for version in corpus_workspace.versions():
         text = version.text
         assert normalize_long(text) == normalize_short(text), version.version_id
         long_ones += len(text) >= LONG_TEXT

@@ -250,7 +250,7 @@ def test_automatic_choice_reads_an_unnamed_family(workspace: Workspace) -> None:
         if v.family == "nerc-cip-003"
     ]
     choice = choose_profile(family)
-    assert choice.how == "automatic"
+    assert choice.how in ("automatic", "induced")  # the induced profile is a candidate too
     first = parse_structure(family[0], choice.profile)
     generic = parse_structure(family[0], next(p for p in shipped_profiles() if p.name == "generic"))
     assert (

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from workbench.models import Passage
 from workbench.text.profiles import shipped_profiles
-from workbench.text.segment import leading_number, segment, segment_version
+from workbench.text.segment import leading_number, segment
 from workbench.text.structure import XML_MEDIA_TYPES
 
 lines = st.lists(
@@ -95,11 +95,12 @@ def test_crlf_offsets_index_the_raw_text() -> None:
     ]
 
 
-def test_every_real_version_partitions(workspace) -> None:  # type: ignore[no-untyped-def]
-    versions = workspace.versions()
+@pytest.mark.slow
+def test_every_real_version_partitions(corpus_workspace, corpus_passages) -> None:  # type: ignore[no-untyped-def]
+    versions = corpus_workspace.versions()
     assert len(versions) > 300
     for version in versions:
-        passages = segment_version(version)
+        passages = corpus_passages[version.version_id]
         assert passages, version.version_id
         _check_partition(version.text, passages)
 
@@ -128,14 +129,17 @@ def _blank_line_blocks(text: str) -> list[tuple[int, int]]:
     return blocks
 
 
-def test_no_passage_starts_at_a_wrapped_sentence_continuation(workspace) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.slow
+def test_no_passage_starts_at_a_wrapped_sentence_continuation(
+    corpus_workspace, corpus_passages
+) -> None:  # type: ignore[no-untyped-def]
     """Inside a blank-line paragraph of a text version, a passage starts only at a line the profile
     reads as a label, a furniture line or a heading (or right after one), and never where the
     previous line ends mid-sentence unless that line is a short heading-like line. In an XML
     version, passages never cut one of the document's element blocks (blank-line blocks)."""
     checked = 0
-    for version in workspace.versions():
-        passages = segment_version(version)
+    for version in corpus_workspace.versions():
+        passages = corpus_passages[version.version_id]
         blocks = _blank_line_blocks(version.text)
         block_starts = {start for start, _ in blocks}
         xml = version.media_type in XML_MEDIA_TYPES

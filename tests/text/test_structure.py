@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from workbench.models import Version, text_sha256
 from workbench.text.lines import clean_label, gutter_line_starts
-from workbench.text.profiles import shipped_profiles
-from workbench.text.structure import parse_structure
+from workbench.text.ordinals import InconsistentStep
+from workbench.text.profiles import profile_for, shipped_profiles
+from workbench.text.structure import parse_structure, read_text, units_from_readings
 from workbench.workspace import Workspace
 
 
@@ -148,8 +151,11 @@ def test_xml_without_numbering_refuses(workspace: Workspace) -> None:
     assert {parse_structure(v).refusal for v in refused} == {"no_numbering"}
 
 
-def test_every_real_version_parses_or_refuses_with_a_stated_code(workspace: Workspace) -> None:
-    for version in workspace.versions():
+@pytest.mark.slow
+def test_every_real_version_parses_or_refuses_with_a_stated_code(
+    corpus_workspace: Workspace,
+) -> None:
+    for version in corpus_workspace.versions():
         parse = parse_structure(version)
         assert parse.refusal in (None, "no_numbering", "inconsistent_numbering", "gutter_ambiguous")
         for unit in parse.units:
@@ -170,3 +176,34 @@ def test_every_real_version_parses_or_refuses_with_a_stated_code(workspace: Work
 )
 def test_clean_label(raw: str, clean: str) -> None:
     assert clean_label(raw) == clean
+
+
+def test_structure_lists_the_inconsistent_steps_with_the_label_expected(
+    workspace: Workspace,
+) -> None:
+    from tests.cli.test_cli import _run
+
+    version_id = "us-nerc/nerc-cip-002/cip-002-7.pdf"
+    version = workspace.version(version_id)
+    steps: list[InconsistentStep] = []
+    units_from_readings(
+        read_text(version.text, profile_for("us-nerc", "")), len(version.text), steps
+    )
+    assert steps, "the standard's compliance section numbers its items on from the requirements"
+    shown = json.loads(_run("structure", version_id, "--json", workspace=workspace.path).stdout)
+    assert shown["label_steps_inconsistent"] == len(steps)
+    assert shown["inconsistent_steps"] == [
+        {"line": version.text.count("\n", 0, s.char_start) + 1, **s.as_json()} for s in steps
+    ]
+    listing = _run("structure", version_id, workspace=workspace.path).stdout.decode()
+    first = shown["inconsistent_steps"][0]
+    assert f"inconsistent steps ({len(steps)}):" in listing
+    assert f"after {first['previous']}, expected {first['expected']}" in listing
+
+
+def test_a_made_up_gap_is_listed_with_the_label_expected() -> None:
+    profile = next(p for p in shipped_profiles() if p.name == "ietf")
+    text = "1.  One\n\nx\n\n2.  Two\n\nx\n\n4.  Four\n\nx\n\n5.  Five\n\nx\n\n6.  Six\n"
+    steps: list[InconsistentStep] = []
+    units_from_readings(read_text(text, profile), len(text), steps)
+    assert [(s.label, s.previous, s.expected) for s in steps] == [("4", "2", "3")]

@@ -2,10 +2,11 @@
 verdicts on the pairings in doubt.
 
 The stage runs in one direction. `diff` decides what changed (the one doubt predicate,
-`pairing_is_uncertain`, and why it flags a pairing, `doubt_reasons`, are there); `redline` and
-`redline_page` lay a change out as marked text, a side-by-side page or a table; `pairs` chooses
-which held versions are compared and through which numbering profile, and makes what
-`workbench diff` shows; `verdict` is a row of the verdict log, `caution` the one predicate that
+`pairing_is_uncertain`, and why it flags a pairing, `doubt_reasons`, are there); `redline` lays
+a change out as marked text or a table, `attribution` shows beside it what a later stage says
+made each change (handed in as data, never computed here), and `redline_page` lays both out as
+a side-by-side page; `pairs` chooses which held versions are compared and through which
+numbering profile, and makes what `workbench diff` shows; `verdict` is a row of the verdict log, `caution` the one predicate that
 reads the log (`pairing_caution_stands`), `queue` the doubtful pairings and restructure groups a
 reviewer answers, `log` the hash-chained, append-only verdict log and its orphaned verdicts;
 `widgets` is the JupyterLab review widget. Each module imports only modules named before it
@@ -40,6 +41,8 @@ _HOME = {
     "marked_text": "workbench.changes.redline",
     "redlines": "workbench.changes.redline",
     "page_html": "workbench.changes.redline_page",
+    "Attributed": "workbench.changes.attribution",
+    "attribution_line": "workbench.changes.attribution",
     # the review of doubtful pairings
     "Verdict": "workbench.changes.verdict",
     "pairing_caution_stands": "workbench.changes.caution",

@@ -41,6 +41,11 @@ disagree, and for every split or merge (a restructure). `pairing_is_uncertain` i
 for doubt. A modified or moved pairing is narrowed to its changed characters by trimming the common
 prefix and suffix of the normalized texts (linear, whatever the passages' length).
 `doubt_reasons` names why the predicate flags a pairing, for every surface that shows doubt.
+
+**Front-matter edits.** A change whose passages on both sides are all of kind `front_matter` (a
+Markdown `---` block, or what precedes the first label where the profile says `preamble =
+"front_matter"`: an Internet-Draft's title page, status and contents) is marked `front_matter`: the
+listing shows it apart and the review queue never holds it (`queue.in_review_queue`).
 """
 
 from __future__ import annotations
@@ -503,6 +508,8 @@ def diff_passages(
                 span_after=narrowed[1],
                 before_spans=tuple(_span(p) for p in pas) if link.kind == "merged" else (),
                 after_spans=tuple(_span(p) for p in pbs) if link.kind == "split" else (),
+                front_matter=bool(pas and pbs)
+                and all(p.kind == "front_matter" for p in (*pas, *pbs)),
             )
         )
     return tuple(out)
@@ -537,6 +544,7 @@ def change_as_json(change: Change) -> dict[str, Any]:
         "alignment_confidence": change.alignment_confidence,
         "capped": change.capped,
         "uncertain": pairing_is_uncertain(change),
+        "front_matter": change.front_matter,
         "span_before": change.span_before.as_json() if change.span_before else None,
         "span_after": change.span_after.as_json() if change.span_after else None,
         **(

@@ -280,6 +280,11 @@ def _append(
     if answer not in ANSWERS:
         raise VerdictError(f"answer {answer!r}: expected one of {', '.join(ANSWERS)}")
     for change in changes:
+        if change.front_matter:
+            raise VerdictError(
+                f"{change.change_id}: a front-matter edit; front-matter edits are listed apart "
+                "and never reviewed"
+            )
         if not pairing_is_uncertain(change):
             raise VerdictError(
                 f"{change.change_id}: not a doubtful pairing ({change.kind}, confidence "

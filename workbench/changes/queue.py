@@ -109,6 +109,13 @@ def _pairing(before: Version, after: Version, change: Change) -> Pairing:
     )
 
 
+def in_review_queue(change: Change) -> bool:
+    """A pairing the review queue holds: doubtful (`pairing_is_uncertain`) and not a
+    front-matter edit (`Change.front_matter`: a title page or a metadata block changed, which no
+    reviewer is asked to pair)."""
+    return pairing_is_uncertain(change) and not change.front_matter
+
+
 def doubtful_pairings(
     workspace: Workspace,
     family: str | None = None,
@@ -116,7 +123,8 @@ def doubtful_pairings(
     jurisdiction: str | None = None,
     profiles: Sequence[Profile] | None = None,
 ) -> tuple[Pairing, ...]:
-    """Every pairing `pairing_is_uncertain` flags, between consecutive held versions.
+    """Every pairing the review queue holds (`in_review_queue`: doubtful, no front-matter edit),
+    between consecutive held versions.
 
     The diffs are recomputed from the held versions (change ids are deterministic, so a verdict
     given yesterday names the same change today). Order: jurisdiction, family, version order, then
@@ -130,7 +138,7 @@ def doubtful_pairings(
             workspace, family, jurisdiction=jurisdiction, profiles=profiles
         )
         for change in changes
-        if pairing_is_uncertain(change)
+        if in_review_queue(change)
     )
 
 
@@ -224,6 +232,8 @@ def items_of_pair(before: Version, after: Version, changes: Sequence[Change]) ->
         run.clear()
 
     for change in changes:
+        if change.front_matter:  # never reviewed, and no part of a section's renumbering
+            continue
         relabel = relabelling(change.before_label, change.after_label)
         both_labelled = change.before_label is not None and change.after_label is not None
         paired = change.before is not None and change.after is not None
@@ -263,6 +273,7 @@ def review_items(
     has the same `Relabel` (same prefix, same shift), else starts a new run. A run ends at a
     doubtful pairing with another renumbering, and at any change that pairs two labelled
     passages without that renumbering (its labels kept, or changed otherwise), doubtful or not;
+    a front-matter edit (`Change.front_matter`) is never an item and neither joins nor ends a run;
     changes with a side or a label missing (added, removed, unlabelled passages) neither join nor
     end a run. A run of two or more pairings is one group (`group_id_of` its change ids); a run of
     one, and every doubtful pairing with no renumbering, is a lone item. Runs are maximal and

@@ -6,7 +6,8 @@ change's id the anchor of its row. Text comes from `redline`'s pieces, so the ma
 the listing's: changed runs are `<del>` on the left and `<ins>` on the right. A moved passage is
 shown where it left and again where it arrived, linked both ways; the passages of a split or
 merge are numbered and linked from the change's row; a doubtful pairing is tinted and names its
-reasons.
+reasons. Where the page is handed attributions (`attribution.Attributions`, from the amendments
+verb), each change's row says what made it: the law instruction, an Act, or nothing held.
 
 The guarantee: every character of document text, label, version id and family name is
 HTML-escaped after its control characters are made visible, and the page holds no script and
@@ -22,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Literal
 
+from workbench.changes.attribution import Attributed, Attributions, attribution_counts
 from workbench.changes.redline import HTML_CONTROLS, Redline, Section, pair_summary, place
 from workbench.models import Span
 
@@ -50,6 +52,7 @@ td.moved .text,td.moved{border-left:4px solid #8a63d2}
 .link{font-size:90%}
 :target{outline:3px solid #ff8c00;outline-offset:-3px}
 ol.index{font-size:88%;columns:2;margin:.3em 0}
+.made{margin-top:.2em;font-size:95%}.made.made_by{color:#034d18}.made.unexplained{color:#7a0014}
 """.strip()
 
 
@@ -111,11 +114,13 @@ def _parts(change_id: str, spans: Sequence[Span]) -> dict[int, str]:
     return {span.char_start: f"{change_id}-part-{k}" for k, span in enumerate(spans, 1)}
 
 
-def _change_rows(r: Redline) -> list[str]:
-    """The table rows of one change: a meta row (its anchor) and a text row; a moved change's
-    rows stand where it left, and `_destination_rows` where it arrived."""
+def _change_rows(r: Redline, made: Attributed | None = None) -> list[str]:
+    """The table rows of one change: a meta row (its anchor, and what made the change where
+    `made` is handed in) and a text row; a moved change's rows stand where it left, and
+    `_destination_rows` where it arrived."""
     c = r.change
     classes = f"{c.kind}{' doubtful' if r.doubt else ''}"
+    made_by = f'<div class="made {_e(made.kind)}">{_e(made.line())}</div>' if made else ""
     if c.kind == "unchanged":
         return [
             f'<tr id="{c.change_id}" class="change unchanged">'
@@ -155,7 +160,7 @@ def _change_rows(r: Redline) -> list[str]:
     moved = " moved" if c.kind == "moved" else ""
     return [
         f'<tr id="{c.change_id}" class="meta {classes}"><td colspan="2">'
-        f"{_meta_html(r, c.change_id, extra)}</td></tr>",
+        f"{_meta_html(r, c.change_id, extra)}{made_by}</td></tr>",
         f'<tr class="change {classes}"><td class="before{moved}">{before_cell}</td>'
         f'<td class="after">{after_cell}</td></tr>',
     ]
@@ -177,10 +182,11 @@ def _destination_rows(r: Redline) -> list[str]:
     ]
 
 
-def _rows(items: Sequence[Redline]) -> list[str]:
+def _rows(items: Sequence[Redline], made: Mapping[str, Attributed]) -> list[str]:
     """Every row of one version pair, in the diff's order, with each moved passage shown twice:
     where it left (its place in the diff's order) and where it arrived, just before the first
-    other change whose after side starts later (ties: the moved passages in after order)."""
+    other change whose after side starts later (ties: the moved passages in after order); what
+    made each change (`made`, by change id) in its meta row."""
     arrivals = sorted(
         (r for r in items if r.change.kind == "moved" and r.change.after is not None),
         key=lambda r: (r.change.after.char_start if r.change.after else 0, r.change.change_id),
@@ -195,7 +201,7 @@ def _rows(items: Sequence[Redline]) -> list[str]:
                 and (arrivals[0].change.after.char_start < after.char_start)
             ):
                 rows.extend(_destination_rows(arrivals.pop(0)))
-        rows.extend(_change_rows(r))
+        rows.extend(_change_rows(r, made.get(r.change.change_id)))
     for r in arrivals:
         rows.extend(_destination_rows(r))
     return rows
@@ -217,7 +223,13 @@ def _index(items: Sequence[Redline]) -> str:
     )
 
 
-def page_html(sections: Sequence[Section], *, family: str, shown: str) -> str:
+def page_html(
+    sections: Sequence[Section],
+    *,
+    family: str,
+    shown: str,
+    attributions: Attributions | None = None,
+) -> str:
     """The redline page: for each version pair, its changes side by side, before on the left.
 
     `shown` says which changes were selected (a person's words, escaped like everything else).
@@ -226,7 +238,8 @@ def page_html(sections: Sequence[Section], *, family: str, shown: str) -> str:
     opened. Changed runs are `<del>` on the left and `<ins>` on the right; a doubtful pairing's
     rows are tinted and carry its reasons. The page holds no script and loads nothing (its
     Content-Security-Policy forbids both); it is deterministic (no timestamp), so the same diff
-    gives the same bytes.
+    gives the same bytes. With `attributions`, each pair's summary counts them and each change's
+    row says what made it (`attribution`).
     """
     body: list[str] = [
         f"<h1>Redline: {_e(family)}</h1>",
@@ -236,13 +249,16 @@ def page_html(sections: Sequence[Section], *, family: str, shown: str) -> str:
     ]
     for number, part in enumerate(sections, 1):
         before, after, items = part.before, part.after, part.shown
+        summary = pair_summary(part)
+        if attributions is not None:
+            summary = f"{summary}; {attribution_counts(part, attributions)}"
         body.append(
             f'<section id="pair-{number}"><h2>{_e(before.version_id)} → {_e(after.version_id)}</h2>'
-            f'<p class="note">{_e(pair_summary(part))}</p>'
+            f'<p class="note">{_e(summary)}</p>'
             f"{_index(items)}"
             '<table class="redline"><thead><tr>'
             f"<th>before: {_e(before.version_id)}</th><th>after: {_e(after.version_id)}</th>"
-            f"</tr></thead><tbody>{''.join(_rows(items))}</tbody></table></section>"
+            f"</tr></thead><tbody>{''.join(_rows(items, attributions or {}))}</tbody></table></section>"
         )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

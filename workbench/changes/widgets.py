@@ -6,7 +6,8 @@ shows the two passages side by side, with the narrowed changed characters highli
 pieces (or a merge's) side by side, each with its own text and offsets; a move's two places (offsets
 and structural path on each side); both section labels (what the cap is computed from) and both
 structural paths (the numbering `structure.parse_structure` reads, or the reason it refused); the
-kind, the computed confidence and why it is doubtful; the answers already in the log. Three buttons
+kind, the computed confidence and why it is doubtful; what made each change, when the amendments
+verb's attributions are handed in; the answers already in the log. Three buttons
 append an answer (confirmed, disputed, cannot tell) with the reviewer's name and optional
 reasoning: a lone pairing through `log.append_verdict`, a group through
 `log.append_group_verdict` (one row per pairing, each naming the group). The caution state is
@@ -27,6 +28,7 @@ from typing import Any
 
 import ipywidgets as widgets  # type: ignore[import-untyped]
 
+from workbench.changes.attribution import Attributions
 from workbench.changes.caution import standing_verdict
 from workbench.changes.diff import RESTRUCTURE_CONFIDENCE_CEILING, doubt_reasons
 from workbench.changes.log import append_group_verdict, append_verdict, read_verdicts
@@ -146,7 +148,9 @@ class ReviewWidget:
     """A queue of review items over one workspace; display it as the last value of a cell.
 
     `entries` are `queue.review_items(...)` (restructure groups counted once) or plain
-    `queue.doubtful_pairings(...)` (each its own item). Attributes a test (or a script) can drive:
+    `queue.doubtful_pairings(...)` (each its own item). `attributions`, by change id, say what
+    made each change (the amendments verb's records, handed in as data: the widget shows their
+    `line` under the pairing's scores and computes none). Attributes a test (or a script) can drive:
     `actor` and `reason` (text boxes), `buttons` (one per answer, `.click()` appends),
     `previous_button` / `next_button`, `status` (the last message), and `caution_stands` (the
     predicate on the current item, read from the log).
@@ -158,9 +162,11 @@ class ReviewWidget:
         entries: Sequence[Pairing | ReviewItem],
         *,
         actor: str = "",
+        attributions: Attributions | None = None,
     ) -> None:
         self.workspace = workspace
         self.items = tuple(_as_item(entry) for entry in entries)
+        self.attributions: Attributions = attributions or {}
         self.position = 0
         self._versions: dict[str, Version] = {}
         self._parses: dict[str, StructureParse] = {}
@@ -335,6 +341,9 @@ class ReviewWidget:
             line = html.escape(doubt_text(change))
             if change.kind == "moved":
                 line += "<br>" + html.escape(self._places(change))
+            made = self.attributions.get(change.change_id)
+            if made is not None:
+                line += "<br>" + html.escape(made.line())
             prefix = f"<code>{html.escape(change.change_id)}</code>: " if item.is_group else ""
             scores.append(prefix + line)
         self.before_pane.value = "".join(befores)

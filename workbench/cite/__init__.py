@@ -1,16 +1,19 @@
-"""Exact citation verification (C5, C6, C17): verified, or refused with a reason and the text the
-source really holds.
+"""Exact citation verification (C5, C6, C17): verified (plainly, or with caveats), refused with a
+reason and the text the source really holds, or resolved (a span that claimed no quote).
 
 The rule is the foundation and everything else is built on it, in this order of imports: `index`
 is the occurrence search every check of quoted words uses (over a per-version index cached by
 text hash) and the found/ambiguous/missing rule (`find_text`); `qualifiers` scans for a negation or
-condition a verified quote leaves out; `hints` words a mismatch; `verify` holds the rule itself
-(`decide`, contract C6 top to bottom) and imports nothing built on it. Above it: `alterations` (a
-quote with marked omissions, fragment by fragment, each through `decide`) and `pincites` (a
-section a verified quote must lie in); `batch`, the entry points that route a citation to them and
-share the reading of each version's text; `formats`, citations read from other tools and verdicts
-written as JSON, text and W3C Web Annotations; `pages`, a PDF's page claims. Nothing here calls a
-network or a model, or imports from search, notes or any later stage.
+condition a verified quote leaves out; `hints` words a refusal's next step; `verify` holds the rule
+itself (`decide`, contract C6 top to bottom, with the caveat records) and imports nothing built on
+it. Above it: `alterations` (a quote with marked omissions, fragment by fragment, each through
+`decide`) and `pincites` (a section a verified quote must lie in); `batch`, the entry points that
+route a citation to them and share the reading of each version's text; `lines`, one input line
+as read; `w3c`, Web Annotations read (every text selector form) and written; `blocks`, a version
+as Anthropic custom-content blocks and the map that reads citations of them; `formats`, the three
+input formats; `verdicts`, verdicts as printed and counted; `pages`, a PDF's page claims; and
+`placing`, which places a quote given without offsets and routes every line to its verdict.
+Nothing here calls a network or a model, or imports from search, notes or any later stage.
 
 Every module here needs the normalizer (and so numpy), so the names below are imported eagerly:
 deferring them would defer nothing a caller of `cite` does not load anyway.
@@ -18,15 +21,12 @@ deferring them would defer nothing a caller of `cite` does not load anyway.
 
 from workbench.cite.alterations import ALTERATION_REASONS, AlteredVerification, read_marks
 from workbench.cite.batch import verify_citation, verify_citations, verify_for_version
+from workbench.cite.blocks import BlockMap, VersionBlocks, version_blocks
 from workbench.cite.formats import (
     FORMATS,
-    CitationLine,
-    PageRange,
-    export_annotations,
+    documents_as_json,
     read_citations,
     read_documents,
-    verification_as_json,
-    verification_text,
     with_alterations,
 )
 from workbench.cite.index import (
@@ -40,20 +40,37 @@ from workbench.cite.index import (
     index_text,
     occurrence_spans,
 )
-from workbench.cite.pages import PAGE_REASONS, verdict_pages, verify_lines
+from workbench.cite.lines import LINE_REASONS, CitationLine, PageRange
+from workbench.cite.pages import PAGE_REASONS, verdict_pages
 from workbench.cite.pincites import SECTION_REASONS
+from workbench.cite.placing import verify_lines
 from workbench.cite.qualifiers import QualifierFlag
-from workbench.cite.verify import REASONS, VERIFIED_MEANS, Citation, Verification
+from workbench.cite.verdicts import summary, tally, verification_as_json, verification_text
+from workbench.cite.verify import (
+    CAVEATS,
+    REASONS,
+    VERIFIED_MEANS,
+    Caveat,
+    CaveatEvidence,
+    Citation,
+    Verification,
+)
+from workbench.cite.w3c import annotation, export_annotations
 
 __all__ = [
     "ALTERATION_REASONS",
+    "CAVEATS",
     "FORMATS",
     "HYPHENS",
+    "LINE_REASONS",
     "PAGE_REASONS",
     "REASONS",
     "SECTION_REASONS",
     "VERIFIED_MEANS",
     "AlteredVerification",
+    "BlockMap",
+    "Caveat",
+    "CaveatEvidence",
     "Citation",
     "CitationLine",
     "Occurrence",
@@ -62,6 +79,9 @@ __all__ = [
     "QualifierFlag",
     "SourceIndex",
     "Verification",
+    "VersionBlocks",
+    "annotation",
+    "documents_as_json",
     "export_annotations",
     "find_occurrences",
     "find_text",
@@ -71,6 +91,8 @@ __all__ = [
     "read_citations",
     "read_documents",
     "read_marks",
+    "summary",
+    "tally",
     "verdict_pages",
     "verification_as_json",
     "verification_text",
@@ -78,5 +100,6 @@ __all__ = [
     "verify_citations",
     "verify_for_version",
     "verify_lines",
+    "version_blocks",
     "with_alterations",
 ]

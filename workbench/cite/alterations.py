@@ -42,9 +42,11 @@ and the raw span of the source text it stands for, with that text (a gap at the 
 that the slice leaves nothing for has an empty span at the slice's edge: what it omitted lies
 outside the span, where the qualifier scan beside the quote reads). The qualifier scan reads every
 gap's source text as well as the text beside the span, so an ellipsis that swallowed a `not` or an
-`unless` is flagged (`side` `omitted`). The guarantee: every fragment is equal, after the one
-normalization, to words of the cited span, in the quote's order, and every mark is accounted for by
-source text; an alteration never loosens the equality of what is quoted.
+`unless` is flagged (`side` `omitted`), and the verdict carries the caveat `qualifier_omitted`
+(C6, C17), whose evidence is each such word with the gap that swallowed it: the quote is verified,
+never plainly. The guarantee: every fragment is equal, after the one normalization, to words of the
+cited span, in the quote's order, and every mark is accounted for by source text; an alteration
+never loosens the equality of what is quoted.
 """
 
 from __future__ import annotations
@@ -53,9 +55,18 @@ import re
 from dataclasses import dataclass, fields, replace
 from typing import Literal
 
+from workbench.cite.hints import ALTERATION_MARK
 from workbench.cite.index import DELETABLE, SourceIndex, build_index, counted_spans
 from workbench.cite.qualifiers import QualifierFlag, qualifiers_inside
-from workbench.cite.verify import Citation, HeldText, Outcome, Verification, decide
+from workbench.cite.verify import (
+    Caveat,
+    CaveatEvidence,
+    Citation,
+    HeldText,
+    Outcome,
+    Verification,
+    decide,
+)
 from workbench.text.normalize import normalized_text
 
 ALTERATION_REASONS: dict[str, str] = {
@@ -69,11 +80,6 @@ ALTERATION_REASONS: dict[str, str] = {
 }
 _FROM_THE_SPAN = ("actual_text", "text_sha256", "occurrences", "occurrence")
 GapKind = Literal["omission", "insertion", "omission and insertion"]
-
-# An ellipsis: "..." or ". . ." not followed by a further period (a fourth period before one stays
-# with the words before it), or the one character "…"; either alone in brackets.
-_ELLIPSIS = r"(?:\.\.\.(?!\.)|\. \. \.(?! ?\.)|…)"
-_MARK = re.compile(rf"\[ ?{_ELLIPSIS} ?\]|\[(?P<inserted>[^\[\]]*)\]|{_ELLIPSIS}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -139,7 +145,7 @@ def read_marks(quote: str) -> MarkedQuote | str:
     text = normalized_text(quote)
     pieces: list[str | re.Match[str]] = []
     at = 0
-    for match in _MARK.finditer(text):
+    for match in ALTERATION_MARK.finditer(text):
         pieces += [text[at : match.start()], match]
         at = match.end()
     pieces.append(text[at:])
@@ -192,6 +198,7 @@ def decide_altered(held: HeldText, citation: Citation) -> AlteredVerification:
         fragments: tuple[tuple[int, int], ...] = (),
         alterations: tuple[Alteration, ...] = (),
         qualifiers: tuple[QualifierFlag, ...] = (),
+        caveats: tuple[Caveat, ...] = (),
     ) -> AlteredVerification:
         # The span's hash, slice and occurrences are the rule's, read off its verdict.
         span = {name: getattr(base, name) for name in _FROM_THE_SPAN}
@@ -203,6 +210,7 @@ def decide_altered(held: HeldText, citation: Citation) -> AlteredVerification:
             detail=detail,
             **span,
             qualifiers=qualifiers,
+            caveats=caveats,
             fragments=fragments,
             alterations=alterations,
         )
@@ -257,6 +265,7 @@ def decide_altered(held: HeldText, citation: Citation) -> AlteredVerification:
     raw = [(start + a, start + b) for a, b in (raw_span(s, e) for s, e in placed)]
     alterations: list[Alteration] = []
     flags = list(base.qualifiers)
+    omitted: list[CaveatEvidence] = []
     for k, gap in enumerate(marked.gaps):
         if gap is None:
             continue
@@ -281,16 +290,36 @@ def decide_altered(held: HeldText, citation: Citation) -> AlteredVerification:
         )
         norm_start = placed[k - 1][1] if k else 0
         norm_end = placed[k][0] if k < len(placed) else length
-        flags += [
+        inside = [
             replace(flag, char_start=start + flag.char_start, char_end=start + flag.char_end)
             for flag in qualifiers_inside(sliced, norm_start, norm_end)
         ]
+        flags += inside
+        omitted += [_omitted(flag, alterations[-1], index.text) for flag in inside]
     return verdict(
         None,
         f"{base.detail}; {len(raw)} fragments, {len(alterations)} alterations",
         fragments=tuple(raw),
         alterations=tuple(alterations),
         qualifiers=tuple(sorted(flags, key=lambda f: (f.char_start, f.char_end))),
+        caveats=(Caveat(kind="qualifier_omitted", evidence=tuple(omitted)),) if omitted else (),
+    )
+
+
+def _omitted(flag: QualifierFlag, gap: Alteration, text: str) -> CaveatEvidence:
+    """A qualifier word inside the source text a gap stands for, as a caveat's evidence."""
+    return CaveatEvidence(
+        char_start=flag.char_start,
+        char_end=flag.char_end,
+        text=text[flag.char_start : flag.char_end],
+        note=f"{flag.word!r} at [{flag.char_start}, {flag.char_end}) lies in what "
+        f"{' '.join(gap.marks)} stands for, [{gap.char_start}, {gap.char_end})",
+        facts=(
+            ("word", flag.word),
+            ("marks", " ".join(gap.marks)),
+            ("omission_start", gap.char_start),
+            ("omission_end", gap.char_end),
+        ),
     )
 
 

@@ -3,17 +3,27 @@ the citation (the verdict and its reason code stand; nothing here ever passes a 
 
 `mismatch_hint` says where a quote that does not read at its offsets does occur exactly, or that
 the difference is only white space at an end or a line-break hyphen read in a way the rule does
-not allow; `listed` writes occurrences as a person reads them.
+not allow, or that the quote holds alteration marks the rule was not asked to read; `listed`
+writes occurrences as a person reads them; `nearest_versions` names the held versions nearest an
+id the workspace does not hold. The marks' grammar (`ALTERATION_MARK`) is stated here,
+below the rule, so that both the hint and the alteration rule (`cite.alterations`) read it.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from workbench.cite.index import SourceIndex, counted_spans
 from workbench.text.normalize import Normalized, normalize
 
 _LISTED = 10  # occurrences a refusal lists before it says how many more there are
+
+# An ellipsis: "..." or ". . ." not followed by a further period (a fourth period before one stays
+# with the words before it), or the one character "…"; either alone in brackets.
+_ELLIPSIS = r"(?:\.\.\.(?!\.)|\. \. \.(?! ?\.)|…)"
+# A mark of an altered quote: a bracketed ellipsis, a bracketed insertion (`inserted`), an ellipsis.
+ALTERATION_MARK = re.compile(rf"\[ ?{_ELLIPSIS} ?\]|\[(?P<inserted>[^\[\]]*)\]|{_ELLIPSIS}")
 
 
 def listed(spans: tuple[tuple[int, int], ...]) -> str:
@@ -22,17 +32,26 @@ def listed(spans: tuple[tuple[int, int], ...]) -> str:
     return shown + (f" and {len(spans) - _LISTED} more" if len(spans) > _LISTED else "")
 
 
-def mismatch_hint(index: SourceIndex, quote: str, actual: str) -> str:
+def mismatch_hint(index: SourceIndex, quote: str, actual: str, *, marks_read: bool = False) -> str:
     """What a refused quote's detail adds as a next step (the refusal stands): where the quote
     does occur exactly in the version, if anywhere (the offsets must be corrected; nothing
-    passed); else whether the slice differs only by white space at an end, or only at a
-    line-break hyphen read in a way the rule does not allow."""
+    passed); else, when the marks were not read (`marks_read` false) and the quote holds an
+    alteration mark (`ALTERATION_MARK`: an ellipsis or a bracket), that `--alterations` reads
+    them; else whether the slice differs only by white space at an end, or only at a line-break
+    hyphen read in a way the rule does not allow."""
     folded = index.normalized
     found = tuple(folded.raw_span(s, e) for s, e in counted_spans(index, quote))
     if found:
         return (
             f"; the quote does occur exactly at {listed(found)} in this version: correct the "
             "citation's offsets (it is refused as cited)"
+        )
+    mark = None if marks_read else ALTERATION_MARK.search(quote)
+    if mark is not None:
+        return (
+            f"; the quote holds {mark.group()!r}, an alteration mark the plain rule compares as "
+            'written: to read its omissions and insertions, pass --alterations (or "alterations": '
+            "true in the citation)"
         )
     written = normalize(actual)
     if written.text.strip(" ") == quote.strip(" "):
@@ -54,3 +73,31 @@ def _any_hyphen_reading(written: Normalized, quote: str) -> bool:
         at = h + 2
     pieces.append(re.escape(written.text[at:]))
     return re.fullmatch("".join(pieces), quote) is not None
+
+
+NEAREST = 3  # held versions an unknown_version refusal names
+
+
+def nearest_versions(version_id: str, held: Iterable[str]) -> tuple[str, ...]:
+    """The held versions of `version_id`'s family nearest it by name, the next step after an
+    `unknown_version` refusal: held ids in the same `jurisdiction/family/` folder, the ones whose
+    file name shares the longest beginning with the requested one first, then by id; at most
+    `NEAREST`. None for an id not in catalogue form."""
+    folder, _, name = version_id.rpartition("/")
+    if not folder or not name:
+        return ()
+    kin = [v for v in held if v.rpartition("/")[0] == folder and v != version_id]
+    return tuple(
+        sorted(
+            kin,
+            key=lambda v: (-_shared_start(v.rpartition("/")[2], name), v),
+        )[:NEAREST]
+    )
+
+
+def _shared_start(a: str, b: str) -> int:
+    """How many characters `a` and `b` share from their start."""
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n

@@ -135,7 +135,9 @@ def check_section(workspace: Workspace, verification: Verification) -> Verificat
     parse = parse_structure(version, profile)
 
     def refused(reason: str, detail: str) -> Verification:
-        return replace(verification, outcome="refused", reason=reason, detail=detail, qualifiers=())
+        return replace(
+            verification, outcome="refused", reason=reason, detail=detail, qualifiers=(), caveats=()
+        )
 
     if parse.refusal is not None:
         return refused(

@@ -1,4 +1,4 @@
-"""Exact citation verification (DESIGN.md C5, C6, C14): verified, or refused with a reason.
+"""Exact citation verification (DESIGN.md C5, C6, C14): verified, refused with a reason, or resolved.
 
 A citation names a version, half-open raw offsets `[char_start, char_end)`, the quoted words, and
 optionally which occurrence of them it relied on. It is verified only when the text at those
@@ -7,11 +7,18 @@ line-break hyphen, never by similarity — and the quote's occurrences in the ve
 which one is meant. No threshold, no re-anchoring, no stored verdict: every call re-reads the text.
 The guarantee: `verified` means these words are at these offsets in this version. It does not mean
 that a reading drawn from them is right; the qualifier scan flags a negation or condition the quote
-leaves out, and never changes the verdict.
+leaves out, and never changes the verdict. A target that claims no quote (a W3C
+TextPositionSelector alone) is `resolved`: its span is read and shown, and nothing is verified.
+
+A verified verdict may carry caveats (`Caveat`, kinds in `CAVEATS`), each with its evidence: a
+caveat says why the verified words may not be what a reader takes them for (a marked omission
+removed a qualifier, `qualifier_omitted`). A caveated verdict is still `verified`, and is never
+`plainly_verified`: every count keeps the two apart.
 
 One function, `decide`, reaches every verdict, and reads like the contract from top to bottom:
-the version's text hash, the offsets, the slice, its readings, the quote's occurrences (counted by
-the one occurrence rule in `index`), the decision, the qualifiers. Checks run in that order, and
+the version's text hash, the offsets, the slice (where a target claiming no quote is resolved),
+its readings, the quote's occurrences (counted by the one occurrence rule in `index`, then by the
+context a W3C prefix and suffix give), the decision, the qualifiers. Checks run in that order, and
 the first that fails is the reason: `unknown_version`, `source_changed`, `bad_offsets`,
 `bad_occurrence`, `empty_quote`, `quote_mismatch`, `context_mismatch`, `ambiguous_occurrence`,
 `wrong_occurrence`. `held_text` reads and hashes a version's stored text once and takes its index
@@ -25,7 +32,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from workbench.cite.hints import listed, mismatch_hint
 from workbench.cite.index import (
@@ -45,22 +52,30 @@ if TYPE_CHECKING:  # the workspace is only read through the object a caller hand
     from workbench.workspace import Workspace
 
 REASONS: dict[str, str] = {
-    "unknown_version": "no version with that id is held",
+    "unknown_version": "no version with that id is held (the detail names the command that lists "
+    "the family's held versions)",
     "source_changed": "the stored text no longer hashes to the version's recorded text sha256, "
     "or the citation names a text sha256 other than the version's",
     "bad_offsets": "offsets are not integers, negative, reversed, or past the end of the text",
     "bad_occurrence": "the occurrence named is not a positive integer",
     "empty_quote": "the quote holds nothing but white space and hyphens once normalized",
     "quote_mismatch": "the text at the offsets, normalized, is not the quote under any reading",
-    "context_mismatch": "the prefix/suffix given (W3C TextQuoteSelector) surround no occurrence",
-    "ambiguous_occurrence": "the quote occurs more than once and no occurrence is named",
+    "context_mismatch": "the prefix/suffix given (W3C TextQuoteSelector) are not the text right "
+    "before and after any occurrence",
+    "ambiguous_occurrence": "the quote occurs more than once (after its prefix/suffix, if given) "
+    "and no occurrence is named",
     "wrong_occurrence": "the occurrence named is not the one at the offsets",
+}
+CAVEATS: dict[str, str] = {
+    "qualifier_omitted": "a marked omission (or a bracket) of the quote stands for source text "
+    "holding a qualifier (not, unless, except, ...): the words quoted are there, the qualifier is not",
 }
 VERIFIED_MEANS = (
     "verified means the quoted words are at these offsets in this version; "
     "it does not mean that a reading drawn from them is right"
 )
-Outcome = Literal["verified", "refused"]
+Outcome = Literal["verified", "refused", "resolved"]
+OUTCOMES: tuple[Outcome, ...] = ("verified", "refused", "resolved")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -72,7 +87,8 @@ class Citation:
     the producer recorded it (our W3C export does), is the text the citation was made against.
     `alterations` reads the quote's marked omissions and bracketed insertions (`cite.alterations`);
     `section` names the section the quote must lie in, read through the version's numbering
-    profile (`cite.pincites`).
+    profile (`cite.pincites`). `position_only` marks a target that claims no quote (a W3C
+    TextPositionSelector alone; `quoted_text` is then empty): it is resolved, never verified.
     """
 
     version_id: str
@@ -85,6 +101,44 @@ class Citation:
     text_sha256: str | None = None
     alterations: bool = False
     section: str | None = None
+    position_only: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CaveatEvidence:
+    """One piece of a caveat's evidence: a raw span of the version's text, the text there, what
+    it shows (`note`, one line), and the caveat kind's own facts, as (name, value) pairs."""
+
+    char_start: int
+    char_end: int
+    text: str
+    note: str
+    facts: tuple[tuple[str, str | int | float | None], ...] = ()
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "char_start": self.char_start,
+            "char_end": self.char_end,
+            "text": self.text,
+            "note": self.note,
+            **({"facts": dict(self.facts)} if self.facts else {}),
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Caveat:
+    """Why a verified quote may not say what a reader takes it to say (`kind`, one of `CAVEATS`),
+    with its evidence, in text order."""
+
+    kind: str
+    evidence: tuple[CaveatEvidence, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "evidence": [e.as_json() for e in self.evidence]}
+
+    def line(self) -> str:
+        """The caveat as `workbench verify` prints it under its verdict."""
+        return f"caveat {self.kind}: " + "; ".join(e.note for e in self.evidence)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,7 +146,7 @@ class Verification:
     """The outcome for one citation. `actual_text` is the raw text at the offsets, when they are
     valid, so a reader sees a mismatch itself; `occurrences` are the raw spans of every counted
     occurrence (empty when counting was not reached); `occurrence` is the 1-based index of the one
-    at the offsets."""
+    at the offsets. `caveats` are a verified verdict's (always empty otherwise)."""
 
     citation: Citation
     outcome: Outcome
@@ -103,10 +157,25 @@ class Verification:
     occurrences: tuple[tuple[int, int], ...] = ()
     occurrence: int | None = None
     qualifiers: tuple[QualifierFlag, ...] = ()
+    caveats: tuple[Caveat, ...] = ()
 
     @property
     def verified(self) -> bool:
+        """Verified, with or without caveats: the words are at the offsets."""
         return self.outcome == "verified"
+
+    @property
+    def plainly_verified(self) -> bool:
+        """Verified and carrying no caveat: the only verdict any count calls plainly verified."""
+        return self.outcome == "verified" and not self.caveats
+
+    @property
+    def standing(self) -> str:
+        """The verdict as counts keep it apart: `refused`, `resolved`, `verified` (plainly) or
+        `verified with caveats`."""
+        if self.outcome == "verified" and self.caveats:
+            return "verified with caveats"
+        return self.outcome
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -149,7 +218,7 @@ def decide(held: HeldText, citation: Citation) -> Verification:
     # 1. The version's text hash: the text held now is the text the version was recorded with,
     # and the one the citation was made against, if it names one.
     if held.recorded_sha256 is None and held.index is None:
-        return refused("unknown_version", f"{citation.version_id}: no such version is held")
+        return refused("unknown_version", unknown_version_detail(citation.version_id))
     if held.index is None:
         return refused(
             "source_changed",
@@ -175,6 +244,16 @@ def decide(held: HeldText, citation: Citation) -> Verification:
     # 3. The slice: the raw text at the offsets, which every later refusal shows.
     start, end = citation.char_start, citation.char_end
     actual = index.text[start:end]
+    if citation.position_only:  # a target that claims no quote: read and shown, nothing verified
+        return Verification(
+            citation=citation,
+            outcome="resolved",
+            reason=None,
+            detail=f"[{start}, {end}) read ({end - start} characters); the target claims no "
+            "quote, so nothing is verified",
+            actual_text=actual,
+            text_sha256=index.text_sha256,
+        )
     named = citation.occurrence
     if named is not None and (type(named) is not int or named < 1):
         return refused(
@@ -193,7 +272,7 @@ def decide(held: HeldText, citation: Citation) -> Verification:
         return refused(
             "quote_mismatch",
             f"the text at [{start}, {end}) does not read as the quote"
-            + mismatch_hint(index, quote, actual),
+            + mismatch_hint(index, quote, actual, marks_read=citation.alterations),
             actual=actual,
         )
     # 5. The occurrences: every place the quote occurs in the version, the cited one among them.
@@ -207,31 +286,33 @@ def decide(held: HeldText, citation: Citation) -> Verification:
     cited = counted.index(image) + 1
     spans = folded.raw_spans(counted)
     if named is None and (citation.prefix is not None or citation.suffix is not None):
-        before = normalized_text(citation.prefix or "").rstrip(" ")
-        after = normalized_text(citation.suffix or "").lstrip(" ")
-        around = [
-            i
-            for i, (s, e) in enumerate(counted, 1)
-            if _context_matches(folded.text, s, e, before, after)
-        ]
+        around = context_occurrences(folded.text, counted, citation.prefix, citation.suffix)
         if not around:
             return refused(
                 "context_mismatch",
-                f"prefix {citation.prefix!r} and suffix {citation.suffix!r} surround none of "
-                f"the quote's {len(counted)} occurrence(s)",
+                f"prefix {citation.prefix!r} and suffix {citation.suffix!r} are not the text "
+                f"right before and after any of the quote's {len(counted)} occurrence(s)",
                 actual=actual,
                 occurrences=spans,
                 occurrence=cited,
             )
         if len(around) == 1:
             named = around[0]
+        else:  # the context narrowed the count: a refusal reports the occurrences it leaves
+            spans = tuple(spans[i - 1] for i in around)
     # 6. The decision.
     if named is None and len(spans) > 1:
         return refused(
             "ambiguous_occurrence",
-            f"the quote occurs {len(spans)} times; the offsets are occurrence {cited}, "
-            f"and no occurrence is named; it occurs at {listed(spans)}: name the one meant "
-            f'with "occurrence": N (these offsets are "occurrence": {cited})',
+            f"the quote occurs {len(spans)} times"
+            + (
+                f" with that prefix and suffix (of {len(counted)} in the version)"
+                if len(spans) < len(counted)
+                else ""
+            )
+            + f"; the offsets are occurrence {cited}, and no occurrence is named; it occurs at "
+            f'{listed(spans)}: name the one meant with "occurrence": N (these offsets are '
+            f'"occurrence": {cited})',
             actual,
             spans,
             cited,
@@ -323,16 +404,37 @@ def _image(normalized: Normalized, char_start: int, char_end: int, sliced: str) 
     return start, end
 
 
-def _context_matches(text: str, start: int, end: int, before: str, after: str) -> bool:
-    """True if `before` (a normalized prefix, without trailing spaces) ends just before `start` in
-    the normalized `text` and `after` (a normalized suffix, without leading spaces) begins at
-    `end`; white space at the two joins is not compared (a quote may begin or end inside a folded
-    run). Compared in place: nothing is copied, however long the text."""
-    while start and text[start - 1] == " ":
-        start -= 1
-    while end < len(text) and text[end] == " ":
-        end += 1
-    return text.endswith(before, 0, start) and text.startswith(after, end)
+def context_occurrences(
+    text: str, counted: list[tuple[int, int]], prefix: str | None, suffix: str | None
+) -> list[int]:
+    """The 1-based numbers of the occurrences (normalized spans `counted` of the normalized
+    `text`) that `prefix` and `suffix` surround: the normalized prefix must be the text immediately
+    before the occurrence and the normalized suffix the text immediately after it, compared
+    exactly (W3C TextQuoteSelector): no white space is skipped at either join, so on `lorem ipsum
+    dolor amet` the quote `dolor` with suffix `a` is not surrounded, and with suffix ` a` it is.
+    A missing prefix or suffix, or an empty one, matches anything. Compared in place: nothing is
+    copied, however long the text."""
+    before = normalized_text(prefix or "")
+    after = normalized_text(suffix or "")
+    return [
+        number
+        for number, (start, end) in enumerate(counted, 1)
+        if text.endswith(before, 0, start) and text.startswith(after, end)
+    ]
+
+
+def unknown_version_detail(version_id: str) -> str:
+    """What an `unknown_version` refusal says: that no such version is held, and the command that
+    lists what is (`workbench versions FAMILY` for an id in catalogue form
+    `jurisdiction/family/file`, else `workbench families`). It depends on the id alone, so a
+    bundle's verdict re-checks the same wherever it is re-read."""
+    parts = version_id.split("/") if isinstance(version_id, str) else []
+    if len(parts) == 3 and all(parts):
+        return (
+            f"{version_id}: no such version is held; the held versions of its family are listed "
+            f"by 'workbench versions {parts[1]}'"
+        )
+    return f"{version_id}: no such version is held; the held families are listed by 'workbench families'"
 
 
 # ---------------------------------------------------------------------------------------------

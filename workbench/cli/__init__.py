@@ -36,6 +36,7 @@ from workbench.cli import (
     corpus,
     measurements,
     notes,
+    profiles,
     search,
     texts,
     through_time,
@@ -44,7 +45,18 @@ from workbench.cli.arguments import Parser, shown
 from workbench.cli.common import PROG
 from workbench.errors import WorkbenchError
 
-GROUPS = (corpus, texts, changes, measurements, citations, through_time, amendments, notes, search)
+GROUPS = (
+    corpus,
+    texts,
+    profiles,
+    changes,
+    measurements,
+    citations,
+    through_time,
+    amendments,
+    notes,
+    search,
+)
 
 
 class _Version(argparse.Action):

@@ -16,7 +16,7 @@ def cmd_amendments(args: argparse.Namespace) -> int:
     from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
-        report = reconcile.amendments(
+        report = reconcile.law_amendments(
             workspace, args.law, read_catalogue(args.corpus_dir), args.store
         )
     if args.json:
@@ -35,8 +35,10 @@ def add_commands(commands: Any) -> None:
         "offsets and occurrence in the law. Each is checked by exact search against the held "
         "releases of its target filed before and on or after the law's effective date "
         "(applied, created, not_applied, target_missing, count_mismatch, no_versions), and each "
-        "change of those release pairs is attributed to the instructions that made it. Sentences "
-        "that read like instructions but do not parse are listed as unread. Exit 0.",
+        "change of those release pairs is attributed to the instructions that made it (with "
+        "those of the other held laws effective in the same gaps that name the same sections; "
+        "no other law is read). Sentences that read like instructions but do not parse are "
+        "listed as unread. Exit 0.",
     )
     amendments.add_argument(
         "law", metavar="LAW_VERSION_ID", help="a held law, e.g. us-dc/dc-law-24-314/24-314.xml"

@@ -16,6 +16,8 @@ from workbench.models import CHANGE_KINDS
 from workbench.tables import EXPORT_FORMATS
 
 if TYPE_CHECKING:
+    from workbench.changes.attribution import Attributions
+    from workbench.changes.redline import Section
     from workbench.changes.verdict import Verdict
 
 
@@ -27,6 +29,7 @@ def _colour() -> bool:
 def cmd_diff(args: argparse.Namespace) -> int:
     from workbench.changes import pairs, redline
     from workbench.changes import redline_page as redline_html
+    from workbench.changes.attribution import attribution_counts, section_json
     from workbench.errors import RedlineError
     from workbench.text.profiles import registry
     from workbench.workspace import Workspace
@@ -55,12 +58,12 @@ def cmd_diff(args: argparse.Namespace) -> int:
         kinds=pairs.kinds_shown(args.kind, listing=listing),
         doubtful=args.doubtful,
     )
+    made = _made_by(args, sections) if args.laws else None
     wrote = []
     if args.html is not None:
         shown = redline.selection_words(args.kind, args.doubtful)
-        redline.write_page(
-            args.html, redline_html.page_html(sections, family=args.family, shown=shown)
-        )
+        page = redline_html.page_html(sections, family=args.family, shown=shown, attributions=made)
+        redline.write_page(args.html, page)
         pairs_word = "version pair" if len(sections) == 1 else "version pairs"
         wrote.append(f"wrote {args.html}: the redline page of {len(sections)} {pairs_word}")
     if args.export is not None:
@@ -68,20 +71,51 @@ def cmd_diff(args: argparse.Namespace) -> int:
         rows = sum(len(part.shown) for part in sections)
         wrote.append(f"wrote {args.out}: {rows} changes as {args.export}")
     if args.json:
-        print_json([part.as_json() for part in sections])
+        print_json(
+            [part.as_json() if made is None else section_json(part, made) for part in sections]
+        )
         return 0
     if wrote:
         out("".join(f"{line}\n" for line in wrote))
         return 0
     colour = _colour()
     for part in sections:
-        out(redline.pair_summary(part) + "\n")
-        for r in part.shown:
-            out(
-                f"  {redline.summary(r)}\n    {redline.places(r)}\n"
-                f"    {redline.marked_text(r, colour=colour)}\n"
-            )
+        counts = f"; {attribution_counts(part, made)}" if made is not None else ""
+        out(redline.pair_summary(part) + counts + "\n")
+        apart = [r for r in part.shown if r.change.front_matter]
+        for r in [r for r in part.shown if not r.change.front_matter]:
+            out(_listed(redline, r, colour, made))
+        if apart:  # a title page or metadata block changed: listed apart, never reviewed
+            out(f"  front-matter edits ({len(apart)}), never reviewed:\n")
+            for r in apart:
+                out(_listed(redline, r, colour, made))
     return 0
+
+
+def _listed(redline: Any, r: Any, colour: bool, made: Attributions | None) -> str:
+    """A change's three listing lines, and a fourth saying what made it where `made` holds it."""
+    from workbench.changes.attribution import attribution_line
+
+    line = attribution_line(made, r.change.change_id) if made is not None else None
+    return (
+        f"  {redline.summary(r)}\n    {redline.places(r)}\n"
+        f"    {redline.marked_text(r, colour=colour)}\n"
+    ) + (f"    {line}\n" if line is not None else "")
+
+
+def _made_by(args: argparse.Namespace, sections: Sequence[Section]) -> Attributions:
+    """What made each change of `sections`: the amendments verb reconciles the held laws with
+    these very changes and hands back its attributions, by change id, as data."""
+    from workbench.corpus.catalogue import read_catalogue
+    from workbench.history.reconcile import family_amendments
+    from workbench.workspace import Workspace
+
+    changes = {(p.before.version_id, p.after.version_id): p.changes for p in sections}
+    with Workspace(args.workspace) as workspace:
+        report = family_amendments(
+            workspace, args.family, read_catalogue(args.corpus_dir), args.store, changes=changes
+        )
+    return report.attributions
 
 
 def _caution_word(stands: bool) -> str:
@@ -287,7 +321,15 @@ def add_commands(commands: Any) -> None:
     diff.add_argument(
         "--out", type=arguments.out_file, metavar="FILE", help="where --export writes the table"
     )
-    path_options(diff, workspace=True)
+    diff.add_argument(
+        "--laws",
+        action="store_true",
+        help="say what made each change of a Code section's consecutive releases: the held law "
+        "instructions (made_by: law, its section, the sentence's offsets), a D.C. Act the new "
+        "history note names (history), or unexplained; reads the fetched laws that name the "
+        "section (listing, --json and --html)",
+    )
+    path_options(diff, workspace=True, store=True)
     profiles_option(diff)
     diff.set_defaults(func=cmd_diff)
 

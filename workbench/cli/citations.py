@@ -1,5 +1,6 @@
 """Citation commands: verify citations exactly against held versions, export the verified ones
-as W3C Web Annotations, and write and re-check bundles of citations, verdicts and versions.
+as W3C Web Annotations, write a version as Anthropic custom-content blocks, and write and re-check
+bundles of citations, verdicts and versions.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ def _citation_lines(args: argparse.Namespace) -> tuple[Any, ...]:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from workbench.cite import (
-        VERIFIED_MEANS,
+        summary,
+        tally,
         verdict_pages,
         verification_as_json,
         verification_text,
@@ -41,30 +43,38 @@ def cmd_verify(args: argparse.Namespace) -> int:
     with Workspace(args.workspace) as workspace:
         results = verify_lines(workspace, lines)
         spanned = verdict_pages(workspace, results)
-    counts = {"verified": 0, "refused": 0, "malformed": 0}
+        held = workspace.version_ids()
     for line, result, pages in zip(lines, results, spanned, strict=True):
         if result is None:
-            counts["malformed"] += 1
             out(
                 json.dumps({"line": line.line, "error": line.error}, ensure_ascii=False) + "\n"
                 if args.json
                 else f"{line.error}\n"
             )
             continue
-        counts[result.outcome] += 1
         if args.json:
             shape = verification_as_json(line.line, result, spanned=pages, named=line.pages)
             out(json.dumps(shape, ensure_ascii=False) + "\n")
-        else:
-            out(verification_text(line.line, result, spanned=pages, named=line.pages))
+            continue
+        out(verification_text(line.line, result, spanned=pages, named=line.pages))
+        if result.reason == "unknown_version":
+            out(_nearest_held(result.citation.version_id, held))
+    counts = tally(results)
     if not args.json:
-        out(
-            f"{counts['verified']} verified, {counts['refused']} refused, "
-            f"{counts['malformed']} malformed lines; {VERIFIED_MEANS}\n"
-        )
+        out(summary(counts) + "\n")
     if counts["malformed"]:
         return 2
     return 1 if counts["refused"] else 0
+
+
+def _nearest_held(version_id: str, held: Any) -> str:
+    """The line under an `unknown_version` refusal naming the family's nearest held versions."""
+    from workbench.cite.hints import nearest_versions
+
+    nearest = nearest_versions(version_id, held)
+    if not nearest:
+        return ""
+    return f"  held in its family, nearest by name: {', '.join(nearest)}\n"
 
 
 def cmd_export_annotations(args: argparse.Namespace) -> int:
@@ -98,7 +108,7 @@ def cmd_export_annotations(args: argparse.Namespace) -> int:
 
 
 def cmd_bundle(args: argparse.Namespace) -> int:
-    from workbench.cite import read_documents
+    from workbench.cite import read_documents, summary, tally
     from workbench.exports.bundle import write_bundle
     from workbench.workspace import Workspace
 
@@ -122,18 +132,17 @@ def cmd_bundle(args: argparse.Namespace) -> int:
             notes=args.notes,
             store=args.store if args.with_documents else None,
         )
-    verified = sum(v.verification.verified for v in report.verdicts)
+    counts = tally(v.verification for v in report.verdicts)
     out(
-        f"wrote {report.path}: {len(report.verdicts)} citations ({verified} verified, "
-        f"{len(report.verdicts) - verified} refused) into {len(report.versions)} versions"
-        f"{', documents inside' if args.with_documents else ''}; datapackage.json sha256 "
-        f"{report.digest}\n"
+        f"wrote {report.path}: {len(report.verdicts)} citations into {len(report.versions)} "
+        f"versions{', documents inside' if args.with_documents else ''}; datapackage.json sha256 "
+        f"{report.digest}\n{summary(counts, malformed=False)}\n"
     )
     return 0
 
 
 def cmd_verify_bundle(args: argparse.Namespace) -> int:
-    from workbench.cite import VERIFIED_MEANS, verification_text
+    from workbench.cite import summary, tally, verification_text
     from workbench.exports.bundle_check import verify_bundle
 
     report = verify_bundle(args.bundle, mirror=args.mirror)
@@ -153,16 +162,33 @@ def cmd_verify_bundle(args: argparse.Namespace) -> int:
             f"verdict log head when written: {head.get('rows')} rows, head {head.get('head')}"
             f"{'' if head.get('chain_valid') else ' (chain broken when written)'}\n"
         )
-    verified = sum(v.verification.verified for v in report.verdicts)
-    out(
-        f"{len(report.versions)} versions re-read; {verified} verified, "
-        f"{len(report.verdicts) - verified} refused; {VERIFIED_MEANS}\n"
-    )
+    counts = tally(v.verification for v in report.verdicts)
+    out(f"{len(report.versions)} versions re-read; {summary(counts, malformed=False)}\n")
     if report.problems:
         out(f"\nproblems: the bundle does not re-check ({len(report.problems)}):\n")
         out("".join(f"  {problem.line()}\n" for problem in report.problems))
         return 1
     out("the bundle re-checks: every hash matches and every verdict is the one it holds\n")
+    return 0
+
+
+def cmd_blocks(args: argparse.Namespace) -> int:
+    from workbench.cite import version_blocks
+    from workbench.workspace import Workspace
+
+    with Workspace(args.workspace) as workspace:
+        blocks = version_blocks(workspace.version(args.version_id))
+    if args.json:
+        out(json.dumps(blocks.as_json(), ensure_ascii=False) + "\n")
+        return 0
+    for number, ((start, end), text) in enumerate(zip(blocks.map.spans, blocks.texts, strict=True)):
+        excerpt = " ".join(text.split())
+        excerpt = excerpt if len(excerpt) <= 80 else excerpt[:77] + "..."
+        out(f"{number:>5}  [{start}, {end})  {excerpt}\n")
+    out(
+        f"{len(blocks.texts)} blocks of {args.version_id} (text sha256 {blocks.map.text_sha256}); "
+        f"blocks_sha256 {blocks.map.blocks_sha256}; --json writes the document and its map\n"
+    )
     return 0
 
 
@@ -172,9 +198,11 @@ def add_commands(commands: Any) -> None:
         help="verify citations exactly; one outcome line each",
         description="Check each citation of a JSON Lines FILE ('-' for stdin) against its held "
         "version: the text hash first, then the quote at the offsets, then its occurrences. "
-        "Prints outcome, reason and the text actually at the offsets. Exit 0 only if every "
-        "citation verified; 1 if any was refused; 2 if any line was malformed (the rest are "
-        "still checked). Verified means the words are there, not that a reading of them is right.",
+        "Prints outcome, reason and the text actually at the offsets, then the counts: plainly "
+        "verified, verified with caveats (e.g. qualifier_omitted: a marked omission removed a "
+        "'not'), resolved (a span that claimed no quote), refused. Exit 0 when nothing was "
+        "refused; 1 if any was refused; 2 if any line was malformed (the rest are still "
+        "checked). Verified means the words are there, not that a reading of them is right.",
     )
     verify_p.add_argument(
         "file", type=arguments.lines_or_stdin, metavar="FILE", help="JSON Lines of citations"
@@ -184,14 +212,16 @@ def add_commands(commands: Any) -> None:
         choices=("workbench", "w3c", "anthropic"),
         default="workbench",
         help="workbench {version_id, char_start, char_end, quoted_text, occurrence?, page?}; "
-        "w3c Web Annotations (TextPositionSelector + TextQuoteSelector); anthropic "
-        "char_location or page_location citations (default: workbench)",
+        "w3c Web Annotations (TextPositionSelector and/or TextQuoteSelector; a position alone "
+        "is resolved, not verified); anthropic char_location, page_location or "
+        "content_block_location citations (default: workbench)",
     )
     verify_p.add_argument(
         "--documents",
         type=arguments.text,
         default=None,
-        help="for --format anthropic: JSON array of version ids in document_index order",
+        help="for --format anthropic: JSON array, in document_index order, of version ids or "
+        "(for content_block_location) the maps 'workbench blocks VERSION_ID --json' writes",
     )
     verify_p.add_argument(
         "--alterations",
@@ -210,9 +240,10 @@ def add_commands(commands: Any) -> None:
         "export-annotations",
         help="write verified citations as W3C Web Annotations",
         description="Verify a JSON Lines FILE of citations (workbench format) and write each "
-        "verified one as a W3C Web Annotation (JSON Lines): source = version id and text "
-        "sha256, a TextQuoteSelector with the minimal prefix/suffix that makes the quote "
-        "unique, and a TextPositionSelector. Refused citations are listed on stderr (exit 1).",
+        "verified one as a W3C Web Annotation (JSON Lines): source id = the ni: IRI of the "
+        "version's text sha256, with the version id and text sha256 as properties; a "
+        "TextQuoteSelector with the minimal prefix/suffix that makes the quote unique, and a "
+        "TextPositionSelector. Refused citations are listed on stderr (exit 1).",
     )
     export_p.add_argument(
         "file", type=arguments.lines_or_stdin, metavar="FILE", help="JSON Lines of citations"
@@ -252,7 +283,8 @@ def add_commands(commands: Any) -> None:
         "--documents",
         type=arguments.text,
         default=None,
-        help="for --format anthropic: JSON array of version ids in document_index order",
+        help="for --format anthropic: JSON array, in document_index order, of version ids or "
+        "blocks maps, as for 'workbench verify'",
     )
     bundle_p.add_argument(
         "--with-documents",
@@ -284,3 +316,21 @@ def add_commands(commands: Any) -> None:
         help="a folder holding the artefacts in mirror layout, for a bundle without documents",
     )
     verify_bundle_p.set_defaults(func=cmd_verify_bundle)
+
+    blocks_p = commands.add_parser(
+        "blocks",
+        help="a version's passages as an Anthropic custom-content document, with its block map",
+        description="Write VERSION_ID's passages as the text blocks of an Anthropic "
+        "custom-content document (one block per passage, each the version's own text at the "
+        "passage's offsets) and the map from block index to those raw offsets, bound to the "
+        "version's text sha256 (blocks_sha256). With --json, one object: the map's fields "
+        "(version_id, text_sha256, blocks, blocks_sha256) and the document to send; give that "
+        "object in the --documents list of 'workbench verify --format anthropic' to verify the "
+        "model's content_block_location citations. Without --json, one line per block.",
+    )
+    blocks_p.add_argument("version_id", metavar="VERSION_ID", help="a held version id")
+    blocks_p.add_argument(
+        "--json", action="store_true", help="print the document and its block map as JSON"
+    )
+    path_options(blocks_p, workspace=True)
+    blocks_p.set_defaults(func=cmd_blocks)

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 def cmd_add(args: argparse.Namespace) -> int:
     from workbench.corpus import add_files, add_from_manifest
 
-    per_file = ("jurisdiction", "family", "url", "mirror", "official", "order", "label", "date")
+    per_file: tuple[str, ...] = ("jurisdiction", "family", "url", "mirror", "official", "order")
+    per_file += ("label", "date", "language", "name")
     git_only = ("paths", "family_from", "family_prefix", "since", "until", "repo_name")
     if args.from_git is not None:
         return _add_from_git(args)
@@ -59,6 +60,8 @@ def cmd_add(args: argparse.Namespace) -> int:
             issuer=args.issuer,
             docket=args.docket,
             line_numbered=args.line_numbered,
+            language=args.language,
+            name=args.name,
         )
     if report.refusals:
         out(f"nothing written into {args.into}\n")
@@ -80,7 +83,8 @@ def cmd_add(args: argparse.Namespace) -> int:
 def _add_from_git(args: argparse.Namespace) -> int:
     from workbench.corpus import add_from_git
 
-    others = ("family", "url", "mirror", "order", "label", "date", "docket", "from_csv")
+    others: tuple[str, ...] = ("family", "url", "mirror", "order", "label", "date", "docket")
+    others += ("from_csv", "language", "name")
     given = [f"--{name.replace('_', '-')}" for name in others if getattr(args, name)]
     if args.files or given or args.line_numbered:
         raise AddError(
@@ -214,15 +218,32 @@ def cmd_versions(args: argparse.Namespace) -> int:
 
     with Workspace(args.workspace) as workspace:
         rows = version_listing(workspace, args.family)
+        laws = None
+        if args.laws:
+            from workbench.corpus.catalogue import read_catalogue
+            from workbench.history.asof import laws_by_release
+
+            catalogue = read_catalogue(args.corpus_dir)
+            laws = laws_by_release(workspace, args.family, catalogue, args.store)
+    if laws is not None:  # the laws each release is the first that could reflect, and after
+        for row in rows:
+            since = laws.since_previous.get(row["version_id"])
+            row["laws_since_previous"] = None if since is None else [t.as_json() for t in since]
+        if rows:
+            rows[-1]["laws_after"] = [t.as_json() for t in laws.after_last]
     if args.json:
         print_json(rows)
         return 0
     for row in rows:
         pages = f"{row['pages']} pages, " if row["pages"] else ""
+        for law in laws.since_previous.get(row["version_id"], ()) if laws else ():
+            out(f"       took effect since the release before: {law.line()}\n")
         out(
             f"{row['order']:>3}  {row['version_id']}  {row['date'] or '-'}  "
             f"{pages}{row['text_length']} characters  {row['label']}\n"
         )
+    for law in laws.after_last if laws else ():
+        out(f"       took effect after the last release: {law.line()}\n")
     return 0
 
 
@@ -284,9 +305,20 @@ def add_commands(commands: Any) -> None:
         help="version_order of the first FILE; the next get N+1, ... (default: 1)",
     )
     add.add_argument("--label", metavar="L", help="version label, e.g. '-04' or 'as introduced'")
+    add.add_argument(
+        "--name",
+        metavar="NAME",
+        help="the copy's file name, for one FILE whose own name a version id cannot carry (a "
+        "':' or '?', say; the rule is docs/design.md's) (default: the file's own name)",
+    )
     add.add_argument("--date", metavar="YYYY-MM-DD", help="filing or issue date")
     add.add_argument("--issuer", metavar="NAME", help="filer or issuer")
     add.add_argument("--docket", metavar="D", help="docket or bill")
+    add.add_argument(
+        "--language",
+        metavar="TAG",
+        help="the documents' language (en, de, fr): OCR reads scanned pages in it (default: en)",
+    )
     add.add_argument(
         "--line-numbered", action="store_true", help="the text carries gutter line numbers"
     )
@@ -429,5 +461,12 @@ def add_commands(commands: Any) -> None:
     )
     versions.add_argument("family", metavar="FAMILY", help="a family name, as `families` lists it")
     versions.add_argument("--json", action="store_true", help="print the list as JSON")
-    path_options(versions, workspace=True)
+    versions.add_argument(
+        "--laws",
+        action="store_true",
+        help="between consecutive releases of a Code section, the held laws amending it that "
+        "took effect (after the earlier was published, on or before the later), and those "
+        "effective after the last; reads the fetched laws that name the section",
+    )
+    path_options(versions, workspace=True, store=True)
     versions.set_defaults(func=cmd_versions)

@@ -62,15 +62,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
             print(f"wrote {args.out / name}", file=sys.stderr)
     if args.truth is not None:
         from workbench.evals import alignment as alignment_score
+        from workbench.evals.truth import file_sha256, read_truth
         from workbench.measure import corpus_digest
 
-        truth = alignment_score.read_truth(args.truth)
+        truth = read_truth(args.truth, alignment_score.ALIGNMENT_TRUTH)
         with Workspace(args.workspace) as workspace:
             alignment = alignment_score.alignment_scorecard(
                 truth,
                 workspace.version,
                 corpus_digest=corpus_digest(corpus_mod.read_catalogue(args.corpus_dir)),
-                truth_sha256=alignment_score.file_sha256(args.truth),
+                truth_sha256=file_sha256(args.truth),
             )
         if args.out is not None:
             for name in alignment_score.write_alignment_scorecard(args.out, alignment):
@@ -90,11 +91,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def _amendment_scorecard(args: argparse.Namespace) -> None:
     from workbench.corpus import catalogue as corpus_mod
     from workbench.evals import amendments as amendment_score
+    from workbench.evals.truth import file_sha256, read_truth
     from workbench.history.reconcile import amendment_report
     from workbench.measure import corpus_digest
     from workbench.workspace import Workspace
 
-    truth = amendment_score.read_truth(args.amendment_truth)
+    truth = read_truth(args.amendment_truth, amendment_score.AMENDMENT_TRUTH)
     rows = corpus_mod.read_catalogue(args.corpus_dir)
     with Workspace(args.workspace) as workspace:
         report = amendment_report(workspace, str(truth.get("jurisdiction")), rows, args.store)
@@ -102,7 +104,7 @@ def _amendment_scorecard(args: argparse.Namespace) -> None:
         truth,
         report,
         corpus_digest=corpus_digest(rows),
-        truth_sha256=amendment_score.file_sha256(args.amendment_truth),
+        truth_sha256=file_sha256(args.amendment_truth),
     )
     if args.out is not None:
         for name in amendment_score.write_amendment_scorecard(args.out, card):

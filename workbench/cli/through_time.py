@@ -1,6 +1,7 @@
 """Citations through time: make a quote into a citation of one version (`cite`), find which
 versions of a family hold it (`history`), and re-search recorded quotes in every newer version
-(`recheck`).
+(`recheck`). `--as-of DATE` (here and in `text`) names a version by its family and a date: the
+latest release published on or before it, and the held laws it does not yet reflect.
 """
 
 from __future__ import annotations
@@ -8,10 +9,51 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.cli import arguments
 from workbench.cli.common import ledger_option, out, path_options, print_json
+
+if TYPE_CHECKING:
+    from workbench.history.asof import AsOf
+    from workbench.workspace import Workspace
+
+
+def as_of_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--as-of",
+        dest="as_of",
+        default=None,
+        metavar="DATE",
+        help="YYYY-MM-DD: use the family's latest release published on or before DATE, and name "
+        "the held laws effective by DATE that it does not yet reflect (no such release: refused, "
+        "exit 2)",
+    )
+
+
+def named_once(args: argparse.Namespace, version: str | None) -> None:
+    """A version is named one way: by its id (`version`), or by --family F with --as-of DATE;
+    `AsOfError` for both or neither."""
+    from workbench.errors import AsOfError
+
+    by_id = version is not None and args.as_of is None and args.family is None
+    by_date = version is None and args.as_of is not None and args.family is not None
+    if not (by_id or by_date):
+        raise AsOfError(
+            "name the version by its id, or by --family F with --as-of DATE; not both, not neither"
+        )
+
+
+def as_of(args: argparse.Namespace, workspace: Workspace) -> AsOf | None:
+    """The release `--family F --as-of DATE` names and the laws it does not yet reflect
+    (`asof.release_as_of`), or None without --as-of."""
+    if args.as_of is None:
+        return None
+    from workbench.corpus.catalogue import read_catalogue
+    from workbench.history.asof import release_as_of
+
+    rows = read_catalogue(args.corpus_dir)
+    return release_as_of(workspace, args.family, args.as_of, rows, args.store)
 
 
 def _quote_argument(quote: str) -> str:
@@ -34,15 +76,23 @@ def cmd_cite(args: argparse.Namespace) -> int:
     from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
+        named_once(args, args.version)
+        dated = as_of(args, workspace)
+        version = dated.version_id if dated is not None else args.version
         cited = timeline.cite_quote(
-            workspace, _quote_argument(args.quote), args.version, occurrence=args.occurrence
+            workspace, _quote_argument(args.quote), version, occurrence=args.occurrence
         )
         if cited.status == "cited" and args.format == "w3c":
+            if dated is not None:
+                print("".join(line + "\n" for line in dated.lines()), end="", file=sys.stderr)
             out(json.dumps(timeline.annotation_of(workspace, cited), ensure_ascii=False) + "\n")
             return 0
     if args.json:
-        out(json.dumps(cited.as_json(), ensure_ascii=False) + "\n")
+        shown = cited.as_json() | ({"as_of": dated.as_json()} if dated is not None else {})
+        out(json.dumps(shown, ensure_ascii=False) + "\n")
     else:
+        if dated is not None:
+            out("".join(line + "\n" for line in dated.lines()))
         out("".join(line + "\n" for line in timeline.cite_lines(cited)))
         if cited.status == "cited":
             out(json.dumps(cited.citation_json(), ensure_ascii=False) + "\n")
@@ -54,10 +104,18 @@ def cmd_history(args: argparse.Namespace) -> int:
     from workbench.workspace import Workspace
 
     with Workspace(args.workspace) as workspace:
-        life = timeline.quote_history(workspace, _quote_argument(args.quote), args.family)
+        dated = as_of(args, workspace)
+        life = timeline.quote_history(
+            workspace,
+            _quote_argument(args.quote),
+            args.family,
+            among=dated.releases if dated is not None else None,
+        )
     if args.json:
-        print_json(life.as_json())
+        print_json(life.as_json() | ({"as_of": dated.as_json()} if dated is not None else {}))
     else:
+        if dated is not None:
+            out("".join(line + "\n" for line in dated.lines()))
         out("".join(line + "\n" for line in timeline.history_lines(life)))
     return 0
 
@@ -100,13 +158,15 @@ def add_commands(commands: Any) -> None:
         "refused, every occurrence listed with offsets, section and context, exit 1.",
     )
     cite_p.add_argument("quote", metavar="QUOTE", help="the verbatim words, or - for stdin")
-    cite_p.add_argument("--version", required=True, metavar="V", help="the version id")
+    cite_p.add_argument("--version", metavar="V", help="the version id (or --family and --as-of)")
+    cite_p.add_argument("--family", metavar="F", help="with --as-of: the family")
+    as_of_option(cite_p)
     cite_p.add_argument("--occurrence", type=int, default=None, metavar="N", help="1-based")
     cite_p.add_argument("--json", action="store_true", help="print one JSON object")
     cite_p.add_argument(
         "--format", choices=("workbench", "w3c"), default="workbench", help="citation format"
     )
-    path_options(cite_p, workspace=True)
+    path_options(cite_p, workspace=True, store=True)
     cite_p.set_defaults(func=cmd_cite)
     history_p = commands.add_parser(
         "history",
@@ -118,7 +178,8 @@ def add_commands(commands: Any) -> None:
     history_p.add_argument("quote", metavar="QUOTE", help="the verbatim words, or - for stdin")
     history_p.add_argument("--family", required=True, metavar="F", help="the family")
     history_p.add_argument("--json", action="store_true", help="print the history as JSON")
-    path_options(history_p, workspace=True)
+    as_of_option(history_p)
+    path_options(history_p, workspace=True, store=True)
     history_p.set_defaults(func=cmd_history)
     recheck_p = commands.add_parser(
         "recheck",
@@ -126,7 +187,8 @@ def add_commands(commands: Any) -> None:
         description="Every note the ledger holds a run for (or every note under --notes), and "
         "every citation of --citations FILE (workbench JSON Lines), whose version has newer "
         "held versions in its family, is searched exactly in each of them: still_present (with "
-        "its offsets there), gone, or now_ambiguous. Offsets are never projected; beside a gone "
+        "its offsets there), gone, now_ambiguous, or still_ambiguous (held more than once there as in "
+        "its own version). Offsets are never projected; beside a gone "
         "quote the newest version's aligned passage is shown, marked is_evidence: false. Each "
         "note's check against each newer version runs in a separate process and is recorded "
         "in the ledger. Exit 1 when any quote is gone.",

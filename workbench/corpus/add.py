@@ -1,11 +1,15 @@
 """Placing a researcher's own files in mirror layout, each with the provenance admission reads.
 
 A researcher says what each file is (a `DocumentSpec`: jurisdiction, family, where the bytes come
-from, whether they are the issuer's official artefact, its place among the family's versions);
-`add_documents` copies it to `<into>/<jurisdiction>/<family>/<name>` and writes
-`<name>.provenance.json` beside it. What can be computed is computed, never asked: `sha256`,
-`bytes`, `format` (the media type, sniffed from the bytes by `sniff_media_type`), the mirror's git
-`blob` id and `retrieved_at`. The record holds every field of the provenance schema in
+from, whether they are the issuer's official artefact, its place among the family's versions, and
+optionally the name of the copy); `add_documents` copies it to
+`<into>/<jurisdiction>/<family>/<name>` and writes `<name>.provenance.json` beside it. The name
+is the file's own unless the spec names the copy (`corpus add --name`): a version id is a path in
+every citation of it, so either name must be one the version-id rule carries
+(`provenance.name_problem`; `Report: draft?.pdf` is refused, and placed as `--name
+report-draft.pdf`); the mirror path still names the file as the repository holds it. What can be
+computed is computed, never asked: `sha256`, `bytes`, `format` (the media type, sniffed from the
+bytes by `sniff_media_type`), the mirror's git `blob` id and `retrieved_at`. The record holds every field of the provenance schema in
 `provenance.PROVENANCE_FIELDS` order, and is checked by the same `parse_provenance` admission uses,
 so `workbench corpus admit <into>` admits what was added (or refuses a transcription, as it must).
 `manifest.add_from_manifest` does the same for the rows of a CSV manifest.
@@ -55,14 +59,17 @@ _OPTION = {
     "official": "--official/--transcription",
     "order": "--order",
     "label": "--label",
+    "language": "--language",
     "date": "--date",
     "issuer": "--issuer",
     "docket": "--docket",
+    "name": "--name",
 }
 _MIRROR = re.compile(
     r"(?P<repo>[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+)@(?P<commit>[0-9a-f]{40}):(?P<path>.+)"
 )
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_LANGUAGE = re.compile(r"[a-z]{2,3}(-[A-Za-z0-9]{1,8})*")  # BCP 47: a language, then subtags
 _ROOT_ELEMENT = re.compile(r"<[A-Za-z_][\w.:\-]*[\s/>]")
 _HTML = re.compile(r"<(!doctype\s+html|html)[\s>]", re.IGNORECASE)
 
@@ -90,6 +97,13 @@ class DocumentSpec:
     docket: str | None = None
     line_numbered: bool = False
     origin: str | None = None
+    language: str | None = None  # a BCP 47 tag; OCR of scanned pages reads in it (English if None)
+    name: str | None = None
+
+    @property
+    def placed_name(self) -> str:
+        """The copy's file name: `name` when given, else the file's own."""
+        return self.name if self.name is not None else self.file.name
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -195,8 +209,17 @@ def _file_problem(spec: DocumentSpec) -> tuple[str, bytes | None]:
         return f"{prefix}{spec.file}: a directory; expected a file", None
     if not spec.file.is_file():
         return f"{prefix}{spec.file}: not a regular file", None
-    if problem := file_name_problem(name):
-        return f"{prefix}{spec.file}: expected a file name a version id can carry ({problem})", None
+    if spec.name is not None:
+        if problem := file_name_problem(spec.name):
+            return (
+                f"{_where(spec, 'name')}: expected a name a version id can carry, got "
+                f"{spec.name[:80]!r} ({problem})"
+            ), None
+    elif problem := file_name_problem(name):
+        return (
+            f"{prefix}{spec.file}: expected a file name a version id can carry ({problem}); "
+            "name the copy with --name"
+        ), None
     try:
         data = spec.file.read_bytes()
     except OSError as exc:
@@ -272,6 +295,11 @@ def _plan(spec: DocumentSpec, retrieved_at: str) -> tuple[list[str], _Planned | 
         )
     if problem := _date_problem(spec):
         problems.append(problem)
+    if spec.language is not None and not _LANGUAGE.fullmatch(spec.language):
+        problems.append(
+            f"{_where(spec, 'language')}: expected a language tag such as en, de or fr-CA, "
+            f"got {spec.language[:80]!r}"
+        )
     media_type = None
     if data is not None:
         try:
@@ -301,7 +329,9 @@ def _plan(spec: DocumentSpec, retrieved_at: str) -> tuple[list[str], _Planned | 
         "extraction_note": EXTRACTION_NOTE,
     }
     record = {name: values[name] for name in PROVENANCE_FIELDS}
-    path = f"{spec.jurisdiction}/{spec.family}/{spec.file.name}"
+    if spec.language is not None:  # optional: absent, a scan is read as English
+        record["language"] = spec.language
+    path = f"{spec.jurisdiction}/{spec.family}/{spec.placed_name}"
     # CAUTION: the record is checked by admission's own parser before anything is written, so
     # `add` can never write a provenance that `admit` would call malformed.
     parse_provenance(provenance_file_bytes(record), source=path + PROVENANCE_SUFFIX)
@@ -514,13 +544,16 @@ def add_files(
     docket: str | None = None,
     line_numbered: bool = False,
     retrieved_at: str | None = None,
+    language: str | None = None,
+    name: str | None = None,
 ) -> AddReport:
     """`add_documents` for files that share one set of facts (the command's options).
 
     The files take version_order `order` (default 1), `order + 1`, ... in the order given. With
     several files, `mirror`'s PATH must end in `/` (the repository folder that holds them; each
-    file's mirror path is PATH followed by its name), and `url` and `label` are refused: one URL
-    or label cannot name several versions. Problems are reported as `add_documents` reports them.
+    file's mirror path is PATH followed by its name), and `url`, `label` and `name` are refused:
+    one URL, label or name cannot name several versions. `name` names the one file's copy.
+    Problems are reported as `add_documents` reports them.
     """
     first = 1 if order is None else order
     specs = [
@@ -537,6 +570,8 @@ def add_files(
             issuer=issuer,
             docket=docket,
             line_numbered=line_numbered,
+            language=language,
+            name=name,
         )
         for index, file in enumerate(files)
     ]
@@ -550,7 +585,7 @@ def add_files(
         problems += [
             f"{option}: one value cannot name several versions; add those files one by one, or "
             "use --from-csv"
-            for option, value in (("--url", url), ("--label", label))
+            for option, value in (("--url", url), ("--label", label), ("--name", name))
             if value is not None
         ]
     return add_documents(specs, into, retrieved_at=retrieved_at, problems=problems)

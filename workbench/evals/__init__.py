@@ -5,9 +5,11 @@ one document with deliberate edits and a manifest, written by a script that impo
 the workbench, that lists every edit with exact offsets; `scorecard` scores the diff, its caution
 and the verifier against it (`write_scorecard` writes the JSON and Markdown). The real corpus
 carries the documents' own identifiers, from which a pairing truth is derived (again outside the
-workbench); `alignment` scores the diff's pairings against it (`alignment_scorecard`). Every
+workbench); `alignment` scores the diff's pairings against it (`alignment_scorecard`), and
+`amendments` the amendment reader against a truth derived from the Council's markup. Each truth
+file is read by one rule (`truth.read_truth`, told which truth by a `TruthKind`). Every
 figure goes through `measure.rate`, so no share is printed below ten subjects. Imports run one
-way: demo, then scorecard.
+way: demo, then scorecard; truth, then the scorers that read a truth file.
 
 The verbs are named here and loaded at first use (`workbench.lazy`): scoring diffs loads
 rapidfuzz and numpy. The function that builds the demonstration scorecard keeps its module's
@@ -24,7 +26,8 @@ _HOME = {
     "DemoCorpus": "workbench.evals.demo",
     "load_demo": "workbench.evals.demo",
     "write_scorecard": "workbench.evals.scorecard",
-    "read_truth": "workbench.evals.alignment",
+    "read_truth": "workbench.evals.truth",
+    "file_sha256": "workbench.evals.truth",
     "alignment_scorecard": "workbench.evals.alignment",
     "write_alignment_scorecard": "workbench.evals.alignment",
 }

@@ -32,7 +32,6 @@ pure function of the truth file, the held versions and the diff; it changes noth
 
 from __future__ import annotations
 
-import hashlib
 import json
 from bisect import bisect_right
 from collections import Counter, defaultdict
@@ -42,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.changes.diff import diff_passages, pairing_is_uncertain
-from workbench.errors import TruthFileError
+from workbench.evals.truth import TruthKind
 from workbench.files import replace_file
 from workbench.measure import rate
 from workbench.models import Change, Passage
@@ -52,6 +51,12 @@ from workbench.text.segment import segment_version
 SCORECARD_JSON = "alignment-scorecard.json"
 SCORECARD_MD = "alignment-scorecard.md"
 LEFT_OUT_REASONS = ("not_in_one_passage", "several_passages", "shared_passage")
+ALIGNMENT_TRUTH = TruthKind(
+    name="alignment",
+    script="scripts/alignment_truth.py",
+    field="pairs",
+    subjects="version pairs",
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -96,21 +101,6 @@ class _PassageIndex:
         if self.haystack.find(text, first + 1) >= 0:
             return "several_passages"
         return bisect_right(self.starts, first) - 1
-
-
-def read_truth(path: Path) -> dict[str, Any]:
-    """The truth file as the script wrote it; a missing or malformed file is a `TruthFileError`."""
-    try:
-        data = json.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise TruthFileError(
-            f"{path}: no alignment truth; run 'python scripts/alignment_truth.py --out {path}'"
-        ) from None
-    except (OSError, ValueError) as error:
-        raise TruthFileError(f"{path}: cannot be read as the truth's JSON: {error}") from error
-    if not isinstance(data, dict) or not isinstance(data.get("pairs"), list):
-        raise TruthFileError(f"{path}: field pairs: expected a list of version pairs")
-    return data
 
 
 def _diff_pairs(
@@ -359,7 +349,3 @@ def write_alignment_scorecard(out: Path, card: Mapping[str, Any]) -> tuple[str, 
     replace_file(out / SCORECARD_JSON, scorecard_bytes(card))
     replace_file(out / SCORECARD_MD, scorecard_markdown(card))
     return SCORECARD_JSON, SCORECARD_MD
-
-
-def file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()

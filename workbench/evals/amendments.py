@@ -41,8 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.errors import TruthFileError
-from workbench.evals.alignment import file_sha256
+from workbench.evals.truth import TruthKind
 from workbench.history.amendments import Instruction
 from workbench.history.enactment import Check
 from workbench.history.reconcile import ATTRIBUTION_KINDS, AmendmentReport
@@ -60,7 +59,14 @@ KIND_OF_ACTION = {
     "amend_to_read": "amend_to_read",
 }
 
-__all__ = ["amendment_scorecard", "file_sha256", "read_truth", "write_amendment_scorecard"]
+AMENDMENT_TRUTH = TruthKind(
+    name="amendment",
+    script="scripts/amendment_truth.py",
+    field="instructions",
+    subjects="instructions",
+)
+
+__all__ = ["AMENDMENT_TRUTH", "amendment_scorecard", "write_amendment_scorecard"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -69,21 +75,6 @@ class _Row:
 
     evidence_id: str
     holds: bool
-
-
-def read_truth(path: Path) -> dict[str, Any]:
-    """The truth file as the script wrote it; a missing or malformed file is a `TruthFileError`."""
-    try:
-        data = json.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise TruthFileError(
-            f"{path}: no amendment truth; run 'python scripts/amendment_truth.py --out {path}'"
-        ) from None
-    except (OSError, ValueError) as error:
-        raise TruthFileError(f"{path}: cannot be read as the truth's JSON: {error}") from error
-    if not isinstance(data, dict) or not isinstance(data.get("instructions"), list):
-        raise TruthFileError(f"{path}: field instructions: expected a list of instructions")
-    return data
 
 
 def _norm(text: str | None) -> str:

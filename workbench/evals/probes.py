@@ -3,10 +3,17 @@
 `corruption_probes` turns real passages into citations whose right outcome is known by
 construction, without asking the verifier: honest quotes (verified), a numeral changed, offsets
 shifted by one or two, a repeated passage cited without its occurrence or with the wrong one, a
-soft hyphen or line-break hyphen spanned (each allowed reading verified, a fourth refused), a digit
-quoted as a superscript digit or the reverse. Uniqueness is decided on the skeleton (`index`), which
-can only over-count, so a probe expected to be unique really is. The altered-text probe needs a
-writable copy of a workspace and lives with its callers (the test and the report).
+soft hyphen or line-break hyphen spanned (each allowed reading verified, a fourth refused), a
+line-break hyphen written as PDFium and Anthropic's `cited_text` write it, U+0002 (verified), an
+in-line hyphen written so (refused: the source has no line break there), a digit quoted as a
+superscript digit or the reverse, altered quotes (among them an omission that swallows a `not`,
+verified only with the caveat `qualifier_omitted`). `block_probes` cites a version's blocks (`cite.blocks`) as
+an Anthropic `content_block_location` would: a block with its own text (verified), with the next
+block's (refused), past the last block, into a document given as a version id or an edited map
+(each refused by name). `outcome` names what a verdict is compared with: its reason, else its
+caveat kinds, else its outcome. Uniqueness is decided on the skeleton (`index`), which can only
+over-count, so a probe expected to be unique really is. The altered-text probe needs a writable
+copy of a workspace and lives with its callers (the test and the report).
 
 `hyphen_census` classifies every line-break hyphen by the evidence its own document gives for the
 right reading. The guarantee of both: deterministic for a given workspace and seed.
@@ -18,11 +25,13 @@ import random
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
+from typing import Any
 
+from workbench.cite.blocks import BlockMap, version_blocks
 from workbench.cite.index import skeleton
-from workbench.cite.verify import Citation
+from workbench.cite.verify import Citation, Verification
 from workbench.models import Version
 from workbench.text.normalize import normalize, normalized_text
 from workbench.text.segment import segment
@@ -50,7 +59,19 @@ _CONJUNCTIONS = frozenset({"and", "or", "nor", "to", "und", "oder", "bis"})
 class Probe:
     kind: str
     citation: Citation
-    expected: str  # "verified" or the reason code it must be refused with
+    # "verified" (plainly), a caveat kind it must be verified with, or the reason it must be
+    # refused with: what `outcome` gives for the right verdict
+    expected: str
+
+
+def outcome(verification: Verification) -> str:
+    """What a probe's verdict is compared with: the refusal's reason, else the caveat kinds
+    (comma-joined, in order), else the outcome (`verified`, `resolved`)."""
+    return (
+        verification.reason
+        or ",".join(c.kind for c in verification.caveats)
+        or verification.outcome
+    )
 
 
 SHIFTS = (-2, -1, 1, 2)
@@ -254,12 +275,73 @@ def corruption_probes(
                     expected="quote_mismatch",
                 )
             )
+            probes.append(
+                Probe(
+                    kind="line-break hyphen, as U+0002",
+                    citation=cite(start, end, left + "\u0002" + right),
+                    expected="verified",
+                )
+            )
+        probes += _not_probes(text, skel, cite, per_version)
+        probes += _inline_hyphen_probes(text, skel, cite, per_version)
+    return probes
+
+
+def _inline_hyphen_probes(
+    text: str, skel: str, cite: Callable[..., Citation], per_version: int
+) -> list[Probe]:
+    """A hyphenated word inside a line (letters either side of the hyphen, two words after it,
+    single spaces), the span's text held once, quoted with its hyphen written U+0002, as a PDF
+    citation writes a hyphen that ends a line: refused, since the source has no line break there."""
+    probes = []
+    for match in re.finditer(r"(?<= )[A-Za-z]{2,}-[A-Za-z]{2,} [A-Za-z]+ [A-Za-z]+(?= )", text):
+        if skel.count(skeleton(match.group())) != 1:
+            continue
+        probes.append(
+            Probe(
+                kind="in-line hyphen quoted as U+0002",
+                citation=cite(match.start(), match.end(), match.group().replace("-", "\u0002", 1)),
+                expected="quote_mismatch",
+            )
+        )
+        if len(probes) == per_version:
+            break
+    return probes
+
+
+_QUALIFIER_WORDS = frozenset(
+    {"not", "no", "unless", "except", "notwithstanding", "provided", "subject"}
+)
+
+
+def _not_probes(
+    text: str, skel: str, cite: Callable[..., Citation], per_version: int
+) -> list[Probe]:
+    """Omissions that swallow a `not`: two plain words either side of a lower-case `not` (words
+    of letters only, single spaces between), the span's text held once, quoted as the outer two
+    pairs with an ellipsis between; verified only with the caveat `qualifier_omitted`."""
+    probes = []
+    for match in re.finditer(r"(?<= )[a-z]+ [a-z]+ not [a-z]+ [a-z]+(?= )", text):
+        words = match.group().split(" ")
+        quote = f"{words[0]} {words[1]} … {words[3]} {words[4]}"
+        if skel.count(skeleton(match.group())) != 1:
+            continue
+        probes.append(
+            Probe(
+                kind="altered, a not omitted",
+                citation=cite(match.start(), match.end(), quote, altered=True),
+                expected="qualifier_omitted",
+            )
+        )
+        if len(probes) == per_version:
+            break
     return probes
 
 
 def altered_quotes(text: str, start: int, end: int) -> list[tuple[str, str, str]]:
     """(kind, altered quote, expected) for a span whose text the version holds once, built from
-    its words alone: a middle omitted and a first letter bracketed (verified), its first and last
+    its words alone: a middle omitted (when it holds no word a qualifier could start with) and a
+    first letter bracketed (verified), its first and last
     words quoted in the reverse order between ellipses (`fragment_out_of_order`, when each occurs
     once in the span), a bracket put between its first two words (`bracket_over_nothing`), and
     the words just after the span quoted inside it (`fragment_not_found`, when the span does not
@@ -268,8 +350,13 @@ def altered_quotes(text: str, start: int, end: int) -> list[tuple[str, str, str]
     if len(words) < 6 or _MARKS.search(" ".join(words)):
         return []  # the span's own text holds what would read as a mark
     head, tail = " ".join(words[:2]), " ".join(words[-2:])
-    out = [
-        ("altered, middle omitted", f"{head} … {tail}", "verified"),
+    middle = {re.sub(r"[^\w]", "", w).lower() for w in words[2:-2]}
+    out = (
+        []
+        if middle & _QUALIFIER_WORDS
+        else [("altered, middle omitted", f"{head} … {tail}", "verified")]
+    )
+    out += [
         (
             "altered, bracket between two words",
             f"{words[0]} [such] {' '.join(words[1:])}",
@@ -349,3 +436,94 @@ def hyphen_census(versions: Iterable[Version]) -> Counter[str]:
                     else "no evidence"
                 ] += 1
     return counts
+
+
+def _held_once(skel: str, raw: str) -> bool:
+    """Whether raw text occurs once in the text whose skeleton is `skel` (on the skeleton, which
+    can only over-count)."""
+    return skel.count(skeleton(normalized_text(raw).strip(" "))) == 1
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BlockProbe:
+    """An Anthropic `content_block_location` citation (`record`, document index 0) into
+    `document` (a blocks map, or a version id), and the outcome it must get (`outcome`)."""
+
+    kind: str
+    record: dict[str, Any]
+    document: BlockMap | str
+    expected: str
+
+
+def block_probes(versions: Iterable[Version], per_version: int = 2) -> list[BlockProbe]:
+    """Citations of each version's blocks (`cite.blocks.version_blocks`), `per_version` block
+    pairs each where the version has them (the first pairs whose block k, and whose two blocks
+    together, the version holds once, on the skeleton): block k cited with its own text, and blocks k and
+    k + 1 with the text from the one's start to the other's end (verified); block k with block
+    k + 1's text where the two differ once normalized (`quote_mismatch`); a block past the last
+    (`block_out_of_range`); the document given as its version id, and the map with block k's
+    span moved by one and its hash left as written (`blocks_not_written`)."""
+    probes: list[BlockProbe] = []
+    for version in versions:
+        blocks = version_blocks(version)
+        spans, texts, written = blocks.map.spans, blocks.texts, blocks.map
+        skel = skeleton(normalize(version.text).text)
+        once = partial(_held_once, skel)
+        pairs = [
+            k
+            for k in range(len(spans) - 1)
+            if once(texts[k])
+            and once(version.text[spans[k][0] : spans[k + 1][1]])
+            and normalized_text(texts[k]) != normalized_text(texts[k + 1])
+        ][:per_version]
+
+        def cited(quote: str, start: int, end: int) -> dict[str, Any]:
+            return {
+                "type": "content_block_location",
+                "cited_text": quote,
+                "document_index": 0,
+                "start_block_index": start,
+                "end_block_index": end,
+            }
+
+        for k in pairs:
+            moved = tuple((s + (i == k), e) for i, (s, e) in enumerate(spans))
+            probes += [
+                BlockProbe(
+                    kind="block, its own text",
+                    record=cited(texts[k], k, k + 1),
+                    document=written,
+                    expected="verified",
+                ),
+                BlockProbe(
+                    kind="two blocks, their text",
+                    record=cited(version.text[spans[k][0] : spans[k + 1][1]], k, k + 2),
+                    document=written,
+                    expected="verified",
+                ),
+                BlockProbe(
+                    kind="block, the next block's text",
+                    record=cited(texts[k + 1], k, k + 1),
+                    document=written,
+                    expected="quote_mismatch",
+                ),
+                BlockProbe(
+                    kind="block past the last",
+                    record=cited(texts[k], len(spans), len(spans) + 1),
+                    document=written,
+                    expected="block_out_of_range",
+                ),
+                BlockProbe(
+                    kind="document given as a version id",
+                    record=cited(texts[k], k, k + 1),
+                    document=version.version_id,
+                    expected="blocks_not_written",
+                ),
+                BlockProbe(
+                    kind="blocks map edited",
+                    record=cited(texts[k], k, k + 1),
+                    document=replace(written, spans=moved),
+                    expected="blocks_not_written",
+                ),
+            ]
+    return probes

@@ -12,14 +12,20 @@ and `sha256:` hash (the Data Resource `hash` property, algorithm prefixed):
 * `citations.jsonl`: the citations exactly as given (their format and `--documents` list are in
   the resource's `workbench:format` and `workbench:documents`); from notes, one citation in our
   JSON per note quote found in its document, and `notes.jsonl` beside it, one line per quote;
-* `annotations.jsonl`: every verified citation as a W3C Web Annotation (`formats.annotation`);
-  a refused one is never exported as an annotation, since it would assert a quote that is not
-  there;
-* `verdicts.jsonl`: every verdict, in input order, as `workbench verify --json` prints it, in
-  canonical JSON: the bytes a re-check must reproduce;
+* `annotations.jsonl`: every verified citation (caveated or not: the words are there) as a W3C
+  Web Annotation (`cite.w3c.annotation`); a refused or resolved one is never exported as an
+  annotation, since it would assert a quote that is not there;
+* `verdicts.jsonl`: every verdict, in input order, as `workbench verify --json` prints it (with
+  its caveats), in canonical JSON: the bytes a re-check must reproduce; the resource's
+  `workbench:counts` keeps plainly verified, caveated, resolved and refused verdicts apart;
 * `verdict-log-head.json`: the head of the workspace's verdict log (C8) when the bundle was
   written: rows, head digest, whether its chain verified;
 * with `with_documents`, `documents/<version id>`: each cited version's artefact bytes.
+
+A member with no line (no citation verified, or none into a held version) is declared
+`"type": "file"`: the Frictionless validator reads a JSON Lines table with no row as invalid, and
+still checks a file's bytes and hash. The descriptor records the normalization scheme the verdicts
+were reached under (`workbench:normalizer`).
 
 What a member holds is derived by one function each here (`version_record`, `verdict_members`,
 `note_members`), used when writing and again by `bundle_check.verify_bundle` when re-checking, so
@@ -40,15 +46,12 @@ from pathlib import Path
 from typing import Any
 
 from workbench.cite import VERIFIED_MEANS, SourceIndex, Verification, find_text, index_text
-from workbench.cite.formats import (
-    CitationLine,
-    Format,
-    PageRange,
-    annotate_verified,
-    read_citations,
-    verification_as_json,
-)
-from workbench.cite.pages import verdict_pages, verify_lines
+from workbench.cite.formats import Document, Format, documents_as_json, read_citations
+from workbench.cite.lines import CitationLine, PageRange
+from workbench.cite.pages import verdict_pages
+from workbench.cite.placing import verify_lines
+from workbench.cite.verdicts import tally, verification_as_json
+from workbench.cite.w3c import annotate_verified
 from workbench.corpus import read_catalogue, read_fetched
 from workbench.errors import (
     BundleError,
@@ -61,9 +64,13 @@ from workbench.errors import (
 from workbench.files import replace_file_with
 from workbench.models import CatalogueRow, Version, canonical_json, content_id
 from workbench.notes.note import notes_in, parse_note
+from workbench.text.normalize import SCHEME, SCHEME_VERSION
 from workbench.workspace import Workspace, version_from_row
 
-BUNDLE_SCHEME = 1
+# 1: verdicts without caveats, annotations whose source id is the version id.
+# 2: verdicts with their caveats, annotations whose source id is the text's ni: IRI (`cite.w3c`).
+BUNDLE_SCHEME = 2
+READ_SCHEMES = (1, 2)
 DESCRIPTOR = "datapackage.json"
 # Resources every bundle holds, by name and member path; `notes` and documents are optional.
 REQUIRED = {
@@ -137,9 +144,10 @@ def version_record(version: Version) -> dict[str, Any]:
 
 
 def verdict_members(
-    workspace: Workspace, lines: Sequence[CitationLine]
+    workspace: Workspace, lines: Sequence[CitationLine], *, scheme: int = BUNDLE_SCHEME
 ) -> tuple[tuple[BundleVerdict, ...], bytes, bytes]:
-    """Every line's verdict, and the verdicts and annotations members' bytes."""
+    """Every line's verdict, and the verdicts and annotations members' bytes, in the shapes a
+    bundle of `scheme` holds (so a bundle written before a later scheme re-checks as written)."""
     verified = verify_lines(workspace, lines)
     spanned = verdict_pages(workspace, verified)
     verdicts = tuple(
@@ -148,10 +156,12 @@ def verdict_members(
         if v is not None
     )
     rows = [
-        verification_as_json(v.line.line, v.verification, spanned=v.pages, named=v.line.pages)
+        verification_as_json(
+            v.line.line, v.verification, spanned=v.pages, named=v.line.pages, scheme=scheme
+        )
         for v in verdicts
     ]
-    annotations = annotate_verified(workspace, (v.verification for v in verdicts))
+    annotations = annotate_verified(workspace, (v.verification for v in verdicts), scheme=scheme)
     return verdicts, _jsonl(rows), _jsonl(annotations)
 
 
@@ -289,7 +299,9 @@ _DESCRIPTIONS = {
     "versions": "how each cited version was read: artefact and text sha256, extractor, pages",
     "citations": "the citations as given",
     "annotations": "every verified citation as a W3C Web Annotation",
-    "verdicts": "every citation's verdict, in input order, as 'workbench verify --json' prints it",
+    "verdicts": "every citation's verdict, in input order, as 'workbench verify --json' prints it; "
+    "workbench:counts keeps the plainly verified, the verified with caveats, the resolved and the "
+    "refused apart",
     "verdict-log-head": "the head of the verdict log when the bundle was written",
     "notes": "every note quote, its status in its version and the citation it became",
 }
@@ -302,7 +314,7 @@ def write_bundle(
     *,
     citations: bytes | None = None,
     fmt: Format = "workbench",
-    documents: Sequence[str] | None = None,
+    documents: Sequence[Document] | None = None,
     source: str = "-",
     notes: Path | None = None,
     store: Path | None = None,
@@ -352,7 +364,11 @@ def write_bundle(
     )
     members[REQUIRED["versions"]] = _jsonl([version_record(v) for v in versions])
     members[REQUIRED["citations"]] = citations
-    extra["citations"] = {"workbench:format": fmt, "workbench:documents": list(documents or [])}
+    extra["citations"] = {
+        "workbench:format": fmt,
+        "workbench:documents": documents_as_json(documents or ()),
+    }
+    extra["verdicts"] = {"workbench:counts": tally(v.verification for v in verdicts)}
     members[REQUIRED["annotations"]] = annotation_bytes
     members[REQUIRED["verdicts"]] = verdict_bytes
     log_head = _log_head(workspace)
@@ -366,6 +382,10 @@ def write_bundle(
             mediatype="application/json",
             encoding="utf-8",
             description=_DESCRIPTIONS[name],
+            # CAUTION: the Frictionless reader cannot read a JSON Lines table with no row (it
+            # calls the member invalid); an empty member is declared a file, whose bytes and hash
+            # it still checks.
+            **({"type": "file"} if not members[path] else {}),
             **extra.get(name, {}),
         )
         for name, path in (*REQUIRED.items(), NOTES)
@@ -399,6 +419,7 @@ def write_bundle(
             if isinstance(row.provenance.get("source_url"), str)
         ],
         "workbench:bundle_scheme": BUNDLE_SCHEME,
+        "workbench:normalizer": f"{SCHEME} v{SCHEME_VERSION}",
         "resources": resources,
     }
     descriptor_bytes = (json.dumps(descriptor, ensure_ascii=False, indent=2) + "\n").encode()
@@ -428,6 +449,7 @@ def _write_zip(out: Path, members: Mapping[str, bytes]) -> None:
 
 __all__ = [
     "BUNDLE_SCHEME",
+    "READ_SCHEMES",
     "BundleProblem",
     "BundleReport",
     "BundleVerdict",

@@ -7,6 +7,10 @@ versions (in a temporary folder), verifies the citations again through the same 
 (`bundle.verdict_members`, `bundle.note_members`, `bundle.reread_version`), and compares the
 verdicts, annotations and note lines byte for byte.
 
+A bundle of an older scheme (`bundle.READ_SCHEMES`) is re-derived in that scheme's shapes, and its
+verdicts are compared on what they decide: a later workbench may word a refusal's explanation
+better, or show a quote found nowhere at its best place, without deciding anything otherwise.
+
 The guarantee: a bundle re-checks clean only if every member is the one its descriptor hashes,
 every artefact is the one its catalogue row hashes, and the verdicts it holds are the ones the rule
 gives today; anything else is reported as a problem naming the member, the version or the line.
@@ -25,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from workbench.cite.formats import FORMATS, read_citations
+from workbench.cite.formats import FORMATS, documents_from_json, read_citations
 from workbench.corpus import check_relative_path, parse_provenance
 from workbench.errors import BundleError, ProvenanceError
 from workbench.exports.bundle import (
@@ -33,6 +37,7 @@ from workbench.exports.bundle import (
     DESCRIPTOR,
     DOCUMENTS,
     NOTES,
+    READ_SCHEMES,
     REQUIRED,
     BundleProblem,
     BundleReport,
@@ -108,10 +113,10 @@ def _descriptor(archive: zipfile.ZipFile) -> tuple[dict[str, Any], bytes]:
     descriptor = _strict_json(data, where)
     if not isinstance(descriptor, dict):
         raise BundleError(f"{where}: expected a JSON object")
-    if descriptor.get("workbench:bundle_scheme") != BUNDLE_SCHEME:
+    if descriptor.get("workbench:bundle_scheme") not in READ_SCHEMES:
         raise BundleError(
             f"{where}: workbench:bundle_scheme {descriptor.get('workbench:bundle_scheme')!r}; "
-            f"this workbench reads scheme {BUNDLE_SCHEME}"
+            f"this workbench reads schemes {', '.join(map(str, READ_SCHEMES))}"
         )
     resources = descriptor.get("resources")
     if not isinstance(resources, list) or not resources:
@@ -204,6 +209,30 @@ def _compare(where: str, bundled: bytes, derived: bytes) -> list[BundleProblem]:
     ]
 
 
+# What a later scheme may word or show differently without deciding otherwise: a refusal's
+# explanation, and where a quote found nowhere is shown.
+_REWORDED = ("detail",)
+_SHOWN = ("char_start", "char_end", "actual_text")
+
+
+def _decisions(data: bytes) -> bytes:
+    """Verdict lines of an older bundle scheme, as what they decide: every key but the reworded
+    ones (`_REWORDED`, and `_SHOWN` of a `quote_not_found` refusal), canonical JSON per line;
+    a line that is not a JSON object is kept as it is, so it still differs."""
+    out = []
+    for raw in data.splitlines():
+        try:
+            row = strict_json(raw.decode("utf-8"), ValueError)
+        except (UnicodeDecodeError, ValueError):
+            row = None
+        if not isinstance(row, dict):
+            out.append(raw)
+            continue
+        dropped = _REWORDED + (_SHOWN if row.get("reason") == "quote_not_found" else ())
+        out.append(canonical_json({k: v for k, v in row.items() if k not in dropped}).encode())
+    return b"".join(line + b"\n" for line in out)
+
+
 def verify_bundle(path: Path, *, mirror: Path | None = None) -> BundleReport:
     """Re-check a bundle offline (module docstring); documents come from the bundle when it holds
     them, else from `mirror` (a folder in mirror layout, `<jurisdiction>/<family>/<file>`).
@@ -235,9 +264,11 @@ def verify_bundle(path: Path, *, mirror: Path | None = None) -> BundleReport:
         if isinstance(item, dict) and isinstance(item.get("version_id"), str):
             recorded[item["version_id"]] = item
     citations = by_name["citations"]
-    fmt, documents = citations.get("workbench:format"), citations.get("workbench:documents")
-    if fmt not in FORMATS or not isinstance(documents, list):
+    fmt, listed = citations.get("workbench:format"), citations.get("workbench:documents")
+    if fmt not in FORMATS or not isinstance(listed, list):
         raise BundleError(f"{DESCRIPTOR}: the citations resource names no readable format")
+    documents = documents_from_json(listed, f"{DESCRIPTOR}: workbench:documents")
+    scheme = descriptor["workbench:bundle_scheme"]
     with tempfile.TemporaryDirectory(prefix="workbench-bundle-") as scratch:
         inside = Path(scratch) / "documents"
         for row in rows:
@@ -281,12 +312,18 @@ def verify_bundle(path: Path, *, mirror: Path | None = None) -> BundleReport:
                     problems.append(
                         BundleProblem(where=needed[2], reason="unreadable", detail=line.error)
                     )
-            verdicts, verdict_bytes, annotation_bytes = verdict_members(workspace, lines)
+            verdicts, verdict_bytes, annotation_bytes = verdict_members(
+                workspace, lines, scheme=scheme
+            )
     for name in ("verdicts", "annotations"):
         member = REQUIRED[name]
         if member in members:
-            derived = verdict_bytes if name == "verdicts" else annotation_bytes
-            problems += _compare(member, members[member], derived)
+            bundled, derived = members[member], annotation_bytes
+            if name == "verdicts":
+                derived = verdict_bytes
+                if scheme != BUNDLE_SCHEME:
+                    bundled, derived = _decisions(bundled), _decisions(derived)
+            problems += _compare(member, bundled, derived)
     log_head: Mapping[str, Any] = {}
     if REQUIRED["verdict-log-head"] in members:
         head = _strict_json(members[REQUIRED["verdict-log-head"]], REQUIRED["verdict-log-head"])

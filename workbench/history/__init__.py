@@ -16,9 +16,11 @@ reads them from a law's prose (never from a publisher's markup) through a drafti
 verifies each by exact search against the last held release before the law took effect and the
 first after (`laws` finds the law and the releases), and `reconcile` says which change of the
 release pair each instruction accounts for (`made_by`), which a D.C. Act named in the new history
-note does (`history`), and which are `unexplained` or `not_reflected`. This stage imports
-only the stages below it (citations, changes, notes, and the records, text and workspace they stand
-on), never a later one.
+note does (`history`), and which are `unexplained` or `not_reflected`; `lawbook` reads a law
+only when a verb needs it (one law, or the laws naming one section). `asof` gives honest dates:
+the release of a family that stood on a date, and the held laws it does not yet reflect. This
+stage imports only the stages below it (citations, changes, notes, and the records, text and
+workspace they stand on), never a later one.
 
 The names below are loaded from their module at first use; none is spelled like a module of this
 package (`recheck` is the module, `recheck_quotes` the verb).
@@ -45,9 +47,16 @@ _HOME = {
     "recheck_lines": "workbench.history.recheck",
     "recheck_quotes": "workbench.history.recheck",
     # amendment instructions read, verified and reconciled with the diff
+    "LawBook": "workbench.history.lawbook",
     "amendment_report": "workbench.history.reconcile",
     "check_instruction": "workbench.history.enactment",
+    "family_amendments": "workbench.history.reconcile",
+    "law_amendments": "workbench.history.reconcile",
+    "law_frame": "workbench.history.reconcile",
     "read_instructions": "workbench.history.amendments",
+    # honest dates: the release that stood on a date, the laws it does not yet reflect
+    "laws_by_release": "workbench.history.asof",
+    "release_as_of": "workbench.history.asof",
 }
 
 __all__ = sorted(_HOME)

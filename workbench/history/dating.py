@@ -17,7 +17,7 @@ the version's text hash) before it is returned.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -318,7 +318,7 @@ def cite_quote(
 
 def annotation_of(workspace: Workspace, cited: QuoteCitation) -> dict[str, Any]:
     """A cited quote as a W3C Web Annotation, by the citation formats' own writer."""
-    from workbench.cite.formats import annotation
+    from workbench.cite.w3c import annotation
 
     if cited.verification is None:
         raise CitationError(f"{cited.version_id}: the quote was not cited ({cited.status})")
@@ -334,17 +334,22 @@ def family_versions(workspace: Workspace, family: str) -> tuple[Version, ...]:
     return workspace.versions(family)
 
 
-def quote_history(workspace: Workspace, quote: str, family: str) -> QuoteHistory:
-    """The quote's occurrences in every held version of `family`, in version order.
+def quote_history(
+    workspace: Workspace, quote: str, family: str, *, among: Collection[str] | None = None
+) -> QuoteHistory:
+    """The quote's occurrences in every held version of `family` (only those `among` names,
+    when given: the releases published by a date, `asof.AsOf.releases`), in version order.
 
     Each version's text hash is checked, then the quote is searched in it exactly; a version that
     does not hold it is listed with no occurrences. First and last holding version are by version
-    order; whether the latest holds it is read off the last version held. Raises `CitationError`
-    for an empty quote and `FamilyNotFound` for a family not held.
+    order; whether the latest holds it is read off the last version listed. Raises
+    `CitationError` for an empty quote and `FamilyNotFound` for a family not held.
     """
     check_quote(quote)
     holdings = []
     for version in family_versions(workspace, family):
+        if among is not None and version.version_id not in among:
+            continue
         spans = occurrence_spans(held_index(workspace, version.version_id), quote)
         holdings.append(
             Holding(
@@ -382,7 +387,8 @@ def cite_lines(cited: QuoteCitation) -> tuple[str, ...]:
         "no_such_occurrence": f"refused: occurrence {cited.named} is named; {cited.version_id} "
         f"holds the quote {n} time(s)",
         "not_found": f"refused: {cited.version_id} does not hold the quote (exact search, after "
-        "the one normalization)",
+        "the one normalization); to find where similar words stand, try "
+        f"'workbench search QUOTE' (candidates, never evidence)",
     }[cited.status]
     out = [head]
     for o in cited.occurrences:

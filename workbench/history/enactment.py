@@ -342,9 +342,13 @@ def _check_section(ins: Instruction, code: HeldCode, effective: str) -> Check:
         candidates = sorted(code.families)
     hits = []
     for family in candidates:
-        held = code.releases(family)
-        first = held[0] if held and held[0].date >= effective else None
-        if lines and first and _within(first, lines[0], (0, len(first.version.text))):
+        # A family first released before the law cannot be the section it adds: its dates say
+        # so before any release of it is read.
+        dated = code.dated(family)
+        if not dated or dated[0][0] < effective:
+            continue
+        first = code.release_of(*dated[0])
+        if lines and _within(first, lines[0], (0, len(first.version.text))):
             hits.append((family, first))
     if len(hits) != 1:
         return Check(

@@ -1,13 +1,16 @@
 """Held laws and held Code releases, as the amendment reader and its verification read them.
 
 A law is a held version of a family the drafting style's jurisdiction names (`dc-law-NN-NNN`),
-whose artefact is XML: `held_law` reads its fetched bytes (hash-checked against its catalogue row,
-and against the artefact SHA-256 the held version records) for what the extracted text leaves out
-or cannot mark: its effective date (the metadata element the style names), its own D.C. Act
-number, and the spans of its text that the publisher's markup gave (`element_spans`). A Code
-release is a held version of a section family: `held_code` reads each release's numbered units
+whose artefact is XML: `law_facts` reads its fetched bytes (hash-checked against its catalogue
+row, and against the artefact SHA-256 the held version records) for what the extracted text
+leaves out: its effective date (the metadata element the style names) and its own D.C. Act
+number, by parsing alone; `held_law` adds the spans of its text that the publisher's markup gave
+and its quoted matter (`element_spans`, which renders the whole law: the costly part). A Code
+release is a held version of a section family: `HeldCode` reads each release's numbered units
 from its structure marks and, from its bytes, where its notes begin (the style's notes element),
-so a unit's extent never runs into the history notes below the last unit.
+so a unit's extent never runs into the history notes below the last unit. It finds the section
+families in the catalogue rows and loads each from the workspace by family, never the whole
+workspace, and reads a family's releases only when asked for them.
 
 The guarantee: every span recorded here indexes the held text of its version, and nothing is read
 from bytes whose hash is not the one the catalogue and the held version record.
@@ -23,7 +26,7 @@ from pathlib import Path
 from lxml import etree
 
 from workbench.corpus import read_fetched
-from workbench.errors import AmendmentError, ExtractionError
+from workbench.errors import AmendmentError, ExtractionError, FamilyNotFound
 from workbench.history.style import DraftingStyle
 from workbench.models import CatalogueRow, Version
 from workbench.text.lines import clean_label
@@ -33,6 +36,15 @@ from workbench.workspace import Workspace
 
 XML_MEDIA_TYPES = frozenset({"application/xml", "text/xml"})
 _ACT_NUMBER = re.compile(r"\d+-\d+")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LawFacts:
+    """What a held law's metadata states: when it took effect, and its own D.C. Act number."""
+
+    version_id: str
+    effective: str  # ISO date, as the law's metadata states it
+    act: str | None  # the law's own Act number ("24-742"), None where it prints none
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -86,13 +98,59 @@ def _bytes(rows: Iterable[CatalogueRow], store: Path, version: Version) -> bytes
         ) from error
 
 
-def held_law(
+def _facts(root: etree._Element, version_id: str, style: DraftingStyle) -> LawFacts:
+    effective = next(
+        (
+            (el.text or "").strip()
+            for el in root.iter()
+            if isinstance(el.tag, str) and etree.QName(el).localname == style.effective_element
+        ),
+        "",
+    )
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", effective):
+        raise AmendmentError(
+            f"{version_id}: no {style.effective_element} date in its metadata; "
+            "expected a law that states when it took effect"
+        )
+    act = next(
+        (
+            (el.text or "").strip()
+            for el in root
+            if isinstance(el.tag, str)
+            and etree.QName(el).localname == "num"
+            and el.get("type") == "act"
+        ),
+        None,
+    )
+    return LawFacts(
+        version_id=version_id,
+        effective=effective,
+        act=act if act and _ACT_NUMBER.fullmatch(act) else None,
+    )
+
+
+def law_facts(
     version: Version, style: DraftingStyle, rows: Iterable[CatalogueRow], store: Path
-) -> HeldLaw:
-    """Read a held law's effective date, Act number and publisher markup from its bytes.
+) -> LawFacts:
+    """A held law's effective date and Act number, read from its bytes by parsing alone.
 
     Refused (`AmendmentError`, one line naming the version): not XML, not catalogued or not
     fetched, a catalogue hash that is not the held one, or no effective date in its metadata.
+    """
+    data = _bytes(rows, store, version)
+    try:
+        root = parse_xml(data, source=version.version_id)
+    except ExtractionError as error:
+        raise AmendmentError(str(error)) from error
+    return _facts(root, version.version_id, style)
+
+
+def held_law(
+    version: Version, style: DraftingStyle, rows: Iterable[CatalogueRow], store: Path
+) -> HeldLaw:
+    """A held law's facts (`law_facts`) and the spans of its publisher markup and quoted matter.
+
+    Refused as `law_facts` refuses.
     """
     data = _bytes(rows, store, version)
     try:
@@ -109,33 +167,11 @@ def held_law(
         )
     except ExtractionError as error:
         raise AmendmentError(str(error)) from error
-    effective = next(
-        (
-            (el.text or "").strip()
-            for el in root.iter()
-            if isinstance(el.tag, str) and etree.QName(el).localname == style.effective_element
-        ),
-        "",
-    )
-    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", effective):
-        raise AmendmentError(
-            f"{version.version_id}: no {style.effective_element} date in its metadata; "
-            "expected a law that states when it took effect"
-        )
-    act = next(
-        (
-            (el.text or "").strip()
-            for el in root
-            if isinstance(el.tag, str)
-            and etree.QName(el).localname == "num"
-            and el.get("type") == "act"
-        ),
-        None,
-    )
+    facts = _facts(root, version.version_id, style)
     return HeldLaw(
         version=version,
-        effective=effective,
-        act=act if act and _ACT_NUMBER.fullmatch(act) else None,
+        effective=facts.effective,
+        act=facts.act,
         markup=tuple((s.char_start, s.char_end) for s in spans),
         quotations=tuple((s.char_start, s.char_end) for s in quotations),
     )
@@ -160,13 +196,25 @@ def release(
     return Release(version=version, date=date, body_end=body_end, units=units)
 
 
+def dated_versions(
+    versions: Iterable[Version], dates: Mapping[str, str | None]
+) -> tuple[tuple[str, Version], ...]:
+    """The versions that carry a filing date (`dates`, by version id), as (date, version),
+    ordered by date and then version order; a version with none is left out (it cannot be
+    placed before or after a date)."""
+    dated = [(dates.get(v.version_id), v.version_order, v) for v in versions]
+    ordered = sorted(((d, o, v) for d, o, v in dated if d), key=lambda t: t[:2])
+    return tuple((str(date), v) for date, _, v in ordered)
+
+
 class HeldCode:
     """The held releases of a jurisdiction's Code sections, by section number, read on demand.
 
-    A family is a Code section when it is not a law family and its versions carry structure
-    marks; its section number is the label of its first release's outermost unit ("34-1432").
-    Releases are ordered by filing date, then version order; a release with no filing date is
-    left out (it cannot be placed before or after a law).
+    A family is a Code section when the catalogue rows list it in the jurisdiction as XML, it is
+    not a law family, and its held versions carry structure marks; its section number is the
+    label of its first release's outermost unit ("34-1432"). Releases are ordered by filing
+    date, then version order; a release with no filing date is left out (it cannot be placed
+    before or after a law).
     """
 
     def __init__(
@@ -184,35 +232,69 @@ class HeldCode:
         self.store = store
         self.dates = workspace.filing_dates()
         self.families: dict[str, list[Version]] = {}
-        for version in workspace.versions():
-            if version.jurisdiction != jurisdiction or version.family in law_families:
+        listed = {
+            row.family
+            for row in self.rows
+            if row.jurisdiction == jurisdiction
+            and row.family not in law_families
+            and row.media_type in XML_MEDIA_TYPES
+        }
+        for family in sorted(listed):
+            try:
+                held = workspace.versions(family)
+            except FamilyNotFound:  # catalogued, not ingested: nothing of it is held
                 continue
-            if version.media_type in XML_MEDIA_TYPES and version.structure:
-                self.families.setdefault(version.family, []).append(version)
+            kept = [
+                v
+                for v in held
+                if v.jurisdiction == jurisdiction
+                and v.media_type in XML_MEDIA_TYPES
+                and v.structure
+            ]
+            if kept:
+                self.families[family] = kept
         self.by_section: dict[str, str] = {}
         for family, versions in sorted(self.families.items()):
             top = units_from_marks(versions[0].structure, len(versions[0].text))
             if top:
                 self.by_section.setdefault(clean_label(top[0].label), family)
-        self._releases: dict[str, tuple[Release, ...]] = {}
+        self._read: dict[str, Release] = {}
+
+    def section_of(self, family: str) -> str | None:
+        """The section number of a Code section family, or None for any other family."""
+        return next((s for s, f in self.by_section.items() if f == family), None)
+
+    def dated(self, family: str) -> tuple[tuple[str, Version], ...]:
+        """A family's versions that carry a filing date, as (date, version), ordered by date and
+        then version order; nothing is read from their bytes."""
+        return dated_versions(self.families.get(family, ()), self.dates)
+
+    def release_of(self, date: str, version: Version) -> Release:
+        """The release of `version` filed on `date` (read once, then kept)."""
+        if version.version_id not in self._read:
+            self._read[version.version_id] = release(
+                version, date, self.style, self.rows, self.store
+            )
+        return self._read[version.version_id]
+
+    def release_by_id(self, family: str, version_id: str) -> Release:
+        """The dated release `version_id` of `family`; `KeyError` if the family has none such."""
+        for date, version in self.dated(family):
+            if version.version_id == version_id:
+                return self.release_of(date, version)
+        raise KeyError(version_id)
 
     def releases(self, family: str) -> tuple[Release, ...]:
-        """A family's dated releases, oldest first (read once, then kept)."""
-        if family not in self._releases:
-            dated = [
-                (self.dates.get(v.version_id), v.version_order, v)
-                for v in self.families.get(family, ())
-            ]
-            ordered = sorted(((d, o, v) for d, o, v in dated if d), key=lambda t: t[:2])
-            self._releases[family] = tuple(
-                release(v, str(date), self.style, self.rows, self.store) for date, _, v in ordered
-            )
-        return self._releases[family]
+        """A family's dated releases, oldest first (each read once, then kept)."""
+        return tuple(self.release_of(date, v) for date, v in self.dated(family))
 
     def pair(self, family: str, effective: str) -> tuple[Release | None, Release | None]:
         """(before, after): the latest release filed before `effective`, and the first filed on
-        or after it; None where the family holds no such release."""
-        held = self.releases(family)
-        before = [r for r in held if r.date < effective]
-        after = [r for r in held if r.date >= effective]
-        return (before[-1] if before else None, after[0] if after else None)
+        or after it; None where the family holds no such release. Only those two are read."""
+        held = self.dated(family)
+        before = [t for t in held if t[0] < effective]
+        after = [t for t in held if t[0] >= effective]
+        return (
+            self.release_of(*before[-1]) if before else None,
+            self.release_of(*after[0]) if after else None,
+        )

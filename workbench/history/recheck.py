@@ -2,8 +2,9 @@
 
 When a newer version of a family is held, every recorded citation, and every note quote, into an
 older version is searched, exactly, in each newer version, by the search `cite` and `history` use
-(`cite.occurrence_spans`): `still_present` (one occurrence, with its offsets there), `gone` (none)
-or `now_ambiguous` (more than one). An offset is never carried from one version to another through
+(`cite.occurrence_spans`): `still_present` (one occurrence, with its offsets there), `gone` (none),
+`now_ambiguous` (more than one, where its own version held it once) or `still_ambiguous` (more
+than one, as in its own version, where the record had to name which occurrence it meant). An offset is never carried from one version to another through
 the alignment, so a quote that moved is found where it now stands, or not at all. The one thing
 taken from the alignment is a suggestion shown beside a gone quote in the newest version: the
 passage there that `diff_versions` paired with the quote's old passage, marked `is_evidence:
@@ -38,7 +39,7 @@ from workbench.workspace import Workspace
 if TYPE_CHECKING:
     from workbench.notes.ledger import Ledger, Run
 
-RecheckStatus = Literal["still_present", "gone", "now_ambiguous"]
+RecheckStatus = Literal["still_present", "gone", "now_ambiguous", "still_ambiguous"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -74,8 +75,10 @@ class Finding:
     `subject` names where the quote was recorded (a note's path and quote line, or a citations
     file's line); `base_version` is the version it was recorded against. `status`:
     `still_present` (one occurrence in `version_id`, at `occurrences[0]`), `gone` (none),
-    `now_ambiguous` (more than one: which one the record meant cannot be carried over, since
-    offsets are never projected). `suggestion` is set only beside a gone quote in the newest
+    `now_ambiguous` (more than one where the base version held it once: which one the record
+    meant cannot be carried over, since offsets are never projected), `still_ambiguous` (more
+    than one, and the base version held it more than once too: the record was already ambiguous
+    there and named its occurrence, so nothing became ambiguous; every occurrence is listed). `suggestion` is set only beside a gone quote in the newest
     version, when the alignment paired its old passage with one there.
     """
 
@@ -137,11 +140,14 @@ def _newer(workspace: Workspace, base: Version) -> tuple[Version, ...]:
     )
 
 
-def _status(spans: Sequence[object]) -> RecheckStatus:
-    """No occurrence: gone; one: still present; more: now ambiguous."""
+def _status(spans: Sequence[object], base_count: int) -> RecheckStatus:
+    """No occurrence: gone; one: still present; more: now ambiguous, or still ambiguous when the
+    base version held the quote more than once too (`base_count`)."""
     if not spans:
         return "gone"
-    return "still_present" if len(spans) == 1 else "now_ambiguous"
+    if len(spans) == 1:
+        return "still_present"
+    return "still_ambiguous" if base_count > 1 else "now_ambiguous"
 
 
 class _Aligner:
@@ -199,14 +205,12 @@ def _findings(
     """The findings of one recorded quote in each newer version, from its spans there."""
     out = []
     base = workspace.version(recorded.base_version)
+    base_spans = occurrence_spans(held_index(workspace, base.version_id), recorded.quoted_text)
     for version in newer:
         spans = spans_in[version.version_id]
-        status = _status(spans)
+        status = _status(spans, len(base_spans))
         suggestion = None
         if status == "gone" and version is newer[-1]:
-            base_spans = occurrence_spans(
-                held_index(workspace, base.version_id), recorded.quoted_text
-            )
             suggestion = aligner.suggest(base, version, base_spans[0] if base_spans else None)
         out.append(
             Finding(
@@ -373,7 +377,7 @@ def recheck_lines(report: RecheckReport) -> tuple[str, ...]:
     out = []
     for f in report.findings:
         where = f" at {where_phrase(f.occurrences[0])}" if f.status == "still_present" else ""
-        if f.status == "now_ambiguous":
+        if f.status in ("now_ambiguous", "still_ambiguous"):
             where = " at " + ", ".join(f"[{o.char_start}, {o.char_end})" for o in f.occurrences)
         out.append(f"{f.subject}: {f.status} in {f.version_id}{where} (from {f.base_version})")
         if f.suggestion is not None:
@@ -393,4 +397,9 @@ def recheck_lines(report: RecheckReport) -> tuple[str, ...]:
     return tuple(out)
 
 
-_RECHECK_STATUSES: tuple[RecheckStatus, ...] = ("still_present", "gone", "now_ambiguous")
+_RECHECK_STATUSES: tuple[RecheckStatus, ...] = (
+    "still_present",
+    "gone",
+    "now_ambiguous",
+    "still_ambiguous",
+)

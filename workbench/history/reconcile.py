@@ -1,9 +1,10 @@
 """The diff reconciled with the laws: which instruction made each change (DESIGN.md C19).
 
-Every held law of a jurisdiction is read (`amendments.read_instructions`) and each instruction
-checked against its release pair (`enactment.check_instruction`). Then each release pair some
-instruction was checked against is diffed (`diff_versions`, the diff every surface shows), and
-every change of the pair is attributed, keyed by its change id:
+The held laws are read (`amendments.read_instructions`) and each instruction checked against its
+release pair (`enactment.check_instruction`), through a `lawbook.LawBook`, which reads a law only
+when a pair needs it. Then each release pair is diffed (`diff_versions`, the diff every surface
+shows, or the very changes a surface already holds, handed in), and every change of the pair is
+attributed, keyed by its change id:
 
 * `made_by` — the instructions whose target unit, located in the release on either side, overlaps
   the change's passages on that side (every instruction of every held law effective in that gap:
@@ -17,7 +18,13 @@ every change of the pair is attributed, keyed by its change id:
 Each attribution says whether the change lies wholly in the release's notes (history and
 editor's notes below the last unit). An instruction whose located unit no change of its pair
 touches is `not_reflected`. The diff never imports this module: a surface that shows `made_by`
-is handed these records as data.
+is handed these records as data (`Attribution.line` and `as_json`, the shape the changes stage
+asks of what it is handed).
+
+Three verbs choose the pairs: `amendment_report` every consecutive pair of every section some held
+law amends (all laws read: the scorecard's); `amendments` the pairs one law's instructions were
+checked against (that law read, and only the laws effective in those gaps that name the section);
+`family_amendments` every consecutive pair of one section (only the laws naming it).
 
 The guarantee: an instruction is named for a change only where its unit's extent, found by exact
 lookup in that very release, overlaps the change's passages there.
@@ -29,21 +36,25 @@ import itertools
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from workbench.changes.diff import diff_versions
 from workbench.errors import AmendmentError
-from workbench.history.amendments import Instruction, Reading, read_instructions
-from workbench.history.enactment import Check, check_instruction
-from workbench.history.laws import HeldCode, HeldLaw, Release, held_law
+from workbench.history.amendments import Instruction
+from workbench.history.enactment import Check
+from workbench.history.lawbook import LawBook, LawReport
+from workbench.history.laws import HeldCode, Release
 from workbench.history.style import DraftingStyle, style_for
 from workbench.models import CatalogueRow, Change, Span
-from workbench.text.profiles import profile_for
 from workbench.workspace import Workspace
 
+if TYPE_CHECKING:
+    import polars as pl
+
 AttributionKind = Literal["made_by", "history", "unexplained"]
+FRAME_CONTEXT_CHARS = 20  # unchanged characters `law_frame` keeps beside a change's marks
 ATTRIBUTION_KINDS: tuple[str, ...] = ("made_by", "history", "unexplained")
 
 
@@ -67,6 +78,10 @@ class MadeBy:
             "char_end": self.char_end,
             "occurrence": self.occurrence,
         }
+
+    def line(self) -> str:
+        """The law, its section and the sentence's offsets: an exact citation into the law."""
+        return f"{self.law} {self.law_section} [{self.char_start}, {self.char_end})"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -94,33 +109,23 @@ class Attribution:
             "acts": list(self.acts),
         }
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LawReport:
-    """One held law: its facts, its reading and a check per instruction (in the same order)."""
-
-    law: HeldLaw
-    reading: Reading
-    checks: tuple[Check, ...]
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "law": self.law.version.version_id,
-            "effective": self.law.effective,
-            "act": self.law.act,
-            "instructions": [
-                {**i.as_json(), "check": c.as_json()}
-                for i, c in zip(self.reading.instructions, self.checks, strict=True)
-            ],
-            "unread": [u.as_json() for u in self.reading.unread],
-        }
+    def line(self) -> str:
+        """One line for a listing or a page: who made the change, or that nothing here says."""
+        notes = " (in the notes)" if self.in_notes else ""
+        if self.kind == "made_by":
+            return f"made by {'; '.join(m.line() for m in self.made_by)}{notes}"
+        if self.kind == "history":
+            acts = ", ".join(f"D.C. Act {a}" for a in self.acts)
+            return f"history: {acts}, named in the new history note (not held){notes}"
+        return f"unexplained: no held law's instruction, no new Act in the history note{notes}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AmendmentReport:
-    """Every held law of a jurisdiction read and checked, and each checked pair's changes
-    attributed (`attributions`, keyed by change id); `not_reflected` lists the instruction ids
-    whose unit no change of their pair touches."""
+    """The held laws read and checked (`laws`: every one, or those a verb needed), and each
+    reconciled pair's changes attributed (`attributions`, keyed by change id; `changes`, the
+    changes themselves); `not_reflected` lists the instruction ids whose unit no change of their
+    pair touches."""
 
     jurisdiction: str
     style: DraftingStyle
@@ -128,6 +133,7 @@ class AmendmentReport:
     attributions: Mapping[str, Attribution]
     not_reflected: tuple[str, ...]
     held_sections: frozenset[str]  # the Code sections whose releases are held
+    changes: Mapping[str, Change] = field(default_factory=dict, repr=False)  # attributed ones
 
     def law(self, version_id: str) -> LawReport:
         for report in self.laws:
@@ -156,22 +162,33 @@ def reconcile(
     *,
     held_acts: frozenset[str],
     act_citation: re.Pattern[str],
-) -> tuple[dict[str, Attribution], tuple[str, ...]]:
+    changes: Mapping[tuple[str, str], Sequence[Change]] | None = None,
+) -> tuple[dict[str, Attribution], tuple[str, ...], dict[str, Change]]:
     """Attribute every change of each (family, before id, after id) pair to the instructions
-    checked against it (module docstring); returns (attributions by change id, not reflected)."""
+    checked against it (module docstring); returns (attributions by change id, not reflected,
+    the changes attributed by change id).
+
+    `changes`, when given, holds each pair's diff by (before id, after id), as a surface computed
+    it: those changes are attributed (every pair must be there); else each pair is diffed here.
+    """
     attributions: dict[str, Attribution] = {}
     not_reflected: list[str] = []
+    attributed: dict[str, Change] = {}
     for (family, before_id, after_id), checked in sorted(pairs.items()):
-        releases = {r.version.version_id: r for r in code.releases(family)}
-        before, after = releases[before_id], releases[after_id]
-        changes: list[Change] = [
-            c for c in diff_versions(before.version, after.version) if c.kind != "unchanged"
-        ]
+        before = code.release_by_id(family, before_id)
+        after = code.release_by_id(family, after_id)
+        diffed = (
+            changes[(before_id, after_id)]
+            if changes is not None
+            else diff_versions(before.version, after.version)
+        )
+        shown: list[Change] = [c for c in diffed if c.kind != "unchanged"]
         new_acts = tuple(
             sorted(_acts(after, act_citation) - _acts(before, act_citation) - held_acts)
         )
         touched: set[str] = set()
-        for change in changes:
+        for change in shown:
+            attributed[change.change_id] = change
             side_b = change.before_spans or ((change.before,) if change.before else ())
             side_a = change.after_spans or ((change.after,) if change.after else ())
             made = [
@@ -211,7 +228,50 @@ def reconcile(
             if ins.instruction_id not in touched
             and ((check.before and check.before.unit) or (check.after and check.after.unit))
         )
-    return attributions, tuple(not_reflected)
+    return attributions, tuple(not_reflected), attributed
+
+
+def _assembled(
+    book: LawBook,
+    keys: Iterable[tuple[str, str, str]],
+    changes: Mapping[tuple[str, str], Sequence[Change]] | None = None,
+) -> AmendmentReport:
+    """The report over the release pairs `keys`: each pair's instructions (`checked_against`,
+    which reads the laws it needs), its changes attributed, and every law the book read."""
+    pairs = {
+        (family, b, a): list(
+            book.checked_against(
+                family,
+                book.code.release_by_id(family, b),
+                book.code.release_by_id(family, a),
+            )
+        )
+        for family, b, a in sorted(set(keys))
+    }
+    attributions, not_reflected, attributed = reconcile(
+        pairs,
+        book.code,
+        held_acts=book.held_acts,
+        act_citation=re.compile(book.style.act_citation),
+        changes=changes,
+    )
+    return AmendmentReport(
+        jurisdiction=book.jurisdiction,
+        style=book.style,
+        laws=book.reported,
+        attributions=attributions,
+        not_reflected=not_reflected,
+        held_sections=frozenset(book.code.by_section),
+        changes=attributed,
+    )
+
+
+def _pair_keys(report: LawReport) -> set[tuple[str, str, str]]:
+    return {
+        (c.family, c.before.version_id, c.after.version_id)
+        for c in report.checks
+        if c.family and c.before and c.after
+    }
 
 
 def amendment_report(
@@ -226,65 +286,25 @@ def amendment_report(
     Laws are the held families the jurisdiction's drafting style calls laws (`law_families`),
     in family order; each is read through the style and the jurisdiction's numbering profile.
     """
-    style = style_for(jurisdiction)
-    rows = tuple(rows)
-    law_pattern = re.compile(style.law_families)
-    versions = [
-        v
-        for v in workspace.versions()
-        if v.jurisdiction == jurisdiction and law_pattern.search(v.family)
-    ]
-    code = HeldCode(
-        workspace,
-        jurisdiction,
-        style,
-        rows,
-        store,
-        law_families=frozenset(v.family for v in versions),
-    )
-    profile = profile_for(jurisdiction, None)
-    reports = []
-    pairs: dict[tuple[str, str, str], list[tuple[Instruction, Check]]] = defaultdict(list)
+    book = LawBook(workspace, jurisdiction, rows, store)
+    keys: set[tuple[str, str, str]] = set()
     targeted: set[str] = set()
-    for version in versions:
-        law = held_law(version, style, rows, store)
-        reading = read_instructions(version, law.markup, law.quotations, style, profile)
-        checks = tuple(check_instruction(i, code, law.effective) for i in reading.instructions)
-        reports.append(LawReport(law=law, reading=reading, checks=checks))
-        for ins, check in zip(reading.instructions, checks, strict=True):
-            if check.family and check.before and check.after:
-                key = (check.family, check.before.version_id, check.after.version_id)
-                pairs[key].append((ins, check))
-            elif check.family:
-                targeted.add(check.family)
+    for law in book.versions:
+        report = book.report(law)
+        keys |= _pair_keys(report)
+        targeted.update(c.family for c in report.checks if c.family)
     # Every consecutive release pair of a targeted section is reconciled, laws in its gap or
     # not: a pair no held law took effect in shows what else changes the Code (Acts, editors).
-    for family in sorted(targeted | {family for family, _, _ in pairs}):
-        held = code.releases(family)
-        for before, after in itertools.pairwise(held):
-            pairs.setdefault((family, before.version.version_id, after.version.version_id), [])
-    attributions, not_reflected = reconcile(
-        pairs,
-        code,
-        held_acts=frozenset(r.law.act for r in reports if r.law.act),
-        act_citation=re.compile(style.act_citation),
-    )
-    return AmendmentReport(
-        jurisdiction=jurisdiction,
-        style=style,
-        laws=tuple(reports),
-        attributions=attributions,
-        not_reflected=not_reflected,
-        held_sections=frozenset(code.by_section),
-    )
+    for family in sorted(targeted):
+        for before, after in itertools.pairwise(book.code.dated(family)):
+            keys.add((family, before[1].version_id, after[1].version_id))
+    return _assembled(book, keys)
 
 
-def amendments(
-    workspace: Workspace, version_id: str, rows: Iterable[CatalogueRow], store: Path
-) -> AmendmentReport:
-    """`amendment_report` for the jurisdiction of the held law `version_id`: refused first
-    (`AmendmentError`, or `VersionNotFound`) when the version is not a held law, that is, when its
-    family is not one the jurisdiction's drafting style calls a law."""
+def _law_jurisdiction(workspace: Workspace, version_id: str) -> str:
+    """The jurisdiction of the held law `version_id`; refused (`AmendmentError`, or
+    `VersionNotFound`) when it is not a held law, that is, when its family is not one the
+    jurisdiction's drafting style calls a law."""
     version = workspace.version(version_id)
     style = style_for(version.jurisdiction)
     if not re.search(style.law_families, version.family):
@@ -292,7 +312,56 @@ def amendments(
             f"{version_id}: family {version.family} is not a law of the {style.name} drafting "
             f"style (families matching {style.law_families!r}); expected a held law"
         )
-    return amendment_report(workspace, version.jurisdiction, rows, store)
+    return version.jurisdiction
+
+
+def law_amendments(
+    workspace: Workspace, version_id: str, rows: Iterable[CatalogueRow], store: Path
+) -> AmendmentReport:
+    """The held law `version_id` read and checked, and each release pair its instructions were
+    checked against reconciled (with every instruction of the other laws effective in that gap:
+    several laws may take effect between two releases). Refused first (`AmendmentError`, or
+    `VersionNotFound`) when the version is not a held law."""
+    book = LawBook(workspace, _law_jurisdiction(workspace, version_id), rows, store)
+    return _assembled(book, _pair_keys(book.report(version_id)))
+
+
+def family_amendments(
+    workspace: Workspace,
+    family: str,
+    rows: Iterable[CatalogueRow],
+    store: Path,
+    *,
+    changes: Mapping[tuple[str, str], Sequence[Change]] | None = None,
+) -> AmendmentReport:
+    """Every consecutive release pair of the Code section `family` reconciled, reading only
+    the held laws whose text names its section (`LawBook.effective_between`).
+
+    `changes`, when given, is the diff a surface shows, by (before id, after id): exactly those
+    pairs are reconciled and those changes attributed, and each pair must be two consecutive
+    dated releases of the family. Refused (`AmendmentError`): no drafting style names the
+    family's jurisdiction; the family is not a held Code section; a pair of `changes` is not
+    consecutive. `FamilyNotFound` for a family not held.
+    """
+    jurisdiction = workspace.versions(family)[0].jurisdiction
+    book = LawBook(workspace, jurisdiction, rows, store)
+    if book.code.section_of(family) is None:
+        raise AmendmentError(
+            f"{family}: not a Code section of {jurisdiction} whose releases are held; expected "
+            f"one of {', '.join(sorted(book.code.by_section.values()))}"
+        )
+    consecutive = [
+        (before[1].version_id, after[1].version_id)
+        for before, after in itertools.pairwise(book.code.dated(family))
+    ]
+    for pair in changes or {}:
+        if pair not in consecutive:
+            raise AmendmentError(
+                f"{pair[0]} -> {pair[1]}: not two consecutive dated releases of {family}; the "
+                "laws are reconciled with the changes between consecutive releases"
+            )
+    chosen = consecutive if changes is None else list(changes)
+    return _assembled(book, [(family, b, a) for b, a in chosen], changes)
 
 
 def _changes_by_instruction(report: AmendmentReport) -> dict[str, list[str]]:
@@ -371,3 +440,78 @@ def law_lines(report: AmendmentReport, version_id: str) -> list[str]:
         for u in law.reading.unread
     )
     return lines
+
+
+def _spans(found: Iterable[tuple[int, int]]) -> str:
+    return "; ".join(f"[{s}, {e})" for s, e in found)
+
+
+def law_frame(report: AmendmentReport, version_id: str, workspace: Workspace) -> pl.DataFrame:
+    """One law's instructions, each with its check, beside the changes it made (polars).
+
+    One row per instruction and change it made (`made_by`), in the law's text order and then
+    the diff's order; an instruction that made no change has one row, its change columns null.
+    Columns: the instruction's `law_section`, its sentence's `char_start`/`char_end` in the law,
+    `action`, `target` (its citation), `old_text`, `new_text`; the check's `outcome`, `before`
+    and `after` releases, `struck_at` (the struck text's offsets in the before release's unit)
+    and `inserted_at` (the inserted text's or quoted lines' offsets after), as "[s, e)" joined by
+    "; "; `not_reflected`; the change's `change_id`, `change_kind` and `change` (its marked text,
+    `[-removed-]{+added+}`, as `workbench diff` prints it with `FRAME_CONTEXT_CHARS` unchanged
+    characters beside each mark).
+    """
+    import polars as pl
+
+    from workbench.changes.redline import marked_text, redline
+
+    law = report.law(version_id)
+    made = _changes_by_instruction(report)
+    reflected = set(report.not_reflected)
+    order = {change_id: k for k, change_id in enumerate(report.changes)}
+    held: dict[str, Any] = {}
+
+    def text_of(change: Change) -> str:
+        pair = report.attributions[change.change_id]
+        for vid in {pair.before, pair.after} - held.keys():
+            held[vid] = workspace.version(vid)
+        shown = redline(change, held[pair.before], held[pair.after])
+        return marked_text(shown, context=FRAME_CONTEXT_CHARS)
+
+    rows = []
+    for ins, check in zip(law.reading.instructions, law.checks, strict=True):
+        base = {
+            "law_section": ins.law_section,
+            "char_start": ins.char_start,
+            "char_end": ins.char_end,
+            "action": ins.action,
+            "target": ins.target.citation(),
+            "old_text": ins.old_text,
+            "new_text": ins.new_text,
+            "outcome": check.outcome,
+            "before": check.before.version_id if check.before else None,
+            "after": check.after.version_id if check.after else None,
+            "struck_at": _spans(check.before.old) if check.before else None,
+            "inserted_at": _spans(check.after.new) if check.after else None,
+            "not_reflected": ins.instruction_id in reflected,
+        }
+        ids = sorted(made.get(ins.instruction_id, []), key=order.__getitem__)
+        changes: list[Change | None] = [report.changes[c] for c in ids]
+        for change in changes or [None]:
+            rows.append(
+                base
+                | {
+                    "change_id": change.change_id if change else None,
+                    "change_kind": change.kind if change else None,
+                    "change": text_of(change) if change else None,
+                }
+            )
+    text, number = pl.String, pl.Int64
+    schema: dict[str, Any] = {
+        "law_section": text,
+        "char_start": number,
+        "char_end": number,
+        **{name: text for name in ("action", "target", "old_text", "new_text", "outcome")},
+        **{name: text for name in ("before", "after", "struck_at", "inserted_at")},
+        "not_reflected": pl.Boolean,
+        **{name: text for name in ("change_id", "change_kind", "change")},
+    }
+    return pl.DataFrame(rows, schema=schema)

@@ -170,12 +170,21 @@ def parse_style(source: bytes, origin: str) -> DraftingStyle:
     )
 
 
-def style_for(jurisdiction: str) -> DraftingStyle:
-    """The shipped style naming `jurisdiction` in `applies_to`; `AmendmentError` if none does."""
+def find_style(jurisdiction: str) -> DraftingStyle | None:
+    """The shipped style naming `jurisdiction` in `applies_to` (files in name order, the first
+    that names it), or None where none does: that jurisdiction's laws are not read."""
     for path in sorted(STYLES_DIR.glob("*.toml")):
         style = parse_style(path.read_bytes(), f"shipped:{path.name}")
         if jurisdiction in style.applies_to:
             return style
+    return None
+
+
+def style_for(jurisdiction: str) -> DraftingStyle:
+    """The shipped style naming `jurisdiction` (`find_style`); `AmendmentError` if none does."""
+    style = find_style(jurisdiction)
+    if style is not None:
+        return style
     raise AmendmentError(
         f"{jurisdiction}: no drafting style names this jurisdiction; expected one of "
         f"{', '.join(sorted(p.stem for p in STYLES_DIR.glob('*.toml')))}"

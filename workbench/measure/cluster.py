@@ -32,6 +32,7 @@ import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
@@ -40,6 +41,7 @@ from workbench.errors import (
     ClusterError,
     EngineOptionError,
     FamilyTaskFailed,
+    OcrUnavailable,
     WorkbenchError,
 )
 from workbench.measure.tasks import (
@@ -50,6 +52,7 @@ from workbench.measure.tasks import (
     run_family_tasks,
 )
 from workbench.models import content_id
+from workbench.text.ocr import EngineBuild, OcrOptions, default_cache, engine_build
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -128,6 +131,17 @@ def dask_client(
         )
     with cluster, Client(cluster, set_as_default=False) as client:  # type: ignore[no-untyped-call]
         yield client
+
+
+def worker_ocr(workspace: Path) -> OcrOptions:
+    """The OCR options tasks carry to Dask workers: scanned pages are read from the client's OCR
+    cache (`ocr.default_cache` of the workspace file), and a worker whose engine build is not the
+    client's refuses to read them (none is required where the client has no engine)."""
+    try:
+        engine: EngineBuild | None = engine_build()
+    except OcrUnavailable:
+        engine = None
+    return OcrOptions(cache=default_cache(workspace).resolve(), engine=engine)
 
 
 def _address(client: Client) -> str:

@@ -157,7 +157,7 @@ class FamilyMeasurement:
     jurisdiction: str
     family: str
     versions: int
-    profile: dict[str, str]  # name, sha256, origin, chosen ("named" or "automatic")
+    profile: dict[str, str]  # chosen_profile_record: name, sha256, origin, chosen, [note, toml]
     pairings: tuple[PairingRow, ...]
     parses: tuple[ParseRow, ...]
     passages: tuple[PassageRow, ...]
@@ -265,6 +265,18 @@ def _with_labels(change: Change, before: str | None, after: str | None, capped: 
     )
 
 
+def chosen_profile_record(choice: Choice) -> dict[str, str]:
+    """What a measurement records of the profile that read a family: name, SHA-256, origin, how
+    it was chosen, the choice's note where it has one (`Choice.note`), and for a profile induced
+    from the family's texts its TOML (`toml`), which `measure_corpus` writes beside the reports."""
+    record = {**choice.profile.as_json(), "chosen": choice.how}
+    if choice.note is not None:
+        record["note"] = choice.note
+    if choice.how in ("induced", "unread"):
+        record["toml"] = choice.profile.source.decode("utf-8")
+    return record
+
+
 def measure_family(
     versions: Sequence[Version], profiles: Sequence[Profile] | None = None
 ) -> FamilyMeasurement:
@@ -337,7 +349,7 @@ def measure_family(
         jurisdiction=versions[0].jurisdiction,
         family=versions[0].family,
         versions=len(versions),
-        profile={**profile.as_json(), "chosen": choice.how},
+        profile=chosen_profile_record(choice),
         pairings=tuple(pairings),
         parses=tuple(parse_rows),
         passages=tuple(passage_rows),

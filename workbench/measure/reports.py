@@ -239,9 +239,7 @@ def reduce_summaries(
             "min_subjects_for_a_rate": MIN_SUBJECTS,
         },
         "versions_parsed": {j: dict(sorted(c.items())) for j, c in sorted(totals.parses.items())},
-        "profiles_used": Section(
-            lambda: ((_name(s), {**s["profile"], "versions": s["versions"]}) for s in summaries())
-        ),
+        "profiles_used": Section(lambda: ((_name(s), _profile_used(s)) for s in summaries())),
         "passages": {
             "jurisdictions": {j: passage_block(c) for j, c in sorted(totals.passages.items())},
             "families": Section(
@@ -273,6 +271,21 @@ def reduce_summaries(
         },
     }
     return Measurements(digests=digests, structure=structure, escalation=escalation)
+
+
+def induced_profile_file(jurisdiction: str, family: str) -> str:
+    """Where, under the reports' folder, the TOML of a profile induced for a family is written."""
+    return f"profiles/{jurisdiction}/{family}.toml"
+
+
+def _profile_used(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """A family's profile that read it, how it was chosen, and its versions' count; an induced
+    profile's TOML is named by the file it is written to, not repeated."""
+    profile = summary["profile"]
+    record: dict[str, Any] = {k: v for k, v in profile.items() if k != "toml"}
+    if "toml" in profile:
+        record["file"] = induced_profile_file(summary["jurisdiction"], summary["family"])
+    return {**record, "versions": summary["versions"]}
 
 
 def _no_pairings() -> dict[str, Any]:

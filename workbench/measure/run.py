@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import sys
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from workbench.corpus import admit, read_catalogue, read_refusals
 from workbench.errors import CorpusChanged
+from workbench.files import replace_file
 from workbench.measure.cache import (
     CACHE_DIR_NAME,
     VERSION_FACTS,
@@ -29,11 +30,17 @@ from workbench.measure.cache import (
 )
 from workbench.measure.family import FamilyMeasurement, measure_family
 from workbench.measure.index import SummaryIndex
-from workbench.measure.reports import Measurements, held_sections, reduce_summaries
+from workbench.measure.reports import (
+    Measurements,
+    held_sections,
+    induced_profile_file,
+    reduce_summaries,
+)
 from workbench.measure.tasks import FamilyTask, TaskResult, family_task
 from workbench.models import CatalogueRow, Refusal, Version, code_digest
 from workbench.progress import bar
 from workbench.tables import check_format
+from workbench.text.ocr import OcrOptions, default_cache
 from workbench.text.profiles import Profile, read_profile_dir, registry
 from workbench.workspace import Workspace, ingest
 
@@ -148,6 +155,7 @@ def measure_corpus(
         plan = _plan(held, rows, store, readers, progress=progress)
         run.refused.extend(plan.refused)
         indexed = index.keys() if use_cache else frozenset()
+        ocr = _task_ocr(workspace, on_dask=workers is not None or scheduler is not None)
         tasks = []
         for group in plan.families:
             reuse = _reusable(group, plan, readers, indexed, run, index)
@@ -160,6 +168,7 @@ def measure_corpus(
                         readers,
                         digest=code_digest(),
                         shards=str(folder.resolve()),
+                        ocr=ocr,
                     )
                 )
         _run_tasks(tasks, run, held, index, workers, scheduler, progress)
@@ -174,6 +183,7 @@ def measure_corpus(
     from workbench.measure.html import write_reports  # altair loads only when reports are written
 
     written = list(write_reports(out, measurements).values())
+    written += _write_induced_profiles(out, index.summaries())
     if export is not None:
         from workbench.measure.tables import write_measurement_tables_from
 
@@ -192,6 +202,16 @@ def measure_corpus(
     )
 
 
+def _task_ocr(workspace: Path, *, on_dask: bool) -> OcrOptions:
+    """How tasks read scanned pages: through the workspace's OCR cache, as `ingest` does; on Dask,
+    with the client's engine build required of every worker (`cluster.worker_ocr`)."""
+    if on_dask:
+        from workbench.measure.cluster import worker_ocr
+
+        return worker_ocr(workspace)
+    return OcrOptions(cache=default_cache(workspace))
+
+
 @dataclass(slots=True)
 class _Run:
     """What a run gathers as it goes: keys, names, extracted ids and refusals (no measurement)."""
@@ -202,6 +222,19 @@ class _Run:
     reused: list[str] = field(default_factory=list)
     extracted: list[str] = field(default_factory=list)
     refused: list[Refusal] = field(default_factory=list)
+
+
+def _write_induced_profiles(out: Path, summaries: Iterable[Mapping[str, Any]]) -> list[Path]:
+    """The TOML of every profile induced for a family, beside the reports (C15), read from the
+    family summaries as they stream by."""
+    written = []
+    for summary in summaries:
+        if "toml" in summary["profile"]:
+            path = out / induced_profile_file(summary["jurisdiction"], summary["family"])
+            path.parent.mkdir(parents=True, exist_ok=True)
+            replace_file(path, summary["profile"]["toml"].encode("utf-8"))
+            written.append(path)
+    return written
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -225,7 +258,8 @@ def _plan(
 ) -> _Plan:
     """Which versions are held, which to extract, and which are refused before any task runs:
     a path held with other bytes (`corpus_changed`, the held version measured as held), a
-    version held by an older extractor version (checked by `ingest` as it checks one)."""
+    version held by an older extractor version whose text no current one has reproduced
+    (checked by `ingest` as it checks one)."""
     from workbench.text.extraction import CURRENT_EXTRACTORS
 
     facts = {f[0]: f for f in held_version_facts(held)}
@@ -233,12 +267,19 @@ def _plan(
         VERSION_FACTS.index(name)
         for name in ("artefact_sha256", "extractor", "extractor_version", "text_sha256")
     )
+
+    def reproduced(path: str) -> bool:
+        """True when a current extractor has reproduced the held text (its origin record)."""
+        made = held.held_extractors(path)
+        return made is not None and any(CURRENT_EXTRACTORS.get(n) == v for n, v in made[1])
+
     stale = [
         row
         for row in rows
         if row.path in facts
         and facts[row.path][artefact] == row.sha256
         and CURRENT_EXTRACTORS.get(facts[row.path][extractor]) != facts[row.path][extractor_version]
+        and not reproduced(row.path)
     ]
     refused = (
         list(ingest(held, stale, store, progress=progress, reextract=True).refused) if stale else []

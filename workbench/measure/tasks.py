@@ -41,6 +41,7 @@ from workbench.measure.cache import MeasurementCache, family_cache_key, version_
 from workbench.measure.family import FamilyMeasurement, measure_family
 from workbench.measure.summary import family_summary
 from workbench.models import CatalogueRow, Refusal, Version, code_digest, content_id
+from workbench.text.ocr import OcrOptions
 from workbench.text.profiles import Profile, candidate_profiles, registry, registry_from_sources
 from workbench.workspace import Workspace, version_from_row
 
@@ -64,6 +65,7 @@ class FamilyTask:
     code_digest: str
     profiles: tuple[tuple[str, bytes], ...] = ()  # (origin, file bytes), in registry order
     shards: str | None = None
+    ocr: OcrOptions | None = None  # the OCR cache and engine build scanned pages are read with
 
     @property
     def name(self) -> str:
@@ -107,6 +109,7 @@ def family_tasks(
     profiles: Sequence[Profile] | None = None,
     *,
     shards: Path | None = None,
+    ocr: OcrOptions | None = None,
 ) -> tuple[FamilyTask, ...]:
     """One task per family of the rows whose path is a key of `held`, sorted by (jurisdiction,
     family).
@@ -125,7 +128,7 @@ def family_tasks(
     store_path, digest = str(store.resolve()), code_digest()
     shard_path = str(shards.resolve()) if shards is not None else None
     return tuple(
-        family_task(group, store_path, held, profiles, digest=digest, shards=shard_path)
+        family_task(group, store_path, held, profiles, digest=digest, shards=shard_path, ocr=ocr)
         for _, group in sorted(grouped.items())
     )
 
@@ -138,6 +141,7 @@ def family_task(
     *,
     digest: str,
     shards: str | None,
+    ocr: OcrOptions | None = None,
 ) -> FamilyTask:
     """The task of one family's rows (`family_tasks`), its rows put in version order."""
     group = sorted(rows, key=lambda r: r.version_order)
@@ -153,6 +157,7 @@ def family_task(
             (p.origin, p.source) for p in candidate_profiles(profiles, jurisdiction, family)
         ),
         shards=shards,
+        ocr=ocr,
     )
 
 
@@ -186,7 +191,7 @@ def load_family(
             versions.append(held_version(row.path))
             continue
         try:
-            version = version_from_row(row, read_fetched(row, store))
+            version = version_from_row(row, read_fetched(row, store), ocr=task.ocr)
         except FileNotFoundError:
             if expected is not None:
                 raise FamilyTaskFailed(

@@ -4,11 +4,16 @@ never stored.
 Floor: no pointer. Middle: a pointer (which only a confirmed check writes). Top: status validated,
 with both evidence fields (who validated, and when) named, or the missing one listed. A pointer is
 backed by a run when the ledger holds a confirmed run of the note's current quotes against the
-pointed document's catalogued bytes. The census grades every note of a folder and lists the
-top-grade notes missing evidence, the middle-grade pointers with no run behind them, the floor
-notes whose last check found gaps, and the middle-grade notes whose quote the latest version of
-their family no longer holds. The guarantee: grading and the census read headers, the catalogue
-and the ledger, never a document, and write nothing; they gate nothing.
+pointed document's catalogued bytes. A quote that run found only with caveats (C6: its entry's
+`caveats`, each with its `kind`, as a verdict's JSON writes them) is counted apart: the note
+carries the caveat kinds, and a validated note whose ground is caveated is graded middle, never
+top (a caveated quote is never plainly verified). The census grades every note of a folder and
+lists the top-grade notes missing evidence, the middle-grade pointers with no run behind them, the
+floor notes whose last check found gaps, the notes grounded only with caveats, and the
+middle-grade notes whose quote the latest version of their family no longer holds. Runs recorded
+before caveats existed hold none, and read as they always did. The guarantee: grading and the
+census read headers, the catalogue and the ledger, never a document, and write nothing; they gate
+nothing.
 """
 
 from __future__ import annotations
@@ -42,7 +47,8 @@ class NoteGrade:
 
     `backing_run` is the confirmed run matching the pointer, the document's catalogued hash and
     the note's current quotes hash (the latest such run); None when the pointer has none behind it.
-    `evidence_missing` lists the empty evidence fields of a validated note.
+    `evidence_missing` lists the empty evidence fields of a validated note. `caveats` are the
+    caveat kinds the backing run found on the note's quotes (sorted, each once).
     """
 
     note: Path
@@ -52,6 +58,7 @@ class NoteGrade:
     evidence_missing: tuple[str, ...]
     why: tuple[str, ...]
     last_run: Run | None
+    caveats: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         """What `workbench grade --json` prints."""
@@ -61,8 +68,23 @@ class NoteGrade:
             "pointer": self.pointer,
             "backing_run": self.backing_run,
             "evidence_missing": list(self.evidence_missing),
+            "caveats": list(self.caveats),
             "why": list(self.why),
         }
+
+
+def caveat_kinds(run: Run | None) -> tuple[str, ...]:
+    """The caveat kinds a run found on its quotes (each quote entry's `caveats`, objects with a
+    `kind`), sorted, each once; none for a run recorded before caveats existed."""
+    if run is None:
+        return ()
+    kinds = {
+        caveat["kind"]
+        for quote in run.quotes
+        for caveat in quote.get("caveats", ())
+        if isinstance(caveat, dict) and isinstance(caveat.get("kind"), str)
+    }
+    return tuple(sorted(kinds))
 
 
 def grade_note(note: Note, catalogue: Mapping[str, CatalogueRow], runs: Sequence[Run]) -> NoteGrade:
@@ -100,8 +122,14 @@ def grade_note(note: Note, catalogue: Mapping[str, CatalogueRow], runs: Sequence
                 + (f"; confirmed runs for other quotes: {older}" if older else "")
             )
     missing = tuple(f for f in EVIDENCE_FIELDS if note.get(f) is None)
+    caveats = caveat_kinds(backing)
+    if caveats:
+        why.append(f"quotes found only with caveats ({', '.join(caveats)}): never plainly verified")
     grade: Grade
-    if note.status == "validated":
+    if note.status == "validated" and caveats:
+        grade = "middle"
+        why.insert(0, "status validated, but a caveated ground cannot make a top grade")
+    elif note.status == "validated":
         grade = "top"
         why.insert(0, "status validated")
         if missing:
@@ -125,6 +153,7 @@ def grade_note(note: Note, catalogue: Mapping[str, CatalogueRow], runs: Sequence
         evidence_missing=missing if grade == "top" else (),
         why=tuple(why),
         last_run=runs[-1] if runs else None,
+        caveats=caveats,
     )
 
 
@@ -152,6 +181,10 @@ class Census:
         return tuple(g for g in self.grades if g.grade == "middle" and g.backing_run is None)
 
     @property
+    def caveated(self) -> tuple[NoteGrade, ...]:
+        return tuple(g for g in self.grades if g.caveats)
+
+    @property
     def floor_with_gaps(self) -> tuple[NoteGrade, ...]:
         return tuple(
             g
@@ -160,9 +193,9 @@ class Census:
         )
 
     def lines(self) -> tuple[str, ...]:
-        """The printout, in a fixed order; notes listed by path. The line on middle-grade notes
-        whose quote the latest version no longer holds, and the one on unreadable headers, are
-        printed only when they count something."""
+        """The printout, in a fixed order; notes listed by path. The lines on notes grounded only
+        with caveats, on middle-grade notes whose quote the latest version no longer holds, and
+        on unreadable headers, are printed only when they count something."""
         out = [f"census of {self.folder}: {len(self.grades) + len(self.unreadable)} notes"]
         out += [f"  {grade}: {self.count(grade)}" for grade in ("top", "middle", "floor")]
         out.append(f"top-grade notes missing an evidence field: {len(self.top_missing_evidence)}")
@@ -176,6 +209,12 @@ class Census:
             f"floor notes whose last check found quotes missing: {len(self.floor_with_gaps)}"
         )
         out += [f"  {g.note}" for g in self.floor_with_gaps]
+        if self.caveated:
+            out.append(
+                "notes whose quotes were found only with caveats (never plainly verified; never "
+                f"top): {len(self.caveated)}"
+            )
+            out += [f"  {g.note}: {', '.join(g.caveats)}" for g in self.caveated]
         if self.gone_from_latest:
             out.append(
                 "middle-grade notes whose quote the latest version of their document no longer "

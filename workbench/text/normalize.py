@@ -9,12 +9,17 @@
   standards print "CIP‐003‐9" with U+2010 where earlier ones print "CIP-003-8" (the counts over
   the extracted corpus are in the README);
 * every run of white space (`str.isspace`: spaces, tabs, line breaks, form feeds, no-break spaces),
-  together with any removed characters inside it, becomes one ASCII space.
+  together with any removed characters inside it, becomes one ASCII space;
+* U+0002, the control character PDFium (and so an Anthropic `page_location` citation's
+  `cited_text`) writes for a hyphen that ends a line (`self\u0002improvement`), becomes "- ", a
+  line-break hyphen and the space its line break folds to, with any white space after it: it reads
+  exactly as "self-⏎improvement" does.
 
 It folds nothing else: not case, not superscripts or subscripts (a footnote marker is not a digit),
 not dashes (U+2012 figure dash, U+2013 en dash, U+2014 em dash and U+2212 minus say something a
-hyphen does not: a range, a break, a sign). A hyphen before a line break is kept, followed by the one space the line break folds to,
-and its normalized position is recorded in `line_break_hyphens`, because such a hyphen is ambiguous
+hyphen does not: a range, a break, a sign). A hyphen before a line break (or a U+0002) is kept,
+followed by the one space the line break folds to, and its normalized position is recorded in
+`line_break_hyphens`, because such a hyphen is ambiguous
 (a split word, a real compound, a suspended hyphen) and the comparison must decide per reading.
 
 The guarantee: every normalized character maps back to the raw characters it came from. The map is
@@ -25,7 +30,8 @@ Two implementations compute the same result: a loop over regular-expression matc
 texts (quotes, slices, most passages), and an array pass (numpy over the text's code points, a
 block at a time) for long ones (a whole version, a long passage), some twenty times faster on a
 megabyte. Property tests hold them equal on adversarial text (with blocks down to one character)
-and on every held version; `LONG_TEXT` is where the array pass takes over.
+and on every held version; `LONG_TEXT` is where the array pass takes over. A long text holding
+U+0002 (no held version does: the PDF extractor writes the line-end hyphen as "-") takes the loop.
 """
 
 from __future__ import annotations
@@ -39,19 +45,22 @@ from dataclasses import dataclass, field
 import numpy as np
 
 SCHEME = "wb-normalize"
-SCHEME_VERSION = 2
+SCHEME_VERSION = 3  # v3: U+0002 read as a line-end hyphen
 
 _LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl"}
 _REMOVED = "\u00ad\ufeff"
 _LINE_BREAKS = frozenset("\n\r\f\v\x1c\x1d\x1e\x85\u2028\u2029")
 _HYPHENS = {"\u2010": "-", "\u2011": "-"}
 _LINE_END_HYPHENS = frozenset("-\u2010\u2011")
+# PDFium's marker for a hyphen ending a line; with the white space after it, it folds to "- ".
+_LINE_END_MARK = "\x02"
 # One match per place where normalized text differs from raw text. White space and removed
 # characters are one class so that "a \u00ad b" folds to "a b", not "a  b".
 # A lone " " is already normal and is not matched at all (most of a text's runs are lone spaces):
 # a run of two or more, any other white space, or a removed character starts a match.
 _FOLD = re.compile(
-    r"[\s\u00ad\ufeff]{2,}|[^\S ]|[\u00ad\ufeff]|[\ufb00-\ufb04]|[\uff10-\uff19]|[\u2010\u2011]"
+    r"\x02[\s\u00ad\ufeff]*"
+    r"|[\s\u00ad\ufeff]{2,}|[^\S ]|[\u00ad\ufeff]|[\ufb00-\ufb04]|[\uff10-\uff19]|[\u2010\u2011]"
 )
 
 
@@ -138,8 +147,8 @@ LONG_TEXT = 2048
 
 
 def normalize(text: str) -> Normalized:
-    """Normalize `text` under scheme `wb-normalize` v2 and keep the map back to raw offsets."""
-    if len(text) >= LONG_TEXT:
+    """Normalize `text` under scheme `wb-normalize` v3 and keep the map back to raw offsets."""
+    if len(text) >= LONG_TEXT and _LINE_END_MARK not in text:
         return normalize_long(text)
     return normalize_short(text)
 
@@ -174,7 +183,10 @@ def normalize_short(text: str) -> Normalized:
         segment(raw_at, start - raw_at, text[raw_at:start], True)
         raw_at = end
         first = run[0]
-        if first in _LIGATURES:
+        if first == _LINE_END_MARK:
+            hyphens.append(out_len)
+            segment(start, end - start, "- ", False)
+        elif first in _LIGATURES:
             segment(start, 1, _LIGATURES[first], False)
         elif "\uff10" <= first <= "\uff19":
             segment(start, 1, chr(ord(first) - 0xFF10 + 0x30), False)
@@ -213,9 +225,10 @@ _TABLE = str.maketrans(
         **_HYPHENS,
         **{chr(0xFF10 + d): str(d) for d in range(10)},
         **dict.fromkeys(_REMOVED, None),
+        _LINE_END_MARK: "- ",
     }
 )
-_SPECIAL = re.compile(r"[\u00ad\ufeff\ufb00-\ufb04\uff10-\uff19\u2010\u2011]")
+_SPECIAL = re.compile(r"[\x02\u00ad\ufeff\ufb00-\ufb04\uff10-\uff19\u2010\u2011]")
 
 
 def normalized_text(text: str) -> str:
@@ -224,7 +237,7 @@ def normalized_text(text: str) -> str:
     CAUTION: must stay equal to `normalize(text).text` for every input; a property test holds it.
     `str.translate` with this table is slow, so it runs only on text that needs it.
     """
-    if len(text) >= LONG_TEXT:
+    if len(text) >= LONG_TEXT and _LINE_END_MARK not in text:
         return normalize_long(text).text
     if _SPECIAL.search(text):
         text = text.translate(_TABLE)

@@ -1,29 +1,35 @@
-"""PDF to text with a page map, page furniture taken out, and unusable pages reported (C4).
+"""PDF to text with a page map, page furniture taken out, text origins recorded and scans read by
+OCR (C4, C18).
 
 The glyphs, their boxes and their directions come from PDFium (through pypdfium2); the layout is
 ours, from geometry alone, so every rule is stated here and none hides in a library default:
 
-1. Glyphs. PDFium's generated spaces and line breaks are dropped; a hyphen PDFium marks as ending
-   a line (U+002D or U+00AD in the font's text, which PDFium reports as one marker) is written "-";
-   a glyph with no Unicode mapping (a control code, a mapping error) is written U+FFFD. Each page's
-   glyphs are read in their dominant direction (the most common of 0, 90, 180, 270 degrees), so a
-   page rotated by /Rotate or by its content matrix reads like its upright twin; glyphs set in
-   another direction are read in their own frame; a run (rule 2) whose box centre lies outside
-   the page's crop box is invisible and goes to the furniture record as "outside".
-2. Runs. Consecutive glyphs on one line (each glyph's vertical centre inside its neighbour's box)
-   form a run; a gap wider than `RUN_GAP` line heights, or a step backwards, ends it. A gap wider
-   than `SPACE_GAP` line heights inside a run is a word space, whether or not the PDF drew one.
+1. Glyphs (`pdf_page.py`). PDFium's generated spaces and line breaks are dropped; a hyphen PDFium
+   marks as ending a line (U+002D or U+00AD in the font's text, which PDFium reports as one
+   marker) is written "-"; a glyph with no Unicode mapping (a control code, a mapping error) is
+   written U+FFFD. Each page's glyphs are read in their dominant direction (the most common of 0,
+   90, 180, 270 degrees), so a page rotated by /Rotate or by its content matrix reads like its
+   upright twin; glyphs set in another direction are read in their own frame; a run (rule 2)
+   whose box centre lies outside the page's crop box is invisible and goes to the furniture
+   record as "outside". Each glyph has an origin: `invisible` when drawn in an invisible render
+   mode or under a page-sized image, else `glyphs`.
+2. Runs (`pdf_page.py`). Consecutive glyphs of one origin on one line (each glyph's vertical
+   centre inside its neighbour's box) form a run; a gap wider than `RUN_GAP` line heights, or a
+   step backwards, ends it. A gap wider than `SPACE_GAP` line heights inside a run is a word
+   space, whether or not the PDF drew one, except: the letters of one ligature glyph (identical
+   boxes) are never split, and beside a footnote marker PDFium's own word break decides.
 3. Furniture. The outermost `MARGIN_LINES` line inside the top and the bottom `MARGIN_ZONE` of a
    page, and every line set in a minority direction, are candidates; a candidate whose text, with
    every digit run read as "#", recurs on at least two pages is a running header ("top"), footer
    ("bottom") or margin slug ("margin"): it leaves the body and is recorded with its page, text
    and box. A minority-direction line that does not recur stays in the body, after the page's text.
-4. Reading order. Recursive XY cut: a region is cut horizontally at its widest empty band (the
-   topmost on a tie) when that band is at least `BAND_GAP` line heights; else vertically at a
-   column gutter (at least `GUTTER_MIN` line heights wide, with at least `COLUMN_MIN` of the page's
-   text width on each side; the widest gutter wins, the leftmost on a tie); else horizontally at
-   its widest empty band of any height. Regions are read top to bottom and columns left to right,
-   so a three-column page reads column by column, while a table of narrow cells keeps its rows.
+4. Reading order (`pdf_layout.py`). Recursive XY cut: a region is cut horizontally at its widest
+   empty band (the topmost on a tie) when that band is at least `BAND_GAP` line heights; else
+   vertically at a column gutter (at least `GUTTER_MIN` line heights wide, with at least
+   `COLUMN_MIN` of the page's text width on each side; the widest gutter wins, the leftmost on a
+   tie); else horizontally at its widest empty band of any height. Regions are read top to bottom
+   and columns left to right, so a three-column page reads column by column, while a table of
+   narrow cells keeps its rows.
 5. Lines and paragraphs. A run joins a line when the vertical centres of the run and of the line's
    first run overlap; a line's runs are joined left to right, with a space where two stand more
    than `SPACE_GAP` apart or overlap by as much (two stacked cells of a table heading). Between
@@ -37,34 +43,69 @@ ours, from geometry alone, so every rule is stated here and none hides in a libr
 6. Pages. `pages` maps each page (numbered from 1) to its body's `[char_start, char_end)`. A page
    whose body is empty ("no_text") or has fewer letters and digits than half its characters
    ("garbage"; white space and leader runs, three or more of one of `LEADER_CHARACTERS` in a row,
-   a space allowed between them,
-   are not counted, so a table of contents with dot leaders is text) contributes no text and is listed in `unusable_pages`; a PDF with no usable page
-   at all is refused.
+   a space allowed between them, are not counted, so a table of contents with dot leaders is
+   text) contributes no text and is listed in `unusable_pages`; a PDF with no usable page at all
+   is refused.
+7. Scans. A page on which a page-sized image is drawn and whose text layer is no text of its own
+   (fewer than `STAMP_CHARS` letters and digits, as a page number or a file stamp drawn over the
+   scan has, or letters and digits fewer than half its other characters) is read by the OCR
+   extractor (`ocr.py`) in the provenance's language. Its words become runs of origin `ocr` and
+   are laid out by rules 3 to 6 like glyphs; its invisible glyphs give way to them; its visible
+   glyphs stay, and an OCR word whose box centre lies in a visible glyph run's box is dropped
+   (the page draws that text itself).
+8. Origins. Each character keeps its glyph's or word's origin; white space the layout wrote
+   between two characters of one origin takes that origin, between two of different origins it
+   is `none`, and so is the text's closing line break. `origin.runs` partition the text;
+   `origin.pages` gives each page the count of its body's non-white-space characters per origin
+   and the OCR reading (engine, languages, settings, rotation, confidences, word boxes).
 
-The guarantee: the text is a pure function of the bytes and of PDFium's build, which is part of
-the extractor version (`PDF_EXTRACTOR_VERSION`), so a library upgrade that changes the text is
-refused as `CorpusChanged` instead of silently replacing held text. PDFium is not thread-safe:
-call this from one thread per process.
+The guarantee: the text is a pure function of the bytes, of PDFium's build, which is part of
+the extractor version (`PDF_EXTRACTOR_VERSION`), and, for a scanned page, of the OCR engine build,
+languages and settings its reading records, so a library upgrade that changes the text is refused
+as `CorpusChanged` instead of silently replacing held text. PDFium is not thread-safe: call this
+from one thread per process.
 """
 
 from __future__ import annotations
 
-import ctypes
-import math
+import hashlib
 import re
 from collections import Counter
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from importlib.metadata import version as distribution_version
 from itertools import pairwise
 from statistics import median
 from typing import Literal
 
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
-import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from workbench.errors import ExtractionError
-from workbench.models import Extraction, Furniture, PageSpan, UnusablePage
+from workbench.models import (
+    TEXT_ORIGINS,
+    Extraction,
+    Furniture,
+    OcrReading,
+    OcrWord,
+    OriginRun,
+    PageOrigin,
+    PageSpan,
+    TextOrigin,
+    TextOrigins,
+    UnusablePage,
+)
+from workbench.text.ocr import (
+    LOW_CONFIDENCE,
+    OCR_EXTRACTOR,
+    OCR_EXTRACTOR_VERSION,
+    OCR_SETTINGS,
+    OcrOptions,
+    PageReading,
+    read_page,
+    tesseract_languages,
+)
+from workbench.text.pdf_layout import Line, Run, bands, reading_order
+from workbench.text.pdf_page import frame, ocr_runs, read_glyphs, runs
 
 __all__ = [
     "PDF_EXTRACTOR",
@@ -73,81 +114,48 @@ __all__ = [
 ]
 
 PDF_EXTRACTOR = "pdf-text"
-PDF_EXTRACTOR_VERSION = f"2+pypdfium2-{distribution_version('pypdfium2')}"
+PDF_EXTRACTOR_VERSION = f"3+pypdfium2-{distribution_version('pypdfium2')}"
 
-SPACE_GAP = 0.06  # line heights: a wider gap between two glyphs is a word space
-RUN_GAP = 0.8  # line heights: a wider gap ends a run (a table cell, a column gutter)
 PARAGRAPH_GAP = 0.5  # line heights of white space between two lines that make a paragraph break
 INDENT = 0.5  # line heights a first line stands right of its neighbours
 # Runs of these (three or more of one, a space allowed between) lead the eye to a page number:
 # table-of-contents leaders, "........" or ". . . .".
 LEADER_CHARACTERS = ".·…_-"
 _LEADERS = re.compile(f"([{re.escape(LEADER_CHARACTERS)}]) ?(?:\\1 ?){{2,}}")
-BAND_GAP = 1.0  # line heights: an empty band this tall cuts a region before any column gutter
-GUTTER_MIN = 0.5  # line heights: the narrowest column gutter
-COLUMN_MIN = 0.2  # of the page's text width, on each side of a column gutter
 MARGIN_ZONE = 0.15  # of the page height, at the top and at the bottom, where running lines stand
 MARGIN_LINES = 1  # outermost lines of each zone that may be furniture
 HEADER_PROBE = 1024  # bytes searched for the "%PDF-" header
+STAMP_CHARS = 32  # letters and digits a scan's own text layer needs to be read instead of OCR
 
 _DIGIT_RUN = re.compile(r"[0-9]+")
 _SENTENCE_END = frozenset('.:;?!)]”’"')
-_REPLACEMENT = "\ufffd"
 
 Position = Literal["top", "bottom", "margin", "outside"]
-_Glyph = tuple[str, int, tuple[float, float, float, float]]  # text, direction, PDF box
-
-
-@dataclass(slots=True)
-class _Run:
-    """Glyphs of one line in reading direction; u runs along the line, v down the page."""
-
-    parts: list[str]
-    u0: float
-    u1: float
-    v0: float
-    v1: float
-    # the unrotated PDF box, for the furniture record
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-
-    @property
-    def height(self) -> float:
-        return max(self.v1 - self.v0, 1.0)
-
-
-@dataclass(slots=True)
-class _Line:
-    text: str
-    u0: float
-    u1: float
-    v0: float
-    v1: float
-    column: tuple[int, ...] = ()
-    runs: list[_Run] = field(default_factory=list)
-
-    @property
-    def height(self) -> float:
-        return max(self.v1 - self.v0, 1.0)
+_Scan = Callable[[pdfium.PdfPage, int], PageReading]
 
 
 @dataclass(slots=True)
 class _Page:
     number: int
-    body: list[_Run]
-    candidates: list[tuple[Position, _Line]]  # possible furniture, in page order
-    aside: list[_Line]  # minority-direction lines
-    outside: list[_Line]
+    body: list[Run]
+    candidates: list[tuple[Position, Line]]  # possible furniture, in page order
+    aside: list[Line]  # minority-direction lines
+    outside: list[Line]
+    reading: PageReading | None = None  # the OCR reading, for a scanned page
 
 
-def extract_pdf(data: bytes, *, source: str) -> Extraction:
-    """Extract a PDF's text, page map, furniture and unusable pages (rules in the module docstring).
+def extract_pdf(
+    data: bytes, *, source: str, language: str | None = None, ocr: OcrOptions | None = None
+) -> Extraction:
+    """Extract a PDF's text, page map, furniture, unusable pages and origins (rules in the module
+    docstring); a scanned page is read by OCR in `language` (the provenance's; English when None),
+    with `ocr`'s cache and required engine build.
 
     Refused with `ExtractionError`: empty bytes; no "%PDF-" header in the first `HEADER_PROBE`
     bytes; bytes PDFium cannot open (its reason is quoted; an encrypted file needs a password we
-    do not have); a PDF with no page, or with no page of usable text.
+    do not have); a PDF with no page, or with no page of usable text, from its text layer or by
+    OCR. A scanned page refuses the whole PDF when the OCR engine or its language data is missing
+    (`OcrUnavailable`) or is another build than `ocr.engine` (`OcrEngineMismatch`).
     """
     if not data:
         raise ExtractionError(f"{source}: empty file; expected a PDF")
@@ -160,8 +168,22 @@ def extract_pdf(data: bytes, *, source: str) -> Extraction:
     except pdfium.PdfiumError as error:
         reason = str(error).removeprefix("Failed to load document ").strip("().")
         raise ExtractionError(f"{source}: unreadable PDF ({reason}); expected a PDF") from error
+    artefact = hashlib.sha256(data).hexdigest()
+    options = ocr if ocr is not None else OcrOptions()
+
+    def scan(page: pdfium.PdfPage, number: int) -> PageReading:
+        languages = tesseract_languages(language, source=source)
+        return read_page(
+            page,
+            page_number=number,
+            artefact_sha256=artefact,
+            languages=languages,
+            options=options,
+            source=source,
+        )
+
     try:
-        pages = [_read_page(document, index) for index in range(len(document))]
+        pages = [_read_page(document, index, scan) for index in range(len(document))]
     finally:
         document.close()
     if not pages:
@@ -170,250 +192,74 @@ def extract_pdf(data: bytes, *, source: str) -> Extraction:
 
 
 # ---------------------------------------------------------------------------------------------
-# Reading glyphs into runs
+# A page: glyphs, a scan's OCR words, runs, furniture candidates
 
 
-def _quadrant(radians: float) -> int:
-    """The glyph's reading direction in PDF space (counter-clockwise), to the nearest 90 degrees.
-
-    PDFium measures the angle clockwise (device space, y down) and reports -1 when it cannot.
-    """
-    if radians < 0:
-        return 0
-    return (4 - round(math.degrees(radians) / 90.0) % 4) % 4 * 90
+def _own_text(chars: list[str]) -> bool:
+    """Whether a scan's text layer is text of its own (rule 7)."""
+    shown = [c for c in chars if not c.isspace()]
+    readable = sum(c.isalnum() for c in shown)
+    return readable >= STAMP_CHARS and readable * 2 >= len(shown)
 
 
-def _frame(quadrant: int, x0: float, y0: float, x1: float, y1: float) -> tuple[float, ...]:
-    """(u0, u1, v0, v1): the box in the frame where text of `quadrant` reads left to right, down."""
-    if quadrant == 0:
-        return x0, x1, -y1, -y0
-    if quadrant == 90:
-        return y0, y1, x0, x1
-    if quadrant == 180:
-        return -x1, -x0, y0, y1
-    return -y1, -y0, -x1, -x0
-
-
-def _read_page(document: pdfium.PdfDocument, index: int) -> _Page:
+def _read_page(document: pdfium.PdfDocument, index: int, scan: _Scan) -> _Page:
     page = document[index]
-    textpage = page.get_textpage()
     try:
-        left, bottom, right, top = page.get_bbox()
-        handle = textpage.raw
-        box = pdfium_c.FS_RECTF()
-        box_ref = ctypes.byref(box)
-        is_generated = pdfium_c.FPDFText_IsGenerated
-        unicode_of = pdfium_c.FPDFText_GetUnicode
-        loose_box = pdfium_c.FPDFText_GetLooseCharBox
-        angle_of = pdfium_c.FPDFText_GetCharAngle
-        quadrants: dict[float, int] = {}
-        glyphs: list[_Glyph] = []
-        for k in range(pdfium_c.FPDFText_CountChars(handle)):
-            code = unicode_of(handle, k)
-            if code == 0x20 and is_generated(handle, k):
-                continue  # PDFium's guessed spaces (and line breaks, below): our geometry decides
-            if code < 0x20 or code in (0xFFFE, 0xFFFF) or 0xD800 <= code <= 0xDFFF:
-                if code in (0x0A, 0x0D):
-                    continue
-                # PDFium reports a hyphen it found ending a line as U+0002; any other control
-                # code is a glyph without a Unicode mapping.
-                char = "-" if pdfium_c.FPDFText_IsHyphen(handle, k) else _REPLACEMENT
-            else:
-                char = chr(code)
-            loose_box(handle, k, box_ref)
-            x0, x1 = (box.left, box.right) if box.left <= box.right else (box.right, box.left)
-            y0, y1 = (box.bottom, box.top) if box.bottom <= box.top else (box.top, box.bottom)
-            radians = angle_of(handle, k)
-            quadrant = quadrants.get(radians)
-            if quadrant is None:
-                quadrant = quadrants[radians] = _quadrant(radians)
-            glyphs.append((char, quadrant, (x0, y0, x1, y1)))
+        read = read_glyphs(page)
+        glyphs = read.glyphs
+        reading = None
+        if read.scanned and not _own_text([g[0] for g in glyphs]):
+            reading = scan(page, index + 1)
+            glyphs = [g for g in glyphs if g[4] != "invisible"]
     finally:
-        textpage.close()
         page.close()
-    counts = Counter(q for c, q, _ in glyphs if not c.isspace())
+    left, bottom, right, top = read.crop
+    counts = Counter(q for c, q, *_ in glyphs if not c.isspace())
+    words = list(enumerate(reading.words)) if reading is not None else []
+    for _, word in words:  # an OCR word counts as many glyphs as it has characters
+        counts[word.quadrant] += len(word.text)
     # Most glyphs decide the page's direction; a tie goes to the smaller angle.
     dominant = min(counts, key=lambda q: (-counts[q], q)) if counts else 0
 
-    def visible(run: _Run) -> bool:
+    def visible(run: Run) -> bool:
         """A run whose box centre lies inside the crop box; a whole run is in or out."""
         cx, cy = (run.x0 + run.x1) / 2, (run.y0 + run.y1) / 2
         return bool(left <= cx <= right and bottom <= cy <= top)
 
-    main_runs = _runs([g for g in glyphs if g[1] == dominant])
-    other_runs = _runs([g for g in glyphs if g[1] != dominant])
+    main_runs = runs(g for g in glyphs if g[1] == dominant)
+    other_runs = runs(g for g in glyphs if g[1] != dominant)
+    if words:
+        drawn = [r for r in main_runs + other_runs if visible(r)]
+        words = [(i, w) for i, w in words if not _drawn(drawn, w.x0, w.y0, w.x1, w.y1)]
+        main_runs += ocr_runs((i, w) for i, w in words if w.quadrant == dominant)
+        other_runs += ocr_runs((i, w) for i, w in words if w.quadrant != dominant)
     body = [r for r in main_runs if visible(r)]
     aside_runs = [r for r in other_runs if visible(r)]
-    outside = _bands([r for r in main_runs + other_runs if not visible(r)])
-    u_top, _, v_top, v_bottom = _frame(dominant, left, bottom, right, top)
-    del u_top
+    outside = bands([r for r in main_runs + other_runs if not visible(r)])
+    _, _, v_top, v_bottom = frame(dominant, left, bottom, right, top)
     height = v_bottom - v_top
-    lines = _bands(body)
-    candidates: list[tuple[Position, _Line]] = []
+    lines = bands(body)
+    candidates: list[tuple[Position, Line]] = []
     top_zone = [ln for ln in lines if ln.v1 <= v_top + MARGIN_ZONE * height][:MARGIN_LINES]
     bottom_zone = [ln for ln in lines if ln.v0 >= v_bottom - MARGIN_ZONE * height]
     candidates += [("top", ln) for ln in top_zone]
     candidates += [("bottom", ln) for ln in bottom_zone[-MARGIN_LINES:]]
-    aside = _bands(aside_runs)
+    aside = bands(aside_runs)
     candidates += [("margin", ln) for ln in aside]
-    return _Page(number=index + 1, body=body, candidates=candidates, aside=aside, outside=outside)
+    return _Page(
+        number=index + 1,
+        body=body,
+        candidates=candidates,
+        aside=aside,
+        outside=outside,
+        reading=reading,
+    )
 
 
-def _runs(glyphs: list[_Glyph]) -> list[_Run]:
-    """Runs of glyphs in content order (rule 2); each glyph read in its own direction's frame."""
-    runs: list[_Run] = []
-    run: _Run | None = None
-    last: tuple[float, ...] = ()
-    space = False
-    for char, quadrant, (x0, y0, x1, y1) in glyphs:
-        if char.isspace():
-            space = run is not None
-            continue
-        u0, u1, v0, v1 = _frame(quadrant, x0, y0, x1, y1)
-        if run is not None:
-            _, lu1, lv0, lv1 = last
-            height = max(lv1 - lv0, v1 - v0, 1.0)
-            centre, last_centre = (v0 + v1) / 2, (lv0 + lv1) / 2
-            same_line = lv0 <= centre <= lv1 or v0 <= last_centre <= v1
-            gap = u0 - lu1
-            if same_line and -0.5 * height <= gap <= RUN_GAP * height:
-                if space or gap > SPACE_GAP * height:
-                    run.parts.append(" ")
-                run.parts.append(char)
-                # CAUTION: plain comparisons, not min()/max(): this runs once per glyph.
-                if u0 < run.u0:
-                    run.u0 = u0
-                if u1 > run.u1:
-                    run.u1 = u1
-                if v0 < run.v0:
-                    run.v0 = v0
-                if v1 > run.v1:
-                    run.v1 = v1
-                if x0 < run.x0:
-                    run.x0 = x0
-                if y0 < run.y0:
-                    run.y0 = y0
-                if x1 > run.x1:
-                    run.x1 = x1
-                if y1 > run.y1:
-                    run.y1 = y1
-                last, space = (u0, u1, v0, v1), False
-                continue
-        run = _Run([char], u0, u1, v0, v1, x0, y0, x1, y1)
-        runs.append(run)
-        last, space = (u0, u1, v0, v1), False
-    return runs
-
-
-def _join(runs: list[_Run]) -> str:
-    """Runs of one line, left to right, a space between two that stand apart or overlap (rule 5)."""
-    pieces: list[str] = []
-    previous: _Run | None = None
-    for run in sorted(runs, key=lambda r: (r.u0, r.v0)):
-        if previous is not None and abs(run.u0 - previous.u1) > SPACE_GAP * max(
-            run.height, previous.height
-        ):
-            pieces.append(" ")
-        pieces.append("".join(run.parts))
-        previous = run
-    return "".join(pieces).strip()
-
-
-def _bands(runs: list[_Run], column: tuple[int, ...] = ()) -> list[_Line]:
-    """Group runs into lines, top to bottom.
-
-    A run joins the current line when its vertical centre lies within the line's first run, or
-    that run's centre within it (a raised footnote marker joins its line). The first run, not the
-    growing line, is the test, so two stacked table cells never chain into one line.
-    """
-    lines: list[_Line] = []
-    for run in sorted(runs, key=lambda r: ((r.v0 + r.v1) / 2, r.u0)):
-        centre = (run.v0 + run.v1) / 2
-        if lines:
-            line = lines[-1]
-            first = line.runs[0]
-            if first.v0 <= centre <= first.v1 or run.v0 <= (first.v0 + first.v1) / 2 <= run.v1:
-                line.runs.append(run)
-                line.u0, line.u1 = min(line.u0, run.u0), max(line.u1, run.u1)
-                line.v0, line.v1 = min(line.v0, run.v0), max(line.v1, run.v1)
-                continue
-        lines.append(_Line("", run.u0, run.u1, run.v0, run.v1, column, [run]))
-    for line in lines:
-        line.text = _join(line.runs)
-    return [line for line in lines if line.text]
-
-
-# ---------------------------------------------------------------------------------------------
-# Reading order
-
-
-def _widest_band(runs: list[_Run]) -> tuple[float, float]:
-    """(height, cut position) of the tallest empty band between runs (topmost); (0, 0) if none."""
-    ordered = sorted(runs, key=lambda r: r.v0)
-    best = (0.0, 0.0)
-    reach = ordered[0].v1
-    for run in ordered[1:]:
-        if run.v0 > reach and run.v0 - reach > best[0]:
-            best = (run.v0 - reach, (run.v0 + reach) / 2)
-        reach = max(reach, run.v1)
-    return best
-
-
-def _gutter(runs: list[_Run], width: float, unit: float) -> float | None:
-    """The u position of the widest column gutter that qualifies (rule 4), or None."""
-    ordered = sorted(runs, key=lambda r: r.u0)
-    start, reach = ordered[0].u0, ordered[0].u1
-    end = max(r.u1 for r in runs)
-    best: tuple[float, float] | None = None
-    for run in ordered[1:]:
-        gap = run.u0 - reach
-        if (
-            gap >= GUTTER_MIN * unit
-            and reach - start >= COLUMN_MIN * width
-            and end - run.u0 >= COLUMN_MIN * width
-            and (best is None or gap > best[0])
-        ):
-            best = (gap, (run.u0 + reach) / 2)
-        reach = max(reach, run.u1)
-    return None if best is None else best[1]
-
-
-def _regions(
-    runs: list[_Run], width: float, unit: float, column: tuple[int, ...]
-) -> Iterator[tuple[tuple[int, ...], list[_Run]]]:
-    """Leaf regions of the recursive XY cut in reading order, each with its column path."""
-    stack: list[tuple[tuple[int, ...], list[_Run]]] = [(column, runs)]
-    while stack:
-        path, region = stack.pop()
-        if len(region) > 1:
-            gap, at = _widest_band(region)
-            cut_v = gap >= BAND_GAP * unit
-            if not cut_v:
-                u = _gutter(region, width, unit)
-                if u is not None:
-                    left = [r for r in region if (r.u0 + r.u1) / 2 < u]
-                    right = [r for r in region if (r.u0 + r.u1) / 2 >= u]
-                    stack.append(((*path, 1), right))
-                    stack.append(((*path, 0), left))
-                    continue
-                cut_v = gap > 0
-            if cut_v:
-                stack.append((path, [r for r in region if r.v0 > at]))
-                stack.append((path, [r for r in region if r.v0 <= at]))
-                continue
-        yield path, region
-
-
-def _body_lines(page: _Page, furniture_runs: set[int]) -> list[_Line]:
-    runs = [r for r in page.body if id(r) not in furniture_runs]
-    if not runs:
-        return []
-    width = max(r.u1 for r in runs) - min(r.u0 for r in runs)
-    unit = median(r.height for r in runs)
-    lines: list[_Line] = []
-    for path, region in _regions(runs, width, unit, ()):
-        lines.extend(_bands(region, path))
-    return lines
+def _drawn(drawn: list[Run], x0: float, y0: float, x1: float, y1: float) -> bool:
+    """Whether a box's centre lies inside the box of one of the page's visible glyph runs."""
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    return any(r.x0 <= cx <= r.x1 and r.y0 <= cy <= r.y1 for r in drawn)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -424,7 +270,7 @@ def _key(text: str) -> str:
     return _DIGIT_RUN.sub("#", " ".join(text.split()))
 
 
-def _furniture(page: int, position: Position, line: _Line) -> Furniture:
+def _furniture(page: int, position: Position, line: Line) -> Furniture:
     return Furniture(
         page=page,
         text=line.text,
@@ -440,7 +286,7 @@ def _ends_sentence(text: str) -> bool:
     return text[-1:] in _SENTENCE_END
 
 
-def _indented(line: _Line, before: _Line | None, after: _Line | None) -> bool:
+def _indented(line: Line, before: Line | None, after: Line | None) -> bool:
     """A first-line indent: right of the next line of its column, and of the line before if any."""
     if after is None or after.column != line.column:
         return False
@@ -450,14 +296,14 @@ def _indented(line: _Line, before: _Line | None, after: _Line | None) -> bool:
     return before is None or before.column != line.column or line.u0 - before.u0 >= step
 
 
-def _leading(lines: list[_Line]) -> float:
+def _leading(lines: list[Line]) -> float:
     """The page's usual white space between two lines of one column (the median; 0 if none)."""
     gaps = [b.v0 - a.v1 for a, b in pairwise(lines) if a.column == b.column and b.v0 >= a.v1]
     return median(gaps) if gaps else 0.0
 
 
 def _separator(
-    before: _Line, line: _Line, after: _Line | None, *, same_page: bool, leading: float
+    before: Line, line: Line, after: Line | None, *, same_page: bool, leading: float
 ) -> str:
     """The line break between two consecutive body lines (rule 5): "\\n" or "\\n\\n"."""
     same_column = same_page and before.column == line.column and line.v0 >= before.v0
@@ -470,24 +316,109 @@ def _separator(
     return "\n"
 
 
-def _usable(page: int, lines: list[_Line], had_glyphs: bool) -> UnusablePage | None:
+def _usable(page: _Page, lines: list[Line]) -> UnusablePage | None:
     text = "".join(line.text for line in lines)
     if not text:
-        detail = (
-            "only running headers and footers on the page"
-            if had_glyphs
-            else "no text layer on the page"
-        )
-        return UnusablePage(page=page, reason="no_text", detail=detail)
+        if page.reading is not None:
+            detail = "a scan on which OCR read no text"
+        elif page.body or page.aside:
+            detail = "only running headers and footers on the page"
+        else:
+            detail = "no text layer on the page"
+        return UnusablePage(page=page.number, reason="no_text", detail=detail)
     visible = [c for c in _LEADERS.sub("", text) if not c.isspace()]
     readable = sum(c.isalnum() for c in visible)
     if readable * 2 < len(visible):
         return UnusablePage(
-            page=page,
+            page=page.number,
             reason="garbage",
             detail=f"{readable} of {len(visible)} characters are letters or digits",
         )
     return None
+
+
+class _Writer:
+    """The text as it is written, with each piece's origin (None: white space the layout wrote)
+    and every OCR word kept, by page, with its offsets."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.spans: list[tuple[int, int, TextOrigin | None]] = []
+        self.length = 0
+        self.words: dict[int, list[OcrWord]] = {}
+
+    def write(self, text: str, origin: TextOrigin | None) -> None:
+        self.parts.append(text)
+        self.spans.append((self.length, self.length + len(text), origin))
+        self.length += len(text)
+
+    def line(self, page: _Page, line: Line) -> None:
+        start = self.length
+        for text, origin in line.pieces:
+            self.write(text, origin)
+        if page.reading is None:
+            return
+        kept = self.words.setdefault(page.number, [])
+        for offset, run in line.placed:
+            for begin, end, index in run.words or ():
+                word = page.reading.words[index]
+                kept.append(
+                    OcrWord(
+                        char_start=start + offset + begin,
+                        char_end=start + offset + end,
+                        confidence=word.confidence,
+                        x0=round(word.x0, 1),
+                        y0=round(word.y0, 1),
+                        x1=round(word.x1, 1),
+                        y1=round(word.y1, 1),
+                    )
+                )
+
+    def origin_runs(self) -> tuple[OriginRun, ...]:
+        """Rule 8: each piece of layout white space takes the origin on both its sides, else
+        `none`; then adjacent pieces of one origin are one run."""
+        following: list[TextOrigin | None] = []
+        upcoming: TextOrigin | None = None
+        for _, _, origin in reversed(self.spans):
+            following.append(upcoming)
+            upcoming = origin if origin is not None else upcoming
+        following.reverse()
+        resolved: list[tuple[int, int, TextOrigin]] = []
+        before: TextOrigin | None = None
+        for (start, end, origin), after in zip(self.spans, following, strict=True):
+            if origin is None:
+                origin = before if before is not None and before == after else "none"
+            else:
+                before = origin
+            if resolved and resolved[-1][2] == origin:
+                resolved[-1] = (resolved[-1][0], end, origin)
+            elif start < end:
+                resolved.append((start, end, origin))
+        return tuple(OriginRun(char_start=s, char_end=e, origin=o) for s, e, o in resolved)
+
+
+def _page_origin(
+    page: _Page, span: PageSpan, counts: dict[str, int], words: list[OcrWord]
+) -> PageOrigin:
+    """The page's origin summary and OCR reading (rule 8; the tie-break is `PageOrigin`'s)."""
+    characters = tuple((o, counts[o]) for o in TEXT_ORIGINS if counts.get(o))
+    summary: TextOrigin = "none"
+    if characters:
+        summary = max(characters, key=lambda c: (c[1], -TEXT_ORIGINS.index(c[0])))[0]
+    reading = None
+    if page.reading is not None:
+        mean = round(page.reading.mean_confidence, 2)
+        reading = OcrReading(
+            extractor=f"{OCR_EXTRACTOR} {OCR_EXTRACTOR_VERSION}",
+            engine=page.reading.engine,
+            languages=page.reading.languages,
+            settings=OCR_SETTINGS,
+            rotation=page.reading.rotation,
+            mean_confidence=mean,
+            low_confidence=mean < LOW_CONFIDENCE,
+            words=tuple(words),
+        )
+    return PageOrigin(page=span.page, origin=summary, characters=characters, ocr=reading)
 
 
 def _assemble(pages: list[_Page], source: str) -> Extraction:
@@ -499,9 +430,8 @@ def _assemble(pages: list[_Page], source: str) -> Extraction:
     furniture: list[Furniture] = []
     unusable: list[UnusablePage] = []
     spans: list[PageSpan] = []
-    parts: list[str] = []
-    length = 0
-    previous: _Line | None = None
+    writer = _Writer()
+    previous: Line | None = None
     for page in pages:
         page_furniture = [
             (position, line)
@@ -509,46 +439,59 @@ def _assemble(pages: list[_Page], source: str) -> Extraction:
             if (position, _key(line.text)) in running
         ]
         taken = {id(run) for _, line in page_furniture for run in line.runs}
-        lines = _body_lines(page, taken)
+        lines = reading_order([r for r in page.body if id(r) not in taken])
         lines += [line for line in page.aside if id(line.runs[0]) not in taken]
         furniture += [_furniture(page.number, position, line) for position, line in page_furniture]
         furniture += [_furniture(page.number, "outside", line) for line in page.outside]
-        problem = _usable(page.number, lines, bool(page.body or page.aside))
+        problem = _usable(page, lines)
         if problem is not None:
             unusable.append(problem)
-            spans.append(PageSpan(page=page.number, char_start=length, char_end=length))
+            at = writer.length
+            spans.append(PageSpan(page=page.number, char_start=at, char_end=at))
             continue
         leading = _leading(lines)
         for i, line in enumerate(lines):
             after = lines[i + 1] if i + 1 < len(lines) else None
             if previous is not None:
                 separator = _separator(previous, line, after, same_page=i > 0, leading=leading)
-                parts.append(separator)
-                length += len(separator)
+                writer.write(separator, None)
             if i == 0:
-                start = length
-            parts.append(line.text)
-            length += len(line.text)
+                start = writer.length
+            writer.line(page, line)
             previous = line
-        spans.append(PageSpan(page=page.number, char_start=start, char_end=length))
-    if not parts:
+        spans.append(PageSpan(page=page.number, char_start=start, char_end=writer.length))
+    if not writer.parts:
         listed = "; ".join(f"page {u.page}: {u.reason}" for u in unusable[:3])
         raise ExtractionError(
-            f"{source}: no page has usable text ({listed}); expected a PDF with a text layer"
+            f"{source}: no page has usable text ({listed}), from its text layer or by OCR of a "
+            "scanned page; expected a PDF with text"
         )
     # Empty spans of unusable pages stand where the next page begins, never inside a separator.
     fixed: list[PageSpan] = []
     for i, span in enumerate(spans):
         if span.char_start == span.char_end:
             later = next((s.char_start for s in spans[i + 1 :] if s.char_end > s.char_start), None)
-            at = later if later is not None else length
+            at = later if later is not None else writer.length
             span = PageSpan(page=span.page, char_start=at, char_end=at)
         fixed.append(span)
+    writer.write("\n", "none")
+    text = "".join(writer.parts)
+    origin = TextOrigins(runs=writer.origin_runs())
+    page_origins = tuple(
+        _page_origin(
+            page,
+            span,
+            origin.characters(text, span.char_start, span.char_end),
+            writer.words.get(page.number, []),
+        )
+        for page, span in zip(pages, fixed, strict=True)
+    )
     return Extraction(
-        text="".join(parts) + "\n",
+        text=text,
         extractor=PDF_EXTRACTOR,
         extractor_version=PDF_EXTRACTOR_VERSION,
         pages=tuple(fixed),
         furniture=tuple(furniture),
         unusable_pages=tuple(unusable),
+        origin=TextOrigins(runs=origin.runs, pages=page_origins),
     )

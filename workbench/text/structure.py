@@ -35,21 +35,17 @@ numbered unit covers, and callers must treat None as "unknown", never as "same s
 from __future__ import annotations
 
 import functools
-import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from workbench.models import StructureMark, Version
+from workbench.text import ordinals
 from workbench.text.lines import LineReading, clean_label, read_lines
 from workbench.text.profiles import Level, Profile, profile_for
 
 INCONSISTENT_SHARE = 0.1
 XML_MEDIA_TYPES = frozenset({"application/xml", "text/xml"})
-_ORDINAL = re.compile(r"[A-Za-z]{0,3}?(?P<n>\d+)(?P<s>[A-Za-z]*)(?:-(?P<t>\S+))?")
-_MULTI_PART = re.compile(r"[A-Za-z]{0,3}\d+(?:-\d+)*-(?P<n>\d+)(?P<s>[A-Za-z]*)")
-_LETTERS = re.compile(r"(?P<l>[A-Za-z]{1,3})(?:-(?P<t>\S+))?")
-_ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -142,64 +138,26 @@ def units_from_marks(marks: Sequence[StructureMark], text_end: int) -> list[Unit
     return units
 
 
-def _roman(letters: str) -> int | None:
-    values = [_ROMAN.get(c) for c in letters.lower()]
-    if not values or None in values:
-        return None
-    total = 0
-    for k, value in enumerate(values):
-        assert value is not None
-        following = values[k + 1] if k + 1 < len(values) else None
-        total += -value if following is not None and following > value else value
-    return total
-
-
-def ordinal(component: str, sequence: str) -> tuple[int, str] | None:
-    """A label component's place in its sequence, and its insertion suffix, or None.
-
-    Only the last word and its last dotted part count ("Appendix A" -> "A", "137.077" -> "077");
-    parentheses and brackets are ignored. A multi-part number counts by its last part
-    ("34-1432" -> 1432, "3-2" -> 2). Digits (after up to three letters, as in `R1`, `M2`)
-    give their number, and letters or `-N` after them a suffix (`5a` -> (5, "a")); with `sequence
-    = "roman"` letters read as a Roman numeral, otherwise one to three letters give the first
-    letter's place in the alphabet (`a` -> 1) and a suffix of the rest.
-    """
-    core = component.split()[-1].strip("()[]").rsplit(".", 1)[-1]
-    multi = _MULTI_PART.fullmatch(core)
-    if multi:
-        return int(multi.group("n")), multi.group("s")
-    match = _ORDINAL.fullmatch(core)
-    if match:
-        return int(match.group("n")), match.group("s") + (match.group("t") or "")
-    match = _LETTERS.fullmatch(core)
-    if not match:
-        return None
-    letters = match.group("l")
-    if sequence == "roman":
-        value = _roman(letters)
-        return (value, match.group("t") or "") if value else None
-    return ord(letters[0].lower()) - 96, letters[1:] + (match.group("t") or "")
-
-
-def _step_consistent(previous: tuple[int, str] | None, current: tuple[int, str] | None) -> bool:
-    if current is None:
-        return False
-    if previous is None:
-        return current[0] == 1
-    if current[0] == previous[0] + 1:
-        return True
-    return current[0] == previous[0] and current[1] > previous[1]
+def ordinal(component: str, sequence: str = "numeric") -> tuple[int, str] | None:
+    """A label component's place in its sequence and its insertion suffix (`ordinals.ordinal`)."""
+    return ordinals.ordinal(component, sequence)
 
 
 def units_from_readings(
-    readings: Sequence[LineReading], text_end: int
+    readings: Sequence[LineReading],
+    text_end: int,
+    steps: list[ordinals.InconsistentStep] | None = None,
 ) -> tuple[list[Unit], int, int]:
-    """Units nested by depth (see the module docstring), and (checked, inconsistent) steps."""
+    """Units nested by depth (see the module docstring), and (checked, inconsistent) steps.
+
+    With `steps`, every inconsistent step is appended to it, with the label expected there
+    (`ordinals.expected_label`): `workbench structure` lists them."""
     units: list[Unit] = []
     stack: list[
         tuple[tuple[int, int], tuple[str, ...], int, Level]
     ] = []  # depth, parts, unit, level
     last: dict[tuple[tuple[str, ...], str, int], tuple[int, str] | None] = {}
+    last_label: dict[tuple[tuple[str, ...], str, int], str] = {}
     checked = inconsistent = 0
     labels: list[tuple[int, str, Level, tuple[int, int]]] = []
     for reading in readings:
@@ -224,8 +182,21 @@ def units_from_readings(
             key = (parent, level.name, len(parts))
             current = ordinal(parts[-1], level.sequence)
             checked += 1
-            inconsistent += not _step_consistent(last.get(key), current)
+            consistent = ordinals.step_consistent(last.get(key), current)
+            inconsistent += not consistent
+            if not consistent and steps is not None:
+                steps.append(
+                    ordinals.inconsistent_step(
+                        char_start=label_start,
+                        level=level.name,
+                        label=number,
+                        previous=last_label.get(key),
+                        sequence=level.sequence,
+                        dotted=level.dotted,
+                    )
+                )
             last[key] = current
+            last_label[key] = number
         path = (*parent, number)
         units.append(Unit(label=number, path=path, char_start=label_start, char_end=text_end))
         stack.append((depth, parts, len(units) - 1, level))

@@ -322,7 +322,8 @@ def candidate_profiles(
 ) -> tuple[Profile, ...]:
     """The profiles `choice.choose_profile` may pick for a family: the one naming it, else all of them.
 
-    The family's reading depends on these and no others, so they are what a worker is sent
+    The family's reading depends on these and no others (besides the profile induced from the
+    family's own texts, which depends on nothing else), so they are what a worker is sent
     (`engine.py`) and what a cached measurement is keyed on (`measure/cache.py`).
     """
     named = named_profile(profiles, jurisdiction, family)

@@ -1,0 +1,207 @@
+"""Reading only the laws a question needs (workbench.history.lawbook): one law's report, and one
+Code section's reconciliation, are the very ones that reading every held law gives.
+
+The laws, sections and releases are the real ones; every expectation is derived from the full
+report (`amendment_report`, every law read), never typed in.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from workbench.changes.pairs import diff_sections
+from workbench.errors import AmendmentError
+from workbench.history.lawbook import LawBook, names_section
+from workbench.history.reconcile import (
+    AmendmentReport,
+    amendment_report,
+    family_amendments,
+    law_amendments,
+    law_frame,
+    law_json,
+)
+from workbench.models import CatalogueRow
+from workbench.workspace import Workspace
+
+ROOT = Path(__file__).resolve().parents[2]
+STORE = ROOT / "corpus" / "real"
+LAW_24_314 = "us-dc/dc-law-24-314/24-314.xml"
+CODE_34_1432 = "us-dc/dc-code-34-1432/34-1432@{}.xml"
+
+
+@pytest.fixture(scope="module")
+def full(workspace: Workspace, catalogue: tuple[CatalogueRow, ...]) -> AmendmentReport:
+    return amendment_report(workspace, "us-dc", catalogue, STORE)
+
+
+@pytest.fixture(scope="module")
+def book(workspace: Workspace, catalogue: tuple[CatalogueRow, ...]) -> LawBook:
+    return LawBook(workspace, "us-dc", catalogue, STORE)
+
+
+def _as_json(value: object) -> object:
+    return json.loads(json.dumps(value, sort_keys=True))
+
+
+def test_every_section_a_law_amends_is_one_its_text_names(
+    full: AmendmentReport, book: LawBook
+) -> None:
+    """The rule the book reads by: an instruction checked against a release pair targets a
+    section whose number the law's own text prints."""
+    checked = 0
+    for law in full.laws:
+        for check in law.checks:
+            if check.family and check.before and check.after:
+                section = book.code.section_of(check.family)
+                assert section is not None
+                assert book.names(law.law.version.version_id, section), check
+                checked += 1
+    assert checked > 0
+
+
+@pytest.mark.parametrize(
+    ("section", "text", "named"),
+    [
+        pytest.param("34-1432", "D.C. Official Code § 34-1432(c))", True, id="cited-with-units"),
+        pytest.param("34-1432", "section 34-1432.", True, id="at-a-sentence-end"),
+        pytest.param("34-1436", "§ 34-1436.01(a)", False, id="a-longer-number"),
+        pytest.param("34-1436", "§ 134-1436", False, id="a-digit-before"),
+        pytest.param("34-1436", "§ 34-1436a", False, id="a-letter-after"),
+    ],
+)
+def test_a_section_is_named_only_as_a_whole_number(section: str, text: str, named: bool) -> None:
+    assert names_section(text, section) is named
+
+
+def test_one_law_reads_only_itself_and_reports_as_the_full_reading_does(
+    workspace: Workspace, catalogue: tuple[CatalogueRow, ...], full: AmendmentReport
+) -> None:
+    for law in full.laws:
+        version_id = law.law.version.version_id
+        alone = law_amendments(workspace, version_id, catalogue, STORE)
+        assert _as_json(law_json(alone, version_id)) == _as_json(law_json(full, version_id))
+        gaps = {
+            (c.family, c.before.version_id, c.after.version_id)
+            for c in law.checks
+            if c.family and c.before and c.after
+        }
+        others = {
+            other.law.version.version_id
+            for other in full.laws
+            for c in other.checks
+            if c.family
+            and c.before
+            and c.after
+            and (c.family, c.before.version_id, c.after.version_id) in gaps
+        }
+        assert {r.law.version.version_id for r in alone.laws} == others | {version_id}
+    only = law_amendments(workspace, LAW_24_314, catalogue, STORE)
+    assert [r.law.version.version_id for r in only.laws] == [LAW_24_314]
+
+
+def test_a_sections_reconciliation_reads_only_the_laws_naming_it(
+    workspace: Workspace, catalogue: tuple[CatalogueRow, ...], full: AmendmentReport, book: LawBook
+) -> None:
+    families = sorted({a.family for a in full.attributions.values()})
+    assert len(families) > 1
+    for family in families:
+        section = family_amendments(workspace, family, catalogue, STORE)
+        assert {k: a.as_json() for k, a in section.attributions.items()} == {
+            k: a.as_json() for k, a in full.attributions.items() if a.family == family
+        }
+        named = book.code.section_of(family)
+        assert named is not None
+        read = {r.law.version.version_id for r in section.laws}
+        assert all(book.names(law, named) for law in read), family
+        amending = {
+            r.law.version.version_id
+            for r in full.laws
+            if any(c.family == family and c.before and c.after for c in r.checks)
+        }
+        assert amending <= read, family
+
+
+def test_the_changes_a_surface_holds_are_the_ones_attributed(
+    workspace: Workspace, catalogue: tuple[CatalogueRow, ...], full: AmendmentReport
+) -> None:
+    pairs = [
+        (workspace.version(CODE_34_1432.format(b)), workspace.version(CODE_34_1432.format(a)))
+        for b, a in (("2021-11-19", "2023-04-05"), ("2023-10-19", "2024-07-30"))
+    ]
+    changes = {(s.before.version_id, s.after.version_id): s.changes for s in diff_sections(pairs)}
+    section = family_amendments(workspace, "dc-code-34-1432", catalogue, STORE, changes=changes)
+    shown = {c.change_id for diff in changes.values() for c in diff if c.kind != "unchanged"}
+    assert set(section.attributions) == shown
+    assert all(section.attributions[k] == full.attributions[k] for k in shown)
+
+
+@pytest.mark.parametrize(
+    ("family", "changes", "message"),
+    [
+        pytest.param(
+            "dc-law-24-314",
+            None,
+            "dc-law-24-314: not a Code section of us-dc whose releases are held; expected one of ",
+            id="a-law-is-not-a-section",
+        ),
+        pytest.param(
+            "dc-code-34-1432",
+            {(CODE_34_1432.format("2021-10-18"), CODE_34_1432.format("2023-04-05")): ()},
+            f"{CODE_34_1432.format('2021-10-18')} -> {CODE_34_1432.format('2023-04-05')}: not "
+            "two consecutive dated releases of dc-code-34-1432; the laws are reconciled with the "
+            "changes between consecutive releases",
+            id="not-consecutive",
+        ),
+        pytest.param(
+            "draft-cedik-http-warning",
+            None,
+            "ietf: no drafting style names this jurisdiction; expected one of us-dc",
+            id="no-drafting-style",
+        ),
+    ],
+)
+def test_a_family_the_laws_cannot_reconcile_is_refused(
+    workspace: Workspace,
+    catalogue: tuple[CatalogueRow, ...],
+    family: str,
+    changes: dict[tuple[str, str], tuple[()]] | None,
+    message: str,
+) -> None:
+    with pytest.raises(AmendmentError) as caught:
+        family_amendments(workspace, family, catalogue, STORE, changes=changes)
+    assert str(caught.value).startswith(message)
+
+
+def test_a_laws_frame_sets_each_instruction_beside_the_changes_it_made(
+    workspace: Workspace, catalogue: tuple[CatalogueRow, ...]
+) -> None:
+    report = law_amendments(workspace, LAW_24_314, catalogue, STORE)
+    frame = law_frame(report, LAW_24_314, workspace)
+    law = report.law(LAW_24_314)
+    made = {
+        ins.instruction_id: [
+            k
+            for k, a in report.attributions.items()
+            if ins.instruction_id in {m.instruction_id for m in a.made_by}
+        ]
+        for ins in law.reading.instructions
+    }
+    assert frame.height == sum(max(1, len(ids)) for ids in made.values())
+    assert frame.filter(frame["change_id"].is_null()).height == sum(
+        not ids for ids in made.values()
+    )
+    assert frame["char_start"].is_sorted()
+    first = frame.row(0, named=True)
+    (ins, check) = (law.reading.instructions[0], law.checks[0])
+    assert (first["law_section"], first["outcome"], first["change_id"]) == (
+        ins.law_section,
+        check.outcome,
+        made[ins.instruction_id][0],
+    )
+    before = workspace.version(first["before"]).text
+    start, end = (int(n) for n in first["struck_at"].strip("[)").split(", "))
+    assert before[start:end] == ins.old_text
+    assert "[-" in first["change"] and "{+" in first["change"]

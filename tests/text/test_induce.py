@@ -1,0 +1,365 @@
+"""A profile induced from texts alone, on real documents: what it finds, what it nests, what it
+refuses to invent, and that it reads no profile and no jurisdiction."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from collections import defaultdict
+from dataclasses import replace
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.conftest import ROOT, STORE
+from tests.text.relabel import WRITERS, relabel
+from workbench.cli import main
+from workbench.corpus import admit
+from workbench.evals.paths import TruthUnit, score_family
+from workbench.measure.family import measure_family
+from workbench.models import Version
+from workbench.text import profiles
+from workbench.text.choice import UNREAD, choose_profile, profile_score
+from workbench.text.induce import induce_profile
+from workbench.text.profiles import named_profile, parse_profile, registry, shipped_profiles
+from workbench.text.structure import parse_structure, parse_text
+from workbench.workspace import Workspace, ingest
+
+DC = "dc-code-34-1436"  # a D.C. Code section four levels deep: (c)(1)(G)(i)
+NUMBER_NOTHING = {  # tables, a tariff label and a form: no numbering of their own
+    "eprtr-pollutant-thresholds-guidance-excerpt",
+    "good-energy-svt-tariff-information-label",
+    "senate-report-of-expenditures-page",
+    "wi-dcf-f-2476-e-90-day-summary-report",
+}
+TRANSCRIPT = "scotus-07-1315-oral-argument-transcript"  # its only numbers are gutter line numbers
+EXAMPLES = {"fr-decrets": "french", "de-gesetze": "german"}  # docs example -> relabelling
+
+
+def _family(workspace: Workspace, family: str, jurisdiction: str = "renamed") -> list[Version]:
+    return [replace(v, jurisdiction=jurisdiction) for v in workspace.versions(family)]
+
+
+def _renamed_copy(jurisdiction: str, family: str, mirror: Path) -> None:
+    """The fetched files of one family in mirror layout under `mirror`, their provenance naming
+    the jurisdiction "elsewhere" (the documents' bytes unchanged)."""
+    folder = mirror / "elsewhere" / family
+    folder.mkdir(parents=True)
+    for path in sorted((STORE / jurisdiction / family).iterdir()):
+        data = path.read_bytes()
+        if path.name.endswith(".provenance.json"):
+            record = json.loads(data)
+            record["jurisdiction"] = "elsewhere"
+            data = json.dumps(record).encode()
+        (folder / path.name).write_bytes(data)
+
+
+def _expected(profile: profiles.Profile, chain: tuple[str, ...]) -> tuple[str, ...]:
+    """The path elements a profile writes for a chain of printed labels (its `number` groups),
+    each label read as it opens a line, with a title after it."""
+    out = []
+    for label in chain:
+        match = next(m for level in profile.levels if (m := level.regex.match(f"{label} Title")))
+        out.append(match.group("number"))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# The shapes codes use, on real text
+
+
+def _docs_examples() -> list[str]:
+    page = (ROOT / "docs" / "profiles.md").read_text(encoding="utf-8")
+    return re.findall(r"```toml\n(.*?)```", page, flags=re.DOTALL)
+
+
+def test_every_docs_example_has_a_relabelling() -> None:
+    names = {parse_profile(t.encode(), "docs").name for t in _docs_examples()}
+    assert names == set(EXAMPLES)
+
+
+@pytest.mark.parametrize("source", _docs_examples(), ids=lambda t: t.split('"')[1])
+def test_every_docs_example_parses_a_real_text(workspace: Workspace, source: str) -> None:
+    profile = parse_profile(source.encode(), "docs/profiles.md")
+    original = workspace.versions(DC)[-1]
+    relabelled = relabel(original, WRITERS[EXAMPLES[profile.name]])
+    parse = parse_structure(relabelled.version, profile)
+    assert parse.refusal is None and parse.inconsistent == 0, parse
+    assert len(relabelled.chains) >= 15
+    for start, chain in relabelled.chains:
+        assert parse.path_at(start) == _expected(profile, chain), (start, chain)
+
+
+@pytest.mark.parametrize("shapes", sorted(WRITERS))
+def test_the_inducer_nests_relabelled_shapes_as_the_document_does(
+    workspace: Workspace, shapes: str
+) -> None:
+    relabelled = [relabel(v, WRITERS[shapes]) for v in workspace.versions(DC)]
+    induced = induce_profile([r.version.text for r in relabelled]).profile()
+    for r in relabelled:
+        parse = parse_structure(r.version, induced)
+        assert parse.refusal is None
+        wrong = [
+            (start, chain)
+            for start, chain in r.chains
+            if parse.path_at(start) != _expected(induced, chain)
+        ]
+        assert wrong == [], r.version.version_id
+
+
+# ---------------------------------------------------------------------------------------------
+# What the inducer finds in real documents
+
+
+def test_dc_sections_number_and_nesting(workspace: Workspace) -> None:
+    induction = induce_profile([v.text for v in workspace.versions("dc-code-34-1432")])
+    by_rank = sorted(induction.levels, key=lambda level: level.rank)
+    assert [(lv.shape.describe(), lv.rank, lv.sequence) for lv in by_rank] == [
+        ("1-1", 0, "none"),  # the section's own number, "34-1432 Renewable energy ..."
+        ("(a)", 1, "alpha"),
+        ("(1)", 2, "numeric"),
+    ]
+    assert by_rank[0].document_number and not induction.furniture
+
+
+def test_ietf_headings_at_the_margin_and_page_furniture(workspace: Workspace) -> None:
+    texts = [v.text for v in workspace.versions("draft-ietf-appsawg-http-problem")]
+    induction = induce_profile(texts)
+    margin = [lv for lv in induction.levels if lv.shape.place == "margin"]
+    assert {lv.shape.describe() for lv in margin} >= {"1.", "1.1."}
+    assert all(lv.rank < min(b.rank for b in induction.levels if b.shape.place == "body")
+               for lv in margin if any(b.shape.place == "body" for b in induction.levels))  # fmt: skip
+    furniture = induction.profile().furniture
+    footer = "Nottingham & Wilde        Expires June 8, 2016                  [Page 1]"
+    assert any(p.fullmatch(footer) for p in furniture)
+    assert induction.preamble == "front_matter"
+
+
+def test_missouri_gutter_and_running_headers(workspace: Workspace) -> None:
+    induction = induce_profile(
+        [workspace.version("us-mo/mo-2024-hb1746/HB1746_introduced.md").text]
+    )
+    assert induction.gutter
+    assert any(re.fullmatch(p, "HB 1746 2") for p in induction.furniture)
+
+
+@pytest.mark.slow
+def test_texts_that_number_nothing_get_no_label(corpus_workspace: Workspace) -> None:
+    for family in sorted(NUMBER_NOTHING):
+        versions = corpus_workspace.versions(family)
+        induction = induce_profile([v.text for v in versions])
+        assert induction.numbers_nothing, family
+        profile = induction.profile()
+        assert all(parse_text(v.version_id, v.text, profile).units == () for v in versions)
+
+
+@pytest.mark.slow
+def test_profile_suggest_runs_on_every_jurisdiction(corpus_workspace: Workspace) -> None:
+    groups: dict[str, dict[str, list[Version]]] = defaultdict(lambda: defaultdict(list))
+    for version in corpus_workspace.versions():
+        groups[version.jurisdiction][version.family].append(version)
+    assert len(groups) >= 15
+    for jurisdiction, families in sorted(groups.items()):
+        versions = next(iter(families.values()))
+        induction = induce_profile([v.text for v in versions])
+        profile = induction.profile()  # the TOML loads
+        for version in versions:
+            parse = parse_text(version.version_id, version.text, profile)
+            assert parse.refusal in (None, "no_numbering", "gutter_ambiguous"), jurisdiction
+        nothing = NUMBER_NOTHING | {TRANSCRIPT}
+        assert induction.numbers_nothing == (versions[0].family in nothing), jurisdiction
+
+
+# ---------------------------------------------------------------------------------------------
+# No profile and no jurisdiction
+
+
+def _suggest(workspace: Path, family: str, capfdbinary: pytest.CaptureFixture[bytes]) -> bytes:
+    assert main(["profile", "suggest", "--family", family, "--workspace", str(workspace)]) == 0
+    return capfdbinary.readouterr().out
+
+
+def test_the_inducer_reads_no_profile_and_no_jurisdiction(
+    workspace: Workspace,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfdbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    family = "dc-code-34-1432"
+    expected = _suggest(workspace.path, family, capfdbinary)
+    _renamed_copy("us-dc", family, tmp_path / "mirror")
+    admission = admit(tmp_path / "mirror")
+    assert len(admission.rows) == len(workspace.versions(family)), admission.refusals
+    with Workspace(tmp_path / "w.sqlite") as renamed:
+        ingest(renamed, admission.rows, tmp_path / "mirror")
+    real_read_bytes = Path.read_bytes
+
+    def no_profiles(path: Path) -> bytes:
+        assert path.suffix != ".toml", f"the inducer read a profile: {path}"
+        return real_read_bytes(path)
+
+    monkeypatch.setattr(profiles, "SHIPPED_DIR", tmp_path / "no-profiles")
+    monkeypatch.setattr(Path, "read_bytes", no_profiles)
+    profiles.shipped_profiles.cache_clear()
+    try:
+        assert _suggest(tmp_path / "w.sqlite", family, capfdbinary) == expected
+    finally:
+        profiles.shipped_profiles.cache_clear()
+    assert b"us-dc" not in expected and b"elsewhere" not in expected
+
+
+# ---------------------------------------------------------------------------------------------
+# Scored against the documents' own identifiers
+
+
+def _truth_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "alignment_truth", ROOT / "scripts" / "alignment_truth.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["alignment_truth"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("jurisdiction", "family", "rule"),
+    [
+        pytest.param("us-dc", "dc-code-34-1436", "marks", id="dc-num"),
+        pytest.param("us-federal", "116-hr264", "marks", id="uslm-identifier"),
+        pytest.param("ca-federal", "ca-cpra", "marks", id="justice-canada-label"),
+        pytest.param("ietf", "draft-nottingham-site-meta", "headings", id="ietf-sections"),
+        pytest.param("us-nerc", "nerc-cip-003", "requirements", id="nerc-requirements"),
+    ],
+)
+def test_an_induced_profile_reads_the_documents_own_paths(
+    corpus_workspace: Workspace, jurisdiction: str, family: str, rule: str
+) -> None:
+    script = _truth_script()
+
+    def truth_of(version: Version) -> list[TruthUnit]:
+        read = script.READERS[version.jurisdiction]
+        units = read((STORE / version.version_id).read_bytes(), version.version_id)
+        return [
+            TruthUnit(unit_id=u.unit_id, path=u.path, heading=u.heading, text=u.text) for u in units
+        ]
+
+    versions = [
+        v
+        for v in corpus_workspace.versions(family)
+        if v.media_type != "application/pdf" or rule == "requirements"
+    ]
+    shipped = named_profile(shipped_profiles(), jurisdiction, family)
+    assert shipped is not None
+    score = score_family(versions, rule, truth_of, shipped)  # type: ignore[arg-type]
+    assert score is not None and score.induced.placed >= 10
+    induced = score.induced.agree / score.induced.placed
+    assert induced >= 0.9
+    assert 100 * induced >= 100 * score.shipped.agree / score.shipped.placed - 5
+
+
+# ---------------------------------------------------------------------------------------------
+# The automatic choice
+
+
+# The form's "A." and "B." sections read as a requirement standard's parts under another
+# jurisdiction's profile, so its choice is that profile's; its induced profile still reads nothing.
+TABLES = sorted(NUMBER_NOTHING - {"wi-dcf-f-2476-e-90-day-summary-report"})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", TABLES)
+def test_no_profile_reads_what_numbers_nothing(corpus_workspace: Workspace, family: str) -> None:
+    versions = _family(corpus_workspace, family)
+    choice = choose_profile(versions)
+    assert (choice.how, choice.note, choice.profile.origin) == ("unread", UNREAD, "induced")
+    measured = measure_family(versions)
+    assert measured.profile["chosen"] == "unread" and measured.profile["note"] == UNREAD
+    assert sum(p.labelled for p in measured.passages) == 0
+
+
+def test_the_induced_profile_is_a_candidate_and_wins_where_it_reads_most(
+    workspace: Workspace,
+) -> None:
+    versions = _family(workspace, "nerc-cip-003")
+    choice = choose_profile(versions)
+    induced = induce_profile([v.text for v in versions]).profile()
+    scores = {p.name: profile_score(p, versions) for p in (*registry(), induced)}
+    best = min(scores, key=lambda name: (-scores[name][0], scores[name][1], name))
+    assert choice.profile.name == best
+    assert choice.how == ("induced" if best == "induced" else "automatic")
+    assert (choice.consistent, choice.inconsistent) == scores[best]
+
+
+def test_a_named_profile_always_wins(workspace: Workspace) -> None:
+    versions = workspace.versions("nerc-cip-003")
+    choice = choose_profile(versions)
+    assert (choice.how, choice.profile.name) == ("named", "us-nerc")
+
+
+def test_an_xml_family_no_profile_reads_is_read_by_its_marks(workspace: Workspace) -> None:
+    choice = choose_profile(_family(workspace, "dc-code-34-1432"))
+    assert choice.how == "unread"
+    assert choice.note == f"{UNREAD}; its extractor's marks number it"
+
+
+def test_measure_writes_the_induced_profile_beside_the_reports(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    family = "nerc-cip-003"  # no shipped profile reads it as well as its own induced one
+    _renamed_copy("us-nerc", family, tmp_path / "corpus")
+    out = tmp_path / "out"
+    assert main(["measure", "--corpus", str(tmp_path / "corpus"), "--out", str(out),
+                 "--workspace", str(tmp_path / "w.sqlite")]) == 0  # fmt: skip
+    used = json.loads((out / "structure-measurement.json").read_bytes())["profiles_used"]
+    record = used[f"elsewhere/{family}"]
+    assert record["chosen"] == "induced" and record["origin"] == "induced"
+    written = (out / record["file"]).read_bytes()
+    versions = _family(workspace, family, "elsewhere")
+    assert written == induce_profile([v.text for v in versions]).source.encode()
+    assert record["sha256"] == parse_profile(written, "x").sha256
+
+
+def test_profile_suggest_writes_the_toml_and_says_how_it_reads_each_version(
+    workspace: Workspace, tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    family = "dc-code-34-1432"
+    out = tmp_path / "suggested.toml"
+    args = ["profile", "suggest", "--family", family, "--workspace", str(workspace.path)]
+    assert main([*args, "--out", str(out)]) == 0
+    said = capfdbinary.readouterr().out.decode().splitlines()
+    induction = induce_profile([v.text for v in workspace.versions(family)])
+    assert out.read_bytes() == induction.source.encode()
+    profile = induction.profile()
+    assert said[0] == (
+        f"wrote {out} (sha256 {profile.sha256[:12]}): {len(induction.levels)} level(s) from "
+        f"{len(workspace.versions(family))} version(s)"
+    )
+    assert len(said) == 1 + len(workspace.versions(family))
+    assert main([*args, "--json"]) == 0
+    shown = json.loads(capfdbinary.readouterr().out)
+    assert shown["toml"] == induction.source and shown["sha256"] == profile.sha256
+    assert [v["version_id"] for v in shown["versions"]] == [
+        v.version_id for v in workspace.versions(family)
+    ]
+
+
+@pytest.mark.slow
+def test_profile_suggest_says_when_texts_number_nothing(
+    corpus_workspace: Workspace, tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    family = "wi-dcf-f-2476-e-90-day-summary-report"
+    out = tmp_path / "form.toml"
+    args = ["profile", "suggest", "--family", family, "--out", str(out)]
+    assert main([*args, "--workspace", str(corpus_workspace.path)]) == 0
+    said = capfdbinary.readouterr().out.decode()
+    held = len(corpus_workspace.versions(family))
+    assert said.startswith(
+        f"these {held} version(s) number nothing: no label shape opens lines and counts\n"
+    )
+    assert parse_profile(out.read_bytes(), str(out)).levels[0].name == "none"

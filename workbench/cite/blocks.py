@@ -1,0 +1,121 @@
+"""A version as an Anthropic custom-content document, and the map that reads citations into it.
+
+An Anthropic custom-content document is a list of text blocks the caller chooses; a model citing it
+answers with `content_block_location` citations, which name blocks (`start_block_index`
+inclusive, `end_block_index` exclusive, as the API documents) and no offsets. `version_blocks`
+writes a held version's passages (`text.segment.segment_version`, through the family's numbering
+profile) as those blocks, one per passage, each block's text the version's own text at the
+passage's exact offsets, and a `BlockMap`: the version id, its text sha256, the raw span of each
+block, and `blocks_sha256`, a content id over the three, which binds the spans to that text and
+to this writer. A citation into blocks is read against the map (`cite.formats`): the span from
+the first block's start to the last block's end, a citation the rule then decides like any other
+(the text hash first, so blocks of a text that changed are refused `source_changed`).
+
+The guarantee: block k's text is `text[spans[k][0]:spans[k][1]]` of the version whose text
+hashes to `text_sha256`, and a map whose `blocks_sha256` does not match its content is never
+read as one this module wrote.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from workbench.models import Version, content_id
+from workbench.text.segment import segment_version
+
+BLOCKS_SCHEME = 1
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BlockMap:
+    """Block index to raw span of `version_id`'s text (hashing to `text_sha256`). `blocks_sha256`
+    is the map's content id as given; `written` says whether it is the one `map_sha256` computes
+    (a map this module wrote, unedited)."""
+
+    version_id: str
+    text_sha256: str
+    spans: tuple[tuple[int, int], ...]
+    blocks_sha256: str
+
+    @property
+    def written(self) -> bool:
+        return self.blocks_sha256 == map_sha256(self.version_id, self.text_sha256, self.spans)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "version_id": self.version_id,
+            "text_sha256": self.text_sha256,
+            "blocks_scheme": BLOCKS_SCHEME,
+            "blocks": [list(span) for span in self.spans],
+            "blocks_sha256": self.blocks_sha256,
+        }
+
+
+def map_sha256(version_id: str, sha256: str, spans: tuple[tuple[int, int], ...]) -> str:
+    """The content id binding a map's spans to its version and text."""
+    return content_id([BLOCKS_SCHEME, version_id, sha256, [list(s) for s in spans]])
+
+
+def block_map_from_json(value: Any) -> BlockMap | str:
+    """A map as `BlockMap.as_json` writes it, or one line saying what is wrong with it."""
+    if not isinstance(value, dict):
+        return "expected a version id (a string) or a blocks map (an object)"
+    fields = ("version_id", "text_sha256", "blocks", "blocks_sha256")
+    missing = [name for name in fields if name not in value]
+    if missing:
+        return f"a blocks map needs {', '.join(fields)}; {missing[0]!r} is missing"
+    spans = value["blocks"]
+    if not isinstance(spans, list) or not all(
+        isinstance(s, list) and len(s) == 2 and all(type(x) is int and x >= 0 for x in s)
+        for s in spans
+    ):
+        return "'blocks' must be an array of [start, end] offset pairs"
+    if not all(isinstance(value[name], str) for name in fields if name != "blocks"):
+        return "'version_id', 'text_sha256' and 'blocks_sha256' must be strings"
+    return BlockMap(
+        version_id=value["version_id"],
+        text_sha256=value["text_sha256"],
+        spans=tuple((s[0], s[1]) for s in spans),
+        blocks_sha256=value["blocks_sha256"],
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VersionBlocks:
+    """A version's blocks: the texts sent (`texts[k]`) and the map that reads citations of them."""
+
+    texts: tuple[str, ...]
+    map: BlockMap
+
+    def document(self) -> dict[str, Any]:
+        """The Anthropic custom-content document a Messages API request sends."""
+        return {
+            "type": "document",
+            "source": {
+                "type": "content",
+                "content": [{"type": "text", "text": text} for text in self.texts],
+            },
+            "title": self.map.version_id,
+            "citations": {"enabled": True},
+        }
+
+    def as_json(self) -> dict[str, Any]:
+        """What `workbench blocks --json` prints: the map's fields, and the document. The whole
+        object is a `--documents` entry `workbench verify --format anthropic` reads."""
+        return {**self.map.as_json(), "document": self.document()}
+
+
+def version_blocks(version: Version) -> VersionBlocks:
+    """A held version's passages as blocks, in text order (module docstring)."""
+    passages = segment_version(version)
+    spans = tuple((p.char_start, p.char_end) for p in passages)
+    return VersionBlocks(
+        texts=tuple(version.text[s:e] for s, e in spans),
+        map=BlockMap(
+            version_id=version.version_id,
+            text_sha256=version.text_sha256,
+            spans=spans,
+            blocks_sha256=map_sha256(version.version_id, version.text_sha256, spans),
+        ),
+    )

@@ -1,0 +1,240 @@
+"""Every line read, routed to its verdict; a quote that names no offsets placed first.
+
+`verify_lines` takes the lines `cite.formats` read, in input order: a line refused by name (a
+`LineRefusal`) keeps that refusal; a quote with no offsets (an Anthropic `page_location`
+citation, a W3C TextQuoteSelector alone) is placed (`place`); every citation then goes through
+`verify_citations` in one batch, the rule deciding each; last, a line that names pages is checked
+against its version's page map (`pages.check_pages`).
+
+Placing a quote (C6: no second verifier; the place is found by the rule's own occurrence search,
+and the rule decides there), in this order:
+
+1. its occurrences in the version, in text order (`index.counted_spans`);
+2. none: cited at the lines shown around its best place in the region searched (the named pages,
+   else the whole text; `best_place`), so the rule refuses it there, as `quote_not_found`;
+3. the candidates: the occurrences on the named pages (a page citation), and of those, when a W3C
+   prefix or suffix is given, the ones they surround (`verify.context_occurrences`, the rule's own
+   comparison); with no candidate left, every occurrence is one;
+4. a page citation is cited at the first candidate, naming its occurrence number when the version
+   holds the quote more than once and one occurrence lies on the pages (the pages tell them
+   apart); several on the pages name none, so the rule refuses it as ambiguous; none on them,
+   the first occurrence is named, so it verifies and the page check refuses it `wrong_page`;
+5. a W3C quote is cited at the first candidate with its prefix and suffix, naming no occurrence:
+   the rule narrows by them itself, so it verifies when they leave one, is refused
+   `ambiguous_occurrence` when they leave several (and says how many), `context_mismatch` when
+   they surround none.
+
+The best place, shown with a refusal and never evidence: the longest run of the quote's
+consecutive words (normalized, equal word for word) the region holds, the earliest in the text on
+a tie (difflib's longest matching block); the region's start when no word of the quote is there.
+Shown: its lines and `SHOWN_LINES` more on each side, at most `SHOWN_CHARS` characters.
+The guarantee: nothing here passes a quote; every verdict on a citation is the rule's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from workbench.cite.batch import verify_citations
+from workbench.cite.index import SourceIndex, counted_spans, index_text
+from workbench.cite.lines import CitationLine, LineRefusal
+from workbench.cite.pages import check_pages, on_pages, pages_span, refused_as
+from workbench.cite.verify import Citation, Verification, context_occurrences
+from workbench.errors import VersionNotFound
+from workbench.models import PageSpan, Version
+from workbench.text.normalize import normalize, normalized_text
+from workbench.workspace import Workspace
+
+SHOWN_LINES = 1
+SHOWN_CHARS = 600
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Shown:
+    """Where a quote that occurs nowhere is shown: its best place's raw span and how many of the
+    quote's words it holds."""
+
+    char_start: int
+    char_end: int
+    words: int
+    of: int
+
+
+def best_place(text: str, quote: str, start: int, end: int) -> _Shown:
+    """The quote's best place in raw `[start, end)` of `text` (module docstring)."""
+    region = normalize(text[start:end])
+    words, at = [], 0
+    for word in region.text.split(" "):
+        if word:
+            words.append((word, at))
+        at += len(word) + 1
+    wanted = normalized_text(quote).split()
+    match = SequenceMatcher(None, [w for w, _ in words], wanted, autojunk=False).find_longest_match(
+        0, len(words), 0, len(wanted)
+    )
+    if not match.size:
+        return _Shown(char_start=start, char_end=start, words=0, of=len(wanted))
+    first, last = words[match.a], words[match.a + match.size - 1]
+    raw_start, raw_end = region.raw_span(first[1], last[1] + len(last[0]))
+    return _Shown(
+        char_start=start + raw_start, char_end=start + raw_end, words=match.size, of=len(wanted)
+    )
+
+
+def shown_lines(
+    text: str, char_start: int, char_end: int, region: tuple[int, int]
+) -> tuple[int, int]:
+    """The raw span shown around `[char_start, char_end)`: its lines and `SHOWN_LINES` more each
+    side, inside the region searched, cut to `SHOWN_CHARS` characters around the span when
+    longer."""
+    lo = text.rfind("\n", 0, char_start) + 1
+    hi = text.find("\n", char_end)
+    hi = len(text) if hi < 0 else hi
+    for _ in range(SHOWN_LINES):
+        lo = text.rfind("\n", 0, max(lo - 1, 0)) + 1 if lo else 0
+        after = text.find("\n", hi + 1) if hi < len(text) else -1
+        hi = len(text) if after < 0 else after
+    lo, hi = max(lo, region[0]), min(hi, region[1])
+    if hi - lo > SHOWN_CHARS:
+        half = max(SHOWN_CHARS - (char_end - char_start), 0) // 2
+        lo, hi = max(lo, char_start - half), min(hi, char_end + half)
+        lo, hi = lo, min(hi, lo + SHOWN_CHARS)
+    return lo, hi
+
+
+def place(
+    line: CitationLine, held: tuple[Version, SourceIndex] | None
+) -> tuple[Citation, _Shown | None]:
+    """The citation a quote with no offsets is decided as (module docstring), and where it is
+    shown when it occurs nowhere (None when it occurs). `held` is its version read and indexed
+    (None: not held, and the rule refuses it as unknown_version)."""
+    assert line.unplaced is not None
+    quote = line.unplaced
+    cited = Citation(
+        version_id=quote.version_id,
+        char_start=0,
+        char_end=0,
+        quoted_text=quote.quoted_text,
+        prefix=quote.prefix,
+        suffix=quote.suffix,
+        text_sha256=quote.text_sha256,
+    )
+    if held is None:
+        return cited, None
+    version, index = held
+    counted = counted_spans(index, normalized_text(quote.quoted_text))
+    spans = index.normalized.raw_spans(counted)
+    if not spans:
+        start, end = pages_span(version.pages, line.pages) if line.pages else (0, len(version.text))
+        shown = best_place(version.text, quote.quoted_text, start, end)
+        lo, hi = shown_lines(version.text, shown.char_start, shown.char_end, (start, end))
+        return Citation(
+            version_id=quote.version_id,
+            char_start=lo,
+            char_end=hi,
+            quoted_text=quote.quoted_text,
+            text_sha256=quote.text_sha256,
+        ), shown
+    candidates = list(range(len(spans)))
+    if line.pages is not None:
+        pages: Sequence[PageSpan] = version.pages
+        candidates = [i for i in candidates if pages and on_pages(pages, *spans[i], line.pages)]
+    if quote.prefix is not None or quote.suffix is not None:
+        around = context_occurrences(index.normalized.text, counted, quote.prefix, quote.suffix)
+        candidates = [n - 1 for n in around if n - 1 in candidates] or candidates
+    chosen = candidates[0] if candidates else 0
+    named = None
+    if line.pages is not None and len(spans) > 1 and len(candidates) <= 1:
+        named = chosen + 1
+    start, end = spans[chosen]
+    return Citation(
+        version_id=quote.version_id,
+        char_start=start,
+        char_end=end,
+        quoted_text=quote.quoted_text,
+        occurrence=named,
+        prefix=quote.prefix,
+        suffix=quote.suffix,
+        text_sha256=quote.text_sha256,
+    ), None
+
+
+def _refusal(refusal: LineRefusal) -> Verification:
+    return Verification(
+        citation=Citation(
+            version_id=refusal.version_id,
+            char_start=0,
+            char_end=0,
+            quoted_text=refusal.quoted_text,
+        ),
+        outcome="refused",
+        reason=refusal.reason,
+        detail=refusal.detail,
+        actual_text=None,
+        text_sha256=None,
+    )
+
+
+def _not_found(verification: Verification, line: CitationLine, shown: _Shown) -> Verification:
+    c = verification.citation
+    where = f" on the {line.pages.label()} named" if line.pages is not None else ""
+    found = (
+        f"its longest run of words there ({shown.words} of {shown.of} words, at "
+        f"[{shown.char_start}, {shown.char_end}))"
+        if shown.words
+        else "the start of the text searched (no word of the quote is there)"
+    )
+    return refused_as(
+        verification,
+        "quote_not_found",
+        f"the quote occurs nowhere in {c.version_id}; shown: [{c.char_start}, {c.char_end}), the "
+        f"lines around {found}{where}: a place to look, not evidence",
+    )
+
+
+def verify_lines(
+    workspace: Workspace, lines: Sequence[CitationLine]
+) -> tuple[Verification | None, ...]:
+    """Verify every line read by `formats.read_citations`, in input order (None for a line that
+    could not be read; module docstring)."""
+    citations: list[Citation] = []
+    shown: list[_Shown | None] = []
+    held: dict[str, tuple[Version, SourceIndex] | None] = {}
+    for line in lines:
+        if line.unplaced is not None:
+            version_id = line.unplaced.version_id
+            if version_id not in held:
+                try:
+                    version = workspace.version(version_id)
+                    held[version_id] = (version, index_text(version.text))
+                except VersionNotFound:
+                    held[version_id] = None
+            citation, where = place(line, held[version_id])
+            citations.append(citation)
+            shown.append(where)
+        elif line.citation is not None:
+            citations.append(line.citation)
+            shown.append(None)
+    decided = iter(verify_citations(workspace, citations))
+    places = iter(shown)
+    page_maps: dict[str, tuple[PageSpan, ...]] = {}
+    out: list[Verification | None] = []
+    for line in lines:
+        if line.refusal is not None:
+            out.append(_refusal(line.refusal))
+            continue
+        if line.citation is None and line.unplaced is None:
+            out.append(None)
+            continue
+        verification, where = next(decided), next(places)
+        if where is not None and verification.reason == "quote_mismatch":
+            verification = _not_found(verification, line, where)
+        elif line.pages is not None and verification.verified:
+            version_id = verification.citation.version_id
+            if version_id not in page_maps:
+                page_maps[version_id] = workspace.page_map(version_id)
+            verification = check_pages(verification, page_maps[version_id], line.pages)
+        out.append(verification)
+    return tuple(out)

@@ -1,0 +1,195 @@
+"""The held laws of one jurisdiction, each read only when a verb needs it (DESIGN.md C19).
+
+A `LawBook` knows, for every held law, only what its metadata states (`laws.law_facts`: its
+effective date and Act number, read by parsing its bytes) until a verb asks for more: `reading`
+renders the law for its publisher markup and quoted matter and reads its prose into instructions
+(`amendments.read_instructions`), `report` adds each instruction's check against its release pair
+(`enactment.check_instruction`). Each is done once per law and kept.
+
+Which laws a release pair needs is decided before any of them is read. An instruction is checked
+against the pair of its target section whose gap holds the law's effective date (the before
+release filed before it, the after release on or after it), and its target section is a section
+number the law's own text prints (the reader takes it from a Code citation or a section number in
+the sentence, never from anywhere else). So the laws whose instructions a pair of § N can hold
+are among the held laws **effective in that gap whose held text names N** (`names`: N not
+preceded by a letter, digit, point or hyphen, and not followed by a letter, digit, hyphen, or a
+point and a digit, so § 34-1436 is not named by "34-1436.01": `names_section`); only those are
+read. A section a
+law adds whole, whose number the law does not print, is checked against no pair (it has no
+before release), so the rule misses no instruction of a pair.
+
+The guarantee: for every release pair, `checked_against` lists exactly the instructions that
+reading and checking every held law would list for that pair, in the same order (law family
+order, then the law's text order).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from workbench.history.amendments import Instruction, Reading, read_instructions
+from workbench.history.enactment import Check, check_instruction
+from workbench.history.laws import HeldCode, HeldLaw, LawFacts, Release, held_law, law_facts
+from workbench.history.style import DraftingStyle, style_for
+from workbench.models import CatalogueRow, Version
+from workbench.text.profiles import profile_for
+from workbench.workspace import Workspace
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LawReport:
+    """One held law: its facts, its reading and a check per instruction (in the same order)."""
+
+    law: HeldLaw
+    reading: Reading
+    checks: tuple[Check, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "law": self.law.version.version_id,
+            "effective": self.law.effective,
+            "act": self.law.act,
+            "instructions": [
+                {**i.as_json(), "check": c.as_json()}
+                for i, c in zip(self.reading.instructions, self.checks, strict=True)
+            ],
+            "unread": [u.as_json() for u in self.reading.unread],
+        }
+
+
+@functools.cache
+def _naming(section: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w.-]){re.escape(section)}(?![\w-]|\.\d)")
+
+
+def names_section(text: str, section: str) -> bool:
+    """Whether `text` prints the section number `section` as a whole number: not preceded by
+    a letter, digit, point or hyphen, and not followed by a letter, digit, hyphen, or a point
+    and a digit ("34-1436" is not named by "§ 34-1436.01", and is by "section 34-1436.")."""
+    return _naming(section).search(text) is not None
+
+
+class LawBook:
+    """Every held law of `jurisdiction` (the families its drafting style calls laws, in family
+    then version order) and the Code sections they amend (`code`), read at first use.
+
+    Refused (`AmendmentError`) when no drafting style names the jurisdiction, or when a held
+    law's bytes cannot be read for its facts (`laws.law_facts`).
+    """
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        jurisdiction: str,
+        rows: Iterable[CatalogueRow],
+        store: Path,
+    ) -> None:
+        self.jurisdiction = jurisdiction
+        self.style: DraftingStyle = style_for(jurisdiction)
+        self.profile = profile_for(jurisdiction, None)
+        self.rows = tuple(rows)
+        self.store = store
+        pattern = re.compile(self.style.law_families)
+        held = set(workspace.version_ids())
+        listed = sorted(
+            (row.family, row.version_order, row.path)
+            for row in self.rows
+            if row.jurisdiction == jurisdiction and pattern.search(row.family) and row.path in held
+        )
+        self.versions: dict[str, Version] = {path: workspace.version(path) for _, _, path in listed}
+        self.facts: dict[str, LawFacts] = {
+            law: law_facts(version, self.style, self.rows, store)
+            for law, version in self.versions.items()
+        }
+        self.code = HeldCode(
+            workspace,
+            jurisdiction,
+            self.style,
+            self.rows,
+            store,
+            law_families=frozenset(v.family for v in self.versions.values()),
+        )
+        self._readings: dict[str, tuple[HeldLaw, Reading]] = {}
+        self._reports: dict[str, LawReport] = {}
+
+    @property
+    def held_acts(self) -> frozenset[str]:
+        """The held laws' own D.C. Act numbers (a history note naming one names a held law)."""
+        return frozenset(f.act for f in self.facts.values() if f.act)
+
+    @property
+    def reported(self) -> tuple[LawReport, ...]:
+        """The reports made so far, in the book's law order."""
+        return tuple(self._reports[law] for law in self.versions if law in self._reports)
+
+    def reading(self, law: str) -> tuple[HeldLaw, Reading]:
+        """The law's markup and quoted matter (`laws.held_law`) and its prose read into
+        instructions; `KeyError` for a law the book does not hold."""
+        if law not in self._readings:
+            held = held_law(self.versions[law], self.style, self.rows, self.store)
+            self._readings[law] = (
+                held,
+                read_instructions(
+                    held.version, held.markup, held.quotations, self.style, self.profile
+                ),
+            )
+        return self._readings[law]
+
+    def report(self, law: str) -> LawReport:
+        """The law's reading with each instruction checked against its release pair."""
+        if law not in self._reports:
+            held, reading = self.reading(law)
+            checks = tuple(
+                check_instruction(i, self.code, held.effective) for i in reading.instructions
+            )
+            self._reports[law] = LawReport(law=held, reading=reading, checks=checks)
+        return self._reports[law]
+
+    def names(self, law: str, section: str) -> bool:
+        """Whether the law's held text prints the section number `section` (module docstring)."""
+        return names_section(self.versions[law].text, section)
+
+    def effective_between(self, family: str, after: str | None, until: str) -> tuple[str, ...]:
+        """The held laws effective after the date `after` (None: at any date before) and on or
+        before `until` whose text names `family`'s section number, in the book's order; none for
+        a family that is not a held Code section."""
+        section = self.code.section_of(family)
+        if section is None:
+            return ()
+        return tuple(
+            law
+            for law, facts in self.facts.items()
+            if (after is None or after < facts.effective)
+            and facts.effective <= until
+            and self.names(law, section)
+        )
+
+    def amending(self, law: str, family: str) -> tuple[Instruction, ...]:
+        """The law's instructions whose target is `family`'s Code section (read, not checked)."""
+        section = self.code.section_of(family)
+        return tuple(
+            i
+            for i in self.reading(law)[1].instructions
+            if section is not None and i.target.document == "code" and i.target.section == section
+        )
+
+    def checked_against(
+        self, family: str, before: Release, after: Release
+    ) -> Iterator[tuple[Instruction, Check]]:
+        """Every instruction checked against the pair (`before`, `after`) of `family`, with its
+        check: the instructions of the laws `effective_between` the two releases' dates."""
+        key = (family, before.version.version_id, after.version.version_id)
+        for law in self.effective_between(family, before.date, after.date):
+            report = self.report(law)
+            for ins, check in zip(report.reading.instructions, report.checks, strict=True):
+                if (
+                    check.before is not None
+                    and check.after is not None
+                    and (check.family, check.before.version_id, check.after.version_id) == key
+                ):
+                    yield ins, check

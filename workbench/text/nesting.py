@@ -1,0 +1,217 @@
+"""Nesting by what the text shows: which label shape opens inside which (C15, `induce.py` rule 5).
+
+For two label shapes P and C, C *opens inside* P each time a C label that starts a run (ordinal 1,
+or not the next after the previous C label: `SEC. 101.` after `TITLE I`; a dotted one must name
+P's number, as `6.1` after `6.`) comes right after a P label, on its line or as the next label,
+and P counts on after it (P's next label follows the one before C), or P is not seen again (then
+only when C has no word or P has one: `Appendix A` after the last `8.2` is no part of 8.2). C
+*counts across* P each time a C label counts on from the previous C label with a P label between
+them. C nests in P when it opens inside P more often than it counts across P.
+
+Ranks, 0 outermost: edges are added strongest first (most openings, then the shapes' order), and one
+that would close a cycle is left out. Two shapes that count across each other at least
+`SIBLING_EVIDENCE` times each, the weaker direction at least `SIBLING_SHARE` of the stronger, and
+with no nesting between their groups, are siblings and share a rank (sections and parts numbered
+on across each other). A shape's rank is the longest chain of nestings above it. A *companion*,
+whose labels (at least `COMPANION_SHARE` of them, and two or more) repeat the number of the last
+label of another shape (`M1` after `R1`, `M2` after `R2`: a requirement's measure), belongs to that
+label and holds nothing: it is ranked below every shape of its place. A label at the margin of an
+indented text, or in a Markdown heading, is never inside a body label: each place's ranks start
+below the place above it. The document's own number is above everything.
+
+The guarantee: ranks depend only on the order of the labels given, and ties break by the shapes'
+sort order, so the same labels give the same ranks.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+
+from workbench.text.ordinals import Ordinal, ordinal, step_consistent
+from workbench.text.shapes import Shape, Token
+
+SIBLING_EVIDENCE = 2
+SIBLING_SHARE = 0.25  # the weaker direction against the stronger, at the least
+COMPANION_SHARE = 0.9
+
+
+def _names_parent(child: Token, parent: Token) -> bool:
+    """A dotted child names its parent's number (`6.1` inside `6.`); other children name none."""
+    if child.shape.kind not in ("dotted", "letter-dotted"):
+        return True
+    head = child.number.split(".")[-2]
+    read = ordinal(head, "alpha" if head.isalpha() else "numeric")
+    mine = parent.ordinal
+    return read is not None and mine is not None and read[0] == mine[0]
+
+
+def evidence(
+    tokens: Sequence[Sequence[Token]],
+) -> tuple[Counter[tuple[Shape, Shape]], Counter[tuple[Shape, Shape]]]:
+    """(opens inside, counts across) for every ordered pair of shapes (rule 5)."""
+    opens: Counter[tuple[Shape, Shape]] = Counter()
+    across: Counter[tuple[Shape, Shape]] = Counter()
+    for text in tokens:
+        last: dict[Shape, Token] = {}
+        since: dict[Shape, set[Shape]] = defaultdict(set)
+        waiting: dict[Shape, list[Shape]] = defaultdict(list)  # children opened after a P label
+        before: Token | None = None
+        for token in text:
+            shape, current = token.shape, token.ordinal
+            previous = last.get(shape)
+            if (
+                previous is not None
+                and current is not None
+                and current[0] != 1
+                and step_consistent(previous.ordinal, current)
+            ):
+                for other in since[shape]:
+                    across[(other, shape)] += 1
+                # The parent counts on after the child's run: the child was inside it.
+                for child in waiting[shape]:
+                    opens[(shape, child)] += 1
+            else:
+                _unresumed(opens, shape, waiting[shape])
+            waiting[shape] = []
+            starts = current is not None and (
+                current[0] == 1
+                or previous is None
+                or not step_consistent(previous.ordinal, current)
+            )
+            if (
+                before is not None
+                and before.shape != shape
+                and starts
+                and _names_parent(token, before)
+            ):
+                if token.inner:  # on its parent's line: "(b) (1) (A) Notwithstanding ..."
+                    opens[(before.shape, shape)] += 1
+                else:
+                    waiting[before.shape].append(shape)
+            for other in since:
+                since[other].add(shape)
+            since[shape] = set()
+            last[shape] = token
+            before = token
+        for parent, children in waiting.items():
+            _unresumed(opens, parent, children)
+    return opens, across
+
+
+def _unresumed(opens: Counter[tuple[Shape, Shape]], parent: Shape, children: list[Shape]) -> None:
+    """Children opened after a P label that P did not count on from (its last unit, or a new
+    list): evidence too, except for a child with a word after a parent without one (`Appendix A`
+    after the last `8.2` starts a part of its own, it is not inside 8.2)."""
+    for child in children:
+        if not (child.word and not parent.word):
+            opens[(parent, child)] += 1
+
+
+def _companions(tokens: Sequence[Sequence[Token]], kept: frozenset[Shape]) -> list[Shape]:
+    """Shapes in step with another: at least `COMPANION_SHARE` of their labels (and two or more)
+    repeat the number of the last label of one other shape (`M1` after `R1`, `M2` after `R2`: a
+    requirement's measure). A companion belongs to that label and holds no unit of its own."""
+    same: Counter[tuple[Shape, Shape]] = Counter()
+    total: Counter[Shape] = Counter()
+    for text in tokens:
+        last: dict[Shape, Ordinal] = {}
+        for token in text:
+            current = token.ordinal
+            if token.shape in kept and current is not None:
+                total[token.shape] += 1
+                for other, number in last.items():
+                    if other != token.shape and number[0] == current[0]:
+                        same[(other, token.shape)] += 1
+                last[token.shape] = current
+    found = {
+        child
+        for (_, child), count in same.items()
+        if count >= 2 and count >= COMPANION_SHARE * total[child]
+    }
+    return sorted(found)
+
+
+def _reaches(edges: dict[Shape, set[Shape]], start: Shape, goal: Shape) -> bool:
+    seen, stack = set(), [start]
+    while stack:
+        node = stack.pop()
+        if node == goal:
+            return True
+        if node not in seen:
+            seen.add(node)
+            stack.extend(edges.get(node, ()))
+    return False
+
+
+def ranks(
+    tokens: Sequence[Sequence[Token]], kept: frozenset[Shape], document: Shape | None
+) -> dict[Shape, int]:
+    """Each kept shape's rank, 0 outermost (rule 5); the document's number is 0, the rest below."""
+    opens, across = evidence(tokens)
+    candidates = sorted(
+        ((count, pair) for pair, count in opens.items() if count > across[pair]),
+        key=lambda item: (-item[0], item[1]),
+    )
+    children: dict[Shape, set[Shape]] = defaultdict(set)
+    for _, (parent, child) in candidates:
+        if parent in kept and child in kept and not _reaches(children, child, parent):
+            children[parent].add(child)
+    group = {shape: shape for shape in kept}  # sibling groups, named by their least shape
+
+    def root(shape: Shape) -> Shape:
+        while group[shape] != shape:
+            shape = group[shape]
+        return shape
+
+    pairs = sorted(
+        (
+            (min(across[(a, b)], across[(b, a)]), a, b)
+            for a in sorted(kept)
+            for b in sorted(kept)
+            if a < b
+            and min(across[(a, b)], across[(b, a)]) >= SIBLING_EVIDENCE
+            and min(across[(a, b)], across[(b, a)])
+            >= SIBLING_SHARE * max(across[(a, b)], across[(b, a)])
+        ),
+        key=lambda item: (-item[0], item[1], item[2]),
+    )
+    for _, a, b in pairs:
+        ra, rb = root(a), root(b)
+        if ra == rb:
+            continue
+        # Siblings share a rank only where no nesting runs between their groups.
+        merged = {s for s in kept if root(s) in (ra, rb)}
+        if any(_reaches(children, x, y) for x in merged for y in merged if x != y):
+            continue
+        group[max(ra, rb)] = min(ra, rb)
+    condensed: dict[Shape, set[Shape]] = defaultdict(set)
+    for parent, kids in children.items():
+        for child in kids:
+            if root(parent) != root(child):
+                condensed[root(parent)].add(root(child))
+    top = 1 if document is not None else 0
+    depth: dict[Shape, int] = {}
+
+    def rank_of(node: Shape, seen: frozenset[Shape] = frozenset()) -> int:
+        if node not in depth:
+            parents = [p for p, kids in condensed.items() if node in kids and p not in seen]
+            depth[node] = max((rank_of(p, seen | {node}) + 1 for p in parents), default=top)
+        return depth[node]
+
+    rank = {shape: rank_of(root(shape)) for shape in kept}
+    for companion in _companions(tokens, kept):
+        rank[companion] = max(rank[s] for s in kept if s.place == companion.place) + 1
+    # A label at the margin of an indented text, or in a Markdown heading, is never inside a
+    # body label: each place's ranks start below the place above it.
+    floor = top
+    for place in ("heading", "margin", "body"):
+        shapes = [s for s in kept if s.place == place]
+        if shapes:
+            lowest = min(rank[s] for s in shapes)
+            for s in shapes:
+                rank[s] += floor - lowest
+            floor = max(rank[s] for s in shapes) + 1
+    if document is not None:
+        rank[document] = 0
+    return rank

@@ -1,0 +1,330 @@
+"""Label shapes: what the label that opens a line looks like, read without any profile.
+
+The inducer (`induce.py`) finds a text's numbering by the shapes of the labels that open its lines.
+A shape is the label with its number abstracted: the word before the number (`Section`, `SEC.`,
+`§`, `Art.`, `Titre`, `Anlage`; spellings of one word are one shape: `SEC.` is short for
+`SECTION`), letters fused before the digits (`R1`, `M1`, `L111-1`), the number's form (digits,
+dotted `6.1.2`, hyphenated `34-1432`, a degree `1°`, letters of the alphabet, Roman numerals) and
+its marks (`(1)`, `a)`, `1.`), and where the line stands (in a Markdown heading, at the left margin
+of a text whose body is indented, or in the body). `label_token` reads one line's label;
+`resolve_letters` decides, for letters that could be either, whether `(i)` is the ninth letter or
+the first Roman numeral; `level_pattern` writes the regular expression a profile level uses for a
+shape.
+
+The guarantee: the shape of a label depends only on the line's own characters and, for letters
+that read both ways, on its neighbours of the same shape; the pattern written for a shape matches
+every label `label_token` read as that shape.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from workbench.text.ordinals import LATIN_INSERTIONS, Ordinal, is_roman, ordinal
+
+Kind = Literal[
+    "digits", "dotted", "letter-dotted", "hyphenated", "degree", "lower", "upper", "roman-lower",
+    "roman-upper", "letters-lower", "letters-upper",
+]  # fmt: skip
+Place = Literal["heading", "margin", "body"]
+
+MAX_WORD = 12  # letters in the word before a number: `Verordnung` fits, a sentence's word rarely
+
+_WORD = re.compile(rf"§§?|[A-Z][A-Za-z]{{0,{MAX_WORD - 1}}}\.?")
+_NUMBER = re.compile(
+    r"(?P<open>\()?"
+    r"(?:(?P<dotted>\d+(?:\.\d+)+)"
+    r"|(?P<letter_dotted>[A-Z](?:\.\d+)+)"
+    r"|(?P<hyphenated>(?P<hprefix>[A-Z]{1,2})?\d+(?:-\d+)+(?:\.\d+)?[a-z]?)"
+    r"|(?P<degree>\d+(?:°|º|er|re))"
+    r"|(?P<prefix>[A-Z]{1,2})?(?P<digits>\d+)(?P<insert>[a-z]{0,2}|[A-Z](?=\)))"
+    r"|(?P<letters>[A-Za-z]{1,4})(?P<sub>-(?:\d+|[a-z]{1,3})|\.\d+(?=\)))?)"
+    r"(?P<close>\))?(?P<mark>[.:])?"
+)
+_LATIN_WORDS = "|".join(sorted(LATIN_INSERTIONS, key=len, reverse=True))
+_LATIN = re.compile(rf"(?:{_LATIN_WORDS})\b")
+# What may start the text after a number with no marks: not a lower-case letter, a digit or the
+# punctuation that continues a number or a sentence ("1 75.00", "2 percent", "5, 6"), unless
+# it is another label ("2° a) The Fund", "5 1. Scope").
+TITLE_START = r"(?:[^\sa-z0-9.,;:%/\-–—+=×]|(?:[a-z]{1,3}|\d{1,3})[.)](?:[ \t]|$))"
+_TITLE_START = re.compile(TITLE_START)
+_ROMAN_FOLLOWER = {"i": "ii", "v": "vi", "x": "xi", "l": "li", "c": "ci"}
+_ROMAN_BEFORE = {"v": "iv", "x": "ix", "l": "xl", "c": "xc"}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, order=True)
+class Shape:
+    """A label with its number abstracted (see the module docstring); sortable, so ties break alike.
+
+    `word` is the shape's word in lower case without its dot (`sec` for `SEC.` and `Section`: the
+    shorter spelling names the shape), `prefix` the letters fused before the digits, `open` a `(`
+    before the number, `close` what follows it (`)`, `.`, `:` or nothing).
+    """
+
+    place: Place
+    word: str
+    prefix: str
+    kind: Kind
+    open: bool
+    close: str
+
+    def describe(self) -> str:
+        """The shape as people write it: `SEC. 1.`, `(a)`, `R1.`, `6.1.2`, `Titre IV`."""
+        example = {
+            "digits": "1", "dotted": "1.1", "letter-dotted": "A.1", "hyphenated": "1-1",
+            "degree": "1°", "lower": "a", "upper": "A", "roman-lower": "i", "roman-upper": "I",
+            "letters-lower": "a", "letters-upper": "A",
+        }[self.kind]  # fmt: skip
+        close = "." if self.close == ".?" else self.close
+        number = f"{'(' if self.open else ''}{self.prefix}{example}{close}"
+        return f"{self.word} {number}" if self.word else number
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Token:
+    """One label read on one line: its shape, the label as a path element and as printed.
+
+    `number` is what a profile's `number` group captures (the number with its parentheses, without
+    a word or a trailing `.`), `word` the word as printed, `latin` a Latin insertion word after the
+    number (`bis`), `title` the text after the label, `inner` True for a label that follows another
+    on the same line (`(a-1) (1) For ...`).
+    """
+
+    shape: Shape
+    number: str
+    word: str
+    latin: str
+    title: str
+    char_start: int
+    indent: int
+    inner: bool = False
+
+    @property
+    def sequence(self) -> str:
+        """The ordinal rule's sequence for this token's kind."""
+        if self.shape.kind.startswith("roman"):
+            return "roman"
+        return "alpha" if self.shape.kind in ("lower", "upper") else "numeric"
+
+    @property
+    def ordinal(self) -> Ordinal | None:
+        """The token's place in its sequence (`ordinals.ordinal`; a dotted number's last part)."""
+        number = self.number.split(".")[-1] if self.shape.kind == "dotted" else self.number
+        return ordinal(f"{number} {self.latin}".strip(), self.sequence)
+
+
+def word_key(word: str) -> str:
+    """The shape's name for a word: lower case, no dot (`SEC.` -> `sec`)."""
+    return word.rstrip(".").lower()
+
+
+def same_word(a: str, b: str) -> bool:
+    """True if two word keys are spellings of one word: one is the other's start (`sec`, `section`)."""
+    return a.startswith(b) or b.startswith(a)
+
+
+def _number(text: str) -> tuple[re.Match[str], str] | None:
+    """The number token at the start of `text`, followed by white space or the end, and a Latin
+    insertion word after it if there is one."""
+    match = _NUMBER.match(text)
+    if not match or (match.group("open") and not match.group("close")):
+        return None  # "(a" is no label; "a)" is
+    rest = text[match.end() :]
+    if rest and rest[0] not in " \t":
+        return None
+    latin = _LATIN.match(rest.lstrip(" \t"))
+    if latin and match.group("mark") is None:
+        return match, latin.group(0)
+    return match, ""
+
+
+def _kind(match: re.Match[str], after_word: bool) -> tuple[str, Kind] | None:
+    """The prefix and kind of a number token, or None if it is no label here."""
+    if match.group("dotted"):
+        # In parentheses a decimal part is an insertion ("(2.1)" between "(2)" and "(3)").
+        return "", "digits" if match.group("open") and match.group(0).count(".") == 1 else "dotted"
+    if match.group("letter_dotted"):
+        return "", "letter-dotted"
+    if match.group("hyphenated"):
+        return match.group("hprefix") or "", "hyphenated"
+    if match.group("degree"):
+        return "", "degree"
+    if match.group("digits"):
+        return match.group("prefix") or "", "digits"
+    letters = match.group("letters")
+    decorated = match.group("open") or match.group("close") or match.group("mark") == "."
+    if not (letters.islower() or letters.isupper()) or not (decorated or after_word):
+        return None  # a word, not a label
+    if len(letters) > 1 and not is_roman(letters) and len(set(letters.lower())) > 1:
+        return None  # "Mr.", "NO.", "Act": a word or an abbreviation
+    return "", "letters-lower" if letters.islower() else "letters-upper"
+
+
+def label_token(content: str, start: int, indent: int, place: Place) -> list[Token]:
+    """The labels opening a line's `content` (white space trimmed; it begins at offset `start`).
+
+    A label is an optional word (`§`, `§§`, or a capitalised word of at most `MAX_WORD` letters,
+    with or without a dot) and white space, then a number token followed by white space or the end
+    of the line (a Latin insertion word after it belongs to it). A number with no parenthesis and
+    no `.` or `:` after it is a label only when the text after it may start a title: not a
+    lower-case letter, a digit or punctuation that continues a number (`TITLE_START`: `1 This
+    Act`, not `1 75.00`; `Section 2 Scope`, not `Section 2 of the Act`), or, after a word, when
+    nothing follows (`Titre IV`); letters are a
+    label only with marks (`(a)`, `a)`, `A.`) or after a word (`Appendix A`).
+    Further labels right after the first on the same line are read too (`(a-1) (1) For`). Lines
+    that are a table-of-contents entry are no labels (the caller skips them).
+    """
+    tokens: list[Token] = []
+    at = 0
+    while True:
+        rest = content[at:]
+        found = _read_one(rest, allow_word=not tokens)
+        if found is None:
+            break
+        word, match, latin, used = found
+        kinds = _kind(match, bool(word))
+        if kinds is None:
+            break
+        prefix, kind = kinds
+        title = rest[used:].strip()
+        if not match.group("open") and not match.group("mark"):
+            starts = bool(title) and bool(_TITLE_START.match(title))
+            if not (starts or (word and not title)):
+                break  # "1 75.00", "Section 2 of D.C. Law", "The 2015 amendment": no label
+        close = (match.group("close") or "") + (match.group("mark") or "")
+        if close in ("", ".") and (kind == "dotted" or prefix):
+            close = ".?"  # "1.1." and "1.1", "R1." and "R1": one shape, the dot comes and goes
+        shape = Shape(
+            place=place,
+            word=word_key(word),
+            prefix=prefix,
+            kind=kind,
+            open=bool(match.group("open")),
+            close=close,
+        )
+        number = match.group(0)[: len(match.group(0)) - len(match.group("mark") or "")]
+        tokens.append(
+            Token(
+                shape=shape,
+                number=number,
+                word=word,
+                latin=latin,
+                title=title,
+                char_start=start + at,
+                indent=indent,
+                inner=bool(tokens),
+            )
+        )
+        skip = len(rest[used:]) - len(rest[used:].lstrip(" \t"))
+        if skip == 0 or not title:
+            break
+        at += used + skip
+    return tokens
+
+
+def _read_one(rest: str, *, allow_word: bool) -> tuple[str, re.Match[str], str, int] | None:
+    """(word as printed, number match, Latin word, characters used) for the label opening `rest`."""
+    if allow_word:
+        word = _WORD.match(rest)
+        if word and rest[word.end() : word.end() + 1] in (" ", "\t"):
+            after = rest[word.end() :].lstrip(" \t")
+            found = _number(after)
+            if found is not None:
+                match, latin = found
+                used = len(rest) - len(after) + match.end()
+                if latin:
+                    used = rest.index(latin, used) + len(latin)
+                return word.group(0), match, latin, used
+    found = _number(rest)
+    if found is None:
+        return None
+    match, latin = found
+    used = match.end() + (rest.index(latin, match.end()) - match.end() + len(latin) if latin else 0)
+    return "", match, latin, used
+
+
+def resolve_letters(tokens: Sequence[Token]) -> list[Token]:
+    """Tokens of one text in order, each "letters" kind made alphabetic or Roman by its neighbours.
+
+    Among the tokens of one shape (place, word, marks, case), letters that are no Roman numeral
+    are alphabetic. A Roman numeral of two or more letters is Roman, unless the previous token of
+    its shape was the alphabetic letter before it (`bb` then `cc`). A single `i`, `v`, `x`, `l` or
+    `c` is Roman when the next token of its shape is the Roman numeral after it (`i` then `ii`),
+    when the previous is the Roman numeral before it (`iv` then `v`), or when it is `i` and the
+    previous token is not `h`; otherwise it is alphabetic (`h` then `i` then `j`; `b` then `c`).
+    """
+    groups: dict[Shape, list[int]] = {}
+    for k, token in enumerate(tokens):
+        if token.shape.kind.startswith("letters"):
+            groups.setdefault(token.shape, []).append(k)
+    out = list(tokens)
+    for indices in groups.values():
+        letters = [tokens[k].number.strip("()").split("-")[0] for k in indices]
+        for n, k in enumerate(indices):
+            here = letters[n].lower()
+            before = letters[n - 1].lower() if n else ""
+            after = letters[n + 1].lower() if n + 1 < len(indices) else ""
+            roman = _is_roman_here(here, before, after)
+            upper = tokens[k].shape.kind.endswith("upper")
+            kind: Kind = (
+                ("roman-upper" if upper else "roman-lower")
+                if roman
+                else ("upper" if upper else "lower")
+            )
+            out[k] = replace(tokens[k], shape=replace(tokens[k].shape, kind=kind))
+    return out
+
+
+def _is_roman_here(here: str, before: str, after: str) -> bool:
+    if not is_roman(here):
+        return False
+    if len(here) > 1:
+        doubled = len(set(here)) == 1 and len(set(before)) == 1 and len(before) == len(here)
+        return not (doubled and ord(before[0]) + 1 == ord(here[0]))
+    if after == _ROMAN_FOLLOWER.get(here) or (before and before == _ROMAN_BEFORE.get(here)):
+        return True
+    return here == "i" and before != "h"
+
+
+_NUMBER_PATTERN: dict[str, str] = {
+    "digits": r"\d+(?:[a-z]{1,2}|[A-Z](?=\)))?",
+    "dotted": r"\d+(?:\.\d+)+",
+    "letter-dotted": r"[A-Z](?:\.\d+)+",
+    "hyphenated": r"\d+(?:-\d+)+(?:\.\d+)?[a-z]?",
+    "degree": r"\d+(?:°|º|er|re)",
+    "lower": r"[a-z]{1,2}(?:-(?:\d+|[a-z]{1,3}))?",
+    "upper": r"[A-Z]{1,2}(?:-(?:\d+|[a-z]{1,3}))?",
+    # Roman numerals to 39: lists rarely run further, and `(c)` and `(l)` are letters.
+    "roman-lower": r"(?=[ivx])x{0,3}(?:ix|iv|v?i{0,3})",
+    "roman-upper": r"(?=[IVX])X{0,3}(?:IX|IV|V?I{0,3})",
+}
+
+
+def level_pattern(shape: Shape, latin: bool, decimal: bool = False) -> str:
+    """The `pattern` of a profile level reading `shape` (its words go in the level's `words`).
+
+    The `number` group holds the number with its parentheses (`(a)`, `a)`) and without a trailing
+    `.` or `:`, as the shipped profiles write it; a Latin insertion word is part of the number when
+    the texts use one (`5 bis`), and so are decimal insertions (`2.1` after `2`, `(b.1)`) when
+    `decimal`. A number with no word and no marks must be followed by white
+    space and a character that may start a title (`TITLE_START`), as `label_token` read it.
+    """
+    number = re.escape(shape.prefix) + _NUMBER_PATTERN[shape.kind]
+    if decimal:
+        number = f"(?:{number})(?:\\.\\d+)*"
+    if latin:
+        number += rf"(?:[ \t]+(?:{_LATIN_WORDS}))?"
+    if shape.open:
+        number = r"\(" + number + r"\)"
+    elif shape.close.startswith(")"):
+        number += r"\)"
+    mark = shape.close.lstrip(")")
+    title = rf"(?=[ \t]+{TITLE_START})"
+    if mark == ".?":  # the dot, or a title as `label_token` reads one after no mark
+        return f"(?P<number>{number})(?:\\.|{title})"
+    pattern = f"(?P<number>{number})" + re.escape(mark)
+    bare = not shape.word and not shape.open and not shape.close
+    return pattern + (title if bare else "")
