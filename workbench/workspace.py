@@ -502,13 +502,21 @@ def ingest(
     )
 
 
+# The listings' queries: each answered from an index of the versions table (`versions_listing`
+# covers `families`; `versions_by_family` finds a family's rows), never a scan of every text.
+LISTING_SQL = {
+    "families": "SELECT jurisdiction, family, COUNT(*), group_concat(DISTINCT media_type) "
+    "FROM versions GROUP BY jurisdiction, family ORDER BY jurisdiction, family",
+    "versions": "SELECT version_id, version_label, version_order, json_extract(provenance, "
+    "'$.filing_date'), media_type, json_array_length(pages), text FROM versions "
+    "WHERE family = ? ORDER BY version_order, jurisdiction",
+}
+
+
 def family_listing(workspace: Workspace) -> list[dict[str, Any]]:
     """One row per held family, sorted by jurisdiction then family: what `workbench families`
     prints. Read from an index of the versions table alone (no text is read)."""
-    rows = workspace.read(
-        "SELECT jurisdiction, family, COUNT(*), group_concat(DISTINCT media_type) FROM versions "
-        "GROUP BY jurisdiction, family ORDER BY jurisdiction, family"
-    )
+    rows = workspace.read(LISTING_SQL["families"])
     return [
         {
             "jurisdiction": jurisdiction,
@@ -526,12 +534,7 @@ def version_listing(workspace: Workspace, family: str) -> list[dict[str, Any]]:
     text's non-white-space characters per origin (C18; None for a PDF held before origins were
     recorded). Read from the versions table's family index and the family's origin records;
     FamilyNotFound if no version of that family is held."""
-    rows = workspace.read(
-        "SELECT version_id, version_label, version_order, json_extract(provenance, "
-        "'$.filing_date'), media_type, json_array_length(pages), text FROM versions "
-        "WHERE family = ? ORDER BY version_order, jurisdiction",
-        (family,),
-    )
+    rows = workspace.read(LISTING_SQL["versions"], (family,))
     if not rows:
         raise FamilyNotFound(f"{family}: no such family in {workspace.path}")
     origins = workspace.origins([row[0] for row in rows])
