@@ -479,3 +479,27 @@ def test_a_symlinked_family_folder_is_refused(
     assert code == 1 and ": not_a_folder: " in out
     assert not any(outside.iterdir())
     assert not (into / CATALOGUE_NAME).exists()
+
+
+def test_the_copys_name_obeys_the_version_id_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--name` is checked by the one version-id rule: a ':' is refused by name and nothing is
+    written; a single inner space is a name the rule carries, placed as given."""
+    source = tmp_path / "notes.txt"
+    source.write_bytes(b"Section 1. Scope.\n")
+    into = tmp_path / "mirror"
+    add = ["corpus", "add", str(source), "--into", str(into), "--jurisdiction", "x"]
+    add += ["--family", "y", "--url", "https://example.org/notes", "--official"]
+    assert main([*add, "--name", "a:b.txt"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "workbench: error: --name: expected a name a version id can carry, got 'a:b.txt' "
+        "(it holds ':')"
+    )
+    assert not into.exists()
+    assert main([*add, "--name", "scope notes.txt"]) == 0
+    assert (into / "x" / "y" / "scope notes.txt").read_bytes() == source.read_bytes()
+    provenance = json.loads(
+        (into / "x" / "y" / ("scope notes.txt" + PROVENANCE_SUFFIX)).read_bytes()
+    )
+    assert provenance["sha256"] == hashlib.sha256(source.read_bytes()).hexdigest()

@@ -308,6 +308,11 @@ def test_the_command_adds_and_refuses_the_options_of_other_modes(
             "give --url"
         )
     )
+    assert main([*command, "--name", "34-306.xml", "--language", "en"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "workbench: error: --from-git takes the files and their facts from the repository's "
+        "history; do not also give --language, --name"
+    )
     assert (
         main(["corpus", "add", "--into", str(into), "--paths", SECTIONS, "--since", "2024-01-01"])
         == 2
