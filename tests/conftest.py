@@ -61,6 +61,8 @@ SMALL_FAMILIES = (
     "ietf/draft-ietf-appsawg-http-problem",
     "ietf/draft-nottingham-http-link-header",
     "ietf/draft-wilde-xml-patch",
+    # A draft whose name no drafting style reads: no laws are looked for in its gaps.
+    "ietf/draft-cedik-http-warning",
     # USLM XML: a bill enrolled and then a public law; a law that repeats a line-broken word; a
     # joint resolution that numbers nothing.
     "us-federal/115-hr255",

@@ -10,10 +10,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -212,6 +213,7 @@ class UnusablePage:
 TextOrigin = Literal["glyphs", "invisible", "ocr", "none"]
 TEXT_ORIGINS: tuple[TextOrigin, ...] = get_args(TextOrigin)
 MACHINE_READ: frozenset[TextOrigin] = frozenset({"invisible", "ocr"})  # a machine's reading (C18)
+LOW_CONFIDENCE = 70.0  # OCR confidence (0 to 100) below which a word, or a page's mean, is low
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -290,7 +292,10 @@ class TextOrigins:
         """The origins of the characters of `[char_start, char_end)`, in `TEXT_ORIGINS` order; an
         empty span touches the origin of the run it stands in (the last run at the text's end)."""
         end = max(char_end, char_start + 1)
-        found = {r.origin for r in self.runs if r.char_start < end and r.char_end > char_start}
+        start_of = attrgetter("char_start")  # runs partition the text, in order
+        first = max(bisect_right(self.runs, char_start, key=start_of) - 1, 0)
+        last = bisect_left(self.runs, end, key=start_of)
+        found = {r.origin for r in self.runs[first:last] if r.char_end > char_start}
         if not found and self.runs:
             found = {self.runs[-1].origin}
         return tuple(o for o in TEXT_ORIGINS if o in found)
@@ -524,6 +529,20 @@ class Change:
     before_spans: tuple[Span, ...] = ()
     after_spans: tuple[Span, ...] = ()
     front_matter: bool = False  # every passage on both sides is front matter: a front-matter edit
+    # The origins (C18) each side's passages touch, `TEXT_ORIGINS` order (empty: none recorded),
+    # and whether every changed character lies in an OCR word read below `LOW_CONFIDENCE`.
+    before_origin: tuple[TextOrigin, ...] = ()
+    after_origin: tuple[TextOrigin, ...] = ()
+    low_confidence: bool = False
+
+    @property
+    def machine_read(self) -> bool:
+        """A pairing (`PAIRING_KINDS`) both of whose sides touch machine-read text (C18)."""
+        return (
+            self.kind in PAIRING_KINDS
+            and not MACHINE_READ.isdisjoint(self.before_origin)
+            and not MACHINE_READ.isdisjoint(self.after_origin)
+        )
 
 
 @functools.cache

@@ -346,6 +346,12 @@ class Workspace:
             raise self._not_found(version_id)
         return tuple(map(PageSpan.from_json, json.loads(row["pages"])))
 
+    def text_origins(self, version_id: str) -> TextOrigins | None:
+        """The held version's newest origin record (C18), without the rest of the record: what the
+        verifier reads to caveat a quote of machine-read text. None where none is recorded (every
+        plain-text, Markdown and XML version: all `glyphs`; a PDF held before origins were)."""
+        return self.origins([version_id]).get(version_id)
+
     def text_bytes(self, version_id: str) -> tuple[bytes, str]:
         """The held version's text as stored (its UTF-8 bytes, not decoded) and its recorded
         `text_sha256`, without the rest of the record: the verifier hashes the bytes and decodes

@@ -139,9 +139,15 @@ def test_json_shape() -> None:
         "front_matter",
         "span_before",
         "span_after",
+        "origin",
+        "machine_read",
+        "low_confidence",
     }
     assert item["before"] == {"version_id": "a", "char_start": 0, "char_end": 6}
     assert item["front_matter"] is False
+    # Something other than a held Version has no recorded origins: nothing is machine-read.
+    assert item["origin"] == {"before": [], "after": []}
+    assert (item["machine_read"], item["low_confidence"]) == (False, False)
 
 
 @pytest.mark.slow

@@ -232,7 +232,10 @@ def test_export_and_verify_w3c_round_trip(
         assert verified is not None and verified.verified
         older.append(annotation(index_text(version.text), verified, scheme=1))
     lines = read_citations("".join(json.dumps(a) + "\n" for a in older).encode(), "w3c")
-    assert all(v is not None and v.plainly_verified for v in verify_lines(workspace, lines))
+    # The same standing as ours gave (verified with `machine_read` where the text is OCR'd).
+    standings = [v.standing if v is not None else None for v in verify_lines(workspace, lines)]
+    caveated = ["verified with caveats" if v["caveats"] else "verified" for v in verdicts]
+    assert standings == caveated
 
 
 def _ours(citation: Citation) -> bytes:
@@ -390,11 +393,9 @@ def test_the_suites_text_selector_samples_are_read_and_refused_by_name(small: Wo
 # Anthropic's cookbook: the recorded citations
 
 
-# The paper's page_location citations whose words the PDF extractor splits at a ligature glyph
-# (`f inetune`): they wait for the text-origin issue, "Text you can trust: no word split at a
-# ligature, every run of text says where it came from, scans read by OCR and never passed as the
-# filing's own words", and verify once it lands (then this is empty: 5 of 5).
-WAITING_FOR_LIGATURES = ("In the supervised phase", "In the RL phase", "By removing human feedback")
+# The paper's page_location citations whose words the PDF extractor once split at a ligature
+# glyph (`f inetune`), before pdf-text 3 (the text-origin issue): they verify now, 5 of 5.
+LIGATURE_CITATIONS = ("In the supervised phase", "In the RL phase", "By removing human feedback")
 
 
 def _recorded() -> list[tuple[str, dict[str, Any]]]:
@@ -493,7 +494,7 @@ def _literal_documents(source: str) -> list[dict[str, Any]]:
 
 def test_the_cookbooks_page_citations_verify(cookbook: tuple[Workspace, dict[str, str]]) -> None:
     """Every page_location citation the notebook recorded, against the PDF its request sent: the
-    shareholder letter 2 of 2; the paper's, all but those that wait for the ligature work."""
+    shareholder letter 2 of 2; the paper's 5 of 5, its ligature words read whole."""
     workspace, ids = cookbook
     seen = 0
     for source, response in _recorded():
@@ -512,18 +513,10 @@ def test_the_cookbooks_page_citations_verify(cookbook: tuple[Workspace, dict[str
             seen += 1
             assert verdict is not None
             opening = " ".join(record["cited_text"].split())
-            if opening.startswith(WAITING_FOR_LIGATURES):
-                assert verdict.reason == "quote_not_found", verdict.detail
-                split = [
-                    w
-                    for w in re.findall(r"\w+", record["cited_text"])
-                    if re.search("ff|fi|fl", w) and w not in text
-                ]
-                assert split and all(
-                    any(w[:k] + " " + w[k:] in text for k in range(1, len(w))) for w in split
-                ), split
-            else:
-                assert verdict.plainly_verified, verdict.detail
+            assert verdict.plainly_verified, verdict.detail
+            if opening.startswith(LIGATURE_CITATIONS):
+                ligatured = [w for w in re.findall(r"\w+", opening) if re.search("ff|fi|fl", w)]
+                assert ligatured and all(w in text for w in ligatured), ligatured
     assert seen == 7
     paper = [
         c

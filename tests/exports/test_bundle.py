@@ -22,6 +22,7 @@ from workbench.cite.w3c import source_iri
 from workbench.cli import main
 from workbench.errors import BundleError
 from workbench.exports import verify_bundle, write_bundle
+from workbench.text.ocr import default_cache
 from workbench.workspace import Workspace
 
 PDF = "us-nerc/nerc-cip-002/cip-002-5.1a.pdf"
@@ -403,3 +404,31 @@ def test_the_frictionless_validator_accepts_bundles_and_names_a_changed_byte(
     ]
     assert _invalid(reports[2]) == {"verdicts.jsonl": ["hash-count"]}
     assert _invalid(reports[3]) == {f"documents/{TEXT}": ["hash-count"]}
+
+
+def test_a_machine_read_quote_is_bundled_and_re_checked_with_its_caveat(
+    workspace: Workspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A quote of the filer's scan (our OCR): the bundle counts it apart, and a re-check from
+    the documents inside, reading the scanned pages through the OCR cache, gives the same
+    caveated verdict."""
+    scan = "us-tx/puct-49421-item80-cehe-response-to-tiec-rfi-set1/v1_cehe-filer-copy_D49421-CEHE-Response-to-TIEC-1st-RFIs.pdf"
+    ocr = next(r for r in workspace.version(scan).origin.runs if r.origin == "ocr")  # type: ignore[union-attr]
+    text = workspace.version(scan).text
+    at, quote = _once(text[ocr.char_start : ocr.char_end], 40)
+    start = ocr.char_start + at
+    record = {"version_id": scan, "char_start": start, "char_end": start + 40, "quoted_text": quote}
+    citations = tmp_path / "citations.jsonl"
+    citations.write_text(json.dumps(record) + "\n", "utf-8")
+    bundle = tmp_path / "machine.zip"
+    write_bundle(bundle, workspace, CORPUS_DIR, citations=citations.read_bytes(), store=STORE)
+    descriptor = json.loads(zipfile.ZipFile(bundle).read("datapackage.json"))
+    (verdicts,) = [r for r in descriptor["resources"] if r["name"] == "verdicts"]
+    assert verdicts["workbench:counts"]["verified with caveats"] == 1
+    assert verdicts["workbench:counts"]["verified"] == 0
+    (held,) = zipfile.ZipFile(bundle).read("verdicts.jsonl").decode().splitlines()
+    assert [c["kind"] for c in json.loads(held)["caveats"]] == ["machine_read"]
+    report = verify_bundle(bundle, ocr_cache=default_cache(workspace.path))
+    assert report.problems == ()
+    (rechecked,) = report.verdicts
+    assert [c.kind for c in rechecked.verification.caveats] == ["machine_read"]

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CORPUS_DIR, STORE
+from workbench.cite.w3c import source_iri
 from workbench.cli import main
 from workbench.errors import ChecksumMismatch
 from workbench.history import dating as timeline
@@ -100,7 +101,11 @@ def test_cite_makes_a_citation_verify_reads_back_as_verified(
     )
     assert code == 0
     annotation = json.loads(out)
-    assert annotation["target"]["source"]["id"] == version.version_id
+    source = annotation["target"]["source"]
+    assert (source["id"], source["version_id"]) == (
+        source_iri(version.text_sha256),
+        version.version_id,
+    )
     cited.write_text(out, encoding="utf-8")
     code, out, _ = _run(["verify", str(cited), "--format", "w3c", "--json", *ws], capsys)
     assert code == 0 and json.loads(out)["outcome"] == "verified"

@@ -32,9 +32,9 @@ from workbench.measure import (
     reduce_families,
     version_facts,
 )
-from workbench.measure.html import write_reports
+from workbench.measure.html import headline_readme, write_reports
 from workbench.measure.index import INDEX_NAME
-from workbench.models import CatalogueRow, code_digest
+from workbench.models import CatalogueRow, Refusal, code_digest
 from workbench.text.profiles import (
     SHIPPED_DIR,
     Profile,
@@ -283,14 +283,20 @@ def _field(report: object, dotted: str) -> object:
 
 
 def test_every_readme_figure_is_in_the_json_it_names() -> None:
-    """Each bullet names its sources as [file: field, field]; every figure in it must come from them."""
+    """Each bullet names its sources as [file: field, field; file: field]; every figure in it
+    must come from them."""
     checked = 0
     for line in (MEASUREMENTS / "README.md").read_text(encoding="utf-8").splitlines():
-        match = re.fullmatch(r"- (?P<text>.*) \[(?P<file>[\w.-]+\.json): (?P<fields>.*)\]", line)
+        match = re.fullmatch(r"- (?P<text>.*) \[(?P<sources>[\w.-]+\.json: .*)\]", line)
         if not match:
             continue
-        report = json.loads((MEASUREMENTS / match["file"]).read_bytes())
-        values = [str(_field(report, name.strip())) for name in match["fields"].split(",")]
+        fields = []
+        for source in match["sources"].split("; "):
+            name, _, names = source.partition(": ")
+            report = json.loads((MEASUREMENTS / name).read_bytes())
+            fields += [_field(report, dotted.strip()) for dotted in names.split(",")]
+        # A field holding a list (`not_ingested`) gives its length as the figure.
+        values = [str(len(v)) if isinstance(v, list) else str(v) for v in fields]
         assert all(value in match["text"] for value in values), (line, values)
         for figure in re.findall(r"\d+(?:\.\d+)?%?", match["text"]):
             assert any(figure in value for value in values), (line, figure)
@@ -535,3 +541,60 @@ def test_measure_corpus_refuses_an_unknown_export_format(tmp_path: Path) -> None
     ):
         measure_corpus(out=tmp_path / "out", workspace=tmp_path / "w.sqlite", export="xlsx")
     assert not (tmp_path / "out").exists() and not (tmp_path / "w.sqlite").exists()
+
+
+def test_text_origins_per_jurisdiction_say_us_tx_is_machine_read(
+    family_measurements: list[FamilyMeasurement],
+    catalogue: tuple[CatalogueRow, ...],
+    workspace: Workspace,
+) -> None:
+    """The share of characters by origin (C18), counted from the versions' own records: us-tx's
+    text is mostly a machine's reading, and the README says what that does to its diffs."""
+    measured = reduce_families(family_measurements, catalogue)
+    blocks = measured.structure["text_origins"]["jurisdictions"]
+    held = [v for f in family_measurements for v in workspace.versions(f.family)]
+    for jurisdiction, block in blocks.items():
+        mine = [v for v in held if v.jurisdiction == jurisdiction]
+        assert block["versions"] == len(mine), jurisdiction
+        for name in ("glyphs", "invisible", "ocr"):
+            expected = sum(
+                v.origin.characters(v.text).get(name, 0) for v in mine if v.origin is not None
+            )
+            assert block[name]["holds"] == expected, (jurisdiction, name)
+    tx = blocks["us-tx"]
+    machine = tx["invisible"]["holds"] + tx["ocr"]["holds"]
+    assert tx["machine_read"]["holds"] == machine and machine * 2 > tx["characters"]
+    assert blocks["us-dc"]["machine_read"]["holds"] == 0  # XML: every character drawn
+    caution = measured.escalation["caution"]["jurisdictions"]["us-tx"]
+    assert caution["pairings_machine_read"]["holds"] > 0
+    readme = headline_readme(measured).decode()
+    assert f"- us-tx: machine-read {tx['machine_read']['rate']};" in readme
+    assert (
+        f"- us-tx holds machine-read text ({tx['versions_mostly_machine_read']} of its "
+        f"{tx['versions']} versions mostly so), so its diffs compare machine readings: pairings "
+        f"of two machine readings {caution['pairings_machine_read']['rate']}"
+    ) in readme
+    assert "- us-dc holds machine-read text" not in readme
+
+
+def test_a_document_not_ingested_is_listed_and_never_counted_as_measured(
+    family_measurements: list[FamilyMeasurement], catalogue: tuple[CatalogueRow, ...]
+) -> None:
+    unread = Refusal(
+        path=catalogue[0].path,
+        reason="extraction_failed",
+        detail="no page has usable text (page 1: no_text)",
+    )
+    measured = reduce_families(family_measurements, catalogue, (), [unread])
+    digests = measured.digests
+    assert digests["not_ingested"] == [unread.as_json()]
+    assert digests["documents_measured"] == digests["documents"] - 1
+    readme = headline_readme(measured).decode()
+    assert (
+        f"- measured: {digests['documents'] - 1} of them; admitted but not ingested, so never "
+        "measured: 1"
+    ) in readme
+    assert f"  - `{unread.path}`: extraction_failed (no page has usable text" in readme
+    plain = reduce_families(family_measurements, catalogue)
+    assert plain.digests["not_ingested"] == []
+    assert plain.digests["documents_measured"] == plain.digests["documents"]

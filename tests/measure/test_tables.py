@@ -77,6 +77,7 @@ def test_scope_tables_hold_every_figure_of_the_json(exported: Path, fmt: str) ->
             "structure": structure["jurisdictions"],
             "escalation": escalation["jurisdictions"],
             "caution": escalation["caution"]["jurisdictions"],
+            "text_origins": structure["text_origins"]["jurisdictions"],
         },
     }
     for kind, scope in (("families", "family"), ("jurisdictions", "jurisdiction")):
@@ -130,6 +131,17 @@ def test_evidence_tables_add_up_to_the_json_figures(exported: Path, fmt: str) ->
     )
     parses = _read(exported, "parses", fmt)
     assert len(parses) == sum(f["versions"] for f in structure["profiles_used"].values())
+    # One text row per version, its characters by origin summing to the JSON's per jurisdiction.
+    texts = _read(exported, "texts", fmt)
+    assert len(texts) == len(parses)
+    for name, block in structure["text_origins"]["jurisdictions"].items():
+        mine = [t for t in texts if t["jurisdiction"] == name]
+        assert len(mine) == block["versions"], name
+        for origin in ("glyphs", "invisible", "ocr", "unrecorded"):
+            assert sum(int(t[origin]) for t in mine) == block[origin]["holds"], (name, origin)
+        assert block["characters"] == sum(
+            block[o]["holds"] for o in ("glyphs", "invisible", "ocr", "unrecorded")
+        )
 
 
 def test_every_table_is_written_in_both_formats(exported: Path) -> None:

@@ -41,6 +41,9 @@ disagree, and for every split or merge (a restructure). `pairing_is_uncertain` i
 for doubt. A modified or moved pairing is narrowed to its changed characters by trimming the common
 prefix and suffix of the normalized texts (linear, whatever the passages' length).
 `doubt_reasons` names why the predicate flags a pairing, for every surface that shows doubt.
+A pairing both of whose sides touch machine-read text (`Change.machine_read`, from the versions'
+origins: `origin.py`) is doubtful whatever its confidence: two machine readings of a page differ
+by reading noise as much as by change.
 
 **Front-matter edits.** A change whose passages on both sides are all of kind `front_matter` (a
 Markdown `---` block, or what precedes the first label where the profile says `preamble =
@@ -58,7 +61,8 @@ from typing import Any, Protocol
 
 from rapidfuzz.distance import Indel
 
-from workbench.models import PAIRING_KINDS, Change, Passage, Span, content_id
+from workbench.changes.origin import OriginReader, change_origins
+from workbench.models import PAIRING_KINDS, Change, Passage, Span, TextOrigins, Version, content_id
 from workbench.text.normalize import normalize, normalized_text
 from workbench.text.profiles import Profile
 from workbench.text.segment import segment_version
@@ -77,15 +81,18 @@ class HasText(Protocol):
 
 def pairing_is_uncertain(change: Change) -> bool:
     """Doubt, for every surface: a pairing of unequal text (modified, moved, split or merged)
-    whose confidence is at or below the ceiling.
+    whose confidence is at or below the ceiling, or both of whose sides are machine-read.
 
     A capped pairing is always uncertain (its confidence is at most the ceiling); so is an uncapped
-    pairing whose passages are no more than half alike.
+    pairing whose passages are no more than half alike, and every pairing of two machine readings
+    (`Change.machine_read`: each side touches text of origin `invisible` or `ocr`).
     """
-    return (
-        change.kind in PAIRING_KINDS
-        and change.alignment_confidence is not None
-        and change.alignment_confidence <= RESTRUCTURE_CONFIDENCE_CEILING
+    return change.kind in PAIRING_KINDS and (
+        change.machine_read
+        or (
+            change.alignment_confidence is not None
+            and change.alignment_confidence <= RESTRUCTURE_CONFIDENCE_CEILING
+        )
     )
 
 
@@ -95,7 +102,9 @@ def doubt_reasons(change: Change) -> tuple[str, ...]:
     "split or merge" (a split or merged change: always capped); "move across sections" (a moved
     passage whose section labels disagree); "label cap" (any other pairing whose labels
     disagree); "low similarity" (the texts are no more than `RESTRUCTURE_CONFIDENCE_CEILING`
-    alike). Empty for a change that is not doubtful.
+    alike); "machine_read" (both sides are a machine's reading, `Change.machine_read`), and then
+    "low-confidence OCR words" where every changed character lies in one (`Change.low_confidence`).
+    Empty for a change that is not doubtful.
     """
     if not pairing_is_uncertain(change):
         return ()
@@ -106,6 +115,10 @@ def doubt_reasons(change: Change) -> tuple[str, ...]:
         reasons.append("move across sections" if change.kind == "moved" else "label cap")
     if change.similarity is not None and change.similarity <= RESTRUCTURE_CONFIDENCE_CEILING:
         reasons.append("low similarity")
+    if change.machine_read:
+        reasons.append("machine_read")
+        if change.low_confidence:
+            reasons.append("low-confidence OCR words")
     return tuple(reasons)
 
 
@@ -463,12 +476,16 @@ def diff_passages(
     after_id: str,
     before: Sequence[Passage],
     after: Sequence[Passage],
+    origins: tuple[TextOrigins | None, TextOrigins | None] = (None, None),
 ) -> tuple[Change, ...]:
     """Typed changes between two passage lists; see the module docstring for every rule.
 
     Output order: by the first before passage of each change; an added passage stands after the
-    before passages of the changes whose after side precedes it.
+    before passages of the changes whose after side precedes it. `origins` are the two versions'
+    text origins (`Version.origin`; None where none is recorded): each change records what its
+    sides touch (`origin.change_origins`).
     """
+    readers = (OriginReader(origins[0]), OriginReader(origins[1]))
     keys_a = [normalized_text(p.text) for p in before]
     keys_b = [normalized_text(p.text) for p in after]
     next_id = functools.partial(change_id, before_id, after_id)
@@ -510,9 +527,14 @@ def diff_passages(
                 after_spans=tuple(_span(p) for p in pbs) if link.kind == "split" else (),
                 front_matter=bool(pas and pbs)
                 and all(p.kind == "front_matter" for p in (*pas, *pbs)),
+                **change_origins(link.kind, pas, pbs, narrowed, readers),
             )
         )
     return tuple(out)
+
+
+def _origin(version: HasText) -> TextOrigins | None:
+    return version.origin if isinstance(version, Version) else None
 
 
 def diff_versions(
@@ -521,13 +543,15 @@ def diff_versions(
     """Typed changes from `before` to `after` (anything with `version_id` and `text`).
 
     Both sides are segmented through `profile` (default: each version's shipped profile, see
-    `segment.segment_version`), so the section labels the cap compares are the profile's.
+    `segment.segment_version`), so the section labels the cap compares are the profile's. A held
+    `Version` hands in its text origins (C18); anything else has none.
     """
     return diff_passages(
         before.version_id,
         after.version_id,
         segment_version(before, profile),
         segment_version(after, profile),
+        (_origin(before), _origin(after)),
     )
 
 
@@ -547,6 +571,9 @@ def change_as_json(change: Change) -> dict[str, Any]:
         "front_matter": change.front_matter,
         "span_before": change.span_before.as_json() if change.span_before else None,
         "span_after": change.span_after.as_json() if change.span_after else None,
+        "origin": {"before": list(change.before_origin), "after": list(change.after_origin)},
+        "machine_read": change.machine_read,
+        "low_confidence": change.low_confidence,
         **(
             {
                 "before_spans": [span.as_json() for span in change.before_spans],

@@ -12,6 +12,11 @@ whose labels all change the same way (7 -> 6, 8 -> 7, 9 -> 8: the leading number
 `review_items`); one answer to it (`log.append_group_verdict`) writes one row per pairing, each
 naming the group's id. A doubtful pairing outside any group is an item of its own.
 
+**Machine-read groups.** A pairing both of whose sides are a machine's reading (C18:
+`Change.machine_read`; the us-tx commission copies, OCR'd scans) is doubtful whatever its
+confidence, and one version pair of two OCR readings holds dozens of them, mostly reading noise.
+They are one item per version pair, listing them all (`cause` "machine_read"), answered once.
+
 The guarantee: every doubtful pairing is in exactly one item, and each item's caution is decided
 by the one predicate, `caution.pairing_caution_stands`, on its pairings.
 """
@@ -22,7 +27,7 @@ import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from workbench.changes.caution import pairing_caution_stands, standing_verdict
 from workbench.changes.diff import (
@@ -35,7 +40,7 @@ from workbench.changes.diff import change_id as change_id_of
 from workbench.changes.pairs import family_readers, held_diffs
 from workbench.changes.verdict import Verdict
 from workbench.errors import ChangeNotFound
-from workbench.models import Change, Version, consecutive_pairs, content_id
+from workbench.models import TEXT_ORIGINS, Change, Version, consecutive_pairs, content_id
 from workbench.text.profiles import Profile
 from workbench.text.segment import segment_version
 from workbench.workspace import Workspace
@@ -75,15 +80,21 @@ class Relabel:
         return f"{where} number {self.shift:+d}"
 
 
+ItemCause = Literal["restructure", "machine_read"]
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReviewItem:
     """One entry of the review queue: a restructure group (`group_id` set, two or more pairings
-    of one version pair, `relabel` their shared renumbering) or a lone doubtful pairing
-    (`group_id` and `relabel` None, one pairing)."""
+    of one version pair, `relabel` their shared renumbering, `cause` "restructure"), a
+    machine-read group (`group_id` set, the machine-read pairings of one version pair, `relabel`
+    None, `cause` "machine_read") or a lone doubtful pairing (`group_id` and `relabel` None, one
+    pairing; `cause` "machine_read" when it is the one machine-read pairing of its pair)."""
 
     group_id: str | None
     relabel: Relabel | None
     pairings: tuple[Pairing, ...]
+    cause: ItemCause | None = None
 
     @property
     def is_group(self) -> bool:
@@ -93,6 +104,33 @@ class ReviewItem:
     def item_id(self) -> str:
         """What `workbench review answer` takes: the group id, or the lone pairing's change id."""
         return self.group_id or self.pairings[0].change.change_id
+
+    def heading(self) -> str:
+        """What the group is, in words, for every surface that lists the queue: "restructure
+        group of 3 pairings, labels 7->6 ... 9->8 (leading number -1)" or "machine-read group of
+        57 pairings (invisible -> invisible)"; a lone pairing's kind."""
+        changes = [p.change for p in self.pairings]
+        if self.relabel is not None:
+            return (
+                f"restructure group of {len(changes)} pairings, labels "
+                f"{changes[0].before_label}->{changes[0].after_label} ... "
+                f"{changes[-1].before_label}->{changes[-1].after_label} ({self.relabel.line()})"
+            )
+        if self.cause == "machine_read":
+            return f"machine-read group of {len(changes)} pairings ({self.origins_line()})"
+        return changes[0].kind
+
+    def origins_line(self) -> str:
+        """The origins the item's pairings touch on each side (C18), `TEXT_ORIGINS` order, joined
+        by "+": "invisible -> invisible", "ocr -> invisible"."""
+        sides = [
+            [o for o in TEXT_ORIGINS if any(o in getattr(p.change, side) for p in self.pairings)]
+            for side in _SIDES
+        ]
+        return f"{'+'.join(sides[0])} -> {'+'.join(sides[1])}"
+
+
+_SIDES = ("before_origin", "after_origin")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -221,12 +259,17 @@ def items_of_pair(before: Version, after: Version, changes: Sequence[Change]) ->
     items: list[ReviewItem] = []
     run: list[Change] = []
     run_relabel: Relabel | None = None
+    machine = [c for c in changes if in_review_queue(c) and c.machine_read]
 
     def close() -> None:
         if len(run) >= 2:
             pairings = tuple(_pairing(before, after, c) for c in run)
             gid = group_id_of([c.change_id for c in run])
-            items.append(ReviewItem(group_id=gid, relabel=run_relabel, pairings=pairings))
+            items.append(
+                ReviewItem(
+                    group_id=gid, relabel=run_relabel, pairings=pairings, cause="restructure"
+                )
+            )
         else:
             items.extend(_lone(_pairing(before, after, c)) for c in run)
         run.clear()
@@ -237,7 +280,7 @@ def items_of_pair(before: Version, after: Version, changes: Sequence[Change]) ->
         relabel = relabelling(change.before_label, change.after_label)
         both_labelled = change.before_label is not None and change.after_label is not None
         paired = change.before is not None and change.after is not None
-        if pairing_is_uncertain(change) and relabel is not None:
+        if pairing_is_uncertain(change) and relabel is not None and not change.machine_read:
             if run and relabel != run_relabel:
                 close()
             run.append(change)
@@ -247,9 +290,15 @@ def items_of_pair(before: Version, after: Version, changes: Sequence[Change]) ->
         # ends the run even when it is not doubtful: the section did not move as a whole.
         if run and paired and both_labelled and relabel != run_relabel:
             close()
-        if pairing_is_uncertain(change):
+        if pairing_is_uncertain(change) and not change.machine_read:
             items.append(_lone(_pairing(before, after, change)))
     close()
+    if machine:
+        pairings = tuple(_pairing(before, after, c) for c in machine)
+        gid = group_id_of([c.change_id for c in machine]) if len(machine) >= 2 else None
+        items.append(
+            ReviewItem(group_id=gid, relabel=None, pairings=pairings, cause="machine_read")
+        )
     position = {c.change_id: k for k, c in enumerate(changes)}
     return sorted(items, key=lambda item: position[item.pairings[0].change.change_id])
 
@@ -277,8 +326,12 @@ def review_items(
     changes with a side or a label missing (added, removed, unlabelled passages) neither join nor
     end a run. A run of two or more pairings is one group (`group_id_of` its change ids); a run of
     one, and every doubtful pairing with no renumbering, is a lone item. Runs are maximal and
-    taken left to right, so no tie arises. Items stand in the order of their first pairing; every
-    doubtful pairing is in exactly one item. Narrowing and profiles as in `doubtful_pairings`.
+    taken left to right, so no tie arises. Every machine-read pairing (`Change.machine_read`) is
+    taken out first: they are one machine-read group per version pair (a lone item with cause
+    "machine_read" when there is one), whatever their labels, and none joins a run (one that
+    pairs two labelled passages still ends a run whose renumbering it does not share, as any
+    labelled pairing does). Items stand in the order of their first pairing; every doubtful
+    pairing is in exactly one item. Narrowing and profiles as in `doubtful_pairings`.
     """
     out: list[ReviewItem] = []
     for before, after, changes in held_diffs(
@@ -333,6 +386,9 @@ _CHANGE_FIELDS = (
     "similarity",
     "alignment_confidence",
     "capped",
+    "origin",
+    "machine_read",
+    "low_confidence",
 )
 
 
@@ -356,15 +412,17 @@ def pairing_as_json(pairing: Pairing, verdicts: Sequence[Verdict]) -> dict[str, 
 
 def item_as_json(item: ReviewItem, verdicts: Sequence[Verdict]) -> dict[str, Any]:
     """The JSON shape `workbench review list --json` prints for one review item: `item` is
-    "group" or "pairing"; a group carries its id, renumbering and pairings, a lone pairing its
-    pairing's fields (`pairing_as_json`) at the top level."""
+    "group" or "pairing"; a group carries its id, cause ("restructure" or "machine_read"),
+    renumbering (None for a machine-read group) and pairings, a lone pairing its pairing's fields
+    (`pairing_as_json`) at the top level."""
     if item.group_id is None:
         return {"item": "pairing", **pairing_as_json(item.pairings[0], verdicts)}
-    assert item.relabel is not None
+    relabel = item.relabel
     return {
         "item": "group",
         "group_id": item.group_id,
-        "relabel": {"prefix": item.relabel.prefix, "shift": item.relabel.shift},
+        "cause": item.cause,
+        "relabel": None if relabel is None else {"prefix": relabel.prefix, "shift": relabel.shift},
         "caution_stands": item_caution_stands(item, verdicts),
         "pairings": [pairing_as_json(p, verdicts) for p in item.pairings],
     }

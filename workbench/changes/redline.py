@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from rapidfuzz.distance import Indel
 
 from workbench.changes.diff import change_as_json, doubt_reasons, pairing_is_uncertain
+from workbench.changes.origin import machine_label
 from workbench.errors import RedlineError
 from workbench.files import replace_file_with
 from workbench.models import CHANGE_KINDS, Change, PageSpan, Span, span_pages
@@ -399,17 +400,22 @@ def pages_label(pages: tuple[int, int] | None) -> str:
     return f"p. {first}" if first == last else f"pp. {first}-{last}"
 
 
-def place(side: str, span: Span | None, pages: tuple[int, int] | None) -> str:
+def place(
+    side: str, span: Span | None, pages: tuple[int, int] | None, origin: Sequence[str] = ()
+) -> str:
+    """ "before [s, e) p. 3 machine-read: ocr" (`origin.machine_label` of the side's origins)."""
     if span is None:
         return f"{side} -"
     where = pages_label(pages)
-    return f"{side} [{span.char_start}, {span.char_end})" + (f" {where}" if where else "")
+    span_text = f"{side} [{span.char_start}, {span.char_end})" + (f" {where}" if where else "")
+    return span_text + machine_label(origin)
 
 
 def places(r: Redline) -> str:
     """Where the change lies: "before [s, e) p. 3; after [s, e) p. 4" (pages for a PDF only)."""
     c = r.change
-    return f"{place('before', c.before, r.before_pages)}; {place('after', c.after, r.after_pages)}"
+    before = place("before", c.before, r.before_pages, c.before_origin)
+    return f"{before}; {place('after', c.after, r.after_pages, c.after_origin)}"
 
 
 def summary(r: Redline) -> str:
@@ -481,9 +487,9 @@ def change_frame(sections: Sequence[Section]) -> pl.DataFrame:
     """One row per change, in section order and then the diff's order (polars).
 
     Columns: the two version ids; the change's id, kind, labels, similarity, confidence, cap and
-    doubt (`uncertain`, and `doubt` its reasons joined by "; "); each side's offsets, narrowed
-    offsets and first and last page (null where the side, span or page map is missing); each
-    side's text and narrowed text (`change_json`'s fields).
+    doubt (`uncertain`, and `doubt` its reasons joined by "; "); the origins each side touches
+    (joined by "+"); each side's offsets, narrowed offsets and first and last page (null where
+    the side, span or page map is missing); each side's text and narrowed text (`change_json`).
     """
     import polars as pl
 
@@ -500,6 +506,8 @@ def change_frame(sections: Sequence[Section]) -> pl.DataFrame:
         "capped": pl.Boolean,
         "uncertain": pl.Boolean,
         "doubt": text,
+        "before_origin": text,
+        "after_origin": text,
         **{
             f"{side}_{field_}": integer
             for side in ("before", "after", "span_before", "span_after")
@@ -524,6 +532,8 @@ def change_frame(sections: Sequence[Section]) -> pl.DataFrame:
                 "after_id": part.after.version_id,
                 **{k: described[k] for k in schema if k in described and k != "doubt"},
                 "doubt": "; ".join(r.doubt),
+                "before_origin": "+".join(r.change.before_origin),
+                "after_origin": "+".join(r.change.after_origin),
             }
             for side in ("before", "after", "span_before", "span_after"):
                 span = described[side]

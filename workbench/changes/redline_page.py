@@ -6,8 +6,9 @@ change's id the anchor of its row. Text comes from `redline`'s pieces, so the ma
 the listing's: changed runs are `<del>` on the left and `<ins>` on the right. A moved passage is
 shown where it left and again where it arrived, linked both ways; the passages of a split or
 merge are numbered and linked from the change's row; a doubtful pairing is tinted and names its
-reasons. Where the page is handed attributions (`attribution.Attributions`, from the amendments
-verb), each change's row says what made it: the law instruction, an Act, or nothing held.
+reasons; a side that touches machine-read text (C18) names its origin beside its place. Where
+the page is handed attributions (`attribution.Attributions`, from the amendments verb), each
+change's row says what made it: the law instruction, an Act, or nothing held.
 
 The guarantee: every character of document text, label, version id and family name is
 HTML-escaped after its control characters are made visible, and the page holds no script and
@@ -106,8 +107,10 @@ def _meta_html(r: Redline, anchor: str, extra: str = "") -> str:
     )
 
 
-def _place_html(side: str, span: Span | None, pages: tuple[int, int] | None) -> str:
-    return f'<div class="place">{_e(place(side, span, pages))}</div>' if span else ""
+def _place_html(
+    side: str, span: Span | None, pages: tuple[int, int] | None, origin: Sequence[str] = ()
+) -> str:
+    return f'<div class="place">{_e(place(side, span, pages, origin))}</div>' if span else ""
 
 
 def _parts(change_id: str, spans: Sequence[Span]) -> dict[int, str]:
@@ -124,9 +127,9 @@ def _change_rows(r: Redline, made: Attributed | None = None) -> list[str]:
     if c.kind == "unchanged":
         return [
             f'<tr id="{c.change_id}" class="change unchanged">'
-            f'<td class="before">{_place_html("before", c.before, r.before_pages) if r.before_pages else ""}'
+            f'<td class="before">{_place_html("before", c.before, r.before_pages, c.before_origin) if r.before_pages else ""}'
             f'<div class="text">{_side_html(r, "before", {})}</div></td>'
-            f'<td class="after">{_place_html("after", c.after, r.after_pages) if r.after_pages else ""}'
+            f'<td class="after">{_place_html("after", c.after, r.after_pages, c.after_origin) if r.after_pages else ""}'
             f'<div class="text">{_side_html(r, "after", {})}</div></td></tr>'
         ]
     extra = ""
@@ -140,7 +143,7 @@ def _change_rows(r: Redline, made: Attributed | None = None) -> list[str]:
     if c.kind == "moved":
         extra = f' · <a class="link" href="#{c.change_id}-to">moved to ↓</a>'
     before_cell = (
-        f"{_place_html('before', c.before, r.before_pages)}"
+        f"{_place_html('before', c.before, r.before_pages, c.before_origin)}"
         f'<div class="text">{_side_html(r, "before", before_parts)}</div>'
         if c.before
         else ""
@@ -152,7 +155,7 @@ def _change_rows(r: Redline, made: Attributed | None = None) -> list[str]:
         )
     else:
         after_cell = (
-            f"{_place_html('after', c.after, r.after_pages)}"
+            f"{_place_html('after', c.after, r.after_pages, c.after_origin)}"
             f'<div class="text">{_side_html(r, "after", after_parts)}</div>'
             if c.after
             else ""
@@ -177,7 +180,7 @@ def _destination_rows(r: Redline) -> list[str]:
         f'<tr class="change moved{" doubtful" if r.doubt else ""}">'
         f'<td class="before"><a class="link" href="#{c.change_id}">moved from '
         f"{_e(place('before', c.before, r.before_pages))} ↑</a></td>"
-        f'<td class="after moved">{_place_html("after", c.after, r.after_pages)}'
+        f'<td class="after moved">{_place_html("after", c.after, r.after_pages, c.after_origin)}'
         f'<div class="text">{_side_html(r, "after", {})}</div></td></tr>',
     ]
 

@@ -84,11 +84,27 @@ def structural_path_text(parse: StructureParse, offset: int) -> str:
 
 
 def doubt_text(change: Change) -> str:
-    """Why `pairing_is_uncertain` flags this pairing (`diff.doubt_reasons`), in one sentence.
+    """Why `pairing_is_uncertain` flags this pairing (`diff.doubt_reasons`), in one sentence:
+    its confidence's reason (`_confidence_text`), then, for a pairing of two machine readings,
+    that its sides are a machine's reading (and where every changed character lies in
+    low-confidence OCR words, that too)."""
+    reasons = doubt_reasons(change)
+    if "machine_read" not in reasons:
+        return _confidence_text(change)
+    sides = f"{'+'.join(change.before_origin)} -> {'+'.join(change.after_origin)}"
+    machine = f"both sides are a machine's reading ({sides}), so a difference may be reading noise"
+    if "low-confidence OCR words" in reasons:
+        machine += "; every changed character lies in OCR words read with low confidence"
+    if set(reasons) <= {"machine_read", "low-confidence OCR words"}:
+        return f"alignment confidence {change.alignment_confidence or 0.0:.2f}: {machine}"
+    return f"{_confidence_text(change)}; {machine}"
 
-    In this order of precedence: a split or merge (a restructure, always capped); a move across
-    sections (capped, its labels disagree); another capped pairing (the labels disagree); an
-    uncapped pairing no more than the ceiling alike.
+
+def _confidence_text(change: Change) -> str:
+    """Why the pairing's confidence is at or below the ceiling, in this order of precedence: a
+    split or merge (a restructure, always capped); a move across sections (capped, its labels
+    disagree); another capped pairing (the labels disagree); an uncapped pairing no more than
+    the ceiling alike.
     """
     similarity = change.similarity or 0.0
     confidence = change.alignment_confidence or 0.0
@@ -307,10 +323,13 @@ class ReviewWidget:
         )
         first = item.pairings[0]
         if item.group_id is not None:
-            assert item.relabel is not None
+            if item.relabel is not None:
+                cause, why = "restructure group", item.relabel.line()
+            else:  # a machine-read group: the origins of its two sides
+                cause, why = "machine-read group", item.origins_line()
             what = (
-                f"restructure group <code>{html.escape(item.group_id)}</code> of "
-                f"{len(changes)} pairings ({html.escape(item.relabel.line())})"
+                f"{cause} <code>{html.escape(item.group_id)}</code> of {len(changes)} pairings "
+                f"({html.escape(why)})"
             )
         else:
             what = (

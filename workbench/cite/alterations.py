@@ -302,7 +302,9 @@ def decide_altered(held: HeldText, citation: Citation) -> AlteredVerification:
         fragments=tuple(raw),
         alterations=tuple(alterations),
         qualifiers=tuple(sorted(flags, key=lambda f: (f.char_start, f.char_end))),
-        caveats=(Caveat(kind="qualifier_omitted", evidence=tuple(omitted)),) if omitted else (),
+        # The span's own caveats (`machine_read`) first, then the alterations' own.
+        caveats=base.caveats
+        + ((Caveat(kind="qualifier_omitted", evidence=tuple(omitted)),) if omitted else ()),
     )
 
 

@@ -12,8 +12,13 @@ TextPositionSelector alone) is `resolved`: its span is read and shown, and nothi
 
 A verified verdict may carry caveats (`Caveat`, kinds in `CAVEATS`), each with its evidence: a
 caveat says why the verified words may not be what a reader takes them for (a marked omission
-removed a qualifier, `qualifier_omitted`). A caveated verdict is still `verified`, and is never
-`plainly_verified`: every count keeps the two apart.
+removed a qualifier, `qualifier_omitted`; the span touches text a machine read off a scan,
+`machine_read`). A caveated verdict is still `verified`, and is never `plainly_verified`: every
+count keeps the two apart. `machine_read` is read off the version's recorded text origins (C18,
+`HeldText.origins`): where the cited span touches text of origin `invisible` (someone's OCR layer
+under a scanned image) or `ocr` (the workbench's own OCR), the words are there, but they are a
+machine's reading of an image, not the filing's own glyphs; the caveat names each such origin and,
+for `ocr`, the engine and the mean confidence of the words the span touches.
 
 One function, `decide`, reaches every verdict, and reads like the contract from top to bottom:
 the version's text hash, the offsets, the slice (where a target claiming no quote is resolved),
@@ -45,7 +50,7 @@ from workbench.cite.index import (
 )
 from workbench.cite.qualifiers import QualifierFlag, qualifiers_near
 from workbench.errors import CitationError, VersionNotFound
-from workbench.models import text_sha256
+from workbench.models import MACHINE_READ, TextOrigins, text_sha256
 from workbench.text.normalize import Normalized, normalize, normalized_text
 
 if TYPE_CHECKING:  # the workspace is only read through the object a caller hands in
@@ -69,6 +74,9 @@ REASONS: dict[str, str] = {
 CAVEATS: dict[str, str] = {
     "qualifier_omitted": "a marked omission (or a bracket) of the quote stands for source text "
     "holding a qualifier (not, unless, except, ...): the words quoted are there, the qualifier is not",
+    "machine_read": "the quoted span touches text a machine read off a scanned image (origin "
+    "invisible: an OCR layer under the scan; ocr: the workbench's own OCR): the words are in the "
+    "text, but they are a reading of the image, not the filing's own words",
 }
 VERIFIED_MEANS = (
     "verified means the quoted words are at these offsets in this version; "
@@ -182,12 +190,15 @@ class Verification:
 class HeldText:
     """What the workspace holds for one version id, read once per batch: the hash it recorded
     (None: no such version), the hash of the text it stores now, and that text's index (None
-    unless the two hashes agree, or no hash was recorded: a bare text given to `verify_citation`)."""
+    unless the two hashes agree, or no hash was recorded: a bare text given to `verify_citation`).
+    `origins` are the version's recorded text origins (C18; None: none recorded, as for a bare
+    text), which the `machine_read` caveat is read from."""
 
     version_id: str
     recorded_sha256: str | None
     stored_sha256: str | None
     index: SourceIndex | None
+    origins: TextOrigins | None = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -331,7 +342,9 @@ def decide(held: HeldText, citation: Citation) -> Verification:
             spans,
             cited,
         )
-    # 7. The qualifiers left out of the quote, which never change the verdict.
+    # 7. The qualifiers left out of the quote, and whether a machine read its words: neither ever
+    # changes the verdict.
+    machine = machine_read_caveat(held.origins, index.text, start, end)
     return Verification(
         citation=citation,
         outcome="verified",
@@ -342,6 +355,7 @@ def decide(held: HeldText, citation: Citation) -> Verification:
         occurrences=spans,
         occurrence=cited,
         qualifiers=qualifiers_near(index, *image),
+        caveats=(machine,) if machine is not None else (),
     )
 
 
@@ -441,8 +455,65 @@ def unknown_version_detail(version_id: str) -> str:
 # The text a verdict is decided against
 
 
+def machine_read_caveat(
+    origins: TextOrigins | None, text: str, char_start: int, char_end: int
+) -> Caveat | None:
+    """The `machine_read` caveat of the span `[char_start, char_end)` of `text`, or None when the
+    span touches no machine-read text (or no origins are recorded).
+
+    One piece of evidence per machine-read origin the span touches (`invisible`, then `ocr`): the
+    stretch of the span from its first to its last character of that origin, and the origin named.
+    For `ocr` it names the engine build(s) and languages of the pages read, and the mean
+    confidence (0 to 100, to one decimal) of the OCR words the span touches, with their count.
+    """
+    if origins is None:
+        return None
+    evidence = []
+    for origin in origins.touched(char_start, char_end):
+        if origin not in MACHINE_READ:
+            continue
+        runs = [
+            r
+            for r in origins.runs
+            if r.origin == origin and r.char_start < char_end and r.char_end > char_start
+        ]
+        a, b = max(runs[0].char_start, char_start), min(runs[-1].char_end, char_end)
+        if origin == "invisible":
+            note = (
+                f"[{a}, {b}) is invisible text: an OCR layer under a scanned image, someone "
+                "else's machine reading (it carries no confidences)"
+            )
+            facts: tuple[tuple[str, str | int | float | None], ...] = (("origin", origin),)
+        else:
+            read = [
+                (word.confidence, page.ocr)
+                for page in origins.pages
+                if page.ocr is not None
+                for word in page.ocr.words
+                if word.char_start < char_end and word.char_end > char_start
+            ]
+            engines = ", ".join(sorted({f"{o.engine} ({o.languages})" for _, o in read}))
+            mean = round(sum(c for c, _ in read) / len(read), 1) if read else None
+            note = (
+                f"[{a}, {b}) is the workbench's own OCR of a scanned image, read by "
+                f"{engines or 'an engine not recorded'}; mean confidence {mean} over the "
+                f"{len(read)} words the span touches"
+            )
+            facts = (
+                ("origin", origin),
+                ("engine", engines or None),
+                ("mean_confidence", mean),
+                ("words", len(read)),
+            )
+        evidence.append(
+            CaveatEvidence(char_start=a, char_end=b, text=text[a:b], note=note, facts=facts)
+        )
+    return Caveat(kind="machine_read", evidence=tuple(evidence)) if evidence else None
+
+
 def held_text(workspace: Workspace, version_id: str) -> HeldText:
-    """The version's stored text, hashed once against its recorded hash, and its cached index."""
+    """The version's stored text, hashed once against its recorded hash, its cached index, and
+    its recorded text origins."""
     try:
         stored_bytes, recorded = workspace.text_bytes(version_id)
     except VersionNotFound:
@@ -453,4 +524,5 @@ def held_text(workspace: Workspace, version_id: str) -> HeldText:
         recorded_sha256=recorded,
         stored_sha256=stored,
         index=source_index(stored_bytes, stored) if stored == recorded else None,
+        origins=workspace.text_origins(version_id),
     )

@@ -28,15 +28,17 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import stat
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import NoReturn
+from urllib.parse import quote
 
 # A longer line in a line-oriented input is not a citation, a CSV row or a note line anyone wrote:
 # it is refused whole instead of being echoed back or parsed for minutes.
 MAX_LINE = 1 << 20
-_SQLITE_HEADER = b"SQLite format 3\x00"
 _PROBE = 1 << 16  # bytes read to tell a text file from a binary one before the whole is decoded
 
 
@@ -134,10 +136,16 @@ def _database(path: Path) -> None:
     if not path.exists():
         return  # made when first opened
     _regular(path)
-    with path.open("rb") as handle:
-        head = handle.read(len(_SQLITE_HEADER))
-    if head and head != _SQLITE_HEADER:
-        raise _refuse(path, "is not an SQLite database")
+    # CAUTION: the header is read through SQLite, never a plain open(): closing any other file
+    # descriptor on a database drops every POSIX lock this process holds on it, so a workspace
+    # open elsewhere in the process (a notebook, a test) would look unused to another process,
+    # which would then delete its WAL and shared-memory files from under it.
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+    try:
+        with closing(sqlite3.connect(uri, uri=True)) as conn:
+            conn.execute("PRAGMA schema_version").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise _refuse(path, "is not an SQLite database") from exc
 
 
 document = PathKind("document", _document)

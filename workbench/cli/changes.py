@@ -166,7 +166,7 @@ def cmd_review_list(args: argparse.Namespace) -> int:
             f"{indent}{redline.marked_text(shown, colour=colour)}\n"
         )
 
-    stands = groups = grouped = 0
+    stands = groups = grouped = machine = machined = 0
     pair: tuple[str, str] | None = None
     for item in items:
         first = item.pairings[0]
@@ -179,22 +179,20 @@ def cmd_review_list(args: argparse.Namespace) -> int:
             out(f"  {_review_pairing_line(first.change, verdicts)}\n")
             out(sides(first, "    "))
             continue
-        groups, grouped = groups + 1, grouped + len(item.pairings)
-        changes = [p.change for p in item.pairings]
-        assert item.relabel is not None  # a group always has its renumbering
-        out(
-            f"  {item.group_id} restructure group of {len(changes)} pairings, labels "
-            f"{changes[0].before_label}->{changes[0].after_label} ... "
-            f"{changes[-1].before_label}->{changes[-1].after_label} "
-            f"({item.relabel.line()}): {_caution_word(caution)}\n"
-        )
+        if item.cause == "machine_read":
+            machine, machined = machine + 1, machined + len(item.pairings)
+        else:
+            groups, grouped = groups + 1, grouped + len(item.pairings)
+        out(f"  {item.group_id} {item.heading()}: {_caution_word(caution)}\n")
         for pairing in item.pairings:
             out(f"    {_review_pairing_line(pairing.change, verdicts)}\n")
             out(sides(pairing, "      "))
-    lone = len(items) - groups
+    lone = len(items) - groups - machine
+    machined_line = f"{machine} machine-read groups of {machined} pairings, " if machine else ""
     out(
-        f"{len(items)} review items ({groups} restructure groups of {grouped} pairings, {lone} lone "
-        f"pairings; {grouped + lone} doubtful pairings); caution stands on {stands}\n"
+        f"{len(items)} review items ({groups} restructure groups of {grouped} pairings, "
+        f"{machined_line}{lone} lone pairings; {grouped + machined + lone} doubtful pairings); "
+        f"caution stands on {stands}\n"
     )
     return 0
 
@@ -345,7 +343,8 @@ def add_commands(commands: Any) -> None:
         "list",
         help="doubtful pairings and whether caution stands",
         description="Recompute the diffs of consecutive held versions and list the review queue: "
-        "restructure groups (a section renumbered as a whole, its pairings inside) and lone "
+        "restructure groups (a section renumbered as a whole, its pairings inside), machine-read "
+        "groups (the pairings of two machine readings of one version pair, one item) and lone "
         "doubtful pairings, each with kind, labels, confidence, why it is doubtful, its standing "
         "verdict and whether caution stands.",
     )

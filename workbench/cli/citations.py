@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from workbench.cli import arguments
-from workbench.cli.common import PROG, out, path_options
+from workbench.cli.common import PROG, ocr_cache, out, path_options
 
 
 def _citation_lines(args: argparse.Namespace) -> tuple[Any, ...]:
@@ -145,7 +145,7 @@ def cmd_verify_bundle(args: argparse.Namespace) -> int:
     from workbench.cite import summary, tally, verification_text
     from workbench.exports.bundle_check import verify_bundle
 
-    report = verify_bundle(args.bundle, mirror=args.mirror)
+    report = verify_bundle(args.bundle, mirror=args.mirror, ocr_cache=ocr_cache(args))
     out(f"{report.path}: datapackage.json sha256 {report.digest}\n")
     for verdict in report.verdicts:
         out(

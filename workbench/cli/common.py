@@ -90,6 +90,16 @@ def path_options(
         )
 
 
+def ocr_cache(args: argparse.Namespace) -> Path:
+    """The OCR cache a command reads scanned pages through (`ocr.default_cache`): its
+    --workspace's, else that of the workspace the command line uses by default, so `ingest`, note
+    checks, source reports and bundle re-checks read each scanned page once on a machine."""
+    from workbench.text.ocr import default_cache
+
+    named = getattr(args, "workspace", None)
+    return default_cache(named or Path(os.environ.get("WORKBENCH_WORKSPACE", DEFAULT_WORKSPACE)))
+
+
 def ledger_option(parser: argparse.ArgumentParser) -> None:
     """--ledger: the run ledger of note checks (default: $WORKBENCH_LEDGER or DEFAULT_LEDGER)."""
     parser.add_argument(

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.cli import arguments
-from workbench.cli.common import ledger_option, out, path_options, print_json
+from workbench.cli.common import ledger_option, ocr_cache, out, path_options, print_json
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
@@ -59,7 +59,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     with Ledger(args.ledger) as ledger:
         if args.all is not None:
             reports = check_notes(
-                args.all, corpus_dir=args.corpus_dir, store=args.store, ledger=ledger
+                args.all,
+                corpus_dir=args.corpus_dir,
+                store=args.store,
+                ledger=ledger,
+                ocr_cache=ocr_cache(args),
             )
         else:
             reports = (
@@ -69,6 +73,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                     corpus_dir=args.corpus_dir,
                     store=args.store,
                     ledger=ledger,
+                    ocr_cache=ocr_cache(args),
                 ),
             )
     for report in reports:
@@ -114,7 +119,12 @@ def cmd_quotes_new(args: argparse.Namespace) -> int:
     from workbench.notes.register import new_report
 
     report = new_report(
-        args.folder, args.slug, args.source, corpus_dir=args.corpus_dir, store=args.store
+        args.folder,
+        args.slug,
+        args.source,
+        corpus_dir=args.corpus_dir,
+        store=args.store,
+        ocr_cache=ocr_cache(args),
     )
     out(
         f"{report.path}: new source report of {report.canonical_source}; snapshot "
@@ -159,7 +169,9 @@ def cmd_quotes_validate(args: argparse.Namespace) -> int:
 def cmd_quotes_snapshot(args: argparse.Namespace) -> int:
     from workbench.notes.snapshot import write_snapshot
 
-    done = write_snapshot(args.report, corpus_dir=args.corpus_dir, store=args.store)
+    done = write_snapshot(
+        args.report, corpus_dir=args.corpus_dir, store=args.store, ocr_cache=ocr_cache(args)
+    )
     said = "wrote" if done.written else "already holds the recorded bytes:"
     out(f"{args.report}: {said} {done.path} (sha256 {done.sha256})\n")
     return 0

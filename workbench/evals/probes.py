@@ -11,7 +11,9 @@ verified only with the caveat `qualifier_omitted`). `block_probes` cites a versi
 an Anthropic `content_block_location` would: a block with its own text (verified), with the next
 block's (refused), past the last block, into a document given as a version id or an edited map
 (each refused by name). `outcome` names what a verdict is compared with: its reason, else its
-caveat kinds, else its outcome. Uniqueness is decided on the skeleton (`index`), which can only
+caveat kinds, else its outcome. A span that should verify and touches text a machine read off a
+scan (C18) is expected with the caveat `machine_read` (`read_as`), read off the version's recorded
+origins, not off the verifier. Uniqueness is decided on the skeleton (`index`), which can only
 over-count, so a probe expected to be unique really is. The altered-text probe needs a writable
 copy of a workspace and lives with its callers (the test and the report).
 
@@ -32,7 +34,7 @@ from typing import Any
 from workbench.cite.blocks import BlockMap, version_blocks
 from workbench.cite.index import skeleton
 from workbench.cite.verify import Citation, Verification
-from workbench.models import Version
+from workbench.models import MACHINE_READ, Version
 from workbench.text.normalize import normalize, normalized_text
 from workbench.text.segment import segment
 
@@ -139,6 +141,7 @@ def corruption_probes(
     rng = random.Random(seed)
     probes: list[Probe] = []
     for version in versions:
+        first = len(probes)
         text, vid = version.text, version.version_id
         folded = normalize(text)
         skel = skeleton(folded.text)
@@ -284,7 +287,24 @@ def corruption_probes(
             )
         probes += _not_probes(text, skel, cite, per_version)
         probes += _inline_hyphen_probes(text, skel, cite, per_version)
+        probes[first:] = [
+            replace(
+                p,
+                expected=read_as(version, p.citation.char_start, p.citation.char_end, p.expected),
+            )
+            for p in probes[first:]
+        ]
     return probes
+
+
+def read_as(version: Version, char_start: int, char_end: int, expected: str) -> str:
+    """What a probe whose construction says `expected` gets once the span's origins are read:
+    a verified span (`verified`, or `qualifier_omitted`) that touches machine-read text (C18:
+    `invisible` or `ocr`, as the version's recorded origins say) carries `machine_read` first."""
+    touched = version.origin.touched(char_start, char_end) if version.origin is not None else ()
+    if expected not in ("verified", "qualifier_omitted") or MACHINE_READ.isdisjoint(touched):
+        return expected
+    return "machine_read" if expected == "verified" else f"machine_read,{expected}"
 
 
 def _inline_hyphen_probes(
@@ -493,13 +513,13 @@ def block_probes(versions: Iterable[Version], per_version: int = 2) -> list[Bloc
                     kind="block, its own text",
                     record=cited(texts[k], k, k + 1),
                     document=written,
-                    expected="verified",
+                    expected=read_as(version, *spans[k], "verified"),
                 ),
                 BlockProbe(
                     kind="two blocks, their text",
                     record=cited(version.text[spans[k][0] : spans[k + 1][1]], k, k + 2),
                     document=written,
-                    expected="verified",
+                    expected=read_as(version, spans[k][0], spans[k + 1][1], "verified"),
                 ),
                 BlockProbe(
                     kind="block, the next block's text",

@@ -253,13 +253,19 @@ def _log_head(workspace: Workspace) -> dict[str, Any]:
 
 
 def reread_version(
-    row: CatalogueRow, recorded: Mapping[str, Any] | None, folder: Path
+    row: CatalogueRow,
+    recorded: Mapping[str, Any] | None,
+    folder: Path,
+    ocr_cache: Path | None = None,
 ) -> Version | BundleProblem:
     """The version re-extracted from its artefact in `folder`, checked against its catalogue row
-    and against how the bundle says it was read; or the problem that stopped it."""
+    and against how the bundle says it was read; or the problem that stopped it. A scanned
+    page's words come from the OCR cache `ocr_cache` where it holds them."""
+    from workbench.text.ocr import OcrOptions  # pypdfium2 loads only when a file is read
+
     try:
         data = read_fetched(row, folder)
-        version = version_from_row(row, data)
+        version = version_from_row(row, data, ocr=OcrOptions(cache=ocr_cache))
     except FileNotFoundError:
         return BundleProblem(
             where=row.path, reason="missing", detail=f"no artefact at {folder / row.path}"

@@ -233,9 +233,12 @@ def _decisions(data: bytes) -> bytes:
     return b"".join(line + b"\n" for line in out)
 
 
-def verify_bundle(path: Path, *, mirror: Path | None = None) -> BundleReport:
+def verify_bundle(
+    path: Path, *, mirror: Path | None = None, ocr_cache: Path | None = None
+) -> BundleReport:
     """Re-check a bundle offline (module docstring); documents come from the bundle when it holds
-    them, else from `mirror` (a folder in mirror layout, `<jurisdiction>/<family>/<file>`).
+    them, else from `mirror` (a folder in mirror layout, `<jurisdiction>/<family>/<file>`); a
+    scanned page is read through the OCR cache `ocr_cache` (None: by the engine again).
 
     Raises `BundleError` for a file that is not a bundle at all (not a zip, an unsafe member
     name, no or a malformed descriptor). Everything else found wrong is a `BundleProblem` in the
@@ -289,7 +292,7 @@ def verify_bundle(path: Path, *, mirror: Path | None = None) -> BundleReport:
                     )
                 )
                 continue
-            version = reread_version(row, recorded.get(row.path), folder)
+            version = reread_version(row, recorded.get(row.path), folder, ocr_cache)
             if isinstance(version, BundleProblem):
                 problems.append(version)
             else:

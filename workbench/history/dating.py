@@ -390,7 +390,10 @@ def cite_lines(cited: QuoteCitation) -> tuple[str, ...]:
         "the one normalization); to find where similar words stand, try "
         f"'workbench search QUOTE' (candidates, never evidence)",
     }[cited.status]
-    out = [head]
+    caveats = cited.verification.caveats if cited.verification is not None else ()
+    if caveats:  # verified, never plainly: each caveat on a line of its own (C6)
+        head += ", verified with caveats"
+    out = [head, *(f"  {caveat.line()}" for caveat in caveats)]
     for o in cited.occurrences:
         chosen = cited.citation is not None and cited.citation.char_start == o.char_start
         mark = "*" if chosen else " "

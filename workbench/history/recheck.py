@@ -250,6 +250,7 @@ def recheck_quotes(
     """
     from workbench.notes.check import recheck_note
     from workbench.notes.note import parse_note
+    from workbench.text.ocr import default_cache
 
     aligner = _Aligner()
     findings: list[Finding] = []
@@ -306,7 +307,12 @@ def recheck_quotes(
         note_runs = []
         for version in newer:
             run = recheck_note(
-                path, version.version_id, corpus_dir=corpus_dir, store=store, ledger=ledger
+                path,
+                version.version_id,
+                corpus_dir=corpus_dir,
+                store=store,
+                ledger=ledger,
+                ocr_cache=default_cache(workspace.path),  # the cache `ingest` read it through
             )
             runs.append(run)
             if run.outcome == "checksum_mismatch":

@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from workbench.files import replace_file
-from workbench.measure.family import CautionRow, FamilyMeasurement, PairingRow, ParseRow, PassageRow
+from workbench.measure.family import (
+    CautionRow,
+    FamilyMeasurement,
+    PairingRow,
+    ParseRow,
+    PassageRow,
+    TextRow,
+)
 from workbench.measure.summary import family_summary
 from workbench.models import (
     Version,
@@ -37,10 +44,11 @@ _ROWS: dict[str, type[Any]] = {
     "parses": ParseRow,
     "passages": PassageRow,
     "cautions": CautionRow,
+    "texts": TextRow,
 }
 
 
-def row_as_json(row: PairingRow | ParseRow | PassageRow | CautionRow) -> dict[str, Any]:
+def row_as_json(row: PairingRow | ParseRow | PassageRow | CautionRow | TextRow) -> dict[str, Any]:
     """One evidence row as JSON: every field under its own name, in declaration order; a
     structural path (a tuple) becomes a list."""
     return {

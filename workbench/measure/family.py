@@ -1,9 +1,9 @@
 """The map of the measurement: one document family, measured alone (C13).
 
 `measure_family` segments and parses every version of a family and diffs every consecutive
-version pair; it returns one evidence row per modified pairing, per version parse, per passage
-and per change the diff may caution. It reads nothing but the versions and profiles it is given, so a
-family can be measured in any process, in any order.
+version pair; it returns one evidence row per modified pairing, per version parse, per passage,
+per change the diff may caution and per version's text by origin (C18). It reads nothing but the
+versions and profiles it is given, so a family can be measured in any process, in any order.
 
 The section-label proxy caps a pairing when the two passages' leading numbers differ. For each cap
 the measurement states a cause, in this order of precedence:
@@ -121,7 +121,42 @@ class PassageRow:
     has_path: bool
 
 
-CAUTION_CAUSES = ("split_or_merge", "move_across_sections", "label_cap", "low_similarity")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextRow:
+    """Where one version's text came from (C18): its non-white-space characters per origin, and
+    those of a version whose origins are not recorded (a PDF held before they were)."""
+
+    evidence_id: str  # the version id
+    jurisdiction: str
+    family: str
+    glyphs: int
+    invisible: int
+    ocr: int
+    unrecorded: int
+
+
+def text_row(version: Version) -> TextRow:
+    """The `TextRow` of one version, read off its recorded origins (`TextOrigins.characters`)."""
+    counts = version.origin.characters(version.text) if version.origin is not None else {}
+    unrecorded = 0 if version.origin is not None else len("".join(version.text.split()))
+    return TextRow(
+        evidence_id=version.version_id,
+        jurisdiction=version.jurisdiction,
+        family=version.family,
+        glyphs=counts.get("glyphs", 0),
+        invisible=counts.get("invisible", 0),
+        ocr=counts.get("ocr", 0),
+        unrecorded=unrecorded,
+    )
+
+
+CAUTION_CAUSES = (
+    "split_or_merge",
+    "move_across_sections",
+    "label_cap",
+    "low_similarity",
+    "machine_read",
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -133,7 +168,8 @@ class CautionRow:
     kind: str
     cause: str | None  # None: not cautioned (or not a pairing)
     low_similarity: bool  # a pairing (modified, moved, split, merged) at most half alike
-    opens_review_item: bool  # the first change of a restructure group, or a lone doubtful one
+    opens_review_item: bool  # the first change of a review item (a group or a lone pairing)
+    machine_read: bool = False  # a pairing of two machine readings (`Change.machine_read`, C18)
 
 
 def caution_cause(change: Change) -> str | None:
@@ -141,7 +177,8 @@ def caution_cause(change: Change) -> str | None:
 
     `split_or_merge` (a restructure, always capped); `move_across_sections` (a moved pairing whose
     labels disagree); `label_cap` (any other pairing whose labels disagree); `low_similarity` (an
-    uncapped pairing no more than half alike).
+    uncapped pairing no more than half alike); `machine_read` (a pairing of two machine readings
+    that no other cause cautions; `CautionRow.machine_read` counts every such pairing apart).
     """
     if not pairing_is_uncertain(change):
         return None
@@ -149,7 +186,9 @@ def caution_cause(change: Change) -> str | None:
         return "split_or_merge"
     if change.capped:
         return "move_across_sections" if change.kind == "moved" else "label_cap"
-    return "low_similarity"
+    if change.similarity is not None and change.similarity <= RESTRUCTURE_CONFIDENCE_CEILING:
+        return "low_similarity"
+    return "machine_read"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -162,6 +201,7 @@ class FamilyMeasurement:
     parses: tuple[ParseRow, ...]
     passages: tuple[PassageRow, ...]
     cautions: tuple[CautionRow, ...] = ()
+    texts: tuple[TextRow, ...] = ()  # one per version: its characters by origin
 
 
 def _label_is_furniture(label: str | None, text: str, start: int, gutter: frozenset[int]) -> bool:
@@ -240,7 +280,8 @@ def _pairing_row(
         after_path=path_b,
         cap_cause=_cap_cause(proxy_change, status, furniture),
         structure_capped=structure_capped,
-        structure_cautioned=confidence <= RESTRUCTURE_CONFIDENCE_CEILING,
+        # Both rules keep the diff's doubt of two machine readings: they differ in labels only.
+        structure_cautioned=change.machine_read or confidence <= RESTRUCTURE_CONFIDENCE_CEILING,
         before_excerpt=_excerpt(before.text, change.before.char_start, change.before.char_end),
         after_excerpt=_excerpt(after.text, change.after.char_start, change.after.char_end),
         before_kind=passage_a.kind,
@@ -303,6 +344,7 @@ def measure_family(
             after.version_id,
             segments[before.version_id],
             segments[after.version_id],
+            (before.origin, after.origin),
         )
         opening = {
             item.pairings[0].change.change_id for item in items_of_pair(before, after, changes)
@@ -321,6 +363,7 @@ def measure_family(
                         and change.similarity is not None
                         and change.similarity <= RESTRUCTURE_CONFIDENCE_CEILING,
                         opens_review_item=change.change_id in opening,
+                        machine_read=change.machine_read,
                     )
                 )
     parse_rows = [
@@ -354,4 +397,5 @@ def measure_family(
         parses=tuple(parse_rows),
         passages=tuple(passage_rows),
         cautions=tuple(cautions),
+        texts=tuple(text_row(v) for v in versions),
     )

@@ -30,6 +30,7 @@ from workbench.measure.reports import (
     Measurements,
     report_chunks,
 )
+from workbench.measure.summary import TEXT_ORIGIN_FIELDS
 
 COMMAND = "make measure  (or: workbench measure)"
 
@@ -122,6 +123,7 @@ def digests_html(report: dict[str, Any]) -> Iterator[str]:
         for j, e in jurisdictions.items()
     ]
     refusals = [[r["path"], r["reason"], r["detail"]] for r in report["refusals"]]
+    unread = [[r["path"], r["reason"], r["detail"]] for r in report["not_ingested"]]
     return _page(
         "Corpus digests",
         report["corpus_digest"],
@@ -131,6 +133,10 @@ def digests_html(report: dict[str, Any]) -> Iterator[str]:
             _table(["jurisdiction", "documents", "families", "bytes", "media types"], rows),
             "<h2>Refused at admission</h2>",
             _table(["path", "reason", "detail"], refusals) if refusals else "<p>None.</p>",
+            "<h2>Admitted but not ingested (never measured)</h2>",
+            f"<p>{report['documents_measured']} of {report['documents']} admitted documents were "
+            "measured.</p>",
+            _table(["path", "reason", "detail"], unread) if unread else "<p>None.</p>",
         ],
     )
 
@@ -253,6 +259,32 @@ def structure_html(report: dict[str, Any]) -> Iterator[str]:
                 ],
                 passage_rows,
             ),
+            "<h2>Where the text came from</h2>",
+            f"<p>{html.escape(report['text_origins']['rule'])}.</p>",
+            _table(
+                [
+                    "scope",
+                    "versions",
+                    "mostly machine-read",
+                    "characters",
+                    "machine-read",
+                    *TEXT_ORIGIN_FIELDS,
+                ],
+                [
+                    [
+                        scope,
+                        b["versions"],
+                        b["versions_mostly_machine_read"],
+                        b["characters"],
+                        b["machine_read"]["rate"],
+                        *(b[name]["rate"] for name in TEXT_ORIGIN_FIELDS),
+                    ]
+                    for scope, b in [
+                        ("overall", report["text_origins"]["overall"]),
+                        *report["text_origins"]["jurisdictions"].items(),
+                    ]
+                ],
+            ),
             "<h2>How each version's numbering was read</h2>",
             _table(["jurisdiction", "versions"], parsed),
             "<h2>Which profile read each family</h2>",
@@ -312,13 +344,20 @@ def escalation_html(report: dict[str, Any]) -> Iterator[str]:
             "<h2>What the diff cautions, and why</h2>",
             f"<p>{html.escape(report['caution']['rule'])}.</p>",
             _table(
-                ["jurisdiction", "non-equal changes", "pairings cautioned", *CAUTION_CAUSES],
+                [
+                    "jurisdiction",
+                    "non-equal changes",
+                    "pairings cautioned",
+                    *CAUTION_CAUSES,
+                    "pairings of two machine readings",
+                ],
                 [
                     [
                         j,
                         b["non_equal_changes"],
                         b["pairings_cautioned"]["rate"],
                         *(b["cautioned_by_cause"][c] for c in CAUTION_CAUSES),
+                        b["pairings_machine_read"]["rate"],
                     ]
                     for j, b in report["caution"]["jurisdictions"].items()
                 ],
@@ -332,6 +371,45 @@ def escalation_html(report: dict[str, Any]) -> Iterator[str]:
             ),
         ],
     )
+
+
+def _origins_readme(origins: dict[str, Any], caution: dict[str, Any]) -> list[str]:
+    """The README's section on where the text came from (C18), and what it does to the diff of
+    each jurisdiction that holds machine-read text."""
+    field = f"[{STRUCTURE_NAME}: text_origins.jurisdictions"
+    lines = [
+        "## Where the text came from",
+        "",
+        "Each version's non-white-space characters by the origin its extractor recorded: `glyphs`",
+        "the document draws, `invisible` (someone's OCR layer under a scan), `ocr` (the workbench's",
+        "own OCR of a scan), `unrecorded` (a PDF held before origins were recorded); origins a",
+        "jurisdiction has no character of are left out. Machine-read text (`invisible` and `ocr`) is",
+        "a machine's reading, not the filing's own words.",
+        "",
+    ]
+    for j, b in origins["jurisdictions"].items():
+        held = [name for name in TEXT_ORIGIN_FIELDS if b[name]["holds"]]
+        lines.append(
+            f"- {j}: machine-read {b['machine_read']['rate']}; "
+            + ", ".join(f"{name} {b[name]['rate']}" for name in held)
+            + f" {field}.{j}.machine_read.rate, "
+            + ", ".join(f"text_origins.jurisdictions.{j}.{n}.rate" for n in held)
+            + "]"
+        )
+    lines.append("")
+    for j, b in origins["jurisdictions"].items():
+        pairings = caution.get(j, {}).get("pairings_machine_read")
+        if not b["machine_read"]["holds"] or pairings is None:
+            continue
+        lines.append(
+            f"- {j} holds machine-read text ({b['versions_mostly_machine_read']} of its "
+            f"{b['versions']} versions mostly so), so its diffs compare machine readings: "
+            f"pairings of two machine readings {pairings['rate']}, each cautioned whatever its "
+            "confidence (cause `machine_read` where no other applies), one review item per version "
+            f"pair {field}.{j}.versions_mostly_machine_read; {ESCALATION_NAME}: "
+            f"caution.jurisdictions.{j}.pairings_machine_read.rate]"
+        )
+    return [*lines, ""] if lines[-1] else lines
 
 
 def headline_readme(m: Measurements) -> bytes:
@@ -352,7 +430,14 @@ def headline_readme(m: Measurements) -> bytes:
             f"- refused as `{reason}`: {n} [{DIGESTS_NAME}: refused.{reason}]"
             for reason, n in d["refused"].items()
         ),
+        f"- measured: {d['documents_measured']} of them; admitted but not ingested, so never "
+        f"measured: {len(d['not_ingested'])} [{DIGESTS_NAME}: documents_measured, not_ingested]",
+        *(
+            f"  - `{r['path']}`: {r['reason']} ({r['detail']}) [{DIGESTS_NAME}: not_ingested]"
+            for r in d["not_ingested"]
+        ),
         "",
+        *_origins_readme(s["text_origins"], e["caution"]["jurisdictions"]),
         "## Section-label proxy against the structure",
         "",
         f"- modified pairings over every version pair: {o['modified_pairings']} [{STRUCTURE_NAME}: overall.modified_pairings]",
@@ -405,8 +490,9 @@ def headline_readme(m: Measurements) -> bytes:
         "Every non-equal change as the diff pairs passages (by content: modified, moved, split,",
         "merged; the rest added or removed). A pairing is cautioned when `pairing_is_uncertain` holds;",
         f"each caution has one cause, in this order: {', '.join(f'`{c}`' for c in CAUTION_CAUSES)}.",
-        "The review queue holds each restructure group once and each lone doubtful pairing once;",
-        "its size is given per non-equal change.",
+        "The review queue holds each restructure group once, the pairings of two machine readings",
+        "once per version pair, and each lone doubtful pairing once; its size is given per non-equal",
+        "change.",
         "",
         f"- overall: {e['caution']['overall']['non_equal_changes']} non-equal changes; review queue "
         f"items per non-equal change {e['caution']['overall']['review_queue_items_per_non_equal_change']['rate']} "

@@ -38,6 +38,8 @@ from workbench.measure.summary import (
     rate_text,
     share,
     structure_block,
+    text_block,
+    text_counts,
 )
 from workbench.models import CatalogueRow, Refusal, content_id
 
@@ -93,9 +95,13 @@ def corpus_digest(rows: Iterable[CatalogueRow]) -> str:
 
 
 def corpus_digests(
-    rows: Iterable[CatalogueRow], refusals: Iterable[Refusal] = ()
+    rows: Iterable[CatalogueRow],
+    refusals: Iterable[Refusal] = (),
+    not_ingested: Iterable[Refusal] = (),
 ) -> dict[str, Any]:
-    """The corpus-digests report: one digest, per-jurisdiction counts, per-document hashes."""
+    """The corpus-digests report: one digest, per-jurisdiction counts, per-document hashes, and
+    every admitted document that was not ingested (`not_ingested`: no text from its bytes, by
+    its extractor or by OCR, or bytes missing): listed, and never counted as measured."""
     rows = sorted(rows, key=lambda r: r.path)
     per: dict[str, dict[str, Any]] = defaultdict(
         lambda: {"documents": 0, "bytes": 0, "families": set(), "media_types": Counter()}
@@ -107,10 +113,13 @@ def corpus_digests(
         entry["families"].add(row.family)
         entry["media_types"][row.media_type] += 1
     refused = Counter(r.reason for r in refusals)
+    unread = sorted(not_ingested, key=lambda r: (r.path, r.reason))
     return {
         "corpus_digest": corpus_digest(rows),
         "digest_rule": "sha256 of canonical JSON of sorted [path, sha256] pairs of admitted documents",
         "documents": len(rows),
+        "documents_measured": len(rows) - len({r.path for r in unread}),
+        "not_ingested": [r.as_json() for r in unread],
         "bytes": sum(r.size for r in rows),
         "families": len({(r.jurisdiction, r.family) for r in rows}),
         "refused": dict(sorted(refused.items())),
@@ -176,6 +185,8 @@ class _Totals:
     cautions_by_jurisdiction: dict[str, dict[str, Any]] = field(default_factory=dict)
     passages: dict[str, dict[str, Any]] = field(default_factory=dict)
     parses: dict[str, dict[str, Any]] = field(default_factory=dict)
+    texts: dict[str, Any] = field(default_factory=dict)  # overall
+    texts_by_jurisdiction: dict[str, dict[str, Any]] = field(default_factory=dict)
     examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def add(self, s: Mapping[str, Any]) -> None:
@@ -188,6 +199,9 @@ class _Totals:
             add_counts(self.cautions_by_jurisdiction.setdefault(jurisdiction, {}), s["cautions"])
         add_counts(self.passages.setdefault(jurisdiction, {}), s["passages"])
         add_counts(self.parses.setdefault(jurisdiction, {}), s["parses"])
+        add_counts(self.texts, s["texts"])
+        if s["texts"]["versions"]:
+            add_counts(self.texts_by_jurisdiction.setdefault(jurisdiction, {}), s["texts"])
         for cause, found in s["examples"].items():
             kept = self.examples.setdefault(cause, [])
             kept.extend(found[: EXAMPLES_PER_CAUSE - len(kept)])
@@ -197,6 +211,7 @@ def reduce_summaries(
     summaries: Callable[[], Iterable[Mapping[str, Any]]],
     rows: Iterable[CatalogueRow],
     refusals: Iterable[Refusal] = (),
+    not_ingested: Iterable[Refusal] = (),
     *,
     by_name: Callable[[], Iterable[Mapping[str, Any]]] | None = None,
 ) -> Measurements:
@@ -207,10 +222,11 @@ def reduce_summaries(
     each per-family section as it is written (`Section`). `by_name()` gives them sorted by the
     name `jurisdiction/family` instead (the order of the structure and escalation reports'
     `families`; it differs where one jurisdiction's name opens another's); by default they are
-    sorted here. Nothing depends on the order families were measured in.
+    sorted here. Nothing depends on the order families were measured in. `refusals` are the
+    admission's, `not_ingested` the admitted documents ingest refused.
     """
     rows = list(rows)
-    digests = corpus_digests(rows, refusals)
+    digests = corpus_digests(rows, refusals, not_ingested)
     digest = digests["corpus_digest"]
     totals = _Totals()
     for summary in summaries():
@@ -239,6 +255,7 @@ def reduce_summaries(
             "min_subjects_for_a_rate": MIN_SUBJECTS,
         },
         "versions_parsed": {j: dict(sorted(c.items())) for j, c in sorted(totals.parses.items())},
+        "text_origins": _text_origin_report(totals),
         "profiles_used": Section(lambda: ((_name(s), _profile_used(s)) for s in summaries())),
         "passages": {
             "jurisdictions": {j: passage_block(c) for j, c in sorted(totals.passages.items())},
@@ -263,7 +280,9 @@ def reduce_summaries(
         "wiring": wiring_decision(totals.by_jurisdiction, totals.pairings or _no_pairings()),
         "caution": {
             "rule": "a pairing is cautioned when pairing_is_uncertain holds; causes in order: "
-            + ", ".join(CAUTION_CAUSES),
+            + ", ".join(CAUTION_CAUSES)
+            + "; a pairing of two machine readings (each side touches invisible or ocr text) is "
+            "cautioned whatever its confidence and counted in pairings_machine_read",
             "overall": caution_block(totals.cautions or _no_cautions()),
             "jurisdictions": {
                 j: caution_block(c) for j, c in sorted(totals.cautions_by_jurisdiction.items())
@@ -271,6 +290,20 @@ def reduce_summaries(
         },
     }
     return Measurements(digests=digests, structure=structure, escalation=escalation)
+
+
+def _text_origin_report(totals: _Totals) -> dict[str, Any]:
+    return {
+        "rule": "non-white-space characters of every measured version by the origin its extractor "
+        "recorded (C18): glyphs the document draws, invisible (someone's OCR layer), ocr (the "
+        "workbench's own OCR), unrecorded (a PDF held before origins were recorded); machine_read "
+        "is invisible and ocr together; a version is mostly machine-read when they are more than "
+        "half of its characters",
+        "overall": text_block(totals.texts or _no_texts()),
+        "jurisdictions": {
+            j: text_block(c) for j, c in sorted(totals.texts_by_jurisdiction.items())
+        },
+    }
 
 
 def induced_profile_file(jurisdiction: str, family: str) -> str:
@@ -296,6 +329,10 @@ def _no_cautions() -> dict[str, Any]:
     return caution_counts(())
 
 
+def _no_texts() -> dict[str, Any]:
+    return text_counts(())
+
+
 def _empty_structure() -> dict[str, Any]:
     return structure_block(_no_pairings())
 
@@ -304,13 +341,14 @@ def reduce_families(
     families: Iterable[FamilyMeasurement],
     rows: Iterable[CatalogueRow],
     refusals: Iterable[Refusal] = (),
+    not_ingested: Iterable[Refusal] = (),
 ) -> Measurements:
     """Reduce family measurements held in memory into the reports, every section a dict; the
     result does not depend on family order (`reduce_summaries` over their summaries)."""
     summaries = sorted(
         (family_summary(f) for f in families), key=lambda s: (s["jurisdiction"], s["family"])
     )
-    m = reduce_summaries(lambda: summaries, rows, refusals)
+    m = reduce_summaries(lambda: summaries, rows, refusals, not_ingested)
     return Measurements(
         digests=m.digests,
         structure=held_sections(m.structure),

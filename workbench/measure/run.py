@@ -173,7 +173,9 @@ def measure_corpus(
                 )
         _run_tasks(tasks, run, held, index, workers, scheduler, progress)
         index.fold(run.keys)
-    measurements = reduce_summaries(index.summaries, rows, refusals, by_name=index.by_name)
+    measurements = reduce_summaries(
+        index.summaries, rows, refusals, run.refused, by_name=index.by_name
+    )
     if keep_results:
         measurements = Measurements(
             digests=measurements.digests,

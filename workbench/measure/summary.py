@@ -2,8 +2,9 @@
 
 The reduce needs no evidence row twice. `family_summary` sums one family's rows (`family.py`) into
 counts — rows, shares as [holds, distinct subjects], counters by cause, kind or status — and keeps
-its first examples of each cap cause; every report block (`structure_block`, `escalation_block`,
-`caution_block`, `passage_block`) is built from counts, so a family's block and a jurisdiction's
+its first examples of each cap cause, and its versions' characters by text origin (C18); every
+report block (`structure_block`, `escalation_block`, `caution_block`, `passage_block`,
+`text_block`) is built from counts, so a family's block and a jurisdiction's
 are made by one function. A summary is plain JSON: it travels from a worker, sits in the summary
 index, and is read back as it was written.
 
@@ -23,7 +24,13 @@ from workbench.measure.family import CAP_CAUSES, CAUTION_CAUSES, EXCLUDED_KINDS
 from workbench.models import PAIRING_KINDS
 
 if TYPE_CHECKING:  # the evidence rows are only named here, never built
-    from workbench.measure.family import CautionRow, FamilyMeasurement, PairingRow, PassageRow
+    from workbench.measure.family import (
+        CautionRow,
+        FamilyMeasurement,
+        PairingRow,
+        PassageRow,
+        TextRow,
+    )
 
 MIN_SUBJECTS = 10
 EXAMPLES_PER_CAUSE = 3
@@ -107,6 +114,7 @@ def caution_counts(rows: Sequence[CautionRow]) -> dict[str, Any]:
         "half_alike": share(pairings, lambda r: r.low_similarity),
         "opens_item": share(rows, lambda r: r.opens_review_item),
         "by_cause": dict(Counter(r.cause for r in rows if r.cause)),
+        "machine_read": share(pairings, lambda r: r.machine_read),
     }
 
 
@@ -119,6 +127,27 @@ def passage_counts(rows: Sequence[PassageRow], versions: int) -> dict[str, Any]:
         "kinds": dict(Counter(r.kind for r in rows)),
         "own_label": share(rows, lambda r: r.labelled),
         "body_with_path": share(content, lambda r: r.has_path),
+    }
+
+
+TEXT_ORIGIN_FIELDS = ("glyphs", "invisible", "ocr", "unrecorded")
+
+
+def text_counts(rows: Sequence[TextRow]) -> dict[str, Any]:
+    """Every figure of a text-origin block (C18): versions, those mostly machine-read (`invisible`
+    and `ocr` more than half of their characters), and the characters per origin. One row per
+    version: two rows with one id are an error."""
+    seen: set[str] = set()
+    for row in rows:
+        if row.evidence_id in seen:
+            raise ValueError(f"evidence {row.evidence_id}: two text rows for one version")
+        seen.add(row.evidence_id)
+    return {
+        "versions": len(seen),
+        "mostly_machine_read": sum(
+            (r.invisible + r.ocr) * 2 > r.glyphs + r.invisible + r.ocr for r in rows
+        ),
+        **{name: sum(getattr(r, name) for r in rows) for name in TEXT_ORIGIN_FIELDS},
     }
 
 
@@ -161,6 +190,7 @@ def family_summary(family: FamilyMeasurement) -> dict[str, Any]:
         "cautions": caution_counts(family.cautions),
         "passages": passage_counts(family.passages, family.versions),
         "parses": dict(Counter(p.refusal or f"parsed:{p.method}" for p in family.parses)),
+        "texts": text_counts(family.texts),
         "examples": _examples(family.pairings),
     }
 
@@ -226,6 +256,21 @@ def caution_block(c: Mapping[str, Any]) -> dict[str, Any]:
         "pairings_at_most_half_alike": rate_json(c["half_alike"]),
         "review_queue_items_per_non_equal_change": rate_json(c["opens_item"]),
         "cautioned_by_cause": {cause: causes.get(cause, 0) for cause in CAUTION_CAUSES},
+        "pairings_machine_read": rate_json(c["machine_read"]),
+    }
+
+
+def text_block(c: Mapping[str, Any]) -> dict[str, Any]:
+    """The share of a scope's non-white-space characters per origin, and of those a machine read
+    (`invisible` and `ocr`). Every character is a subject, so a share is printed as `rate_text`
+    prints one, never below `MIN_SUBJECTS` characters."""
+    total = sum(c[name] for name in TEXT_ORIGIN_FIELDS)
+    return {
+        "versions": c["versions"],
+        "versions_mostly_machine_read": c["mostly_machine_read"],
+        "characters": total,
+        **{name: rate_json([c[name], total]) for name in TEXT_ORIGIN_FIELDS},
+        "machine_read": rate_json([c["invisible"] + c["ocr"], total]),
     }
 
 

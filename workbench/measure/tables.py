@@ -8,11 +8,12 @@ kind of measurement, each a file `table-<kind>.<format>` in the output folder:
   the value, joined by "." (`structure.proxy_caps.holds` is
   `structure-measurement.json` → `families` → the family → `proxy_caps` → `holds`). Sections:
   `profile` (`profiles_used`), `passages`, `structure`, `escalation`, and for jurisdictions also
-  `versions_parsed` and `caution`. A scope a section does not report (a family with no modified
-  pairing has no `structure` block) has no value there (null).
+  `versions_parsed`, `caution` and `text_origins`. A scope a section does not report (a family
+  with no modified pairing has no `structure` block) has no value there (null).
 - `documents`: one row per admitted document (`corpus-digests.json` → `rows`).
-- `pairings`, `cautions`, `parses`, `passages`: the evidence rows the reports are reduced from
-  (`family.PairingRow`, `CautionRow`, `ParseRow`, `PassageRow`), one column per field
+- `pairings`, `cautions`, `parses`, `passages`, `texts`: the evidence rows the reports are
+  reduced from (`family.PairingRow`, `CautionRow`, `ParseRow`, `PassageRow`, `TextRow`: a
+  version's characters by origin), one column per field
   (`cache.row_as_json`); a structural path is written as its labels joined by "/".
 
 Rows are in the reports' own order (scopes sorted by name; evidence rows by family, then as the
@@ -44,6 +45,7 @@ TABLE_KINDS = (
     "cautions",
     "parses",
     "passages",
+    "texts",
 )
 
 
@@ -70,6 +72,7 @@ def _jurisdiction_rows(m: Measurements) -> list[dict[str, Any]]:
         ("structure", structure["jurisdictions"]),
         ("escalation", escalation["jurisdictions"]),
         ("caution", escalation["caution"]["jurisdictions"]),
+        ("text_origins", structure["text_origins"]["jurisdictions"]),
     )
     jurisdictions = sorted({name for _, blocks in sections for name in blocks})
     return _scope_rows(jurisdictions, sections, "jurisdiction")
@@ -106,6 +109,7 @@ def measurement_tables(
         "cautions": [_evidence_row(r) for f in ordered for r in f.cautions],
         "parses": [_evidence_row(r) for f in ordered for r in f.parses],
         "passages": [_evidence_row(r) for f in ordered for r in f.passages],
+        "texts": [_evidence_row(r) for f in ordered for r in f.texts],
     }
 
 
@@ -160,6 +164,7 @@ def write_measurement_tables_from(
         "cautions": lambda: evidence("cautions", order),
         "parses": lambda: evidence("parses", order),
         "passages": lambda: evidence("passages", order),
+        "texts": lambda: evidence("texts", order),
     }
     return [
         write_streamed_table(rows(), out / f"table-{kind}.{fmt}", fmt)

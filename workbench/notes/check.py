@@ -2,9 +2,11 @@
 document, and only the parent writes.
 
 `check_note` spawns `python -m workbench.notes.check NOTE DOCUMENT --corpus-dir DIR`, a process
-handed only those paths. The child (`run_check`) verifies the document's bytes against the
-catalogue first, then searches every quote with the verifier's own occurrence search under the one
-found/ambiguous/missing rule (`cite.find_text`), and prints its result as JSON. The parent reads
+handed only those paths (and, with `--ocr-cache DIR`, the OCR cache it reads a scanned page's
+words from, so a check never reads by OCR a page `ingest` has read). The child (`run_check`)
+verifies the document's bytes against the catalogue first, then searches every quote with the
+verifier's own occurrence search under the one found/ambiguous/missing rule (`cite.find_text`),
+and prints its result as JSON. The parent reads
 that result, holds it to the note and the document it asked about, and then writes: the ledger row
 first, then the pointer. The guarantee: a pointer written by `check_note`, and a `confirmed`
 ledger row, exist only when every quote (at least one) was found in the checksum-verified
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.cite import OccurrenceStatus, SourceIndex, find_text, index_text
+from workbench.cite.verify import machine_read_caveat
 from workbench.errors import CheckerError, NoteError, WorkbenchError
 from workbench.files import replace_file
 from workbench.models import canonical_json, code_digest
@@ -112,7 +115,9 @@ def checker_identity() -> dict[str, Any]:
     }
 
 
-def run_check(note_path: Path, document_path: Path, corpus_dir: Path) -> dict[str, Any]:
+def run_check(
+    note_path: Path, document_path: Path, corpus_dir: Path, ocr_cache: Path | None = None
+) -> dict[str, Any]:
     """The check itself, as the child runs it: read the note, find the document's catalogue row
     from the last three parts of its path, checksum first, then every quote in note order: a
     document quote in the document's extracted text, a linked quote on its report's route."""
@@ -142,7 +147,9 @@ def run_check(note_path: Path, document_path: Path, corpus_dir: Path) -> dict[st
     if digest != row.sha256 or len(data) != row.size:
         result["outcome"] = "checksum_mismatch"
         return result
-    version = version_from_row(row, data)
+    from workbench.text.ocr import OcrOptions  # pypdfium2 loads only in the checking process
+
+    version = version_from_row(row, data, ocr=OcrOptions(cache=ocr_cache))
     index = index_text(version.text)
     found = []
     for quote in quotes:
@@ -157,6 +164,11 @@ def run_check(note_path: Path, document_path: Path, corpus_dir: Path) -> dict[st
         else:
             status, spans = find_quote(index, quote)
             entry.update(status=status, spans=[list(s) for s in spans])
+            if status == "found":  # the words a machine read off a scan: caveated (C6, C18)
+                start, end = spans[(quote.occurrence or 1) - 1]
+                machine = machine_read_caveat(version.origin, version.text, start, end)
+                if machine is not None:
+                    entry["caveats"] = [machine.as_json()]
         found.append(entry)
     result["text_sha256"] = version.text_sha256
     result["extractor"] = f"{version.extractor} {version.extractor_version}"
@@ -171,14 +183,16 @@ def run_check(note_path: Path, document_path: Path, corpus_dir: Path) -> dict[st
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m workbench.notes.check NOTE DOCUMENT --corpus-dir DIR`: print the check's JSON."""
+    """`python -m workbench.notes.check NOTE DOCUMENT --corpus-dir DIR [--ocr-cache DIR]`: print
+    the check's JSON."""
     parser = argparse.ArgumentParser(prog=f"python -m {CHILD_MODULE}")
     parser.add_argument("note", type=Path)
     parser.add_argument("document", type=Path)
     parser.add_argument("--corpus-dir", type=Path, required=True)
+    parser.add_argument("--ocr-cache", type=Path)
     args = parser.parse_args(argv)
     try:
-        result = run_check(args.note, args.document, args.corpus_dir)
+        result = run_check(args.note, args.document, args.corpus_dir, args.ocr_cache)
     except (WorkbenchError, OSError) as exc:
         print(" ".join(str(exc).split()), file=sys.stderr)
         return 2
@@ -204,7 +218,9 @@ class CheckReport:
         return self.run.outcome == "confirmed"
 
 
-def _spawn(note_path: Path, document_path: Path, corpus_dir: Path) -> dict[str, Any]:
+def _spawn(
+    note_path: Path, document_path: Path, corpus_dir: Path, ocr_cache: Path | None
+) -> dict[str, Any]:
     command = [
         sys.executable,
         "-m",
@@ -213,6 +229,7 @@ def _spawn(note_path: Path, document_path: Path, corpus_dir: Path) -> dict[str, 
         str(document_path),
         "--corpus-dir",
         str(corpus_dir),
+        *(["--ocr-cache", str(ocr_cache)] if ocr_cache is not None else []),
     ]
     done = subprocess.run(command, capture_output=True, check=False, timeout=900)
     if done.returncode != 0:
@@ -243,11 +260,12 @@ def _checked_run(
     corpus_dir: Path,
     ledger: Ledger,
     now: dt.datetime | None,
+    ocr_cache: Path | None,
 ) -> Run:
     """Run the check of `note` against `document` (catalogue path `rel`) in a separate process,
     hold its answer to the note and the document asked for, and append it to the ledger."""
     note_path = note.path
-    result = _spawn(note_path, document, corpus_dir)
+    result = _spawn(note_path, document, corpus_dir, ocr_cache)
     if result.get("scheme") != CHECK_SCHEME or result.get("document") != rel:
         raise CheckerError(f"{note_path}: the checking process answered for another document")
     if result["quotes_sha256"] != quotes_sha256(note.quotes):
@@ -270,6 +288,7 @@ def recheck_note(
     store: Path,
     ledger: Ledger,
     now: dt.datetime | None = None,
+    ocr_cache: Path | None = None,
 ) -> Run:
     """Check a note's quotes against `document` (a catalogue path: a version newer than the one
     the note points at) exactly as `check_note` does, in a separate process, and record the run;
@@ -283,7 +302,7 @@ def recheck_note(
     path = store / document
     if not path.is_file():
         raise NoteError(f"{note_path}: {path}: no such file (fetch the corpus?)")
-    return _checked_run(note, path, document, corpus_dir, ledger, now)
+    return _checked_run(note, path, document, corpus_dir, ledger, now, ocr_cache)
 
 
 def check_note(
@@ -294,8 +313,11 @@ def check_note(
     store: Path,
     ledger: Ledger,
     now: dt.datetime | None = None,
+    ocr_cache: Path | None = None,
 ) -> CheckReport:
     """Check one note in a separate process, then record the run and set or clear the pointer.
+    A scanned page of the document is read through the OCR cache `ocr_cache` (None: none; every
+    scanned page is read by the engine again).
 
     Bad input (a malformed note, a pointer or document outside the catalogue, a file that is not a
     catalogued document, a linked source report that is missing or malformed) raises before
@@ -314,7 +336,7 @@ def check_note(
         raise NoteError(f"{note_path}: --against {document}: {rel} is not in the catalogue")
     if not document.is_file():
         raise NoteError(f"{note_path}: --against {document}: no such file (fetch the corpus?)")
-    run = _checked_run(note, document, rel, corpus_dir, ledger, now)
+    run = _checked_run(note, document, rel, corpus_dir, ledger, now, ocr_cache)
     before = note.pointer
     after = before
     if run.outcome == "confirmed":
@@ -327,7 +349,12 @@ def check_note(
 
 
 def check_notes(
-    folder: Path, *, corpus_dir: Path, store: Path, ledger: Ledger
+    folder: Path,
+    *,
+    corpus_dir: Path,
+    store: Path,
+    ledger: Ledger,
+    ocr_cache: Path | None = None,
 ) -> tuple[CheckReport, ...]:
     """`check_note` over every note in `folder` (see `notes_in`), in path order, each against its
     pointer or else its `document`. Every note is parsed and its fields checked against the
@@ -340,7 +367,14 @@ def check_notes(
         resolve_document(note, None, store)
         linked_reports(note)
     return tuple(
-        check_note(path, against=None, corpus_dir=corpus_dir, store=store, ledger=ledger)
+        check_note(
+            path,
+            against=None,
+            corpus_dir=corpus_dir,
+            store=store,
+            ledger=ledger,
+            ocr_cache=ocr_cache,
+        )
         for path in paths
     )
 

@@ -185,7 +185,13 @@ def add_quote(report_path: Path, extract: str, location: str) -> RetainedExtract
 
 
 def new_report(
-    folder: Path, slug: str, canonical_source: str, *, corpus_dir: Path, store: Path
+    folder: Path,
+    slug: str,
+    canonical_source: str,
+    *,
+    corpus_dir: Path,
+    store: Path,
+    ocr_cache: Path | None = None,
 ) -> Report:
     """Write a report skeleton `<folder>/<slug>.ingest.md` (empty Quotes section) and its snapshot,
     recording the snapshot's SHA-256. Refused: a slug that is not lowercase letters, digits, `.`,
@@ -198,7 +204,7 @@ def new_report(
     if path.exists():
         raise QuotesRegisterError(f"{path}: already exists; a report is never overwritten")
     row = catalogue_row(canonical_source, corpus_dir)
-    data = snapshot_bytes(row, store)
+    data = snapshot_bytes(row, store, ocr_cache)
     target = snapshot_path(path)
     if target.exists() and target.read_bytes() != data:
         raise QuotesRegisterError(

@@ -66,11 +66,12 @@ def catalogue_row(canonical_source: str, corpus_dir: Path) -> CatalogueRow:
     return row
 
 
-def snapshot_bytes(row: CatalogueRow, store: Path) -> bytes:
+def snapshot_bytes(row: CatalogueRow, store: Path, ocr_cache: Path | None = None) -> bytes:
     """The snapshot of a catalogued document: front matter, then its extracted text exactly.
 
     The fetched file is checked against its catalogue row first (C3), then extracted by the same
-    path the claims check uses (`version_from_row`), so the text is the text offsets index.
+    path the claims check uses (`version_from_row`), so the text is the text offsets index; a
+    scanned page's words come from the OCR cache `ocr_cache` where it holds them.
     """
     try:
         data = read_fetched(row, store)
@@ -78,7 +79,9 @@ def snapshot_bytes(row: CatalogueRow, store: Path) -> bytes:
         raise QuotesRegisterError(
             f"canonical_source {row.path}: not held in {store} (fetch the corpus?)"
         ) from None
-    version = version_from_row(row, data)
+    from workbench.text.ocr import OcrOptions  # pypdfium2 loads only when a file is read
+
+    version = version_from_row(row, data, ocr=OcrOptions(cache=ocr_cache))
     head = (
         "---\n"
         f"canonical_source: {row.path}\n"
@@ -89,7 +92,9 @@ def snapshot_bytes(row: CatalogueRow, store: Path) -> bytes:
     return (head + version.text).encode("utf-8")
 
 
-def write_snapshot(report_path: Path, *, corpus_dir: Path, store: Path) -> SnapshotWrite:
+def write_snapshot(
+    report_path: Path, *, corpus_dir: Path, store: Path, ocr_cache: Path | None = None
+) -> SnapshotWrite:
     """Write the report's snapshot from the fetched corpus, or refuse.
 
     Refused (`QuotesRegisterError`, nothing written): the report's `document_sha256` is not the
@@ -105,7 +110,7 @@ def write_snapshot(report_path: Path, *, corpus_dir: Path, store: Path) -> Snaps
             f"{row.sha256} of {row.path}; changed source bytes are a new observation and need a "
             "new report"
         )
-    data = snapshot_bytes(row, store)
+    data = snapshot_bytes(row, store, ocr_cache)
     digest = hashlib.sha256(data).hexdigest()
     if digest != report.snapshot_sha256:
         raise QuotesRegisterError(

@@ -49,7 +49,7 @@ import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from workbench.errors import ExtractionError, OcrEngineMismatch, OcrUnavailable
 from workbench.files import replace_file
-from workbench.models import content_id, strict_json
+from workbench.models import LOW_CONFIDENCE, content_id, strict_json
 
 __all__ = [
     "CACHE_DIR_NAME",
@@ -75,7 +75,6 @@ DPI = 300
 PSM = 3  # automatic page segmentation; orientation is detected apart, first (OSD, --psm 0)
 OEM = 1  # the LSTM engine only
 OSD_MIN_CONFIDENCE = 2.0  # tesseract's orientation confidence needed to turn a page
-LOW_CONFIDENCE = 70.0  # mean word confidence (0 to 100) below which a page is flagged
 OCR_SETTINGS: tuple[tuple[str, str], ...] = (
     ("dpi", str(DPI)),
     ("oem", str(OEM)),

@@ -1,0 +1,90 @@
+"""OCR noise is not change (C18): in a version pair whose sides are both a machine's reading,
+every pairing is doubtful with its own cause `machine_read`, and they are one review item per
+version pair, answered once."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from workbench.changes.diff import diff_versions, doubt_reasons, pairing_is_uncertain
+from workbench.changes.queue import group_id_of, review_items
+from workbench.cli import main
+from workbench.models import PAIRING_KINDS, Change
+from workbench.workspace import Workspace
+
+UPDATES = "puct-49595-puc01-01-rate-case-expense-update"
+TX_49421 = "puct-49421-item80-cehe-response-to-tiec-rfi-set1"
+
+
+def _pair(workspace: Workspace, family: str) -> tuple[Change, ...]:
+    before, after = workspace.versions(family)
+    return diff_versions(before, after)
+
+
+def test_the_u2_to_u3_pairings_are_one_machine_read_item(workspace: Workspace) -> None:
+    changes = _pair(workspace, UPDATES)
+    pairings = [c for c in changes if c.kind in PAIRING_KINDS]
+    assert pairings
+    # Both copies are the commission's OCR layer: every pairing compares two machine readings,
+    # so every one is doubtful, `machine_read` among its reasons, whatever its confidence.
+    for change in pairings:
+        assert (change.before_origin, change.after_origin) == (("invisible",), ("invisible",))
+        assert change.machine_read and pairing_is_uncertain(change)
+        assert "machine_read" in doubt_reasons(change)
+        assert not change.low_confidence  # someone else's layer carries no confidences
+    assert any(c.alignment_confidence and c.alignment_confidence > 0.5 for c in pairings)
+    (item,) = review_items(workspace, UPDATES)
+    assert item.cause == "machine_read" and item.relabel is None
+    assert [p.change for p in item.pairings] == pairings
+    assert item.group_id == group_id_of([c.change_id for c in pairings])
+    assert (
+        item.heading() == f"machine-read group of {len(pairings)} pairings (invisible -> invisible)"
+    )
+
+
+def test_review_list_shows_the_group_and_one_answer_covers_it(
+    workspace: Workspace, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (item,) = review_items(workspace, UPDATES)
+    n = len(item.pairings)
+    copy = tmp_path / "w.sqlite"
+    shutil.copyfile(workspace.path, copy)  # answers are appended: never to the session's
+    assert main(["review", "list", UPDATES, "--workspace", str(copy)]) == 0
+    printed = capsys.readouterr().out
+    assert f"  {item.group_id} machine-read group of {n} pairings (invisible -> invisible): " in (
+        printed
+    )
+    assert printed.endswith(
+        f"1 review items (0 restructure groups of 0 pairings, 1 machine-read groups of {n} "
+        f"pairings, 0 lone pairings; {n} doubtful pairings); caution stands on 1\n"
+    )
+    assert main(["review", "list", UPDATES, "--json", "--workspace", str(copy)]) == 0
+    (listed,) = json.loads(capsys.readouterr().out)
+    assert (listed["item"], listed["cause"], listed["relabel"]) == ("group", "machine_read", None)
+    assert all(p["machine_read"] for p in listed["pairings"])
+    assert item.group_id is not None
+    argv = ["review", "answer", item.group_id, "confirmed", "--actor", "alice"]
+    assert main([*argv, "--workspace", str(copy)]) == 0
+    assert f"group {item.group_id}: {n} rows; " in capsys.readouterr().out
+
+
+def test_a_glyph_side_is_not_machine_read_and_low_confidence_needs_our_ocr(
+    workspace: Workspace,
+) -> None:
+    """The filer's scan (a drawn cover page, then our OCR) against the commission's layer: a
+    pairing is machine-read only where both sides touch machine-read text; a change is called
+    low-confidence only where our OCR read its changed characters."""
+    changes = _pair(workspace, TX_49421)
+    pairings = [c for c in changes if c.kind in PAIRING_KINDS]
+    for change in pairings:
+        both = {"invisible", "ocr"}
+        expected = bool(both & set(change.before_origin)) and bool(both & set(change.after_origin))
+        assert change.machine_read == expected
+        if change.low_confidence:
+            assert "ocr" in change.before_origin and change.machine_read
+            assert doubt_reasons(change)[-2:] == ("machine_read", "low-confidence OCR words")
+    assert {c.before_origin for c in pairings} >= {("ocr",)}

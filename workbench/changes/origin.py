@@ -1,0 +1,133 @@
+"""What a change's text is made of (C18): the origins each side touches, and whether its changed
+characters lie only in words the workbench's OCR read with low confidence.
+
+A version's origins (`Version.origin`, the runs the extractor recorded, handed in by whoever read
+the versions from the workspace) say where each character came from. A change's side touches the
+origins of every character of its passages (`TextOrigins.touched`). A pairing both of whose sides
+touch machine-read text (`invisible` or `ocr`) compares two machine readings of a page, so what it
+calls changed may be reading noise: `Change.machine_read`, which makes the pairing doubtful
+(`diff.pairing_is_uncertain`). Where the workbench's own OCR read the text, each word has a
+confidence; a pairing whose every changed character that our OCR read lies in a word read below
+`LOW_CONFIDENCE` says so (`Change.low_confidence`). Someone else's invisible layer carries no
+confidences, so its characters are not judged.
+
+The guarantee: origins are read from the versions' own records, never guessed from a jurisdiction
+or an issuer; a version with no record (a PDF held before origins were recorded) gives empty
+origins and no doubt of this kind.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+from typing import Any
+
+from workbench.models import (
+    LOW_CONFIDENCE,
+    MACHINE_READ,
+    PAIRING_KINDS,
+    TEXT_ORIGINS,
+    Passage,
+    Span,
+    TextOrigin,
+    TextOrigins,
+)
+
+
+class OriginReader:
+    """One version's origins, read for a change's passages: what they touch, and which of their
+    characters lie in low-confidence OCR words. `origins` None: nothing is recorded."""
+
+    def __init__(self, origins: TextOrigins | None) -> None:
+        self.origins = origins
+        # Every word the workbench's OCR read, as sorted, disjoint [start, end) offsets.
+        words = sorted(
+            (w.char_start, w.char_end, w.confidence < LOW_CONFIDENCE)
+            for page in (origins.pages if origins is not None else ())
+            if page.ocr is not None
+            for w in page.ocr.words
+        )
+        self._starts = [start for start, _, _ in words]
+        self._words = words
+
+    def touched(self, passages: Sequence[Passage]) -> tuple[TextOrigin, ...]:
+        """The origins the passages' characters have, `TEXT_ORIGINS` order (empty: none known)."""
+        if self.origins is None or not passages:
+            return ()
+        found = {o for p in passages for o in self.origins.touched(p.char_start, p.char_end)}
+        return tuple(o for o in TEXT_ORIGINS if o in found)
+
+    def low_confidence(self, text: str, start: int) -> bool | None:
+        """Of the non-white-space characters of `text` (which stands at `start` in the version)
+        that lie in a word the workbench's OCR read: True when every one lies in a word read
+        below `LOW_CONFIDENCE`, False when one does not, None when there is none."""
+        seen = False
+        for k, char in enumerate(text):
+            if char.isspace():
+                continue
+            at = start + k
+            index = bisect_right(self._starts, at) - 1
+            if index < 0 or at >= self._words[index][1]:
+                continue  # not read by our OCR: no confidence to judge
+            if not self._words[index][2]:
+                return False
+            seen = True
+        return True if seen else None
+
+
+def _changed(passages: Sequence[Passage], narrowed: Span | None) -> list[tuple[str, int]]:
+    """The changed characters of one side, as (text, start) pieces: the narrowed span where the
+    change has one, else every passage whole (a split or a merge)."""
+    if narrowed is None:
+        return [(p.text, p.char_start) for p in passages]
+    passage = passages[0]
+    offset = narrowed.char_start - passage.char_start
+    return [
+        (
+            passage.text[offset : offset + narrowed.char_end - narrowed.char_start],
+            narrowed.char_start,
+        )
+    ]
+
+
+def change_origins(
+    kind: str,
+    before: Sequence[Passage],
+    after: Sequence[Passage],
+    narrowed: tuple[Span | None, Span | None],
+    readers: tuple[OriginReader, OriginReader],
+) -> dict[str, Any]:
+    """The origin fields of one change (`Change.before_origin`, `after_origin`,
+    `low_confidence`), as keyword arguments.
+
+    `low_confidence` holds for a pairing (`PAIRING_KINDS`) whose changed characters that the
+    workbench's OCR read, on both sides together, are at least one and all lie in words it read
+    below `LOW_CONFIDENCE`: the changed characters are the narrowed spans of a modified or moved
+    pairing, every passage of a split or merge. Characters of another origin carry no confidence
+    (someone else's invisible layer has none) and are not judged. An equal move has no changed
+    character, so it never holds.
+    """
+    reader_b, reader_a = readers
+    low = False
+    if kind in PAIRING_KINDS:
+        verdicts = [
+            reader.low_confidence(text, start)
+            for reader, side, span in (
+                (reader_b, before, narrowed[0]),
+                (reader_a, after, narrowed[1]),
+            )
+            for text, start in _changed(side, span)
+        ]
+        low = True in verdicts and False not in verdicts
+    return {
+        "before_origin": reader_b.touched(before),
+        "after_origin": reader_a.touched(after),
+        "low_confidence": low,
+    }
+
+
+def machine_label(origin: Sequence[str]) -> str:
+    """ " machine-read: invisible" (the machine-read origins among `origin`, joined by "+"), or ""
+    for a side of none: what a change's place says of it on every surface that shows one."""
+    machine = "+".join(o for o in origin if o in MACHINE_READ)
+    return f" machine-read: {machine}" if machine else ""
