@@ -59,14 +59,19 @@ print("jurisdiction:", JURISDICTION)
 # %% [markdown]
 # ## Hold the versions
 #
-# The jurisdiction's catalogued versions are ingested from the fetched corpus (`corpus/real`,
-# filled by `make test` or `workbench corpus fetch`); ingest is idempotent, so re-running this cell
-# on a workspace that already holds them writes nothing.
+# The workspace is read with the corpus it remembers: the catalogue, the store and the numbering
+# profiles `workbench measure` used on it, so the queue below is the one the measurement counted
+# and the one `workbench review list` shows. A workspace made here remembers the project's corpus
+# (`corpus/`, fetched into `corpus/real` by `make test` or `workbench corpus fetch`). The
+# jurisdiction's catalogued versions are ingested; ingest is idempotent, so re-running this cell on
+# a workspace that already holds them writes nothing.
 
 # %%
-rows = [r for r in wb.read_catalogue(ROOT / "corpus") if r.jurisdiction == JURISDICTION]
-workspace = wb.Workspace(WORKSPACE)
-report = wb.ingest(workspace, rows, ROOT / "corpus" / "real")
+workspace = wb.open_workspace(WORKSPACE, create=True, root=ROOT)
+workspace.remember(workspace.settings, by="notebooks/03-alignment-review")
+catalogue = wb.read_catalogue(workspace.settings.catalogue)
+rows = [r for r in catalogue if r.jurisdiction == JURISDICTION]
+report = wb.ingest(workspace, rows, workspace.settings.store)
 assert not report.refused, [r.line() for r in report.refused]
 print(
     f"{len(rows)} catalogued {JURISDICTION} versions; "
@@ -80,7 +85,9 @@ print(
 # versions (change ids are deterministic, so an answer given yesterday names the same pairing).
 
 # %%
-pairings = wb.doubtful_pairings(workspace, jurisdiction=JURISDICTION)
+pairings = wb.doubtful_pairings(
+    workspace, jurisdiction=JURISDICTION, profiles=workspace.profile_registry()
+)
 queue = wb.review_frame(pairings, wb.read_verdicts(workspace))
 print(
     f"{queue.height} doubtful pairings in {queue['family'].n_unique()} families; "

@@ -286,7 +286,7 @@ def test_a_warm_ingest_extracts_nothing_already_held(
             calls.append(row.path)
             return real(row, data, ocr=ocr)
 
-        monkeypatch.setattr("workbench.workspace.version_from_row", counted)
+        monkeypatch.setattr("workbench.workspace.holding.version_from_row", counted)
         warm = ingest(held, rows, STORE)
         assert calls == [] and sorted(warm.unchanged) == sorted(r.path for r in rows)
         again = ingest(held, rows, STORE, reextract=True)
@@ -303,7 +303,7 @@ def test_an_older_extractor_version_is_extracted_again_and_must_give_the_held_te
         calls: list[str] = []
         real = version_from_row
         monkeypatch.setattr(
-            "workbench.workspace.version_from_row",
+            "workbench.workspace.holding.version_from_row",
             lambda r, d, **options: calls.append(r.path) or real(r, d, **options),
         )
         report = ingest(held, [row], STORE)
@@ -339,6 +339,11 @@ def test_corpus_verify_reextract_reports_a_changed_text_and_exits_1(
     write_catalogue(Admission(rows=tuple(rows), refusals=()), tmp_path / "corpus")
     args = ["--corpus-dir", str(tmp_path / "corpus"), "--store", str(STORE)]
     args += ["--workspace", str(tmp_path / "w.sqlite")]
+    with pytest.raises(SystemExit) as refused:  # it reads a workspace, never makes one
+        main(["corpus", "verify", "--reextract", *args])
+    assert refused.value.code == 2 and not (tmp_path / "w.sqlite").exists()
+    capsysbinary.readouterr()
+    Workspace(tmp_path / "w.sqlite").close()  # one that holds nothing yet
     assert main(["corpus", "verify", "--reextract", *args]) == 0
     assert (
         f"re-extracted {len(rows)} versions: 0 give their held text hash, {len(rows)} were not held"

@@ -23,6 +23,7 @@ _HOME = {
     "read_refusals": "workbench.corpus.catalogue",
     "verify_store": "workbench.corpus.store",
     "Workspace": "workbench.workspace",
+    "open_workspace": "workbench.workspace",
     "consecutive_pairs": "workbench.models",
     "ingest": "workbench.workspace",
     # text, passages and structure

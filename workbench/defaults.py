@@ -1,13 +1,27 @@
-"""Where things are by default: the workspace, the run ledger and the mirror download address.
+"""Where things are by default: the project's corpus, the workspace, the run ledger and the mirror
+download address.
 
 Kept apart from the stages that use them so the command line can show them in its help without
-loading those stages.
+loading those stages. A relative path is read from the working folder, the repository root.
 """
 
 from pathlib import Path
 
+# The project's own corpus: the tracked catalogue folder, and the store its bytes are fetched into.
+DEFAULT_CORPUS_DIR = Path("corpus")
+DEFAULT_STORE = DEFAULT_CORPUS_DIR / "real"
+
+# The project's mirror of the corpus: the folder the Makefile fetches from (its `MIRROR`, relative
+# to the repository root; tests/corpus/test_home.py holds the two equal). Only this folder's
+# admission is written into the tracked catalogue unless `--corpus-dir` names that folder.
+DEFAULT_MIRROR = Path("..") / "shared" / "corpus"
+
 # The workspace that holds every ingested version (workspace.Workspace).
 DEFAULT_WORKSPACE = Path(".workbench") / "workspace.sqlite"
+
+# Where any other corpus keeps what the workbench derives from it (its catalogue, its workspace,
+# its measurements): a folder of its own in here (corpus.home.corpus_home).
+CORPORA_DIR = Path(".workbench") / "corpora"
 
 # The run ledger of note checks (claims.Ledger).
 DEFAULT_LEDGER = Path(".workbench") / "ledger.sqlite"

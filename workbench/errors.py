@@ -163,3 +163,8 @@ class AmendmentError(WorkbenchError, ValueError):
 class AsOfError(WorkbenchError, ValueError):
     """A text cannot be given as of a date: the date is not a calendar date, no release of the
     family was published on or before it, or the version is named both by id and by date."""
+
+
+class ShowError(WorkbenchError, ValueError):
+    """A span that cannot be shown as a page image: a version that is not a PDF, a span out of
+    range or with no character on a page, an artefact whose re-extraction is not the held text."""

@@ -5,6 +5,12 @@ and each bad path that applies to the argument's declared kind (`workbench.cli.a
 command or argument is covered without editing this file; a path argument that declares no kind
 fails the first test. For each case the test asserts exit 2, exactly one line on stderr naming the
 argument, no traceback, and nothing written anywhere under the test's folder.
+
+A workspace that does not exist is one of those bad paths for every command that reads one (the
+`workspace` kind); only the commands that make one (`ingest`, `measure`) take a `database`. The
+default workspace ($WORKBENCH_WORKSPACE, else `.workbench/workspace.sqlite`) is not checked while
+parsing, so a missing one is refused when the command opens it: the last test runs every command
+that reads a workspace with $WORKBENCH_WORKSPACE naming one that does not exist.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import pytest
 
 from workbench.cli import build_parser, main
 from workbench.cli.arguments import MAX_LINE, PathKind
+from workbench.workspace import Workspace
 
 # Which bad paths apply to which kind of argument.
 APPLIES = {
@@ -37,7 +44,10 @@ APPLIES = {
     "out_folder": ("file", "fifo"),
     "out_file": ("folder", "fifo"),
     "database": ("folder", "fifo", "binary", "huge_line"),
+    "workspace": ("missing", "folder", "fifo", "binary", "huge_line", "non_utf8_name"),
 }
+# The commands that make a workspace; every other command that takes one only reads it.
+MAKE_A_WORKSPACE = [("ingest",), ("measure",)]
 
 
 def _leaves(
@@ -93,6 +103,9 @@ def _good(kind: str, folder: Path) -> str:
         return str(good / "text.txt")
     if kind == "folder":
         return str(good)
+    if kind == "workspace":  # one that exists, holding nothing
+        Workspace(good / "workspace.sqlite").close()
+        return str(good / "workspace.sqlite")
     return str(folder / f"new-{kind}")  # out_folder, out_file, database: made when written
 
 
@@ -123,6 +136,10 @@ def _bad(case: str, folder: Path) -> str:
     return str(path)
 
 
+# A usable value for a required option whose type reads more than a word.
+USABLE = {"span": "0:1", "png": "never-written.png"}
+
+
 def _argv(words: tuple[str, ...], dest: str, value: str, folder: Path) -> list[str]:
     """`words` with a usable value for every required argument and `value` for `dest`."""
     parser, target = _action(words, dest)
@@ -139,7 +156,7 @@ def _argv(words: tuple[str, ...], dest: str, value: str, folder: Path) -> list[s
         elif action.choices:
             given = str(next(iter(action.choices)))
         else:
-            given = "x"
+            given = USABLE.get(action.dest, "x")
         if action.nargs == "?" and action is not target and not action.option_strings:
             continue
         argv += [action.option_strings[0], given] if action.option_strings else [given]
@@ -177,3 +194,56 @@ def test_a_bad_path_is_one_line_exit_2_and_nothing_written(
         assert f"argument {name}" in err and "Traceback" not in err, (case, err)
         assert len(err) < 400, (case, len(err))
         assert _tree(tmp_path) == before, case
+
+
+def _workspace_kinds() -> dict[tuple[str, ...], str]:
+    found = {}
+    for words, parser in COMMANDS:
+        for action in parser._actions:
+            if action.dest == "workspace" and isinstance(action.type, PathKind):
+                found[words] = action.type.kind
+    return found
+
+
+def test_only_the_commands_that_make_a_workspace_may_create_one() -> None:
+    kinds = _workspace_kinds()
+    assert sorted(words for words, kind in kinds.items() if kind == "database") == MAKE_A_WORKSPACE
+    assert {kind for words, kind in kinds.items() if words not in MAKE_A_WORKSPACE} == {"workspace"}
+
+
+# Options without which a command does not read its workspace at all (and `cite`'s own --version,
+# which `_argv` leaves out with the top-level --version; `text`'s version id, optional beside
+# --family F --as-of DATE).
+READS_WITH = {
+    ("cite",): ["--version", "x"],
+    ("text",): ["x"],
+    ("corpus", "verify"): ["--reextract"],
+    ("eval",): ["--truth", "{text}"],
+    ("bundle",): ["--citations", "{text}"],
+}
+READERS = sorted(words for words, kind in _workspace_kinds().items() if kind == "workspace")
+
+
+@pytest.mark.parametrize("words", READERS, ids="-".join)
+def test_a_missing_default_workspace_is_one_line_exit_2_and_nothing_made(
+    words: tuple[str, ...],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    missing = tmp_path / "no-such" / "workspace.sqlite"
+    monkeypatch.setenv("WORKBENCH_WORKSPACE", str(missing))
+    monkeypatch.setenv("WORKBENCH_LEDGER", str(tmp_path / "ledger.sqlite"))
+    argv = [a for a in _argv(words, "workspace", "", tmp_path) if a not in ("--workspace", "")]
+    text = _good("text", tmp_path)
+    argv += [a.format(text=text) for a in READS_WITH.get(words, [])]
+    if words == ("search",):
+        argv.append("a query")
+    before = _tree(tmp_path)
+    assert main(argv) == 2, argv
+    _, err = capsys.readouterr()
+    assert err == (
+        f"workbench: error: {missing}: no such workspace; 'workbench measure' or "
+        "'workbench ingest' makes one\n"
+    )
+    assert _tree(tmp_path) == before and not missing.parent.exists()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import ROOT
 from workbench.changes.diff import diff_passages
 from workbench.cli import main
 from workbench.corpus import read_catalogue
@@ -21,14 +22,13 @@ from workbench.evals.alignment import (
     PairView,
     alignment_scorecard,
     score_pair,
-    scorecard_bytes,
 )
+from workbench.evals.cards import scorecard_bytes
 from workbench.evals.truth import file_sha256, read_truth
 from workbench.measure import corpus_digest
 from workbench.models import Passage
 from workbench.workspace import Workspace
 
-ROOT = Path(__file__).resolve().parents[2]
 MIN_TRUTH = 50  # a jurisdiction's figures are held to the targets only over this many pairings
 MIN_PRECISION, MIN_RECALL = 0.98, 0.95
 
@@ -132,11 +132,14 @@ def test_a_bad_truth_file_is_one_line_and_exit_2(
         path.write_bytes(content)
     with pytest.raises(TruthFileError, match=message):
         read_truth(path, ALIGNMENT_TRUTH)
+    held = tmp_path / "w.sqlite"  # eval reads an existing workspace (a missing one is refused)
+    Workspace(held).close()
+    before = held.read_bytes()
     try:
-        code = main(["eval", "--truth", str(path), "--workspace", str(tmp_path / "w.sqlite")])
+        code = main(["eval", "--truth", str(path), "--workspace", str(held)])
     except SystemExit as exited:  # a missing file is refused while the arguments are parsed
         code = int(exited.code or 0)
     err = capsys.readouterr().err.strip().splitlines()
     said = "argument --truth: " + f"{path}: no such file" if content is None else message
     assert code == 2 and len(err) == 1 and said in err[0]
-    assert not (tmp_path / "w.sqlite").exists()  # refused before any workspace is opened
+    assert held.read_bytes() == before  # refused before the workspace is read

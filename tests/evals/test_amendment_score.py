@@ -16,23 +16,22 @@ from typing import Any
 import pytest
 from lxml import etree
 
+from tests.conftest import ROOT, STORE
 from workbench.corpus import read_catalogue
 from workbench.errors import TruthFileError
 from workbench.evals.amendments import (
     AMENDMENT_TRUTH,
     SCORECARD_JSON,
     amendment_scorecard,
-    scorecard_bytes,
 )
+from workbench.evals.cards import scorecard_bytes
 from workbench.evals.truth import file_sha256, read_truth
 from workbench.history.reconcile import amendment_report
 from workbench.measure import corpus_digest
 from workbench.models import CatalogueRow
 from workbench.workspace import Workspace
 
-ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "amendment_truth.py"
-STORE = ROOT / "corpus" / "real"
 HELD_TO_TARGETS = ("strike_and_insert", "insert", "repeal", "redesignate")
 MIN_RECALL, MIN_PRECISION, MIN_TRUTH = 0.95, 0.98, 10
 

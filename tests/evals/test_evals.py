@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.conftest import ROOT
 from workbench.changes.diff import diff_versions
 from workbench.cli import main
 from workbench.errors import EvalManifestError
@@ -33,7 +34,6 @@ from workbench.evals.scorecard import (
 from workbench.measure import corpus_digest
 from workbench.models import CatalogueRow, Change, Span
 
-ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "corpus" / "demo"
 SCRIPT = ROOT / "scripts" / "demo_manifest.py"
 MEASUREMENTS = ROOT / "measurements"

@@ -283,20 +283,18 @@ def _field(report: object, dotted: str) -> object:
 
 
 def test_every_readme_figure_is_in_the_json_it_names() -> None:
-    """Each bullet names its sources as [file: field, field; file: field]; every figure in it
-    must come from them."""
+    """Each bullet names its sources as [file: field, field; file: field]; every figure in it must
+    come from them."""
     checked = 0
     for line in (MEASUREMENTS / "README.md").read_text(encoding="utf-8").splitlines():
         match = re.fullmatch(r"- (?P<text>.*) \[(?P<sources>[\w.-]+\.json: .*)\]", line)
         if not match:
             continue
-        fields = []
-        for source in match["sources"].split("; "):
-            name, _, names = source.partition(": ")
-            report = json.loads((MEASUREMENTS / name).read_bytes())
-            fields += [_field(report, dotted.strip()) for dotted in names.split(",")]
-        # A field holding a list (`not_ingested`) gives its length as the figure.
-        values = [str(len(v)) if isinstance(v, list) else str(v) for v in fields]
+        values = []
+        for source in match["sources"].split("; "):  # one or more "file.json: field, field"
+            file, fields = source.split(": ", 1)
+            report = json.loads((MEASUREMENTS / file).read_bytes())
+            values += [str(_field(report, name.strip())) for name in fields.split(",")]
         assert all(value in match["text"] for value in values), (line, values)
         for figure in re.findall(r"\d+(?:\.\d+)?%?", match["text"]):
             assert any(figure in value for value in values), (line, figure)
@@ -416,12 +414,13 @@ def test_the_cache_gives_back_what_measure_family_computes(cold: tuple[Path, Mea
             assert cache.get(key) == measure_family(versions), family
 
 
-def _ietf_copy(tmp_path: Path) -> tuple[Profile, ...]:
-    """A researcher's copy of the shipped ietf profile, one comment longer: other bytes."""
+def _ietf_copy(tmp_path: Path) -> tuple[Path, ...]:
+    """A folder holding a researcher's copy of the shipped ietf profile, one comment longer:
+    other bytes."""
     path = tmp_path / "profiles" / "ietf.toml"
     path.parent.mkdir()
     path.write_bytes((SHIPPED_DIR / "ietf.toml").read_bytes() + b"\n# a researcher's copy\n")
-    return read_profile_dir(path.parent)
+    return (path.parent,)
 
 
 @pytest.mark.parametrize(
@@ -446,7 +445,7 @@ def test_a_warm_run_reuses_exactly_what_is_unchanged(
     """Nothing is extracted again; a family is measured again only when its key changed; the
     reports are the cold run's bytes."""
     folder = warm
-    own: tuple[Profile, ...] = ()
+    own: tuple[Path, ...] = ()
     if change == "nothing":
 
         def measured_again(*args: object) -> FamilyMeasurement:
@@ -470,7 +469,7 @@ def test_a_warm_run_reuses_exactly_what_is_unchanged(
         mirror=small_mirror,
         out=tmp_path / "out",
         workspace=folder / "w.sqlite",
-        profiles=own,
+        profile_folders=own,
         use_cache=change != "no-cache",
     )
     assert run.extracted == () and run.reused == reused
@@ -589,6 +588,7 @@ def test_a_document_not_ingested_is_listed_and_never_counted_as_measured(
     digests = measured.digests
     assert digests["not_ingested"] == [unread.as_json()]
     assert digests["documents_measured"] == digests["documents"] - 1
+    assert digests["documents_not_ingested"] == 1
     readme = headline_readme(measured).decode()
     assert (
         f"- measured: {digests['documents'] - 1} of them; admitted but not ingested, so never "
@@ -598,3 +598,4 @@ def test_a_document_not_ingested_is_listed_and_never_counted_as_measured(
     plain = reduce_families(family_measurements, catalogue)
     assert plain.digests["not_ingested"] == []
     assert plain.digests["documents_measured"] == plain.digests["documents"]
+    assert plain.digests["documents_not_ingested"] == 0

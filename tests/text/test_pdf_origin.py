@@ -22,12 +22,13 @@ from types import ModuleType
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pytest
 
-from tests.conftest import ROOT, STORE, module_from_commit
+from tests.conftest import OCR_CACHE, ROOT, STORE, module_from_commit
 from tests.text.test_extract_pdf import _pdf
 from workbench.cite import find_occurrences
 from workbench.corpus import read_fetched
 from workbench.models import CatalogueRow, Extraction, TextOrigins, page_for_offset, text_sha256
 from workbench.text.extraction import CURRENT_EXTRACTORS
+from workbench.text.ocr import OcrOptions
 from workbench.text.pdf import PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION, extract_pdf
 from workbench.workspace import Workspace, ingest, version_from_row, version_listing
 
@@ -193,7 +194,7 @@ def test_version_2_is_loaded_from_its_commit() -> None:
 
 @pytest.mark.slow
 def test_every_held_pdf_keeps_its_text_but_the_scan_read_by_ocr(
-    workspace: Workspace, catalogue: Sequence[CatalogueRow]
+    corpus_workspace: Workspace, catalogue: Sequence[CatalogueRow]
 ) -> None:
     """Version 3 gives every catalogued PDF the text version 2 gave, byte for byte, except the
     filer's scan: version 2 held its cover page only, version 3 reads its other pages by OCR."""
@@ -202,7 +203,7 @@ def test_every_held_pdf_keeps_its_text_but_the_scan_read_by_ocr(
     for row in catalogue:
         if row.media_type != "application/pdf":
             continue
-        held = workspace.version(row.path)
+        held = corpus_workspace.version(row.path)
         before = old.extract_pdf(read_fetched(row, STORE), source=row.path)
         if before.text != held.text:
             changed.append(row.path)
@@ -230,7 +231,7 @@ def test_a_version_held_by_version_2_gains_origins_and_keeps_its_row(
             data = read_fetched(row, STORE)
             before = old.extract_pdf(data, source=row.path)
             as_before = replace(
-                version_from_row(row, data),
+                version_from_row(row, data, ocr=OcrOptions(cache=OCR_CACHE)),
                 extractor_version=before.extractor_version,
                 text=before.text,
                 text_sha256=text_sha256(before.text),

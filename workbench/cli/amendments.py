@@ -7,17 +7,17 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from workbench.cli.common import out, path_options, print_json
+from workbench.cli.common import open_held, out, path_options, print_json
 
 
 def cmd_amendments(args: argparse.Namespace) -> int:
     from workbench.corpus.catalogue import read_catalogue
     from workbench.history import reconcile
-    from workbench.workspace import Workspace
 
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
+        settings = workspace.settings
         report = reconcile.law_amendments(
-            workspace, args.law, read_catalogue(args.corpus_dir), args.store
+            workspace, args.law, read_catalogue(settings.catalogue), settings.store
         )
     if args.json:
         print_json(reconcile.law_json(report, args.law))

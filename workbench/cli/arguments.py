@@ -18,7 +18,10 @@ The kinds:
 - `out_folder`: a folder, or a path where one can be made (not an existing file);
 - `out_file`: a file to write (not a folder, FIFO or device; an existing file is replaced);
 - `database`: an SQLite file the command opens or creates (not a folder, FIFO or device; an
-  existing file must start with SQLite's header).
+  existing file must start with SQLite's header);
+- `workspace`: a workspace the command reads, which must exist: a `database` that is there. Only
+  the commands that make a workspace (`ingest`, `measure`) take a `database` for it, so a
+  mistyped workspace is refused, never made empty.
 
 Names given in bytes that are not UTF-8 arrive as surrogate escapes (PEP 383); they are shown
 with backslash escapes, never a traceback.
@@ -148,6 +151,14 @@ def _database(path: Path) -> None:
         raise _refuse(path, "is not an SQLite database") from exc
 
 
+def _workspace(path: Path) -> None:
+    if not path.exists():
+        raise _refuse(
+            path, "no such workspace; 'workbench measure' or 'workbench ingest' makes one"
+        )
+    _database(path)
+
+
 document = PathKind("document", _document)
 text = PathKind("text", _text)
 lines = PathKind("lines", lambda path: _text(path, lines=True))
@@ -156,6 +167,7 @@ folder = PathKind("folder", _folder)
 out_folder = PathKind("out_folder", _out_folder)
 out_file = PathKind("out_file", _out_file)
 database = PathKind("database", _database)
+workspace = PathKind("workspace", _workspace)
 
 
 class Parser(argparse.ArgumentParser):

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from workbench.cli import arguments
-from workbench.cli.common import out, own_profiles, path_options, print_json, profiles_option
+from workbench.cli.common import open_held, out, path_options, print_json, profiles_option
 from workbench.models import CHANGE_KINDS
 from workbench.tables import EXPORT_FORMATS
 
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from workbench.changes.attribution import Attributions
     from workbench.changes.redline import Section
     from workbench.changes.verdict import Verdict
+    from workbench.corpus import CorpusSettings
 
 
 def _colour() -> bool:
@@ -31,8 +32,6 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from workbench.changes import redline_page as redline_html
     from workbench.changes.attribution import attribution_counts, section_json
     from workbench.errors import RedlineError
-    from workbench.text.profiles import registry
-    from workbench.workspace import Workspace
 
     if (args.export is None) != (args.out is None):
         raise RedlineError(
@@ -43,8 +42,10 @@ def cmd_diff(args: argparse.Namespace) -> int:
         redline.writable(args.html, "the redline page")
     if args.export is not None:
         redline.export_target(args.export, args.out)
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         chosen = pairs.version_pairs(workspace, args.family, start=args.start, end=args.end)
+        readers = workspace.profile_registry()
+        settings = workspace.settings
     if not chosen:
         if args.json:
             print_json([])
@@ -54,11 +55,11 @@ def cmd_diff(args: argparse.Namespace) -> int:
     listing = not (args.json or args.html is not None or args.export is not None)
     sections = pairs.diff_sections(
         chosen,
-        profiles=registry(own_profiles(args)),
+        profiles=readers,
         kinds=pairs.kinds_shown(args.kind, listing=listing),
         doubtful=args.doubtful,
     )
-    made = _made_by(args, sections) if args.laws else None
+    made = _made_by(args, settings, sections) if args.laws else None
     wrote = []
     if args.html is not None:
         shown = redline.selection_words(args.kind, args.doubtful)
@@ -103,17 +104,24 @@ def _listed(redline: Any, r: Any, colour: bool, made: Attributions | None) -> st
     ) + (f"    {line}\n" if line is not None else "")
 
 
-def _made_by(args: argparse.Namespace, sections: Sequence[Section]) -> Attributions:
+def _made_by(
+    args: argparse.Namespace, settings: CorpusSettings, sections: Sequence[Section]
+) -> Attributions:
     """What made each change of `sections`: the amendments verb reconciles the held laws with
-    these very changes and hands back its attributions, by change id, as data."""
+    these very changes and hands back its attributions, by change id, as data. The catalogue and
+    store are the ones the workspace was opened with (`settings`, overrides already said)."""
     from workbench.corpus.catalogue import read_catalogue
     from workbench.history.reconcile import family_amendments
     from workbench.workspace import Workspace
 
     changes = {(p.before.version_id, p.after.version_id): p.changes for p in sections}
-    with Workspace(args.workspace) as workspace:
+    with Workspace(args.workspace, create=False) as workspace:
         report = family_amendments(
-            workspace, args.family, read_catalogue(args.corpus_dir), args.store, changes=changes
+            workspace,
+            args.family,
+            read_catalogue(settings.catalogue),
+            settings.store,
+            changes=changes,
         )
     return report.attributions
 
@@ -142,11 +150,9 @@ def _review_pairing_line(change: Any, verdicts: Sequence[Verdict]) -> str:
 
 def cmd_review_list(args: argparse.Namespace) -> int:
     from workbench.changes import log, queue
-    from workbench.text.profiles import registry
-    from workbench.workspace import Workspace
 
-    with Workspace(args.workspace) as workspace:
-        items = queue.review_items(workspace, args.family, profiles=registry(own_profiles(args)))
+    with open_held(args) as workspace:
+        items = queue.review_items(workspace, args.family, profiles=workspace.profile_registry())
         verdicts = log.read_verdicts(workspace)
         # The texts the listing shows both sides from (the JSON holds none).
         ids = {i for item in items for p in item.pairings for i in (p.before_id, p.after_id)}
@@ -199,12 +205,10 @@ def cmd_review_list(args: argparse.Namespace) -> int:
 
 def cmd_review_answer(args: argparse.Namespace) -> int:
     from workbench.changes import log, queue
-    from workbench.text.profiles import registry
-    from workbench.workspace import Workspace
 
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         item = queue.find_item(
-            workspace, args.change_id, family=args.family, profiles=registry(own_profiles(args))
+            workspace, args.change_id, family=args.family, profiles=workspace.profile_registry()
         )
         common = {"actor": args.actor, "reason": args.reason, "undoes": args.undoes}
         rows: tuple[Verdict, ...]
@@ -228,15 +232,13 @@ def cmd_review_answer(args: argparse.Namespace) -> int:
 
 def cmd_review_log(args: argparse.Namespace) -> int:
     from workbench.changes import log
-    from workbench.text.profiles import registry
-    from workbench.workspace import Workspace
 
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         verdicts = log.read_verdicts(workspace)
         orphans = {
             o.verdict.seq: o
             for o in log.orphaned_verdicts(
-                workspace, verdicts, profiles=registry(own_profiles(args))
+                workspace, verdicts, profiles=workspace.profile_registry()
             )
         }
     if args.json:
@@ -267,9 +269,8 @@ def cmd_review_log(args: argparse.Namespace) -> int:
 
 def cmd_review_verify_chain(args: argparse.Namespace) -> int:
     from workbench.changes import log
-    from workbench.workspace import Workspace
 
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         report = log.verify_chain(workspace)
     out(report.line() + "\n")
     return 0 if report.valid else 1

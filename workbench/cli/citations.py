@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from workbench.cli import arguments
-from workbench.cli.common import PROG, ocr_cache, out, path_options
+from workbench.cli.common import PROG, ocr_cache, open_held, out, path_options
 
 
 def _citation_lines(args: argparse.Namespace) -> tuple[Any, ...]:
@@ -35,12 +35,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
         verify_lines,
         with_alterations,
     )
-    from workbench.workspace import Workspace
 
     lines = _citation_lines(args)
     if args.alterations:
         lines = with_alterations(lines)
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         results = verify_lines(workspace, lines)
         spanned = verdict_pages(workspace, results)
         held = workspace.version_ids()
@@ -79,13 +78,12 @@ def _nearest_held(version_id: str, held: Any) -> str:
 
 def cmd_export_annotations(args: argparse.Namespace) -> int:
     from workbench.cite import export_annotations
-    from workbench.workspace import Workspace
 
-    lines = _citation_lines(args)
-    for line in lines:
-        if line.error is not None:
-            print(f"{PROG}: {line.error}", file=sys.stderr)
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:  # a missing workspace is refused before any line is read
+        lines = _citation_lines(args)
+        for line in lines:
+            if line.error is not None:
+                print(f"{PROG}: {line.error}", file=sys.stderr)
         annotations, verifications = export_annotations(
             workspace, (line.citation for line in lines if line.citation is not None)
         )
@@ -110,7 +108,6 @@ def cmd_export_annotations(args: argparse.Namespace) -> int:
 def cmd_bundle(args: argparse.Namespace) -> int:
     from workbench.cite import read_documents, summary, tally
     from workbench.exports.bundle import write_bundle
-    from workbench.workspace import Workspace
 
     documents = None
     if args.documents is not None:
@@ -120,22 +117,25 @@ def cmd_bundle(args: argparse.Namespace) -> int:
         citations = (
             sys.stdin.buffer.read() if str(args.citations) == "-" else args.citations.read_bytes()
         )
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         report = write_bundle(
             args.out,
             workspace,
-            args.corpus_dir,
+            workspace.settings.catalogue,
             citations=citations,
             fmt=args.format,
             documents=documents,
             source=str(args.citations),
             notes=args.notes,
-            store=args.store if args.with_documents else None,
+            store=workspace.settings.store if args.with_documents else None,
+            crops=workspace.settings.store if args.with_crops else None,
+            ocr_cache=ocr_cache(args),
         )
     counts = tally(v.verification for v in report.verdicts)
     out(
         f"wrote {report.path}: {len(report.verdicts)} citations into {len(report.versions)} "
-        f"versions{', documents inside' if args.with_documents else ''}; datapackage.json sha256 "
+        f"versions{', documents inside' if args.with_documents else ''}"
+        f"{', crops inside' if args.with_crops else ''}; datapackage.json sha256 "
         f"{report.digest}\n{summary(counts, malformed=False)}\n"
     )
     return 0
@@ -174,9 +174,8 @@ def cmd_verify_bundle(args: argparse.Namespace) -> int:
 
 def cmd_blocks(args: argparse.Namespace) -> int:
     from workbench.cite import version_blocks
-    from workbench.workspace import Workspace
 
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         blocks = version_blocks(workspace.version(args.version_id))
     if args.json:
         out(json.dumps(blocks.as_json(), ensure_ascii=False) + "\n")
@@ -290,6 +289,12 @@ def add_commands(commands: Any) -> None:
         "--with-documents",
         action="store_true",
         help="put each cited version's artefact bytes inside (read from --store, hash-checked)",
+    )
+    bundle_p.add_argument(
+        "--with-crops",
+        action="store_true",
+        help="put inside, for each verified citation of a PDF version, its span's page region "
+        "as a PNG with its characters' boxes highlighted, as 'workbench show' draws it",
     )
     path_options(bundle_p, workspace=True, store=True)
     bundle_p.set_defaults(func=cmd_bundle)

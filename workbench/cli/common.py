@@ -1,4 +1,5 @@
-"""What every command shares: printing, progress, refusal lists and the common path options.
+"""What every command shares: printing, progress, refusal lists, the common path options, and
+opening the workspace a command reads with the settings it remembers.
 
 Nothing here imports beyond the standard library and the workbench's light modules (errors,
 models, store), so building the parser costs no heavy import.
@@ -15,12 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.cli import arguments
-from workbench.defaults import DEFAULT_LEDGER, DEFAULT_WORKSPACE
+from workbench.defaults import DEFAULT_CORPUS_DIR, DEFAULT_LEDGER, DEFAULT_STORE, DEFAULT_WORKSPACE
 
 if TYPE_CHECKING:
     from workbench.models import Refusal, Version
     from workbench.text.choice import Choice
-    from workbench.text.profiles import Profile
     from workbench.workspace import Workspace
 
 PROG = "workbench"
@@ -67,27 +67,67 @@ def path_options(
     written: tuple[str, ...] = (),
 ) -> None:
     """--corpus-dir always; --store and --workspace where the command uses them. `written` names
-    the folders the command writes into ("corpus-dir", "store"), which may not exist yet."""
+    what the command writes into ("corpus-dir", "store": folders; "workspace": the command makes
+    the workspace), which may not exist yet; any other workspace must exist (`arguments.workspace`).
+
+    CAUTION: each default is the very object `defaults` holds (or, for the workspace, the one
+    made from $WORKBENCH_WORKSPACE), never a copy: `given` tells a value left at its default from
+    one given on the command line by identity, so that a workspace's remembered settings give way
+    only to what was given.
+    """
+    remembered = "what the workspace remembers, else " if workspace else ""
     parser.add_argument(
         "--corpus-dir",
         type=arguments.out_folder if "corpus-dir" in written else arguments.folder,
-        default=Path("corpus"),
-        help="folder holding catalogue.jsonl and its checksum (default: corpus)",
+        default=DEFAULT_CORPUS_DIR,
+        help=f"folder holding catalogue.jsonl and its checksum (default: {remembered}corpus)",
     )
     if store:
         parser.add_argument(
             "--store",
             type=arguments.out_folder if "store" in written else arguments.folder,
-            default=Path("corpus/real"),
-            help="folder the catalogued bytes are fetched into (default: corpus/real)",
+            default=DEFAULT_STORE,
+            help=f"folder the catalogued bytes are fetched into (default: {remembered}corpus/real)",
         )
     if workspace:
+        named = os.environ.get("WORKBENCH_WORKSPACE")
         parser.add_argument(
             "--workspace",
-            type=arguments.database,
-            default=Path(os.environ.get("WORKBENCH_WORKSPACE", DEFAULT_WORKSPACE)),
+            type=arguments.database if "workspace" in written else arguments.workspace,
+            default=Path(named) if named else DEFAULT_WORKSPACE,
             help=f"workspace file (default: $WORKBENCH_WORKSPACE or {DEFAULT_WORKSPACE})",
         )
+
+
+def given(args: argparse.Namespace, dest: str) -> Path | None:
+    """The path option `dest` as the command line gave it, or None where it was left at its
+    default (see `path_options`); $WORKBENCH_WORKSPACE counts as given."""
+    value: Path | None = getattr(args, dest, None)
+    defaults = {"corpus_dir": DEFAULT_CORPUS_DIR, "store": DEFAULT_STORE}
+    default = defaults.get(dest, DEFAULT_WORKSPACE if dest == "workspace" else None)
+    return None if value is default else value
+
+
+def say_overrides(lines: Sequence[str]) -> None:
+    """Each given option that replaced a remembered setting, one line each on stderr."""
+    for line in lines:
+        print(f"{PROG}: {line}", file=sys.stderr)
+
+
+def open_held(args: argparse.Namespace) -> Workspace:
+    """The workspace the command reads (`workspace.open_workspace`: a missing one is refused,
+    nothing made), with the settings it remembers, the options given on the command line winning
+    and saying so on stderr."""
+    from workbench.workspace import open_workspace
+
+    held = open_workspace(
+        args.workspace,
+        corpus_dir=given(args, "corpus_dir"),
+        store=given(args, "store"),
+        profiles=getattr(args, "profiles", None),
+    )
+    say_overrides(held.overrides)
+    return held
 
 
 def ocr_cache(args: argparse.Namespace) -> Path:
@@ -117,28 +157,17 @@ def profiles_option(parser: argparse.ArgumentParser) -> None:
         type=arguments.folder,
         default=None,
         metavar="DIR",
-        help="folder of your own numbering profiles (*.toml); they win over the shipped ones",
+        help="folder of your own numbering profiles (*.toml); they win over the shipped ones "
+        "(default: the folders the workspace remembers)",
     )
 
 
-def own_profiles(args: argparse.Namespace, corpus: Path | None = None) -> tuple[Profile, ...]:
-    """The researcher's profiles: `--profiles DIR`, then `CORPUS/profiles/*.toml` if present."""
-    from workbench.text.profiles import read_profile_dir
-
-    own: list[Profile] = []
-    if getattr(args, "profiles", None) is not None:
-        own.extend(read_profile_dir(args.profiles))
-    if corpus is not None and (corpus / "profiles").is_dir():
-        own.extend(read_profile_dir(corpus / "profiles"))
-    return tuple(own)
-
-
-def family_profile(args: argparse.Namespace, workspace: Workspace, version: Version) -> Choice:
-    """The profile that reads `version`'s family: named, else the automatic choice (C15)."""
+def family_profile(workspace: Workspace, version: Version) -> Choice:
+    """The profile that reads `version`'s family, from the workspace's registry: named, else the
+    automatic choice (C15), as `measure` chose it."""
     from workbench.text.choice import choose_profile
-    from workbench.text.profiles import registry
 
     family = [
         v for v in workspace.versions(version.family) if v.jurisdiction == version.jurisdiction
     ]
-    return choose_profile(family or [version], registry(own_profiles(args)))
+    return choose_profile(family or [version], workspace.profile_registry())

@@ -6,23 +6,24 @@ from __future__ import annotations
 
 import argparse
 import os
+from contextlib import nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from workbench.cli import arguments
 from workbench.cli.common import (
     exit_for_refusals,
+    given,
     list_refusals,
+    open_held,
     out,
     path_options,
     print_json,
     progress,
+    say_overrides,
 )
 from workbench.defaults import MIRROR_URL
 from workbench.errors import AddError
-
-if TYPE_CHECKING:
-    pass
 
 
 def cmd_add(args: argparse.Namespace) -> int:
@@ -117,22 +118,34 @@ def _add_from_git(args: argparse.Namespace) -> int:
 
 
 def cmd_admit(args: argparse.Namespace) -> int:
-    from workbench.corpus import catalogue as corpus_mod
+    from workbench.corpus import admit_corpus, corpus_home, is_project_mirror
+    from workbench.corpus.catalogue import CATALOGUE_NAME
 
-    admission, merged = corpus_mod.admit_into_catalogue(
-        args.dir, args.corpus_dir, progress=progress()
-    )
-    kept = len(merged.rows) - len(admission.rows)
-    out(
-        f"admitted {len(admission.rows)} documents from {args.dir} into "
-        f"{args.corpus_dir / corpus_mod.CATALOGUE_NAME}"
-        + (f" (kept {kept} rows already catalogued)" if kept > 0 else "")
-        + f"; refused {len(merged.refusals)}\n"
-    )
-    list_refusals("refused", merged.refusals)
+    named = given(args, "corpus_dir")
+    kept = admit_corpus(args.dir, named, progress=progress())
+    admission, merged = kept.admission, kept.catalogue
     if not admission.rows:
+        out(
+            f"admitted 0 documents from {args.dir}; refused {len(merged.refusals)}; "
+            f"nothing written\n"
+        )
+        list_refusals("refused", merged.refusals)
         out(f"no document admitted from {args.dir}\n")
         return 1
+    held = len(merged.rows) - len(admission.rows)
+    out(
+        f"admitted {len(admission.rows)} documents from {args.dir} into "
+        f"{kept.folder / CATALOGUE_NAME}"
+        + (f" (kept {held} rows already catalogued)" if held > 0 else "")
+        + f"; refused {len(merged.refusals)}\n"
+    )
+    if named is None and not is_project_mirror(args.dir):
+        out(
+            f"{corpus_home(args.dir)} is {args.dir}'s own folder (the project's corpus/ is written "
+            f"only for its mirror or with --corpus-dir); 'workbench measure --corpus {args.dir}' "
+            "keeps its workspace and reports there too\n"
+        )
+    list_refusals("refused", merged.refusals)
     return exit_for_refusals(merged.refusals)
 
 
@@ -157,33 +170,43 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
 def cmd_verify_store(args: argparse.Namespace) -> int:
     from workbench.corpus import read_catalogue, verify_store
-    from workbench.workspace import Workspace, ingest
+    from workbench.workspace import ingest
 
-    rows = read_catalogue(args.corpus_dir)
-    problems = verify_store(rows, args.store, progress=progress())
-    out(
-        f"catalogue checksum ok; {len(rows) - len(problems)} of {len(rows)} fetched files match the catalogue\n"
-    )
-    failed = list_refusals("problems", problems)
-    if args.reextract:
-        with Workspace(args.workspace) as workspace:
-            report = ingest(workspace, rows, args.store, progress=progress(), reextract=True)
+    # Only --reextract reads the workspace, and then its remembered catalogue and store.
+    with open_held(args) if args.reextract else nullcontext() as held:
+        corpus_dir = held.settings.catalogue if held else args.corpus_dir
+        store = held.settings.store if held else args.store
+        rows = read_catalogue(corpus_dir)
+        problems = verify_store(rows, store, progress=progress())
         out(
-            f"re-extracted {len(report.added) + len(report.unchanged)} versions: "
-            f"{len(report.unchanged)} give their held text hash, {len(report.added)} were not held "
-            f"yet (now held)\n"
+            f"catalogue checksum ok; {len(rows) - len(problems)} of {len(rows)} fetched files "
+            "match the catalogue\n"
         )
-        failed = max(failed, list_refusals("re-extraction refused", report.refused))
+        failed = list_refusals("problems", problems)
+        if held is not None:
+            report = ingest(held, rows, store, progress=progress(), reextract=True)
+            out(
+                f"re-extracted {len(report.added) + len(report.unchanged)} versions: "
+                f"{len(report.unchanged)} give their held text hash, {len(report.added)} were "
+                "not held yet (now held)\n"
+            )
+            failed = max(failed, list_refusals("re-extraction refused", report.refused))
     return failed
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from workbench.corpus import catalogue as corpus_mod
-    from workbench.workspace import Workspace, ingest
+    from workbench.workspace import Workspace, ingest, workspace_settings
 
-    rows = corpus_mod.read_catalogue(args.corpus_dir)
+    # The settings and the catalogue are read before the workspace is made, so a bad one makes none.
+    settings, overrides = workspace_settings(
+        args.workspace, corpus_dir=given(args, "corpus_dir"), store=given(args, "store")
+    )
+    say_overrides(overrides)
+    rows = corpus_mod.read_catalogue(settings.catalogue)
     with Workspace(args.workspace) as workspace:
-        report = ingest(workspace, rows, args.store, progress=progress())
+        workspace.remember(settings, by="ingest")
+        report = ingest(workspace, rows, settings.store, progress=progress())
         held = workspace.count()
     out(
         f"ingested {len(report.added)} new, {len(report.unchanged)} already held "
@@ -195,9 +218,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_families(args: argparse.Namespace) -> int:
-    from workbench.workspace import Workspace, family_listing
+    from workbench.workspace import family_listing
 
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         rows = family_listing(workspace)
     if args.json:
         print_json(rows)
@@ -214,9 +237,9 @@ def cmd_families(args: argparse.Namespace) -> int:
 
 
 def cmd_versions(args: argparse.Namespace) -> int:
-    from workbench.workspace import Workspace, version_listing
+    from workbench.workspace import version_listing
 
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         rows = version_listing(workspace, args.family)
         laws = None
         if args.laws:
@@ -376,11 +399,13 @@ def add_commands(commands: Any) -> None:
 
     admit = corpus_commands.add_parser(
         "admit",
-        help="admit a mirror folder into the catalogue, listing refusals",
+        help="admit a mirror folder into its catalogue, listing refusals",
         description="Read every <jurisdiction>/<family>/<file> and its .provenance.json "
-        "under DIR, check hashes, write the catalogue. Exit 0 if every refusal is one the "
-        "policy requires (transcriptions); 1 if anything else was refused or nothing was "
-        "admitted.",
+        "under DIR, check hashes, write the catalogue: the project's corpus/ only for the "
+        "project's mirror (../shared/corpus) or when --corpus-dir names it; any other folder's "
+        "catalogue and refusals go to that corpus's own folder, .workbench/corpora/<name>-<hash>/ "
+        "(printed). Exit 0 if every refusal is one the policy requires (transcriptions); 1 if "
+        "anything else was refused or nothing was admitted, and then nothing is written.",
     )
     admit.add_argument(
         "dir",
@@ -441,7 +466,7 @@ def add_commands(commands: Any) -> None:
         description="Extract every catalogued, fetched file into the workspace. Identical bytes "
         "write nothing; a changed version id is refused. PDFs await their extractor.",
     )
-    path_options(ingest_p, workspace=True, store=True)
+    path_options(ingest_p, workspace=True, store=True, written=("workspace",))
     ingest_p.set_defaults(func=cmd_ingest)
 
     families = commands.add_parser(

@@ -12,39 +12,55 @@ from typing import Any
 from workbench.cli import arguments
 from workbench.cli.common import (
     exit_for_refusals,
+    given,
     list_refusals,
+    open_held,
     out,
-    own_profiles,
     path_options,
     profiles_option,
     progress,
+    say_overrides,
 )
 from workbench.tables import EXPORT_FORMATS
 
 
 def cmd_measure(args: argparse.Namespace) -> int:
-    from workbench.measure import measure_corpus
+    from workbench.measure import measure_corpus, plan_measure
 
-    run = measure_corpus(
+    plan = plan_measure(
+        workspace=given(args, "workspace"),
         out=args.out,
-        workspace=args.workspace,
-        corpus_dir=args.corpus_dir,
-        store=args.store,
-        mirror=args.corpus,
-        profiles=own_profiles(args),
+        corpus=args.corpus,
+        corpus_dir=given(args, "corpus_dir"),
+        store=given(args, "store"),
+        profiles=args.profiles,
+    )
+    say_overrides(plan.overrides)
+    run = measure_corpus(
+        out=plan.out,
+        workspace=plan.workspace,
+        corpus_dir=plan.corpus_dir,
+        store=plan.store,
+        mirror=plan.mirror,
+        profile_folders=plan.profile_folders,
         workers=args.workers,
         scheduler=args.scheduler,
         export=args.export,
         progress=progress(),
     )
-    if not run.written:
+    if not run.written or run.settings is None:
         list_refusals("refused at admission", run.admission_refusals)
-        out(f"no document admitted from {args.corpus}; nothing measured\n")
+        out(f"no document admitted from {plan.mirror}; nothing measured\n")
         return 1
     out(
-        f"wrote {len(run.written)} files into {args.out} ({run.documents} documents, "
+        f"wrote {len(run.written)} files into {plan.out} ({run.documents} documents, "
         f"{len(run.families)} families; {len(run.reused)} reused unchanged from the cache)\n"
     )
+    if not run.settings.is_project():
+        out(
+            f"the workspace {plan.workspace} remembers this corpus (catalogue and refusals in "
+            f"{run.settings.catalogue}): give other commands --workspace {plan.workspace}\n"
+        )
     failed = list_refusals("not ingested", run.not_ingested)
     list_refusals("refused at admission (listed in the report)", run.admission_refusals)
     return max(failed, exit_for_refusals(run.admission_refusals))
@@ -53,9 +69,11 @@ def cmd_measure(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     from workbench.corpus import catalogue as corpus_mod
     from workbench.evals import scorecard as evals
+    from workbench.evals.cards import scorecard_bytes
     from workbench.evals.demo import load_demo
-    from workbench.workspace import Workspace
 
+    if args.truth is not None or args.amendment_truth is not None:
+        open_held(args).close()  # a workspace that does not exist is refused before any work
     card = evals.scorecard(load_demo(args.demo))
     if args.out is not None:
         for name in evals.write_scorecard(args.out, card):
@@ -66,11 +84,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
         from workbench.measure import corpus_digest
 
         truth = read_truth(args.truth, alignment_score.ALIGNMENT_TRUTH)
-        with Workspace(args.workspace) as workspace:
+        with open_held(args) as workspace:
             alignment = alignment_score.alignment_scorecard(
                 truth,
                 workspace.version,
-                corpus_digest=corpus_digest(corpus_mod.read_catalogue(args.corpus_dir)),
+                corpus_digest=corpus_digest(
+                    corpus_mod.read_catalogue(workspace.settings.catalogue)
+                ),
                 truth_sha256=file_sha256(args.truth),
             )
         if args.out is not None:
@@ -81,7 +101,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.amendment_truth is not None:
         _amendment_scorecard(args)
     if args.json:
-        sys.stdout.buffer.write(evals.scorecard_bytes(card))
+        sys.stdout.buffer.write(scorecard_bytes(card))
     else:
         sys.stdout.buffer.write(evals.scorecard_markdown(card))
     sys.stdout.buffer.flush()
@@ -94,12 +114,13 @@ def _amendment_scorecard(args: argparse.Namespace) -> None:
     from workbench.evals.truth import file_sha256, read_truth
     from workbench.history.reconcile import amendment_report
     from workbench.measure import corpus_digest
-    from workbench.workspace import Workspace
 
     truth = read_truth(args.amendment_truth, amendment_score.AMENDMENT_TRUTH)
-    rows = corpus_mod.read_catalogue(args.corpus_dir)
-    with Workspace(args.workspace) as workspace:
-        report = amendment_report(workspace, str(truth.get("jurisdiction")), rows, args.store)
+    with open_held(args) as workspace:
+        rows = corpus_mod.read_catalogue(workspace.settings.catalogue)
+        report = amendment_report(
+            workspace, str(truth.get("jurisdiction")), rows, workspace.settings.store
+        )
     card = amendment_score.amendment_scorecard(
         truth,
         report,
@@ -118,19 +139,24 @@ def add_commands(commands: Any) -> None:
         "measure",
         help="re-derive measurements/ from the corpus",
         description="Ingest (idempotent) and write measurements/. With --corpus DIR, runs "
-        "the whole chain on any mirror-layout folder: admission refusals are listed, not fatal.",
+        "the whole chain on any mirror-layout folder: admission refusals are listed, not fatal. "
+        "The workspace remembers the corpus, catalogue, store and profiles it was measured with; "
+        "every other command on it reads them, and measure itself when run on it again.",
     )
     measure.add_argument(
         "--corpus",
         type=arguments.folder,
         default=None,
-        help="mirror-layout folder to admit and measure instead of the catalogue",
+        help="mirror-layout folder to admit and measure instead of the catalogue (default: the "
+        "one the workspace remembers); its catalogue, workspace and reports go to its own folder, "
+        ".workbench/corpora/<name>-<hash>/, unless named",
     )
     measure.add_argument(
         "--out",
         type=arguments.out_folder,
-        default=Path("measurements"),
-        help="output folder (default: measurements)",
+        default=None,
+        help="output folder (default: measurements for the project's corpus; for any other, "
+        "measurements/ beside the workspace)",
     )
     engine = measure.add_mutually_exclusive_group()
     engine.add_argument(
@@ -153,7 +179,7 @@ def add_commands(commands: Any) -> None:
         default=None,
         help="also write the measurement tables (table-<kind>.csv or .parquet) into --out",
     )
-    path_options(measure, workspace=True, store=True)
+    path_options(measure, workspace=True, store=True, written=("workspace",))
     profiles_option(measure)
     measure.set_defaults(func=cmd_measure)
     eval_ = commands.add_parser(

@@ -6,16 +6,15 @@ import argparse
 from typing import Any
 
 from workbench.cli import arguments
-from workbench.cli.common import out, path_options, print_json
+from workbench.cli.common import open_held, out, path_options, print_json
 
 
 def cmd_profile_suggest(args: argparse.Namespace) -> int:
     from workbench.files import replace_file
     from workbench.text.induce import induce_profile
     from workbench.text.structure import parse_text
-    from workbench.workspace import Workspace
 
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         if args.family is not None:
             versions = workspace.versions(args.family)
         else:

@@ -5,18 +5,18 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from workbench.cli.common import out, own_profiles, path_options, print_json, profiles_option
+from workbench.cli.common import open_held, out, path_options, print_json, profiles_option
 
 
 def cmd_search(args: argparse.Namespace) -> int:
     from workbench import search as search_mod
     from workbench.errors import SearchQueryError
-    from workbench.workspace import Workspace
+    from workbench.workspace import researcher_profiles
 
     if args.query is None and not args.reindex:
         raise SearchQueryError("query: missing; give QUERY, or --reindex to build the index only")
-    with Workspace(args.workspace) as workspace:
-        own = own_profiles(args)
+    with open_held(args) as workspace:
+        own = researcher_profiles(workspace.settings)
         if args.reindex:
             built = search_mod.build_index(workspace, own)
             if not args.json:

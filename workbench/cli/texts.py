@@ -4,19 +4,26 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from workbench.cli import arguments
-from workbench.cli.common import family_profile, out, path_options, print_json, profiles_option
+from workbench.cli.common import (
+    family_profile,
+    open_held,
+    out,
+    path_options,
+    print_json,
+    profiles_option,
+)
 from workbench.cli.through_time import as_of_option
 
 
 def cmd_text(args: argparse.Namespace) -> int:
     from workbench.cli.through_time import as_of, named_once
-    from workbench.workspace import Workspace
 
     named_once(args, args.version_id)
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         dated = as_of(args, workspace)
         text = workspace.version(dated.version_id if dated else args.version_id).text
     if dated is not None:  # stdout holds the exact text alone; which release it is goes beside
@@ -27,11 +34,10 @@ def cmd_text(args: argparse.Namespace) -> int:
 
 def cmd_passages(args: argparse.Namespace) -> int:
     from workbench.text.segment import segment_version
-    from workbench.workspace import Workspace
 
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         version = workspace.version(args.version_id)
-        choice = family_profile(args, workspace, version)
+        choice = family_profile(workspace, version)
     passages = segment_version(version, choice.profile)
     from workbench.models import page_for_offset
 
@@ -73,15 +79,14 @@ def cmd_structure(args: argparse.Namespace) -> int:
         read_text,
         units_from_readings,
     )
-    from workbench.workspace import Workspace
 
     note = None
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         version = workspace.version(args.version_id)
         if args.profile is not None:
             profile, how = load_profile(args.profile), "file"
         else:
-            choice = family_profile(args, workspace, version)
+            choice = family_profile(workspace, version)
             profile, how, note = choice.profile, choice.how, choice.note
     parse = parse_structure(version, profile)
     marks = version.structure if is_marked(version) else None
@@ -146,6 +151,57 @@ def cmd_structure(args: argparse.Namespace) -> int:
     return 0
 
 
+def span_argument(value: str) -> tuple[int, int]:
+    """`START:END`, two character offsets (an argparse `type=`)."""
+    start, colon, end = value.partition(":")
+    if not colon or not start.isdigit() or not end.isdigit():
+        raise argparse.ArgumentTypeError(
+            f"{value!r}: expected START:END, two character offsets such as 120:180"
+        )
+    return int(start), int(end)
+
+
+def png_argument(value: str) -> Path:
+    """A PNG file to write: an `out_file` whose name ends in .png."""
+    path = arguments.out_file(value)
+    if path.suffix.lower() != ".png":
+        raise argparse.ArgumentTypeError(
+            f"{arguments.shown(path)}: not a .png file name; the image is written as PNG"
+        )
+    return path
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from workbench.cli.common import ocr_cache
+    from workbench.exports.crops import show_span
+    from workbench.files import replace_file
+
+    start, end = args.span
+    with open_held(args) as workspace:
+        image = show_span(
+            workspace,
+            args.version_id,
+            start,
+            end,
+            corpus_dir=workspace.settings.catalogue,
+            store=workspace.settings.store,
+            ocr_cache=ocr_cache(args),
+        )
+    args.png.parent.mkdir(parents=True, exist_ok=True)
+    replace_file(args.png, image.png, mode=0o644)
+    if args.json:
+        print_json(image.as_json())
+        return 0
+    origins = sorted({h.origin for h in image.highlights})
+    pages = ", ".join(str(p) for p in image.pages)
+    out(
+        f"wrote {arguments.shown(args.png)}: [{start}, {end}) of {args.version_id}, page "
+        f"{pages}, {len(image.highlights)} boxes highlighted ({', '.join(origins)}), "
+        f"{image.width}x{image.height} pixels\n"
+    )
+    return 0
+
+
 def add_commands(commands: Any) -> None:
     text = commands.add_parser(
         "text",
@@ -201,3 +257,34 @@ def add_commands(commands: Any) -> None:
     path_options(structure, workspace=True)
     profiles_option(structure)
     structure.set_defaults(func=cmd_structure)
+
+    show = commands.add_parser(
+        "show",
+        help="a span's page region as a PNG, its characters' boxes highlighted",
+        description="Render the page region(s) of a span of a held PDF version as a PNG, with "
+        "the boxes of the span's characters highlighted: glyph boxes for text the PDF draws "
+        "(origin glyphs or invisible, re-derived from the artefact in the store), the OCR "
+        "engine's word boxes for text the workbench read by OCR (origin ocr), so a reviewer "
+        "can check a machine-read quote against the image. Refused: a version that is not a "
+        "PDF, a span out of range, an output that is not a writable .png file.",
+    )
+    show.add_argument("version_id", metavar="VERSION_ID")
+    # The path options first: an unusable one is named before the span is read.
+    path_options(show, workspace=True, store=True)
+    show.add_argument(
+        "--span",
+        type=span_argument,
+        required=True,
+        metavar="START:END",
+        help="the characters [START, END) of the version's text",
+    )
+    show.add_argument(
+        "--png", type=png_argument, required=True, metavar="OUT.png", help="the image to write"
+    )
+    show.add_argument(
+        "--json",
+        action="store_true",
+        help="print {version_id, char_start, char_end, pages, width, height, highlights: "
+        "[{page, origin, char_start, char_end, box, pixels}]}",
+    )
+    show.set_defaults(func=cmd_show)

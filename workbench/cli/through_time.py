@@ -12,7 +12,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from workbench.cli import arguments
-from workbench.cli.common import ledger_option, out, path_options, print_json
+from workbench.cli.common import ledger_option, open_held, out, path_options, print_json
 
 if TYPE_CHECKING:
     from workbench.history.asof import AsOf
@@ -52,8 +52,9 @@ def as_of(args: argparse.Namespace, workspace: Workspace) -> AsOf | None:
     from workbench.corpus.catalogue import read_catalogue
     from workbench.history.asof import release_as_of
 
-    rows = read_catalogue(args.corpus_dir)
-    return release_as_of(workspace, args.family, args.as_of, rows, args.store)
+    settings = workspace.settings
+    rows = read_catalogue(settings.catalogue)
+    return release_as_of(workspace, args.family, args.as_of, rows, settings.store)
 
 
 def _quote_argument(quote: str) -> str:
@@ -73,9 +74,8 @@ def _quote_argument(quote: str) -> str:
 
 def cmd_cite(args: argparse.Namespace) -> int:
     from workbench.history import dating as timeline
-    from workbench.workspace import Workspace
 
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         named_once(args, args.version)
         dated = as_of(args, workspace)
         version = dated.version_id if dated is not None else args.version
@@ -101,9 +101,8 @@ def cmd_cite(args: argparse.Namespace) -> int:
 
 def cmd_history(args: argparse.Namespace) -> int:
     from workbench.history import dating as timeline
-    from workbench.workspace import Workspace
 
-    with Workspace(args.workspace) as workspace:
+    with open_held(args) as workspace:
         dated = as_of(args, workspace)
         life = timeline.quote_history(
             workspace,
@@ -123,23 +122,21 @@ def cmd_history(args: argparse.Namespace) -> int:
 def cmd_recheck(args: argparse.Namespace) -> int:
     from workbench.history import recheck
     from workbench.notes.ledger import Ledger
-    from workbench.workspace import Workspace
 
-    with Ledger(args.ledger) as ledger:
-        # Read before the workspace opens, so a bad citations file creates nothing.
+    # The workspace first: one that does not exist is refused before the ledger is made.
+    with open_held(args) as workspace, Ledger(args.ledger) as ledger:
         citations, notes = recheck.recorded_quotes(
             ledger, notes=args.notes, citations=args.citations
         )
-        with Workspace(args.workspace) as workspace:
-            report = recheck.recheck_quotes(
-                workspace,
-                citations=citations,
-                notes=notes,
-                family=args.family,
-                ledger=ledger,
-                corpus_dir=args.corpus_dir,
-                store=args.store,
-            )
+        report = recheck.recheck_quotes(
+            workspace,
+            citations=citations,
+            notes=notes,
+            family=args.family,
+            ledger=ledger,
+            corpus_dir=workspace.settings.catalogue,
+            store=workspace.settings.store,
+        )
     if args.json:
         print_json(report.as_json())
     else:

@@ -4,13 +4,15 @@ A document enters in three steps, each a module: `provenance` reads and checks t
 every document (where its bytes come from, their SHA-256 and size); `admission` decides which
 documents of a mirror folder may enter and refuses the rest with a reason (`admit`); `catalogue`
 is the tracked record of what was admitted and refused, pinned by its own checksum
-(`admit_into_catalogue`, `read_catalogue`). `store` then brings the catalogued bytes into the
+(`admit_into_catalogue`, `read_catalogue`); `home` says where a corpus's catalogue is kept (the
+project's tracked one only for the project's mirror, `admit_corpus`) and what a workspace
+remembers of its corpus (`CorpusSettings`, `settle`). `store` then brings the catalogued bytes into the
 ignored store folder, hash-checked (`fetch`, `fetch_corpus`), re-verifies them (`verify_store`) and
 reads them back checksum first (`read_fetched`). `add` and `manifest` place a researcher's own
 files in mirror layout with the provenance admission reads (`add_files`, `add_from_manifest`),
 and `git` every version of a git repository's files from its history (`add_from_git`).
-Imports run one way: provenance, then admission, then catalogue, then store; add, then manifest
-and git.
+Imports run one way: provenance, then admission, then catalogue, then home and store; add, then
+manifest and git.
 Other stages take the path rule every held document obeys from here too (`check_relative_path`).
 
 Nothing here loads a heavy library, so the verbs are imported eagerly. The module that fetches is
@@ -24,12 +26,23 @@ from workbench.corpus.add import AddReport, DocumentSpec, Placement, add_documen
 from workbench.corpus.admission import Admission, admit, merge_admission, refusal_is_policy
 from workbench.corpus.catalogue import (
     admit_into_catalogue,
+    fold_into_catalogue,
     read_catalogue,
     read_refusals,
     read_refused,
     write_catalogue,
 )
 from workbench.corpus.git import GitAddReport, add_from_git
+from workbench.corpus.home import (
+    Admitted,
+    CorpusSettings,
+    admit_corpus,
+    catalogue_folder,
+    corpus_home,
+    is_project_mirror,
+    project_settings,
+    settle,
+)
 from workbench.corpus.manifest import add_from_manifest
 from workbench.corpus.provenance import check_relative_path, parse_provenance, provenance_problems
 from workbench.corpus.store import FetchReport, fetch, fetch_corpus, read_fetched, verify_store
@@ -37,6 +50,8 @@ from workbench.corpus.store import FetchReport, fetch, fetch_corpus, read_fetche
 __all__ = [
     "AddReport",
     "Admission",
+    "Admitted",
+    "CorpusSettings",
     "DocumentSpec",
     "FetchReport",
     "GitAddReport",
@@ -46,18 +61,25 @@ __all__ = [
     "add_from_git",
     "add_from_manifest",
     "admit",
+    "admit_corpus",
     "admit_into_catalogue",
+    "catalogue_folder",
     "check_relative_path",
+    "corpus_home",
     "fetch",
     "fetch_corpus",
+    "fold_into_catalogue",
+    "is_project_mirror",
     "merge_admission",
     "parse_provenance",
+    "project_settings",
     "provenance_problems",
     "read_catalogue",
     "read_fetched",
     "read_refusals",
     "read_refused",
     "refusal_is_policy",
+    "settle",
     "verify_store",
     "write_catalogue",
 ]

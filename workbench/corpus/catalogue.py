@@ -6,7 +6,7 @@ it, `catalogue.jsonl.sha256` (in `sha256sum` format) pins the catalogue's own by
 row is detected; `refusals.jsonl` lists what was refused and why. Writing the same admission twice
 gives the same bytes, and a file whose bytes would not change is not rewritten.
 `admit_into_catalogue` is the whole step: admit a mirror folder, fold it into the catalogue there,
-write it back.
+write it back; an admission that admits nothing writes nothing.
 
 The guarantee: `read_catalogue` returns rows only from a catalogue whose bytes match its checksum
 and whose every row is a safe `<jurisdiction>/<family>/<file>` path with a provenance that parses.
@@ -33,19 +33,30 @@ REFUSALS_NAME = "refusals.jsonl"
 def admit_into_catalogue(
     mirror: Path, corpus_dir: Path, *, progress: bool = False
 ) -> tuple[Admission, Admission]:
-    """Admit `mirror` and fold it into the catalogue in `corpus_dir`, written back.
+    """Admit `mirror` and fold it into the catalogue in `corpus_dir` (`fold_into_catalogue`).
 
-    Returns (this admission, the merged catalogue). The catalogue there, if any, is read (and its
-    checksum checked) first; `merge_admission` keeps every row it holds; unchanged files are not
-    rewritten (`write_catalogue`).
+    Returns (this admission, the merged catalogue). Which folder is the right one for a mirror is
+    `home.corpus_home`'s rule; this writes where it is told.
     """
     admission = admit(mirror, progress=progress)
+    return admission, fold_into_catalogue(admission, corpus_dir)
+
+
+def fold_into_catalogue(admission: Admission, corpus_dir: Path) -> Admission:
+    """Fold `admission` into the catalogue in `corpus_dir` and write it back; the merged catalogue.
+
+    The catalogue there, if any, is read (and its checksum checked) first; `merge_admission` keeps
+    every row it holds; unchanged files are not rewritten (`write_catalogue`). An admission that
+    admitted nothing writes nothing, not even its refusals: a failed admission leaves every file
+    as it was.
+    """
     existing: tuple[CatalogueRow, ...] = ()
     if (corpus_dir / CATALOGUE_NAME).is_file():
         existing = read_catalogue(corpus_dir)
     merged = merge_admission(existing, admission)
-    write_catalogue(merged, corpus_dir)
-    return admission, merged
+    if admission.rows:
+        write_catalogue(merged, corpus_dir)
+    return merged
 
 
 def catalogue_bytes(rows: Iterable[CatalogueRow]) -> bytes:

@@ -32,7 +32,6 @@ pure function of the truth file, the held versions and the diff; it changes noth
 
 from __future__ import annotations
 
-import json
 from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -41,8 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from workbench.changes.diff import diff_passages, pairing_is_uncertain
+from workbench.evals.cards import write_card
 from workbench.evals.truth import TruthKind
-from workbench.files import replace_file
 from workbench.measure import rate
 from workbench.models import Change, Passage
 from workbench.text.normalize import normalized_text
@@ -339,13 +338,7 @@ def scorecard_markdown(card: Mapping[str, Any]) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-def scorecard_bytes(card: Mapping[str, Any]) -> bytes:
-    return (json.dumps(card, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-
-
 def write_alignment_scorecard(out: Path, card: Mapping[str, Any]) -> tuple[str, str]:
-    """Write the JSON and Markdown scorecards into `out`; returns their names."""
-    out.mkdir(parents=True, exist_ok=True)
-    replace_file(out / SCORECARD_JSON, scorecard_bytes(card))
-    replace_file(out / SCORECARD_MD, scorecard_markdown(card))
-    return SCORECARD_JSON, SCORECARD_MD
+    """Write the JSON and Markdown scorecards into `out` (`cards.write_card`); returns their
+    names."""
+    return write_card(out, card, (SCORECARD_JSON, SCORECARD_MD), scorecard_markdown(card))

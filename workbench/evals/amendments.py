@@ -34,13 +34,13 @@ guarantee: the scorecard is a pure function of the truth file and the amendment 
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from workbench.evals.cards import write_card
 from workbench.evals.truth import TruthKind
 from workbench.history.amendments import Instruction
 from workbench.history.enactment import Check
@@ -446,15 +446,7 @@ def scorecard_markdown(card: Mapping[str, Any]) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-def scorecard_bytes(card: Mapping[str, Any]) -> bytes:
-    return (json.dumps(card, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-
-
 def write_amendment_scorecard(out: Path, card: Mapping[str, Any]) -> tuple[str, str]:
-    """Write the JSON and Markdown scorecards into `out`; returns their names."""
-    from workbench.files import replace_file
-
-    out.mkdir(parents=True, exist_ok=True)
-    replace_file(out / SCORECARD_JSON, scorecard_bytes(card))
-    replace_file(out / SCORECARD_MD, scorecard_markdown(card))
-    return SCORECARD_JSON, SCORECARD_MD
+    """Write the JSON and Markdown scorecards into `out` (`cards.write_card`); returns their
+    names."""
+    return write_card(out, card, (SCORECARD_JSON, SCORECARD_MD), scorecard_markdown(card))

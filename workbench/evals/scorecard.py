@@ -24,12 +24,11 @@ right one and a wrong one.
 
 Every figure goes through `rate()`, so no share is printed below 10 subjects. The scorecard is
 bound to the demo corpus digest and the manifest's SHA-256, holds no timestamps and no floats, and
-`scorecard_bytes` serializes it one way: the same corpus gives the same bytes.
+`cards.scorecard_bytes` serializes it one way: the same corpus gives the same bytes.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -38,9 +37,9 @@ from typing import Any
 
 from workbench.changes.diff import diff_versions, pairing_is_uncertain
 from workbench.cite import Citation, verify_citation
+from workbench.evals.cards import write_card
 from workbench.evals.demo import DemoCorpus
 from workbench.evals.probes import altered_quotes, occurrence_probes, shifted_probes
-from workbench.files import replace_file
 from workbench.measure import Rate, rate
 from workbench.models import Change, content_id
 
@@ -443,12 +442,6 @@ def scorecard(demo: DemoCorpus) -> dict[str, Any]:
     }
 
 
-def scorecard_bytes(card: Mapping[str, Any]) -> bytes:
-    """The JSON bytes: indented, keys in build order (the digest first), UTF-8, one newline."""
-    # CAUTION: not sort_keys: the demo digest stays at the head; every dict is built in order.
-    return (json.dumps(card, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-
-
 def scorecard_markdown(card: Mapping[str, Any]) -> bytes:
     """The scorecard as Markdown: the digest first, then each figure beside its question."""
     lines = [
@@ -497,14 +490,5 @@ def scorecard_markdown(card: Mapping[str, Any]) -> bytes:
 
 
 def write_scorecard(out: Path, card: Mapping[str, Any]) -> tuple[str, str]:
-    """Write both files into `out` (created if missing); a file whose bytes would not change is
-    not rewritten. Returns the two file names."""
-    out.mkdir(parents=True, exist_ok=True)
-    for name, data in (
-        (SCORECARD_JSON, scorecard_bytes(card)),
-        (SCORECARD_MD, scorecard_markdown(card)),
-    ):
-        path = out / name
-        if not path.is_file() or path.read_bytes() != data:
-            replace_file(path, data)
-    return SCORECARD_JSON, SCORECARD_MD
+    """Write both files into `out` (`cards.write_card`). Returns the two file names."""
+    return write_card(out, card, (SCORECARD_JSON, SCORECARD_MD), scorecard_markdown(card))

@@ -5,7 +5,10 @@ row and how it was read, the citations as given and as W3C Web Annotations, thei
 head of the verdict log. `bundle` says what each member holds, derived by one function each, and
 writes the zip (`write_bundle`, `note_quotes`); `bundle_check` reads a zip back and re-checks it
 with nothing but its bytes and the documents' (`verify_bundle`), through those same functions, so
-writing and re-checking cannot drift. Imports run one way: bundle, then bundle_check.
+writing and re-checking cannot drift. `crops` draws a span's page region with its characters'
+boxes highlighted (`show_span`: `workbench show`, and a bundle's `--with-crops` images). It lives
+here, not in `text`, because it reads the workspace's version and the store's artefact, and
+`text` may import neither. Imports run one way: crops, bundle, then bundle_check.
 
 The verbs are named here and loaded at first use (`workbench.lazy`): a bundle verifies citations,
 which loads numpy through the normalizer, and extracts documents (lxml, pypdfium2).
@@ -18,6 +21,8 @@ from workbench.lazy import lazy_names
 # Each verb and the module that holds it.
 _HOME = {
     "BundleProblem": "workbench.exports.bundle",
+    "SpanImage": "workbench.exports.crops",
+    "show_span": "workbench.exports.crops",
     "BundleReport": "workbench.exports.bundle",
     "note_quotes": "workbench.exports.bundle",
     "write_bundle": "workbench.exports.bundle",

@@ -58,9 +58,11 @@ from workbench.errors import (
     ChecksumMismatch,
     ExtractionError,
     NoteError,
+    ShowError,
     TextDecodeError,
     UnsafePath,
 )
+from workbench.exports.crops import PDF, render_span, row_mismatch
 from workbench.files import replace_file_with
 from workbench.models import CatalogueRow, Version, canonical_json, content_id
 from workbench.notes.note import notes_in, parse_note
@@ -83,6 +85,7 @@ REQUIRED = {
 }
 NOTES = ("notes", "notes.jsonl")
 DOCUMENTS = "documents/"
+CROPS = "crops/"
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed member times: the same content gives the same members
 
 
@@ -163,6 +166,37 @@ def verdict_members(
     ]
     annotations = annotate_verified(workspace, (v.verification for v in verdicts), scheme=scheme)
     return verdicts, _jsonl(rows), _jsonl(annotations)
+
+
+def crop_members(
+    verdicts: Sequence[BundleVerdict],
+    versions: Mapping[str, tuple[Version, bytes, str | None]],
+    ocr_cache: Path | None = None,
+) -> list[tuple[str, bytes, dict[str, Any]]]:
+    """With `--with-crops`: for each verified verdict (its number in input order, from 1) into a
+    PDF version held in `versions` (the version, its artefact bytes and provenance language), the
+    member `crops/<number>.png`, the page region of its span with its characters' boxes
+    highlighted (`crops.render_span`), and what its resource records (`workbench:crop`)."""
+    out: list[tuple[str, bytes, dict[str, Any]]] = []
+    for number, verdict in enumerate(verdicts, start=1):
+        citation = verdict.verification.citation
+        held = versions.get(citation.version_id)
+        if not verdict.verification.verified or held is None or held[0].media_type != PDF:
+            continue
+        version, data, language = held
+        try:
+            image = render_span(
+                version,
+                data,
+                citation.char_start,
+                citation.char_end,
+                language=language,
+                ocr_cache=ocr_cache,
+            )
+        except ShowError:  # a span of white space alone has no box to show
+            continue
+        out.append((f"{CROPS}{number}.png", image.png, {"verdict": number, **image.as_json()}))
+    return out
 
 
 def note_members(workspace: Workspace, quotes: Sequence[Mapping[str, Any]]) -> tuple[bytes, bytes]:
@@ -324,10 +358,14 @@ def write_bundle(
     source: str = "-",
     notes: Path | None = None,
     store: Path | None = None,
+    crops: Path | None = None,
+    ocr_cache: Path | None = None,
 ) -> BundleReport:
     """Verify and write a bundle at `out` (module docstring); exactly one of `citations` (a JSON
     Lines file's bytes in `fmt`) or `notes` (a folder). With `store` (the fetched corpus folder),
-    each cited version's artefact bytes go inside, read hash-checked from there.
+    each cited version's artefact bytes go inside, read hash-checked from there. With `crops` (the
+    fetched corpus folder), each verified citation of a PDF version gets its page image
+    (`crop_members`), a scanned page re-read through `ocr_cache`.
 
     Refused with `BundleError` (nothing written): a line that cannot be read (a bundle holds only
     citations a recipient can re-read), no citation at all, a cited version whose catalogue row is
@@ -357,13 +395,9 @@ def write_bundle(
     rows: list[CatalogueRow] = []
     for version in versions:
         row = catalogue.get(version.version_id)
-        if row is None or row.sha256 != version.artefact_sha256:
-            raise BundleError(
-                f"{version.version_id}: "
-                + ("not in the catalogue" if row is None else f"catalogue sha256 {row.sha256}")
-                + f" in {corpus_dir}; the workspace holds artefact sha256 "
-                f"{version.artefact_sha256}"
-            )
+        unlike = row_mismatch(version, row, corpus_dir)
+        if unlike is not None or row is None:
+            raise BundleError(unlike)
         rows.append(row)
     members[REQUIRED["catalogue"]] = _jsonl(
         [{"path": r.path, "provenance": dict(r.provenance)} for r in rows]
@@ -397,6 +431,25 @@ def write_bundle(
         for name, path in (*REQUIRED.items(), NOTES)
         if path in members
     ]
+    if crops is not None:
+        artefacts = {
+            v.version_id: (v, read_fetched(r, crops), provenance_language(r))
+            for v, r in zip(versions, rows, strict=True)
+            if v.media_type == PDF
+        }
+        for path, png, crop in crop_members(verdicts, artefacts, ocr_cache):
+            members[path] = png
+            resources.append(
+                _resource(
+                    f"crop-{crop['verdict']}",
+                    path,
+                    png,
+                    mediatype="image/png",
+                    description=f"the page region of verdict {crop['verdict']}'s span, its "
+                    "characters' boxes highlighted",
+                    **{"workbench:crop": crop},
+                )
+            )
     if store is not None:
         for number, row in enumerate(rows, start=1):
             data = read_fetched(row, store)
@@ -439,6 +492,12 @@ def write_bundle(
     )
 
 
+def provenance_language(row: CatalogueRow) -> str | None:
+    """The provenance's `language` (what a scanned page is read in), None when absent."""
+    named = row.provenance.get("language")
+    return named if isinstance(named, str) else None
+
+
 def _write_zip(out: Path, members: Mapping[str, bytes]) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
 
@@ -459,6 +518,8 @@ __all__ = [
     "BundleProblem",
     "BundleReport",
     "BundleVerdict",
+    "crop_members",
     "note_quotes",
+    "provenance_language",
     "write_bundle",
 ]

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.cite.formats import FORMATS, documents_from_json, read_citations
-from workbench.corpus import check_relative_path, parse_provenance
+from workbench.corpus import check_relative_path, parse_provenance, read_fetched
 from workbench.errors import BundleError, ProvenanceError
 from workbench.exports.bundle import (
     BUNDLE_SCHEME,
@@ -41,7 +41,10 @@ from workbench.exports.bundle import (
     REQUIRED,
     BundleProblem,
     BundleReport,
+    BundleVerdict,
+    crop_members,
     note_members,
+    provenance_language,
     reread_version,
     verdict_members,
 )
@@ -233,6 +236,53 @@ def _decisions(data: bytes) -> bytes:
     return b"".join(line + b"\n" for line in out)
 
 
+def _check_crops(
+    bundled: Sequence[Mapping[str, Any]],
+    members: Mapping[str, bytes],
+    verdicts: Sequence[BundleVerdict],
+    versions: Sequence[Version],
+    rows: Mapping[str, CatalogueRow],
+    inside: Path,
+    mirror: Path | None,
+    ocr_cache: Path | None,
+) -> list[BundleProblem]:
+    """The page images drawn again from the re-read versions (`bundle.crop_members`) and
+    compared byte for byte; a crop of a version that could not be re-read is left unchecked
+    beyond its hash (a problem already names that version)."""
+    held = {}
+    for version in versions:
+        row = rows[version.version_id]
+        folder = inside if (inside / row.path).is_file() else mirror
+        if folder is not None and version.media_type == "application/pdf":
+            held[version.version_id] = (
+                version,
+                read_fetched(row, folder),
+                provenance_language(row),
+            )
+    derived = {path: png for path, png, _ in crop_members(verdicts, held, ocr_cache)}
+    problems: list[BundleProblem] = []
+    for resource in bundled:
+        path, crop = resource["path"], resource["workbench:crop"]
+        if path not in members or not isinstance(crop, dict) or crop.get("version_id") not in held:
+            continue
+        drawn = derived.get(path, b"")
+        if members[path] != drawn:
+            problems.append(
+                BundleProblem(
+                    where=path,
+                    reason="differs",
+                    detail=f"the re-check draws another image ({len(drawn)} bytes, sha256 "
+                    f"{hashlib.sha256(drawn).hexdigest()})",
+                )
+            )
+    named = {r["path"] for r in bundled}
+    for path in sorted(set(derived) - named):
+        problems.append(
+            BundleProblem(where=path, reason="missing", detail="a verified quote's crop is absent")
+        )
+    return problems
+
+
 def verify_bundle(
     path: Path, *, mirror: Path | None = None, ocr_cache: Path | None = None
 ) -> BundleReport:
@@ -317,6 +367,11 @@ def verify_bundle(
                     )
             verdicts, verdict_bytes, annotation_bytes = verdict_members(
                 workspace, lines, scheme=scheme
+            )
+        bundled_crops = [r for r in resources if "workbench:crop" in r]
+        if bundled_crops:
+            problems += _check_crops(
+                bundled_crops, members, verdicts, versions, by_path, inside, mirror, ocr_cache
             )
     for name in ("verdicts", "annotations"):
         member = REQUIRED[name]

@@ -10,8 +10,9 @@ The modules, each importing only the siblings it needs, in the order they build 
 `reduce_families`, `rate`, the report JSON), `cache` (a family's measurement as JSON, kept under
 exactly its inputs), `charts` (altair charts drawn to SVG offline), `html` (the report pages and
 the headline README), `tables` (the CSV/Parquet tables, written by `workbench.tables`), `cluster`
-(the map on a Dask cluster), and `run` on top (`measure_corpus`, the whole chain, and
-`map_families`, the map run serially). No module imports this package or one that imports it.
+(the map on a Dask cluster), and `run` on top (`measure_corpus`, the whole chain, `plan_measure`,
+what `workbench measure` runs from its options and its workspace, and `map_families`, the map run
+serially). No module imports this package or one that imports it.
 
 Every public name is importable from `workbench.measure` itself, loaded from its module at first
 use (`workbench.lazy`), so importing the package, or one module of it, loads neither the diff nor
@@ -70,7 +71,14 @@ if TYPE_CHECKING:  # the names as the type checker sees them; at run time `_HOME
         report_bytes,
         wiring_decision,
     )
-    from workbench.measure.run import MeasureRun, map_families, measure_corpus
+    from workbench.measure.run import (
+        MeasurePlan,
+        MeasureRun,
+        map_families,
+        measure_command,
+        measure_corpus,
+        plan_measure,
+    )
     from workbench.measure.summary import (
         EXAMPLES_PER_CAUSE,
         KNOWN_TARGET,
@@ -93,7 +101,6 @@ _HOME = {
             "EXCLUDED_KINDS",
             "CautionRow",
             "FamilyMeasurement",
-            "FamilyTask",
             "PairingRow",
             "ParseRow",
             "PassageRow",
@@ -152,7 +159,17 @@ _HOME = {
     **dict.fromkeys(
         ("FamilyTask", "TaskResult", "family_tasks", "run_family_task"), "workbench.measure.tasks"
     ),
-    **dict.fromkeys(("MeasureRun", "map_families", "measure_corpus"), "workbench.measure.run"),
+    **dict.fromkeys(
+        (
+            "MeasurePlan",
+            "MeasureRun",
+            "map_families",
+            "measure_command",
+            "measure_corpus",
+            "plan_measure",
+        ),
+        "workbench.measure.run",
+    ),
 }
 
 __all__ = [
@@ -174,6 +191,7 @@ __all__ = [
     "Evidence",
     "FamilyMeasurement",
     "FamilyTask",
+    "MeasurePlan",
     "MeasureRun",
     "MeasurementCache",
     "Measurements",
@@ -197,9 +215,11 @@ __all__ = [
     "held_version_facts",
     "map_families",
     "map_tasks",
+    "measure_command",
     "measure_corpus",
     "measure_family",
     "measurement_tables",
+    "plan_measure",
     "rate",
     "reduce_families",
     "reduce_summaries",

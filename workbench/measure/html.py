@@ -4,7 +4,9 @@ Each report is written as JSON (the figures) and as a self-contained HTML page: 
 charts rendered to inline SVG by vl-convert at write time, so the page needs no network, no CDN and
 no JavaScript. Every string that came from a filing (excerpts, labels, ids) is HTML-escaped. The
 headline `measurements/README.md` quotes figures only from the JSON it sits beside, each with the
-JSON field it came from, and names the command that wrote it.
+JSON field it came from, and names the command that wrote it: `make measure` for the project's
+corpus, whose committed reports a test re-derives; for any other corpus, the `workbench measure`
+command line that made them (`made_by`, handed in by the measurement run), and no word of a test.
 
 The guarantee: `write_reports` is deterministic to the byte for the same measurements, and a file
 whose bytes would not change is not rewritten.
@@ -32,7 +34,7 @@ from workbench.measure.reports import (
 )
 from workbench.measure.summary import TEXT_ORIGIN_FIELDS
 
-COMMAND = "make measure  (or: workbench measure)"
+COMMAND = "make measure  (or: workbench measure)"  # the project's corpus: what its reports say
 
 
 def _write(path: Path, chunks: Iterable[str]) -> None:
@@ -56,7 +58,9 @@ def _table(header: list[str], rows: Iterable[list[Any]]) -> Iterator[str]:
     yield "</tbody></table>"
 
 
-def _page(title: str, digest: str, sections: list[str | Iterable[str]]) -> Iterator[str]:
+def _page(
+    title: str, digest: str, sections: list[str | Iterable[str]], made_by: str | None
+) -> Iterator[str]:
     style = (
         "body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}"
         "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.2em .5em;"
@@ -66,7 +70,7 @@ def _page(title: str, digest: str, sections: list[str | Iterable[str]]) -> Itera
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(title)}</title><style>{style}</style></head><body>\n"
         f"<h1>{html.escape(title)}</h1>\n<p>Corpus digest <code>{html.escape(digest)}</code>. "
-        f"Written by <code>{html.escape(COMMAND)}</code>.</p>\n"
+        f"Written by <code>{html.escape(made_by or COMMAND)}</code>.</p>\n"
     )
     for k, section in enumerate(sections):
         if k:
@@ -109,7 +113,7 @@ def _shares(values: list[dict[str, Any]], y: str, x: str, color: str, title: str
     return f"<figure>{chart_svg(chart)}</figure>"
 
 
-def digests_html(report: dict[str, Any]) -> Iterator[str]:
+def digests_html(report: dict[str, Any], made_by: str | None = None) -> Iterator[str]:
     jurisdictions = report["jurisdictions"]
     values = [{"jurisdiction": j, "documents": e["documents"]} for j, e in jurisdictions.items()]
     rows = [
@@ -138,10 +142,11 @@ def digests_html(report: dict[str, Any]) -> Iterator[str]:
             "measured.</p>",
             _table(["path", "reason", "detail"], unread) if unread else "<p>None.</p>",
         ],
+        made_by,
     )
 
 
-def structure_html(report: dict[str, Any]) -> Iterator[str]:
+def structure_html(report: dict[str, Any], made_by: str | None = None) -> Iterator[str]:
     causes = [
         {"jurisdiction": j, "cause": cause, "cause_rank": rank, "caps": block["cap_causes"][cause]}
         for j, block in report["jurisdictions"].items()
@@ -306,10 +311,11 @@ def structure_html(report: dict[str, Any]) -> Iterator[str]:
                 examples,
             ),
         ],
+        made_by,
     )
 
 
-def escalation_html(report: dict[str, Any]) -> Iterator[str]:
+def escalation_html(report: dict[str, Any], made_by: str | None = None) -> Iterator[str]:
     values = [
         {"jurisdiction": j, "rule": rule, "cautioned": b[rule]["holds"]}
         for j, b in report["jurisdictions"].items()
@@ -370,6 +376,7 @@ def escalation_html(report: dict[str, Any]) -> Iterator[str]:
                 [[j, s] for j, s in wiring["structure_known_share"].items()],
             ),
         ],
+        made_by,
     )
 
 
@@ -412,16 +419,21 @@ def _origins_readme(origins: dict[str, Any], caution: dict[str, Any]) -> list[st
     return [*lines, ""] if lines[-1] else lines
 
 
-def headline_readme(m: Measurements) -> bytes:
-    """measurements/README.md: headline figures, each beside the JSON field it was read from."""
+def headline_readme(m: Measurements, made_by: str | None = None) -> bytes:
+    """measurements/README.md: headline figures, each beside the JSON field it was read from;
+    `made_by` is the command that made them (None: the project's, `COMMAND`)."""
     d, s, e = m.digests, m.structure, m.escalation
     o, eo, w = s["overall"], e["overall"], e["wiring"]
     lines = [
         "# Measurements",
         "",
-        f"Written by `{COMMAND}` from the corpus with digest `{d['corpus_digest']}`. Every figure below is",
+        f"Written by `{made_by or COMMAND}` from the corpus with digest `{d['corpus_digest']}`. Every figure below is",
         "copied by the code from the JSON beside it (file and field in brackets); none is typed by hand.",
-        "A test re-derives these files and fails if any byte differs.",
+        *(
+            ["A test re-derives these files and fails if any byte differs."]
+            if made_by is None
+            else []
+        ),
         "",
         "## Corpus",
         "",
@@ -431,7 +443,8 @@ def headline_readme(m: Measurements) -> bytes:
             for reason, n in d["refused"].items()
         ),
         f"- measured: {d['documents_measured']} of them; admitted but not ingested, so never "
-        f"measured: {len(d['not_ingested'])} [{DIGESTS_NAME}: documents_measured, not_ingested]",
+        f"measured: {d['documents_not_ingested']} "
+        f"[{DIGESTS_NAME}: documents_measured, documents_not_ingested]",
         *(
             f"  - `{r['path']}`: {r['reason']} ({r['detail']}) [{DIGESTS_NAME}: not_ingested]"
             for r in d["not_ingested"]
@@ -536,18 +549,19 @@ def headline_readme(m: Measurements) -> bytes:
     return "\n".join(lines).encode("utf-8")
 
 
-def write_reports(out: Path, m: Measurements) -> dict[str, Path]:
+def write_reports(out: Path, m: Measurements, *, made_by: str | None = None) -> dict[str, Path]:
     """Write every report into `out`, each as it is made (a `Section` is read while it is
-    written, never held); returns report name -> path."""
+    written, never held); returns report name -> path. `made_by` is the command line that made
+    them, for a corpus other than the project's (None: the project's, `COMMAND`)."""
     out.mkdir(parents=True, exist_ok=True)
     files: dict[str, Callable[[], Iterable[str]]] = {
         DIGESTS_NAME: lambda: report_chunks(m.digests),
         STRUCTURE_NAME: lambda: report_chunks(m.structure),
         ESCALATION_NAME: lambda: report_chunks(m.escalation),
-        "corpus-digests.html": lambda: digests_html(m.digests),
-        "structure-measurement.html": lambda: structure_html(m.structure),
-        "escalation-rates.html": lambda: escalation_html(m.escalation),
-        "README.md": lambda: [headline_readme(m).decode("utf-8")],
+        "corpus-digests.html": lambda: digests_html(m.digests, made_by),
+        "structure-measurement.html": lambda: structure_html(m.structure, made_by),
+        "escalation-rates.html": lambda: escalation_html(m.escalation, made_by),
+        "README.md": lambda: [headline_readme(m, made_by).decode("utf-8")],
     }
     written = {}
     for name, chunks in files.items():

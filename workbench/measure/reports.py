@@ -119,6 +119,7 @@ def corpus_digests(
         "digest_rule": "sha256 of canonical JSON of sorted [path, sha256] pairs of admitted documents",
         "documents": len(rows),
         "documents_measured": len(rows) - len({r.path for r in unread}),
+        "documents_not_ingested": len({r.path for r in unread}),
         "not_ingested": [r.as_json() for r in unread],
         "bytes": sum(r.size for r in rows),
         "families": len({(r.jurisdiction, r.family) for r in rows}),

@@ -6,11 +6,16 @@ its shard), folds the summaries into the index, reduces, writes the reports and,
 tables. A family whose inputs are unchanged is not touched again: its summary is read from the
 index (`index`), so after one more release only the families it changed are extracted and
 measured. The reduce always runs over every family, so a warm run writes the cold run's bytes.
-`map_families` is the map held in memory, for a notebook or a test.
+`map_families` is the map held in memory, for a notebook or a test. The workspace remembers the
+corpus and settings it was measured with (`Workspace.remember`), so every later command on it
+reads the same catalogue and profiles; `plan_measure` turns the options `workbench measure` was
+given, and what its workspace remembers, into the arguments of `measure_corpus`.
 """
 
 from __future__ import annotations
 
+import os
+import shlex
 import sys
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -18,7 +23,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.corpus import admit, read_catalogue, read_refusals
+from workbench.corpus import (
+    CorpusSettings,
+    admit,
+    catalogue_folder,
+    corpus_home,
+    fold_into_catalogue,
+    is_project_mirror,
+    read_catalogue,
+    read_refusals,
+)
+from workbench.defaults import DEFAULT_CORPUS_DIR, DEFAULT_STORE, DEFAULT_WORKSPACE
 from workbench.errors import CorpusChanged
 from workbench.files import replace_file
 from workbench.measure.cache import (
@@ -41,8 +56,8 @@ from workbench.models import CatalogueRow, Refusal, Version, code_digest
 from workbench.progress import bar
 from workbench.tables import check_format
 from workbench.text.ocr import OcrOptions, default_cache
-from workbench.text.profiles import Profile, read_profile_dir, registry
-from workbench.workspace import Workspace, ingest
+from workbench.text.profiles import Profile, registry
+from workbench.workspace import Workspace, ingest, researcher_profiles, workspace_settings
 
 
 def map_families(
@@ -80,16 +95,19 @@ class MeasureRun:
     admission_refusals: tuple[Refusal, ...]
     results: tuple[FamilyMeasurement, ...] = ()  # the map's output, with `keep_results` only
     measurements: Measurements | None = None  # the reduce, as written (None: nothing admitted)
+    settings: CorpusSettings | None = (
+        None  # what the workspace now remembers (None: nothing admitted)
+    )
 
 
 def measure_corpus(
     *,
     out: Path,
     workspace: Path,
-    corpus_dir: Path = Path("corpus"),
-    store: Path = Path("corpus/real"),
+    corpus_dir: Path | None = None,
+    store: Path | None = None,
     mirror: Path | None = None,
-    profiles: Sequence[Profile] = (),
+    profile_folders: Sequence[Path] = (),
     workers: int | None = None,
     scheduler: str | None = None,
     cache: Path | None = None,
@@ -100,11 +118,18 @@ def measure_corpus(
 ) -> MeasureRun:
     """Re-derive every measurement report into `out`: what `workbench measure` runs.
 
-    1. The documents: with `mirror`, that mirror-layout folder is admitted (`corpus.admit`; not
-       written into any catalogue) and its profiles (`MIRROR/profiles/*.toml`) join `profiles`;
-       if it admits nothing, nothing is extracted or written. Without it, the catalogue in
-       `corpus_dir` and the refusals recorded beside it.
-    2. The map, one task per family (`tasks.run_family_task`), in-process or on Dask with
+    1. The documents: with `mirror`, that mirror-layout folder is admitted (`corpus.admit`); if
+       it admits nothing, nothing is extracted or written anywhere. Its bytes are read from the
+       mirror, and the admission is folded into its catalogue (`corpus.catalogue_folder`:
+       `corpus_dir` when named, the project's for the project's mirror, else the workspace's
+       folder), as `workbench corpus admit` would keep it. Without it, the catalogue in
+       `corpus_dir` (default: the project's) and the refusals beside it, the bytes in `store`
+       (default: the project's store).
+    2. The profiles: those in each of `profile_folders`, then `MIRROR/profiles/*.toml`, come
+       before the shipped ones (`CorpusSettings.profile_folders`, `profiles.registry`). The
+       workspace file `workspace` remembers these settings (`Workspace.remember`), so that every
+       command on it reads them.
+    3. The map, one task per family (`tasks.run_family_task`), in-process or on Dask with
        `workers` / `scheduler` (C13). A family whose versions are all held and whose
        `family_cache_key` names a summary in the index or a shard in the shard folder (`cache`,
        default `measure-cache/` beside the workspace file) is reused, never read; every other
@@ -113,15 +138,16 @@ def measure_corpus(
        a version held under the same artefact SHA-256 by the current extractor is never
        extracted again; one held by an older extractor is checked as `ingest` checks it).
        `use_cache=False` reuses nothing: every family is measured again.
-    3. The reduce (`reduce_summaries`) over the summary index, read as the reports are written
+    4. The reduce (`reduce_summaries`) over the summary index, read as the reports are written
        (`html.write_reports`); with `export` ("csv" or "parquet") the measurement tables too,
-       read from the shards (`tables.write_measurement_tables_from`).
+       read from the shards (`tables.write_measurement_tables_from`). The reports of any corpus
+       but the project's read as the project reads it (`CorpusSettings.is_project`) name the
+       command line that re-makes them (`measure_command`).
 
     The reports are the same bytes whichever families were reused and whatever ran the map. The
     client holds the catalogue rows, one batch of results and one batch of summaries at a time,
     never the corpus's measurements. `keep_results` also gives back every family's measurement
-    and the reports with every section read in (for a notebook on a small corpus). The
-    researcher's `profiles` come before the shipped ones (`profiles.registry`).
+    and the reports with every section read in (for a notebook on a small corpus).
     """
     if export is not None:
         check_format(export)  # refused before anything is read or written
@@ -129,10 +155,9 @@ def measure_corpus(
         from workbench.measure.cluster import check_engine_options
 
         check_engine_options(workers, scheduler)
-    own = tuple(profiles)
     if mirror is not None:
         admission = admit(mirror, progress=progress)
-        rows, refusals, store = admission.rows, admission.refusals, mirror
+        rows, refusals = admission.rows, admission.refusals
         if not rows:
             return MeasureRun(
                 documents=0,
@@ -143,15 +168,23 @@ def measure_corpus(
                 not_ingested=(),
                 admission_refusals=refusals,
             )
-        if (mirror / "profiles").is_dir():
-            own += read_profile_dir(mirror / "profiles")
+        catalogue, store = catalogue_folder(mirror, workspace, corpus_dir), mirror
     else:
-        rows, refusals = read_catalogue(corpus_dir), read_refusals(corpus_dir)
+        catalogue = corpus_dir if corpus_dir is not None else DEFAULT_CORPUS_DIR
+        store = store if store is not None else DEFAULT_STORE
+        rows, refusals = read_catalogue(catalogue), read_refusals(catalogue)
+    given = CorpusSettings(
+        corpus=mirror, catalogue=catalogue, store=store, profiles=tuple(profile_folders)
+    )
+    own = researcher_profiles(given)  # a bad profile is refused before anything is written
+    if mirror is not None:
+        fold_into_catalogue(admission, catalogue)
     readers = registry(own)
     folder = cache if cache is not None else workspace.parent / CACHE_DIR_NAME
     shards = MeasurementCache(folder=folder)
     run = _Run(held_cache=shards if use_cache else None)
     with Workspace(workspace) as held, SummaryIndex(folder) as index:
+        held.remember(given.resolved(), by="measure")
         plan = _plan(held, rows, store, readers, progress=progress)
         run.refused.extend(plan.refused)
         indexed = index.keys() if use_cache else frozenset()
@@ -184,7 +217,8 @@ def measure_corpus(
         )
     from workbench.measure.html import write_reports  # altair loads only when reports are written
 
-    written = list(write_reports(out, measurements).values())
+    made_by = None if given.is_project() else measure_command(given)
+    written = list(write_reports(out, measurements, made_by=made_by).values())
     written += _write_induced_profiles(out, index.summaries())
     if export is not None:
         from workbench.measure.tables import write_measurement_tables_from
@@ -201,6 +235,76 @@ def measure_corpus(
         admission_refusals=refusals,
         results=tuple(sorted(results, key=lambda f: (f.jurisdiction, f.family))),
         measurements=measurements,
+        settings=given.resolved(),
+    )
+
+
+def measure_command(settings: CorpusSettings) -> str:
+    """The `workbench measure` command line that re-makes reports from `settings`, paths as they
+    were given: `--corpus DIR` (or `--corpus-dir C --store S`), then `--profiles P` for each of the
+    researcher's profile folders. The output folder is not named, so a report's bytes do not
+    depend on where it is written."""
+    words = ["workbench", "measure"]
+    if settings.corpus is not None:
+        words += ["--corpus", os.fsdecode(settings.corpus)]
+    else:
+        words += ["--corpus-dir", os.fsdecode(settings.catalogue)]
+        words += ["--store", os.fsdecode(settings.store)]
+    for folder in settings.profiles:
+        words += ["--profiles", os.fsdecode(folder)]
+    return shlex.join(words)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeasurePlan:
+    """The arguments of `measure_corpus` for one `workbench measure`, and the lines saying which
+    given option replaced a setting the workspace remembers."""
+
+    workspace: Path
+    out: Path
+    mirror: Path | None
+    corpus_dir: Path | None
+    store: Path | None
+    profile_folders: tuple[Path, ...]
+    overrides: tuple[str, ...]
+
+
+def plan_measure(
+    *,
+    workspace: Path | None = None,
+    out: Path | None = None,
+    corpus: Path | None = None,
+    corpus_dir: Path | None = None,
+    store: Path | None = None,
+    profiles: Path | None = None,
+) -> MeasurePlan:
+    """What `workbench measure` measures, and where, from the options given (None: not given).
+
+    The workspace: `workspace`; else, for a `corpus` other than the project's mirror, the one in
+    that corpus's own folder (`corpus_home(corpus)/workspace.sqlite`); else the project's
+    (`DEFAULT_WORKSPACE`). What that workspace remembers fills every option not given
+    (`workspace_settings`), so measuring a workspace made from a mirror again measures that
+    mirror. The reports go to `out`; else to `measurements/` for the project's corpus
+    (`CorpusSettings.is_project`), and for any other to `measurements/` in the workspace's folder,
+    so a researcher's run never writes the project's tracked reports unless told to.
+    """
+    if workspace is None:
+        workspace = DEFAULT_WORKSPACE
+        if corpus is not None and not is_project_mirror(corpus):
+            workspace = corpus_home(corpus) / "workspace.sqlite"
+    settings, overrides = workspace_settings(
+        workspace, corpus=corpus, corpus_dir=corpus_dir, store=store, profiles=profiles
+    )
+    if out is None:
+        out = Path("measurements") if settings.is_project() else workspace.parent / "measurements"
+    return MeasurePlan(
+        workspace=workspace,
+        out=out,
+        mirror=corpus if corpus is not None else settings.corpus,
+        corpus_dir=corpus_dir if corpus_dir is not None else settings.catalogue,
+        store=store if store is not None else settings.store,
+        profile_folders=(profiles,) if profiles is not None else settings.profiles,
+        overrides=overrides,
     )
 
 

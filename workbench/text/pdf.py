@@ -110,6 +110,7 @@ from workbench.text.pdf_page import frame, ocr_runs, read_glyphs, runs
 __all__ = [
     "PDF_EXTRACTOR",
     "PDF_EXTRACTOR_VERSION",
+    "Placed",
     "extract_pdf",
 ]
 
@@ -132,6 +133,8 @@ _SENTENCE_END = frozenset('.:;?!)]”’"')
 
 Position = Literal["top", "bottom", "margin", "outside"]
 _Scan = Callable[[pdfium.PdfPage, int], PageReading]
+# A run as the text holds it: its first character's offset in the text, its page, the run.
+Placed = tuple[int, int, Run]
 
 
 @dataclass(slots=True)
@@ -145,11 +148,18 @@ class _Page:
 
 
 def extract_pdf(
-    data: bytes, *, source: str, language: str | None = None, ocr: OcrOptions | None = None
+    data: bytes,
+    *,
+    source: str,
+    language: str | None = None,
+    ocr: OcrOptions | None = None,
+    trace: list[Placed] | None = None,
 ) -> Extraction:
     """Extract a PDF's text, page map, furniture, unusable pages and origins (rules in the module
     docstring); a scanned page is read by OCR in `language` (the provenance's; English when None),
-    with `ocr`'s cache and required engine build.
+    with `ocr`'s cache and required engine build. With `trace`, every run the body text holds is
+    appended to it where it stands (`Placed`), glyph runs with their characters' boxes
+    (`Run.boxes`): what `workbench show` highlights. The extraction is the same with or without.
 
     Refused with `ExtractionError`: empty bytes; no "%PDF-" header in the first `HEADER_PROBE`
     bytes; bytes PDFium cannot open (its reason is quoted; an encrypted file needs a password we
@@ -183,12 +193,13 @@ def extract_pdf(
         )
 
     try:
-        pages = [_read_page(document, index, scan) for index in range(len(document))]
+        boxes = trace is not None
+        pages = [_read_page(document, index, scan, boxes) for index in range(len(document))]
     finally:
         document.close()
     if not pages:
         raise ExtractionError(f"{source}: the PDF has no pages; expected at least one")
-    return _assemble(pages, source)
+    return _assemble(pages, source, trace)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -202,7 +213,7 @@ def _own_text(chars: list[str]) -> bool:
     return readable >= STAMP_CHARS and readable * 2 >= len(shown)
 
 
-def _read_page(document: pdfium.PdfDocument, index: int, scan: _Scan) -> _Page:
+def _read_page(document: pdfium.PdfDocument, index: int, scan: _Scan, boxes: bool) -> _Page:
     page = document[index]
     try:
         read = read_glyphs(page)
@@ -226,8 +237,8 @@ def _read_page(document: pdfium.PdfDocument, index: int, scan: _Scan) -> _Page:
         cx, cy = (run.x0 + run.x1) / 2, (run.y0 + run.y1) / 2
         return bool(left <= cx <= right and bottom <= cy <= top)
 
-    main_runs = runs(g for g in glyphs if g[1] == dominant)
-    other_runs = runs(g for g in glyphs if g[1] != dominant)
+    main_runs = runs((g for g in glyphs if g[1] == dominant), boxes=boxes)
+    other_runs = runs((g for g in glyphs if g[1] != dominant), boxes=boxes)
     if words:
         drawn = [r for r in main_runs + other_runs if visible(r)]
         words = [(i, w) for i, w in words if not _drawn(drawn, w.x0, w.y0, w.x1, w.y1)]
@@ -341,7 +352,8 @@ class _Writer:
     """The text as it is written, with each piece's origin (None: white space the layout wrote)
     and every OCR word kept, by page, with its offsets."""
 
-    def __init__(self) -> None:
+    def __init__(self, trace: list[Placed] | None) -> None:
+        self.trace = trace
         self.parts: list[str] = []
         self.spans: list[tuple[int, int, TextOrigin | None]] = []
         self.length = 0
@@ -356,6 +368,8 @@ class _Writer:
         start = self.length
         for text, origin in line.pieces:
             self.write(text, origin)
+        if self.trace is not None:
+            self.trace += [(start + offset, page.number, run) for offset, run in line.placed]
         if page.reading is None:
             return
         kept = self.words.setdefault(page.number, [])
@@ -421,7 +435,7 @@ def _page_origin(
     return PageOrigin(page=span.page, origin=summary, characters=characters, ocr=reading)
 
 
-def _assemble(pages: list[_Page], source: str) -> Extraction:
+def _assemble(pages: list[_Page], source: str, trace: list[Placed] | None) -> Extraction:
     seen: dict[tuple[Position, str], set[int]] = {}
     for page in pages:
         for position, line in page.candidates:
@@ -430,7 +444,7 @@ def _assemble(pages: list[_Page], source: str) -> Extraction:
     furniture: list[Furniture] = []
     unusable: list[UnusablePage] = []
     spans: list[PageSpan] = []
-    writer = _Writer()
+    writer = _Writer(trace)
     previous: Line | None = None
     for page in pages:
         page_furniture = [

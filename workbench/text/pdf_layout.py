@@ -30,7 +30,8 @@ Piece = tuple[str, TextOrigin | None]
 class Run:
     """Glyphs (or OCR words) of one line in reading direction; u runs along the line, v down the
     page. `words` (OCR runs only) holds each word's `[start, end)` in the run's text and its index
-    in the page's reading."""
+    in the page's reading; `boxes` (glyph runs read for `pdf.py`'s trace only) each character's
+    glyph box (x0, y0, x1, y1) in PDF points, None for a space the run wrote."""
 
     parts: list[str]
     u0: float
@@ -44,6 +45,7 @@ class Run:
     y1: float
     origin: TextOrigin = "glyphs"
     words: list[tuple[int, int, int]] | None = None
+    boxes: list[tuple[float, float, float, float] | None] | None = None
 
     @property
     def height(self) -> float:

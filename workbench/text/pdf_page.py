@@ -179,10 +179,11 @@ def read_glyphs(page: pdfium.PdfPage) -> PageGlyphs:
     return PageGlyphs(glyphs=glyphs, crop=crop, scanned=image >= 0)
 
 
-def runs(glyphs: Iterable[Glyph]) -> list[Run]:
+def runs(glyphs: Iterable[Glyph], *, boxes: bool = False) -> list[Run]:
     """Runs of glyphs in content order (rule 2); each glyph read in its own direction's frame.
 
-    A run never mixes origins: a glyph of another origin than the run's starts a new run.
+    A run never mixes origins: a glyph of another origin than the run's starts a new run. With
+    `boxes`, each run keeps every character's glyph box (`Run.boxes`); the text is the same.
     """
     out: list[Run] = []
     run: Run | None = None
@@ -196,6 +197,8 @@ def runs(glyphs: Iterable[Glyph]) -> list[Run]:
         if run is not None and origin == run.origin:
             if not space and (u0, u1, v0, v1) == last:  # a ligature: one glyph, its letters
                 run.parts.append(char)
+                if run.boxes is not None:
+                    run.boxes.append((x0, y0, x1, y1))
                 space = False
                 continue
             _, lu1, lv0, lv1 = last
@@ -206,7 +209,11 @@ def runs(glyphs: Iterable[Glyph]) -> list[Run]:
             if same_line and -0.5 * height <= gap <= RUN_GAP * height:
                 if space or (broken if _marker(lv0, lv1, v0, v1) else gap > SPACE_GAP * height):
                     run.parts.append(" ")
+                    if run.boxes is not None:
+                        run.boxes.append(None)
                 run.parts.append(char)
+                if run.boxes is not None:
+                    run.boxes.append((x0, y0, x1, y1))
                 # CAUTION: plain comparisons, not min()/max(): this runs once per glyph.
                 if u0 < run.u0:
                     run.u0 = u0
@@ -227,6 +234,8 @@ def runs(glyphs: Iterable[Glyph]) -> list[Run]:
                 last, space = (u0, u1, v0, v1), False
                 continue
         run = Run([char], u0, u1, v0, v1, x0, y0, x1, y1, origin)
+        if boxes:
+            run.boxes = [(x0, y0, x1, y1)]
         out.append(run)
         last, space = (u0, u1, v0, v1), False
     return out

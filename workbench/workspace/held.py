@@ -1,4 +1,4 @@
-"""The workspace: an embedded SQLite file of immutable versions, and ingest into it.
+"""The workspace file: an embedded SQLite file of immutable versions (`Workspace`).
 
 A version row holds the extracted text that every offset indexes, the artefact's SHA-256 and byte
 count, the extractor's name and version, the text's SHA-256, the structure the extractor carried
@@ -15,6 +15,13 @@ under an older one (row, text and offsets stay; the version then counts as held 
 version). A version read back carries its newest record's origins (None for a PDF with none; plain
 text, Markdown and XML are `glyphs` throughout).
 
+The workspace remembers the corpus it was made from (`corpus.CorpusSettings`: the mirror, the
+catalogue folder, the store, the researcher's profile folders) in its append-only `workspace_meta`
+table, one row `settings/<n>` per change, the highest `n` standing: `ingest` and `measure` append
+a row when what they used differs from the standing one, and nothing is ever overwritten, so the
+rows are the workspace's history of settings. `Workspace(path, create=False)` refuses a workspace
+that does not exist and makes nothing; `opening.open_workspace` is how every reader opens one.
+
 The workspace runs in WAL mode with a busy timeout so that two processes (two notebook kernels) can
 read and append at once.
 """
@@ -25,44 +32,37 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workbench.corpus import read_fetched
+from workbench.corpus import CorpusSettings, project_settings
 from workbench.errors import (
     AppendOnlyViolation,
-    ChecksumMismatch,
     CorpusChanged,
-    ExtractionError,
     FamilyNotFound,
-    FetchError,
-    TextDecodeError,
-    UnsafePath,
     VersionNotFound,
     WorkspaceError,
 )
 from workbench.models import (
-    CatalogueRow,
     Furniture,
     PageSpan,
-    Refusal,
     StructureMark,
     TextOrigins,
     UnusablePage,
     Version,
     canonical_json,
     origins_from_json,
-    text_sha256,
+    strict_json,
 )
-from workbench.progress import bar
 
 if TYPE_CHECKING:
-    from workbench.text.ocr import OcrOptions
+    from workbench.text.profiles import Profile
 
 SCHEMA_VERSION = "2"
 PDF_MEDIA_TYPE = "application/pdf"
+SETTINGS_KEY = "settings/"  # workspace_meta rows settings/1, settings/2, ...: the highest stands
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS workspace_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -126,10 +126,21 @@ def _records_json(records: Iterable[StructureMark | PageSpan | Furniture | Unusa
 
 
 class Workspace:
-    """An open workspace file. Use as a context manager, or call `close()`."""
+    """An open workspace file. Use as a context manager, or call `close()`.
 
-    def __init__(self, path: Path) -> None:
+    `settings` is the corpus every command on it reads: what it remembers (else the project's,
+    `corpus.project_settings`), with the options `open_workspace` was given applied; `overrides`
+    says which of those options replaced a remembered setting, one line each.
+    """
+
+    def __init__(self, path: Path, *, create: bool = True) -> None:
+        """Open the workspace at `path`; with `create` (the default) make it if it does not exist,
+        else refuse a missing one with a `WorkspaceError` and make nothing, not even its folder."""
         self.path = path
+        if not create and not path.exists():
+            raise WorkspaceError(
+                f"{path}: no such workspace; 'workbench measure' or 'workbench ingest' makes one"
+            )
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
@@ -151,6 +162,51 @@ class Workspace:
             raise WorkspaceError(
                 f"{path}: workspace schema {held}; this workbench reads schema {SCHEMA_VERSION}"
             )
+        self.settings: CorpusSettings = self.remembered_settings() or project_settings()
+        self.overrides: tuple[str, ...] = ()
+
+    def _settings_rows(self) -> list[tuple[int, Any]]:
+        """(n, recorded value) of every `settings/<n>` row, in order of n."""
+        rows = self._conn.execute(
+            "SELECT key, value FROM workspace_meta WHERE key LIKE ?", (SETTINGS_KEY + "%",)
+        )
+        return sorted(
+            (int(row["key"].removeprefix(SETTINGS_KEY)), strict_json(row["value"], WorkspaceError))
+            for row in rows
+        )
+
+    def remembered_settings(self) -> CorpusSettings | None:
+        """The standing settings (the highest `settings/<n>` row), or None if none was recorded
+        (a workspace made before settings were remembered, or by `Workspace` alone)."""
+        rows = self._settings_rows()
+        if not rows:
+            return None
+        source = f"{self.path}: workspace_meta {SETTINGS_KEY}{rows[-1][0]}"
+        return CorpusSettings.from_json(rows[-1][1]["settings"], source=source)
+
+    def remember(self, settings: CorpusSettings, *, by: str) -> bool:
+        """Append `settings` as the standing ones, recorded by the command `by`, unless they equal
+        the standing ones; True if a row was appended. Earlier rows are never changed."""
+        with self.transaction() as conn:
+            rows = self._settings_rows()
+            if rows and rows[-1][1]["settings"] == settings.as_json():
+                return False
+            at = datetime.now(UTC).isoformat(timespec="seconds")
+            record = {"settings": settings.as_json(), "recorded_by": by, "recorded_at": at}
+            key = f"{SETTINGS_KEY}{rows[-1][0] + 1 if rows else 1}"
+            conn.execute(
+                "INSERT INTO workspace_meta (key, value) VALUES (?, ?)",
+                (key, canonical_json(record)),
+            )
+        self.settings = settings
+        return True
+
+    def profile_registry(self) -> tuple[Profile, ...]:
+        """Every profile a family of this workspace may be read through: the researcher's
+        (`researcher_profiles`) first, then the shipped ones, the registry `measure` chose from."""
+        from workbench.text.profiles import registry
+
+        return registry(researcher_profiles(self.settings))
 
     def __enter__(self) -> Workspace:
         return self
@@ -395,172 +451,9 @@ class Workspace:
         return int(row["held"])
 
 
-def version_from_row(row: CatalogueRow, data: bytes, *, ocr: OcrOptions | None = None) -> Version:
-    """Extract a catalogued artefact's bytes into a `Version` (not yet held); a scanned PDF page
-    is read by OCR in the provenance's `language` with `ocr`'s cache and engine (default: no
-    cache, the engine installed)."""
-    from workbench.text.extraction import (
-        extract,  # lxml and pypdfium2 load only when a file is read
-    )
+def researcher_profiles(settings: CorpusSettings) -> tuple[Profile, ...]:
+    """The profiles in `settings.profile_folders()`, folder by folder in that order; a folder that
+    is gone is a `ProfileError` naming it."""
+    from workbench.text.profiles import read_profile_dir
 
-    named = row.provenance.get("language")
-    language = named if isinstance(named, str) else None
-    extraction = extract(data, row.media_type, source=row.path, language=language, ocr=ocr)
-    return Version(
-        version_id=row.path,
-        jurisdiction=row.jurisdiction,
-        family=row.family,
-        version_order=row.version_order,
-        version_label=row.version_label,
-        media_type=row.media_type,
-        artefact_sha256=row.sha256,
-        artefact_bytes=row.size,
-        extractor=extraction.extractor,
-        extractor_version=extraction.extractor_version,
-        text_sha256=text_sha256(extraction.text),
-        text=extraction.text,
-        structure=extraction.structure,
-        pages=extraction.pages,
-        furniture=extraction.furniture,
-        unusable_pages=extraction.unusable_pages,
-        origin=extraction.origin or TextOrigins.whole(len(extraction.text)),
-    )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class IngestReport:
-    added: tuple[str, ...]
-    unchanged: tuple[str, ...]
-    awaiting: tuple[str, ...]  # artefacts with no extractor yet: counted, not an error (none now)
-    refused: tuple[Refusal, ...]
-
-
-def ingest(
-    workspace: Workspace,
-    rows: Iterable[CatalogueRow],
-    store: Path,
-    *,
-    progress: bool = False,
-    reextract: bool = False,
-    ocr_cache: Path | None = None,
-) -> IngestReport:
-    """Extract and hold every catalogued version; idempotent. Each row's bytes are hash-checked first.
-
-    A version already held under the row's artefact SHA-256, by an extractor whose version is still
-    the current one (`extract.CURRENT_EXTRACTORS`), or whose text that version has reproduced (its
-    origin record), is not extracted again (C4): extraction is a pure function of the bytes and
-    the extractor's version, so it would give the held text. With `reextract`, every version is
-    extracted again and its text hash checked against the held one (a difference is refused as
-    `corpus_changed`, the held version untouched). Scanned PDF pages are read by OCR, cached in
-    `ocr_cache` (default: `ocr.default_cache` for this workspace file).
-    """
-    added: list[str] = []
-    unchanged: list[str] = []
-    awaiting: list[str] = []
-    refused: list[Refusal] = []
-    from workbench.text.extraction import CURRENT_EXTRACTORS, AwaitingExtractor
-    from workbench.text.ocr import OcrOptions, default_cache
-
-    options = OcrOptions(cache=ocr_cache or default_cache(workspace.path))
-    rows = list(rows)
-    for row in bar(rows, desc="ingest", unit="file", enabled=progress):
-        try:
-            data = read_fetched(row, store)
-        except FileNotFoundError:
-            refused.append(
-                Refusal(
-                    path=row.path,
-                    reason="missing",
-                    detail=f"not held in {store}; run 'workbench corpus fetch'",
-                )
-            )
-            continue
-        except (ChecksumMismatch, UnsafePath, FetchError) as exc:
-            refused.append(Refusal(path=row.path, reason="sha256_mismatch", detail=str(exc)))
-            continue
-        held = None if reextract else workspace.held_extractors(row.path)
-        if (
-            held is not None
-            and held[0] == row.sha256
-            and any(CURRENT_EXTRACTORS.get(name) == made for name, made in held[1])
-        ):
-            unchanged.append(row.path)
-            continue
-        try:
-            version = version_from_row(row, data, ocr=options)
-        except AwaitingExtractor:
-            awaiting.append(row.path)
-            continue
-        except (ExtractionError, TextDecodeError) as exc:
-            refused.append(Refusal(path=row.path, reason="extraction_failed", detail=str(exc)))
-            continue
-        try:
-            (added if workspace.add_version(version, dict(row.provenance)) else unchanged).append(
-                row.path
-            )
-        except CorpusChanged as exc:
-            refused.append(Refusal(path=row.path, reason="corpus_changed", detail=str(exc)))
-    return IngestReport(
-        added=tuple(added),
-        unchanged=tuple(unchanged),
-        awaiting=tuple(awaiting),
-        refused=tuple(refused),
-    )
-
-
-# The listings' queries: each answered from an index of the versions table (`versions_listing`
-# covers `families`; `versions_by_family` finds a family's rows), never a scan of every text.
-LISTING_SQL = {
-    "families": "SELECT jurisdiction, family, COUNT(*), group_concat(DISTINCT media_type) "
-    "FROM versions GROUP BY jurisdiction, family ORDER BY jurisdiction, family",
-    "versions": "SELECT version_id, version_label, version_order, json_extract(provenance, "
-    "'$.filing_date'), media_type, json_array_length(pages), text FROM versions "
-    "WHERE family = ? ORDER BY version_order, jurisdiction",
-}
-
-
-def family_listing(workspace: Workspace) -> list[dict[str, Any]]:
-    """One row per held family, sorted by jurisdiction then family: what `workbench families`
-    prints. Read from an index of the versions table alone (no text is read)."""
-    rows = workspace.read(LISTING_SQL["families"])
-    return [
-        {
-            "jurisdiction": jurisdiction,
-            "family": family,
-            "versions": count,
-            "formats": sorted(formats.split(",")),
-        }
-        for jurisdiction, family, count, formats in rows
-    ]
-
-
-def version_listing(workspace: Workspace, family: str) -> list[dict[str, Any]]:
-    """One row per held version of a family, in version order: what `workbench versions` prints
-    (its date is the provenance's `filing_date`, None where it has none). `origin` counts the
-    text's non-white-space characters per origin (C18; None for a PDF held before origins were
-    recorded). Read from the versions table's family index and the family's origin records;
-    FamilyNotFound if no version of that family is held."""
-    rows = workspace.read(LISTING_SQL["versions"], (family,))
-    if not rows:
-        raise FamilyNotFound(f"{family}: no such family in {workspace.path}")
-    origins = workspace.origins([row[0] for row in rows])
-
-    def origin(version_id: str, media_type: str, text: str) -> dict[str, int] | None:
-        held = origins.get(version_id)
-        if held is None and media_type != PDF_MEDIA_TYPE:
-            held = TextOrigins.whole(len(text))
-        return None if held is None else held.characters(text)
-
-    return [
-        {
-            "version_id": version_id,
-            "label": label,
-            "order": order,
-            "date": date if isinstance(date, str) else None,
-            "format": media_type,
-            "pages": pages or None,
-            "text_length": len(text),
-            "origin": origin(version_id, media_type, text),
-        }
-        for version_id, label, order, date, media_type, pages, text in rows
-    ]
+    return tuple(p for folder in settings.profile_folders() for p in read_profile_dir(folder))
