@@ -5,12 +5,12 @@ Run: `make bench` (or `.venv/bin/python benchmarks/bench_scale.py [--scales 1,10
 by replicating every catalogued family of the fetched corpus under new family names
 (`<family>-r00`, `<family>-r01`, ...): the documents are hard links (same bytes, same SHA-256), the
 provenance is rewritten with the new family name. It then times the map (read, hash-check,
-extract, parse and diff every family: `engine.map_families`) serially in a fresh process and on a
+extract, parse and diff every family: `cluster.map_tasks`) serially in a fresh process and on a
 fresh local Dask cluster of 2 single-threaded workers, and prints seconds, seconds per MB, the peak
 resident memory of the serial process and the largest peak among the workers, and the workers'
 largest resident memory once the map is done ("steady"). Cluster start-up is timed apart from the
-map. It also prints the pickled size of all the families' results (which whoever calls
-`map_families` holds until the reduce: the serial process does, a worker does not) and whether the
+map. It also prints the pickled size of all the families' results (their summaries: what the
+client receives; `workbench measure` spills each as it arrives and holds none) and whether the
 two runs' results are equal. It asserts nothing about time.
 
 A peak is the kernel's high water mark of the process's own memory (`VmHWM` in
@@ -36,21 +36,15 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from bench_spine import ROOT, STORE, report_to_docs
 
 from workbench.corpus import read_catalogue
 from workbench.corpus.provenance import PROVENANCE_SUFFIX
-from workbench.measure import FamilyMeasurement
-from workbench.measure.cluster import (
-    FamilyTask,
-    code_digest,
-    dask_client,
-    family_tasks,
-    held_text_hashes,
-    map_families,
-)
-from workbench.models import CatalogueRow
+from workbench.measure.cluster import dask_client, map_tasks
+from workbench.measure.tasks import FamilyTask, TaskResult, family_tasks, held_text_hashes
+from workbench.models import CatalogueRow, code_digest
 from workbench.workspace import Workspace, ingest
 
 SCALES = (1, 10, 50)
@@ -98,10 +92,17 @@ def replicate(rows: tuple[CatalogueRow, ...], scale: int, root: Path) -> list[Ca
     return replicas
 
 
-def serial_map(tasks: tuple[FamilyTask, ...]) -> tuple[float, float, list[FamilyMeasurement]]:
+def _collect(tasks: tuple[FamilyTask, ...], client: Any = None) -> list[TaskResult]:
+    """The map's results, in task order (the benchmark holds them to compare; a run does not)."""
+    results: list[TaskResult] = []
+    map_tasks(tasks, results.append, client=client)
+    return sorted(results, key=lambda r: (r.jurisdiction, r.family))
+
+
+def serial_map(tasks: tuple[FamilyTask, ...]) -> tuple[float, float, list[TaskResult]]:
     """Run in a fresh process: seconds, peak MB and the results of the in-process map."""
     start = time.perf_counter()
-    results = map_families(tasks)
+    results = _collect(tasks)
     return time.perf_counter() - start, peak_rss_mb(), results
 
 
@@ -137,7 +138,7 @@ def run(scales: tuple[int, ...]) -> None:
                 code_digest.cache_clear()
                 digest = code_digest()
                 tasks = tuple(replace(task, code_digest=digest) for task in tasks)
-                results = map_families(tasks, client=client)
+                results = _collect(tasks, client)
                 t2 = time.perf_counter()
                 peaks = client.run(peak_rss_mb)
                 steady = client.run(resident_mb)

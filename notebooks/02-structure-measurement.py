@@ -55,7 +55,8 @@ print(f"catalogue: {len(rows)} documents; corpus digest {wb.corpus_digest(rows)}
 # a temporary folder), map `measure_family` over every family (structure parse of each version,
 # diff of each consecutive pair), reduce the evidence rows (`reduce_families`) and write the
 # reports (here into the temporary folder too; the cache is not used, so every family is
-# measured). It returns the map's results and the reduce, which the cells below explore.
+# measured). With `keep_results=True` it also returns the map's results and the reduce, which the
+# cells below explore.
 
 # %%
 workspace_dir = tempfile.TemporaryDirectory()
@@ -65,6 +66,7 @@ run = wb.measure_corpus(
     corpus_dir=ROOT / "corpus",
     store=ROOT / "corpus" / "real",
     use_cache=False,
+    keep_results=True,
 )
 families, measurements = run.results, run.measurements
 pairings = [p for f in families for p in f.pairings]

@@ -12,11 +12,18 @@ import pytest
 
 from workbench.corpus import admit, fetch
 from workbench.errors import AppendOnlyViolation, CorpusChanged, VersionNotFound, WorkspaceError
-from workbench.models import CatalogueRow, text_sha256
+from workbench.models import CatalogueRow, Version, text_sha256
 from workbench.text.ocr import OcrOptions
 from workbench.text.pdf import PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION
 from workbench.text.segment import segment
-from workbench.workspace import Workspace, ingest, version_from_row
+from workbench.workspace import (
+    LISTING_SQL,
+    Workspace,
+    family_listing,
+    ingest,
+    version_from_row,
+    version_listing,
+)
 
 from .conftest import STORE
 
@@ -354,3 +361,55 @@ def test_corpus_verify_reextract_reports_a_changed_text_and_exits_1(
     other = [*args[:-1], str(tmp_path / "other.sqlite")]
     assert main(["corpus", "verify", "--reextract", *other]) == 1
     assert b"corpus_changed" in capsysbinary.readouterr().out
+
+
+def test_the_listings_read_indexes_and_equal_the_held_versions(workspace: Workspace) -> None:
+    """`families` and `versions` are read from the versions table's indexes (no whole-table
+    scan; SQLite's own query plan says which index), and every row equals what the held
+    versions themselves give: count and formats per family; per version its order, label,
+    provenance date, format, pages, text length and characters per origin."""
+    held = workspace.versions()
+    families = family_listing(workspace)
+    grouped: dict[tuple[str, str], list[Version]] = {}
+    for version in held:
+        grouped.setdefault((version.jurisdiction, version.family), []).append(version)
+    assert [(f["jurisdiction"], f["family"]) for f in families] == sorted(grouped)
+    for row in families:
+        group = grouped[(row["jurisdiction"], row["family"])]
+        assert row["versions"] == len(group)
+        assert row["formats"] == sorted({v.media_type for v in group})
+    dates = workspace.filing_dates()
+    for (_, family), _group in sorted(grouped.items()):
+        listed = version_listing(workspace, family)
+        expected = sorted(workspace.versions(family), key=lambda v: v.version_order)
+        assert listed == [
+            {
+                "version_id": v.version_id,
+                "label": v.version_label,
+                "order": v.version_order,
+                "date": dates[v.version_id],
+                "format": v.media_type,
+                "pages": len(v.pages) or None,
+                "text_length": len(v.text),
+                "origin": v.origin.characters(v.text) if v.origin is not None else None,
+            }
+            for v in expected
+        ]
+    assert any(row["origin"] and "ocr" in row["origin"] for row in _all_listed(workspace))
+    plans = {
+        name: " ".join(str(r[-1]) for r in workspace.read("EXPLAIN QUERY PLAN " + sql, params))
+        for name, sql, params in (
+            ("families", LISTING_SQL["families"], ()),
+            ("versions", LISTING_SQL["versions"], (held[0].family,)),
+        )
+    }
+    assert "COVERING INDEX versions_listing" in plans["families"]
+    assert "INDEX versions_by_family (family=?)" in plans["versions"]
+
+
+def _all_listed(workspace: Workspace) -> list[dict[str, object]]:
+    return [
+        row
+        for family in sorted({f["family"] for f in family_listing(workspace)})
+        for row in version_listing(workspace, family)
+    ]

@@ -49,7 +49,7 @@ _HOME = {
     "measure_family": "workbench.measure",
     "map_families": "workbench.measure",
     "rate": "workbench.measure",
-    "map_families_on_cluster": "workbench.measure.cluster",  # needs dask for workers
+    "map_tasks": "workbench.measure.cluster",  # needs dask for workers
     # citations, notes and the quotes register
     "Citation": "workbench.cite",
     "Verification": "workbench.cite",

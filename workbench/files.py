@@ -10,6 +10,7 @@ POSIX). If anything fails before the rename, the new file is removed and the old
 
 from __future__ import annotations
 
+import filecmp
 import os
 import secrets
 from collections.abc import Callable
@@ -17,13 +18,21 @@ from pathlib import Path
 
 
 def replace_file_with(
-    path: Path, write: Callable[[Path], object], *, mode: int | None = None
+    path: Path,
+    write: Callable[[Path], object],
+    *,
+    mode: int | None = None,
+    keep_if_equal: bool = False,
 ) -> None:
     """Replace `path` by what `write(temporary)` writes at a new path beside it; with `mode`, the
-    new file gets that permission mode (else the one it was created with)."""
+    new file gets that permission mode (else the one it was created with). With `keep_if_equal`,
+    a file that already holds exactly the new bytes is left as it was (not rewritten)."""
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
     try:
         write(temporary)
+        if keep_if_equal and path.is_file() and filecmp.cmp(temporary, path, shallow=False):
+            temporary.unlink()
+            return
         if mode is not None:
             os.chmod(temporary, mode)
         os.replace(temporary, path)

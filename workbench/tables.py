@@ -10,7 +10,9 @@ beyond the records and helpers, so any stage may write its tables through it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -65,3 +67,45 @@ def write_table(rows: Sequence[Mapping[str, Any]], path: Path, fmt: str) -> Path
         [{name: row.get(name) for name in columns} for row in rows], infer_schema_length=None
     )
     return write_frame(frame, path, fmt)
+
+
+def _dtype(kinds: set[type]) -> pl.DataType:
+    import polars as pl
+
+    if not kinds:
+        return pl.Null()
+    if kinds == {bool}:
+        return pl.Boolean()
+    if kinds <= {int}:
+        return pl.Int64()
+    if kinds <= {int, float}:
+        return pl.Float64()
+    return pl.String()
+
+
+def write_streamed_table(rows: Iterable[Mapping[str, Any]], path: Path, fmt: str) -> Path:
+    """`write_table` for rows read once, as they come, never held together: each is written to
+    a file of JSON lines beside `path` as it arrives, then polars' lazy scan writes the table
+    from it. Columns are the union of the rows' keys in first-seen order, a missing key null;
+    a column's type is the one of its values (booleans, integers, numbers, else text; null when
+    every value is), as `write_table` infers it."""
+    check_format(fmt)
+    import polars as pl
+
+    spill = path.with_name(f".{path.name}.{os.getpid()}.jsonl")
+    kinds: dict[str, set[type]] = {}
+    try:
+        with spill.open("w", encoding="utf-8") as handle:
+            for row in rows:
+                for name, value in row.items():
+                    seen = kinds.setdefault(name, set())
+                    if value is not None:
+                        seen.add(type(value))
+                handle.write(json.dumps(dict(row), ensure_ascii=False) + "\n")
+        if not kinds:
+            return write_frame(pl.DataFrame(), path, fmt)
+        scan = pl.scan_ndjson(spill, schema={name: _dtype(k) for name, k in kinds.items()})
+        replace_file_with(path, scan.sink_csv if fmt == "csv" else scan.sink_parquet)
+        return path
+    finally:
+        spill.unlink(missing_ok=True)

@@ -32,12 +32,8 @@ from tests.conftest import ROOT, STORE, link_families
 from workbench.cli import main
 from workbench.corpus import admit
 from workbench.errors import ClusterError
-from workbench.measure.cluster import (
-    FamilyTask,
-    dask_client,
-    family_tasks,
-    held_text_hashes,
-)
+from workbench.measure.cluster import batches, dask_client
+from workbench.measure.tasks import FamilyTask, family_tasks, held_text_hashes
 from workbench.models import CatalogueRow
 from workbench.workspace import Workspace
 
@@ -170,6 +166,31 @@ def serial(subset: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _subset_tasks(subset: Path, serial: Path) -> tuple[FamilyTask, ...]:
     with Workspace(serial / "w.sqlite") as held:
         return family_tasks(admit(subset).rows, subset, held_text_hashes(held))
+
+
+@pytest.mark.parametrize("engine", ["local", "started"])
+def test_a_cluster_writes_the_serial_runs_bytes(
+    engine: str, subset: Path, serial: Path, cluster: str, tmp_path: Path
+) -> None:
+    """A local cluster of two workers, and a scheduler and two workers started as processes
+    (`dask scheduler`, `dask worker`): the reports are the serial run's, byte for byte, and the
+    workspace holds the same versions."""
+    args = ("--workers", "2") if engine == "local" else ("--scheduler", cluster)
+    result = _measure(
+        "--corpus", str(subset), *args, workspace=tmp_path / "w.sqlite", out=tmp_path / "out"
+    )
+    assert result.returncode == 0, result.stderr.decode()
+    assert _files(tmp_path / "out") == _files(serial / "out")
+    with Workspace(tmp_path / "w.sqlite") as held, Workspace(serial / "w.sqlite") as alone:
+        assert held_text_hashes(held) == held_text_hashes(alone)
+
+
+def test_batches_keep_the_order_and_hold_enough_versions(subset: Path, serial: Path) -> None:
+    tasks = _subset_tasks(subset, serial)
+    cut = batches(tasks, versions=5)
+    assert [t for batch in cut for t in batch] == list(tasks)
+    assert all(sum(len(t.rows) for t in batch) >= 5 for batch in cut[:-1])
+    assert all(sum(len(t.rows) for t in batch[:-1]) < 5 for batch in cut)
 
 
 def test_local_workers_run_without_the_statistical_profiler() -> None:

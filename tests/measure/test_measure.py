@@ -33,6 +33,7 @@ from workbench.measure import (
     version_facts,
 )
 from workbench.measure.html import headline_readme, write_reports
+from workbench.measure.index import INDEX_NAME
 from workbench.models import CatalogueRow, Refusal, code_digest
 from workbench.text.profiles import (
     SHIPPED_DIR,
@@ -462,6 +463,8 @@ def test_a_warm_run_reuses_exactly_what_is_unchanged(
             folder / CACHE_DIR_NAME / f"{family_cache_key(facts, registry(), code_digest())}.json"
         )
         entry.write_bytes(entry.read_bytes()[:100])  # a run killed mid-write, without the rename
+        # The summary index is the cold run's; without it, each family's shard is read again.
+        (folder / CACHE_DIR_NAME / INDEX_NAME).unlink()
     run = measure_corpus(
         mirror=small_mirror,
         out=tmp_path / "out",

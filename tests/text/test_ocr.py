@@ -30,7 +30,7 @@ from workbench.errors import (
     OcrEngineMismatch,
     OcrUnavailable,
 )
-from workbench.measure.cluster import FamilyTask, load_family
+from workbench.measure.tasks import FamilyTask, load_family
 from workbench.models import CatalogueRow, code_digest, page_for_offset
 from workbench.text import ocr
 from workbench.text.ocr import (
@@ -205,7 +205,7 @@ def test_a_dask_worker_with_another_engine_is_refused_by_name(
     with pytest.raises(FamilyTaskFailed, match=r"^family us-tx/puct-49421.*this machine's OCR "):
         load_family(task)
     same = replace(task, ocr=OcrOptions(cache=OCR_CACHE, engine=engine_build()))
-    assert [v.text_sha256 for v in load_family(same)] == list(task.text_sha256)
+    assert [v.text_sha256 for v in load_family(same)[0]] == list(task.text_sha256)
 
 
 def test_a_missing_engine_is_named(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -30,7 +30,7 @@ from workbench.models import CatalogueRow, Extraction, TextOrigins, page_for_off
 from workbench.text.extraction import CURRENT_EXTRACTORS
 from workbench.text.ocr import OcrOptions
 from workbench.text.pdf import PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION, extract_pdf
-from workbench.workspace import Workspace, ingest, version_from_row, versions_as_json
+from workbench.workspace import Workspace, ingest, version_from_row, version_listing
 
 CAI = ROOT.parent / "shared" / "external" / "anthropic-cookbook-citations" / "misc" / "data"
 CAI_PDF = CAI / "Constitutional AI.pdf"
@@ -312,8 +312,9 @@ def test_the_commissions_copies_are_invisible_by_detection(workspace: Workspace,
 
 
 def test_versions_json_counts_characters_by_origin(workspace: Workspace) -> None:
-    family = workspace.versions("puct-49421-item80-cehe-response-to-tiec-rfi-set1")
-    listed = versions_as_json(family, workspace.filing_dates())
+    name = "puct-49421-item80-cehe-response-to-tiec-rfi-set1"
+    family = workspace.versions(name)
+    listed = version_listing(workspace, name)
     for row, version in zip(listed, family, strict=True):
         shown = [c for c in version.text if not c.isspace()]
         assert sum(row["origin"].values()) == len(shown)

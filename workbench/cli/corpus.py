@@ -218,10 +218,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_families(args: argparse.Namespace) -> int:
-    from workbench.workspace import families_as_json
+    from workbench.workspace import family_listing
 
     with open_held(args) as workspace:
-        rows = families_as_json(workspace.versions()) if workspace.count() else []
+        rows = family_listing(workspace)
     if args.json:
         print_json(rows)
         return 0
@@ -237,10 +237,10 @@ def cmd_families(args: argparse.Namespace) -> int:
 
 
 def cmd_versions(args: argparse.Namespace) -> int:
-    from workbench.workspace import versions_as_json
+    from workbench.workspace import version_listing
 
     with open_held(args) as workspace:
-        rows = versions_as_json(workspace.versions(args.family), workspace.filing_dates())
+        rows = version_listing(workspace, args.family)
         laws = None
         if args.laws:
             from workbench.corpus.catalogue import read_catalogue

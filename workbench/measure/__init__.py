@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # the names as the type checker sees them; at run time `_HOME
         version_facts,
     )
     from workbench.measure.charts import RenderedChart, chart_svg, render_chart
-    from workbench.measure.cluster import map_families_on_cluster
+    from workbench.measure.cluster import map_tasks
     from workbench.measure.family import (
         CAP_CAUSES,
         CAUTION_CAUSES,
@@ -53,21 +53,21 @@ if TYPE_CHECKING:  # the names as the type checker sees them; at run time `_HOME
         measure_family,
     )
     from workbench.measure.html import write_reports
+    from workbench.measure.index import SummaryIndex
     from workbench.measure.reports import (
         DIGESTS_NAME,
         ESCALATION_NAME,
-        EXAMPLES_PER_CAUSE,
-        KNOWN_TARGET,
-        MIN_SUBJECTS,
         STRUCTURE_NAME,
         WIRING_MIN_KNOWN_SHARE,
         Evidence,
         Measurements,
         Rate,
+        Section,
         corpus_digest,
         corpus_digests,
         rate,
         reduce_families,
+        reduce_summaries,
         report_bytes,
         wiring_decision,
     )
@@ -79,11 +79,18 @@ if TYPE_CHECKING:  # the names as the type checker sees them; at run time `_HOME
         measure_corpus,
         plan_measure,
     )
+    from workbench.measure.summary import (
+        EXAMPLES_PER_CAUSE,
+        KNOWN_TARGET,
+        MIN_SUBJECTS,
+        family_summary,
+    )
     from workbench.measure.tables import (
         TABLE_KINDS,
         measurement_tables,
         write_measurement_tables,
     )
+    from workbench.measure.tasks import FamilyTask, TaskResult, family_tasks, run_family_task
 
 # Each public name and the module that holds it.
 _HOME = {
@@ -106,9 +113,6 @@ _HOME = {
         (
             "DIGESTS_NAME",
             "ESCALATION_NAME",
-            "EXAMPLES_PER_CAUSE",
-            "KNOWN_TARGET",
-            "MIN_SUBJECTS",
             "STRUCTURE_NAME",
             "WIRING_MIN_KNOWN_SHARE",
             "Evidence",
@@ -116,12 +120,18 @@ _HOME = {
             "Rate",
             "corpus_digest",
             "corpus_digests",
+            "Section",
             "rate",
             "reduce_families",
+            "reduce_summaries",
             "report_bytes",
             "wiring_decision",
         ),
         "workbench.measure.reports",
+    ),
+    **dict.fromkeys(
+        ("EXAMPLES_PER_CAUSE", "KNOWN_TARGET", "MIN_SUBJECTS", "family_summary"),
+        "workbench.measure.summary",
     ),
     **dict.fromkeys(
         (
@@ -144,7 +154,11 @@ _HOME = {
         ("TABLE_KINDS", "measurement_tables", "write_measurement_tables"),
         "workbench.measure.tables",
     ),
-    "map_families_on_cluster": "workbench.measure.cluster",  # needs dask for workers
+    "map_tasks": "workbench.measure.cluster",  # needs dask for workers
+    "SummaryIndex": "workbench.measure.index",  # needs polars
+    **dict.fromkeys(
+        ("FamilyTask", "TaskResult", "family_tasks", "run_family_task"), "workbench.measure.tasks"
+    ),
     **dict.fromkeys(
         (
             "MeasurePlan",
@@ -176,6 +190,7 @@ __all__ = [
     "CautionRow",
     "Evidence",
     "FamilyMeasurement",
+    "FamilyTask",
     "MeasurePlan",
     "MeasureRun",
     "MeasurementCache",
@@ -185,6 +200,9 @@ __all__ = [
     "PassageRow",
     "Rate",
     "RenderedChart",
+    "Section",
+    "SummaryIndex",
+    "TaskResult",
     "caution_cause",
     "chart_svg",
     "corpus_digest",
@@ -192,9 +210,11 @@ __all__ = [
     "family_cache_key",
     "family_measurement_as_json",
     "family_measurement_from_json",
+    "family_summary",
+    "family_tasks",
     "held_version_facts",
     "map_families",
-    "map_families_on_cluster",
+    "map_tasks",
     "measure_command",
     "measure_corpus",
     "measure_family",
@@ -202,9 +222,11 @@ __all__ = [
     "plan_measure",
     "rate",
     "reduce_families",
+    "reduce_summaries",
     "render_chart",
     "report_bytes",
     "row_as_json",
+    "run_family_task",
     "version_facts",
     "wiring_decision",
     "write_measurement_tables",

@@ -25,6 +25,7 @@ from workbench.measure.family import (
     PassageRow,
     TextRow,
 )
+from workbench.measure.summary import family_summary
 from workbench.models import (
     Version,
     content_id,
@@ -177,12 +178,29 @@ class MeasurementCache:
         except (OSError, ValueError, AttributeError, KeyError):
             return None
 
-    def put(self, key: str, family: FamilyMeasurement) -> None:
+    def summary(self, key: str) -> dict[str, Any] | None:
+        """The summary the entry holds (`summary.family_summary` of its measurement), or None
+        for a miss, as `get` decides one."""
+        try:
+            data = json.loads((self.folder / f"{key}.json").read_bytes())
+            if data.get("key") != key or data.get("scheme") != CACHE_SCHEME:
+                return None
+            if isinstance(data.get("summary"), dict):
+                return data["summary"]  # type: ignore[no-any-return]
+            return family_summary(family_measurement_from_json(data["measurement"]))
+        except (OSError, ValueError, AttributeError, KeyError):
+            return None
+
+    def put(
+        self, key: str, family: FamilyMeasurement, summary: dict[str, Any] | None = None
+    ) -> None:
+        """Write the entry (the shard) of `key`: the measurement and its summary."""
         self.folder.mkdir(parents=True, exist_ok=True)
         entry = {
             "scheme": CACHE_SCHEME,
             "key": key,
             "measurement": family_measurement_as_json(family),
+            "summary": summary if summary is not None else family_summary(family),
         }
         # CAUTION: not canonical_json: the profile record's key order is part of the report.
         data = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

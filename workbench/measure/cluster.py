@@ -1,23 +1,22 @@
-"""Where the map runs: over document families, in-process or on a Dask cluster.
+"""Where the map runs: its tasks, in-process or on a Dask cluster.
 
-Corpus-wide measurement is a map (`measure_family` on each family) and a deterministic reduce
-(`reduce_families`, on the client). The map runs in-process by default; with `workers=N` on a
-local Dask cluster (`distributed.LocalCluster`, N single-threaded worker processes); with
-`scheduler="tcp://HOST:PORT"` on an existing cluster. Whatever runs it, a family's task is a small
-`FamilyTask`: the family's catalogue rows (path, SHA-256, byte count, media type, provenance), the
-text SHA-256 the workspace holds for each, the store folder, a digest of the workbench code and the
-numbering profiles' bytes (the researcher's and the shipped ones, so a worker reads the family
-through the very profiles the client chose from). Never a version's text. The worker reads each file itself from the store, checks its SHA-256 and
-size against the row before use (`read_fetched`), extracts it (`version_from_row`), refuses a text
-whose hash differs from the held one (C4), and returns the family's `FamilyMeasurement`.
+Corpus-wide measurement is a map (`tasks.run_family_task` on each family that needs it) and a
+streamed reduce on the client (`reports.reduce_summaries` over the summary index). The map runs
+in-process by default; with `workers=N` on a local Dask cluster (`distributed.LocalCluster`, N
+single-threaded worker processes); with `scheduler="tcp://HOST:PORT"` on an existing cluster.
+Whatever runs it, a task is a small `FamilyTask` (rows and hashes, never a text); on a cluster,
+consecutive tasks travel in batches of about `BATCH_VERSIONS` versions (one Dask task each, so
+the scheduler's cost per task is paid once for many small families), and at most `window`
+batches are in flight at once, so neither the client nor the scheduler holds the whole map.
 
-The guarantee (C13): the results are the serial run's, whatever ran them, in sorted
-(jurisdiction, family) order; the reduce then writes the same bytes. A worker killed mid-run loses
-nothing: the scheduler gives its tasks to the remaining workers. A run with no worker left for
-`workerless_grace` seconds, a task that raises, or a worker running different workbench code fails
-with a one-line `WorkbenchError` that names the family and the file.
+The guarantee (C13): each family's result is the serial run's, whatever ran it, and the client
+hands each result to `on_result` as it arrives and keeps none; the reduce, which reads the index
+in sorted order, writes the same bytes. A worker killed mid-run loses nothing: the scheduler gives
+its batches to the remaining workers. A run with no worker left for `workerless_grace` seconds, a
+task that raises, or a worker running different workbench code fails with a one-line
+`WorkbenchError` that names the family and the file.
 
-Memory per worker stays flat as the corpus grows: a task holds one family at a time, results are
+Memory per worker stays flat as the corpus grows: a batch holds one family at a time, results are
 released on the worker as soon as the client has them, the C heap's freed pages go back to the
 system by Dask's own nanny configuration (it starts workers with `MALLOC_TRIM_THRESHOLD_` set), and
 the local cluster's workers run without Dask's statistical profiler, whose history grows with every
@@ -28,20 +27,16 @@ Dask is imported only when a cluster is asked for, so the in-process path needs 
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
-import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from workbench.corpus import read_fetched
 from workbench.errors import (
     ClusterError,
     EngineOptionError,
@@ -49,11 +44,15 @@ from workbench.errors import (
     OcrUnavailable,
     WorkbenchError,
 )
-from workbench.measure.family import FamilyMeasurement, measure_family
-from workbench.models import CatalogueRow, Version, code_digest, content_id
+from workbench.measure.tasks import (
+    FamilyTask,
+    HeldVersion,
+    TaskResult,
+    run_family_task,
+    run_family_tasks,
+)
+from workbench.models import content_id
 from workbench.text.ocr import EngineBuild, OcrOptions, default_cache, engine_build
-from workbench.text.profiles import Profile, candidate_profiles, registry, registry_from_sources
-from workbench.workspace import Workspace, version_from_row
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -65,146 +64,7 @@ STALL_SECONDS = 300.0  # seconds with workers present but no family finished bef
 SCHEDULER_ADDRESS = re.compile(r"(tcp|tls)://[^\s/:]+:\d{1,5}")
 # Dask configuration for the workers of the local cluster `dask_client` starts.
 LOCAL_WORKER_CONFIG = {"distributed.worker.profile.enabled": False}
-
-
-# ---------------------------------------------------------------------------------------------
-# Tasks
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FamilyTask:
-    """What travels to a worker for one family: rows and hashes, never texts.
-
-    `rows` are in version order; `text_sha256[i]` is the text hash the workspace holds for
-    `rows[i]`. `store` is an absolute path every worker must see at the same place.
-    """
-
-    jurisdiction: str
-    family: str
-    store: str
-    rows: tuple[CatalogueRow, ...]
-    text_sha256: tuple[str, ...]
-    code_digest: str
-    profiles: tuple[tuple[str, bytes], ...] = ()  # (origin, file bytes), in registry order
-    ocr: OcrOptions | None = None  # the client's OCR cache and engine build, for scanned pages
-
-    @property
-    def name(self) -> str:
-        return f"{self.jurisdiction}/{self.family}"
-
-    @property
-    def key(self) -> str:
-        """The Dask key: `measure_family-` and a digest of every input, so equal keys mean equal results."""
-        token = content_id(
-            [
-                self.store,
-                self.code_digest,
-                [
-                    [r.path, r.sha256, r.size, h]
-                    for r, h in zip(self.rows, self.text_sha256, strict=True)
-                ],
-                [[origin, hashlib.sha256(source).hexdigest()] for origin, source in self.profiles],
-            ]
-        )
-        return f"measure_family-{token[:32]}"
-
-
-def family_tasks(
-    rows: Iterable[CatalogueRow],
-    store: Path,
-    held: Mapping[str, str],
-    profiles: Sequence[Profile] | None = None,
-    ocr: OcrOptions | None = None,
-) -> tuple[FamilyTask, ...]:
-    """One task per family with a held version, sorted by (jurisdiction, family).
-
-    Only rows whose path is a key of `held` (version id to the held text SHA-256) are measured, as
-    the serial run measures only held versions; rows are in version order. A task carries, as
-    (origin, bytes), the profile of the registry (default: the shipped ones) that names its family,
-    or the whole registry when none does, so the worker makes the automatic choice itself.
-    """
-    profiles = registry() if profiles is None else tuple(profiles)
-    grouped: dict[tuple[str, str], list[CatalogueRow]] = {}
-    for row in rows:
-        if row.path in held:
-            grouped.setdefault((row.jurisdiction, row.family), []).append(row)
-    store_path, digest = str(store.resolve()), code_digest()
-    tasks = []
-    for (jurisdiction, family), group in sorted(grouped.items()):
-        group.sort(key=lambda r: r.version_order)
-        tasks.append(
-            FamilyTask(
-                jurisdiction=jurisdiction,
-                family=family,
-                store=store_path,
-                rows=tuple(group),
-                text_sha256=tuple(held[r.path] for r in group),
-                code_digest=digest,
-                profiles=tuple(
-                    (p.origin, p.source) for p in candidate_profiles(profiles, jurisdiction, family)
-                ),
-                ocr=ocr,
-            )
-        )
-    return tuple(tasks)
-
-
-def held_text_hashes(workspace: Workspace) -> dict[str, str]:
-    """Version id to text SHA-256 of every version the workspace holds (no texts are read)."""
-    return dict(workspace.execute("SELECT version_id, text_sha256 FROM versions"))
-
-
-def load_family(task: FamilyTask) -> list[Version]:
-    """Read, hash-check and extract every version of the task's family, as a worker does.
-
-    Raises FamilyTaskFailed naming the family and the file: bytes missing, not matching the row's
-    SHA-256 or size, not extractable, or extracting to a text hash other than the held one.
-    """
-    store = Path(task.store)
-    versions = []
-    for row, expected in zip(task.rows, task.text_sha256, strict=True):
-        try:
-            version = version_from_row(row, read_fetched(row, store), ocr=task.ocr)
-        except WorkbenchError as exc:  # the message opens with the path already
-            raise FamilyTaskFailed(f"family {task.name}: {exc}") from exc
-        except OSError as exc:
-            raise FamilyTaskFailed(
-                f"family {task.name}: {row.path}: cannot read it in {store}: {exc.strerror}"
-            ) from exc
-        if version.text_sha256 != expected:
-            raise FamilyTaskFailed(
-                f"family {task.name}: {row.path}: extraction by {version.extractor} "
-                f"{version.extractor_version} gives text sha256 {version.text_sha256}; "
-                f"the workspace holds {expected}"
-            )
-        versions.append(version)
-    return versions
-
-
-def run_family_task(task: FamilyTask, *, check_code: bool = True) -> FamilyMeasurement:
-    """The map step as a worker runs it: check the code digest, load the family, measure it.
-
-    `check_code=False` is for the in-process map, where the client's code is the code that runs.
-    """
-    here = code_digest() if check_code else task.code_digest
-    if task.code_digest != here:
-        raise ClusterError(
-            f"family {task.name}: this worker runs workbench code {here[:12]}; the client "
-            f"runs {task.code_digest[:12]}; install the same workbench on every worker"
-        )
-    return _measure_task(task)
-
-
-def _measure_task(task: FamilyTask) -> FamilyMeasurement:
-    versions = load_family(task)
-    profiles = registry_from_sources(task.profiles) if task.profiles else None
-    try:
-        return measure_family(versions, profiles)
-    except Exception as exc:
-        raise FamilyTaskFailed(
-            f"family {task.name}: measuring {versions[0].version_id} .. {versions[-1].version_id}: "
-            f"{type(exc).__name__}: {exc}"
-        ) from exc
+BATCH_VERSIONS = 48  # versions a batch of consecutive families travels with, at least
 
 
 # ---------------------------------------------------------------------------------------------
@@ -273,82 +133,117 @@ def dask_client(
         yield client
 
 
+def worker_ocr(workspace: Path) -> OcrOptions:
+    """The OCR options tasks carry to Dask workers: scanned pages are read from the client's OCR
+    cache (`ocr.default_cache` of the workspace file), and a worker whose engine build is not the
+    client's refuses to read them (none is required where the client has no engine)."""
+    try:
+        engine: EngineBuild | None = engine_build()
+    except OcrUnavailable:
+        engine = None
+    return OcrOptions(cache=default_cache(workspace).resolve(), engine=engine)
+
+
 def _address(client: Client) -> str:
     return str(client.scheduler_info()["address"])
 
 
-def map_families(
+def batches(tasks: Sequence[FamilyTask], versions: int = BATCH_VERSIONS) -> list[list[FamilyTask]]:
+    """Consecutive tasks cut into batches of at least `versions` versions (the last may hold
+    fewer): the order of `tasks` is kept, within and across batches."""
+    out: list[list[FamilyTask]] = []
+    size = versions
+    for task in tasks:
+        if size >= versions:
+            out.append([])
+            size = 0
+        out[-1].append(task)
+        size += len(task.rows)
+    return out
+
+
+def _batch_key(batch: Sequence[FamilyTask]) -> str:
+    """The Dask key of a batch: `measure_families-` and a digest of its tasks' keys."""
+    return "measure_families-" + content_id([task.key for task in batch])[:32]
+
+
+def map_tasks(
     tasks: Sequence[FamilyTask],
+    on_result: Callable[[TaskResult], None],
     *,
     client: Client | None = None,
-    on_result: Callable[[FamilyTask], None] | None = None,
+    held_version: HeldVersion | None = None,
     workerless_grace: float = WORKERLESS_GRACE,
     progress: bool = False,
-) -> list[FamilyMeasurement]:
-    """Run every task, in-process without `client`, else on its cluster; results in task order.
+) -> None:
+    """Run every task, in-process without `client` (reading held versions through
+    `held_version`), else on its cluster in batches; `on_result` gets each family's result on
+    the client as it arrives.
 
-    Tasks are independent and pure, so where and in what order they run changes nothing; results
-    are returned in the order of `tasks` (sorted by `family_tasks`). `on_result` is called on the
-    client after each family's result arrives (progress, monitoring). On a cluster, the first task
-    to fail cancels the rest and its error is raised: a `WorkbenchError` as the worker raised it, a
-    worker death counted `KilledWorker` by the scheduler, or anything else, as `ClusterError` or
-    `FamilyTaskFailed` naming the family. A run that sees no worker for `workerless_grace` seconds
-    fails with `ClusterError`.
+    Tasks are independent and pure, so where and in what order they run changes nothing. On a
+    cluster, the first task to fail cancels the rest and its error is raised: a
+    `WorkbenchError` as the worker raised it, a worker death counted `KilledWorker` by the
+    scheduler, or anything else, as `ClusterError` or `FamilyTaskFailed` naming the family. A run
+    that sees no worker for `workerless_grace` seconds fails with `ClusterError`.
     """
     bar = tqdm(total=len(tasks), desc="measure", unit="family", disable=not progress)
     try:
         if client is None:
-            results = []
             for task in tasks:
-                results.append(run_family_task(task, check_code=False))
-                if on_result:
-                    on_result(task)
+                on_result(run_family_task(task, check_code=False, held_version=held_version))
                 bar.update()
-            return results
-        return _map_on_cluster(tasks, client, on_result, workerless_grace, bar)
+            return
+        _map_on_cluster(batches(tasks), client, on_result, workerless_grace, bar)
     finally:
         bar.close()
 
 
 def _map_on_cluster(
-    tasks: Sequence[FamilyTask],
+    work: Sequence[Sequence[FamilyTask]],
     client: Client,
-    on_result: Callable[[FamilyTask], None] | None,
+    on_result: Callable[[TaskResult], None],
     workerless_grace: float,
     bar: tqdm[Any],
-) -> list[FamilyMeasurement]:
+) -> None:
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
 
-    futures = {
-        client.submit(run_family_task, task, key=task.key, retries=0): task for task in tasks
-    }
-    results: dict[str, FamilyMeasurement] = {}
-    pending = set(futures)
+    workers = max(1, len(client.scheduler_info(n_workers=-1)["workers"]))
+    window = 4 * workers + 4  # batches in flight: enough to keep every worker busy
+    waiting = iter(work)
+    futures: dict[Any, Sequence[FamilyTask]] = {}
     # Bound to this client's loop: `distributed.wait` would look for a default client instead.
     # CAUTION: results are gathered by `as_completed` itself (with_results=True): a separate
     # blocking `future.result()` per family was seen to wait forever on an idle cluster.
-    arriving = as_completed(  # type: ignore[no-untyped-call]
-        futures, loop=client.loop, with_results=True, raise_errors=False
-    )
+    arriving = as_completed(loop=client.loop, with_results=True, raise_errors=False)  # type: ignore[no-untyped-call]
+
+    def submit() -> None:
+        for batch in waiting:
+            future = client.submit(run_family_tasks, batch, key=_batch_key(batch), retries=0)
+            futures[future] = batch
+            arriving.add(future)  # type: ignore[no-untyped-call]
+            if len(futures) >= window:
+                return
+
+    submit()
     workerless_since: float | None = None
     checked = progressed = time.monotonic()
     try:
-        while pending:
+        while futures:
             done = arriving.next_batch(block=False)  # type: ignore[no-untyped-call]
             for future, outcome in done:
                 # CAUTION: drop every reference once the result is here, so the worker frees it;
                 # holding all futures to the end made worker memory grow with the corpus.
-                task = futures.pop(future)
-                pending.discard(future)
+                batch = futures.pop(future)
                 if future.status == "error" or isinstance(outcome, BaseException):
-                    _raise_task_failure(task, future, outcome, KilledWorker)
+                    _raise_task_failure(batch, future, outcome, KilledWorker)
                 future.release()
-                results[task.key] = outcome
-                if on_result:
-                    on_result(task)
-                bar.update()
-            if done or not pending:
+                for result in outcome:
+                    on_result(result)
+                bar.update(len(batch))
+            if done:
+                submit()
+            if done or not futures:
                 workerless_since = None
                 progressed = time.monotonic()
                 continue
@@ -359,70 +254,39 @@ def _map_on_cluster(
             if client.scheduler_info(n_workers=-1)["workers"]:
                 workerless_since = None
                 if checked - progressed >= STALL_SECONDS:
+                    first = min((t for b in futures.values() for t in b), key=lambda t: t.name)
                     raise ClusterError(
                         f"{_address(client)}: no family finished for {STALL_SECONDS:g} s with workers "
-                        f"present; {len(pending)} of {len(tasks)} families unfinished "
-                        f"(first: {futures[min(pending, key=lambda f: futures[f].key)].name}); "
-                        "check the workers' logs and run again"
+                        f"present; {sum(len(b) for b in futures.values())} families unfinished "
+                        f"(first: {first.name}); check the workers' logs and run again"
                     )
             elif workerless_since is None:
                 workerless_since = checked
             elif checked - workerless_since >= workerless_grace:
                 raise ClusterError(
                     f"{_address(client)}: no Dask worker for {workerless_grace:g} s with "
-                    f"{len(pending)} of {len(tasks)} families unfinished; start workers and run again"
+                    f"{sum(len(b) for b in futures.values())} families in flight unfinished; "
+                    "start workers and run again"
                 )
     finally:
-        if pending:
-            client.cancel(list(pending))  # type: ignore[no-untyped-call]
-    return [results[task.key] for task in tasks]
+        if futures:
+            client.cancel(list(futures))  # type: ignore[no-untyped-call]
 
 
-def _raise_task_failure(task: FamilyTask, future: Any, outcome: object, killed: type) -> None:
-    """Raise the failure of one family's task as the typed error the CLI prints in one line."""
+def _raise_task_failure(
+    batch: Sequence[FamilyTask], future: Any, outcome: object, killed: type
+) -> None:
+    """Raise the failure of one batch's task as the typed error the CLI prints in one line."""
     error: BaseException = outcome if isinstance(outcome, BaseException) else future.exception()
     if isinstance(error, WorkbenchError):
         raise error
+    names = ", ".join(task.name for task in batch[:3]) + (" ..." if len(batch) > 3 else "")
     if isinstance(error, killed):
         raise ClusterError(
-            f"family {task.name}: the workers running it died repeatedly ({error}); "
+            f"families {names}: the workers running them died repeatedly ({error}); "
             "the task was not retried further"
         ) from error
     raise FamilyTaskFailed(
-        f"family {task.name}: task failed on the cluster: {type(error).__name__}: "
+        f"families {names}: task failed on the cluster: {type(error).__name__}: "
         + " ".join(str(error).split())
     ) from error
-
-
-def map_families_on_cluster(
-    workspace: Workspace,
-    rows: Iterable[CatalogueRow],
-    store: Path,
-    *,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    progress: bool = False,
-    profiles: Sequence[Profile] | None = None,
-) -> list[FamilyMeasurement]:
-    """Measure every family of `rows` held in `workspace`, on the cluster the options name.
-
-    The same families and versions the serial `map_families` measures, with the same results
-    in the same order; the workers read the bytes from `store`.
-    """
-    check_engine_options(workers, scheduler)
-    # Workers read scanned pages from the client's OCR cache, and refuse another engine build.
-    try:
-        engine: EngineBuild | None = engine_build()
-    except OcrUnavailable:
-        engine = None
-    ocr = OcrOptions(cache=default_cache(workspace.path).resolve(), engine=engine)
-    tasks = family_tasks(rows, store, held_text_hashes(workspace), profiles, ocr)
-    with dask_client(workers=workers, scheduler=scheduler) as client:
-        if progress:
-            link = getattr(client, "dashboard_link", None) if workers is not None else None
-            print(
-                f"dask: {len(tasks)} families on {_address(client)}"
-                + (f"; dashboard {link}" if link else ""),
-                file=sys.stderr,
-            )
-        return map_families(tasks, client=client, progress=progress)

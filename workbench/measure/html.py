@@ -15,52 +15,71 @@ whose bytes would not change is not rewritten.
 from __future__ import annotations
 
 import html
+import itertools
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import altair as alt
 
+from workbench.files import replace_file_with
 from workbench.measure.charts import chart_svg
 from workbench.measure.family import CAP_CAUSES, CAUTION_CAUSES
 from workbench.measure.reports import (
     DIGESTS_NAME,
     ESCALATION_NAME,
     STRUCTURE_NAME,
-    TEXT_ORIGIN_FIELDS,
     Measurements,
-    report_bytes,
+    report_chunks,
 )
+from workbench.measure.summary import TEXT_ORIGIN_FIELDS
 
 COMMAND = "make measure  (or: workbench measure)"  # the project's corpus: what its reports say
 
 
-def _write(path: Path, data: bytes) -> None:
-    if not path.is_file() or path.read_bytes() != data:
-        path.write_bytes(data)
+def _write(path: Path, chunks: Iterable[str]) -> None:
+    """Write the text `chunks` make at `path`, whole (a temporary file renamed over it), unless
+    the file already holds those bytes: then nothing is rewritten."""
+
+    def write(temporary: Path) -> None:
+        with temporary.open("w", encoding="utf-8", newline="") as handle:
+            for chunk in chunks:
+                handle.write(chunk)
+
+    replace_file_with(path, write, keep_if_equal=True)
 
 
-def _table(header: list[str], rows: list[list[Any]]) -> str:
+def _table(header: list[str], rows: Iterable[list[Any]]) -> Iterator[str]:
+    """An HTML table, row by row: rows may come from a `Section` read as it is written."""
     head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    yield f"<table><thead><tr>{head}</tr></thead><tbody>"
+    for row in rows:
+        yield "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>"
+    yield "</tbody></table>"
 
 
-def _page(title: str, digest: str, sections: list[str], made_by: str | None) -> bytes:
+def _page(
+    title: str, digest: str, sections: list[str | Iterable[str]], made_by: str | None
+) -> Iterator[str]:
     style = (
         "body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}"
         "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.2em .5em;"
         "text-align:left;vertical-align:top}code{font-size:90%}figure{margin:1em 0}"
     )
-    return (
+    yield (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(title)}</title><style>{style}</style></head><body>\n"
         f"<h1>{html.escape(title)}</h1>\n<p>Corpus digest <code>{html.escape(digest)}</code>. "
         f"Written by <code>{html.escape(made_by or COMMAND)}</code>.</p>\n"
-        + "\n".join(sections)
-        + "\n</body></html>\n"
-    ).encode("utf-8")
+    )
+    for k, section in enumerate(sections):
+        if k:
+            yield "\n"
+        if isinstance(section, str):
+            yield section
+        else:
+            yield from section
+    yield "\n</body></html>\n"
 
 
 def _bar(values: list[dict[str, Any]], x: str, y: str, color: str | None, title: str) -> str:
@@ -94,7 +113,7 @@ def _shares(values: list[dict[str, Any]], y: str, x: str, color: str, title: str
     return f"<figure>{chart_svg(chart)}</figure>"
 
 
-def digests_html(report: dict[str, Any], made_by: str | None = None) -> bytes:
+def digests_html(report: dict[str, Any], made_by: str | None = None) -> Iterator[str]:
     jurisdictions = report["jurisdictions"]
     values = [{"jurisdiction": j, "documents": e["documents"]} for j, e in jurisdictions.items()]
     rows = [
@@ -127,7 +146,7 @@ def digests_html(report: dict[str, Any], made_by: str | None = None) -> bytes:
     )
 
 
-def structure_html(report: dict[str, Any], made_by: str | None = None) -> bytes:
+def structure_html(report: dict[str, Any], made_by: str | None = None) -> Iterator[str]:
     causes = [
         {"jurisdiction": j, "cause": cause, "cause_rank": rank, "caps": block["cap_causes"][cause]}
         for j, block in report["jurisdictions"].items()
@@ -193,17 +212,13 @@ def structure_html(report: dict[str, Any], made_by: str | None = None) -> bytes:
         ]
         for scope, b in report["passages"]["jurisdictions"].items()
     ]
-    profiles = [
-        [
-            family,
-            e["name"],
-            e["chosen"],
-            e["origin"],
-            e["sha256"],
-            report["passages"]["families"][family]["own_label"]["rate"],
-        ]
-        for family, e in report["profiles_used"].items()
-    ]
+    # profiles_used and passages.families name the same families in the same order.
+    profiles = (
+        [family, e["name"], e["chosen"], e["origin"], e["sha256"], p["own_label"]["rate"]]
+        for (family, e), (_, p) in zip(
+            report["profiles_used"].items(), report["passages"]["families"].items(), strict=True
+        )
+    )
     return _page(
         "Section-label proxy against the documents' own numbering",
         report["corpus_digest"],
@@ -300,13 +315,13 @@ def structure_html(report: dict[str, Any], made_by: str | None = None) -> bytes:
     )
 
 
-def escalation_html(report: dict[str, Any], made_by: str | None = None) -> bytes:
+def escalation_html(report: dict[str, Any], made_by: str | None = None) -> Iterator[str]:
     values = [
         {"jurisdiction": j, "rule": rule, "cautioned": b[rule]["holds"]}
         for j, b in report["jurisdictions"].items()
         for rule in ("proxy", "structure")
     ]
-    rows = [
+    rows = (
         [
             scope,
             b["modified_pairings"],
@@ -315,12 +330,12 @@ def escalation_html(report: dict[str, Any], made_by: str | None = None) -> bytes
             b["caps_lifted_by_structure"],
             b["caps_added_by_structure"],
         ]
-        for scope, b in [
-            ("overall", report["overall"]),
-            *report["jurisdictions"].items(),
-            *report["families"].items(),
-        ]
-    ]
+        for scope, b in itertools.chain(
+            [("overall", report["overall"])],
+            report["jurisdictions"].items(),
+            report["families"].items(),
+        )
+    )
     wiring = report["wiring"]
     return _page(
         "Escalation rates: pairings left cautioned",
@@ -535,20 +550,21 @@ def headline_readme(m: Measurements, made_by: str | None = None) -> bytes:
 
 
 def write_reports(out: Path, m: Measurements, *, made_by: str | None = None) -> dict[str, Path]:
-    """Write every report into `out`; returns report name -> path. `made_by` is the command line
-    that made them, for a corpus other than the project's (None: the project's, `COMMAND`)."""
+    """Write every report into `out`, each as it is made (a `Section` is read while it is
+    written, never held); returns report name -> path. `made_by` is the command line that made
+    them, for a corpus other than the project's (None: the project's, `COMMAND`)."""
     out.mkdir(parents=True, exist_ok=True)
-    files = {
-        DIGESTS_NAME: report_bytes(m.digests),
-        STRUCTURE_NAME: report_bytes(m.structure),
-        ESCALATION_NAME: report_bytes(m.escalation),
-        "corpus-digests.html": digests_html(m.digests, made_by),
-        "structure-measurement.html": structure_html(m.structure, made_by),
-        "escalation-rates.html": escalation_html(m.escalation, made_by),
-        "README.md": headline_readme(m, made_by),
+    files: dict[str, Callable[[], Iterable[str]]] = {
+        DIGESTS_NAME: lambda: report_chunks(m.digests),
+        STRUCTURE_NAME: lambda: report_chunks(m.structure),
+        ESCALATION_NAME: lambda: report_chunks(m.escalation),
+        "corpus-digests.html": lambda: digests_html(m.digests, made_by),
+        "structure-measurement.html": lambda: structure_html(m.structure, made_by),
+        "escalation-rates.html": lambda: escalation_html(m.escalation, made_by),
+        "README.md": lambda: [headline_readme(m, made_by).decode("utf-8")],
     }
     written = {}
-    for name, data in files.items():
-        _write(out / name, data)
+    for name, chunks in files.items():
+        _write(out / name, chunks())
         written[name] = out / name
     return written

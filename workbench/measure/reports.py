@@ -18,34 +18,34 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from workbench.changes.diff import RESTRUCTURE_CONFIDENCE_CEILING
-from workbench.measure.family import (
-    CAP_CAUSES,
-    CAUTION_CAUSES,
-    EXCLUDED_KINDS,
-    CautionRow,
-    FamilyMeasurement,
-    PairingRow,
-    PassageRow,
-    TextRow,
+from workbench.measure.family import CAP_CAUSES, CAUTION_CAUSES, FamilyMeasurement
+from workbench.measure.summary import (
+    EXAMPLES_PER_CAUSE,
+    KNOWN_TARGET,
+    MIN_SUBJECTS,
+    add_counts,
+    caution_block,
+    caution_counts,
+    escalation_block,
+    family_summary,
+    pairing_counts,
+    passage_block,
+    rate_text,
+    share,
+    structure_block,
+    text_block,
+    text_counts,
 )
-from workbench.models import (
-    PAIRING_KINDS,
-    CatalogueRow,
-    Refusal,
-    content_id,
-)
+from workbench.models import CatalogueRow, Refusal, content_id
 
 DIGESTS_NAME = "corpus-digests.json"
 STRUCTURE_NAME = "structure-measurement.json"
 ESCALATION_NAME = "escalation-rates.json"
-MIN_SUBJECTS = 10
-EXAMPLES_PER_CAUSE = 3
-KNOWN_TARGET = 0.9  # the share of pairings (or body passages) the structure should know
 
 
 # ---------------------------------------------------------------------------------------------
@@ -76,71 +76,12 @@ def rate(rows: Iterable[E], holds: Callable[[E], bool]) -> Rate:
     """The share of distinct subjects for which `holds` is true.
 
     Subjects are counted from the rows' own `evidence_id`, never passed in: a row repeated counts
-    once, and two rows with one id that disagree on `holds` are an error. Below `MIN_SUBJECTS`
-    distinct subjects no percentage is printed at all. The percentage has two decimals, rounded
-    half to even on the exact fraction.
+    once, and two rows with one id that disagree are an error (`summary.share`). Below
+    `MIN_SUBJECTS` distinct subjects no percentage is printed at all. The percentage has two
+    decimals, rounded half to even on the exact fraction (`summary.rate_text`).
     """
-    verdicts: dict[str, bool] = {}
-    for row in rows:
-        verdict = bool(holds(row))
-        if verdicts.setdefault(row.evidence_id, verdict) != verdict:
-            raise ValueError(f"evidence {row.evidence_id}: rows with one id disagree")
-    return _share(sum(verdicts.values()), len(verdicts))
-
-
-def _share(count: int, subjects: int) -> Rate:
-    """`count` of `subjects` as `rate` prints it (the rule in its docstring)."""
-    if subjects < MIN_SUBJECTS:
-        return Rate(holds=count, subjects=subjects, text=f"n = {subjects} subjects; no rate")
-    hundredths = round(count * 10000 / subjects)
-    return Rate(
-        holds=count,
-        subjects=subjects,
-        text=f"{hundredths // 100}.{hundredths % 100:02d}% ({count} of {subjects})",
-    )
-
-
-TEXT_ORIGIN_FIELDS = ("glyphs", "invisible", "ocr", "unrecorded")
-
-
-def character_shares(rows: Iterable[TextRow]) -> dict[str, Any]:
-    """The share of a scope's non-white-space characters per origin (C18), and of those a
-    machine read (`invisible` and `ocr`). Here every character is a subject: the counts are
-    summed over the versions' rows, one row per version (two rows with one id are an error, as
-    in `rate`), and a share is printed as `rate` prints one, never below `MIN_SUBJECTS`."""
-    seen: set[str] = set()
-    counts = dict.fromkeys(TEXT_ORIGIN_FIELDS, 0)
-    machine_versions = 0
-    for row in rows:
-        if row.evidence_id in seen:
-            raise ValueError(f"evidence {row.evidence_id}: two text rows for one version")
-        seen.add(row.evidence_id)
-        for name in TEXT_ORIGIN_FIELDS:
-            counts[name] += getattr(row, name)
-        machine_versions += (row.invisible + row.ocr) * 2 > row.glyphs + row.invisible + row.ocr
-    total = sum(counts.values())
-    return {
-        "versions": len(seen),
-        "versions_mostly_machine_read": machine_versions,
-        "characters": total,
-        **{name: _share(counts[name], total).as_json() for name in TEXT_ORIGIN_FIELDS},
-        "machine_read": _share(counts["invisible"] + counts["ocr"], total).as_json(),
-    }
-
-
-def _text_origin_report(families: Sequence[FamilyMeasurement]) -> dict[str, Any]:
-    by_jurisdiction: dict[str, list[TextRow]] = defaultdict(list)
-    for row in (r for f in families for r in f.texts):
-        by_jurisdiction[row.jurisdiction].append(row)
-    return {
-        "rule": "non-white-space characters of every measured version by the origin its extractor "
-        "recorded (C18): glyphs the document draws, invisible (someone's OCR layer), ocr (the "
-        "workbench's own OCR), unrecorded (a PDF held before origins were recorded); machine_read "
-        "is invisible and ocr together; a version is mostly machine-read when they are more than "
-        "half of its characters",
-        "overall": character_shares(r for f in families for r in f.texts),
-        "jurisdictions": {j: character_shares(g) for j, g in sorted(by_jurisdiction.items())},
-    }
+    count, subjects = share(rows, holds)
+    return Rate(holds=count, subjects=subjects, text=rate_text(count, subjects))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -197,123 +138,109 @@ def corpus_digests(
     }
 
 
-def _scopes(rows: Sequence[PairingRow]) -> dict[str, dict[str, list[PairingRow]]]:
-    by_jurisdiction: dict[str, list[PairingRow]] = defaultdict(list)
-    by_family: dict[str, list[PairingRow]] = defaultdict(list)
-    for row in rows:
-        by_jurisdiction[row.jurisdiction].append(row)
-        by_family[f"{row.jurisdiction}/{row.family}"].append(row)
-    return {
-        "overall": {"all": list(rows)},
-        "jurisdictions": dict(sorted(by_jurisdiction.items())),
-        "families": dict(sorted(by_family.items())),
-    }
+class Section:
+    """A report section whose members are made on demand, in order, each time it is read: the
+    families of a corpus too large to hold (`index.SummaryIndex` makes them from its scan).
+    `items()` gives (name, value) pairs; two sections are equal when their pairs are."""
 
+    __slots__ = ("_make",)
 
-def _meets(holds: int, subjects: int) -> str:
-    """ "yes" / "no" against `KNOWN_TARGET` on the exact counts; "n/a" below `MIN_SUBJECTS`."""
-    if subjects < MIN_SUBJECTS:
-        return "n/a"
-    return "yes" if holds * 10 >= round(KNOWN_TARGET * 10) * subjects else "no"
+    def __init__(self, make: Callable[[], Iterable[tuple[str, Any]]]) -> None:
+        self._make = make
 
+    def items(self) -> Iterator[tuple[str, Any]]:
+        return iter(self._make())
 
-def _known_block(rows: Sequence[PairingRow]) -> dict[str, Any]:
-    """Structure known over the pairings outside front matter and furniture, unknown by cause."""
-    counted = [r for r in rows if not r.excluded]
-    known = rate(counted, lambda r: r.known)
-    return {
-        "structure_known": known.as_json(),
-        "meets_target": _meets(known.holds, known.subjects),
-        "excluded_front_matter_or_furniture": len(rows) - len(counted),
-        "unknown_by_cause": dict(
-            sorted(Counter(r.unknown_cause for r in counted if r.unknown_cause).items())
-        ),
-    }
+    def __iter__(self) -> Iterator[str]:
+        return (name for name, _ in self.items())
 
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Section | dict):
+            return list(self.items()) == list(other.items())
+        return NotImplemented
 
-def _structure_block(rows: Sequence[PairingRow]) -> dict[str, Any]:
-    capped = [r for r in rows if r.proxy_capped]
-    causes = Counter(r.cap_cause for r in capped)
-    return {
-        "modified_pairings": len(rows),
-        **_known_block(rows),
-        "proxy_caps": rate(rows, lambda r: r.proxy_capped).as_json(),
-        "cap_causes": {cause: causes.get(cause, 0) for cause in CAP_CAUSES},
-        "structure_status": dict(sorted(Counter(r.structure_status for r in rows).items())),
-        "structure_contradicts_agreeing_labels": sum(
-            1 for r in rows if r.before_label == r.after_label and r.structure_status == "disagree"
-        ),
-        "structure_confirms_disagreeing_labels": sum(
-            1 for r in rows if r.before_label != r.after_label and r.structure_status == "disagree"
-        ),
-    }
-
-
-def _escalation_block(rows: Sequence[PairingRow]) -> dict[str, Any]:
-    return {
-        "modified_pairings": len(rows),
-        "proxy": rate(rows, lambda r: r.proxy_cautioned).as_json(),
-        "structure": rate(rows, lambda r: r.structure_cautioned).as_json(),
-        "caps_lifted_by_structure": sum(
-            1 for r in rows if r.proxy_capped and not r.structure_capped
-        ),
-        "caps_added_by_structure": sum(
-            1 for r in rows if r.structure_capped and not r.proxy_capped
-        ),
-    }
-
-
-def _examples(rows: Sequence[PairingRow]) -> dict[str, list[dict[str, Any]]]:
-    chosen: dict[str, list[dict[str, Any]]] = {cause: [] for cause in CAP_CAUSES}
-    for row in sorted(rows, key=lambda r: (r.jurisdiction, r.family, r.before_id, r.evidence_id)):
-        if row.cap_cause and len(chosen[row.cap_cause]) < EXAMPLES_PER_CAUSE:
-            chosen[row.cap_cause].append(
-                {
-                    "change_id": row.evidence_id,
-                    "before": row.before_id,
-                    "after": row.after_id,
-                    "labels": [row.before_label, row.after_label],
-                    "paths": [
-                        list(row.before_path) if row.before_path else None,
-                        list(row.after_path) if row.after_path else None,
-                    ],
-                    "before_excerpt": row.before_excerpt,
-                    "after_excerpt": row.after_excerpt,
-                }
-            )
-    return chosen
+    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Measurements:
-    """Every report `workbench measure` writes, as JSON-ready dicts."""
+    """Every report `workbench measure` writes, as JSON-ready dicts; a corpus's per-family
+    sections may be `Section`s, read from the summary index as they are written."""
 
     digests: dict[str, Any]
     structure: dict[str, Any]
     escalation: dict[str, Any]
 
 
-def reduce_families(
-    families: Iterable[FamilyMeasurement],
+def _name(summary: Mapping[str, Any]) -> str:
+    return f"{summary['jurisdiction']}/{summary['family']}"
+
+
+@dataclass(slots=True)
+class _Totals:
+    """What pass one of the reduce adds up over every family summary."""
+
+    pairings: dict[str, Any] = field(default_factory=dict)  # overall
+    by_jurisdiction: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cautions: dict[str, Any] = field(default_factory=dict)
+    cautions_by_jurisdiction: dict[str, dict[str, Any]] = field(default_factory=dict)
+    passages: dict[str, dict[str, Any]] = field(default_factory=dict)
+    parses: dict[str, dict[str, Any]] = field(default_factory=dict)
+    texts: dict[str, Any] = field(default_factory=dict)  # overall
+    texts_by_jurisdiction: dict[str, dict[str, Any]] = field(default_factory=dict)
+    examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    def add(self, s: Mapping[str, Any]) -> None:
+        jurisdiction = s["jurisdiction"]
+        if s["pairings"] is not None:
+            add_counts(self.pairings, s["pairings"])
+            add_counts(self.by_jurisdiction.setdefault(jurisdiction, {}), s["pairings"])
+        if s["cautions"]["non_equal"]:
+            add_counts(self.cautions, s["cautions"])
+            add_counts(self.cautions_by_jurisdiction.setdefault(jurisdiction, {}), s["cautions"])
+        add_counts(self.passages.setdefault(jurisdiction, {}), s["passages"])
+        add_counts(self.parses.setdefault(jurisdiction, {}), s["parses"])
+        add_counts(self.texts, s["texts"])
+        if s["texts"]["versions"]:
+            add_counts(self.texts_by_jurisdiction.setdefault(jurisdiction, {}), s["texts"])
+        for cause, found in s["examples"].items():
+            kept = self.examples.setdefault(cause, [])
+            kept.extend(found[: EXAMPLES_PER_CAUSE - len(kept)])
+
+
+def reduce_summaries(
+    summaries: Callable[[], Iterable[Mapping[str, Any]]],
     rows: Iterable[CatalogueRow],
     refusals: Iterable[Refusal] = (),
     not_ingested: Iterable[Refusal] = (),
+    *,
+    by_name: Callable[[], Iterable[Mapping[str, Any]]] | None = None,
 ) -> Measurements:
-    """Reduce family measurements into the reports; the result does not depend on family order.
-    `refusals` are the admission's, `not_ingested` the admitted documents ingest refused."""
+    """Reduce family summaries (`summary.family_summary`) into the reports.
+
+    `summaries()` must give every family once, sorted by (jurisdiction, family); it is called
+    once here to add up the corpus's, each jurisdiction's and the overall counts, then again by
+    each per-family section as it is written (`Section`). `by_name()` gives them sorted by the
+    name `jurisdiction/family` instead (the order of the structure and escalation reports'
+    `families`; it differs where one jurisdiction's name opens another's); by default they are
+    sorted here. Nothing depends on the order families were measured in. `refusals` are the
+    admission's, `not_ingested` the admitted documents ingest refused.
+    """
     rows = list(rows)
     digests = corpus_digests(rows, refusals, not_ingested)
     digest = digests["corpus_digest"]
-    ordered = sorted(families, key=lambda f: (f.jurisdiction, f.family))
-    pairings = sorted(
-        (p for f in ordered for p in f.pairings),
-        key=lambda p: (p.before_id, p.after_id, p.evidence_id),
-    )
-    parses = sorted((p for f in ordered for p in f.parses), key=lambda p: p.evidence_id)
-    scopes = _scopes(pairings)
-    parse_outcomes: dict[str, Counter[str]] = defaultdict(Counter)
-    for p in parses:
-        parse_outcomes[p.jurisdiction][p.refusal or f"parsed:{p.method}"] += 1
+    totals = _Totals()
+    for summary in summaries():
+        totals.add(summary)
+    named = by_name or (lambda: sorted(summaries(), key=_name))
+
+    def families(block: Callable[[Mapping[str, Any]], dict[str, Any]]) -> Section:
+        return Section(
+            lambda: ((_name(s), block(s["pairings"])) for s in named() if s["pairings"] is not None)
+        )
+
+    examples = {cause: totals.examples.get(cause, []) for cause in CAP_CAUSES}
+    overall = structure_block(totals.pairings) if totals.pairings else _empty_structure()
     structure = {
         "corpus_digest": digest,
         "rules": {
@@ -328,63 +255,55 @@ def reduce_families(
             "cap_causes_in_order": list(CAP_CAUSES),
             "min_subjects_for_a_rate": MIN_SUBJECTS,
         },
-        "versions_parsed": {j: dict(sorted(c.items())) for j, c in sorted(parse_outcomes.items())},
-        "text_origins": _text_origin_report(ordered),
-        "profiles_used": _profiles_used(ordered),
-        "passages": _passage_blocks(ordered),
-        "overall": _structure_block(pairings),
-        "jurisdictions": {
-            name: _structure_block(group) for name, group in scopes["jurisdictions"].items()
+        "versions_parsed": {j: dict(sorted(c.items())) for j, c in sorted(totals.parses.items())},
+        "text_origins": _text_origin_report(totals),
+        "profiles_used": Section(lambda: ((_name(s), _profile_used(s)) for s in summaries())),
+        "passages": {
+            "jurisdictions": {j: passage_block(c) for j, c in sorted(totals.passages.items())},
+            "families": Section(
+                lambda: ((_name(s), passage_block(s["passages"])) for s in summaries())
+            ),
         },
-        "families": {name: _structure_block(group) for name, group in scopes["families"].items()},
-        "examples": _examples(pairings),
+        "overall": overall,
+        "jurisdictions": {j: structure_block(c) for j, c in sorted(totals.by_jurisdiction.items())},
+        "families": families(structure_block),
+        "examples": examples,
     }
-    lifted = structure["overall"]["cap_causes"]
     escalation = {
         "corpus_digest": digest,
         "rule": "share of modified pairings left cautioned (confidence at or below "
         f"{RESTRUCTURE_CONFIDENCE_CEILING}) under the proxy and under the structure rule",
-        "overall": _escalation_block(pairings),
+        "overall": escalation_block(totals.pairings or _no_pairings()),
         "jurisdictions": {
-            name: _escalation_block(group) for name, group in scopes["jurisdictions"].items()
+            j: escalation_block(c) for j, c in sorted(totals.by_jurisdiction.items())
         },
-        "families": {name: _escalation_block(group) for name, group in scopes["families"].items()},
-        "wiring": wiring_decision(pairings, lifted),
-        "caution": _caution_report(ordered),
+        "families": families(escalation_block),
+        "wiring": wiring_decision(totals.by_jurisdiction, totals.pairings or _no_pairings()),
+        "caution": {
+            "rule": "a pairing is cautioned when pairing_is_uncertain holds; causes in order: "
+            + ", ".join(CAUTION_CAUSES)
+            + "; a pairing of two machine readings (each side touches invisible or ocr text) is "
+            "cautioned whatever its confidence and counted in pairings_machine_read",
+            "overall": caution_block(totals.cautions or _no_cautions()),
+            "jurisdictions": {
+                j: caution_block(c) for j, c in sorted(totals.cautions_by_jurisdiction.items())
+            },
+        },
     }
     return Measurements(digests=digests, structure=structure, escalation=escalation)
 
 
-def _caution_block(rows: Sequence[CautionRow]) -> dict[str, Any]:
-    pairings = [r for r in rows if r.kind in PAIRING_KINDS]
-    causes = Counter(r.cause for r in rows if r.cause)
+def _text_origin_report(totals: _Totals) -> dict[str, Any]:
     return {
-        "non_equal_changes": len(rows),
-        "by_kind": dict(sorted(Counter(r.kind for r in rows).items())),
-        "pairings_cautioned": rate(pairings, lambda r: r.cause is not None).as_json(),
-        "pairings_at_most_half_alike": rate(pairings, lambda r: r.low_similarity).as_json(),
-        "review_queue_items_per_non_equal_change": rate(
-            rows, lambda r: r.opens_review_item
-        ).as_json(),
-        "cautioned_by_cause": {cause: causes.get(cause, 0) for cause in CAUTION_CAUSES},
-        "pairings_machine_read": rate(pairings, lambda r: r.machine_read).as_json(),
-    }
-
-
-def _caution_report(families: Iterable[FamilyMeasurement]) -> dict[str, Any]:
-    """Every non-equal change of the diff as it pairs passages (modified, moved, split, merged,
-    added, removed): the share of pairings it cautions, and every caution by cause."""
-    rows = sorted((r for f in families for r in f.cautions), key=lambda r: r.evidence_id)
-    by_jurisdiction: dict[str, list[CautionRow]] = defaultdict(list)
-    for row in rows:
-        by_jurisdiction[row.jurisdiction].append(row)
-    return {
-        "rule": "a pairing is cautioned when pairing_is_uncertain holds; causes in order: "
-        + ", ".join(CAUTION_CAUSES)
-        + "; a pairing of two machine readings (each side touches invisible or ocr text) is "
-        "cautioned whatever its confidence and counted in pairings_machine_read",
-        "overall": _caution_block(rows),
-        "jurisdictions": {j: _caution_block(g) for j, g in sorted(by_jurisdiction.items())},
+        "rule": "non-white-space characters of every measured version by the origin its extractor "
+        "recorded (C18): glyphs the document draws, invisible (someone's OCR layer), ocr (the "
+        "workbench's own OCR), unrecorded (a PDF held before origins were recorded); machine_read "
+        "is invisible and ocr together; a version is mostly machine-read when they are more than "
+        "half of its characters",
+        "overall": text_block(totals.texts or _no_texts()),
+        "jurisdictions": {
+            j: text_block(c) for j, c in sorted(totals.texts_by_jurisdiction.items())
+        },
     }
 
 
@@ -393,86 +312,122 @@ def induced_profile_file(jurisdiction: str, family: str) -> str:
     return f"profiles/{jurisdiction}/{family}.toml"
 
 
-def _profiles_used(families: Sequence[FamilyMeasurement]) -> dict[str, dict[str, Any]]:
-    """Per family: the profile that read it, how it was chosen, and its versions' count; an
-    induced profile's TOML is named by the file it is written to, not repeated."""
-    used = {}
-    for f in families:
-        record: dict[str, Any] = {k: v for k, v in f.profile.items() if k != "toml"}
-        if "toml" in f.profile:
-            record["file"] = induced_profile_file(f.jurisdiction, f.family)
-        used[f"{f.jurisdiction}/{f.family}"] = {**record, "versions": f.versions}
-    return used
+def _profile_used(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """A family's profile that read it, how it was chosen, and its versions' count; an induced
+    profile's TOML is named by the file it is written to, not repeated."""
+    profile = summary["profile"]
+    record: dict[str, Any] = {k: v for k, v in profile.items() if k != "toml"}
+    if "toml" in profile:
+        record["file"] = induced_profile_file(summary["jurisdiction"], summary["family"])
+    return {**record, "versions": summary["versions"]}
 
 
-def _passage_block(rows: Sequence[PassageRow], versions: int) -> dict[str, Any]:
-    content = [r for r in rows if r.kind not in EXCLUDED_KINDS]
-    with_path = rate(content, lambda r: r.has_path)
+def _no_pairings() -> dict[str, Any]:
+    return pairing_counts(())
+
+
+def _no_cautions() -> dict[str, Any]:
+    return caution_counts(())
+
+
+def _no_texts() -> dict[str, Any]:
+    return text_counts(())
+
+
+def _empty_structure() -> dict[str, Any]:
+    return structure_block(_no_pairings())
+
+
+def reduce_families(
+    families: Iterable[FamilyMeasurement],
+    rows: Iterable[CatalogueRow],
+    refusals: Iterable[Refusal] = (),
+    not_ingested: Iterable[Refusal] = (),
+) -> Measurements:
+    """Reduce family measurements held in memory into the reports, every section a dict; the
+    result does not depend on family order (`reduce_summaries` over their summaries)."""
+    summaries = sorted(
+        (family_summary(f) for f in families), key=lambda s: (s["jurisdiction"], s["family"])
+    )
+    m = reduce_summaries(lambda: summaries, rows, refusals, not_ingested)
+    return Measurements(
+        digests=m.digests,
+        structure=held_sections(m.structure),
+        escalation=held_sections(m.escalation),
+    )
+
+
+def held_sections(report: Mapping[str, Any]) -> dict[str, Any]:
+    """`report` with every `Section` read into a dict."""
     return {
-        "versions": versions,
-        "passages": len(rows),
-        "kinds": dict(sorted(Counter(r.kind for r in rows).items())),
-        "own_label": rate(rows, lambda r: r.labelled).as_json(),
-        "body_with_path": with_path.as_json(),
-        "body_with_path_meets_target": _meets(with_path.holds, with_path.subjects),
-    }
-
-
-def _passage_blocks(families: Sequence[FamilyMeasurement]) -> dict[str, Any]:
-    """Passage shares per jurisdiction and per family (body = body and heading passages)."""
-    by_jurisdiction: dict[str, list[FamilyMeasurement]] = defaultdict(list)
-    for f in families:
-        by_jurisdiction[f.jurisdiction].append(f)
-    return {
-        "jurisdictions": {
-            j: _passage_block(
-                [r for f in group for r in f.passages], sum(f.versions for f in group)
-            )
-            for j, group in sorted(by_jurisdiction.items())
-        },
-        "families": {
-            f"{f.jurisdiction}/{f.family}": _passage_block(f.passages, f.versions) for f in families
-        },
+        key: dict(value.items())
+        if isinstance(value, Section)
+        else held_sections(value)
+        if isinstance(value, dict)
+        else value
+        for key, value in report.items()
     }
 
 
 WIRING_MIN_KNOWN_SHARE = 0.9
 
 
-def wiring_decision(pairings: Sequence[PairingRow], causes: dict[str, int]) -> dict[str, Any]:
+def wiring_decision(
+    by_jurisdiction: Mapping[str, Mapping[str, Any]], overall: Mapping[str, Any]
+) -> dict[str, Any]:
     """What wiring the structure into `pairing_is_uncertain` would change, and whether to.
 
     Rule: wire it in only if the structure is known (parsed and covering) on both sides of at least
     `WIRING_MIN_KNOWN_SHARE` of the modified pairings outside front matter and furniture in every
-    jurisdiction that has them; otherwise
-    most decisions would still fall back to the proxy and the two rules would disagree mainly by
-    omission. The workbench keeps the proxy unless this says "justified".
+    jurisdiction that has them; otherwise most decisions would still fall back to the proxy and
+    the two rules would disagree mainly by omission. The workbench keeps the proxy unless this
+    says "justified". `by_jurisdiction` and `overall` are pairing counts (`summary.pairing_counts`).
     """
-    known: dict[str, list[bool]] = defaultdict(list)
-    for row in pairings:
-        if not row.excluded:
-            known[row.jurisdiction].append(row.known)
-    shares = {j: f"{sum(v)} of {len(v)}" for j, v in sorted(known.items())}
+    known = {j: c["known_rows"] for j, c in sorted(by_jurisdiction.items()) if c["known_rows"][1]}
     justified = bool(known) and all(
-        sum(v) >= WIRING_MIN_KNOWN_SHARE * len(v) for v in known.values()
+        holds >= WIRING_MIN_KNOWN_SHARE * rows for holds, rows in known.values()
     )
+    causes = overall["cap_causes"]
     return {
-        "structure_known_share": shares,
+        "structure_known_share": {j: f"{holds} of {rows}" for j, (holds, rows) in known.items()},
         "min_known_share": f"{WIRING_MIN_KNOWN_SHARE:.2f}",
-        "caps_the_structure_would_lift": sum(
-            1 for r in pairings if r.proxy_capped and not r.structure_capped
-        ),
-        "caps_the_structure_would_add": sum(
-            1 for r in pairings if r.structure_capped and not r.proxy_capped
-        ),
-        "proxy_caps_by_cause": causes,
+        "caps_the_structure_would_lift": overall["caps_lifted"],
+        "caps_the_structure_would_add": overall["caps_added"],
+        "proxy_caps_by_cause": {cause: causes.get(cause, 0) for cause in CAP_CAUSES},
         "decision": "justified: the structure is known for enough pairings in every jurisdiction"
         if justified
         else "not justified: the workbench keeps the section-label proxy",
     }
 
 
-def report_bytes(report: dict[str, Any]) -> bytes:
+def report_bytes(report: Mapping[str, Any]) -> bytes:
     """The bytes a report is written as: indented, keys in build order, UTF-8, one trailing newline."""
+    return "".join(report_chunks(report)).encode("utf-8")
+
+
+def report_chunks(report: Mapping[str, Any]) -> Iterator[str]:
+    """`report_bytes` as text, piece by piece, reading each `Section` as it is written: the same
+    characters `json.dumps(report, indent=2, ensure_ascii=False)` gives a report held whole."""
     # CAUTION: not sort_keys: the corpus digest stays at the head; every dict is built in a fixed order.
-    return (json.dumps(report, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    yield from _json_chunks(report, 0)
+    yield "\n"
+
+
+def _json_chunks(value: Any, level: int) -> Iterator[str]:
+    if not isinstance(value, Section) and not _holds_section(value):
+        # A value with no section inside: json's own text, each line indented to this level.
+        yield json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + "  " * level)
+        return
+    inner = "  " * (level + 1)
+    first = True
+    for key, member in value.items():
+        yield ("{\n" if first else ",\n") + inner + json.dumps(key, ensure_ascii=False) + ": "
+        yield from _json_chunks(member, level + 1)
+        first = False
+    yield "{}" if first else "\n" + "  " * level + "}"
+
+
+def _holds_section(value: Any) -> bool:
+    return isinstance(value, dict) and any(
+        isinstance(v, Section) or _holds_section(v) for v in value.values()
+    )

@@ -1,10 +1,13 @@
 """The whole measurement chain `workbench measure` runs, as one library verb.
 
-`measure_corpus` admits a mirror folder or reads the catalogue, ingests, runs the map in-process
-(`map_families`) or on Dask, reduces, writes the reports and, if asked, the tables. A family whose
-inputs are unchanged reuses its earlier result from the measurement cache (`cache`); the reduce
-always runs over every family, so a warm run writes the cold run's bytes. The workspace remembers
-the corpus and settings it was measured with (`Workspace.remember`), so every later command on it
+`measure_corpus` admits a mirror folder or reads the catalogue, runs the map in-process or on
+Dask (`cluster.map_tasks`; each task extracts its family's new versions, measures it and writes
+its shard), folds the summaries into the index, reduces, writes the reports and, if asked, the
+tables. A family whose inputs are unchanged is not touched again: its summary is read from the
+index (`index`), so after one more release only the families it changed are extracted and
+measured. The reduce always runs over every family, so a warm run writes the cold run's bytes.
+`map_families` is the map held in memory, for a notebook or a test. The workspace remembers the
+corpus and settings it was measured with (`Workspace.remember`), so every later command on it
 reads the same catalogue and profiles; `plan_measure` turns the options `workbench measure` was
 given, and what its workspace remembers, into the arguments of `measure_corpus`.
 """
@@ -13,9 +16,10 @@ from __future__ import annotations
 
 import os
 import shlex
+import sys
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,23 +34,28 @@ from workbench.corpus import (
     read_refusals,
 )
 from workbench.defaults import DEFAULT_CORPUS_DIR, DEFAULT_STORE, DEFAULT_WORKSPACE
+from workbench.errors import CorpusChanged
 from workbench.files import replace_file
 from workbench.measure.cache import (
     CACHE_DIR_NAME,
+    VERSION_FACTS,
     MeasurementCache,
     family_cache_key,
     held_version_facts,
 )
 from workbench.measure.family import FamilyMeasurement, measure_family
-from workbench.measure.reports import Measurements, induced_profile_file, reduce_families
-from workbench.models import (
-    CatalogueRow,
-    Refusal,
-    Version,
-    code_digest,
+from workbench.measure.index import SummaryIndex
+from workbench.measure.reports import (
+    Measurements,
+    held_sections,
+    induced_profile_file,
+    reduce_summaries,
 )
+from workbench.measure.tasks import FamilyTask, TaskResult, family_task
+from workbench.models import CatalogueRow, Refusal, Version, code_digest
 from workbench.progress import bar
 from workbench.tables import check_format
+from workbench.text.ocr import OcrOptions, default_cache
 from workbench.text.profiles import Profile, registry
 from workbench.workspace import Workspace, ingest, researcher_profiles, workspace_settings
 
@@ -70,7 +79,7 @@ def map_families(
 
 
 # ---------------------------------------------------------------------------------------------
-# The whole chain: admit or read the catalogue, ingest, map, reduce, write
+# The whole chain: admit or read the catalogue, map (extracting what is new), reduce, write
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -78,13 +87,13 @@ class MeasureRun:
     """What `measure_corpus` did. `written` is empty when a mirror folder admitted nothing."""
 
     documents: int  # catalogue rows (or admitted rows) measured
-    extracted: tuple[str, ...]  # version ids extracted and held by this run's ingest
+    extracted: tuple[str, ...]  # version ids extracted and held by this run
     families: tuple[str, ...]  # "jurisdiction/family", sorted
     reused: tuple[str, ...]  # families whose cached measurement was reused
     written: tuple[Path, ...]
     not_ingested: tuple[Refusal, ...]
     admission_refusals: tuple[Refusal, ...]
-    results: tuple[FamilyMeasurement, ...] = ()  # the map's output, family by family
+    results: tuple[FamilyMeasurement, ...] = ()  # the map's output, with `keep_results` only
     measurements: Measurements | None = None  # the reduce, as written (None: nothing admitted)
     settings: CorpusSettings | None = (
         None  # what the workspace now remembers (None: nothing admitted)
@@ -105,32 +114,40 @@ def measure_corpus(
     use_cache: bool = True,
     export: str | None = None,
     progress: bool = False,
+    keep_results: bool = False,
 ) -> MeasureRun:
     """Re-derive every measurement report into `out`: what `workbench measure` runs.
 
     1. The documents: with `mirror`, that mirror-layout folder is admitted (`corpus.admit`); if
-       it admits nothing, nothing is ingested or written anywhere. Its bytes are read from the
+       it admits nothing, nothing is extracted or written anywhere. Its bytes are read from the
        mirror, and the admission is folded into its catalogue (`corpus.catalogue_folder`:
        `corpus_dir` when named, the project's for the project's mirror, else the workspace's
        folder), as `workbench corpus admit` would keep it. Without it, the catalogue in
        `corpus_dir` (default: the project's) and the refusals beside it, the bytes in `store`
        (default: the project's store).
     2. The profiles: those in each of `profile_folders`, then `MIRROR/profiles/*.toml`, come
-       before the shipped ones (`CorpusSettings.profile_folders`, `profiles.registry`).
-    3. Ingest into the workspace file `workspace` (idempotent; a version already held under the
-       same artefact SHA-256 and current extractor version is not extracted again, C4), which
-       remembers these settings (`Workspace.remember`), so that every command on it reads them.
-    4. The map, per family with held versions: a family whose `family_cache_key` has an entry in
-       the cache (`cache`, default `measure-cache/` beside the workspace file) reuses it; every
-       other family is measured (in-process, or on Dask with `workers` / `scheduler`, C13) and
-       stored there. `use_cache=False` measures every family and stores nothing.
-    5. The reduce (`reduce_families`) and the reports (`html.write_reports`); with `export`
-       ("csv" or "parquet") the measurement tables too (`tables.write_measurement_tables`). The
-       reports of any corpus but the project's read as the project reads it
-       (`CorpusSettings.is_project`) name the command line that re-makes them (`measure_command`).
+       before the shipped ones (`CorpusSettings.profile_folders`, `profiles.registry`). The
+       workspace file `workspace` remembers these settings (`Workspace.remember`), so that every
+       command on it reads them.
+    3. The map, one task per family (`tasks.run_family_task`), in-process or on Dask with
+       `workers` / `scheduler` (C13). A family whose versions are all held and whose
+       `family_cache_key` names a summary in the index or a shard in the shard folder (`cache`,
+       default `measure-cache/` beside the workspace file) is reused, never read; every other
+       family is extracted where it is not held yet, measured, and its shard written. The
+       versions a task extracted are held in the workspace `workspace` as it returns (C4:
+       a version held under the same artefact SHA-256 by the current extractor is never
+       extracted again; one held by an older extractor is checked as `ingest` checks it).
+       `use_cache=False` reuses nothing: every family is measured again.
+    4. The reduce (`reduce_summaries`) over the summary index, read as the reports are written
+       (`html.write_reports`); with `export` ("csv" or "parquet") the measurement tables too,
+       read from the shards (`tables.write_measurement_tables_from`). The reports of any corpus
+       but the project's read as the project reads it (`CorpusSettings.is_project`) name the
+       command line that re-makes them (`measure_command`).
 
-    The reports are the same bytes whichever families came from the cache and whatever ran the
-    map.
+    The reports are the same bytes whichever families were reused and whatever ran the map. The
+    client holds the catalogue rows, one batch of results and one batch of summaries at a time,
+    never the corpus's measurements. `keep_results` also gives back every family's measurement
+    and the reports with every section read in (for a notebook on a small corpus).
     """
     if export is not None:
         check_format(export)  # refused before anything is read or written
@@ -164,46 +181,59 @@ def measure_corpus(
         fold_into_catalogue(admission, catalogue)
     readers = registry(own)
     folder = cache if cache is not None else workspace.parent / CACHE_DIR_NAME
-    held_cache = MeasurementCache(folder=folder) if use_cache else None
-    with Workspace(workspace) as held:
+    shards = MeasurementCache(folder=folder)
+    run = _Run(held_cache=shards if use_cache else None)
+    with Workspace(workspace) as held, SummaryIndex(folder) as index:
         held.remember(given.resolved(), by="measure")
-        report = ingest(held, rows, store, progress=progress)
-        groups = _held_families(held, {row.path for row in rows})
-        keys = {
-            key: family_cache_key(facts, readers, code_digest()) for key, facts in groups.items()
-        }
-        found = {
-            key: hit
-            for key in groups
-            if held_cache is not None and (hit := held_cache.get(keys[key])) is not None
-        }
-        missing = [key for key in groups if key not in found]
-        measured = _measure_missing(
-            held, rows, store, missing, readers, workers, scheduler, progress
+        plan = _plan(held, rows, store, readers, progress=progress)
+        run.refused.extend(plan.refused)
+        indexed = index.keys() if use_cache else frozenset()
+        ocr = _task_ocr(workspace, on_dask=workers is not None or scheduler is not None)
+        tasks = []
+        for group in plan.families:
+            reuse = _reusable(group, plan, readers, indexed, run, index)
+            if not reuse:
+                tasks.append(
+                    family_task(
+                        group,
+                        str(store.resolve()),
+                        plan.held,
+                        readers,
+                        digest=code_digest(),
+                        shards=str(folder.resolve()),
+                        ocr=ocr,
+                    )
+                )
+        _run_tasks(tasks, run, held, index, workers, scheduler, progress)
+        index.fold(run.keys)
+    measurements = reduce_summaries(
+        index.summaries, rows, refusals, run.refused, by_name=index.by_name
+    )
+    if keep_results:
+        measurements = Measurements(
+            digests=measurements.digests,
+            structure=held_sections(measurements.structure),
+            escalation=held_sections(measurements.escalation),
         )
-    if held_cache is not None:
-        for key, family in measured.items():
-            held_cache.put(keys[key], family)
-    results = [found[key] if key in found else measured[key] for key in groups]
-    measurements = reduce_families(results, rows, refusals, report.refused)
     from workbench.measure.html import write_reports  # altair loads only when reports are written
 
     made_by = None if given.is_project() else measure_command(given)
     written = list(write_reports(out, measurements, made_by=made_by).values())
-    written += _write_induced_profiles(out, results)
+    written += _write_induced_profiles(out, index.summaries())
     if export is not None:
-        from workbench.measure.tables import write_measurement_tables
+        from workbench.measure.tables import write_measurement_tables_from
 
-        written += write_measurement_tables(out, results, measurements, export)
+        written += write_measurement_tables_from(out, shards, run.keys, index, measurements, export)
+    results = tuple(_stored(shards, run.keys)) if keep_results else ()
     return MeasureRun(
         documents=len(rows),
-        extracted=report.added,
-        families=tuple(f"{j}/{f}" for j, f in groups),
-        reused=tuple(f"{j}/{f}" for j, f in groups if (j, f) in found),
+        extracted=tuple(run.extracted),
+        families=tuple(sorted(run.names)),
+        reused=tuple(sorted(run.reused)),
         written=tuple(written),
-        not_ingested=report.refused,
+        not_ingested=tuple(run.refused),
         admission_refusals=refusals,
-        results=tuple(results),
+        results=tuple(sorted(results, key=lambda f: (f.jurisdiction, f.family))),
         measurements=measurements,
         settings=given.resolved(),
     )
@@ -278,66 +308,190 @@ def plan_measure(
     )
 
 
-def _write_induced_profiles(out: Path, results: Sequence[FamilyMeasurement]) -> list[Path]:
-    """The TOML of every profile induced for a family, beside the reports (C15)."""
+def _task_ocr(workspace: Path, *, on_dask: bool) -> OcrOptions:
+    """How tasks read scanned pages: through the workspace's OCR cache, as `ingest` does; on Dask,
+    with the client's engine build required of every worker (`cluster.worker_ocr`)."""
+    if on_dask:
+        from workbench.measure.cluster import worker_ocr
+
+        return worker_ocr(workspace)
+    return OcrOptions(cache=default_cache(workspace))
+
+
+@dataclass(slots=True)
+class _Run:
+    """What a run gathers as it goes: keys, names, extracted ids and refusals (no measurement)."""
+
+    held_cache: MeasurementCache | None
+    keys: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    reused: list[str] = field(default_factory=list)
+    extracted: list[str] = field(default_factory=list)
+    refused: list[Refusal] = field(default_factory=list)
+
+
+def _write_induced_profiles(out: Path, summaries: Iterable[Mapping[str, Any]]) -> list[Path]:
+    """The TOML of every profile induced for a family, beside the reports (C15), read from the
+    family summaries as they stream by."""
     written = []
-    for family in results:
-        if "toml" in family.profile:
-            path = out / induced_profile_file(family.jurisdiction, family.family)
+    for summary in summaries:
+        if "toml" in summary["profile"]:
+            path = out / induced_profile_file(summary["jurisdiction"], summary["family"])
             path.parent.mkdir(parents=True, exist_ok=True)
-            replace_file(path, family.profile["toml"].encode("utf-8"))
+            replace_file(path, summary["profile"]["toml"].encode("utf-8"))
             written.append(path)
     return written
 
 
-def _held_families(
-    held: Workspace, wanted: set[str]
-) -> dict[tuple[str, str], list[tuple[Any, ...]]]:
-    """(jurisdiction, family) to the facts of its held versions among `wanted` (version ids), in
-    sorted (jurisdiction, family) order, versions in version order."""
-    groups: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
-    for facts in held_version_facts(held):
-        if facts[0] in wanted:
-            groups.setdefault((facts[1], facts[2]), []).append(facts)
-    return dict(sorted(groups.items()))
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Plan:
+    """The rows of each family (version order, families sorted), and for each row's version
+    id the text SHA-256 held for it (None: to extract), with the facts of held versions."""
+
+    families: tuple[tuple[CatalogueRow, ...], ...]
+    held: dict[str, str | None]
+    facts: dict[str, tuple[Any, ...]]
+    refused: tuple[Refusal, ...]
 
 
-def _measure_missing(
+def _plan(
     held: Workspace,
     rows: Sequence[CatalogueRow],
     store: Path,
-    missing: Sequence[tuple[str, str]],
     readers: Sequence[Profile],
+    *,
+    progress: bool,
+) -> _Plan:
+    """Which versions are held, which to extract, and which are refused before any task runs:
+    a path held with other bytes (`corpus_changed`, the held version measured as held), a
+    version held by an older extractor version whose text no current one has reproduced
+    (checked by `ingest` as it checks one)."""
+    from workbench.text.extraction import CURRENT_EXTRACTORS
+
+    facts = {f[0]: f for f in held_version_facts(held)}
+    artefact, extractor, extractor_version, text = (
+        VERSION_FACTS.index(name)
+        for name in ("artefact_sha256", "extractor", "extractor_version", "text_sha256")
+    )
+
+    def reproduced(path: str) -> bool:
+        """True when a current extractor has reproduced the held text (its origin record)."""
+        made = held.held_extractors(path)
+        return made is not None and any(CURRENT_EXTRACTORS.get(n) == v for n, v in made[1])
+
+    stale = [
+        row
+        for row in rows
+        if row.path in facts
+        and facts[row.path][artefact] == row.sha256
+        and CURRENT_EXTRACTORS.get(facts[row.path][extractor]) != facts[row.path][extractor_version]
+        and not reproduced(row.path)
+    ]
+    refused = (
+        list(ingest(held, stale, store, progress=progress, reextract=True).refused) if stale else []
+    )
+    status: dict[str, str | None] = {}
+    for row in rows:
+        fact = facts.get(row.path)
+        if fact is None:
+            status[row.path] = None
+            continue
+        status[row.path] = fact[text]
+        if fact[artefact] != row.sha256:
+            refused.append(
+                Refusal(
+                    path=row.path,
+                    reason="corpus_changed",
+                    detail=f"{row.path}: held with artefact sha256 {fact[artefact]}; new bytes "
+                    f"hash to {row.sha256}; a corrected document must be admitted as a new version",
+                )
+            )
+    grouped: dict[tuple[str, str], list[CatalogueRow]] = defaultdict(list)
+    for row in rows:
+        grouped[(row.jurisdiction, row.family)].append(row)
+    return _Plan(
+        families=tuple(
+            tuple(sorted(group, key=lambda r: r.version_order))
+            for _, group in sorted(grouped.items())
+        ),
+        held=status,
+        facts=facts,
+        refused=tuple(refused),
+    )
+
+
+def _reusable(
+    group: Sequence[CatalogueRow],
+    plan: _Plan,
+    readers: Sequence[Profile],
+    indexed: frozenset[str],
+    run: _Run,
+    index: SummaryIndex,
+) -> bool:
+    """True when the family's summary is in the index or its shard: it is then recorded as
+    reused (its key kept, its summary spilled when the index lacks it)."""
+    if run.held_cache is None or any(plan.held[row.path] is None for row in group):
+        return False
+    key = family_cache_key([plan.facts[row.path] for row in group], readers, code_digest())
+    if key not in indexed:
+        summary = run.held_cache.summary(key)
+        if summary is None:
+            return False
+        index.spill(key, summary)
+    name = f"{group[0].jurisdiction}/{group[0].family}"
+    run.keys.append(key)
+    run.names.append(name)
+    run.reused.append(name)
+    return True
+
+
+def _run_tasks(
+    tasks: Sequence[FamilyTask],
+    run: _Run,
+    held: Workspace,
+    index: SummaryIndex,
     workers: int | None,
     scheduler: str | None,
     progress: bool,
-) -> dict[tuple[str, str], FamilyMeasurement]:
-    """Measure the `missing` families, in-process or on the cluster the options name."""
-    if not missing:
-        return {}
-    if workers is None and scheduler is None:
-        wanted = {row.path for row in rows}
-        out = {}
-        for jurisdiction, family in bar(missing, desc="measure", unit="family", enabled=progress):
-            versions = [
-                v
-                for v in held.versions(family)
-                if v.jurisdiction == jurisdiction and v.version_id in wanted
-            ]
-            out[(jurisdiction, family)] = measure_family(versions, readers)
-        return out
-    from workbench.measure.cluster import map_families_on_cluster
+) -> None:
+    """Run the tasks; hold what each extracted and spill its summary as it arrives."""
+    from workbench.measure.cluster import map_tasks
 
-    # The workers read and hash-check the bytes themselves; only rows and hashes travel.
-    names = set(missing)
-    chosen = [row for row in rows if (row.jurisdiction, row.family) in names]
-    families = map_families_on_cluster(
-        held,
-        chosen,
-        store,
-        workers=workers,
-        scheduler=scheduler,
-        progress=progress,
-        profiles=readers,
-    )
-    return {(f.jurisdiction, f.family): f for f in families}
+    def on_result(result: TaskResult) -> None:
+        for version, provenance in result.extracted:
+            try:
+                if held.add_version(version, dict(provenance)):
+                    run.extracted.append(version.version_id)
+            except CorpusChanged as exc:
+                run.refused.append(
+                    Refusal(path=version.version_id, reason="corpus_changed", detail=str(exc))
+                )
+        run.refused.extend(result.refused)
+        if result.key is not None and result.summary is not None:
+            index.spill(result.key, result.summary)
+            run.keys.append(result.key)
+            run.names.append(f"{result.jurisdiction}/{result.family}")
+
+    if not tasks:
+        return
+    if workers is None and scheduler is None:
+        map_tasks(tasks, on_result, held_version=held.version, progress=progress)
+        return
+    from workbench.measure.cluster import dask_client
+
+    with dask_client(workers=workers, scheduler=scheduler) as client:
+        if progress:
+            link = getattr(client, "dashboard_link", None) if workers is not None else None
+            print(
+                f"dask: {len(tasks)} families on {client.scheduler_info()['address']}"
+                + (f"; dashboard {link}" if link else ""),
+                file=sys.stderr,
+            )
+        map_tasks(tasks, on_result, client=client, progress=progress)
+
+
+def _stored(shards: MeasurementCache, keys: Sequence[str]) -> Iterator[FamilyMeasurement]:
+    for key in keys:
+        measured = shards.get(key)
+        if measured is not None:
+            yield measured

@@ -87,6 +87,8 @@ CREATE TABLE IF NOT EXISTS versions (
     ingested_at TEXT NOT NULL,
     UNIQUE (jurisdiction, family, version_order)
 );
+CREATE INDEX IF NOT EXISTS versions_by_family ON versions (family, version_order);
+CREATE INDEX IF NOT EXISTS versions_listing ON versions (jurisdiction, family, media_type);
 CREATE TRIGGER IF NOT EXISTS versions_append_only_update BEFORE UPDATE ON versions
 BEGIN SELECT RAISE(ABORT, 'append-only table versions: UPDATE refused'); END;
 CREATE TRIGGER IF NOT EXISTS versions_append_only_delete BEFORE DELETE ON versions
@@ -237,6 +239,11 @@ class Workspace:
         with self.transaction() as conn:
             return [tuple(row) for row in conn.execute(sql, params)]
 
+    def read(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Run one read-only query outside any write transaction (a listing never waits for a
+        writer, nor holds one up)."""
+        return [tuple(row) for row in self._conn.execute(sql, params)]
+
     def held_extractors(self, version_id: str) -> tuple[str, frozenset[tuple[str, str]]] | None:
         """(artefact sha256, every (extractor, version) that made the held text or reproduced it
         since, by its origin record) of a held version, or None: the warm-run check (C4)."""
@@ -329,7 +336,7 @@ class Workspace:
             ),
         )
 
-    def _origins(self, version_ids: Sequence[str] | None) -> dict[str, TextOrigins]:
+    def origins(self, version_ids: Sequence[str] | None) -> dict[str, TextOrigins]:
         """The newest origin record of each version (of `version_ids`, or of all)."""
         where = (
             ""
@@ -378,7 +385,7 @@ class Workspace:
         ).fetchone()
         if row is None:
             raise self._not_found(version_id)
-        return self._with_origin(self._version(row), self._origins([version_id]))
+        return self._with_origin(self._version(row), self.origins([version_id]))
 
     def _not_found(self, version_id: str) -> VersionNotFound:
         return VersionNotFound(
@@ -399,7 +406,7 @@ class Workspace:
         """The held version's newest origin record (C18), without the rest of the record: what the
         verifier reads to caveat a quote of machine-read text. None where none is recorded (every
         plain-text, Markdown and XML version: all `glyphs`; a PDF held before origins were)."""
-        return self._origins([version_id]).get(version_id)
+        return self.origins([version_id]).get(version_id)
 
     def text_bytes(self, version_id: str) -> tuple[bytes, str]:
         """The held version's text as stored (its UTF-8 bytes, not decoded) and its recorded
@@ -422,7 +429,7 @@ class Workspace:
         ).fetchall()
         if family is not None and not rows:
             raise FamilyNotFound(f"{family}: no such family in {self.path}")
-        origins = self._origins([r["version_id"] for r in rows] if family is not None else None)
+        origins = self.origins([r["version_id"] for r in rows] if family is not None else None)
         return tuple(self._with_origin(self._version(r), origins) for r in rows)
 
     def version_ids(self) -> tuple[str, ...]:

@@ -1,13 +1,12 @@
 """Holding catalogued versions: `version_from_row` extracts an artefact's bytes into a `Version`,
-`ingest` holds every catalogued version in a workspace (idempotent, C4), and the JSON rows of
-`workbench families` and `workbench versions`."""
+`ingest` holds every catalogued version in a workspace (idempotent, C4)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from workbench.corpus import read_fetched
 from workbench.errors import (
@@ -137,40 +136,3 @@ def ingest(
         awaiting=tuple(awaiting),
         refused=tuple(refused),
     )
-
-
-def families_as_json(versions: Iterable[Version]) -> list[dict[str, Any]]:
-    """One row per held family, sorted by jurisdiction then family: what `workbench families` prints."""
-    grouped: dict[tuple[str, str], list[Version]] = {}
-    for version in versions:
-        grouped.setdefault((version.jurisdiction, version.family), []).append(version)
-    return [
-        {
-            "jurisdiction": jurisdiction,
-            "family": family,
-            "versions": len(held),
-            "formats": sorted({v.media_type for v in held}),
-        }
-        for (jurisdiction, family), held in sorted(grouped.items())
-    ]
-
-
-def versions_as_json(
-    versions: Iterable[Version], dates: dict[str, str | None]
-) -> list[dict[str, Any]]:
-    """One row per version of a family in version order: what `workbench versions` prints.
-    `origin` counts the text's non-white-space characters per origin (C18; None for a PDF held
-    before origins were recorded)."""
-    return [
-        {
-            "version_id": v.version_id,
-            "label": v.version_label,
-            "order": v.version_order,
-            "date": dates.get(v.version_id),
-            "format": v.media_type,
-            "pages": len(v.pages) or None,
-            "text_length": len(v.text),
-            "origin": v.origin.characters(v.text) if v.origin is not None else None,
-        }
-        for v in sorted(versions, key=lambda v: v.version_order)
-    ]

@@ -1,0 +1,44 @@
+"""The text-origin counts of a family summary add up (C13, C18): the client folds families'
+summaries, so the corpus's and a jurisdiction's figures must be those of their versions taken
+together, whatever families they were summed from."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from typing import Any
+
+import pytest
+
+from workbench.measure.family import text_row
+from workbench.measure.summary import add_counts, text_block, text_counts
+from workbench.workspace import Workspace
+
+
+def test_text_counts_of_families_add_up_to_those_of_their_versions(workspace: Workspace) -> None:
+    rows = [text_row(v) for v in workspace.versions()]
+    by_family: dict[str, list[Any]] = defaultdict(list)
+    for row in rows:
+        by_family[f"{row.jurisdiction}/{row.family}"].append(row)
+    assert len(by_family) > 1
+    summed: dict[str, Any] = {}
+    for name in sorted(by_family, reverse=True):
+        add_counts(summed, text_counts(by_family[name]))
+    whole = text_counts(rows)
+    assert summed == whole and whole["versions"] == len(rows)
+    block = text_block(whole)
+    characters = sum(r.glyphs + r.invisible + r.ocr + r.unrecorded for r in rows)
+    assert block["characters"] == characters
+    assert block["machine_read"]["holds"] == sum(r.invisible + r.ocr for r in rows)
+    assert block["versions_mostly_machine_read"] == sum(
+        (r.invisible + r.ocr) * 2 > r.glyphs + r.invisible + r.ocr for r in rows
+    )
+
+
+def test_two_text_rows_for_one_version_are_refused(workspace: Workspace) -> None:
+    row = text_row(workspace.versions()[0])
+    again = dataclasses.replace(row, glyphs=row.glyphs + 1)
+    with pytest.raises(
+        ValueError, match=rf"^evidence {row.evidence_id}: two text rows for one version$"
+    ):
+        text_counts([row, again])

@@ -1,0 +1,286 @@
+"""A family's measurement summed up: the counts the reports add up, and the blocks built from them.
+
+The reduce needs no evidence row twice. `family_summary` sums one family's rows (`family.py`) into
+counts — rows, shares as [holds, distinct subjects], counters by cause, kind or status — and keeps
+its first examples of each cap cause, and its versions' characters by text origin (C18); every
+report block (`structure_block`, `escalation_block`, `caution_block`, `passage_block`,
+`text_block`) is built from counts, so a family's block and a jurisdiction's
+are made by one function. A summary is plain JSON: it travels from a worker, sits in the summary
+index, and is read back as it was written.
+
+The guarantee: counts add (`add_counts`). A share over distinct subjects adds too, because an
+evidence id never repeats across families (a change, version or passage id names its versions,
+and a version id names its family), so the counts of any set of families are the sum of theirs,
+in any order, and the blocks built from the sum are the blocks `rate()` gives over their rows.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from workbench.measure.family import CAP_CAUSES, CAUTION_CAUSES, EXCLUDED_KINDS
+from workbench.models import PAIRING_KINDS
+
+if TYPE_CHECKING:  # the evidence rows are only named here, never built
+    from workbench.measure.family import (
+        CautionRow,
+        FamilyMeasurement,
+        PairingRow,
+        PassageRow,
+        TextRow,
+    )
+
+MIN_SUBJECTS = 10
+EXAMPLES_PER_CAUSE = 3
+KNOWN_TARGET = 0.9  # the share of pairings (or body passages) the structure should know
+
+Share = list[int]  # [holds, distinct subjects]
+E = TypeVar("E")
+
+
+def share(rows: Iterable[E], holds: Callable[[E], bool]) -> Share:
+    """[holds, subjects]: the distinct subjects (`evidence_id`) for which `holds` is true, and
+    all of them. A row repeated counts once; two rows with one id that disagree are an error."""
+    verdicts: dict[str, bool] = {}
+    for row in rows:
+        verdict = bool(holds(row))
+        if verdicts.setdefault(row.evidence_id, verdict) != verdict:  # type: ignore[attr-defined]
+            raise ValueError(f"evidence {row.evidence_id}: rows with one id disagree")  # type: ignore[attr-defined]
+    return [sum(verdicts.values()), len(verdicts)]
+
+
+def rate_text(holds: int, subjects: int) -> str:
+    """The share printed: below `MIN_SUBJECTS` distinct subjects no percentage at all; else two
+    decimals, rounded half to even on the exact fraction, and the counts."""
+    if subjects < MIN_SUBJECTS:
+        return f"n = {subjects} subjects; no rate"
+    hundredths = round(holds * 10000 / subjects)
+    return f"{hundredths // 100}.{hundredths % 100:02d}% ({holds} of {subjects})"
+
+
+def rate_json(counted: Sequence[int]) -> dict[str, Any]:
+    """A share as the reports print it: holds, subjects and `rate_text`."""
+    holds, subjects = counted
+    return {"holds": holds, "subjects": subjects, "rate": rate_text(holds, subjects)}
+
+
+def meets(counted: Sequence[int]) -> str:
+    """ "yes" / "no" against `KNOWN_TARGET` on the exact counts; "n/a" below `MIN_SUBJECTS`."""
+    holds, subjects = counted
+    if subjects < MIN_SUBJECTS:
+        return "n/a"
+    return "yes" if holds * 10 >= round(KNOWN_TARGET * 10) * subjects else "no"
+
+
+# ---------------------------------------------------------------------------------------------
+# Counts of one family's rows
+
+
+def pairing_counts(rows: Sequence[PairingRow]) -> dict[str, Any]:
+    """Every figure the structure and escalation blocks give, over modified pairings."""
+    counted = [r for r in rows if not r.excluded]
+    capped = [r for r in rows if r.proxy_capped]
+    return {
+        "modified": len(rows),
+        "known": share(counted, lambda r: r.known),
+        "known_rows": [sum(r.known for r in counted), len(counted)],
+        "excluded": len(rows) - len(counted),
+        "unknown_by_cause": dict(Counter(r.unknown_cause for r in counted if r.unknown_cause)),
+        "proxy_caps": share(rows, lambda r: r.proxy_capped),
+        "cap_causes": dict(Counter(r.cap_cause for r in capped)),
+        "structure_status": dict(Counter(r.structure_status for r in rows)),
+        "contradicts": sum(
+            1 for r in rows if r.before_label == r.after_label and r.structure_status == "disagree"
+        ),
+        "confirms": sum(
+            1 for r in rows if r.before_label != r.after_label and r.structure_status == "disagree"
+        ),
+        "proxy_cautioned": share(rows, lambda r: r.proxy_cautioned),
+        "structure_cautioned": share(rows, lambda r: r.structure_cautioned),
+        "caps_lifted": sum(1 for r in rows if r.proxy_capped and not r.structure_capped),
+        "caps_added": sum(1 for r in rows if r.structure_capped and not r.proxy_capped),
+    }
+
+
+def caution_counts(rows: Sequence[CautionRow]) -> dict[str, Any]:
+    """Every figure of a caution block, over the non-equal changes."""
+    pairings = [r for r in rows if r.kind in PAIRING_KINDS]
+    return {
+        "non_equal": len(rows),
+        "by_kind": dict(Counter(r.kind for r in rows)),
+        "cautioned": share(pairings, lambda r: r.cause is not None),
+        "half_alike": share(pairings, lambda r: r.low_similarity),
+        "opens_item": share(rows, lambda r: r.opens_review_item),
+        "by_cause": dict(Counter(r.cause for r in rows if r.cause)),
+        "machine_read": share(pairings, lambda r: r.machine_read),
+    }
+
+
+def passage_counts(rows: Sequence[PassageRow], versions: int) -> dict[str, Any]:
+    """Every figure of a passage block (body = every kind but front matter and furniture)."""
+    content = [r for r in rows if r.kind not in EXCLUDED_KINDS]
+    return {
+        "versions": versions,
+        "passages": len(rows),
+        "kinds": dict(Counter(r.kind for r in rows)),
+        "own_label": share(rows, lambda r: r.labelled),
+        "body_with_path": share(content, lambda r: r.has_path),
+    }
+
+
+TEXT_ORIGIN_FIELDS = ("glyphs", "invisible", "ocr", "unrecorded")
+
+
+def text_counts(rows: Sequence[TextRow]) -> dict[str, Any]:
+    """Every figure of a text-origin block (C18): versions, those mostly machine-read (`invisible`
+    and `ocr` more than half of their characters), and the characters per origin. One row per
+    version: two rows with one id are an error."""
+    seen: set[str] = set()
+    for row in rows:
+        if row.evidence_id in seen:
+            raise ValueError(f"evidence {row.evidence_id}: two text rows for one version")
+        seen.add(row.evidence_id)
+    return {
+        "versions": len(seen),
+        "mostly_machine_read": sum(
+            (r.invisible + r.ocr) * 2 > r.glyphs + r.invisible + r.ocr for r in rows
+        ),
+        **{name: sum(getattr(r, name) for r in rows) for name in TEXT_ORIGIN_FIELDS},
+    }
+
+
+def _examples(rows: Sequence[PairingRow]) -> dict[str, list[dict[str, Any]]]:
+    """The first `EXAMPLES_PER_CAUSE` capped pairings of each cause, ordered by (jurisdiction,
+    family, before id, change id)."""
+    chosen: dict[str, list[dict[str, Any]]] = {cause: [] for cause in CAP_CAUSES}
+    for row in sorted(rows, key=lambda r: (r.jurisdiction, r.family, r.before_id, r.evidence_id)):
+        if row.cap_cause and len(chosen[row.cap_cause]) < EXAMPLES_PER_CAUSE:
+            chosen[row.cap_cause].append(
+                {
+                    "change_id": row.evidence_id,
+                    "before": row.before_id,
+                    "after": row.after_id,
+                    "labels": [row.before_label, row.after_label],
+                    "paths": [
+                        list(row.before_path) if row.before_path else None,
+                        list(row.after_path) if row.after_path else None,
+                    ],
+                    "before_excerpt": row.before_excerpt,
+                    "after_excerpt": row.after_excerpt,
+                }
+            )
+    return {cause: found for cause, found in chosen.items() if found}
+
+
+def family_summary(family: FamilyMeasurement) -> dict[str, Any]:
+    """One family's counts, profile and first examples, as JSON (module docstring).
+
+    `pairings` is None for a family with no modified pairing: such a family has no block of its
+    own in the structure and escalation reports. `parses` counts its versions' parse outcomes
+    (`refusal` code, or `parsed:<method>`).
+    """
+    return {
+        "jurisdiction": family.jurisdiction,
+        "family": family.family,
+        "versions": family.versions,
+        "profile": dict(family.profile),
+        "pairings": pairing_counts(family.pairings) if family.pairings else None,
+        "cautions": caution_counts(family.cautions),
+        "passages": passage_counts(family.passages, family.versions),
+        "parses": dict(Counter(p.refusal or f"parsed:{p.method}" for p in family.parses)),
+        "texts": text_counts(family.texts),
+        "examples": _examples(family.pairings),
+    }
+
+
+def add_counts(total: Any, more: Any) -> Any:
+    """`more` added into `total` (a dict of counts, possibly empty): numbers and lists of numbers
+    add element by element, dicts key by key, recursively; returns the sum (`total`, updated)."""
+    if isinstance(more, Mapping):
+        for key, value in more.items():
+            total[key] = add_counts(total[key], value) if key in total else _copy(value)
+        return total
+    if isinstance(more, list):
+        return [a + b for a, b in zip(total, more, strict=True)]
+    return total + more
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _copy(v) for k, v in value.items()}
+    return list(value) if isinstance(value, list) else value
+
+
+# ---------------------------------------------------------------------------------------------
+# Blocks built from counts: one function for a family, a jurisdiction and the whole corpus
+
+
+def structure_block(c: Mapping[str, Any]) -> dict[str, Any]:
+    """Structure known (outside front matter and furniture, unknown by cause), proxy caps and
+    their causes, what the structure says of each pairing."""
+    causes = c["cap_causes"]
+    return {
+        "modified_pairings": c["modified"],
+        "structure_known": rate_json(c["known"]),
+        "meets_target": meets(c["known"]),
+        "excluded_front_matter_or_furniture": c["excluded"],
+        "unknown_by_cause": dict(sorted(c["unknown_by_cause"].items())),
+        "proxy_caps": rate_json(c["proxy_caps"]),
+        "cap_causes": {cause: causes.get(cause, 0) for cause in CAP_CAUSES},
+        "structure_status": dict(sorted(c["structure_status"].items())),
+        "structure_contradicts_agreeing_labels": c["contradicts"],
+        "structure_confirms_disagreeing_labels": c["confirms"],
+    }
+
+
+def escalation_block(c: Mapping[str, Any]) -> dict[str, Any]:
+    """Pairings left cautioned under the proxy and under the structure rule."""
+    return {
+        "modified_pairings": c["modified"],
+        "proxy": rate_json(c["proxy_cautioned"]),
+        "structure": rate_json(c["structure_cautioned"]),
+        "caps_lifted_by_structure": c["caps_lifted"],
+        "caps_added_by_structure": c["caps_added"],
+    }
+
+
+def caution_block(c: Mapping[str, Any]) -> dict[str, Any]:
+    """Non-equal changes by kind, the share of pairings cautioned, and every caution by cause."""
+    causes = c["by_cause"]
+    return {
+        "non_equal_changes": c["non_equal"],
+        "by_kind": dict(sorted(c["by_kind"].items())),
+        "pairings_cautioned": rate_json(c["cautioned"]),
+        "pairings_at_most_half_alike": rate_json(c["half_alike"]),
+        "review_queue_items_per_non_equal_change": rate_json(c["opens_item"]),
+        "cautioned_by_cause": {cause: causes.get(cause, 0) for cause in CAUTION_CAUSES},
+        "pairings_machine_read": rate_json(c["machine_read"]),
+    }
+
+
+def text_block(c: Mapping[str, Any]) -> dict[str, Any]:
+    """The share of a scope's non-white-space characters per origin, and of those a machine read
+    (`invisible` and `ocr`). Every character is a subject, so a share is printed as `rate_text`
+    prints one, never below `MIN_SUBJECTS` characters."""
+    total = sum(c[name] for name in TEXT_ORIGIN_FIELDS)
+    return {
+        "versions": c["versions"],
+        "versions_mostly_machine_read": c["mostly_machine_read"],
+        "characters": total,
+        **{name: rate_json([c[name], total]) for name in TEXT_ORIGIN_FIELDS},
+        "machine_read": rate_json([c["invisible"] + c["ocr"], total]),
+    }
+
+
+def passage_block(c: Mapping[str, Any]) -> dict[str, Any]:
+    """Passages by kind, with their own label, and body passages with a structural path."""
+    return {
+        "versions": c["versions"],
+        "passages": c["passages"],
+        "kinds": dict(sorted(c["kinds"].items())),
+        "own_label": rate_json(c["own_label"]),
+        "body_with_path": rate_json(c["body_with_path"]),
+        "body_with_path_meets_target": meets(c["body_with_path"]),
+    }

@@ -1,0 +1,298 @@
+"""A map task: one family extracted where it must be, measured, and its shard written (C13).
+
+A `FamilyTask` is what travels to whatever runs the map (this process, or a Dask worker): the
+family's catalogue rows in version order, the text SHA-256 the workspace holds for each (None
+for a version not held yet), the store folder, the shard folder, a digest of the workbench code
+and the numbering profiles' bytes. Never a text. `run_family_task` reads each file from the store
+and checks its SHA-256 and size against its row before use (`read_fetched`), extracts it
+(`version_from_row`; a held version's text must hash to the held hash, C4), measures the family
+(`measure_family`), writes its shard — the measurement and its summary, under the key of exactly
+what it was computed from (`cache.family_cache_key`) — and returns a `TaskResult`: the key, the
+summary, and the versions it extracted that the workspace does not hold yet, for the client to
+hold. The client never receives a family's evidence rows; the reduce reads the summaries.
+
+The guarantee: a task is a pure function of its inputs (rows, bytes, held hashes, profiles,
+code), so where and in what order tasks run changes nothing, and a shard's key names every input
+of what it holds. A version not held yet that cannot be read or extracted is refused in the
+result (the family is measured without it, as ingest would leave it out); a held version that
+cannot be read, or whose text changed, fails the task with the family and the file named.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from workbench.corpus import read_fetched
+from workbench.errors import (
+    ChecksumMismatch,
+    ClusterError,
+    ExtractionError,
+    FamilyTaskFailed,
+    FetchError,
+    TextDecodeError,
+    UnsafePath,
+)
+from workbench.measure.cache import MeasurementCache, family_cache_key, version_facts
+from workbench.measure.family import FamilyMeasurement, measure_family
+from workbench.measure.summary import family_summary
+from workbench.models import CatalogueRow, Refusal, Version, code_digest, content_id
+from workbench.text.ocr import OcrOptions
+from workbench.text.profiles import Profile, candidate_profiles, registry, registry_from_sources
+from workbench.workspace import Workspace, version_from_row
+
+HeldVersion = Callable[[str], Version]  # a held version by id, where the workspace is at hand
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FamilyTask:
+    """What travels to a worker for one family: rows and hashes, never texts.
+
+    `rows` are in version order; `text_sha256[i]` is the text hash the workspace holds for
+    `rows[i]`, None when it holds no such version yet. `store` and `shards` are absolute paths
+    every worker must see at the same place; `shards` None writes no shard.
+    """
+
+    jurisdiction: str
+    family: str
+    store: str
+    rows: tuple[CatalogueRow, ...]
+    text_sha256: tuple[str | None, ...]
+    code_digest: str
+    profiles: tuple[tuple[str, bytes], ...] = ()  # (origin, file bytes), in registry order
+    shards: str | None = None
+    ocr: OcrOptions | None = None  # the OCR cache and engine build scanned pages are read with
+
+    @property
+    def name(self) -> str:
+        return f"{self.jurisdiction}/{self.family}"
+
+    @property
+    def key(self) -> str:
+        """The Dask key: `measure_family-` and a digest of every input, so equal keys mean equal results."""
+        token = content_id(
+            [
+                self.store,
+                self.code_digest,
+                [
+                    [r.path, r.sha256, r.size, h]
+                    for r, h in zip(self.rows, self.text_sha256, strict=True)
+                ],
+                [[origin, hashlib.sha256(source).hexdigest()] for origin, source in self.profiles],
+            ]
+        )
+        return f"measure_family-{token[:32]}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TaskResult:
+    """What a task hands back: the shard key it measured under and the family's summary (None
+    when no version could be measured), the versions it extracted that were not held (with each
+    one's provenance), and the versions it refused."""
+
+    jurisdiction: str
+    family: str
+    key: str | None
+    summary: Mapping[str, Any] | None
+    extracted: tuple[tuple[Version, Mapping[str, Any]], ...]
+    refused: tuple[Refusal, ...]
+
+
+def family_tasks(
+    rows: Iterable[CatalogueRow],
+    store: Path,
+    held: Mapping[str, str | None],
+    profiles: Sequence[Profile] | None = None,
+    *,
+    shards: Path | None = None,
+    ocr: OcrOptions | None = None,
+) -> tuple[FamilyTask, ...]:
+    """One task per family of the rows whose path is a key of `held`, sorted by (jurisdiction,
+    family).
+
+    `held` maps a version id to the text SHA-256 the workspace holds for it, or None for a
+    version to extract; rows whose path it does not name are left out. Rows are in version order.
+    A task carries, as (origin, bytes), the profile of the registry (default: the shipped ones)
+    that names its family, or the whole registry when none does, so the worker makes the
+    automatic choice itself.
+    """
+    profiles = registry() if profiles is None else tuple(profiles)
+    grouped: dict[tuple[str, str], list[CatalogueRow]] = {}
+    for row in rows:
+        if row.path in held:
+            grouped.setdefault((row.jurisdiction, row.family), []).append(row)
+    store_path, digest = str(store.resolve()), code_digest()
+    shard_path = str(shards.resolve()) if shards is not None else None
+    return tuple(
+        family_task(group, store_path, held, profiles, digest=digest, shards=shard_path, ocr=ocr)
+        for _, group in sorted(grouped.items())
+    )
+
+
+def family_task(
+    rows: Sequence[CatalogueRow],
+    store: str,
+    held: Mapping[str, str | None],
+    profiles: Sequence[Profile],
+    *,
+    digest: str,
+    shards: str | None,
+    ocr: OcrOptions | None = None,
+) -> FamilyTask:
+    """The task of one family's rows (`family_tasks`), its rows put in version order."""
+    group = sorted(rows, key=lambda r: r.version_order)
+    jurisdiction, family = group[0].jurisdiction, group[0].family
+    return FamilyTask(
+        jurisdiction=jurisdiction,
+        family=family,
+        store=store,
+        rows=tuple(group),
+        text_sha256=tuple(held[r.path] for r in group),
+        code_digest=digest,
+        profiles=tuple(
+            (p.origin, p.source) for p in candidate_profiles(profiles, jurisdiction, family)
+        ),
+        shards=shards,
+        ocr=ocr,
+    )
+
+
+def held_text_hashes(workspace: Workspace) -> dict[str, str | None]:
+    """Version id to text SHA-256 of every version the workspace holds (no texts are read)."""
+    return dict(workspace.execute("SELECT version_id, text_sha256 FROM versions"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Running one task
+
+
+def load_family(
+    task: FamilyTask, held_version: HeldVersion | None = None
+) -> tuple[list[Version], list[tuple[Version, Mapping[str, Any]]], list[Refusal]]:
+    """(the family's versions to measure, those of them newly extracted with their provenance,
+    the versions refused), reading the bytes as a worker does.
+
+    A held version comes from `held_version` when given (in-process: the workspace's own), else
+    it is read, hash-checked and extracted again, and FamilyTaskFailed names the family and the
+    file when its bytes are missing or wrong or its text hash is not the held one. A version not
+    held is read, hash-checked and extracted; one that cannot be is refused (`missing`,
+    `sha256_mismatch`, `extraction_failed`, as `workspace.ingest` refuses it).
+    """
+    from workbench.text.extraction import AwaitingExtractor  # lxml and pypdfium2 load here
+
+    store = Path(task.store)
+    versions, extracted, refused = [], [], []
+    for row, expected in zip(task.rows, task.text_sha256, strict=True):
+        if expected is not None and held_version is not None:
+            versions.append(held_version(row.path))
+            continue
+        try:
+            version = version_from_row(row, read_fetched(row, store), ocr=task.ocr)
+        except FileNotFoundError:
+            if expected is not None:
+                raise FamilyTaskFailed(
+                    f"family {task.name}: {row.path}: not in the store {store}"
+                ) from None
+            refused.append(
+                _refusal(row, "missing", f"not held in {store}; run 'workbench corpus fetch'")
+            )
+            continue
+        except (ChecksumMismatch, UnsafePath, FetchError) as exc:
+            if expected is not None:
+                raise FamilyTaskFailed(f"family {task.name}: {exc}") from exc
+            refused.append(_refusal(row, "sha256_mismatch", str(exc)))
+            continue
+        except AwaitingExtractor:
+            continue  # counted by ingest; no extractor reads it yet
+        except (ExtractionError, TextDecodeError) as exc:
+            if expected is not None:
+                raise FamilyTaskFailed(f"family {task.name}: {exc}") from exc
+            refused.append(_refusal(row, "extraction_failed", str(exc)))
+            continue
+        except OSError as exc:
+            raise FamilyTaskFailed(
+                f"family {task.name}: {row.path}: cannot read it in {store}: {exc.strerror}"
+            ) from exc
+        if expected is None:
+            extracted.append((version, row.provenance))
+        elif version.text_sha256 != expected:
+            raise FamilyTaskFailed(
+                f"family {task.name}: {row.path}: extraction by {version.extractor} "
+                f"{version.extractor_version} gives text sha256 {version.text_sha256}; "
+                f"the workspace holds {expected}"
+            )
+        versions.append(version)
+    return versions, extracted, refused
+
+
+@functools.lru_cache(maxsize=64)
+def _profiles(sources: tuple[tuple[str, bytes], ...]) -> tuple[Profile, ...]:
+    """The profiles of a task, parsed once per process for every task that sends the same."""
+    return registry_from_sources(sources)
+
+
+def _refusal(row: CatalogueRow, reason: str, detail: str) -> Refusal:
+    return Refusal(path=row.path, reason=reason, detail=detail)
+
+
+def run_family_task(
+    task: FamilyTask, *, check_code: bool = True, held_version: HeldVersion | None = None
+) -> TaskResult:
+    """The map step as a worker runs it: check the code digest, load the family, measure it,
+    write its shard, and return its `TaskResult` (module docstring).
+
+    `check_code=False` is for the in-process map, where the client's code is the code that runs;
+    so is `held_version`, which reads held versions from the client's workspace.
+    """
+    here = code_digest() if check_code else task.code_digest
+    if task.code_digest != here:
+        raise ClusterError(
+            f"family {task.name}: this worker runs workbench code {here[:12]}; the client "
+            f"runs {task.code_digest[:12]}; install the same workbench on every worker"
+        )
+    versions, extracted, refused = load_family(task, held_version)
+    if not versions:
+        return TaskResult(
+            jurisdiction=task.jurisdiction,
+            family=task.family,
+            key=None,
+            summary=None,
+            extracted=(),
+            refused=tuple(refused),
+        )
+    profiles = _profiles(task.profiles)
+    measured = _measure(task, versions, profiles)
+    key = family_cache_key([version_facts(v) for v in versions], profiles, task.code_digest)
+    summary = family_summary(measured)
+    if task.shards is not None:
+        MeasurementCache(folder=Path(task.shards)).put(key, measured, summary)
+    return TaskResult(
+        jurisdiction=task.jurisdiction,
+        family=task.family,
+        key=key,
+        summary=summary,
+        extracted=tuple(extracted),
+        refused=tuple(refused),
+    )
+
+
+def run_family_tasks(tasks: Sequence[FamilyTask], *, check_code: bool = True) -> list[TaskResult]:
+    """`run_family_task` over a batch of tasks, in order: one Dask task for several small
+    families, so the scheduler's cost per task is paid once for them."""
+    return [run_family_task(task, check_code=check_code) for task in tasks]
+
+
+def _measure(
+    task: FamilyTask, versions: Sequence[Version], profiles: Sequence[Profile]
+) -> FamilyMeasurement:
+    try:
+        return measure_family(versions, profiles)
+    except Exception as exc:
+        raise FamilyTaskFailed(
+            f"family {task.name}: measuring {versions[0].version_id} .. {versions[-1].version_id}: "
+            f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+        ) from exc
