@@ -324,6 +324,30 @@ def _keep(built: Path, kept: Path) -> None:
     partial.rename(kept)
 
 
+FreshWorkspace = Callable[[Iterable[CatalogueRow], Path], Workspace]
+
+
+@pytest.fixture(scope="session")
+def fresh_workspace(tmp_path_factory: pytest.TempPathFactory) -> FreshWorkspace:
+    """`fresh_workspace(rows, path)`: a new workspace at `path` holding exactly `rows` (all
+    admitted), with an empty verdict log. Each set of rows is ingested once per run, then copied,
+    so a test that wants a workspace of its own does not extract the same documents again."""
+
+    def make(rows: Iterable[CatalogueRow], path: Path) -> Workspace:
+        held = list(rows)
+        key = hashlib.sha256("\0".join(row.path for row in held).encode()).hexdigest()[:16]
+
+        def build(target: Path) -> None:
+            with Workspace(target) as workspace:
+                report = ingest(workspace, held, STORE)
+                assert not report.refused, [r.line() for r in report.refused]
+
+        _copy(built_once(tmp_path_factory, f"fresh-{key}.sqlite", build), path)
+        return Workspace(path)
+
+    return make
+
+
 @pytest.fixture(scope="session")
 def workspace(
     _small_workspace_file: Path, tmp_path_factory: pytest.TempPathFactory

@@ -26,7 +26,7 @@ from workbench.search import (
 from workbench.text.normalize import SCHEME_VERSION, normalized_text
 from workbench.workspace import Workspace, ingest
 
-from .conftest import ROOT, STORE
+from .conftest import ROOT, STORE, FreshWorkspace
 
 DC_FAMILY = "dc-code-34-1151"
 T = TypeVar("T")
@@ -50,10 +50,11 @@ def _dc_rows(catalogue: tuple[CatalogueRow, ...]) -> list[CatalogueRow]:
 
 
 @pytest.fixture
-def dc_workspace(catalogue: tuple[CatalogueRow, ...], tmp_path: Path) -> Iterator[Workspace]:
+def dc_workspace(
+    catalogue: tuple[CatalogueRow, ...], tmp_path: Path, fresh_workspace: FreshWorkspace
+) -> Iterator[Workspace]:
     """A small workspace of the D.C. Code sections only, with no index yet."""
-    with Workspace(tmp_path / "dc.sqlite") as held:
-        assert not ingest(held, _dc_rows(catalogue), STORE).refused
+    with fresh_workspace(_dc_rows(catalogue), tmp_path / "dc.sqlite") as held:
         yield held
 
 

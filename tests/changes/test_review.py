@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import ROOT, STORE
+from tests.conftest import ROOT, STORE, FreshWorkspace
 from workbench.changes.caution import pairing_caution_stands, standing_verdict
 from workbench.changes.diff import change_id as diff_change_id
 from workbench.changes.diff import diff_versions, pairing_is_uncertain
@@ -49,25 +49,24 @@ FAMILIES = ("dc-code-34-1432", "dc-code-34-131", "draft-nottingham-http-link-hea
 BIG_FAMILY = "draft-nottingham-http-link-header"
 
 
-def _build(path: Path, catalogue: tuple[CatalogueRow, ...]) -> Workspace:
-    workspace = Workspace(path)
-    report = ingest(workspace, [r for r in catalogue if r.family in FAMILIES], STORE)
-    assert not report.refused
-    return workspace
-
-
 @pytest.fixture
-def held(catalogue: tuple[CatalogueRow, ...], tmp_path: Path) -> Iterator[Workspace]:
+def held(
+    catalogue: tuple[CatalogueRow, ...], tmp_path: Path, fresh_workspace: FreshWorkspace
+) -> Iterator[Workspace]:
     """A fresh workspace holding three real families, with an empty verdict log."""
-    with _build(tmp_path / "w.sqlite", catalogue) as workspace:
+    rows = [r for r in catalogue if r.family in FAMILIES]
+    with fresh_workspace(rows, tmp_path / "w.sqlite") as workspace:
         yield workspace
 
 
 @pytest.fixture(scope="module")
 def pairings(
-    catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
+    catalogue: tuple[CatalogueRow, ...],
+    tmp_path_factory: pytest.TempPathFactory,
+    fresh_workspace: FreshWorkspace,
 ) -> tuple[Pairing, ...]:
-    with _build(tmp_path_factory.mktemp("pairings") / "w.sqlite", catalogue) as workspace:
+    rows = [r for r in catalogue if r.family in FAMILIES]
+    with fresh_workspace(rows, tmp_path_factory.mktemp("pairings") / "w.sqlite") as workspace:
         return doubtful_pairings(workspace)
 
 

@@ -9,24 +9,26 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import STORE
+from tests.conftest import FreshWorkspace
 from workbench.changes.log import read_verdicts, verify_chain
 from workbench.changes.queue import doubtful_pairings, review_items
 from workbench.changes.widgets import ReviewWidget, highlighted_passage, structural_path_text
 from workbench.evals.demo import load_demo
 from workbench.models import CatalogueRow, Span, Version
 from workbench.text.structure import parse_structure
-from workbench.workspace import Workspace, ingest
+from workbench.workspace import Workspace
 
 FAMILY = "dc-code-34-131"
 BEFORE = "us-dc/dc-code-34-131/34-131@2021-11-13.xml"
 
 
 @pytest.fixture
-def held(catalogue: tuple[CatalogueRow, ...], tmp_path: Path) -> Iterator[Workspace]:
+def held(
+    catalogue: tuple[CatalogueRow, ...], tmp_path: Path, fresh_workspace: FreshWorkspace
+) -> Iterator[Workspace]:
     """A fresh workspace holding every D.C. Code version, with an empty verdict log."""
-    with Workspace(tmp_path / "w.sqlite") as workspace:
-        ingest(workspace, [r for r in catalogue if r.jurisdiction == "us-dc"], STORE)
+    us_dc = [r for r in catalogue if r.jurisdiction == "us-dc"]
+    with fresh_workspace(us_dc, tmp_path / "w.sqlite") as workspace:
         yield workspace
 
 

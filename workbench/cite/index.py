@@ -52,7 +52,10 @@ from workbench.text.normalize import Normalized, normalize, normalized_text
 HYPHENS = "-\u2010"
 DELETABLE = " " + HYPHENS
 GRAM = 16  # characters read from an anchor: long enough that few anchors share them
-CACHE_SIZE = 8
+# The index cache keeps the most recently used texts up to this many characters in all (an index
+# takes about 20 bytes a character: some 80 MB), and always the last one: a batch, a notebook or a
+# run that cites across a few dozen versions builds each index once.
+CACHE_CHARACTERS = 4_000_000
 
 OccurrenceStatus = Literal["found", "missing", "ambiguous", "no_such_occurrence"]
 
@@ -229,7 +232,8 @@ def source_index(text: str | bytes, sha256: str) -> SourceIndex:
 
     CAUTION: the key is the hash of the text itself, never a version id: an altered text gets its
     own entry, so a version whose stored text changed is never answered from the old index. The
-    cache holds the `CACHE_SIZE` most recently used texts.
+    cache holds the most recently used texts, `CACHE_CHARACTERS` characters in all (and always
+    the last one).
     """
     held = _CACHE.get(sha256)
     if held is not None:
@@ -237,8 +241,10 @@ def source_index(text: str | bytes, sha256: str) -> SourceIndex:
         return held
     index = build_index(text if isinstance(text, str) else text.decode("utf-8"), sha256)
     _CACHE[sha256] = index
-    while len(_CACHE) > CACHE_SIZE:
-        _CACHE.popitem(last=False)
+    held_characters = sum(len(kept.text) for kept in _CACHE.values())
+    while held_characters > CACHE_CHARACTERS and len(_CACHE) > 1:
+        _, dropped = _CACHE.popitem(last=False)
+        held_characters -= len(dropped.text)
     return index
 
 

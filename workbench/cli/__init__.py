@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from functools import cache
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -89,9 +90,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@cache
+def _parser(settings: tuple[tuple[str, str], ...]) -> argparse.ArgumentParser:
+    """The parser for these `WORKBENCH_*` environment settings (some defaults read them), built
+    once for each (a notebook or a test calls `main` many times; parsing leaves it as it was)."""
+    return build_parser()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    settings = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("WORKBENCH_")))
+    args = _parser(settings).parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         return func(args)
