@@ -26,8 +26,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from functools import cache
 from collections.abc import Callable, Sequence
+from functools import cache
 from typing import Any
 
 from workbench.cli import (
