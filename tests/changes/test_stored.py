@@ -14,8 +14,8 @@ import pytest
 
 from tests.conftest import STORE
 from workbench.changes import log
-from workbench.changes.queue import item_as_json, review_items
-from workbench.changes.stored import refresh_review_queue, review_page
+from workbench.changes.queue import find_item, item_as_json, review_items
+from workbench.changes.stored import refresh_review_queue, review_page, stored_item
 from workbench.cli import main
 from workbench.models import CatalogueRow
 from workbench.workspace import Workspace, ingest
@@ -85,6 +85,25 @@ def test_a_new_version_diffs_only_its_own_pair(
         stored = review_page(held, GROWING).items
         assert stored == review_items(held, GROWING, profiles=registry)
         assert stored[-1].pairings[0].after_id == rows[-1].path
+
+
+def test_an_item_is_found_in_the_stored_queue_as_in_the_diffs(
+    catalogue: tuple[CatalogueRow, ...], tmp_path: Path
+) -> None:
+    rows = [r for r in catalogue if r.family == GROWING]
+    with Workspace(tmp_path / "w.sqlite") as held:
+        assert not ingest(held, rows, STORE).refused
+        registry = held.profile_registry()
+        refresh_review_queue(held, registry)
+        items = review_items(held, profiles=registry)
+        groups = [item for item in items if item.group_id is not None]
+        assert groups, "the family renumbers sections: some item is a group"
+        for item in (*groups[:2], items[0]):
+            for name in (item.item_id, item.pairings[-1].change.change_id):
+                assert stored_item(held, name, GROWING) == find_item(
+                    held, name, family=GROWING, profiles=registry
+                )
+        assert stored_item(held, "chg-00000000000000000000") is None
 
 
 @pytest.mark.parametrize(

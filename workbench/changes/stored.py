@@ -432,3 +432,24 @@ def queue_summary(
         machined=machined,
         stands=stands,
     )
+
+
+def stored_item(workspace: Workspace, item_id: str, family: str | None = None) -> ReviewItem | None:
+    """The item a group id names, or the lone item of the queued pairing a change id names (as
+    `queue.find_item` gives it: no group, no cause), read from the stored queue (of `family`, when
+    named); None when the stored queue holds no such id (a change outside the queue may still be
+    found by `queue.find_item`). Call `refresh_review_queue` first."""
+    where, params = _family_where(workspace, family)
+    column = "item_id = ?" if item_id.startswith("grp-") else "instr(change_ids, ?) > 0"
+    for jurisdiction, fam, before_id, after_id, item in workspace.read(
+        f"SELECT jurisdiction, family, before_id, after_id, item FROM review_queue "
+        f"WHERE {column}{where}",
+        (item_id, *params),
+    ):
+        found = _item(json.loads(item), jurisdiction, fam, (before_id, after_id))
+        if found.group_id == item_id:
+            return found
+        for pairing in found.pairings:
+            if pairing.change.change_id == item_id:
+                return ReviewItem(group_id=None, relabel=None, pairings=(pairing,))
+    return None

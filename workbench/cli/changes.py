@@ -231,11 +231,15 @@ def cmd_review_list(args: argparse.Namespace) -> int:
 
 
 def cmd_review_answer(args: argparse.Namespace) -> int:
-    from workbench.changes import log, queue
+    from workbench.changes import log, queue, stored
 
     with open_held(args) as workspace:
-        item = queue.find_item(
-            workspace, args.change_id, family=args.family, profiles=workspace.profile_registry()
+        registry = workspace.profile_registry()
+        # The stored queue finds a queued item by one look-up; any other change is looked for
+        # in the diffs, as before.
+        stored.refresh_review_queue(workspace, registry, progress=progress())
+        item = stored.stored_item(workspace, args.change_id, args.family) or queue.find_item(
+            workspace, args.change_id, family=args.family, profiles=registry
         )
         common = {"actor": args.actor, "reason": args.reason, "undoes": args.undoes}
         rows: tuple[Verdict, ...]
