@@ -111,7 +111,9 @@ def test_a_version_indexed_under_another_hash_is_dropped_and_indexed_again(
             "UPDATE search_versions SET text_sha256 = 'x' WHERE version_id = ?", (version_id,)
         )
         # As if the index were built when the workspace held that version with that text.
-        conn.execute("UPDATE search_index_meta SET value = 'x' WHERE key = 'corpus_digest'")
+        conn.execute(
+            "UPDATE search_index_meta SET value = 'x' WHERE key IN ('corpus_digest', 'held_rows')"
+        )
     done = update_index(growing)
     assert (done.built, done.added, done.dropped) == (False, 1, 1)
     with _scratch(growing, tmp_path / "scratch.sqlite") as scratch:

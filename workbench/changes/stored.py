@@ -16,6 +16,9 @@ that is half a minute per listing. Here the items are derived data the workspace
 * `review_queue` is the queue in listing order, one row per item: (jurisdiction, family, pair
   index, item index) is its primary key, `item_id` (a group id or a lone pairing's change id) is
   unique, and the counts the summary line needs are columns.
+* `review_meta` holds the state the store was last brought up to (`_state`: the versions' and
+  origin records' row counts, the registry and the code), so a listing of an unchanged
+  workspace reads no family at all.
 
 `refresh_review_queue` brings the three up to date (only stale families are read, only pairs with
 no stored row are diffed); `review_page` reads one page after an item (keyset paging: the
@@ -68,6 +71,7 @@ CREATE TABLE IF NOT EXISTS review_queue (
     PRIMARY KEY (jurisdiction, family, pair_index, item_index)
 );
 CREATE INDEX IF NOT EXISTS review_queue_by_family ON review_queue (family);
+CREATE TABLE IF NOT EXISTS review_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 _ORDER = "jurisdiction, family, pair_index, item_index"
@@ -219,6 +223,19 @@ def _family_keys(workspace: Workspace, registry_key: str, code: str) -> dict[tup
     return {key: digest.hexdigest() for key, digest in digests.items()}
 
 
+def _state(workspace: Workspace, registry_key: str, code: str) -> str:
+    """The whole store's key: the row counts and highest row ids of the versions and origin
+    tables, the registry's key and the code digest. Equal counts mean the same rows, because
+    both tables are append-only (their triggers refuse UPDATE and DELETE): when the state is the
+    stored one, no family can be stale, and none is looked at."""
+    # CAUTION: sound only while `versions` and `text_origins` are append-only.
+    counts = [
+        workspace.read(f"SELECT COUNT(*), MAX(rowid) FROM {table}")[0]
+        for table in ("versions", "text_origins")
+    ]
+    return content_id([[list(c) for c in counts], registry_key, code])
+
+
 def pair_key(before: Version, after: Version, profile: Profile, code: str) -> str:
     """The content key of one pair's review items (module docstring)."""
 
@@ -235,7 +252,8 @@ def refresh_review_queue(
     """Bring the stored queue up to date with the held versions, read through `profiles` (the
     registry `measure` chooses from, `Workspace.profile_registry()`).
 
-    A family whose key (module docstring) is the stored one is not read. Every other family is
+    When the store's state (`_state`) is the one stored, nothing is read. Otherwise a family
+    whose key (module docstring) is the stored one is not read. Every other family is
     read, its profile chosen as `queue.review_items` chooses it, each of its consecutive pairs'
     items read from `review_pairs` by the pair's key or, when none is stored, computed by
     `diff_versions` and `items_of_pair` and stored; its queue rows are then replaced, and its pair
@@ -246,7 +264,11 @@ def refresh_review_queue(
             if statement.strip():
                 conn.execute(statement)
     code = code_digest()
-    wanted = _family_keys(workspace, _registry_key(profiles), code)
+    registry_key = _registry_key(profiles)
+    state = _state(workspace, registry_key, code)
+    if workspace.read("SELECT value FROM review_meta WHERE key = 'state'") == [(state,)]:
+        return Refreshed(families=0, diffed=0, reused=0)
+    wanted = _family_keys(workspace, registry_key, code)
     held = {
         (j, f): k
         for j, f, k in workspace.read(
@@ -280,6 +302,8 @@ def refresh_review_queue(
         _write_family(workspace, jurisdiction, family, wanted[(jurisdiction, family)], pairs)
     for jurisdiction, family in gone:
         _write_family(workspace, jurisdiction, family, None, [])
+    with workspace.transaction() as conn:
+        conn.execute("INSERT OR REPLACE INTO review_meta VALUES ('state', ?)", (state,))
     return Refreshed(families=len(stale), diffed=diffed, reused=reused)
 
 
