@@ -11,7 +11,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from workbench.cli import arguments
-from workbench.cli.common import open_held, out, path_options, print_json, profiles_option
+from workbench.cli.common import (
+    open_held,
+    out,
+    path_options,
+    print_json,
+    profiles_option,
+    progress,
+)
 from workbench.models import CHANGE_KINDS
 from workbench.tables import EXPORT_FORMATS
 
@@ -148,15 +155,36 @@ def _review_pairing_line(change: Any, verdicts: Sequence[Verdict]) -> str:
     )
 
 
+REVIEW_PAGE = 100  # items per page of `review list`: a screenful of work, read in well under 1 s
+
+
+def _page_size(text: str) -> int:
+    """`--limit`: 0 (every item) or a positive whole number."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected 0 (every item) or a positive whole number"
+        )
+    return int(text)
+
+
 def cmd_review_list(args: argparse.Namespace) -> int:
-    from workbench.changes import log, queue
+    from workbench.changes import log, queue, stored
 
     with open_held(args) as workspace:
-        items = queue.review_items(workspace, args.family, profiles=workspace.profile_registry())
+        stored.refresh_review_queue(workspace, workspace.profile_registry(), progress=progress())
+        page = stored.review_page(workspace, args.family, after=args.after, limit=args.limit)
+        items = page.items
         verdicts = log.read_verdicts(workspace)
+        summary = (
+            None if page.next_after else stored.queue_summary(workspace, args.family, verdicts)
+        )
         # The texts the listing shows both sides from (the JSON holds none).
         ids = {i for item in items for p in item.pairings for i in (p.before_id, p.after_id)}
         held = {v: workspace.version(v) for v in sorted(ids)} if not args.json else {}
+    if page.next_after:
+        print(
+            f"{len(items)} items listed; the next page: --after {page.next_after}", file=sys.stderr
+        )
     if args.json:
         print_json([queue.item_as_json(item, verdicts) for item in items])
         return 0
@@ -172,43 +200,46 @@ def cmd_review_list(args: argparse.Namespace) -> int:
             f"{indent}{redline.marked_text(shown, colour=colour)}\n"
         )
 
-    stands = groups = grouped = machine = machined = 0
-    pair: tuple[str, str] | None = None
+    # A page that continues a version pair does not repeat its heading, so the pages of a
+    # listing, one after another, are the whole listing.
+    pair = page.previous_pair
     for item in items:
         first = item.pairings[0]
         if (first.before_id, first.after_id) != pair:
             pair = (first.before_id, first.after_id)
             out(f"{first.before_id} -> {first.after_id}\n")
         caution = queue.item_caution_stands(item, verdicts)
-        stands += caution
         if item.group_id is None:
             out(f"  {_review_pairing_line(first.change, verdicts)}\n")
             out(sides(first, "    "))
             continue
-        if item.cause == "machine_read":
-            machine, machined = machine + 1, machined + len(item.pairings)
-        else:
-            groups, grouped = groups + 1, grouped + len(item.pairings)
         out(f"  {item.group_id} {item.heading()}: {_caution_word(caution)}\n")
         for pairing in item.pairings:
             out(f"    {_review_pairing_line(pairing.change, verdicts)}\n")
             out(sides(pairing, "      "))
-    lone = len(items) - groups - machine
-    machined_line = f"{machine} machine-read groups of {machined} pairings, " if machine else ""
-    out(
-        f"{len(items)} review items ({groups} restructure groups of {grouped} pairings, "
-        f"{machined_line}{lone} lone pairings; {grouped + machined + lone} doubtful pairings); "
-        f"caution stands on {stands}\n"
-    )
+    if summary is not None:
+        s = summary
+        machined_line = (
+            f"{s.machine} machine-read groups of {s.machined} pairings, " if s.machine else ""
+        )
+        out(
+            f"{s.items} review items ({s.groups} restructure groups of {s.grouped} pairings, "
+            f"{machined_line}{s.lone} lone pairings; {s.grouped + s.machined + s.lone} doubtful "
+            f"pairings); caution stands on {s.stands}\n"
+        )
     return 0
 
 
 def cmd_review_answer(args: argparse.Namespace) -> int:
-    from workbench.changes import log, queue
+    from workbench.changes import log, queue, stored
 
     with open_held(args) as workspace:
-        item = queue.find_item(
-            workspace, args.change_id, family=args.family, profiles=workspace.profile_registry()
+        registry = workspace.profile_registry()
+        # The stored queue finds a queued item by one look-up; any other change is looked for
+        # in the diffs, as before.
+        stored.refresh_review_queue(workspace, registry, progress=progress())
+        item = stored.stored_item(workspace, args.change_id, args.family) or queue.find_item(
+            workspace, args.change_id, family=args.family, profiles=registry
         )
         common = {"actor": args.actor, "reason": args.reason, "undoes": args.undoes}
         rows: tuple[Verdict, ...]
@@ -343,13 +374,30 @@ def add_commands(commands: Any) -> None:
     review_list = review_commands.add_parser(
         "list",
         help="doubtful pairings and whether caution stands",
-        description="Recompute the diffs of consecutive held versions and list the review queue: "
+        description="List the review queue a page at a time: "
         "restructure groups (a section renumbered as a whole, its pairings inside), machine-read "
         "groups (the pairings of two machine readings of one version pair, one item) and lone "
         "doubtful pairings, each with kind, labels, confidence, why it is doubtful, its standing "
-        "verdict and whether caution stands.",
+        "verdict and whether caution stands. The items are stored in the workspace when first "
+        "computed (a version pair is diffed again only when one of its versions, its family's "
+        "profile or the code changed) and read by a query; the last page ends with the counts "
+        "of the whole queue, and the pages one after another are the whole listing.",
     )
     review_list.add_argument("family", nargs="?", metavar="FAMILY", help="only this family")
+    review_list.add_argument(
+        "--limit",
+        type=_page_size,
+        default=REVIEW_PAGE,
+        metavar="N",
+        help=f"items per page (default: {REVIEW_PAGE}; 0 lists every item); a page that is not "
+        "the last names the next one's --after on stderr",
+    )
+    review_list.add_argument(
+        "--after",
+        default=None,
+        metavar="ITEM",
+        help="start after this item (a group id or a change id the listing printed)",
+    )
     review_list.add_argument("--json", action="store_true", help="print the pairings as JSON")
     path_options(review_list, workspace=True)
     profiles_option(review_list)

@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from workbench.cli.common import open_held, out, path_options, print_json, profiles_option
+from workbench.cli.common import (
+    open_held,
+    out,
+    path_options,
+    print_json,
+    profiles_option,
+    progress,
+)
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -18,11 +25,18 @@ def cmd_search(args: argparse.Namespace) -> int:
     with open_held(args) as workspace:
         own = researcher_profiles(workspace.settings)
         if args.reindex:
-            built = search_mod.build_index(workspace, own)
+            done = search_mod.update_index(workspace, own, progress=progress())
+            held = done.status
+            if done.built:
+                what = "built in"
+            elif done.added or done.dropped:
+                what = f"updated ({done.added} versions added, {done.dropped} dropped) in"
+            else:
+                what = "up to date in"
             if not args.json:
                 out(
-                    f"search index built in {args.workspace}: {built.texts} distinct texts, "
-                    f"{built.passages} passages\n"
+                    f"search index {what} {args.workspace}: {held.texts} distinct texts, "
+                    f"{held.passages} passages\n"
                 )
         if args.query is None:
             return 0
@@ -52,7 +66,7 @@ def add_commands(commands: Any) -> None:
         description="Suggest passages where QUERY (a quote or a paraphrase) might be found. "
         "Every passage that contains the query after normalization is listed, then the best "
         "rapidfuzz-ranked others up to -k. Candidates are never evidence; verify quotes. A missing "
-        "or stale index falls back to a full scan and says so.",
+        "or stale index falls back to a full scan and says so; --reindex updates it in place.",
     )
     search.add_argument("query", nargs="?", metavar="QUERY", help="text to look for")
     search.add_argument("--jurisdiction", metavar="J", help="only versions of this jurisdiction")
@@ -64,7 +78,11 @@ def add_commands(commands: Any) -> None:
         help="candidates wanted (default: 10; substring ones can add more)",
     )
     search.add_argument(
-        "--reindex", action="store_true", help="build (or rebuild) the search index first"
+        "--reindex",
+        action="store_true",
+        help="bring the search index up to date first: only versions it does not hold are "
+        "indexed and those no longer held dropped (built whole when there is none, or its "
+        "normalizer, format, rapidfuzz or profiles changed)",
     )
     search.add_argument("--json", action="store_true", help="print the result as JSON")
     path_options(search, workspace=True)

@@ -89,6 +89,8 @@ CREATE TABLE IF NOT EXISTS versions (
 );
 CREATE INDEX IF NOT EXISTS versions_by_family ON versions (family, version_order);
 CREATE INDEX IF NOT EXISTS versions_listing ON versions (jurisdiction, family, media_type);
+CREATE INDEX IF NOT EXISTS versions_content
+    ON versions (jurisdiction, family, version_order, version_id, text_sha256);
 CREATE TRIGGER IF NOT EXISTS versions_append_only_update BEFORE UPDATE ON versions
 BEGIN SELECT RAISE(ABORT, 'append-only table versions: UPDATE refused'); END;
 CREATE TRIGGER IF NOT EXISTS versions_append_only_delete BEFORE DELETE ON versions

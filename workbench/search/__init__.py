@@ -23,33 +23,63 @@ permissive than the verifier, never less). `k` only bounds the ranked suggestion
 every substring candidate, then the best other passages until there are `k` candidates in all.
 Order: score descending, then version id, then `char_start` (ascending).
 
-The index lives in the workspace file (tables `search_*`): one row per distinct normalized passage
-text, an FTS5 trigram index over substring keys (the exact path: a quote's key always survives
-it) and an FTS5 word index over ranking keys (the ranked path: the `FUZZY_POOL` passages sharing
-the query's rarest words by BM25 are re-ranked with rapidfuzz). It records the normalizer scheme,
-the corpus digest of the held versions, its own format and the rapidfuzz version; when any of them
-differs from now, or the index is missing, the search does a full scan instead and says why.
+The index (`search.index`) lives in the workspace file: an FTS5 trigram index over substring keys
+(the exact path: a quote's key always survives it) and an FTS5 word index over ranking keys (the
+ranked path: the `FUZZY_POOL` passages sharing the query's rarest words by BM25 are re-ranked with
+rapidfuzz). When it is missing or stale, the search does a full scan instead and says why; `workbench
+search --reindex` updates it in place (only the versions it does not hold are indexed).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import closing, contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import rapidfuzz
 from rapidfuzz import fuzz, utils
 
 from workbench.errors import FamilyNotFound, JurisdictionNotFound, SearchQueryError
-from workbench.models import Passage, Version, content_id
-from workbench.text.normalize import SCHEME, SCHEME_VERSION, normalized_text
-from workbench.text.profiles import Profile, generic_profile, named_profile, registry
-from workbench.text.segment import segment_version
+from workbench.search.index import (
+    INDEX_FORMAT,
+    KEY_DELETIONS,
+    IndexState,
+    IndexStatus,
+    IndexUpdate,
+    build_index,
+    connect,
+    corpus_digest,
+    index_status,
+    passages_for_search,
+    ranking_key,
+    read_status,
+    substring_key,
+    update_index,
+)
+from workbench.text.normalize import normalized_text
+from workbench.text.profiles import Profile
 from workbench.workspace import Workspace
 
-INDEX_FORMAT = 1
+__all__ = [
+    "INDEX_FORMAT",
+    "Candidate",
+    "IndexState",
+    "IndexStatus",
+    "IndexUpdate",
+    "SearchResult",
+    "SearchScope",
+    "build_index",
+    "candidate_as_json",
+    "corpus_digest",
+    "find_candidates",
+    "index_status",
+    "passages_for_search",
+    "ranking_key",
+    "score",
+    "substring_key",
+    "update_index",
+]
+
 MAX_QUERY_CHARS = 10_000
 FUZZY_POOL = 200  # distinct passage texts the word prefilter hands to rapidfuzz
 RARE_WORD_SHARE = 0.005  # words in more than this share of texts are left out of the prefilter...
@@ -58,39 +88,6 @@ TRIGRAM_WINDOW = 8  # a key longer than three windows is prefiltered by three of
 
 AnswerPath = Literal["index", "scan"]
 Match = Literal["substring", "ranked"]
-IndexState = Literal["fresh", "missing", "stale"]
-
-# CAUTION: a deletion table, character by character, and nothing context-dependent: that is what
-# makes the key of a substring a substring of the key. Adding a multi-character rule breaks C11.
-_KEY_DELETIONS = str.maketrans(dict.fromkeys(" -\u2010\u2011\u00ad", None))
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS search_index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS search_texts (
-    text_id INTEGER PRIMARY KEY, substring_key TEXT NOT NULL, ranking_key TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS search_passages (
-    text_id INTEGER NOT NULL,
-    version_id TEXT NOT NULL,
-    jurisdiction TEXT NOT NULL,
-    family TEXT NOT NULL,
-    char_start INTEGER NOT NULL,
-    char_end INTEGER NOT NULL,
-    section_label TEXT,
-    PRIMARY KEY (version_id, char_start)
-);
-CREATE INDEX IF NOT EXISTS search_passages_text ON search_passages (text_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS search_trigram USING fts5(
-    substring_key, content='search_texts', content_rowid='text_id', tokenize='trigram'
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS search_words USING fts5(
-    ranking_key, content='search_texts', content_rowid='text_id',
-    tokenize='unicode61 remove_diacritics 0'
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS search_vocab USING fts5vocab(search_words, 'row');
-CREATE TABLE IF NOT EXISTS search_word_docs (word TEXT PRIMARY KEY, docs INTEGER NOT NULL)
-    WITHOUT ROWID;
-"""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -115,16 +112,6 @@ class Candidate:
     match: Match  # "substring": the query's key occurs in the passage's key; else "ranked"
     path: AnswerPath  # "index" or "scan" (the full scan used when the index is missing or stale)
     is_evidence: Literal[False] = False
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class IndexStatus:
-    """Whether the workspace's search index can be used, and why not when it cannot."""
-
-    state: IndexState
-    reason: str  # one line; empty when fresh
-    texts: int = 0  # distinct normalized passage texts indexed
-    passages: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -155,42 +142,11 @@ class SearchResult:
 # Keys and score
 
 
-def substring_key(text: str) -> str:
-    """The normalized text without white space and hyphens: the key substring candidates share."""
-    return normalized_text(text).translate(_KEY_DELETIONS)
-
-
-def ranking_key(text: str) -> str:
-    """The normalized text as rapidfuzz ranks it: `utils.default_process` (lowercase, alnum)."""
-    return utils.default_process(normalized_text(text))
-
-
 def score(query_key: str, passage_key: str) -> float:
     """Rank score of a passage for a query, both ranking keys: see the module docstring."""
     if len(passage_key) >= len(query_key):
         return fuzz.token_set_ratio(query_key, passage_key, processor=None)
     return fuzz.ratio(query_key, passage_key, processor=None)
-
-
-def corpus_digest(workspace: Workspace) -> str:
-    """SHA-256 over the canonical JSON of the sorted [version_id, text_sha256] of held versions."""
-    with _connect(workspace) as conn:
-        return _digest(conn)
-
-
-def _digest(conn: sqlite3.Connection) -> str:
-    rows = conn.execute("SELECT version_id, text_sha256 FROM versions ORDER BY version_id")
-    pairs = [[r["version_id"], r["text_sha256"]] for r in rows]
-    return content_id(pairs)
-
-
-@contextmanager
-def _connect(workspace: Workspace) -> Iterator[sqlite3.Connection]:
-    # A connection of our own: the workspace's is not ours to hold transactions on.
-    with closing(sqlite3.connect(workspace.path, timeout=30.0, isolation_level=None)) as conn:
-        conn.execute("PRAGMA busy_timeout = 30000")
-        conn.row_factory = sqlite3.Row  # rows are read by column name
-        yield conn
 
 
 def _query_keys(query: str) -> tuple[str, str]:
@@ -207,127 +163,6 @@ def _query_keys(query: str) -> tuple[str, str]:
             "(only white space and hyphens)"
         )
     return key, ranking_key(query)
-
-
-# ---------------------------------------------------------------------------------------------
-# Index lifecycle
-
-
-def _wanted_meta(conn: sqlite3.Connection, profiles: Sequence[Profile] = ()) -> dict[str, str]:
-    return {
-        "index_format": str(INDEX_FORMAT),
-        "normalizer": f"{SCHEME} v{SCHEME_VERSION}",
-        "rapidfuzz": rapidfuzz.__version__,
-        "corpus_digest": _digest(conn),
-        "profiles": _profiles_digest(profiles),
-    }
-
-
-def _profiles_digest(own: Sequence[Profile]) -> str:
-    """SHA-256 over the (name, sha256) of every profile that may segment a version."""
-    pairs = sorted([p.name, p.sha256] for p in registry(own))
-    return content_id(pairs)
-
-
-def passages_for_search(version: Version, own: Sequence[Profile] = ()) -> tuple[Passage, ...]:
-    """A version's passages through the profile naming its family (a researcher's first), else
-    generic: the segmentation `workbench diff` uses for a named jurisdiction."""
-    chosen = named_profile(registry(own), version.jurisdiction, version.family)
-    return segment_version(version, chosen or generic_profile())
-
-
-def build_index(workspace: Workspace, profiles: Sequence[Profile] = ()) -> IndexStatus:
-    """Build (or rebuild) the search index over every held version, in one transaction.
-
-    Passages come from each held version through its numbering profile (`passages_for_search`; `profiles`
-    are a researcher's own, which win over the shipped ones); identical normalized texts share one
-    indexed row (text ids follow first appearance in version-id order).
-    """
-    versions = sorted(workspace.versions(), key=lambda v: v.version_id)
-    text_ids: dict[str, int] = {}
-    texts: list[tuple[int, str, str]] = []
-    passages: list[tuple[int, str, str, str, int, int, str | None]] = []
-    for version in versions:
-        for p in passages_for_search(version, profiles):
-            normalized = normalized_text(p.text)
-            text_id = text_ids.get(normalized)
-            if text_id is None:
-                text_id = text_ids[normalized] = len(texts) + 1
-                texts.append(
-                    (
-                        text_id,
-                        normalized.translate(_KEY_DELETIONS),
-                        utils.default_process(normalized),
-                    )
-                )
-            passages.append(
-                (
-                    text_id,
-                    p.version_id,
-                    version.jurisdiction,
-                    version.family,
-                    p.char_start,
-                    p.char_end,
-                    p.section_label,
-                )
-            )
-    with _connect(workspace) as conn:
-        conn.executescript(_SCHEMA)
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            conn.execute("DELETE FROM search_index_meta")
-            conn.execute("INSERT INTO search_trigram(search_trigram) VALUES ('delete-all')")
-            conn.execute("INSERT INTO search_words(search_words) VALUES ('delete-all')")
-            for table in ("search_texts", "search_passages", "search_word_docs"):
-                conn.execute(f"DELETE FROM {table}")
-            conn.executemany("INSERT INTO search_texts VALUES (?, ?, ?)", texts)
-            conn.executemany("INSERT INTO search_passages VALUES (?, ?, ?, ?, ?, ?, ?)", passages)
-            conn.execute("INSERT INTO search_trigram(search_trigram) VALUES ('rebuild')")
-            conn.execute("INSERT INTO search_words(search_words) VALUES ('rebuild')")
-            conn.execute("INSERT INTO search_word_docs SELECT term, doc FROM search_vocab")
-            meta = {
-                **_wanted_meta(conn, profiles),
-                "texts": str(len(texts)),
-                "passages": str(len(passages)),
-            }
-            conn.executemany("INSERT INTO search_index_meta VALUES (?, ?)", sorted(meta.items()))
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-    return IndexStatus(state="fresh", reason="", texts=len(texts), passages=len(passages))
-
-
-def index_status(workspace: Workspace, profiles: Sequence[Profile] = ()) -> IndexStatus:
-    """Fresh, missing or stale (with the first field that differs, built value then current)."""
-    with _connect(workspace) as conn:
-        return _status(conn, workspace, profiles)
-
-
-def _status(
-    conn: sqlite3.Connection, workspace: Workspace, profiles: Sequence[Profile] = ()
-) -> IndexStatus:
-    try:
-        held = {
-            r["key"]: r["value"] for r in conn.execute("SELECT key, value FROM search_index_meta")
-        }
-    except sqlite3.OperationalError:  # no such table: never built here
-        held = {}
-    if not held:
-        return IndexStatus(
-            state="missing",
-            reason=f"no search index in {workspace.path}; build it with 'workbench search --reindex'",
-        )
-    for name, now in _wanted_meta(conn, profiles).items():
-        if held.get(name) != now:
-            return IndexStatus(
-                state="stale",
-                reason=f"search index built with {name} {held.get(name)}; now {now}; "
-                "rebuild it with 'workbench search --reindex'",
-            )
-    return IndexStatus(
-        state="fresh", reason="", texts=int(held["texts"]), passages=int(held["passages"])
-    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -507,7 +342,7 @@ def _scan(
         for p in passages_for_search(version, scope.profiles):
             normalized = normalized_text(p.text)
             if normalized not in keys:
-                contains = key in normalized.translate(_KEY_DELETIONS)
+                contains = key in normalized.translate(KEY_DELETIONS)
                 value = (
                     score(query_key, utils.default_process(normalized))
                     if query_key and not contains
@@ -534,9 +369,9 @@ def find_candidates(query: str, scope: SearchScope, k: int = 10) -> SearchResult
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise SearchQueryError(f"k: {k!r}; expected a positive whole number of candidates")
     key, query_key = _query_keys(query)
-    with _connect(scope.workspace) as conn:
+    with connect(scope.workspace) as conn:
         _check_scope(conn, scope)
-        status = _status(conn, scope.workspace, scope.profiles)
+        status = read_status(conn, scope.workspace, scope.profiles)
         if status.state == "fresh":
             rows, near = _substring_rows(conn, key, scope)
             # Substring candidates are never cut, so with k of them no ranked one would be shown.

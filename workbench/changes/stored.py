@@ -1,0 +1,479 @@
+"""The review queue as the workspace stores it: each version pair's review items written once,
+when first computed, and the queue read a page at a time by a query (C8 at scale).
+
+`queue.review_items` diffs every consecutive pair on every call; on tens of thousands of versions
+that is half a minute per listing. Here the items are derived data the workspace keeps:
+
+* `review_pairs` holds the review items (`queue.items_of_pair`, every pairing's whole `Change`) of
+  one consecutive pair, under the pair's *content key*: both version ids, text hashes and origin
+  records (C18), the numbering profile that read the family (name and SHA-256) and the workbench
+  code digest. A row is right for its key forever, so a version that changes (a new text, a new
+  origin record, another profile chosen for its family, other code) invalidates exactly the pairs
+  it is part of, and every other pair is read back, never diffed again.
+* `review_families` records, per (jurisdiction, family), the key its rows were written from: a
+  digest of its versions (id, order, text hash), their origin records, the profile registry and
+  the code. A family whose key is unchanged is not read at all (no text is loaded).
+* `review_queue` is the queue in listing order, one row per item: (jurisdiction, family, pair
+  index, item index) is its primary key, `item_id` (a group id or a lone pairing's change id) is
+  unique, and the counts the summary line needs are columns.
+* `review_meta` holds the state the store was last brought up to (`_state`: the versions' and
+  origin records' row counts, the registry and the code), so a listing of an unchanged
+  workspace reads no family at all.
+
+`refresh_review_queue` brings the three up to date (only stale families are read, only pairs with
+no stored row are diffed); `review_page` reads one page after an item (keyset paging: the
+cursor is an item id, so a page does not shift when a later family gains versions);
+`queue_summary` counts the whole queue. The guarantee: the items, their pairings and their order
+are exactly `queue.review_items`' (same rule, same diffs, same profile), whatever was stored
+before, and caution is still decided by the one predicate on every read, never stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+from workbench.changes.diff import diff_versions
+from workbench.changes.queue import Pairing, Relabel, ReviewItem, item_caution_stands, items_of_pair
+from workbench.changes.verdict import Verdict
+from workbench.errors import ChangeNotFound, FamilyNotFound
+from workbench.models import Change, Span, Version, code_digest, consecutive_pairs, content_id
+from workbench.progress import bar
+from workbench.text.choice import choose_profile
+from workbench.text.profiles import Profile
+from workbench.workspace import Workspace
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS review_pairs (
+    pair_key TEXT PRIMARY KEY, jurisdiction TEXT NOT NULL, family TEXT NOT NULL, items TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS review_pairs_by_family ON review_pairs (jurisdiction, family);
+CREATE TABLE IF NOT EXISTS review_families (
+    jurisdiction TEXT NOT NULL, family TEXT NOT NULL, family_key TEXT NOT NULL,
+    PRIMARY KEY (jurisdiction, family)
+);
+CREATE TABLE IF NOT EXISTS review_queue (
+    jurisdiction TEXT NOT NULL,
+    family TEXT NOT NULL,
+    pair_index INTEGER NOT NULL,
+    item_index INTEGER NOT NULL,
+    item_id TEXT NOT NULL UNIQUE,
+    before_id TEXT NOT NULL,
+    after_id TEXT NOT NULL,
+    group_id TEXT,
+    cause TEXT,
+    pairings INTEGER NOT NULL,
+    change_ids TEXT NOT NULL,
+    item TEXT NOT NULL,
+    PRIMARY KEY (jurisdiction, family, pair_index, item_index)
+);
+CREATE INDEX IF NOT EXISTS review_queue_by_family ON review_queue (family);
+CREATE TABLE IF NOT EXISTS review_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+_ORDER = "jurisdiction, family, pair_index, item_index"
+_SPAN_FIELDS = frozenset({"before", "after", "span_before", "span_after"})
+_SPANS_FIELDS = frozenset({"before_spans", "after_spans"})
+_TUPLE_FIELDS = frozenset({"before_origin", "after_origin"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Refreshed:
+    """What `refresh_review_queue` did: families read again, pairs diffed, pairs read back."""
+
+    families: int
+    diffed: int
+    reused: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QueuePage:
+    """One page of the review queue: its items, in queue order; the version pair of the item
+    just before the page (None on the first page), so a listing does not repeat a pair heading a
+    page continues; and the cursor for the next page (the last item's id; None on the last page)."""
+
+    items: tuple[ReviewItem, ...]
+    previous_pair: tuple[str, str] | None
+    next_after: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QueueSummary:
+    """Counts over the whole queue (or one family's), as the listing's last line gives them."""
+
+    items: int
+    groups: int  # restructure groups
+    grouped: int  # their pairings
+    machine: int  # machine-read groups
+    machined: int  # their pairings
+    stands: int  # items on which caution stands (`queue.item_caution_stands`)
+
+    @property
+    def lone(self) -> int:
+        return self.items - self.groups - self.machine
+
+
+# ---------------------------------------------------------------------------------------------
+# Storage shape of a pairing's change
+
+
+def _plain(name: str, value: Any) -> Any:
+    if name in _SPAN_FIELDS:
+        return None if value is None else [value.version_id, value.char_start, value.char_end]
+    if name in _SPANS_FIELDS:
+        return [[s.version_id, s.char_start, s.char_end] for s in value]
+    if name in _TUPLE_FIELDS:
+        return list(value)
+    return value
+
+
+def _field(name: str, value: Any) -> Any:
+    def span(v: list[Any]) -> Span:
+        return Span(version_id=v[0], char_start=v[1], char_end=v[2])
+
+    if name in _SPAN_FIELDS:
+        return None if value is None else span(value)
+    if name in _SPANS_FIELDS:
+        return tuple(span(v) for v in value)
+    if name in _TUPLE_FIELDS:
+        return tuple(value)
+    return value
+
+
+def _items_json(items: Sequence[ReviewItem]) -> str:
+    """The storage form of one pair's items: every field of every pairing's `Change`, so reading
+    it back gives equal records (JSON floats round-trip exactly)."""
+    return json.dumps(
+        [
+            {
+                "group_id": item.group_id,
+                "relabel": None
+                if item.relabel is None
+                else [item.relabel.prefix, item.relabel.shift],
+                "cause": item.cause,
+                "changes": [
+                    {f.name: _plain(f.name, getattr(p.change, f.name)) for f in fields(Change)}
+                    for p in item.pairings
+                ],
+            }
+            for item in items
+        ],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+
+
+def _item(
+    stored: dict[str, Any], jurisdiction: str, family: str, pair: tuple[str, str]
+) -> ReviewItem:
+    relabel = stored["relabel"]
+    return ReviewItem(
+        group_id=stored["group_id"],
+        relabel=None if relabel is None else Relabel(prefix=relabel[0], shift=relabel[1]),
+        cause=stored["cause"],
+        pairings=tuple(
+            Pairing(
+                jurisdiction=jurisdiction,
+                family=family,
+                before_id=pair[0],
+                after_id=pair[1],
+                change=Change(**{k: _field(k, v) for k, v in change.items()}),
+            )
+            for change in stored["changes"]
+        ),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Keys and refresh
+
+
+def _registry_key(profiles: Sequence[Profile]) -> str:
+    return content_id([[p.name, p.sha256] for p in profiles])
+
+
+def _family_keys(workspace: Workspace, registry_key: str, code: str) -> dict[tuple[str, str], str]:
+    """Each held family's key: SHA-256 over its versions' ids, orders and text hashes and their
+    origin records, the registry's key and the code digest. Read from the versions table's
+    `versions_content` index and the origin records alone (no text is read)."""
+    origins: dict[str, str] = {}
+    for version_id, extractor, extractor_version, text_sha256 in workspace.read(
+        "SELECT version_id, extractor, extractor_version, text_sha256 FROM text_origins "
+        "ORDER BY version_id, extractor, extractor_version"
+    ):
+        origins[version_id] = (
+            f"{origins.get(version_id, '')} {extractor} {extractor_version} {text_sha256}"
+        )
+    digests: dict[tuple[str, str], Any] = {}
+    for jurisdiction, family, version_id, order, text_sha256 in workspace.read(
+        "SELECT jurisdiction, family, version_id, version_order, text_sha256 FROM versions "
+        "ORDER BY jurisdiction, family, version_order"
+    ):
+        digest = digests.get((jurisdiction, family))
+        if digest is None:
+            digest = digests[(jurisdiction, family)] = hashlib.sha256(
+                f"{registry_key} {code}".encode()
+            )
+        # Fields are hashes, numbers and catalogue paths (no white space), one line per version.
+        line = f"\n{version_id} {order} {text_sha256}{origins.get(version_id, '')}"
+        digest.update(line.encode("utf-8", "surrogateescape"))
+    return {key: digest.hexdigest() for key, digest in digests.items()}
+
+
+def _state(workspace: Workspace, registry_key: str, code: str) -> str:
+    """The whole store's key: the row counts and highest row ids of the versions and origin
+    tables, the registry's key and the code digest. Equal counts mean the same rows, because
+    both tables are append-only (their triggers refuse UPDATE and DELETE): when the state is the
+    stored one, no family can be stale, and none is looked at."""
+    # CAUTION: sound only while `versions` and `text_origins` are append-only.
+    counts = [
+        workspace.read(f"SELECT COUNT(*), MAX(rowid) FROM {table}")[0]
+        for table in ("versions", "text_origins")
+    ]
+    return content_id([[list(c) for c in counts], registry_key, code])
+
+
+def pair_key(before: Version, after: Version, profile: Profile, code: str) -> str:
+    """The content key of one pair's review items (module docstring)."""
+
+    def side(version: Version) -> list[Any]:
+        origin = None if version.origin is None else version.origin.as_json()
+        return [version.version_id, version.text_sha256, origin]
+
+    return content_id([side(before), side(after), [profile.name, profile.sha256], code])
+
+
+def refresh_review_queue(
+    workspace: Workspace, profiles: Sequence[Profile], *, progress: bool = False
+) -> Refreshed:
+    """Bring the stored queue up to date with the held versions, read through `profiles` (the
+    registry `measure` chooses from, `Workspace.profile_registry()`).
+
+    When the store's state (`_state`) is the one stored, nothing is read. Otherwise a family
+    whose key (module docstring) is the stored one is not read. Every other family is
+    read, its profile chosen as `queue.review_items` chooses it, each of its consecutive pairs'
+    items read from `review_pairs` by the pair's key or, when none is stored, computed by
+    `diff_versions` and `items_of_pair` and stored; its queue rows are then replaced, and its pair
+    rows no longer used are dropped, in one transaction per family. Families no longer held lose
+    their rows. Returns how many families were read and pairs diffed or read back."""
+    with workspace.transaction() as conn:
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+    code = code_digest()
+    registry_key = _registry_key(profiles)
+    state = _state(workspace, registry_key, code)
+    if workspace.read("SELECT value FROM review_meta WHERE key = 'state'") == [(state,)]:
+        return Refreshed(families=0, diffed=0, reused=0)
+    wanted = _family_keys(workspace, registry_key, code)
+    held = {
+        (j, f): k
+        for j, f, k in workspace.read(
+            "SELECT jurisdiction, family, family_key FROM review_families"
+        )
+    }
+    stale = sorted(key for key, value in wanted.items() if held.get(key) != value)
+    gone = sorted(set(held) - set(wanted))
+    diffed = reused = 0
+    for jurisdiction, family in bar(stale, desc="review queue", unit="family", enabled=progress):
+        versions = [v for v in workspace.versions(family) if v.jurisdiction == jurisdiction]
+        profile = choose_profile(versions, profiles).profile
+        stored = dict(
+            workspace.read(
+                "SELECT pair_key, items FROM review_pairs WHERE jurisdiction = ? AND family = ?",
+                (jurisdiction, family),
+            )
+        )
+        pairs: list[tuple[str, str, str, str]] = []  # key, before id, after id, items JSON
+        for before, after in consecutive_pairs(versions):
+            key = pair_key(before, after, profile, code)
+            items = stored.get(key)
+            if items is None:
+                items = _items_json(
+                    items_of_pair(before, after, diff_versions(before, after, profile))
+                )
+                diffed += 1
+            else:
+                reused += 1
+            pairs.append((key, before.version_id, after.version_id, items))
+        _write_family(workspace, jurisdiction, family, wanted[(jurisdiction, family)], pairs)
+    for jurisdiction, family in gone:
+        _write_family(workspace, jurisdiction, family, None, [])
+    with workspace.transaction() as conn:
+        conn.execute("INSERT OR REPLACE INTO review_meta VALUES ('state', ?)", (state,))
+    return Refreshed(families=len(stale), diffed=diffed, reused=reused)
+
+
+def _write_family(
+    workspace: Workspace,
+    jurisdiction: str,
+    family: str,
+    family_key: str | None,
+    pairs: Sequence[tuple[str, str, str, str]],
+) -> None:
+    """Replace one family's stored rows by `pairs` (None key: the family is no longer held)."""
+    where = "WHERE jurisdiction = ? AND family = ?"
+    with workspace.transaction() as conn:
+        for table in ("review_queue", "review_pairs", "review_families"):
+            conn.execute(f"DELETE FROM {table} {where}", (jurisdiction, family))
+        if family_key is None:
+            return
+        conn.executemany(
+            "INSERT OR REPLACE INTO review_pairs VALUES (?, ?, ?, ?)",
+            [(key, jurisdiction, family, items) for key, _, _, items in pairs],
+        )
+        conn.executemany(
+            "INSERT INTO review_queue VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            list(_queue_rows(jurisdiction, family, pairs)),
+        )
+        conn.execute(
+            "INSERT INTO review_families VALUES (?, ?, ?)", (jurisdiction, family, family_key)
+        )
+
+
+def _queue_rows(
+    jurisdiction: str, family: str, pairs: Sequence[tuple[str, str, str, str]]
+) -> Iterator[tuple[Any, ...]]:
+    for pair_index, (_, before_id, after_id, items) in enumerate(pairs):
+        for item_index, stored in enumerate(json.loads(items)):
+            changes = [c["change_id"] for c in stored["changes"]]
+            item_id = stored["group_id"] or changes[0]
+            yield (
+                jurisdiction,
+                family,
+                pair_index,
+                item_index,
+                item_id,
+                before_id,
+                after_id,
+                stored["group_id"],
+                stored["cause"],
+                len(changes),
+                " ".join(changes),
+                json.dumps(stored, ensure_ascii=False, separators=(",", ":")),
+            )
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+
+
+def _family_where(workspace: Workspace, family: str | None) -> tuple[str, tuple[Any, ...]]:
+    if family is None:
+        return "", ()
+    if not workspace.read("SELECT 1 FROM versions WHERE family = ? LIMIT 1", (family,)):
+        raise FamilyNotFound(f"{family}: no such family in {workspace.path}")
+    return " AND family = ?", (family,)
+
+
+def review_page(
+    workspace: Workspace, family: str | None = None, *, after: str | None = None, limit: int = 0
+) -> QueuePage:
+    """Up to `limit` items of the stored queue (0: every one), in queue order, starting after the
+    item `after` names (None: at the first). Read by one query on `review_queue`'s primary key;
+    call `refresh_review_queue` first. FamilyNotFound for a family not held; ChangeNotFound when
+    `after` is not an item of the queue (of `family`, when named)."""
+    where, params = _family_where(workspace, family)
+    start = "1"
+    start_params: tuple[Any, ...] = ()
+    previous: tuple[str, str] | None = None
+    if after is not None:
+        found = workspace.read(
+            f"SELECT {_ORDER}, before_id, after_id FROM review_queue WHERE item_id = ?{where}",
+            (after, *params),
+        )
+        if not found:
+            scope = f"family {family}" if family is not None else "the review queue"
+            raise ChangeNotFound(
+                f"{after}: not an item of {scope} in {workspace.path}; "
+                "--after takes an item id 'workbench review list' printed"
+            )
+        *order, before_id, after_id = found[0]
+        start_params = tuple(order)
+        start, previous = f"({_ORDER}) > (?, ?, ?, ?)", (before_id, after_id)
+    bound = " LIMIT ?" if limit else ""
+    rows = workspace.read(
+        f"SELECT jurisdiction, family, before_id, after_id, item FROM review_queue "
+        f"WHERE {start}{where} ORDER BY {_ORDER}{bound}",
+        (*start_params, *params, *((limit + 1,) if limit else ())),
+    )
+    more = bool(limit) and len(rows) > limit
+    rows = rows[:limit] if limit else rows
+    items = tuple(_item(json.loads(item), j, f, (b, a)) for j, f, b, a, item in rows)
+    return QueuePage(
+        items=items,
+        previous_pair=previous,
+        next_after=items[-1].item_id if more and items else None,
+    )
+
+
+def queue_summary(
+    workspace: Workspace, family: str | None, verdicts: Sequence[Verdict]
+) -> QueueSummary:
+    """The counts of the whole stored queue (of `family`, when named). Caution is decided by
+    `queue.item_caution_stands` on every item some verdict names (its pairings read back); an
+    item no verdict names stands, as every pairing of the queue is doubtful."""
+    where, params = _family_where(workspace, family)
+    named = {v.change_id for v in verdicts}
+    items = groups = grouped = machine = machined = stands = 0
+    for (
+        jurisdiction,
+        fam,
+        before_id,
+        after_id,
+        group_id,
+        cause,
+        count,
+        change_ids,
+    ) in workspace.read(
+        "SELECT jurisdiction, family, before_id, after_id, group_id, cause, pairings, change_ids "
+        f"FROM review_queue WHERE 1{where}",
+        params,
+    ):
+        items += 1
+        if group_id is not None and cause == "machine_read":
+            machine, machined = machine + 1, machined + count
+        elif group_id is not None:
+            groups, grouped = groups + 1, grouped + count
+        if named.isdisjoint(change_ids.split()):
+            stands += 1
+            continue
+        (stored,) = workspace.read(
+            "SELECT item FROM review_queue WHERE jurisdiction = ? AND family = ? "
+            "AND change_ids = ?",
+            (jurisdiction, fam, change_ids),
+        )
+        item = _item(json.loads(stored[0]), jurisdiction, fam, (before_id, after_id))
+        stands += item_caution_stands(item, verdicts)
+    return QueueSummary(
+        items=items,
+        groups=groups,
+        grouped=grouped,
+        machine=machine,
+        machined=machined,
+        stands=stands,
+    )
+
+
+def stored_item(workspace: Workspace, item_id: str, family: str | None = None) -> ReviewItem | None:
+    """The item a group id names, or the lone item of the queued pairing a change id names (as
+    `queue.find_item` gives it: no group, no cause), read from the stored queue (of `family`, when
+    named); None when the stored queue holds no such id (a change outside the queue may still be
+    found by `queue.find_item`). Call `refresh_review_queue` first."""
+    where, params = _family_where(workspace, family)
+    column = "item_id = ?" if item_id.startswith("grp-") else "instr(change_ids, ?) > 0"
+    for jurisdiction, fam, before_id, after_id, item in workspace.read(
+        f"SELECT jurisdiction, family, before_id, after_id, item FROM review_queue "
+        f"WHERE {column}{where}",
+        (item_id, *params),
+    ):
+        found = _item(json.loads(item), jurisdiction, fam, (before_id, after_id))
+        if found.group_id == item_id:
+            return found
+        for pairing in found.pairings:
+            if pairing.change.change_id == item_id:
+                return ReviewItem(group_id=None, relabel=None, pairings=(pairing,))
+    return None

@@ -1,0 +1,441 @@
+"""The search index in the workspace file (C11): its keys, its tables, and how it is built,
+updated and checked.
+
+The index lives in the workspace file (tables `search_*`): one row per distinct normalized passage
+text (`search_texts`, keyed by a number derived from the text's SHA-256, so a text has the same id
+however and whenever it was indexed), the passages that hold it (`search_passages`), the versions
+indexed with their text hashes (`search_versions`), an FTS5 trigram index over substring keys (the
+exact path: a quote's key always survives it), an FTS5 word index over ranking keys (the ranked
+path) and how many texts hold each word (`search_word_docs`, the prefilter's rarity). It records
+the normalizer scheme, the corpus digest of the held versions, its own format, the rapidfuzz
+version and the profiles' digest (`search_index_meta`); when any of them differs from now, or the
+index is missing, the search does a full scan instead and says why.
+
+`update_index` brings an index up to date after versions arrive: only the versions not indexed
+(or indexed with another text hash) are segmented and added, those no longer held are dropped,
+texts no passage holds any more leave the FTS indexes, and the word counts of exactly the words
+touched are read again from the word index. A full build (`build_index`) happens only where there
+is no index yet or the rule it was built with changed (format, normalizer, rapidfuzz, profiles).
+
+The guarantee: an index updated after any sequence of added versions holds exactly the rows,
+ids and word counts a build from scratch over the same versions holds, so every query answers
+the same either way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from typing import Literal
+
+import rapidfuzz
+from rapidfuzz import utils
+
+from workbench.errors import WorkspaceError
+from workbench.models import Passage, Version, content_id
+from workbench.progress import bar
+from workbench.text.normalize import SCHEME, SCHEME_VERSION, normalized_text
+from workbench.text.profiles import Profile, generic_profile, named_profile, registry
+from workbench.text.segment import segment_version
+from workbench.workspace import Workspace
+
+INDEX_FORMAT = 2  # 2: text ids from the text's SHA-256, `search_versions`; updated in place
+
+IndexState = Literal["fresh", "missing", "stale"]
+
+# CAUTION: a deletion table, character by character, and nothing context-dependent: that is what
+# makes the key of a substring a substring of the key. Adding a multi-character rule breaks C11.
+KEY_DELETIONS = str.maketrans(dict.fromkeys(" -\u2010\u2011\u00ad", None))
+
+# The rule an index was built with: any of these differing from now means a full build.
+_RULE = ("index_format", "normalizer", "rapidfuzz", "profiles")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS search_index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS search_texts (
+    text_id INTEGER PRIMARY KEY, substring_key TEXT NOT NULL, ranking_key TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS search_passages (
+    text_id INTEGER NOT NULL,
+    version_id TEXT NOT NULL,
+    jurisdiction TEXT NOT NULL,
+    family TEXT NOT NULL,
+    char_start INTEGER NOT NULL,
+    char_end INTEGER NOT NULL,
+    section_label TEXT,
+    PRIMARY KEY (version_id, char_start)
+);
+CREATE INDEX IF NOT EXISTS search_passages_text ON search_passages (text_id);
+CREATE TABLE IF NOT EXISTS search_versions (
+    version_id TEXT PRIMARY KEY, text_sha256 TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE VIRTUAL TABLE IF NOT EXISTS search_trigram USING fts5(
+    substring_key, content='search_texts', content_rowid='text_id', tokenize='trigram'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS search_words USING fts5(
+    ranking_key, content='search_texts', content_rowid='text_id',
+    tokenize='unicode61 remove_diacritics 0'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS search_vocab USING fts5vocab(search_words, 'row');
+CREATE TABLE IF NOT EXISTS search_word_docs (word TEXT PRIMARY KEY, docs INTEGER NOT NULL)
+    WITHOUT ROWID;
+"""
+# The tables of an index built before `search_versions` (format 1) are dropped by a full build.
+_TABLES = (
+    "search_index_meta",
+    "search_texts",
+    "search_passages",
+    "search_versions",
+    "search_word_docs",
+)
+
+TextRow = tuple[int, str, str]  # text_id, substring key, ranking key
+PassageRow = tuple[int, str, str, str, int, int, str | None]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IndexStatus:
+    """Whether the workspace's search index can be used, and why not when it cannot."""
+
+    state: IndexState
+    reason: str  # one line; empty when fresh
+    texts: int = 0  # distinct normalized passage texts indexed
+    passages: int = 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Keys
+
+
+def substring_key(text: str) -> str:
+    """The normalized text without white space and hyphens: the key substring candidates share."""
+    return normalized_text(text).translate(KEY_DELETIONS)
+
+
+def ranking_key(text: str) -> str:
+    """The normalized text as rapidfuzz ranks it: `utils.default_process` (lowercase, alnum)."""
+    return utils.default_process(normalized_text(text))
+
+
+def text_id_of(normalized: str) -> int:
+    """A normalized text's row id: the first 15 hex digits of its SHA-256 (60 bits, positive), so
+    a text has one id in every index that holds it, built or updated."""
+    return int(hashlib.sha256(normalized.encode("utf-8", "surrogatepass")).hexdigest()[:15], 16)
+
+
+def corpus_digest(workspace: Workspace) -> str:
+    """SHA-256 over the canonical JSON of the sorted [version_id, text_sha256] of held versions."""
+    with connect(workspace) as conn:
+        return _digest(conn)
+
+
+def _held(conn: sqlite3.Connection) -> dict[str, str]:
+    """version_id -> text_sha256 of every held version, read from the versions table's covering
+    index (no text is read)."""
+    rows = conn.execute("SELECT version_id, text_sha256 FROM versions INDEXED BY versions_content")
+    return {r["version_id"]: r["text_sha256"] for r in rows}
+
+
+def _digest(conn: sqlite3.Connection, held: dict[str, str] | None = None) -> str:
+    held = _held(conn) if held is None else held
+    return content_id([[version_id, held[version_id]] for version_id in sorted(held)])
+
+
+@contextmanager
+def connect(workspace: Workspace) -> Iterator[sqlite3.Connection]:
+    """A connection of the index's own: the workspace's is not ours to hold transactions on."""
+    with closing(sqlite3.connect(workspace.path, timeout=30.0, isolation_level=None)) as conn:
+        conn.execute("PRAGMA busy_timeout = 30000")
+        conn.row_factory = sqlite3.Row  # rows are read by column name
+        yield conn
+
+
+# ---------------------------------------------------------------------------------------------
+# Index lifecycle
+
+
+def held_rows(conn: sqlite3.Connection) -> str:
+    """The versions table's row count and highest row id: equal values mean the same rows,
+    because the table is append-only (its triggers refuse UPDATE and DELETE)."""
+    count, highest = conn.execute("SELECT COUNT(*), MAX(rowid) FROM versions").fetchone()
+    return f"{count} {highest}"
+
+
+def _wanted_meta(
+    conn: sqlite3.Connection,
+    profiles: Sequence[Profile] = (),
+    held: dict[str, str] | None = None,
+    built: dict[str, str] | None = None,
+) -> dict[str, str]:
+    """What an index built now records. With `built` (an index's record) whose `held_rows` are
+    today's, its corpus digest is today's too, and is not read again from every version."""
+    rows = held_rows(conn)
+    # CAUTION: sound only while the versions table is append-only; see `held_rows`.
+    same = held is None and built is not None and built.get("held_rows") == rows
+    return {
+        "index_format": str(INDEX_FORMAT),
+        "normalizer": f"{SCHEME} v{SCHEME_VERSION}",
+        "rapidfuzz": rapidfuzz.__version__,
+        "corpus_digest": built["corpus_digest"] if same and built else _digest(conn, held),
+        "profiles": _profiles_digest(profiles),
+        "held_rows": rows,
+    }
+
+
+def _profiles_digest(own: Sequence[Profile]) -> str:
+    """SHA-256 over the (name, sha256) of every profile that may segment a version."""
+    pairs = sorted([p.name, p.sha256] for p in registry(own))
+    return content_id(pairs)
+
+
+def passages_for_search(version: Version, own: Sequence[Profile] = ()) -> tuple[Passage, ...]:
+    """A version's passages through the profile naming its family (a researcher's first), else
+    generic: the segmentation `workbench diff` uses for a named jurisdiction."""
+    chosen = named_profile(registry(own), version.jurisdiction, version.family)
+    return segment_version(version, chosen or generic_profile())
+
+
+def _version_rows(
+    version: Version, profiles: Sequence[Profile], texts: dict[int, TextRow]
+) -> list[PassageRow]:
+    """The passage rows of one version; each text not in `texts` is added to it."""
+    rows: list[PassageRow] = []
+    for p in passages_for_search(version, profiles):
+        normalized = normalized_text(p.text)
+        text_id = text_id_of(normalized)
+        if text_id not in texts:
+            key, words = normalized.translate(KEY_DELETIONS), utils.default_process(normalized)
+            texts[text_id] = (text_id, key, words)
+        rows.append(
+            (
+                text_id,
+                p.version_id,
+                version.jurisdiction,
+                version.family,
+                p.char_start,
+                p.char_end,
+                p.section_label,
+            )
+        )
+    return rows
+
+
+def _versions(
+    workspace: Workspace, version_ids: Sequence[str], progress: bool
+) -> Iterator[Version]:
+    for version_id in bar(
+        sorted(version_ids), desc="search index", unit="version", enabled=progress
+    ):
+        yield workspace.version(version_id)
+
+
+def build_index(
+    workspace: Workspace, profiles: Sequence[Profile] = (), *, progress: bool = False
+) -> IndexStatus:
+    """Build (or rebuild) the search index over every held version, in one transaction.
+
+    Passages come from each held version through its numbering profile (`passages_for_search`;
+    `profiles` are a researcher's own, which win over the shipped ones); identical normalized texts
+    share one indexed row (`text_id_of`)."""
+    texts: dict[int, TextRow] = {}
+    passages: list[PassageRow] = []
+    with connect(workspace) as conn:
+        held = _held(conn)
+    for version in _versions(workspace, list(held), progress):
+        passages.extend(_version_rows(version, profiles, texts))
+    with connect(workspace) as conn, _writing(conn):
+        for table in ("search_vocab", "search_trigram", "search_words", *_TABLES):
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        conn.executemany("INSERT INTO search_texts VALUES (?, ?, ?)", sorted(texts.values()))
+        conn.executemany("INSERT INTO search_passages VALUES (?, ?, ?, ?, ?, ?, ?)", passages)
+        conn.executemany("INSERT INTO search_versions VALUES (?, ?)", sorted(held.items()))
+        conn.execute("INSERT INTO search_trigram(search_trigram) VALUES ('rebuild')")
+        conn.execute("INSERT INTO search_words(search_words) VALUES ('rebuild')")
+        conn.execute("INSERT INTO search_word_docs SELECT term, doc FROM search_vocab")
+        return _write_meta(conn, profiles, held)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IndexUpdate:
+    """What `update_index` did: built the index whole (`built`), or added and dropped versions
+    (both 0: it was fresh); `status` is the index's afterwards."""
+
+    built: bool
+    added: int
+    dropped: int
+    status: IndexStatus
+
+
+def update_index(
+    workspace: Workspace, profiles: Sequence[Profile] = (), *, progress: bool = False
+) -> IndexUpdate:
+    """Bring the search index up to date with the held versions, in one transaction (module
+    docstring): add the versions it does not hold (or holds with another text hash), drop those
+    no longer held. With no index, or one built with another rule, it is built whole
+    (`build_index`)."""
+    with connect(workspace) as conn:
+        conn.executescript(_SCHEMA)
+        status = read_status(conn, workspace, profiles)
+        built = _meta(conn)
+        if status.state == "fresh":
+            return IndexUpdate(built=False, added=0, dropped=0, status=status)
+        held = _held(conn)
+        wanted = _wanted_meta(conn, profiles, held)
+        if any(built.get(name) != wanted[name] for name in _RULE):
+            status = build_index(workspace, profiles, progress=progress)
+            return IndexUpdate(built=True, added=len(held), dropped=0, status=status)
+        indexed = {
+            r["version_id"]: r["text_sha256"]
+            for r in conn.execute("SELECT version_id, text_sha256 FROM search_versions")
+        }
+    gone = sorted(v for v, sha in indexed.items() if held.get(v) != sha)
+    new = sorted(v for v, sha in held.items() if indexed.get(v) != sha)
+    texts: dict[int, TextRow] = {}
+    passages: list[PassageRow] = []
+    for version in _versions(workspace, new, progress):
+        passages.extend(_version_rows(version, profiles, texts))
+    with connect(workspace) as conn, _writing(conn):
+        touched: set[int] = set()
+        for version_id in gone:
+            touched.update(
+                r["text_id"]
+                for r in conn.execute(
+                    "SELECT text_id FROM search_passages WHERE version_id = ?", (version_id,)
+                )
+            )
+            conn.execute("DELETE FROM search_passages WHERE version_id = ?", (version_id,))
+            conn.execute("DELETE FROM search_versions WHERE version_id = ?", (version_id,))
+        words: set[str] = set()
+        for text_id, key, ranking in sorted(texts.values()):
+            found = conn.execute(
+                "SELECT substring_key, ranking_key FROM search_texts WHERE text_id = ?", (text_id,)
+            ).fetchone()
+            if found is not None:
+                _same_text(workspace, text_id, tuple(found), (key, ranking))
+                continue
+            conn.execute("INSERT INTO search_texts VALUES (?, ?, ?)", (text_id, key, ranking))
+            conn.execute(
+                "INSERT INTO search_trigram(rowid, substring_key) VALUES (?, ?)", (text_id, key)
+            )
+            conn.execute(
+                "INSERT INTO search_words(rowid, ranking_key) VALUES (?, ?)", (text_id, ranking)
+            )
+            words.update(ranking.split())
+        conn.executemany("INSERT INTO search_passages VALUES (?, ?, ?, ?, ?, ?, ?)", passages)
+        conn.executemany(
+            "INSERT INTO search_versions VALUES (?, ?)", sorted((v, held[v]) for v in new)
+        )
+        for text_id in sorted(touched):
+            if conn.execute(
+                "SELECT 1 FROM search_passages WHERE text_id = ? LIMIT 1", (text_id,)
+            ).fetchone():
+                continue
+            key, ranking = conn.execute(
+                "SELECT substring_key, ranking_key FROM search_texts WHERE text_id = ?", (text_id,)
+            ).fetchone()
+            conn.execute(
+                "INSERT INTO search_trigram(search_trigram, rowid, substring_key) "
+                "VALUES ('delete', ?, ?)",
+                (text_id, key),
+            )
+            conn.execute(
+                "INSERT INTO search_words(search_words, rowid, ranking_key) VALUES ('delete', ?, ?)",
+                (text_id, ranking),
+            )
+            conn.execute("DELETE FROM search_texts WHERE text_id = ?", (text_id,))
+            words.update(ranking.split())
+        # The word counts are read back from the word index itself, so they are its tokenizer's.
+        for word in sorted(words):
+            conn.execute("DELETE FROM search_word_docs WHERE word = ?", (word,))
+            conn.execute(
+                "INSERT INTO search_word_docs SELECT term, doc FROM search_vocab WHERE term = ?",
+                (word,),
+            )
+        status = _write_meta(conn, profiles, held)
+    return IndexUpdate(built=False, added=len(new), dropped=len(gone), status=status)
+
+
+def _same_text(
+    workspace: Workspace, text_id: int, held: tuple[str, ...], new: tuple[str, str]
+) -> None:
+    # CAUTION: two texts with one id would merge their passages' keys; 60 bits make it unheard
+    # of, and it is refused rather than assumed away.
+    if held != new:
+        raise WorkspaceError(
+            f"{workspace.path}: search text id {text_id} names two different texts (a 60-bit "
+            "SHA-256 prefix shared); the index cannot hold both"
+        )
+
+
+@contextmanager
+def _writing(conn: sqlite3.Connection) -> Iterator[None]:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _has_meta(conn: sqlite3.Connection) -> bool:
+    return bool(
+        conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_index_meta'"
+        ).fetchone()
+    )
+
+
+def _meta(conn: sqlite3.Connection) -> dict[str, str]:
+    if not _has_meta(conn):
+        return {}
+    return {r["key"]: r["value"] for r in conn.execute("SELECT key, value FROM search_index_meta")}
+
+
+def _write_meta(
+    conn: sqlite3.Connection, profiles: Sequence[Profile], held: dict[str, str]
+) -> IndexStatus:
+    (texts,) = conn.execute("SELECT COUNT(*) FROM search_texts").fetchone()
+    (passages,) = conn.execute("SELECT COUNT(*) FROM search_passages").fetchone()
+    meta = {
+        **_wanted_meta(conn, profiles, held),
+        "texts": str(texts),
+        "passages": str(passages),
+    }
+    conn.execute("DELETE FROM search_index_meta")
+    conn.executemany("INSERT INTO search_index_meta VALUES (?, ?)", sorted(meta.items()))
+    return IndexStatus(state="fresh", reason="", texts=texts, passages=passages)
+
+
+def index_status(workspace: Workspace, profiles: Sequence[Profile] = ()) -> IndexStatus:
+    """Fresh, missing or stale (with the first field that differs, built value then current)."""
+    with connect(workspace) as conn:
+        return read_status(conn, workspace, profiles)
+
+
+def read_status(
+    conn: sqlite3.Connection, workspace: Workspace, profiles: Sequence[Profile] = ()
+) -> IndexStatus:
+    """`index_status` on an open connection."""
+    held = _meta(conn)
+    if not held:
+        return IndexStatus(
+            state="missing",
+            reason=f"no search index in {workspace.path}; build it with 'workbench search --reindex'",
+        )
+    for name, now in _wanted_meta(conn, profiles, built=held).items():
+        if held.get(name) != now:
+            return IndexStatus(
+                state="stale",
+                reason=f"search index built with {name} {held.get(name)}; now {now}; "
+                "rebuild it with 'workbench search --reindex'",
+            )
+    return IndexStatus(
+        state="fresh", reason="", texts=int(held["texts"]), passages=int(held["passages"])
+    )
