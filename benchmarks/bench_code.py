@@ -24,7 +24,7 @@ Run: `.venv/bin/python benchmarks/bench_code.py [--quick] [--write-docs]`. It cl
    (which ingests what is new).
 4. **Listings** on the whole code's workspace: `families`, `versions F`, `review list`, `history
    QUOTE --family F`, `search QUERY` (F the family with the most versions, QUOTE eight words of
-   its newest text, QUERY the same words); the search index is built first (`search --reindex`,
+   its newest text as it holds them, QUERY the same words); the search index is built first (`search --reindex`,
    timed apart). The reconciliation's shares, if the workbench has a command for them.
 5. **Engines**: the 1/8 slice measured serially (no option) and on a started cluster
    (`--scheduler tcp://...`), each compared with the slice's `--workers 2` run by the SHA-256 of
@@ -86,7 +86,6 @@ ADD = [
     "DCCouncil/law-xml-codified",
 ]
 SHARES = ((1, 8), (1, 4), (1, 2), (1, 1))
-DASK = Path(sys.executable).with_name("dask")
 WORKER_ENV = {"DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"}  # as docs/scale-out.md says
 
 
@@ -239,61 +238,16 @@ def folder_digest(folder: Path) -> str:
 
 @contextmanager
 def started_cluster(folder: Path) -> Iterator[tuple[str, list[int]]]:
-    """`dask scheduler` and two `dask worker` processes, started as docs/scale-out.md shows (on
-    loopback); the scheduler's address and the workers' process ids."""
-    folder.mkdir(parents=True, exist_ok=True)
-    scheduler_file = folder / "scheduler.json"
-    scheduler_file.unlink(missing_ok=True)
-    log = (folder / "dask.log").open("ab")
-    env = {**os.environ, **WORKER_ENV}
-    procs = [
-        subprocess.Popen(
-            [
-                str(DASK),
-                "scheduler",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
-                "--scheduler-file",
-                str(scheduler_file),
-            ],
-            stdout=log,
-            stderr=log,
-        )
-    ]
-    try:
-        deadline = time.monotonic() + 60
-        while not scheduler_file.is_file() or not scheduler_file.read_bytes().strip():
-            if time.monotonic() > deadline:
-                raise SystemExit(f"dask scheduler did not start: see {folder / 'dask.log'}")
-            time.sleep(0.1)
-        address = json.loads(scheduler_file.read_bytes())["address"]
-        for _ in range(2):
-            procs.append(
-                subprocess.Popen(
-                    [str(DASK), "worker", address, "--nthreads", "1", "--nworkers", "1"],
-                    stdout=log,
-                    stderr=log,
-                    env=env,
-                    cwd=folder,
-                )
-            )
-        from distributed import Client
+    """`dask scheduler` and two `dask worker` processes, each under its nanny, started as
+    docs/scale-out.md shows (on loopback, the workers with `WORKER_ENV`): the scheduler's address
+    and the `dask worker` processes' ids. The processes are started by the cluster tests' own
+    helper (`tests/measure/test_cluster.py`), imported here only, so that a client run of this
+    script does not load the tests."""
+    sys.path.insert(0, str(ROOT))
+    from tests.measure.test_cluster import dask_processes
 
-        with Client(address, timeout=30, set_as_default=False) as client:  # type: ignore[no-untyped-call]
-            client.wait_for_workers(2, timeout=60)
-        yield address, [p.pid for p in procs[1:]]
-    finally:
-        for proc in reversed(procs):
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-        log.close()
+    with dask_processes(folder, 2, nanny=True, env=WORKER_ENV) as (address, workers):
+        yield address, sorted({proc.pid for proc in workers.values()})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -522,8 +476,10 @@ def listings(workspace: Path) -> None:
             .fetchone()[0]
             .decode("utf-8")
         )
-    words = [w for w in text.split() if w.isalpha()]
-    quote = " ".join(words[10:18])
+    # Eight words as the text holds them: the third to the tenth of its first line of twelve.
+    line = next(line for line in text.splitlines() if len(line.split()) >= 12)
+    spans = [m.span() for m in re.finditer(r"\S+", line)]
+    quote = line[spans[2][0] : spans[9][1]]
     w = ["--workspace", str(workspace)]
     say(f"\nlistings on the whole code's workspace (F = {family}, QUOTE = {quote!r}):")
     index_s, _ = workbench("search", "--reindex", *w, check=False)
