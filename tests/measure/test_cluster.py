@@ -16,13 +16,14 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import dask
+import psutil
 import pytest
 from distributed import Client
 from hypothesis import given, settings
@@ -52,9 +53,13 @@ SUBSET = (
 
 @contextmanager
 def dask_processes(
-    folder: Path, workers: int
+    folder: Path, workers: int, *, nanny: bool = False, env: Mapping[str, str] | None = None
 ) -> Iterator[tuple[str, dict[str, subprocess.Popen[bytes]]]]:
-    """A `dask scheduler` and `workers` single-threaded `dask worker` processes on loopback."""
+    """A `dask scheduler` and `workers` single-threaded `dask worker` processes on loopback (with
+    `env` added to the workers' environment); the scheduler's address and each worker's `dask
+    worker` process by the worker's address. Without `nanny` (the default), killing a process
+    kills its worker; with it, the workers start as docs/scale-out.md shows, each under its nanny.
+    (benchmarks/bench_code.py starts its cluster with this too.)"""
     folder.mkdir(parents=True, exist_ok=True)
     scheduler_file = folder / "scheduler.json"
     log = (folder / "dask.log").open("ab")
@@ -92,7 +97,7 @@ def dask_processes(
                         "1",
                         "--nthreads",
                         "1",
-                        "--no-nanny",
+                        *([] if nanny else ["--no-nanny"]),
                         "--no-dashboard",
                         "--host",
                         "127.0.0.1",
@@ -100,12 +105,18 @@ def dask_processes(
                     stdout=log,
                     stderr=log,
                     cwd=folder,
+                    env={**os.environ, **(env or {})},
                 )
             )
         with Client(address, timeout=30, set_as_default=False) as client:  # type: ignore[no-untyped-call]
             client.wait_for_workers(workers, timeout=60)
             pids = client.run(os.getpid)
-        by_pid = {p.pid: p for p in procs[1:]}
+        # A nanny's worker is its child process: every process under a `dask worker` names it.
+        by_pid = {
+            pid: p
+            for p in procs[1:]
+            for pid in (p.pid, *(c.pid for c in psutil.Process(p.pid).children(recursive=True)))
+        }
         yield address, {addr: by_pid[pid] for addr, pid in pids.items()}
     finally:
         for proc in reversed(procs):
