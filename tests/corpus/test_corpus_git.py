@@ -191,6 +191,34 @@ def test_the_laws_as_the_head_holds_them_one_version_each(repo: Path, tmp_path: 
         )
 
 
+def test_at_head_admits_each_law_once_as_the_head_holds_it(repo: Path, tmp_path: Path) -> None:
+    law = "us/dc/council/periods/24/laws/24-314.xml"
+    changed = (repo / law).read_bytes() + b"\n"
+    _commit(repo, {law: changed}, "2024-10-22/2024-10-22", "2024-10-22T10:00:00-04:00")
+    into = tmp_path / "mirror"
+    options: dict[str, Any] = {"paths": [LAWS], "family_prefix": "dc-law-"}
+    report = _add(repo, into, at_head=True, **options)
+    held = _held("law")
+    assert report.commits == 1 and len(report.written) == len(held) and not report.refusals
+    head = _git(repo, "rev-parse", "HEAD").strip()
+    placed = _placed(into)
+    for path, record in held.items():
+        family, name = path.split("/")[1:]
+        mine = placed[f"us-dc/{family}/{name[:-4]}@2024-10-22.xml"]
+        blob = _git(repo, "rev-parse", f"HEAD:{record['mirror']['path']}").strip()
+        data = (into / f"us-dc/{family}/{name[:-4]}@2024-10-22.xml").read_bytes()
+        assert data == (repo / record["mirror"]["path"]).read_bytes()
+        assert (mine["mirror"]["commit"], mine["mirror"]["blob"], mine["version_order"]) == (
+            head,
+            blob,
+            1,
+        )
+    assert placed["us-dc/dc-law-24-314/24-314@2024-10-22.xml"]["bytes"] == len(changed)
+    # Without --at-head the same run from the laws' commit gives 24-314 two versions.
+    assert _add(repo, tmp_path / "all", since="2024-10-20", **options).versions == len(held) + 1
+    assert not admit(into).refusals
+
+
 def test_real_names_are_carried_and_a_name_the_rule_cannot_carry_is_refused_by_name(
     repo: Path, tmp_path: Path
 ) -> None:
@@ -249,6 +277,11 @@ def test_real_names_are_carried_and_a_name_the_rule_cannot_carry_is_refused_by_n
             "{repo}: no commit dated 2030-01-01 to ... adds a file matching "
             f"{SECTIONS}; nothing to add",
             id="no-commit-in-range",
+        ),
+        pytest.param(
+            {"at_head": True, "since": "2024-10-20", "until": "2024-10-21"},
+            "--at-head reads HEAD's tree alone; do not also give --since, --until",
+            id="at-head-with-a-range",
         ),
         pytest.param(
             {"repo_name": None},
@@ -318,3 +351,7 @@ def test_the_command_adds_and_refuses_the_options_of_other_modes(
         == 2
     )
     assert capsys.readouterr().err.strip().endswith("--paths, --since: only with --from-git REPO")
+    assert main(["corpus", "add", "--into", str(into), "--at-head"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "workbench: error: --at-head: only with --from-git REPO"
+    )

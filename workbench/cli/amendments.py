@@ -1,13 +1,16 @@
 """Amendment instructions: a held law's instructions read from its prose, each verified against
-the releases before and after the law took effect, and the changes they made (`amendments`).
+the releases before and after the law took effect, and the changes they made (`amendments`);
+the whole held code reconciled with every held law, written as a report (`reconcile`).
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
-from workbench.cli.common import open_held, out, path_options, print_json
+from workbench.cli import arguments
+from workbench.cli.common import open_held, out, path_options, print_json, progress
 
 
 def cmd_amendments(args: argparse.Namespace) -> int:
@@ -23,6 +26,32 @@ def cmd_amendments(args: argparse.Namespace) -> int:
         print_json(reconcile.law_json(report, args.law))
     else:
         out("".join(line + "\n" for line in reconcile.law_lines(report, args.law)))
+    return 0
+
+
+def cmd_reconcile(args: argparse.Namespace) -> int:
+    from workbench.corpus.catalogue import read_catalogue
+    from workbench.evals.reconciliation import (
+        reconciliation_report,
+        report_lines,
+        write_reconciliation,
+    )
+    from workbench.history.ledger import reconcile_code
+    from workbench.measure import corpus_digest
+
+    with open_held(args) as workspace:
+        settings = workspace.settings
+        rows = read_catalogue(settings.catalogue)
+        done = reconcile_code(
+            workspace, args.jurisdiction, rows, settings.store, progress=progress()
+        )
+    report = reconciliation_report(done, corpus_digest=corpus_digest(rows))
+    names = write_reconciliation(args.out, report)
+    if args.json:
+        print_json(report)
+    else:
+        lines = [*report_lines(report), f"wrote {', '.join(names)} into {args.out}"]
+        out("".join(line + "\n" for line in lines))
     return 0
 
 
@@ -46,3 +75,35 @@ def add_commands(commands: Any) -> None:
     amendments.add_argument("--json", action="store_true", help="print the law's report as JSON")
     path_options(amendments, workspace=True, store=True)
     amendments.set_defaults(func=cmd_amendments)
+
+    reconcile = commands.add_parser(
+        "reconcile",
+        help="every release gap of the held code matched with the held laws, as a report",
+        description="Read every held law of the jurisdiction and check each instruction as "
+        "'workbench amendments' does, then diff every consecutive release pair of every held "
+        "Code section and attribute each change: made_by the instructions of the laws "
+        "effective in its gap, history (a D.C. Act its new history note names), or "
+        "unexplained. Writes into --out: reconciliation.json and .md (shares per title and "
+        "overall, for the sections some law targets and for every section; each instruction "
+        "outcome by title; every instruction neither applied nor created), titles.csv and "
+        "not-applied.csv; prints a summary. Refused (exit 2) when the workspace holds no law "
+        "or no Code section of the jurisdiction. Exit 0.",
+    )
+    reconcile.add_argument(
+        "--out",
+        type=arguments.out_folder,
+        default=Path(".workbench") / "reconciliation",
+        metavar="DIR",
+        help="folder the report is written into (default: .workbench/reconciliation)",
+    )
+    reconcile.add_argument(
+        "--jurisdiction",
+        default="us-dc",
+        metavar="J",
+        help="the jurisdiction whose drafting style reads the laws (default: us-dc)",
+    )
+    reconcile.add_argument(
+        "--json", action="store_true", help="print the whole report as JSON, not the summary"
+    )
+    path_options(reconcile, workspace=True, store=True)
+    reconcile.set_defaults(func=cmd_reconcile)

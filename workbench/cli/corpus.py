@@ -31,7 +31,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
     per_file: tuple[str, ...] = ("jurisdiction", "family", "url", "mirror", "official", "order")
     per_file += ("label", "date", "language", "name")
-    git_only = ("paths", "family_from", "family_prefix", "since", "until", "repo_name")
+    git_only = ("paths", "family_from", "family_prefix", "since", "until", "repo_name", "at_head")
     if args.from_git is not None:
         return _add_from_git(args)
     if given := [f"--{name.replace('_', '-')}" for name in git_only if getattr(args, name)]:
@@ -105,6 +105,7 @@ def _add_from_git(args: argparse.Namespace) -> int:
         family_prefix=args.family_prefix or "",
         since=args.since,
         until=args.until,
+        at_head=args.at_head,
         repo_name=args.repo_name,
         issuer=args.issuer,
         progress=progress(),
@@ -388,6 +389,13 @@ def add_commands(commands: Any) -> None:
         "--until",
         metavar="YYYY-MM-DD",
         help="with --from-git: stop at the last commit dated on or before this day",
+    )
+    add.add_argument(
+        "--at-head",
+        action="store_true",
+        help="with --from-git: read HEAD's tree alone, one version of each matching file as the "
+        "head holds it (order 1, dated by HEAD's commit), e.g. a code's laws; not with --since "
+        "or --until",
     )
     add.add_argument(
         "--repo-name",

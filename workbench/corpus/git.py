@@ -14,7 +14,8 @@ What a version is, stated once (docs/corpus.md shows it with an example):
 * the commits are HEAD's first-parent line; `since` and `until` keep the run of it from the
   first commit dated on or after `since` to the last dated on or before `until`. The first
   commit kept is read whole (every matching file it holds is a version: a snapshot), each later
-  one against its first parent;
+  one against its first parent. With `at_head` only HEAD is kept, read whole: each matching
+  file once, as the head holds it, whatever commits changed it before;
 * a file's versions are the kept commits that give it a new blob; a commit that deletes it, or
   gives it the blob its previous version had, adds none (consecutive identical blobs skipped);
 * its family is `family_prefix` and the first group of `family_from` searched in its path (the
@@ -40,7 +41,6 @@ holds anything else is refused as `corpus add` refuses it, and nothing already p
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import json
 import os
@@ -59,6 +59,7 @@ from workbench.corpus.add import (
     placement_refusal,
     sniff_media_type,
 )
+from workbench.corpus.git_options import check_options, family_pattern
 from workbench.corpus.provenance import (
     PROVENANCE_FIELDS,
     PROVENANCE_SUFFIX,
@@ -76,10 +77,8 @@ EXTRACTION_NOTE = (
     "unchanged by 'workbench corpus add --from-git'."
 )
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's id of the tree with no entry
-DEFAULT_FAMILY_FROM = r"([^/]+)\.[^./]+$|[^/]+$"  # the file name without its last extension
 _REGULAR_MODES = frozenset({"100644", "100755"})
 _ZERO = "0" * 40
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _REMOTE = re.compile(
     r"(?:[a-z+]+://[^/]+/|[^@/]+@[^:/]+:)(?P<repo>[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+?)(?:\.git)?/?"
 )
@@ -260,10 +259,6 @@ def repository_name(repo: Path, given: str | None) -> str:
     return match["repo"]
 
 
-# ---------------------------------------------------------------------------------------------
-# Checking the options
-
-
 def _kept(commits: Sequence[Commit], since: str | None, until: str | None) -> Sequence[Commit]:
     """The commits from the first dated on or after `since` to the last dated on or before
     `until` (a contiguous run of the line, so each is read against its first parent)."""
@@ -275,61 +270,6 @@ def _kept(commits: Sequence[Commit], since: str | None, until: str | None) -> Se
     if start is None or end is None or start > end:
         return ()
     return commits[start : end + 1]
-
-
-def _check_date(option: str, value: str | None) -> None:
-    if value is None:
-        return
-    try:
-        if not _DATE.fullmatch(value):
-            raise ValueError(value)
-        dt.date.fromisoformat(value)
-    except ValueError:
-        raise AddError(f"{option}: expected a date YYYY-MM-DD, got {value[:80]!r}") from None
-
-
-def _family_pattern(family_from: str | None) -> re.Pattern[str]:
-    try:
-        return re.compile(family_from or DEFAULT_FAMILY_FROM)
-    except re.error as exc:
-        raise AddError(f"--family-from: not a regular expression ({exc})") from None
-
-
-def _check_options(
-    jurisdiction: str,
-    family_prefix: str,
-    official: bool | None,
-    since: str | None,
-    until: str | None,
-    globs: Sequence[str],
-) -> None:
-    problems = []
-    if problem := name_problem(jurisdiction):
-        problems.append(
-            f"--jurisdiction: expected a name a version id can carry, got {jurisdiction[:80]!r} "
-            f"({problem})"
-        )
-    if family_prefix and (problem := name_problem(family_prefix + "x")):
-        problems.append(
-            f"--family-prefix: {family_prefix[:80]!r} cannot open a family name ({problem})"
-        )
-    if official is None:
-        problems.append("--official/--transcription: missing (no default: say which)")
-    if not globs:
-        problems.append("--paths: missing (a glob of the repository's files to add)")
-    for option, value in (("--since", since), ("--until", until)):
-        try:
-            _check_date(option, value)
-        except AddError as exc:
-            problems.append(str(exc))
-    if since and until and since > until and not problems:
-        problems.append(f"--since {since} is after --until {until}")
-    if problems:
-        raise AddError(
-            problems[0]
-            if len(problems) == 1
-            else f"{len(problems)} problems: " + "; ".join(problems)
-        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -478,6 +418,7 @@ def add_from_git(
     repo_name: str | None = None,
     issuer: str | None = None,
     retrieved_at: str | None = None,
+    at_head: bool = False,
     progress: bool = False,
 ) -> GitAddReport:
     """Place every version of every file of `repo` matching a glob of `paths` under `into`, in
@@ -493,13 +434,17 @@ def add_from_git(
     `add.placement_refusal` refuses are refusals: nothing of theirs is written, and the other
     versions are placed. A version already placed with the same provenance is left alone
     without reading its bytes.
+
+    `at_head`: only HEAD's tree is read, as a snapshot (one version of each matching file it
+    holds, order 1, dated, labelled and named by HEAD's commit): the files as the repository's
+    head holds them, whatever their history. A range (`since`, `until`) is refused with it.
     """
-    _check_options(jurisdiction, family_prefix, official, since, until, paths)
+    check_options(jurisdiction, family_prefix, official, since, until, paths, at_head)
     assert official is not None
-    pattern = _family_pattern(family_from)
+    pattern = family_pattern(family_from)
     commits = first_parent_commits(repo)
     name = repository_name(repo, repo_name)
-    kept = _kept(commits, since, until)
+    kept = commits[-1:] if at_head else _kept(commits, since, until)
     facts = _Facts(
         jurisdiction=jurisdiction,
         repo_name=name,

@@ -35,7 +35,7 @@ guarantee: the scorecard is a pure function of the truth file and the amendment 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,7 +44,7 @@ from workbench.evals.cards import write_card
 from workbench.evals.truth import TruthKind
 from workbench.history.amendments import Instruction
 from workbench.history.enactment import Check
-from workbench.history.reconcile import ATTRIBUTION_KINDS, AmendmentReport
+from workbench.history.reconcile import ATTRIBUTION_KINDS, AmendmentReport, Attribution
 from workbench.measure import rate
 
 SCORECARD_JSON = "amendment-scorecard.json"
@@ -66,7 +66,12 @@ AMENDMENT_TRUTH = TruthKind(
     subjects="instructions",
 )
 
-__all__ = ["AMENDMENT_TRUTH", "amendment_scorecard", "write_amendment_scorecard"]
+__all__ = [
+    "AMENDMENT_TRUTH",
+    "amendment_scorecard",
+    "reconciliation_shares",
+    "write_amendment_scorecard",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -145,7 +150,9 @@ def _truth_line(entry: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _reader_line(ins: Instruction) -> dict[str, Any]:
+def reader_line(ins: Instruction) -> dict[str, Any]:
+    """An instruction as a scorecard lists it: its law, section, offsets, action, target and
+    the first 200 characters of its sentence."""
     return {
         "law": ins.law,
         "law_section": ins.law_section,
@@ -200,6 +207,33 @@ def _explanation(
     if "already" in check.detail:
         return "no change of its pair: the before release already read as instructed"
     return "no change of its pair touches its unit"
+
+
+def reconciliation_shares(
+    attributions: Iterable[Attribution], not_reflected: int
+) -> dict[str, Any]:
+    """The reconciliation's figures over `attributions` (the scorecard's, and each scope and
+    title of `workbench reconcile`'s report): the changes, the release pairs they fall in, the
+    share of each attribution kind (`rate`), how many of each lie wholly in the notes, the Acts
+    history notes name, and `not_reflected` as given."""
+    changes = list(attributions)
+    return {
+        "changes": len(changes),
+        "pairs": len({(a.family, a.before, a.after) for a in changes}),
+        **{
+            kind: rate(
+                [_Row(evidence_id=a.change_id, holds=a.kind == kind) for a in changes],
+                lambda r: r.holds,
+            ).as_json()
+            for kind in ATTRIBUTION_KINDS
+        },
+        "in_notes": {
+            kind: sum(1 for a in changes if a.in_notes and a.kind == kind)
+            for kind in ATTRIBUTION_KINDS
+        },
+        "acts_named": sorted({act for a in changes for act in a.acts}),
+        "not_reflected": not_reflected,
+    }
 
 
 def amendment_scorecard(
@@ -261,13 +295,13 @@ def amendment_scorecard(
             apart[ins.target.document] += 1
             continue
         if not any(_norm(ins.sentence) in unit for unit in marked.get(ins.law, ())):
-            unjudged[kind].append(_reader_line(ins))
+            unjudged[kind].append(reader_line(ins))
             continue
         right = any(_agrees(entry, ins) for entry in by_key[(ins.law, kind)])
         evidence = f"{ins.instruction_id}"
         precision_rows[kind].append(_Row(evidence_id=evidence, holds=right))
         if not right:
-            wrong[kind].append(_reader_line(ins))
+            wrong[kind].append(reader_line(ins))
 
     departures = []
     for entry in truth.get("departures", []):
@@ -281,24 +315,7 @@ def amendment_scorecard(
             }
         )
 
-    changes = list(report.attributions.values())
-    reconciliation = {
-        "changes": len(changes),
-        "pairs": len({(a.family, a.before, a.after) for a in changes}),
-        **{
-            kind: rate(
-                [_Row(evidence_id=a.change_id, holds=a.kind == kind) for a in changes],
-                lambda r: r.holds,
-            ).as_json()
-            for kind in ATTRIBUTION_KINDS
-        },
-        "in_notes": {
-            kind: sum(1 for a in changes if a.in_notes and a.kind == kind)
-            for kind in ATTRIBUTION_KINDS
-        },
-        "acts_named": sorted({act for a in changes for act in a.acts}),
-        "not_reflected": len(report.not_reflected),
-    }
+    reconciliation = reconciliation_shares(report.attributions.values(), len(report.not_reflected))
     extraction = {
         kind: {
             "truth_instructions": len(recall_rows[kind]),

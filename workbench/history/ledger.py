@@ -1,0 +1,140 @@
+"""The whole code reconciled: every release gap of every held Code section, with every held law
+read and checked (DESIGN.md C19; `workbench reconcile`).
+
+`reconcile_code` reads every held law of a jurisdiction (`LawBook.report`: its prose read into
+instructions, each checked against its release pair), then reconciles every consecutive release
+pair of every held Code section family, a family at a time (`reconcile.reconcile`, the
+attribution every surface shows): each change `made_by` the instructions of the laws effective
+in its gap whose located unit it overlaps, else `history` (an Act a new history note names),
+else `unexplained`. Nothing here reads, checks or attributes by a rule of its own; it only
+chooses the pairs (all of them) and keeps, for each change and instruction, the Code title it
+falls in (`title_of`).
+
+The pairs an instruction was checked against are taken from the law reports in the book's law
+order, then the law's text order: exactly what `LawBook.checked_against` lists for the pair (its
+guarantee), without asking each law whether it names each section.
+
+Two scopes are kept apart, because they answer two questions: `targeted` holds the changes of
+the sections some held law's instruction targets (the pairs `amendment_report`, and so the
+amendment scorecard, reconciles), `every` the changes of every section.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbench.errors import AmendmentError
+from workbench.history.amendments import Instruction
+from workbench.history.enactment import Check
+from workbench.history.lawbook import LawBook, LawReport
+from workbench.history.reconcile import Attribution, reconcile
+from workbench.history.style import style_for
+from workbench.models import CatalogueRow
+from workbench.progress import bar
+from workbench.workspace import Workspace
+
+NOT_THE_CODE = "(not the Code)"  # the title of an instruction whose target is not a Code section
+
+
+def title_of(section: str | None) -> str:
+    """A Code section number's title: the text before its first hyphen ("34-1432" is title 34,
+    "28:1-101" title 28:1); `NOT_THE_CODE` for None."""
+    return NOT_THE_CODE if section is None else section.split("-", 1)[0]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CodeReconciliation:
+    """Every held law read and checked (`laws`), every change of every consecutive release pair
+    of every held Code section attributed (`attributions`, by change id), the instructions no
+    change of their pair touches (`not_reflected`), each section family's number (`sections`)
+    and the families some instruction targets (`targeted`)."""
+
+    jurisdiction: str
+    laws: tuple[LawReport, ...]
+    attributions: Mapping[str, Attribution]
+    not_reflected: tuple[str, ...]
+    sections: Mapping[str, str]  # family -> its Code section number
+    targeted: frozenset[str]
+    pairs: int
+
+    def instructions(self) -> Iterable[tuple[Instruction, Check]]:
+        """Every instruction of every law with its check, in law order, then text order."""
+        for law in self.laws:
+            yield from zip(law.reading.instructions, law.checks, strict=True)
+
+    def change_title(self, attribution: Attribution) -> str:
+        return title_of(self.sections.get(attribution.family))
+
+
+def reconcile_code(
+    workspace: Workspace,
+    jurisdiction: str,
+    rows: Iterable[CatalogueRow],
+    store: Path,
+    *,
+    progress: bool = False,
+) -> CodeReconciliation:
+    """Every held law of `jurisdiction` read and checked, and every consecutive release pair of
+    every held Code section reconciled (module docstring).
+
+    Refused (`AmendmentError`, one line): no drafting style names the jurisdiction; the
+    workspace holds no law of it, or no Code section of it with releases.
+    """
+    style = style_for(jurisdiction)
+    book = LawBook(workspace, jurisdiction, rows, store)
+    if not book.versions:
+        raise AmendmentError(
+            f"{workspace.path}: no held law of {jurisdiction} (families matching "
+            f"{style.law_families!r}); admit and ingest the laws, e.g. with "
+            "'workbench corpus add --from-git REPO --at-head'"
+        )
+    if not book.code.families:
+        raise AmendmentError(
+            f"{workspace.path}: no held Code section of {jurisdiction} (XML families with "
+            "structure marks that are not laws); admit and ingest the Code's section files"
+        )
+    checked: dict[tuple[str, str, str], list[tuple[Instruction, Check]]] = defaultdict(list)
+    targeted: set[str] = set()
+    for law in bar(book.versions, desc="laws", unit="law", enabled=progress):
+        report = book.report(law)
+        for ins, check in zip(report.reading.instructions, report.checks, strict=True):
+            if check.family:
+                targeted.add(check.family)
+            if check.family and check.before and check.after:
+                key = (check.family, check.before.version_id, check.after.version_id)
+                checked[key].append((ins, check))
+    attributions: dict[str, Attribution] = {}
+    not_reflected: list[str] = []
+    pairs = 0
+    act_citation = re.compile(book.style.act_citation)
+    for family in bar(
+        sorted(book.code.families), desc="sections", unit="section", enabled=progress
+    ):
+        keys = [
+            (family, before[1].version_id, after[1].version_id)
+            for before, after in itertools.pairwise(book.code.dated(family))
+        ]
+        pairs += len(keys)
+        found, unreflected, _ = reconcile(
+            {key: checked.get(key, []) for key in keys},
+            book.code,
+            held_acts=book.held_acts,
+            act_citation=act_citation,
+        )
+        attributions.update(found)
+        not_reflected.extend(unreflected)
+    sections = {family: section for section, family in book.code.by_section.items()}
+    return CodeReconciliation(
+        jurisdiction=jurisdiction,
+        laws=book.reported,
+        attributions=attributions,
+        not_reflected=tuple(not_reflected),
+        sections=sections,
+        targeted=frozenset(targeted),
+        pairs=pairs,
+    )
