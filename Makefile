@@ -87,16 +87,22 @@ eval: fetch ocr
 WORKERS ?= 2
 PYTEST := env -u PYTHONDONTWRITEBYTECODE $(RUN) pytest -n $(WORKERS) --dist loadscope $(PYTEST_ARGS)
 
+# The notebook runs: nbval re-runs each notebook and compares its outputs, sanitized (temporary
+# paths, timestamps and timings masked; hashes never are).
+NOTEBOOKS := --nbval --nbval-sanitize-with notebooks/nbval-sanitize.cfg
+
 # Everything: whole-corpus tests (marked slow) and the notebook runs included.
 test: fetch browser ocr
-	$(PYTEST)
+	$(PYTEST) $(NOTEBOOKS)
 
 # The inner loop: lint, types and every test not marked slow (no whole-corpus work, no notebook).
 # `make -k check` runs the tests even when lint fails.
 check: lint check-tests
 
+# nbval is not loaded at all: every notebook cell is slow, and its import of jsonschema costs each
+# worker seconds.
 check-tests: sync browser ocr
-	$(PYTEST) -m "not slow"
+	$(PYTEST) -m "not slow" -p no:nbval
 
 lint: sync
 	$(RUN) ruff check workbench tests benchmarks

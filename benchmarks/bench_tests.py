@@ -111,11 +111,16 @@ def timed_make(target: str) -> Timed:
     )
 
 
-def collected(*marks: str) -> list[str]:
-    """The node ids pytest collects (with `-m` marks when given), as `make` would run them."""
+# What `make test` and `make check` add to pytest's own options (the Makefile's NOTEBOOKS, and
+# check's leaving nbval out).
+MAKE_TEST = ("--nbval", "--nbval-sanitize-with", "notebooks/nbval-sanitize.cfg")
+MAKE_CHECK = ("-m", "not slow", "-p", "no:nbval")
+
+
+def collected(*options: str) -> list[str]:
+    """The node ids pytest collects with `options`, as `make` would run them."""
     argv = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
-    if marks:
-        argv += ["-m", " ".join(marks)]
+    argv += options
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     out = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=True).stdout
     return [line for line in out.splitlines() if "::" in line]
@@ -131,7 +136,7 @@ def package_of(node_id: str) -> str:
 
 
 def run() -> None:
-    every, quick = collected(), collected("not slow")
+    every, quick = collected(*MAKE_TEST), collected(*MAKE_CHECK)
     share = len(quick) / len(every)
     print(
         f"collected {len(every)} tests: {len(quick)} not slow ({share:.1%}), "

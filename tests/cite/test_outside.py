@@ -18,12 +18,9 @@ import re
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from jsonschema import Draft4Validator, FormatChecker
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT4
 
 from tests.conftest import CORPUS_DIR, ROOT
 from workbench.cite import (
@@ -43,6 +40,9 @@ from workbench.history.dating import cite_quote
 from workbench.models import Version, text_sha256
 from workbench.workspace import Workspace, ingest
 
+if TYPE_CHECKING:  # jsonschema is imported where it is used: it takes seconds to import
+    from jsonschema import Draft4Validator
+
 EXTERNAL = ROOT.parent / "shared" / "external"
 SUITE = EXTERNAL / "w3c-web-annotation-tests"
 COOKBOOK = EXTERNAL / "anthropic-cookbook-citations" / "misc"
@@ -55,6 +55,10 @@ COOKBOOK = EXTERNAL / "anthropic-cookbook-citations" / "misc"
 def musts() -> list[tuple[str, Draft4Validator]]:
     """The suite's required assertions, each a draft-04 validator resolving `definitions/` by the
     ids the suite gives them, with the format checker that holds `format: uri`."""
+    from jsonschema import Draft4Validator
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT4
+
     registry: Registry[Any] = Registry().with_resources(
         (schema["id"], Resource.from_contents(schema, default_specification=DRAFT4))
         for schema in (json.loads(p.read_bytes()) for p in sorted(SUITE.glob("definitions/*.json")))
@@ -81,6 +85,8 @@ def test_the_suite_is_run_whole_with_a_uri_checker(
 ) -> None:
     # The suite publishes 54 required assertions; without a `uri` checker (rfc3986-validator),
     # jsonschema skips `format: uri` and a relative id passes unnoticed.
+    from jsonschema import Draft4Validator
+
     assert len(musts) == 54
     assert "uri" in Draft4Validator.FORMAT_CHECKER.checkers
     for sample in ("anno26", "anno27", "anno32", "anno41-example44"):  # text selectors
@@ -194,6 +200,8 @@ def test_a_relative_source_id_fails_and_is_silent_without_a_uri_checker(
     """The control: the version id (a relative path) as the source id fails exactly the target
     assertion; with no `uri` checker the same annotation passes, which is why the checker is
     installed."""
+    from jsonschema import FormatChecker
+
     made = exported[1][0]
     relative = json.loads(json.dumps(made))
     relative["target"]["source"]["id"] = made["target"]["source"]["version_id"]

@@ -6,8 +6,8 @@ import html
 import re
 import struct
 from collections import Counter
+from typing import Any
 
-import altair as alt
 import pytest
 
 import workbench as wb
@@ -18,11 +18,19 @@ from workbench.models import CatalogueRow
 HOSTILE = '</script><img src=x onerror="alert(1)">&amp;'
 
 
-def _per_jurisdiction(catalogue: tuple[CatalogueRow, ...]) -> alt.Chart:
+@pytest.fixture(scope="module")
+def altair() -> Any:
+    """altair, imported by the tests that draw (it takes about a second to import)."""
+    import altair
+
+    return altair
+
+
+def _per_jurisdiction(catalogue: tuple[CatalogueRow, ...], alt: Any) -> Any:
     counts = Counter(row.jurisdiction for row in catalogue)
     values = [{"jurisdiction": j, "documents": n} for j, n in sorted(counts.items())]
     return (
-        alt.Chart(alt.Data(values=values))  # type: ignore[no-untyped-call]
+        alt.Chart(alt.Data(values=values))
         .mark_bar()
         .encode(x=alt.X("documents:Q"), y=alt.Y("jurisdiction:N"), tooltip=["jurisdiction:N"])
         .properties(title="Catalogued documents per jurisdiction", width=300)
@@ -37,9 +45,9 @@ def _png_size(png: bytes) -> tuple[int, int]:
 
 
 def test_a_catalogue_chart_is_drawn_as_svg_and_png_with_no_script_or_address(
-    catalogue: tuple[CatalogueRow, ...],
+    catalogue: tuple[CatalogueRow, ...], altair: Any
 ) -> None:
-    chart = _per_jurisdiction(catalogue)
+    chart = _per_jurisdiction(catalogue, altair)
     drawn = wb.render_chart(chart)
     bundle = drawn._repr_mimebundle_()
 
@@ -58,9 +66,11 @@ def test_a_catalogue_chart_is_drawn_as_svg_and_png_with_no_script_or_address(
     assert chart_svg(chart) == svg
 
 
-def test_the_interactive_page_carries_vega_inline_and_escapes_a_hostile_label() -> None:
+def test_the_interactive_page_carries_vega_inline_and_escapes_a_hostile_label(
+    altair: Any,
+) -> None:
     chart = (
-        alt.Chart(alt.Data(values=[{"label": HOSTILE, "n": 3}]))  # type: ignore[no-untyped-call]
+        altair.Chart(altair.Data(values=[{"label": HOSTILE, "n": 3}]))
         .mark_bar()
         .encode(x="n:Q", y="label:N", tooltip=["label:N"])
         .properties(title=HOSTILE)
@@ -83,8 +93,8 @@ def test_the_interactive_page_carries_vega_inline_and_escapes_a_hostile_label() 
     assert html.escape(HOSTILE, quote=False) in drawn.svg and HOSTILE not in drawn.svg
 
 
-def test_a_chart_whose_data_names_an_address_is_refused_not_fetched() -> None:
-    chart = alt.Chart("https://example.org/data.csv").mark_bar().encode(x="a:Q")
+def test_a_chart_whose_data_names_an_address_is_refused_not_fetched(altair: Any) -> None:
+    chart = altair.Chart("https://example.org/data.csv").mark_bar().encode(x="a:Q")
     with pytest.raises(ChartError) as refused:
         wb.render_chart(chart)
     assert str(refused.value) == (

@@ -20,8 +20,6 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-import altair as alt
-
 from workbench.files import replace_file_with
 from workbench.measure.charts import chart_svg
 from workbench.measure.family import CAP_CAUSES, CAUTION_CAUSES
@@ -83,6 +81,8 @@ def _page(
 
 
 def _bar(values: list[dict[str, Any]], x: str, y: str, color: str | None, title: str) -> str:
+    import altair as alt  # here, not at the top: it takes a second to import, and only charts need it
+
     encoding: dict[str, Any] = {"x": alt.X(f"{x}:N", sort=None), "y": alt.Y(f"{y}:Q")}
     if color:
         encoding["color"] = alt.Color(f"{color}:N", sort=None)
@@ -98,6 +98,8 @@ def _bar(values: list[dict[str, Any]], x: str, y: str, color: str | None, title:
 
 def _shares(values: list[dict[str, Any]], y: str, x: str, color: str, title: str) -> str:
     """Horizontal bars, one per `y`, stacked to 100% by `color`: each group's own make-up."""
+    import altair as alt
+
     chart = (
         alt.Chart(alt.Data(values=values))  # type: ignore[no-untyped-call]
         .mark_bar()
