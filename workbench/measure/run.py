@@ -461,6 +461,10 @@ def _run_tasks(
     from workbench.measure.cluster import map_tasks
 
     def on_result(result: TaskResult) -> None:
+        with held.batch():  # one commit per family, not one per version
+            hold(result)
+
+    def hold(result: TaskResult) -> None:
         for version, provenance in result.extracted:
             try:
                 if held.add_version(version, dict(provenance)):
