@@ -160,6 +160,27 @@ def test_changed_bytes_under_a_held_id_raise_corpus_changed(tmp_path: Path) -> N
         assert held.version(SAMPLE).text == data.decode("utf-8")
 
 
+def test_a_batch_commits_its_transactions_as_one_and_undoes_a_failed_one_alone(
+    tmp_path: Path,
+) -> None:
+    """Inside `batch()` a refused write is undone alone (a savepoint) and the others stay; a
+    batch that fails writes nothing; a batch that ends commits, and other connections see it."""
+    data = (STORE / SAMPLE).read_bytes()
+    altered = data.replace(b"problem", b"PROBLEM", 1)
+    with Workspace(tmp_path / "w.sqlite") as held:
+        with pytest.raises(RuntimeError, match="the batch fails"), held.batch():
+            assert held.add_version(version_from_row(_row(SAMPLE, data), data), {})
+            raise RuntimeError("the batch fails")
+        assert held.read("SELECT COUNT(*) FROM versions") == [(0,)]
+        with held.batch():
+            assert held.add_version(version_from_row(_row(SAMPLE, data), data), {})
+            with pytest.raises(CorpusChanged, match=f"{SAMPLE}: held with artefact sha256"):
+                held.add_version(version_from_row(_row(SAMPLE, altered), altered), {})
+            assert held.read("SELECT COUNT(*) FROM versions") == [(1,)]
+    with Workspace(tmp_path / "w.sqlite") as again:
+        assert again.version(SAMPLE).text == data.decode("utf-8")
+
+
 def test_changed_extraction_under_a_held_id_raises_corpus_changed(tmp_path: Path) -> None:
     data = (STORE / SAMPLE).read_bytes()
     version = version_from_row(_row(SAMPLE, data), data)

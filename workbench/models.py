@@ -310,8 +310,8 @@ class TextOrigins:
         for run in self.runs:
             lo, hi = max(run.char_start, char_start), min(run.char_end, stop)
             if lo < hi:
-                piece = text[lo:hi]
-                counts[run.origin] += len(piece) - sum(c.isspace() for c in piece)
+                # `str.split()` splits at exactly the characters `str.isspace()` holds for.
+                counts[run.origin] += len("".join(text[lo:hi].split()))
         return {origin: n for origin, n in counts.items() if n}
 
     def as_json(self) -> dict[str, Any]:

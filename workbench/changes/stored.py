@@ -20,6 +20,9 @@ that is half a minute per listing. Here the items are derived data the workspace
   origin records' row counts, the registry and the code), so a listing of an unchanged
   workspace reads no family at all.
 
+`measure` fills the store as it measures: its map computes every pair's items anyway, and
+`MeasuredQueue.store` writes a measured family's rows under the keys the refresh computes
+(`measured_pairs`), so the first listing after a measure reads them and diffs nothing.
 `refresh_review_queue` brings the three up to date (only stale families are read, only pairs with
 no stored row are diffed); `review_page` reads one page after an item (keyset paging: the
 cursor is an item id, so a page does not shift when a later family gains versions);
@@ -34,6 +37,7 @@ import hashlib
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
+from itertools import pairwise
 from typing import Any
 
 from workbench.changes.diff import diff_versions
@@ -195,32 +199,48 @@ def _registry_key(profiles: Sequence[Profile]) -> str:
     return content_id([[p.name, p.sha256] for p in profiles])
 
 
-def _family_keys(workspace: Workspace, registry_key: str, code: str) -> dict[tuple[str, str], str]:
-    """Each held family's key: SHA-256 over its versions' ids, orders and text hashes and their
-    origin records, the registry's key and the code digest. Read from the versions table's
+def _family_keys(
+    workspace: Workspace,
+    registry_key: str,
+    code: str,
+    only: tuple[str, str] | None = None,
+) -> dict[tuple[str, str], tuple[str, tuple[str, ...]]]:
+    """Each held family's key and its version ids in version order (of the family `only`
+    names, when given): the key is SHA-256 over its versions' ids, orders and text hashes and
+    their origin records, the registry's key and the code digest. Read from the versions table's
     `versions_content` index and the origin records alone (no text is read)."""
+    where, origin_where = "", ""
+    params: tuple[str, ...] = ()
+    if only is not None:
+        where, params = " WHERE jurisdiction = ? AND family = ?", only
+        origin_where = f" WHERE version_id IN (SELECT version_id FROM versions{where})"
     origins: dict[str, str] = {}
     for version_id, extractor, extractor_version, text_sha256 in workspace.read(
-        "SELECT version_id, extractor, extractor_version, text_sha256 FROM text_origins "
-        "ORDER BY version_id, extractor, extractor_version"
+        "SELECT version_id, extractor, extractor_version, text_sha256 FROM text_origins"
+        f"{origin_where} ORDER BY version_id, extractor, extractor_version",
+        params,
     ):
         origins[version_id] = (
             f"{origins.get(version_id, '')} {extractor} {extractor_version} {text_sha256}"
         )
     digests: dict[tuple[str, str], Any] = {}
+    ids: dict[tuple[str, str], list[str]] = {}
     for jurisdiction, family, version_id, order, text_sha256 in workspace.read(
-        "SELECT jurisdiction, family, version_id, version_order, text_sha256 FROM versions "
-        "ORDER BY jurisdiction, family, version_order"
+        "SELECT jurisdiction, family, version_id, version_order, text_sha256 FROM versions"
+        f"{where} ORDER BY jurisdiction, family, version_order",
+        params,
     ):
         digest = digests.get((jurisdiction, family))
         if digest is None:
             digest = digests[(jurisdiction, family)] = hashlib.sha256(
                 f"{registry_key} {code}".encode()
             )
+            ids[(jurisdiction, family)] = []
         # Fields are hashes, numbers and catalogue paths (no white space), one line per version.
         line = f"\n{version_id} {order} {text_sha256}{origins.get(version_id, '')}"
         digest.update(line.encode("utf-8", "surrogateescape"))
-    return {key: digest.hexdigest() for key, digest in digests.items()}
+        ids[(jurisdiction, family)].append(version_id)
+    return {key: (digest.hexdigest(), tuple(ids[key])) for key, digest in digests.items()}
 
 
 def _state(workspace: Workspace, registry_key: str, code: str) -> str:
@@ -238,12 +258,91 @@ def _state(workspace: Workspace, registry_key: str, code: str) -> str:
 
 def pair_key(before: Version, after: Version, profile: Profile, code: str) -> str:
     """The content key of one pair's review items (module docstring)."""
+    return _pair_key(before, after, (profile.name, profile.sha256), code)
 
+
+def _pair_key(before: Version, after: Version, profile: tuple[str, str], code: str) -> str:
     def side(version: Version) -> list[Any]:
         origin = None if version.origin is None else version.origin.as_json()
         return [version.version_id, version.text_sha256, origin]
 
-    return content_id([side(before), side(after), [profile.name, profile.sha256], code])
+    return content_id([side(before), side(after), list(profile), code])
+
+
+StoredPair = tuple[str, str, str, str]  # pair key, before id, after id, items JSON
+
+
+def measured_pairs(
+    pairs: Sequence[tuple[Version, Version, Sequence[ReviewItem]]],
+    profile: tuple[str, str],
+    code: str,
+) -> tuple[StoredPair, ...]:
+    """The stored rows of a family's consecutive pairs whose items were computed elsewhere (by
+    `measure`'s map, which diffs every pair through the family's profile and calls
+    `items_of_pair`, as `refresh_review_queue` does): each pair's content key, for `profile`
+    (name, SHA-256) and `code`, its version ids and its items in their storage form."""
+    return tuple(
+        (
+            _pair_key(before, after, profile, code),
+            before.version_id,
+            after.version_id,
+            _items_json(items),
+        )
+        for before, after, items in pairs
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeasuredQueue:
+    """Where `measure` stores the review items its map computed (`measured_queue`)."""
+
+    workspace: Workspace
+    registry_key: str
+    code: str
+
+    def store(
+        self,
+        jurisdiction: str,
+        family: str,
+        version_ids: Sequence[str],
+        pairs: Sequence[StoredPair],
+        code: str,
+    ) -> bool:
+        """Store one family's review items as the map computed them (`measured_pairs`, under
+        `code`), so that `refresh_review_queue` reads them back and diffs nothing. Written only
+        when they are what the refresh would compute: `code` is this process's code digest and
+        `version_ids` (the versions measured, in order) are the family's held versions, paired
+        consecutively by `pairs`; otherwise nothing is written (the refresh computes the family
+        when a listing asks) and False is returned. The family's key is the refresh's
+        (`_family_keys`), so the refresh, seeing it, does not read the family again."""
+        if code != self.code:
+            return False
+        keys = _family_keys(self.workspace, self.registry_key, code, (jurisdiction, family))
+        held = keys.get((jurisdiction, family))
+        if held is None or held[1] != tuple(version_ids):
+            return False
+        if [(b, a) for _, b, a, _ in pairs] != list(pairwise(version_ids)):
+            return False
+        _write_family(self.workspace, jurisdiction, family, held[0], pairs)
+        return True
+
+
+def measured_queue(workspace: Workspace, profiles: Sequence[Profile]) -> MeasuredQueue | None:
+    """The writer of the map's review items into `workspace`'s stored queue, for a map that
+    chose each family's profile from `profiles`; None when `profiles` is not the registry the
+    workspace reads (`Workspace.profile_registry`), since the refresh would choose from another."""
+    registry_key = _registry_key(profiles)
+    if registry_key != _registry_key(workspace.profile_registry()):
+        return None
+    _create_schema(workspace)
+    return MeasuredQueue(workspace=workspace, registry_key=registry_key, code=code_digest())
+
+
+def _create_schema(workspace: Workspace) -> None:
+    with workspace.transaction() as conn:
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
 
 
 def refresh_review_queue(
@@ -259,16 +358,15 @@ def refresh_review_queue(
     `diff_versions` and `items_of_pair` and stored; its queue rows are then replaced, and its pair
     rows no longer used are dropped, in one transaction per family. Families no longer held lose
     their rows. Returns how many families were read and pairs diffed or read back."""
-    with workspace.transaction() as conn:
-        for statement in _SCHEMA.split(";"):
-            if statement.strip():
-                conn.execute(statement)
+    _create_schema(workspace)
     code = code_digest()
     registry_key = _registry_key(profiles)
     state = _state(workspace, registry_key, code)
     if workspace.read("SELECT value FROM review_meta WHERE key = 'state'") == [(state,)]:
         return Refreshed(families=0, diffed=0, reused=0)
-    wanted = _family_keys(workspace, registry_key, code)
+    wanted = {
+        family: key for family, (key, _) in _family_keys(workspace, registry_key, code).items()
+    }
     held = {
         (j, f): k
         for j, f, k in workspace.read(

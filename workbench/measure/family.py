@@ -36,7 +36,7 @@ from workbench.changes.diff import (
     diff_passages,
     pairing_is_uncertain,
 )
-from workbench.changes.queue import items_of_pair
+from workbench.changes.queue import ReviewItem, items_of_pair
 from workbench.models import (
     PAIRING_KINDS,
     Change,
@@ -318,8 +318,14 @@ def chosen_profile_record(choice: Choice) -> dict[str, str]:
     return record
 
 
+PairItems = tuple[Version, Version, list[ReviewItem]]  # a consecutive pair and its review items
+
+
 def measure_family(
-    versions: Sequence[Version], profiles: Sequence[Profile] | None = None
+    versions: Sequence[Version],
+    profiles: Sequence[Profile] | None = None,
+    *,
+    review: list[PairItems] | None = None,
 ) -> FamilyMeasurement:
     """Parse every version of one family and measure every consecutive pair's modified pairings.
 
@@ -346,9 +352,10 @@ def measure_family(
             segments[after.version_id],
             (before.origin, after.origin),
         )
-        opening = {
-            item.pairings[0].change.change_id for item in items_of_pair(before, after, changes)
-        }
+        items = items_of_pair(before, after, changes)
+        if review is not None:
+            review.append((before, after, items))
+        opening = {item.pairings[0].change.change_id for item in items}
         for change in changes:
             if change.kind == "modified":
                 pairings.append(_pairing_row(change, before, after, by_start, parses, gutters))

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from workbench.changes.stored import MeasuredQueue, measured_queue
 from workbench.corpus import (
     CorpusSettings,
     admit,
@@ -185,6 +186,7 @@ def measure_corpus(
     run = _Run(held_cache=shards if use_cache else None)
     with Workspace(workspace) as held, SummaryIndex(folder) as index:
         held.remember(given.resolved(), by="measure")
+        run.queue = measured_queue(held, readers)
         plan = _plan(held, rows, store, readers, progress=progress)
         run.refused.extend(plan.refused)
         indexed = index.keys() if use_cache else frozenset()
@@ -323,6 +325,7 @@ class _Run:
     """What a run gathers as it goes: keys, names, extracted ids and refusals (no measurement)."""
 
     held_cache: MeasurementCache | None
+    queue: MeasuredQueue | None = None  # where the map's review items are stored
     keys: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     reused: list[str] = field(default_factory=list)
@@ -458,6 +461,10 @@ def _run_tasks(
     from workbench.measure.cluster import map_tasks
 
     def on_result(result: TaskResult) -> None:
+        with held.batch():  # one commit per family, not one per version
+            hold(result)
+
+    def hold(result: TaskResult) -> None:
         for version, provenance in result.extracted:
             try:
                 if held.add_version(version, dict(provenance)):
@@ -467,6 +474,10 @@ def _run_tasks(
                     Refusal(path=version.version_id, reason="corpus_changed", detail=str(exc))
                 )
         run.refused.extend(result.refused)
+        if run.queue is not None and result.measured:
+            run.queue.store(
+                result.jurisdiction, result.family, result.measured, result.review, result.code
+            )
         if result.key is not None and result.summary is not None:
             index.spill(result.key, result.summary)
             run.keys.append(result.key)

@@ -8,8 +8,9 @@ and checks its SHA-256 and size against its row before use (`read_fetched`), ext
 (`version_from_row`; a held version's text must hash to the held hash, C4), measures the family
 (`measure_family`), writes its shard — the measurement and its summary, under the key of exactly
 what it was computed from (`cache.family_cache_key`) — and returns a `TaskResult`: the key, the
-summary, and the versions it extracted that the workspace does not hold yet, for the client to
-hold. The client never receives a family's evidence rows; the reduce reads the summaries.
+summary, the versions it extracted that the workspace does not hold yet, for the client to
+hold, and each consecutive pair's review items (computed by the measurement anyway), for the
+client to store in the workspace's review queue (`changes.stored.MeasuredQueue`). The client never receives a family's evidence rows; the reduce reads the summaries.
 
 The guarantee: a task is a pure function of its inputs (rows, bytes, held hashes, profiles,
 code), so where and in what order tasks run changes nothing, and a shard's key names every input
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from workbench.changes.stored import StoredPair, measured_pairs
 from workbench.corpus import read_fetched
 from workbench.errors import (
     ChecksumMismatch,
@@ -38,7 +40,7 @@ from workbench.errors import (
     UnsafePath,
 )
 from workbench.measure.cache import MeasurementCache, family_cache_key, version_facts
-from workbench.measure.family import FamilyMeasurement, measure_family
+from workbench.measure.family import FamilyMeasurement, PairItems, measure_family
 from workbench.measure.summary import family_summary
 from workbench.models import CatalogueRow, Refusal, Version, code_digest, content_id
 from workbench.text.ocr import OcrOptions
@@ -100,6 +102,9 @@ class TaskResult:
     summary: Mapping[str, Any] | None
     extracted: tuple[tuple[Version, Mapping[str, Any]], ...]
     refused: tuple[Refusal, ...]
+    measured: tuple[str, ...] = ()  # the ids of the versions measured, in version order
+    review: tuple[StoredPair, ...] = ()  # each consecutive pair's review items, stored form
+    code: str = ""  # the code digest the review items' keys name
 
 
 def family_tasks(
@@ -265,7 +270,8 @@ def run_family_task(
             refused=tuple(refused),
         )
     profiles = _profiles(task.profiles)
-    measured = _measure(task, versions, profiles)
+    review: list[PairItems] = []
+    measured = _measure(task, versions, profiles, review)
     key = family_cache_key([version_facts(v) for v in versions], profiles, task.code_digest)
     summary = family_summary(measured)
     if task.shards is not None:
@@ -277,6 +283,11 @@ def run_family_task(
         summary=summary,
         extracted=tuple(extracted),
         refused=tuple(refused),
+        measured=tuple(v.version_id for v in versions),
+        review=measured_pairs(
+            review, (measured.profile["name"], measured.profile["sha256"]), task.code_digest
+        ),
+        code=task.code_digest,
     )
 
 
@@ -287,10 +298,13 @@ def run_family_tasks(tasks: Sequence[FamilyTask], *, check_code: bool = True) ->
 
 
 def _measure(
-    task: FamilyTask, versions: Sequence[Version], profiles: Sequence[Profile]
+    task: FamilyTask,
+    versions: Sequence[Version],
+    profiles: Sequence[Profile],
+    review: list[PairItems],
 ) -> FamilyMeasurement:
     try:
-        return measure_family(versions, profiles)
+        return measure_family(versions, profiles, review=review)
     except Exception as exc:
         raise FamilyTaskFailed(
             f"family {task.name}: measuring {versions[0].version_id} .. {versions[-1].version_id}: "

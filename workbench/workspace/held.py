@@ -139,6 +139,7 @@ class Workspace:
         """Open the workspace at `path`; with `create` (the default) make it if it does not exist,
         else refuse a missing one with a `WorkspaceError` and make nothing, not even its folder."""
         self.path = path
+        self._batched = False  # inside `batch()`: transactions are savepoints of its one
         if not create and not path.exists():
             raise WorkspaceError(
                 f"{path}: no such workspace; 'workbench measure' or 'workbench ingest' makes one"
@@ -221,20 +222,47 @@ class Workspace:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; append-only trigger aborts become `AppendOnlyViolation`."""
-        self._conn.execute("BEGIN IMMEDIATE")
+        """One write transaction; append-only trigger aborts become `AppendOnlyViolation`.
+        Inside `batch()` it is a savepoint: undone alone on error, committed with the batch."""
+        begin, done = "BEGIN IMMEDIATE", "COMMIT"
+        undo: tuple[str, ...] = ("ROLLBACK",)
+        if self._batched:
+            begin, undo, done = "SAVEPOINT one", ("ROLLBACK TO one", "RELEASE one"), "RELEASE one"
+        self._conn.execute(begin)
         try:
             yield self._conn
         except sqlite3.DatabaseError as exc:
-            self._conn.execute("ROLLBACK")
+            for statement in undo:
+                self._conn.execute(statement)
             if "append-only" in str(exc):
                 raise AppendOnlyViolation(f"{self.path}: {exc}") from exc
             raise
+        except BaseException:
+            for statement in undo:
+                self._conn.execute(statement)
+            raise
+        else:
+            self._conn.execute(done)
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Many transactions committed as one (each a savepoint: one that fails is undone alone,
+        as it would be on its own), so a caller writing many small ones pays one commit. Nothing
+        is written if the batch itself fails."""
+        if self._batched:
+            yield
+            return
+        self._conn.execute("BEGIN IMMEDIATE")
+        self._batched = True
+        try:
+            yield
         except BaseException:
             self._conn.execute("ROLLBACK")
             raise
         else:
             self._conn.execute("COMMIT")
+        finally:
+            self._batched = False
 
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Run raw SQL in its own transaction (for tests and inspection); triggers still apply."""
