@@ -40,7 +40,14 @@ from typing import Any
 import pytest
 
 from workbench.corpus import fetch, read_catalogue, read_refused
-from workbench.models import CatalogueRow, Change, Passage, Version, consecutive_pairs
+from workbench.models import (
+    CatalogueRow,
+    Change,
+    Passage,
+    Version,
+    code_digest,
+    consecutive_pairs,
+)
 from workbench.workspace import Workspace, ingest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -299,13 +306,14 @@ def _small_workspace_file(
 
 
 def _kept_key(rows: Iterable[CatalogueRow]) -> str:
-    """What the default workspace's bytes depend on, hashed: every file of the package (code and
-    profiles), the lock file, the Python, the OCR engine build, and the rows (paths and hashes)."""
+    """What the default workspace's bytes depend on, hashed: the package's code (`code_digest`)
+    and its data files (the shipped profiles), the lock file, the Python, the OCR engine build, and
+    the rows (paths and hashes)."""
     from workbench.text.ocr import engine_build
 
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(code_digest().encode())
     for path in sorted((ROOT / "workbench").rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
+        if path.is_file() and path.suffix not in {".py", ".pyc"}:
             digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
     digest.update((ROOT / "uv.lock").read_bytes())
     digest.update(f"{sys.version}\0{engine_build()}".encode())

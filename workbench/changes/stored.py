@@ -47,7 +47,7 @@ from workbench.errors import ChangeNotFound, FamilyNotFound
 from workbench.models import Change, Span, Version, code_digest, consecutive_pairs, content_id
 from workbench.progress import bar
 from workbench.text.choice import choose_profile
-from workbench.text.profiles import Profile
+from workbench.text.profiles import Profile, registry_digest
 from workbench.workspace import Workspace
 
 _SCHEMA = """
@@ -195,10 +195,6 @@ def _item(
 # Keys and refresh
 
 
-def _registry_key(profiles: Sequence[Profile]) -> str:
-    return content_id([[p.name, p.sha256] for p in profiles])
-
-
 def _family_keys(
     workspace: Workspace,
     registry_key: str,
@@ -331,8 +327,8 @@ def measured_queue(workspace: Workspace, profiles: Sequence[Profile]) -> Measure
     """The writer of the map's review items into `workspace`'s stored queue, for a map that
     chose each family's profile from `profiles`; None when `profiles` is not the registry the
     workspace reads (`Workspace.profile_registry`), since the refresh would choose from another."""
-    registry_key = _registry_key(profiles)
-    if registry_key != _registry_key(workspace.profile_registry()):
+    registry_key = registry_digest(profiles)
+    if registry_key != registry_digest(workspace.profile_registry()):
         return None
     _create_schema(workspace)
     return MeasuredQueue(workspace=workspace, registry_key=registry_key, code=code_digest())
@@ -360,7 +356,7 @@ def refresh_review_queue(
     their rows. Returns how many families were read and pairs diffed or read back."""
     _create_schema(workspace)
     code = code_digest()
-    registry_key = _registry_key(profiles)
+    registry_key = registry_digest(profiles)
     state = _state(workspace, registry_key, code)
     if workspace.read("SELECT value FROM review_meta WHERE key = 'state'") == [(state,)]:
         return Refreshed(families=0, diffed=0, reused=0)

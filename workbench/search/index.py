@@ -38,7 +38,13 @@ from workbench.errors import WorkspaceError
 from workbench.models import Passage, Version, content_id
 from workbench.progress import bar
 from workbench.text.normalize import SCHEME, SCHEME_VERSION, normalized_text
-from workbench.text.profiles import Profile, generic_profile, named_profile, registry
+from workbench.text.profiles import (
+    Profile,
+    generic_profile,
+    named_profile,
+    registry,
+    registry_digest,
+)
 from workbench.text.segment import segment_version
 from workbench.workspace import Workspace
 
@@ -180,15 +186,9 @@ def _wanted_meta(
         "normalizer": f"{SCHEME} v{SCHEME_VERSION}",
         "rapidfuzz": rapidfuzz.__version__,
         "corpus_digest": built["corpus_digest"] if same and built else _digest(conn, held),
-        "profiles": _profiles_digest(profiles),
+        "profiles": registry_digest(registry(profiles)),
         "held_rows": rows,
     }
-
-
-def _profiles_digest(own: Sequence[Profile]) -> str:
-    """SHA-256 over the (name, sha256) of every profile that may segment a version."""
-    pairs = sorted([p.name, p.sha256] for p in registry(own))
-    return content_id(pairs)
 
 
 def passages_for_search(version: Version, own: Sequence[Profile] = ()) -> tuple[Passage, ...]:

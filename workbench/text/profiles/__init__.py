@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from workbench.errors import ProfileError
+from workbench.models import content_id
 
 SHIPPED_DIR = Path(__file__).resolve().parent
 GENERIC = "generic"
@@ -297,6 +298,13 @@ def registry(own: Iterable[Profile] = ()) -> tuple[Profile, ...]:
     own = tuple(own)
     names = {p.name for p in own}
     return own + tuple(p for p in shipped_profiles() if p.name not in names)
+
+
+def registry_digest(profiles: Iterable[Profile]) -> str:
+    """The content id of a registry: each profile's name and SHA-256, in the registry's order
+    (the order decides which profile reads a family, so a reordering is another registry). What
+    the stored review queue and the search index record of the profiles they were made with."""
+    return content_id([[p.name, p.sha256] for p in profiles])
 
 
 def registry_from_sources(sources: Sequence[tuple[str, bytes]]) -> tuple[Profile, ...]:
