@@ -24,11 +24,14 @@ from workbench.cite.index import (
     SourceIndex,
     build_index,
     counted_spans,
+    find_occurrences,
     on_raw_boundaries,
+    quote_skeleton,
     reading_spans,
     reads_alone,
     reads_as,
     skeleton,
+    text_skeleton,
 )
 from workbench.cite.placing import verify_lines
 from workbench.errors import CitationError
@@ -1006,3 +1009,40 @@ def test_a_line_break_hyphen_read_as_a_space_is_refused_and_named(workspace: Wor
         "; the two differ only at a line-break hyphen, which reads only joined, hyphen kept, or "
         "hyphen and space"
     )
+
+
+def _filter_holds(text: str, quotes: list[str]) -> int:
+    """`text_skeleton` is the index's skeleton, and every quote found in `text` passes the
+    necessary-condition filter (`quote_skeleton` in `text_skeleton`); the number found."""
+    assert text_skeleton(text) == build_index(text).skeleton
+    found = 0
+    for quote in quotes:
+        if find_occurrences(text, quote):
+            found += 1
+            assert quote_skeleton(quote) in text_skeleton(text), (text, quote)
+    return found
+
+
+@given(
+    st.lists(st.sampled_from(_SKELETON_PIECES), max_size=30).map("".join),
+    st.lists(st.sampled_from(_SKELETON_PIECES), min_size=1, max_size=4).map("".join),
+)
+def test_the_skeleton_filter_never_rules_out_an_occurrence(text: str, quote: str) -> None:
+    _filter_holds(text, [quote, text[len(text) // 3 : len(text) // 3 + len(quote) + 2]])
+
+
+def test_the_skeleton_filter_never_rules_out_an_occurrence_in_real_text(
+    workspace: Workspace,
+) -> None:
+    """Slices of the held text with the most line-break hyphens (across the breaks, and as
+    their readings: joined, hyphen kept) and of the ligature test text: each one found passes
+    the filter; a quote that stands nowhere may fail it."""
+    text = _most_line_break_hyphens(workspace)
+    folded = normalize(text)
+    quotes = [text[at : at + 60] for at in range(0, len(text) - 60, 997)]
+    for h in folded.line_break_hyphens[:40]:
+        around = folded.text[max(0, h - 12) : h + 14]
+        quotes += [around, around.replace("- ", ""), around.replace("- ", "-")]
+    assert _filter_holds(text, quotes) > len(quotes) // 2
+    assert _filter_holds(TEXT, ["efficient", "e\ufb03cient", "regulation of large-load"]) == 3
+    assert quote_skeleton("regulation of large-load") not in text_skeleton(TEXT[:40])

@@ -18,7 +18,7 @@ from workbench.cli import main
 from workbench.errors import AmendmentError
 from workbench.history.amendments import Instruction, read_instructions
 from workbench.history.enactment import check_instruction
-from workbench.history.laws import HeldCode, held_law
+from workbench.history.laws import HeldCode, by_path, held_law
 from workbench.history.reconcile import AmendmentReport, amendment_report, law_amendments
 from workbench.history.style import parse_style, style_for
 from workbench.models import CatalogueRow
@@ -204,6 +204,36 @@ def test_a_sentence_that_reads_like_an_instruction_but_does_not_parse_is_unread(
     ]
 
 
+@pytest.mark.timeout(60)
+def test_an_empty_label_is_no_label(
+    catalogue: tuple[CatalogueRow, ...], workspace: Workspace
+) -> None:
+    """Enacted laws in the D.C. Council's repository print sections whose `<num/>` is empty,
+    which extract as zero-length structure marks (before the fix the reader looped for ever on
+    one). The same law with every section's label emptied so reads the same instructions: the
+    same targets, actions, texts and offsets (only the law's own citations lose the number)."""
+    style, profile = style_for("us-dc"), profile_for("us-dc", None)
+    version = workspace.version(LAW_24_314)
+    law = held_law(version, style, by_path(catalogue), STORE)
+    read = read_instructions(version, law.markup, law.quotations, style, profile)
+    emptied = tuple(
+        dataclasses.replace(m, label="", char_end=m.char_start)
+        if m.path[-1:] == ("section",)
+        else m
+        for m in version.structure
+    )
+    assert emptied != version.structure
+    again = read_instructions(
+        dataclasses.replace(version, structure=emptied), law.markup, law.quotations, style, profile
+    )
+
+    def read_as(ins: Instruction) -> tuple[object, ...]:
+        return (ins.action, ins.target, ins.old_text, ins.new_text, ins.new_lines, ins.char_start)
+
+    assert read.instructions
+    assert [read_as(i) for i in again.instructions] == [read_as(i) for i in read.instructions]
+
+
 def test_the_reader_never_reads_the_publishers_markup(
     catalogue: tuple[CatalogueRow, ...], workspace: Workspace
 ) -> None:
@@ -215,7 +245,7 @@ def test_the_reader_never_reads_the_publishers_markup(
         if not row.family.startswith("dc-law-"):
             continue
         version = workspace.version(row.path)
-        law = held_law(version, style, catalogue, STORE)
+        law = held_law(version, style, by_path(catalogue), STORE)
         held = read_instructions(version, law.markup, law.quotations, style, profile)
         root = etree.fromstring((STORE / row.path).read_bytes())
         for el in [e for e in root.iter() if etree.QName(e).namespace in style.publisher_markup]:

@@ -74,6 +74,24 @@ def skeleton(text: str) -> str:
     )
 
 
+def text_skeleton(text: str) -> str:
+    """The skeleton the occurrence search looks quotes up in (`SourceIndex.skeleton`): `text`
+    normalized, then `skeleton`, without building an index."""
+    return skeleton(normalized_text(text))
+
+
+def quote_skeleton(quote: str) -> str:
+    """The pattern the occurrence search looks `quote` up by: its normalized core (without
+    leading and trailing spaces and hyphens), then `skeleton`.
+
+    Every occurrence of `quote` in a text starts on an occurrence of this pattern in the text's
+    skeleton (`reading_spans` finds nothing else), so `quote_skeleton(q) in text_skeleton(t)` is
+    a necessary condition for `find_occurrences(t, q)` to find anything: a filter that may rule a
+    text out before its index is built, never a finding.
+    """
+    return skeleton(normalized_text(quote).strip(DELETABLE))
+
+
 def reads_as(source: str, points: Sequence[int], quote: str) -> bool:
     """True if one reading of `source` equals `quote`.
 
@@ -223,7 +241,34 @@ def build_index(text: str, sha256: str | None = None) -> SourceIndex:
     )
 
 
-_CACHE: OrderedDict[str, SourceIndex] = OrderedDict()
+class _IndexCache:
+    """The most recently used indexes by their text's SHA-256, with the characters they hold
+    counted as they come and go (never re-summed: a run that indexes thousands of texts pays
+    nothing per text for the bound)."""
+
+    def __init__(self) -> None:
+        self.held: OrderedDict[str, SourceIndex] = OrderedDict()
+        self.characters = 0
+
+    def get(self, sha256: str) -> SourceIndex | None:
+        index = self.held.get(sha256)
+        if index is not None:
+            self.held.move_to_end(sha256)
+        return index
+
+    def put(self, index: SourceIndex) -> None:
+        self.held[index.text_sha256] = index
+        self.characters += len(index.text)
+        while self.characters > CACHE_CHARACTERS and len(self.held) > 1:
+            _, dropped = self.held.popitem(last=False)
+            self.characters -= len(dropped.text)
+
+    def clear(self) -> None:
+        self.held.clear()
+        self.characters = 0
+
+
+_CACHE = _IndexCache()
 
 
 def source_index(text: str | bytes, sha256: str) -> SourceIndex:
@@ -237,14 +282,9 @@ def source_index(text: str | bytes, sha256: str) -> SourceIndex:
     """
     held = _CACHE.get(sha256)
     if held is not None:
-        _CACHE.move_to_end(sha256)
         return held
     index = build_index(text if isinstance(text, str) else text.decode("utf-8"), sha256)
-    _CACHE[sha256] = index
-    held_characters = sum(len(kept.text) for kept in _CACHE.values())
-    while held_characters > CACHE_CHARACTERS and len(_CACHE) > 1:
-        _, dropped = _CACHE.popitem(last=False)
-        held_characters -= len(dropped.text)
+    _CACHE.put(index)
     return index
 
 
@@ -291,7 +331,7 @@ def reading_spans(index: SourceIndex, quote: str) -> list[tuple[int, int]]:
     core = quote.strip(DELETABLE)
     if not core:
         return []
-    pattern = skeleton(core)
+    pattern = skeleton(core)  # `quote_skeleton` of the quote before it was normalized
     text, points = index.normalized.text, index.points
     found = index.normalized_of_skeleton_spans(index.skeleton_hits(pattern), len(pattern))
     if pattern == quote:  # no hyphen inside, no space or hyphen at either end

@@ -239,8 +239,10 @@ class _Quoted:
 
 
 def _strip_labels(text: str, start: int, end: int, layout: _Layout) -> int:
-    """Past the law's own labels at the start of `[start, end)` ("2", "(a)", "(1)")."""
-    while start < end and start in layout.label_ends:
+    """Past the law's own labels at the start of `[start, end)` ("2", "(a)", "(1)"). An empty
+    label (a `<num/>` that prints nothing, as some enacted laws hold) is no label: nothing to
+    step past."""
+    while start < end and layout.label_ends.get(start, start) > start:
         start = layout.label_ends[start]
         while start < end and text[start].isspace():
             start += 1

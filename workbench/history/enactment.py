@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from workbench.cite.index import find_occurrences, index_text
+from workbench.cite.index import find_occurrences, index_text, quote_skeleton
 from workbench.history.amendments import Instruction
 from workbench.history.laws import HeldCode, Release
 from workbench.history.targets import Target
@@ -341,14 +341,19 @@ def _check_section(ins: Instruction, code: HeldCode, effective: str) -> Check:
     else:
         candidates = sorted(code.families)
     hits = []
+    heading = quote_skeleton(lines[0]) if lines else None
     for family in candidates:
         # A family first released before the law cannot be the section it adds: its dates say
-        # so before any release of it is read.
+        # so before any release of it is read. Nor can one whose first release's skeleton lacks
+        # the heading's (a necessary condition of the exact search, `quote_skeleton`): only the
+        # few left are read and searched.
         dated = code.dated(family)
         if not dated or dated[0][0] < effective:
             continue
+        if heading is None or heading not in code.first_skeleton(family):
+            continue
         first = code.release_of(*dated[0])
-        if lines and _within(first, lines[0], (0, len(first.version.text))):
+        if _within(first, lines[0], (0, len(first.version.text))):
             hits.append((family, first))
     if len(hits) != 1:
         return Check(

@@ -34,7 +34,15 @@ from typing import Any
 
 from workbench.history.amendments import Instruction, Reading, read_instructions
 from workbench.history.enactment import Check, check_instruction
-from workbench.history.laws import HeldCode, HeldLaw, LawFacts, Release, held_law, law_facts
+from workbench.history.laws import (
+    HeldCode,
+    HeldLaw,
+    LawFacts,
+    Release,
+    by_path,
+    held_law,
+    law_facts,
+)
 from workbench.history.style import DraftingStyle, style_for
 from workbench.models import CatalogueRow, Version
 from workbench.text.profiles import profile_for
@@ -92,13 +100,13 @@ class LawBook:
         self.jurisdiction = jurisdiction
         self.style: DraftingStyle = style_for(jurisdiction)
         self.profile = profile_for(jurisdiction, None)
-        self.rows = tuple(rows)
+        self.rows = by_path(rows)
         self.store = store
         pattern = re.compile(self.style.law_families)
         held = set(workspace.version_ids())
         listed = sorted(
             (row.family, row.version_order, row.path)
-            for row in self.rows
+            for row in self.rows.values()
             if row.jurisdiction == jurisdiction and pattern.search(row.family) and row.path in held
         )
         self.versions: dict[str, Version] = {path: workspace.version(path) for _, _, path in listed}
@@ -110,7 +118,7 @@ class LawBook:
             workspace,
             jurisdiction,
             self.style,
-            self.rows,
+            self.rows.values(),
             store,
             law_families=frozenset(v.family for v in self.versions.values()),
         )

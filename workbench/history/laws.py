@@ -25,6 +25,7 @@ from pathlib import Path
 
 from lxml import etree
 
+from workbench.cite.index import text_skeleton
 from workbench.corpus import read_fetched
 from workbench.errors import AmendmentError, ExtractionError, FamilyNotFound
 from workbench.history.style import DraftingStyle
@@ -73,19 +74,27 @@ class Release:
     units: Mapping[tuple[str, ...], tuple[int, int]] = field(repr=False)
 
 
-def _row(rows: Iterable[CatalogueRow], version: Version) -> CatalogueRow:
-    for row in rows:
-        if row.path == version.version_id:
-            if row.sha256 != version.artefact_sha256:
-                raise AmendmentError(
-                    f"{version.version_id}: catalogue sha256 {row.sha256} is not the held "
-                    f"version's artefact sha256 {version.artefact_sha256}; re-run 'workbench ingest'"
-                )
-            return row
-    raise AmendmentError(f"{version.version_id}: not in the catalogue; expected a catalogued law")
+def by_path(rows: Iterable[CatalogueRow]) -> dict[str, CatalogueRow]:
+    """Catalogue rows by their path (a version id): what `law_facts`, `held_law` and `release`
+    look a held version's row up in."""
+    return {row.path: row for row in rows}
 
 
-def _bytes(rows: Iterable[CatalogueRow], store: Path, version: Version) -> bytes:
+def _row(rows: Mapping[str, CatalogueRow], version: Version) -> CatalogueRow:
+    row = rows.get(version.version_id)
+    if row is None:
+        raise AmendmentError(
+            f"{version.version_id}: not in the catalogue; expected a catalogued law"
+        )
+    if row.sha256 != version.artefact_sha256:
+        raise AmendmentError(
+            f"{version.version_id}: catalogue sha256 {row.sha256} is not the held "
+            f"version's artefact sha256 {version.artefact_sha256}; re-run 'workbench ingest'"
+        )
+    return row
+
+
+def _bytes(rows: Mapping[str, CatalogueRow], store: Path, version: Version) -> bytes:
     if version.media_type not in XML_MEDIA_TYPES:
         raise AmendmentError(
             f"{version.version_id}: media type {version.media_type}; expected an XML law"
@@ -130,7 +139,7 @@ def _facts(root: etree._Element, version_id: str, style: DraftingStyle) -> LawFa
 
 
 def law_facts(
-    version: Version, style: DraftingStyle, rows: Iterable[CatalogueRow], store: Path
+    version: Version, style: DraftingStyle, rows: Mapping[str, CatalogueRow], store: Path
 ) -> LawFacts:
     """A held law's effective date and Act number, read from its bytes by parsing alone.
 
@@ -146,7 +155,7 @@ def law_facts(
 
 
 def held_law(
-    version: Version, style: DraftingStyle, rows: Iterable[CatalogueRow], store: Path
+    version: Version, style: DraftingStyle, rows: Mapping[str, CatalogueRow], store: Path
 ) -> HeldLaw:
     """A held law's facts (`law_facts`) and the spans of its publisher markup and quoted matter.
 
@@ -178,7 +187,11 @@ def held_law(
 
 
 def release(
-    version: Version, date: str, style: DraftingStyle, rows: Iterable[CatalogueRow], store: Path
+    version: Version,
+    date: str,
+    style: DraftingStyle,
+    rows: Mapping[str, CatalogueRow],
+    store: Path,
 ) -> Release:
     """A Code release's units (from its structure marks) and where its notes begin."""
     data = _bytes(rows, store, version)
@@ -228,13 +241,13 @@ class HeldCode:
         law_families: frozenset[str],
     ) -> None:
         self.style = style
-        self.rows = tuple(rows)
+        self.rows = by_path(rows)
         self.store = store
         self.dates = workspace.filing_dates()
         self.families: dict[str, list[Version]] = {}
         listed = {
             row.family
-            for row in self.rows
+            for row in self.rows.values()
             if row.jurisdiction == jurisdiction
             and row.family not in law_families
             and row.media_type in XML_MEDIA_TYPES
@@ -259,6 +272,8 @@ class HeldCode:
             if top:
                 self.by_section.setdefault(clean_label(top[0].label), family)
         self._read: dict[str, Release] = {}
+        self._first_skeletons: dict[str, str] = {}
+        self._dated: dict[str, tuple[tuple[str, Version], ...]] = {}
 
     def section_of(self, family: str) -> str | None:
         """The section number of a Code section family, or None for any other family."""
@@ -266,8 +281,10 @@ class HeldCode:
 
     def dated(self, family: str) -> tuple[tuple[str, Version], ...]:
         """A family's versions that carry a filing date, as (date, version), ordered by date and
-        then version order; nothing is read from their bytes."""
-        return dated_versions(self.families.get(family, ()), self.dates)
+        then version order; nothing is read from their bytes (ordered once, then kept)."""
+        if family not in self._dated:
+            self._dated[family] = dated_versions(self.families.get(family, ()), self.dates)
+        return self._dated[family]
 
     def release_of(self, date: str, version: Version) -> Release:
         """The release of `version` filed on `date` (read once, then kept)."""
@@ -276,6 +293,15 @@ class HeldCode:
                 version, date, self.style, self.rows, self.store
             )
         return self._read[version.version_id]
+
+    def first_skeleton(self, family: str) -> str:
+        """The search skeleton (`cite.index.text_skeleton`) of the text of `family`'s first dated
+        release, computed from the held text alone (no bytes read, no index built) and kept: a
+        heading whose `quote_skeleton` it does not contain cannot stand in that release."""
+        if family not in self._first_skeletons:
+            dated = self.dated(family)
+            self._first_skeletons[family] = text_skeleton(dated[0][1].text) if dated else ""
+        return self._first_skeletons[family]
 
     def release_by_id(self, family: str, version_id: str) -> Release:
         """The dated release `version_id` of `family`; `KeyError` if the family has none such."""
