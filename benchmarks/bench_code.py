@@ -25,8 +25,12 @@ Run: `.venv/bin/python benchmarks/bench_code.py [--quick] [--write-docs]`. It cl
 4. **Listings** on the whole code's workspace: `families`, `versions F`, `review list`, `history
    QUOTE --family F`, `search QUERY` (F the family with the most versions, QUOTE eight words of
    its newest text as it holds them, QUERY the same words); the search index is built first (`search --reindex`,
-   timed apart). The reconciliation's shares, if the workbench has a command for them.
-5. **Engines**: the 1/8 slice measured serially (no option) and on a started cluster
+   timed apart).
+5. **Reconciliation**: the laws of Council periods 23-25 as the head holds them (`corpus add
+   --from-git --at-head`) beside every release's sections, measured once (admission and ingest),
+   then `workbench reconcile` timed; its summary (the share of changes `made_by` a law, each
+   outcome's count, the instructions not applied) printed as the command prints it.
+6. **Engines**: the 1/8 slice measured serially (no option) and on a started cluster
    (`--scheduler tcp://...`), each compared with the slice's `--workers 2` run by the SHA-256 of
    every file of the output folders.
 
@@ -82,6 +86,24 @@ ADD = [
     "--jurisdiction",
     "us-dc",
     "--official",
+    "--repo-name",
+    "DCCouncil/law-xml-codified",
+]
+LAWS = [  # the laws of Council periods 23-25 as the head holds them, as docs/amendments.md says
+    "corpus",
+    "add",
+    "--from-git",
+    str(CLONE),
+    "--at-head",
+    "--paths",
+    "us/dc/council/periods/2[345]/laws/*.xml",
+    "--family-prefix",
+    "dc-law-",
+    "--jurisdiction",
+    "us-dc",
+    "--official",
+    "--issuer",
+    "Council of the District of Columbia",
     "--repo-name",
     "DCCouncil/law-xml-codified",
 ]
@@ -427,6 +449,7 @@ def run(quick: bool, write: bool) -> None:
         )
         increment(dates)
         listings(folder / "w.sqlite")
+        reconciliation(mirror)
     engines(local)
     if write and not quick:
         plot(points)
@@ -495,11 +518,32 @@ def listings(workspace: Path) -> None:
         seconds, out = workbench(*args, check=False)
         shown = out.splitlines()[0] if out.startswith("exit ") else f"{len(out.splitlines())} lines"
         say(f"  {label:<40} {seconds:>6.2f} s  ({shown}; target <= 1 s)")
-    _, help_text = workbench("--help")
-    if re.search(r"^\s+reconcile\s", help_text, re.MULTILINE):
-        say("reconciliation: a `workbench reconcile` command exists; its shares are not read yet")
-    else:
-        say("reconciliation: no command on this branch (`workbench --help` lists no reconcile)")
+
+
+def reconciliation(mirror: Path) -> None:
+    """The whole code reconciled with the laws: the sections' mirror hard-linked beside the laws
+    of periods 23-25 (`corpus add --from-git --at-head`), measured once (which admits and
+    ingests both), then `workbench reconcile` timed and its summary printed as it prints it."""
+    both = OUT / "reconcile" / "mirror"
+    if both.exists():
+        shutil.rmtree(both)
+    shutil.copytree(mirror, both, copy_function=os.link)
+    laws_s, _ = workbench(*LAWS, "--into", str(both))
+    laws = sum(1 for _ in both.glob("us-dc/dc-law-*/*.provenance.json"))
+    folder = fresh(OUT / "reconcile" / "run")
+    ingest = measured(*measure_args(both, folder, "--workers", "2"))
+    report = folder / "report"
+    seconds, out = workbench(
+        "reconcile", "--workspace", str(folder / "w.sqlite"), "--out", str(report)
+    )
+    say(
+        f"\nreconciliation: the laws of periods 23-25 added at the head ({laws} laws, "
+        f"{laws_s:.1f} s) beside every release's sections; `measure --workers 2` (admission and "
+        f"ingest of both) {ingest.seconds:.1f} s; `workbench reconcile --out DIR` "
+        f"{seconds:.1f} s, which printed:"
+    )
+    for line in out.splitlines():
+        say(f"  {line.replace(str(report), 'DIR')}")
 
 
 def engines(local: dict[str, tuple[Path, Path]]) -> None:
