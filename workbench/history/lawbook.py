@@ -45,6 +45,7 @@ from workbench.history.laws import (
 )
 from workbench.history.style import DraftingStyle, style_for
 from workbench.models import CatalogueRow, Version
+from workbench.progress import bar
 from workbench.text.profiles import profile_for
 from workbench.workspace import Workspace
 
@@ -96,6 +97,8 @@ class LawBook:
         jurisdiction: str,
         rows: Iterable[CatalogueRow],
         store: Path,
+        *,
+        progress: bool = False,
     ) -> None:
         self.jurisdiction = jurisdiction
         self.style: DraftingStyle = style_for(jurisdiction)
@@ -112,7 +115,9 @@ class LawBook:
         self.versions: dict[str, Version] = {path: workspace.version(path) for _, _, path in listed}
         self.facts: dict[str, LawFacts] = {
             law: law_facts(version, self.style, self.rows, store)
-            for law, version in self.versions.items()
+            for law, version in bar(
+                self.versions.items(), desc="law dates", unit="law", enabled=progress
+            )
         }
         self.code = HeldCode(
             workspace,
@@ -121,6 +126,7 @@ class LawBook:
             self.rows.values(),
             store,
             law_families=frozenset(v.family for v in self.versions.values()),
+            progress=progress,
         )
         self._readings: dict[str, tuple[HeldLaw, Reading]] = {}
         self._reports: dict[str, LawReport] = {}

@@ -30,6 +30,7 @@ from workbench.corpus import read_fetched
 from workbench.errors import AmendmentError, ExtractionError, FamilyNotFound
 from workbench.history.style import DraftingStyle
 from workbench.models import CatalogueRow, Version
+from workbench.progress import bar
 from workbench.text.lines import clean_label
 from workbench.text.structure import units_from_marks
 from workbench.text.xml import element_spans, parse_xml
@@ -239,6 +240,7 @@ class HeldCode:
         store: Path,
         *,
         law_families: frozenset[str],
+        progress: bool = False,
     ) -> None:
         self.style = style
         self.rows = by_path(rows)
@@ -252,7 +254,7 @@ class HeldCode:
             and row.family not in law_families
             and row.media_type in XML_MEDIA_TYPES
         }
-        for family in sorted(listed):
+        for family in bar(sorted(listed), desc="code sections", unit="section", enabled=progress):
             try:
                 held = workspace.versions(family)
             except FamilyNotFound:  # catalogued, not ingested: nothing of it is held

@@ -86,7 +86,7 @@ def reconcile_code(
     workspace holds no law of it, or no Code section of it with releases.
     """
     style = style_for(jurisdiction)
-    book = LawBook(workspace, jurisdiction, rows, store)
+    book = LawBook(workspace, jurisdiction, rows, store, progress=progress)
     if not book.versions:
         raise AmendmentError(
             f"{workspace.path}: no held law of {jurisdiction} (families matching "
