@@ -27,12 +27,12 @@ Dask is imported only when a cluster is asked for, so the in-process path needs 
 
 from __future__ import annotations
 
-import logging
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from tempfile import TemporaryDirectory
 from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
@@ -101,7 +101,7 @@ def dask_client(
     check_engine_options(workers, scheduler)
     try:
         import dask
-        from distributed import Client, LocalCluster
+        from distributed import Client
     except ImportError as exc:
         raise EngineOptionError(
             "--workers and --scheduler need dask.distributed: install the 'scale' extra"
@@ -116,21 +116,15 @@ def dask_client(
         with client:
             yield client
         return
-    # The nannies are built here and pass the configuration they see to every worker they start
-    # (and restart), so setting it around the construction is enough.
-    with dask.config.set(LOCAL_WORKER_CONFIG):
-        cluster = LocalCluster(  # type: ignore[no-untyped-call]
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            # A free loopback port: the scheduler's HTTP server (and, with bokeh, the dashboard).
-            dashboard_address="127.0.0.1:0",
-            worker_dashboard_address=None,
-            silence_logs=logging.ERROR,
-        )
-    with cluster, Client(cluster, set_as_default=False) as client:  # type: ignore[no-untyped-call]
-        yield client
+    from workbench.measure.local_cluster import local_cluster
+
+    with TemporaryDirectory(prefix="workbench-dask-") as folder:
+        # The nannies are built here and pass the configuration they see to every worker they
+        # start (and restart), so setting it around the construction is enough.
+        with dask.config.set(LOCAL_WORKER_CONFIG):
+            cluster = local_cluster(workers or 1, Path(folder))
+        with cluster, Client(cluster, set_as_default=False) as client:  # type: ignore[no-untyped-call]
+            yield client
 
 
 def worker_ocr(workspace: Path) -> OcrOptions:

@@ -55,6 +55,7 @@ from workbench.measure.reports import (
 from workbench.measure.tasks import FamilyTask, TaskResult, family_task
 from workbench.models import CatalogueRow, Refusal, Version, code_digest
 from workbench.progress import bar
+from workbench.provenance_text import ProvenanceText
 from workbench.tables import check_format
 from workbench.text.ocr import OcrOptions, default_cache
 from workbench.text.profiles import Profile, registry
@@ -467,7 +468,7 @@ def _run_tasks(
     def hold(result: TaskResult) -> None:
         for version, provenance in result.extracted:
             try:
-                if held.add_version(version, dict(provenance)):
+                if held.add_version(version, ProvenanceText(provenance).record()):
                     run.extracted.append(version.version_id)
             except CorpusChanged as exc:
                 run.refused.append(
