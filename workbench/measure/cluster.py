@@ -2,8 +2,9 @@
 
 Corpus-wide measurement is a map (`tasks.run_family_task` on each family that needs it) and a
 streamed reduce on the client (`reports.reduce_summaries` over the summary index). The map runs
-in-process by default; with `workers=N` on a local Dask cluster (`distributed.LocalCluster`, N
-single-threaded worker processes); with `scheduler="tcp://HOST:PORT"` on an existing cluster.
+in-process by default; with `workers=N` on a local Dask cluster (`local_cluster.local_cluster`: N
+single-threaded worker processes, as `distributed.LocalCluster` starts them, and a `dask
+scheduler` child process); with `scheduler="tcp://HOST:PORT"` on an existing cluster.
 Whatever runs it, a task is a small `FamilyTask` (rows and hashes, never a text); on a cluster,
 consecutive tasks travel in batches of about `BATCH_VERSIONS` versions (one Dask task each, so
 the scheduler's cost per task is paid once for many small families), and at most `window`
@@ -90,7 +91,8 @@ def dask_client(
 ) -> Iterator[Client]:
     """A Dask client on a fresh local cluster of `workers` processes, or on `scheduler`.
 
-    The local cluster listens on loopback only, one thread per worker (the map is CPU-bound Python,
+    The local cluster (`local_cluster.local_cluster`, its scheduler a child process, so what Dask
+    holds for the tasks is not in this one) listens on loopback only, one thread per worker (the map is CPU-bound Python,
     so threads would share one interpreter lock), with its dashboard on a free port when bokeh is
     installed. Its workers run without Dask's statistical profiler (`LOCAL_WORKER_CONFIG`): the
     profiler samples the running task every 10 ms and keeps a call tree for each second of work
