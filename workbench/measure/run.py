@@ -188,26 +188,21 @@ def measure_corpus(
     with Workspace(workspace) as held, SummaryIndex(folder) as index:
         held.remember(given.resolved(), by="measure")
         run.queue = measured_queue(held, readers)
-        plan = _plan(held, rows, store, readers, progress=progress)
-        run.refused.extend(plan.refused)
-        indexed = index.keys() if use_cache else frozenset()
-        ocr = _task_ocr(workspace, on_dask=workers is not None or scheduler is not None)
-        tasks = []
-        for group in plan.families:
-            reuse = _reusable(group, plan, readers, indexed, run, index)
-            if not reuse:
-                tasks.append(
-                    family_task(
-                        group,
-                        str(store.resolve()),
-                        plan.held,
-                        readers,
-                        digest=code_digest(),
-                        shards=str(folder.resolve()),
-                        ocr=ocr,
-                    )
-                )
-        _run_tasks(tasks, run, held, index, workers, scheduler, progress)
+        # The plan and the tasks are the map's own: made and dropped in `_map_corpus`, so none
+        # of them is alive while the index is folded and the reports are written.
+        _map_corpus(
+            held,
+            index,
+            rows,
+            store,
+            readers,
+            run,
+            use_cache=use_cache,
+            ocr=_task_ocr(workspace, on_dask=workers is not None or scheduler is not None),
+            shards=folder,
+            engine=(workers, scheduler),
+            progress=progress,
+        )
         index.fold(run.keys)
     measurements = reduce_summaries(
         index.summaries, rows, refusals, run.refused, by_name=index.by_name
@@ -447,6 +442,42 @@ def _reusable(
     run.names.append(name)
     run.reused.append(name)
     return True
+
+
+def _map_corpus(
+    held: Workspace,
+    index: SummaryIndex,
+    rows: Sequence[CatalogueRow],
+    store: Path,
+    readers: Sequence[Profile],
+    run: _Run,
+    *,
+    use_cache: bool,
+    ocr: OcrOptions,
+    shards: Path,
+    engine: tuple[int | None, str | None],
+    progress: bool,
+) -> None:
+    """Plan the map, reuse what the index or the shards hold, and run the other families'
+    tasks (`_run_tasks`); what the run gathers is in `run`."""
+    plan = _plan(held, rows, store, readers, progress=progress)
+    run.refused.extend(plan.refused)
+    indexed = index.keys() if use_cache else frozenset()
+    tasks = []
+    for group in plan.families:
+        if not _reusable(group, plan, readers, indexed, run, index):
+            tasks.append(
+                family_task(
+                    group,
+                    str(store.resolve()),
+                    plan.held,
+                    readers,
+                    digest=code_digest(),
+                    shards=str(shards.resolve()),
+                    ocr=ocr,
+                )
+            )
+    _run_tasks(tasks, run, held, index, *engine, progress)
 
 
 def _run_tasks(
