@@ -40,7 +40,17 @@ PACKAGE = ROOT / "workbench"
 LAYERS = (
     (
         "records and helpers",
-        ("__init__", "models", "errors", "files", "defaults", "progress", "lazy", "tables"),
+        (
+            "__init__",
+            "models",
+            "provenance_text",
+            "errors",
+            "files",
+            "defaults",
+            "progress",
+            "lazy",
+            "tables",
+        ),
     ),
     ("corpus", ("corpus",)),
     ("text", ("text",)),

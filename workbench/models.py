@@ -18,6 +18,8 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from workbench.provenance_text import ProvenanceText, row_fields
+
 
 def canonical_json(value: Any) -> str:
     """The one serialization that content ids, digests and catalogue lines are computed over."""
@@ -75,30 +77,38 @@ class Refusal:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CatalogueRow:
-    """One admitted document: its path under the corpus root and its provenance, every field kept."""
+    """One admitted document: its path and its provenance, every field kept (`provenance_text`)."""
 
     path: str
     provenance: Mapping[str, Any]
+    _fields: tuple[Any, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_fields", row_fields(self.provenance))
+        object.__setattr__(self, "provenance", ProvenanceText(self.provenance))
+
+    def provenance_record(self) -> dict[str, Any]:  # a fresh dictionary, in the record's order
+        return ProvenanceText(self.provenance).record()
 
     @property
     def sha256(self) -> str:
-        return str(self.provenance["sha256"])
+        return str(self._fields[0] or self.provenance["sha256"])
 
     @property
     def size(self) -> int:
-        return int(self.provenance["bytes"])
+        return int(self._fields[1] or self.provenance["bytes"])
 
     @property
     def jurisdiction(self) -> str:
-        return str(self.provenance["jurisdiction"])
+        return str(self._fields[2] or self.provenance["jurisdiction"])
 
     @property
     def family(self) -> str:
-        return str(self.provenance["document_family"])
+        return str(self._fields[3] or self.provenance["document_family"])
 
     @property
     def version_order(self) -> int:
-        return int(self.provenance["version_order"])
+        return int(self._fields[4] or self.provenance["version_order"])
 
     @property
     def version_label(self) -> str:

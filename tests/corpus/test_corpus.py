@@ -4,6 +4,7 @@ import hashlib
 import http.server
 import json
 import os
+import pickle
 import re
 import shutil
 import subprocess
@@ -18,6 +19,7 @@ import pytest
 
 from tests.conftest import CORPUS_DIR, REFUSED_STORE, STORE
 from workbench.corpus import (
+    Admission,
     admit,
     fetch,
     fetch_corpus,
@@ -35,6 +37,7 @@ from workbench.corpus.catalogue import (
 )
 from workbench.errors import CatalogueError, ChecksumMismatch
 from workbench.models import CatalogueRow
+from workbench.provenance_text import ProvenanceText
 
 SAMPLE = "us-dc/dc-code-34-306/34-306@2021-11-09.xml"
 
@@ -70,6 +73,50 @@ def test_write_catalogue_is_byte_identical_on_a_second_run(
     write_catalogue(admit(STORE), tmp_path / "two")
     for name in (CATALOGUE_NAME, CHECKSUM_NAME, "refusals.jsonl"):
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+
+
+def test_catalogue_lines_sort_as_whole_lines_do(tmp_path: Path) -> None:
+    """Rows are sorted by their path's JSON, which sorts the lines: paths one of which begins
+    the other, and characters below and above the quote that ends a path's JSON."""
+    record = json.loads((STORE / (SAMPLE + ".provenance.json")).read_bytes())
+    paths = ["a/b/c", "a/b/c!x", "a/b/c#x", 'a/b/c"x', "a/b/c\\x", "a/b/cé", "a/b/c\tx", "a/b"]
+    rows = [CatalogueRow(path=p, provenance={**record, "note": p}) for p in reversed(paths)]
+    lines = [json.dumps({"path": r.path, "provenance": r.provenance_record()}) for r in rows]
+    expected = sorted(
+        json.dumps(json.loads(line), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        + "\n"
+        for line in lines
+    )
+    assert catalogue_bytes(rows) == "".join(expected).encode("utf-8")
+    write_catalogue(Admission(rows=tuple(rows), refusals=()), tmp_path)
+    data = (tmp_path / CATALOGUE_NAME).read_bytes()
+    assert data == catalogue_bytes(rows)
+    assert (tmp_path / CHECKSUM_NAME).read_text() == (
+        f"{hashlib.sha256(data).hexdigest()}  {CATALOGUE_NAME}\n"
+    )
+
+
+def test_a_row_holds_its_provenance_as_text_and_gives_back_the_record() -> None:
+    """Fields in the record's own order, every field kept; equal rows whichever way they were
+    made; the text, not a mapping, is what is held and what travels."""
+    data = (STORE / (SAMPLE + ".provenance.json")).read_bytes()
+    record = json.loads(data)
+    row = CatalogueRow(path=SAMPLE, provenance=record)
+    assert isinstance(row.provenance, ProvenanceText)
+    assert list(row.provenance_record().items()) == list(record.items())
+    assert row == CatalogueRow(path=SAMPLE, provenance=dict(sorted(record.items())))
+    assert row.provenance == record and dict(row.provenance) == record
+    assert (row.sha256, row.size, row.family) == (
+        record["sha256"],
+        record["bytes"],
+        record["document_family"],
+    )
+    assert pickle.loads(pickle.dumps(row)) == row
+    assert pickle.loads(pickle.dumps(row)).version_order == record["version_order"]
+    partial_row = CatalogueRow(path=SAMPLE, provenance={"sha256": record["sha256"]})
+    assert partial_row.sha256 == record["sha256"]
+    with pytest.raises(KeyError, match="document_family"):
+        _ = partial_row.family
 
 
 # ---------------------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ from workbench.cli import main
 from workbench.corpus import admit
 from workbench.errors import ClusterError
 from workbench.measure.cluster import batches, dask_client
+from workbench.measure.local_cluster import SchedulerProcess
 from workbench.measure.tasks import FamilyTask, family_tasks, held_text_hashes
 from workbench.models import CatalogueRow
 from workbench.workspace import Workspace
@@ -214,6 +215,32 @@ def test_local_workers_run_without_the_statistical_profiler() -> None:
     with dask_client(workers=1) as client:
         assert list(client.run(profiler).values()) == [(False, False)]
     assert dask.config.get("distributed.worker.profile.enabled") is True  # the client's is kept
+
+
+def test_the_local_scheduler_runs_in_a_process_of_its_own() -> None:
+    """The objects Dask unpickles for its tasks live in the scheduler's process, a child of the
+    client's that ends with the cluster."""
+    with dask_client(workers=1) as client:
+        scheduler = client.run_on_scheduler(os.getpid)
+        assert scheduler != os.getpid()
+        assert psutil.Process(scheduler).parent().pid == os.getpid()
+        worker = next(iter(client.run(os.getpid).values()))
+        assert worker not in (scheduler, os.getpid())
+    assert not psutil.pid_exists(scheduler)
+
+
+def test_a_local_scheduler_that_does_not_start_is_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def failing(self: SchedulerProcess) -> list[str]:
+        return [sys.executable, "-c", "import sys; print('no port for you'); sys.exit(3)"]
+
+    monkeypatch.setattr(SchedulerProcess, "command", failing)
+    with pytest.raises(ClusterError) as error, dask_client(workers=1):
+        pass
+    assert str(error.value) == (
+        "local Dask scheduler exited with code 3 before it listened: no port for you"
+    )
 
 
 def _free_port() -> int:

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from workbench.corpus.admission import Admission, admit, merge_admission
 from workbench.corpus.provenance import check_relative_path, parse_provenance
 from workbench.errors import CatalogueError
-from workbench.files import replace_file
+from workbench.files import replace_file, replace_file_with
 from workbench.models import CatalogueRow, Refusal, canonical_json
 
 CATALOGUE_NAME = "catalogue.jsonl"
@@ -59,11 +59,19 @@ def fold_into_catalogue(admission: Admission, corpus_dir: Path) -> Admission:
     return merged
 
 
+def catalogue_lines(rows: Iterable[CatalogueRow]) -> Iterator[str]:
+    """The catalogue's lines, sorted, made one at a time (so a catalogue is written without
+    its whole text held). Rows have distinct paths, as every admission and merge gives them.
+
+    A line is `{"path":P,...` with P the JSON string of its path, and of two such strings
+    neither is the other's beginning (each ends at its first unescaped quote), so the lines sort
+    as those strings do: sorting the rows by them sorts the lines."""
+    for row in sorted(rows, key=lambda r: json.dumps(r.path, ensure_ascii=False)):
+        yield canonical_json({"path": row.path, "provenance": row.provenance_record()}) + "\n"
+
+
 def catalogue_bytes(rows: Iterable[CatalogueRow]) -> bytes:
-    lines = (
-        canonical_json({"path": r.path, "provenance": dict(r.provenance)}) + "\n" for r in rows
-    )
-    return "".join(sorted(lines)).encode("utf-8")
+    return "".join(catalogue_lines(rows)).encode("utf-8")
 
 
 def refusals_bytes(refusals: Iterable[Refusal]) -> bytes:
@@ -122,11 +130,19 @@ def _write_if_changed(path: Path, data: bytes) -> None:
 def write_catalogue(admission: Admission, corpus_dir: Path) -> None:
     """Write catalogue, its checksum and the refusals list; unchanged files are not rewritten."""
     corpus_dir.mkdir(parents=True, exist_ok=True)
-    data = catalogue_bytes(admission.rows)
-    _write_if_changed(corpus_dir / CATALOGUE_NAME, data)
+    digest = hashlib.sha256()
+
+    def write(temporary: Path) -> None:
+        with temporary.open("xb") as out:
+            for line in catalogue_lines(admission.rows):
+                data = line.encode("utf-8")
+                digest.update(data)
+                out.write(data)
+
+    replace_file_with(corpus_dir / CATALOGUE_NAME, write, mode=0o644, keep_if_equal=True)
     _write_if_changed(
         corpus_dir / CHECKSUM_NAME,
-        f"{hashlib.sha256(data).hexdigest()}  {CATALOGUE_NAME}\n".encode(),
+        f"{digest.hexdigest()}  {CATALOGUE_NAME}\n".encode(),
     )
     _write_if_changed(corpus_dir / REFUSALS_NAME, refusals_bytes(admission.refusals))
 

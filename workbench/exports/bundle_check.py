@@ -350,7 +350,7 @@ def verify_bundle(
         by_path = {r.path: r for r in rows}
         with Workspace(Path(scratch) / "workspace.sqlite") as workspace:
             for version in versions:
-                workspace.add_version(version, dict(by_path[version.version_id].provenance))
+                workspace.add_version(version, by_path[version.version_id].provenance_record())
             if NOTES[1] in members:
                 facts = [
                     _strict_json(raw, f"{NOTES[1]}: line {n}")

@@ -2,8 +2,9 @@
 
 Corpus-wide measurement is a map (`tasks.run_family_task` on each family that needs it) and a
 streamed reduce on the client (`reports.reduce_summaries` over the summary index). The map runs
-in-process by default; with `workers=N` on a local Dask cluster (`distributed.LocalCluster`, N
-single-threaded worker processes); with `scheduler="tcp://HOST:PORT"` on an existing cluster.
+in-process by default; with `workers=N` on a local Dask cluster (`local_cluster.local_cluster`: N
+single-threaded worker processes, as `distributed.LocalCluster` starts them, and a `dask
+scheduler` child process); with `scheduler="tcp://HOST:PORT"` on an existing cluster.
 Whatever runs it, a task is a small `FamilyTask` (rows and hashes, never a text); on a cluster,
 consecutive tasks travel in batches of about `BATCH_VERSIONS` versions (one Dask task each, so
 the scheduler's cost per task is paid once for many small families), and at most `window`
@@ -27,12 +28,12 @@ Dask is imported only when a cluster is asked for, so the in-process path needs 
 
 from __future__ import annotations
 
-import logging
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from tempfile import TemporaryDirectory
 from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
@@ -90,7 +91,8 @@ def dask_client(
 ) -> Iterator[Client]:
     """A Dask client on a fresh local cluster of `workers` processes, or on `scheduler`.
 
-    The local cluster listens on loopback only, one thread per worker (the map is CPU-bound Python,
+    The local cluster (`local_cluster.local_cluster`, its scheduler a child process, so what Dask
+    holds for the tasks is not in this one) listens on loopback only, one thread per worker (the map is CPU-bound Python,
     so threads would share one interpreter lock), with its dashboard on a free port when bokeh is
     installed. Its workers run without Dask's statistical profiler (`LOCAL_WORKER_CONFIG`): the
     profiler samples the running task every 10 ms and keeps a call tree for each second of work
@@ -101,7 +103,7 @@ def dask_client(
     check_engine_options(workers, scheduler)
     try:
         import dask
-        from distributed import Client, LocalCluster
+        from distributed import Client
     except ImportError as exc:
         raise EngineOptionError(
             "--workers and --scheduler need dask.distributed: install the 'scale' extra"
@@ -116,21 +118,15 @@ def dask_client(
         with client:
             yield client
         return
-    # The nannies are built here and pass the configuration they see to every worker they start
-    # (and restart), so setting it around the construction is enough.
-    with dask.config.set(LOCAL_WORKER_CONFIG):
-        cluster = LocalCluster(  # type: ignore[no-untyped-call]
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            # A free loopback port: the scheduler's HTTP server (and, with bokeh, the dashboard).
-            dashboard_address="127.0.0.1:0",
-            worker_dashboard_address=None,
-            silence_logs=logging.ERROR,
-        )
-    with cluster, Client(cluster, set_as_default=False) as client:  # type: ignore[no-untyped-call]
-        yield client
+    from workbench.measure.local_cluster import local_cluster
+
+    with TemporaryDirectory(prefix="workbench-dask-") as folder:
+        # The nannies are built here and pass the configuration they see to every worker they
+        # start (and restart), so setting it around the construction is enough.
+        with dask.config.set(LOCAL_WORKER_CONFIG):
+            cluster = local_cluster(workers or 1, Path(folder))
+        with cluster, Client(cluster, set_as_default=False) as client:  # type: ignore[no-untyped-call]
+            yield client
 
 
 def worker_ocr(workspace: Path) -> OcrOptions:

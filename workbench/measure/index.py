@@ -9,10 +9,11 @@ back a batch at a time (`summaries`, `by_name`), as often as the reports need, s
 one batch of summaries, never the corpus's.
 
 The engine is polars' lazy scan: a dependency the measurement already has (its charts and
-tables come from the analysis extra), a streaming engine that filters, merges and sorts Parquet
-and JSON lines without Python objects per row, and an index that is one ordinary Parquet file
-any data frame library reads. (DuckDB would do the same with a new dependency and a database
-file of its own.)
+tables come from the analysis extra), a streaming engine that reads and writes Parquet a batch
+at a time, and an index that is one ordinary Parquet file any data frame library reads. (DuckDB
+would do the same with a new dependency and a database file of its own.) The fold sorts the
+summaries' places in the spill, not the summaries: a sort of the whole spill in polars held every
+summary several times over, the client's largest holding on the whole D.C. Code.
 
 The guarantee: the index of a run holds exactly the summaries of the keys it was folded with,
 each once, in (jurisdiction, family) order, whatever order they were spilled in; a reader sees
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -81,25 +83,32 @@ class SummaryIndex:
 
     def fold(self, keys: Collection[str]) -> None:
         """Write the index of exactly `keys`: their summaries from the index as it stands and
-        from the spill (a key in both keeps the spilled one), sorted by (jurisdiction, family)."""
-        wanted = pl.Series("key", sorted(keys), dtype=pl.String)
-        frames = []
+        from the spill (a key in both keeps the spilled one), sorted by (jurisdiction, family).
+
+        Made without holding the summaries: the index as it stands is appended to the spill a
+        batch at a time; each wanted key's first line is found and its place kept beside its
+        (jurisdiction, family, key); the places are sorted and the lines read back in that
+        order into parts of `BATCH_ROWS` rows, which polars' streaming engine joins into one
+        file. (A lazy sort of the whole spill held every summary several times over.)"""
+        wanted = frozenset(keys)
         if self._spill is not None:
             self._spill.close()
             self._spill = None
-            frames.append(pl.scan_ndjson(self._spill_path, schema=_SCHEMA))
-        if self.path.is_file():
-            frames.append(pl.scan_parquet(self.path))
         self.folder.mkdir(parents=True, exist_ok=True)
-        merged = (
-            pl.concat(frames, how="vertical")
-            .filter(pl.col("key").is_in(wanted.implode()))
-            .unique("key", keep="first", maintain_order=True)
-            if frames
-            else pl.LazyFrame(schema=_SCHEMA)
-        )
-        ordered = merged.sort(["jurisdiction", "family", "key"])
-        replace_file_with(self.path, lambda temporary: ordered.sink_parquet(temporary))
+        if self.path.is_file():
+            with self._spill_path.open("a", encoding="utf-8") as out:
+                for batch in pl.scan_parquet(self.path).collect_batches(chunk_size=BATCH_ROWS):
+                    for row in batch.iter_rows(named=True):
+                        if row["key"] in wanted:
+                            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+        places = _sorted_places(self._spill_path, wanted)
+        parts = self.folder / f".parts-{os.getpid()}-{id(self)}"
+        try:
+            files = _write_parts(self._spill_path, places, parts)
+            scan = pl.scan_parquet(files) if files else pl.LazyFrame(schema=_SCHEMA)
+            replace_file_with(self.path, lambda temporary: scan.sink_parquet(temporary))
+        finally:
+            shutil.rmtree(parts, ignore_errors=True)
         self._spill_path.unlink(missing_ok=True)
 
     def families(self) -> list[tuple[str, str, str]]:
@@ -128,3 +137,34 @@ class SummaryIndex:
         name orders them as its own does, once the jurisdiction is fixed)."""
         for jurisdiction in sorted(self.jurisdictions(), key=lambda j: j + "/"):
             yield from self.summaries(jurisdiction)
+
+
+def _sorted_places(spill: Path, wanted: frozenset[str]) -> list[int]:
+    """The byte offsets in `spill` of each wanted key's first line, in (jurisdiction, family,
+    key) order."""
+    first: dict[str, tuple[str, str, str, int]] = {}
+    if spill.is_file():
+        with spill.open("rb") as lines:
+            offset = 0
+            for line in lines:
+                row = json.loads(line)
+                if row["key"] in wanted and row["key"] not in first:
+                    first[row["key"]] = (row["jurisdiction"], row["family"], row["key"], offset)
+                offset += len(line)
+    return [place[3] for place in sorted(first.values())]
+
+
+def _write_parts(spill: Path, places: list[int], folder: Path) -> list[Path]:
+    """The lines of `spill` at `places`, in that order, as Parquet files of `BATCH_ROWS` rows."""
+    files = []
+    if places:
+        folder.mkdir()
+        with spill.open("rb") as lines:
+            for start in range(0, len(places), BATCH_ROWS):
+                rows = []
+                for offset in places[start : start + BATCH_ROWS]:
+                    lines.seek(offset)
+                    rows.append(json.loads(lines.readline()))
+                files.append(folder / f"{start:012d}.parquet")
+                pl.DataFrame(rows, schema=_SCHEMA).write_parquet(files[-1])
+    return files

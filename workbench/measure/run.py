@@ -55,6 +55,7 @@ from workbench.measure.reports import (
 from workbench.measure.tasks import FamilyTask, TaskResult, family_task
 from workbench.models import CatalogueRow, Refusal, Version, code_digest
 from workbench.progress import bar
+from workbench.provenance_text import ProvenanceText
 from workbench.tables import check_format
 from workbench.text.ocr import OcrOptions, default_cache
 from workbench.text.profiles import Profile, registry
@@ -187,26 +188,21 @@ def measure_corpus(
     with Workspace(workspace) as held, SummaryIndex(folder) as index:
         held.remember(given.resolved(), by="measure")
         run.queue = measured_queue(held, readers)
-        plan = _plan(held, rows, store, readers, progress=progress)
-        run.refused.extend(plan.refused)
-        indexed = index.keys() if use_cache else frozenset()
-        ocr = _task_ocr(workspace, on_dask=workers is not None or scheduler is not None)
-        tasks = []
-        for group in plan.families:
-            reuse = _reusable(group, plan, readers, indexed, run, index)
-            if not reuse:
-                tasks.append(
-                    family_task(
-                        group,
-                        str(store.resolve()),
-                        plan.held,
-                        readers,
-                        digest=code_digest(),
-                        shards=str(folder.resolve()),
-                        ocr=ocr,
-                    )
-                )
-        _run_tasks(tasks, run, held, index, workers, scheduler, progress)
+        # The plan and the tasks are the map's own: made and dropped in `_map_corpus`, so none
+        # of them is alive while the index is folded and the reports are written.
+        _map_corpus(
+            held,
+            index,
+            rows,
+            store,
+            readers,
+            run,
+            use_cache=use_cache,
+            ocr=_task_ocr(workspace, on_dask=workers is not None or scheduler is not None),
+            shards=folder,
+            engine=(workers, scheduler),
+            progress=progress,
+        )
         index.fold(run.keys)
     measurements = reduce_summaries(
         index.summaries, rows, refusals, run.refused, by_name=index.by_name
@@ -448,6 +444,42 @@ def _reusable(
     return True
 
 
+def _map_corpus(
+    held: Workspace,
+    index: SummaryIndex,
+    rows: Sequence[CatalogueRow],
+    store: Path,
+    readers: Sequence[Profile],
+    run: _Run,
+    *,
+    use_cache: bool,
+    ocr: OcrOptions,
+    shards: Path,
+    engine: tuple[int | None, str | None],
+    progress: bool,
+) -> None:
+    """Plan the map, reuse what the index or the shards hold, and run the other families'
+    tasks (`_run_tasks`); what the run gathers is in `run`."""
+    plan = _plan(held, rows, store, readers, progress=progress)
+    run.refused.extend(plan.refused)
+    indexed = index.keys() if use_cache else frozenset()
+    tasks = []
+    for group in plan.families:
+        if not _reusable(group, plan, readers, indexed, run, index):
+            tasks.append(
+                family_task(
+                    group,
+                    str(store.resolve()),
+                    plan.held,
+                    readers,
+                    digest=code_digest(),
+                    shards=str(shards.resolve()),
+                    ocr=ocr,
+                )
+            )
+    _run_tasks(tasks, run, held, index, *engine, progress)
+
+
 def _run_tasks(
     tasks: Sequence[FamilyTask],
     run: _Run,
@@ -467,7 +499,7 @@ def _run_tasks(
     def hold(result: TaskResult) -> None:
         for version, provenance in result.extracted:
             try:
-                if held.add_version(version, dict(provenance)):
+                if held.add_version(version, ProvenanceText(provenance).record()):
                     run.extracted.append(version.version_id)
             except CorpusChanged as exc:
                 run.refused.append(

@@ -125,9 +125,9 @@ def ingest(
             refused.append(Refusal(path=row.path, reason="extraction_failed", detail=str(exc)))
             continue
         try:
-            (added if workspace.add_version(version, dict(row.provenance)) else unchanged).append(
-                row.path
-            )
+            (
+                added if workspace.add_version(version, row.provenance_record()) else unchanged
+            ).append(row.path)
         except CorpusChanged as exc:
             refused.append(Refusal(path=row.path, reason="corpus_changed", detail=str(exc)))
     return IngestReport(

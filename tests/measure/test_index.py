@@ -1,0 +1,47 @@
+"""The summary index's fold (`measure.index.SummaryIndex.fold`): exactly the keys asked for, each
+once, sorted, the spilled summary kept over the one the index held, without the spill or parts
+left behind."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import polars as pl
+
+from workbench.measure.index import BATCH_ROWS, SummaryIndex
+
+
+def _summary(jurisdiction: str, family: str, note: str) -> dict[str, str]:
+    return {"jurisdiction": jurisdiction, "family": family, "note": note}
+
+
+def test_fold_keeps_the_asked_keys_sorted_and_the_spilled_summary_first(tmp_path: Path) -> None:
+    names = [(j, f"fam-{n:05d}") for j in ("us-dc", "ietf", "us-federal") for n in range(900)]
+    names += [("us-dc", "fam-00001é"), ("us-dc", "fam-00001!")]  # sort by code point, not locale
+    rng = random.Random(35)
+    with SummaryIndex(tmp_path) as index:
+        for j, f in rng.sample(names, len(names)):
+            index.spill(f"old-{j}-{f}", _summary(j, f, "old"))
+        index.fold([f"old-{j}-{f}" for j, f in names])
+    assert len(pl.read_parquet(tmp_path / "summaries.parquet")) == len(names) > BATCH_ROWS
+    kept = names[::2]
+    with SummaryIndex(tmp_path) as index:
+        for j, f in rng.sample(kept[:100], 100):
+            index.spill(f"old-{j}-{f}", _summary(j, f, "new"))  # measured again: spilled wins
+        index.spill("new-ietf-extra", _summary("ietf", "extra", "new"))
+        index.spill("never-asked", _summary("ietf", "never", "new"))
+        index.fold([f"old-{j}-{f}" for j, f in kept] + ["new-ietf-extra"])
+        got = [(s["jurisdiction"], s["family"], s["note"]) for s in index.summaries()]
+    expected = sorted(
+        [(j, f, "new" if (j, f) in kept[:100] else "old") for j, f in kept]
+        + [("ietf", "extra", "new")]
+    )
+    assert got == expected
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["summaries.parquet"]
+
+
+def test_fold_of_nothing_writes_an_empty_index(tmp_path: Path) -> None:
+    with SummaryIndex(tmp_path) as index:
+        index.fold([])
+        assert list(index.summaries()) == []

@@ -1,0 +1,75 @@
+"""A provenance record held as its text: what a catalogue row keeps of it (`models.CatalogueRow`).
+
+A catalogue row lives from admission (or the catalogue's reading) to the end of the reduce, one
+per version of the corpus. Held as the dictionary of strings `json.loads` makes, the provenance
+was the measuring client's largest holding that grew with the corpus (a copy of every key per
+row); held as one compact JSON text per row (`ProvenanceText`) with the few fields read for every
+row beside it (`row_fields`), it costs about a third of that, and the record is parsed only where
+a field other than those is read.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+# The fields of a row's provenance read for every row (grouping, ordering, checking bytes), in
+# the order `CatalogueRow` reads them from `row_fields`.
+ROW_FIELDS = ("sha256", "bytes", "jurisdiction", "document_family", "version_order")
+
+
+class ProvenanceText(Mapping[str, Any]):
+    """A provenance record held as its compact JSON text, fields in the record's own order, and
+    parsed when read: a catalogue of tens of thousands of rows holds one short string per row
+    instead of a dictionary of strings. `record()` parses it once; every lookup parses it again,
+    so a reader of several fields takes `record()` first. Equal when the records are equal."""
+
+    __slots__ = ("text",)
+    text: str
+
+    def __init__(self, record: Mapping[str, Any] | str) -> None:
+        if isinstance(record, ProvenanceText):
+            record = record.text
+        self.text = (
+            record
+            if isinstance(record, str)
+            else json.dumps(dict(record), ensure_ascii=False, separators=(",", ":"))
+        )
+
+    def record(self) -> dict[str, Any]:
+        """The record, parsed: a fresh dictionary, fields in the record's own order."""
+        parsed: dict[str, Any] = json.loads(self.text)
+        return parsed
+
+    def __getitem__(self, key: str) -> Any:
+        return self.record()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.record())
+
+    def __len__(self) -> int:
+        return len(self.record())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ProvenanceText):
+            return self.text == other.text or self.record() == other.record()
+        return isinstance(other, Mapping) and self.record() == dict(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ProvenanceText({self.text!r})"
+
+    def __reduce__(self) -> tuple[type[ProvenanceText], tuple[str]]:
+        return (ProvenanceText, (self.text,))
+
+
+def row_fields(provenance: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The `ROW_FIELDS` of a record (None for one it lacks), parsed once; the jurisdiction and
+    family names interned, so the rows of a family share theirs."""
+    record = provenance.record() if isinstance(provenance, ProvenanceText) else provenance
+    values = [record.get(name) for name in ROW_FIELDS]
+    values[2:4] = [sys.intern(v) if isinstance(v, str) else v for v in values[2:4]]
+    return tuple(values)
