@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import json
 import re
 import struct
 from collections import Counter
@@ -100,4 +101,62 @@ def test_a_chart_whose_data_names_an_address_is_refused_not_fetched(altair: Any)
     assert str(refused.value) == (
         "chart 'untitled' not drawn as svg: Error: External data url not allowed: "
         "https://example.org/data.csv (charts are drawn offline: give their data inline)"
+    )
+
+
+def test_the_reports_bar_specs_are_the_ones_altair_makes_and_draw_the_same(altair: Any) -> None:
+    from workbench.measure.charts import altair_spec, spec_svg
+    from workbench.measure.html import bar_spec, shares_spec
+
+    alt = altair
+    values = [
+        {"jurisdiction": "us-dc", "cautioned": 3, "rule": "proxy", "rule_rank": 0},
+        {"jurisdiction": "us-dc", "cautioned": 1, "rule": "structure", "rule_rank": 1},
+        {"jurisdiction": HOSTILE, "cautioned": 2, "rule": "proxy", "rule_rank": 0},
+    ]
+    grouped = (
+        alt.Chart(alt.Data(values=values))
+        .mark_bar()
+        .encode(
+            x=alt.X("jurisdiction:N", sort=None),
+            y=alt.Y("cautioned:Q"),
+            color=alt.Color("rule:N", sort=None),
+            xOffset=alt.XOffset("rule:N", sort=None),
+        )
+        .properties(title="Cautioned", width=480, height=260)
+    )
+    plain = (
+        alt.Chart(alt.Data(values=values))
+        .mark_bar()
+        .encode(x=alt.X("jurisdiction:N", sort=None), y=alt.Y("cautioned:Q"))
+        .properties(title="Plain", width=480, height=260)
+    )
+    stacked = (
+        alt.Chart(alt.Data(values=values))
+        .mark_bar()
+        .encode(
+            y=alt.Y("jurisdiction:N", sort=None),
+            x=alt.X(
+                "cautioned:Q",
+                stack="normalize",
+                axis=alt.Axis(format="%"),
+                title="share of cautioned",
+            ),
+            color=alt.Color("rule:N", sort=None),
+            order=alt.Order("rule_rank:Q"),
+            tooltip=["jurisdiction:N", "rule:N", "cautioned:Q"],
+        )
+        .properties(title="Shares", width=480, height=60)
+    )
+    made = [
+        altair_spec(bar_spec(values, "jurisdiction", "cautioned", "rule", "Cautioned")),
+        altair_spec(bar_spec(values, "jurisdiction", "cautioned", None, "Plain")),
+        altair_spec(shares_spec(values, "jurisdiction", "cautioned", "rule", "Shares")),
+    ]
+    # The same spec, keys in the same order, as altair's own (its schema and config included).
+    for spec, chart in zip(made, [grouped, plain, stacked], strict=True):
+        assert list(spec.items()) == list(chart.to_dict().items())
+        assert json.dumps(spec) == json.dumps(chart.to_dict())
+    assert spec_svg(bar_spec(values, "jurisdiction", "cautioned", "rule", "Cautioned")) == (
+        chart_svg(grouped)
     )

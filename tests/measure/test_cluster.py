@@ -180,18 +180,33 @@ def _subset_tasks(subset: Path, serial: Path) -> tuple[FamilyTask, ...]:
         return family_tasks(admit(subset).rows, subset, held_text_hashes(held))
 
 
-@pytest.mark.parametrize("engine", ["local", "started"])
+@pytest.mark.parametrize("engine", ["local", "started", "few"])
 def test_a_cluster_writes_the_serial_runs_bytes(
     engine: str, subset: Path, serial: Path, cluster: str, tmp_path: Path
 ) -> None:
     """A local cluster of two workers, and a scheduler and two workers started as processes
     (`dask scheduler`, `dask worker`): the reports are the serial run's, byte for byte, and the
-    workspace holds the same versions."""
-    args = ("--workers", "2") if engine == "local" else ("--scheduler", cluster)
+    workspace holds the same versions. With `--workers` and fewer families to measure than
+    `--min-cluster-families` (by default, the subset's), no cluster is started: they are
+    measured in the client, to the same bytes."""
+    args = {
+        "local": ("--workers", "2", "--min-cluster-families", "0"),
+        "started": ("--scheduler", cluster),
+        "few": ("--workers", "2"),
+    }[engine]
     result = _measure(
         "--corpus", str(subset), *args, workspace=tmp_path / "w.sqlite", out=tmp_path / "out"
     )
     assert result.returncode == 0, result.stderr.decode()
+    measured = (
+        f"{len(SUBSET)} measured "
+        + {
+            "local": "on a local cluster of 2 workers",
+            "started": f"on {cluster}",
+            "few": "in this process",
+        }[engine]
+    )
+    assert measured + ")\n" in result.stdout.decode()
     assert _files(tmp_path / "out") == _files(serial / "out")
     with Workspace(tmp_path / "w.sqlite") as held, Workspace(serial / "w.sqlite") as alone:
         assert held_text_hashes(held) == held_text_hashes(alone)
@@ -288,6 +303,12 @@ def test_an_unreachable_scheduler_is_one_line() -> None:
             ("--workers", "two"),
             "workbench measure: error: argument --workers: invalid int value: 'two'",
             id="not-a-number",
+        ),
+        pytest.param(
+            ("--workers", "2", "--min-cluster-families", "-1"),
+            "workbench measure: error: argument --min-cluster-families: '-1': expected a whole "
+            "number of at least 0",
+            id="negative-min-cluster-families",
         ),
     ],
 )

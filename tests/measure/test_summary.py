@@ -5,6 +5,7 @@ together, whatever families they were summed from."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections import defaultdict
 from typing import Any
 
@@ -42,3 +43,25 @@ def test_two_text_rows_for_one_version_are_refused(workspace: Workspace) -> None
         ValueError, match=rf"^evidence {row.evidence_id}: two text rows for one version$"
     ):
         text_counts([row, again])
+
+
+def test_a_report_is_written_as_json_dumps_writes_it_held_whole() -> None:
+    """`report_bytes` makes its text itself (not through json's generators): the same characters
+    as `json.dumps(indent=2, ensure_ascii=False)`, whatever a value holds, a `Section` read in."""
+    from workbench.measure.reports import Section, report_bytes
+
+    awkward = {
+        "text": 'quote " back \\ newline \n tab \t bell \x07 é ☃ \u2028 𝄞',
+        "empty": {"list": [], "dict": {}, "string": ""},
+        "numbers": [0, -7, 10**30, True, False, None, 1.5],
+        "tuple": (1, ("a", []), {"k": ()}),
+        "keys not strings": {1: "one", False: "no", None: "none"},
+        "nested": [[[{"deep": [1, {"x": None}]}]]],
+    }
+    families = [("us-dc/a", {"n": 1, "m": [1, 2]}), ("us-dc/é", {}), ("x", awkward)]
+    report = {"corpus_digest": "d", "awkward": awkward, "families": Section(lambda: families)}
+    held = {**report, "families": dict(families)}
+    assert report_bytes(report) == (json.dumps(held, indent=2, ensure_ascii=False) + "\n").encode()
+    assert (
+        report_bytes(awkward) == (json.dumps(awkward, indent=2, ensure_ascii=False) + "\n").encode()
+    )

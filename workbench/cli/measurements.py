@@ -21,6 +21,7 @@ from workbench.cli.common import (
     progress,
     say_overrides,
 )
+from workbench.defaults import MIN_CLUSTER_FAMILIES
 from workbench.tables import EXPORT_FORMATS
 
 
@@ -47,6 +48,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         export=args.export,
         progress=progress(),
+        min_cluster_families=args.min_cluster_families,
     )
     if not run.written or run.settings is None:
         list_refusals("refused at admission", run.admission_refusals)
@@ -54,7 +56,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
         return 1
     out(
         f"wrote {len(run.written)} files into {plan.out} ({run.documents} documents, "
-        f"{len(run.families)} families; {len(run.reused)} reused unchanged from the cache)\n"
+        f"{len(run.families)} families; {len(run.reused)} reused unchanged from the cache, "
+        f"{len(run.families) - len(run.reused)} measured {run.engine})\n"
     )
     if not run.settings.is_project():
         out(
@@ -64,6 +67,13 @@ def cmd_measure(args: argparse.Namespace) -> int:
     failed = list_refusals("not ingested", run.not_ingested)
     list_refusals("refused at admission (listed in the report)", run.admission_refusals)
     return max(failed, exit_for_refusals(run.admission_refusals))
+
+
+def _family_count(text: str) -> int:
+    """`--min-cluster-families`: a whole number of at least 0."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of at least 0")
+    return int(text)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -164,7 +174,9 @@ def add_commands(commands: Any) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="run the map on a local Dask cluster of N worker processes (default: in-process)",
+        help="run the map on a local Dask cluster of N worker processes, started only when at "
+        "least --min-cluster-families families are to be measured; fewer are measured "
+        "in-process (default: in-process)",
     )
     engine.add_argument(
         "--scheduler",
@@ -172,6 +184,14 @@ def add_commands(commands: Any) -> None:
         metavar="tcp://HOST:PORT",
         help="run the map on an existing Dask cluster; every worker must see the store at the "
         "same path and run the same workbench",
+    )
+    measure.add_argument(
+        "--min-cluster-families",
+        type=_family_count,
+        default=MIN_CLUSTER_FAMILIES,
+        metavar="N",
+        help="with --workers: start the local cluster only when at least N families are to be "
+        f"measured, since starting one takes seconds (default: {MIN_CLUSTER_FAMILIES}; 0: always)",
     )
     measure.add_argument(
         "--export",

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.files import replace_file_with
-from workbench.measure.charts import chart_svg
+from workbench.measure.charts import spec_svg
 from workbench.measure.family import CAP_CAUSES, CAUTION_CAUSES
 from workbench.measure.reports import (
     DIGESTS_NAME,
@@ -80,39 +80,66 @@ def _page(
     yield "\n</body></html>\n"
 
 
-def _bar(values: list[dict[str, Any]], x: str, y: str, color: str | None, title: str) -> str:
-    import altair as alt  # here, not at the top: it takes a second to import, and only charts need it
+def _field(name: str, kind: str, **more: Any) -> dict[str, Any]:
+    """One encoding channel as altair writes `alt.X("NAME:N", ...)` into its spec: the options
+    given, then field and type, keys in altair's (sorted) order."""
+    return dict(sorted({**more, "field": name, "type": kind}.items()))
 
-    encoding: dict[str, Any] = {"x": alt.X(f"{x}:N", sort=None), "y": alt.Y(f"{y}:Q")}
-    if color:
-        encoding["color"] = alt.Color(f"{color}:N", sort=None)
-        encoding["xOffset"] = alt.XOffset(f"{color}:N", sort=None)
-    chart = (
-        alt.Chart(alt.Data(values=values))  # type: ignore[no-untyped-call]
-        .mark_bar()
-        .encode(**encoding)
-        .properties(title=title, width=480, height=260)
-    )
-    return f"<figure>{chart_svg(chart)}</figure>"
+
+def _bar(values: list[dict[str, Any]], x: str, y: str, color: str | None, title: str) -> str:
+    return f"<figure>{spec_svg(bar_spec(values, x, y, color, title))}</figure>"
 
 
 def _shares(values: list[dict[str, Any]], y: str, x: str, color: str, title: str) -> str:
-    """Horizontal bars, one per `y`, stacked to 100% by `color`: each group's own make-up."""
-    import altair as alt
+    return f"<figure>{spec_svg(shares_spec(values, y, x, color, title))}</figure>"
 
-    chart = (
-        alt.Chart(alt.Data(values=values))  # type: ignore[no-untyped-call]
-        .mark_bar()
-        .encode(
-            y=alt.Y(f"{y}:N", sort=None),
-            x=alt.X(f"{x}:Q", stack="normalize", axis=alt.Axis(format="%"), title=f"share of {x}"),
-            color=alt.Color(f"{color}:N", sort=None),
-            order=alt.Order(f"{color}_rank:Q"),
-            tooltip=[f"{y}:N", f"{color}:N", f"{x}:Q"],
-        )
-        .properties(title=title, width=480, height=30 * len({v[y] for v in values}))
-    )
-    return f"<figure>{chart_svg(chart)}</figure>"
+
+def bar_spec(
+    values: list[dict[str, Any]], x: str, y: str, color: str | None, title: str
+) -> dict[str, Any]:
+    """Vertical bars of `y` per `x`, grouped by `color` when given. The Vega-Lite spec is the one
+    altair's `Chart(...).mark_bar().encode(...)` makes (tests/measure/test_charts.py compares
+    them), written here so that writing the reports does not import altair (seconds)."""
+    encoding: dict[str, Any] = {
+        "x": _field(x, "nominal", sort=None),
+        "y": _field(y, "quantitative"),
+    }
+    if color:
+        encoding["color"] = _field(color, "nominal", sort=None)
+        encoding["xOffset"] = _field(color, "nominal", sort=None)
+    return _bar_spec(values, encoding, title=title, width=480, height=260)
+
+
+def shares_spec(
+    values: list[dict[str, Any]], y: str, x: str, color: str, title: str
+) -> dict[str, Any]:
+    """Horizontal bars, one per `y`, stacked to 100% by `color`: each group's own make-up (the
+    spec altair would make, as `bar_spec`'s)."""
+    encoding = {
+        "y": _field(y, "nominal", sort=None),
+        "x": _field(
+            x, "quantitative", stack="normalize", axis={"format": "%"}, title=f"share of {x}"
+        ),
+        "color": _field(color, "nominal", sort=None),
+        "order": _field(f"{color}_rank", "quantitative"),
+        "tooltip": [_field(y, "nominal"), _field(color, "nominal"), _field(x, "quantitative")],
+    }
+    height = 30 * len({v[y] for v in values})
+    return _bar_spec(values, encoding, title=title, width=480, height=height)
+
+
+def _bar_spec(
+    values: list[dict[str, Any]], encoding: dict[str, Any], *, title: str, width: int, height: int
+) -> dict[str, Any]:
+    """A bar chart's spec in altair's key order (its channels sorted by name)."""
+    return {
+        "data": {"values": values},
+        "mark": {"type": "bar"},
+        "encoding": dict(sorted(encoding.items())),
+        "height": height,
+        "title": title,
+        "width": width,
+    }
 
 
 def digests_html(report: dict[str, Any], made_by: str | None = None) -> Iterator[str]:

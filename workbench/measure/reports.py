@@ -20,6 +20,7 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring
 from typing import Any, Protocol, TypeVar
 
 from workbench.changes.diff import RESTRUCTURE_CONFIDENCE_CEILING
@@ -42,6 +43,9 @@ from workbench.measure.summary import (
     text_counts,
 )
 from workbench.models import CatalogueRow, Refusal, content_id
+
+# json's own escaper of a string for `ensure_ascii=False` (its C one where there is one)
+_escape: Callable[[str], str] = encode_basestring
 
 DIGESTS_NAME = "corpus-digests.json"
 STRUCTURE_NAME = "structure-measurement.json"
@@ -416,15 +420,49 @@ def report_chunks(report: Mapping[str, Any]) -> Iterator[str]:
 def _json_chunks(value: Any, level: int) -> Iterator[str]:
     if not isinstance(value, Section) and not _holds_section(value):
         # A value with no section inside: json's own text, each line indented to this level.
-        yield json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + "  " * level)
+        yield _json_text(value, "  " * level)
         return
     inner = "  " * (level + 1)
     first = True
     for key, member in value.items():
-        yield ("{\n" if first else ",\n") + inner + json.dumps(key, ensure_ascii=False) + ": "
+        yield ("{\n" if first else ",\n") + inner + _json_key(key) + ": "
         yield from _json_chunks(member, level + 1)
         first = False
     yield "{}" if first else "\n" + "  " * level + "}"
+
+
+def _json_text(value: Any, indent: str) -> str:
+    """`json.dumps(value, indent=2, ensure_ascii=False)` with every line after the first indented
+    by `indent`, the same characters, made by one recursive join instead of json's generators (a
+    whole code's reports are millions of values). Strings go through json's own C escaper; a
+    float, a key that is not a string and any type JSON has no form for are left to `json.dumps`
+    (its text, its TypeError)."""
+    if isinstance(value, str):
+        return _escape(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if type(value) is int:
+        return int.__repr__(value)
+    inner = indent + "  "
+    if isinstance(value, list | tuple):
+        if not value:
+            return "[]"
+        items = [_json_text(v, inner) for v in value]
+        return "[\n" + inner + (",\n" + inner).join(items) + "\n" + indent + "]"
+    if isinstance(value, dict) and all(type(k) is str for k in value):
+        if not value:
+            return "{}"
+        items = [_escape(k) + ": " + _json_text(v, inner) for k, v in value.items()]
+        return "{\n" + inner + (",\n" + inner).join(items) + "\n" + indent + "}"
+    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
+
+
+def _json_key(key: Any) -> str:
+    return _escape(key) if type(key) is str else json.dumps(key, ensure_ascii=False)
 
 
 def _holds_section(value: Any) -> bool:

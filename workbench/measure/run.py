@@ -34,7 +34,12 @@ from workbench.corpus import (
     read_catalogue,
     read_refusals,
 )
-from workbench.defaults import DEFAULT_CORPUS_DIR, DEFAULT_STORE, DEFAULT_WORKSPACE
+from workbench.defaults import (
+    DEFAULT_CORPUS_DIR,
+    DEFAULT_STORE,
+    DEFAULT_WORKSPACE,
+    MIN_CLUSTER_FAMILIES,
+)
 from workbench.errors import CorpusChanged
 from workbench.files import replace_file
 from workbench.measure.cache import (
@@ -96,6 +101,7 @@ class MeasureRun:
     not_ingested: tuple[Refusal, ...]
     admission_refusals: tuple[Refusal, ...]
     results: tuple[FamilyMeasurement, ...] = ()  # the map's output, with `keep_results` only
+    engine: str = "in this process"  # where the map ran: "in this process", "local cluster", ...
     measurements: Measurements | None = None  # the reduce, as written (None: nothing admitted)
     settings: CorpusSettings | None = (
         None  # what the workspace now remembers (None: nothing admitted)
@@ -117,6 +123,7 @@ def measure_corpus(
     export: str | None = None,
     progress: bool = False,
     keep_results: bool = False,
+    min_cluster_families: int = MIN_CLUSTER_FAMILIES,
 ) -> MeasureRun:
     """Re-derive every measurement report into `out`: what `workbench measure` runs.
 
@@ -139,7 +146,10 @@ def measure_corpus(
        versions a task extracted are held in the workspace `workspace` as it returns (C4:
        a version held under the same artefact SHA-256 by the current extractor is never
        extracted again; one held by an older extractor is checked as `ingest` checks it).
-       `use_cache=False` reuses nothing: every family is measured again.
+       `use_cache=False` reuses nothing: every family is measured again. With `workers`, the
+       local cluster is started only when some task is to run and at least
+       `min_cluster_families` families are to be measured; fewer run in this process
+       (`MIN_CLUSTER_FAMILIES`: a cluster takes longer to start than they take to measure).
     4. The reduce (`reduce_summaries`) over the summary index, read as the reports are written
        (`html.write_reports`); with `export` ("csv" or "parquet") the measurement tables too,
        read from the shards (`tables.write_measurement_tables_from`). The reports of any corpus
@@ -190,7 +200,7 @@ def measure_corpus(
         run.queue = measured_queue(held, readers)
         # The plan and the tasks are the map's own: made and dropped in `_map_corpus`, so none
         # of them is alive while the index is folded and the reports are written.
-        _map_corpus(
+        engine = _map_corpus(
             held,
             index,
             rows,
@@ -201,6 +211,7 @@ def measure_corpus(
             ocr=_task_ocr(workspace, on_dask=workers is not None or scheduler is not None),
             shards=folder,
             engine=(workers, scheduler),
+            min_cluster_families=min_cluster_families,
             progress=progress,
         )
         index.fold(run.keys)
@@ -213,7 +224,7 @@ def measure_corpus(
             structure=held_sections(measurements.structure),
             escalation=held_sections(measurements.escalation),
         )
-    from workbench.measure.html import write_reports  # altair loads only when reports are written
+    from workbench.measure.html import write_reports  # loaded only when reports are written
 
     made_by = None if given.is_project() else measure_command(given)
     written = list(write_reports(out, measurements, made_by=made_by).values())
@@ -234,6 +245,7 @@ def measure_corpus(
         results=tuple(sorted(results, key=lambda f: (f.jurisdiction, f.family))),
         measurements=measurements,
         settings=given.resolved(),
+        engine=engine,
     )
 
 
@@ -456,10 +468,11 @@ def _map_corpus(
     ocr: OcrOptions,
     shards: Path,
     engine: tuple[int | None, str | None],
+    min_cluster_families: int,
     progress: bool,
-) -> None:
+) -> str:
     """Plan the map, reuse what the index or the shards hold, and run the other families'
-    tasks (`_run_tasks`); what the run gathers is in `run`."""
+    tasks (`_run_tasks`); what the run gathers is in `run`. Returns where they ran."""
     plan = _plan(held, rows, store, readers, progress=progress)
     run.refused.extend(plan.refused)
     indexed = index.keys() if use_cache else frozenset()
@@ -477,7 +490,10 @@ def _map_corpus(
                     ocr=ocr,
                 )
             )
-    _run_tasks(tasks, run, held, index, *engine, progress)
+    workers, scheduler = engine
+    if workers is not None and len(tasks) < min_cluster_families:
+        workers = None  # fewer families than a local cluster is worth starting for
+    return _run_tasks(tasks, run, held, index, workers, scheduler, progress)
 
 
 def _run_tasks(
@@ -488,8 +504,9 @@ def _run_tasks(
     workers: int | None,
     scheduler: str | None,
     progress: bool,
-) -> None:
-    """Run the tasks; hold what each extracted and spill its summary as it arrives."""
+) -> str:
+    """Run the tasks; hold what each extracted and spill its summary as it arrives. Returns where
+    they ran (no task: "in this process", nothing started)."""
     from workbench.measure.cluster import map_tasks
 
     def on_result(result: TaskResult) -> None:
@@ -516,10 +533,10 @@ def _run_tasks(
             run.names.append(f"{result.jurisdiction}/{result.family}")
 
     if not tasks:
-        return
+        return "in this process"
     if workers is None and scheduler is None:
         map_tasks(tasks, on_result, held_version=held.version, progress=progress)
-        return
+        return "in this process"
     from workbench.measure.cluster import dask_client
 
     with dask_client(workers=workers, scheduler=scheduler) as client:
@@ -531,6 +548,11 @@ def _run_tasks(
                 file=sys.stderr,
             )
         map_tasks(tasks, on_result, client=client, progress=progress)
+    return (
+        f"on a local cluster of {workers} workers"
+        if workers is not None
+        else "on " + str(scheduler)
+    )
 
 
 def _stored(shards: MeasurementCache, keys: Sequence[str]) -> Iterator[FamilyMeasurement]:
