@@ -41,7 +41,7 @@ Run: `.venv/bin/python benchmarks/bench_code.py [--quick] [--write-docs]`. It cl
 client's child processes for `--workers 2`; the started `dask worker` processes and theirs for
 `--scheduler`). Each is printed above its **interpreter's baseline**: for the client, the resident
 memory of the same process after `import`ing the modules a measure loads (workbench's CLI and
-measure packages, distributed, polars, altair), before the command runs; for a worker, the resident
+measure packages, distributed, polars, vl_convert, which draws the charts), before the command runs; for a worker, the resident
 memory of a fresh interpreter that imported what a worker loads (distributed and
 `workbench.measure.tasks`). `--quick` runs only the 1/8
 slice's steps (reusing the admitted mirror if there is one), to try the benchmark out.
@@ -168,9 +168,9 @@ class PeakWatch:
 
 def client_main(stats: Path, args: list[str]) -> int:
     """Run `workbench ARGS` in this process; write its baseline, peak and its children's peaks."""
-    import altair  # noqa: F401
     import distributed  # noqa: F401
     import polars  # noqa: F401
+    import vl_convert  # noqa: F401
 
     import workbench.measure.cluster
     import workbench.measure.html
@@ -485,7 +485,8 @@ def increment(dates: Sequence[str]) -> None:
         f"then the release of {last}: `corpus add` {add_s:.1f} s ({added} versions) + `measure "
         f"--workers 2` {again.seconds:.1f} s + `search --reindex` {index_s:.1f} s (the index, "
         f"built before in {built_s:.1f} s, updated in place) = {total:.1f} s (target <= 10 s; "
-        "no reconcile step in it)"
+        "no reconcile step in it: `workbench reconcile` reads the whole code again each time, "
+        "its time is under reconciliation below)"
     )
 
 
