@@ -112,12 +112,12 @@ class CatalogueRow:
 
     @property
     def version_label(self) -> str:
-        return str(self.provenance.get("version_label") or "")
+        return str(self._fields[6] or "")
 
     @property
     def media_type(self) -> str:
         """The media type: the first word of the provenance `format` field (`text/plain`, ...)."""
-        return str(self.provenance["format"]).split()[0].strip(",;").lower()
+        return str(self._fields[5] or self.provenance["format"]).split()[0].strip(",;").lower()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

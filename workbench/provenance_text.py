@@ -17,7 +17,15 @@ from typing import Any
 
 # The fields of a row's provenance read for every row (grouping, ordering, checking bytes), in
 # the order `CatalogueRow` reads them from `row_fields`.
-ROW_FIELDS = ("sha256", "bytes", "jurisdiction", "document_family", "version_order")
+ROW_FIELDS = (
+    "sha256",
+    "bytes",
+    "jurisdiction",
+    "document_family",
+    "version_order",
+    "format",
+    "version_label",
+)
 
 
 class ProvenanceText(Mapping[str, Any]):
@@ -72,4 +80,5 @@ def row_fields(provenance: Mapping[str, Any]) -> tuple[Any, ...]:
     record = provenance.record() if isinstance(provenance, ProvenanceText) else provenance
     values = [record.get(name) for name in ROW_FIELDS]
     values[2:4] = [sys.intern(v) if isinstance(v, str) else v for v in values[2:4]]
+    values[5] = sys.intern(values[5]) if isinstance(values[5], str) else values[5]
     return tuple(values)
