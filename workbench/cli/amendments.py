@@ -43,14 +43,19 @@ def cmd_reconcile(args: argparse.Namespace) -> int:
         settings = workspace.settings
         rows = read_catalogue(settings.catalogue)
         done = reconcile_code(
-            workspace, args.jurisdiction, rows, settings.store, progress=progress()
+            workspace, args.jurisdiction, rows, settings.store, stored=True, progress=progress()
         )
     report = reconciliation_report(done, corpus_digest=corpus_digest(rows))
     names = write_reconciliation(args.out, report)
     if args.json:
         print_json(report)
     else:
-        lines = [*report_lines(report), f"wrote {', '.join(names)} into {args.out}"]
+        reused = (
+            f"taken from the workspace (unchanged since a run kept them): "
+            f"{done.reused.get('laws', 0)} of {report['laws']} laws, "
+            f"{done.reused.get('sections', 0)} of {report['sections']} sections"
+        )
+        lines = [*report_lines(report), reused, f"wrote {', '.join(names)} into {args.out}"]
         out("".join(line + "\n" for line in lines))
     return 0
 
@@ -86,7 +91,10 @@ def add_commands(commands: Any) -> None:
         "unexplained. Writes into --out: reconciliation.json and .md (shares per title and "
         "overall, for the sections some law targets and for every section; each instruction "
         "outcome by title; every instruction neither applied nor created), titles.csv and "
-        "not-applied.csv; prints a summary. Refused (exit 2) when the workspace holds no law "
+        "not-applied.csv; prints a summary. Each law's checks and each section's attributions "
+        "are kept in the workspace under the key of what they read, so a later run reads again "
+        "only the laws and sections a new release or law touched, and writes the same report. "
+        "Refused (exit 2) when the workspace holds no law "
         "or no Code section of the jurisdiction. Exit 0.",
     )
     reconcile.add_argument(

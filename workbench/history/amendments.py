@@ -106,6 +106,26 @@ class Instruction:
             "sentence": self.sentence,
         }
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Instruction:
+        """The instruction `as_json` wrote."""
+        return cls(
+            instruction_id=data["instruction_id"],
+            law=data["law"],
+            law_section=data["law_section"],
+            action=data["action"],
+            target=Target.from_json(data["target"]),
+            old_text=data["old_text"],
+            new_text=data["new_text"],
+            new_lines=tuple(data["new_lines"]),
+            new_label=data["new_label"],
+            count=data["count"],
+            char_start=data["char_start"],
+            char_end=data["char_end"],
+            occurrence=data["occurrence"],
+            sentence=data["sentence"],
+        )
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Unread:
@@ -125,6 +145,17 @@ class Unread:
             "char_end": self.char_end,
             "text": self.text,
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Unread:
+        """The sentence `as_json` wrote."""
+        return cls(
+            law=data["law"],
+            law_section=data["law_section"],
+            char_start=data["char_start"],
+            char_end=data["char_end"],
+            text=data["text"],
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

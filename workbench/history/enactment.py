@@ -30,7 +30,7 @@ The guarantee: every offset a check reports was found by exact search in the rel
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -74,6 +74,17 @@ class Found:
             "new": [list(s) for s in self.new],
         }
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Found:
+        """What `as_json` wrote."""
+        unit = data["unit"]
+        return cls(
+            version_id=data["version_id"],
+            unit=(unit[0], unit[1]) if unit else None,
+            old=tuple((a, b) for a, b in data["old"]),
+            new=tuple((a, b) for a, b in data["new"]),
+        )
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Check:
@@ -97,6 +108,20 @@ class Check:
             "detail": self.detail,
             "reads_as_instructed_in": list(self.reads_as_instructed_in),
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Check:
+        """The verdict `as_json` wrote."""
+        before, after = data["before"], data["after"]
+        return cls(
+            instruction_id=data["instruction_id"],
+            outcome=data["outcome"],
+            family=data["family"],
+            before=Found.from_json(before) if before else None,
+            after=Found.from_json(after) if after else None,
+            detail=data["detail"],
+            reads_as_instructed_in=tuple(data["reads_as_instructed_in"]),
+        )
 
 
 def _unit(

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -98,6 +98,8 @@ class LawBook:
         rows: Iterable[CatalogueRow],
         store: Path,
         *,
+        known: Mapping[str, tuple[str, LawFacts]] | None = None,
+        sections: Mapping[str, tuple[str, str, str | None]] | None = None,
         progress: bool = False,
     ) -> None:
         self.jurisdiction = jurisdiction
@@ -113,8 +115,12 @@ class LawBook:
             if row.jurisdiction == jurisdiction and pattern.search(row.family) and row.path in held
         )
         self.versions: dict[str, Version] = {path: workspace.version(path) for _, _, path in listed}
+        # `known`: facts read before, each under the artefact SHA-256 of the bytes read.
+        seen = known or {}
         self.facts: dict[str, LawFacts] = {
-            law: law_facts(version, self.style, self.rows, store)
+            law: seen[law][1]
+            if law in seen and seen[law][0] == version.artefact_sha256
+            else law_facts(version, self.style, self.rows, store)
             for law, version in bar(
                 self.versions.items(), desc="law dates", unit="law", enabled=progress
             )
@@ -126,6 +132,7 @@ class LawBook:
             self.rows.values(),
             store,
             law_families=frozenset(v.family for v in self.versions.values()),
+            sections=sections,
             progress=progress,
         )
         self._readings: dict[str, tuple[HeldLaw, Reading]] = {}
@@ -163,6 +170,11 @@ class LawBook:
             )
             self._reports[law] = LawReport(law=held, reading=reading, checks=checks)
         return self._reports[law]
+
+    def keep(self, report: LawReport) -> None:
+        """Hold `report` as its law's (one made before from the same inputs: the caller checked
+        that they are; `stored.py`), so `report` returns it and `reported` lists it."""
+        self._reports[report.law.version.version_id] = report
 
     def names(self, law: str, section: str) -> bool:
         """Whether the law's held text prints the section number `section` (module docstring)."""

@@ -22,12 +22,13 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from lxml import etree
 
 from workbench.cite.index import text_skeleton
 from workbench.corpus import read_fetched
-from workbench.errors import AmendmentError, ExtractionError, FamilyNotFound
+from workbench.errors import AmendmentError, ExtractionError
 from workbench.history.style import DraftingStyle
 from workbench.models import CatalogueRow, Version
 from workbench.progress import bar
@@ -210,15 +211,63 @@ def release(
     return Release(version=version, date=date, body_end=body_end, units=units)
 
 
+class _Ordered(Protocol):
+    @property
+    def version_id(self) -> str: ...
+
+    @property
+    def version_order(self) -> int: ...
+
+
+_V = TypeVar("_V", bound=_Ordered)
+
+
 def dated_versions(
-    versions: Iterable[Version], dates: Mapping[str, str | None]
-) -> tuple[tuple[str, Version], ...]:
-    """The versions that carry a filing date (`dates`, by version id), as (date, version),
-    ordered by date and then version order; a version with none is left out (it cannot be
-    placed before or after a date)."""
+    versions: Iterable[_V], dates: Mapping[str, str | None]
+) -> tuple[tuple[str, _V], ...]:
+    """The versions (or their facts) that carry a filing date (`dates`, by version id), as
+    (date, version), ordered by date and then version order; a version with none is left out
+    (it cannot be placed before or after a date)."""
     dated = [(dates.get(v.version_id), v.version_order, v) for v in versions]
     ordered = sorted(((d, o, v) for d, o, v in dated if d), key=lambda t: t[:2])
     return tuple((str(date), v) for date, _, v in ordered)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HeldFact:
+    """What the versions table says of a held Code release, read without its text: enough to
+    order it, and to key anything computed from it (its text, its bytes and what extracted it)."""
+
+    version_id: str
+    version_order: int
+    text_sha256: str
+    artefact_sha256: str
+    extractor: str
+    extractor_version: str
+
+
+def _held_facts(workspace: Workspace, jurisdiction: str) -> dict[str, list[HeldFact]]:
+    """Every held XML version of `jurisdiction` with structure marks, by family, in version
+    order: one query, no text read."""
+    facts: dict[str, list[HeldFact]] = {}
+    for family, *fields in workspace.read(
+        "SELECT family, version_id, version_order, text_sha256, artefact_sha256, extractor, "
+        "extractor_version FROM versions WHERE jurisdiction = ? AND media_type IN (?, ?) "
+        "AND structure != '[]' ORDER BY family, version_order",
+        (jurisdiction, *sorted(XML_MEDIA_TYPES)),
+    ):
+        version_id, order, text_sha256, artefact_sha256, extractor, extractor_version = fields
+        facts.setdefault(family, []).append(
+            HeldFact(
+                version_id=version_id,
+                version_order=order,
+                text_sha256=text_sha256,
+                artefact_sha256=artefact_sha256,
+                extractor=extractor,
+                extractor_version=extractor_version,
+            )
+        )
+    return facts
 
 
 class HeldCode:
@@ -229,6 +278,12 @@ class HeldCode:
     label of its first release's outermost unit ("34-1432"). Releases are ordered by filing
     date, then version order; a release with no filing date is left out (it cannot be placed
     before or after a law).
+
+    What is known of every family up front is what the versions table says without the texts
+    (`families`: each one's `HeldFact`s, in version order); a family's versions are loaded when
+    first asked for (`dated`). `sections` may name, for a family, the first version id and text
+    hash its section number was read from before, with that number (`first_sections` gives them
+    back): where both still hold, the number is not read again.
     """
 
     def __init__(
@@ -240,13 +295,14 @@ class HeldCode:
         store: Path,
         *,
         law_families: frozenset[str],
+        sections: Mapping[str, tuple[str, str, str | None]] | None = None,
         progress: bool = False,
     ) -> None:
+        self.workspace = workspace
         self.style = style
         self.rows = by_path(rows)
         self.store = store
         self.dates = workspace.filing_dates()
-        self.families: dict[str, list[Version]] = {}
         listed = {
             row.family
             for row in self.rows.values()
@@ -254,25 +310,24 @@ class HeldCode:
             and row.family not in law_families
             and row.media_type in XML_MEDIA_TYPES
         }
-        for family in bar(sorted(listed), desc="code sections", unit="section", enabled=progress):
-            try:
-                held = workspace.versions(family)
-            except FamilyNotFound:  # catalogued, not ingested: nothing of it is held
-                continue
-            kept = [
-                v
-                for v in held
-                if v.jurisdiction == jurisdiction
-                and v.media_type in XML_MEDIA_TYPES
-                and v.structure
-            ]
-            if kept:
-                self.families[family] = kept
+        held = _held_facts(workspace, jurisdiction)
+        self.families: dict[str, tuple[HeldFact, ...]] = {
+            family: tuple(held[family]) for family in sorted(listed) if family in held
+        }
+        known = sections or {}
+        self.first_sections: dict[str, tuple[str, str, str | None]] = {}
         self.by_section: dict[str, str] = {}
-        for family, versions in sorted(self.families.items()):
-            top = units_from_marks(versions[0].structure, len(versions[0].text))
-            if top:
-                self.by_section.setdefault(clean_label(top[0].label), family)
+        for family in bar(self.families, desc="code sections", unit="section", enabled=progress):
+            first = self.families[family][0]
+            section = known.get(family, ("", "", None))
+            if section[:2] != (first.version_id, first.text_sha256):
+                version = workspace.version(first.version_id)
+                top = units_from_marks(version.structure, len(version.text))
+                number = clean_label(top[0].label) if top else None
+                section = (first.version_id, first.text_sha256, number)
+            self.first_sections[family] = section
+            if section[2] is not None:
+                self.by_section.setdefault(section[2], family)
         self._read: dict[str, Release] = {}
         self._first_skeletons: dict[str, str] = {}
         self._dated: dict[str, tuple[tuple[str, Version], ...]] = {}
@@ -281,12 +336,23 @@ class HeldCode:
         """The section number of a Code section family, or None for any other family."""
         return next((s for s, f in self.by_section.items() if f == family), None)
 
+    def dated_facts(self, family: str) -> tuple[tuple[str, HeldFact], ...]:
+        """`dated`'s releases as the versions table states them, no version loaded."""
+        return dated_versions(self.families.get(family, ()), self.dates)
+
     def dated(self, family: str) -> tuple[tuple[str, Version], ...]:
         """A family's versions that carry a filing date, as (date, version), ordered by date and
-        then version order; nothing is read from their bytes (ordered once, then kept)."""
+        then version order; its versions are loaded once, nothing is read from their bytes."""
         if family not in self._dated:
-            self._dated[family] = dated_versions(self.families.get(family, ()), self.dates)
+            facts = self.dated_facts(family)
+            loaded = {v.version_id: v for v in self.workspace.versions(family)} if facts else {}
+            self._dated[family] = tuple((date, loaded[f.version_id]) for date, f in facts)
         return self._dated[family]
+
+    def forget(self, family: str) -> None:
+        """Let go of `family`'s loaded versions and releases (read again if asked for)."""
+        for _, version in self._dated.pop(family, ()):
+            self._read.pop(version.version_id, None)
 
     def release_of(self, date: str, version: Version) -> Release:
         """The release of `version` filed on `date` (read once, then kept)."""

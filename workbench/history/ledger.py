@@ -25,7 +25,7 @@ import itertools
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.errors import AmendmentError
@@ -33,9 +33,11 @@ from workbench.history.amendments import Instruction
 from workbench.history.enactment import Check
 from workbench.history.lawbook import LawBook, LawReport
 from workbench.history.reconcile import Attribution, reconcile
+from workbench.history.stored import StoredReconciliation, origin_lines, section_key
 from workbench.history.style import style_for
 from workbench.models import CatalogueRow
 from workbench.progress import bar
+from workbench.text.profiles import profile_for
 from workbench.workspace import Workspace
 
 NOT_THE_CODE = "(not the Code)"  # the title of an instruction whose target is not a Code section
@@ -52,7 +54,8 @@ class CodeReconciliation:
     """Every held law read and checked (`laws`), every change of every consecutive release pair
     of every held Code section attributed (`attributions`, by change id), the instructions no
     change of their pair touches (`not_reflected`), each section family's number (`sections`)
-    and the families some instruction targets (`targeted`)."""
+    and the families some instruction targets (`targeted`); `reused`, how many laws and
+    sections a stored run took from the workspace (not part of what it found)."""
 
     jurisdiction: str
     laws: tuple[LawReport, ...]
@@ -61,6 +64,7 @@ class CodeReconciliation:
     sections: Mapping[str, str]  # family -> its Code section number
     targeted: frozenset[str]
     pairs: int
+    reused: Mapping[str, int] = field(default_factory=dict, compare=False)
 
     def instructions(self) -> Iterable[tuple[Instruction, Check]]:
         """Every instruction of every law with its check, in law order, then text order."""
@@ -77,16 +81,32 @@ def reconcile_code(
     rows: Iterable[CatalogueRow],
     store: Path,
     *,
+    stored: bool = False,
     progress: bool = False,
 ) -> CodeReconciliation:
     """Every held law of `jurisdiction` read and checked, and every consecutive release pair of
     every held Code section reconciled (module docstring).
 
+    With `stored`, what an earlier run kept in the workspace is used wherever everything it was
+    computed from is unchanged, and what this run computed is kept (`stored.py`): the result is
+    the same, and after one more release only the laws and sections it touched are read again.
+
     Refused (`AmendmentError`, one line): no drafting style names the jurisdiction; the
     workspace holds no law of it, or no Code section of it with releases.
     """
     style = style_for(jurisdiction)
-    book = LawBook(workspace, jurisdiction, rows, store, progress=progress)
+    kept = (
+        StoredReconciliation(workspace, style, profile_for(jurisdiction, None)) if stored else None
+    )
+    book = LawBook(
+        workspace,
+        jurisdiction,
+        rows,
+        store,
+        known=kept.known_facts() if kept else None,
+        sections=kept.known_sections() if kept else None,
+        progress=progress,
+    )
     if not book.versions:
         raise AmendmentError(
             f"{workspace.path}: no held law of {jurisdiction} (families matching "
@@ -101,7 +121,7 @@ def reconcile_code(
     checked: dict[tuple[str, str, str], list[tuple[Instruction, Check]]] = defaultdict(list)
     targeted: set[str] = set()
     for law in bar(book.versions, desc="laws", unit="law", enabled=progress):
-        report = book.report(law)
+        report = kept.report(book, law) if kept else book.report(law)
         for ins, check in zip(report.reading.instructions, report.checks, strict=True):
             if check.family:
                 targeted.add(check.family)
@@ -112,22 +132,39 @@ def reconcile_code(
     not_reflected: list[str] = []
     pairs = 0
     act_citation = re.compile(book.style.act_citation)
+    origins = origin_lines(workspace) if kept else {}
     for family in bar(
         sorted(book.code.families), desc="sections", unit="section", enabled=progress
     ):
+        dated = book.code.dated_facts(family)
         keys = [
-            (family, before[1].version_id, after[1].version_id)
-            for before, after in itertools.pairwise(book.code.dated(family))
+            (family, b.version_id, a.version_id) for (_, b), (_, a) in itertools.pairwise(dated)
         ]
         pairs += len(keys)
-        found, unreflected, _ = reconcile(
-            {key: checked.get(key, []) for key in keys},
-            book.code,
-            held_acts=book.held_acts,
-            act_citation=act_citation,
+        here = {key: checked.get(key, []) for key in keys}
+        family_key = ""
+        if kept:
+            family_key = section_key(
+                kept.rules, family, dated, origins, here, book.held_acts, book.style.act_citation
+            )
+            found = kept.section(family, family_key)
+            if found is not None:
+                attributions.update((a.change_id, a) for a in found[0])
+                not_reflected.extend(found[1])
+                book.code.forget(family)
+                continue
+        made, unreflected, _ = reconcile(
+            here, book.code, held_acts=book.held_acts, act_citation=act_citation
         )
-        attributions.update(found)
+        attributions.update(made)
         not_reflected.extend(unreflected)
+        if kept:
+            kept.keep_section(
+                family, book.code.first_sections[family], family_key, made.values(), unreflected
+            )
+        book.code.forget(family)
+    if kept:
+        kept.write()
     sections = {family: section for section, family in book.code.by_section.items()}
     return CodeReconciliation(
         jurisdiction=jurisdiction,
@@ -137,4 +174,5 @@ def reconcile_code(
         sections=sections,
         targeted=frozenset(targeted),
         pairs=pairs,
+        reused=dict(kept.reused) if kept else {},
     )

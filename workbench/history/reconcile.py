@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 AttributionKind = Literal["made_by", "history", "unexplained"]
 FRAME_CONTEXT_CHARS = 20  # unchanged characters `law_frame` keeps beside a change's marks
 ATTRIBUTION_KINDS: tuple[str, ...] = ("made_by", "history", "unexplained")
+_MADE_BY_FIELDS = ("instruction_id", "law", "law_section", "char_start", "char_end", "occurrence")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -78,6 +79,10 @@ class MadeBy:
             "char_end": self.char_end,
             "occurrence": self.occurrence,
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> MadeBy:
+        return cls(**{name: data[name] for name in _MADE_BY_FIELDS})
 
     def line(self) -> str:
         """The law, its section and the sentence's offsets: an exact citation into the law."""
@@ -108,6 +113,20 @@ class Attribution:
             "made_by": [m.as_json() for m in self.made_by],
             "acts": list(self.acts),
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Attribution:
+        """The attribution `as_json` wrote."""
+        return cls(
+            change_id=data["change_id"],
+            kind=data["kind"],
+            family=data["family"],
+            before=data["before"],
+            after=data["after"],
+            in_notes=data["in_notes"],
+            made_by=tuple(MadeBy.from_json(m) for m in data["made_by"]),
+            acts=tuple(data["acts"]),
+        )
 
     def line(self) -> str:
         """One line for a listing or a page: who made the change, or that nothing here says."""

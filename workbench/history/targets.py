@@ -16,7 +16,7 @@ the profile; a subject that cannot be placed is `unresolved`, never guessed.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -126,6 +126,18 @@ class Target:
             "gap_at": self.gap_at,
             "citation": self.citation(),
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Target:
+        """The target `as_json` wrote (its `citation` is derived, not read)."""
+        return cls(
+            document=data["document"],
+            section=data["section"],
+            path=tuple(data["path"]),
+            scope=data["scope"],
+            law=data["law"],
+            gap_at=data["gap_at"],
+        )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,113 @@
+"""The whole code's reconciliation kept in the workspace (workbench/history/stored.py).
+
+A workspace of the shared corpus's D.C. sections and laws is built without the latest release,
+reconciled with the store, then given that release and reconciled again: the stored run equals
+a fresh one object for object, and what it took from the workspace is everything the release
+did not touch. The release held out is the latest filing date the held sections carry, read
+from their provenance here.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, STORE, FreshWorkspace
+from workbench.cli import main
+from workbench.evals.reconciliation import NOT_APPLIED_CSV, REPORT_JSON, REPORT_MD, TITLES_CSV
+from workbench.history.ledger import reconcile_code
+from workbench.models import CatalogueRow
+from workbench.workspace import Workspace, ingest
+
+
+def _split(
+    catalogue: Sequence[CatalogueRow],
+) -> tuple[list[CatalogueRow], list[CatalogueRow], set[str]]:
+    """The us-dc rows without the sections' latest release, that release's rows, and the
+    families it touches."""
+    rows = [r for r in catalogue if r.jurisdiction == "us-dc"]
+    dates = {r.path: r.provenance_record().get("filing_date") for r in rows}
+    sections = [r for r in rows if r.family.startswith("dc-code-") and dates[r.path]]
+    latest = max(str(dates[r.path]) for r in sections)
+    held_out = [r for r in sections if dates[r.path] == latest]
+    return [r for r in rows if r not in held_out], held_out, {r.family for r in held_out}
+
+
+def test_one_more_release_reads_again_only_what_it_touched(
+    catalogue: tuple[CatalogueRow, ...], fresh_workspace: FreshWorkspace, tmp_path: Path
+) -> None:
+    before, release, touched = _split(catalogue)
+    assert release and touched
+    with fresh_workspace(before, tmp_path / "w.sqlite") as held:
+        cold = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
+        assert cold == reconcile_code(held, "us-dc", catalogue, STORE)
+        assert cold.reused == {"laws": 0, "sections": 0}
+        again = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
+        assert again == cold
+        assert again.reused == {"laws": len(cold.laws), "sections": len(cold.sections)}
+
+        assert not ingest(held, release, STORE).refused
+        step = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
+        fresh = reconcile_code(held, "us-dc", catalogue, STORE)
+        assert step == fresh
+        assert step.attributions == fresh.attributions and step.laws == fresh.laws
+        assert step.pairs > cold.pairs
+        # Every section the release did not touch is taken from the store, none it touched.
+        assert step.reused["sections"] == len(fresh.sections) - len(touched & fresh.sections.keys())
+        assert 0 < step.reused["laws"] <= len(fresh.laws)
+
+
+def test_a_damaged_record_is_read_again_not_trusted(
+    catalogue: tuple[CatalogueRow, ...], fresh_workspace: FreshWorkspace, tmp_path: Path
+) -> None:
+    rows = [r for r in catalogue if r.jurisdiction == "us-dc"]
+    path = tmp_path / "w.sqlite"
+    with fresh_workspace(rows, path) as held:
+        first = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
+    family = sorted(first.sections)[0]
+    law = first.laws[0].law.version.version_id
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "UPDATE reconcile_sections SET record = 'not json' WHERE family = ?", (family,)
+        )
+        conn.execute(
+            "UPDATE reconcile_laws SET record = json_set(record, '$.instructions', json('[1]')) "
+            "WHERE law = ?",
+            (law,),
+        )
+    with Workspace(path) as held:
+        again = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
+    assert again == first
+    assert again.reused == {"laws": len(first.laws) - 1, "sections": len(first.sections) - 1}
+
+
+def test_reconcile_twice_writes_the_same_report_and_says_what_it_reused(
+    catalogue: tuple[CatalogueRow, ...],
+    fresh_workspace: FreshWorkspace,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    rows = [r for r in catalogue if r.jurisdiction == "us-dc"]
+    path = tmp_path / "w.sqlite"
+    fresh_workspace(rows, path).close()
+    paths = ["--workspace", str(path), "--corpus-dir", str(ROOT / "corpus"), "--store", str(STORE)]
+    written = []
+    for run in ("first", "second"):
+        assert main(["reconcile", "--out", str(tmp_path / run), *paths]) == 0
+        written.append(capsys.readouterr().out.splitlines())
+    laws = {r.family for r in rows if r.family.startswith("dc-law-")}
+    sections = {r.family for r in rows if r.family.startswith("dc-code-")}
+    assert written[0][-2] == (
+        f"taken from the workspace (unchanged since a run kept them): 0 of {len(laws)} laws, "
+        f"0 of {len(sections)} sections"
+    )
+    assert written[1][-2] == (
+        f"taken from the workspace (unchanged since a run kept them): {len(laws)} of "
+        f"{len(laws)} laws, {len(sections)} of {len(sections)} sections"
+    )
+    assert written[0][:-2] == written[1][:-2]
+    for name in (REPORT_JSON, REPORT_MD, TITLES_CSV, NOT_APPLIED_CSV):
+        assert (tmp_path / "first" / name).read_bytes() == (tmp_path / "second" / name).read_bytes()

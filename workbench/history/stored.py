@@ -1,0 +1,348 @@
+"""The whole code's reconciliation kept in the workspace, each piece under the key of what it
+read, so that after one more release only what the release touched is read again
+(`ledger.reconcile_code` with `stored=True`, which `workbench reconcile` uses).
+
+Two tables of derived data, rewritten whenever their keys say so and never trusted past them:
+
+* `reconcile_laws`, one record per held law: its facts (effective date, Act number) under its
+  artefact SHA-256; its report (the reading, its publisher spans, each instruction's check)
+  under its text and artefact SHA-256, and, per instruction, what the check *read*, stated from
+  the versions table alone (`_reads`):
+    - nothing, for a target that is not the Code or names no section;
+    - for a unit of a numbered section: the family holding that number and, of its dated
+      releases, the pair around the law's effective date where the verdict is `applied` (such a
+      check reads only that pair), else all of them (any other verdict also asks which releases
+      read as instructed);
+    - for a whole section added without its number: every family first released on or after
+      the law, with its first release.
+  A stored report is used when its hashes match and its reads, stated again from today's
+  versions table, are the same; else the law is read and checked again.
+* `reconcile_sections`, one record per Code section family: the number its first release gives
+  it (under that release's id and text hash), and its attributions and unreflected instructions
+  under its *section key*: each dated release (id, order, text, artefact, extractor and origin
+  records), each release pair's checked instructions (their whole JSON, checks included), the
+  held laws' Act numbers and the style's Act citation.
+
+Every record also carries the *rules*: the code digest, the drafting style's and the law
+profile's SHA-256 and the shipped profile registry (which segments the diff). A record that does
+not parse is treated as absent.
+
+The guarantee: a reconciliation with the store equals one without it, object for object
+(tests/history/test_stored.py builds a workspace a release at a time and compares), because a
+stored piece is used only where everything it was computed from is unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+from bisect import bisect_left
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from workbench.history.amendments import Instruction, Reading, Unread
+from workbench.history.enactment import Check
+from workbench.history.lawbook import LawBook, LawReport
+from workbench.history.laws import HeldCode, HeldFact, HeldLaw, LawFacts
+from workbench.history.reconcile import Attribution
+from workbench.history.style import DraftingStyle
+from workbench.models import canonical_json, code_digest, content_id
+from workbench.text.profiles import Profile, registry, registry_digest
+from workbench.workspace import Workspace
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS reconcile_laws (law TEXT PRIMARY KEY, record TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS reconcile_sections (family TEXT PRIMARY KEY, record TEXT NOT NULL)",
+)
+
+
+def rules(style: DraftingStyle, profile: Profile) -> str:
+    """What every stored piece was computed under: the code, the style, the law profile and the
+    shipped profile registry."""
+    return content_id(
+        [code_digest(), style.sha256, profile.name, profile.sha256, registry_digest(registry())]
+    )
+
+
+def _fact(fact: HeldFact) -> list[Any]:
+    return [
+        fact.version_id,
+        fact.version_order,
+        fact.text_sha256,
+        fact.artefact_sha256,
+        fact.extractor,
+        fact.extractor_version,
+    ]
+
+
+class Firsts:
+    """Every held section's first dated release, in (date, family) order, with a digest chained
+    from the last: `since(date)` is the digest of every family first released on or after
+    `date` (what a whole section added without its number is looked for among), in one look-up."""
+
+    def __init__(self, code: HeldCode) -> None:
+        entries = sorted(
+            (held[0][0], family, held[0][1])
+            for family in code.families
+            if (held := code.dated_facts(family))
+        )
+        self.dates = [date for date, _, _ in entries]
+        self.chain = [""] * (len(entries) + 1)
+        for k in range(len(entries) - 1, -1, -1):
+            date, family, fact = entries[k]
+            self.chain[k] = content_id([self.chain[k + 1], date, family, *_fact(fact)])
+
+    def since(self, date: str) -> str:
+        return self.chain[bisect_left(self.dates, date)]
+
+
+def _reads(
+    ins: Instruction, check: Check, code: HeldCode, effective: str, firsts: Firsts
+) -> list[Any]:
+    """What `enactment.check_instruction` read to give `check` (module docstring), from the
+    versions table alone."""
+    target = ins.target
+    whole = ins.action == "add_unit" and not target.path
+    if target.document != "code":
+        return []
+    if whole and target.section is None:
+        return ["first released on or after", effective, firsts.since(effective)]
+    if target.section is None:
+        return []
+    family = code.by_section.get(target.section)
+    if family is None:
+        return [target.section, None]
+    dated = code.dated_facts(family)
+    if check.outcome == "applied" and not whole:
+        before = [t for t in dated if t[0] < effective][-1:]
+        dated = (*before, *[t for t in dated if t[0] >= effective][:1])
+    return [target.section, family, [[d, *_fact(fact)] for d, fact in dated]]
+
+
+class StoredReconciliation:
+    """The two tables of one workspace, read once; `write` stores what this run computed."""
+
+    def __init__(self, workspace: Workspace, style: DraftingStyle, profile: Profile) -> None:
+        self.workspace = workspace
+        self.rules = rules(style, profile)
+        tables = {
+            name
+            for (name,) in workspace.read("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+        self.laws = (
+            _records(workspace.read("SELECT law, record FROM reconcile_laws"))
+            if "reconcile_laws" in tables
+            else {}
+        )
+        self.sections = (
+            _records(workspace.read("SELECT family, record FROM reconcile_sections"))
+            if "reconcile_sections" in tables
+            else {}
+        )
+        self._laws: dict[str, dict[str, Any]] = {}
+        self._sections: dict[str, dict[str, Any]] = {}
+        self._firsts: Firsts | None = None
+        self.reused = {"laws": 0, "sections": 0}
+
+    def firsts(self, code: HeldCode) -> Firsts:
+        if self._firsts is None:
+            self._firsts = Firsts(code)
+        return self._firsts
+
+    def _law_reads(self, report: LawReport, code: HeldCode, effective: str) -> list[Any]:
+        return [
+            _reads(i, c, code, effective, self.firsts(code))
+            for i, c in zip(report.reading.instructions, report.checks, strict=True)
+        ]
+
+    def _current(self, record: Mapping[str, Any] | None) -> bool:
+        return record is not None and record.get("rules") == self.rules
+
+    def known_facts(self) -> dict[str, tuple[str, LawFacts]]:
+        """Each stored law's facts, under the artefact SHA-256 they were read from."""
+        return {
+            law: (
+                r["artefact_sha256"],
+                LawFacts(version_id=law, effective=r["effective"], act=r["act"]),
+            )
+            for law, r in self.laws.items()
+            if self._current(r)
+        }
+
+    def known_sections(self) -> dict[str, tuple[str, str, str | None]]:
+        """Each stored family's section number, under its first release's id and text hash."""
+        return {
+            family: (r["first"][0], r["first"][1], r["first"][2])
+            for family, r in self.sections.items()
+            if self._current(r)
+        }
+
+    def report(self, book: LawBook, law: str) -> LawReport:
+        """The law's report: the stored one where its hashes and reads hold, else made now."""
+        version = book.versions[law]
+        effective = book.facts[law].effective
+        record = self.laws.get(law)
+        if (
+            self._current(record)
+            and record is not None
+            and record["artefact_sha256"] == version.artefact_sha256
+            and record["text_sha256"] == version.text_sha256
+            and record["effective"] == effective
+        ):
+            try:
+                report: LawReport | None = _report(record, book, law)
+            except (KeyError, TypeError, ValueError):
+                report = None
+            if report is not None and record.get("reads") == self._law_reads(
+                report, book.code, effective
+            ):
+                book.keep(report)
+                self.reused["laws"] += 1
+                self._laws[law] = record
+                return report
+        report = book.report(law)
+        self._laws[law] = _law_record(report, self.rules) | {
+            "reads": self._law_reads(report, book.code, effective)
+        }
+        return report
+
+    def section(self, family: str, key: str) -> tuple[list[Attribution], list[str]] | None:
+        """The family's stored attributions and unreflected instructions under `key`, or None."""
+        record = self.sections.get(family)
+        if not self._current(record) or record is None or record.get("key") != key:
+            return None
+        try:
+            found = [Attribution.from_json(a) for a in record["attributions"]]
+            unreflected = [str(i) for i in record["not_reflected"]]
+        except (KeyError, TypeError, ValueError):
+            return None
+        self.reused["sections"] += 1
+        self._sections[family] = record
+        return found, unreflected
+
+    def keep_section(
+        self,
+        family: str,
+        first: tuple[str, str, str | None],
+        key: str,
+        found: Iterable[Attribution],
+        unreflected: Iterable[str],
+    ) -> None:
+        self._sections[family] = {
+            "rules": self.rules,
+            "first": list(first),
+            "key": key,
+            "attributions": [a.as_json() for a in found],
+            "not_reflected": list(unreflected),
+        }
+
+    def write(self) -> None:
+        """Store every record this run used or made, and drop those of laws and families no
+        longer held, in one transaction."""
+        with self.workspace.transaction() as conn:
+            for statement in _SCHEMA:
+                conn.execute(statement)
+            for table, column, kept, before in (
+                ("reconcile_laws", "law", self._laws, self.laws),
+                ("reconcile_sections", "family", self._sections, self.sections),
+            ):
+                conn.executemany(
+                    f"DELETE FROM {table} WHERE {column} = ?",
+                    [(name,) for name in before if name not in kept],
+                )
+                conn.executemany(
+                    f"INSERT OR REPLACE INTO {table} VALUES (?, ?)",
+                    [
+                        (name, canonical_json(record))
+                        for name, record in kept.items()
+                        if before.get(name) != record
+                    ],
+                )
+
+
+def section_key(
+    rules_key: str,
+    family: str,
+    dated: Sequence[tuple[str, HeldFact]],
+    origins: Mapping[str, str],
+    checked: Mapping[tuple[str, str, str], Sequence[tuple[Instruction, Check]]],
+    held_acts: Iterable[str],
+    act_citation: str,
+) -> str:
+    """The key of a family's attributions (module docstring)."""
+    return content_id(
+        [
+            rules_key,
+            family,
+            [[d, *_fact(f), origins.get(f.version_id, "")] for d, f in dated],
+            [
+                [list(key), [[i.as_json(), c.as_json()] for i, c in pair]]
+                for key, pair in sorted(checked.items())
+            ],
+            sorted(held_acts),
+            act_citation,
+        ]
+    )
+
+
+def origin_lines(workspace: Workspace) -> dict[str, str]:
+    """Each version's origin records (extractor, version and text hash of each), as one line."""
+    lines: dict[str, str] = {}
+    for version_id, extractor, extractor_version, text_sha256 in workspace.read(
+        "SELECT version_id, extractor, extractor_version, text_sha256 FROM text_origins "
+        "ORDER BY version_id, extractor, extractor_version"
+    ):
+        lines[version_id] = (
+            f"{lines.get(version_id, '')} {extractor} {extractor_version} {text_sha256}"
+        )
+    return lines
+
+
+def _records(rows: Iterable[tuple[Any, ...]]) -> dict[str, dict[str, Any]]:
+    records = {}
+    for name, text in rows:
+        try:
+            record = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            records[str(name)] = record
+    return records
+
+
+def _law_record(report: LawReport, rules_key: str) -> dict[str, Any]:
+    law = report.law
+    return {
+        "rules": rules_key,
+        "artefact_sha256": law.version.artefact_sha256,
+        "text_sha256": law.version.text_sha256,
+        "effective": law.effective,
+        "act": law.act,
+        "markup": [list(s) for s in law.markup],
+        "quotations": [list(s) for s in law.quotations],
+        "instructions": [
+            {"instruction": i.as_json(), "check": c.as_json()}
+            for i, c in zip(report.reading.instructions, report.checks, strict=True)
+        ],
+        "unread": [u.as_json() for u in report.reading.unread],
+    }
+
+
+def _report(record: Mapping[str, Any], book: LawBook, law: str) -> LawReport:
+    """The report a law record holds, over the law's held version."""
+    held = HeldLaw(
+        version=book.versions[law],
+        effective=record["effective"],
+        act=record["act"],
+        markup=tuple((a, b) for a, b in record["markup"]),
+        quotations=tuple((a, b) for a, b in record["quotations"]),
+    )
+    pairs = [
+        (Instruction.from_json(e["instruction"]), Check.from_json(e["check"]))
+        for e in record["instructions"]
+    ]
+    reading = Reading(
+        law=law,
+        instructions=tuple(i for i, _ in pairs),
+        unread=tuple(Unread.from_json(u) for u in record["unread"]),
+    )
+    return LawReport(law=held, reading=reading, checks=tuple(c for _, c in pairs))
