@@ -468,8 +468,8 @@ def increment(dates: Sequence[str]) -> None:
     mirror = OUT / "increment" / "mirror"
     folder = fresh(OUT / "increment" / "run")
     admit_s = admit_mirror(mirror, "--until", before)
-    held = sum(1 for _ in mirror.glob("us-dc/*/*.provenance.json"))
     workbench(*LAWS, "--into", str(mirror))
+    held = sum(1 for _ in mirror.glob("us-dc/*/*.provenance.json"))
     with started_cluster(OUT / "dask-increment") as (address, pids):
         cold = measured(*measure_args(mirror, folder, "--scheduler", address), watch=pids)
     w = ["--workspace", str(folder / "w.sqlite")]
@@ -485,7 +485,7 @@ def increment(dates: Sequence[str]) -> None:
     total = add_s + again.seconds + index_s + reconcile_s
     say(
         f"\nincrement: the releases up to {before} admitted with `corpus add --from-git ... --until "
-        f"{before}` ({held} versions, {admit_s:.1f} s) and the laws at the head, measured cold on "
+        f"{before}` ({admit_s:.1f} s) and the laws at the head ({held} versions in all), measured cold on "
         f"the started cluster (`dask scheduler` + 2 `dask worker`, `--scheduler`): "
         f"{cold.seconds:.1f} s, client {cold.client_mb:.0f} MB, workers {cold.workers_mb:.0f} MB "
         f"above the baseline; the index built in {built_s:.1f} s, the code reconciled in "

@@ -9,6 +9,7 @@ from their provenance here.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -44,10 +45,11 @@ def test_one_more_release_reads_again_only_what_it_touched(
     with fresh_workspace(before, tmp_path / "w.sqlite") as held:
         cold = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
         assert cold == reconcile_code(held, "us-dc", catalogue, STORE)
-        assert cold.reused == {"laws": 0, "sections": 0}
+        assert cold.reused == {"instructions": 0, "sections": 0}
         again = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
         assert again == cold
-        assert again.reused == {"laws": len(cold.laws), "sections": len(cold.sections)}
+        checks = len(list(cold.instructions()))
+        assert again.reused == {"instructions": checks, "sections": len(cold.sections)}
 
         assert not ingest(held, release, STORE).refused
         step = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
@@ -57,7 +59,8 @@ def test_one_more_release_reads_again_only_what_it_touched(
         assert step.pairs > cold.pairs
         # Every section the release did not touch is taken from the store, none it touched.
         assert step.reused["sections"] == len(fresh.sections) - len(touched & fresh.sections.keys())
-        assert 0 < step.reused["laws"] <= len(fresh.laws)
+        # Some checks read what the release changed, and only those are made again.
+        assert 0 < step.reused["instructions"] < len(list(fresh.instructions()))
 
 
 def test_a_damaged_record_is_read_again_not_trusted(
@@ -81,7 +84,12 @@ def test_a_damaged_record_is_read_again_not_trusted(
     with Workspace(path) as held:
         again = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
     assert again == first
-    assert again.reused == {"laws": len(first.laws) - 1, "sections": len(first.sections) - 1}
+    damaged = len(first.laws[0].checks)
+    assert damaged > 0
+    assert again.reused == {
+        "instructions": len(list(first.instructions())) - damaged,
+        "sections": len(first.sections) - 1,
+    }
 
 
 def test_reconcile_twice_writes_the_same_report_and_says_what_it_reused(
@@ -98,15 +106,16 @@ def test_reconcile_twice_writes_the_same_report_and_says_what_it_reused(
     for run in ("first", "second"):
         assert main(["reconcile", "--out", str(tmp_path / run), *paths]) == 0
         written.append(capsys.readouterr().out.splitlines())
-    laws = {r.family for r in rows if r.family.startswith("dc-law-")}
     sections = {r.family for r in rows if r.family.startswith("dc-code-")}
+    checks = json.loads((tmp_path / "first" / REPORT_JSON).read_bytes())["instructions"]
+    assert checks > 0
     assert written[0][-2] == (
-        f"taken from the workspace (unchanged since a run kept them): 0 of {len(laws)} laws, "
+        f"taken from the workspace (unchanged since a run kept them): 0 of {checks} checks, "
         f"0 of {len(sections)} sections"
     )
     assert written[1][-2] == (
-        f"taken from the workspace (unchanged since a run kept them): {len(laws)} of "
-        f"{len(laws)} laws, {len(sections)} of {len(sections)} sections"
+        f"taken from the workspace (unchanged since a run kept them): {checks} of {checks} "
+        f"checks, {len(sections)} of {len(sections)} sections"
     )
     assert written[0][:-2] == written[1][:-2]
     for name in (REPORT_JSON, REPORT_MD, TITLES_CSV, NOT_APPLIED_CSV):

@@ -52,7 +52,7 @@ def cmd_reconcile(args: argparse.Namespace) -> int:
     else:
         reused = (
             f"taken from the workspace (unchanged since a run kept them): "
-            f"{done.reused.get('laws', 0)} of {report['laws']} laws, "
+            f"{done.reused.get('instructions', 0)} of {report['instructions']} checks, "
             f"{done.reused.get('sections', 0)} of {report['sections']} sections"
         )
         lines = [*report_lines(report), reused, f"wrote {', '.join(names)} into {args.out}"]

@@ -132,6 +132,7 @@ def reconcile_code(
     not_reflected: list[str] = []
     pairs = 0
     act_citation = re.compile(book.style.act_citation)
+    held_acts = book.held_acts
     origins = origin_lines(workspace) if kept else {}
     for family in bar(
         sorted(book.code.families), desc="sections", unit="section", enabled=progress
@@ -145,7 +146,7 @@ def reconcile_code(
         family_key = ""
         if kept:
             family_key = section_key(
-                kept.rules, family, dated, origins, here, book.held_acts, book.style.act_citation
+                kept.rules, family, dated, origins, here, held_acts, book.style.act_citation
             )
             found = kept.section(family, family_key)
             if found is not None:
@@ -154,7 +155,7 @@ def reconcile_code(
                 book.code.forget(family)
                 continue
         made, unreflected, _ = reconcile(
-            here, book.code, held_acts=book.held_acts, act_citation=act_citation
+            here, book.code, held_acts=held_acts, act_citation=act_citation
         )
         attributions.update(made)
         not_reflected.extend(unreflected)

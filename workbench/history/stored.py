@@ -37,10 +37,11 @@ from __future__ import annotations
 import json
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from workbench.history.amendments import Instruction, Reading, Unread
-from workbench.history.enactment import Check
+from workbench.history.enactment import Check, check_instruction
 from workbench.history.lawbook import LawBook, LawReport
 from workbench.history.laws import HeldCode, HeldFact, HeldLaw, LawFacts
 from workbench.history.reconcile import Attribution
@@ -141,7 +142,7 @@ class StoredReconciliation:
         self._laws: dict[str, dict[str, Any]] = {}
         self._sections: dict[str, dict[str, Any]] = {}
         self._firsts: Firsts | None = None
-        self.reused = {"laws": 0, "sections": 0}
+        self.reused = {"instructions": 0, "sections": 0}
 
     def firsts(self, code: HeldCode) -> Firsts:
         if self._firsts is None:
@@ -177,10 +178,12 @@ class StoredReconciliation:
         }
 
     def report(self, book: LawBook, law: str) -> LawReport:
-        """The law's report: the stored one where its hashes and reads hold, else made now."""
+        """The law's report: its stored reading where its hashes hold, with each stored check
+        whose reads are unchanged and each other instruction checked again; else made now."""
         version = book.versions[law]
         effective = book.facts[law].effective
         record = self.laws.get(law)
+        stored = None
         if (
             self._current(record)
             and record is not None
@@ -189,20 +192,33 @@ class StoredReconciliation:
             and record["effective"] == effective
         ):
             try:
-                report: LawReport | None = _report(record, book, law)
+                stored = _report(record, book, law)
+                was = [list(r) for r in record["reads"]]
             except (KeyError, TypeError, ValueError):
-                report = None
-            if report is not None and record.get("reads") == self._law_reads(
-                report, book.code, effective
-            ):
-                book.keep(report)
-                self.reused["laws"] += 1
-                self._laws[law] = record
-                return report
-        report = book.report(law)
-        self._laws[law] = _law_record(report, self.rules) | {
-            "reads": self._law_reads(report, book.code, effective)
-        }
+                stored = None
+        if stored is None or len(was) != len(stored.checks):
+            report = book.report(law)
+            self._laws[law] = _law_record(report, self.rules) | {
+                "reads": self._law_reads(report, book.code, effective)
+            }
+            return report
+        checks, reads = [], []
+        for ins, check, read in zip(stored.reading.instructions, stored.checks, was, strict=True):
+            now = _reads(ins, check, book.code, effective, self.firsts(book.code))
+            if now == read:
+                self.reused["instructions"] += 1
+            else:
+                check = check_instruction(ins, book.code, effective)
+                now = _reads(ins, check, book.code, effective, self.firsts(book.code))
+            checks.append(check)
+            reads.append(now)
+        report = replace(stored, checks=tuple(checks))
+        book.keep(report)
+        self._laws[law] = (
+            record
+            if record is not None and reads == was
+            else _law_record(report, self.rules) | {"reads": reads}
+        )
         return report
 
     def section(self, family: str, key: str) -> tuple[list[Attribution], list[str]] | None:
