@@ -5,18 +5,19 @@ read, so that after one more release only what the release touched is read again
 Two tables of derived data, rewritten whenever their keys say so and never trusted past them:
 
 * `reconcile_laws`, one record per held law: its facts (effective date, Act number) under its
-  artefact SHA-256; its report (the reading, its publisher spans, each instruction's check)
-  under its text and artefact SHA-256, and, per instruction, what the check *read*, stated from
-  the versions table alone (`_reads`):
+  artefact SHA-256; its reading (instructions, publisher spans, unread sentences) under its text
+  and artefact SHA-256; and each instruction's check with what the check *read*, stated from the
+  versions table alone (`_reads`):
     - nothing, for a target that is not the Code or names no section;
     - for a unit of a numbered section: the family holding that number and, of its dated
       releases, the pair around the law's effective date where the verdict is `applied` (such a
       check reads only that pair), else all of them (any other verdict also asks which releases
       read as instructed);
-    - for a whole section added without its number: every family first released on or after
-      the law, with its first release.
-  A stored report is used when its hashes match and its reads, stated again from today's
-  versions table, are the same; else the law is read and checked again.
+    - for a whole section added without its number: a digest of every family first released
+      on or after the law, with its first release (`Firsts`).
+  Where the hashes hold, the reading is taken from the record, and each check whose reads,
+  stated again from today's versions table, are unchanged; every other instruction is checked
+  again. Where they do not, the law is read and checked again.
 * `reconcile_sections`, one record per Code section family: the number its first release gives
   it (under that release's id and text hash), and its attributions and unreflected instructions
   under its *section key*: each dated release (id, order, text, artefact, extractor and origin
