@@ -205,20 +205,11 @@ def _family_keys(
     names, when given): the key is SHA-256 over its versions' ids, orders and text hashes and
     their origin records, the registry's key and the code digest. Read from the versions table's
     `versions_content` index and the origin records alone (no text is read)."""
-    where, origin_where = "", ""
+    where = ""
     params: tuple[str, ...] = ()
     if only is not None:
         where, params = " WHERE jurisdiction = ? AND family = ?", only
-        origin_where = f" WHERE version_id IN (SELECT version_id FROM versions{where})"
-    origins: dict[str, str] = {}
-    for version_id, extractor, extractor_version, text_sha256 in workspace.read(
-        "SELECT version_id, extractor, extractor_version, text_sha256 FROM text_origins"
-        f"{origin_where} ORDER BY version_id, extractor, extractor_version",
-        params,
-    ):
-        origins[version_id] = (
-            f"{origins.get(version_id, '')} {extractor} {extractor_version} {text_sha256}"
-        )
+    origins = workspace.origin_lines(only)
     digests: dict[tuple[str, str], Any] = {}
     ids: dict[tuple[str, str], list[str]] = {}
     for jurisdiction, family, version_id, order, text_sha256 in workspace.read(

@@ -33,7 +33,7 @@ from workbench.history.amendments import Instruction
 from workbench.history.enactment import Check
 from workbench.history.lawbook import LawBook, LawReport
 from workbench.history.reconcile import Attribution, reconcile
-from workbench.history.stored import StoredReconciliation, origin_lines, section_key
+from workbench.history.stored import StoredReconciliation, section_key
 from workbench.history.style import style_for
 from workbench.models import CatalogueRow
 from workbench.progress import bar
@@ -133,7 +133,7 @@ def reconcile_code(
     pairs = 0
     act_citation = re.compile(book.style.act_citation)
     held_acts = book.held_acts
-    origins = origin_lines(workspace) if kept else {}
+    origins = workspace.origin_lines() if kept else {}
     for family in bar(
         sorted(book.code.families), desc="sections", unit="section", enabled=progress
     ):

@@ -301,19 +301,6 @@ def section_key(
     )
 
 
-def origin_lines(workspace: Workspace) -> dict[str, str]:
-    """Each version's origin records (extractor, version and text hash of each), as one line."""
-    lines: dict[str, str] = {}
-    for version_id, extractor, extractor_version, text_sha256 in workspace.read(
-        "SELECT version_id, extractor, extractor_version, text_sha256 FROM text_origins "
-        "ORDER BY version_id, extractor, extractor_version"
-    ):
-        lines[version_id] = (
-            f"{lines.get(version_id, '')} {extractor} {extractor_version} {text_sha256}"
-        )
-    return lines
-
-
 def _records(rows: Iterable[tuple[Any, ...]]) -> dict[str, dict[str, Any]]:
     records = {}
     for name, text in rows:

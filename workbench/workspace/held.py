@@ -366,6 +366,29 @@ class Workspace:
             ),
         )
 
+    def origin_lines(self, family: tuple[str, str] | None = None) -> dict[str, str]:
+        """Every origin record of each version (of the (jurisdiction, family) `family` names,
+        when given) as one line: extractor, version and text hash of each, in a fixed order.
+        What a key over a version's origins is made from (the stored review queue's and the
+        stored reconciliation's), read without the texts."""
+        where = ""
+        params: tuple[str, ...] = ()
+        if family is not None:
+            where = (
+                " WHERE version_id IN (SELECT version_id FROM versions"
+                " WHERE jurisdiction = ? AND family = ?)"
+            )
+            params = family
+        lines: dict[str, str] = {}
+        for version_id, extractor, extractor_version, text_sha256 in self.read(
+            "SELECT version_id, extractor, extractor_version, text_sha256 FROM text_origins"
+            f"{where} ORDER BY version_id, extractor, extractor_version",
+            params,
+        ):
+            line = f"{lines.get(version_id, '')} {extractor} {extractor_version} {text_sha256}"
+            lines[version_id] = line
+        return lines
+
     def origins(self, version_ids: Sequence[str] | None) -> dict[str, TextOrigins]:
         """The newest origin record of each version (of `version_ids`, or of all)."""
         where = (
