@@ -232,6 +232,17 @@ def test_local_workers_run_without_the_statistical_profiler() -> None:
     assert dask.config.get("distributed.worker.profile.enabled") is True  # the client's is kept
 
 
+@pytest.mark.parametrize("engine", ["local", "started"])
+def test_the_client_keeps_no_log_of_the_tasks_it_sent(engine: str, cluster: str) -> None:
+    """Dask's client keeps its last thousand messages for its developers, each batch of tasks
+    pickled among them: memory that grew with the corpus. On either engine it keeps none."""
+    options: dict[str, Any] = {"workers": 1} if engine == "local" else {"scheduler": cluster}
+    with dask_client(**options) as client:
+        assert client.submit(sum, [1, 2], pure=False).result() == 3
+        assert len(client.scheduler_comm.recent_message_log) == 0
+    assert dask.config.get("distributed.admin.low-level-log-length") > 0  # the default is kept
+
+
 def test_the_local_scheduler_runs_in_a_process_of_its_own() -> None:
     """The objects Dask unpickles for its tasks live in the scheduler's process, a child of the
     client's that ends with the cluster."""

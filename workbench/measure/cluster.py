@@ -65,6 +65,10 @@ STALL_SECONDS = 300.0  # seconds with workers present but no family finished bef
 SCHEDULER_ADDRESS = re.compile(r"(tcp|tls)://[^\s/:]+:\d{1,5}")
 # Dask configuration for the workers of the local cluster `dask_client` starts.
 LOCAL_WORKER_CONFIG = {"distributed.worker.profile.enabled": False}
+# Dask configuration for the client, on either engine: no log of the messages it sent. Dask keeps
+# the last `low-level-log-length` (1,000) of them for its developers, each submitted batch of
+# tasks among them, pickled: memory that grew with the corpus up to that bound.
+CLIENT_CONFIG = {"distributed.admin.low-level-log-length": 0}
 BATCH_VERSIONS = 48  # versions a batch of consecutive families travels with, at least
 
 
@@ -97,7 +101,8 @@ def dask_client(
     installed. Its workers run without Dask's statistical profiler (`LOCAL_WORKER_CONFIG`): the
     profiler samples the running task every 10 ms and keeps a call tree for each second of work
     (up to `distributed.admin.low-level-log-length` of them), memory that grows with the corpus;
-    the dashboard's Profile page is empty as a result. Both are closed on exit; an existing cluster
+    the dashboard's Profile page is empty as a result. The client keeps no log of the messages
+    it sent (`CLIENT_CONFIG`), on either engine. Both are closed on exit; an existing cluster
     is left running, with the configuration its workers were started with.
     """
     check_engine_options(workers, scheduler)
@@ -110,7 +115,8 @@ def dask_client(
         ) from exc
     if scheduler is not None:
         try:
-            client = Client(scheduler, timeout=connect_timeout, set_as_default=False)  # type: ignore[no-untyped-call]
+            with dask.config.set(CLIENT_CONFIG):
+                client = Client(scheduler, timeout=connect_timeout, set_as_default=False)  # type: ignore[no-untyped-call]
         except OSError as exc:
             raise ClusterError(
                 f"{scheduler}: no Dask scheduler answered within {connect_timeout:g} s"
@@ -125,8 +131,11 @@ def dask_client(
         # start (and restart), so setting it around the construction is enough.
         with dask.config.set(LOCAL_WORKER_CONFIG):
             cluster = local_cluster(workers or 1, Path(folder))
-        with cluster, Client(cluster, set_as_default=False) as client:  # type: ignore[no-untyped-call]
-            yield client
+        with cluster:
+            with dask.config.set(CLIENT_CONFIG):
+                client = Client(cluster, set_as_default=False)  # type: ignore[no-untyped-call]
+            with client:
+                yield client
 
 
 def worker_ocr(workspace: Path) -> OcrOptions:

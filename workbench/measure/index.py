@@ -89,7 +89,9 @@ class SummaryIndex:
         batch at a time; each wanted key's first line is found and its place kept beside its
         (jurisdiction, family, key); the places are sorted and the lines read back in that
         order into parts of `BATCH_ROWS` rows, which polars' streaming engine joins into one
-        file. (A lazy sort of the whole spill held every summary several times over.)"""
+        file of row groups of as many rows. (A lazy sort of the whole spill held every summary
+        several times over; polars' own row groups, far larger, held a fifth of the whole code's
+        summaries at once while the file was written, and as much again when it was read back.)"""
         wanted = frozenset(keys)
         if self._spill is not None:
             self._spill.close()
@@ -106,7 +108,10 @@ class SummaryIndex:
         try:
             files = _write_parts(self._spill_path, places, parts)
             scan = pl.scan_parquet(files) if files else pl.LazyFrame(schema=_SCHEMA)
-            replace_file_with(self.path, lambda temporary: scan.sink_parquet(temporary))
+            replace_file_with(
+                self.path,
+                lambda temporary: scan.sink_parquet(temporary, row_group_size=BATCH_ROWS),
+            )
         finally:
             shutil.rmtree(parts, ignore_errors=True)
         self._spill_path.unlink(missing_ok=True)
