@@ -112,7 +112,7 @@ class CatalogueRow:
 
     @property
     def version_label(self) -> str:
-        return str(self._fields[6] or "")
+        return str(self.provenance.get("version_label") or "")  # read once per version made
 
     @property
     def media_type(self) -> str:
