@@ -130,7 +130,7 @@ def _name_problem(rel: str) -> str | None:
     return None
 
 
-def _admit_one(root: Path, rel: str, provenance_bytes: bytes) -> CatalogueRow | Refusal:
+def _admit_one(root: str, rel: str, provenance_bytes: bytes) -> CatalogueRow | Refusal:
     jurisdiction, family, _ = rel.split("/")
     try:
         record = parse_provenance(provenance_bytes, source=rel + PROVENANCE_SUFFIX)
@@ -150,7 +150,7 @@ def _admit_one(root: Path, rel: str, provenance_bytes: bytes) -> CatalogueRow | 
             detail=f"provenance names {record['jurisdiction']}/{record['document_family']}; "
             f"file lies in {jurisdiction}/{family}",
         )
-    digest, size = sha256_file(root / rel)
+    digest, size = sha256_file(os.path.join(root, rel))
     if size != record["bytes"]:
         return Refusal(
             path=rel,
@@ -180,6 +180,9 @@ def admit(mirror: Path, *, progress: bool = False) -> Admission:
     present = set(files)
     rows: list[CatalogueRow] = []
     documents = [f for f in files if not f.endswith(PROVENANCE_SUFFIX)]
+    # CAUTION: paths joined as strings: pathlib interns every part of every path it makes, a
+    # table that outlived the admission and grew with the corpus.
+    root = os.fspath(mirror)
     for rel in bar(documents, desc="admit", unit="file", enabled=progress):
         if rel.count("/") != 2:
             if "/" not in rel and rel.upper().startswith("README"):
@@ -202,7 +205,8 @@ def admit(mirror: Path, *, progress: bool = False) -> Admission:
                 )
             )
             continue
-        outcome = _admit_one(mirror, rel, (mirror / (rel + PROVENANCE_SUFFIX)).read_bytes())
+        with open(os.path.join(root, rel + PROVENANCE_SUFFIX), "rb") as sidecar:
+            outcome = _admit_one(root, rel, sidecar.read())
         (rows if isinstance(outcome, CatalogueRow) else refusals).append(outcome)  # type: ignore[arg-type]
     for rel in files:
         if rel.endswith(PROVENANCE_SUFFIX) and rel[: -len(PROVENANCE_SUFFIX)] not in present:

@@ -20,10 +20,15 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from workbench.corpus.admission import Admission, admit, merge_admission
-from workbench.corpus.provenance import check_relative_path, parse_provenance
+from workbench.corpus.provenance import (
+    MAX_PROVENANCE_BYTES,
+    check_provenance_record,
+    check_relative_path,
+    parse_provenance,
+)
 from workbench.errors import CatalogueError
 from workbench.files import replace_file, replace_file_with
-from workbench.models import CatalogueRow, Refusal, canonical_json
+from workbench.models import CatalogueRow, Refusal, canonical_json, strict_json
 
 CATALOGUE_NAME = "catalogue.jsonl"
 CHECKSUM_NAME = "catalogue.jsonl.sha256"
@@ -165,13 +170,15 @@ def read_catalogue(corpus_dir: Path) -> tuple[CatalogueRow, ...]:
     rows: list[CatalogueRow] = []
     for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
         try:
-            item = json.loads(line)
+            item = strict_json(line, CatalogueError)  # parsed once, strictly: the record with it
             rel, record = item["path"], item["provenance"]
             if problem := check_relative_path(rel, field="path"):
                 raise CatalogueError(problem)
             if rel.count("/") != 2:
                 raise CatalogueError(f"path {rel!r} is not <jurisdiction>/<family>/<file>")
-            parse_provenance(json.dumps(record).encode(), source=rel)
+            if len(line) > MAX_PROVENANCE_BYTES:  # the size a sidecar may have, as admit counts it
+                parse_provenance(json.dumps(record).encode(), source=rel)
+            check_provenance_record(record, source=rel)
         except (ValueError, KeyError, TypeError) as exc:
             raise CatalogueError(f"{path}: line {number}: {exc}") from exc
         rows.append(CatalogueRow(path=rel, provenance=record))

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import unicodedata
 import urllib.parse
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from workbench.errors import ProvenanceError
@@ -35,11 +35,11 @@ _COMMIT = re.compile(r"[0-9a-f]{40}")
 _REPO = re.compile(r"[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+")
 
 
-def sha256_file(path: Path) -> tuple[str, int]:
+def sha256_file(path: str | os.PathLike[str]) -> tuple[str, int]:
     """SHA-256 hex digest and byte count of a file, read in binary."""
-    with path.open("rb") as handle:
+    with open(path, "rb") as handle:
         digest = hashlib.file_digest(handle, "sha256")
-    return digest.hexdigest(), path.stat().st_size
+        return digest.hexdigest(), os.fstat(handle.fileno()).st_size
 
 
 def _is_int(value: Any) -> bool:
@@ -142,6 +142,12 @@ def parse_provenance(data: bytes, *, source: str) -> dict[str, Any]:
         ) from exc
     except ProvenanceError as exc:
         raise ProvenanceError(f"{source}: {exc}") from exc
+    return check_provenance_record(record, source=source)
+
+
+def check_provenance_record(record: Any, *, source: str) -> dict[str, Any]:
+    """`record`, already parsed as strict JSON, if it is a provenance object whose every field
+    passes (`provenance_problems`); else ProvenanceError naming `source` and every problem."""
     if not isinstance(record, dict):
         raise ProvenanceError(f"{source}: provenance must be a JSON object")
     problems = provenance_problems(record)
