@@ -47,8 +47,9 @@ def test_two_text_rows_for_one_version_are_refused(workspace: Workspace) -> None
 
 def test_a_report_is_written_as_json_dumps_writes_it_held_whole() -> None:
     """`report_bytes` makes its text itself (not through json's generators): the same characters
-    as `json.dumps(indent=2, ensure_ascii=False)`, whatever a value holds, a `Section` read in."""
-    from workbench.measure.reports import Section, report_bytes
+    as `json.dumps(indent=2, ensure_ascii=False)`, whatever a value holds, a `Section` or the
+    `Members` of a list read in."""
+    from workbench.measure.reports import Members, Section, report_bytes
 
     awkward = {
         "text": 'quote " back \\ newline \n tab \t bell \x07 é ☃ \u2028 𝄞',
@@ -59,9 +60,17 @@ def test_a_report_is_written_as_json_dumps_writes_it_held_whole() -> None:
         "nested": [[[{"deep": [1, {"x": None}]}]]],
     }
     families = [("us-dc/a", {"n": 1, "m": [1, 2]}), ("us-dc/é", {}), ("x", awkward)]
-    report = {"corpus_digest": "d", "awkward": awkward, "families": Section(lambda: families)}
-    held = {**report, "families": dict(families)}
+    rows = [{"path": "us-dc/a/1.xml", "bytes": 3}, awkward, [], "é"]
+    report = {
+        "corpus_digest": "d",
+        "awkward": awkward,
+        "families": Section(lambda: families),
+        "rows": Members(lambda: iter(rows)),
+        "none": Members(lambda: iter(())),
+    }
+    held = {**report, "families": dict(families), "rows": rows, "none": []}
     assert report_bytes(report) == (json.dumps(held, indent=2, ensure_ascii=False) + "\n").encode()
+    assert report["rows"] == rows and report["none"] == [] and report["rows"] != rows[:1]
     assert (
         report_bytes(awkward) == (json.dumps(awkward, indent=2, ensure_ascii=False) + "\n").encode()
     )
