@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.corpus.provenance import (
@@ -44,10 +44,26 @@ def refusal_is_policy(refusal: Refusal) -> bool:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Admission:
-    """What `admit` found: admitted rows sorted by path, and refusals sorted by path then reason."""
+    """What `admit` found: admitted rows sorted by path, and refusals sorted by path then reason;
+    `stamps`, each admitted document's `file_stamp` as it was before its bytes were read."""
 
     rows: tuple[CatalogueRow, ...]
     refusals: tuple[Refusal, ...]
+    stamps: Mapping[str, str] = field(default_factory=dict)
+
+
+def file_stamp(document: str) -> str | None:
+    """What the file system says of a document and of its provenance file beside it, without
+    reading either: byte count, modification and change times (ns) and inode of each. A file
+    written again, copied over, touched, or given its old modification time back has another
+    stamp (its change time moved); None when either cannot be read."""
+    try:
+        own, beside = os.stat(document), os.stat(document + PROVENANCE_SUFFIX)
+    except OSError:
+        return None
+    return " ".join(
+        f"{s.st_size}:{s.st_mtime_ns}:{s.st_ctime_ns}:{s.st_ino}" for s in (own, beside)
+    )
 
 
 def _walk(root: Path) -> tuple[list[str], list[Refusal]]:
@@ -166,8 +182,18 @@ def _admit_one(root: str, rel: str, provenance_bytes: bytes) -> CatalogueRow | R
     return CatalogueRow(path=rel, provenance=record)
 
 
-def admit(mirror: Path, *, progress: bool = False) -> Admission:
+def admit(
+    mirror: Path,
+    *,
+    progress: bool = False,
+    known: Mapping[str, tuple[str, CatalogueRow]] | None = None,
+) -> Admission:
     """Admit every document of a mirror folder; see the module docstring for the rules.
+
+    `known` maps a path to the `file_stamp` its document had when it was admitted and the row
+    it was admitted as (`measure` keeps them in its workspace): a document whose stamp is still
+    that one is that row again, its provenance not re-read and its bytes not hashed again. Every
+    other document is read and checked whole; `workbench corpus admit` always checks them all.
 
     Files directly in the mirror root named README* are documentation, and `profiles/*.toml` are
     the researcher's numbering profiles (read by `measure`, C15): both are skipped silently; any
@@ -179,6 +205,8 @@ def admit(mirror: Path, *, progress: bool = False) -> Admission:
     files, refusals = _walk(mirror)
     present = set(files)
     rows: list[CatalogueRow] = []
+    stamps: dict[str, str] = {}
+    known = known or {}
     documents = [f for f in files if not f.endswith(PROVENANCE_SUFFIX)]
     # CAUTION: paths joined as strings: pathlib interns every part of every path it makes, a
     # table that outlived the admission and grew with the corpus.
@@ -193,6 +221,11 @@ def admit(mirror: Path, *, progress: bool = False) -> Admission:
                 Refusal(path=rel, reason="layout", detail="not at <jurisdiction>/<family>/<file>")
             )
             continue
+        stamp = file_stamp(os.path.join(root, rel)) if rel in known else None
+        if stamp is not None and known[rel][0] == stamp:  # admitted as this row, and unmoved
+            rows.append(known[rel][1])
+            stamps[rel] = stamp
+            continue
         if problem := _name_problem(rel):
             refusals.append(Refusal(path=rel, reason="bad_name", detail=problem))
             continue
@@ -205,9 +238,15 @@ def admit(mirror: Path, *, progress: bool = False) -> Admission:
                 )
             )
             continue
+        stamp = file_stamp(os.path.join(root, rel))
         with open(os.path.join(root, rel + PROVENANCE_SUFFIX), "rb") as sidecar:
             outcome = _admit_one(root, rel, sidecar.read())
-        (rows if isinstance(outcome, CatalogueRow) else refusals).append(outcome)  # type: ignore[arg-type]
+        if isinstance(outcome, CatalogueRow):
+            rows.append(outcome)
+            if stamp is not None:
+                stamps[rel] = stamp
+        else:
+            refusals.append(outcome)
     for rel in files:
         if rel.endswith(PROVENANCE_SUFFIX) and rel[: -len(PROVENANCE_SUFFIX)] not in present:
             refusals.append(
@@ -233,7 +272,11 @@ def admit(mirror: Path, *, progress: bool = False) -> Admission:
                 for r in group
             )
     kept = tuple(sorted((r for r in rows if r.path not in clashes), key=lambda r: r.path))
-    return Admission(rows=kept, refusals=tuple(sorted(refusals, key=lambda r: (r.path, r.reason))))
+    return Admission(
+        rows=kept,
+        refusals=tuple(sorted(refusals, key=lambda r: (r.path, r.reason))),
+        stamps={r.path: stamps[r.path] for r in kept if r.path in stamps},
+    )
 
 
 def merge_admission(existing: Iterable[CatalogueRow], admission: Admission) -> Admission:

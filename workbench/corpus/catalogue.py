@@ -47,17 +47,18 @@ def admit_into_catalogue(
     return admission, fold_into_catalogue(admission, corpus_dir)
 
 
-def fold_into_catalogue(admission: Admission, corpus_dir: Path) -> Admission:
+def fold_into_catalogue(
+    admission: Admission, corpus_dir: Path, *, existing: Iterable[CatalogueRow] | None = None
+) -> Admission:
     """Fold `admission` into the catalogue in `corpus_dir` and write it back; the merged catalogue.
 
-    The catalogue there, if any, is read (and its checksum checked) first; `merge_admission` keeps
-    every row it holds; unchanged files are not rewritten (`write_catalogue`). An admission that
-    admitted nothing writes nothing, not even its refusals: a failed admission leaves every file
-    as it was.
+    The catalogue there, if any, is read (and its checksum checked) first, unless the caller has
+    just read it (`existing`); `merge_admission` keeps every row it holds; unchanged files are
+    not rewritten (`write_catalogue`). An admission that admitted nothing writes nothing, not
+    even its refusals: a failed admission leaves every file as it was.
     """
-    existing: tuple[CatalogueRow, ...] = ()
-    if (corpus_dir / CATALOGUE_NAME).is_file():
-        existing = read_catalogue(corpus_dir)
+    if existing is None:
+        existing = read_catalogue(corpus_dir) if (corpus_dir / CATALOGUE_NAME).is_file() else ()
     merged = merge_admission(existing, admission)
     if admission.rows:
         write_catalogue(merged, corpus_dir)

@@ -34,6 +34,7 @@ from workbench.corpus import (
     read_catalogue,
     read_refusals,
 )
+from workbench.corpus.catalogue import CATALOGUE_NAME
 from workbench.defaults import (
     DEFAULT_CORPUS_DIR,
     DEFAULT_STORE,
@@ -42,6 +43,7 @@ from workbench.defaults import (
 )
 from workbench.errors import CorpusChanged
 from workbench.files import replace_file
+from workbench.measure.admitted import keep_stamps, known_files
 from workbench.measure.allocator import keep_large_buffers_mapped
 from workbench.measure.cache import (
     CACHE_DIR_NAME,
@@ -128,8 +130,10 @@ def measure_corpus(
 ) -> MeasureRun:
     """Re-derive every measurement report into `out`: what `workbench measure` runs.
 
-    1. The documents: with `mirror`, that mirror-layout folder is admitted (`corpus.admit`); if
-       it admits nothing, nothing is extracted or written anywhere. Its bytes are read from the
+    1. The documents: with `mirror`, that mirror-layout folder is admitted (`corpus.admit`),
+       re-reading only the documents whose file stamps moved since this workspace last
+       admitted them (`admitted`); if it admits nothing, nothing is extracted or written
+       anywhere. Its bytes are read from the
        mirror, and the admission is folded into its catalogue (`corpus.catalogue_folder`:
        `corpus_dir` when named, the project's for the project's mirror, else the workspace's
        folder), as `workbench corpus admit` would keep it. Without it, the catalogue in
@@ -171,7 +175,10 @@ def measure_corpus(
 
         check_engine_options(workers, scheduler)
     if mirror is not None:
-        admission = admit(mirror, progress=progress)
+        catalogue = catalogue_folder(mirror, workspace, corpus_dir)
+        held_rows = read_catalogue(catalogue) if (catalogue / CATALOGUE_NAME).is_file() else ()
+        known = known_files(workspace, held_rows)
+        admission = admit(mirror, progress=progress, known=known)
         rows, refusals = admission.rows, admission.refusals
         if not rows:
             return MeasureRun(
@@ -183,7 +190,7 @@ def measure_corpus(
                 not_ingested=(),
                 admission_refusals=refusals,
             )
-        catalogue, store = catalogue_folder(mirror, workspace, corpus_dir), mirror
+        store = mirror
     else:
         catalogue = corpus_dir if corpus_dir is not None else DEFAULT_CORPUS_DIR
         store = store if store is not None else DEFAULT_STORE
@@ -193,13 +200,17 @@ def measure_corpus(
     )
     own = researcher_profiles(given)  # a bad profile is refused before anything is written
     if mirror is not None:
-        fold_into_catalogue(admission, catalogue)
+        fold_into_catalogue(admission, catalogue, existing=held_rows)
+        del held_rows  # the rows this run measures are the admission's
     readers = registry(own)
     folder = cache if cache is not None else workspace.parent / CACHE_DIR_NAME
     shards = MeasurementCache(folder=folder)
     run = _Run(held_cache=shards if use_cache else None)
     with Workspace(workspace) as held, SummaryIndex(folder) as index:
         held.remember(given.resolved(), by="measure")
+        if mirror is not None:
+            keep_stamps(held, admission, known)
+            del known
         run.queue = measured_queue(held, readers)
         # The plan and the tasks are the map's own: made and dropped in `_map_corpus`, so none
         # of them is alive while the index is folded and the reports are written.
