@@ -33,7 +33,7 @@ from workbench.history.amendments import Instruction
 from workbench.history.enactment import Check
 from workbench.history.lawbook import LawBook, LawReport
 from workbench.history.reconcile import Attribution, reconcile
-from workbench.history.stored import StoredReconciliation, section_key
+from workbench.history.stored import StoredReconciliation, run_key, section_key
 from workbench.history.style import style_for
 from workbench.models import CatalogueRow
 from workbench.progress import bar
@@ -134,6 +134,7 @@ def reconcile_code(
     act_citation = re.compile(book.style.act_citation)
     held_acts = book.held_acts
     origins = workspace.origin_lines() if kept else {}
+    run = run_key(kept.rules, held_acts, book.style.act_citation) if kept else ""
     for family in bar(
         sorted(book.code.families), desc="sections", unit="section", enabled=progress
     ):
@@ -145,9 +146,7 @@ def reconcile_code(
         here = {key: checked.get(key, []) for key in keys}
         family_key = ""
         if kept:
-            family_key = section_key(
-                kept.rules, family, dated, origins, here, held_acts, book.style.act_citation
-            )
+            family_key = section_key(run, family, dated, origins, here)
             found = kept.section(family, family_key)
             if found is not None:
                 attributions.update((a.change_id, a) for a in found[0])

@@ -21,8 +21,9 @@ Two tables of derived data, rewritten whenever their keys say so and never trust
 * `reconcile_sections`, one record per Code section family: the number its first release gives
   it (under that release's id and text hash), and its attributions and unreflected instructions
   under its *section key*: each dated release (id, order, text, artefact, extractor and origin
-  records), each release pair's checked instructions (their whole JSON, checks included), the
-  held laws' Act numbers and the style's Act citation.
+  records), each release pair's checked instructions (their whole JSON, checks included), and
+  the run's key: the rules, the held laws' Act numbers and the style's Act citation, digested
+  once per run (`run_key`).
 
 Every record also carries the *rules*: the code digest, the drafting style's and the law
 profile's SHA-256 and the shipped profile registry (which segments the diff). A record that does
@@ -276,27 +277,30 @@ class StoredReconciliation:
                 )
 
 
+def run_key(rules_key: str, held_acts: Iterable[str], act_citation: str) -> str:
+    """What every family's attributions of one run read alike: the rules, the held laws' Act
+    numbers and the style's Act citation, digested once for all its `section_key`s (each had
+    sorted and written the run's Act numbers again)."""
+    return content_id([rules_key, sorted(held_acts), act_citation])
+
+
 def section_key(
-    rules_key: str,
+    run: str,
     family: str,
     dated: Sequence[tuple[str, HeldFact]],
     origins: Mapping[str, str],
     checked: Mapping[tuple[str, str, str], Sequence[tuple[Instruction, Check]]],
-    held_acts: Iterable[str],
-    act_citation: str,
 ) -> str:
-    """The key of a family's attributions (module docstring)."""
+    """The key of a family's attributions (module docstring), under the run's `run_key`."""
     return content_id(
         [
-            rules_key,
+            run,
             family,
             [[d, *_fact(f), origins.get(f.version_id, "")] for d, f in dated],
             [
                 [list(key), [[i.as_json(), c.as_json()] for i, c in pair]]
                 for key, pair in sorted(checked.items())
             ],
-            sorted(held_acts),
-            act_citation,
         ]
     )
 
