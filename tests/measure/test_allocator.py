@@ -3,6 +3,7 @@ on its own (and so unmapped when freed), where glibc's own rule would carve it f
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -30,8 +31,12 @@ PROBE = textwrap.dedent(
 
 
 def _probe(mode: str) -> str:
+    # glibc's rule as a process starts with it: a MALLOC_*_ setting in the environment (Dask's
+    # nanny sets MALLOC_TRIM_THRESHOLD_ for its workers, in this process's environment too once
+    # a test has started one) turns the rising threshold off.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, mode], capture_output=True, text=True, check=True
+        [sys.executable, "-c", PROBE, mode], capture_output=True, text=True, check=True, env=env
     )
     return done.stdout.strip()
 
