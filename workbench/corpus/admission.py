@@ -238,7 +238,7 @@ def admit(
                 )
             )
             continue
-        stamp = file_stamp(os.path.join(root, rel))
+        stamp = stamp or file_stamp(os.path.join(root, rel))  # taken before any byte is read
         with open(os.path.join(root, rel + PROVENANCE_SUFFIX), "rb") as sidecar:
             outcome = _admit_one(root, rel, sidecar.read())
         if isinstance(outcome, CatalogueRow):

@@ -133,12 +133,11 @@ def measure_corpus(
     1. The documents: with `mirror`, that mirror-layout folder is admitted (`corpus.admit`),
        re-reading only the documents whose file stamps moved since this workspace last
        admitted them (`admitted`); if it admits nothing, nothing is extracted or written
-       anywhere. Its bytes are read from the
-       mirror, and the admission is folded into its catalogue (`corpus.catalogue_folder`:
-       `corpus_dir` when named, the project's for the project's mirror, else the workspace's
-       folder), as `workbench corpus admit` would keep it. Without it, the catalogue in
-       `corpus_dir` (default: the project's) and the refusals beside it, the bytes in `store`
-       (default: the project's store).
+       anywhere. Its bytes are read from the mirror, and the admission is folded into its
+       catalogue (`corpus.catalogue_folder`: `corpus_dir` when named, the project's for the
+       project's mirror, else the workspace's folder), as `workbench corpus admit` would keep
+       it. Without it, the catalogue in `corpus_dir` (default: the project's) and the refusals
+       beside it, the bytes in `store` (default: the project's store).
     2. The profiles: those in each of `profile_folders`, then `MIRROR/profiles/*.toml`, come
        before the shipped ones (`CorpusSettings.profile_folders`, `profiles.registry`). The
        workspace file `workspace` remembers these settings (`Workspace.remember`), so that every
@@ -164,8 +163,9 @@ def measure_corpus(
     The reports are the same bytes whichever families were reused and whatever ran the map. The
     client holds the catalogue rows, one batch of results and one batch of summaries at a time,
     never the corpus's measurements; its large buffers go back to the system as they are freed
-    (`allocator.keep_large_buffers_mapped`, on glibc). `keep_results` also gives back every family's measurement
-    and the reports with every section read in (for a notebook on a small corpus).
+    (`allocator.keep_large_buffers_mapped`, on glibc). `keep_results` also gives back every
+    family's measurement and the reports with every section read in (for a notebook on a small
+    corpus).
     """
     if export is not None:
         check_format(export)  # refused before anything is read or written
