@@ -44,7 +44,6 @@ from workbench.defaults import (
 from workbench.errors import CorpusChanged
 from workbench.files import replace_file
 from workbench.measure.admitted import keep_stamps, known_files
-from workbench.measure.allocator import keep_large_buffers_mapped
 from workbench.measure.cache import (
     CACHE_DIR_NAME,
     VERSION_FACTS,
@@ -162,14 +161,11 @@ def measure_corpus(
 
     The reports are the same bytes whichever families were reused and whatever ran the map. The
     client holds the catalogue rows, one batch of results and one batch of summaries at a time,
-    never the corpus's measurements; its large buffers go back to the system as they are freed
-    (`allocator.keep_large_buffers_mapped`, on glibc). `keep_results` also gives back every
-    family's measurement and the reports with every section read in (for a notebook on a small
-    corpus).
+    never the corpus's measurements. `keep_results` also gives back every family's measurement
+    and the reports with every section read in (for a notebook on a small corpus).
     """
     if export is not None:
         check_format(export)  # refused before anything is read or written
-    keep_large_buffers_mapped()
     if workers is not None or scheduler is not None:
         from workbench.measure.cluster import check_engine_options
 
