@@ -473,3 +473,17 @@ def corpus_alignment_truth(
         )
 
     return built_once(tmp_path_factory, "alignment-truth.json", build)
+
+
+@pytest.fixture
+def documents_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths whose provenance `admit` parses and whose bytes it hashes from now on, in order
+    (every document it does not take as an unmoved known row)."""
+    import workbench.corpus.admission as admission
+
+    read: list[str] = []
+    whole = admission._admit_one
+    monkeypatch.setattr(
+        admission, "_admit_one", lambda root, rel, data: read.append(rel) or whole(root, rel, data)
+    )
+    return read

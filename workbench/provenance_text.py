@@ -9,10 +9,10 @@ a field other than those is read.
 
 The text itself is held deflated (zlib) against a dictionary shared by the process: the first
 record's text. A corpus's records share their field names and most of their values (issuer,
-repository, notes), so what is left of each is little more than its hashes and dates: on the
-whole D.C. Code, 29 MB of texts were held in 6 MB. The dictionary is only ever the first text,
-and each text keeps a reference to the one it was deflated against, so no two threads can
-disagree about it; what is pickled, compared and read is the text, never the deflated bytes.
+repository, notes), so what is left of each is little more than its hashes and dates. The
+dictionary is only ever the first text, and each text keeps a reference to the one it was
+deflated against, so no two threads can disagree about it; what is pickled, compared and read
+is the text, never the deflated bytes.
 """
 
 from __future__ import annotations

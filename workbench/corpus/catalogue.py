@@ -179,7 +179,8 @@ def read_catalogue(corpus_dir: Path) -> tuple[CatalogueRow, ...]:
                 raise CatalogueError(f"path {rel!r} is not <jurisdiction>/<family>/<file>")
             if len(line) > MAX_PROVENANCE_BYTES:  # the size a sidecar may have, as admit counts it
                 parse_provenance(json.dumps(record).encode(), source=rel)
-            check_provenance_record(record, source=rel)
+            else:
+                check_provenance_record(record, source=rel)
         except (ValueError, KeyError, TypeError) as exc:
             raise CatalogueError(f"{path}: line {number}: {exc}") from exc
         rows.append(CatalogueRow(path=rel, provenance=record))

@@ -127,10 +127,7 @@ class StoredReconciliation:
     def __init__(self, workspace: Workspace, style: DraftingStyle, profile: Profile) -> None:
         self.workspace = workspace
         self.rules = rules(style, profile)
-        tables = {
-            name
-            for (name,) in workspace.read("SELECT name FROM sqlite_master WHERE type = 'table'")
-        }
+        tables = workspace.tables()
         self.laws = (
             _records(workspace.read("SELECT law, record FROM reconcile_laws"))
             if "reconcile_laws" in tables

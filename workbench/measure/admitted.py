@@ -36,8 +36,9 @@ def known_files(
     if not workspace.is_file():
         return {}
     with Workspace(workspace) as held:
-        tables = {n for (n,) in held.read("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        stamps = dict(held.read(f"SELECT path, stamp FROM {TABLE}")) if TABLE in tables else {}
+        stamps = (
+            dict(held.read(f"SELECT path, stamp FROM {TABLE}")) if TABLE in held.tables() else {}
+        )
     return {row.path: (stamps[row.path], row) for row in catalogue if row.path in stamps}
 
 

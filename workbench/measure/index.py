@@ -90,8 +90,8 @@ class SummaryIndex:
         (jurisdiction, family, key); the places are sorted and the lines read back in that
         order into parts of `BATCH_ROWS` rows, which polars' streaming engine joins into one
         file of row groups of as many rows. (A lazy sort of the whole spill held every summary
-        several times over; polars' own row groups, far larger, held a fifth of the whole code's
-        summaries at once while the file was written, and as much again when it was read back.)"""
+        several times over; polars' own row groups, far larger, held thousands of summaries at
+        once while the file was written, and as many again when it was read back.)"""
         wanted = frozenset(keys)
         if self._spill is not None:
             self._spill.close()

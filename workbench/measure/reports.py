@@ -171,7 +171,7 @@ class Section:
 class Members:
     """A report list whose members are made on demand, in order, each time it is read: the
     documents of a corpus, made from its catalogue rows as they are written rather than held
-    as a dictionary each (on the whole D.C. Code, 6 MB). Equal to a list of the same members."""
+    as a dictionary each. Equal to a list of the same members."""
 
     __slots__ = ("_make",)
 

@@ -274,6 +274,13 @@ class Workspace:
         writer, nor holds one up)."""
         return [tuple(row) for row in self._conn.execute(sql, params)]
 
+    def tables(self) -> frozenset[str]:
+        """The names of the tables the workspace file holds (derived tables are made by the
+        step that first writes them, so a reader asks before it reads one)."""
+        return frozenset(
+            n for (n,) in self.read("SELECT name FROM sqlite_master WHERE type = 'table'")
+        )
+
     def held_extractors(self, version_id: str) -> tuple[str, frozenset[tuple[str, str]]] | None:
         """(artefact sha256, every (extractor, version) that made the held text or reproduced it
         since, by its origin record) of a held version, or None: the warm-run check (C4)."""
