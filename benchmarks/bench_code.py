@@ -586,6 +586,13 @@ def main() -> int:
     args = sys.argv[1:]
     if args[:1] == ["--client"]:
         return client_main(Path(args[1]), args[2:])
+    if {"-h", "--help"} & set(args):
+        print(__doc__)
+        return 0
+    unknown = [arg for arg in args if arg not in ("--quick", "--write-docs")]
+    if unknown:
+        print(f"bench_code.py: unknown option {unknown[0]} (see --help)", file=sys.stderr)
+        return 2
     if not BUNDLE.is_file():
         print(f"{BUNDLE}: missing (the D.C. Council's repository bundle)", file=sys.stderr)
         return 2
