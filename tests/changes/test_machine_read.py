@@ -4,6 +4,7 @@ version pair, answered once."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -11,9 +12,11 @@ from pathlib import Path
 import pytest
 
 from workbench.changes.diff import diff_versions, doubt_reasons, pairing_is_uncertain
+from workbench.changes.origin import OriginReader
 from workbench.changes.queue import group_id_of, review_items
 from workbench.cli import main
-from workbench.models import PAIRING_KINDS, Change
+from workbench.models import PAIRING_KINDS, Change, OriginRun, TextOrigins
+from workbench.text.segment import segment_version
 from workbench.workspace import Workspace
 
 UPDATES = "puct-49595-puc01-01-rate-case-expense-update"
@@ -88,3 +91,26 @@ def test_a_glyph_side_is_not_machine_read_and_low_confidence_needs_our_ocr(
             assert "ocr" in change.before_origin and change.machine_read
             assert doubt_reasons(change)[-2:] == ("machine_read", "low-confidence OCR words")
     assert {c.before_origin for c in pairings} >= {("ocr",)}
+
+
+
+def test_a_text_of_one_origin_touches_that_origin_wherever_read(workspace: Workspace) -> None:
+    """`OriginReader.touched` answers a one-run text without a look-up: the same origins the
+    runs give for every passage of a held XML version, an empty span at its end included."""
+    version = next(v for v in workspace.versions() if v.family.startswith("dc-code-"))
+    passages = segment_version(version)
+    assert version.origin is not None and len(version.origin.runs) == 1
+    reader = OriginReader(version.origin)
+    for passage in passages:
+        assert reader.touched([passage]) == version.origin.touched(
+            passage.char_start, passage.char_end
+        )
+    end = len(version.text)
+    tail = dataclasses.replace(passages[-1], char_start=end, char_end=end, text="")
+    assert reader.touched([tail]) == version.origin.touched(end, end) == ("glyphs",)
+    # Two runs: the general path, which names both where the passages span them.
+    runs = (
+        OriginRun(char_start=0, char_end=10, origin="glyphs"),
+        OriginRun(char_start=10, char_end=end, origin="ocr"),
+    )
+    assert OriginReader(TextOrigins(runs=runs)).touched(passages) == ("glyphs", "ocr")

@@ -49,11 +49,16 @@ class OriginReader:
         )
         self._starts = [start for start, _, _ in words]
         self._words = words
+        # A text of one origin (plain text, Markdown, XML): every passage touches that one.
+        runs = origins.runs if origins is not None else ()
+        self._only = (runs[0].origin,) if len(runs) == 1 else None
 
     def touched(self, passages: Sequence[Passage]) -> tuple[TextOrigin, ...]:
         """The origins the passages' characters have, `TEXT_ORIGINS` order (empty: none known)."""
         if self.origins is None or not passages:
             return ()
+        if self._only is not None:
+            return self._only
         found = {o for p in passages for o in self.origins.touched(p.char_start, p.char_end)}
         return tuple(o for o in TEXT_ORIGINS if o in found)
 
