@@ -87,6 +87,18 @@ class CatalogueRow:
         object.__setattr__(self, "_fields", row_fields(self.provenance))
         object.__setattr__(self, "provenance", ProvenanceText(self.provenance))
 
+    @classmethod
+    def from_line(cls, path: str, record: Mapping[str, Any], text: str) -> CatalogueRow:
+        """The row a catalogue line holds: `record` as parsed from the line, `text` the line's
+        own JSON of it, which the catalogue writes canonical (`catalogue.catalogue_lines`) and
+        whose checksum sealed it; kept as it is (`ProvenanceText.canonical`), so the line is
+        written back as it was read rather than serialised again."""
+        row = object.__new__(cls)
+        object.__setattr__(row, "path", path)
+        object.__setattr__(row, "_fields", row_fields(record))
+        object.__setattr__(row, "provenance", ProvenanceText(text, canonical=True))
+        return row
+
     def provenance_record(self) -> dict[str, Any]:  # a fresh dictionary, in the record's order
         return ProvenanceText(self.provenance).record()
 

@@ -43,14 +43,17 @@ class ProvenanceText(Mapping[str, Any]):
     `record()` parses it once; every lookup parses it again, so a reader of several fields takes
     `record()` first. Equal when the records are equal."""
 
-    __slots__ = ("_deflated", "_dictionary")
+    __slots__ = ("_deflated", "_dictionary", "canonical")
     _deflated: bytes
     _dictionary: bytes
+    canonical: bool  # the text is the record's canonical JSON (`models.canonical_json`)
 
-    def __init__(self, record: Mapping[str, Any] | str) -> None:
+    def __init__(self, record: Mapping[str, Any] | str, *, canonical: bool = False) -> None:
         if isinstance(record, ProvenanceText):
             self._deflated, self._dictionary = record._deflated, record._dictionary
+            self.canonical = record.canonical
             return
+        self.canonical = canonical and isinstance(record, str)
         text = (
             record
             if isinstance(record, str)
@@ -92,8 +95,12 @@ class ProvenanceText(Mapping[str, Any]):
     def __repr__(self) -> str:
         return f"ProvenanceText({self.text!r})"
 
-    def __reduce__(self) -> tuple[type[ProvenanceText], tuple[str]]:
-        return (ProvenanceText, (self.text,))
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_unpickle, (self.text, self.canonical))
+
+
+def _unpickle(text: str, canonical: bool) -> ProvenanceText:
+    return ProvenanceText(text, canonical=canonical)
 
 
 _DICTIONARY: list[bytes] = []  # the process's dictionary, once the first text has made it

@@ -96,6 +96,30 @@ def test_catalogue_lines_sort_as_whole_lines_do(tmp_path: Path) -> None:
     )
 
 
+def test_a_catalogue_line_is_read_and_written_back_as_it_was(tmp_path: Path) -> None:
+    """A row read from the catalogue keeps its line's own JSON of the provenance and is
+    written back from it, byte for byte; it equals the row made from the record, which is
+    serialised again; a sealed line in another form (keys unsorted, spaces) is read by the
+    general path, its record intact, and written back canonical."""
+    rows = read_catalogue(CORPUS_DIR)
+    assert all(r.provenance.canonical for r in rows)  # type: ignore[attr-defined]
+    remade = [CatalogueRow(path=r.path, provenance=r.provenance_record()) for r in rows]
+    assert not any(r.provenance.canonical for r in remade)  # type: ignore[attr-defined]
+    assert remade == list(rows)
+    assert catalogue_bytes(rows) == catalogue_bytes(remade)
+    assert catalogue_bytes(rows) == (CORPUS_DIR / CATALOGUE_NAME).read_bytes()
+    assert pickle.loads(pickle.dumps(rows[0])).provenance.canonical
+    record = rows[0].provenance_record()
+    odd = json.dumps({"provenance": dict(reversed(record.items())), "path": rows[0].path}, indent=1)
+    data = (odd.replace("\n", " ") + "\n").encode()
+    (tmp_path / CATALOGUE_NAME).write_bytes(data)
+    (tmp_path / CHECKSUM_NAME).write_text(f"{hashlib.sha256(data).hexdigest()}  {CATALOGUE_NAME}\n")
+    (read,) = read_catalogue(tmp_path)
+    assert not read.provenance.canonical  # type: ignore[attr-defined]
+    assert read.provenance_record() == record and read == rows[0]
+    assert catalogue_bytes([read]) == catalogue_bytes(rows[:1])
+
+
 def test_a_row_holds_its_provenance_deflated_and_gives_back_every_record_whole() -> None:
     """What a row holds of its record is deflated against the process's one dictionary: the
     catalogue's records take well under half their text, and each comes back exactly, made in

@@ -301,7 +301,7 @@ def merge_admission(existing: Iterable[CatalogueRow], admission: Admission) -> A
                     "the catalogued row is kept (admit a corrected document under a new path)",
                 )
             )
-        elif old.provenance != row.provenance:
+        elif old is not row and old.provenance != row.provenance:  # a reused row is itself
             held[row.path] = row  # same bytes, provenance corrected: the row follows the mirror
     return Admission(
         rows=tuple(sorted(held.values(), key=lambda r: r.path)),

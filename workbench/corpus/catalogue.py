@@ -29,6 +29,7 @@ from workbench.corpus.provenance import (
 from workbench.errors import CatalogueError
 from workbench.files import replace_file, replace_file_with
 from workbench.models import CatalogueRow, Refusal, canonical_json, strict_json
+from workbench.provenance_text import ProvenanceText
 
 CATALOGUE_NAME = "catalogue.jsonl"
 CHECKSUM_NAME = "catalogue.jsonl.sha256"
@@ -73,7 +74,17 @@ def catalogue_lines(rows: Iterable[CatalogueRow]) -> Iterator[str]:
     neither is the other's beginning (each ends at its first unescaped quote), so the lines sort
     as those strings do: sorting the rows by them sorts the lines."""
     for row in sorted(rows, key=lambda r: json.dumps(r.path, ensure_ascii=False)):
-        yield canonical_json({"path": row.path, "provenance": row.provenance_record()}) + "\n"
+        provenance = row.provenance
+        if isinstance(provenance, ProvenanceText) and provenance.canonical:  # as it was read
+            yield _line_head(row.path) + provenance.text + "}\n"
+        else:
+            yield canonical_json({"path": row.path, "provenance": row.provenance_record()}) + "\n"
+
+
+def _line_head(path: str) -> str:
+    """What a catalogue line holds before its provenance's JSON: `canonical_json` puts "path"
+    first ("path" sorts before "provenance")."""
+    return '{"path":' + json.dumps(path, ensure_ascii=False) + ',"provenance":'
 
 
 def catalogue_bytes(rows: Iterable[CatalogueRow]) -> bytes:
@@ -183,5 +194,9 @@ def read_catalogue(corpus_dir: Path) -> tuple[CatalogueRow, ...]:
                 check_provenance_record(record, source=rel)
         except (ValueError, KeyError, TypeError) as exc:
             raise CatalogueError(f"{path}: line {number}: {exc}") from exc
-        rows.append(CatalogueRow(path=rel, provenance=record))
+        head = _line_head(rel)
+        if line.startswith(head) and line.endswith("}"):  # as catalogue_lines writes it
+            rows.append(CatalogueRow.from_line(rel, record, line[len(head) : -1]))
+        else:
+            rows.append(CatalogueRow(path=rel, provenance=record))
     return tuple(rows)
