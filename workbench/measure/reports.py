@@ -147,7 +147,8 @@ def corpus_digests(
 class Section:
     """A report section whose members are made on demand, in order, each time it is read: the
     families of a corpus too large to hold (`index.SummaryIndex` makes them from its scan).
-    `items()` gives (name, value) pairs; two sections are equal when their pairs are."""
+    `items()` gives (name, value) pairs, each value plain JSON (no section inside); two sections
+    are equal when their pairs are."""
 
     __slots__ = ("_make",)
 
@@ -171,7 +172,8 @@ class Section:
 class Members:
     """A report list whose members are made on demand, in order, each time it is read: the
     documents of a corpus, made from its catalogue rows as they are written rather than held
-    as a dictionary each. Equal to a list of the same members."""
+    as a dictionary each; each member plain JSON (no section inside). Equal to a list of the
+    same members."""
 
     __slots__ = ("_make",)
 
@@ -447,16 +449,19 @@ def _json_chunks(value: Any, level: int) -> Iterator[str]:
         return
     inner = "  " * (level + 1)
     first = True
-    if isinstance(value, Members):
+    if isinstance(value, Members):  # its members are plain JSON values: json's own text each
         for member in value:
-            yield ("[\n" if first else ",\n") + inner
-            yield from _json_chunks(member, level + 1)
+            yield ("[\n" if first else ",\n") + inner + _json_text(member, inner)
             first = False
         yield "[]" if first else "\n" + "  " * level + "]"
         return
+    plain = isinstance(value, Section)  # so are a section's
     for key, member in value.items():
         yield ("{\n" if first else ",\n") + inner + _json_key(key) + ": "
-        yield from _json_chunks(member, level + 1)
+        if plain:
+            yield _json_text(member, inner)
+        else:
+            yield from _json_chunks(member, level + 1)
         first = False
     yield "{}" if first else "\n" + "  " * level + "}"
 
