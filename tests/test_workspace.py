@@ -50,6 +50,21 @@ def test_every_version_ingests(
 
 
 @pytest.mark.slow
+def test_filing_dates_are_each_provenance_s_own(
+    catalogue: tuple[CatalogueRow, ...], corpus_workspace: Workspace
+) -> None:
+    """`filing_dates` reads the one field in SQLite: the string each held provenance gives, None
+    where it gives none or a value that is not a string."""
+    by_path = {row.path: row.provenance_record() for row in catalogue}
+    dates = corpus_workspace.filing_dates()
+    assert dates.keys() == by_path.keys()
+    for path, record in by_path.items():
+        value = record.get("filing_date")
+        assert dates[path] == (value if isinstance(value, str) else None)
+    assert any(d is None for d in dates.values()) and any(d for d in dates.values())
+
+
+@pytest.mark.slow
 def test_pdfs_ingest_with_page_map_and_furniture(
     catalogue: tuple[CatalogueRow, ...], corpus_workspace: Workspace
 ) -> None:

@@ -7,7 +7,7 @@ Two tables of derived data, rewritten whenever their keys say so and never trust
 * `reconcile_laws`, one record per held law: its facts (effective date, Act number) under its
   artefact SHA-256; its reading (instructions, publisher spans, unread sentences) under its text
   and artefact SHA-256; and each instruction's check with what the check *read*, stated from the
-  versions table alone (`_reads`):
+  versions table alone (`StoredReconciliation._reads`):
     - nothing, for a target that is not the Code or names no section;
     - for a unit of a numbered section: the family holding that number and, of its dated
       releases, the pair around the law's effective date where the verdict is `applied` (such a
@@ -98,29 +98,6 @@ class Firsts:
         return self.chain[bisect_left(self.dates, date)]
 
 
-def _reads(
-    ins: Instruction, check: Check, code: HeldCode, effective: str, firsts: Firsts
-) -> list[Any]:
-    """What `enactment.check_instruction` read to give `check` (module docstring), from the
-    versions table alone."""
-    target = ins.target
-    whole = ins.action == "add_unit" and not target.path
-    if target.document != "code":
-        return []
-    if whole and target.section is None:
-        return ["first released on or after", effective, firsts.since(effective)]
-    if target.section is None:
-        return []
-    family = code.by_section.get(target.section)
-    if family is None:
-        return [target.section, None]
-    dated = code.dated_facts(family)
-    if check.outcome == "applied" and not whole:
-        before = [t for t in dated if t[0] < effective][-1:]
-        dated = (*before, *[t for t in dated if t[0] >= effective][:1])
-    return [target.section, family, [[d, *_fact(fact)] for d, fact in dated]]
-
-
 class StoredReconciliation:
     """The two tables of one workspace, read once; `write` stores what this run computed."""
 
@@ -141,6 +118,7 @@ class StoredReconciliation:
         self._laws: dict[str, dict[str, Any]] = {}
         self._sections: dict[str, dict[str, Any]] = {}
         self._firsts: Firsts | None = None
+        self._releases: dict[str, list[list[Any]]] = {}
         self.reused = {"instructions": 0, "sections": 0}
 
     def firsts(self, code: HeldCode) -> Firsts:
@@ -148,9 +126,36 @@ class StoredReconciliation:
             self._firsts = Firsts(code)
         return self._firsts
 
+    def _released(self, code: HeldCode, family: str) -> list[list[Any]]:
+        """A family's dated releases as a check's reads state them, made once per run (every
+        instruction naming the family reads the same list; nothing changes it)."""
+        if family not in self._releases:
+            self._releases[family] = [[d, *_fact(fact)] for d, fact in code.dated_facts(family)]
+        return self._releases[family]
+
+    def _reads(self, ins: Instruction, check: Check, code: HeldCode, effective: str) -> list[Any]:
+        """What `enactment.check_instruction` read to give `check` (module docstring), from the
+        versions table alone."""
+        target = ins.target
+        whole = ins.action == "add_unit" and not target.path
+        if target.document != "code":
+            return []
+        if whole and target.section is None:
+            return ["first released on or after", effective, self.firsts(code).since(effective)]
+        if target.section is None:
+            return []
+        family = code.by_section.get(target.section)
+        if family is None:
+            return [target.section, None]
+        released = self._released(code, family)
+        if check.outcome == "applied" and not whole:
+            before = [r for r in released if r[0] < effective][-1:]
+            released = [*before, *[r for r in released if r[0] >= effective][:1]]
+        return [target.section, family, released]
+
     def _law_reads(self, report: LawReport, code: HeldCode, effective: str) -> list[Any]:
         return [
-            _reads(i, c, code, effective, self.firsts(code))
+            self._reads(i, c, code, effective)
             for i, c in zip(report.reading.instructions, report.checks, strict=True)
         ]
 
@@ -203,12 +208,12 @@ class StoredReconciliation:
             return report
         checks, reads = [], []
         for ins, check, read in zip(stored.reading.instructions, stored.checks, was, strict=True):
-            now = _reads(ins, check, book.code, effective, self.firsts(book.code))
+            now = self._reads(ins, check, book.code, effective)
             if now == read:
                 self.reused["instructions"] += 1
             else:
                 check = check_instruction(ins, book.code, effective)
-                now = _reads(ins, check, book.code, effective, self.firsts(book.code))
+                now = self._reads(ins, check, book.code, effective)
             checks.append(check)
             reads.append(now)
         report = replace(stored, checks=tuple(checks))

@@ -499,11 +499,11 @@ class Workspace:
     def filing_dates(self) -> dict[str, str | None]:
         """Each held version's `filing_date` as its provenance gives it (None where it has none)."""
         out: dict[str, str | None] = {}
-        for row in self._conn.execute(
-            "SELECT version_id, provenance FROM versions ORDER BY version_id"
+        for version_id, value, kind in self._conn.execute(  # SQLite reads the one field
+            "SELECT version_id, json_extract(provenance, '$.filing_date'), "
+            "json_type(provenance, '$.filing_date') FROM versions ORDER BY version_id"
         ):
-            value = json.loads(row["provenance"]).get("filing_date")
-            out[row["version_id"]] = value if isinstance(value, str) else None
+            out[version_id] = value if kind == "text" else None
         return out
 
     def count(self) -> int:
