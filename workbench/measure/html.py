@@ -28,6 +28,7 @@ from workbench.measure.reports import (
     ESCALATION_NAME,
     STRUCTURE_NAME,
     Measurements,
+    plain,
     report_chunks,
 )
 from workbench.measure.summary import TEXT_ORIGIN_FIELDS
@@ -241,9 +242,14 @@ def structure_html(report: dict[str, Any], made_by: str | None = None) -> Iterat
         ]
         for scope, b in report["passages"]["jurisdictions"].items()
     ]
+
     # profiles_used and passages.families name the same families in the same order.
+    def profile_row(family: str, used: Any, passages: Any) -> list[Any]:
+        e, p = plain(used), plain(passages)
+        return [family, e["name"], e["chosen"], e["origin"], e["sha256"], p["own_label"]["rate"]]
+
     profiles = (
-        [family, e["name"], e["chosen"], e["origin"], e["sha256"], p["own_label"]["rate"]]
+        profile_row(family, e, p)
         for (family, e), (_, p) in zip(
             report["profiles_used"].items(), report["passages"]["families"].items(), strict=True
         )
@@ -362,7 +368,7 @@ def escalation_html(report: dict[str, Any], made_by: str | None = None) -> Itera
         for scope, b in itertools.chain(
             [("overall", report["overall"])],
             report["jurisdictions"].items(),
-            report["families"].items(),
+            ((family, plain(b)) for family, b in report["families"].items()),
         )
     )
     wiring = report["wiring"]

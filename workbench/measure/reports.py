@@ -191,6 +191,56 @@ class Members:
     __hash__ = None  # type: ignore[assignment]
 
 
+class Rendered:
+    """A section's member given as its JSON text (`family_fragments`): written as it is,
+    re-indented where it stands, and parsed only where a value is read (`plain`). Equal to a
+    member whose value its text is."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Rendered):
+            return self.text == other.text
+        return bool(json.loads(self.text) == other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Rendered({self.text!r})"
+
+
+def plain(member: Any) -> Any:
+    """A section's member as a value: a `Rendered` one parsed, any other as it is."""
+    return json.loads(member.text) if isinstance(member, Rendered) else member
+
+
+# The per-family members of the reports' sections: (fragment, report, where in it). Each is
+# rendered once per family summary (`family_fragments`) and kept beside the summary in the
+# summary index, so a run writes the reports from the members as they were rendered rather
+# than re-deriving every family's from its summary.
+FRAGMENTS = ("profiles_used", "passages", "structure", "escalation")
+
+
+def family_fragments(summary: Mapping[str, Any]) -> dict[str, str | None]:
+    """Each `FRAGMENTS` member of a family summary as the JSON text the reports write at the
+    top level (None: a family with no pairings is in neither `families` section)."""
+    pairings = summary["pairings"]
+    return {
+        "profiles_used": _json_text(_profile_used(summary), ""),
+        "passages": _json_text(passage_block(summary["passages"]), ""),
+        "structure": None if pairings is None else _json_text(structure_block(pairings), ""),
+        "escalation": None if pairings is None else _json_text(escalation_block(pairings), ""),
+    }
+
+
+# Where the reduce reads rendered members: the fragment's name and whether in name order
+# (`SummaryIndex.by_name`), giving (jurisdiction/family, text or None) in that order.
+Fragments = Callable[[str, bool], Iterable[tuple[str, str | None]]]
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Measurements:
     """Every report `workbench measure` writes, as JSON-ready dicts; a corpus's per-family
@@ -244,6 +294,7 @@ def reduce_summaries(
     not_ingested: Iterable[Refusal] = (),
     *,
     by_name: Callable[[], Iterable[Mapping[str, Any]]] | None = None,
+    fragments: Fragments | None = None,
 ) -> Measurements:
     """Reduce family summaries (`summary.family_summary`) into the reports.
 
@@ -252,8 +303,10 @@ def reduce_summaries(
     each per-family section as it is written (`Section`). `by_name()` gives them sorted by the
     name `jurisdiction/family` instead (the order of the structure and escalation reports'
     `families`; it differs where one jurisdiction's name opens another's); by default they are
-    sorted here. Nothing depends on the order families were measured in. `refusals` are the
-    admission's, `not_ingested` the admitted documents ingest refused.
+    sorted here. With `fragments`, the per-family sections are read from the members rendered
+    when each summary was kept (`family_fragments`), the same text. Nothing depends on the order
+    families were measured in. `refusals` are the admission's, `not_ingested` the admitted
+    documents ingest refused.
     """
     rows = list(rows)
     digests = corpus_digests(rows, refusals, not_ingested)
@@ -263,10 +316,17 @@ def reduce_summaries(
         totals.add(summary)
     named = by_name or (lambda: sorted(summaries(), key=_name))
 
-    def families(block: Callable[[Mapping[str, Any]], dict[str, Any]]) -> Section:
+    def families(block: Callable[[Mapping[str, Any]], dict[str, Any]], part: str) -> Section:
+        if fragments is not None:
+            return _rendered(fragments, part, by_name=True)
         return Section(
             lambda: ((_name(s), block(s["pairings"])) for s in named() if s["pairings"] is not None)
         )
+
+    def every(part: str, member: Callable[[Mapping[str, Any]], Any]) -> Section:
+        if fragments is not None:
+            return _rendered(fragments, part, by_name=False)
+        return Section(lambda: ((_name(s), member(s)) for s in summaries()))
 
     examples = {cause: totals.examples.get(cause, []) for cause in CAP_CAUSES}
     overall = structure_block(totals.pairings) if totals.pairings else _empty_structure()
@@ -286,16 +346,14 @@ def reduce_summaries(
         },
         "versions_parsed": {j: dict(sorted(c.items())) for j, c in sorted(totals.parses.items())},
         "text_origins": _text_origin_report(totals),
-        "profiles_used": Section(lambda: ((_name(s), _profile_used(s)) for s in summaries())),
+        "profiles_used": every("profiles_used", _profile_used),
         "passages": {
             "jurisdictions": {j: passage_block(c) for j, c in sorted(totals.passages.items())},
-            "families": Section(
-                lambda: ((_name(s), passage_block(s["passages"])) for s in summaries())
-            ),
+            "families": every("passages", lambda s: passage_block(s["passages"])),
         },
         "overall": overall,
         "jurisdictions": {j: structure_block(c) for j, c in sorted(totals.by_jurisdiction.items())},
-        "families": families(structure_block),
+        "families": families(structure_block, "structure"),
         "examples": examples,
     }
     escalation = {
@@ -306,7 +364,7 @@ def reduce_summaries(
         "jurisdictions": {
             j: escalation_block(c) for j, c in sorted(totals.by_jurisdiction.items())
         },
-        "families": families(escalation_block),
+        "families": families(escalation_block, "escalation"),
         "wiring": wiring_decision(totals.by_jurisdiction, totals.pairings or _no_pairings()),
         "caution": {
             "rule": "a pairing is cautioned when pairing_is_uncertain holds; causes in order: "
@@ -320,6 +378,13 @@ def reduce_summaries(
         },
     }
     return Measurements(digests=digests, structure=structure, escalation=escalation)
+
+
+def _rendered(fragments: Fragments, part: str, *, by_name: bool) -> Section:
+    """The section of one fragment's rendered members, the families without one left out."""
+    return Section(
+        lambda: ((name, Rendered(text)) for name, text in fragments(part, by_name) if text)
+    )
 
 
 def _text_origin_report(totals: _Totals) -> dict[str, Any]:
@@ -389,7 +454,7 @@ def reduce_families(
 def held_sections(report: Mapping[str, Any]) -> dict[str, Any]:
     """`report` with every `Section` read into a dict."""
     return {
-        key: dict(value.items())
+        key: {name: plain(member) for name, member in value.items()}
         if isinstance(value, Section)
         else held_sections(value)
         if isinstance(value, dict)
@@ -455,10 +520,12 @@ def _json_chunks(value: Any, level: int) -> Iterator[str]:
             first = False
         yield "[]" if first else "\n" + "  " * level + "]"
         return
-    plain = isinstance(value, Section)  # so are a section's
+    members = isinstance(value, Section)  # so are a section's (or `Rendered`)
     for key, member in value.items():
         yield ("{\n" if first else ",\n") + inner + _json_key(key) + ": "
-        if plain:
+        if isinstance(member, Rendered):
+            yield member.text.replace("\n", "\n" + inner)
+        elif members:
             yield _json_text(member, inner)
         else:
             yield from _json_chunks(member, level + 1)

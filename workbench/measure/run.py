@@ -55,6 +55,7 @@ from workbench.measure.family import FamilyMeasurement, measure_family
 from workbench.measure.index import SummaryIndex
 from workbench.measure.reports import (
     Measurements,
+    family_fragments,
     held_sections,
     induced_profile_file,
     reduce_summaries,
@@ -226,7 +227,12 @@ def measure_corpus(
         )
         index.fold(run.keys)
     measurements = reduce_summaries(
-        index.summaries, rows, refusals, run.refused, by_name=index.by_name
+        index.summaries,
+        rows,
+        refusals,
+        run.refused,
+        by_name=index.by_name,
+        fragments=index.fragments,
     )
     if keep_results:
         measurements = Measurements(
@@ -458,7 +464,7 @@ def _reusable(
         summary = run.held_cache.summary(key)
         if summary is None:
             return False
-        index.spill(key, summary)
+        index.spill(key, summary, family_fragments(summary))
     name = f"{group[0].jurisdiction}/{group[0].family}"
     run.keys.append(key)
     run.names.append(name)
@@ -538,7 +544,7 @@ def _run_tasks(
                 result.jurisdiction, result.family, result.measured, result.review, result.code
             )
         if result.key is not None and result.summary is not None:
-            index.spill(result.key, result.summary)
+            index.spill(result.key, result.summary, family_fragments(result.summary))
             run.keys.append(result.key)
             run.names.append(f"{result.jurisdiction}/{result.family}")
 
