@@ -25,7 +25,7 @@ from workbench.workspace import (
     version_listing,
 )
 
-from .conftest import STORE
+from .conftest import CORPUS_DIR, STORE
 
 SAMPLE = "ietf/draft-ietf-appsawg-http-problem/draft-ietf-appsawg-http-problem-01.txt"
 
@@ -449,3 +449,49 @@ def _all_listed(workspace: Workspace) -> list[dict[str, object]]:
         for family in sorted({f["family"] for f in family_listing(workspace)})
         for row in version_listing(workspace, family)
     ]
+
+
+def test_a_catalogue_s_records_are_checked_once_per_bytes_and_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`read_checked` checks every record of bytes the workspace has not kept, then keeps their
+    SHA-256; the same bytes are read again without the per-record check, other bytes (resealed
+    after an edit) or other code are checked whole."""
+    import workbench.corpus.catalogue as catalogue_module
+    import workbench.workspace.catalogue as checked_module
+    from workbench.corpus.catalogue import CATALOGUE_NAME, CHECKSUM_NAME, read_catalogue
+    from workbench.workspace.catalogue import checked_catalogues, read_checked
+
+    corpus_dir = tmp_path / "corpus"
+    corpus_dir.mkdir()
+    for name in (CATALOGUE_NAME, CHECKSUM_NAME):
+        shutil.copy(CORPUS_DIR / name, corpus_dir / name)
+    checks: list[str] = []
+    real_check = catalogue_module.check_provenance_record
+
+    def counted(record: object, *, source: str) -> object:
+        checks.append(source)
+        return real_check(record, source=source)
+
+    monkeypatch.setattr(catalogue_module, "check_provenance_record", counted)
+    with Workspace(tmp_path / "w.sqlite") as held:
+        first = read_checked(held, corpus_dir)
+        assert len(checks) == len(first) and checked_catalogues(held) == {first.sha256}
+        checks.clear()
+        assert read_checked(held, corpus_dir) == first and checks == []
+        assert read_catalogue(corpus_dir) == first and len(checks) == len(first)  # not kept
+        # Edited and resealed: other bytes, checked whole, and kept beside the first.
+        checks.clear()
+        data = (corpus_dir / CATALOGUE_NAME).read_bytes().replace(b'"bytes":', b'"bytes": ', 1)
+        (corpus_dir / CATALOGUE_NAME).write_bytes(data)
+        sealed = f"{hashlib.sha256(data).hexdigest()}  {CATALOGUE_NAME}\n"
+        (corpus_dir / CHECKSUM_NAME).write_text(sealed)
+        again = read_checked(held, corpus_dir)
+        assert again == first and len(checks) == len(first)
+        assert checked_catalogues(held) == {first.sha256, again.sha256}
+        # Other code: nothing kept counts, and keeping under it drops the rest.
+        checks.clear()
+        monkeypatch.setattr(checked_module, "code_digest", lambda: "0" * 64)
+        assert checked_catalogues(held) == frozenset()
+        read_checked(held, corpus_dir)
+        assert len(checks) == len(first) and checked_catalogues(held) == {again.sha256}

@@ -12,7 +12,7 @@ import hashlib
 import json
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from itertools import pairwise
 from operator import attrgetter
 from pathlib import Path
@@ -53,8 +53,7 @@ def strict_json(text: str, error: Callable[[str], Exception]) -> Any:
 
 
 def text_sha256(text: str | bytes) -> str:
-    """SHA-256 of the text's UTF-8 bytes (given as a str, or as those bytes): the hash every
-    citation is checked against."""
+    """SHA-256 of the text's UTF-8 bytes (a str, or those bytes): what citations are checked on."""
     return hashlib.sha256(text.encode("utf-8") if isinstance(text, str) else text).hexdigest()
 
 
@@ -82,22 +81,13 @@ class CatalogueRow:
     path: str
     provenance: Mapping[str, Any]
     _fields: tuple[Any, ...] = field(init=False, repr=False, compare=False)
+    line_text: InitVar[str | None] = None  # its JSON in a sealed catalogue line: written back as is
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, line_text: str | None) -> None:
         object.__setattr__(self, "_fields", row_fields(self.provenance))
-        object.__setattr__(self, "provenance", ProvenanceText(self.provenance))
-
-    @classmethod
-    def from_line(cls, path: str, record: Mapping[str, Any], text: str) -> CatalogueRow:
-        """The row a catalogue line holds: `record` as parsed from the line, `text` the line's
-        own JSON of it, which the catalogue writes canonical (`catalogue.catalogue_lines`) and
-        whose checksum sealed it; kept as it is (`ProvenanceText.canonical`), so the line is
-        written back as it was read rather than serialised again."""
-        row = object.__new__(cls)
-        object.__setattr__(row, "path", path)
-        object.__setattr__(row, "_fields", row_fields(record))
-        object.__setattr__(row, "provenance", ProvenanceText(text, canonical=True))
-        return row
+        canonical = line_text is not None
+        text = line_text if line_text is not None else self.provenance
+        object.__setattr__(self, "provenance", ProvenanceText(text, canonical=canonical))
 
     def provenance_record(self) -> dict[str, Any]:  # a fresh dictionary, in the record's order
         return ProvenanceText(self.provenance).record()
@@ -571,12 +561,10 @@ class Change:
 def code_digest() -> str:
     """SHA-256 over every source file of the workbench package (sorted paths and bytes).
 
-    It travels with every Dask task (`engine.py`), so a worker with other workbench code refuses
-    the task instead of returning other results, and it names the code a note check ran (the
-    ledger's `checker_sha256`, `claims.py`). Computed once per process, at first use (a worker's
-    first task, the client's first `family_tasks`), so it describes the code the process loaded,
-    not a file edited later on disk; `code_digest.cache_clear()` forgets it.
-    """
+    It travels with every measuring task (`measure/tasks.py`), so a worker with other code refuses
+    the task, and it names the code a note check ran (the ledger's `checker_sha256`). Computed
+    once per process, at first use, so it describes the code the process loaded, not a file
+    edited later on disk; `code_digest.cache_clear()` forgets it."""
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256()
     for path in sorted(package.rglob("*.py")):

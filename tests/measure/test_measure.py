@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import CORPUS_DIR, ROOT, link_families
 from tests.text.test_structure import _text_version
-from workbench.corpus import admit, read_refusals
+from workbench.corpus import admit, read_catalogue, read_refusals
 from workbench.errors import ExportFormatError
 from workbench.measure import (
     CACHE_DIR_NAME,
@@ -46,6 +46,7 @@ from workbench.text.profiles import (
     shipped_profiles,
 )
 from workbench.workspace import Workspace
+from workbench.workspace.catalogue import checked_catalogues
 
 MEASUREMENTS = ROOT / "measurements"
 
@@ -538,6 +539,9 @@ def test_a_second_run_of_a_mirror_reads_again_only_the_documents_that_moved(
     second = measure_corpus(mirror=mirror, out=tmp_path / "out2", workspace=tmp_path / "w.sqlite")
     assert documents_read == [] and second.documents == first.documents
     assert _tree(tmp_path / "out2") == _tree(tmp_path / "out1")
+    # The catalogue it wrote from checked rows is kept as checked (`workspace.catalogue`).
+    catalogue = read_catalogue(tmp_path)  # beside the workspace (`corpus.catalogue_folder`)
+    assert checked_catalogues(tmp_path / "w.sqlite") == {catalogue.sha256}
 
 
 def test_a_cache_key_names_every_input(cold: tuple[Path, MeasureRun]) -> None:

@@ -30,7 +30,6 @@ def cmd_amendments(args: argparse.Namespace) -> int:
 
 
 def cmd_reconcile(args: argparse.Namespace) -> int:
-    from workbench.corpus.catalogue import read_catalogue
     from workbench.evals.reconciliation import (
         reconciliation_report,
         report_lines,
@@ -38,10 +37,11 @@ def cmd_reconcile(args: argparse.Namespace) -> int:
     )
     from workbench.history.ledger import reconcile_code
     from workbench.measure import corpus_digest
+    from workbench.workspace.catalogue import read_checked
 
     with open_held(args) as workspace:
         settings = workspace.settings
-        rows = read_catalogue(settings.catalogue)
+        rows = read_checked(workspace, settings.catalogue)
         done = reconcile_code(
             workspace, args.jurisdiction, rows, settings.store, stored=True, progress=progress()
         )

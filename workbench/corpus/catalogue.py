@@ -10,13 +10,17 @@ write it back; an admission that admits nothing writes nothing.
 
 The guarantee: `read_catalogue` returns rows only from a catalogue whose bytes match its checksum
 and whose every row is a safe `<jurisdiction>/<family>/<file>` path with a provenance that parses.
+Checking every record is the read's largest cost on a large catalogue, and the same bytes checked
+by the same code pass the same way: a reader that kept the SHA-256 of a catalogue it has checked
+(`Workspace.catalogue` keeps them, with the code digest) names it in `checked`, and those bytes
+are then parsed without the per-record check; their checksum is still compared first.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Container, Iterable, Iterator
 from pathlib import Path
 
 from workbench.corpus.admission import Admission, admit, merge_admission
@@ -144,8 +148,9 @@ def _write_if_changed(path: Path, data: bytes) -> None:
     replace_file(path, data, mode=0o644)
 
 
-def write_catalogue(admission: Admission, corpus_dir: Path) -> None:
-    """Write catalogue, its checksum and the refusals list; unchanged files are not rewritten."""
+def write_catalogue(admission: Admission, corpus_dir: Path) -> str:
+    """Write catalogue, its checksum and the refusals list; unchanged files are not rewritten.
+    Returns the catalogue's SHA-256."""
     corpus_dir.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
 
@@ -162,10 +167,26 @@ def write_catalogue(admission: Admission, corpus_dir: Path) -> None:
         f"{digest.hexdigest()}  {CATALOGUE_NAME}\n".encode(),
     )
     _write_if_changed(corpus_dir / REFUSALS_NAME, refusals_bytes(admission.refusals))
+    return digest.hexdigest()
 
 
-def read_catalogue(corpus_dir: Path) -> tuple[CatalogueRow, ...]:
-    """The catalogue's rows, after checking its bytes against its checksum file."""
+class Catalogue(tuple[CatalogueRow, ...]):
+    """A catalogue's rows, in its order, with the SHA-256 of the bytes they were read from."""
+
+    sha256: str
+
+    def __new__(cls, rows: Iterable[CatalogueRow], sha256: str) -> Catalogue:
+        made = super().__new__(cls, rows)
+        made.sha256 = sha256
+        return made
+
+    def __getnewargs__(self) -> tuple[tuple[CatalogueRow, ...], str]:
+        return (tuple(self), self.sha256)
+
+
+def read_catalogue(corpus_dir: Path, *, checked: Container[str] = ()) -> Catalogue:
+    """The catalogue's rows, after checking its bytes against its checksum file and every
+    record, unless the bytes' SHA-256 is in `checked` (module docstring)."""
     path, checksum_path = corpus_dir / CATALOGUE_NAME, corpus_dir / CHECKSUM_NAME
     if not path.is_file():
         raise CatalogueError(f"{path}: no catalogue; run 'workbench corpus admit DIR' first")
@@ -180,6 +201,7 @@ def read_catalogue(corpus_dir: Path) -> tuple[CatalogueRow, ...]:
             f"{path}: sha256 {actual} does not match {checksum_path.name} ({expected}); the catalogue was edited"
         )
     rows: list[CatalogueRow] = []
+    known = actual in checked
     for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
         try:
             item = strict_json(line, CatalogueError)  # parsed once, strictly: the record with it
@@ -188,15 +210,17 @@ def read_catalogue(corpus_dir: Path) -> tuple[CatalogueRow, ...]:
                 raise CatalogueError(problem)
             if rel.count("/") != 2:
                 raise CatalogueError(f"path {rel!r} is not <jurisdiction>/<family>/<file>")
-            if len(line) > MAX_PROVENANCE_BYTES:  # the size a sidecar may have, as admit counts it
+            # The record's check (none for bytes that passed it before): a line longer than a
+            # sidecar may be is refused as admit refuses the sidecar.
+            if not known and len(line) > MAX_PROVENANCE_BYTES:
                 parse_provenance(json.dumps(record).encode(), source=rel)
-            else:
+            elif not known:
                 check_provenance_record(record, source=rel)
         except (ValueError, KeyError, TypeError) as exc:
             raise CatalogueError(f"{path}: line {number}: {exc}") from exc
         head = _line_head(rel)
         if line.startswith(head) and line.endswith("}"):  # as catalogue_lines writes it
-            rows.append(CatalogueRow.from_line(rel, record, line[len(head) : -1]))
+            rows.append(CatalogueRow(path=rel, provenance=record, line_text=line[len(head) : -1]))
         else:
             rows.append(CatalogueRow(path=rel, provenance=record))
-    return tuple(rows)
+    return Catalogue(rows, actual)

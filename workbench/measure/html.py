@@ -28,7 +28,7 @@ from workbench.measure.reports import (
     ESCALATION_NAME,
     STRUCTURE_NAME,
     Measurements,
-    plain,
+    members,
     report_chunks,
 )
 from workbench.measure.summary import TEXT_ORIGIN_FIELDS
@@ -37,8 +37,7 @@ COMMAND = "make measure  (or: workbench measure)"  # the project's corpus: what 
 
 
 def _write(path: Path, chunks: Iterable[str]) -> None:
-    """Write the text `chunks` make at `path`, whole (a temporary file renamed over it), unless
-    the file already holds those bytes: then nothing is rewritten."""
+    """Write the text `chunks` make at `path` whole, unless the file holds those bytes already."""
 
     def write(temporary: Path) -> None:
         with temporary.open("w", encoding="utf-8", newline="") as handle:
@@ -244,14 +243,10 @@ def structure_html(report: dict[str, Any], made_by: str | None = None) -> Iterat
     ]
 
     # profiles_used and passages.families name the same families in the same order.
-    def profile_row(family: str, used: Any, passages: Any) -> list[Any]:
-        e, p = plain(used), plain(passages)
-        return [family, e["name"], e["chosen"], e["origin"], e["sha256"], p["own_label"]["rate"]]
-
     profiles = (
-        profile_row(family, e, p)
+        [family, e["name"], e["chosen"], e["origin"], e["sha256"], p["own_label"]["rate"]]
         for (family, e), (_, p) in zip(
-            report["profiles_used"].items(), report["passages"]["families"].items(), strict=True
+            members(report["profiles_used"]), members(report["passages"]["families"]), strict=True
         )
     )
     return _page(
@@ -368,7 +363,7 @@ def escalation_html(report: dict[str, Any], made_by: str | None = None) -> Itera
         for scope, b in itertools.chain(
             [("overall", report["overall"])],
             report["jurisdictions"].items(),
-            ((family, plain(b)) for family, b in report["families"].items()),
+            members(report["families"]),
         )
     )
     wiring = report["wiring"]

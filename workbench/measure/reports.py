@@ -217,6 +217,11 @@ def plain(member: Any) -> Any:
     return json.loads(member.text) if isinstance(member, Rendered) else member
 
 
+def members(section: Mapping[str, Any] | Section) -> Iterator[tuple[str, Any]]:
+    """A section's (name, value) pairs, each member a value (`plain`), read as they are made."""
+    return ((name, plain(member)) for name, member in section.items())
+
+
 # The per-family members of the reports' sections: (fragment, report, where in it). Each is
 # rendered once per family summary (`family_fragments`) and kept beside the summary in the
 # summary index, so a run writes the reports from the members as they were rendered rather

@@ -29,11 +29,12 @@ from workbench.corpus import (
     admit,
     catalogue_folder,
     corpus_home,
-    fold_into_catalogue,
     is_project_mirror,
     read_catalogue,
     read_refusals,
+    write_catalogue,
 )
+from workbench.corpus.admission import merge_admission
 from workbench.corpus.catalogue import CATALOGUE_NAME
 from workbench.defaults import (
     DEFAULT_CORPUS_DIR,
@@ -68,6 +69,7 @@ from workbench.tables import check_format
 from workbench.text.ocr import OcrOptions, default_cache
 from workbench.text.profiles import Profile, registry
 from workbench.workspace import Workspace, ingest, researcher_profiles, workspace_settings
+from workbench.workspace.catalogue import checked_catalogues, keep_checked
 
 
 def map_families(
@@ -137,7 +139,9 @@ def measure_corpus(
        catalogue (`corpus.catalogue_folder`: `corpus_dir` when named, the project's for the
        project's mirror, else the workspace's folder), as `workbench corpus admit` would keep
        it. Without it, the catalogue in `corpus_dir` (default: the project's) and the refusals
-       beside it, the bytes in `store` (default: the project's store).
+       beside it, the bytes in `store` (default: the project's store). A catalogue's records
+       are checked once per its bytes (`workspace.catalogue`): the workspace keeps the SHA-256
+       of the one it read or wrote.
     2. The profiles: those in each of `profile_folders`, then `MIRROR/profiles/*.toml`, come
        before the shipped ones (`CorpusSettings.profile_folders`, `profiles.registry`). The
        workspace file `workspace` remembers these settings (`Workspace.remember`), so that every
@@ -171,9 +175,12 @@ def measure_corpus(
         from workbench.measure.cluster import check_engine_options
 
         check_engine_options(workers, scheduler)
+    checked = checked_catalogues(workspace)
     if mirror is not None:
         catalogue = catalogue_folder(mirror, workspace, corpus_dir)
-        held_rows = read_catalogue(catalogue) if (catalogue / CATALOGUE_NAME).is_file() else ()
+        held_rows: Sequence[CatalogueRow] = ()
+        if (catalogue / CATALOGUE_NAME).is_file():
+            held_rows = read_catalogue(catalogue, checked=checked)
         known = known_files(workspace, held_rows)
         admission = admit(mirror, progress=progress, known=known)
         rows, refusals = admission.rows, admission.refusals
@@ -191,13 +198,14 @@ def measure_corpus(
     else:
         catalogue = corpus_dir if corpus_dir is not None else DEFAULT_CORPUS_DIR
         store = store if store is not None else DEFAULT_STORE
-        rows, refusals = read_catalogue(catalogue), read_refusals(catalogue)
+        rows, refusals = read_catalogue(catalogue, checked=checked), read_refusals(catalogue)
+        sha256 = rows.sha256
     given = CorpusSettings(
         corpus=mirror, catalogue=catalogue, store=store, profiles=tuple(profile_folders)
     )
     own = researcher_profiles(given)  # a bad profile is refused before anything is written
-    if mirror is not None:
-        fold_into_catalogue(admission, catalogue, existing=held_rows)
+    if mirror is not None:  # every row was checked as read or as admitted: so is what they make
+        sha256 = write_catalogue(merge_admission(held_rows, admission), catalogue)
         del held_rows  # the rows this run measures are the admission's
     readers = registry(own)
     folder = cache if cache is not None else workspace.parent / CACHE_DIR_NAME
@@ -205,6 +213,7 @@ def measure_corpus(
     run = _Run(held_cache=shards if use_cache else None)
     with Workspace(workspace) as held, SummaryIndex(folder) as index:
         held.remember(given.resolved(), by="measure")
+        keep_checked(held, sha256)
         if mirror is not None:
             keep_stamps(held, admission, known)
             del known
