@@ -102,6 +102,11 @@ class Attribution:
     made_by: tuple[MadeBy, ...] = ()
     acts: tuple[str, ...] = ()
 
+    @property
+    def evidence_id(self) -> str:
+        """The subject a share counts it under (`measure.rate`): its change."""
+        return self.change_id
+
     def as_json(self) -> dict[str, Any]:
         return {
             "change_id": self.change_id,
