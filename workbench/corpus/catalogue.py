@@ -12,8 +12,9 @@ The guarantee: `read_catalogue` returns rows only from a catalogue whose bytes m
 and whose every row is a safe `<jurisdiction>/<family>/<file>` path with a provenance that parses.
 Checking every record is the read's largest cost on a large catalogue, and the same bytes checked
 by the same code pass the same way: a reader that kept the SHA-256 of a catalogue it has checked
-(`Workspace.catalogue` keeps them, with the code digest) names it in `checked`, and those bytes
-are then parsed without the per-record check; their checksum is still compared first.
+(`workspace.catalogue` keeps them, with the code digest) names it in `checked`, and those bytes
+are then parsed without the per-record check (nor strict JSON's, which they passed); their
+checksum is still compared first.
 """
 
 from __future__ import annotations
@@ -204,7 +205,8 @@ def read_catalogue(corpus_dir: Path, *, checked: Container[str] = ()) -> Catalog
     known = actual in checked
     for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
         try:
-            item = strict_json(line, CatalogueError)  # parsed once, strictly: the record with it
+            # Parsed once, strictly (bytes that passed before need json's own reader alone).
+            item = json.loads(line) if known else strict_json(line, CatalogueError)
             rel, record = item["path"], item["provenance"]
             if problem := check_relative_path(rel, field="path"):
                 raise CatalogueError(problem)

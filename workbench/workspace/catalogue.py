@@ -5,9 +5,9 @@ record, which on a catalogue of tens of thousands of rows is most of the read. A
 same bytes by the same code passes the same way, so a workspace keeps, in the table
 `checked_catalogues`, the SHA-256 of each catalogue whose every record passed under the current
 code digest (`models.code_digest`): read through `read_checked`, or written by `measure` from
-rows it had checked. Those bytes are then read without the per-record check; the checksum
-comparison, the JSON parse and the path checks of every line still run, and any other bytes, or
-the same bytes under other code, are checked whole.
+rows it had checked. Those bytes are then read without the per-record check (nor strict JSON's);
+the checksum comparison, the JSON parse and the path checks of every line still run, and any
+other bytes, or the same bytes under other code, are checked whole.
 
 The guarantee: a SHA-256 is kept only after every record of those bytes passed under this code,
 and a row of another code digest is dropped when one is kept.
