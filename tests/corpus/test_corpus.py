@@ -33,10 +33,12 @@ from workbench.corpus.catalogue import (
     CATALOGUE_NAME,
     CHECKSUM_NAME,
     catalogue_bytes,
+    json_lines,
+    read_refusals,
     refusals_bytes,
 )
 from workbench.errors import CatalogueError, ChecksumMismatch
-from workbench.models import CatalogueRow
+from workbench.models import CatalogueRow, Refusal
 from workbench.provenance_text import ProvenanceText
 
 SAMPLE = "us-dc/dc-code-34-306/34-306@2021-11-09.xml"
@@ -413,6 +415,26 @@ def _small_catalogue(tmp_path: Path) -> tuple[Path, tuple[CatalogueRow, ...]]:
     admission = admit(_mirror_with(tmp_path))
     write_catalogue(admission, corpus_dir)
     return corpus_dir, admission.rows
+
+
+def test_a_provenance_holding_line_separators_reads_back_from_the_catalogue(
+    tmp_path: Path,
+) -> None:
+    """Canonical JSON holds U+2028, U+2029 and U+0085 raw inside its strings (`ensure_ascii=False`):
+    the catalogue and the refusals are split at line feeds only, so such a record, quoted from a
+    web page, reads back whole instead of as a broken line."""
+    note = "Council of the District\u2028of Columbia\u2029(issuer's own words)\x85."
+    mirror = _mirror_with(tmp_path, _set("extraction_note", note))
+    corpus_dir = tmp_path / "corpus"
+    admission = admit(mirror)
+    write_catalogue(admission, corpus_dir)
+    assert "\u2028" in (corpus_dir / CATALOGUE_NAME).read_text(encoding="utf-8")
+    (row,) = read_catalogue(corpus_dir)
+    assert row.provenance_record()["extraction_note"] == note and row == admission.rows[0]
+    refusal = Refusal(path="us-dc/x/y.xml", reason="transcription", detail=note)
+    (corpus_dir / "refusals.jsonl").write_bytes(refusals_bytes([refusal]))
+    assert read_refusals(corpus_dir) == (refusal,)
+    assert json_lines("a\n\u2028b\n") == ["a", "\u2028b"] and json_lines("") == []
 
 
 def test_an_edited_catalogue_row_is_detected(tmp_path: Path) -> None:

@@ -106,13 +106,23 @@ def refusals_bytes(refusals: Iterable[Refusal]) -> bytes:
     return "".join(sorted(lines)).encode("utf-8")
 
 
+def json_lines(text: str) -> list[str]:
+    """The lines of a JSON-lines text: split at line feeds only, the last one's empty tail
+    dropped. (`str.splitlines` also splits at U+0085, U+2028 and U+2029, which JSON written
+    with `ensure_ascii=False` holds unescaped inside strings: a provenance quoting a web page.)"""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def read_refusals(corpus_dir: Path) -> tuple[Refusal, ...]:
     """The refusals recorded beside the catalogue (empty if none were recorded)."""
     path = corpus_dir / REFUSALS_NAME
     if not path.is_file():
         return ()
     refusals = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(json_lines(path.read_text(encoding="utf-8")), start=1):
         try:
             item = json.loads(line)
             refusals.append(
@@ -203,7 +213,7 @@ def read_catalogue(corpus_dir: Path, *, checked: Container[str] = ()) -> Catalog
         )
     rows: list[CatalogueRow] = []
     known = actual in checked
-    for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
+    for number, line in enumerate(json_lines(data.decode("utf-8")), start=1):
         try:
             # Parsed once, strictly (bytes that passed before need json's own reader alone).
             item = json.loads(line) if known else strict_json(line, CatalogueError)

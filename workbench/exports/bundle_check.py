@@ -31,6 +31,7 @@ from typing import Any
 
 from workbench.cite.formats import FORMATS, documents_from_json, read_citations
 from workbench.corpus import check_relative_path, parse_provenance, read_fetched
+from workbench.corpus.catalogue import json_lines
 from workbench.errors import BundleError, ProvenanceError
 from workbench.exports.bundle import (
     BUNDLE_SCHEME,
@@ -180,7 +181,7 @@ def _members(
 
 def _catalogue_rows(data: bytes, where: str) -> tuple[CatalogueRow, ...]:
     rows: list[CatalogueRow] = []
-    for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
+    for number, line in enumerate(json_lines(data.decode("utf-8", errors="replace")), start=1):
         item = _strict_json(line.encode("utf-8"), f"{where}: line {number}")
         rel = item.get("path") if isinstance(item, dict) else None
         if not isinstance(rel, str) or not isinstance(item.get("provenance"), dict):
