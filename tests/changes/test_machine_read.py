@@ -93,7 +93,6 @@ def test_a_glyph_side_is_not_machine_read_and_low_confidence_needs_our_ocr(
     assert {c.before_origin for c in pairings} >= {("ocr",)}
 
 
-
 def test_a_text_of_one_origin_touches_that_origin_wherever_read(workspace: Workspace) -> None:
     """`OriginReader.touched` answers a one-run text without a look-up: the same origins the
     runs give for every passage of a held XML version, an empty span at its end included."""
