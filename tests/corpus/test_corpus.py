@@ -98,6 +98,10 @@ def test_catalogue_lines_sort_as_whole_lines_do(tmp_path: Path) -> None:
     )
 
 
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def test_a_catalogue_line_is_read_and_written_back_as_it_was(tmp_path: Path) -> None:
     """A row read from the catalogue keeps its line's own JSON of the provenance and is
     written back from it, byte for byte; it equals the row made from the record, which is
@@ -111,6 +115,8 @@ def test_a_catalogue_line_is_read_and_written_back_as_it_was(tmp_path: Path) -> 
     assert catalogue_bytes(rows) == catalogue_bytes(remade)
     assert catalogue_bytes(rows) == (CORPUS_DIR / CATALOGUE_NAME).read_bytes()
     assert pickle.loads(pickle.dumps(rows[0])).provenance.canonical
+    again = pickle.loads(pickle.dumps(rows))  # the catalogue travels with its bytes' SHA-256
+    assert again == rows and again.sha256 == rows.sha256 == _sha256(CORPUS_DIR / CATALOGUE_NAME)
     record = rows[0].provenance_record()
     odd = json.dumps({"provenance": dict(reversed(record.items())), "path": rows[0].path}, indent=1)
     data = (odd.replace("\n", " ") + "\n").encode()
