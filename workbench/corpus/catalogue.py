@@ -50,13 +50,15 @@ def admit_into_catalogue(
     `home.corpus_home`'s rule; this writes where it is told.
     """
     admission = admit(mirror, progress=progress)
-    return admission, fold_into_catalogue(admission, corpus_dir)
+    merged, _ = fold_into_catalogue(admission, corpus_dir)
+    return admission, merged
 
 
 def fold_into_catalogue(
     admission: Admission, corpus_dir: Path, *, existing: Iterable[CatalogueRow] | None = None
-) -> Admission:
-    """Fold `admission` into the catalogue in `corpus_dir` and write it back; the merged catalogue.
+) -> tuple[Admission, str | None]:
+    """Fold `admission` into the catalogue in `corpus_dir` and write it back: the merged
+    catalogue, and the SHA-256 of the catalogue written (None when nothing was written).
 
     The catalogue there, if any, is read (and its checksum checked) first, unless the caller has
     just read it (`existing`); `merge_admission` keeps every row it holds; unchanged files are
@@ -66,9 +68,7 @@ def fold_into_catalogue(
     if existing is None:
         existing = read_catalogue(corpus_dir) if (corpus_dir / CATALOGUE_NAME).is_file() else ()
     merged = merge_admission(existing, admission)
-    if admission.rows:
-        write_catalogue(merged, corpus_dir)
-    return merged
+    return merged, write_catalogue(merged, corpus_dir) if admission.rows else None
 
 
 def catalogue_lines(rows: Iterable[CatalogueRow]) -> Iterator[str]:

@@ -156,7 +156,7 @@ class SummaryIndex:
     def fragments(self, part: str, by_name: bool) -> Iterator[tuple[str, str | None]]:
         """(jurisdiction/family, its rendered member `part`) of every row, in index order or,
         `by_name`, in `by_name`'s order; read a column at a time, no summary parsed."""
-        order = sorted(self.jurisdictions(), key=lambda j: j + "/") if by_name else [None]
+        order: list[str | None] = list(self._name_order()) if by_name else [None]
         for jurisdiction in order:
             scan = pl.scan_parquet(self.path).select("jurisdiction", "family", part)
             if jurisdiction is not None:
@@ -169,8 +169,12 @@ class SummaryIndex:
         """Every summary in the order of its name `jurisdiction/family`: the jurisdictions in
         the order of their name followed by `/`, each one's families in index order (a family's
         name orders them as its own does, once the jurisdiction is fixed)."""
-        for jurisdiction in sorted(self.jurisdictions(), key=lambda j: j + "/"):
+        for jurisdiction in self._name_order():
             yield from self.summaries(jurisdiction)
+
+    def _name_order(self) -> list[str]:
+        """The jurisdictions in the order of their name followed by `/` (`by_name`)."""
+        return sorted(self.jurisdictions(), key=lambda j: j + "/")
 
 
 def _sorted_places(spill: Path, wanted: frozenset[str]) -> list[int]:

@@ -388,7 +388,9 @@ def reduce_summaries(
 def _rendered(fragments: Fragments, part: str, *, by_name: bool) -> Section:
     """The section of one fragment's rendered members, the families without one left out."""
     return Section(
-        lambda: ((name, Rendered(text)) for name, text in fragments(part, by_name) if text)
+        lambda: (
+            (name, Rendered(text)) for name, text in fragments(part, by_name) if text is not None
+        )
     )
 
 
@@ -525,12 +527,12 @@ def _json_chunks(value: Any, level: int) -> Iterator[str]:
             first = False
         yield "[]" if first else "\n" + "  " * level + "]"
         return
-    members = isinstance(value, Section)  # so are a section's (or `Rendered`)
+    of_section = isinstance(value, Section)  # so are a section's (or `Rendered`)
     for key, member in value.items():
         yield ("{\n" if first else ",\n") + inner + _json_key(key) + ": "
         if isinstance(member, Rendered):
             yield member.text.replace("\n", "\n" + inner)
-        elif members:
+        elif of_section:
             yield _json_text(member, inner)
         else:
             yield from _json_chunks(member, level + 1)

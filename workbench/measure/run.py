@@ -29,12 +29,11 @@ from workbench.corpus import (
     admit,
     catalogue_folder,
     corpus_home,
+    fold_into_catalogue,
     is_project_mirror,
     read_catalogue,
     read_refusals,
-    write_catalogue,
 )
-from workbench.corpus.admission import merge_admission
 from workbench.corpus.catalogue import CATALOGUE_NAME
 from workbench.defaults import (
     DEFAULT_CORPUS_DIR,
@@ -199,13 +198,13 @@ def measure_corpus(
         catalogue = corpus_dir if corpus_dir is not None else DEFAULT_CORPUS_DIR
         store = store if store is not None else DEFAULT_STORE
         rows, refusals = read_catalogue(catalogue, checked=checked), read_refusals(catalogue)
-        sha256 = rows.sha256
+        sha256: str | None = rows.sha256
     given = CorpusSettings(
         corpus=mirror, catalogue=catalogue, store=store, profiles=tuple(profile_folders)
     )
     own = researcher_profiles(given)  # a bad profile is refused before anything is written
     if mirror is not None:  # every row was checked as read or as admitted: so is what they make
-        sha256 = write_catalogue(merge_admission(held_rows, admission), catalogue)
+        _, sha256 = fold_into_catalogue(admission, catalogue, existing=held_rows)
         del held_rows  # the rows this run measures are the admission's
     readers = registry(own)
     folder = cache if cache is not None else workspace.parent / CACHE_DIR_NAME
@@ -213,7 +212,8 @@ def measure_corpus(
     run = _Run(held_cache=shards if use_cache else None)
     with Workspace(workspace) as held, SummaryIndex(folder) as index:
         held.remember(given.resolved(), by="measure")
-        keep_checked(held, sha256)
+        if sha256 is not None and sha256 not in checked:
+            keep_checked(held, sha256)
         if mirror is not None:
             keep_stamps(held, admission, known)
             del known

@@ -54,6 +54,8 @@ def keep_checked(workspace: Workspace, sha256: str) -> None:
 def read_checked(workspace: Workspace, corpus_dir: Path) -> Catalogue:
     """The catalogue in `corpus_dir`, its records checked unless the workspace kept its bytes
     as checked (module docstring); kept as checked after."""
-    catalogue = read_catalogue(corpus_dir, checked=checked_catalogues(workspace))
-    keep_checked(workspace, catalogue.sha256)
+    checked = checked_catalogues(workspace)
+    catalogue = read_catalogue(corpus_dir, checked=checked)
+    if catalogue.sha256 not in checked:
+        keep_checked(workspace, catalogue.sha256)
     return catalogue
