@@ -24,6 +24,7 @@ from json.encoder import encode_basestring
 from typing import Any, Protocol, TypeVar
 
 from workbench.changes.diff import RESTRUCTURE_CONFIDENCE_CEILING
+from workbench.jsontext import indented_json
 from workbench.measure.family import CAP_CAUSES, CAUTION_CAUSES, FamilyMeasurement
 from workbench.measure.summary import (
     EXAMPLES_PER_CAUSE,
@@ -45,7 +46,6 @@ from workbench.measure.summary import (
 from workbench.models import CatalogueRow, Refusal, content_id
 
 # json's own escaper of a string for `ensure_ascii=False` (its C one where there is one)
-_escape: Callable[[str], str] = encode_basestring
 
 DIGESTS_NAME = "corpus-digests.json"
 STRUCTURE_NAME = "structure-measurement.json"
@@ -234,10 +234,10 @@ def family_fragments(summary: Mapping[str, Any]) -> dict[str, str | None]:
     top level (None: a family with no pairings is in neither `families` section)."""
     pairings = summary["pairings"]
     return {
-        "profiles_used": _json_text(_profile_used(summary), ""),
-        "passages": _json_text(passage_block(summary["passages"]), ""),
-        "structure": None if pairings is None else _json_text(structure_block(pairings), ""),
-        "escalation": None if pairings is None else _json_text(escalation_block(pairings), ""),
+        "profiles_used": indented_json(_profile_used(summary), ""),
+        "passages": indented_json(passage_block(summary["passages"]), ""),
+        "structure": None if pairings is None else indented_json(structure_block(pairings), ""),
+        "escalation": None if pairings is None else indented_json(escalation_block(pairings), ""),
     }
 
 
@@ -517,13 +517,13 @@ def report_chunks(report: Mapping[str, Any]) -> Iterator[str]:
 def _json_chunks(value: Any, level: int) -> Iterator[str]:
     if not isinstance(value, Section | Members) and not _holds_section(value):
         # A value with no section inside: json's own text, each line indented to this level.
-        yield _json_text(value, "  " * level)
+        yield indented_json(value, "  " * level)
         return
     inner = "  " * (level + 1)
     first = True
     if isinstance(value, Members):  # its members are plain JSON values: json's own text each
         for member in value:
-            yield ("[\n" if first else ",\n") + inner + _json_text(member, inner)
+            yield ("[\n" if first else ",\n") + inner + indented_json(member, inner)
             first = False
         yield "[]" if first else "\n" + "  " * level + "]"
         return
@@ -533,45 +533,15 @@ def _json_chunks(value: Any, level: int) -> Iterator[str]:
         if isinstance(member, Rendered):
             yield member.text.replace("\n", "\n" + inner)
         elif of_section:
-            yield _json_text(member, inner)
+            yield indented_json(member, inner)
         else:
             yield from _json_chunks(member, level + 1)
         first = False
     yield "{}" if first else "\n" + "  " * level + "}"
 
 
-def _json_text(value: Any, indent: str) -> str:
-    """`json.dumps(value, indent=2, ensure_ascii=False)` with every line after the first indented
-    by `indent`, the same characters, made by one recursive join instead of json's generators (a
-    whole code's reports are millions of values). Strings go through json's own C escaper; a
-    float, a key that is not a string and any type JSON has no form for are left to `json.dumps`
-    (its text, its TypeError)."""
-    if isinstance(value, str):
-        return _escape(value)
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if type(value) is int:
-        return int.__repr__(value)
-    inner = indent + "  "
-    if isinstance(value, list | tuple):
-        if not value:
-            return "[]"
-        items = [_json_text(v, inner) for v in value]
-        return "[\n" + inner + (",\n" + inner).join(items) + "\n" + indent + "]"
-    if isinstance(value, dict) and all(type(k) is str for k in value):
-        if not value:
-            return "{}"
-        items = [_escape(k) + ": " + _json_text(v, inner) for k, v in value.items()]
-        return "{\n" + inner + (",\n" + inner).join(items) + "\n" + indent + "}"
-    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
-
-
 def _json_key(key: Any) -> str:
-    return _escape(key) if type(key) is str else json.dumps(key, ensure_ascii=False)
+    return encode_basestring(key) if type(key) is str else json.dumps(key, ensure_ascii=False)
 
 
 def _holds_section(value: Any) -> bool:
