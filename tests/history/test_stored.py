@@ -70,12 +70,13 @@ def test_a_damaged_record_is_read_again_not_trusted(
     path = tmp_path / "w.sqlite"
     with fresh_workspace(rows, path) as held:
         first = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
-    family = sorted(first.sections)[0]
+    # One family's head does not parse; another's attributions are not the text its head's
+    # SHA-256 names (an empty list parses, and would silently drop its changes if trusted).
+    family, other = sorted(f for f, t in first.tallies.items() if t.changes)[:2]
     law = first.laws[0].law.version.version_id
     with sqlite3.connect(path) as conn:
-        conn.execute(
-            "UPDATE reconcile_sections SET record = 'not json' WHERE family = ?", (family,)
-        )
+        conn.execute("UPDATE reconcile_sections SET head = 'not json' WHERE family = ?", (family,))
+        conn.execute("UPDATE reconcile_sections SET attributions = '[]' WHERE family = ?", (other,))
         conn.execute(
             "UPDATE reconcile_laws SET record = json_set(record, '$.instructions', json('[1]')) "
             "WHERE law = ?",
@@ -88,8 +89,35 @@ def test_a_damaged_record_is_read_again_not_trusted(
     assert damaged > 0
     assert again.reused == {
         "instructions": len(list(first.instructions())) - damaged,
-        "sections": len(first.sections) - 1,
+        "sections": len(first.sections) - 2,
     }
+    assert dict(again.attributions) == dict(first.attributions)
+
+
+def test_a_sections_table_of_an_earlier_layout_is_replaced_not_read(
+    catalogue: tuple[CatalogueRow, ...], fresh_workspace: FreshWorkspace, tmp_path: Path
+) -> None:
+    """A workspace a release before tallies reconciled (one JSON record per family) is read
+    as holding no section, and its table is replaced by the current layout."""
+    rows = [r for r in catalogue if r.jurisdiction == "us-dc"]
+    path = tmp_path / "w.sqlite"
+    with fresh_workspace(rows, path) as held:
+        first = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP TABLE reconcile_sections")
+        conn.execute("CREATE TABLE reconcile_sections (family TEXT PRIMARY KEY, record TEXT)")
+        conn.executemany(
+            "INSERT INTO reconcile_sections VALUES (?, '{}')", [(f,) for f in first.sections]
+        )
+    with Workspace(path) as held:
+        again = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
+        assert again == first and again.reused["sections"] == 0
+        assert reconcile_code(held, "us-dc", catalogue, STORE, stored=True).reused[
+            "sections"
+        ] == len(first.sections)
+    with sqlite3.connect(path) as conn:
+        columns = [row[1] for row in conn.execute("PRAGMA table_info(reconcile_sections)")]
+    assert columns == ["family", "key", "head", "attributions"]
 
 
 def test_reconcile_twice_writes_the_same_report_and_says_what_it_reused(

@@ -35,7 +35,7 @@ guarantee: the scorecard is a pure function of the truth file and the amendment 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,8 +44,10 @@ from workbench.evals.cards import write_card
 from workbench.evals.truth import TruthKind
 from workbench.history.amendments import Instruction
 from workbench.history.enactment import Check
-from workbench.history.reconcile import ATTRIBUTION_KINDS, AmendmentReport, Attribution
+from workbench.history.reconcile import AmendmentReport, Attribution
+from workbench.history.tally import Tally, by_kind
 from workbench.measure import rate
+from workbench.measure.summary import rate_json
 
 SCORECARD_JSON = "amendment-scorecard.json"
 SCORECARD_MD = "amendment-scorecard.md"
@@ -209,30 +211,27 @@ def _explanation(
     return "no change of its pair touches its unit"
 
 
-def _kind_share(changes: Sequence[Attribution], kind: str) -> dict[str, Any]:
-    """The share of the changes attributed as `kind`, each change one subject."""
-    return rate(changes, lambda a: a.kind == kind).as_json()
+def tally_shares(tally: Tally, not_reflected: int) -> dict[str, Any]:
+    """The reconciliation's figures over the attributions `tally` counts (the scorecard's, and
+    each scope and title of `workbench reconcile`'s report): the changes, the release pairs they
+    fall in, the share of each attribution kind (each change one subject, printed as `rate`
+    prints it), how many of each lie wholly in the notes, the Acts history notes name, and
+    `not_reflected` as given."""
+    return {
+        "changes": tally.changes,
+        "pairs": tally.pairs,
+        **{kind: rate_json([n, tally.changes]) for kind, n in by_kind(tally.kinds).items()},
+        "in_notes": dict(by_kind(tally.in_notes)),
+        "acts_named": sorted(tally.acts),
+        "not_reflected": not_reflected,
+    }
 
 
 def reconciliation_shares(
     attributions: Iterable[Attribution], not_reflected: int
 ) -> dict[str, Any]:
-    """The reconciliation's figures over `attributions` (the scorecard's, and each scope and
-    title of `workbench reconcile`'s report): the changes, the release pairs they fall in, the
-    share of each attribution kind (`rate`), how many of each lie wholly in the notes, the Acts
-    history notes name, and `not_reflected` as given."""
-    changes = list(attributions)
-    return {
-        "changes": len(changes),
-        "pairs": len({(a.family, a.before, a.after) for a in changes}),
-        **{kind: _kind_share(changes, kind) for kind in ATTRIBUTION_KINDS},
-        "in_notes": {
-            kind: sum(1 for a in changes if a.in_notes and a.kind == kind)
-            for kind in ATTRIBUTION_KINDS
-        },
-        "acts_named": sorted({act for a in changes for act in a.acts}),
-        "not_reflected": not_reflected,
-    }
+    """`tally_shares` over `attributions` (each change counted once)."""
+    return tally_shares(Tally.of(attributions), not_reflected)
 
 
 def amendment_scorecard(

@@ -27,12 +27,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, get_args
 
-from workbench.evals.amendments import reader_line, reconciliation_shares
+from workbench.evals.amendments import reader_line, tally_shares
 from workbench.evals.cards import write_card
 from workbench.files import replace_file
 from workbench.history.enactment import Outcome
 from workbench.history.ledger import CodeReconciliation, title_of
-from workbench.history.reconcile import ATTRIBUTION_KINDS, Attribution
+from workbench.history.reconcile import ATTRIBUTION_KINDS
+from workbench.history.tally import Tally, total
 
 REPORT_JSON = "reconciliation.json"
 REPORT_MD = "reconciliation.md"
@@ -52,17 +53,20 @@ def _title_key(title: str) -> tuple[Any, ...]:
 
 
 def _scope(
-    rec: CodeReconciliation,
-    kept: list[Attribution],
-    unreflected_titles: Counter[str],
+    rec: CodeReconciliation, families: list[str], unreflected_titles: Counter[str]
 ) -> dict[str, Any]:
-    by_title: dict[str, list[Attribution]] = defaultdict(list)
-    for attribution in kept:
-        by_title[rec.change_title(attribution)].append(attribution)
+    """The shares of the changes of `families`, overall and per title (a title listed where it
+    has a change or an unreflected instruction), summed from their tallies."""
+    by_title: dict[str, list[Tally]] = defaultdict(list)
+    for family in families:
+        if rec.tallies[family].changes:
+            by_title[title_of(rec.sections.get(family))].append(rec.tallies[family])
     return {
-        "overall": reconciliation_shares(kept, sum(unreflected_titles.values())),
+        "overall": tally_shares(
+            total(rec.tallies[f] for f in families), sum(unreflected_titles.values())
+        ),
         "titles": {
-            title: reconciliation_shares(by_title[title], unreflected_titles[title])
+            title: tally_shares(total(by_title[title]), unreflected_titles[title])
             for title in sorted(by_title.keys() | unreflected_titles.keys(), key=_title_key)
         },
     }
@@ -76,8 +80,8 @@ def reconciliation_report(rec: CodeReconciliation, *, corpus_digest: str) -> dic
         if check.family is not None and check.family in rec.sections:
             titles[ins.instruction_id] = title_of(rec.sections[check.family])
     unreflected = Counter(titles[i] for i in rec.not_reflected)
-    changes = list(rec.attributions.values())
-    targeted = [a for a in changes if a.family in rec.targeted]
+    families = list(rec.tallies)
+    targeted = [family for family in families if family in rec.targeted]
     outcomes: dict[str, Counter[str]] = defaultdict(Counter)
     for ins, check in instructions:
         outcomes[titles[ins.instruction_id]][check.outcome] += 1
@@ -105,7 +109,7 @@ def reconciliation_report(rec: CodeReconciliation, *, corpus_digest: str) -> dic
         "release_pairs": rec.pairs,
         "scopes": {
             "targeted": _scope(rec, targeted, unreflected),
-            "every": _scope(rec, changes, unreflected),
+            "every": _scope(rec, families, unreflected),
         },
         "outcomes": {
             "overall": {o: overall[o] for o in OUTCOMES},

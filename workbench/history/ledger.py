@@ -22,9 +22,10 @@ amendment scorecard, reconciles), `every` the changes of every section.
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +36,7 @@ from workbench.history.lawbook import LawBook, LawReport
 from workbench.history.reconcile import Attribution, reconcile
 from workbench.history.stored import StoredReconciliation, run_key, section_key
 from workbench.history.style import style_for
+from workbench.history.tally import Tally
 from workbench.models import CatalogueRow
 from workbench.progress import bar
 from workbench.text.profiles import profile_for
@@ -55,11 +57,14 @@ class CodeReconciliation:
     of every held Code section attributed (`attributions`, by change id), the instructions no
     change of their pair touches (`not_reflected`), each section family's number (`sections`)
     and the families some instruction targets (`targeted`); `reused`, how many laws and
-    sections a stored run took from the workspace (not part of what it found)."""
+    sections a stored run took from the workspace (not part of what it found). A report needs
+    only each family's `tallies`; the attributions a stored run took from the workspace are
+    parsed when first asked for (`Attributions`)."""
 
     jurisdiction: str
     laws: tuple[LawReport, ...]
     attributions: Mapping[str, Attribution]
+    tallies: Mapping[str, Tally]  # family -> the tally of its attributions (`tally.py`)
     not_reflected: tuple[str, ...]
     sections: Mapping[str, str]  # family -> its Code section number
     targeted: frozenset[str]
@@ -71,8 +76,40 @@ class CodeReconciliation:
         for law in self.laws:
             yield from zip(law.reading.instructions, law.checks, strict=True)
 
-    def change_title(self, attribution: Attribution) -> str:
-        return title_of(self.sections.get(attribution.family))
+
+class Attributions(Mapping[str, Attribution]):
+    """Every change's attribution by change id, a family at a time in family order: those made
+    this run, and those a stored run kept (JSON text, checked against its SHA-256 when read),
+    parsed at first use."""
+
+    def __init__(self) -> None:
+        self._parts: list[Mapping[str, Attribution] | str] = []
+        self._whole: dict[str, Attribution] | None = None
+
+    def add(self, part: Mapping[str, Attribution] | str) -> None:
+        self._parts.append(part)
+        self._whole = None
+
+    def _all(self) -> dict[str, Attribution]:
+        if self._whole is None:
+            whole: dict[str, Attribution] = {}
+            for part in self._parts:
+                if isinstance(part, str):
+                    found = (Attribution.from_json(a) for a in json.loads(part))
+                    whole.update((a.change_id, a) for a in found)
+                else:
+                    whole.update(part)
+            self._whole = whole
+        return self._whole
+
+    def __getitem__(self, change_id: str) -> Attribution:
+        return self._all()[change_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
 
 
 def reconcile_code(
@@ -128,7 +165,8 @@ def reconcile_code(
             if check.family and check.before and check.after:
                 key = (check.family, check.before.version_id, check.after.version_id)
                 checked[key].append((ins, check))
-    attributions: dict[str, Attribution] = {}
+    attributions = Attributions()
+    tallies: dict[str, Tally] = {}
     not_reflected: list[str] = []
     pairs = 0
     act_citation = re.compile(book.style.act_citation)
@@ -149,19 +187,23 @@ def reconcile_code(
             family_key = section_key(run, family, dated, origins, here)
             found = kept.section(family, family_key)
             if found is not None:
-                attributions.update((a.change_id, a) for a in found[0])
-                not_reflected.extend(found[1])
+                tallies[family], stored_unreflected, text = found
+                attributions.add(text)
+                not_reflected.extend(stored_unreflected)
                 book.code.forget(family)
                 continue
         made, unreflected, _ = reconcile(
             here, book.code, held_acts=held_acts, act_citation=act_citation
         )
-        attributions.update(made)
+        attributions.add(made)
         not_reflected.extend(unreflected)
-        if kept:
+        tallies[family] = (
             kept.keep_section(
                 family, book.code.first_sections[family], family_key, made.values(), unreflected
             )
+            if kept
+            else Tally.of(made.values())
+        )
         book.code.forget(family)
     if kept:
         kept.write()
@@ -170,6 +212,7 @@ def reconcile_code(
         jurisdiction=jurisdiction,
         laws=book.reported,
         attributions=attributions,
+        tallies=tallies,
         not_reflected=tuple(not_reflected),
         sections=sections,
         targeted=frozenset(targeted),

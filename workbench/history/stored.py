@@ -18,16 +18,21 @@ Two tables of derived data, rewritten whenever their keys say so and never trust
   Where the hashes hold, the reading is taken from the record, and each check whose reads,
   stated again from today's versions table, are unchanged; every other instruction is checked
   again. Where they do not, the law is read and checked again.
-* `reconcile_sections`, one record per Code section family: the number its first release gives
-  it (under that release's id and text hash), and its attributions and unreflected instructions
-  under its *section key*: each dated release (id, order, text, artefact, extractor and origin
-  records), each release pair's checked instructions (their whole JSON, checks included), and
-  the run's key: the rules, the held laws' Act numbers and the style's Act citation, digested
-  once per run (`run_key`).
+* `reconcile_sections`, one row per Code section family: its *section key* in a column of its
+  own (each dated release: id, order, text, artefact, extractor and origin records; each release
+  pair's checked instructions, their whole JSON, checks included; and the run's key: the rules,
+  the held laws' Act numbers and the style's Act citation, digested once per run, `run_key`);
+  a small *head*: the number its first release gives it (under that release's id and text
+  hash), its unreflected instructions, its `Tally` and the SHA-256 of its attributions; and its
+  attributions, as JSON text. Under the same key, the head is all a run reads: the report is
+  summed from the tallies, and the attributions stay text, checked against their SHA-256 and
+  parsed only when asked for (`ledger.Attributions`). A table of the layout before tallies (one
+  JSON record per family) is read as empty and replaced.
 
-Every record also carries the *rules*: the code digest, the drafting style's and the law
-profile's SHA-256 and the shipped profile registry (which segments the diff). A record that does
-not parse is treated as absent.
+Every record (a section's head) also carries the *rules*: the code digest, the drafting style's
+and the law profile's SHA-256 and the shipped profile registry (which segments the diff). A
+record that does not parse, or attributions that are not the text their head's SHA-256 names,
+are treated as absent.
 
 The guarantee: a reconciliation with the store equals one without it, object for object
 (tests/history/test_stored.py builds a workspace a release at a time and compares), because a
@@ -36,6 +41,7 @@ stored piece is used only where everything it was computed from is unchanged.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
@@ -48,13 +54,16 @@ from workbench.history.lawbook import LawBook, LawReport
 from workbench.history.laws import HeldCode, HeldFact, HeldLaw, LawFacts
 from workbench.history.reconcile import Attribution
 from workbench.history.style import DraftingStyle
+from workbench.history.tally import Tally
 from workbench.models import canonical_json, code_digest, content_id
 from workbench.text.profiles import Profile, registry, registry_digest
 from workbench.workspace import Workspace
 
+_SECTION_COLUMNS = ("family", "key", "head", "attributions")
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS reconcile_laws (law TEXT PRIMARY KEY, record TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS reconcile_sections (family TEXT PRIMARY KEY, record TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS reconcile_sections (family TEXT PRIMARY KEY, key TEXT NOT NULL, "
+    "head TEXT NOT NULL, attributions TEXT NOT NULL)",
 )
 
 
@@ -110,13 +119,28 @@ class StoredReconciliation:
             if "reconcile_laws" in tables
             else {}
         )
-        self.sections = (
-            _records(workspace.read("SELECT family, record FROM reconcile_sections"))
-            if "reconcile_sections" in tables
+        # A family's head is parsed; its attributions stay text until someone asks for them.
+        self._old_sections = (
+            "reconcile_sections" in tables
+            and tuple(
+                str(row[1]) for row in workspace.read("PRAGMA table_info(reconcile_sections)")
+            )
+            != _SECTION_COLUMNS
+        )
+        self.sections: dict[str, tuple[str, dict[str, Any], str]] = (
+            {
+                family: (key, head, made)
+                for family, key, text, made in workspace.read(
+                    "SELECT family, key, head, attributions FROM reconcile_sections"
+                )
+                if (head := _parsed(text)) is not None
+            }
+            if "reconcile_sections" in tables and not self._old_sections
             else {}
         )
         self._laws: dict[str, dict[str, Any]] = {}
-        self._sections: dict[str, dict[str, Any]] = {}
+        # family -> (key, head, attributions text) made this run, or None: the stored one kept
+        self._sections: dict[str, tuple[str, dict[str, Any], str] | None] = {}
         self._firsts: Firsts | None = None
         self._releases: dict[str, list[list[Any]]] = {}
         self.reused = {"instructions": 0, "sections": 0}
@@ -176,9 +200,9 @@ class StoredReconciliation:
     def known_sections(self) -> dict[str, tuple[str, str, str | None]]:
         """Each stored family's section number, under its first release's id and text hash."""
         return {
-            family: (r["first"][0], r["first"][1], r["first"][2])
-            for family, r in self.sections.items()
-            if self._current(r)
+            family: (head["first"][0], head["first"][1], head["first"][2])
+            for family, (_, head, _) in self.sections.items()
+            if self._current(head)
         }
 
     def report(self, book: LawBook, law: str) -> LawReport:
@@ -225,19 +249,23 @@ class StoredReconciliation:
         )
         return report
 
-    def section(self, family: str, key: str) -> tuple[list[Attribution], list[str]] | None:
-        """The family's stored attributions and unreflected instructions under `key`, or None."""
-        record = self.sections.get(family)
-        if not self._current(record) or record is None or record.get("key") != key:
+    def section(self, family: str, key: str) -> tuple[Tally, list[str], str] | None:
+        """The family's stored tally, unreflected instructions and attributions (JSON text,
+        checked against its SHA-256 and parsed only when asked for) under `key`, or None."""
+        stored = self.sections.get(family)
+        if stored is None or stored[0] != key or not self._current(stored[1]):
             return None
+        head, made = stored[1], stored[2]
         try:
-            found = [Attribution.from_json(a) for a in record["attributions"]]
-            unreflected = [str(i) for i in record["not_reflected"]]
+            tally = Tally.from_json(head["tally"])
+            unreflected = [str(i) for i in head["not_reflected"]]
+            if head["attributions_sha256"] != _sha256(made):
+                return None
         except (KeyError, TypeError, ValueError):
             return None
         self.reused["sections"] += 1
-        self._sections[family] = record
-        return found, unreflected
+        self._sections[family] = None  # kept as it is
+        return tally, unreflected, made
 
     def keep_section(
         self,
@@ -246,37 +274,53 @@ class StoredReconciliation:
         key: str,
         found: Iterable[Attribution],
         unreflected: Iterable[str],
-    ) -> None:
-        self._sections[family] = {
+    ) -> Tally:
+        """Keep what this run made for the family; returns its tally."""
+        found = list(found)
+        tally = Tally.of(found)
+        made = canonical_json([a.as_json() for a in found])
+        head = {
             "rules": self.rules,
             "first": list(first),
-            "key": key,
-            "attributions": [a.as_json() for a in found],
             "not_reflected": list(unreflected),
+            "tally": tally.as_json(),
+            "attributions_sha256": _sha256(made),
         }
+        self._sections[family] = (key, head, made)
+        return tally
 
     def write(self) -> None:
         """Store every record this run used or made, and drop those of laws and families no
-        longer held, in one transaction."""
+        longer held, in one transaction (a sections table of an earlier layout is replaced)."""
         with self.workspace.transaction() as conn:
+            if self._old_sections:
+                conn.execute("DROP TABLE reconcile_sections")
             for statement in _SCHEMA:
                 conn.execute(statement)
-            for table, column, kept, before in (
-                ("reconcile_laws", "law", self._laws, self.laws),
-                ("reconcile_sections", "family", self._sections, self.sections),
-            ):
-                conn.executemany(
-                    f"DELETE FROM {table} WHERE {column} = ?",
-                    [(name,) for name in before if name not in kept],
-                )
-                conn.executemany(
-                    f"INSERT OR REPLACE INTO {table} VALUES (?, ?)",
-                    [
-                        (name, canonical_json(record))
-                        for name, record in kept.items()
-                        if before.get(name) != record
-                    ],
-                )
+            conn.executemany(
+                "DELETE FROM reconcile_laws WHERE law = ?",
+                [(law,) for law in self.laws if law not in self._laws],
+            )
+            conn.executemany(
+                "INSERT OR REPLACE INTO reconcile_laws VALUES (?, ?)",
+                [
+                    (law, canonical_json(record))
+                    for law, record in self._laws.items()
+                    if self.laws.get(law) != record
+                ],
+            )
+            conn.executemany(
+                "DELETE FROM reconcile_sections WHERE family = ?",
+                [(family,) for family in self.sections if family not in self._sections],
+            )
+            conn.executemany(
+                "INSERT OR REPLACE INTO reconcile_sections VALUES (?, ?, ?, ?)",
+                [
+                    (family, made[0], canonical_json(made[1]), made[2])
+                    for family, made in self._sections.items()
+                    if made is not None
+                ],
+            )
 
 
 def run_key(rules_key: str, held_acts: Iterable[str], act_citation: str) -> str:
@@ -307,16 +351,21 @@ def section_key(
     )
 
 
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _parsed(text: Any) -> dict[str, Any] | None:
+    """A stored JSON object, or None for anything else (treated as absent)."""
+    try:
+        record = json.loads(text)
+    except (TypeError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
 def _records(rows: Iterable[tuple[Any, ...]]) -> dict[str, dict[str, Any]]:
-    records = {}
-    for name, text in rows:
-        try:
-            record = json.loads(text)
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            records[str(name)] = record
-    return records
+    return {str(name): record for name, text in rows if (record := _parsed(text)) is not None}
 
 
 def _law_record(report: LawReport, rules_key: str) -> dict[str, Any]:
