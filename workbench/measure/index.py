@@ -22,6 +22,7 @@ the old index or the new one, never a partial file.
 
 from __future__ import annotations
 
+import heapq
 import json
 import os
 import shutil
@@ -102,28 +103,25 @@ class SummaryIndex:
         """Write the index of exactly `keys`: their summaries from the index as it stands and
         from the spill (a key in both keeps the spilled one), sorted by (jurisdiction, family).
 
-        Made without holding the summaries: the index as it stands is appended to the spill a
-        batch at a time; each wanted key's first line is found and its place kept beside its
-        (jurisdiction, family, key); the places are sorted and the lines read back in that
-        order into parts of `BATCH_ROWS` rows, which polars' streaming engine joins into one
-        file of row groups of as many rows. (A lazy sort of the whole spill held every summary
-        several times over; polars' own row groups, far larger, held thousands of summaries at
-        once while the file was written, and as many again when it was read back.)"""
+        Made without holding the summaries: the spilled lines' places are sorted by
+        (jurisdiction, family, key), and the rows the index keeps, already in that order, are
+        merged with the spilled lines read back in it, into parts of `BATCH_ROWS` rows which
+        polars' streaming engine joins into one file of row groups of as many rows. A row of
+        the index is copied as it was read, never serialised to JSON and parsed again. (A lazy
+        sort of the whole spill held every summary several times over; polars' own row groups,
+        far larger, held thousands of summaries at once while the file was written, and as
+        many again when it was read back.)"""
         wanted = frozenset(keys)
         if self._spill is not None:
             self._spill.close()
             self._spill = None
         self.folder.mkdir(parents=True, exist_ok=True)
-        if self._readable():
-            with self._spill_path.open("a", encoding="utf-8") as out:
-                for batch in pl.scan_parquet(self.path).collect_batches(chunk_size=BATCH_ROWS):
-                    for row in batch.iter_rows(named=True):
-                        if row["key"] in wanted:
-                            out.write(json.dumps(row, ensure_ascii=False) + "\n")
-        places = _sorted_places(self._spill_path, wanted)
+        spilled = _sorted_places(self._spill_path, wanted)
+        fresh = {key for _, _, key, _ in spilled}
+        kept = self._rows(wanted - fresh) if self._readable() else iter(())
         parts = self.folder / f".parts-{os.getpid()}-{id(self)}"
         try:
-            files = _write_parts(self._spill_path, places, parts)
+            files = _write_parts(self._spill_path, spilled, kept, parts)
             scan = pl.scan_parquet(files) if files else pl.LazyFrame(schema=_SCHEMA)
             replace_file_with(
                 self.path,
@@ -132,6 +130,13 @@ class SummaryIndex:
         finally:
             shutil.rmtree(parts, ignore_errors=True)
         self._spill_path.unlink(missing_ok=True)
+
+    def _rows(self, keys: frozenset[str]) -> Iterator[tuple[Any, ...]]:
+        """The index's rows whose key is one of `keys`, in index order, as tuples of its
+        columns, a batch at a time."""
+        scan = pl.scan_parquet(self.path).filter(pl.col("key").is_in(sorted(keys)))
+        for batch in scan.collect_batches(chunk_size=BATCH_ROWS):
+            yield from batch.select(list(_SCHEMA)).iter_rows()
 
     def families(self) -> list[tuple[str, str, str]]:
         """(jurisdiction, family, key) of every row, in index order."""
@@ -177,9 +182,9 @@ class SummaryIndex:
         return sorted(self.jurisdictions(), key=lambda j: j + "/")
 
 
-def _sorted_places(spill: Path, wanted: frozenset[str]) -> list[int]:
-    """The byte offsets in `spill` of each wanted key's first line, in (jurisdiction, family,
-    key) order."""
+def _sorted_places(spill: Path, wanted: frozenset[str]) -> list[tuple[str, str, str, int]]:
+    """(jurisdiction, family, key, byte offset in `spill`) of each wanted key's first line, in
+    that order."""
     first: dict[str, tuple[str, str, str, int]] = {}
     if spill.is_file():
         with spill.open("rb") as lines:
@@ -189,20 +194,47 @@ def _sorted_places(spill: Path, wanted: frozenset[str]) -> list[int]:
                 if row["key"] in wanted and row["key"] not in first:
                     first[row["key"]] = (row["jurisdiction"], row["family"], row["key"], offset)
                 offset += len(line)
-    return [place[3] for place in sorted(first.values())]
+    return sorted(first.values())
 
 
-def _write_parts(spill: Path, places: list[int], folder: Path) -> list[Path]:
-    """The lines of `spill` at `places`, in that order, as Parquet files of `BATCH_ROWS` rows."""
-    files = []
-    if places:
-        folder.mkdir()
-        with spill.open("rb") as lines:
-            for start in range(0, len(places), BATCH_ROWS):
-                rows = []
-                for offset in places[start : start + BATCH_ROWS]:
-                    lines.seek(offset)
-                    rows.append(json.loads(lines.readline()))
-                files.append(folder / f"{start:012d}.parquet")
-                pl.DataFrame(rows, schema=_SCHEMA).write_parquet(files[-1])
+def _read_back(spill: Path, spilled: list[tuple[str, str, str, int]]) -> Iterator[tuple[Any, ...]]:
+    """The lines of `spill` at the `spilled` places, in that order, as tuples of the columns."""
+    if not spilled:
+        return
+    with spill.open("rb") as lines:
+        for *_, offset in spilled:
+            lines.seek(offset)
+            row = json.loads(lines.readline())
+            yield tuple(row[column] for column in _SCHEMA)
+
+
+_ORDER = [list(_SCHEMA).index(column) for column in ("jurisdiction", "family", "key")]
+
+
+def _write_parts(
+    spill: Path,
+    spilled: list[tuple[str, str, str, int]],
+    kept: Iterator[tuple[Any, ...]],
+    folder: Path,
+) -> list[Path]:
+    """The `kept` rows (in index order) and the lines of `spill` at the `spilled` places (in
+    the same order), merged, as Parquet files of `BATCH_ROWS` rows."""
+    files: list[Path] = []
+    rows: list[tuple[Any, ...]] = []
+
+    def flush() -> None:
+        if rows:
+            folder.mkdir(exist_ok=True)
+            files.append(folder / f"{len(files):012d}.parquet")
+            pl.DataFrame(rows, schema=_SCHEMA, orient="row").write_parquet(files[-1])
+            rows.clear()
+
+    def order(row: tuple[Any, ...]) -> tuple[Any, ...]:
+        return tuple(row[i] for i in _ORDER)
+
+    for row in heapq.merge(kept, _read_back(spill, spilled), key=order):
+        rows.append(row)
+        if len(rows) == BATCH_ROWS:
+            flush()
+    flush()
     return files
