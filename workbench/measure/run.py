@@ -235,8 +235,18 @@ def measure_corpus(
             progress=progress,
         )
         index.fold(run.keys)
+    induced: list[Path] = []
+
+    def summaries() -> Iterator[Mapping[str, Any]]:
+        # Each induced profile's TOML is written as the reduce's pass goes by, so that every
+        # summary is parsed once (a pass begun again writes the same files again).
+        induced.clear()
+        for summary in index.summaries():
+            induced.extend(_write_induced_profile(out, summary))
+            yield summary
+
     measurements = reduce_summaries(
-        index.summaries,
+        summaries,
         rows,
         refusals,
         run.refused,
@@ -253,7 +263,7 @@ def measure_corpus(
 
     made_by = None if given.is_project() else measure_command(given)
     written = list(write_reports(out, measurements, made_by=made_by).values())
-    written += _write_induced_profiles(out, index.summaries())
+    written += induced
     if export is not None:
         from workbench.measure.tables import write_measurement_tables_from
 
@@ -366,17 +376,15 @@ class _Run:
     refused: list[Refusal] = field(default_factory=list)
 
 
-def _write_induced_profiles(out: Path, summaries: Iterable[Mapping[str, Any]]) -> list[Path]:
-    """The TOML of every profile induced for a family, beside the reports (C15), read from the
-    family summaries as they stream by."""
-    written = []
-    for summary in summaries:
-        if "toml" in summary["profile"]:
-            path = out / induced_profile_file(summary["jurisdiction"], summary["family"])
-            path.parent.mkdir(parents=True, exist_ok=True)
-            replace_file(path, summary["profile"]["toml"].encode("utf-8"))
-            written.append(path)
-    return written
+def _write_induced_profile(out: Path, summary: Mapping[str, Any]) -> list[Path]:
+    """The TOML of the profile induced for a family, if one was, beside the reports (C15), read
+    from its summary as it streams by."""
+    if "toml" not in summary["profile"]:
+        return []
+    path = out / induced_profile_file(summary["jurisdiction"], summary["family"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    replace_file(path, summary["profile"]["toml"].encode("utf-8"))
+    return [path]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
