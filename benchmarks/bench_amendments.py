@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from bench_search import bench_workspace
-from bench_spine import STORE, report_to_docs
+from bench_spine import STORE, bench_options, report_to_docs
 
 from workbench.cite.index import clear_cache
 from workbench.corpus.catalogue import read_catalogue
@@ -116,11 +116,12 @@ def run(workspace: Workspace) -> None:
 
 
 def main() -> int:
+    options = bench_options(__doc__, sys.argv[1:], valued=("--workspace",))
     if not STORE.is_dir():
         print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
         return 2
     with bench_workspace(sys.argv[1:]) as held:
-        report_to_docs(lambda: run(held), "bench:amendments", "--write-docs" in sys.argv[1:])
+        report_to_docs(lambda: run(held), "bench:amendments", options["--write-docs"])
     return 0
 
 

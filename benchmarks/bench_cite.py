@@ -36,7 +36,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from bench_spine import replace_docs_block
+from bench_spine import bench_options, replace_docs_block
 
 from workbench.cite import Citation, verify_citations
 from workbench.cite.index import build_index
@@ -201,6 +201,7 @@ def main() -> int:
         with Workspace(Path(sys.argv[2])) as held:
             speed(held)
         return 0
+    options = bench_options(__doc__, sys.argv[1:])
     if not STORE.is_dir():
         print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
         return 2
@@ -208,7 +209,7 @@ def main() -> int:
     with contextlib.redirect_stdout(buffer):
         run()
     print(buffer.getvalue(), end="")
-    if "--write-docs" in sys.argv[1:]:
+    if options["--write-docs"]:
         replace_docs_block(
             "bench:cite",
             ".venv/bin/python benchmarks/bench_cite.py --write-docs",

@@ -25,7 +25,7 @@ from collections import defaultdict
 from types import ModuleType
 
 from bench_profiles import _versions
-from bench_spine import ROOT, STORE, report_to_docs
+from bench_spine import ROOT, STORE, bench_options, report_to_docs
 
 from workbench.evals.paths import Agreement, FamilyScore, Rule, TruthUnit, score_family
 from workbench.models import Version
@@ -113,4 +113,5 @@ def run() -> None:
 
 
 if __name__ == "__main__":
-    report_to_docs(run, "bench:induce", "--write-docs" in sys.argv)
+    options = bench_options(__doc__, sys.argv[1:])
+    report_to_docs(run, "bench:induce", options["--write-docs"])

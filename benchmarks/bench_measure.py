@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_spine import ROOT, STORE, report_to_docs
+from bench_spine import ROOT, STORE, bench_options, report_to_docs
 
 from workbench.corpus import read_catalogue, read_refusals
 from workbench.measure import map_families, reduce_families
@@ -94,10 +94,11 @@ def cold_and_warm() -> None:
 
 
 def main() -> int:
+    options = bench_options(__doc__, sys.argv[1:])
     if not STORE.is_dir():
         print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
         return 2
-    report_to_docs(run, "bench:measure", "--write-docs" in sys.argv[1:])
+    report_to_docs(run, "bench:measure", options["--write-docs"])
     return 0
 
 

@@ -10,7 +10,7 @@ code's own output.
    library costs), with ratios against the chosen extractor ("pdf-text": PDFium glyphs and our layout).
    pypdfium2's own text (PDFium's reading of the content stream, no layout) is the floor.
 2. Fidelity on the same run: how many of the sentences a person read off the rendered pages
-   (`tests/test_extract_pdf.py`, `READ_OFF_THE_PAGE`) each library's text holds exactly once
+   (`tests/text/test_extract_pdf.py`, `READ_OFF_THE_PAGE`) each library's text holds exactly once
    (under the shared normalization, a typed "-" also matching a line-end hyphen), and whether the
    three-column proposed rule's page 2 comes out in column order.
 3. Hyphens and dashes: each hyphen and dash character counted over the extracted corpus, with how
@@ -41,9 +41,9 @@ from pdfminer.high_level import extract_text as pdfminer_text
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench_spine import replace_docs_block  # noqa: E402
-from tests.test_extract_pdf import FR, READ_OFF_THE_PAGE, _matches  # noqa: E402
+from bench_spine import bench_options, replace_docs_block  # noqa: E402
 
+from tests.text.test_extract_pdf import FR, READ_OFF_THE_PAGE, _matches  # noqa: E402
 from workbench.corpus.catalogue import read_catalogue  # noqa: E402
 from workbench.text.normalize import normalized_text  # noqa: E402
 from workbench.text.pdf import extract_pdf  # noqa: E402
@@ -173,6 +173,7 @@ def report(run: Callable[[], dict[str, str]]) -> tuple[str, str]:
 
 
 def main() -> int:
+    options = bench_options(__doc__, sys.argv[1:])
     if not STORE.is_dir():
         print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
         return 2
@@ -182,7 +183,7 @@ def main() -> int:
     pages = sum(len(pypdf.PdfReader(io.BytesIO(d)).pages) for d in pdfs.values())
     speed, hyphens = report(lambda: bench_libraries(pdfs, pages))
     print(speed + "\n" + hyphens, end="")
-    if "--write-docs" in sys.argv[1:]:
+    if options["--write-docs"]:
         replace_docs_block("bench:pdf", "python benchmarks/bench_pdf.py", speed)
         replace_docs_block("pdf:hyphens", "python benchmarks/bench_pdf.py", hyphens)
     return 0

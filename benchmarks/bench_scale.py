@@ -38,7 +38,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench_spine import ROOT, STORE, report_to_docs
+from bench_spine import ROOT, STORE, bench_options, report_to_docs
 
 from workbench.corpus import read_catalogue
 from workbench.corpus.provenance import PROVENANCE_SUFFIX
@@ -153,14 +153,18 @@ def run(scales: tuple[int, ...]) -> None:
 
 
 def main() -> int:
+    options = bench_options(__doc__, sys.argv[1:], valued=("--scales",))
+    scales = SCALES
+    if options["--scales"]:
+        try:
+            scales = tuple(int(s) for s in options["--scales"].split(","))
+        except ValueError:
+            print(f"--scales {options['--scales']}: expected numbers, e.g. 1,10", file=sys.stderr)
+            return 2
     if not STORE.is_dir():
         print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
         return 2
-    args = sys.argv[1:]
-    scales = SCALES
-    if "--scales" in args:
-        scales = tuple(int(s) for s in args[args.index("--scales") + 1].split(","))
-    report_to_docs(lambda: run(scales), "bench:scale", "--write-docs" in args)
+    report_to_docs(lambda: run(scales), "bench:scale", options["--write-docs"])
     return 0
 
 

@@ -33,7 +33,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from bench_spine import replace_docs_block
+from bench_spine import bench_options, replace_docs_block
 from rapidfuzz import fuzz, process
 
 from workbench.corpus.catalogue import read_catalogue
@@ -273,6 +273,7 @@ def bench_workspace(argv: list[str]) -> Iterator[Workspace]:
 
 
 def main() -> int:
+    options = bench_options(__doc__, sys.argv[1:], valued=("--workspace",))
     if not STORE.is_dir():
         print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
         return 2
@@ -280,7 +281,7 @@ def main() -> int:
     with bench_workspace(sys.argv[1:]) as held, contextlib.redirect_stdout(buffer):
         run(held)
     print(buffer.getvalue(), end="")
-    if "--write-docs" in sys.argv[1:]:
+    if options["--write-docs"]:
         replace_docs_block("bench:search", "python benchmarks/bench_search.py", buffer.getvalue())
     return 0
 

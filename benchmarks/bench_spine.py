@@ -26,9 +26,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from difflib import SequenceMatcher
 from pathlib import Path
+from typing import Any
 
 from rapidfuzz.distance import Indel
 
@@ -178,6 +179,39 @@ def bench_diff_and_narrowing(held: Workspace) -> None:
         )
 
 
+def bench_options(
+    doc: str | None,
+    argv: Sequence[str],
+    *,
+    flags: Sequence[str] = ("--write-docs",),
+    valued: Sequence[str] = (),
+) -> dict[str, Any]:
+    """A benchmark's options from `argv`, read before it does anything: `-h`/`--help` prints the
+    module docstring (`doc`, which names the options) and exits 0; an option that is neither one
+    of `flags` nor one of `valued`, or a valued one without its value, stops it with one line
+    naming the option (exit 2). Each flag maps to whether it was given, each valued option to its
+    value or None."""
+    name = Path(sys.argv[0]).name
+    if {"-h", "--help"} & set(argv):
+        print(doc or name)
+        raise SystemExit(0)
+    found: dict[str, Any] = {flag: False for flag in flags} | {option: None for option in valued}
+    args = iter(argv)
+    for arg in args:
+        if arg in flags:
+            found[arg] = True
+        elif arg in valued:
+            value = next(args, None)
+            if value is None or value.startswith("-"):
+                print(f"{name}: {arg} needs a value (see --help)", file=sys.stderr)
+                raise SystemExit(2)
+            found[arg] = value
+        else:
+            print(f"{name}: unknown option {arg} (see --help)", file=sys.stderr)
+            raise SystemExit(2)
+    return found
+
+
 def report_to_docs(run: Callable[[], None], marker: str, write: bool) -> None:
     """Run `run`, print what it printed, and with `write` put it in docs/ between the markers.
 
@@ -230,10 +264,11 @@ def run() -> None:
 
 
 def main() -> int:
+    options = bench_options(__doc__, sys.argv[1:])
     if not STORE.is_dir():
         print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
         return 2
-    report_to_docs(run, "bench:spine", "--write-docs" in sys.argv[1:])
+    report_to_docs(run, "bench:spine", options["--write-docs"])
     return 0
 
 
