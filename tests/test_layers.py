@@ -50,6 +50,7 @@ LAYERS = (
             "progress",
             "lazy",
             "tables",
+            "jsontext",
         ),
     ),
     ("corpus", ("corpus",)),
