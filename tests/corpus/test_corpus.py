@@ -37,6 +37,7 @@ from workbench.corpus.catalogue import (
     read_refusals,
     refusals_bytes,
 )
+from workbench.corpus.provenance import MAX_PROVENANCE_BYTES
 from workbench.errors import CatalogueError, ChecksumMismatch
 from workbench.models import CatalogueRow, Refusal
 from workbench.provenance_text import ProvenanceText
@@ -647,3 +648,48 @@ def test_a_document_whose_file_stamp_has_not_moved_is_its_known_row_and_any_othe
     assert [(r.path, r.reason) for r in third.refusals] == [(edited, "size_mismatch")]
     assert touched in third.stamps and third.stamps[touched] != first.stamps[touched]
     assert [r.path for r in third.rows] == [r.path for r in first.rows if r.path != edited]
+
+
+def test_a_record_just_under_the_size_limit_reads_back_from_the_catalogue(tmp_path: Path) -> None:
+    """A sidecar of just under 1 MiB is admitted, and its catalogue line, over 1 MiB with the path
+    around the record, reads back: the record is measured as the line holds it (compact UTF-8,
+    as admission measures the sidecar), not written out again with escapes and spaces."""
+    mirror = _mirror_with(tmp_path)
+    sidecar = mirror / (SAMPLE + ".provenance.json")
+    record = json.loads(sidecar.read_bytes())
+
+    def compact(value: dict[str, Any]) -> bytes:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+    record["extraction_note"] = ""
+    room = MAX_PROVENANCE_BYTES - len(compact(record))
+    record["extraction_note"] = "Clichés " + "a" * (room - 9)  # 'é' is two bytes, one character
+    sidecar.write_bytes(compact(record))
+    assert len(sidecar.read_bytes()) == MAX_PROVENANCE_BYTES
+    admission = admit(mirror)
+    assert [r.path for r in admission.rows] == [SAMPLE] and not admission.refusals
+    corpus_dir = tmp_path / "corpus"
+    write_catalogue(admission, corpus_dir)
+    (line,) = (corpus_dir / CATALOGUE_NAME).read_text(encoding="utf-8").splitlines()
+    assert len(line) > MAX_PROVENANCE_BYTES  # the line is checked as a whole record
+    (row,) = read_catalogue(corpus_dir)
+    assert row == admission.rows[0]
+    assert row.provenance_record()["extraction_note"].startswith("Clichés a")
+
+
+def test_a_catalogue_record_over_the_size_limit_is_refused_by_line(tmp_path: Path) -> None:
+    """The same record made 100 bytes longer in the catalogue itself (its checksum written to
+    match, as an editor who knew the format would) is refused as its sidecar would be."""
+    corpus_dir, _ = _small_catalogue(tmp_path)
+    path = corpus_dir / CATALOGUE_NAME
+    note = '"extraction_note":"' + "a" * (MAX_PROVENANCE_BYTES + 100)
+    edited = re.sub(rb'"extraction_note":"', note.encode(), path.read_bytes(), count=1)
+    path.write_bytes(edited)
+    checksum = corpus_dir / CHECKSUM_NAME
+    held = checksum.read_text(encoding="ascii").split()[0]
+    checksum.write_text(
+        checksum.read_text(encoding="ascii").replace(held, hashlib.sha256(edited).hexdigest()),
+        encoding="ascii",
+    )
+    with pytest.raises(CatalogueError, match=r"catalogue\.jsonl: line 1: .*expected at most 1 MiB"):
+        read_catalogue(corpus_dir)

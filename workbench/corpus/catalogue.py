@@ -223,9 +223,10 @@ def read_catalogue(corpus_dir: Path, *, checked: Container[str] = ()) -> Catalog
             if rel.count("/") != 2:
                 raise CatalogueError(f"path {rel!r} is not <jurisdiction>/<family>/<file>")
             # The record's check (none for bytes that passed it before): a line longer than a
-            # sidecar may be is refused as admit refuses the sidecar.
+            # sidecar may be has its record measured as the line holds it (canonical JSON, UTF-8:
+            # never longer than the sidecar admitted) and refused as admit refuses the sidecar.
             if not known and len(line) > MAX_PROVENANCE_BYTES:
-                parse_provenance(json.dumps(record).encode(), source=rel)
+                parse_provenance(canonical_json(record).encode("utf-8"), source=rel)
             elif not known:
                 check_provenance_record(record, source=rel)
         except (ValueError, KeyError, TypeError) as exc:
