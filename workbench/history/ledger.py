@@ -79,8 +79,8 @@ class CodeReconciliation:
 
 class Attributions(Mapping[str, Attribution]):
     """Every change's attribution by change id, a family at a time in family order: those made
-    this run, and those a stored run kept (JSON text, checked against its SHA-256 when read),
-    parsed at first use."""
+    this run, and those a stored run kept (JSON text, checked against its SHA-256 when the run
+    took it: `StoredReconciliation.section`), parsed at first use."""
 
     def __init__(self) -> None:
         self._parts: list[Mapping[str, Attribution] | str] = []

@@ -98,4 +98,5 @@ def total(tallies: Iterable[Tally]) -> Tally:
 
 
 def by_kind(counts: tuple[int, ...]) -> Mapping[str, int]:
+    """Counts in `ATTRIBUTION_KINDS` order, by kind name."""
     return dict(zip(ATTRIBUTION_KINDS, counts, strict=True))
