@@ -24,6 +24,7 @@ rapidfuzz or dask never load them.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -97,7 +98,25 @@ def _parser(settings: tuple[tuple[str, str], ...]) -> argparse.ArgumentParser:
     return build_parser()
 
 
+# A command is a batch run that builds large, long-lived structures (a corpus's catalogue rows,
+# stored records, version facts) and leaves little cyclic garbage. With CPython's default young
+# generation (700 allocations) the cyclic collector traces those structures again and again, a
+# cost that grows with the corpus; a young generation of 10,000 runs it a fourteenth as often.
+BATCH_GC_THRESHOLD = (10_000, 10, 10)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; the collector runs at `BATCH_GC_THRESHOLD` meanwhile, and the caller's
+    thresholds are back when it returns (a notebook or a test calls `main` in its own process)."""
+    held = gc.get_threshold()
+    gc.set_threshold(*BATCH_GC_THRESHOLD)
+    try:
+        return _run(argv)
+    finally:
+        gc.set_threshold(*held)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     settings = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("WORKBENCH_")))
     args = _parser(settings).parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func
