@@ -68,7 +68,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench_spine import ROOT, report_to_docs
+from bench_spine import ROOT, bench_options, report_to_docs
 
 BUNDLE = ROOT.parent / "shared" / "external" / "dc-law-xml-codified.bundle"
 OUT = ROOT / "benchmarks" / "out" / "code"
@@ -586,17 +586,11 @@ def main() -> int:
     args = sys.argv[1:]
     if args[:1] == ["--client"]:
         return client_main(Path(args[1]), args[2:])
-    if {"-h", "--help"} & set(args):
-        print(__doc__)
-        return 0
-    unknown = [arg for arg in args if arg not in ("--quick", "--write-docs")]
-    if unknown:
-        print(f"bench_code.py: unknown option {unknown[0]} (see --help)", file=sys.stderr)
-        return 2
+    options = bench_options(__doc__, args, flags=("--quick", "--write-docs"))
     if not BUNDLE.is_file():
         print(f"{BUNDLE}: missing (the D.C. Council's repository bundle)", file=sys.stderr)
         return 2
-    quick, write = "--quick" in args, "--write-docs" in args
+    quick, write = options["--quick"], options["--write-docs"]
     report_to_docs(lambda: run(quick, write), "bench:code", write and not quick)
     return 0
 

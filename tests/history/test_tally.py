@@ -59,7 +59,7 @@ def test_shares_from_a_tally_are_those_counted_change_by_change(
 def test_a_tally_round_trips_and_refuses_what_is_not_one(reconciled: CodeReconciliation) -> None:
     whole = total(reconciled.tallies.values())
     assert Tally.from_json(whole.as_json()) == whole
-    assert total([]) == Tally() and whole + Tally() == whole
+    assert total([]) == Tally() and total([whole, Tally()]) == whole
     for bad in ({"changes": 1}, [1, 2, [0, 0], [0, 0, 0], []], [1, 2, 3]):
         with pytest.raises(ValueError):
             Tally.from_json(bad)

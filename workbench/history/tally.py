@@ -10,7 +10,7 @@ That is what lets `workbench reconcile` keep each family's tally beside its attr
 (`stored.py`) and write its report from the tallies alone: after one more release it reads
 again only the attributions of the families the release touched.
 
-The guarantee: `Tally.of(a) + Tally.of(b) == Tally.of(a + b)` for attributions of distinct
+The guarantee: `total([Tally.of(a), Tally.of(b)]) == Tally.of(a + b)` for attributions of distinct
 changes in distinct release pairs (two families never share a pair), and the shares made from a
 tally equal those counted from the attributions themselves (tests/history/test_tally.py).
 """
@@ -57,9 +57,6 @@ class Tally:
             in_notes=tuple(in_notes),
             acts=frozenset(act for a in changes.values() for act in a.acts),
         )
-
-    def __add__(self, other: Tally) -> Tally:
-        return total((self, other))
 
     def as_json(self) -> list[Any]:
         return [self.changes, self.pairs, list(self.kinds), list(self.in_notes), sorted(self.acts)]

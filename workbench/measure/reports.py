@@ -45,8 +45,6 @@ from workbench.measure.summary import (
 )
 from workbench.models import CatalogueRow, Refusal, content_id
 
-# json's own escaper of a string for `ensure_ascii=False` (its C one where there is one)
-
 DIGESTS_NAME = "corpus-digests.json"
 STRUCTURE_NAME = "structure-measurement.json"
 ESCALATION_NAME = "escalation-rates.json"
@@ -541,6 +539,7 @@ def _json_chunks(value: Any, level: int) -> Iterator[str]:
 
 
 def _json_key(key: Any) -> str:
+    # json's own (C) escaper of a string for `ensure_ascii=False`
     return encode_basestring(key) if type(key) is str else json.dumps(key, ensure_ascii=False)
 
 
