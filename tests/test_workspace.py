@@ -443,6 +443,74 @@ def test_the_listings_read_indexes_and_equal_the_held_versions(workspace: Worksp
     assert "INDEX versions_by_family (family=?)" in plans["versions"]
 
 
+def test_a_workspace_keeps_the_rows_of_a_checked_catalogue(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`read_checked` keeps the rows it read; the same bytes under the same code are then those
+    rows again, in line order, no line parsed, and they write the same catalogue back. An
+    edited catalogue is still refused, resealed bytes and other code are read from the file,
+    and rows out of line order are not kept."""
+    import workbench.workspace.catalogue as checked_module
+    from workbench.corpus.catalogue import (
+        CATALOGUE_NAME,
+        CHECKSUM_NAME,
+        catalogue_bytes,
+        read_catalogue,
+    )
+    from workbench.errors import CatalogueError
+    from workbench.workspace.catalogue import keep_rows, kept_rows, read_checked, rows_kept
+
+    corpus_dir = tmp_path / "corpus"
+    corpus_dir.mkdir()
+    for name in (CATALOGUE_NAME, CHECKSUM_NAME):
+        shutil.copy(CORPUS_DIR / name, corpus_dir / name)
+    original = (corpus_dir / CATALOGUE_NAME).read_bytes()
+    reads: list[Path] = []
+    real_read = checked_module.read_catalogue
+
+    def counted(folder: Path, **options: object) -> object:
+        reads.append(folder)
+        return real_read(folder, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(checked_module, "read_catalogue", counted)
+    with Workspace(tmp_path / "w.sqlite") as held:
+        first = read_checked(held, corpus_dir)
+        assert reads == [corpus_dir] and rows_kept(held, first.sha256)
+        again = read_checked(held, corpus_dir)
+        assert reads == [corpus_dir]  # the kept rows: the file's lines not parsed
+        assert list(again) == list(first) and again.sha256 == first.sha256
+        assert [r.path for r in again] == [r.path for r in first]
+        assert [(r.sha256, r.size, r.family, r.version_order, r.media_type) for r in again] == [
+            (r.sha256, r.size, r.family, r.version_order, r.media_type) for r in first
+        ]
+        assert catalogue_bytes(again) == original
+        # Edited, not resealed: refused before any kept row is looked at.
+        edited = original.replace(b'"bytes":', b'"bytes": ', 1)
+        (corpus_dir / CATALOGUE_NAME).write_bytes(edited)
+        with pytest.raises(CatalogueError, match="does not match"):
+            read_checked(held, corpus_dir)
+        # Resealed: other bytes, read from the file, and their rows kept in place of the first.
+        sealed = f"{hashlib.sha256(edited).hexdigest()}  {CATALOGUE_NAME}\n"
+        (corpus_dir / CHECKSUM_NAME).write_text(sealed)
+        resealed = read_checked(held, corpus_dir)
+        assert len(reads) == 2 and resealed.sha256 != first.sha256
+        assert not rows_kept(held, first.sha256) and rows_kept(held, resealed.sha256)
+        # Other code: the kept rows are not used.
+        monkeypatch.setattr(checked_module, "code_digest", lambda: "0" * 64)
+        assert kept_rows(held, resealed.sha256) is None
+        read_checked(held, corpus_dir)
+        assert len(reads) == 3
+        # Rows out of line order would not come back as read: not kept.
+        assert not keep_rows(held, list(reversed(first)), first.sha256)
+        assert not rows_kept(held, first.sha256)
+        # Rows made from records (not read from lines) are kept as the lines written for them.
+        made = [CatalogueRow(path=r.path, provenance=r.provenance_record()) for r in first]
+        assert keep_rows(held, made, first.sha256)
+        back = kept_rows(held, first.sha256)
+        assert back is not None and catalogue_bytes(back) == catalogue_bytes(made) == original
+    assert read_catalogue(corpus_dir) == resealed
+
+
 def _all_listed(workspace: Workspace) -> list[dict[str, object]]:
     return [
         row

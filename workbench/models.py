@@ -89,6 +89,23 @@ class CatalogueRow:
         text = line_text if line_text is not None else self.provenance
         object.__setattr__(self, "provenance", ProvenanceText(text, canonical=canonical))
 
+    @classmethod
+    def restored(
+        cls, path: str, provenance: ProvenanceText, fields: tuple[Any, ...]
+    ) -> CatalogueRow:
+        """A row as it was, from what a store of checked rows kept of it (`fields`: its
+        `row_fields`), without parsing its provenance again."""
+        row = cls.__new__(cls)
+        object.__setattr__(row, "path", path)
+        object.__setattr__(row, "provenance", provenance)
+        object.__setattr__(row, "_fields", fields)
+        return row
+
+    @property
+    def fields(self) -> tuple[Any, ...]:
+        """The `row_fields` of its provenance, as read when the row was made."""
+        return self._fields
+
     def provenance_record(self) -> dict[str, Any]:  # a fresh dictionary, in the record's order
         return ProvenanceText(self.provenance).record()
 

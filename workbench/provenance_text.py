@@ -64,6 +64,27 @@ class ProvenanceText(Mapping[str, Any]):
         deflate = zlib.compressobj(1, zdict=self._dictionary)
         self._deflated = deflate.compress(data) + deflate.flush()
 
+    @classmethod
+    def from_deflated(
+        cls, deflated: bytes, dictionary: bytes, *, canonical: bool
+    ) -> ProvenanceText:
+        """A text as `deflated_against(dictionary)` gave it (as a store of rows kept it)."""
+        made = cls.__new__(cls)
+        made._deflated, made._dictionary, made.canonical = deflated, dictionary, canonical
+        return made
+
+    @property
+    def dictionary(self) -> bytes:
+        """The dictionary the text is deflated against."""
+        return self._dictionary
+
+    def deflated_against(self, dictionary: bytes) -> bytes:
+        """The text deflated against `dictionary`: what `from_deflated` takes back."""
+        if dictionary is self._dictionary or dictionary == self._dictionary:
+            return self._deflated
+        deflate = zlib.compressobj(1, zdict=dictionary)
+        return deflate.compress(self.text.encode("utf-8")) + deflate.flush()
+
     @property
     def text(self) -> str:
         """The record's compact JSON text."""

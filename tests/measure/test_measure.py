@@ -14,6 +14,7 @@ import pytest
 from tests.conftest import CORPUS_DIR, ROOT, link_families
 from tests.text.test_structure import _text_version
 from workbench.corpus import admit, read_catalogue, read_refusals
+from workbench.corpus.catalogue import CATALOGUE_NAME, catalogue_bytes
 from workbench.errors import ExportFormatError
 from workbench.measure import (
     CACHE_DIR_NAME,
@@ -46,7 +47,7 @@ from workbench.text.profiles import (
     shipped_profiles,
 )
 from workbench.workspace import Workspace
-from workbench.workspace.catalogue import checked_catalogues
+from workbench.workspace.catalogue import checked_catalogues, kept_rows
 
 MEASUREMENTS = ROOT / "measurements"
 
@@ -542,6 +543,11 @@ def test_a_second_run_of_a_mirror_reads_again_only_the_documents_that_moved(
     # The catalogue it wrote from checked rows is kept as checked (`workspace.catalogue`).
     catalogue = read_catalogue(tmp_path)  # beside the workspace (`corpus.catalogue_folder`)
     assert checked_catalogues(tmp_path / "w.sqlite") == {catalogue.sha256}
+    # And its rows are kept: the next reader of the workspace parses no line of it.
+    with Workspace(tmp_path / "w.sqlite") as held:
+        kept = kept_rows(held, catalogue.sha256)
+    assert kept is not None and list(kept) == list(catalogue)
+    assert catalogue_bytes(kept) == (tmp_path / CATALOGUE_NAME).read_bytes()
 
 
 def test_a_cache_key_names_every_input(cold: tuple[Path, MeasureRun]) -> None:

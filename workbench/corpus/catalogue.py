@@ -78,7 +78,7 @@ def catalogue_lines(rows: Iterable[CatalogueRow]) -> Iterator[str]:
     A line is `{"path":P,...` with P the JSON string of its path, and of two such strings
     neither is the other's beginning (each ends at its first unescaped quote), so the lines sort
     as those strings do: sorting the rows by them sorts the lines."""
-    for row in sorted(rows, key=lambda r: json.dumps(r.path, ensure_ascii=False)):
+    for row in sorted(rows, key=lambda r: line_key(r.path)):
         provenance = row.provenance
         if isinstance(provenance, ProvenanceText) and provenance.canonical:  # as it was read
             yield _line_head(row.path) + provenance.text + "}\n"
@@ -86,10 +86,15 @@ def catalogue_lines(rows: Iterable[CatalogueRow]) -> Iterator[str]:
             yield canonical_json({"path": row.path, "provenance": row.provenance_record()}) + "\n"
 
 
+def line_key(path: str) -> str:
+    """What the catalogue's lines are sorted by: the JSON string of the row's path."""
+    return json.dumps(path, ensure_ascii=False)
+
+
 def _line_head(path: str) -> str:
     """What a catalogue line holds before its provenance's JSON: `canonical_json` puts "path"
     first ("path" sorts before "provenance")."""
-    return '{"path":' + json.dumps(path, ensure_ascii=False) + ',"provenance":'
+    return '{"path":' + line_key(path) + ',"provenance":'
 
 
 def catalogue_bytes(rows: Iterable[CatalogueRow]) -> bytes:
@@ -195,9 +200,9 @@ class Catalogue(tuple[CatalogueRow, ...]):
         return (tuple(self), self.sha256)
 
 
-def read_catalogue(corpus_dir: Path, *, checked: Container[str] = ()) -> Catalogue:
-    """The catalogue's rows, after checking its bytes against its checksum file and every
-    record, unless the bytes' SHA-256 is in `checked` (module docstring)."""
+def catalogue_data(corpus_dir: Path) -> tuple[bytes, str]:
+    """The catalogue's bytes and their SHA-256, after checking it against its checksum file
+    (`CatalogueError`, one line: no catalogue, no readable checksum, or bytes that differ)."""
     path, checksum_path = corpus_dir / CATALOGUE_NAME, corpus_dir / CHECKSUM_NAME
     if not path.is_file():
         raise CatalogueError(f"{path}: no catalogue; run 'workbench corpus admit DIR' first")
@@ -211,6 +216,14 @@ def read_catalogue(corpus_dir: Path, *, checked: Container[str] = ()) -> Catalog
         raise CatalogueError(
             f"{path}: sha256 {actual} does not match {checksum_path.name} ({expected}); the catalogue was edited"
         )
+    return data, actual
+
+
+def read_catalogue(corpus_dir: Path, *, checked: Container[str] = ()) -> Catalogue:
+    """The catalogue's rows, after checking its bytes against its checksum file and every
+    record, unless the bytes' SHA-256 is in `checked` (module docstring)."""
+    path = corpus_dir / CATALOGUE_NAME
+    data, actual = catalogue_data(corpus_dir)
     rows: list[CatalogueRow] = []
     known = actual in checked
     for number, line in enumerate(json_lines(data.decode("utf-8")), start=1):

@@ -31,10 +31,9 @@ from workbench.corpus import (
     corpus_home,
     fold_into_catalogue,
     is_project_mirror,
-    read_catalogue,
     read_refusals,
 )
-from workbench.corpus.catalogue import CATALOGUE_NAME
+from workbench.corpus.catalogue import CATALOGUE_NAME, line_key
 from workbench.defaults import (
     DEFAULT_CORPUS_DIR,
     DEFAULT_STORE,
@@ -68,7 +67,13 @@ from workbench.tables import check_format
 from workbench.text.ocr import OcrOptions, default_cache
 from workbench.text.profiles import Profile, registry
 from workbench.workspace import Workspace, ingest, researcher_profiles, workspace_settings
-from workbench.workspace.catalogue import checked_catalogues, keep_checked
+from workbench.workspace.catalogue import (
+    checked_catalogues,
+    keep_checked,
+    keep_rows,
+    read_kept,
+    rows_kept,
+)
 
 
 def map_families(
@@ -179,7 +184,7 @@ def measure_corpus(
         catalogue = catalogue_folder(mirror, workspace, corpus_dir)
         held_rows: Sequence[CatalogueRow] = ()
         if (catalogue / CATALOGUE_NAME).is_file():
-            held_rows = read_catalogue(catalogue, checked=checked)
+            held_rows = read_kept(workspace, catalogue, checked=checked)
         known = known_files(workspace, held_rows)
         admission = admit(mirror, progress=progress, known=known)
         rows, refusals = admission.rows, admission.refusals
@@ -197,15 +202,20 @@ def measure_corpus(
     else:
         catalogue = corpus_dir if corpus_dir is not None else DEFAULT_CORPUS_DIR
         store = store if store is not None else DEFAULT_STORE
-        rows, refusals = read_catalogue(catalogue, checked=checked), read_refusals(catalogue)
+        rows = read_kept(workspace, catalogue, checked=checked)
+        refusals = read_refusals(catalogue)
         sha256: str | None = rows.sha256
     given = CorpusSettings(
         corpus=mirror, catalogue=catalogue, store=store, profiles=tuple(profile_folders)
     )
     own = researcher_profiles(given)  # a bad profile is refused before anything is written
     if mirror is not None:  # every row was checked as read or as admitted: so is what they make
-        _, sha256 = fold_into_catalogue(admission, catalogue, existing=held_rows)
-        del held_rows  # the rows this run measures are the admission's
+        merged, sha256 = fold_into_catalogue(admission, catalogue, existing=held_rows)
+        # The catalogue's rows in its line order, kept below for the next reader.
+        catalogued: Sequence[CatalogueRow] = sorted(merged.rows, key=lambda r: line_key(r.path))
+        del held_rows, merged  # the rows this run measures are the admission's
+    else:
+        catalogued = rows
     readers = registry(own)
     folder = cache if cache is not None else workspace.parent / CACHE_DIR_NAME
     shards = MeasurementCache(folder=folder)
@@ -214,6 +224,9 @@ def measure_corpus(
         held.remember(given.resolved(), by="measure")
         if sha256 is not None and sha256 not in checked:
             keep_checked(held, sha256)
+        if sha256 is not None and not rows_kept(held, sha256):
+            keep_rows(held, catalogued, sha256)
+        del catalogued
         if mirror is not None:
             keep_stamps(held, admission, known)
             del known

@@ -198,12 +198,14 @@ def family_summary(family: FamilyMeasurement) -> dict[str, Any]:
 def add_counts(total: Any, more: Any) -> Any:
     """`more` added into `total` (a dict of counts, possibly empty): numbers and lists of numbers
     add element by element, dicts key by key, recursively; returns the sum (`total`, updated)."""
+    if isinstance(more, (int, float)):  # most members: tested first, and cheaply
+        return total + more
+    if isinstance(more, list):
+        return [a + b for a, b in zip(total, more, strict=True)]
     if isinstance(more, Mapping):
         for key, value in more.items():
             total[key] = add_counts(total[key], value) if key in total else _copy(value)
         return total
-    if isinstance(more, list):
-        return [a + b for a, b in zip(total, more, strict=True)]
     return total + more
 
 
