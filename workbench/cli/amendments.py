@@ -14,13 +14,13 @@ from workbench.cli.common import open_held, out, path_options, print_json, progr
 
 
 def cmd_amendments(args: argparse.Namespace) -> int:
-    from workbench.corpus.catalogue import read_catalogue
     from workbench.history import reconcile
+    from workbench.workspace.catalogue import read_checked
 
     with open_held(args) as workspace:
         settings = workspace.settings
         report = reconcile.law_amendments(
-            workspace, args.law, read_catalogue(settings.catalogue), settings.store
+            workspace, args.law, read_checked(workspace, settings.catalogue), settings.store
         )
     if args.json:
         print_json(reconcile.law_json(report, args.law))

@@ -117,16 +117,16 @@ def _made_by(
     """What made each change of `sections`: the amendments verb reconciles the held laws with
     these very changes and hands back its attributions, by change id, as data. The catalogue and
     store are the ones the workspace was opened with (`settings`, overrides already said)."""
-    from workbench.corpus.catalogue import read_catalogue
     from workbench.history.reconcile import family_amendments
     from workbench.workspace import Workspace
+    from workbench.workspace.catalogue import read_checked
 
     changes = {(p.before.version_id, p.after.version_id): p.changes for p in sections}
     with Workspace(args.workspace, create=False) as workspace:
         report = family_amendments(
             workspace,
             args.family,
-            read_catalogue(settings.catalogue),
+            read_checked(workspace, settings.catalogue),
             settings.store,
             changes=changes,
         )

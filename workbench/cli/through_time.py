@@ -49,11 +49,11 @@ def as_of(args: argparse.Namespace, workspace: Workspace) -> AsOf | None:
     (`asof.release_as_of`), or None without --as-of."""
     if args.as_of is None:
         return None
-    from workbench.corpus.catalogue import read_catalogue
     from workbench.history.asof import release_as_of
+    from workbench.workspace.catalogue import read_checked
 
     settings = workspace.settings
-    rows = read_catalogue(settings.catalogue)
+    rows = read_checked(workspace, settings.catalogue)
     return release_as_of(workspace, args.family, args.as_of, rows, settings.store)
 
 
