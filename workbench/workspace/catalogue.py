@@ -138,7 +138,15 @@ def keep_rows(workspace: Workspace, rows: Sequence[CatalogueRow], sha256: str) -
     keys = [line_key(row.path) for row in rows]
     if any(a >= b for a, b in pairwise(keys)):
         return False
-    dictionary = rows[0].provenance.dictionary if rows else b""
+    # The dictionary the rows kept before were packed against, where there are any: rows read
+    # back from them share it, so only the rows admitted since are packed again.
+    kept = (
+        workspace.read(f"SELECT dictionary FROM {ROWS_OF}") if ROWS_OF in workspace.tables() else []
+    )
+    if kept:
+        dictionary = bytes(kept[0][0])
+    else:
+        dictionary = rows[0].provenance.dictionary if rows else b""
 
     def packed(row: CatalogueRow) -> bytes:
         text = row.provenance
@@ -160,7 +168,6 @@ def keep_rows(workspace: Workspace, rows: Sequence[CatalogueRow], sha256: str) -
             "(sha256 TEXT NOT NULL, code TEXT NOT NULL, dictionary BLOB NOT NULL)"
         )
         # Only the rows that differ from those kept are written: a catalogue grows by few rows.
-        kept_dictionary = conn.execute(f"SELECT dictionary FROM {ROWS_OF}").fetchall()
         held = (
             {
                 key: (path, fields, bytes(provenance))
@@ -168,7 +175,7 @@ def keep_rows(workspace: Workspace, rows: Sequence[CatalogueRow], sha256: str) -
                     f"SELECT key, path, fields, provenance FROM {ROWS}"
                 )
             }
-            if kept_dictionary == [(dictionary,)]
+            if kept
             else {}
         )
         conn.execute(f"DELETE FROM {ROWS_OF}")
