@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import ROOT, STORE, FreshWorkspace
 from workbench.cli import main
 from workbench.evals.reconciliation import NOT_APPLIED_CSV, REPORT_JSON, REPORT_MD, TITLES_CSV
+from workbench.history import ledger
 from workbench.history.ledger import reconcile_code
 from workbench.models import CatalogueRow
 from workbench.workspace import Workspace, ingest
@@ -37,22 +40,42 @@ def _split(
     return [r for r in rows if r not in held_out], held_out, {r.family for r in held_out}
 
 
+def _dated(row: CatalogueRow) -> bool:
+    return bool(row.provenance_record().get("filing_date"))
+
+
 def test_one_more_release_reads_again_only_what_it_touched(
-    catalogue: tuple[CatalogueRow, ...], fresh_workspace: FreshWorkspace, tmp_path: Path
+    catalogue: tuple[CatalogueRow, ...],
+    fresh_workspace: FreshWorkspace,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    real_reconcile = ledger.reconcile
     before, release, touched = _split(catalogue)
     assert release and touched
     with fresh_workspace(before, tmp_path / "w.sqlite") as held:
         cold = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
         assert cold == reconcile_code(held, "us-dc", catalogue, STORE)
-        assert cold.reused == {"instructions": 0, "sections": 0}
+        assert cold.reused == {"instructions": 0, "sections": 0, "pairs": 0}
         again = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
         assert again == cold
         checks = len(list(cold.instructions()))
-        assert again.reused == {"instructions": checks, "sections": len(cold.sections)}
+        assert again.reused == {
+            "instructions": checks,
+            "sections": len(cold.sections),
+            "pairs": 0,  # every section whole
+        }
 
         assert not ingest(held, release, STORE).refused
+        attributed: list[tuple[str, str, str]] = []
+
+        def counted(pairs: Mapping[tuple[str, str, str], object], *args: Any, **kw: Any) -> Any:
+            attributed.extend(pairs)
+            return real_reconcile(pairs, *args, **kw)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(ledger, "reconcile", counted)
         step = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
+        monkeypatch.undo()
         fresh = reconcile_code(held, "us-dc", catalogue, STORE)
         assert step == fresh
         assert step.attributions == fresh.attributions and step.laws == fresh.laws
@@ -61,6 +84,14 @@ def test_one_more_release_reads_again_only_what_it_touched(
         assert step.reused["sections"] == len(fresh.sections) - len(touched & fresh.sections.keys())
         # Some checks read what the release changed, and only those are made again.
         assert 0 < step.reused["instructions"] < len(list(fresh.instructions()))
+        # Of the sections it touched, each release pair whose own key held was taken from the
+        # store: the pairs attributed again are the new ones and those whose checks changed.
+        dated = Counter(r.family for r in before + release if r.family in touched and _dated(r))
+        touched_pairs = sum(n - 1 for n in dated.values())
+        new_pairs = step.pairs - cold.pairs
+        assert {family for family, _, _ in attributed} <= touched
+        assert len(attributed) + step.reused["pairs"] == touched_pairs
+        assert new_pairs <= len(attributed) < touched_pairs and step.reused["pairs"] > 0
 
 
 def test_a_damaged_record_is_read_again_not_trusted(
@@ -90,6 +121,7 @@ def test_a_damaged_record_is_read_again_not_trusted(
     assert again.reused == {
         "instructions": len(list(first.instructions())) - damaged,
         "sections": len(first.sections) - 2,
+        "pairs": 0,  # neither damaged row gives a pair: one has no head, one no attributions
     }
     assert dict(again.attributions) == dict(first.attributions)
 
@@ -117,7 +149,7 @@ def test_a_sections_table_of_an_earlier_layout_is_replaced_not_read(
         ] == len(first.sections)
     with sqlite3.connect(path) as conn:
         columns = [row[1] for row in conn.execute("PRAGMA table_info(reconcile_sections)")]
-    assert columns == ["family", "key", "head", "attributions"]
+    assert columns == ["family", "key", "head", "attributions", "pairs"]
 
 
 def test_reconcile_twice_writes_the_same_report_and_says_what_it_reused(

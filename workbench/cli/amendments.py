@@ -54,6 +54,12 @@ def cmd_reconcile(args: argparse.Namespace) -> int:
             f"taken from the workspace (unchanged since a run kept them): "
             f"{done.reused.get('instructions', 0)} of {report['instructions']} checks, "
             f"{done.reused.get('sections', 0)} of {report['sections']} sections"
+            + (
+                f", and {done.reused['pairs']} release pairs of the sections whose other pairs "
+                "changed"
+                if done.reused.get("pairs")
+                else ""
+            )
         )
         lines = [*report_lines(report), reused, f"wrote {', '.join(names)} into {args.out}"]
         out("".join(line + "\n" for line in lines))

@@ -34,7 +34,7 @@ from workbench.history.amendments import Instruction
 from workbench.history.enactment import Check
 from workbench.history.lawbook import LawBook, LawReport
 from workbench.history.reconcile import Attribution, reconcile
-from workbench.history.stored import StoredReconciliation, run_key, section_key
+from workbench.history.stored import StoredReconciliation, pair_key, run_key, section_key
 from workbench.history.style import style_for
 from workbench.history.tally import Tally
 from workbench.models import CatalogueRow
@@ -182,27 +182,47 @@ def reconcile_code(
         ]
         pairs += len(keys)
         here = {key: checked.get(key, []) for key in keys}
-        family_key = ""
-        if kept:
-            family_key = section_key(run, family, dated, origins, here)
-            found = kept.section(family, family_key)
-            if found is not None:
-                tallies[family], stored_unreflected, text = found
-                attributions.add(text)
-                not_reflected.extend(stored_unreflected)
-                book.code.forget(family)
-                continue
-        made, unreflected, _ = reconcile(
-            here, book.code, held_acts=held_acts, act_citation=act_citation
-        )
-        attributions.add(made)
-        not_reflected.extend(unreflected)
-        tallies[family] = (
-            kept.keep_section(
-                family, book.code.first_sections[family], family_key, made.values(), unreflected
+        if not kept:
+            made, unreflected, _ = reconcile(
+                here, book.code, held_acts=held_acts, act_citation=act_citation
             )
-            if kept
-            else Tally.of(made.values())
+            attributions.add(made)
+            not_reflected.extend(unreflected)
+            tallies[family] = Tally.of(made.values())
+            book.code.forget(family)
+            continue
+        family_key = section_key(run, family, dated, origins, here)
+        found = kept.section(family, family_key)
+        if found is not None:
+            tallies[family], stored_unreflected, text = found
+            attributions.add(text)
+            not_reflected.extend(stored_unreflected)
+            book.code.forget(family)
+            continue
+        # Pair by pair: a pair whose own key is unchanged is taken from the stored run (after one
+        # more release, every pair but the new one), any other is attributed now.
+        now = {
+            (b[1].version_id, a[1].version_id): pair_key(
+                run, family, b, a, origins, here[(family, b[1].version_id, a[1].version_id)]
+            )
+            for b, a in itertools.pairwise(dated)
+        }
+        earlier = kept.pairs(family, now)
+        made_pairs = []
+        for key in sorted(here):
+            pair = (key[1], key[2])
+            if pair in earlier:
+                found_here, unreflected_here = earlier[pair]
+            else:
+                made, unreflected, _ = reconcile(
+                    {key: here[key]}, book.code, held_acts=held_acts, act_citation=act_citation
+                )
+                found_here, unreflected_here = list(made.values()), list(unreflected)
+            attributions.add({a.change_id: a for a in found_here})
+            not_reflected.extend(unreflected_here)
+            made_pairs.append((*pair, now[pair], found_here, unreflected_here))
+        tallies[family] = kept.keep_section(
+            family, book.code.first_sections[family], family_key, made_pairs
         )
         book.code.forget(family)
     if kept:

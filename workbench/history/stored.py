@@ -59,11 +59,14 @@ from workbench.models import canonical_json, code_digest, content_id
 from workbench.text.profiles import Profile, registry, registry_digest
 from workbench.workspace import Workspace
 
-_SECTION_COLUMNS = ("family", "key", "head", "attributions")
+# A release pair a stored run attributed: its attributions and its unreflected instructions.
+Pair = tuple[list[Attribution], list[str]]
+
+_SECTION_COLUMNS = ("family", "key", "head", "attributions", "pairs")
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS reconcile_laws (law TEXT PRIMARY KEY, record TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS reconcile_sections (family TEXT PRIMARY KEY, key TEXT NOT NULL, "
-    "head TEXT NOT NULL, attributions TEXT NOT NULL)",
+    "head TEXT NOT NULL, attributions TEXT NOT NULL, pairs TEXT NOT NULL)",
 )
 
 
@@ -127,11 +130,11 @@ class StoredReconciliation:
             )
             != _SECTION_COLUMNS
         )
-        self.sections: dict[str, tuple[str, dict[str, Any], str]] = (
+        self.sections: dict[str, tuple[str, dict[str, Any], str, str]] = (
             {
-                family: (key, head, made)
-                for family, key, text, made in workspace.read(
-                    "SELECT family, key, head, attributions FROM reconcile_sections"
+                family: (key, head, made, pairs)
+                for family, key, text, made, pairs in workspace.read(
+                    "SELECT family, key, head, attributions, pairs FROM reconcile_sections"
                 )
                 if (head := _parsed(text)) is not None
             }
@@ -139,11 +142,12 @@ class StoredReconciliation:
             else {}
         )
         self._laws: dict[str, dict[str, Any]] = {}
-        # family -> (key, head, attributions text) made this run, or None: the stored one kept
-        self._sections: dict[str, tuple[str, dict[str, Any], str] | None] = {}
+        # family -> (key, head, attributions text, pairs text) made this run, or None: the
+        # stored one kept
+        self._sections: dict[str, tuple[str, dict[str, Any], str, str] | None] = {}
         self._firsts: Firsts | None = None
         self._releases: dict[str, list[list[Any]]] = {}
-        self.reused = {"instructions": 0, "sections": 0}
+        self.reused = {"instructions": 0, "sections": 0, "pairs": 0}
 
     def firsts(self, code: HeldCode) -> Firsts:
         if self._firsts is None:
@@ -201,7 +205,7 @@ class StoredReconciliation:
         """Each stored family's section number, under its first release's id and text hash."""
         return {
             family: (head["first"][0], head["first"][1], head["first"][2])
-            for family, (_, head, _) in self.sections.items()
+            for family, (_, head, _, _) in self.sections.items()
             if self._current(head)
         }
 
@@ -267,26 +271,63 @@ class StoredReconciliation:
         self._sections[family] = None  # kept as it is
         return tally, unreflected, made
 
+    def pairs(
+        self, family: str, keys: Mapping[tuple[str, str], str]
+    ) -> dict[tuple[str, str], Pair]:
+        """The release pairs of `family` a stored run attributed under the pair keys `keys`
+        holds for them now (`pair_key`), by (before id, after id): each one's attributions, in
+        the order that run made them, and its unreflected instructions. A family whose stored
+        row is of other rules, or whose attributions are not the text its head's SHA-256 names,
+        gives none."""
+        stored = self.sections.get(family)
+        if stored is None or not self._current(stored[1]):
+            return {}
+        head, made, listed = stored[1], stored[2], stored[3]
+        try:
+            if head["attributions_sha256"] != _sha256(made):
+                return {}
+            kept = {
+                (str(before), str(after)): [str(i) for i in unreflected]
+                for before, after, key, unreflected in json.loads(listed)
+                if keys.get((before, after)) == key
+            }
+            found: dict[tuple[str, str], Pair] = {pair: ([], kept[pair]) for pair in kept}
+            for item in json.loads(made):
+                attribution = Attribution.from_json(item)
+                pair = (attribution.before, attribution.after)
+                if pair in found:
+                    found[pair][0].append(attribution)
+        except (KeyError, TypeError, ValueError):
+            return {}
+        self.reused["pairs"] += len(found)
+        return found
+
     def keep_section(
         self,
         family: str,
         first: tuple[str, str, str | None],
         key: str,
-        found: Iterable[Attribution],
-        unreflected: Iterable[str],
+        pairs: Sequence[tuple[str, str, str, Sequence[Attribution], Sequence[str]]],
     ) -> Tally:
-        """Keep what this run made for the family; returns its tally."""
-        found = list(found)
+        """Keep what this run made for the family, pair by pair in pair order: (before id,
+        after id, pair key, attributions, unreflected instructions); returns its tally."""
+        found = [a for *_, made, _ in pairs for a in made]
         tally = Tally.of(found)
         made = canonical_json([a.as_json() for a in found])
         head = {
             "rules": self.rules,
             "first": list(first),
-            "not_reflected": list(unreflected),
+            "not_reflected": [i for *_, unreflected in pairs for i in unreflected],
             "tally": tally.as_json(),
             "attributions_sha256": _sha256(made),
         }
-        self._sections[family] = (key, head, made)
+        listed = canonical_json(
+            [
+                [before, after, key, list(unreflected)]
+                for before, after, key, _, unreflected in pairs
+            ]
+        )
+        self._sections[family] = (key, head, made, listed)
         return tally
 
     def write(self) -> None:
@@ -314,9 +355,9 @@ class StoredReconciliation:
                 [(family,) for family in self.sections if family not in self._sections],
             )
             conn.executemany(
-                "INSERT OR REPLACE INTO reconcile_sections VALUES (?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO reconcile_sections VALUES (?, ?, ?, ?, ?)",
                 [
-                    (family, made[0], canonical_json(made[1]), made[2])
+                    (family, made[0], canonical_json(made[1]), made[2], made[3])
                     for family, made in self._sections.items()
                     if made is not None
                 ],
@@ -347,6 +388,26 @@ def section_key(
                 [list(key), [[i.as_json(), c.as_json()] for i, c in pair]]
                 for key, pair in sorted(checked.items())
             ],
+        ]
+    )
+
+
+def pair_key(
+    run: str,
+    family: str,
+    before: tuple[str, HeldFact],
+    after: tuple[str, HeldFact],
+    origins: Mapping[str, str],
+    checked: Sequence[tuple[Instruction, Check]],
+) -> str:
+    """The key of one release pair's attributions (module docstring): what `reconcile` reads
+    for that pair alone, under the run's `run_key`."""
+    return content_id(
+        [
+            run,
+            family,
+            [[d, *_fact(f), origins.get(f.version_id, "")] for d, f in (before, after)],
+            [[i.as_json(), c.as_json()] for i, c in checked],
         ]
     )
 

@@ -143,13 +143,11 @@ def keep_rows(workspace: Workspace, rows: Sequence[CatalogueRow], sha256: str) -
     kept = (
         workspace.read(f"SELECT dictionary FROM {ROWS_OF}") if ROWS_OF in workspace.tables() else []
     )
-    if kept:
-        dictionary = bytes(kept[0][0])
-    else:
-        dictionary = rows[0].provenance.dictionary if rows else b""
+    first = _text(rows[0]).dictionary if rows else b""
+    dictionary = bytes(kept[0][0]) if kept else first
 
     def packed(row: CatalogueRow) -> bytes:
-        text = row.provenance
+        text = _text(row)
         if not text.canonical:  # the line `catalogue_lines` wrote for it holds this text
             text = ProvenanceText(canonical_json(row.provenance_record()), canonical=True)
         return text.deflated_against(dictionary)
@@ -193,3 +191,9 @@ def keep_rows(workspace: Workspace, rows: Sequence[CatalogueRow], sha256: str) -
             (sha256, code_digest(), dictionary),
         )
     return True
+
+
+def _text(row: CatalogueRow) -> ProvenanceText:
+    """A row's provenance as it holds it (`CatalogueRow` packs every record it is given)."""
+    provenance = row.provenance
+    return provenance if isinstance(provenance, ProvenanceText) else ProvenanceText(provenance)
