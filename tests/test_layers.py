@@ -51,6 +51,7 @@ LAYERS = (
             "lazy",
             "tables",
             "jsontext",
+            "collector",
         ),
     ),
     ("corpus", ("corpus",)),

@@ -80,54 +80,37 @@ class CatalogueRow:
 
     path: str
     provenance: Mapping[str, Any]
-    _fields: tuple[Any, ...] = field(init=False, repr=False, compare=False)
+    fields: tuple[Any, ...] = field(init=False, repr=False, compare=False)  # its `row_fields`
     line_text: InitVar[str | None] = None  # its JSON in a sealed catalogue line: written back as is
+    kept: InitVar[tuple[Any, ...] | None] = None  # its `fields`, as a store of rows kept them
 
-    def __post_init__(self, line_text: str | None) -> None:
-        object.__setattr__(self, "_fields", row_fields(self.provenance))
-        canonical = line_text is not None
-        text = line_text if line_text is not None else self.provenance
+    def __post_init__(self, line_text: str | None, kept: tuple[Any, ...] | None) -> None:
+        object.__setattr__(self, "fields", row_fields(self.provenance) if kept is None else kept)
+        text, canonical = (self.provenance, False) if line_text is None else (line_text, True)
         object.__setattr__(self, "provenance", ProvenanceText(text, canonical=canonical))
-
-    @classmethod
-    def restored(
-        cls, path: str, provenance: ProvenanceText, fields: tuple[Any, ...]
-    ) -> CatalogueRow:
-        """A row as it was, from what a store of checked rows kept of it (`fields`: its
-        `row_fields`), without parsing its provenance again."""
-        row = cls.__new__(cls)
-        object.__setattr__(row, "path", path)
-        object.__setattr__(row, "provenance", provenance)
-        object.__setattr__(row, "_fields", fields)
-        return row
-
-    @property
-    def fields(self) -> tuple[Any, ...]:
-        """The `row_fields` of its provenance, as read when the row was made."""
-        return self._fields
 
     def provenance_record(self) -> dict[str, Any]:  # a fresh dictionary, in the record's order
         return ProvenanceText(self.provenance).record()
 
     @property
     def sha256(self) -> str:
-        return str(self._fields[0] or self.provenance["sha256"])
+        return str(self.fields[0] or self.provenance["sha256"])
 
     @property
     def size(self) -> int:
-        return int(self._fields[1] or self.provenance["bytes"])
+        return int(self.fields[1] or self.provenance["bytes"])
 
     @property
     def jurisdiction(self) -> str:
-        return str(self._fields[2] or self.provenance["jurisdiction"])
+        return str(self.fields[2] or self.provenance["jurisdiction"])
 
     @property
     def family(self) -> str:
-        return str(self._fields[3] or self.provenance["document_family"])
+        return str(self.fields[3] or self.provenance["document_family"])
 
     @property
     def version_order(self) -> int:
-        return int(self._fields[4] or self.provenance["version_order"])
+        return int(self.fields[4] or self.provenance["version_order"])
 
     @property
     def version_label(self) -> str:
@@ -136,7 +119,7 @@ class CatalogueRow:
     @property
     def media_type(self) -> str:
         """The media type: the first word of the provenance `format` field (`text/plain`, ...)."""
-        return str(self._fields[5] or self.provenance["format"]).split()[0].strip(",;").lower()
+        return str(self.fields[5] or self.provenance["format"]).split()[0].strip(",;").lower()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -346,6 +346,7 @@ def test_a_command_runs_with_the_batch_collector_and_gives_the_callers_back(
     try:
         assert main(["families", "--workspace", str(workspace.path)]) == 0
         assert gc.get_threshold() == caller
+        assert gc.get_freeze_count() == 0  # what the command froze is back with the collector
         with pytest.raises(SystemExit):
             main(["families", "--workspace", str(workspace.path), "--no-such-option"])
         assert gc.get_threshold() == caller

@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
+from workbench import collector
 from workbench.cli import (
     amendments,
     changes,
@@ -106,12 +107,14 @@ BATCH_GC_THRESHOLD = (10_000, 10, 10)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; the collector runs at `BATCH_GC_THRESHOLD` meanwhile, and the caller's
-    thresholds are back when it returns (a notebook or a test calls `main` in its own process)."""
+    """Run one command; the collector runs at `BATCH_GC_THRESHOLD` meanwhile, in batch mode
+    (`collector.batch`), and the caller's thresholds are back when it returns (a notebook or a
+    test calls `main` in its own process)."""
     held = gc.get_threshold()
     gc.set_threshold(*BATCH_GC_THRESHOLD)
     try:
-        return _run(argv)
+        with collector.batch():  # what a loader freezes is given back when the command ends
+            return _run(argv)
     finally:
         gc.set_threshold(*held)
 

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workbench import collector
 from workbench.errors import AmendmentError
 from workbench.history.amendments import Instruction
 from workbench.history.enactment import Check
@@ -132,18 +133,21 @@ def reconcile_code(
     workspace holds no law of it, or no Code section of it with releases.
     """
     style = style_for(jurisdiction)
-    kept = (
-        StoredReconciliation(workspace, style, profile_for(jurisdiction, None)) if stored else None
-    )
-    book = LawBook(
-        workspace,
-        jurisdiction,
-        rows,
-        store,
-        known=kept.known_facts() if kept else None,
-        sections=kept.known_sections() if kept else None,
-        progress=progress,
-    )
+    with collector.loading():  # the stored records and the book are held for the whole run
+        kept = (
+            StoredReconciliation(workspace, style, profile_for(jurisdiction, None))
+            if stored
+            else None
+        )
+        book = LawBook(
+            workspace,
+            jurisdiction,
+            rows,
+            store,
+            known=kept.known_facts() if kept else None,
+            sections=kept.known_sections() if kept else None,
+            progress=progress,
+        )
     if not book.versions:
         raise AmendmentError(
             f"{workspace.path}: no held law of {jurisdiction} (families matching "

@@ -33,7 +33,7 @@ from workbench.corpus import (
     is_project_mirror,
     read_refusals,
 )
-from workbench.corpus.catalogue import CATALOGUE_NAME, line_key
+from workbench.corpus.catalogue import CATALOGUE_NAME
 from workbench.defaults import (
     DEFAULT_CORPUS_DIR,
     DEFAULT_STORE,
@@ -67,13 +67,7 @@ from workbench.tables import check_format
 from workbench.text.ocr import OcrOptions, default_cache
 from workbench.text.profiles import Profile, registry
 from workbench.workspace import Workspace, ingest, researcher_profiles, workspace_settings
-from workbench.workspace.catalogue import (
-    checked_catalogues,
-    keep_checked,
-    keep_rows,
-    read_kept,
-    rows_kept,
-)
+from workbench.workspace.catalogue import checked_catalogues, keep_catalogue, read_kept
 
 
 def map_families(
@@ -211,8 +205,7 @@ def measure_corpus(
     own = researcher_profiles(given)  # a bad profile is refused before anything is written
     if mirror is not None:  # every row was checked as read or as admitted: so is what they make
         merged, sha256 = fold_into_catalogue(admission, catalogue, existing=held_rows)
-        # The catalogue's rows in its line order, kept below for the next reader.
-        catalogued: Sequence[CatalogueRow] = sorted(merged.rows, key=lambda r: line_key(r.path))
+        catalogued: Sequence[CatalogueRow] = merged.rows  # the catalogue's, kept for the next run
         del held_rows, merged  # the rows this run measures are the admission's
     else:
         catalogued = rows
@@ -222,10 +215,8 @@ def measure_corpus(
     run = _Run(held_cache=shards if use_cache else None)
     with Workspace(workspace) as held, SummaryIndex(folder) as index:
         held.remember(given.resolved(), by="measure")
-        if sha256 is not None and sha256 not in checked:
-            keep_checked(held, sha256)
-        if sha256 is not None and not rows_kept(held, sha256):
-            keep_rows(held, catalogued, sha256)
+        if sha256 is not None:
+            keep_catalogue(held, catalogued, sha256, checked=checked)
         del catalogued
         if mirror is not None:
             keep_stamps(held, admission, known)

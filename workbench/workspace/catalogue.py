@@ -32,6 +32,7 @@ from collections.abc import Container, Sequence
 from itertools import pairwise
 from pathlib import Path
 
+from workbench import collector
 from workbench.corpus.catalogue import Catalogue, catalogue_data, line_key, read_catalogue
 from workbench.models import CatalogueRow, canonical_json, code_digest
 from workbench.provenance_text import ProvenanceText
@@ -84,6 +85,17 @@ def read_checked(workspace: Workspace, corpus_dir: Path) -> Catalogue:
     return catalogue
 
 
+def keep_catalogue(
+    workspace: Workspace, rows: Sequence[CatalogueRow], sha256: str, *, checked: Container[str]
+) -> None:
+    """Keep the catalogue of SHA-256 `sha256`, whose rows (in line order) were all checked, as
+    checked (unless `checked` names it) and its rows as kept (unless they are)."""
+    if sha256 not in checked:
+        keep_checked(workspace, sha256)
+    if not rows_kept(workspace, sha256):
+        keep_rows(workspace, rows, sha256)
+
+
 def read_kept(workspace: Path, corpus_dir: Path, *, checked: Container[str]) -> Catalogue:
     """The catalogue in `corpus_dir` as `measure` reads it before it admits: the rows the
     workspace file `workspace` kept for its bytes (when the file exists), else
@@ -103,7 +115,12 @@ def kept_rows(workspace: Workspace, sha256: str) -> Catalogue | None:
     dictionary = _kept_dictionary(workspace, sha256)
     if dictionary is None:
         return None
-    intern, restored, packed = sys.intern, CatalogueRow.restored, ProvenanceText.from_deflated
+    with collector.loading():  # rows held for the whole run
+        return _restored(workspace, sha256, dictionary)
+
+
+def _restored(workspace: Workspace, sha256: str, dictionary: bytes) -> Catalogue:
+    intern, packed = sys.intern, ProvenanceText.from_deflated
     rows = []
     for path, fields, provenance in workspace.read(
         f"SELECT path, fields, provenance FROM {ROWS} ORDER BY key"
@@ -112,7 +129,8 @@ def kept_rows(workspace: Workspace, sha256: str) -> Catalogue | None:
         for i in (2, 3, 5):  # jurisdiction, family, format: shared, as `row_fields` makes them
             if isinstance(values[i], str):
                 values[i] = intern(values[i])
-        rows.append(restored(path, packed(provenance, dictionary, canonical=True), tuple(values)))
+        text = packed(provenance, dictionary, canonical=True)  # kept as its line's text
+        rows.append(CatalogueRow(path=path, provenance=text, kept=tuple(values)))
     return Catalogue(rows, sha256)
 
 
