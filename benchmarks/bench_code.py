@@ -68,7 +68,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench_spine import ROOT, bench_options, report_to_docs
+from bench_spine import ROOT, bench_options, compile_workbench, report_to_docs
 
 BUNDLE = ROOT.parent / "shared" / "external" / "dc-law-xml-codified.bundle"
 OUT = ROOT / "benchmarks" / "out" / "code"
@@ -591,6 +591,7 @@ def main() -> int:
         print(f"{BUNDLE}: missing (the D.C. Council's repository bundle)", file=sys.stderr)
         return 2
     quick, write = options["--quick"], options["--write-docs"]
+    compile_workbench()
     report_to_docs(lambda: run(quick, write), "bench:code", write and not quick)
     return 0
 

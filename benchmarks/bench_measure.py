@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_spine import ROOT, STORE, bench_options, report_to_docs
+from bench_spine import ROOT, STORE, bench_options, compile_workbench, report_to_docs
 
 from workbench.corpus import read_catalogue, read_refusals
 from workbench.measure import map_families, reduce_families
@@ -98,6 +98,7 @@ def main() -> int:
     if not STORE.is_dir():
         print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
         return 2
+    compile_workbench()
     report_to_docs(run, "bench:measure", options["--write-docs"])
     return 0
 

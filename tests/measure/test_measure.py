@@ -34,8 +34,9 @@ from workbench.measure import (
     version_facts,
 )
 from workbench.measure.admitted import TABLE as ADMITTED_TABLE
-from workbench.measure.html import headline_readme, write_reports
+from workbench.measure.html import write_reports
 from workbench.measure.index import INDEX_NAME
+from workbench.measure.readme import headline_readme
 from workbench.models import CatalogueRow, Refusal, code_digest
 from workbench.text.profiles import (
     SHIPPED_DIR,
@@ -193,6 +194,9 @@ def test_reports_from_rendered_members_are_the_reports_from_summaries(
         lambda: summaries, catalogue, by_name=lambda: named, fragments=fragments
     )
     assert isinstance(next(iter(read.structure["families"].items()))[1], Rendered)
+    # The structure page's table of profiles is copied from the rows rendered beside each summary.
+    assert given.profile_rows is None and read.profile_rows is not None
+    assert len(list(read.profile_rows())) == len(summaries)
     assert any(text is None for texts in rendered.values() for text in texts.values())
     one = write_reports(tmp_path / "summaries", given)
     other = write_reports(tmp_path / "rendered", read)

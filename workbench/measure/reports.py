@@ -16,6 +16,7 @@ report gives the share of body and heading passages that carry a path.
 
 from __future__ import annotations
 
+import html
 import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -224,19 +225,38 @@ def members(section: Mapping[str, Any] | Section) -> Iterator[tuple[str, Any]]:
 # rendered once per family summary (`family_fragments`) and kept beside the summary in the
 # summary index, so a run writes the reports from the members as they were rendered rather
 # than re-deriving every family's from its summary.
-FRAGMENTS = ("profiles_used", "passages", "structure", "escalation")
+FRAGMENTS = ("profiles_used", "passages", "structure", "escalation", "profile_row")
 
 
 def family_fragments(summary: Mapping[str, Any]) -> dict[str, str | None]:
     """Each `FRAGMENTS` member of a family summary as the JSON text the reports write at the
-    top level (None: a family with no pairings is in neither `families` section)."""
+    top level (None: a family with no pairings is in neither `families` section), and its row
+    of the structure page's table of profiles (`profile_row`), made from those texts as the page
+    reads them."""
     pairings = summary["pairings"]
+    used = indented_json(_profile_used(summary), "")
+    passages = indented_json(passage_block(summary["passages"]), "")
     return {
-        "profiles_used": indented_json(_profile_used(summary), ""),
-        "passages": indented_json(passage_block(summary["passages"]), ""),
+        "profiles_used": used,
+        "passages": passages,
         "structure": None if pairings is None else indented_json(structure_block(pairings), ""),
         "escalation": None if pairings is None else indented_json(escalation_block(pairings), ""),
+        "profile_row": table_row(
+            profile_row(_name(summary), json.loads(used), json.loads(passages))
+        ),
     }
+
+
+def profile_row(name: str, used: Mapping[str, Any], passages: Mapping[str, Any]) -> list[Any]:
+    """A family's row of the structure page's table of profiles: its `profiles_used` and
+    `passages` members as the reports hold them."""
+    rate = passages["own_label"]["rate"]
+    return [name, used["name"], used["chosen"], used["origin"], used["sha256"], rate]
+
+
+def table_row(cells: Iterable[Any]) -> str:
+    """One row of an HTML table of the reports' pages, each cell's text escaped."""
+    return "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>"
 
 
 # Where the reduce reads rendered members: the fragment's name and whether in name order
@@ -252,6 +272,8 @@ class Measurements:
     digests: dict[str, Any]
     structure: dict[str, Any]
     escalation: dict[str, Any]
+    # The structure page's rows of profiles as rendered beside each summary (`profile_row`).
+    profile_rows: Callable[[], Iterable[str]] | None = field(default=None, compare=False)
 
 
 def _name(summary: Mapping[str, Any]) -> str:
@@ -380,7 +402,17 @@ def reduce_summaries(
             },
         },
     }
-    return Measurements(digests=digests, structure=structure, escalation=escalation)
+
+    def profile_rows() -> Iterator[str]:
+        assert fragments is not None
+        return (text for _, text in fragments("profile_row", False) if text)
+
+    return Measurements(
+        digests=digests,
+        structure=structure,
+        escalation=escalation,
+        profile_rows=profile_rows if fragments is not None else None,
+    )
 
 
 def _rendered(fragments: Fragments, part: str, *, by_name: bool) -> Section:
