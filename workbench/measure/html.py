@@ -49,7 +49,7 @@ def _write(path: Path, chunks: Iterable[str]) -> None:
     replace_file_with(path, write, keep_if_equal=True)
 
 
-def _table(header: list[str], rows: Iterable[list[Any]]) -> Iterator[str]:
+def _table(header: list[str], rows: Iterable[list[Any]] | Iterable[str]) -> Iterator[str]:
     """An HTML table, row by row: rows may come from a `Section` read as it is written."""
     head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
     yield f"<table><thead><tr>{head}</tr></thead><tbody>"
