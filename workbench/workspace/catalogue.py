@@ -170,10 +170,6 @@ def keep_rows(workspace: Workspace, rows: Sequence[CatalogueRow], sha256: str) -
             text = ProvenanceText(canonical_json(row.provenance_record()), canonical=True)
         return text.deflated_against(dictionary)
 
-    made = {
-        key: (row.path, json.dumps(row.fields), packed(row))
-        for key, row in zip(keys, rows, strict=True)
-    }
     with workspace.transaction() as conn:
         conn.execute(
             f"CREATE TABLE IF NOT EXISTS {ROWS} (key TEXT PRIMARY KEY, path TEXT NOT NULL, "
@@ -183,7 +179,8 @@ def keep_rows(workspace: Workspace, rows: Sequence[CatalogueRow], sha256: str) -
             f"CREATE TABLE IF NOT EXISTS {ROWS_OF} "
             "(sha256 TEXT NOT NULL, code TEXT NOT NULL, dictionary BLOB NOT NULL)"
         )
-        # Only the rows that differ from those kept are written: a catalogue grows by few rows.
+        # Only the rows that differ from those kept are written (a catalogue grows by few rows),
+        # each made as it is written, so a first keeping holds no second copy of the catalogue.
         held = (
             {
                 key: (path, fields, bytes(provenance))
@@ -197,12 +194,17 @@ def keep_rows(workspace: Workspace, rows: Sequence[CatalogueRow], sha256: str) -
         conn.execute(f"DELETE FROM {ROWS_OF}")
         if not held:
             conn.execute(f"DELETE FROM {ROWS}")
+        wanted = set(keys)
         conn.executemany(
-            f"DELETE FROM {ROWS} WHERE key = ?", [(key,) for key in held if key not in made]
+            f"DELETE FROM {ROWS} WHERE key = ?", [(key,) for key in held if key not in wanted]
+        )
+        made = (
+            (key, (row.path, json.dumps(row.fields), packed(row)))
+            for key, row in zip(keys, rows, strict=True)
         )
         conn.executemany(
             f"INSERT OR REPLACE INTO {ROWS} (key, path, fields, provenance) VALUES (?, ?, ?, ?)",
-            [(key, *value) for key, value in made.items() if held.get(key) != value],
+            ((key, *value) for key, value in made if held.get(key) != value),
         )
         conn.execute(
             f"INSERT INTO {ROWS_OF} (sha256, code, dictionary) VALUES (?, ?, ?)",
