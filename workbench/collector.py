@@ -9,15 +9,17 @@ such objects, each young collection traces the newest and moves them on, and a f
 traces all of them: on the whole D.C. Code's reconciliation, half a second of a four-second run
 went to tracing records that were never garbage.
 
-So a command runs in *batch* mode (`batch`, entered by `cli.main`), and a loader that builds
-what the run holds, and makes no reference cycle (parsed JSON, records built from it), runs
-inside `loading()`: the collector is paused while it runs, and what is then tracked is frozen
-(`gc.freeze`), out of reach of every later collection, until the command ends and `batch`
+So a command runs in *batch* mode (`batch`, entered by `cli.main`, which owns the process for
+the command's length and already sets the collector's thresholds), and a loader that builds what
+the run holds, and makes no reference cycle (parsed JSON, records built from it), runs inside
+`loading()`: in batch mode the collector is paused while it runs, and what is then tracked is
+frozen (`gc.freeze`), out of reach of every later collection, until the command ends and `batch`
 gives it back (`gc.unfreeze`). Outside batch mode (a notebook or a test calling a library
-function) `loading()` only pauses the collector, so nothing a caller drops stays frozen.
+function) `loading()` does nothing: the library never changes the collector's state for a
+process it does not own.
 
-The guarantee: nothing is freed later than the command's end, and no collection is skipped for
-objects made outside a `loading()` block.
+The guarantee: nothing is freed later than the command's end, no collection is skipped for
+objects made outside a `loading()` block, and outside a command the collector is left alone.
 """
 
 from __future__ import annotations
@@ -26,32 +28,35 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-_batch: list[bool] = []  # one entry per `batch` entered, innermost last
+_batch: list[bool] = []  # one entry per `batch` entered, innermost last: whether it froze any
 
 
 @contextmanager
 def batch() -> Iterator[None]:
     """Run a command: `loading()` freezes what it loads until this ends, then everything it froze
     is given back to the collector (its oldest generation)."""
-    _batch.append(True)
+    _batch.append(False)
     try:
         yield
     finally:
-        _batch.pop()
-        if not _batch:
+        froze = _batch.pop()
+        if _batch:
+            _batch[-1] = _batch[-1] or froze
+        elif froze:  # what this command froze, never what its caller had frozen before
             gc.unfreeze()
 
 
 @contextmanager
 def loading() -> Iterator[None]:
-    """Load what the run holds (module docstring): the collector is paused meanwhile, and in
-    batch mode what is tracked when the block ends is frozen."""
-    enabled = gc.isenabled()
+    """Load what the run holds (module docstring): in batch mode the collector is paused
+    meanwhile and what is tracked when the block ends is frozen; outside it, nothing changes."""
+    if not _batch or not gc.isenabled():
+        yield
+        return
     gc.disable()
     try:
         yield
     finally:
-        if enabled:
-            if _batch:
-                gc.freeze()
-            gc.enable()
+        gc.freeze()
+        _batch[-1] = True
+        gc.enable()

@@ -219,14 +219,17 @@ def catalogue_data(corpus_dir: Path) -> tuple[bytes, str]:
     return data, actual
 
 
-def read_catalogue(corpus_dir: Path, *, checked: Container[str] = ()) -> Catalogue:
+def read_catalogue(
+    corpus_dir: Path, *, checked: Container[str] = (), data: tuple[bytes, str] | None = None
+) -> Catalogue:
     """The catalogue's rows, after checking its bytes against its checksum file and every
-    record, unless the bytes' SHA-256 is in `checked` (module docstring)."""
+    record, unless the bytes' SHA-256 is in `checked` (module docstring). `data`: what
+    `catalogue_data(corpus_dir)` gave a caller that has just read it, not read again."""
     path = corpus_dir / CATALOGUE_NAME
-    data, actual = catalogue_data(corpus_dir)
+    text, actual = data if data is not None else catalogue_data(corpus_dir)
     rows: list[CatalogueRow] = []
     known = actual in checked
-    for number, line in enumerate(json_lines(data.decode("utf-8")), start=1):
+    for number, line in enumerate(json_lines(text.decode("utf-8")), start=1):
         try:
             # Parsed once, strictly (bytes that passed before need json's own reader alone).
             item = json.loads(line) if known else strict_json(line, CatalogueError)

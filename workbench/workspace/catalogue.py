@@ -73,12 +73,12 @@ def read_checked(workspace: Workspace, corpus_dir: Path) -> Catalogue:
     """The catalogue in `corpus_dir`: the rows the workspace kept for its bytes, else read with
     its records checked unless the workspace kept its bytes as checked (module docstring); kept
     as checked, and its rows kept, after."""
-    _, sha256 = catalogue_data(corpus_dir)
-    kept = kept_rows(workspace, sha256)
+    data = catalogue_data(corpus_dir)
+    kept = kept_rows(workspace, data[1])
     if kept is not None:
         return kept
     checked = checked_catalogues(workspace)
-    catalogue = read_catalogue(corpus_dir, checked=checked)
+    catalogue = read_catalogue(corpus_dir, checked=checked, data=data)
     if catalogue.sha256 not in checked:
         keep_checked(workspace, catalogue.sha256)
     keep_rows(workspace, catalogue, catalogue.sha256)
@@ -100,13 +100,13 @@ def read_kept(workspace: Path, corpus_dir: Path, *, checked: Container[str]) -> 
     """The catalogue in `corpus_dir` as `measure` reads it before it admits: the rows the
     workspace file `workspace` kept for its bytes (when the file exists), else
     `read_catalogue(corpus_dir, checked=checked)`. Nothing is written."""
+    data = catalogue_data(corpus_dir)
     if workspace.is_file():
-        _, sha256 = catalogue_data(corpus_dir)
         with Workspace(workspace, create=False) as held:
-            kept = kept_rows(held, sha256)
+            kept = kept_rows(held, data[1])
         if kept is not None:
             return kept
-    return read_catalogue(corpus_dir, checked=checked)
+    return read_catalogue(corpus_dir, checked=checked, data=data)
 
 
 def kept_rows(workspace: Workspace, sha256: str) -> Catalogue | None:
