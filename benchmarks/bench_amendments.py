@@ -32,17 +32,17 @@ from typing import TypeVar
 from bench_search import bench_workspace
 from bench_spine import STORE, bench_options, report_to_docs
 
-from workbench.cite.index import clear_cache
-from workbench.corpus.catalogue import read_catalogue
-from workbench.history.amendments import read_instructions
-from workbench.history.laws import held_law
-from workbench.history.reconcile import (
+from workbench.amendments.instructions import read_instructions
+from workbench.amendments.laws import held_law
+from workbench.amendments.reconcile import (
     AmendmentReport,
     amendment_report,
     family_amendments,
     law_amendments,
 )
-from workbench.history.style import style_for
+from workbench.amendments.style import style_for
+from workbench.cite.index import clear_cache
+from workbench.corpus.catalogue import read_catalogue
 from workbench.text.profiles import profile_for
 from workbench.workspace import Workspace
 

@@ -7,7 +7,7 @@ when that module exists, else of the package `workbench.measure` (its `__init__`
 module does not count as importing the packages above it. Each module belongs to the layer of its
 stage (its first name below `workbench`), and the layers run, bottom to top:
 
-records and helpers → corpus → text → workspace → changes, cite, search → notes → history →
+records and helpers → corpus → text → workspace → changes, cite, search → notes → history, amendments →
 measure → evals, exports → cli
 
 A module may import from its own layer's records and helpers, from an earlier layer and from its
@@ -24,6 +24,7 @@ A failure lists every violation as `importing module:line → imported module`, 
 from __future__ import annotations
 
 import ast
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -51,7 +52,6 @@ LAYERS = (
             "lazy",
             "tables",
             "jsontext",
-            "collector",
         ),
     ),
     ("corpus", ("corpus",)),
@@ -59,12 +59,15 @@ LAYERS = (
     ("workspace", ("workspace",)),
     ("changes, cite, search", ("changes", "cite", "search")),
     ("notes", ("notes",)),
-    ("history", ("history",)),
+    ("history, amendments", ("history", "amendments")),
     ("measure", ("measure",)),
     ("evals, exports", ("evals", "exports")),
     ("cli", ("cli",)),
 )
-MAX_LINES = 600  # no module outside cli/ is longer
+# A module outside cli/ longer than this is listed for review (a guideline, not a limit).
+GUIDELINE_LINES = 600
+# Modules over the guideline that a reviewer read and kept whole, each with why.
+REVIEWED_LONG_MODULES: dict[str, str] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,13 +257,23 @@ def test_the_top_package_names_its_verbs_as_strings_only() -> None:
     assert named and named - set(modules(PACKAGE)) == set()
 
 
-def test_no_module_outside_the_command_line_is_over_the_limit() -> None:
-    long = [
-        f"{path.relative_to(ROOT)}: {lines} lines"
+def test_modules_over_the_size_guideline_are_listed_and_reviewed() -> None:
+    """A module over the guideline is a prompt to look for a seam, not a failure: each is printed,
+    and one nobody has reviewed yet raises a warning (shown in pytest's summary). A reviewed entry
+    whose module is gone or back under the guideline fails, so the list stays true."""
+    long = {
+        str(path.relative_to(ROOT)): lines
         for module, path in modules(PACKAGE).items()
-        if stage(module) != "cli" and (lines := len(path.read_bytes().splitlines())) > MAX_LINES
-    ]
-    assert not long, f"modules over {MAX_LINES} lines:\n" + "\n".join(long)
+        if stage(module) != "cli"
+        and (lines := len(path.read_bytes().splitlines())) > GUIDELINE_LINES
+    }
+    for path, lines in sorted(long.items()):
+        print(f"{path}: {lines} lines ({REVIEWED_LONG_MODULES.get(path, 'not reviewed')})")
+        if path not in REVIEWED_LONG_MODULES:
+            warnings.warn(
+                f"{path}: {lines} lines, over {GUIDELINE_LINES}: look for a seam", stacklevel=1
+            )
+    assert sorted(set(REVIEWED_LONG_MODULES) - set(long)) == []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -517,3 +530,34 @@ def test_the_one_home_checks_see_the_rule_done_by_hand(
     path = tmp_path / "made_up.py"
     path.write_text(source)
     assert [site for _, site in by_hand(path)] == [f"made_up.py:{n}" for n in lines]
+
+
+# ---------------------------------------------------------------------------------------------
+# No process-wide settings: speed comes from the layout (DESIGN.md C13), so no module of the
+# package touches the cyclic collector or the allocator.
+
+PROCESS_WIDE = {
+    "gc": {"disable", "enable", "freeze", "unfreeze", "set_threshold", "set_debug", "collect"},
+    "sys": {"setswitchinterval", "setrecursionlimit", "set_int_max_str_digits"},
+}
+PROCESS_WIDE_ENVIRONMENT = ("MALLOC_", "PYTHONMALLOC", "PYTHONGC")
+
+
+def test_no_module_changes_a_process_wide_setting() -> None:
+    found = []
+    for module, path in modules(PACKAGE).items():
+        source = path.read_bytes()
+        for _, node in _walked(source, str(path)):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.attr in PROCESS_WIDE.get(node.value.id, ())
+            ):
+                found.append(f"{module}:{node.lineno} {node.value.id}.{node.attr}")
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and node.value.startswith(PROCESS_WIDE_ENVIRONMENT)
+            ):
+                found.append(f"{module}:{node.lineno} {node.value}")
+    assert found == []

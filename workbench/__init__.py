@@ -71,9 +71,9 @@ _HOME = {
     "quote_history": "workbench.history.dating",
     "recheck_quotes": "workbench.history.recheck",
     # amendment instructions, each verified against the releases around its law, and honest dates
-    "law_amendments": "workbench.history.reconcile",
-    "law_frame": "workbench.history.reconcile",
-    "release_as_of": "workbench.history.asof",
+    "law_amendments": "workbench.amendments.reconcile",
+    "law_frame": "workbench.amendments.reconcile",
+    "release_as_of": "workbench.amendments.asof",
     # candidate search and the scorecard
     "SearchScope": "workbench.search",
     "find_candidates": "workbench.search",

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import STORE, command_paths
+from workbench.amendments.reconcile import AmendmentReport, family_amendments
 from workbench.changes.attribution import (
     attribution_counts,
     attribution_line,
@@ -28,7 +29,6 @@ from workbench.changes.redline import Section
 from workbench.changes.redline_page import page_html
 from workbench.changes.widgets import ReviewWidget
 from workbench.cli import main
-from workbench.history.reconcile import AmendmentReport, family_amendments
 from workbench.models import CatalogueRow
 from workbench.workspace import Workspace
 

@@ -17,6 +17,7 @@ import pytest
 from lxml import etree
 
 from tests.conftest import ROOT, STORE
+from workbench.amendments.reconcile import amendment_report
 from workbench.corpus import read_catalogue
 from workbench.errors import TruthFileError
 from workbench.evals.amendments import (
@@ -26,7 +27,6 @@ from workbench.evals.amendments import (
 )
 from workbench.evals.cards import scorecard_bytes
 from workbench.evals.truth import file_sha256, read_truth
-from workbench.history.reconcile import amendment_report
 from workbench.measure import corpus_digest
 from workbench.models import CatalogueRow
 from workbench.workspace import Workspace

@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, STORE
+from workbench.amendments.reconcile import amendment_report
+from workbench.amendments.whole_code import CodeReconciliation, reconcile_code
 from workbench.changes.diff import diff_versions
 from workbench.cli import main
 from workbench.errors import AmendmentError
@@ -31,8 +33,6 @@ from workbench.evals.reconciliation import (
     reconciliation_report,
     write_reconciliation,
 )
-from workbench.history.ledger import CodeReconciliation, reconcile_code
-from workbench.history.reconcile import amendment_report
 from workbench.measure import corpus_digest
 from workbench.models import CatalogueRow
 from workbench.workspace import Workspace

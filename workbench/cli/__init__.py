@@ -24,14 +24,12 @@ rapidfuzz or dask never load them.
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
-from workbench import collector
 from workbench.cli import (
     amendments,
     changes,
@@ -99,24 +97,9 @@ def _parser(settings: tuple[tuple[str, str], ...]) -> argparse.ArgumentParser:
     return build_parser()
 
 
-# A command is a batch run that builds large, long-lived structures (a corpus's catalogue rows,
-# stored records, version facts) and leaves little cyclic garbage. With CPython's default young
-# generation (700 allocations) the cyclic collector traces those structures again and again, a
-# cost that grows with the corpus; a young generation of 10,000 runs it a fourteenth as often.
-BATCH_GC_THRESHOLD = (10_000, 10, 10)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; the collector runs at `BATCH_GC_THRESHOLD` meanwhile, in batch mode
-    (`collector.batch`), and the caller's thresholds are back when it returns (a notebook or a
-    test calls `main` in its own process)."""
-    held = gc.get_threshold()
-    gc.set_threshold(*BATCH_GC_THRESHOLD)
-    try:
-        with collector.batch():  # what a loader freezes is given back when the command ends
-            return _run(argv)
-    finally:
-        gc.set_threshold(*held)
+    """Run one command and return its exit status."""
+    return _run(argv)
 
 
 def _run(argv: Sequence[str] | None) -> int:

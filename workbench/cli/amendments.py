@@ -14,7 +14,7 @@ from workbench.cli.common import open_held, out, path_options, print_json, progr
 
 
 def cmd_amendments(args: argparse.Namespace) -> int:
-    from workbench.history import reconcile
+    from workbench.amendments import reconcile
     from workbench.workspace.catalogue import read_checked
 
     with open_held(args) as workspace:
@@ -30,12 +30,12 @@ def cmd_amendments(args: argparse.Namespace) -> int:
 
 
 def cmd_reconcile(args: argparse.Namespace) -> int:
+    from workbench.amendments.whole_code import reconcile_code
     from workbench.evals.reconciliation import (
         reconciliation_report,
         report_lines,
         write_reconciliation,
     )
-    from workbench.history.ledger import reconcile_code
     from workbench.measure import corpus_digest
     from workbench.workspace.catalogue import read_checked
 

@@ -117,7 +117,7 @@ def _made_by(
     """What made each change of `sections`: the amendments verb reconciles the held laws with
     these very changes and hands back its attributions, by change id, as data. The catalogue and
     store are the ones the workspace was opened with (`settings`, overrides already said)."""
-    from workbench.history.reconcile import family_amendments
+    from workbench.amendments.reconcile import family_amendments
     from workbench.workspace import Workspace
     from workbench.workspace.catalogue import read_checked
 

@@ -244,8 +244,8 @@ def cmd_versions(args: argparse.Namespace) -> int:
         rows = version_listing(workspace, args.family)
         laws = None
         if args.laws:
+            from workbench.amendments.asof import laws_by_release
             from workbench.corpus.catalogue import read_catalogue
-            from workbench.history.asof import laws_by_release
 
             catalogue = read_catalogue(args.corpus_dir)
             laws = laws_by_release(workspace, args.family, catalogue, args.store)

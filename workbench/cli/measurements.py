@@ -119,10 +119,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _amendment_scorecard(args: argparse.Namespace) -> None:
+    from workbench.amendments.reconcile import amendment_report
     from workbench.corpus import catalogue as corpus_mod
     from workbench.evals import amendments as amendment_score
     from workbench.evals.truth import file_sha256, read_truth
-    from workbench.history.reconcile import amendment_report
     from workbench.measure import corpus_digest
 
     truth = read_truth(args.amendment_truth, amendment_score.AMENDMENT_TRUTH)

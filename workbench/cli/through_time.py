@@ -15,7 +15,7 @@ from workbench.cli import arguments
 from workbench.cli.common import ledger_option, open_held, out, path_options, print_json
 
 if TYPE_CHECKING:
-    from workbench.history.asof import AsOf
+    from workbench.amendments.asof import AsOf
     from workbench.workspace import Workspace
 
 
@@ -49,7 +49,7 @@ def as_of(args: argparse.Namespace, workspace: Workspace) -> AsOf | None:
     (`asof.release_as_of`), or None without --as-of."""
     if args.as_of is None:
         return None
-    from workbench.history.asof import release_as_of
+    from workbench.amendments.asof import release_as_of
     from workbench.workspace.catalogue import read_checked
 
     settings = workspace.settings

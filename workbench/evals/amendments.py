@@ -40,12 +40,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from workbench.amendments.enactment import Check
+from workbench.amendments.instructions import Instruction
+from workbench.amendments.reconcile import AmendmentReport, Attribution
+from workbench.amendments.tally import Tally, by_kind
 from workbench.evals.cards import write_card
 from workbench.evals.truth import TruthKind
-from workbench.history.amendments import Instruction
-from workbench.history.enactment import Check
-from workbench.history.reconcile import AmendmentReport, Attribution
-from workbench.history.tally import Tally, by_kind
 from workbench.measure import rate
 from workbench.measure.summary import rate_json
 

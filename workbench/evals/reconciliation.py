@@ -27,13 +27,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, get_args
 
+from workbench.amendments.enactment import Outcome
+from workbench.amendments.reconcile import ATTRIBUTION_KINDS
+from workbench.amendments.tally import Tally, total
+from workbench.amendments.whole_code import CodeReconciliation, title_of
 from workbench.evals.amendments import reader_line, tally_shares
 from workbench.evals.cards import write_card
 from workbench.files import replace_file
-from workbench.history.enactment import Outcome
-from workbench.history.ledger import CodeReconciliation, title_of
-from workbench.history.reconcile import ATTRIBUTION_KINDS
-from workbench.history.tally import Tally, total
 
 REPORT_JSON = "reconciliation.json"
 REPORT_MD = "reconciliation.md"

@@ -32,7 +32,6 @@ from collections.abc import Container, Sequence
 from itertools import pairwise
 from pathlib import Path
 
-from workbench import collector
 from workbench.corpus.catalogue import Catalogue, catalogue_data, line_key, read_catalogue
 from workbench.models import CatalogueRow, canonical_json, code_digest
 from workbench.provenance_text import ProvenanceText
@@ -115,8 +114,7 @@ def kept_rows(workspace: Workspace, sha256: str) -> Catalogue | None:
     dictionary = _kept_dictionary(workspace, sha256)
     if dictionary is None:
         return None
-    with collector.loading():  # rows held for the whole run
-        return _restored(workspace, sha256, dictionary)
+    return _restored(workspace, sha256, dictionary)
 
 
 def _restored(workspace: Workspace, sha256: str, dictionary: bytes) -> Catalogue:

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.history.reconcile import ATTRIBUTION_KINDS, Attribution
+from workbench.amendments.reconcile import ATTRIBUTION_KINDS, Attribution
 
 _ZERO = (0,) * len(ATTRIBUTION_KINDS)
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from workbench.history.style import DraftingStyle
+from workbench.amendments.style import DraftingStyle
 from workbench.text.profiles import Profile
 
 TargetDocument = Literal["code", "law", "table_of_contents", "unresolved"]

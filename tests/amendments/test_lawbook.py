@@ -1,4 +1,4 @@
-"""Reading only the laws a question needs (workbench.history.lawbook): one law's report, and one
+"""Reading only the laws a question needs (workbench.amendments.lawbook): one law's report, and one
 Code section's reconciliation, are the very ones that reading every held law gives.
 
 The laws, sections and releases are the real ones; every expectation is derived from the full
@@ -12,10 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from workbench.changes.pairs import diff_sections
-from workbench.errors import AmendmentError
-from workbench.history.lawbook import LawBook, names_section
-from workbench.history.reconcile import (
+from workbench.amendments.lawbook import LawBook, names_section
+from workbench.amendments.reconcile import (
     AmendmentReport,
     amendment_report,
     family_amendments,
@@ -23,6 +21,8 @@ from workbench.history.reconcile import (
     law_frame,
     law_json,
 )
+from workbench.changes.pairs import diff_sections
+from workbench.errors import AmendmentError
 from workbench.models import CatalogueRow
 from workbench.workspace import Workspace
 

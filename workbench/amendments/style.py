@@ -1,6 +1,6 @@
 """Drafting styles: how a legislature words its amending instructions, as data.
 
-A style is one TOML file in `workbench/history/drafting/` (`us-dc.toml`: the Council of the
+A style is one TOML file in `workbench/amendments/drafting/` (`us-dc.toml`: the Council of the
 District of Columbia). It lists the phrasings of an instruction sentence as regular expressions
 (tried in order, the first that matches the whole sentence decides), the words for units and the
 level each names, punctuation named in words, the count phrases ("both times it appears"), which

@@ -1,4 +1,4 @@
-"""The whole code's reconciliation kept in the workspace (workbench/history/stored.py).
+"""The whole code's reconciliation kept in the workspace (workbench/amendments/store.py).
 
 A workspace of the shared corpus's D.C. sections and laws is built without the latest release,
 reconciled with the store, then given that release and reconciled again: the stored run equals
@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, STORE, FreshWorkspace
+from workbench.amendments import whole_code as ledger
+from workbench.amendments.whole_code import reconcile_code
 from workbench.cli import main
 from workbench.evals.reconciliation import NOT_APPLIED_CSV, REPORT_JSON, REPORT_MD, TITLES_CSV
-from workbench.history import ledger
-from workbench.history.ledger import reconcile_code
 from workbench.models import CatalogueRow
 from workbench.workspace import Workspace, ingest
 

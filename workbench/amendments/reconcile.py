@@ -40,13 +40,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from workbench.amendments.enactment import Check
+from workbench.amendments.instructions import Instruction
+from workbench.amendments.lawbook import LawBook, LawReport
+from workbench.amendments.laws import HeldCode, Release
+from workbench.amendments.style import DraftingStyle, style_for
 from workbench.changes.diff import diff_versions
 from workbench.errors import AmendmentError
-from workbench.history.amendments import Instruction
-from workbench.history.enactment import Check
-from workbench.history.lawbook import LawBook, LawReport
-from workbench.history.laws import HeldCode, Release
-from workbench.history.style import DraftingStyle, style_for
 from workbench.models import CatalogueRow, Change, Span
 from workbench.workspace import Workspace
 

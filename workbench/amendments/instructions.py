@@ -33,10 +33,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from workbench.amendments.style import CONTEXT, Action, DraftingStyle
+from workbench.amendments.targets import Target, Targets, label_groups
 from workbench.cite.index import find_occurrences, index_text
 from workbench.cite.verify import Citation
-from workbench.history.style import CONTEXT, Action, DraftingStyle
-from workbench.history.targets import Target, Targets, label_groups
 from workbench.models import StructureMark, Version, content_id
 from workbench.text.lines import clean_label
 from workbench.text.profiles import Profile

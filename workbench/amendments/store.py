@@ -48,13 +48,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from workbench.history.amendments import Instruction, Reading, Unread
-from workbench.history.enactment import Check, check_instruction
-from workbench.history.lawbook import LawBook, LawReport
-from workbench.history.laws import HeldCode, HeldFact, HeldLaw, LawFacts
-from workbench.history.reconcile import Attribution
-from workbench.history.style import DraftingStyle
-from workbench.history.tally import Tally
+from workbench.amendments.enactment import Check, check_instruction
+from workbench.amendments.instructions import Instruction, Reading, Unread
+from workbench.amendments.lawbook import LawBook, LawReport
+from workbench.amendments.laws import HeldCode, HeldFact, HeldLaw, LawFacts
+from workbench.amendments.reconcile import Attribution
+from workbench.amendments.style import DraftingStyle
+from workbench.amendments.tally import Tally
 from workbench.models import canonical_json, code_digest, content_id
 from workbench.text.profiles import Profile, registry, registry_digest
 from workbench.workspace import Workspace

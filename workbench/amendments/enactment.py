@@ -34,10 +34,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from workbench.amendments.instructions import Instruction
+from workbench.amendments.laws import HeldCode, Release
+from workbench.amendments.targets import Target
 from workbench.cite.index import find_occurrences, index_text, quote_skeleton
-from workbench.history.amendments import Instruction
-from workbench.history.laws import HeldCode, Release
-from workbench.history.targets import Target
 from workbench.text.normalize import normalized_text
 
 Outcome = Literal[

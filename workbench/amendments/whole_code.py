@@ -29,15 +29,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench import collector
+from workbench.amendments.enactment import Check
+from workbench.amendments.instructions import Instruction
+from workbench.amendments.lawbook import LawBook, LawReport
+from workbench.amendments.reconcile import Attribution, reconcile
+from workbench.amendments.store import StoredReconciliation, pair_key, run_key, section_key
+from workbench.amendments.style import style_for
+from workbench.amendments.tally import Tally
 from workbench.errors import AmendmentError
-from workbench.history.amendments import Instruction
-from workbench.history.enactment import Check
-from workbench.history.lawbook import LawBook, LawReport
-from workbench.history.reconcile import Attribution, reconcile
-from workbench.history.stored import StoredReconciliation, pair_key, run_key, section_key
-from workbench.history.style import style_for
-from workbench.history.tally import Tally
 from workbench.models import CatalogueRow
 from workbench.progress import bar
 from workbench.text.profiles import profile_for
@@ -133,21 +132,18 @@ def reconcile_code(
     workspace holds no law of it, or no Code section of it with releases.
     """
     style = style_for(jurisdiction)
-    with collector.loading():  # the stored records and the book are held for the whole run
-        kept = (
-            StoredReconciliation(workspace, style, profile_for(jurisdiction, None))
-            if stored
-            else None
-        )
-        book = LawBook(
-            workspace,
-            jurisdiction,
-            rows,
-            store,
-            known=kept.known_facts() if kept else None,
-            sections=kept.known_sections() if kept else None,
-            progress=progress,
-        )
+    kept = (
+        StoredReconciliation(workspace, style, profile_for(jurisdiction, None)) if stored else None
+    )
+    book = LawBook(
+        workspace,
+        jurisdiction,
+        rows,
+        store,
+        known=kept.known_facts() if kept else None,
+        sections=kept.known_sections() if kept else None,
+        progress=progress,
+    )
     if not book.versions:
         raise AmendmentError(
             f"{workspace.path}: no held law of {jurisdiction} (families matching "

@@ -26,10 +26,10 @@ from typing import Protocol, TypeVar
 
 from lxml import etree
 
+from workbench.amendments.style import DraftingStyle
 from workbench.cite.index import text_skeleton
 from workbench.corpus import read_fetched
 from workbench.errors import AmendmentError, ExtractionError
-from workbench.history.style import DraftingStyle
 from workbench.models import CatalogueRow, Version
 from workbench.progress import bar
 from workbench.text.lines import clean_label

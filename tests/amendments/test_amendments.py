@@ -1,5 +1,5 @@
 """Amendment instructions on the real D.C. Laws: read from the prose, verified against the held
-Code releases before and after each law, reconciled with the diff (workbench.history).
+Code releases before and after each law, reconciled with the diff (workbench.amendments).
 
 Every figure is derived here from the held texts; the laws and releases named are real ones.
 """
@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
+from workbench.amendments.enactment import check_instruction
+from workbench.amendments.instructions import Instruction, read_instructions
+from workbench.amendments.laws import HeldCode, by_path, held_law
+from workbench.amendments.reconcile import AmendmentReport, amendment_report, law_amendments
+from workbench.amendments.style import parse_style, style_for
 from workbench.cite import verify_citation
 from workbench.cli import main
 from workbench.errors import AmendmentError
-from workbench.history.amendments import Instruction, read_instructions
-from workbench.history.enactment import check_instruction
-from workbench.history.laws import HeldCode, by_path, held_law
-from workbench.history.reconcile import AmendmentReport, amendment_report, law_amendments
-from workbench.history.style import parse_style, style_for
 from workbench.models import CatalogueRow
 from workbench.text.extraction import extract
 from workbench.text.profiles import profile_for

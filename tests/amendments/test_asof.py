@@ -1,4 +1,4 @@
-"""Honest dates (workbench.history.asof): the release of a family that stood on a date, the held
+"""Honest dates (workbench.amendments.asof): the release of a family that stood on a date, the held
 laws it does not yet reflect, and the laws that took effect between releases; and the commands
 that show them (`text`, `cite`, `history` with --as-of; `versions --laws`).
 
@@ -13,10 +13,10 @@ import json
 import pytest
 
 from tests.conftest import STORE, command_paths
+from workbench.amendments.asof import LawInEffect, laws_by_release, release_as_of
+from workbench.amendments.lawbook import LawBook
 from workbench.cli import main
 from workbench.errors import AsOfError
-from workbench.history.asof import LawInEffect, laws_by_release, release_as_of
-from workbench.history.lawbook import LawBook
 from workbench.models import CatalogueRow
 from workbench.workspace import Workspace
 

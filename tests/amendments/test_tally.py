@@ -1,4 +1,4 @@
-"""A reconciliation's tallies (workbench/history/tally.py), on the shared corpus's us-dc code.
+"""A reconciliation's tallies (workbench/amendments/tally.py), on the shared corpus's us-dc code.
 
 Each family's tally is the count of its own attributions; tallies add up to the tally of all;
 and the shares made from a tally are those `measure.rate` counts from the attributions, change
@@ -13,10 +13,10 @@ from dataclasses import replace
 import pytest
 
 from tests.conftest import STORE
+from workbench.amendments.reconcile import ATTRIBUTION_KINDS
+from workbench.amendments.tally import Tally, total
+from workbench.amendments.whole_code import CodeReconciliation, reconcile_code
 from workbench.evals.amendments import reconciliation_shares, tally_shares
-from workbench.history.ledger import CodeReconciliation, reconcile_code
-from workbench.history.reconcile import ATTRIBUTION_KINDS
-from workbench.history.tally import Tally, total
 from workbench.measure import rate
 from workbench.models import CatalogueRow
 from workbench.workspace import Workspace

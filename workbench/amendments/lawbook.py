@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.history.amendments import Instruction, Reading, read_instructions
-from workbench.history.enactment import Check, check_instruction
-from workbench.history.laws import (
+from workbench.amendments.enactment import Check, check_instruction
+from workbench.amendments.instructions import Instruction, Reading, read_instructions
+from workbench.amendments.laws import (
     HeldCode,
     HeldLaw,
     LawFacts,
@@ -43,7 +43,7 @@ from workbench.history.laws import (
     held_law,
     law_facts,
 )
-from workbench.history.style import DraftingStyle, style_for
+from workbench.amendments.style import DraftingStyle, style_for
 from workbench.models import CatalogueRow, Version
 from workbench.progress import bar
 from workbench.text.profiles import profile_for

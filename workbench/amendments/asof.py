@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from workbench.amendments.lawbook import LawBook
+from workbench.amendments.laws import dated_versions
+from workbench.amendments.style import find_style
 from workbench.errors import AsOfError
-from workbench.history.lawbook import LawBook
-from workbench.history.laws import dated_versions
-from workbench.history.style import find_style
 from workbench.models import CatalogueRow
 from workbench.workspace import Workspace
 
