@@ -14,11 +14,12 @@ CHROMIUM ?= /usr/bin/chromium
 TESSERACT ?= /usr/bin/tesseract
 TESSDATA := tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-osd
 
-.PHONY: measure eval test check check-tests fetch sync browser ocr lint bench clean help
+.PHONY: lab measure eval test check check-tests fetch sync browser ocr lint bench clean help
 
 help:
 	@echo "make measure  re-derive measurements/ from the real corpus (installs, fetches, ingests)"
 	@echo "make test     install everything and run the whole test suite"
+	@echo "make lab      your own copies of the notebooks in .workbench/notebooks/, opened in JupyterLab"
 	@echo "make check    the inner loop: ruff, mypy and every test not marked slow"
 	@echo "make eval     re-derive the eval scorecards (demonstration corpus, alignment against the documents' identifiers, amendments against the Council's markup)"
 	@echo "make bench    run every benchmark and rewrite its figures in docs/benchmarks.md"
@@ -61,6 +62,10 @@ ocr:
 measure: fetch ocr
 	$(WB) measure
 	$(MAKE) --no-print-directory eval
+
+# JupyterLab on the researcher's own copies of the notebooks (the committed ones are templates).
+lab: fetch
+	$(WB) lab
 
 # The eval scorecard on the demonstration corpus: the manifest is recomputed from the demo bytes by
 # a script that does not import the workbench, then the workbench is scored against it.

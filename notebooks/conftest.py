@@ -17,23 +17,28 @@ and the browser test, so the overrides have one home.
 
 from __future__ import annotations
 
-import ast
 import copy
 import functools
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
-PARAMETERS_TAG = "parameters"
+from workbench.exports.lab import (  # one home: the package
+    PARAMETERS_TAG,
+    with_parameters,
+)
+
 # The kernels read scanned pages through the OCR cache `make measure` and the test suite use, so
 # a notebook that ingests the corpus into a fresh workspace does not read the scans again.
 os.environ.setdefault(
     "WORKBENCH_OCR_CACHE", str(Path(__file__).resolve().parents[1] / ".workbench" / "ocr-cache")
 )
+
+
+TEST_RUN_COMMENT = "# Overridden for this run (notebooks/conftest.py)"
 
 
 def overrides_for(notebook: str, scratch: Path) -> dict[str, object]:
@@ -47,61 +52,6 @@ def overrides_for(notebook: str, scratch: Path) -> dict[str, object]:
         "06-candidate-search": {"WORKSPACE": scratch / "notebook-06.sqlite"},
     }
     return {name: str(path) for name, path in writes.get(notebook, {}).items()}
-
-
-def parameter_names(source: str) -> list[str]:
-    """The names a parameters cell assigns, in order; `ValueError` for anything but assignments.
-
-    A parameters cell holds only `NAME = literal` lines (with comments), so that an override is
-    an assignment after them and the cell can be read without running it.
-    """
-    names = []
-    for statement in ast.parse(source).body:
-        if not (
-            isinstance(statement, ast.Assign)
-            and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Name)
-        ):
-            raise ValueError(
-                f"parameters cell line {statement.lineno}: only `NAME = literal` assignments belong here"
-            )
-        name = statement.targets[0].id
-        try:
-            ast.literal_eval(statement.value)
-        except ValueError:
-            raise ValueError(
-                f"parameters cell line {statement.lineno}: {name} is not set to a literal value"
-            ) from None
-        names.append(name)
-    return names
-
-
-def with_parameters(source: str, overrides: Mapping[str, object]) -> str:
-    """A parameters cell's source with `overrides` assigned after its own lines.
-
-    Raises `KeyError` for an override the cell does not define, so a renamed parameter cannot
-    leave a test run writing where the new name points.
-    """
-    known = parameter_names(source)
-    unknown = sorted(set(overrides) - set(known))
-    if unknown:
-        raise KeyError(f"no parameter named {', '.join(unknown)} (the cell defines {known})")
-    if not overrides:
-        return source
-    lines = [f"{name} = {value!r}" for name, value in overrides.items()]
-    return "\n".join(
-        [source.rstrip("\n"), "# Overridden for this run (notebooks/conftest.py)", *lines]
-    )
-
-
-def parameters_cell_index(cells: list[Mapping[str, object]]) -> int:
-    """The index of the notebook's first code cell, which must carry the `parameters` tag."""
-    code = [i for i, cell in enumerate(cells) if cell["cell_type"] == "code"]
-    metadata = cells[code[0]]["metadata"] if code else {}
-    tags = metadata.get("tags", []) if isinstance(metadata, Mapping) else []
-    if not code or PARAMETERS_TAG not in tags:
-        raise ValueError(f"the first code cell is not tagged {PARAMETERS_TAG!r}")
-    return code[0]
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` selects: the notebook runs are marked slow
@@ -118,5 +68,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         scratch = Path(tempfile.mkdtemp(prefix=f"wb-nbval-{notebook}-"))
         config.add_cleanup(functools.partial(shutil.rmtree, scratch, ignore_errors=True))
         overridden = copy.deepcopy(cell)
-        overridden.source = with_parameters(cell.source, overrides_for(notebook, scratch))
+        overridden.source = with_parameters(
+            cell.source, overrides_for(notebook, scratch), TEST_RUN_COMMENT
+        )
         item.cell = overridden  # type: ignore[attr-defined]

@@ -22,6 +22,8 @@ from types import SimpleNamespace
 import nbformat
 from nbclient import NotebookClient
 
+from workbench.exports import lab
+
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT_SECONDS = 1200
 
@@ -30,12 +32,12 @@ def execute(path: Path) -> None:
     """Execute one notebook with the test run's overrides and write its outputs in place."""
     parameters = SimpleNamespace(**runpy.run_path(str(ROOT / "notebooks" / "conftest.py")))
     notebook = nbformat.read(path, as_version=4)  # type: ignore[no-untyped-call]
-    index = parameters.parameters_cell_index(notebook.cells)
+    index = lab.parameters_cell_index(notebook.cells)
     cell = notebook.cells[index]
     own = cell.source
     with tempfile.TemporaryDirectory(prefix=f"wb-execute-{path.stem}-") as scratch:
         overrides = parameters.overrides_for(path.stem, Path(scratch))
-        cell.source = parameters.with_parameters(own, overrides)
+        cell.source = lab.with_parameters(own, overrides)
         try:
             NotebookClient(
                 notebook,

@@ -42,10 +42,10 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from workbench.changes.log import read_verdicts, verify_chain
 from workbench.changes.queue import doubtful_pairings
+from workbench.exports import lab as notebook_lab
 from workbench.workspace import Workspace
 
 from .conftest import ROOT
-from .test_notebooks import PARAMETERS
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -119,8 +119,8 @@ def lab(tmp_path: Path, catalogue: object) -> Iterator[Lab]:
     served.mkdir()
     workspace = tmp_path / "review.sqlite"
     notebook = json.loads((ROOT / "notebooks" / NOTEBOOK).read_bytes())
-    cell = notebook["cells"][PARAMETERS.parameters_cell_index(notebook["cells"])]
-    cell["source"] = PARAMETERS.with_parameters(
+    cell = notebook["cells"][notebook_lab.parameters_cell_index(notebook["cells"])]
+    cell["source"] = notebook_lab.with_parameters(
         "".join(cell["source"]), {"ROOT": str(ROOT), "WORKSPACE": str(workspace)}
     )
     (served / NOTEBOOK).write_text(json.dumps(notebook), encoding="utf-8")

@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from workbench.exports import lab
+
 from .conftest import ROOT
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -38,7 +40,7 @@ def _source(cell: dict[str, Any]) -> str:
 
 def _parameters(path: Path) -> tuple[str, dict[str, object]]:
     cells = _read(path)["cells"]
-    source = _source(cells[PARAMETERS.parameters_cell_index(cells)])
+    source = _source(cells[lab.parameters_cell_index(cells)])
     values: dict[str, object] = {}
     exec(source, {}, values)
     return source, values
@@ -53,7 +55,7 @@ def test_the_first_code_cell_holds_every_setting_and_nothing_reads_the_environme
     path: Path,
 ) -> None:
     source, values = _parameters(path)
-    assert PARAMETERS.parameter_names(source) == list(values)
+    assert lab.parameter_names(source) == list(values)
     assert {"ROOT", "INTERACTIVE_CHARTS"} <= set(values)
     assert values["INTERACTIVE_CHARTS"] is False  # committed outputs hold images only
     for cell in _read(path)["cells"]:
@@ -94,7 +96,7 @@ def test_a_test_run_sends_every_file_a_notebook_writes_to_its_scratch_folder(
     writing = {name for name in defaults if name.endswith(WRITES)}
     assert set(overrides) == writing
     run: dict[str, object] = {}
-    exec(PARAMETERS.with_parameters(source, overrides), {}, run)
+    exec(lab.with_parameters(source, overrides), {}, run)
     for name in writing:
         assert Path(str(run[name])).parent == tmp_path
         assert not Path(str(run[name])).is_relative_to(ROOT)
@@ -133,7 +135,7 @@ def test_a_parameters_cell_that_cannot_be_overridden_safely_is_refused(
     source: str, overrides: dict[str, object], error: type[Exception], message: str
 ) -> None:
     with pytest.raises(error) as refused:
-        PARAMETERS.with_parameters(source, overrides)
+        lab.with_parameters(source, overrides)
     assert refused.value.args[0] == message
 
 
@@ -144,6 +146,6 @@ def test_a_notebook_whose_first_code_cell_is_not_the_parameters_cell_is_refused(
         {"cell_type": "code", "metadata": {"tags": ["parameters"]}, "source": "A = 1"},
     ]
     with pytest.raises(ValueError) as refused:
-        PARAMETERS.parameters_cell_index(cells)
+        lab.parameters_cell_index(cells)
     assert str(refused.value) == "the first code cell is not tagged 'parameters'"
-    assert PARAMETERS.parameters_cell_index(cells[2:]) == 0
+    assert lab.parameters_cell_index(cells[2:]) == 0

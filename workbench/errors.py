@@ -168,3 +168,8 @@ class AsOfError(WorkbenchError, ValueError):
 class ShowError(WorkbenchError, ValueError):
     """A span that cannot be shown as a page image: a version that is not a PDF, a span out of
     range or with no character on a page, an artefact whose re-extraction is not the held text."""
+
+
+class LabError(WorkbenchError, ValueError):
+    """Notebook copies cannot be made: no template, a template without a parameters cell, a
+    destination inside the templates' folder, or no JupyterLab to start."""

@@ -35,6 +35,7 @@ from workbench.cli import (
     changes,
     citations,
     corpus,
+    lab,
     measurements,
     notes,
     profiles,
@@ -57,6 +58,7 @@ GROUPS = (
     amendments,
     notes,
     search,
+    lab,
 )
 
 
