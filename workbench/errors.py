@@ -122,6 +122,11 @@ class QuotesRegisterError(WorkbenchError, ValueError):
     """A source report's quotes register is malformed, or an extract is not in its snapshot."""
 
 
+class ExtractNotFound(QuotesRegisterError):
+    """An extract the exact search does not find in the report's snapshot: a refusal (exit 1),
+    not an unusable argument."""
+
+
 class EvalManifestError(WorkbenchError, ValueError):
     """The demo corpus's manifest is missing, malformed, or does not match the demo files' bytes."""
 

@@ -28,6 +28,7 @@ from workbench.history import recheck
 from workbench.models import Version
 from workbench.notes import Ledger, census, check_note, note_key, parse_note
 from workbench.text.normalize import normalized_text
+from workbench.wording import counted
 from workbench.workspace import Workspace
 
 _SENTENCE_END = re.compile(r"(?<=[.;])\s+")
@@ -109,6 +110,31 @@ def test_cite_makes_a_citation_verify_reads_back_as_verified(
     cited.write_text(out, encoding="utf-8")
     code, out, _ = _run(["verify", str(cited), "--format", "w3c", "--json", *ws], capsys)
     assert code == 0 and json.loads(out)["outcome"] == "verified"
+
+
+def test_a_quote_held_many_times_lists_ten_and_a_named_one_prints_alone(
+    workspace: Workspace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    version = workspace.versions(_dc_families(workspace)[0])[0]
+    counts = {
+        w: len(re.findall(rf"\b{w}\b", version.text))
+        for w in re.findall(r"[a-z]{3,}", version.text)
+    }
+    word = max(counts, key=lambda w: (counts[w], w))
+    n = len(timeline.cite_quote(workspace, word, version.version_id).occurrences)
+    assert n > timeline.LISTED_OCCURRENCES
+    ws = ["--workspace", str(workspace.path)]
+    code, out, _ = _run(["cite", word, "--version", version.version_id, *ws], capsys)
+    assert code == 1
+    assert sum(line.startswith("  occurrence ") for line in out.splitlines()) == 10
+    assert f"… and {n - timeline.LISTED_OCCURRENCES} more (every one: --json)" in out
+    code, out, _ = _run(
+        ["cite", word, "--version", version.version_id, "--occurrence", "3", *ws], capsys
+    )
+    assert code == 0
+    assert [line for line in out.splitlines() if "occurrence " in line and " of " in line] == [
+        next(line for line in out.splitlines() if line.startswith(" *occurrence 3 of "))
+    ]
 
 
 def test_several_occurrences_are_refused_until_one_is_named(
@@ -387,7 +413,7 @@ def test_recheck_catches_a_note_an_amendment_broke_and_the_census_counts_it(
     lines = out.splitlines()
     (line,) = (q.line for q in parse_note(note).quotes)  # below the pointer the check wrote
     assert lines[0] == f"{note}:{line}: gone in {newer[0].version_id} (from {base.version_id})"
-    assert lines[-1].endswith(f"; {len(newer)} runs recorded in the ledger")
+    assert lines[-1].endswith(f"; {counted(len(newer), 'run')} recorded in the ledger")
     assert note.read_bytes() == data  # a recheck never writes the note
     with Ledger(ledger_path) as ledger:
         runs = ledger.runs(note_key(note))

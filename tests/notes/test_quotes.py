@@ -465,6 +465,31 @@ def test_a_refused_append_writes_nothing(
     assert tree_digest(dc.parent) == before
 
 
+@pytest.mark.parametrize(
+    ("extract", "location", "code", "said"),
+    [
+        pytest.param(
+            "words no snapshot holds anywhere", "here", 1, "refused: ", id="not-found-refused"
+        ),
+        pytest.param("The Commission", "a\nb", 2, "error: ", id="bad-location-unusable"),
+    ],
+)
+def test_quotes_add_exits_as_the_readme_says(
+    dc: Path,
+    capsys: pytest.CaptureFixture[str],
+    extract: str,
+    location: str,
+    code: int,
+    said: str,
+) -> None:
+    """A refused extract is exit 1 (the command ran and refused); an unusable argument is 2."""
+    before = tree_digest(dc.parent)
+    assert main(["quotes", "add", str(dc), "--extract", extract, "--location", location]) == code
+    err = capsys.readouterr().err
+    assert err.startswith(f"workbench: {said}{dc}: ") and err.count("\n") == 1
+    assert tree_digest(dc.parent) == before
+
+
 # ---------------------------------------------------------------------------------------------
 # The snapshot fails closed, one status per way
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from workbench.cli import arguments
 from workbench.cli.common import PROG, ocr_cache, open_held, out, path_options
+from workbench.wording import counted
 
 
 def _citation_lines(args: argparse.Namespace) -> tuple[Any, ...]:
@@ -133,8 +134,8 @@ def cmd_bundle(args: argparse.Namespace) -> int:
         )
     counts = tally(v.verification for v in report.verdicts)
     out(
-        f"wrote {report.path}: {len(report.verdicts)} citations into {len(report.versions)} "
-        f"versions{', documents inside' if args.with_documents else ''}"
+        f"wrote {report.path}: {counted(len(report.verdicts), 'citation')} into "
+        f"{counted(len(report.versions), 'version')}{', documents inside' if args.with_documents else ''}"
         f"{', crops inside' if args.with_crops else ''}; datapackage.json sha256 "
         f"{report.digest}\n{summary(counts, malformed=False)}\n"
     )
@@ -163,7 +164,7 @@ def cmd_verify_bundle(args: argparse.Namespace) -> int:
             f"{'' if head.get('chain_valid') else ' (chain broken when written)'}\n"
         )
     counts = tally(v.verification for v in report.verdicts)
-    out(f"{len(report.versions)} versions re-read; {summary(counts, malformed=False)}\n")
+    out(f"{counted(len(report.versions), 'version')} re-read; {summary(counts, malformed=False)}\n")
     if report.problems:
         out(f"\nproblems: the bundle does not re-check ({len(report.problems)}):\n")
         out("".join(f"  {problem.line()}\n" for problem in report.problems))

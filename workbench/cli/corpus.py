@@ -24,6 +24,7 @@ from workbench.cli.common import (
 )
 from workbench.defaults import MIRROR_URL
 from workbench.errors import AddError
+from workbench.wording import counted
 
 
 def cmd_add(args: argparse.Namespace) -> int:
@@ -111,7 +112,7 @@ def _add_from_git(args: argparse.Namespace) -> int:
         progress=progress(),
     )
     out(
-        f"read {report.commits} commits: {report.versions} versions; wrote {len(report.written)}, "
+        f"read {counted(report.commits, 'commit')}: {counted(report.versions, 'version')}; wrote {len(report.written)}, "
         f"{report.already} already there (equal), {len(report.refusals)} refused; admit them "
         f"with 'workbench corpus admit {args.into}'\n"
     )
@@ -187,7 +188,7 @@ def cmd_verify_store(args: argparse.Namespace) -> int:
         if held is not None:
             report = ingest(held, rows, store, progress=progress(), reextract=True)
             out(
-                f"re-extracted {len(report.added) + len(report.unchanged)} versions: "
+                f"re-extracted {counted(len(report.added) + len(report.unchanged), 'version')}: "
                 f"{len(report.unchanged)} give their held text hash, {len(report.added)} were "
                 "not held yet (now held)\n"
             )
@@ -211,7 +212,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         held = workspace.count()
     out(
         f"ingested {len(report.added)} new, {len(report.unchanged)} already held "
-        f"({held} versions in {args.workspace})"
+        f"({counted(held, 'version')} in {args.workspace})"
         + (f"; awaiting an extractor: {len(report.awaiting)}" if report.awaiting else "")
         + "\n"
     )
@@ -231,7 +232,7 @@ def cmd_families(args: argparse.Namespace) -> int:
         return 0
     for row in rows:
         out(
-            f"{row['jurisdiction']:<20} {row['family']:<48} {row['versions']:>3} versions  "
+            f"{row['jurisdiction']:<20} {row['family']:<48} {counted(row['versions'], 'version'):>12}  "
             f"{', '.join(row['formats'])}\n"
         )
     return 0

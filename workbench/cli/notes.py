@@ -5,11 +5,13 @@ census of a notes folder, and a source report's quotes register.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
 from workbench.cli import arguments
-from workbench.cli.common import ledger_option, ocr_cache, out, path_options, print_json
+from workbench.cli.common import PROG, ledger_option, ocr_cache, out, path_options, print_json
+from workbench.wording import counted
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
@@ -101,7 +103,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
             f"checker pid {r.checker_pid} workbench {r.workbench_version} "
             f"module {r.checker_sha256[:12]}\n"
         )
-    out(f"{len(runs)} runs\n")
+    out(f"{counted(len(runs), 'run')}\n")
     return 0
 
 
@@ -134,10 +136,15 @@ def cmd_quotes_new(args: argparse.Namespace) -> int:
 
 
 def cmd_quotes_add(args: argparse.Namespace) -> int:
+    from workbench.errors import ExtractNotFound
     from workbench.notes.register import add_quote
     from workbench.notes.report import LOCATION_LABEL
 
-    added = add_quote(args.report, args.extract, args.location)
+    try:
+        added = add_quote(args.report, args.extract, args.location)
+    except ExtractNotFound as exc:  # refused, not unusable (the README's exit-code rule)
+        print(f"{PROG}: refused: {exc}", file=sys.stderr)
+        return 1
     excerpt = " ".join(added.text.split())
     out(
         f"{args.report}: line {added.line}: retained {excerpt[:80]!r} "

@@ -7,6 +7,7 @@ from typing import Any
 
 from workbench.cli import arguments
 from workbench.cli.common import open_held, out, path_options, print_json
+from workbench.wording import counted
 
 
 def cmd_profile_suggest(args: argparse.Namespace) -> int:
@@ -48,11 +49,11 @@ def cmd_profile_suggest(args: argparse.Namespace) -> int:
         return 0
     if induction.numbers_nothing:
         out(
-            f"these {len(versions)} version(s) number nothing: no label shape opens lines and counts\n"
+            f"these {counted(len(versions), 'version')} number nothing: no label shape opens lines and counts\n"
         )
     out(
         f"wrote {args.out} (sha256 {profile.sha256[:12]}): "
-        f"{len(induction.levels)} level(s) from {len(versions)} version(s)\n"
+        f"{counted(len(induction.levels), 'level')} from {counted(len(versions), 'version')}\n"
     )
     for reading in readings:
         out(

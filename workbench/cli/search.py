@@ -13,6 +13,7 @@ from workbench.cli.common import (
     profiles_option,
     progress,
 )
+from workbench.wording import counted
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -30,7 +31,9 @@ def cmd_search(args: argparse.Namespace) -> int:
             if done.built:
                 what = "built in"
             elif done.added or done.dropped:
-                what = f"updated ({done.added} versions added, {done.dropped} dropped) in"
+                what = (
+                    f"updated ({counted(done.added, 'version')} added, {done.dropped} dropped) in"
+                )
             else:
                 what = "up to date in"
             if not args.json:

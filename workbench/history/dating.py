@@ -34,6 +34,7 @@ from workbench.errors import CitationError, CorpusChanged
 from workbench.models import Version, span_pages, text_sha256
 from workbench.text.normalize import normalized_text
 from workbench.text.segment import segment_version
+from workbench.wording import counted
 from workbench.workspace import Workspace
 
 CONTEXT_CHARS = 60  # raw characters of context shown on each side of an occurrence
@@ -377,15 +378,21 @@ def where_phrase(o: Occurrence) -> str:
     return f"[{o.char_start}, {o.char_end}) section {section}{pages}"
 
 
+# `workbench cite` lists at most this many occurrences of an unnamed quote in text (all in --json).
+LISTED_OCCURRENCES = 10
+
+
 def cite_lines(cited: QuoteCitation) -> tuple[str, ...]:
-    """`workbench cite`'s text printout: the outcome, then each occurrence with its context."""
+    """`workbench cite`'s text printout: the outcome, then the occurrences with their context:
+    the named one alone when `--occurrence` chose it, else the first `LISTED_OCCURRENCES` and how
+    many more."""
     n = len(cited.occurrences)
     head = {
         "cited": f"cited: {cited.version_id}",
         "ambiguous": f"refused: the quote occurs {n} times in {cited.version_id}; name one with "
         "--occurrence N",
         "no_such_occurrence": f"refused: occurrence {cited.named} is named; {cited.version_id} "
-        f"holds the quote {n} time(s)",
+        f"holds the quote {counted(n, 'time')}",
         "not_found": f"refused: {cited.version_id} does not hold the quote (exact search, after "
         "the one normalization); to find where similar words stand, try "
         f"'workbench search QUOTE' (candidates, never evidence)",
@@ -394,11 +401,19 @@ def cite_lines(cited: QuoteCitation) -> tuple[str, ...]:
     if caveats:  # verified, never plainly: each caveat on a line of its own (C6)
         head += ", verified with caveats"
     out = [head, *(f"  {caveat.line()}" for caveat in caveats)]
-    for o in cited.occurrences:
+    shown = cited.occurrences
+    if cited.named is not None and cited.citation is not None:  # the one asked for, alone
+        shown = tuple(o for o in shown if o.char_start == cited.citation.char_start)
+    for o in shown[:LISTED_OCCURRENCES]:
         chosen = cited.citation is not None and cited.citation.char_start == o.char_start
         mark = "*" if chosen else " "
         out.append(f" {mark}occurrence {o.occurrence} of {n}: {where_phrase(o)}")
         out.append(f"    …{o.before} [quote] {o.after}…")
+    if len(shown) > LISTED_OCCURRENCES:
+        out.append(
+            f"  … and {len(shown) - LISTED_OCCURRENCES} more (every one: --json); "
+            "name one with --occurrence N"
+        )
     return tuple(out)
 
 

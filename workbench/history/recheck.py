@@ -34,6 +34,7 @@ from workbench.history.dating import (
     where_phrase,
 )
 from workbench.models import Change, Version
+from workbench.wording import counted
 from workbench.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -396,9 +397,9 @@ def recheck_lines(report: RecheckReport) -> tuple[str, ...]:
     out += [f"skipped: {line}" for line in report.skipped]
     counts = {s: sum(f.status == s for f in report.findings) for s in _RECHECK_STATUSES}
     out.append(
-        f"{len(report.findings)} findings: "
+        f"{counted(len(report.findings), 'finding')}: "
         + ", ".join(f"{counts[s]} {s}" for s in _RECHECK_STATUSES)
-        + f"; {len(report.runs)} runs recorded in the ledger"
+        + f"; {counted(len(report.runs), 'run')} recorded in the ledger"
     )
     return tuple(out)
 

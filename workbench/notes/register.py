@@ -32,7 +32,7 @@ from workbench.cite import (
     index_text,
 )
 from workbench.corpus import read_catalogue
-from workbench.errors import QuotesRegisterError
+from workbench.errors import ExtractNotFound, QuotesRegisterError
 from workbench.files import replace_file
 from workbench.notes.report import (
     EMPTY_SENTENCE,
@@ -149,7 +149,7 @@ def add_quote(report_path: Path, extract: str, location: str) -> RetainedExtract
     location = " ".join(location.split())
     if not occurs_in(_snapshot_text(report), extract):
         excerpt = " ".join(extract.split())[:80]
-        raise QuotesRegisterError(
+        raise ExtractNotFound(
             f"{report_path}: extract {excerpt!r} is not in the snapshot of "
             f"{report.canonical_source} (exact search after normalization); nothing written"
         )
