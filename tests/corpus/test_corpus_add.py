@@ -425,7 +425,7 @@ def test_a_version_order_taken_in_the_family_folder_is_refused(
         pytest.param(
             ["file,jurisdiction,family,official,mirror,jurisdicton"],
             "{m}: column 'jurisdicton' is not one of file, jurisdiction, family, url, mirror, "
-            "official, order, label, date, issuer, docket, line_numbered",
+            "official, order, label, date, issuer, docket, language, name, line_numbered",
             id="misspelt-column",
         ),
         pytest.param(
@@ -503,3 +503,89 @@ def test_the_copys_name_obeys_the_version_id_rule(
         (into / "x" / "y" / ("scope notes.txt" + PROVENANCE_SUFFIX)).read_bytes()
     )
     assert provenance["sha256"] == hashlib.sha256(source.read_bytes()).hexdigest()
+
+
+# Options of `corpus add` that are not a document's fact, so no manifest column carries them.
+NOT_PER_DOCUMENT = {
+    "--into",
+    "--from-csv",
+    "--from-git",
+    "--paths",
+    "--family-from",
+    "--family-prefix",
+    "--since",
+    "--until",
+    "--at-head",
+    "--repo-name",
+    "--help",
+    "-h",
+    "--transcription",
+}
+# One value for each optional column, as a researcher would write it in a cell and as an option.
+COLUMN_VALUES = {
+    "url": "https://example.gov/a.txt",
+    "order": "7",
+    "label": "as filed",
+    "date": "2024-05-01",
+    "issuer": "Example Commission",
+    "docket": "24-E-0001",
+    "language": "de",
+    "name": "renamed.txt",
+    "line_numbered": "true",
+}
+
+
+def _add_parser_options() -> set[str]:
+    import argparse
+
+    from workbench.cli import build_parser
+
+    (commands,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    corpus = commands.choices["corpus"]
+    (sub,) = [a for a in corpus._actions if isinstance(a, argparse._SubParsersAction)]
+    return {o for a in sub.choices["add"]._actions for o in a.option_strings}
+
+
+def test_every_fact_corpus_add_takes_is_a_manifest_column() -> None:
+    from workbench.corpus.manifest import MANIFEST_COLUMNS
+
+    per_document = {o.removeprefix("--").replace("-", "_") for o in _add_parser_options()}
+    per_document -= {o.removeprefix("--").replace("-", "_") for o in NOT_PER_DOCUMENT}
+    assert per_document == set(MANIFEST_COLUMNS) - {"file"}
+    assert set(COLUMN_VALUES) == set(MANIFEST_COLUMNS) - {
+        "file",
+        "jurisdiction",
+        "family",
+        "official",
+        "mirror",
+    }
+
+
+@pytest.mark.parametrize("column", sorted(COLUMN_VALUES))
+def test_a_manifest_column_writes_what_its_option_writes(
+    catalogue: tuple[CatalogueRow, ...], tmp_path: Path, column: str
+) -> None:
+    flat = _flat(tmp_path, [SAMPLE])
+    facts = _facts(SAMPLE)
+    base = {"jurisdiction": "xx", "family": "f", "mirror": facts["mirror"], "official": "true"}
+    value = COLUMN_VALUES[column]
+    by_option = tmp_path / "by-option"
+    option = ["--line-numbered"] if column == "line_numbered" else [f"--{column}", value]
+    args = ["corpus", "add", str(flat / Path(SAMPLE).name), "--into", str(by_option)]
+    args += ["--jurisdiction", "xx", "--family", "f", "--mirror", facts["mirror"], "--official"]
+    assert main([*args, *option]) == 0
+    manifest = flat / "m.csv"
+    with manifest.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["file", *base, column])
+        writer.writerow([Path(SAMPLE).name, *base.values(), value])
+    by_manifest = tmp_path / "by-manifest"
+    assert main(["corpus", "add", "--from-csv", str(manifest), "--into", str(by_manifest)]) == 0
+    (written,) = sorted(by_option.rglob("*" + PROVENANCE_SUFFIX))
+    (again,) = sorted(by_manifest.rglob("*" + PROVENANCE_SUFFIX))
+    assert written.relative_to(by_option) == again.relative_to(by_manifest)
+    one, other = json.loads(written.read_bytes()), json.loads(again.read_bytes())
+    one.pop("retrieved_at"), other.pop("retrieved_at")
+    assert one == other
+    if column == "language":
+        assert other["language"] == "de"

@@ -352,7 +352,8 @@ def add_commands(commands: Any) -> None:
         type=arguments.lines,
         metavar="MANIFEST",
         help="CSV with one row per file; columns file, jurisdiction, family, url, mirror, "
-        "official, order, label, date, issuer, docket, line_numbered (file relative to the CSV)",
+        "official, order, label, date, issuer, docket, language, name, line_numbered (file "
+        "relative to the CSV)",
     )
     add.add_argument(
         "--from-git",

@@ -29,6 +29,8 @@ MANIFEST_COLUMNS = (
     "date",
     "issuer",
     "docket",
+    "language",
+    "name",
     "line_numbered",
 )
 _REQUIRED_COLUMNS = ("file", "jurisdiction", "family", "official")
@@ -53,7 +55,8 @@ def add_from_manifest(manifest: Path, into: Path, *, retrieved_at: str | None = 
     columns: `file`, `jurisdiction`, `family` and `official` are required, the others
     (`MANIFEST_COLUMNS`) optional; an unknown or repeated column is refused. Rows are numbered as
     a spreadsheet numbers them (the header is row 1); rows whose cells are all empty are skipped.
-    `file` is relative to the manifest's folder (an absolute path is taken as is); `official` and
+    `file` is relative to the manifest's folder (an absolute path is taken as is); `name` is the
+    copy's file name and `language` the documents' language tag, as `corpus add --name/--language`; `official` and
     `line_numbered` are `true` or `false` (any case); an empty cell is a value not given. An empty
     `order` gives the row its 1-based place among the manifest's rows of the same jurisdiction and
     family.
@@ -129,6 +132,8 @@ def add_from_manifest(manifest: Path, into: Path, *, retrieved_at: str | None = 
                 date=row.get("date"),
                 issuer=row.get("issuer"),
                 docket=row.get("docket"),
+                language=row.get("language"),
+                name=row.get("name"),
                 line_numbered=line_numbered,
                 origin=origin,
             )
