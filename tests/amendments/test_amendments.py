@@ -396,6 +396,71 @@ def test_a_section_added_is_created_where_every_quoted_line_stands_in_its_first_
     assert created.after.version_id == "us-dc/dc-code-34-1436.01/34-1436.01@2023-04-05.xml"
 
 
+def test_a_cross_reference_the_codifier_rewrote_is_applied_with_the_rewriting_named(
+    report: AmendmentReport, workspace: Workspace, catalogue: tuple[CatalogueRow, ...]
+) -> None:
+    """24-314 § 2(c)(3)(N) quotes "section 8a"; the Code prints the section that codifies the
+    Act's § 8a. The map comes from the held Code's own source notes, not the Council's markup."""
+    (ins,) = [
+        i
+        for i in _by_sentence(report, LAW_24_314, "New subparagraphs (K), (L), (M), and (N)")
+        if i.new_label == "(N)"
+    ]
+    assert "section 8a" in (ins.new_text or "")
+    check = _check(report, ins)
+    assert check.outcome == "applied"
+    assert check.detail.endswith(
+        "every quoted line stands (the codifier wrote the cross-reference 'section 8a' as "
+        "'§ 34-1436.01')"
+    )
+    code = _code(workspace, catalogue)
+    (act,) = {
+        a
+        for a in code.acts_codified_in(code.releases("dc-code-34-1436.01")[-1])
+        if code.codified_as(a, "8a") == "34-1436.01"
+    }
+    notes = code.releases("dc-code-34-1436.01")[-1].version.text
+    assert f"D.C. Law {act}, § 8a" in notes
+    # Only the rewritten reference may differ: any other word changed does not stand, and the
+    # refusal names the words that differ.
+    edited = dataclasses.replace(
+        ins, new_lines=tuple(line.replace("triennial", "biennial") for line in ins.new_lines)
+    )
+    refused = check_instruction(edited, code, "2023-03-10")
+    assert refused.outcome == "not_applied"
+    assert (
+        "the law's words differ: 'biennial' where the release reads 'triennial'" in refused.detail
+    )
+    # A reference to an Act section no held Code section codifies is never rewritten.
+    unknown = dataclasses.replace(
+        ins, new_lines=tuple(line.replace("section 8a", "section 99z") for line in ins.new_lines)
+    )
+    assert check_instruction(unknown, code, "2023-03-10").outcome == "not_applied"
+
+
+def test_the_three_commands_agree_on_the_rewritten_cross_reference(
+    report: AmendmentReport, workspace: Workspace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (ins,) = [
+        i
+        for i in _by_sentence(report, LAW_24_314, "New subparagraphs (K), (L), (M), and (N)")
+        if i.new_label == "(N)"
+    ]
+    ws = ["--workspace", str(workspace.path)]
+    assert main(["amendments", LAW_24_314, "--json", *ws]) == 0
+    read = json.loads(capsys.readouterr().out)
+    (listed,) = [i for i in read["instructions"] if i["instruction_id"] == ins.instruction_id]
+    assert listed["check"]["outcome"] == "applied" and listed["made_changes"]
+    assert main(["diff", "dc-code-34-1436", "--laws", "--json", *ws]) == 0
+    pairs = json.loads(capsys.readouterr().out)
+    made = [c for p in pairs for c in p["changes"] if c["change_id"] in listed["made_changes"]]
+    assert made and all(
+        c["attribution"]["kind"] == "made_by"
+        and ins.instruction_id in {m["instruction_id"] for m in c["attribution"]["made_by"]}
+        for c in made
+    )
+
+
 # --- reconciliation --------------------------------------------------------------------------
 
 

@@ -29,6 +29,7 @@ The guarantee: every offset a check reports was found by exact search in the rel
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -187,16 +188,80 @@ def _line_texts(lines: Sequence[str], *, whole_section: bool) -> list[str]:
 
 
 def _lines_found(
-    release: Release, lines: Sequence[str], extent: tuple[int, int]
-) -> tuple[list[tuple[int, int]], list[str]]:
+    release: Release, lines: Sequence[str], extent: tuple[int, int], code: HeldCode | None = None
+) -> tuple[list[tuple[int, int]], list[tuple[str, str]], list[tuple[str, str]]]:
+    """The first occurrence of each quoted line inside `extent`, the lines that do not stand (each
+    as the law quotes it, then as read with the codifier's rewritten cross-references, the reading
+    its difference is shown from), and the cross-references rewritten in lines that stand only so
+    (`_rewritten`)."""
     found: list[tuple[int, int]] = []
-    missing: list[str] = []
+    missing: list[tuple[str, str]] = []
+    rewritten: list[tuple[str, str]] = []
     for line in lines:
         spans = _within(release, line, extent)
+        reading = line
+        if not spans and code is not None and (rewriting := _rewritten(line, release, code)):
+            reading = rewriting[0]
+            spans = _within(release, reading, extent)
+            if spans:
+                rewritten += rewriting[1]
         found.extend(spans[:1])
         if not spans:
-            missing.append(line)
-    return found, missing
+            missing.append((line, reading))
+    return found, missing, rewritten
+
+
+def _rewritten(
+    line: str, release: Release, code: HeldCode
+) -> tuple[str, list[tuple[str, str]]] | None:
+    """`line` with every reference to a section of an amended Act written as the Code writes the
+    Code section that codifies it (the style's `cross_references`; the Acts are those `release`'s
+    notes say it codifies), and each (law's words, Code's words); None when the style reads no
+    such reference, the line holds none, or one names no single Code section. Only those
+    references change: every other character of the line must still stand as quoted."""
+    refs = code.style.cross_references
+    if refs is None:
+        return None
+    acts = code.acts_codified_in(release)
+    pieces, changes, at = [], [], 0
+    for m in refs.act_section.finditer(line):
+        sections = {s for act in sorted(acts) if (s := code.codified_as(act, m["section"]))}
+        if len(sections) != 1:
+            return None
+        written = refs.code_section.format(code_section=sections.pop())
+        pieces += [line[at : m.start()], written]
+        changes.append((m.group(), written))
+        at = m.end()
+    if not changes:
+        return None
+    return "".join([*pieces, line[at:]]), changes
+
+
+def _rewriting_note(rewritten: Sequence[tuple[str, str]]) -> str:
+    if not rewritten:
+        return ""
+    pairs = ", ".join(f"{a!r} as {b!r}" for a, b in dict.fromkeys(rewritten))
+    return f" (the codifier wrote the cross-reference {pairs})"
+
+
+def _difference(line: str, release: Release, extent: tuple[int, int]) -> str:
+    """Which words of a quoted line differ from the nearest line of `extent` (the most alike by
+    difflib's ratio over words; the first such line on a tie): at most two differing runs, each
+    as the law's words and the release's, so a reader sees what does not stand."""
+    words = line.split()
+    text = release.version.text[extent[0] : extent[1]]
+    candidates = [_LEADING_LABELS.sub("", c, count=1).split() for c in text.splitlines()]
+    candidates = [c for c in candidates if c]
+    if not words or not candidates:
+        return ""
+    best = max(candidates, key=lambda c: difflib.SequenceMatcher(None, words, c).ratio())
+    runs = [
+        f"{' '.join(words[i1:i2]) or '(nothing)'!r} where the release reads "
+        f"{' '.join(best[j1:j2]) or '(nothing)'!r}"
+        for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, words, best).get_opcodes()
+        if op != "equal"
+    ]
+    return "; the law's words differ: " + "; ".join(runs[:2]) if runs else ""
 
 
 def _expected(count: object, n: int) -> bool:
@@ -262,7 +327,9 @@ def _check_text(
     return "not_applied", found_b, found_a, f"{va} does not read {new!r}"
 
 
-def _reads_unit(ins: Instruction, rel: Release) -> tuple[bool, Found, str]:
+def _reads_unit(
+    ins: Instruction, rel: Release, code: HeldCode | None = None
+) -> tuple[bool, Found, str]:
     """Whether `rel` reads as an added, amended, repealed or redesignated unit should: the unit
     stands with every quoted line; it is gone or reads "Repealed."; it stands under its new label."""
     target, vid = ins.target, rel.version.version_id
@@ -286,25 +353,32 @@ def _reads_unit(ins: Instruction, rel: Release) -> tuple[bool, Found, str]:
     if unit is None:
         return False, Found(version_id=vid, unit=None), f"no unit {target.citation()}"
     lines = _line_texts(ins.new_lines, whole_section=False)
-    found, missing = _lines_found(rel, lines, unit)
+    found, missing, rewritten = _lines_found(rel, lines, unit, code)
     if not missing:
-        return True, Found(version_id=vid, unit=unit, new=tuple(found)), "every quoted line stands"
+        return (
+            True,
+            Found(version_id=vid, unit=unit, new=tuple(found)),
+            "every quoted line stands" + _rewriting_note(rewritten),
+        )
     return (
         False,
         Found(version_id=vid, unit=unit, new=tuple(found)),
-        (f"{len(missing)} of {len(lines)} quoted lines do not stand, first: {missing[0][:80]!r}"),
+        (
+            f"{len(missing)} of {len(lines)} quoted lines do not stand, first: "
+            f"{missing[0][0][:80]!r}" + _difference(missing[0][1], rel, unit)
+        ),
     )
 
 
 def _check_unit(
-    ins: Instruction, before: Release, after: Release
+    ins: Instruction, before: Release, after: Release, code: HeldCode | None = None
 ) -> tuple[Outcome, Found, Found, str]:
     """Add a unit, amend a unit to read, repeal or redesignate one: the unit's place before, and
     what stands there after."""
     target = ins.target
     vb, va = before.version.version_id, after.version.version_id
     unit_b = _unit(before, target)
-    reads, found_a, why = _reads_unit(ins, after)
+    reads, found_a, why = _reads_unit(ins, after, code)
     if ins.action == "add_unit":
         parent = Target(
             document=target.document,
@@ -330,14 +404,17 @@ def _check_unit(
         )
     found_b = Found(version_id=vb, unit=unit_b)
     if reads:
-        before_reads = _reads_unit(ins, before)[0] if ins.action != "repeal" else False
+        before_reads = _reads_unit(ins, before, code)[0] if ins.action != "repeal" else False
         already = " (the before release read so already)" if before_reads else ""
         return "applied", found_b, found_a, f"{why}{already}"
     return "not_applied", found_b, found_a, f"{va}: {why}"
 
 
 def reads_as_instructed(
-    ins: Instruction, releases: Sequence[Release], before: Release | None
+    ins: Instruction,
+    releases: Sequence[Release],
+    before: Release | None,
+    code: HeldCode | None = None,
 ) -> tuple[str, ...]:
     """The held releases (any, in order) whose target unit reads as the instruction says it
     should after the law: where an instruction is not applied in its pair, this says whether
@@ -349,7 +426,7 @@ def reads_as_instructed(
             unit = _unit(before, ins.target)
             count = len(_within(before, ins.old_text or "", unit)) if unit else 0
         return tuple(r.version.version_id for r in releases if _reads_text(ins, r, count)[0])
-    return tuple(r.version.version_id for r in releases if _reads_unit(ins, r)[0])
+    return tuple(r.version.version_id for r in releases if _reads_unit(ins, r, code)[0])
 
 
 def _check_section(ins: Instruction, code: HeldCode, effective: str) -> Check:
@@ -393,17 +470,21 @@ def _check_section(ins: Instruction, code: HeldCode, effective: str) -> Check:
             else "it quotes no text to find it by",
         )
     family, first = hits[0]
-    found, missing = _lines_found(first, lines, (0, len(first.version.text)))
+    found, missing, rewritten = _lines_found(first, lines, (0, len(first.version.text)), code)
     after = Found(version_id=first.version.version_id, unit=(0, first.body_end), new=tuple(found))
     if missing:
         outcome: Outcome = "not_applied"
         detail = (
             f"{first.version.version_id} (its first held release) holds its heading, but "
-            f"{len(missing)} of {len(lines)} quoted lines do not stand, first: {missing[0][:80]!r}"
+            f"{len(missing)} of {len(lines)} quoted lines do not stand, first: "
+            f"{missing[0][0][:80]!r}" + _difference(missing[0][1], first, (0, first.body_end))
         )
     else:
         outcome = "created"
-        detail = f"{first.version.version_id} is its first held release and holds every quoted line"
+        detail = (
+            f"{first.version.version_id} is its first held release and holds every quoted line"
+            + _rewriting_note(rewritten)
+        )
     return Check(
         instruction_id=ins.instruction_id,
         outcome=outcome,
@@ -446,7 +527,7 @@ def check_instruction(ins: Instruction, code: HeldCode, effective: str) -> Check
     if ins.action in ("strike_and_insert", "strike"):
         outcome, found_b, found_a, detail = _check_text(ins, before, after)
     else:
-        outcome, found_b, found_a, detail = _check_unit(ins, before, after)
+        outcome, found_b, found_a, detail = _check_unit(ins, before, after, code)
     return Check(
         instruction_id=ins.instruction_id,
         outcome=outcome,
@@ -456,5 +537,5 @@ def check_instruction(ins: Instruction, code: HeldCode, effective: str) -> Check
         detail=detail,
         reads_as_instructed_in=()
         if outcome == "applied"
-        else reads_as_instructed(ins, code.releases(family), before),
+        else reads_as_instructed(ins, code.releases(family), before, code),
     )

@@ -329,6 +329,7 @@ class HeldCode:
             if section[2] is not None:
                 self.by_section.setdefault(section[2], family)
         self._read: dict[str, Release] = {}
+        self._codified: dict[str, dict[str, frozenset[str]]] = {}
         self._first_skeletons: dict[str, str] = {}
         self._dated: dict[str, tuple[tuple[str, Version], ...]] = {}
 
@@ -370,6 +371,43 @@ class HeldCode:
             dated = self.dated(family)
             self._first_skeletons[family] = text_skeleton(dated[0][1].text) if dated else ""
         return self._first_skeletons[family]
+
+    def acts_codified_in(self, release: Release) -> frozenset[str]:
+        """The Acts whose sections `release`'s notes say it codifies (the style's
+        `cross_references.source_note`, read after `body_end`); empty without that table."""
+        refs = self.style.cross_references
+        if refs is None:
+            return frozenset()
+        notes = release.version.text[release.body_end :]
+        return frozenset(m["law"] for m in refs.source_note.finditer(notes))
+
+    def codified_as(self, act: str, section: str) -> str | None:
+        """The Code section number that codifies `section` of `act`: the one held Code section
+        whose latest release's notes credit that Act section (the style's `source_note`); None
+        when none does, or more than one. The latest releases are found by the Act's number in
+        their text (SQLite's `instr`), then read and their notes matched, once per Act."""
+        refs = self.style.cross_references
+        if refs is None:
+            return None
+        if act not in self._codified:
+            latest = {facts[-1].version_id: family for family, facts in self.families.items()}
+            hits: dict[str, set[str]] = {}
+            for (version_id,) in self.workspace.read(
+                "SELECT version_id FROM versions WHERE instr(text, ?) > 0", (act,)
+            ):
+                family = latest.get(version_id)
+                if family is None or (number := self.section_of(family)) is None:
+                    continue
+                date = self.dates.get(version_id)
+                if date is None:
+                    continue
+                held = self.release_of(date, self.workspace.version(version_id))
+                for m in refs.source_note.finditer(held.version.text[held.body_end :]):
+                    if m["law"] == act:
+                        hits.setdefault(m["section"], set()).add(number)
+            self._codified[act] = {k: frozenset(v) for k, v in hits.items()}
+        found = self._codified[act].get(section, frozenset())
+        return next(iter(found)) if len(found) == 1 else None
 
     def release_by_id(self, family: str, version_id: str) -> Release:
         """The dated release `version_id` of `family`; `KeyError` if the family has none such."""

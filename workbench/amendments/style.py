@@ -54,7 +54,23 @@ _TOP = {
     "fragments": dict,
     "phrasings": list,
 }
+_OPTIONAL = {"cross_references": dict}
+_CROSS_REFERENCE_KEYS = ("source_note", "act_section", "code_section")
 _FRAGMENT = re.compile(r"<<([a-z_]+)>>")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CrossReferenceStyle:
+    """How the codifier rewrites a law's reference to a section of the Act it amends.
+
+    `source_note` finds, in a Code release's notes, the Act section it codifies (groups `law`
+    and `section`: "D.C. Law 15-340, § 8a"); `act_section` finds such a reference in a law's
+    quoted text (group `section`: "section 8a"); `code_section` is how the Code writes the Code
+    section instead, with `{code_section}` in it ("§ {code_section}")."""
+
+    source_note: re.Pattern[str]
+    act_section: re.Pattern[str]
+    code_section: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,6 +103,7 @@ class DraftingStyle:
     counts: Mapping[str, int | str]
     phrasings: tuple[Phrasing, ...]
     sha256: str
+    cross_references: CrossReferenceStyle | None = None
 
     def as_json(self) -> dict[str, Any]:
         """What a reading records of the style that read it."""
@@ -125,10 +142,11 @@ def parse_style(source: bytes, origin: str) -> DraftingStyle:
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise _fail(origin, "file", f"not a TOML file ({error})") from error
     for key, value in table.items():
-        if key not in _TOP:
+        kind = _TOP.get(key, _OPTIONAL.get(key))
+        if kind is None:
             raise _fail(origin, key, "unknown key")
-        if not isinstance(value, _TOP[key]):
-            raise _fail(origin, key, f"expected {_TOP[key].__name__}")
+        if not isinstance(value, kind):
+            raise _fail(origin, key, f"expected {kind.__name__}")
     for key in _TOP:
         if key not in table:
             raise _fail(origin, key, "missing")
@@ -167,6 +185,31 @@ def parse_style(source: bytes, origin: str) -> DraftingStyle:
         counts=counts,
         phrasings=tuple(phrasings),
         sha256=hashlib.sha256(source).hexdigest(),
+        cross_references=_cross_references(table.get("cross_references"), origin),
+    )
+
+
+def _cross_references(table: Mapping[str, Any] | None, origin: str) -> CrossReferenceStyle | None:
+    if table is None:
+        return None
+    if sorted(table) != sorted(_CROSS_REFERENCE_KEYS) or not all(
+        isinstance(v, str) for v in table.values()
+    ):
+        raise _fail(
+            origin, "cross_references", f"expected strings {', '.join(_CROSS_REFERENCE_KEYS)}"
+        )
+    note = _compile(table["source_note"], origin, "cross_references.source_note")
+    act = _compile(table["act_section"], origin, "cross_references.act_section")
+    if not {"law", "section"} <= set(note.groupindex) or "section" not in act.groupindex:
+        raise _fail(
+            origin,
+            "cross_references",
+            "source_note needs groups law and section, act_section a group section",
+        )
+    if "{code_section}" not in table["code_section"]:
+        raise _fail(origin, "cross_references.code_section", "expected {code_section} in it")
+    return CrossReferenceStyle(
+        source_note=note, act_section=act, code_section=table["code_section"]
     )
 
 
