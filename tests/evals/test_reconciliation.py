@@ -109,6 +109,35 @@ def test_the_report_files_hold_the_report(report: dict[str, Any], tmp_path: Path
     ]
 
 
+def test_titles_are_held_code_titles_and_targets_not_held_are_counted_apart(
+    reconciled: CodeReconciliation, report: dict[str, Any]
+) -> None:
+    from workbench.amendments.whole_code import NOT_THE_CODE, title_of
+    from workbench.evals.reconciliation import NO_HELD_TITLE, report_lines
+
+    held = set(reconciled.sections.values())
+    titles = {title_of(n) for n in held}
+    assert set(report["outcomes"]["titles"]) <= titles | {NOT_THE_CODE, NO_HELD_TITLE}
+    by_id = {ins.instruction_id: (ins, check) for ins, check in reconciled.instructions()}
+    for row in report["not_applied"]:
+        (ins, check) = next(
+            v
+            for v in by_id.values()
+            if v[0].char_start == row["char_start"] and v[0].law == row["law"]
+        )
+        assert row["target_held"] == (
+            check.family is not None
+            or (ins.target.document == "code" and ins.target.section in held)
+        )
+    not_held = sum(not r["target_held"] for r in report["not_applied"])
+    assert report_lines(report)[-1] == (
+        f"instructions neither applied nor created: {len(report['not_applied']) - not_held} of "
+        f"those whose target is held; {not_held} more whose target is not held (not counted "
+        "against the reader)"
+    )
+    assert not_held > 0 and len(report["not_applied"]) > not_held
+
+
 def test_no_law_or_no_code_held_is_refused_in_one_line(
     workspace: Workspace, catalogue: tuple[CatalogueRow, ...]
 ) -> None:

@@ -27,7 +27,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, get_args
 
-from workbench.amendments.enactment import Outcome
+from workbench.amendments.enactment import Check, Outcome
+from workbench.amendments.instructions import Instruction
 from workbench.amendments.reconcile import ATTRIBUTION_KINDS
 from workbench.amendments.tally import Tally, total
 from workbench.amendments.whole_code import CodeReconciliation, title_of
@@ -41,10 +42,13 @@ TITLES_CSV = "titles.csv"
 NOT_APPLIED_CSV = "not-applied.csv"
 OUTCOMES: tuple[str, ...] = get_args(Outcome)
 APPLIED = frozenset({"applied", "created"})
+# The title of an instruction whose target number no held Code title carries (a law's own section).
+NO_HELD_TITLE = "(no held title)"
 SCOPES = ("targeted", "every")
 _SCOPE_NAMES = {"targeted": "sections a held law targets", "every": "every section"}
 _NOT_APPLIED_COLUMNS: tuple[str, ...] = ("law", "law_section", "char_start", "char_end")
-_NOT_APPLIED_COLUMNS += ("action", "target", "title", "outcome", "before", "after", "detail")
+_NOT_APPLIED_COLUMNS += ("action", "target", "target_held", "title", "outcome", "before", "after")
+_NOT_APPLIED_COLUMNS += ("detail",)
 _NOT_APPLIED_COLUMNS += ("sentence",)
 
 
@@ -75,10 +79,16 @@ def _scope(
 def reconciliation_report(rec: CodeReconciliation, *, corpus_digest: str) -> dict[str, Any]:
     """The report (module docstring)."""
     instructions = list(rec.instructions())
-    titles = {ins.instruction_id: title_of(ins.target.section) for ins, _ in instructions}
+    held_numbers = frozenset(rec.sections.values())
+    held_titles = frozenset(title_of(n) for n in held_numbers)
+    titles = {}
     for ins, check in instructions:
         if check.family is not None and check.family in rec.sections:
             titles[ins.instruction_id] = title_of(rec.sections[check.family])
+        elif ins.target.section is None or title_of(ins.target.section) in held_titles:
+            titles[ins.instruction_id] = title_of(ins.target.section)
+        else:  # a number no held title carries (a law's own section, say): no Code title
+            titles[ins.instruction_id] = NO_HELD_TITLE
     unreflected = Counter(titles[i] for i in rec.not_reflected)
     families = list(rec.tallies)
     targeted = [family for family in families if family in rec.targeted]
@@ -94,6 +104,7 @@ def reconciliation_report(rec: CodeReconciliation, *, corpus_digest: str) -> dic
             "before": check.before.version_id if check.before else None,
             "after": check.after.version_id if check.after else None,
             "detail": check.detail,
+            "target_held": _target_held(ins, check, held_numbers),
         }
         for ins, check in instructions
         if check.outcome not in APPLIED
@@ -122,6 +133,15 @@ def reconciliation_report(rec: CodeReconciliation, *, corpus_digest: str) -> dic
     }
 
 
+def _target_held(ins: Instruction, check: Check, held_numbers: frozenset[str]) -> bool:
+    """Whether the instruction's target is a Code section the workspace holds (its check found
+    the section's family, or its number is a held section's); an instruction whose target is not
+    held cannot be applied here, whatever the law did."""
+    if check.family is not None:
+        return True
+    return ins.target.document == "code" and ins.target.section in held_numbers
+
+
 def _share(block: Mapping[str, Any], kind: str) -> str:
     return str(block[kind]["rate"])
 
@@ -139,7 +159,12 @@ def report_lines(report: Mapping[str, Any]) -> list[str]:
         lines.append(f"{_SCOPE_NAMES[scope]}: {block['changes']} changes: {shares}")
     outcomes = report["outcomes"]["overall"]
     lines.append("instructions: " + ", ".join(f"{o} {outcomes[o]}" for o in OUTCOMES))
-    lines.append(f"instructions neither applied nor created: {len(report['not_applied'])}")
+    rows = report["not_applied"]
+    not_held = sum(not r["target_held"] for r in rows)
+    lines.append(
+        f"instructions neither applied nor created: {len(rows) - not_held} of those whose target "
+        f"is held; {not_held} more whose target is not held (not counted against the reader)"
+    )
     return lines
 
 
