@@ -157,12 +157,14 @@ def test_the_bring_your_own_flow_leaves_the_project_as_it_was(
     written = len(list((home / "measurements").iterdir()))
     documents = len(list(downloads.glob("draft-*")))
     assert out.startswith(
-        f"wrote {written} files into {home / 'measurements'} ({documents} documents, "
+        f"wrote {written} files into {(home / 'measurements').resolve()} ({documents} documents, "
         f"{len(FAMILIES)} families"
     )
+    shown = workspace.resolve()  # absolute: a user pastes it after a `cd`
     assert (
-        f"the workspace {workspace} remembers this corpus (catalogue and refusals in "
-        f"{(ROOT / home).resolve()}): give other commands --workspace {workspace}\n"
+        f"the workspace {shown} remembers this corpus (catalogue and refusals in "
+        f"{(ROOT / home).resolve()}): give other commands --workspace {shown}, or\n"
+        f"export WORKBENCH_WORKSPACE={shown}\n"
     ) in out
     readme = (home / "measurements" / "README.md").read_text(encoding="utf-8")
     assert f"Written by `workbench measure --corpus {mycorpus}` from the corpus" in readme

@@ -137,6 +137,49 @@ def test_a_quote_held_many_times_lists_ten_and_a_named_one_prints_alone(
     ]
 
 
+MACHINE_READ_SCAN = "puct-49421-item80-cehe-response-to-tiec-rfi-set1"
+
+
+def test_a_quote_refused_in_machine_read_text_names_the_reading_and_the_page_image(
+    workspace: Workspace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A quote that is not in an OCR'd version is refused as ever; the refusal says the text
+    there is a machine's reading, shows the nearest words (never evidence) and gives the
+    command that draws them on the page image."""
+    version = next(
+        v
+        for v in workspace.versions(MACHINE_READ_SCAN)
+        if (o := workspace.text_origins(v.version_id)) and any(r.origin == "ocr" for r in o.runs)
+    )
+    origins = workspace.text_origins(version.version_id)
+    assert origins is not None
+    run = next(r for r in origins.runs if r.origin == "ocr")
+    words = re.search(
+        r"(?:[A-Za-z]{4,} ){5}[A-Za-z]{4,}", version.text[run.char_start : run.char_end]
+    )
+    assert words is not None
+    real = words.group()
+    misread = (
+        real[:-2] + ("x" if real[-2] != "x" else "y") + real[-1]
+    )  # one letter a scan got wrong
+    cited = timeline.cite_quote(workspace, misread, version.version_id)
+    assert cited.status == "not_found" and cited.nearest is not None
+    near = cited.nearest
+    assert version.text[near.char_start : near.char_end] == near.text
+    assert real in near.text and near.origins == ("ocr",)
+    ws = ["--workspace", str(workspace.path)]
+    code, out, _ = _run(["cite", misread, "--version", version.version_id, *ws], capsys)
+    assert code == 1
+    assert "its text there was read by a machine (ocr), not drawn by the filing" in out
+    assert f"workbench show {version.version_id} --span {near.char_start}:{near.char_end}" in out
+    code, out, _ = _run(["cite", misread, "--version", version.version_id, "--json", *ws], capsys)
+    shown = json.loads(out)["nearest_machine_read"]
+    assert shown["is_evidence"] is False and shown["text"] == near.text
+    # A version of glyphs only gives no such reading.
+    plain = workspace.versions(_dc_families(workspace)[0])[0]
+    assert timeline.cite_quote(workspace, misread, plain.version_id).nearest is None
+
+
 def test_several_occurrences_are_refused_until_one_is_named(
     workspace: Workspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -55,14 +55,16 @@ def cmd_measure(args: argparse.Namespace) -> int:
         out(f"no document admitted from {plan.mirror}; nothing measured\n")
         return 1
     out(
-        f"wrote {len(run.written)} files into {plan.out} ({run.documents} documents, "
+        f"wrote {len(run.written)} files into {plan.out.resolve()} ({run.documents} documents, "
         f"{len(run.families)} families; {len(run.reused)} reused unchanged from the cache, "
         f"{len(run.families) - len(run.reused)} measured {run.engine})\n"
     )
     if not run.settings.is_project():
         out(
-            f"the workspace {plan.workspace} remembers this corpus (catalogue and refusals in "
-            f"{run.settings.catalogue}): give other commands --workspace {plan.workspace}\n"
+            f"the workspace {plan.workspace.resolve()} remembers this corpus (catalogue and "
+            f"refusals in {run.settings.catalogue.resolve()}): give other commands "
+            f"--workspace {plan.workspace.resolve()}, or\n"
+            f"export WORKBENCH_WORKSPACE={plan.workspace.resolve()}\n"
         )
     failed = list_refusals("not ingested", run.not_ingested)
     list_refusals("refused at admission (listed in the report)", run.admission_refusals)

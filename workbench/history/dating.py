@@ -31,7 +31,7 @@ from workbench.cite.index import (
     source_index,
 )
 from workbench.errors import CitationError, CorpusChanged
-from workbench.models import Version, span_pages, text_sha256
+from workbench.models import MACHINE_READ, Version, span_pages, text_sha256
 from workbench.text.normalize import normalized_text
 from workbench.text.segment import segment_version
 from workbench.wording import counted
@@ -87,6 +87,37 @@ class Occurrence:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class MachineReadNearest:
+    """Where a quote not found in a machine-read version comes closest: a suggestion, never
+    evidence (`is_evidence` false). `[char_start, char_end)` is the stretch of the version's text
+    rapidfuzz aligns best with the quote, widened to whole words; `origins` what read it (C18),
+    `pages` its first and last page where the version has a page map."""
+
+    char_start: int
+    char_end: int
+    text: str
+    origins: tuple[str, ...]
+    pages: tuple[int, int] | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "char_start": self.char_start,
+            "char_end": self.char_end,
+            "text": self.text,
+            "origins": list(self.origins),
+            "pages": list(self.pages) if self.pages else None,
+            "is_evidence": False,
+        }
+
+    def next_step(self, version_id: str) -> str:
+        """The command that shows this stretch on its page image."""
+        return (
+            f"workbench show {version_id} --span {self.char_start}:{self.char_end} "
+            "--png nearest.png"
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class QuoteCitation:
     """What `cite_quote` made of a quote in a version.
 
@@ -102,17 +133,21 @@ class QuoteCitation:
     occurrences: tuple[Occurrence, ...]
     citation: Citation | None
     verification: Verification | None
+    nearest: MachineReadNearest | None = None
 
     def as_json(self) -> dict[str, Any]:
         """What `workbench cite --json` prints: the citation when cited, else the status and every
         occurrence."""
         if self.status == "cited":
             return self.citation_json()
-        return {
+        shown: dict[str, Any] = {
             "status": self.status,
             "version_id": self.version_id,
             "occurrences": [o.as_json() for o in self.occurrences],
         }
+        if self.nearest is not None:
+            shown["nearest_machine_read"] = self.nearest.as_json()
+        return shown
 
     def citation_json(self) -> dict[str, Any]:
         """The citation in the workbench JSON format `workbench verify` reads (no other field: that
@@ -314,6 +349,41 @@ def cite_quote(
         occurrences=found,
         citation=citation,
         verification=verification,
+        nearest=machine_read_nearest(workspace, version, quote) if status == "not_found" else None,
+    )
+
+
+def machine_read_nearest(
+    workspace: Workspace, version: Version, quote: str
+) -> MachineReadNearest | None:
+    """Where `quote` comes closest in `version`, when that stretch touches machine-read text
+    (origin `invisible` or `ocr`, C18): the misreading a person checks on the page image. None
+    when the version records no machine-read text, or the closest stretch touches none. The
+    stretch is rapidfuzz's best partial alignment of the quote (its `partial_ratio_alignment`,
+    ties to the earliest), widened to whole words; it is shown, never passed (C11)."""
+    origins = workspace.text_origins(version.version_id)
+    if origins is None or not any(r.origin in MACHINE_READ for r in origins.runs):
+        return None
+    from rapidfuzz import fuzz
+
+    text = version.text
+    aligned = fuzz.partial_ratio_alignment(quote, text)
+    if aligned is None or aligned.dest_end <= aligned.dest_start:
+        return None
+    start, end = aligned.dest_start, aligned.dest_end
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    touched = tuple(o for o in origins.touched(start, end) if o in MACHINE_READ)
+    if not touched:
+        return None
+    return MachineReadNearest(
+        char_start=start,
+        char_end=end,
+        text=text[start:end],
+        origins=touched,
+        pages=span_pages(version.pages, start, end),
     )
 
 
@@ -397,6 +467,19 @@ def cite_lines(cited: QuoteCitation) -> tuple[str, ...]:
         "the one normalization); to find where similar words stand, try "
         f"'workbench search QUOTE' (candidates, never evidence)",
     }[cited.status]
+    if cited.nearest is not None:
+        near = cited.nearest
+        where = ""
+        if near.pages:
+            first, last = near.pages
+            where = f", page {first}" + (f"-{last}" if last != first else "")
+        head = (
+            f"refused: {cited.version_id} does not hold the quote (exact search, after the one "
+            f"normalization); its text there was read by a machine ({', '.join(near.origins)}), "
+            f"not drawn by the filing: the nearest words, at [{near.char_start}, "
+            f"{near.char_end}){where}, read {' '.join(near.text.split())[:160]!r} (a suggestion, "
+            f"never evidence); compare them with the page image: {near.next_step(cited.version_id)}"
+        )
     caveats = cited.verification.caveats if cited.verification is not None else ()
     if caveats:  # verified, never plainly: each caveat on a line of its own (C6)
         head += ", verified with caveats"
