@@ -52,6 +52,12 @@ def _verdict(workspace: Workspace, version_id: str, quote: str, section: str) ->
         pytest.param("(z)", "no_such_section", "has no section '(z)'", id="no-such-subsection"),
         pytest.param("R2", "bad_section", "'R2' reads as no label of profile 'us-dc'", id="nerc"),
         pytest.param("(c)(2)!", "bad_section", "'!' reads as no label", id="trailing-junk"),
+        pytest.param(
+            "34-1432(c)(2)",
+            "bad_section",
+            "a form it reads, the section the quoted span lies in: '§ 34-1432(c)(2)'",
+            id="no-section-sign-offers-the-accepted-form",
+        ),
     ],
 )
 def test_a_pincite_into_a_dc_code_section(
@@ -60,6 +66,12 @@ def test_a_pincite_into_a_dc_code_section(
     verdict = _verdict(workspace, PORTFOLIO, TIER, section)
     assert verdict.reason == reason and says in verdict.detail, verdict.detail
     assert reason is None or reason in SECTION_REASONS
+
+
+def test_the_accepted_form_a_refusal_offers_verifies(workspace: Workspace) -> None:
+    refused = _verdict(workspace, PORTFOLIO, TIER, "34-1432(c)(2)")
+    offered = refused.detail.rsplit(": ", 1)[1].strip("'")
+    assert _verdict(workspace, PORTFOLIO, TIER, offered).verified
 
 
 def test_the_wrong_subsection_is_read_off_the_version_s_own_numbering(workspace: Workspace) -> None:

@@ -100,6 +100,29 @@ def _longest_label(label: str, at: int, profile: Profile) -> tuple[str, int] | N
     return None
 
 
+def accepted_form(path: tuple[str, ...], profile: Profile) -> str | None:
+    """`path` written as a section label `profile` reads back as `path`: each label as its level
+    reads it whole, alone or after the first of the level's words that makes it read (`§ 34-1432`),
+    joined with no space after a label that ends in a bracket or digit and a space otherwise; None
+    when some label reads in no such form (a refusal then offers no example)."""
+    pieces = []
+    for number in path:
+        form = next(
+            (
+                candidate
+                for level in profile.levels
+                for candidate in (number, *(f"{w} {number}" for w in level.words))
+                if level.regex.fullmatch(candidate)
+            ),
+            None,
+        )
+        if form is None:
+            return None
+        pieces.append(form)
+    written = "".join(p if i == 0 or p.startswith("(") else " " + p for i, p in enumerate(pieces))
+    return written if read_section(written, profile) == path else None
+
+
 def path_text(path: tuple[str, ...]) -> str:
     return " > ".join(path)
 
@@ -147,7 +170,14 @@ def check_section(workspace: Workspace, verification: Verification) -> Verificat
         )
     labels = read_section(section, profile)
     if isinstance(labels, str):
-        return refused("bad_section", labels)
+        holder = holding_unit(parse, citation.char_start, citation.char_end)
+        form = accepted_form(holder.path, profile) if holder is not None else None
+        example = (
+            f"; a form it reads, the section the quoted span lies in: {form!r}"
+            if form is not None
+            else ""
+        )
+        return refused("bad_section", labels + example)
     units = find_section(parse, labels)
     if not units:
         return refused(

@@ -94,6 +94,7 @@ class Level:
     heading: bool
     indent_max: int | None
     only_in_headings: bool
+    words: tuple[str, ...] = ()  # the declared words a label may open with ("§", "Article")
 
 
 # eq=False: a profile is hashed and compared by identity. `parse_profile` returns one object per
@@ -199,6 +200,7 @@ def _level(table: Any, index: int, origin: str) -> Level:
         heading=table.get("heading", False),
         indent_max=indent,
         only_in_headings=table.get("only_in_headings", False),
+        words=tuple(words),
     )
 
 
