@@ -144,6 +144,11 @@ def test_a_recorded_sample_reads_back_and_the_chain_verifies(held: Workspace) ->
     assert read_samples(held) == (sample,)
     assert sample.log_head == "0" * 64
     assert verify_chain(held).line() == f"chain valid: 0 rows, 1 samples, head {'0' * 64}"
+    # Asked to reuse, the same seed, size, axes and population give back the recorded sample;
+    # another seed draws (and records) a new one.
+    assert sample_confident(held, n=10, seed=3, by=("jurisdiction",), reuse=True) == sample
+    other = sample_confident(held, n=10, seed=4, by=("jurisdiction",), reuse=True)
+    assert read_samples(held) == (sample, other)
 
 
 @pytest.mark.parametrize(

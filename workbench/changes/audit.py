@@ -278,10 +278,18 @@ def sample_confident(
     by: Sequence[str] = (),
     profiles: Sequence[Profile] | None = None,
     at: datetime | None = None,
+    reuse: bool = False,
 ) -> Sample:
     """Draw a sample of the confident pairings held (`sample.draw_sample`) and record it in the
-    verdict log (`log.record_sample`); `at` defaults to now (UTC)."""
+    verdict log (`log.record_sample`); `at` defaults to now (UTC). With `reuse`, the latest
+    recorded sample of the same seed, size, axes and population is returned instead, when there
+    is one (a notebook re-run answers the same sample rather than drawing another)."""
     population = confident_pairings(workspace, profiles=profiles)
+    if reuse:
+        digest = population_digest(population)
+        for held in reversed(read_samples(workspace)):
+            if (held.seed, held.n, held.by, held.population_digest) == (seed, n, tuple(by), digest):
+                return held
     moment = (at or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="microseconds")
     return record_sample(
         workspace,
