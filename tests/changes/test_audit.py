@@ -8,9 +8,10 @@ import json
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from scipy.stats import binom, binomtest
+from scipy.stats import binom, binomtest  # type: ignore[import-untyped]
 
 from tests.conftest import STORE, FreshWorkspace
 from workbench.changes.audit import (
@@ -56,7 +57,7 @@ def held(
 # The bound
 
 
-def _cases() -> list[object]:
+def _cases() -> list[Any]:
     cases = []
     for answers in (10, 11, 17, 30, 60, 100, 401):
         for errors in sorted({0, 1, 2, answers // 7, answers // 2, answers - 1, answers}):
@@ -259,7 +260,7 @@ def test_an_answer_outside_the_sample_is_refused(held: Workspace) -> None:
     rows = read_verdicts(held)
     inside = {i.change_id for i in sample.items}
     stranger = next(p for p in population if p.change.change_id not in inside)
-    assert stranger.change.before is not None
+    assert stranger.change.before is not None and stranger.change.after is not None
     forged = dataclasses.replace(
         rows[-1],
         seq=rows[-1].seq + 1,
@@ -400,7 +401,17 @@ def test_cli_sample_answer_and_audit(
         f"{sample.population_digest} ({sample.population_size} confident pairings)"
     )
     items: tuple[Pairing, ...] = sample_pairings(sample, confident_pairings(held))
-    for pairing in items:
+    first, rest = items[0], items[1:]
+    assert (
+        main(["review", "answer", first.change.change_id, "confirmed", "--actor", "alice", *where])
+        == 0
+    )
+    (row,) = read_verdicts(held)
+    assert capsys.readouterr().out == (
+        f"row 1: confirmed {first.change.change_id} by alice in sample {sample.sample_id}; "
+        f"digest {row.digest}\n"
+    )
+    for pairing in rest:
         assert (
             main(
                 [
@@ -441,3 +452,43 @@ def test_cli_sample_answer_and_audit(
         f"workbench: error: stratum 'nowhere': not a stratum of sample {sample.sample_id}; "
         "its strata are all\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param(
+            ["sample", "--confident", "--seed", "1", "--by", "family"],
+            "workbench: error: --by 'family': 'family' is not one of jurisdiction, kind\n",
+            id="unknown-axis",
+        ),
+        pytest.param(
+            ["sample", "--confident", "--seed", "1", "--n", "0"],
+            "workbench: error: --n 0: expected a positive number of pairings per stratum\n",
+            id="no-pairings",
+        ),
+        pytest.param(
+            ["audit", "--confidence", "1.5"],
+            "workbench review audit: error: argument --confidence: '1.5': expected a number "
+            "strictly between 0 and 1\n",
+            id="confidence-out-of-range",
+        ),
+        pytest.param(
+            ["audit"],
+            "workbench: error: no sample in the verdict log; draw one with 'workbench review "
+            "sample --confident'\n",
+            id="no-sample",
+        ),
+    ],
+)
+def test_cli_refusals_are_one_line(
+    held: Workspace, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    code: object
+    try:  # an argument the parser refuses exits; a refusal of the library returns
+        code = main(["review", *args, "--workspace", str(held.path)])
+    except SystemExit as exit_:
+        code = exit_.code
+    assert code == 2
+    assert capsys.readouterr().err == message
+    assert read_samples(held) == ()

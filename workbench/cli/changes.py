@@ -261,7 +261,12 @@ def cmd_review_answer(args: argparse.Namespace) -> int:
             + (f" in group {verdict.group_id}" if verdict.group_id else "")
             + (f" in sample {verdict.sample_id}" if verdict.sample_id else "")
             + (f" (undoes row {verdict.undoes})" if verdict.undoes is not None else "")
-            + (f"; {_caution_word(caution)}" if item.group_id is None else "")
+            # A sampled confident pairing never had caution to lift.
+            + (
+                f"; {_caution_word(caution)}"
+                if item.group_id is None and verdict.sample_id is None
+                else ""
+            )
             + f"; digest {verdict.digest}\n"
         )
     if item.group_id is not None:
