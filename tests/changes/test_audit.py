@@ -234,7 +234,7 @@ def test_an_incomplete_sample_is_refused_naming_the_shortfall(held: Workspace) -
 
 def test_refusals_each_in_one_line(held: Workspace) -> None:
     sample = sample_confident(held, n=12, seed=4, by=BY)
-    _answer_all(held, sample)
+    _answer_all(held, sample, wrong=lambda k: k % 3 == 0)
     names = ", ".join(s.name for s in sample.strata)
     with pytest.raises(AuditError) as info:
         audit_confident(held, stratum="us-dc/split")
@@ -247,10 +247,22 @@ def test_refusals_each_in_one_line(held: Workspace) -> None:
     assert str(info.value) == (
         f"stratum {small.name}: {small.size} items; a bound needs at least 10 (rate()'s rule)"
     )
-    # Every stratum at once: the small one's bound is refused in its row, and so is the overall.
+    # Every stratum at once: the small one's bound is refused in its row; drawn whole, it adds
+    # its errors exactly to the overall bound, and each sampled stratum its Bonferroni bound.
     audit = audit_confident(held)
     assert [s.refused for s in audit.strata if s.bound is None] == [str(info.value)]
-    assert audit.overall is None and audit.overall_refused == str(info.value)
+    assert small.drawn == small.size
+    sampled = [s for s in audit.strata if s.examined < s.size]
+    each = 1 - 0.05 / len(sampled)
+    census = [s for s in audit.strata if s.examined == s.size]
+    assert sum(s.errors for s in census) > 0  # the exact term is tried, not zero by chance
+    assert audit.overall == pytest.approx(
+        (
+            sum(s.size * upper_bound(s.errors, s.examined, each) for s in sampled)
+            + sum(s.errors for s in census)
+        )
+        / sum(s.size for s in audit.strata)
+    )
 
 
 def test_an_answer_outside_the_sample_is_refused(held: Workspace) -> None:

@@ -161,9 +161,7 @@ def audit_sample(
 
     An item's answer is its standing verdict among the rows carrying the sample's id. Per
     stratum: errors are disputed and cannot-tell answers; `upper_bound` at `confidence`; with a
-    `rate`, flagged when the bound is above it, and `answers_needed`. Overall (every stratum
-    audited): the strata's bounds at confidence 1 - (1 - confidence) / k for k strata
-    (Bonferroni), weighted by the strata's sizes; refused when any stratum's is.
+    `rate`, flagged when the bound is above it, and `answers_needed`. Overall: `_overall`.
     """
     _check_unit(confidence, "confidence")
     if rate is not None:
@@ -250,20 +248,26 @@ def audit_sample(
 
 
 def _overall(rows: Sequence[StratumAudit], confidence: float) -> tuple[float | None, str | None]:
-    """The size-weighted sum of the strata's bounds, each at the Bonferroni-adjusted confidence
-    (every stratum's true rate under its bound at once, with probability at least `confidence`);
-    a single stratum is its own bound."""
-    refused = [r.refused for r in rows if r.refused is not None]
+    """The overall bound: each stratum weighted by its size. A stratum drawn whole (a census:
+    every pairing answered) adds its errors exactly; each of the k others adds its bound at
+    confidence 1 - (1 - confidence) / k (Bonferroni: all k under their bounds at once with
+    probability at least `confidence`). A single stratum is its own bound. Refused when a
+    sampled stratum's bound is, or when the strata hold fewer than `MIN_ITEMS` pairings."""
+    if len(rows) == 1:
+        return rows[0].bound, rows[0].refused
+    sampled = [r for r in rows if r.examined < r.size]
+    refused = [r.refused for r in sampled if r.refused is not None]
+    total = sum(r.size for r in rows)
     if refused:
         return None, refused[0]
-    if len(rows) == 1:
-        return rows[0].bound, None
-    each = 1 - (1 - confidence) / len(rows)
-    total = sum(r.size for r in rows)
-    return (
-        sum(r.size * upper_bound(r.errors, r.examined, each) for r in rows) / total,
-        None,
-    )
+    if total < MIN_ITEMS:
+        return None, f"overall: {total} pairings; a bound needs at least {MIN_ITEMS}"
+    each = 1 - (1 - confidence) / max(len(sampled), 1)
+    weighted = [
+        r.size * upper_bound(r.errors, r.examined, each) if r.examined < r.size else r.errors
+        for r in rows
+    ]
+    return sum(weighted) / total, None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -382,8 +386,9 @@ def audit_markdown(audit: Audit) -> str:
     lines.append("")
     if audit.overall is not None:
         lines.append(
-            f"Overall upper bound: {audit.overall:.4f} (strata weighted by size, each at "
-            "Bonferroni-adjusted confidence)."
+            f"Overall upper bound: {audit.overall:.4f} (strata weighted by size; a stratum drawn "
+            "whole counts its errors exactly, each other its bound at Bonferroni-adjusted "
+            "confidence)."
         )
     else:
         lines.append(f"Overall bound refused: {audit.overall_refused}.")
