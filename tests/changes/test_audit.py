@@ -31,12 +31,13 @@ from workbench.changes.sample import (
     draw_sample,
     parse_axes,
     population_digest,
+    sample_id_of,
     stratum_of,
 )
 from workbench.changes.verdict import SAMPLED_SCHEME
 from workbench.cli import main
 from workbench.errors import AuditError, VerdictError
-from workbench.models import CatalogueRow
+from workbench.models import CatalogueRow, canonical_json
 from workbench.workspace import Workspace, ingest
 
 FAMILIES = ("dc-code-34-1432", "dc-code-34-131", "draft-nottingham-http-link-header")
@@ -504,3 +505,21 @@ def test_cli_refusals_are_one_line(
     assert code == 2
     assert capsys.readouterr().err == message
     assert read_samples(held) == ()
+
+
+def test_a_sample_naming_no_head_of_the_log_is_a_broken_link(held: Workspace) -> None:
+    sample = sample_confident(held, n=10, seed=6)
+    record = {**sample.record(), "log_head": "f" * 64}
+    forged = sample_id_of(record)
+    conn = sqlite3.connect(held.path)
+    conn.execute("DROP TRIGGER samples_append_only_update")
+    conn.execute(
+        "UPDATE samples SET sample_id = ?, record = ? WHERE sample_id = ?",
+        (forged, canonical_json(record), sample.sample_id),
+    )
+    conn.commit()
+    conn.close()
+    assert verify_chain(held).line() == (
+        f"chain broken at sample {forged}: broken_link: log_head {'f' * 64} is the digest of no "
+        "row of the log"
+    )
