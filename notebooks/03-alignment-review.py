@@ -38,6 +38,9 @@ ROOT = ""  # the repository root; "" = the nearest folder up from here holding c
 JURISDICTION = "us-dc"  # whose doubtful pairings fill the queue
 WORKSPACE = ".workbench/workspace.sqlite"  # versions and verdicts; a relative path is under ROOT
 INTERACTIVE_CHARTS = False  # True: charts also get an interactive view (offline, ~0.9 MB each)
+AUDIT_SEED = 1  # the seed of the confident audit's sample
+AUDIT_N = 20  # confident pairings it draws per jurisdiction
+AUDIT_RATE = 0.1  # the audit flags a jurisdiction whose bound is above this rate
 
 # %%
 from pathlib import Path
@@ -143,3 +146,53 @@ print(
     f"{len(verdicts)} rows in the log; caution stands on {answered['caution_stands'].sum()} of {answered.height} pairings"
 )
 print(wb.verify_chain(workspace).line())
+
+# %% [markdown]
+# ## The confident audit
+#
+# The queue holds only what the diff doubts; every other pairing is taken as right and never
+# shown. To say how often such a *confident* pairing is wrong, draw a seeded sample of them per
+# jurisdiction (recorded in the verdict log with the seed and the population's digest; re-running
+# this cell on the same versions returns the same sample), answer its items in the widget, then
+# audit: per jurisdiction, an exact one-sided upper bound on the share that are wrong (cannot tell
+# counts as wrong). The audit refuses, in one line, until every item is answered; see
+# [docs/review.md](../docs/review.md#the-confident-audit). From a shell: `workbench review sample
+# --confident` and `workbench review audit`.
+
+# %%
+sample = wb.sample_confident(
+    workspace,
+    n=AUDIT_N,
+    seed=AUDIT_SEED,
+    by=("jurisdiction",),
+    profiles=workspace.profile_registry(),
+    reuse=True,
+)
+print(
+    f"{len(sample.items)} confident pairings drawn with seed {sample.seed} from "
+    f"{sample.population_size}; population digest {sample.population_digest}"
+)
+for stratum in sample.strata:
+    print(f"  {stratum.name}: {stratum.drawn} of {stratum.size}")
+
+# %% tags=["nbval-ignore-output"]
+sampled = wb.sample_pairings(
+    sample, wb.confident_pairings(workspace, profiles=workspace.profile_registry())
+)
+wb.ReviewWidget(workspace, sampled, sample_id=sample.sample_id)
+
+# %% [markdown]
+# Re-run this cell after answering. The sample's id names a draw, so it differs from run to run.
+
+# %% tags=["nbval-ignore-output"]
+from workbench.changes.audit import audit_markdown
+from workbench.errors import AuditError
+
+try:
+    print(
+        audit_markdown(
+            wb.audit_confident(workspace, rate=AUDIT_RATE, profiles=workspace.profile_registry())
+        )
+    )
+except AuditError as refused:
+    print(refused)

@@ -242,10 +242,11 @@ def test_answering_in_the_browser_appends_a_verdict_with_a_valid_chain(
                 drawn_as_committed = _charts_drawn(page, lab.charts)
                 page.locator(".lm-MenuBar-item", has_text="Run").first.click()
                 page.locator(".lm-Menu-item", has_text="Run All Cells").first.click()
-                confirm = page.get_by_role("button", name="Confirmed", exact=True)
+                # The first widget is the review queue's (the audit's sampled items come later).
+                confirm = page.get_by_role("button", name="Confirmed", exact=True).first
                 confirm.wait_for()
-                page.get_by_placeholder("your name").fill(REVIEWER)
-                page.get_by_placeholder("why (optional)").fill(REASON)
+                page.get_by_placeholder("your name").first.fill(REVIEWER)
+                page.get_by_placeholder("why (optional)").first.fill(REASON)
                 confirm.click()
                 page.get_by_text(f"recorded row 1: Confirmed by {REVIEWER}").wait_for()
                 drawn_after_the_run = _charts_drawn(page, lab.charts)

@@ -40,6 +40,10 @@ _HOME = {
     "review_frame": "workbench.changes.queue",
     "review_items": "workbench.changes.queue",
     "verify_chain": "workbench.changes.log",
+    "confident_pairings": "workbench.changes.sample",
+    "audit_confident": "workbench.changes.audit",
+    "sample_confident": "workbench.changes.audit",
+    "sample_pairings": "workbench.changes.audit",
     "ReviewWidget": "workbench.changes.widgets",  # needs ipywidgets
     # measurements
     "measure_corpus": "workbench.measure",

@@ -1,5 +1,5 @@
 """Where things are by default: the project's corpus, the workspace, the run ledger and the mirror
-download address.
+download address; and the confident audit's sample size and confidence.
 
 Kept apart from the stages that use them so the command line can show them in its help without
 loading those stages. A relative path is read from the working folder, the repository root.
@@ -35,3 +35,7 @@ MIRROR_URL = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
 # seconds, longer than the in-process map of fewer families (one release's increment of the whole
 # D.C. Code). The bytes written are the same either way (C13); 0 always starts it.
 MIN_CLUSTER_FAMILIES = 500
+
+# The confident audit (changes/audit.py): pairings drawn per stratum, and the bound's confidence.
+DEFAULT_AUDIT_N = 60
+DEFAULT_AUDIT_CONFIDENCE = 0.95

@@ -78,6 +78,10 @@ class VerdictError(WorkbenchError, ValueError):
     """A reviewer's answer does not fit the verdict log (unknown answer, not doubtful, no reversal)."""
 
 
+class AuditError(WorkbenchError, ValueError):
+    """A confident audit refused: a bad sample request, or a bound the answers cannot support."""
+
+
 class ChangeNotFound(WorkbenchError, KeyError):
     """No change with that id in the diffs of the held versions."""
 

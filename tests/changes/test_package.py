@@ -12,7 +12,7 @@ import sys
 
 import workbench
 
-HEAVY = ("numpy", "polars", "altair", "pypdfium2", "rapidfuzz", "dask", "ipywidgets")
+HEAVY = ("numpy", "polars", "altair", "pypdfium2", "rapidfuzz", "dask", "ipywidgets", "scipy")
 
 
 def check_stage_package(name: str) -> None:

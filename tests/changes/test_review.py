@@ -24,10 +24,10 @@ from workbench.changes.diff import diff_versions, pairing_is_uncertain
 from workbench.changes.log import (
     append_group_verdict,
     append_verdict,
-    orphaned_verdicts,
     read_verdicts,
     verify_chain,
 )
+from workbench.changes.orphans import orphaned_verdicts
 from workbench.changes.queue import (
     Pairing,
     ReviewItem,
@@ -398,7 +398,7 @@ def _rehash_row_2(conn: sqlite3.Connection) -> None:
         ),
         pytest.param(_rehash_row_2, "broken_link", 3, id="row-edited-and-rehashed"),
         pytest.param(
-            "UPDATE verdicts SET scheme = 3 WHERE seq = 3", "unknown_scheme", 3, id="unknown-scheme"
+            "UPDATE verdicts SET scheme = 9 WHERE seq = 3", "unknown_scheme", 3, id="unknown-scheme"
         ),
         pytest.param("DELETE FROM verdicts WHERE seq = 2", "gap", 2, id="middle-row-deleted"),
         pytest.param("DELETE FROM verdicts WHERE seq = 4", "gap", 4, id="last-row-deleted"),

@@ -8,8 +8,11 @@ made each change (handed in as data, never computed here), and `redline_page` la
 a side-by-side page; `pairs` chooses which held versions are compared and through which
 numbering profile, and makes what `workbench diff` shows; `verdict` is a row of the verdict log, `caution` the one predicate that
 reads the log (`pairing_caution_stands`), `queue` the doubtful pairings and restructure groups a
-reviewer answers, `log` the hash-chained, append-only verdict log and its orphaned verdicts;
-`widgets` is the JupyterLab review widget. Each module imports only modules named before it
+reviewer answers, `sample` the seeded sample of the confident pairings nobody was asked about,
+`log` the hash-chained, append-only verdict log (its samples too), `orphans` the rows whose
+pairing the diffs no longer produce,
+`audit` the stated bound on the confident pairings' error rate; `widgets` is the JupyterLab
+review widget. Each module imports only modules named before it
 here, and the stages below this one (records and helpers, corpus, text, workspace); nothing here
 imports citations, search, notes or a later stage.
 
@@ -54,11 +57,24 @@ _HOME = {
     "item_caution_stands": "workbench.changes.queue",
     "review_frame": "workbench.changes.queue",
     "review_items": "workbench.changes.queue",
+    "Sample": "workbench.changes.sample",
+    "confident_pairings": "workbench.changes.sample",
+    "draw_sample": "workbench.changes.sample",
     "append_group_verdict": "workbench.changes.log",
     "append_verdict": "workbench.changes.log",
-    "orphaned_verdicts": "workbench.changes.log",
+    "orphaned_verdicts": "workbench.changes.orphans",
+    "read_samples": "workbench.changes.log",
     "read_verdicts": "workbench.changes.log",
+    "record_sample": "workbench.changes.log",
     "verify_chain": "workbench.changes.log",
+    # the confident audit
+    "answers_needed": "workbench.changes.audit",
+    "audit_confident": "workbench.changes.audit",
+    "audit_markdown": "workbench.changes.audit",
+    "audit_sample": "workbench.changes.audit",
+    "sample_confident": "workbench.changes.audit",
+    "sample_pairings": "workbench.changes.audit",
+    "upper_bound": "workbench.changes.audit",
     "ReviewWidget": "workbench.changes.widgets",  # needs ipywidgets
 }
 

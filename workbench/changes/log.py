@@ -11,16 +11,17 @@ canonical JSON of the row's fields under a numbered scheme (`Verdict.payload`). 
 abort UPDATE and DELETE; `verify_chain` re-derives every link and digest and reports the first
 gap, broken link, altered row or unknown scheme, so an edit made by dropping the triggers is still
 caught, with the row's sequence number. A log written under scheme 1 alone still verifies; the
-`group_id` column is added to it (empty) the first time this code opens it.
+`group_id` and `sample_id` columns are added to it (empty) the first time this code opens it.
+
+**Samples (C21).** A seeded sample of confident pairings (`sample.Sample`) is one row of the
+`samples` table, append-only too, named by the hash of its record; an answer to one of its items
+is a scheme 3 row carrying the sample's id. `verify_chain` checks every sample against its id
+and the log head it names, and every such row against a stored sample.
 
 One standing verdict per pairing (`caution.standing_verdict`). Answering a pairing that already
 has one is refused unless the new row names that row in `undoes` (a reversal is a new row naming
 the row it undoes; nothing is edited). One answer to a restructure group (`queue.ReviewItem`)
 writes one row per pairing, each naming the group, in one transaction.
-
-**Orphaned verdicts.** A row whose pairing the current diff no longer produces (the diff improved,
-or a version was added between the two it compared) is kept and reported by `orphaned_verdicts`,
-never dropped and never re-attached to another change.
 
 Two kernels may answer at once: each append runs in one `BEGIN IMMEDIATE` transaction (it reads the
 chain head and writes the next row under the write lock, so no two rows share a sequence number or
@@ -38,21 +39,21 @@ from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar, cast
 
 from workbench.changes.caution import standing_verdict
-from workbench.changes.diff import diff_versions, pairing_is_uncertain
-from workbench.changes.pairs import family_readers
+from workbench.changes.diff import pairing_is_uncertain
 from workbench.changes.queue import ReviewItem
+from workbench.changes.sample import Sample, sample_id_of
 from workbench.changes.verdict import (
     ANSWERS,
     GENESIS,
     KNOWN_SCHEMES,
+    SAMPLED_SCHEME,
     SCHEME,
     Answer,
     Verdict,
     row_digest,
 )
 from workbench.errors import VerdictError
-from workbench.models import Change, Span, consecutive_pairs
-from workbench.text.profiles import Profile
+from workbench.models import Change, Span, canonical_json, strict_json
 from workbench.workspace import Workspace
 
 MAX_ACTOR_CHARS = 200
@@ -80,18 +81,28 @@ _SCHEMA = (
         undoes INTEGER,
         prev_hash TEXT NOT NULL,
         digest TEXT NOT NULL,
-        group_id TEXT
+        group_id TEXT,
+        sample_id TEXT
     )""",
     "CREATE INDEX IF NOT EXISTS verdicts_by_change ON verdicts (change_id, seq)",
     """CREATE TRIGGER IF NOT EXISTS verdicts_append_only_update BEFORE UPDATE ON verdicts
     BEGIN SELECT RAISE(ABORT, 'append-only table verdicts: UPDATE refused'); END""",
     """CREATE TRIGGER IF NOT EXISTS verdicts_append_only_delete BEFORE DELETE ON verdicts
     BEGIN SELECT RAISE(ABORT, 'append-only table verdicts: DELETE refused'); END""",
+    """CREATE TABLE IF NOT EXISTS samples (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        sample_id TEXT NOT NULL UNIQUE,
+        record TEXT NOT NULL
+    )""",
+    """CREATE TRIGGER IF NOT EXISTS samples_append_only_update BEFORE UPDATE ON samples
+    BEGIN SELECT RAISE(ABORT, 'append-only table samples: UPDATE refused'); END""",
+    """CREATE TRIGGER IF NOT EXISTS samples_append_only_delete BEFORE DELETE ON samples
+    BEGIN SELECT RAISE(ABORT, 'append-only table samples: DELETE refused'); END""",
 )
 _COLUMNS = (
     "seq, scheme, change_id, before_id, before_start, before_end, after_id, after_start, "
     "after_end, answer, reason, actor, answered_at, similarity, alignment_confidence, capped, "
-    "undoes, prev_hash, digest, group_id"
+    "undoes, prev_hash, digest, group_id, sample_id"
 )
 
 
@@ -104,6 +115,8 @@ class ChainReport:
     problem: Literal["gap", "broken_link", "altered", "unknown_scheme"] | None
     seq: int | None  # the sequence number of the faulty row (for a gap: the first missing one)
     detail: str
+    samples: int = 0  # samples read (checked, when the chain is valid)
+    sample_id: str | None = None  # the faulty sample, when the fault is a sample's
 
     @property
     def valid(self) -> bool:
@@ -111,21 +124,26 @@ class ChainReport:
 
     def line(self) -> str:
         if self.problem is None:
-            return f"chain valid: {self.rows} rows, head {self.head}"
+            samples = f", {self.samples} samples" if self.samples else ""
+            return f"chain valid: {self.rows} rows{samples}, head {self.head}"
+        if self.sample_id is not None:
+            return f"chain broken at sample {self.sample_id}: {self.problem}: {self.detail}"
         return f"chain broken at row {self.seq}: {self.problem}: {self.detail}"
 
 
 def _ensure_schema(conn: sqlite3.Connection) -> None:
-    """Create the table and triggers, and add `group_id` to a log made before it existed.
+    """Create the tables and triggers, and add `group_id` and `sample_id` to a log made before
+    they existed.
 
     ADD COLUMN rewrites no row (the UPDATE trigger does not fire) and gives every old row NULL,
-    which is what scheme 1 requires.
+    which is what schemes 1 and 2 require.
     """
     for statement in _SCHEMA:
         conn.execute(statement)
     columns = {row[1] for row in conn.execute("PRAGMA table_info(verdicts)")}
-    if "group_id" not in columns:
-        conn.execute("ALTER TABLE verdicts ADD COLUMN group_id TEXT")
+    for column in ("group_id", "sample_id"):
+        if column not in columns:
+            conn.execute(f"ALTER TABLE verdicts ADD COLUMN {column} TEXT")
 
 
 T = TypeVar("T")
@@ -172,6 +190,7 @@ def _verdict(row: sqlite3.Row) -> Verdict:
         prev_hash=row["prev_hash"],
         digest=row["digest"],
         group_id=row["group_id"],
+        sample_id=row["sample_id"],
     )
 
 
@@ -184,6 +203,7 @@ def _row(v: Verdict) -> tuple[Any, ...]:
         *(v.answer, v.reason, v.actor, v.answered_at),
         *(v.similarity, v.alignment_confidence, int(v.capped), v.undoes, v.prev_hash, v.digest),
         v.group_id,
+        v.sample_id,
     )
 
 
@@ -214,17 +234,28 @@ def append_verdict(
     reason: str | None = None,
     undoes: int | None = None,
     at: datetime | None = None,
+    sample_id: str | None = None,
 ) -> Verdict:
     """Append one answer to the log and return the row as written.
 
     Refused with VerdictError: an answer other than confirmed / disputed / uncertain; a change
-    `pairing_is_uncertain` does not flag (only doubtful pairings are reviewed); an empty or
+    `pairing_is_uncertain` does not flag (only doubtful pairings are reviewed), unless
+    `sample_id` names a recorded sample that holds exactly this pairing (C21: the row is then
+    written under scheme 3, carrying the sample's id); a `sample_id` the log does not hold, or
+    whose sample does not hold the pairing; an empty or
     multi-line actor; a reason over MAX_REASON_CHARS; answering a pairing that has a standing
     verdict without naming that row in `undoes`; an `undoes` that is not the pairing's standing
     verdict. A blank reason is stored as None. `at` defaults to now (UTC, microseconds).
     """
     (verdict,) = _append(
-        workspace, (change,), answer, actor=actor, reason=reason, undoes=undoes, at=at
+        workspace,
+        (change,),
+        answer,
+        actor=actor,
+        reason=reason,
+        undoes=undoes,
+        at=at,
+        sample_id=sample_id,
     )
     return verdict
 
@@ -275,6 +306,7 @@ def _append(
     undoes: int | None,
     at: datetime | None,
     group_id: str | None = None,
+    sample_id: str | None = None,
 ) -> tuple[Verdict, ...]:
     """Write one row per change in one transaction; the checks of `append_verdict` for each."""
     if answer not in ANSWERS:
@@ -285,7 +317,7 @@ def _append(
                 f"{change.change_id}: a front-matter edit; front-matter edits are listed apart "
                 "and never reviewed"
             )
-        if not pairing_is_uncertain(change):
+        if sample_id is None and not pairing_is_uncertain(change):
             raise VerdictError(
                 f"{change.change_id}: not a doubtful pairing ({change.kind}, confidence "
                 f"{change.alignment_confidence}); only pairings pairing_is_uncertain flags are "
@@ -299,6 +331,8 @@ def _append(
     def write() -> tuple[Verdict, ...]:
         with workspace.transaction() as conn:
             _ensure_schema(conn)
+            if sample_id is not None:
+                _check_sampled(conn, sample_id, changes)
             standing: list[Verdict | None] = []
             for change in changes:
                 held = [
@@ -341,7 +375,7 @@ def _append(
                 assert similarity is not None and confidence is not None
                 draft = Verdict(
                     seq=seq,
-                    scheme=SCHEME,
+                    scheme=SCHEME if sample_id is None else SAMPLED_SCHEME,
                     change_id=change.change_id,
                     before=before,
                     after=after,
@@ -356,10 +390,11 @@ def _append(
                     prev_hash=prev_hash,
                     digest="",
                     group_id=group_id,
+                    sample_id=sample_id,
                 )
                 verdict = dataclasses.replace(draft, digest=row_digest(draft.payload()))
                 conn.execute(
-                    f"INSERT INTO verdicts ({_COLUMNS}) VALUES ({', '.join('?' * 20)})",
+                    f"INSERT INTO verdicts ({_COLUMNS}) VALUES ({', '.join('?' * 21)})",
                     _row(verdict),
                 )
                 written.append(verdict)
@@ -384,27 +419,90 @@ def read_verdicts(workspace: Workspace, change_id: str | None = None) -> tuple[V
     return _with_retries(read)
 
 
+def _check_sampled(conn: sqlite3.Connection, sample_id: str, changes: Sequence[Change]) -> None:
+    """Refuse an answer given to a sample unless the log holds the sample and it holds exactly
+    each pairing (`Sample.item_for`)."""
+    row = conn.execute("SELECT record FROM samples WHERE sample_id = ?", (sample_id,)).fetchone()
+    if row is None:
+        raise VerdictError(f"{sample_id}: no sample with this id in the verdict log")
+    sample = Sample.from_record(_sample_record(row["record"], sample_id))
+    for change in changes:
+        if sample.item_for(change) is None:
+            raise VerdictError(f"{change.change_id}: not an item of sample {sample_id}")
+
+
+def _sample_record(text: str, sample_id: str) -> dict[str, Any]:
+    record = strict_json(text, lambda why: VerdictError(f"sample {sample_id}: not JSON: {why}"))
+    if not isinstance(record, dict):
+        raise VerdictError(f"sample {sample_id}: not JSON: not an object")
+    return record
+
+
+def record_sample(workspace: Workspace, draw: Callable[[str], Sample]) -> Sample:
+    """Record a sample in the log and return it. `draw(head)` makes the sample from the log's
+    head digest (GENESIS for an empty log), read in the same transaction as the sample is
+    written, so the sample names the log it was drawn beside."""
+
+    def write() -> Sample:
+        with workspace.transaction() as conn:
+            _ensure_schema(conn)
+            last = conn.execute("SELECT digest FROM verdicts ORDER BY seq DESC LIMIT 1").fetchone()
+            sample = draw(last["digest"] if last else GENESIS)
+            conn.execute(
+                "INSERT INTO samples (sample_id, record) VALUES (?, ?)",
+                (sample.sample_id, canonical_json(sample.record())),
+            )
+            return sample
+
+    return _with_retries(write)
+
+
+def read_samples(workspace: Workspace) -> tuple[Sample, ...]:
+    """Every recorded sample, in the order drawn (VerdictError for a record that is not JSON)."""
+
+    def read() -> list[sqlite3.Row]:
+        with workspace.transaction() as conn:
+            _ensure_schema(conn)
+            return conn.execute("SELECT sample_id, record FROM samples ORDER BY seq").fetchall()
+
+    return tuple(
+        Sample.from_record(_sample_record(r["record"], r["sample_id"])) for r in _with_retries(read)
+    )
+
+
+def sample_holding(workspace: Workspace, change: Change) -> str | None:
+    """The id of the latest recorded sample holding exactly `change` (`Sample.item_for`), or
+    None: what `review answer` answers a confident pairing under."""
+    held = [s for s in read_samples(workspace) if s.item_for(change) is not None]
+    return held[-1].sample_id if held else None
+
+
 def verify_chain(workspace: Workspace) -> ChainReport:
     """Re-derive the whole chain and report the first fault, in sequence order.
 
     Per row, in this order: its `seq` must be the previous one plus one, starting at 1 (else
     `gap`, naming the first missing number); its scheme must be known (`unknown_scheme`); its
     `prev_hash` must equal the previous row's stored digest, GENESIS for row 1 (`broken_link`);
-    its stored digest must equal the digest recomputed from its fields (`altered`). After the last
-    row, SQLite's own high-water mark for the table (`sqlite_sequence`) must not exceed it, else
-    rows were cut off the end (`gap`).
+    its stored digest must equal the digest recomputed from its fields (`altered`); a row under
+    scheme 1 or 2 must hold no `sample_id`, and a scheme 3 row must name a recorded sample
+    (`altered`). After the last row, SQLite's own high-water mark for the table
+    (`sqlite_sequence`) must not exceed it, else rows were cut off the end (`gap`). Then each
+    sample, in the order drawn: its record must hash to its id (`altered`) and the log head it
+    names must be GENESIS or a row's digest (`broken_link`).
     """
 
-    def read() -> tuple[list[sqlite3.Row], int]:
+    def read() -> tuple[list[sqlite3.Row], int, list[sqlite3.Row]]:
         with workspace.transaction() as conn:
             _ensure_schema(conn)
             rows = conn.execute(f"SELECT {_COLUMNS} FROM verdicts ORDER BY seq").fetchall()
             mark = conn.execute(
                 "SELECT seq FROM sqlite_sequence WHERE name = 'verdicts'"
             ).fetchone()
-        return rows, int(mark["seq"]) if mark else 0
+            samples = conn.execute("SELECT sample_id, record FROM samples ORDER BY seq").fetchall()
+        return rows, int(mark["seq"]) if mark else 0, samples
 
-    rows, high_water = _with_retries(read)
+    rows, high_water, samples = _with_retries(read)
+    sample_ids = {s["sample_id"] for s in samples}
     head, expected = GENESIS, 1
 
     def fault(problem: Any, seq: int, detail: str, checked: int) -> ChainReport:
@@ -441,6 +539,21 @@ def verify_chain(workspace: Workspace) -> ChainReport:
                 f"group_id {verdict.group_id!r} on a scheme 1 row, which cannot carry one",
                 index,
             )
+        if verdict.scheme != SAMPLED_SCHEME and verdict.sample_id is not None:
+            return fault(
+                "altered",
+                verdict.seq,
+                f"sample_id {verdict.sample_id!r} on a scheme {verdict.scheme} row, which cannot "
+                "carry one",
+                index,
+            )
+        if verdict.scheme == SAMPLED_SCHEME and verdict.sample_id not in sample_ids:
+            return fault(
+                "altered",
+                verdict.seq,
+                f"names sample {verdict.sample_id!r}, which the log does not hold",
+                index,
+            )
         recomputed = row_digest(verdict.payload())
         if recomputed != verdict.digest:
             return fault(
@@ -457,78 +570,31 @@ def verify_chain(workspace: Workspace) -> ChainReport:
             f"the log ends at row {expected - 1} but rows up to {high_water} were written",
             len(rows),
         )
-    return ChainReport(rows=len(rows), head=head, problem=None, seq=None, detail="")
-
-
-# ---------------------------------------------------------------------------------------------
-# Orphaned verdicts
-
-OrphanReason = Literal["pair_not_consecutive", "change_gone", "pairing_changed"]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Orphan:
-    """A row of the log whose pairing the current diffs do not produce, and why.
-
-    `pair_not_consecutive`: its two versions are not consecutive held versions of one family (a
-    version was added between them); `change_gone`: the diff of its pair has no change with its
-    id; `pairing_changed`: the id now names other passages.
-    """
-
-    verdict: Verdict
-    reason: OrphanReason
-    detail: str
-
-
-def orphaned_verdicts(
-    workspace: Workspace,
-    verdicts: Sequence[Verdict] | None = None,
-    *,
-    profiles: Sequence[Profile] | None = None,
-) -> tuple[Orphan, ...]:
-    """The rows of the log (or of `verdicts`) that no current change is quoted by, in seq order.
-
-    A row stands on its pairing when the diff of its two versions, recomputed as `review_items`
-    does (the same profiles), holds a change with its id and the same two passages
-    (`Verdict.quotes`). Otherwise it is an orphan: kept in the log, reported here, never
-    re-attached to another change. Each version pair is diffed once.
-    """
-    rows = read_verdicts(workspace) if verdicts is None else tuple(verdicts)
-    held = workspace.versions()
-    readers = family_readers(held, profiles)
-    pairs = {(a.version_id, b.version_id): (a, b) for a, b in consecutive_pairs(held)}
-    diffs: dict[tuple[str, str], dict[str, Change]] = {}
-    out = []
-    for verdict in sorted(rows, key=lambda v: v.seq):
-        key = (verdict.before.version_id, verdict.after.version_id)
-        if key not in pairs:
-            out.append(
-                Orphan(
-                    verdict=verdict,
-                    reason="pair_not_consecutive",
-                    detail=f"{key[0]} -> {key[1]} are not consecutive held versions of one family",
+    digests = {GENESIS} | {raw["digest"] for raw in rows}
+    for stored in samples:
+        stored_id = stored["sample_id"]
+        try:
+            record = _sample_record(stored["record"], stored_id)
+        except VerdictError as exc:
+            problem: Any = ("altered", str(exc))
+        else:
+            problem = None
+            if sample_id_of(record) != stored_id:
+                problem = ("altered", f"its record hashes to {sample_id_of(record)}")
+            elif record.get("log_head") not in digests:
+                problem = (
+                    "broken_link",
+                    f"log_head {record.get('log_head')} is the digest of no row of the log",
                 )
+        if problem is not None:
+            return ChainReport(
+                rows=len(rows),
+                head=head,
+                problem=problem[0],
+                seq=None,
+                detail=problem[1],
+                sample_id=stored_id,
             )
-            continue
-        if key not in diffs:
-            before, after = pairs[key]
-            reader = readers[(before.jurisdiction, before.family)]
-            diffs[key] = {c.change_id: c for c in diff_versions(before, after, reader)}
-        change = diffs[key].get(verdict.change_id)
-        if change is None:
-            out.append(
-                Orphan(
-                    verdict=verdict,
-                    reason="change_gone",
-                    detail=f"the diff {key[0]} -> {key[1]} has no change {verdict.change_id}",
-                )
-            )
-        elif not verdict.quotes(change):
-            out.append(
-                Orphan(
-                    verdict=verdict,
-                    reason="pairing_changed",
-                    detail=f"{verdict.change_id} now pairs other passages ({change.kind})",
-                )
-            )
-    return tuple(out)
+    return ChainReport(
+        rows=len(rows), head=head, problem=None, seq=None, detail="", samples=len(samples)
+    )

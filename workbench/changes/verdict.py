@@ -6,7 +6,9 @@ stood (similarity, confidence, cap); those numbers are never written anywhere el
 overwritten. Its canonical record (`Verdict.payload`) depends on its scheme: scheme 2 (every row
 written now) covers every column but `digest`, `group_id` included; scheme 1 (rows written before
 restructure groups existed) covers every column but `digest` and `group_id`, and such a row must
-hold no `group_id`. The row's digest is `row_digest` of that record.
+hold no `group_id`; scheme 3 (an answer to a sampled confident pairing, C21) covers `sample_id`
+too, and a row under scheme 1 or 2 must hold none. The row's digest is `row_digest` of that
+record.
 
 The guarantee: a row's digest and its JSON shape are derived from its fields by one function
 each, so the log (`log.py`) that writes and re-derives digests and the command line that prints
@@ -23,7 +25,8 @@ from workbench.models import Change, Span, content_id
 Answer = Literal["confirmed", "disputed", "uncertain"]
 ANSWERS: tuple[Answer, ...] = get_args(Answer)
 SCHEME = 2  # the scheme every new row is written under (its digest covers group_id)
-KNOWN_SCHEMES = frozenset({1, SCHEME})
+SAMPLED_SCHEME = 3  # the scheme of an answer to a sampled item (its digest covers sample_id too)
+KNOWN_SCHEMES = frozenset({1, SCHEME, SAMPLED_SCHEME})
 GENESIS = "0" * 64  # the `prev_hash` of row 1
 
 
@@ -47,6 +50,7 @@ class Verdict:
     prev_hash: str
     digest: str
     group_id: str | None = None  # the restructure group the answer was given to, or None
+    sample_id: str | None = None  # the confident sample the answered item belongs to, or None
 
     def quotes(self, change: Change) -> bool:
         """True when this row judged exactly `change`: same change id and the same two passages."""
@@ -58,7 +62,8 @@ class Verdict:
 
     def payload(self) -> dict[str, Any]:
         """The row's canonical record under its scheme: every column but the digest itself, and
-        for scheme 1 also without `group_id` (that scheme predates it)."""
+        for scheme 1 also without `group_id` (that scheme predates it); `sample_id` only under
+        scheme 3."""
         payload = {
             "seq": self.seq,
             "scheme": self.scheme,
@@ -77,6 +82,8 @@ class Verdict:
         }
         if self.scheme != 1:
             payload["group_id"] = self.group_id
+        if self.scheme == SAMPLED_SCHEME:
+            payload["sample_id"] = self.sample_id
         return payload
 
     def as_json(self) -> dict[str, Any]:

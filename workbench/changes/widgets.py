@@ -166,7 +166,9 @@ class ReviewWidget:
     `entries` are `queue.review_items(...)` (restructure groups counted once) or plain
     `queue.doubtful_pairings(...)` (each its own item). `attributions`, by change id, say what
     made each change (the amendments verb's records, handed in as data: the widget shows their
-    `line` under the pairing's scores and computes none). Attributes a test (or a script) can drive:
+    `line` under the pairing's scores and computes none). With `sample_id`, the entries are the
+    items of that confident sample (`audit.sample_pairings`, C21) and every answer carries the
+    sample's id. Attributes a test (or a script) can drive:
     `actor` and `reason` (text boxes), `buttons` (one per answer, `.click()` appends),
     `previous_button` / `next_button`, `status` (the last message), and `caution_stands` (the
     predicate on the current item, read from the log).
@@ -179,8 +181,10 @@ class ReviewWidget:
         *,
         actor: str = "",
         attributions: Attributions | None = None,
+        sample_id: str | None = None,
     ) -> None:
         self.workspace = workspace
+        self.sample_id = sample_id
         self.items = tuple(_as_item(entry) for entry in entries)
         self.attributions: Attributions = attributions or {}
         self.position = 0
@@ -335,10 +339,15 @@ class ReviewWidget:
             what = (
                 f"{html.escape(changes[0].kind)} <code>{html.escape(changes[0].change_id)}</code>"
             )
+        # A sampled confident pairing has no caution to lift: the header says whose sample it is.
+        where = (
+            f"confident, of sample <code>{html.escape(self.sample_id)}</code>"
+            if self.sample_id is not None
+            else f"{state} · caution stands on {open_count} of {len(self.items)}"
+        )
         self.header.value = (
             f"&nbsp;item {self.position + 1} of {len(self.items)} · {what} · "
-            f"{html.escape(first.jurisdiction)}/{html.escape(first.family)} · {state} · "
-            f"caution stands on {open_count} of {len(self.items)}"
+            f"{html.escape(first.jurisdiction)}/{html.escape(first.family)} · {where}"
         )
         befores, afters, scores = [], [], []
         for change in changes:
@@ -393,6 +402,7 @@ class ReviewWidget:
                         actor=self.actor.value,
                         reason=self.reason.value,
                         undoes=undoes,
+                        sample_id=self.sample_id,
                     ),
                 )
             else:

@@ -19,6 +19,7 @@ from workbench.cli.common import (
     profiles_option,
     progress,
 )
+from workbench.defaults import DEFAULT_AUDIT_CONFIDENCE, DEFAULT_AUDIT_N
 from workbench.models import CHANGE_KINDS
 from workbench.tables import EXPORT_FORMATS
 
@@ -232,6 +233,7 @@ def cmd_review_list(args: argparse.Namespace) -> int:
 
 def cmd_review_answer(args: argparse.Namespace) -> int:
     from workbench.changes import log, queue, stored
+    from workbench.changes.queue import in_review_queue
 
     with open_held(args) as workspace:
         registry = workspace.profile_registry()
@@ -244,7 +246,12 @@ def cmd_review_answer(args: argparse.Namespace) -> int:
         common = {"actor": args.actor, "reason": args.reason, "undoes": args.undoes}
         rows: tuple[Verdict, ...]
         if item.group_id is None:
-            rows = (log.append_verdict(workspace, item.pairings[0].change, args.answer, **common),)
+            change = item.pairings[0].change
+            # A confident pairing is answered only as an item of a sample drawn for the audit.
+            sampled = None if in_review_queue(change) else log.sample_holding(workspace, change)
+            rows = (
+                log.append_verdict(workspace, change, args.answer, **common, sample_id=sampled),
+            )
         else:
             rows = log.append_group_verdict(workspace, item, args.answer, **common)
         caution = queue.item_caution_stands(item, log.read_verdicts(workspace))
@@ -252,8 +259,14 @@ def cmd_review_answer(args: argparse.Namespace) -> int:
         out(
             f"row {verdict.seq}: {verdict.answer} {verdict.change_id} by {verdict.actor}"
             + (f" in group {verdict.group_id}" if verdict.group_id else "")
+            + (f" in sample {verdict.sample_id}" if verdict.sample_id else "")
             + (f" (undoes row {verdict.undoes})" if verdict.undoes is not None else "")
-            + (f"; {_caution_word(caution)}" if item.group_id is None else "")
+            # A sampled confident pairing never had caution to lift.
+            + (
+                f"; {_caution_word(caution)}"
+                if item.group_id is None and verdict.sample_id is None
+                else ""
+            )
             + f"; digest {verdict.digest}\n"
         )
     if item.group_id is not None:
@@ -263,14 +276,13 @@ def cmd_review_answer(args: argparse.Namespace) -> int:
 
 def cmd_review_log(args: argparse.Namespace) -> int:
     from workbench.changes import log
+    from workbench.changes.orphans import orphaned_verdicts
 
     with open_held(args) as workspace:
         verdicts = log.read_verdicts(workspace)
         orphans = {
             o.verdict.seq: o
-            for o in log.orphaned_verdicts(
-                workspace, verdicts, profiles=workspace.profile_registry()
-            )
+            for o in orphaned_verdicts(workspace, verdicts, profiles=workspace.profile_registry())
         }
     if args.json:
         print_json(
@@ -295,6 +307,87 @@ def cmd_review_log(args: argparse.Namespace) -> int:
             + "\n"
         )
     out(f"{len(verdicts)} rows; {len(orphans)} orphaned\n")
+    return 0
+
+
+def cmd_review_sample(args: argparse.Namespace) -> int:
+    from workbench.changes import audit, sample
+
+    by = sample.parse_axes(args.by) if args.by else ()
+    with open_held(args) as workspace:
+        drawn = audit.sample_confident(
+            workspace, n=args.n, seed=args.seed, by=by, profiles=workspace.profile_registry()
+        )
+    if args.json:
+        print_json({"sample_id": drawn.sample_id, **drawn.record()})
+        return 0
+    out(
+        f"sample {drawn.sample_id}: seed {drawn.seed}, {drawn.n} per stratum, population "
+        f"{drawn.population_digest} ({drawn.population_size} confident pairings)\n"
+    )
+    for stratum in drawn.strata:
+        out(f"  {stratum.name}: {stratum.drawn} of {stratum.size} drawn\n")
+        for item in drawn.items:
+            if item.stratum == stratum.name:
+                out(
+                    f"    {item.change_id} {item.kind} {item.before.version_id} -> "
+                    f"{item.after.version_id}\n"
+                )
+    out("answer each: workbench review answer ID confirmed|disputed|uncertain --actor NAME\n")
+    return 0
+
+
+def _unit_interval(text: str) -> float:
+    """`--confidence`, `--rate`: a number strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number strictly between 0 and 1")
+    return value
+
+
+def cmd_review_audit(args: argparse.Namespace) -> int:
+    from workbench.changes import audit
+
+    with open_held(args) as workspace:
+        result = audit.audit_confident(
+            workspace,
+            sample_id=args.sample,
+            confidence=args.confidence,
+            rate=args.rate,
+            stratum=args.stratum,
+            profiles=workspace.profile_registry(),
+        )
+    wrote = audit.write_audit(args.out, result) if args.out is not None else ()
+    if args.json:
+        print_json(result.as_json())
+        return 0
+    out(
+        f"sample {result.sample_id}; population {result.population_digest}; log head "
+        f"{result.log_head}\n"
+    )
+    for s in result.strata:
+        line = (
+            f"{s.name}: {s.examined} examined, {s.confirmed} confirmed, {s.disputed} disputed, "
+            f"{s.cannot_tell} cannot tell; "
+        )
+        if s.bound is None:
+            line += f"bound refused: {s.refused}"
+        else:
+            line += f"upper bound {s.bound:.4f} at {result.confidence:g}"
+        if s.flagged:
+            line += (
+                f"; OVER the rate {result.rate:g}: {s.needed} more answers, all confirming, "
+                "bring it to the rate"
+            )
+        out(line + "\n")
+    if result.overall is not None:
+        out(f"overall: upper bound {result.overall:.4f} (strata weighted, Bonferroni)\n")
+    else:
+        out(f"overall: bound refused: {result.overall_refused}\n")
+    out("".join(f"wrote {path}\n" for path in wrote))
     return 0
 
 
@@ -446,3 +539,78 @@ def add_commands(commands: Any) -> None:
     )
     path_options(review_chain, workspace=True)
     review_chain.set_defaults(func=cmd_review_verify_chain)
+    review_sample = review_commands.add_parser(
+        "sample",
+        help="draw a seeded sample of the confident pairings for the audit",
+        description="Draw a stratified simple random sample of the confident pairings (those the "
+        "review queue does not hold) and record it in the verdict log with its seed, the "
+        "population's digest and each stratum's size. Answer its items with 'review answer'; "
+        "'review audit' then states a bound on the confident-error rate.",
+    )
+    review_sample.add_argument(
+        "--confident",
+        action="store_true",
+        required=True,
+        help="sample the confident pairings (the only population sampled)",
+    )
+    review_sample.add_argument(
+        "--n",
+        type=int,
+        default=DEFAULT_AUDIT_N,
+        metavar="N",
+        help=f"pairings per stratum (default: {DEFAULT_AUDIT_N}; all of a smaller stratum)",
+    )
+    review_sample.add_argument(
+        "--seed", type=int, required=True, metavar="S", help="the seed the draw is made from"
+    )
+    review_sample.add_argument(
+        "--by",
+        default=None,
+        metavar="AXES",
+        help="strata: jurisdiction, kind or jurisdiction,kind (default: one stratum)",
+    )
+    review_sample.add_argument("--json", action="store_true", help="print the sample as JSON")
+    path_options(review_sample, workspace=True)
+    profiles_option(review_sample)
+    review_sample.set_defaults(func=cmd_review_sample)
+    review_audit = review_commands.add_parser(
+        "audit",
+        help="a bound on the confident-error rate from a sample's answers",
+        description="Per stratum and overall: examined, disputed, cannot tell, and the "
+        "one-sided exact (Clopper-Pearson) upper bound on the share of confident pairings that "
+        "are wrong (cannot tell counts as wrong). Refused in one line when the sample is "
+        "incomplete, an answer is outside it, a stratum has fewer than 10 items, the stratum is "
+        "unknown, or the population changed since the sample was drawn.",
+    )
+    review_audit.add_argument(
+        "--confidence",
+        type=_unit_interval,
+        default=DEFAULT_AUDIT_CONFIDENCE,
+        metavar="C",
+        help=f"confidence of the bound (default: {DEFAULT_AUDIT_CONFIDENCE})",
+    )
+    review_audit.add_argument(
+        "--rate",
+        type=_unit_interval,
+        default=None,
+        metavar="R",
+        help="flag each stratum whose bound is above R, with the answers that would bring it to R",
+    )
+    review_audit.add_argument(
+        "--stratum", default=None, metavar="NAME", help="only this stratum of the sample"
+    )
+    review_audit.add_argument(
+        "--sample", default=None, metavar="ID", help="this sample (default: the latest drawn)"
+    )
+    review_audit.add_argument(
+        "--out",
+        type=arguments.out_folder,
+        default=None,
+        metavar="DIR",
+        help="write the audit as JSON and Markdown into DIR, bound to the log head and the "
+        "population digest",
+    )
+    review_audit.add_argument("--json", action="store_true", help="print the audit as JSON")
+    path_options(review_audit, workspace=True)
+    profiles_option(review_audit)
+    review_audit.set_defaults(func=cmd_review_audit)

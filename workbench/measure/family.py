@@ -37,6 +37,7 @@ from workbench.changes.diff import (
     pairing_is_uncertain,
 )
 from workbench.changes.queue import ReviewItem, items_of_pair
+from workbench.changes.sample import is_confident_pairing
 from workbench.models import (
     PAIRING_KINDS,
     Change,
@@ -170,6 +171,7 @@ class CautionRow:
     low_similarity: bool  # a pairing (modified, moved, split, merged) at most half alike
     opens_review_item: bool  # the first change of a review item (a group or a lone pairing)
     machine_read: bool = False  # a pairing of two machine readings (`Change.machine_read`, C18)
+    confident: bool = False  # a pairing no reviewer is asked about (`is_confident_pairing`, C21)
 
 
 def caution_cause(change: Change) -> str | None:
@@ -371,6 +373,7 @@ def measure_family(
                         and change.similarity <= RESTRUCTURE_CONFIDENCE_CEILING,
                         opens_review_item=change.change_id in opening,
                         machine_read=change.machine_read,
+                        confident=is_confident_pairing(change),
                     )
                 )
     parse_rows = [

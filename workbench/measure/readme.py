@@ -145,7 +145,8 @@ def headline_readme(m: Measurements, made_by: str | None = None) -> bytes:
         f"each caution has one cause, in this order: {', '.join(f'`{c}`' for c in CAUTION_CAUSES)}.",
         "The review queue holds each restructure group once, the pairings of two machine readings",
         "once per version pair, and each lone doubtful pairing once; its size is given per non-equal",
-        "change.",
+        "change. Every other pairing is confident: no reviewer is asked about it, and its count is",
+        "given per jurisdiction (a bound on how often one is wrong: `workbench review audit`).",
         "",
         f"- overall: {e['caution']['overall']['non_equal_changes']} non-equal changes; review queue "
         f"items per non-equal change {e['caution']['overall']['review_queue_items_per_non_equal_change']['rate']} "
@@ -157,6 +158,7 @@ def headline_readme(m: Measurements, made_by: str | None = None) -> bytes:
             + ", ".join(f"{c} {b['cautioned_by_cause'][c]}" for c in CAUTION_CAUSES)
             + f"; pairings at most half alike {b['pairings_at_most_half_alike']['rate']}; review "
             f"queue items per non-equal change {b['review_queue_items_per_non_equal_change']['rate']}"
+            f"; confident pairings no reviewer is asked about {b['confident_pairings_unexamined']}"
             + f" [{ESCALATION_NAME}: "
             + ", ".join(
                 f"caution.jurisdictions.{j}.{field}"
@@ -166,6 +168,7 @@ def headline_readme(m: Measurements, made_by: str | None = None) -> bytes:
                     *(f"cautioned_by_cause.{c}" for c in CAUTION_CAUSES),
                     "pairings_at_most_half_alike.rate",
                     "review_queue_items_per_non_equal_change.rate",
+                    "confident_pairings_unexamined",
                 )
             )
             + "]"

@@ -115,6 +115,7 @@ def caution_counts(rows: Sequence[CautionRow]) -> dict[str, Any]:
         "opens_item": share(rows, lambda r: r.opens_review_item),
         "by_cause": dict(Counter(r.cause for r in rows if r.cause)),
         "machine_read": share(pairings, lambda r: r.machine_read),
+        "confident": sum(1 for r in rows if r.confident),
     }
 
 
@@ -259,6 +260,7 @@ def caution_block(c: Mapping[str, Any]) -> dict[str, Any]:
         "review_queue_items_per_non_equal_change": rate_json(c["opens_item"]),
         "cautioned_by_cause": {cause: causes.get(cause, 0) for cause in CAUTION_CAUSES},
         "pairings_machine_read": rate_json(c["machine_read"]),
+        "confident_pairings_unexamined": c["confident"],
     }
 
 

@@ -1,0 +1,88 @@
+"""Orphaned verdicts (DESIGN.md C8): rows of the verdict log whose pairing the current diffs no
+longer produce (the diff improved, or a version was added between the two a row compared). They
+are kept in the log and reported here, never dropped and never re-attached to another change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from workbench.changes.diff import diff_versions
+from workbench.changes.log import read_verdicts
+from workbench.changes.pairs import family_readers
+from workbench.changes.verdict import Verdict
+from workbench.models import Change, consecutive_pairs
+from workbench.text.profiles import Profile
+from workbench.workspace import Workspace
+
+OrphanReason = Literal["pair_not_consecutive", "change_gone", "pairing_changed"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Orphan:
+    """A row of the log whose pairing the current diffs do not produce, and why.
+
+    `pair_not_consecutive`: its two versions are not consecutive held versions of one family (a
+    version was added between them); `change_gone`: the diff of its pair has no change with its
+    id; `pairing_changed`: the id now names other passages.
+    """
+
+    verdict: Verdict
+    reason: OrphanReason
+    detail: str
+
+
+def orphaned_verdicts(
+    workspace: Workspace,
+    verdicts: Sequence[Verdict] | None = None,
+    *,
+    profiles: Sequence[Profile] | None = None,
+) -> tuple[Orphan, ...]:
+    """The rows of the log (or of `verdicts`) that no current change is quoted by, in seq order.
+
+    A row stands on its pairing when the diff of its two versions, recomputed as `review_items`
+    does (the same profiles), holds a change with its id and the same two passages
+    (`Verdict.quotes`). Otherwise it is an orphan: kept in the log, reported here, never
+    re-attached to another change. Each version pair is diffed once.
+    """
+    rows = read_verdicts(workspace) if verdicts is None else tuple(verdicts)
+    held = workspace.versions()
+    readers = family_readers(held, profiles)
+    pairs = {(a.version_id, b.version_id): (a, b) for a, b in consecutive_pairs(held)}
+    diffs: dict[tuple[str, str], dict[str, Change]] = {}
+    out = []
+    for verdict in sorted(rows, key=lambda v: v.seq):
+        key = (verdict.before.version_id, verdict.after.version_id)
+        if key not in pairs:
+            out.append(
+                Orphan(
+                    verdict=verdict,
+                    reason="pair_not_consecutive",
+                    detail=f"{key[0]} -> {key[1]} are not consecutive held versions of one family",
+                )
+            )
+            continue
+        if key not in diffs:
+            before, after = pairs[key]
+            reader = readers[(before.jurisdiction, before.family)]
+            diffs[key] = {c.change_id: c for c in diff_versions(before, after, reader)}
+        change = diffs[key].get(verdict.change_id)
+        if change is None:
+            out.append(
+                Orphan(
+                    verdict=verdict,
+                    reason="change_gone",
+                    detail=f"the diff {key[0]} -> {key[1]} has no change {verdict.change_id}",
+                )
+            )
+        elif not verdict.quotes(change):
+            out.append(
+                Orphan(
+                    verdict=verdict,
+                    reason="pairing_changed",
+                    detail=f"{verdict.change_id} now pairs other passages ({change.kind})",
+                )
+            )
+    return tuple(out)
