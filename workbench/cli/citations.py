@@ -13,6 +13,10 @@ from typing import Any
 from workbench.cli import arguments
 from workbench.cli.common import PROG, ocr_cache, open_held, out, path_options
 
+# The input formats of `cite.formats.FORMATS`, spelled here so the parser builds without
+# importing the verifier (tests/cli check the two agree).
+FORMAT_CHOICES = ("workbench", "w3c", "anthropic", "gemini", "openai", "auto")
+
 
 def _citation_lines(args: argparse.Namespace) -> tuple[Any, ...]:
     from workbench.cite import read_citations, read_documents
@@ -208,19 +212,24 @@ def add_commands(commands: Any) -> None:
     )
     verify_p.add_argument(
         "--format",
-        choices=("workbench", "w3c", "anthropic"),
+        choices=FORMAT_CHOICES,
         default="workbench",
         help="workbench {version_id, char_start, char_end, quoted_text, occurrence?, page?}; "
         "w3c Web Annotations (TextPositionSelector and/or TextQuoteSelector; a position alone "
-        "is resolved, not verified); anthropic char_location, page_location or "
-        "content_block_location citations (default: workbench)",
+        "is resolved, not verified); anthropic citations (char_location, page_location, "
+        "content_block_location, search_result_location, web_search_result_location), as JSON "
+        "Lines or a whole Messages response or stream; gemini, a generateContent response or "
+        "stream (groundingSupports, UTF-8 byte offsets) or an Interactions response "
+        "(url_citation); openai, a Responses API response (url_citation, file_citation); auto "
+        "tells them apart (default: workbench)",
     )
     verify_p.add_argument(
         "--documents",
         type=arguments.text,
         default=None,
-        help="for --format anthropic: JSON array, in document_index order, of version ids or "
-        "(for content_block_location) the maps 'workbench blocks VERSION_ID --json' writes",
+        help="JSON array, in document (or Gemini chunk) index order, of version ids, the maps "
+        "'workbench blocks VERSION_ID --json' writes (for block and search-result citations), "
+        "or null for a document sent and never recorded",
     )
     verify_p.add_argument(
         "--alterations",
@@ -274,7 +283,7 @@ def add_commands(commands: Any) -> None:
     source.add_argument("--notes", type=arguments.folder, metavar="DIR", help="a folder of notes")
     bundle_p.add_argument(
         "--format",
-        choices=("workbench", "w3c", "anthropic"),
+        choices=FORMAT_CHOICES,
         default="workbench",
         help="the --citations file's format, as for 'workbench verify' (default: workbench)",
     )
@@ -329,9 +338,11 @@ def add_commands(commands: Any) -> None:
         "custom-content document (one block per passage, each the version's own text at the "
         "passage's offsets) and the map from block index to those raw offsets, bound to the "
         "version's text sha256 (blocks_sha256). With --json, one object: the map's fields "
-        "(version_id, text_sha256, blocks, blocks_sha256) and the document to send; give that "
-        "object in the --documents list of 'workbench verify --format anthropic' to verify the "
-        "model's content_block_location citations. Without --json, one line per block.",
+        "(version_id, text_sha256, blocks, blocks_sha256), the document to send, and the same "
+        "blocks as a search_result block whose source is the ni: IRI of the version's text; "
+        "give that object in the --documents list of 'workbench verify --format anthropic' to "
+        "verify the model's content_block_location and search_result_location citations. "
+        "Without --json, one line per block.",
     )
     blocks_p.add_argument("version_id", metavar="VERSION_ID", help="a held version id")
     blocks_p.add_argument(
