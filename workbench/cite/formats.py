@@ -1,9 +1,12 @@
-"""Citations from other tools: three input formats, each JSON Lines (one citation per line; blank
-lines are skipped), every line read as a `lines.CitationLine`.
+"""Citations from other tools, every one read as a `lines.CitationLine`: three JSON Lines formats
+(one citation per line; blank lines are skipped), and whole provider responses (`anthropic`,
+`gemini`, `openai`: a JSON response or its streamed events, `cite.responses`); `auto` tells them
+apart (`detect_format`).
 
 * `workbench`: `{"version_id", "char_start", "char_end", "quoted_text", "occurrence"?, "page"?,
-  "alterations"?, "section"?}`; `page` (1-based, as a reader counts a PDF's pages) claims the span
-  lies on that page; `alterations` (a boolean, default false) reads the quote's marked omissions
+  "alterations"?, "section"?}`, or an absence or count claim (`{"absent", "scope", "control"}`,
+  `{"count", "of", "scope"}`, `cite.claims`); `page` (1-based, as a reader counts a PDF's
+  pages) claims the span lies on that page; `alterations` (a boolean, default false) reads the quote's marked omissions
   and bracketed insertions (`cite.alterations`); `section` (a label such as `(b)(2)` or `R2.1`)
   claims the span lies in that section (`cite.pincites`);
 * `w3c`: a Web Annotation, every text selector form (`cite.w3c`);
@@ -40,6 +43,7 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from workbench.cite.blocks import BlockMap, block_map_from_json
+from workbench.cite.claims import claim_from_json
 from workbench.cite.gemini import is_gemini, read_gemini
 from workbench.cite.lines import (
     CitationLine,
@@ -383,6 +387,12 @@ def _parse(number: int, raw: bytes, fmt: Format, documents: Sequence[Document]) 
         raise LineError(f"not JSON ({exc.msg} at column {exc.colno})") from exc
     if not isinstance(record, dict):
         raise LineError(f"expected a JSON object, got {kind_of(record)}")
+    if fmt == "workbench" and ("absent" in record or "count" in record):
+        try:
+            claim = claim_from_json(record)
+        except CitationError as exc:
+            raise LineError(str(exc)) from exc
+        return CitationLine(line=number, citation=None, error=None, claim=claim)
     if fmt == "workbench":
         page = count_field(record, "page", "a page number", 1) if "page" in record else None
         return CitationLine(

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from workbench.cite.claims import Claim
 from workbench.cite.verify import Citation
 
 LINE_REASONS: dict[str, str] = {
@@ -80,7 +81,8 @@ class CitationLine:
     """One input line: what it claims (module docstring), or the error that stopped it being read.
 
     `pages` are the pages the line names, if any (with a `citation`, they are checked after the
-    rule; with an `unplaced` quote, the quote is placed inside them).
+    rule; with an `unplaced` quote, the quote is placed inside them). `claim` is an absence or
+    count claim (`cite.claims`), decided apart from citations.
     """
 
     line: int
@@ -89,6 +91,7 @@ class CitationLine:
     pages: PageRange | None = None
     unplaced: UnplacedQuote | None = None
     refusal: LineRefusal | None = None
+    claim: Claim | None = None
 
 
 def kind_of(value: Any) -> str:

@@ -225,7 +225,7 @@ def verify_lines(
         if line.refusal is not None:
             out.append(_refusal(line.refusal))
             continue
-        if line.citation is None and line.unplaced is None:
+        if line.citation is None and line.unplaced is None:  # an error, or a claim (cite.claims)
             out.append(None)
             continue
         verification, where = next(decided), next(places)

@@ -47,7 +47,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
         results = verify_lines(workspace, lines)
         spanned = verdict_pages(workspace, results)
         held = workspace.version_ids()
+        claims = {
+            line.line: _decided(workspace, line.claim) for line in lines if line.claim is not None
+        }
     for line, result, pages in zip(lines, results, spanned, strict=True):
+        if line.line in claims:
+            out(_claim_out(claims[line.line], args.json, line.line))
+            continue
         if result is None:
             out(
                 json.dumps({"line": line.line, "error": line.error}, ensure_ascii=False) + "\n"
@@ -62,12 +68,90 @@ def cmd_verify(args: argparse.Namespace) -> int:
         out(verification_text(line.line, result, spanned=pages, named=line.pages))
         if result.reason == "unknown_version":
             out(_nearest_held(result.citation.version_id, held))
-    counts = tally(results)
+    counts = tally(r for line, r in zip(lines, results, strict=True) if line.claim is None)
     if not args.json:
         out(summary(counts) + "\n")
+        if claims:
+            out(_claims_summary(tuple(claims.values())) + "\n")
     if counts["malformed"]:
         return 2
-    return 1 if counts["refused"] else 0
+    return 1 if counts["refused"] or any(not c.passed for c in claims.values()) else 0
+
+
+def _nearest(workspace: Any) -> Any:
+    """The candidate passages nearest a control term in the versions it was not found in (the
+    candidate index of `search`, handed to `cite.claims`, which does not import it): of each
+    family's ten best candidates, those in those versions, each `version [start, end) text`."""
+
+    def nearest(term: str, version_ids: Any) -> list[str]:
+        from workbench.search import SearchScope, find_candidates
+
+        wanted, shown = set(version_ids), []
+        for family in dict.fromkeys(v.split("/")[1] for v in wanted if v.count("/") == 2):
+            result = find_candidates(term, SearchScope(workspace=workspace, family=family), k=10)
+            for c in result.candidates:
+                if c.version_id in wanted:
+                    text = workspace.version(c.version_id).text[c.char_start : c.char_end]
+                    excerpt = " ".join(text.split())[:70]
+                    shown.append(f"{c.version_id} [{c.char_start}, {c.char_end}) {excerpt}")
+        return shown
+
+    return nearest
+
+
+def _decided(workspace: Any, claim: Any) -> Any:
+    from workbench.cite.claims import decide_claim
+
+    return decide_claim(workspace, claim, _nearest(workspace))
+
+
+def _claim_out(verdict: Any, as_json: bool, line: int | None = None) -> str:
+    """A claim's verdict as `verify` and `absent` print it: the outcome line, what was searched,
+    then every occurrence (the quote's, or the control's when it failed) and nearest candidate."""
+    if as_json:
+        shape = verdict.as_json() | ({"line": line} if line is not None else {})
+        return json.dumps(shape, ensure_ascii=False) + "\n"
+    shape = verdict.as_json()
+    outcome = verdict.outcome + (f" {verdict.reason}" if verdict.reason else "")
+    head = f"line {line}: " if line is not None else ""
+    lines = [
+        f"{head}{outcome}: {verdict.detail}\n",
+        f"  searched: match {shape['match']} ({shape['boundary']}); {shape['overlaps']}; "
+        f"normalization {shape['normalization']}\n",
+    ]
+    lines += [f"  text {v} sha256 {s}\n" for v, s in verdict.texts]
+    lines += [
+        f"  occurrence {o.version_id} [{o.char_start}, {o.char_end}) {json.dumps(o.text, ensure_ascii=False)}\n"
+        for o in verdict.occurrences
+    ]
+    if verdict.claim.control is not None and verdict.reason in (None, "control_failed"):
+        lines.append(
+            f"  control {verdict.claim.control!r} found {len(verdict.control_found)} times\n"
+        )
+    lines += [f"  nearest (a place to look, not evidence): {n}\n" for n in verdict.nearest]
+    return "".join(lines)
+
+
+def _claims_summary(verdicts: tuple[Any, ...]) -> str:
+    from collections import Counter
+
+    counts = Counter(v.reason or v.outcome for v in verdicts)
+    return "claims: " + ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
+
+
+def cmd_absent(args: argparse.Namespace) -> int:
+    from workbench.cite.claims import Claim
+
+    scope: Any = {"family": args.family}
+    if args.first is not None:
+        scope["from"] = args.first
+    if args.last is not None:
+        scope["to"] = args.last
+    claim = Claim(quote=args.quote, scope=scope, match=args.match, control=args.control)
+    with open_held(args) as workspace:
+        verdict = _decided(workspace, claim)
+    out(_claim_out(verdict, args.json))
+    return 0 if verdict.passed else 1
 
 
 def _nearest_held(version_id: str, held: Any) -> str:
@@ -205,7 +289,10 @@ def add_commands(commands: Any) -> None:
         "verified, verified with caveats (e.g. qualifier_omitted: a marked omission removed a "
         "'not'), resolved (a span that claimed no quote), refused. Exit 0 when nothing was "
         "refused; 1 if any was refused; 2 if any line was malformed (the rest are still "
-        "checked). Verified means the words are there, not that a reading of them is right.",
+        'checked). A line may instead claim absence ({"absent": QUOTE, "scope": ..., '
+        '"control": TERM}) or a count ({"count": N, "of": QUOTE, "scope": ...}); '
+        "each is searched exactly and printed with every occurrence's offsets. Verified means "
+        "the words are there, not that a reading of them is right.",
     )
     verify_p.add_argument(
         "file", type=arguments.lines_or_stdin, metavar="FILE", help="JSON Lines of citations"
@@ -243,6 +330,44 @@ def add_commands(commands: Any) -> None:
     )
     path_options(verify_p, workspace=True)
     verify_p.set_defaults(func=cmd_verify)
+
+    absent_p = commands.add_parser(
+        "absent",
+        help="check that a quote occurs nowhere in a family, against a positive control",
+        description="Search every held version of FAMILY (or the releases from --from to --to) "
+        "for QUOTE under the one normalization, as a word (default) or a substring. Prints "
+        "'absent' only when QUOTE occurs in no version and the --control term, one the claim "
+        "says is there, is found in every version; each version's text sha256 is listed. A "
+        "found occurrence refuses with its offsets ('refused found'); a control not found "
+        "refuses as control_failed, with the nearest candidate passages (never evidence). The "
+        'same claim as a line of \'workbench verify\': {"absent": QUOTE, "scope": '
+        '{"family": F}, "control": TERM}. Exit 0 when absent, 1 when refused.',
+    )
+    absent_p.add_argument("quote", metavar="QUOTE", help="the words said to occur nowhere")
+    absent_p.add_argument("--family", required=True, help="the family searched")
+    absent_p.add_argument(
+        "--control", required=True, help="a term the family holds: the positive control"
+    )
+    absent_p.add_argument(
+        "--from",
+        dest="first",
+        default=None,
+        metavar="VERSION_ID",
+        help="the first release searched",
+    )
+    absent_p.add_argument(
+        "--to", dest="last", default=None, metavar="VERSION_ID", help="the last release searched"
+    )
+    absent_p.add_argument(
+        "--match",
+        choices=("word", "substring"),
+        default="word",
+        help="word: no letter or digit may adjoin a quote's letter or digit edge; substring: "
+        "inside words too (default: word)",
+    )
+    absent_p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    path_options(absent_p, workspace=True)
+    absent_p.set_defaults(func=cmd_absent)
 
     export_p = commands.add_parser(
         "export-annotations",
