@@ -31,6 +31,12 @@ from workbench.workspace import Workspace, ingest
 # tests/Providers/Anthropic/AnthropicTextTest.php, as citations-anthropic/README.md records it).
 GRASS = "xx-prism/grass/grass.txt"
 GRASS_TEXT = "The grass is green. The sky is blue."
+# The documents of Cohere's documented RAG example (docs.cohere.com/docs/rag-citations), each
+# held as a version whose text is the snippet sent.
+PENGUINS = {
+    "xx-cohere/tall-penguins/tall.txt": "Emperor penguins are the tallest.",
+    "xx-cohere/penguin-habitats/habitats.txt": "Emperor penguins only live in Antarctica.",
+}
 
 
 def _source(folder: str, name: str) -> dict[str, Any]:
@@ -54,6 +60,8 @@ def held(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Workspace, 
     with Workspace(root / "w.sqlite") as workspace:
         assert not ingest(workspace, merged.rows, mirror).refused
         workspace.add_version(_version(GRASS, GRASS_TEXT), {"built_from": "prism's test source"})
+        for version_id, text in PENGUINS.items():
+            workspace.add_version(_version(version_id, text), {"built_from": "Cohere's docs"})
         yield workspace, "xx-prism/test-pdf/test-pdf.pdf"
 
 
@@ -359,8 +367,8 @@ def test_format_auto_names_what_it_looked_for() -> None:
     with pytest.raises(CitationError) as raised:
         read_citations(b'{"quote": "x"}\n', "auto", documents=[])
     assert str(raised.value) == (
-        "--format auto: the input is no provider response (candidates, steps, output, content) "
-        "and its first line has none of version_id, target, cited_text; name the format"
+        "--format auto: the input is no provider response (candidates, steps, output, content, "
+        "message) and its first line has none of version_id, target, cited_text; name the format"
     )
 
 
@@ -369,3 +377,88 @@ def test_the_command_offers_every_format() -> None:
     from workbench.cli.citations import FORMAT_CHOICES
 
     assert FORMAT_CHOICES == FORMATS
+
+
+def _cohere(ids: tuple[str, str], start: int = 29) -> dict[str, Any]:
+    """Cohere's documented reply to "Where do the tallest penguins live?" (Chat v2), its sources
+    named by `ids`."""
+    snippets = list(PENGUINS.values())
+    titles = ("Tall penguins", "Penguin habitats")
+    answer = "The tallest penguins are the Emperor penguins. They only live in Antarctica."
+
+    def source(n: int) -> dict[str, Any]:
+        document = {"id": ids[n], "snippet": snippets[n], "title": titles[n]}
+        return {"type": "document", "id": ids[n], "document": document}
+
+    return {
+        "id": "x",
+        "message": {
+            "role": "assistant",
+            "content": [{"type": "text", "text": answer}],
+            "citations": [
+                {"start": start, "end": 46, "text": "Emperor penguins.", "sources": [source(0)], "type": "TEXT_CONTENT"},
+                {"start": 65, "end": 76, "text": "Antarctica.", "sources": [source(1)], "type": "TEXT_CONTENT"},
+            ],
+        },
+        "finish_reason": "COMPLETE",
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("ids", "start", "outcomes"),
+    [
+        pytest.param(("doc:0", "doc:1"), 29, ["verified", "verified"], id="given-ids"),
+        pytest.param(("doc:0:0", "doc:0:1"), 29, ["verified", "verified"], id="doc-0-n-ids"),
+        pytest.param(tuple(PENGUINS), 29, ["verified", "verified"], id="version-ids"),
+        pytest.param(("doc:0", "doc:1"), 28, ["refused answer_span_mismatch", "verified"], id="answer-span-off-by-one"),
+    ],
+)  # fmt: skip
+def test_cohere_documented_example(
+    held: tuple[Workspace, str], ids: tuple[str, str], start: int, outcomes: list[str]
+) -> None:
+    # The rag-citations guide names the documents doc:0 and doc:1, the documents-and-citations
+    # guide doc:0:0 and doc:0:1: either names the N-th document sent.
+    data = json.dumps(_cohere(ids, start)).encode()
+    lines = read_citations(data, "auto", documents=tuple(PENGUINS))
+    assert _outcomes(verify_lines(held[0], lines)) == outcomes
+
+
+def _converse(citations: list[dict[str, Any]]) -> dict[str, Any]:
+    """A Converse response in the shape of the Bedrock API reference (Citation: title,
+    sourceContent, location)."""
+    return {
+        "output": {
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"citationsContent": {"content": [{"text": "cited"}], "citations": citations}}
+                ],
+            }
+        },
+        "stopReason": "end_turn",
+    }
+
+
+def test_bedrock_locations_built_from_the_api_reference(held: tuple[Workspace, str]) -> None:
+    workspace, pdf = held
+    sentence = workspace.version(pdf).text.strip()
+
+    def cited(text: str, location: dict[str, Any]) -> dict[str, Any]:
+        return {"title": "t", "sourceContent": [{"text": text}], "location": location}
+
+    at = GRASS_TEXT.index("The sky")
+    response = _converse([
+        cited("The sky is blue.", {"documentChar": {"documentIndex": 0, "start": at, "end": len(GRASS_TEXT)}}),
+        cited("The sky is blue.", {"documentChar": {"documentIndex": 0, "start": at, "end": len(GRASS_TEXT) - 1}}),
+        cited(sentence, {"documentPage": {"documentIndex": 1, "start": 0, "end": 0}}),
+        cited("The sky is grey.", {"documentChunk": {"documentIndex": 0, "start": 0, "end": 1}}),
+        cited("x", {"web": {"url": "https://example.org/", "domain": "example.org"}}),
+    ])  # fmt: skip
+    lines = read_citations(json.dumps(response).encode(), "auto", documents=(GRASS, pdf))
+    assert _outcomes(verify_lines(workspace, lines)) == [
+        "verified",
+        "refused quote_mismatch",
+        "verified",
+        "refused quote_not_found",
+        "refused not_held",
+    ]

@@ -42,8 +42,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
+from workbench.cite.bedrock import is_bedrock, read_bedrock
 from workbench.cite.blocks import BlockMap, block_map_from_json
 from workbench.cite.claims import claim_from_json
+from workbench.cite.cohere import is_cohere, read_cohere
 from workbench.cite.gemini import is_gemini, read_gemini
 from workbench.cite.lines import (
     CitationLine,
@@ -70,8 +72,18 @@ from workbench.cite.w3c import read_w3c, source_iri
 from workbench.errors import CitationError
 from workbench.models import strict_json
 
-Format = Literal["workbench", "w3c", "anthropic", "gemini", "openai", "auto"]
-FORMATS: tuple[Format, ...] = ("workbench", "w3c", "anthropic", "gemini", "openai", "auto")
+Format = Literal["workbench", "w3c", "anthropic", "gemini", "openai", "cohere", "bedrock", "auto"]
+FORMATS: tuple[Format, ...] = (
+    "workbench",
+    "w3c",
+    "anthropic",
+    "gemini",
+    "openai",
+    "cohere",
+    "bedrock",
+    "auto",
+)
+RESPONSE_KEYS = frozenset({"candidates", "steps", "output", "content", "message"})
 ANTHROPIC_TYPES = (
     "char_location",
     "page_location",
@@ -274,7 +286,9 @@ def read_citations(
         fmt = detect_format(data, response)
     if fmt == "anthropic" and documents is None:
         raise CitationError(f"{source}: the anthropic format needs --documents")
-    if fmt in ("gemini", "openai") or (fmt == "anthropic" and response is not None):
+    if fmt in ("gemini", "openai", "cohere", "bedrock") or (
+        fmt == "anthropic" and response is not None
+    ):
         return _read_response(response, fmt, documents or (), source)
     lines = []
     for number, raw in enumerate(data.split(b"\n"), start=1):
@@ -302,21 +316,22 @@ def with_alterations(lines: Sequence[CitationLine]) -> tuple[CitationLine, ...]:
 
 def _response(data: bytes, fmt: Format, source: str) -> Any:
     """A whole provider response: the list of a stream's events, or one JSON value that is not a
-    citation line (an object holding `candidates`, `steps`, `output` or `content`); else None."""
+    citation line (an object holding one of `RESPONSE_KEYS`); else None."""
     if fmt in ("workbench", "w3c"):
         return None
     events = read_events(data, source)
     if events is not None:
         return events
     whole = read_whole(data, source)
-    if isinstance(whole, dict) and {"candidates", "steps", "output", "content"} & set(whole):
+    if isinstance(whole, dict) and RESPONSE_KEYS & set(whole):
         return whole
     return None
 
 
 def detect_format(data: bytes, response: Any) -> Format:
     """`--format auto`: a whole response by its keys (Gemini `candidates` or `steps`, OpenAI
-    `output`, Anthropic `content` or a stream's `message_start`); else JSON Lines by the first
+    `output` as a list, Bedrock `output.message`, Cohere `message`, else Anthropic: `content`,
+    or a stream's events); else JSON Lines by the first
     line's keys (`version_id`: workbench; `target`: w3c; `cited_text`: anthropic). Anything else
     is a `CitationError` naming what was looked for."""
     if response is not None:
@@ -324,6 +339,10 @@ def detect_format(data: bytes, response: Any) -> Format:
             return "gemini"
         if is_openai(response):
             return "openai"
+        if is_bedrock(response):
+            return "bedrock"
+        if is_cohere(response):
+            return "cohere"
         return "anthropic"
     first = next((line for line in data.split(b"\n") if line.strip()), b"")
     try:
@@ -339,7 +358,8 @@ def detect_format(data: bytes, response: Any) -> Format:
             if key in record:
                 return fmt  # type: ignore[return-value]
     raise CitationError(
-        "--format auto: the input is no provider response (candidates, steps, output, content) "
+        "--format auto: the input is no provider response (candidates, steps, output, content, "
+        "message) "
         "and its first line has none of version_id, target, cited_text; name the format"
     )
 
@@ -353,6 +373,10 @@ def _read_response(
         return read_gemini(response, documents)
     if fmt == "openai":
         return read_openai(response, documents)
+    if fmt == "cohere":
+        return read_cohere(response, documents)
+    if fmt == "bedrock":
+        return read_bedrock(response, documents)
     return tuple(
         line_of(number, _anthropic_line, record, documents)
         for number, record in enumerate(_anthropic_citations(response), 1)

@@ -15,7 +15,7 @@ from workbench.cli.common import PROG, ocr_cache, open_held, out, path_options
 
 # The input formats of `cite.formats.FORMATS`, spelled here so the parser builds without
 # importing the verifier (tests/cli check the two agree).
-FORMAT_CHOICES = ("workbench", "w3c", "anthropic", "gemini", "openai", "auto")
+FORMAT_CHOICES = ("workbench", "w3c", "anthropic", "gemini", "openai", "cohere", "bedrock", "auto")
 
 
 def _citation_lines(args: argparse.Namespace) -> tuple[Any, ...]:
@@ -307,8 +307,9 @@ def add_commands(commands: Any) -> None:
         "content_block_location, search_result_location, web_search_result_location), as JSON "
         "Lines or a whole Messages response or stream; gemini, a generateContent response or "
         "stream (groundingSupports, UTF-8 byte offsets) or an Interactions response "
-        "(url_citation); openai, a Responses API response (url_citation, file_citation); auto "
-        "tells them apart (default: workbench)",
+        "(url_citation); openai, a Responses API response (url_citation, file_citation); cohere, "
+        "a Chat v2 response (document sources); bedrock, a Converse response (documentChar, "
+        "documentPage, documentChunk); auto tells them apart (default: workbench)",
     )
     verify_p.add_argument(
         "--documents",
