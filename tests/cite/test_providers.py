@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.cite.test_outside import EXTERNAL, _version
+from tests.conftest import ROOT
 from workbench.cite import read_citations, verify_lines, version_blocks
 from workbench.cite.formats import detect_format, documents_from_json
 from workbench.cite.gemini import read_gemini
@@ -462,3 +463,16 @@ def test_bedrock_locations_built_from_the_api_reference(held: tuple[Workspace, s
         "refused quote_not_found",
         "refused not_held",
     ]
+
+
+def test_the_documented_gemini_example_verifies_in_bytes_only(workspace: Workspace) -> None:
+    # docs/verification.md shows this file verified on the held draft; read as characters, the
+    # same offsets fall four characters late (’ takes three bytes, é and « two each).
+    payload = json.loads((ROOT / "docs/examples/gemini-grounding.json").read_bytes())
+    documents = documents_from_json(
+        json.loads((ROOT / "docs/examples/gemini-documents.json").read_bytes()), "docs"
+    )
+    verdicts = verify_lines(workspace, read_gemini(payload, documents))
+    assert _outcomes(verdicts) == ["verified"]
+    misread = read_gemini(payload, documents, unit="characters")
+    assert misread[0].refusal is not None and misread[0].refusal.reason == "answer_span_mismatch"
