@@ -235,6 +235,10 @@ def search_scope(
     return tuple(texts), tuple(found)
 
 
+def _times(n: int) -> str:
+    return f"{n} time{'' if n == 1 else 's'}"
+
+
 def decide_claim(
     workspace: Workspace, claim: Claim, nearest: Nearest | None = None
 ) -> ClaimVerdict:
@@ -263,7 +267,7 @@ def decide_claim(
                 claim=claim,
                 outcome="count_verified",
                 reason=None,
-                detail=f"{claim.quote!r} occurs {len(found)} times {unit} in {where}",
+                detail=f"{claim.quote!r} occurs {_times(len(found))} {unit} in {where}",
                 texts=texts,
                 occurrences=found,
             )
@@ -277,7 +281,7 @@ def decide_claim(
         first = found[0]
         return refused(
             "found",
-            f"{claim.quote!r} occurs {len(found)} times {unit} in {where}, first in "
+            f"{claim.quote!r} occurs {_times(len(found))} {unit} in {where}, first in "
             f"{first.version_id} at [{first.char_start}, {first.char_end})",
             texts=texts,
             occurrences=found,
@@ -303,7 +307,7 @@ def decide_claim(
         outcome="absent",
         reason=None,
         detail=f"{claim.quote!r} occurs nowhere {unit} in {where}; the control "
-        f"{claim.control!r} is found {len(control_found)} times, in every version",
+        f"{claim.control!r} is found {_times(len(control_found))}, in every version",
         texts=texts,
         control_found=control_found,
     )
