@@ -476,3 +476,33 @@ def test_the_documented_gemini_example_verifies_in_bytes_only(workspace: Workspa
     assert _outcomes(verdicts) == ["verified"]
     misread = read_gemini(payload, documents, unit="characters")
     assert misread[0].refusal is not None and misread[0].refusal.reason == "answer_span_mismatch"
+
+
+def test_a_web_search_result_is_verified_only_against_the_held_version_of_its_page(
+    tmp_path: Path,
+) -> None:
+    # The recorded result cites the easeweather page; a version whose provenance names that page
+    # as its source_url, holding the cited sentence, is where its words are decided. The text
+    # here is built around the recorded cited_text: what is tested is the route by address.
+    recorded = _recorded_anthropic(ANTHROPIC / "generate-text-with-web-search-citations-1.json")
+    first = recorded[0]
+    page = f"Weather in July.\n{first['cited_text']}\nOther words.\n"
+    data = json.dumps({"content": [{"type": "text", "text": "x", "citations": [first]}]}).encode()
+    with Workspace(tmp_path / "w.sqlite") as workspace:
+        assert _outcomes(verify_lines(workspace, read_citations(data, "auto", documents=[]))) == [
+            "refused not_held"
+        ]
+        held = _version("xx-web/easeweather/july.txt", page)
+        workspace.add_version(held, {"source_url": first["url"]})
+        verdicts = verify_lines(workspace, read_citations(data, "auto", documents=[]))
+        assert _outcomes(verdicts) == ["verified"]
+        assert verdicts[0] is not None and verdicts[0].citation.version_id == held.version_id
+        again = _version("xx-web/easeweather-copy/july.txt", page)
+        workspace.add_version(again, {"source_url": first["url"]})
+        (refused,) = verify_lines(workspace, read_citations(data, "auto", documents=[]))
+    assert refused is not None and (refused.reason, refused.detail) == (
+        "not_held",
+        f"2 held versions name {first['url']} as their source_url "
+        "(xx-web/easeweather-copy/july.txt, xx-web/easeweather/july.txt): cite the quote in one "
+        "of them, in our format",
+    )

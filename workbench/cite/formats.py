@@ -442,14 +442,12 @@ def _anthropic_line(
     kind = record.get("type", "char_location")
     if kind == "web_search_result_location":
         url = string_field(record, "url", "url")
-        raise refuse(
-            url,
-            string_field(record, "cited_text", "cited_text"),
-            "not_held",
-            f"web search result {record.get('title') or url}: the page is no held version (only "
-            "the cited text and its address are recorded); admit the page as a version to check "
-            "the words against it",
+        quote = UnplacedQuote(
+            version_id="",
+            quoted_text=string_field(record, "cited_text", "cited_text"),
+            source_url=url,
         )
+        return CitationLine(line=number, citation=None, error=None, unplaced=quote)
     if kind == "search_result_location":
         return _search_result(number, record, documents)
     if kind == "page_location":

@@ -56,13 +56,15 @@ class UnplacedQuote:
     """A quote said to stand in `version_id` with no offsets given: on the line's pages (an
     Anthropic page_location citation), or where its W3C `prefix` and `suffix` say (a
     TextQuoteSelector alone). `text_sha256`, when the producer recorded it, is the text the quote
-    was made against."""
+    was made against. `source_url` names the page instead of a version (a web search result):
+    the held version whose provenance gives that `source_url` is the one searched."""
 
     version_id: str
     quoted_text: str
     prefix: str | None = None
     suffix: str | None = None
     text_sha256: str | None = None
+    source_url: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
