@@ -184,3 +184,17 @@ def test_malformed_claims_name_the_field(record: dict[str, Any], error: str) -> 
     with pytest.raises(CitationError) as raised:
         claim_from_json(record)
     assert str(raised.value) == error
+
+
+def test_a_bundle_refuses_claim_lines(workspace: Workspace, tmp_path: Any) -> None:
+    from tests.conftest import CORPUS_DIR
+    from workbench.errors import BundleError
+    from workbench.exports.bundle import write_bundle
+
+    line = json.dumps({"count": 1, "of": "status", "scope": _id("02")}) + "\n"
+    with pytest.raises(BundleError) as raised:
+        write_bundle(tmp_path / "b.zip", workspace, CORPUS_DIR, citations=line.encode())
+    assert str(raised.value) == (
+        "-: line 1 is an absence or count claim; a bundle holds citations ('workbench verify' "
+        "decides claims)"
+    )

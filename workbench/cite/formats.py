@@ -59,7 +59,9 @@ from workbench.cite.lines import (
 )
 from workbench.cite.openai import is_openai, read_openai
 from workbench.cite.responses import (
-    Document,
+    Document as Document,  # re-exported: `--documents` entries, as a bundle records them
+)
+from workbench.cite.responses import (
     Refused,
     document_at,
     line_of,
