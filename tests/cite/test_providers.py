@@ -506,3 +506,16 @@ def test_a_web_search_result_is_verified_only_against_the_held_version_of_its_pa
         "(xx-web/easeweather-copy/july.txt, xx-web/easeweather/july.txt): cite the quote in one "
         "of them, in our format",
     )
+
+
+def test_verify_reads_a_recorded_stream_whole(
+    held: tuple[Workspace, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = GEMINI / "stream-with-tools-search-grounding-1.json"
+    at = ["--workspace", str(held[0].path)]
+    assert main(["verify", str(path), "--format", "auto", "--json", *at]) == 1
+    printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(p["line"], p["reason"]) for p in printed] == [
+        (n, "no_source_text") for n in range(1, len(printed) + 1)
+    ]
+    assert printed and printed[0]["version_id"].startswith("https://")
