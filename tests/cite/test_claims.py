@@ -178,6 +178,7 @@ def test_the_commands_print_one_verdict_and_exit_by_it(
         pytest.param({"count": -1, "of": "x", "scope": "a/b/c"}, "field 'count': expected a whole number from 0, got -1", id="negative-count"),
         pytest.param({"count": 1, "of": "x", "scope": "a/b/c", "match": "regex"}, "field 'match': expected 'word' or 'substring', got 'regex'", id="bad-match"),
         pytest.param({"absent": "x", "scope": "a/b/c", "control": "y", "near": 1}, "field 'near': unknown in an absent claim (absent, control, match, scope)", id="unknown-field"),
+        pytest.param({"count": 1, "of": "x", "scope": {"family": "f", "since": "a"}}, "field 'scope': expected a version id, a list of them, or an object with 'version', or 'family' (with 'from' and 'to' for a release range)", id="bad-scope"),
     ],
 )  # fmt: skip
 def test_malformed_claims_name_the_field(record: dict[str, Any], error: str) -> None:

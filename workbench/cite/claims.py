@@ -152,7 +152,32 @@ def claim_from_json(record: dict[str, Any]) -> Claim:
     control = record.get("control")
     if kind == "absent" and not isinstance(control, str):
         raise CitationError("field 'control': expected a string (a term the scope holds)")
+    if not _scope_shaped(record["scope"]):
+        raise CitationError(SCOPE_SHAPES)
     return Claim(quote=quote, scope=record["scope"], match=match, count=count, control=control)
+
+
+SCOPE_SHAPES = (
+    "field 'scope': expected a version id, a list of them, or an object with 'version', or "
+    "'family' (with 'from' and 'to' for a release range)"
+)
+
+
+def _scope_shaped(scope: Any) -> bool:
+    """True when `scope` has one of the shapes `resolve_scope` reads (held or not)."""
+    if isinstance(scope, str):
+        return True
+    if isinstance(scope, list):
+        return bool(scope) and all(isinstance(v, str) for v in scope)
+    if not isinstance(scope, dict):
+        return False
+    if set(scope) == {"version"}:
+        return isinstance(scope["version"], str)
+    return (
+        "family" in scope
+        and set(scope) <= {"family", "from", "to"}
+        and all(isinstance(v, str) for v in scope.values())
+    )
 
 
 def resolve_scope(workspace: Workspace, scope: Any) -> Scope | str:
@@ -162,15 +187,15 @@ def resolve_scope(workspace: Workspace, scope: Any) -> Scope | str:
     every held version of F in version order; with `from` and `to` (version ids of F), the versions
     from the one to the other, both included.
     """
+    if not _scope_shaped(scope):
+        raise CitationError(SCOPE_SHAPES)
     if isinstance(scope, str):
         scope = {"version": scope}
-    if isinstance(scope, list) and scope and all(isinstance(v, str) for v in scope):
+    if isinstance(scope, list):
         ids, label = tuple(scope), f"the {len(scope)} versions listed"
-    elif (
-        isinstance(scope, dict) and set(scope) == {"version"} and isinstance(scope["version"], str)
-    ):
+    elif "version" in scope:
         ids, label = (scope["version"],), scope["version"]
-    elif isinstance(scope, dict) and "family" in scope and set(scope) <= {"family", "from", "to"}:
+    else:
         try:
             ids = tuple(v.version_id for v in workspace.versions(scope["family"]))
         except FamilyNotFound:
@@ -187,11 +212,6 @@ def resolve_scope(workspace: Workspace, scope: Any) -> Scope | str:
                     )
             ids = ids[ids.index(first) : ids.index(last) + 1]
             label = f"{scope['family']} from {first} to {last}"
-    else:
-        raise CitationError(
-            "field 'scope': expected a version id, a list of them, or an object with 'version', "
-            "or 'family' (with 'from' and 'to' for a release range)"
-        )
     held = set(workspace.version_ids())
     for version_id in ids:
         if version_id not in held:
