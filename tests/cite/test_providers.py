@@ -193,6 +193,8 @@ def test_the_recorded_stream_is_read_in_utf8_bytes_and_misread_as_characters() -
     events = [json.loads(m) for m in re.findall(r"^data: (.*)$", path.read_text("utf-8"), re.M)]
     as_bytes = read_gemini(events, [])
     as_characters = read_gemini(events, [], unit="characters")
+    # An event holding no candidate (usage only, as a stream may end) adds nothing.
+    assert read_gemini([*events, {"usageMetadata": {"totalTokenCount": 1}}], []) == as_bytes
     assert {line.refusal.reason for line in as_bytes if line.refusal} == {"no_source_text"}
     misread = [
         line.line

@@ -44,17 +44,22 @@ def read_gemini(
     show what reading the same offsets as characters would do."""
     if isinstance(value, dict) and "steps" in value:
         return tuple(_interactions(value, unit))
-    events = value if isinstance(value, list) else [value]
+    # A stream's events without a candidate (usage only) add nothing; a response needs one.
+    candidates = (
+        [e["candidates"][0] for e in value if isinstance(e, dict) and e.get("candidates")]
+        if isinstance(value, list)
+        else [field(value, "candidates", 0)]
+    )
     answer = "".join(
         part.get("text", "")
-        for event in events
-        for part in field(event, "candidates", 0).get("content", {}).get("parts", ())
+        for candidate in candidates
+        for part in candidate.get("content", {}).get("parts", ())
         if not part.get("thought")
     )
     # A stream repeats or fills in the metadata as it goes: the last event holding supports wins.
     grounding: dict[str, Any] = {}
-    for event in events:
-        metadata = field(event, "candidates", 0).get("groundingMetadata") or {}
+    for candidate in candidates:
+        metadata = candidate.get("groundingMetadata") or {}
         if metadata.get("groundingSupports"):
             grounding = metadata
     chunks = grounding.get("groundingChunks", [])
