@@ -197,6 +197,73 @@ for ins, check in zip(report.reading.instructions, report.checks, strict=True):
             print(f"    reads as instructed in {check.reads_as_instructed_in[0].rsplit('/', 1)[-1]}")
 
 # %% [markdown]
+# ## Claims beyond quotes: an absence, a count, a model's citation
+#
+# "The first release never uses the word W": an absence claim is decided by the same exact search
+# over a stated scope, and passes only with a positive control, a term the claim says is there and
+# the search finds in every version searched. The words are picked here by code from the texts: a
+# word the latest release holds and the first does not, and a control every release holds.
+
+# %%
+import json
+
+
+def word_spans(text: str, word: str) -> list[tuple[int, int]]:
+    return [m.span() for m in re.finditer(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", text)]
+
+
+first, last = versions[0], versions[-1]
+candidates = list(dict.fromkeys(re.findall(r"[^\W\d_]{6,}", last.text)))
+new_word = next(w for w in candidates if not word_spans(first.text, w))
+control = next(w for w in candidates if all(word_spans(v.text, w) for v in versions))
+for scope in (first.version_id, {"family": FAMILY}):
+    verdict = wb.decide_claim(held, wb.Claim(quote=new_word, scope=scope, control=control))
+    print(f"{verdict.outcome}{' ' + verdict.reason if verdict.reason else ''}: {verdict.detail}")
+    for found in verdict.occurrences[:2]:
+        print(f"  {found.version_id.rsplit('@', 1)[-1]} [{found.char_start}, {found.char_end}) {found.text!r}")
+
+# %% [markdown]
+# A count claim lists every occurrence's raw offsets, so any one can be re-checked. The word is
+# one whose count changed between the first release and the latest; the count claimed is the
+# first release's, counted here with a plain regular expression.
+
+# %%
+counted = next(w for w in candidates if len(word_spans(first.text, w)) != len(word_spans(last.text, w)) and word_spans(first.text, w))
+claimed = len(word_spans(first.text, counted))
+for version in (first, last):
+    verdict = wb.decide_claim(held, wb.Claim(quote=counted, scope=version.version_id, count=claimed))
+    print(f"{version.version_id.rsplit('@', 1)[-1]}: {verdict.outcome}{' ' + verdict.reason if verdict.reason else ''}: {verdict.detail}")
+
+# %% [markdown]
+# A Gemini citation gives UTF-8 *byte* offsets into the model's answer, and the chunk of source
+# text it retrieved. The payload below is built in Gemini's documented shape: an answer with
+# non-ASCII characters before the cited span, a support over that span, and a chunk holding a
+# sentence of the latest release. Read as bytes the span is the segment text and the chunk's
+# words verify in the release; read as characters the same offsets point elsewhere.
+
+# %%
+sentence = next(s for s in re.split(r"(?<=[.;])\s+", last.text) if 60 <= len(s) <= 200 and "\n" not in s)
+answer = f"D’après le Code — « {sentence} »"
+start = answer.encode("utf-8").index(sentence.encode("utf-8"))
+gemini = {
+    "candidates": [{
+        "content": {"role": "model", "parts": [{"text": answer}]},
+        "groundingMetadata": {
+            "groundingChunks": [{"retrievedContext": {"title": FAMILY, "text": sentence}}],
+            "groundingSupports": [{
+                "segment": {"startIndex": start, "endIndex": start + len(sentence.encode("utf-8")), "text": sentence},
+                "groundingChunkIndices": [0],
+            }],
+        },
+    }]
+}
+print(f"the span starts at byte {start}, character {answer.index(sentence)}")
+print(f"the same offsets read as characters: {answer[start : start + 30]!r}...")
+lines = wb.read_citations(json.dumps(gemini).encode(), "auto", documents=(last.version_id,))
+for v in wb.verify_lines(held, lines):
+    print(f"{v.outcome}{' ' + v.reason if v.reason else ''}: {v.citation.version_id.rsplit('/', 1)[-1]} [{v.citation.char_start}, {v.citation.char_end}): {v.detail}")
+
+# %% [markdown]
 # ## What a verified quote does not prove
 #
 # A verified quote can still leave out a nearby "unless" or "except". The verifier flags such

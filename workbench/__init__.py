@@ -56,7 +56,11 @@ _HOME = {
     "map_tasks": "workbench.measure.cluster",  # needs dask for workers
     # citations, notes and the quotes register
     "Citation": "workbench.cite",
+    "Claim": "workbench.cite",
     "Verification": "workbench.cite",
+    "decide_claim": "workbench.cite",
+    "read_citations": "workbench.cite",
+    "verify_lines": "workbench.cite",
     "verify_citation": "workbench.cite",
     "verify_citations": "workbench.cite",
     "verify_for_version": "workbench.cite",

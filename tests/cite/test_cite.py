@@ -577,10 +577,17 @@ def test_qualifier_flags_on_truncated_real_sentences(workspace: Workspace) -> No
         ),
         pytest.param(
             "anthropic",
-            b'{"type": "web_search_result_location", "cited_text": "x"}',
+            b'{"type": "url_citation", "cited_text": "x"}',
             "line 1: field 'type': expected 'char_location', 'page_location', "
-            "'content_block_location', got 'web_search_result_location'",
+            "'content_block_location', 'search_result_location', 'web_search_result_location', "
+            "got 'url_citation'",
             id="anthropic-type",
+        ),
+        pytest.param(
+            "anthropic",
+            b'{"type": "web_search_result_location", "cited_text": "x"}',
+            "line 1: field 'url' missing",
+            id="anthropic-web-search-result-without-url",
         ),
         pytest.param(
             "anthropic",

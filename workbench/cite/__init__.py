@@ -10,8 +10,9 @@ it. Above it: `alterations` (a quote with marked omissions, fragment by fragment
 `decide`) and `pincites` (a section a verified quote must lie in); `batch`, the entry points that
 route a citation to them and share the reading of each version's text; `lines`, one input line
 as read; `w3c`, Web Annotations read (every text selector form) and written; `blocks`, a version
-as Anthropic custom-content blocks and the map that reads citations of them; `formats`, the three
-input formats; `verdicts`, verdicts as printed and counted; `pages`, a PDF's page claims; and
+as Anthropic custom-content blocks and the map that reads citations of them; `responses` and one
+module per provider (`gemini`, `openai`, `cohere`, `bedrock`), whole responses read as lines;
+`formats`, every input format; `claims`, absence and count claims; `verdicts`, verdicts as printed and counted; `pages`, a PDF's page claims; and
 `placing`, which places a quote given without offsets and routes every line to its verdict.
 Nothing here calls a network or a model, or imports from search, notes or any later stage.
 
@@ -22,6 +23,7 @@ deferring them would defer nothing a caller of `cite` does not load anyway.
 from workbench.cite.alterations import ALTERATION_REASONS, AlteredVerification, read_marks
 from workbench.cite.batch import verify_citation, verify_citations, verify_for_version
 from workbench.cite.blocks import BlockMap, VersionBlocks, version_blocks
+from workbench.cite.claims import CLAIM_REASONS, Claim, ClaimVerdict, decide_claim
 from workbench.cite.formats import (
     FORMATS,
     documents_as_json,
@@ -60,6 +62,7 @@ from workbench.cite.w3c import annotation, export_annotations
 __all__ = [
     "ALTERATION_REASONS",
     "CAVEATS",
+    "CLAIM_REASONS",
     "FORMATS",
     "HYPHENS",
     "LINE_REASONS",
@@ -73,6 +76,8 @@ __all__ = [
     "CaveatEvidence",
     "Citation",
     "CitationLine",
+    "Claim",
+    "ClaimVerdict",
     "Occurrence",
     "OccurrenceStatus",
     "PageRange",
@@ -81,6 +86,7 @@ __all__ = [
     "Verification",
     "VersionBlocks",
     "annotation",
+    "decide_claim",
     "documents_as_json",
     "export_annotations",
     "find_occurrences",

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from workbench.cite.w3c import source_iri
 from workbench.models import Version, content_id
 from workbench.text.segment import segment_version
 
@@ -100,10 +101,26 @@ class VersionBlocks:
             "citations": {"enabled": True},
         }
 
+    def search_result(self) -> dict[str, Any]:
+        """The same blocks as an Anthropic search-result block, its `source` the `ni:` IRI of
+        the version's text: a `search_result_location` citation names that source."""
+        return {
+            "type": "search_result",
+            "source": source_iri(self.map.text_sha256),
+            "title": self.map.version_id,
+            "content": [{"type": "text", "text": text} for text in self.texts],
+            "citations": {"enabled": True},
+        }
+
     def as_json(self) -> dict[str, Any]:
-        """What `workbench blocks --json` prints: the map's fields, and the document. The whole
-        object is a `--documents` entry `workbench verify --format anthropic` reads."""
-        return {**self.map.as_json(), "document": self.document()}
+        """What `workbench blocks --json` prints: the map's fields, the document and the
+        search-result block. The whole object is a `--documents` entry `workbench verify`
+        reads."""
+        return {
+            **self.map.as_json(),
+            "document": self.document(),
+            "search_result": self.search_result(),
+        }
 
 
 def version_blocks(version: Version) -> VersionBlocks:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from workbench.cite.claims import Claim
 from workbench.cite.verify import Citation
 
 LINE_REASONS: dict[str, str] = {
@@ -55,13 +56,15 @@ class UnplacedQuote:
     """A quote said to stand in `version_id` with no offsets given: on the line's pages (an
     Anthropic page_location citation), or where its W3C `prefix` and `suffix` say (a
     TextQuoteSelector alone). `text_sha256`, when the producer recorded it, is the text the quote
-    was made against."""
+    was made against. `source_url` names the page instead of a version (a web search result):
+    the held version whose provenance gives that `source_url` is the one searched."""
 
     version_id: str
     quoted_text: str
     prefix: str | None = None
     suffix: str | None = None
     text_sha256: str | None = None
+    source_url: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -80,7 +83,8 @@ class CitationLine:
     """One input line: what it claims (module docstring), or the error that stopped it being read.
 
     `pages` are the pages the line names, if any (with a `citation`, they are checked after the
-    rule; with an `unplaced` quote, the quote is placed inside them).
+    rule; with an `unplaced` quote, the quote is placed inside them). `claim` is an absence or
+    count claim (`cite.claims`), decided apart from citations.
     """
 
     line: int
@@ -89,6 +93,7 @@ class CitationLine:
     pages: PageRange | None = None
     unplaced: UnplacedQuote | None = None
     refusal: LineRefusal | None = None
+    claim: Claim | None = None
 
 
 def kind_of(value: Any) -> str:

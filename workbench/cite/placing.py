@@ -34,7 +34,7 @@ The guarantee: nothing here passes a quote; every verdict on a citation is the r
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
 from workbench.cite.batch import verify_citations
@@ -194,6 +194,37 @@ def _not_found(verification: Verification, line: CitationLine, shown: _Shown) ->
     )
 
 
+def by_address(workspace: Workspace, line: CitationLine) -> CitationLine:
+    """A quote that names a page by its address (`UnplacedQuote.source_url`) given the one held
+    version whose provenance names that `source_url`, compared exactly; refused `not_held` when
+    none does, and when several do (the detail lists them: cite one in our format)."""
+    quote = line.unplaced
+    if quote is None or quote.source_url is None:
+        return line
+    held = [
+        str(row[0])
+        for row in workspace.read(
+            "SELECT version_id FROM versions WHERE json_extract(provenance, '$.source_url') = ? "
+            "ORDER BY version_id",
+            (quote.source_url,),
+        )
+    ]
+    if len(held) == 1:
+        return replace(line, unplaced=replace(quote, version_id=held[0]))
+    detail = (
+        f"no held version names {quote.source_url} as its source_url: the page is no held "
+        "version (only the cited text and its address are recorded); admit the page as a "
+        "version to check the words against it"
+        if not held
+        else f"{len(held)} held versions name {quote.source_url} as their source_url "
+        f"({', '.join(held[:5])}): cite the quote in one of them, in our format"
+    )
+    refusal = LineRefusal(
+        version_id=quote.source_url, quoted_text=quote.quoted_text, reason="not_held", detail=detail
+    )
+    return replace(line, unplaced=None, refusal=refusal)
+
+
 def verify_lines(
     workspace: Workspace, lines: Sequence[CitationLine]
 ) -> tuple[Verification | None, ...]:
@@ -202,6 +233,7 @@ def verify_lines(
     citations: list[Citation] = []
     shown: list[_Shown | None] = []
     held: dict[str, tuple[Version, SourceIndex] | None] = {}
+    lines = tuple(by_address(workspace, line) for line in lines)
     for line in lines:
         if line.unplaced is not None:
             version_id = line.unplaced.version_id
@@ -225,7 +257,7 @@ def verify_lines(
         if line.refusal is not None:
             out.append(_refusal(line.refusal))
             continue
-        if line.citation is None and line.unplaced is None:
+        if line.citation is None and line.unplaced is None:  # an error, or a claim (cite.claims)
             out.append(None)
             continue
         verification, where = next(decided), next(places)

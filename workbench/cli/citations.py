@@ -14,6 +14,10 @@ from workbench.cli import arguments
 from workbench.cli.common import PROG, ocr_cache, open_held, out, path_options
 from workbench.wording import counted
 
+# The input formats of `cite.formats.FORMATS`, spelled here so the parser builds without
+# importing the verifier (tests/cli check the two agree).
+FORMAT_CHOICES = ("workbench", "w3c", "anthropic", "gemini", "openai", "cohere", "bedrock", "auto")
+
 
 def _citation_lines(args: argparse.Namespace) -> tuple[Any, ...]:
     from workbench.cite import read_citations, read_documents
@@ -44,7 +48,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
         results = verify_lines(workspace, lines)
         spanned = verdict_pages(workspace, results)
         held = workspace.version_ids()
+        claims = {
+            line.line: _decided(workspace, line.claim) for line in lines if line.claim is not None
+        }
     for line, result, pages in zip(lines, results, spanned, strict=True):
+        if line.line in claims:
+            out(_claim_out(claims[line.line], args.json, line.line))
+            continue
         if result is None:
             out(
                 json.dumps({"line": line.line, "error": line.error}, ensure_ascii=False) + "\n"
@@ -59,12 +69,90 @@ def cmd_verify(args: argparse.Namespace) -> int:
         out(verification_text(line.line, result, spanned=pages, named=line.pages))
         if result.reason == "unknown_version":
             out(_nearest_held(result.citation.version_id, held))
-    counts = tally(results)
+    counts = tally(r for line, r in zip(lines, results, strict=True) if line.claim is None)
     if not args.json:
         out(summary(counts) + "\n")
+        if claims:
+            out(_claims_summary(tuple(claims.values())) + "\n")
     if counts["malformed"]:
         return 2
-    return 1 if counts["refused"] else 0
+    return 1 if counts["refused"] or any(not c.passed for c in claims.values()) else 0
+
+
+def _nearest(workspace: Any) -> Any:
+    """The candidate passages nearest a control term in the versions it was not found in (the
+    candidate index of `search`, handed to `cite.claims`, which does not import it): of each
+    family's ten best candidates, those in those versions, each `version [start, end) text`."""
+
+    def nearest(term: str, version_ids: Any) -> list[str]:
+        from workbench.search import SearchScope, find_candidates
+
+        wanted, shown = set(version_ids), []
+        for family in dict.fromkeys(v.split("/")[1] for v in wanted if v.count("/") == 2):
+            result = find_candidates(term, SearchScope(workspace=workspace, family=family), k=10)
+            for c in result.candidates:
+                if c.version_id in wanted:
+                    text = workspace.version(c.version_id).text[c.char_start : c.char_end]
+                    excerpt = " ".join(text.split())[:70]
+                    shown.append(f"{c.version_id} [{c.char_start}, {c.char_end}) {excerpt}")
+        return shown
+
+    return nearest
+
+
+def _decided(workspace: Any, claim: Any) -> Any:
+    from workbench.cite.claims import decide_claim
+
+    return decide_claim(workspace, claim, _nearest(workspace))
+
+
+def _claim_out(verdict: Any, as_json: bool, line: int | None = None) -> str:
+    """A claim's verdict as `verify` and `absent` print it: the outcome line, what was searched,
+    then every occurrence (the quote's, or the control's when it failed) and nearest candidate."""
+    if as_json:
+        shape = verdict.as_json() | ({"line": line} if line is not None else {})
+        return json.dumps(shape, ensure_ascii=False) + "\n"
+    shape = verdict.as_json()
+    outcome = verdict.outcome + (f" {verdict.reason}" if verdict.reason else "")
+    head = f"line {line}: " if line is not None else ""
+    lines = [
+        f"{head}{outcome}: {verdict.detail}\n",
+        f"  searched: match {shape['match']} ({shape['boundary']}); {shape['overlaps']}; "
+        f"normalization {shape['normalization']}\n",
+    ]
+    lines += [f"  text {v} sha256 {s}\n" for v, s in verdict.texts]
+    lines += [
+        f"  occurrence {o.version_id} [{o.char_start}, {o.char_end}) {json.dumps(o.text, ensure_ascii=False)}\n"
+        for o in verdict.occurrences
+    ]
+    if verdict.claim.control is not None and verdict.reason in (None, "control_failed"):
+        lines.append(
+            f"  control {verdict.claim.control!r} found {len(verdict.control_found)} times\n"
+        )
+    lines += [f"  nearest (a place to look, not evidence): {n}\n" for n in verdict.nearest]
+    return "".join(lines)
+
+
+def _claims_summary(verdicts: tuple[Any, ...]) -> str:
+    from collections import Counter
+
+    counts = Counter(v.reason or v.outcome for v in verdicts)
+    return "claims: " + ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
+
+
+def cmd_absent(args: argparse.Namespace) -> int:
+    from workbench.cite.claims import Claim
+
+    scope: Any = {"family": args.family}
+    if args.first is not None:
+        scope["from"] = args.first
+    if args.last is not None:
+        scope["to"] = args.last
+    claim = Claim(quote=args.quote, scope=scope, match=args.match, control=args.control)
+    with open_held(args) as workspace:
+        verdict = _decided(workspace, claim)
+    out(_claim_out(verdict, args.json))
+    return 0 if verdict.passed else 1
 
 
 def _nearest_held(version_id: str, held: Any) -> str:
@@ -202,26 +290,35 @@ def add_commands(commands: Any) -> None:
         "verified, verified with caveats (e.g. qualifier_omitted: a marked omission removed a "
         "'not'), resolved (a span that claimed no quote), refused. Exit 0 when nothing was "
         "refused; 1 if any was refused; 2 if any line was malformed (the rest are still "
-        "checked). Verified means the words are there, not that a reading of them is right.",
+        'checked). A line may instead claim absence ({"absent": QUOTE, "scope": ..., '
+        '"control": TERM}) or a count ({"count": N, "of": QUOTE, "scope": ...}); '
+        "each is searched exactly and printed with every occurrence's offsets. Verified means "
+        "the words are there, not that a reading of them is right.",
     )
     verify_p.add_argument(
         "file", type=arguments.lines_or_stdin, metavar="FILE", help="JSON Lines of citations"
     )
     verify_p.add_argument(
         "--format",
-        choices=("workbench", "w3c", "anthropic"),
+        choices=FORMAT_CHOICES,
         default="workbench",
         help="workbench {version_id, char_start, char_end, quoted_text, occurrence?, page?}; "
         "w3c Web Annotations (TextPositionSelector and/or TextQuoteSelector; a position alone "
-        "is resolved, not verified); anthropic char_location, page_location or "
-        "content_block_location citations (default: workbench)",
+        "is resolved, not verified); anthropic citations (char_location, page_location, "
+        "content_block_location, search_result_location, web_search_result_location), as JSON "
+        "Lines or a whole Messages response or stream; gemini, a generateContent response or "
+        "stream (groundingSupports, UTF-8 byte offsets) or an Interactions response "
+        "(url_citation); openai, a Responses API response (url_citation, file_citation); cohere, "
+        "a Chat v2 response (document sources); bedrock, a Converse response (documentChar, "
+        "documentPage, documentChunk); auto tells them apart (default: workbench)",
     )
     verify_p.add_argument(
         "--documents",
         type=arguments.text,
         default=None,
-        help="for --format anthropic: JSON array, in document_index order, of version ids or "
-        "(for content_block_location) the maps 'workbench blocks VERSION_ID --json' writes",
+        help="JSON array, in document (or Gemini chunk) index order, of version ids, the maps "
+        "'workbench blocks VERSION_ID --json' writes (for block and search-result citations), "
+        "or null for a document sent and never recorded",
     )
     verify_p.add_argument(
         "--alterations",
@@ -235,6 +332,44 @@ def add_commands(commands: Any) -> None:
     )
     path_options(verify_p, workspace=True)
     verify_p.set_defaults(func=cmd_verify)
+
+    absent_p = commands.add_parser(
+        "absent",
+        help="check that a quote occurs nowhere in a family, against a positive control",
+        description="Search every held version of FAMILY (or the releases from --from to --to) "
+        "for QUOTE under the one normalization, as a word (default) or a substring. Prints "
+        "'absent' only when QUOTE occurs in no version and the --control term, one the claim "
+        "says is there, is found in every version; each version's text sha256 is listed. A "
+        "found occurrence refuses with its offsets ('refused found'); a control not found "
+        "refuses as control_failed, with the nearest candidate passages (never evidence). The "
+        'same claim as a line of \'workbench verify\': {"absent": QUOTE, "scope": '
+        '{"family": F}, "control": TERM}. Exit 0 when absent, 1 when refused.',
+    )
+    absent_p.add_argument("quote", metavar="QUOTE", help="the words said to occur nowhere")
+    absent_p.add_argument("--family", required=True, help="the family searched")
+    absent_p.add_argument(
+        "--control", required=True, help="a term the family holds: the positive control"
+    )
+    absent_p.add_argument(
+        "--from",
+        dest="first",
+        default=None,
+        metavar="VERSION_ID",
+        help="the first release searched",
+    )
+    absent_p.add_argument(
+        "--to", dest="last", default=None, metavar="VERSION_ID", help="the last release searched"
+    )
+    absent_p.add_argument(
+        "--match",
+        choices=("word", "substring"),
+        default="word",
+        help="word: no letter or digit may adjoin a quote's letter or digit edge; substring: "
+        "inside words too (default: word)",
+    )
+    absent_p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    path_options(absent_p, workspace=True)
+    absent_p.set_defaults(func=cmd_absent)
 
     export_p = commands.add_parser(
         "export-annotations",
@@ -275,7 +410,7 @@ def add_commands(commands: Any) -> None:
     source.add_argument("--notes", type=arguments.folder, metavar="DIR", help="a folder of notes")
     bundle_p.add_argument(
         "--format",
-        choices=("workbench", "w3c", "anthropic"),
+        choices=FORMAT_CHOICES,
         default="workbench",
         help="the --citations file's format, as for 'workbench verify' (default: workbench)",
     )
@@ -330,9 +465,11 @@ def add_commands(commands: Any) -> None:
         "custom-content document (one block per passage, each the version's own text at the "
         "passage's offsets) and the map from block index to those raw offsets, bound to the "
         "version's text sha256 (blocks_sha256). With --json, one object: the map's fields "
-        "(version_id, text_sha256, blocks, blocks_sha256) and the document to send; give that "
-        "object in the --documents list of 'workbench verify --format anthropic' to verify the "
-        "model's content_block_location citations. Without --json, one line per block.",
+        "(version_id, text_sha256, blocks, blocks_sha256), the document to send, and the same "
+        "blocks as a search_result block whose source is the ni: IRI of the version's text; "
+        "give that object in the --documents list of 'workbench verify --format anthropic' to "
+        "verify the model's content_block_location and search_result_location citations. "
+        "Without --json, one line per block.",
     )
     blocks_p.add_argument("version_id", metavar="VERSION_ID", help="a held version id")
     blocks_p.add_argument(

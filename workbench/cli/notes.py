@@ -78,12 +78,24 @@ def cmd_check(args: argparse.Namespace) -> int:
                     ocr_cache=ocr_cache(args),
                 ),
             )
+    unbound = 0
     for report in reports:
         out(_check_lines(report))
+        checks = _figure_checks(report.note, args.root)
+        out("".join(check.line() + "\n" for check in checks))
+        unbound += any(check.outcome != "bound" for check in checks)
     failed = sum(not r.confirmed for r in reports)
     if args.all is not None:
         out(f"{len(reports)} notes checked: {len(reports) - failed} confirmed, {failed} not\n")
-    return 1 if failed else 0
+    return 1 if failed or unbound else 0
+
+
+def _figure_checks(note: Path, root: Path) -> tuple[Any, ...]:
+    """The note's bound figures, each checked against its measurement file under `root`."""
+    from workbench.notes.figures import check_figure, parse_figures
+    from workbench.notes.note import parse_note
+
+    return tuple(check_figure(figure, root) for figure in parse_figures(parse_note(note)))
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
@@ -202,7 +214,9 @@ def add_commands(commands: Any) -> None:
         "against the catalogue first, then every quote (normalized, exact, occurrence rule). "
         "All found: the pointer is written and the run recorded. Any missing: no pointer, the "
         "missing quotes listed, exit 1. Without --against, the note's pointer or document field "
-        "names the file (under --store).",
+        "names the file (under --store). Then each bound figure ('> figure:' with 'from: "
+        "measurements/FILE#/pointer' and 'digest:') is read again: a changed value or a stale "
+        "digest is named with both values, exit 1.",
     )
     check_p.add_argument("note", nargs="?", type=arguments.lines, metavar="NOTE")
     check_p.add_argument(
@@ -210,6 +224,14 @@ def add_commands(commands: Any) -> None:
     )
     check_p.add_argument(
         "--all", type=arguments.folder, metavar="DIR", help="check every note in DIR"
+    )
+    check_p.add_argument(
+        "--root",
+        type=arguments.folder,
+        default=Path("."),
+        metavar="DIR",
+        help="the folder a bound figure's 'from: measurements/FILE#/pointer' is read under "
+        "(default: the current folder)",
     )
     ledger_option(check_p)
     path_options(check_p, store=True)
@@ -228,7 +250,8 @@ def add_commands(commands: Any) -> None:
         help="counts per grade and the staleness lines for a notes folder",
         description="Grade every note in DIR from its header and the ledger: counts per grade, "
         "top-grade notes missing an evidence field, middle-grade pointers with no recorded run "
-        "behind them (evidence missing). Gates nothing; exits 0.",
+        "behind them (evidence missing), and percentages in a fact-carrying note's prose that "
+        "neither a bound figure nor one of its quotes grounds. Gates nothing; exits 0.",
     )
     census_p.add_argument("dir", type=arguments.folder, metavar="DIR")
     ledger_option(census_p)

@@ -385,6 +385,12 @@ def write_bundle(
     bad = next((line for line in lines if line.error is not None), None)
     if bad is not None:
         raise BundleError(f"{source}: {bad.error}; a bundle holds only citations it can re-read")
+    claim = next((line for line in lines if line.claim is not None), None)
+    if claim is not None:
+        raise BundleError(
+            f"{source}: line {claim.line} is an absence or count claim; a bundle holds citations "
+            "('workbench verify' decides claims)"
+        )
     if not lines:
         raise BundleError(f"{source}: no citation to bundle")
     verdicts, verdict_bytes, annotation_bytes = verdict_members(workspace, lines)

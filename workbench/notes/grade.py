@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from workbench.errors import NoteError
 from workbench.models import CatalogueRow
+from workbench.notes.figures import unbound_percentages
 from workbench.notes.ledger import Ledger, Run
 from workbench.notes.note import (
     Note,
@@ -168,6 +169,9 @@ class Census:
     # (note, latest version) for each middle-grade note whose last run into the latest version of
     # its pointer's family (a recheck, or a check against it) found one of its quotes missing.
     gone_from_latest: tuple[tuple[Path, str], ...] = ()
+    # (note, line, text) of each percentage in the prose of a fact-carrying note (one naming a
+    # document or holding a quote) that is not a bound figure (`notes.figures`).
+    unbound_figures: tuple[tuple[Path, int, str], ...] = ()
 
     def count(self, grade: Grade) -> int:
         return sum(g.grade == grade for g in self.grades)
@@ -221,6 +225,12 @@ class Census:
                 f"holds, by their last recheck: {len(self.gone_from_latest)}"
             )
             out += [f"  {note} -> {latest}" for note, latest in self.gone_from_latest]
+        if self.unbound_figures:
+            out.append(
+                "figures (percentages) in fact-carrying notes that name no measurement: "
+                f"{len(self.unbound_figures)}"
+            )
+            out += [f"  {note}: line {line}: {text}" for note, line, text in self.unbound_figures]
         if self.unreadable:
             out.append(f"notes whose header could not be read: {len(self.unreadable)}")
             out += [f"  {line}" for line in self.unreadable]
@@ -262,6 +272,7 @@ def census(folder: Path, *, corpus_dir: Path, ledger: Ledger) -> Census:
     grades: list[NoteGrade] = []
     unreadable: list[str] = []
     gone: list[tuple[Path, str]] = []
+    unbound: list[tuple[Path, int, str]] = []
     for path in notes_in(folder):
         try:
             note = parse_note(path)
@@ -270,6 +281,8 @@ def census(folder: Path, *, corpus_dir: Path, ledger: Ledger) -> Census:
         except NoteError as exc:
             unreadable.append(str(exc))
             continue
+        if note.get("document") is not None or note.quotes:
+            unbound += [(path, line, text) for line, text in unbound_percentages(note)]
         latest = gone_from_latest(grades[-1], catalogue, runs)
         if latest is not None:
             gone.append((path, latest))
@@ -278,4 +291,5 @@ def census(folder: Path, *, corpus_dir: Path, ledger: Ledger) -> Census:
         grades=tuple(grades),
         unreadable=tuple(unreadable),
         gone_from_latest=tuple(gone),
+        unbound_figures=tuple(unbound),
     )
