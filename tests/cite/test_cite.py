@@ -925,6 +925,91 @@ def test_a_pattern_ending_at_the_texts_end_finds_its_repeats() -> None:
     assert len(index.skeleton_hits(tail)) == 2
 
 
+@pytest.mark.parametrize(
+    ("locator", "ambiguous_step", "mismatch_step"),
+    [
+        pytest.param(
+            "offsets",
+            'name the one meant with "occurrence": N (these offsets are "occurrence": 1)',
+            "correct the citation's offsets",
+            id="offsets",
+        ),
+        pytest.param(
+            "w3c",
+            "give the TextQuoteSelector a prefix or suffix that only the one meant has (these "
+            "offsets are occurrence 1)",
+            "correct the TextPositionSelector's start and end (or drop it: the quote alone "
+            "places it)",
+            id="w3c-speaks-of-selectors",
+        ),
+        pytest.param(
+            "blocks",
+            "cite a block range that holds only the one meant, or quote more of its words (the "
+            "blocks cited hold occurrence 1)",
+            "cite the blocks that hold it (start_block_index, end_block_index)",
+            id="blocks-speak-of-blocks",
+        ),
+    ],
+)
+def test_a_refusals_next_step_speaks_the_citations_own_terms(
+    workspace: Workspace, locator: str, ambiguous_step: str, mismatch_step: str
+) -> None:
+    """The verdict and reason are the rule's; only the next step's words follow the locator."""
+    from workbench.cite import find_occurrences
+
+    version_id, text = _version_with(workspace, "This Internet-Draft is submitted")
+    repeated = [(o.char_start, o.char_end) for o in find_occurrences(text, "Internet-Draft")]
+    a, b = repeated[0]
+    ambiguous = verify_for_version(
+        workspace,
+        Citation(
+            version_id=version_id,
+            char_start=a,
+            char_end=b,
+            quoted_text="Internet-Draft",
+            locator=locator,  # type: ignore[arg-type]
+        ),
+    )
+    assert ambiguous.reason == "ambiguous_occurrence"
+    assert ambiguous.detail.endswith(ambiguous_step)
+    at = text.index("This Internet-Draft is submitted")
+    shifted = verify_for_version(
+        workspace,
+        Citation(
+            version_id=version_id,
+            char_start=at + 1,
+            char_end=at + 33,
+            quoted_text=text[at : at + 32],
+            locator=locator,  # type: ignore[arg-type]
+        ),
+    )
+    assert shifted.reason == "quote_mismatch"
+    assert shifted.detail.endswith(f": {mismatch_step} (it is refused as cited)")
+
+
+def test_a_w3c_quote_alone_that_occurs_twice_is_told_to_add_context(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    from workbench.cite.formats import read_citations
+    from workbench.cite.placing import verify_lines
+
+    version_id, _ = _version_with(workspace, "This Internet-Draft is submitted")
+    annotation = {
+        "@context": "http://www.w3.org/ns/anno.jsonld",
+        "type": "Annotation",
+        "target": {
+            "source": version_id,
+            "selector": {"type": "TextQuoteSelector", "exact": "Internet-Draft"},
+        },
+    }
+    lines = read_citations((json.dumps(annotation) + "\n").encode(), "w3c")
+    (verdict,) = verify_lines(workspace, lines)
+    assert verdict is not None
+    assert verdict.reason == "ambiguous_occurrence"
+    assert "give the TextQuoteSelector a prefix or suffix" in verdict.detail
+    assert '"occurrence": N' not in verdict.detail
+
+
 def test_refusals_say_where_and_what_to_do_next(workspace: Workspace) -> None:
     """On real text, each refusal keeps its verdict and reason and says what to do next: an
     off-by-one citation where the quote does occur (its offsets there), an ambiguous one its

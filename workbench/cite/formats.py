@@ -224,6 +224,7 @@ def _in_blocks(
         char_end=document.spans[end - 1][1],
         quoted_text=quote,
         text_sha256=document.text_sha256,
+        locator="blocks",
     )
     return CitationLine(line=number, citation=citation, error=None)
 

@@ -13,11 +13,42 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Literal
 
 from workbench.cite.index import SourceIndex, counted_spans
 from workbench.text.normalize import Normalized, normalize
 
 _LISTED = 10  # occurrences a refusal lists before it says how many more there are
+
+# How a citation's producer located its quote: raw offsets (our JSON Lines, a model's character
+# index), a W3C selector, or a block range of a document `workbench blocks` wrote. A refusal's next
+# step is written in the locator's own terms.
+Locator = Literal["offsets", "w3c", "blocks"]
+LOCATORS: tuple[Locator, ...] = ("offsets", "w3c", "blocks")
+
+_CORRECT = {
+    "offsets": "correct the citation's offsets",
+    "w3c": "correct the TextPositionSelector's start and end (or drop it: the quote alone places it)",
+    "blocks": "cite the blocks that hold it (start_block_index, end_block_index)",
+}
+
+
+def occurrence_step(locator: Locator, cited: int) -> str:
+    """The next step of an `ambiguous_occurrence` refusal, in the locator's terms: name the
+    occurrence (offsets), narrow it by the TextQuoteSelector's context (W3C), or cite only the
+    blocks that hold the one meant (blocks)."""
+    if locator == "w3c":
+        return (
+            "give the TextQuoteSelector a prefix or suffix that only the one meant has (these "
+            f"offsets are occurrence {cited})"
+        )
+    if locator == "blocks":
+        return (
+            "cite a block range that holds only the one meant, or quote more of its words (the "
+            f"blocks cited hold occurrence {cited})"
+        )
+    return f'name the one meant with "occurrence": N (these offsets are "occurrence": {cited})'
+
 
 # An ellipsis: "..." or ". . ." not followed by a further period (a fourth period before one stays
 # with the words before it), or the one character "…"; either alone in brackets.
@@ -32,7 +63,14 @@ def listed(spans: tuple[tuple[int, int], ...]) -> str:
     return shown + (f" and {len(spans) - _LISTED} more" if len(spans) > _LISTED else "")
 
 
-def mismatch_hint(index: SourceIndex, quote: str, actual: str, *, marks_read: bool = False) -> str:
+def mismatch_hint(
+    index: SourceIndex,
+    quote: str,
+    actual: str,
+    *,
+    marks_read: bool = False,
+    locator: Locator = "offsets",
+) -> str:
     """What a refused quote's detail adds as a next step (the refusal stands): where the quote
     does occur exactly in the version, if anywhere (the offsets must be corrected; nothing
     passed); else, when the marks were not read (`marks_read` false) and the quote holds an
@@ -43,8 +81,8 @@ def mismatch_hint(index: SourceIndex, quote: str, actual: str, *, marks_read: bo
     found = tuple(folded.raw_span(s, e) for s, e in counted_spans(index, quote))
     if found:
         return (
-            f"; the quote does occur exactly at {listed(found)} in this version: correct the "
-            "citation's offsets (it is refused as cited)"
+            f"; the quote does occur exactly at {listed(found)} in this version: "
+            f"{_CORRECT[locator]} (it is refused as cited)"
         )
     mark = None if marks_read else ALTERATION_MARK.search(quote)
     if mark is not None:

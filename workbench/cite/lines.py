@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.cite.claims import Claim
+from workbench.cite.hints import Locator
 from workbench.cite.verify import Citation
 
 LINE_REASONS: dict[str, str] = {
@@ -65,6 +66,7 @@ class UnplacedQuote:
     suffix: str | None = None
     text_sha256: str | None = None
     source_url: str | None = None
+    locator: Locator = "offsets"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

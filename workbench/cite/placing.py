@@ -120,6 +120,7 @@ def place(
         prefix=quote.prefix,
         suffix=quote.suffix,
         text_sha256=quote.text_sha256,
+        locator=quote.locator,
     )
     if held is None:
         return cited, None
@@ -136,6 +137,7 @@ def place(
             char_end=hi,
             quoted_text=quote.quoted_text,
             text_sha256=quote.text_sha256,
+            locator=quote.locator,
         ), shown
     candidates = list(range(len(spans)))
     if line.pages is not None:
@@ -158,6 +160,7 @@ def place(
         prefix=quote.prefix,
         suffix=quote.suffix,
         text_sha256=quote.text_sha256,
+        locator=quote.locator,
     ), None
 
 

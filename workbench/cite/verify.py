@@ -39,7 +39,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from workbench.cite.hints import listed, mismatch_hint
+from workbench.cite.hints import Locator, listed, mismatch_hint, occurrence_step
 from workbench.cite.index import (
     DELETABLE,
     SourceIndex,
@@ -97,6 +97,8 @@ class Citation:
     `section` names the section the quote must lie in, read through the version's numbering
     profile (`cite.pincites`). `position_only` marks a target that claims no quote (a W3C
     TextPositionSelector alone; `quoted_text` is then empty): it is resolved, never verified.
+    `locator` says how the producer located the quote (`LOCATORS`), so a refusal's next step
+    speaks its terms; it never changes the verdict.
     """
 
     version_id: str
@@ -110,6 +112,7 @@ class Citation:
     alterations: bool = False
     section: str | None = None
     position_only: bool = False
+    locator: Locator = "offsets"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -283,7 +286,9 @@ def decide(held: HeldText, citation: Citation) -> Verification:
         return refused(
             "quote_mismatch",
             f"the text at [{start}, {end}) does not read as the quote"
-            + mismatch_hint(index, quote, actual, marks_read=citation.alterations),
+            + mismatch_hint(
+                index, quote, actual, marks_read=citation.alterations, locator=citation.locator
+            ),
             actual=actual,
         )
     # 5. The occurrences: every place the quote occurs in the version, the cited one among them.
@@ -322,8 +327,7 @@ def decide(held: HeldText, citation: Citation) -> Verification:
                 else ""
             )
             + f"; the offsets are occurrence {cited}, and no occurrence is named; it occurs at "
-            f'{listed(spans)}: name the one meant with "occurrence": N (these offsets are '
-            f'"occurrence": {cited})',
+            f"{listed(spans)}: {occurrence_step(citation.locator, cited)}",
             actual,
             spans,
             cited,

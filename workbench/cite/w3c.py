@@ -185,6 +185,7 @@ def read_w3c(number: int, record: dict[str, Any]) -> CitationLine:
             prefix=context.get("prefix"),
             suffix=context.get("suffix"),
             text_sha256=sha,
+            locator="w3c",
         )
         return CitationLine(line=number, citation=None, error=None, unplaced=unplaced)
     citation = Citation(
@@ -196,6 +197,7 @@ def read_w3c(number: int, record: dict[str, Any]) -> CitationLine:
         suffix=context.get("suffix"),
         text_sha256=sha,
         position_only=quote is None,
+        locator="w3c",
     )
     return CitationLine(line=number, citation=citation, error=None)
 
