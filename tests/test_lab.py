@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -13,7 +14,6 @@ import pytest
 from nbclient import NotebookClient
 
 from tests.conftest import ROOT
-from workbench.cli import main
 from workbench.errors import LabError
 from workbench.exports.lab import copy_notebooks, parameter_names, parameters_cell_index
 
@@ -29,10 +29,10 @@ def _parameters(path: Path) -> dict[str, object]:
     return values
 
 
-def _git_status() -> str:
+def _git_status(repository: Path = ROOT) -> str:
     return subprocess.run(
         ["git", "status", "--porcelain", "--untracked-files=all"],
-        cwd=ROOT,
+        cwd=repository,
         capture_output=True,
         text=True,
         check=True,
@@ -100,19 +100,26 @@ def test_a_template_without_parameters_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_the_readme_flow_runs_a_copy_and_leaves_the_repository_clean(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    status = _git_status()
-    dest = tmp_path / "lab"
-    assert main(["lab", "--copy-only", "--dest", str(dest)]) == 0
-    assert f"notebooks in {dest}" in capsys.readouterr().out
+def test_the_readme_flow_in_a_fresh_clone_runs_a_copy_and_leaves_it_clean(tmp_path: Path) -> None:
+    """`workbench lab` as the README runs it, in a fresh clone of this repository (the fetched
+    corpus linked in, as `make` would fetch it): the copies go to the clone's ignored
+    .workbench/notebooks/, a copy runs in a kernel, and `git status` of the clone stays clean."""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    (clone / "corpus" / "real").symlink_to(ROOT / "corpus" / "real")
+    (clone / ".git" / "info" / "exclude").write_text("/corpus/real\n", encoding="utf-8")
+    before = _git_status(clone)
+    lab = [sys.executable, "-m", "workbench", "lab", "--copy-only"]
+    made = subprocess.run(lab, cwd=clone, capture_output=True, text=True, check=True)
+    dest = clone / ".workbench" / "notebooks"
+    assert made.stdout.startswith(f"notebooks in {dest}: ")
     copy = dest / "05-grounded-claims.ipynb"
     notebook = nbformat.read(copy, as_version=4)  # type: ignore[no-untyped-call]
     NotebookClient(notebook, timeout=600, resources={"metadata": {"path": str(dest)}}).execute()
     nbformat.write(notebook, copy)  # type: ignore[no-untyped-call]
     ran = copy.read_bytes()
-    assert main(["lab", "--copy-only", "--dest", str(dest)]) == 0  # a restart keeps the outputs
-    assert copy.read_bytes() == ran
+    again = subprocess.run(lab, cwd=clone, capture_output=True, text=True, check=True)
+    assert again.stdout.startswith(f"notebooks in {dest}: 0 copied from {clone / 'notebooks'}")
+    assert copy.read_bytes() == ran  # a restart keeps the outputs
     assert sum(len(c.get("outputs", ())) for c in json.loads(ran)["cells"]) > 0
-    assert _git_status() == status
+    assert _git_status(clone) == before == ""
