@@ -290,10 +290,26 @@ def test_the_induced_profile_is_a_candidate_and_wins_where_it_reads_most(
     choice = choose_profile(versions)
     induced = induce_profile([v.text for v in versions]).profile()
     scores = {p.name: profile_score(p, versions) for p in (*registry(), induced)}
-    best = min(scores, key=lambda name: (-scores[name][0], scores[name][1], name))
+
+    def rank(name: str) -> tuple[int, int, bool, str]:
+        """Net consistent steps first, then fewer inconsistent, then the induced profile."""
+        good, bad = scores[name]
+        return (bad - good, bad, name != "induced", name)
+
+    best = min(scores, key=rank)
     assert choice.profile.name == best
     assert choice.how == ("induced" if best == "induced" else "automatic")
     assert (choice.consistent, choice.inconsistent) == scores[best]
+    # The rival is the best of the other kind, and the contest states both and the margin.
+    others = [n for n in scores if (n == "induced") != (best == "induced")]
+    rival = min(others, key=rank)
+    assert choice.rival == (rival, *scores[rival])
+    margin = (scores[best][0] - scores[best][1]) - (scores[rival][0] - scores[rival][1])
+    assert choice.contest == (
+        f"{best} read {scores[best][0]} consistent and {scores[best][1]} inconsistent steps "
+        f"against {rival}'s {scores[rival][0]} and {scores[rival][1]}: {margin} net steps more"
+    )
+    assert margin >= 0
 
 
 def test_a_named_profile_always_wins(workspace: Workspace) -> None:
