@@ -1,20 +1,26 @@
-"""The induction scorecard on jurisdictions the workbench has never seen: the Legalize bundles.
+"""The induction scorecard: jurisdictions the workbench has never seen, and the shared corpus's.
 
-Run: `make bench` (or `.venv/bin/python benchmarks/bench_numbering.py [--write-docs]`). Every
-version of every law in `../shared/external/numbering/*.bundle` (each commit changing a law's
-file) is read as a text version, as `corpus add --from-git` would hold it, under its bundle's
-country code as jurisdiction, which no shipped profile names. The truth is
+Run: `make bench` (or `.venv/bin/python benchmarks/bench_numbering.py [--write-docs]`). First the
+Legalize bundles: every version of every law in `../shared/external/numbering/*.bundle` (each
+commit changing a law's file) is read as a text version, as `corpus add --from-git` would hold it,
+under its bundle's country code as jurisdiction, which no shipped profile names. Their truth is
 `scripts/numbering_truth.py` (it imports nothing from the workbench): each unit's line and its path
 of keys, read from the jurisdiction's own identifiers. A unit is right when the path the workbench
 reads at the end of the unit's line (`StructureParse.path_at`) ends with the unit's path, key for
 key: a path label matches a key when one of its words, or two adjacent words joined, is the key,
 case aside (`Art. 8 bis` matches `8bis`); containers the truth does not number may stand above.
-Scored three ways per law: the automatic choice (`choice.choose_profile` over the registry and the
-induced profile, as `measure` reads it), `profile suggest` (the profile induced from all the law's
-versions, `induce.induce_profile`), and the shipped profile naming the jurisdiction (none does:
-n/a). Printed per jurisdiction: laws, versions, units, the share right for each, the laws the
-automatic choice left unread (`choice.family_reading`), and how it chose (induced, unread, or the
-registry profile it took). It asserts nothing: it measures and prints.
+Then the shared corpus's jurisdictions whose documents carry their own identifiers, with the
+truth of `scripts/alignment_truth.py` placed and compared as `evals.paths` does (`bench_induce`).
+Scored three ways per family, each read as `measure` reads it (`parse_structure`: an XML
+version by its extractor's marks, whatever the profile): the automatic choice
+(`choice.choose_profile` over the registry and the induced profile; for the shared corpus with the
+profile naming the jurisdiction withheld, as if it were new), `profile suggest` (the profile
+induced from all the family's versions, `induce.induce_profile`), and the shipped profile naming
+the jurisdiction (n/a where none does). Printed per jurisdiction: laws (families), versions,
+units, the share right for each, the families the automatic choice left unread
+(`choice.family_reading`), and how it chose (induced, unread, marks for XML no profile reads, or
+the registry profile it took). Set `WORKBENCH_WORKSPACE` to a workspace that holds the catalogue
+to skip the ingest into a temporary one. It asserts nothing: it measures and prints.
 """
 
 from __future__ import annotations
@@ -28,13 +34,16 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from bench_induce import RULES, load_truth_script, readable, truth_units
+from bench_profiles import _versions
 from bench_spine import ROOT, bench_options, report_to_docs, script_module
 
+from workbench.evals.paths import Agreement, Placed, agreement, locate
 from workbench.models import Version, text_sha256
-from workbench.text.choice import read_numbering
+from workbench.text.choice import family_reading, read_numbering
 from workbench.text.induce import induce_profile
 from workbench.text.profiles import Profile, named_profile, shipped_profiles
-from workbench.text.structure import StructureParse, parse_structure
+from workbench.text.structure import StructureParse, is_marked, parse_structure
 
 BUNDLES = ROOT.parent / "shared" / "external" / "numbering"
 TARGET = 0.9  # the share of units right the issue asks for, per jurisdiction
@@ -110,7 +119,7 @@ def run() -> None:
                 units[version.version_id] = script.read_units(jurisdiction, text)
     shipped = shipped_profiles()
     print(
-        "| jurisdiction | laws | versions | units | automatic | profile suggest | shipped "
+        "| jurisdiction | laws (families) | versions | units | automatic | profile suggest | shipped "
         "profile | laws unread (automatic) | automatic choices | automatic meets 90% |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
@@ -140,7 +149,65 @@ def run() -> None:
             + ", ".join(f"{how} {n}" for how, n in sorted(chosen.items()))
             + f" | {meets} |"
         )
+    _shared_corpus_rows()
     print(f"\n{time.perf_counter() - started:.1f} s")
+
+
+def _agreement(
+    profile: Profile | None, family: list[Version], placed: dict[str, list[Placed]]
+) -> Agreement:
+    total = Agreement(agree=0, placed=0)
+    if profile is None:
+        return total
+    for version in family:
+        total += agreement(parse_structure(version, profile), placed[version.version_id])
+    return total
+
+
+def _shared_corpus_rows() -> None:
+    """The shared corpus's jurisdictions whose documents carry their own identifiers, scored by
+    `scripts/alignment_truth.py`'s units placed as `evals.paths.locate` places them; the automatic
+    choice is made with the profile naming the jurisdiction withheld (as if it were new)."""
+    script = load_truth_script()
+    families: dict[str, dict[str, list[Version]]] = defaultdict(lambda: defaultdict(list))
+    for version in _versions():
+        if version.jurisdiction in RULES and readable(version):
+            families[version.jurisdiction][version.family].append(version)
+    shipped = shipped_profiles()
+    for jurisdiction, by_family in sorted(families.items()):
+        named = named_profile(shipped, jurisdiction, "")
+        others = tuple(p for p in shipped if p is not named)
+        zero = Agreement(agree=0, placed=0)
+        auto, suggest, own = zero, zero, zero
+        unread = 0
+        chosen: Counter[str] = Counter()
+        for group in by_family.values():
+            family = sorted(group, key=lambda v: v.version_order)
+            placed = {
+                v.version_id: locate(
+                    RULES[jurisdiction], v.text, truth_units(script, v), v.structure
+                )
+                for v in family
+            }
+            choice, _ = read_numbering(family, others)
+            parses = [parse_structure(v, choice.profile) for v in family]
+            marked = all(is_marked(v) for v in family)
+            unread += family_reading(choice, parses, marked=marked).status == "unread"
+            how = "marks" if choice.marked else choice.how
+            chosen[how if how != "automatic" else choice.profile.name] += 1
+            suggested = induce_profile([v.text for v in family]).profile()
+            auto += _agreement(choice.profile, family, placed)
+            suggest += _agreement(suggested, family, placed)
+            own += _agreement(named, family, placed)
+        meets = "yes" if auto.placed and auto.agree >= TARGET * auto.placed else "no"
+        print(
+            f"| {jurisdiction} | {len(by_family)} | "
+            f"{sum(len(g) for g in by_family.values())} | {auto.placed} | "
+            f"{_pct(auto.agree, auto.placed)} | {_pct(suggest.agree, suggest.placed)} | "
+            f"{_pct(own.agree, own.placed)} | {unread} of {len(by_family)} | "
+            + ", ".join(f"{how} {n}" for how, n in sorted(chosen.items()))
+            + f" | {meets} |"
+        )
 
 
 if __name__ == "__main__":
