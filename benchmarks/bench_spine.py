@@ -19,6 +19,7 @@ from __future__ import annotations
 import compileall
 import contextlib
 import hashlib
+import importlib.util
 import io
 import os
 import platform
@@ -30,6 +31,7 @@ import time
 from collections.abc import Callable, Sequence
 from difflib import SequenceMatcher
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from rapidfuzz.distance import Indel
@@ -178,6 +180,17 @@ def bench_diff_and_narrowing(held: Workspace) -> None:
             f"   difflib edit characters / rapidfuzz edit characters: median {statistics.median(ratios):.2f}, "
             f"max {max(ratios):.2f}"
         )
+
+
+def script_module(name: str) -> ModuleType:
+    """The script `scripts/<name>.py` (a truth script: it imports nothing from the workbench),
+    loaded as the module `name`."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses resolve their module by name
+    spec.loader.exec_module(module)
+    return module
 
 
 def bench_options(

@@ -86,6 +86,35 @@ parses = pl.DataFrame(
 parses.group_by("jurisdiction", "outcome").len().sort("jurisdiction", "outcome")
 
 # %% [markdown]
+# ## Which families' numbering was read
+#
+# A family is *read* when its profile read at least one consistent label step (or its extractor's
+# marks number every version), *read with inconsistencies* when it also read inconsistent ones, and
+# *unread* when it read none. An unread family contributes nothing to "structure known": its
+# pairings are unknown, for the cause `unread`, whatever paths the profile gave.
+
+# %%
+numbering = measurements.structure["numbering_read"]
+print("overall: " + ", ".join(f"{name} {count}" for name, count in numbering["overall"].items()))
+pl.DataFrame([{"jurisdiction": j, **counts} for j, counts in numbering["jurisdictions"].items()])
+
+# %%
+pl.DataFrame(
+    [
+        {
+            "family": f"{f.jurisdiction}/{f.family}",
+            "profile": f.profile["name"],
+            "chosen": f.profile["chosen"],
+            "reading": f.profile["reading"],
+            "consistent": f.profile["consistent_steps"],
+            "inconsistent": f.profile["inconsistent_steps"],
+        }
+        for f in families
+        if f.profile["reading"] != "read"
+    ]
+).sort("reading", "family")
+
+# %% [markdown]
 # ## Why the proxy caps
 #
 # Each capped pairing gets one cause, in this order: `year_like`, `page_or_gutter`, `renumbered`,

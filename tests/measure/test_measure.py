@@ -47,6 +47,7 @@ from workbench.text.profiles import (
     registry,
     shipped_profiles,
 )
+from workbench.text.structure import StructureParse, parse_structure
 from workbench.workspace import Workspace
 from workbench.workspace.catalogue import checked_catalogues, kept_rows
 
@@ -132,14 +133,31 @@ def test_cap_causes(before: str, after: str, cause: str) -> None:
     assert [p.cap_cause for p in capped] == [cause]
 
 
-def test_a_refusal_never_lifts_a_cap() -> None:
-    (pairing,) = [
-        p
-        for p in _pair("Preamble\n\n§ 7 Fees are due\n", "Preamble\n\n§ 8 Fees are due\n").pairings
-    ]
-    assert (
-        pairing.structure_status == "refused" and pairing.proxy_capped and pairing.structure_capped
-    )
+@pytest.mark.parametrize(
+    ("before", "after", "status", "reading"),
+    [
+        pytest.param(
+            "1. Scope of the rule\n\n2. Terms used in it\n\n3. Fees are due monthly\n",
+            "1. Scope of the rule\n\n5. Terms used in it\n\n9. Fees are due monthly\n",
+            "refused",
+            "read with inconsistencies",
+            id="one-side-refused",
+        ),
+        pytest.param(
+            "Preamble\n\n§ 7 Fees are due\n",
+            "Preamble\n\n§ 8 Fees are due\n",
+            "unread",
+            "unread",
+            id="family-unread",
+        ),
+    ],
+)
+def test_a_refusal_never_lifts_a_cap(before: str, after: str, status: str, reading: str) -> None:
+    measured = _pair(before, after)
+    assert measured.profile["reading"] == reading
+    capped = [p for p in measured.pairings if p.proxy_capped]
+    assert capped and all(p.structure_status == status and p.structure_capped for p in capped)
+    assert not any(p.known for p in measured.pairings)
 
 
 @pytest.fixture(scope="module")
@@ -282,11 +300,25 @@ def test_a_researchers_profile_is_recorded_by_path_and_hash(
     own = read_profile_dir(tmp_path)
     family = [v for v in workspace.versions() if v.family == "nerc-cip-012"]
     measured = measure_family(family, registry(own))
+    parses = [parse_structure(v, own[0]) for v in family]
     assert measured.profile == {
         "name": "mine",
         "sha256": hashlib.sha256(source).hexdigest(),
         "origin": str(tmp_path / "mine.toml"),
         "chosen": "named",
+        **_reading_record(parses),
+    }
+
+
+def _reading_record(parses: list[StructureParse]) -> dict[str, Any]:
+    """The reading a profile record should state, counted here from the parses themselves."""
+    consistent = sum(p.checked - p.inconsistent for p in parses if p.refusal is None)
+    inconsistent = sum(p.inconsistent for p in parses)
+    status = "read with inconsistencies" if inconsistent else "read"
+    return {
+        "reading": "unread" if consistent == 0 else status,
+        "consistent_steps": consistent,
+        "inconsistent_steps": inconsistent,
     }
 
 

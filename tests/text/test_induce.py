@@ -16,6 +16,7 @@ import pytest
 
 from tests.conftest import ROOT, STORE
 from tests.text.relabel import WRITERS, relabel
+from tests.text.test_structure import _text_version
 from workbench.cli import main
 from workbench.corpus import admit
 from workbench.evals.paths import TruthUnit, score_family
@@ -290,10 +291,46 @@ def test_the_induced_profile_is_a_candidate_and_wins_where_it_reads_most(
     choice = choose_profile(versions)
     induced = induce_profile([v.text for v in versions]).profile()
     scores = {p.name: profile_score(p, versions) for p in (*registry(), induced)}
-    best = min(scores, key=lambda name: (-scores[name][0], scores[name][1], name))
+
+    def rank(name: str) -> tuple[int, int, bool, str]:
+        """Net consistent steps first, then fewer inconsistent, then the induced profile."""
+        good, bad = scores[name]
+        return (bad - good, bad, name != "induced", name)
+
+    best = min(scores, key=rank)
     assert choice.profile.name == best
     assert choice.how == ("induced" if best == "induced" else "automatic")
     assert (choice.consistent, choice.inconsistent) == scores[best]
+    # The rival is the best of the other kind, and the contest states both and the margin.
+    others = [n for n in scores if (n == "induced") != (best == "induced")]
+    rival = min(others, key=rank)
+    assert choice.rival == (rival, *scores[rival])
+    margin = (scores[best][0] - scores[best][1]) - (scores[rival][0] - scores[rival][1])
+    assert choice.contest == (
+        f"{best} read {scores[best][0]} consistent and {scores[best][1]} inconsistent steps "
+        f"against {rival}'s {scores[rival][0]} and {scores[rival][1]}: {margin} net steps more"
+    )
+    assert margin >= 0
+
+
+def test_a_profile_reading_more_out_of_order_than_in_order_does_not_win() -> None:
+    """A numbered list read by several shipped profiles: in order in one version, out of order
+    in the next. Each reads some consistent steps but more inconsistent ones; the induced profile
+    reads none of either, so nothing read the family and no shipped profile is chosen for it."""
+    texts = (
+        "1. Scope of the rule\n\n2. Terms used in it\n\n3. Fees are due monthly\n",
+        "1. Scope of the rule\n\n4. Terms used in it\n\n9. Fees are due monthly\n\n"
+        "2. More terms here\n\n7. Other fees here\n",
+    )
+    versions = [
+        replace(_text_version(text, f"test/fam/{k}.txt"), version_order=k)
+        for k, text in enumerate(texts, start=1)
+    ]
+    scores = {p.name: profile_score(p, versions) for p in registry()}
+    accidental = sorted(name for name, (good, bad) in scores.items() if 0 < good < bad)
+    assert accidental  # read by the most consistent steps alone, one of these would have won
+    choice = choose_profile(versions)
+    assert (choice.how, choice.profile.origin, choice.consistent) == ("unread", "induced", 0)
 
 
 def test_a_named_profile_always_wins(workspace: Workspace) -> None:

@@ -11,6 +11,7 @@ import pytest
 from tests.cli.test_cli import _run
 from tests.conftest import ROOT
 from workbench.errors import ProfileError
+from workbench.measure.summary import reading_text
 from workbench.models import Version, text_sha256
 from workbench.text.choice import choose_profile
 from workbench.text.profiles import (
@@ -302,11 +303,18 @@ def test_measure_reads_the_profiles_folder_of_a_corpus(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert b"refused" not in result.stdout
-    used = json.loads((out / "structure-measurement.json").read_bytes())["profiles_used"]
-    assert used["us-nerc/nerc-cip-005"] == {
+    report = json.loads((out / "structure-measurement.json").read_bytes())
+    record = report["profiles_used"]["us-nerc/nerc-cip-005"]
+    reading = {k: record.pop(k) for k in ("reading", "consistent_steps", "inconsistent_steps")}
+    assert record == {
         "name": "mine",
         "sha256": hashlib.sha256(mine).hexdigest(),
         "origin": str(corpus / "profiles" / "mine.toml"),
         "chosen": "named",
         "versions": 2,
     }
+    # The researcher's profile reads the family, and the terminal says so as the report does.
+    assert reading["reading"] != "unread" and reading["consistent_steps"] > 0
+    numbering = report["numbering_read"]["overall"]
+    assert numbering["families_unread"] == 0
+    assert f"numbering: {reading_text(numbering)}\n".encode() in result.stdout

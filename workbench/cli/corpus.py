@@ -220,21 +220,36 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_families(args: argparse.Namespace) -> int:
-    from workbench.workspace import family_listing
+    from workbench.measure.summary import add_counts, reading_block, reading_counts, reading_text
+    from workbench.workspace import family_listing, family_numbering
 
     with open_held(args) as workspace:
         rows = family_listing(workspace)
+        if args.numbering:
+            for row in rows:
+                row.update(family_numbering(workspace, row["jurisdiction"], row["family"]))
     if args.json:
         print_json(rows)
         return 0
     if not rows:
         out(f"no version is held in {args.workspace}; see 'workbench ingest'\n")
         return 0
+    counts: dict[str, int] = {}
     for row in rows:
+        read = ""
+        if args.numbering:
+            add_counts(counts, reading_counts(row))
+            read = (
+                f"  {row['profile']} ({row['chosen']}): {row['reading']}, "
+                f"{row['consistent_steps']} consistent and {row['inconsistent_steps']} "
+                "inconsistent steps"
+            )
         out(
-            f"{row['jurisdiction']:<20} {row['family']:<48} {counted(row['versions'], 'version'):>12}  "
-            f"{', '.join(row['formats'])}\n"
+            f"{row['jurisdiction']:<20} {row['family']:<48} "
+            f"{counted(row['versions'], 'version'):>12}  {', '.join(row['formats'])}{read}\n"
         )
+    if args.numbering:
+        out(f"numbering: {reading_text(reading_block(counts))}\n")
     return 0
 
 
@@ -485,6 +500,13 @@ def add_commands(commands: Any) -> None:
         description="List every held family: jurisdiction, family, versions held and formats.",
     )
     families.add_argument("--json", action="store_true", help="print the list as JSON")
+    families.add_argument(
+        "--numbering",
+        action="store_true",
+        help="read each family's numbering through its profile (as measure does) and say which "
+        "profile read it, how it was chosen, and whether it read it (read, read with "
+        "inconsistencies, unread), with the counts at the end; reads every held text",
+    )
     path_options(families, workspace=True)
     families.set_defaults(func=cmd_families)
 

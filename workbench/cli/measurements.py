@@ -59,6 +59,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
         f"{len(run.families)} families; {len(run.reused)} reused unchanged from the cache, "
         f"{len(run.families) - len(run.reused)} measured {run.engine})\n"
     )
+    if run.measurements is not None:
+        out(numbering_summary(run.measurements.structure["numbering_read"]))
     if not run.settings.is_project():
         out(
             f"the workspace {plan.workspace.resolve()} remembers this corpus (catalogue and "
@@ -69,6 +71,16 @@ def cmd_measure(args: argparse.Namespace) -> int:
     failed = list_refusals("not ingested", run.not_ingested)
     list_refusals("refused at admission (listed in the report)", run.admission_refusals)
     return max(failed, exit_for_refusals(run.admission_refusals))
+
+
+def numbering_summary(numbering: dict[str, Any]) -> str:
+    """The terminal's lines on the families whose numbering was read: overall, then each
+    jurisdiction (`summary.reading_text`)."""
+    from workbench.measure.summary import reading_text
+
+    lines = [f"numbering: {reading_text(numbering['overall'])}"]
+    lines += [f"  {j}: {reading_text(b)}" for j, b in numbering["jurisdictions"].items()]
+    return "\n".join(lines) + "\n"
 
 
 def _family_count(text: str) -> int:

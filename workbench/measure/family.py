@@ -13,8 +13,8 @@ the measurement states a cause, in this order of precedence:
    or opens on a gutter line number;
 3. `renumbered` — the structure parser reads different paths on the two sides (it confirms a
    restructure);
-4. `structure_refused` — the structure is unknown on a side (parse refused, or no numbered unit
-   covers the passage);
+4. `structure_refused` — the structure is unknown on a side (parse refused, no numbered unit
+   covers the passage, or the family's numbering is unread);
 5. `structure_agrees` — both sides parse to the same path: the cap is not confirmed.
 
 The counterfactual "structure" rule caps a pairing when the two structural paths differ, and, where
@@ -23,6 +23,9 @@ cap, because absence does not license certainty.
 
 Profiles (C15): each family is segmented and parsed through one numbering profile, the one that
 names it or, where none does, the one `profiles.choose_profile` finds reads its numbering best.
+How well it read the family (`choice.family_reading`: read, read with inconsistencies, unread) is
+recorded beside the profile; every pairing of an unread family is unknown (`unread`), whatever
+paths the profile gave: a failed parse never licenses certainty (C12).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from workbench.changes.diff import (
     RESTRUCTURE_CONFIDENCE_CEILING,
@@ -45,11 +49,11 @@ from workbench.models import (
     Version,
     consecutive_pairs,
 )
-from workbench.text.choice import Choice, choose_profile
+from workbench.text.choice import Choice, Reading, choose_profile, family_reading
 from workbench.text.lines import gutter_line_starts
 from workbench.text.profiles import Profile
 from workbench.text.segment import leading_number, segment_version
-from workbench.text.structure import StructureParse, parse_structure
+from workbench.text.structure import StructureParse, is_marked, parse_structure
 
 CAP_CAUSES = ("year_like", "page_or_gutter", "renumbered", "structure_refused", "structure_agrees")
 EXCLUDED_KINDS = frozenset({"front_matter", "furniture"})
@@ -77,7 +81,7 @@ class PairingRow:
     after_label: str | None
     proxy_capped: bool
     proxy_cautioned: bool
-    structure_status: str  # "agree", "disagree", "refused", "uncovered"
+    structure_status: str  # "agree", "disagree", "refused", "uncovered", "unread"
     before_path: tuple[str, ...] | None
     after_path: tuple[str, ...] | None
     cap_cause: str | None
@@ -87,7 +91,7 @@ class PairingRow:
     after_excerpt: str
     before_kind: str
     after_kind: str
-    unknown_cause: str | None  # None when known; "refused:<code>" or "uncovered"
+    unknown_cause: str | None  # None when known; "refused:<code>", "uncovered" or "unread"
 
     @property
     def excluded(self) -> bool:
@@ -198,7 +202,7 @@ class FamilyMeasurement:
     jurisdiction: str
     family: str
     versions: int
-    profile: dict[str, str]  # chosen_profile_record: name, sha256, origin, chosen, [note, toml]
+    profile: dict[str, Any]  # chosen_profile_record: name, sha256, origin, chosen, reading, ...
     pairings: tuple[PairingRow, ...]
     parses: tuple[ParseRow, ...]
     passages: tuple[PassageRow, ...]
@@ -241,6 +245,7 @@ def _pairing_row(
     passages: dict[str, dict[int, Passage]],
     parses: dict[str, StructureParse],
     gutters: dict[str, frozenset[int]],
+    unread: bool,
 ) -> PairingRow:
     assert change.before is not None and change.after is not None and change.similarity is not None
     parse_a, parse_b = parses[before.version_id], parses[after.version_id]
@@ -248,7 +253,9 @@ def _pairing_row(
     passage_b = passages[after.version_id][change.after.char_start]
     path_a, path_b = passage_a.path, passage_b.path
     unknown_cause = None
-    if parse_a.refusal or parse_b.refusal:
+    if unread:
+        status = unknown_cause = "unread"
+    elif parse_a.refusal or parse_b.refusal:
         status = "refused"
         unknown_cause = f"refused:{parse_a.refusal or parse_b.refusal}"
     elif path_a is None or path_b is None:
@@ -265,7 +272,7 @@ def _pairing_row(
     ) or (
         _label_is_furniture(label_b, after.text, change.after.char_start, gutters[after.version_id])
     )
-    structure_capped = status == "disagree" or (status in ("refused", "uncovered") and proxy_capped)
+    structure_capped = status == "disagree" or (unknown_cause is not None and proxy_capped)
     confidence = _capped_confidence(change.similarity, structure_capped)
     return PairingRow(
         evidence_id=change.change_id,
@@ -308,13 +315,23 @@ def _with_labels(change: Change, before: str | None, after: str | None, capped: 
     )
 
 
-def chosen_profile_record(choice: Choice) -> dict[str, str]:
+def chosen_profile_record(choice: Choice, reading: Reading) -> dict[str, Any]:
     """What a measurement records of the profile that read a family: name, SHA-256, origin, how
-    it was chosen, the choice's note where it has one (`Choice.note`), and for a profile induced
-    from the family's texts its TOML (`toml`), which `measure_corpus` writes beside the reports."""
-    record = {**choice.profile.as_json(), "chosen": choice.how}
+    it was chosen, how well it read the family (`reading`: read, read with inconsistencies or
+    unread, and its consistent and inconsistent steps over every version), the choice's note and
+    contest where it has them (`Choice.note`, `Choice.contest`), and for a profile induced from
+    the family's texts its TOML (`toml`), which `measure_corpus` writes beside the reports."""
+    record: dict[str, Any] = {
+        **choice.profile.as_json(),
+        "chosen": choice.how,
+        "reading": reading.status,
+        "consistent_steps": reading.consistent,
+        "inconsistent_steps": reading.inconsistent,
+    }
     if choice.note is not None:
         record["note"] = choice.note
+    if choice.contest is not None:
+        record["contest"] = choice.contest
     if choice.how in ("induced", "unread"):
         record["toml"] = choice.profile.source.decode("utf-8")
     return record
@@ -344,6 +361,9 @@ def measure_family(
     segments = {v.version_id: segment_version(v, profile) for v in versions}
     by_start = {vid: {p.char_start: p for p in ps} for vid, ps in segments.items()}
     gutters = {v.version_id: gutter_line_starts(v.text) for v in versions}
+    marked = all(is_marked(v) for v in versions)
+    reading = family_reading(choice, list(parses.values()), marked=marked)
+    unread = reading.status == "unread"
     pairings = []
     cautions = []
     for before, after in consecutive_pairs(versions):
@@ -360,7 +380,9 @@ def measure_family(
         opening = {item.pairings[0].change.change_id for item in items}
         for change in changes:
             if change.kind == "modified":
-                pairings.append(_pairing_row(change, before, after, by_start, parses, gutters))
+                pairings.append(
+                    _pairing_row(change, before, after, by_start, parses, gutters, unread)
+                )
             if change.kind != "unchanged":
                 cautions.append(
                     CautionRow(
@@ -402,7 +424,7 @@ def measure_family(
         jurisdiction=versions[0].jurisdiction,
         family=versions[0].family,
         versions=len(versions),
-        profile=chosen_profile_record(choice),
+        profile=chosen_profile_record(choice, reading),
         pairings=tuple(pairings),
         parses=tuple(parse_rows),
         passages=tuple(passage_rows),

@@ -35,7 +35,7 @@ from workbench.measure.reports import (
     report_chunks,
     table_row,
 )
-from workbench.measure.summary import TEXT_ORIGIN_FIELDS
+from workbench.measure.summary import READING_FIELDS, TEXT_ORIGIN_FIELDS, reading_text
 
 
 def _write(path: Path, chunks: Iterable[str]) -> None:
@@ -265,6 +265,7 @@ def structure_html(
         "Section-label proxy against the documents' own numbering",
         report["corpus_digest"],
         [
+            *_numbering_html(report["numbering_read"]),
             f"<p>Proxy: {html.escape(report['rules']['proxy'])}. Structure: {html.escape(report['rules']['structure'])}.</p>",
             _shares(
                 causes, "jurisdiction", "caps", "cause", "Proxy caps by cause, per jurisdiction"
@@ -341,6 +342,7 @@ def structure_html(
                     "family",
                     "profile",
                     "chosen",
+                    "reading",
                     "origin",
                     "sha256",
                     "passages with their own label",
@@ -355,6 +357,20 @@ def structure_html(
         ],
         made_by,
     )
+
+
+def _numbering_html(numbering: dict[str, Any]) -> list[str | Iterable[str]]:
+    """The structure page's headline: families read, read with inconsistencies and unread,
+    overall and per jurisdiction (`numbering_read`)."""
+    scopes = [("overall", numbering["overall"]), *numbering["jurisdictions"].items()]
+    return [
+        f"<p><strong>Numbering: {html.escape(reading_text(numbering['overall']))}.</strong> "
+        f"{html.escape(numbering['rule'])}.</p>",
+        _table(
+            ["scope", *(name.replace("_", " ") for name in READING_FIELDS)],
+            [[scope, *(b[name] for name in READING_FIELDS)] for scope, b in scopes],
+        ),
+    ]
 
 
 def escalation_html(report: dict[str, Any], made_by: str | None = None) -> Iterator[str]:

@@ -15,7 +15,7 @@ from workbench.measure.reports import (
     STRUCTURE_NAME,
     Measurements,
 )
-from workbench.measure.summary import TEXT_ORIGIN_FIELDS
+from workbench.measure.summary import READING_FIELDS, TEXT_ORIGIN_FIELDS, reading_text
 
 COMMAND = "make measure  (or: workbench measure)"  # the project's corpus: what its reports say
 
@@ -57,6 +57,18 @@ def _origins_readme(origins: dict[str, Any], caution: dict[str, Any]) -> list[st
             f"caution.jurisdictions.{j}.pairings_machine_read.rate]"
         )
     return [*lines, ""] if lines[-1] else lines
+
+
+def _numbering_readme(numbering: dict[str, Any]) -> list[str]:
+    """The README's lines on how many families each jurisdiction's numbering was read for."""
+    scopes = [("overall", "overall", numbering["overall"])]
+    scopes += [(j, f"jurisdictions.{j}", b) for j, b in numbering["jurisdictions"].items()]
+    return [
+        f"- {scope}: {reading_text(b)} [{STRUCTURE_NAME}: "
+        + ", ".join(f"numbering_read.{field}.{name}" for name in READING_FIELDS)
+        + "]"
+        for scope, field, b in scopes
+    ] + [""]
 
 
 def headline_readme(m: Measurements, made_by: str | None = None) -> bytes:
@@ -108,9 +120,15 @@ def headline_readme(m: Measurements, made_by: str | None = None) -> bytes:
         "",
         "Each family is read through one numbering profile (the one naming its jurisdiction, else the",
         "automatic choice); the profile's name, SHA-256 and how it was chosen are in",
-        f"`{STRUCTURE_NAME}` under `profiles_used`. A modified pairing is known when both passages carry",
-        "a structural path; pairings with front matter or furniture on either side are excluded and",
-        "counted beside; unknown pairings are counted by cause (`refused:<code>`, `uncovered`).",
+        f"`{STRUCTURE_NAME}` under `profiles_used`. A family is read when its profile read a",
+        "consistent label step (or its extractor's marks number it), read with inconsistencies when it",
+        "also read inconsistent ones, and unread when it read none:",
+        "",
+        *_numbering_readme(s["numbering_read"]),
+        "A modified pairing is known when both passages carry a structural path and the family's",
+        "numbering was read; pairings with front matter or furniture on either side are excluded and",
+        "counted beside; unknown pairings are counted by cause (`refused:<code>`, `uncovered`,",
+        "`unread`).",
         "",
         *(
             f"- {j}: structure known for {b['structure_known']['rate']}, {b['excluded_front_matter_or_furniture']} "

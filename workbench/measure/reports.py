@@ -9,8 +9,10 @@ The report records per family the profile's name, SHA-256 and origin, how it was
 share of its passages that carry their own label. A pairing whose passage on either side is front
 matter or furniture is excluded from the "structure known" share (and counted beside it): a title
 page or a page footer has no section to know. A pairing is "known" when both passages carry a
-structural path; an unknown pairing is counted by its cause (`refused:<code>` when a side's parse
-refused, `uncovered` when no numbered unit covers a side). For single-version documents the
+structural path and the family's numbering was read; an unknown pairing is counted by its cause
+(`refused:<code>` when a side's parse refused, `uncovered` when no numbered unit covers a side,
+`unread` when no profile read the family's numbering). How many families were read, read with
+inconsistencies, and unread is `numbering_read`, overall and per jurisdiction. For single-version documents the
 report gives the share of body and heading passages that carry a path.
 """
 
@@ -36,6 +38,7 @@ from workbench.measure.summary import (
     caution_counts,
     escalation_block,
     family_summary,
+    numbering_report,
     pairing_counts,
     passage_block,
     rate_text,
@@ -251,7 +254,15 @@ def profile_row(name: str, used: Mapping[str, Any], passages: Mapping[str, Any])
     """A family's row of the structure page's table of profiles: its `profiles_used` and
     `passages` members as the reports hold them."""
     rate = passages["own_label"]["rate"]
-    return [name, used["name"], used["chosen"], used["origin"], used["sha256"], rate]
+    return [
+        name,
+        used["name"],
+        used["chosen"],
+        used["reading"],
+        used["origin"],
+        used["sha256"],
+        rate,
+    ]
 
 
 def table_row(cells: Iterable[Any]) -> str:
@@ -289,6 +300,8 @@ class _Totals:
     cautions: dict[str, Any] = field(default_factory=dict)
     cautions_by_jurisdiction: dict[str, dict[str, Any]] = field(default_factory=dict)
     passages: dict[str, dict[str, Any]] = field(default_factory=dict)
+    reading: dict[str, Any] = field(default_factory=dict)  # overall
+    reading_by_jurisdiction: dict[str, dict[str, Any]] = field(default_factory=dict)
     parses: dict[str, dict[str, Any]] = field(default_factory=dict)
     texts: dict[str, Any] = field(default_factory=dict)  # overall
     texts_by_jurisdiction: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -303,6 +316,8 @@ class _Totals:
             add_counts(self.cautions, s["cautions"])
             add_counts(self.cautions_by_jurisdiction.setdefault(jurisdiction, {}), s["cautions"])
         add_counts(self.passages.setdefault(jurisdiction, {}), s["passages"])
+        add_counts(self.reading, s["reading"])
+        add_counts(self.reading_by_jurisdiction.setdefault(jurisdiction, {}), s["reading"])
         add_counts(self.parses.setdefault(jurisdiction, {}), s["parses"])
         add_counts(self.texts, s["texts"])
         if s["texts"]["versions"]:
@@ -361,14 +376,16 @@ def reduce_summaries(
             "proxy": "a passage's leading number (segment.leading_number); capped where the two labels differ",
             "profiles": "each family is read through the profile naming it (applies_to), else the one "
             "profiles.choose_profile finds reads the most consistent numbering",
-            "structure_known": "both passages of a modified pairing carry a structural path; pairings with "
-            "front matter or furniture on either side are excluded and counted beside",
+            "structure_known": "both passages of a modified pairing carry a structural path and the "
+            "family's numbering was read (numbering_read); pairings with front matter or furniture "
+            "on either side are excluded and counted beside",
             "known_target": f"{KNOWN_TARGET:.2f}",
             "structure": "the document's own numbering (structure.parse_structure); capped where the two paths "
             "differ, and where either path is unknown the proxy's verdict stands",
             "cap_causes_in_order": list(CAP_CAUSES),
             "min_subjects_for_a_rate": MIN_SUBJECTS,
         },
+        "numbering_read": numbering_report(totals.reading, totals.reading_by_jurisdiction),
         "versions_parsed": {j: dict(sorted(c.items())) for j, c in sorted(totals.parses.items())},
         "text_origins": _text_origin_report(totals),
         "profiles_used": every("profiles_used", _profile_used),

@@ -175,6 +175,64 @@ def _examples(rows: Sequence[PairingRow]) -> dict[str, list[dict[str, Any]]]:
     return {cause: found for cause, found in chosen.items() if found}
 
 
+def reading_counts(profile: Mapping[str, Any]) -> dict[str, int]:
+    """A family's numbering as counts that add: one family read, read with inconsistencies or
+    unread (`choice.family_reading`, recorded beside its profile), and the inconsistent steps of
+    a family read with inconsistencies (an unread family's steps were not read: none counted)."""
+    status = profile["reading"]
+    mixed = status == "read with inconsistencies"
+    return {
+        "families_read": int(status == "read"),
+        "families_read_with_inconsistencies": int(mixed),
+        "families_unread": int(status == "unread"),
+        "inconsistent_steps": profile["inconsistent_steps"] if mixed else 0,
+    }
+
+
+READING_FIELDS = (
+    "families_read",
+    "families_read_with_inconsistencies",
+    "families_unread",
+    "inconsistent_steps",
+)
+
+
+def reading_block(c: Mapping[str, int]) -> dict[str, int]:
+    """Families read, read with inconsistencies and unread, and their inconsistent steps (each
+    0 where none was counted: a scope with no family)."""
+    return {name: c.get(name, 0) for name in READING_FIELDS}
+
+
+NUMBERING_RULE = (
+    "a family is read when its profile read at least one consistent label step (or its "
+    "extractor's marks number every version), read with inconsistencies when it also read an "
+    "inconsistent step (inconsistent_steps counts those families' steps), and unread otherwise; "
+    "an unread family's pairings are never counted as known (unknown_by_cause: unread)"
+)
+
+
+def numbering_report(
+    overall: Mapping[str, int], jurisdictions: Mapping[str, Mapping[str, int]]
+) -> dict[str, Any]:
+    """The reports' `numbering_read` section: its rule, then `reading_block` overall and per
+    jurisdiction, in name order."""
+    return {
+        "rule": NUMBERING_RULE,
+        "overall": reading_block(overall),
+        "jurisdictions": {j: reading_block(c) for j, c in sorted(jurisdictions.items())},
+    }
+
+
+def reading_text(block: Mapping[str, int]) -> str:
+    """A `reading_block` as every output says it: "N families read, M read with inconsistencies
+    (S inconsistent steps), U unread"."""
+    return (
+        f"{block['families_read']} families read, {block['families_read_with_inconsistencies']} "
+        f"read with inconsistencies ({block['inconsistent_steps']} inconsistent steps), "
+        f"{block['families_unread']} unread"
+    )
+
+
 def family_summary(family: FamilyMeasurement) -> dict[str, Any]:
     """One family's counts, profile and first examples, as JSON (module docstring).
 
@@ -187,6 +245,7 @@ def family_summary(family: FamilyMeasurement) -> dict[str, Any]:
         "family": family.family,
         "versions": family.versions,
         "profile": dict(family.profile),
+        "reading": reading_counts(family.profile),
         "pairings": pairing_counts(family.pairings) if family.pairings else None,
         "cautions": caution_counts(family.cautions),
         "passages": passage_counts(family.passages, family.versions),

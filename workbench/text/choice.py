@@ -3,10 +3,13 @@
 A profile that names the family (`profiles.named_profile`) reads it. Where none does, every profile
 of the registry, and the one induced from the family's texts (`induce.py`), is tried on the
 family's first and last version through the structure parser, and the one that reads the most
-consistent numbering wins; where none reads a consistent step, the choice says so (`UNREAD`) and
-no tie-break picks one (`choose_profile`, the rule in its docstring). The choice sits apart from `profiles` because it parses: `profiles` reads profile files
-and nothing else, `structure` reads through a profile, and this module reads through both, so
-imports run one way (profiles, then structure, then choice).
+consistent numbering wins, a shipped profile only where it reads better than the induced one;
+where none reads a consistent step, the choice says so (`UNREAD`) and no tie-break picks one
+(`choose_profile`, the rule in its docstring). How well the chosen profile read the whole family
+(read, read with inconsistencies, unread) is `family_reading`. The choice sits apart from
+`profiles` because it parses: `profiles` reads profile files and nothing else, `structure` reads
+through a profile, and this module reads through both, so imports run one way (profiles, then
+structure, then choice).
 
 The guarantee: the choice is a pure function of the versions' texts and the profiles' bytes; the
 same family and registry give the same profile, whatever order the families are read in.
@@ -21,22 +24,27 @@ from typing import Literal
 from workbench.models import Version
 from workbench.text.induce import induce_profile
 from workbench.text.profiles import Profile, named_profile, registry
-from workbench.text.structure import is_marked, parse_structure
+from workbench.text.structure import StructureParse, is_marked, parse_structure
 
 UNREAD = "no profile read this family's numbering"
+READINGS = ("read", "read with inconsistencies", "unread")  # `Reading.status`, best first
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Choice:
     """Which profile reads a family and how it was chosen: "named", "automatic" (a registry
-    profile read the most), "induced" (the profile induced from the family's texts read the most)
-    or "unread" (no candidate read a consistent step: `UNREAD`; the induced profile reads it)."""
+    profile read better than the induced one), "induced" (the profile induced from the family's
+    texts read at least as well as every registry profile) or "unread" (no candidate read a
+    consistent step: `UNREAD`; the induced profile reads it). `rival` is, for an automatic or
+    induced choice, the best candidate of the other kind (the induced profile, or the best registry
+    profile) and its (consistent, inconsistent) steps: what the winner beat, and by how much."""
 
     profile: Profile
     how: Literal["named", "automatic", "induced", "unread"]
     consistent: int  # consistent label steps read on the family's first and last version
     inconsistent: int
     marked: bool = False  # every version's numbering comes from its extractor's marks
+    rival: tuple[str, int, int] | None = None  # (profile name, consistent, inconsistent)
 
     @property
     def note(self) -> str | None:
@@ -45,6 +53,59 @@ class Choice:
         if self.how != "unread":
             return None
         return f"{UNREAD}; its extractor's marks number it" if self.marked else UNREAD
+
+    @property
+    def contest(self) -> str | None:
+        """Which won between the registry's best and the induced profile, and by how much in
+        net consistent steps (consistent minus inconsistent, first and last version), or None."""
+        if self.rival is None:
+            return None
+        name, good, bad = self.rival
+        margin = (self.consistent - self.inconsistent) - (good - bad)
+        return (
+            f"{self.profile.name} read {self.consistent} consistent and {self.inconsistent} "
+            f"inconsistent steps against {name}'s {good} and {bad}: {margin} net steps more"
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reading:
+    """How the chosen profile read a whole family (`family_reading`): its status (`READINGS`)
+    and the label steps of every version, consistent and inconsistent."""
+
+    status: Literal["read", "read with inconsistencies", "unread"]
+    consistent: int
+    inconsistent: int
+
+
+def family_reading(choice: Choice, parses: Sequence[StructureParse], *, marked: bool) -> Reading:
+    """How the chosen profile read a family, from its parses of every version.
+
+    Steps: a parse's consistent steps are its checked minus its inconsistent ones, and count only
+    where the parse was not refused; its inconsistent steps count always. Status: "unread" when
+    the choice is unread (`UNREAD`) or no version's parse read a consistent step, unless every
+    version's numbering comes from its extractor's marks (`marked`: the marks read it, and are not
+    checked); else "read with inconsistencies" when any step is inconsistent; else "read". An
+    unread family's structure is never counted as known (C12).
+    """
+    consistent = sum(p.checked - p.inconsistent for p in parses if p.refusal is None)
+    inconsistent = sum(p.inconsistent for p in parses)
+    status: Literal["read", "read with inconsistencies", "unread"] = "read"
+    if not marked and (choice.how == "unread" or consistent == 0):
+        status = "unread"
+    elif inconsistent:
+        status = "read with inconsistencies"
+    return Reading(status=status, consistent=consistent, inconsistent=inconsistent)
+
+
+def read_numbering(
+    versions: Sequence[Version], profiles: Sequence[Profile] | None = None
+) -> tuple[Choice, Reading]:
+    """The profile that reads one family (`choose_profile`) and how well it read every version
+    (`family_reading`): what `workbench families --numbering` says of each family."""
+    choice = choose_profile(versions, profiles)
+    parses = [parse_structure(v, choice.profile) for v in versions]
+    return choice, family_reading(choice, parses, marked=all(is_marked(v) for v in versions))
 
 
 def profile_score(profile: Profile, versions: Sequence[Version]) -> tuple[int, int]:
@@ -71,14 +132,17 @@ def choose_profile(
     Rule: a profile that names the family (`named_profile`) wins ("named"). Otherwise every profile
     of the registry, and the profile induced from the family's own texts (`induce.induce_profile`,
     origin "induced"), is tried on the family's first and last version, and the one that reads the
-    most consistent label steps wins: "automatic" for a registry profile, "induced" for the induced
-    one (a step is consistent when a label is the first of its level under its parent, or the next
-    after its previous sibling; see `structure.py`). Ties go to fewer inconsistent steps, then to
-    the profile name in alphabetical order. When no candidate reads a consistent step, nothing won
-    a tie-break: the choice is "unread" (`UNREAD`), and the induced profile reads the family (it
-    holds only shapes the texts show; for texts that number nothing it reads no label). Only the
-    first and last versions are read, so the choice costs two parses per profile, whatever the
-    family's length, and one induction.
+    most net consistent label steps (consistent minus inconsistent) wins: "automatic" for a
+    registry profile, "induced" for the induced one (a step is consistent when a label is the
+    first of its level under its parent, or the next after its previous sibling; see
+    `structure.py`). Ties go to fewer inconsistent steps, then to the induced profile (a registry
+    profile written for another jurisdiction wins only where it reads better), then to the profile
+    name in alphabetical order. The choice records the best candidate of the other kind
+    (`Choice.rival`). When the winner reads no consistent step (none reads one, or those that do
+    read more inconsistent ones), nothing read the numbering: the choice is "unread" (`UNREAD`), and the induced profile reads the family (it holds only shapes
+    the texts show; for texts that number nothing it reads no label). Only the first and last
+    versions are read, so the choice costs two parses per profile, whatever the family's length,
+    and one induction.
     """
     if not versions:
         raise ValueError("choose_profile needs at least one version")
@@ -88,17 +152,17 @@ def choose_profile(
     if named is not None:
         return Choice(profile=named, how="named", consistent=0, inconsistent=0)
     induced = induce_profile([v.text for v in versions]).profile()
-    best: tuple[tuple[int, int, str], Profile, int, int] | None = None
+    ranked: list[tuple[tuple[int, int, bool, str], Profile, int, int]] = []
     for profile in (*profiles, induced):
         good, bad = profile_score(profile, versions)
-        key = (-good, bad, profile.name)
-        if best is None or key < best[0]:
-            best = (key, profile, good, bad)
-    assert best is not None  # the induced profile is always a candidate
-    if best[2] == 0:
+        ranked.append(((bad - good, bad, profile is not induced, profile.name), profile, good, bad))
+    ranked.sort(key=lambda entry: entry[0])
+    _, best, good, bad = ranked[0]
+    if good == 0:
         marked = all(is_marked(v) for v in versions)
-        return Choice(
-            profile=induced, how="unread", consistent=0, inconsistent=best[3], marked=marked
-        )
-    how: Literal["automatic", "induced"] = "induced" if best[1] is induced else "automatic"
-    return Choice(profile=best[1], how=how, consistent=best[2], inconsistent=best[3])
+        return Choice(profile=induced, how="unread", consistent=0, inconsistent=bad, marked=marked)
+    rival = next(
+        ((e[1].name, e[2], e[3]) for e in ranked if (e[1] is induced) != (best is induced)), None
+    )
+    how: Literal["automatic", "induced"] = "induced" if best is induced else "automatic"
+    return Choice(profile=best, how=how, consistent=good, inconsistent=bad, rival=rival)

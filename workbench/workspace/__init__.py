@@ -5,7 +5,7 @@ the corpus it remembers.
   the settings it remembers in `workspace_meta` (`Workspace.remember`);
 - `holding`: extraction of a catalogued artefact (`version_from_row`) and `ingest`;
 - `listing`: the rows `workbench families` and `workbench versions` print (`family_listing`,
-  `version_listing`), read from indexes of the versions table (`LISTING_SQL`);
+  `version_listing`, and with `--numbering` `family_numbering`), read from indexes of the versions table (`LISTING_SQL`);
 - `opening`: `open_workspace` (every reader: a missing workspace is refused, the remembered settings
   read, a given option winning) and `workspace_settings` (the commands that may make one).
 
@@ -14,7 +14,12 @@ Everything is imported from here (`from workbench.workspace import Workspace`).
 
 from workbench.workspace.held import Workspace, researcher_profiles
 from workbench.workspace.holding import IngestReport, ingest, version_from_row
-from workbench.workspace.listing import LISTING_SQL, family_listing, version_listing
+from workbench.workspace.listing import (
+    LISTING_SQL,
+    family_listing,
+    family_numbering,
+    version_listing,
+)
 from workbench.workspace.opening import open_workspace, workspace_settings
 
 __all__ = [
@@ -22,6 +27,7 @@ __all__ = [
     "IngestReport",
     "Workspace",
     "family_listing",
+    "family_numbering",
     "ingest",
     "open_workspace",
     "researcher_profiles",

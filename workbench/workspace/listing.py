@@ -1,5 +1,6 @@
 """The JSON rows of `workbench families` and `workbench versions`, each read from an index of the
-versions table (`LISTING_SQL`), never a scan of every held text."""
+versions table (`LISTING_SQL`), never a scan of every held text; with `--numbering`, each family's
+reading through its profile (`family_numbering`, which reads the family's texts)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,23 @@ def family_listing(workspace: Workspace) -> list[dict[str, Any]]:
         }
         for jurisdiction, family, count, formats in rows
     ]
+
+
+def family_numbering(workspace: Workspace, jurisdiction: str, family: str) -> dict[str, Any]:
+    """How a held family's numbering is read (`choice.read_numbering` through the workspace's
+    registry, as `measure` reads it): the profile, how it was chosen, and whether it read the
+    family (read, read with inconsistencies, unread) with its consistent and inconsistent steps."""
+    from workbench.text.choice import read_numbering
+
+    versions = [v for v in workspace.versions(family) if v.jurisdiction == jurisdiction]
+    choice, reading = read_numbering(versions, workspace.profile_registry())
+    return {
+        "profile": choice.profile.name,
+        "chosen": choice.how,
+        "reading": reading.status,
+        "consistent_steps": reading.consistent,
+        "inconsistent_steps": reading.inconsistent,
+    }
 
 
 def version_listing(workspace: Workspace, family: str) -> list[dict[str, Any]]:
