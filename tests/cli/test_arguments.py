@@ -137,7 +137,7 @@ def _bad(case: str, folder: Path) -> str:
 
 
 # A usable value for a required option whose type reads more than a word.
-USABLE = {"span": "0:1", "png": "never-written.png"}
+USABLE = {"span": "0:1", "png": "never-written.png", "seed": "1", "n": "10"}
 
 
 def _argv(words: tuple[str, ...], dest: str, value: str, folder: Path) -> list[str]:

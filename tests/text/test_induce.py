@@ -27,6 +27,7 @@ from workbench.text.choice import UNREAD, choose_profile, profile_score
 from workbench.text.induce import induce_profile
 from workbench.text.profiles import named_profile, parse_profile, registry, shipped_profiles
 from workbench.text.structure import parse_structure, parse_text
+from workbench.wording import counted
 from workbench.workspace import Workspace, ingest
 
 DC = "dc-code-34-1436"  # a D.C. Code section four levels deep: (c)(1)(G)(i)
@@ -374,8 +375,8 @@ def test_profile_suggest_writes_the_toml_and_says_how_it_reads_each_version(
     assert out.read_bytes() == induction.source.encode()
     profile = induction.profile()
     assert said[0] == (
-        f"wrote {out} (sha256 {profile.sha256[:12]}): {len(induction.levels)} level(s) from "
-        f"{len(workspace.versions(family))} version(s)"
+        f"wrote {out} (sha256 {profile.sha256[:12]}): {counted(len(induction.levels), 'level')} "
+        f"from {counted(len(workspace.versions(family)), 'version')}"
     )
     assert len(said) == 1 + len(workspace.versions(family))
     assert main([*args, "--json"]) == 0
@@ -397,6 +398,6 @@ def test_profile_suggest_says_when_texts_number_nothing(
     said = capfdbinary.readouterr().out.decode()
     held = len(corpus_workspace.versions(family))
     assert said.startswith(
-        f"these {held} version(s) number nothing: no label shape opens lines and counts\n"
+        f"these {counted(held, 'version')} number nothing: no label shape opens lines and counts\n"
     )
     assert parse_profile(out.read_bytes(), str(out)).levels[0].name == "none"
