@@ -159,6 +159,9 @@ def _argv(words: tuple[str, ...], dest: str, value: str, folder: Path) -> list[s
             given = USABLE.get(action.dest, "x")
         if action.nargs == "?" and action is not target and not action.option_strings:
             continue
+        if action.nargs == 0:  # a required flag (`review sample --confident`) takes no value
+            argv.append(action.option_strings[0])
+            continue
         argv += [action.option_strings[0], given] if action.option_strings else [given]
     return argv
 
