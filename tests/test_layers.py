@@ -52,6 +52,7 @@ LAYERS = (
             "tables",
             "jsontext",
             "collector",
+            "terminal",
         ),
     ),
     ("corpus", ("corpus",)),

@@ -45,7 +45,7 @@ from workbench.cli import (
     through_time,
 )
 from workbench.cli.arguments import Parser, shown
-from workbench.cli.common import PROG
+from workbench.cli.common import PROG, err
 from workbench.errors import WorkbenchError
 
 GROUPS = (
@@ -137,10 +137,10 @@ def _run(argv: Sequence[str] | None) -> int:
             message = " ".join(str(exc).split())
         else:
             message = f"{shown(exc.filename)}: {exc.strerror}"
-        print(f"{PROG}: error: {message}", file=sys.stderr)
+        err(f"{PROG}: error: {message}")
         return 2
     except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
+        err(f"{PROG}: interrupted")
         return 130
 
 

@@ -33,11 +33,14 @@ import argparse
 import os
 import sqlite3
 import stat
+import sys
 from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 from urllib.parse import quote
+
+from workbench.terminal import for_stream
 
 # A longer line in a line-oriented input is not a citation, a CSV row or a note line anyone wrote:
 # it is refused whole instead of being echoed back or parsed for minutes.
@@ -175,3 +178,9 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        """Help and refusals, shown on a terminal as every line is (`terminal.for_stream`): an
+        argument echoed back cannot drive it."""
+        stream = file if file is not None else sys.stderr
+        super()._print_message(for_stream(message, stream), stream)

@@ -11,6 +11,7 @@ from typing import Any
 
 from workbench.cli import arguments
 from workbench.cli.common import (
+    err,
     exit_for_refusals,
     given,
     list_refusals,
@@ -87,7 +88,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     card = evals.scorecard(load_demo(args.demo))
     if args.out is not None:
         for name in evals.write_scorecard(args.out, card):
-            print(f"wrote {args.out / name}", file=sys.stderr)
+            err(f"wrote {args.out / name}")
     if args.truth is not None:
         from workbench.evals import alignment as alignment_score
         from workbench.evals.truth import file_sha256, read_truth
@@ -105,7 +106,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             )
         if args.out is not None:
             for name in alignment_score.write_alignment_scorecard(args.out, alignment):
-                print(f"wrote {args.out / name}", file=sys.stderr)
+                err(f"wrote {args.out / name}")
         if not args.json:
             sys.stdout.buffer.write(alignment_score.scorecard_markdown(alignment))
     if args.amendment_truth is not None:
@@ -139,7 +140,7 @@ def _amendment_scorecard(args: argparse.Namespace) -> None:
     )
     if args.out is not None:
         for name in amendment_score.write_amendment_scorecard(args.out, card):
-            print(f"wrote {args.out / name}", file=sys.stderr)
+            err(f"wrote {args.out / name}")
     if not args.json:
         sys.stdout.buffer.write(amendment_score.scorecard_markdown(card))
 
