@@ -53,6 +53,7 @@ LAYERS = (
             "jsontext",
             "collector",
             "terminal",
+            "bounds",
         ),
     ),
     ("corpus", ("corpus",)),

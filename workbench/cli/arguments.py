@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import quote
 
+from workbench.bounds import MAX_INTEGER, read_integer
 from workbench.terminal import for_stream
 
 # A longer line in a line-oriented input is not a citation, a CSV row or a note line anyone wrote:
@@ -184,3 +185,13 @@ class Parser(argparse.ArgumentParser):
         argument echoed back cannot drive it."""
         stream = file if file is not None else sys.stderr
         super()._print_message(for_stream(message, stream), stream)
+
+
+def integer(text: str) -> int:
+    """An integer argument (an argparse `type=`), either sign, within `bounds.MAX_INTEGER`."""
+    return read_integer(text, argparse.ArgumentTypeError, least=-MAX_INTEGER)
+
+
+def whole_number(text: str) -> int:
+    """A whole number argument of at least 0, at most `bounds.MAX_INTEGER`."""
+    return read_integer(text, argparse.ArgumentTypeError)

@@ -172,7 +172,7 @@ def _page_size(text: str) -> int:
         raise argparse.ArgumentTypeError(
             f"{text!r}: expected 0 (every item) or a positive whole number"
         )
-    return int(text)
+    return arguments.whole_number(text)
 
 
 def cmd_review_list(args: argparse.Namespace) -> int:
@@ -426,7 +426,11 @@ def add_commands(commands: Any) -> None:
     review_answer.add_argument("--actor", required=True, metavar="NAME", help="the reviewer's name")
     review_answer.add_argument("--reason", default=None, metavar="TEXT", help="why (optional)")
     review_answer.add_argument(
-        "--undoes", type=int, default=None, metavar="ROW", help="the log row this answer reverses"
+        "--undoes",
+        type=arguments.integer,
+        default=None,
+        metavar="ROW",
+        help="the log row this answer reverses",
     )
     review_answer.add_argument(
         "--family", default=None, metavar="FAMILY", help="look for the change in this family only"

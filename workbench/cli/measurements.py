@@ -74,7 +74,7 @@ def _family_count(text: str) -> int:
     """`--min-cluster-families`: a whole number of at least 0."""
     if not text.isdigit():
         raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of at least 0")
-    return int(text)
+    return arguments.whole_number(text)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -172,7 +172,7 @@ def add_commands(commands: Any) -> None:
     engine = measure.add_mutually_exclusive_group()
     engine.add_argument(
         "--workers",
-        type=int,
+        type=arguments.integer,
         default=None,
         metavar="N",
         help="run the map on a local Dask cluster of N worker processes, started only when at "

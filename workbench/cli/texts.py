@@ -159,7 +159,7 @@ def span_argument(value: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(
             f"{value!r}: expected START:END, two character offsets such as 120:180"
         )
-    return int(start), int(end)
+    return arguments.whole_number(start), arguments.whole_number(end)
 
 
 def png_argument(value: str) -> Path:

@@ -159,7 +159,9 @@ def add_commands(commands: Any) -> None:
     cite_p.add_argument("--version", metavar="V", help="the version id (or --family and --as-of)")
     cite_p.add_argument("--family", metavar="F", help="with --as-of: the family")
     as_of_option(cite_p)
-    cite_p.add_argument("--occurrence", type=int, default=None, metavar="N", help="1-based")
+    cite_p.add_argument(
+        "--occurrence", type=arguments.integer, default=None, metavar="N", help="1-based"
+    )
     cite_p.add_argument("--json", action="store_true", help="print one JSON object")
     cite_p.add_argument(
         "--format", choices=("workbench", "w3c"), default="workbench", help="citation format"
