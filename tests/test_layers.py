@@ -54,6 +54,7 @@ LAYERS = (
             "collector",
             "terminal",
             "bounds",
+            "database",
         ),
     ),
     ("corpus", ("corpus",)),

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from functools import cache
@@ -46,6 +47,7 @@ from workbench.cli import (
 )
 from workbench.cli.arguments import Parser, shown
 from workbench.cli.common import PROG, err
+from workbench.database import refuse_writing, unwritable
 from workbench.errors import WorkbenchError
 
 GROUPS = (
@@ -138,6 +140,15 @@ def _run(argv: Sequence[str] | None) -> int:
         else:
             message = f"{shown(exc.filename)}: {exc.strerror}"
         err(f"{PROG}: error: {message}")
+        return 2
+    except sqlite3.OperationalError as exc:
+        workspace = getattr(args, "workspace", None)
+        reason = unwritable(workspace) if workspace is not None else None
+        if "readonly" not in str(exc) or workspace is None or reason is None:
+            raise
+        # A write on a connection of its own (the search index's) met a workspace nobody may
+        # write: refused as the workspace's own transactions refuse it, with the reason.
+        err(f"{PROG}: error: {refuse_writing(workspace, reason)}")
         return 2
     except KeyboardInterrupt:
         err(f"{PROG}: interrupted")

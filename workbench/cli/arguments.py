@@ -38,9 +38,9 @@ from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 from typing import Any, NoReturn
-from urllib.parse import quote
 
 from workbench.bounds import MAX_INTEGER, read_integer
+from workbench.database import read_only_connection, unwritable
 from workbench.terminal import for_stream
 
 # A longer line in a line-oriented input is not a citation, a CSV row or a note line anyone wrote:
@@ -147,9 +147,9 @@ def _database(path: Path) -> None:
     # descriptor on a database drops every POSIX lock this process holds on it, so a workspace
     # open elsewhere in the process (a notebook, a test) would look unused to another process,
     # which would then delete its WAL and shared-memory files from under it.
-    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+    immutable = unwritable(path) is not None  # read-only: no -wal or -shm can be made beside it
     try:
-        with closing(sqlite3.connect(uri, uri=True)) as conn:
+        with closing(read_only_connection(path, immutable=immutable)) as conn:
             conn.execute("PRAGMA schema_version").fetchone()
     except sqlite3.DatabaseError as exc:
         raise _refuse(path, "is not an SQLite database") from exc
