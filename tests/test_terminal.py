@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from workbench.terminal import for_stream, visible
+from workbench.terminal import for_stream, visible, visible_name
 
 
 @pytest.mark.parametrize(
@@ -77,3 +77,7 @@ class _Terminal(io.StringIO):
 )
 def test_for_stream_shows_only_on_a_terminal(stream: io.StringIO, shown: str) -> None:
     assert for_stream("\x1b[31m", stream) == shown
+
+
+def test_a_name_stays_on_one_line() -> None:
+    assert visible_name("docs/new\nline\t.txt\x1b") == "docs/new\\u000aline\\u0009.txt\\u001b"

@@ -31,6 +31,10 @@ _SHOWN = {
 }
 
 
+# A name (a path, a label) stands on one line: its tab and newline are shown too.
+_SHOWN_IN_A_NAME = {**_SHOWN, 0x09: "\\u0009", 0x0A: "\\u000a"}
+
+
 class Stream(Protocol):
     def isatty(self) -> bool: ...
 
@@ -45,6 +49,11 @@ def visible(text: str, *, keep: tuple[str, ...] = ()) -> str:
     for sequence in keep:
         parts = [piece for part in parts for piece in _split_keeping(part, sequence)]
     return "".join(part if part in keep else part.translate(_SHOWN) for part in parts)
+
+
+def visible_name(name: str) -> str:
+    """`name` as `visible` shows text, its tab and newline shown too, so it stays on one line."""
+    return name.translate(_SHOWN_IN_A_NAME)
 
 
 def _split_keeping(text: str, sequence: str) -> list[str]:
