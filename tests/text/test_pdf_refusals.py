@@ -8,73 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.hostile import BENIGN, SELF_HOLDING, scan
 from workbench.cli import main
 from workbench.errors import ExtractionError
 from workbench.text.ocr import DPI, MAX_PIXELS, MIN_DPI, page_dpi
 from workbench.text.pdf import extract_pdf
-
-CONTENT = b"BT /F1 12 Tf 72 500 Td (A page of text that reads as a sentence.) Tj ET"
-FONT = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
-
-
-def _page(size: int, content: bytes, resources: bytes) -> bytes:
-    return (
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d %d] /Contents 4 0 R /Resources %s >>"
-        % (
-            size,
-            size,
-            resources,
-        )
-    )
-
-
-def _pdf(
-    kids: bytes,
-    count: int,
-    *,
-    size: int = 612,
-    content: bytes = CONTENT,
-    resources: bytes = b"<< /Font << /F1 5 0 R >> >>",
-    fifth: bytes = FONT,
-) -> bytes:
-    """A PDF of one page object of `size` × `size` pt under a page tree whose kids are `kids`
-    (`2 0 R` is the tree itself); object 5 is `fifth` (a font, or an image)."""
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [" + kids + b"] /Count %d >>" % count,
-        _page(size, content, resources),
-        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
-        fifth,
-    ]
-    out = b"%PDF-1.4\n"
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    trailer = b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n"
-    return out + trailer % (len(objects) + 1, xref)
-
-
-def _scan(size: int) -> bytes:
-    """A page of `size` × `size` pt holding one 1 × 1 image over the whole of it: a scan."""
-    pixel = b"<< /Type /XObject /Subtype /Image /Width 1 /Height 1 /ColorSpace /DeviceGray "
-    pixel += b"/BitsPerComponent 8 /Length 1 >>\nstream\n\x80\nendstream"
-    content = b"q %d 0 0 %d 0 0 cm /Im1 Do Q" % (size, size)
-    return _pdf(
-        b"3 0 R",
-        1,
-        size=size,
-        content=content,
-        resources=b"<< /XObject << /Im1 5 0 R >> >>",
-        fifth=pixel,
-    )
-
-
-SELF_HOLDING = _pdf(b"3 0 R 2 0 R", 2)  # the second kid is the page tree itself
-BENIGN = _pdf(b"3 0 R", 1)
 
 
 def test_the_benign_control_reads() -> None:
@@ -91,7 +29,7 @@ def test_a_page_tree_that_holds_itself_is_refused_naming_the_page() -> None:
 
 def test_a_page_too_large_for_ocr_is_refused_by_page_without_rendering_it() -> None:
     with pytest.raises(ExtractionError) as refused:
-        extract_pdf(_scan(20_000), source="vast.pdf")
+        extract_pdf(scan(20_000), source="vast.pdf")
     assert str(refused.value) == (
         f"vast.pdf: page 1: 20000 × 20000 pt is too large to read by OCR: within {MAX_PIXELS} "
         f"pixels it would be under {MIN_DPI} dpi"
