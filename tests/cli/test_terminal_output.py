@@ -125,6 +125,8 @@ WORKSPACE = ["--workspace", "ws.sqlite"]
         pytest.param(["diff", "fam-1"], "\\u202e", id="diff"),
         pytest.param(["cite", "Text", "--version", FIRST], "\\u009b31m", id="cite"),
         pytest.param(["history", "--family", "fam-1", "Sec. 1."], FIRST, id="history"),
+        pytest.param(["review", "list"], "review items", id="review-list"),
+        pytest.param(["diff", "fam-1", "--json"], "\\u202e", id="diff-json"),
     ],
 )
 def test_no_command_drives_the_terminal(hostile: Path, args: list[str], shown: str) -> None:
