@@ -11,13 +11,14 @@ import functools
 import hashlib
 import json
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import InitVar, dataclass, field
 from itertools import pairwise
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from workbench.bounds import strict_json as strict_json  # its home; read through models too
 from workbench.provenance_text import ProvenanceText, row_fields
 
 
@@ -30,26 +31,6 @@ def content_id(value: Any) -> str:
     """SHA-256 hex of `canonical_json(value)` in UTF-8: the one way a content id, digest or cache
     key is made from structured data (never from `str()` of an object)."""
     return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
-
-
-def strict_json(text: str, error: Callable[[str], Exception]) -> Any:
-    """`json.loads(text)`, refusing what Python's reader accepts and strict JSON does not: a key
-    that appears twice in one object (`error("field 'k' appears twice")`) and NaN, Infinity or
-    -Infinity (`error("NaN is not a JSON number")`). Malformed JSON still raises
-    `json.JSONDecodeError`; every reader of JSON a person or another program wrote calls this."""
-
-    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        seen: dict[str, Any] = {}
-        for key, value in pairs:
-            if key in seen:
-                raise error(f"field {key!r} appears twice")
-            seen[key] = value
-        return seen
-
-    def constant(name: str) -> Any:
-        raise error(f"{name} is not a JSON number")
-
-    return json.loads(text, object_pairs_hook=unique, parse_constant=constant)
 
 
 def text_sha256(text: str | bytes) -> str:

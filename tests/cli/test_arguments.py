@@ -250,3 +250,65 @@ def test_a_missing_default_workspace_is_one_line_exit_2_and_nothing_made(
         "'workbench ingest' makes one\n"
     )
     assert _tree(tmp_path) == before and not missing.parent.exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# Integers: every argument that takes a number reads it through the one bounded reader
+# (`bounds.read_integer`), so a value past 2^63 is one line, exit 2, never an OverflowError.
+
+PAST_2_63 = str(2**63)
+
+
+def _number_arguments() -> list[tuple[tuple[str, ...], str]]:
+    found = []
+    for words, parser in COMMANDS:
+        for action in parser._actions:
+            if action.type is int:
+                raise AssertionError(f"{' '.join(words)} {action.dest}: type=int is unbounded")
+            probe = (
+                action.type
+                if callable(action.type) and not isinstance(action.type, PathKind)
+                else None
+            )
+            if probe is None or action.dest in ("help", "version"):
+                continue
+            try:
+                probe("1")  # type: ignore[misc]
+            except (argparse.ArgumentTypeError, ValueError, TypeError):
+                continue
+            else:
+                try:
+                    probe(PAST_2_63)  # type: ignore[misc]
+                except argparse.ArgumentTypeError:
+                    found.append((words, action.dest))
+                except (ValueError, TypeError) as exc:
+                    raise AssertionError(f"{' '.join(words)} {action.dest}: {exc!r}") from exc
+    return found
+
+
+NUMBER_ARGUMENTS = _number_arguments()
+
+
+def test_every_command_takes_numbers_through_the_bounded_reader() -> None:
+    named = {(" ".join(w), d) for w, d in NUMBER_ARGUMENTS}
+    # the numbers a researcher types: limits, offsets, pages, counts, seeds, ports
+    assert {("review list", "limit"), ("cite", "occurrence"), ("review sample", "seed")} <= named
+    assert ("lab", "port") in named
+
+
+@pytest.mark.parametrize(
+    ("words", "dest"), NUMBER_ARGUMENTS, ids=lambda v: "-".join(v) if isinstance(v, tuple) else v
+)
+def test_a_number_past_2_63_is_one_line_exit_2(
+    words: tuple[str, ...], dest: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, action = _action(words, dest)
+    name = action.option_strings[0] if action.option_strings else (action.metavar or dest)
+    argv = _argv(words, dest, PAST_2_63, tmp_path)
+    before = _tree(tmp_path)
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    _, err = capsys.readouterr()
+    assert exited.value.code == 2, argv
+    assert len(err.splitlines()) == 1 and f"argument {name}" in err, err
+    assert "Traceback" not in err and _tree(tmp_path) == before

@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import warnings
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +23,12 @@ from workbench.cite.w3c import source_iri
 from workbench.cli import main
 from workbench.errors import BundleError
 from workbench.exports import verify_bundle, write_bundle
+from workbench.exports.bundle_check import (
+    MAX_MEMBER_BYTES,
+    MAX_MEMBERS,
+    MAX_RATIO,
+    MAX_TOTAL_BYTES,
+)
 from workbench.text.ocr import default_cache
 from workbench.workspace import Workspace
 
@@ -436,3 +443,99 @@ def test_a_machine_read_quote_is_bundled_and_re_checked_with_its_caveat(
     assert report.problems == ()
     (rechecked,) = report.verdicts
     assert [c.kind for c in rechecked.verification.caveats] == ["machine_read"]
+
+
+def _declaring(sizes: Callable[[list[dict[str, Any]]], None]) -> Callable[[dict[str, bytes]], None]:
+    """A change that rewrites the descriptor's resources through `sizes`."""
+
+    def change(members: dict[str, bytes]) -> None:
+        descriptor = json.loads(members["datapackage.json"])
+        sizes(descriptor["resources"])
+        members["datapackage.json"] = json.dumps(descriptor).encode()
+
+    return change
+
+
+def test_a_member_declared_past_the_limit_is_not_read(with_documents: Path, tmp_path: Path) -> None:
+    def huge(resources: list[dict[str, Any]]) -> None:
+        resources[-1]["bytes"] = 2**40
+
+    bad = _rewrite(with_documents, tmp_path / "huge.zip", _declaring(huge), rehash=False)
+    last = json.loads(zipfile.ZipFile(bad).read("datapackage.json"))["resources"][-1]["path"]
+    problems = [p for p in verify_bundle(bad).problems if p.where == last]
+    assert [(p.reason, p.detail) for p in problems] == [
+        (
+            "too_large",
+            f"datapackage.json says {2**40} bytes; a member holds at most {MAX_MEMBER_BYTES}; "
+            "not read",
+        )
+    ]
+
+
+def test_members_declared_past_the_total_are_refused(with_documents: Path, tmp_path: Path) -> None:
+    def every(resources: list[dict[str, Any]]) -> None:
+        for resource in resources:
+            resource["bytes"] = MAX_MEMBER_BYTES
+
+    bad = _rewrite(with_documents, tmp_path / "total.zip", _declaring(every), rehash=False)
+    count = len(json.loads(zipfile.ZipFile(bad).read("datapackage.json"))["resources"])
+    assert count * MAX_MEMBER_BYTES > MAX_TOTAL_BYTES
+    with pytest.raises(BundleError) as raised:
+        verify_bundle(bad)
+    assert str(raised.value) == (
+        f"{bad}: datapackage.json declares {count * MAX_MEMBER_BYTES} bytes of members; a bundle "
+        f"holds at most {MAX_TOTAL_BYTES}; nothing was read"
+    )
+
+
+def test_a_member_that_inflates_past_the_ratio_is_refused(
+    with_documents: Path, tmp_path: Path
+) -> None:
+    """A forger's member: 32 MiB of zeros deflated to a few kilobytes, its declaration true."""
+    zeros = bytes(32 * 1024 * 1024)
+    with zipfile.ZipFile(with_documents) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    descriptor = json.loads(members["datapackage.json"])
+    name = descriptor["resources"][-1]["path"]
+    members[name] = zeros
+    descriptor["resources"][-1]["bytes"] = len(zeros)
+    descriptor["resources"][-1]["hash"] = "sha256:" + hashlib.sha256(zeros).hexdigest()
+    members["datapackage.json"] = json.dumps(descriptor).encode()
+    bad = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(bad, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for member, data in members.items():
+            archive.writestr(member, data)
+    stored = zipfile.ZipFile(bad).getinfo(name).compress_size
+    with pytest.raises(BundleError) as raised:
+        verify_bundle(bad)
+    assert str(raised.value) == (
+        f"{bad}: member {name!r} inflates {stored} bytes to {len(zeros)}; at most {MAX_RATIO} times"
+    )
+
+
+@pytest.mark.parametrize(
+    ("names", "error"),
+    [
+        pytest.param(
+            [f"m/{k}" for k in range(MAX_MEMBERS + 1)],
+            f"{MAX_MEMBERS + 1} members; a bundle holds at most {MAX_MEMBERS}",
+            id="too-many-members",
+        ),
+        pytest.param(
+            [f"m/{k}" for k in range(MAX_MEMBERS - 1)] + ["m/7"],
+            "member 'm/7' appears twice",
+            id="a-duplicate-among-many",
+        ),
+    ],
+)
+def test_member_count_and_duplicates_are_refused_before_reading(
+    tmp_path: Path, names: list[str], error: str
+) -> None:
+    bad = tmp_path / "many.zip"
+    with zipfile.ZipFile(bad, "w") as archive, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns of the duplicate this test writes
+        for name in names:
+            archive.writestr(name, b"")
+    with pytest.raises(BundleError) as raised:
+        verify_bundle(bad)
+    assert str(raised.value) == f"{bad}: {error}; nothing was read"

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from workbench.bounds import check_toml_nesting
 from workbench.errors import AmendmentError
 
 STYLES_DIR = Path(__file__).resolve().parent / "drafting"
@@ -138,7 +139,9 @@ def _expand(pattern: str, fragments: Mapping[str, str], origin: str, key: str) -
 def parse_style(source: bytes, origin: str) -> DraftingStyle:
     """Compile a style file's bytes; `origin` names it in errors."""
     try:
-        table = tomllib.loads(source.decode("utf-8"))
+        text = source.decode("utf-8")
+        check_toml_nesting(text, lambda why: _fail(origin, "file", why))
+        table = tomllib.loads(text)
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise _fail(origin, "file", f"not a TOML file ({error})") from error
     for key, value in table.items():

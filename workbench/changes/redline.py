@@ -56,6 +56,7 @@ CONTROLS = {
 }
 HTML_CONTROLS = {k: v for k, v in CONTROLS.items() if k not in (0x09, 0x0A, 0x0C, 0x0D)}
 _ANSI = {"removed": "\x1b[31m", "added": "\x1b[32m", "reset": "\x1b[m"}
+COLOUR_CODES = tuple(_ANSI.values())  # the only escape sequences `marked_text` writes
 
 
 class Held(Protocol):

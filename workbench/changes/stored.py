@@ -325,6 +325,12 @@ def measured_queue(workspace: Workspace, profiles: Sequence[Profile]) -> Measure
     return MeasuredQueue(workspace=workspace, registry_key=registry_key, code=code_digest())
 
 
+def _stored_state(workspace: Workspace) -> list[tuple[Any, ...]]:
+    """The stored queue's state row; none where the queue was never stored."""
+    made = workspace.read("SELECT 1 FROM sqlite_master WHERE name = 'review_meta'")
+    return workspace.read("SELECT value FROM review_meta WHERE key = 'state'") if made else []
+
+
 def _create_schema(workspace: Workspace) -> None:
     with workspace.transaction() as conn:
         for statement in _SCHEMA.split(";"):
@@ -344,12 +350,15 @@ def refresh_review_queue(
     items read from `review_pairs` by the pair's key or, when none is stored, computed by
     `diff_versions` and `items_of_pair` and stored; its queue rows are then replaced, and its pair
     rows no longer used are dropped, in one transaction per family. Families no longer held lose
-    their rows. Returns how many families were read and pairs diffed or read back."""
-    _create_schema(workspace)
+    their rows. Returns how many families were read and pairs diffed or read back. A workspace
+    nobody may write is read as it is when its stored queue is up to date, else refused (the
+    first write names the reason)."""
+    if workspace.read_only is None:
+        _create_schema(workspace)
     code = code_digest()
     registry_key = registry_digest(profiles)
     state = _state(workspace, registry_key, code)
-    if workspace.read("SELECT value FROM review_meta WHERE key = 'state'") == [(state,)]:
+    if _stored_state(workspace) == [(state,)]:
         return Refreshed(families=0, diffed=0, reused=0)
     wanted = {
         family: key for family, (key, _) in _family_keys(workspace, registry_key, code).items()

@@ -272,7 +272,7 @@ def documents_as_json(documents: Sequence[Document]) -> list[Any]:
 def read_documents(data: bytes, source: str) -> tuple[Document, ...]:
     """The `--documents` file (`documents_from_json`)."""
     try:
-        value = json.loads(data.decode("utf-8"))
+        value = strict_json(data.decode("utf-8"), lambda why: CitationError(f"{source}: {why}"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CitationError(f"{source}: not a UTF-8 JSON file ({exc})") from exc
     return documents_from_json(value, source)

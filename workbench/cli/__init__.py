@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from functools import cache
@@ -44,7 +45,8 @@ from workbench.cli import (
     through_time,
 )
 from workbench.cli.arguments import Parser, shown
-from workbench.cli.common import PROG
+from workbench.cli.common import PROG, err
+from workbench.database import refuse_writing, unwritable
 from workbench.errors import WorkbenchError
 
 GROUPS = (
@@ -122,10 +124,19 @@ def _run(argv: Sequence[str] | None) -> int:
             message = " ".join(str(exc).split())
         else:
             message = f"{shown(exc.filename)}: {exc.strerror}"
-        print(f"{PROG}: error: {message}", file=sys.stderr)
+        err(f"{PROG}: error: {message}")
+        return 2
+    except sqlite3.OperationalError as exc:
+        workspace = getattr(args, "workspace", None)
+        reason = unwritable(workspace) if workspace is not None else None
+        if "readonly" not in str(exc) or workspace is None or reason is None:
+            raise
+        # A write on a connection of its own (the search index's) met a workspace nobody may
+        # write: refused as the workspace's own transactions refuse it, with the reason.
+        err(f"{PROG}: error: {refuse_writing(workspace, reason)}")
         return 2
     except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
+        err(f"{PROG}: interrupted")
         return 130
 
 

@@ -33,11 +33,15 @@ import argparse
 import os
 import sqlite3
 import stat
+import sys
 from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
-from typing import NoReturn
-from urllib.parse import quote
+from typing import Any, NoReturn
+
+from workbench.bounds import MAX_INTEGER, read_integer
+from workbench.database import read_only_connection, unwritable
+from workbench.terminal import for_stream
 
 # A longer line in a line-oriented input is not a citation, a CSV row or a note line anyone wrote:
 # it is refused whole instead of being echoed back or parsed for minutes.
@@ -143,9 +147,9 @@ def _database(path: Path) -> None:
     # descriptor on a database drops every POSIX lock this process holds on it, so a workspace
     # open elsewhere in the process (a notebook, a test) would look unused to another process,
     # which would then delete its WAL and shared-memory files from under it.
-    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+    immutable = unwritable(path) is not None  # read-only: no -wal or -shm can be made beside it
     try:
-        with closing(sqlite3.connect(uri, uri=True)) as conn:
+        with closing(read_only_connection(path, immutable=immutable)) as conn:
             conn.execute("PRAGMA schema_version").fetchone()
     except sqlite3.DatabaseError as exc:
         raise _refuse(path, "is not an SQLite database") from exc
@@ -175,3 +179,19 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        """Help and refusals, shown on a terminal as every line is (`terminal.for_stream`): an
+        argument echoed back cannot drive it."""
+        stream = file if file is not None else sys.stderr
+        super()._print_message(for_stream(message, stream), stream)
+
+
+def integer(text: str) -> int:
+    """An integer argument (an argparse `type=`), either sign, within `bounds.MAX_INTEGER`."""
+    return read_integer(text, argparse.ArgumentTypeError, least=-MAX_INTEGER)
+
+
+def whole_number(text: str) -> int:
+    """A whole number argument of at least 0, at most `bounds.MAX_INTEGER`."""
+    return read_integer(text, argparse.ArgumentTypeError)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.cli import arguments
 from workbench.cli.common import (
+    err,
     open_held,
     out,
     path_options,
@@ -22,6 +23,7 @@ from workbench.cli.common import (
 from workbench.defaults import DEFAULT_AUDIT_CONFIDENCE, DEFAULT_AUDIT_N
 from workbench.models import CHANGE_KINDS
 from workbench.tables import EXPORT_FORMATS
+from workbench.terminal import visible
 
 if TYPE_CHECKING:
     from workbench.changes.attribution import Attributions
@@ -93,11 +95,11 @@ def cmd_diff(args: argparse.Namespace) -> int:
         out(redline.pair_summary(part) + counts + "\n")
         apart = [r for r in part.shown if r.change.front_matter]
         for r in [r for r in part.shown if not r.change.front_matter]:
-            out(_listed(redline, r, colour, made))
+            out(_listed(redline, r, colour, made), keep=redline.COLOUR_CODES)
         if apart:  # a title page or metadata block changed: listed apart, never reviewed
             out(f"  front-matter edits ({len(apart)}), never reviewed:\n")
             for r in apart:
-                out(_listed(redline, r, colour, made))
+                out(_listed(redline, r, colour, made), keep=redline.COLOUR_CODES)
     return 0
 
 
@@ -107,9 +109,15 @@ def _listed(redline: Any, r: Any, colour: bool, made: Attributions | None) -> st
 
     line = attribution_line(made, r.change.change_id) if made is not None else None
     return (
-        f"  {redline.summary(r)}\n    {redline.places(r)}\n"
+        f"  {_plain(redline.summary(r), colour)}\n    {_plain(redline.places(r), colour)}\n"
         f"    {redline.marked_text(r, colour=colour)}\n"
-    ) + (f"    {line}\n" if line is not None else "")
+    ) + (f"    {_plain(line, colour)}\n" if line is not None else "")
+
+
+def _plain(text: str, colour: bool) -> str:
+    """`text` beside coloured marked text: made visible here, since the line is written keeping
+    the colour codes (`redline.COLOUR_CODES`), which only `marked_text` may hold."""
+    return visible(text) if colour else text
 
 
 def _made_by(
@@ -165,7 +173,7 @@ def _page_size(text: str) -> int:
         raise argparse.ArgumentTypeError(
             f"{text!r}: expected 0 (every item) or a positive whole number"
         )
-    return int(text)
+    return arguments.whole_number(text)
 
 
 def cmd_review_list(args: argparse.Namespace) -> int:
@@ -183,9 +191,7 @@ def cmd_review_list(args: argparse.Namespace) -> int:
         ids = {i for item in items for p in item.pairings for i in (p.before_id, p.after_id)}
         held = {v: workspace.version(v) for v in sorted(ids)} if not args.json else {}
     if page.next_after:
-        print(
-            f"{len(items)} items listed; the next page: --after {page.next_after}", file=sys.stderr
-        )
+        err(f"{len(items)} items listed; the next page: --after {page.next_after}")
     if args.json:
         print_json([queue.item_as_json(item, verdicts) for item in items])
         return 0
@@ -197,7 +203,7 @@ def cmd_review_list(args: argparse.Namespace) -> int:
         """Both sides of a pairing, as `workbench diff` shows them: places, then marked text."""
         shown = redline.redline(pairing.change, held[pairing.before_id], held[pairing.after_id])
         return (
-            f"{indent}{redline.places(shown)}\n"
+            f"{indent}{_plain(redline.places(shown), colour)}\n"
             f"{indent}{redline.marked_text(shown, colour=colour)}\n"
         )
 
@@ -212,12 +218,12 @@ def cmd_review_list(args: argparse.Namespace) -> int:
         caution = queue.item_caution_stands(item, verdicts)
         if item.group_id is None:
             out(f"  {_review_pairing_line(first.change, verdicts)}\n")
-            out(sides(first, "    "))
+            out(sides(first, "    "), keep=redline.COLOUR_CODES)
             continue
         out(f"  {item.group_id} {item.heading()}: {_caution_word(caution)}\n")
         for pairing in item.pairings:
             out(f"    {_review_pairing_line(pairing.change, verdicts)}\n")
-            out(sides(pairing, "      "))
+            out(sides(pairing, "      "), keep=redline.COLOUR_CODES)
     if summary is not None:
         s = summary
         machined_line = (
@@ -513,7 +519,11 @@ def add_commands(commands: Any) -> None:
     review_answer.add_argument("--actor", required=True, metavar="NAME", help="the reviewer's name")
     review_answer.add_argument("--reason", default=None, metavar="TEXT", help="why (optional)")
     review_answer.add_argument(
-        "--undoes", type=int, default=None, metavar="ROW", help="the log row this answer reverses"
+        "--undoes",
+        type=arguments.integer,
+        default=None,
+        metavar="ROW",
+        help="the log row this answer reverses",
     )
     review_answer.add_argument(
         "--family", default=None, metavar="FAMILY", help="look for the change in this family only"
@@ -555,13 +565,17 @@ def add_commands(commands: Any) -> None:
     )
     review_sample.add_argument(
         "--n",
-        type=int,
+        type=arguments.whole_number,
         default=DEFAULT_AUDIT_N,
         metavar="N",
         help=f"pairings per stratum (default: {DEFAULT_AUDIT_N}; all of a smaller stratum)",
     )
     review_sample.add_argument(
-        "--seed", type=int, required=True, metavar="S", help="the seed the draw is made from"
+        "--seed",
+        type=arguments.whole_number,
+        required=True,
+        metavar="S",
+        help="the seed the draw is made from",
     )
     review_sample.add_argument(
         "--by",

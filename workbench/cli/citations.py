@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from workbench.cli import arguments
-from workbench.cli.common import PROG, ocr_cache, open_held, out, path_options
+from workbench.cli.common import PROG, err, ocr_cache, open_held, out, path_options
 from workbench.wording import counted
 
 # The input formats of `cite.formats.FORMATS`, spelled here so the parser builds without
@@ -172,7 +172,7 @@ def cmd_export_annotations(args: argparse.Namespace) -> int:
         lines = _citation_lines(args)
         for line in lines:
             if line.error is not None:
-                print(f"{PROG}: {line.error}", file=sys.stderr)
+                err(f"{PROG}: {line.error}")
         annotations, verifications = export_annotations(
             workspace, (line.citation for line in lines if line.citation is not None)
         )
@@ -184,10 +184,9 @@ def cmd_export_annotations(args: argparse.Namespace) -> int:
     refused = [v for v in verifications if not v.verified]
     for v in refused:
         c = v.citation
-        print(
+        err(
             f"{PROG}: not exported: {c.version_id} [{c.char_start}, {c.char_end}): "
-            f"{v.reason}: {v.detail}",
-            file=sys.stderr,
+            f"{v.reason}: {v.detail}"
         )
     if any(line.error is not None for line in lines):
         return 2

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.cli import arguments
 from workbench.defaults import DEFAULT_CORPUS_DIR, DEFAULT_LEDGER, DEFAULT_STORE, DEFAULT_WORKSPACE
+from workbench.terminal import for_stream, visible
 
 if TYPE_CHECKING:
     from workbench.models import Refusal, Version
@@ -26,11 +27,19 @@ if TYPE_CHECKING:
 PROG = "workbench"
 
 
-def out(text: str) -> None:
+def out(text: str, *, keep: tuple[str, ...] = ()) -> None:
     """Write `text` to stdout as UTF-8 bytes, whatever the locale, with no newline translation; a
-    file name given in bytes that are not UTF-8 is written back as those bytes (PEP 383)."""
-    sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
+    file name given in bytes that are not UTF-8 is written back as those bytes (PEP 383). On a
+    terminal every control character is shown, never obeyed (`terminal.visible`; `keep`: the
+    command's own colour codes); a pipe or a file gets the exact text."""
+    shown = visible(text, keep=keep) if sys.stdout.isatty() else text
+    sys.stdout.buffer.write(shown.encode("utf-8", "surrogateescape"))
     sys.stdout.buffer.flush()
+
+
+def err(line: str) -> None:
+    """Write `line` and a newline to stderr, shown as `out` shows text on a terminal."""
+    print(for_stream(line, sys.stderr), file=sys.stderr)
 
 
 def print_json(value: Any) -> None:
@@ -111,7 +120,7 @@ def given(args: argparse.Namespace, dest: str) -> Path | None:
 def say_overrides(lines: Sequence[str]) -> None:
     """Each given option that replaced a remembered setting, one line each on stderr."""
     for line in lines:
-        print(f"{PROG}: {line}", file=sys.stderr)
+        err(f"{PROG}: {line}")
 
 
 def open_held(args: argparse.Namespace) -> Workspace:

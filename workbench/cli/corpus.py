@@ -340,7 +340,7 @@ def add_commands(commands: Any) -> None:
     )
     add.add_argument(
         "--order",
-        type=int,
+        type=arguments.integer,
         metavar="N",
         help="version_order of the first FILE; the next get N+1, ... (default: 1)",
     )

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.cli import arguments
-from workbench.cli.common import PROG, out
+from workbench.cli.common import PROG, err, out
 from workbench.defaults import DEFAULT_WORKSPACE
 
 NOTEBOOKS_DIR_NAME = "notebooks"
@@ -55,8 +55,8 @@ def cmd_lab(args: argparse.Namespace) -> int:
     if os.geteuid() == 0:
         # JupyterLab refuses to run as root unless told; in a container root is the only user.
         command.append("--allow-root")
-        print(f"{PROG}: running as root (a container?): passing --allow-root", file=sys.stderr)
-    print(f"{PROG}: starting {' '.join(command[2:])}", file=sys.stderr)
+        err(f"{PROG}: running as root (a container?): passing --allow-root")
+    err(f"{PROG}: starting {' '.join(command[2:])}")
     try:
         return subprocess.call(command, cwd=dest)
     except FileNotFoundError as exc:
@@ -86,7 +86,7 @@ def add_commands(commands: Any) -> None:
         metavar="DIR",
         help="put the copies here instead (outside the repository's notebooks/)",
     )
-    lab.add_argument("--port", type=int, default=8888, help="JupyterLab's port (default: 8888)")
+    lab.add_argument("--port", type=arguments.whole_number, default=8888, help="JupyterLab's port (default: 8888)")
     lab.add_argument(
         "--copy-only", action="store_true", help="make the copies and print where; start nothing"
     )

@@ -11,6 +11,7 @@ from typing import Any
 
 from workbench.cli import arguments
 from workbench.cli.common import (
+    err,
     exit_for_refusals,
     given,
     list_refusals,
@@ -87,7 +88,7 @@ def _family_count(text: str) -> int:
     """`--min-cluster-families`: a whole number of at least 0."""
     if not text.isdigit():
         raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of at least 0")
-    return int(text)
+    return arguments.whole_number(text)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -101,7 +102,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     card = evals.scorecard(load_demo(args.demo))
     if args.out is not None:
         for name in evals.write_scorecard(args.out, card):
-            print(f"wrote {args.out / name}", file=sys.stderr)
+            err(f"wrote {args.out / name}")
     if args.truth is not None:
         from workbench.evals import alignment as alignment_score
         from workbench.evals.truth import file_sha256, read_truth
@@ -119,7 +120,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             )
         if args.out is not None:
             for name in alignment_score.write_alignment_scorecard(args.out, alignment):
-                print(f"wrote {args.out / name}", file=sys.stderr)
+                err(f"wrote {args.out / name}")
         if not args.json:
             sys.stdout.buffer.write(alignment_score.scorecard_markdown(alignment))
     if args.amendment_truth is not None:
@@ -153,7 +154,7 @@ def _amendment_scorecard(args: argparse.Namespace) -> None:
     )
     if args.out is not None:
         for name in amendment_score.write_amendment_scorecard(args.out, card):
-            print(f"wrote {args.out / name}", file=sys.stderr)
+            err(f"wrote {args.out / name}")
     if not args.json:
         sys.stdout.buffer.write(amendment_score.scorecard_markdown(card))
 
@@ -185,7 +186,7 @@ def add_commands(commands: Any) -> None:
     engine = measure.add_mutually_exclusive_group()
     engine.add_argument(
         "--workers",
-        type=int,
+        type=arguments.integer,
         default=None,
         metavar="N",
         help="run the map on a local Dask cluster of N worker processes, started only when at "

@@ -5,12 +5,11 @@ census of a notes folder, and a source report's quotes register.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
 from workbench.cli import arguments
-from workbench.cli.common import PROG, ledger_option, ocr_cache, out, path_options, print_json
+from workbench.cli.common import PROG, err, ledger_option, ocr_cache, out, path_options, print_json
 from workbench.wording import counted
 
 
@@ -155,7 +154,7 @@ def cmd_quotes_add(args: argparse.Namespace) -> int:
     try:
         added = add_quote(args.report, args.extract, args.location)
     except ExtractNotFound as exc:  # refused, not unusable (the README's exit-code rule)
-        print(f"{PROG}: refused: {exc}", file=sys.stderr)
+        err(f"{PROG}: refused: {exc}")
         return 1
     excerpt = " ".join(added.text.split())
     out(

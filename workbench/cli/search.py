@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from workbench.cli import arguments
 from workbench.cli.common import (
     open_held,
     out,
@@ -76,7 +77,7 @@ def add_commands(commands: Any) -> None:
     search.add_argument("--family", metavar="F", help="only versions of this document family")
     search.add_argument(
         "-k",
-        type=int,
+        type=arguments.integer,
         default=10,
         help="candidates wanted (default: 10; substring ones can add more)",
     )

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
 from workbench.cli import arguments
 from workbench.cli.common import (
+    err,
     family_profile,
     open_held,
     out,
@@ -27,7 +27,8 @@ def cmd_text(args: argparse.Namespace) -> int:
         dated = as_of(args, workspace)
         text = workspace.version(dated.version_id if dated else args.version_id).text
     if dated is not None:  # stdout holds the exact text alone; which release it is goes beside
-        print("".join(line + "\n" for line in dated.lines()), end="", file=sys.stderr)
+        for line in dated.lines():
+            err(line)
     out(text)
     return 0
 
@@ -158,7 +159,7 @@ def span_argument(value: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(
             f"{value!r}: expected START:END, two character offsets such as 120:180"
         )
-    return int(start), int(end)
+    return arguments.whole_number(start), arguments.whole_number(end)
 
 
 def png_argument(value: str) -> Path:

@@ -12,7 +12,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from workbench.cli import arguments
-from workbench.cli.common import ledger_option, open_held, out, path_options, print_json
+from workbench.cli.common import err, ledger_option, open_held, out, path_options, print_json
 
 if TYPE_CHECKING:
     from workbench.amendments.asof import AsOf
@@ -84,7 +84,8 @@ def cmd_cite(args: argparse.Namespace) -> int:
         )
         if cited.status == "cited" and args.format == "w3c":
             if dated is not None:
-                print("".join(line + "\n" for line in dated.lines()), end="", file=sys.stderr)
+                for line in dated.lines():
+                    err(line)
             out(json.dumps(timeline.annotation_of(workspace, cited), ensure_ascii=False) + "\n")
             return 0
     if args.json:
@@ -158,7 +159,9 @@ def add_commands(commands: Any) -> None:
     cite_p.add_argument("--version", metavar="V", help="the version id (or --family and --as-of)")
     cite_p.add_argument("--family", metavar="F", help="with --as-of: the family")
     as_of_option(cite_p)
-    cite_p.add_argument("--occurrence", type=int, default=None, metavar="N", help="1-based")
+    cite_p.add_argument(
+        "--occurrence", type=arguments.integer, default=None, metavar="N", help="1-based"
+    )
     cite_p.add_argument("--json", action="store_true", help="print one JSON object")
     cite_p.add_argument(
         "--format", choices=("workbench", "w3c"), default="workbench", help="citation format"

@@ -50,6 +50,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import IO, Any
 
@@ -71,6 +72,7 @@ from workbench.corpus.provenance import (
 from workbench.errors import AddError
 from workbench.models import Refusal
 from workbench.progress import bar
+from workbench.terminal import visible_name
 
 EXTRACTION_NOTE = (
     "Bytes exactly as 'git cat-file blob' gives them at the commit named in mirror; copied "
@@ -92,6 +94,7 @@ class Commit:
     sha: str
     committed_at: str  # ISO 8601 with the committer's offset, as `git log --format=%cI` gives it
     subject: str
+    date_problem: str | None = None  # why its date cannot be carried (then committed_at is "")
 
     @property
     def date(self) -> str:
@@ -137,13 +140,50 @@ def first_parent_commits(repo: Path) -> tuple[Commit, ...]:
     if Path(top).resolve() != repo.resolve():
         raise AddError(f"{repo}: not the top folder of its git repository (that is {top})")
     _git(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-    raw = _git(repo, "log", "--first-parent", "--reverse", "-z", "--format=%H%x1f%cI%x1f%s")
+    raw = _git(repo, "log", "--first-parent", "--reverse", "-z", "--format=%H%x1f%s")
+    # CAUTION: the time is read from each commit's own committer line, never from %cI or %ct,
+    # which git leaves unexpanded or empty for a time before 1970.
+    headers = _git(repo, "log", "--first-parent", "--reverse", "-z", "--format=raw")
+    times = dict(_committer_times(headers.decode("utf-8", "surrogateescape")))
     commits = []
     for record in raw.decode("utf-8", "surrogateescape").split("\0"):
         if record.strip():
-            sha, committed_at, subject = record.split("\x1f", 2)
-            commits.append(Commit(sha=sha, committed_at=committed_at, subject=subject))
+            sha, subject = record.split("\x1f", 1)
+            committed_at, problem = _iso_time(times.get(sha, ""))
+            commits.append(
+                Commit(sha=sha, committed_at=committed_at, subject=subject, date_problem=problem)
+            )
     return tuple(commits)
+
+
+def _committer_times(headers: str) -> Iterator[tuple[str, str]]:
+    """(commit id, the `<seconds> <offset>` of its committer line) for each commit of
+    `git log --format=raw -z` output; a header line is never indented, a message line always."""
+    for record in headers.split("\0"):
+        lines = record.lstrip("\n").split("\n")
+        if not lines[0].startswith("commit "):
+            continue
+        sha = lines[0].removeprefix("commit ").split(" ")[0]
+        for line in lines[1:]:
+            if not line:
+                break
+            if line.startswith("committer "):
+                yield sha, " ".join(line.rsplit(" ", 2)[1:])
+
+
+def _iso_time(raw: str) -> tuple[str, str | None]:
+    """`<seconds since 1970, of either sign> <+HHMM>` as ISO 8601 in that offset, as %cI writes
+    it; ("", why) when it is not one or falls outside the years 1 to 9999."""
+    seconds, _, offset = raw.partition(" ")
+    if not re.fullmatch(r"-?\d{1,15}", seconds) or not re.fullmatch(r"[+-]\d{4}", offset):
+        return "", f"its committer time {raw!r} is not seconds and an offset"
+    sign = -1 if offset[0] == "-" else 1
+    zone = timedelta(hours=int(offset[1:3]), minutes=int(offset[3:5])) * sign
+    try:
+        at = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=int(seconds))
+        return at.astimezone(timezone(zone)).isoformat(), None
+    except (OverflowError, ValueError) as exc:
+        return "", f"its committer time {raw!r} cannot be carried as a date ({exc})"
 
 
 def _pathspecs(globs: Sequence[str]) -> list[str]:
@@ -312,7 +352,7 @@ class _Families:
         name = repo_path.rpartition("/")[2]
         if problem := file_name_problem(name):
             return Refusal(
-                path=repo_path,
+                path=visible_name(repo_path),
                 reason="bad_name",
                 detail=f"the file name cannot be one name of a version id ({problem}); "
                 "nothing of this file was placed",
@@ -475,6 +515,9 @@ def add_from_git(
                 if isinstance(family, Refusal):
                     refused.setdefault(repo_path, family)
                     continue
+                if commit.date_problem is not None:
+                    refusals.append(_undated(repo_path, commit))
+                    continue
                 orders[family] += 1
                 dated[(repo_path, commit.date)] += 1
                 found += 1
@@ -508,6 +551,14 @@ def add_from_git(
         written=tuple(written),
         already=already,
         refusals=tuple(sorted(refused.values(), key=lambda r: r.path)) + tuple(refusals),
+    )
+
+
+def _undated(repo_path: str, commit: Commit) -> Refusal:
+    return Refusal(
+        path=visible_name(repo_path),
+        reason="bad_date",
+        detail=f"commit {commit.sha}: {commit.date_problem}; nothing of this version was placed",
     )
 
 

@@ -15,8 +15,9 @@ The guarantee: a bundle re-checks clean only if every member is the one its desc
 every artefact is the one its catalogue row hashes, and the verdicts it holds are the ones the rule
 gives today; anything else is reported as a problem naming the member, the version or the line.
 Reading never writes outside a temporary folder: member names are checked (relative POSIX paths, no
-`..`, no hidden or empty parts, no duplicates) before any member is read, and a member is read no
-further than the size its descriptor declares.
+`..`, no hidden or empty parts, no duplicates, at most `MAX_MEMBERS`) before any member is read,
+and a member is read no further than the lesser of the size its descriptor declares and
+`MAX_MEMBER_BYTES`, nor inflated beyond `MAX_RATIO` times its stored size.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import hashlib
 import re
 import tempfile
 import zipfile
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -53,6 +55,15 @@ from workbench.models import CatalogueRow, Version, canonical_json, strict_json
 from workbench.workspace import Workspace
 
 MAX_DESCRIPTOR_BYTES = 16 * 1024 * 1024
+# A bundle is read whole into memory to be re-checked; these keep the worst one a hostile author
+# can build under a gigabyte and a linear amount of work (docs/security.md): a member is read no
+# further than the lesser of its declared size and MAX_MEMBER_BYTES, the declared sizes add up to
+# at most MAX_TOTAL_BYTES, a member inflates at most MAX_RATIO times its stored size (the zip's
+# own entry, checked before inflating), and the zip holds at most MAX_MEMBERS members.
+MAX_MEMBERS = 20_000
+MAX_MEMBER_BYTES = 256 * 1024 * 1024
+MAX_TOTAL_BYTES = 768 * 1024 * 1024
+MAX_RATIO = 200
 _SHA256 = re.compile(r"sha256:[0-9a-f]{64}")
 _RESOURCE_NAME = re.compile(r"[a-z0-9._-]+")
 
@@ -75,11 +86,16 @@ def _open(path: Path) -> zipfile.ZipFile:
     except zipfile.BadZipFile as exc:
         raise BundleError(f"{path}: not a zip archive ({exc}); expected a bundle") from exc
     names = archive.namelist()
+    if len(names) > MAX_MEMBERS:
+        archive.close()
+        raise BundleError(
+            f"{path}: {len(names)} members; a bundle holds at most {MAX_MEMBERS}; nothing was read"
+        )
     for name in names:
         if problem := _safe_member_name(name):
             archive.close()
             raise BundleError(f"{path}: member {name!r} {problem}; nothing was read")
-    duplicated = sorted({n for n in names if names.count(n) > 1})
+    duplicated = sorted(n for n, count in Counter(names).items() if count > 1)
     if duplicated:
         archive.close()
         raise BundleError(f"{path}: member {duplicated[0]!r} appears twice; nothing was read")
@@ -88,10 +104,16 @@ def _open(path: Path) -> zipfile.ZipFile:
 
 def _read_member(archive: zipfile.ZipFile, name: str, limit: int) -> bytes:
     """A member's bytes, reading at most `limit` + 1 (a member longer than declared is caught
-    without inflating it whole)."""
+    without inflating it whole); refused when it would inflate more than `MAX_RATIO` times its
+    stored size."""
     info = archive.getinfo(name)
     if info.flag_bits & 0x1:
         raise BundleError(f"{archive.filename}: member {name!r} is encrypted")
+    if min(info.file_size, limit) > MAX_RATIO * max(info.compress_size, 1):
+        raise BundleError(
+            f"{archive.filename}: member {name!r} inflates {info.compress_size} bytes to "
+            f"{info.file_size}; at most {MAX_RATIO} times"
+        )
     try:
         with archive.open(info) as member:
             return member.read(limit + 1)
@@ -152,12 +174,28 @@ def _members(
     """Every resource's bytes that match its descriptor entry, and a problem for each that is
     missing, a different size, or hashes otherwise; and for each member no resource names."""
     present = set(archive.namelist()) - {DESCRIPTOR}
+    declared = sum(min(r["bytes"], MAX_MEMBER_BYTES) for r in resources)
+    if declared > MAX_TOTAL_BYTES:
+        raise BundleError(
+            f"{archive.filename}: {DESCRIPTOR} declares {declared} bytes of members; a bundle "
+            f"holds at most {MAX_TOTAL_BYTES}; nothing was read"
+        )
     problems: list[BundleProblem] = []
     good: dict[str, bytes] = {}
     for resource in resources:
         path, size, expected = resource["path"], resource["bytes"], resource["hash"]
         if path not in present:
             problems.append(BundleProblem(where=path, reason="missing", detail="not in the zip"))
+            continue
+        if size > MAX_MEMBER_BYTES:
+            problems.append(
+                BundleProblem(
+                    where=path,
+                    reason="too_large",
+                    detail=f"{DESCRIPTOR} says {size} bytes; a member holds at most "
+                    f"{MAX_MEMBER_BYTES}; not read",
+                )
+            )
             continue
         data = _read_member(archive, path, size)
         actual = "sha256:" + hashlib.sha256(data).hexdigest()
@@ -181,6 +219,7 @@ def _members(
 
 def _catalogue_rows(data: bytes, where: str) -> tuple[CatalogueRow, ...]:
     rows: list[CatalogueRow] = []
+    seen: set[str] = set()
     for number, line in enumerate(json_lines(data.decode("utf-8", errors="replace")), start=1):
         item = _strict_json(line.encode("utf-8"), f"{where}: line {number}")
         rel = item.get("path") if isinstance(item, dict) else None
@@ -188,8 +227,9 @@ def _catalogue_rows(data: bytes, where: str) -> tuple[CatalogueRow, ...]:
             raise BundleError(f"{where}: line {number}: expected {{'path', 'provenance'}}")
         if check_relative_path(rel, field="path") or rel.count("/") != 2:
             raise BundleError(f"{where}: line {number}: path {rel!r} is not a catalogue path")
-        if any(row.path == rel for row in rows):
+        if rel in seen:
             raise BundleError(f"{where}: line {number}: path {rel!r} appears twice")
+        seen.add(rel)
         try:
             parse_provenance(canonical_json(item["provenance"]).encode("utf-8"), source=rel)
         except ProvenanceError as exc:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from workbench.changes.redline import HTML_CONTROLS
 from workbench.files import replace_file_with
 from workbench.measure.charts import spec_svg
 from workbench.measure.family import CAP_CAUSES, CAUTION_CAUSES
@@ -39,12 +40,14 @@ from workbench.measure.summary import READING_FIELDS, TEXT_ORIGIN_FIELDS, readin
 
 
 def _write(path: Path, chunks: Iterable[str]) -> None:
-    """Write the text `chunks` make at `path` whole, unless the file holds those bytes already."""
+    """Write the text `chunks` make at `path` whole, unless the file holds those bytes already;
+    a control character HTML forbids is written as its symbol (`HTML_CONTROLS`), wherever it
+    stands, so no filing's text makes the page a parse error."""
 
     def write(temporary: Path) -> None:
         with temporary.open("w", encoding="utf-8", newline="") as handle:
             for chunk in chunks:
-                handle.write(chunk)
+                handle.write(chunk.translate(HTML_CONTROLS))
 
     replace_file_with(path, write, keep_if_equal=True)
 

@@ -34,6 +34,7 @@ from typing import Literal
 import rapidfuzz
 from rapidfuzz import utils
 
+from workbench.database import read_only_connection
 from workbench.errors import WorkspaceError
 from workbench.models import Passage, Version, content_id
 from workbench.progress import bar
@@ -152,8 +153,13 @@ def _digest(conn: sqlite3.Connection, held: dict[str, str] | None = None) -> str
 
 @contextmanager
 def connect(workspace: Workspace) -> Iterator[sqlite3.Connection]:
-    """A connection of the index's own: the workspace's is not ours to hold transactions on."""
-    with closing(sqlite3.connect(workspace.path, timeout=30.0, isolation_level=None)) as conn:
+    """A connection of the index's own: the workspace's is not ours to hold transactions on; on a
+    workspace nobody may write, an immutable read-only one, as the workspace's own is."""
+    if workspace.read_only is not None:
+        opened = read_only_connection(workspace.path, immutable=True)
+    else:
+        opened = sqlite3.connect(workspace.path, timeout=30.0, isolation_level=None)
+    with closing(opened) as conn:
         conn.execute("PRAGMA busy_timeout = 30000")
         conn.row_factory = sqlite3.Row  # rows are read by column name
         yield conn

@@ -31,6 +31,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
 
+from workbench.text.patterns import ProfilePattern, compile_profile_pattern
+
 MIN_PAGES = 3
 MIN_REPEATS = 3
 COUNTER_SHARE = 0.8
@@ -153,5 +155,9 @@ def induce_furniture(texts: Sequence[str]) -> tuple[str, ...]:
     return tuple(sorted(found, key=lambda p: (-found[p], p)))
 
 
-def compile_furniture(patterns: Iterable[str]) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p) for p in patterns)
+def compile_furniture(patterns: Iterable[str]) -> tuple[ProfilePattern, ...]:
+    """Induced furniture patterns, compiled as a profile's are (`compile_profile_pattern`)."""
+    return tuple(
+        compile_profile_pattern(p, "induced furniture", f"furniture[{i}]")
+        for i, p in enumerate(patterns)
+    )

@@ -23,6 +23,7 @@ from typing import Literal
 
 from workbench.models import StructureMark
 from workbench.text.frontmatter import front_matter_end
+from workbench.text.patterns import LabelMatch
 from workbench.text.profiles import Level, Profile
 
 MIN_GUTTER_RUN = 5
@@ -163,7 +164,7 @@ def label_may_open(previous: str | None, previous_bare_label: bool, heading_posi
 
 def _match_label(
     profile: Profile, body: str, indent: int | None, *, in_heading: bool = False
-) -> tuple[Level, re.Match[str]] | None:
+) -> tuple[Level, LabelMatch] | None:
     """The first level (in profile order) whose label opens `body` and whose rules it meets.
 
     Rules: a level `only_in_headings` reads Markdown headings only (`in_heading`); the indentation
@@ -335,7 +336,7 @@ def _labelled(
     end: int,
     kind: LineKind,
     label_start: int,
-    found: tuple[Level, re.Match[str]] | None,
+    found: tuple[Level, LabelMatch] | None,
     body: str,
     *,
     opens: bool = True,

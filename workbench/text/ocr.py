@@ -88,6 +88,12 @@ DEFAULT_LANGUAGE = "en"
 CACHE_DIR_NAME = "ocr-cache"  # beside the workspace file
 CACHE_ENV = "WORKBENCH_OCR_CACHE"  # names one cache every run on a machine shares
 TIMEOUT = 600  # seconds one engine call may take before the page is refused
+# A page is rendered with at most this many pixels (a letter page at `DPI` has 8.4 million): a
+# larger page (a drawing, or a 14,400 pt page a hostile PDF declares) is read at the lower
+# resolution that fits, and refused by page when that would be under `MIN_DPI`, where no text
+# is legible. The grey bitmap, its copy and the engine's working images stay under a gigabyte.
+MAX_PIXELS = 40_000_000
+MIN_DPI = 70
 
 _ROTATE = re.compile(r"^Rotate: (\d+)$", re.MULTILINE)
 _CONFIDENCE = re.compile(r"^Orientation confidence: ([0-9.]+)$", re.MULTILINE)
@@ -266,9 +272,22 @@ def _run(arguments: list[str], stdin: bytes, *, check: bool = True) -> bytes:
     return done.stdout
 
 
-def _render(page: pdfium.PdfPage, rotation: int) -> tuple[bytes, int, int]:
-    """The page rendered in grey at `DPI`, turned `rotation` degrees clockwise, as a PGM file."""
-    bitmap = page.render(scale=DPI / 72, grayscale=True, rotation=rotation)
+def page_dpi(width_pt: float, height_pt: float) -> int:
+    """The resolution a page of `width_pt` × `height_pt` points is read at: `DPI`, or the
+    highest whole number of dots per inch that keeps it within `MAX_PIXELS`; 0 when that is
+    under `MIN_DPI` (the page is refused)."""
+    area = max(width_pt, 1.0) * max(height_pt, 1.0) / 72**2  # square inches
+    fits = min(DPI, math.floor(math.sqrt(MAX_PIXELS / area)))
+    while (
+        fits > 0 and math.ceil(width_pt * fits / 72) * math.ceil(height_pt * fits / 72) > MAX_PIXELS
+    ):
+        fits -= 1  # rounding up of each side may cross the cap
+    return fits if fits >= MIN_DPI else 0
+
+
+def _render(page: pdfium.PdfPage, rotation: int, dpi: int) -> tuple[bytes, int, int]:
+    """The page rendered in grey at `dpi`, turned `rotation` degrees clockwise, as a PGM file."""
+    bitmap = page.render(scale=dpi / 72, grayscale=True, rotation=rotation)
     width, height, stride = bitmap.width, bitmap.height, bitmap.stride
     raw = bytes(bitmap.buffer)
     if stride != width:  # rows padded to the stride: keep each row's pixels only
@@ -279,9 +298,16 @@ def _render(page: pdfium.PdfPage, rotation: int) -> tuple[bytes, int, int]:
 def _read(
     page: pdfium.PdfPage, *, page_number: int, engine: str, languages: str, source: str
 ) -> PageReading:
-    common = ["-", "stdout", "--dpi", str(DPI)]
+    width_pt, height_pt = page.get_size()
+    dpi = page_dpi(width_pt, height_pt)
+    if not dpi:
+        raise ExtractionError(
+            f"{source}: page {page_number}: {width_pt:g} × {height_pt:g} pt is too large to read "
+            f"by OCR: within {MAX_PIXELS} pixels it would be under {MIN_DPI} dpi"
+        )
+    common = ["-", "stdout", "--dpi", str(dpi)]
     try:
-        image, width, height = _render(page, 0)
+        image, width, height = _render(page, 0, dpi)
         # OSD exits non-zero when it finds too few characters: the page then stands as it is.
         detected = _run([TESSERACT, *common, "--psm", "0"], image, check=False)
         shown = detected.decode("utf-8", "replace")
@@ -290,7 +316,7 @@ def _read(
         if rotate and confidence and float(confidence.group(1)) >= OSD_MIN_CONFIDENCE:
             rotation = int(rotate.group(1)) % 360
         if rotation:
-            image, width, height = _render(page, rotation)
+            image, width, height = _render(page, rotation, dpi)
         table = _run(
             [TESSERACT, *common, "--psm", str(PSM), "--oem", str(OEM), "-l", languages, "tsv"],
             image,

@@ -163,7 +163,7 @@ def extract_pdf(
 
     Refused with `ExtractionError`: empty bytes; no "%PDF-" header in the first `HEADER_PROBE`
     bytes; bytes PDFium cannot open (its reason is quoted; an encrypted file needs a password we
-    do not have); a PDF with no page, or with no page of usable text, from its text layer or by
+    do not have), or a page of them it cannot load or read (named); a PDF with no page, or with no page of usable text, from its text layer or by
     OCR. A scanned page refuses the whole PDF when the OCR engine or its language data is missing
     (`OcrUnavailable`) or is another build than `ocr.engine` (`OcrEngineMismatch`).
     """
@@ -194,7 +194,7 @@ def extract_pdf(
 
     try:
         boxes = trace is not None
-        pages = [_read_page(document, index, scan, boxes) for index in range(len(document))]
+        pages = [_read_page(document, index, scan, boxes, source) for index in range(len(document))]
     finally:
         document.close()
     if not pages:
@@ -213,7 +213,21 @@ def _own_text(chars: list[str]) -> bool:
     return readable >= STAMP_CHARS and readable * 2 >= len(shown)
 
 
-def _read_page(document: pdfium.PdfDocument, index: int, scan: _Scan, boxes: bool) -> _Page:
+def _read_page(
+    document: pdfium.PdfDocument, index: int, scan: _Scan, boxes: bool, source: str
+) -> _Page:
+    """Page `index + 1` read, or an `ExtractionError` naming `source` and the page where PDFium
+    cannot load or read it (a page tree that holds itself, a broken page object)."""
+    try:
+        return _read_loaded(document, index, scan, boxes)
+    except pdfium.PdfiumError as error:
+        reason = str(error).strip(".")
+        raise ExtractionError(
+            f"{source}: page {index + 1}: PDFium cannot read it ({reason}); the PDF is refused"
+        ) from error
+
+
+def _read_loaded(document: pdfium.PdfDocument, index: int, scan: _Scan, boxes: bool) -> _Page:
     page = document[index]
     try:
         read = read_glyphs(page)

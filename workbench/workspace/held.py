@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.corpus import CorpusSettings, project_settings
+from workbench.database import check_marker, read_only_connection, refuse_writing, unwritable
 from workbench.errors import (
     AppendOnlyViolation,
     CorpusChanged,
@@ -145,17 +146,26 @@ class Workspace:
                 f"{path}: no such workspace; 'workbench measure' or 'workbench ingest' makes one"
             )
         path.parent.mkdir(parents=True, exist_ok=True)
+        # CAUTION: a file is read, never written, until its own schema marker shows it is a
+        # workspace (`guard`); one nobody may write is read through an immutable connection.
+        self.read_only = unwritable(path) if path.exists() else None
+        if path.exists() and path.stat().st_size:
+            check_marker(path, immutable=self.read_only is not None)
         try:
-            self._conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+            if self.read_only is not None:
+                self._conn = read_only_connection(path, immutable=True)
+            else:
+                self._conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
             self._conn.row_factory = sqlite3.Row  # rows are read by column name
             self._conn.execute("PRAGMA busy_timeout = 30000")
-            self._conn.execute("PRAGMA journal_mode = WAL")
-            self._conn.execute("PRAGMA synchronous = NORMAL")
-            self._conn.executescript(_SCHEMA)
-            self._conn.execute(
-                "INSERT OR IGNORE INTO workspace_meta (key, value) VALUES ('schema_version', ?)",
-                (SCHEMA_VERSION,),
-            )
+            if self.read_only is None:
+                self._conn.execute("PRAGMA journal_mode = WAL")
+                self._conn.execute("PRAGMA synchronous = NORMAL")
+                self._conn.executescript(_SCHEMA)
+                self._conn.execute(
+                    "INSERT OR IGNORE INTO workspace_meta (key, value) VALUES ('schema_version', ?)",
+                    (SCHEMA_VERSION,),
+                )
             held = self._conn.execute(
                 "SELECT value FROM workspace_meta WHERE key = 'schema_version'"
             ).fetchone()["value"]
@@ -224,6 +234,16 @@ class Workspace:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction; append-only trigger aborts become `AppendOnlyViolation`.
         Inside `batch()` it is a savepoint: undone alone on error, committed with the batch."""
+        if self.read_only is not None:
+            # Nobody may write the file: what only reads runs as it would, the first write is
+            # refused with the reason (not SQLite's "attempt to write a readonly database").
+            try:
+                yield self._conn
+            except sqlite3.OperationalError as exc:
+                if "readonly" in str(exc):
+                    raise refuse_writing(self.path, self.read_only) from exc
+                raise
+            return
         begin, done = "BEGIN IMMEDIATE", "COMMIT"
         undo: tuple[str, ...] = ("ROLLBACK",)
         if self._batched:
@@ -250,6 +270,9 @@ class Workspace:
         as it would be on its own), so a caller writing many small ones pays one commit. Nothing
         is written if the batch itself fails."""
         if self._batched:
+            yield
+            return
+        if self.read_only is not None:  # each transaction refuses its first write
             yield
             return
         self._conn.execute("BEGIN IMMEDIATE")

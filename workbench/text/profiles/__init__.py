@@ -36,8 +36,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from workbench.bounds import check_toml_nesting
 from workbench.errors import ProfileError
 from workbench.models import content_id
+from workbench.text.patterns import ProfilePattern, compile_profile_pattern
 
 SHIPPED_DIR = Path(__file__).resolve().parent
 GENERIC = "generic"
@@ -86,7 +88,7 @@ class Level:
     """
 
     name: str
-    regex: re.Pattern[str]
+    regex: ProfilePattern
     rank: int
     dotted: bool
     sequence: Sequence_
@@ -110,7 +112,7 @@ class Profile:
     front_matter: bool
     markdown_headings: bool
     gutter: bool
-    furniture: tuple[re.Pattern[str], ...]
+    furniture: tuple[ProfilePattern, ...]
     levels: tuple[Level, ...]
     sha256: str
     origin: str  # "shipped" or the path of the researcher's file
@@ -143,13 +145,6 @@ def _strings(values: list[Any], origin: str, key: str) -> tuple[str, ...]:
     return tuple(values)
 
 
-def _compile(pattern: str, origin: str, key: str) -> re.Pattern[str]:
-    try:
-        return re.compile(pattern)
-    except re.error as exc:
-        raise _fail(origin, key, f"bad regular expression {pattern!r}: {exc}") from exc
-
-
 def _choice(value: str, allowed: tuple[str, ...], origin: str, key: str) -> str:
     if value not in allowed:
         raise _fail(origin, key, f"expected one of {', '.join(allowed)}, got {value!r}")
@@ -164,14 +159,14 @@ def _level(table: Any, index: int, origin: str) -> Level:
     for key in _REQUIRED_LEVEL:
         if key not in table:
             raise _fail(origin, where + key, "missing")
-    pattern = _compile(table["pattern"], origin, where + "pattern")
+    pattern = compile_profile_pattern(table["pattern"], origin, where + "pattern")
     if "number" not in pattern.groupindex:
         raise _fail(origin, where + "pattern", "expected a named group (?P<number>...)")
     if pattern.match(""):
         raise _fail(origin, where + "pattern", "matches the empty string; a label needs text")
     words = _strings(table.get("words", []), origin, where + "words")
     prefix = "(?:" + "|".join(re.escape(w) for w in words) + r")[ \t]*" if words else ""
-    regex = _compile(
+    regex = compile_profile_pattern(
         rf"(?P<label>{prefix}(?:{table['pattern']}))(?=[ \t]|$)", origin, where + "pattern"
     )
     indent = table.get("indent_max")
@@ -211,7 +206,9 @@ def parse_profile(source: bytes, origin: str) -> Profile:
     Cached by (bytes, origin): trying the same profile on many families compiles it once.
     """
     try:
-        data = tomllib.loads(source.decode("utf-8"))
+        text = source.decode("utf-8")
+        check_toml_nesting(text, lambda why: ProfileError(f"{origin}: {why}"))
+        data = tomllib.loads(text)
     except UnicodeDecodeError as exc:
         raise ProfileError(f"{origin}: not UTF-8 at byte {exc.start}") from exc
     except tomllib.TOMLDecodeError as exc:
@@ -231,7 +228,7 @@ def parse_profile(source: bytes, origin: str) -> Profile:
                 origin, "applies_to", f"expected JURISDICTION or JURISDICTION/FAMILY, got {entry!r}"
             )
     furniture = tuple(
-        _compile(p, origin, f"furniture[{i}]")
+        compile_profile_pattern(p, origin, f"furniture[{i}]")
         for i, p in enumerate(_strings(data.get("furniture", []), origin, "furniture"))
     )
     if not data["levels"]:

@@ -1,0 +1,68 @@
+"""Text for a terminal: the one function every human-readable line passes through on its way to a
+terminal (C14), so that a filing, a label, a file name or a commit subject is shown, never obeyed.
+
+`visible` shows every character that can drive a terminal as a backslash escape; `for_stream`
+applies it only when the stream is a terminal, so pipes, `--json` and `--export` keep the exact
+text. The reasoning and the threat model are in docs/security.md.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+# What a terminal obeys rather than shows: C0 controls but tab and newline (carriage return,
+# backspace and ESC among them, so no escape sequence survives its introducer), DEL, the C1
+# controls (0x9B is a one-byte CSI to many terminals), and the bidirectional embeddings, overrides
+# and isolates (U+202A-U+202E, U+2066-U+2069) that reorder what follows them on the line. The
+# implicit marks (LRM, RLM, ALM) reorder nothing beyond their neighbours and stay.
+_OBEYED = (
+    *(code for code in range(0x20) if code not in (0x09, 0x0A)),
+    0x7F,
+    *range(0x80, 0xA0),
+    *range(0x202A, 0x202F),
+    *range(0x2066, 0x206A),
+)
+# Each shown as a JSON escape (`\u001b`), so JSON text on a terminal still reads as the same
+# value; a byte of a file name that was not UTF-8 (a surrogate escape, PEP 383) as `\xNN`, as
+# `workbench.cli.arguments.shown` writes it.
+_SHOWN = {
+    **{code: f"\\u{code:04x}" for code in _OBEYED},
+    **{0xDC00 + byte: f"\\x{byte:02x}" for byte in range(0x80, 0x100)},
+}
+
+
+# A name (a path, a label) stands on one line: its tab and newline are shown too.
+_SHOWN_IN_A_NAME = {**_SHOWN, 0x09: "\\u0009", 0x0A: "\\u000a"}
+
+
+class Stream(Protocol):
+    def isatty(self) -> bool: ...
+
+
+def visible(text: str, *, keep: tuple[str, ...] = ()) -> str:
+    """`text` with every character a terminal would obey shown as a backslash escape; every other
+    character, tab and newline included, is itself. `keep` names exact sequences the workbench
+    itself wrote (its own colour codes, around text already made visible) that pass unchanged."""
+    if not keep:
+        return text.translate(_SHOWN)
+    parts = [text]
+    for sequence in keep:
+        parts = [piece for part in parts for piece in _split_keeping(part, sequence)]
+    return "".join(part if part in keep else part.translate(_SHOWN) for part in parts)
+
+
+def visible_name(name: str) -> str:
+    """`name` as `visible` shows text, its tab and newline shown too, so it stays on one line."""
+    return name.translate(_SHOWN_IN_A_NAME)
+
+
+def _split_keeping(text: str, sequence: str) -> list[str]:
+    pieces = text.split(sequence)
+    joined = [sequence] * (2 * len(pieces) - 1)
+    joined[::2] = pieces
+    return joined
+
+
+def for_stream(text: str, stream: Stream) -> str:
+    """`text` made `visible` when `stream` is a terminal; exact otherwise (a pipe or a file)."""
+    return visible(text) if stream.isatty() else text
