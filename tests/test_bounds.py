@@ -61,7 +61,7 @@ def test_read_integer(text: str, least: int, read: int | str) -> None:
         ),
         pytest.param(
             '{"n": ' + HUGE + "}",
-            f"{HUGE_SHOWN}: expected a whole number from {-MAX_INTEGER} to {MAX_INTEGER}",
+            f"{HUGE_SHOWN}: expected an integer from {-MAX_INTEGER} to {MAX_INTEGER}",
             id="integer-of-5000-digits",
         ),
     ],
@@ -103,7 +103,7 @@ def _refined(depth: int) -> bytes:
         pytest.param(
             b'{"version_id": "a", "char_start": ' + HUGE.encode() + b', "char_end": 3}',
             "workbench",
-            f"line 1: {HUGE_SHOWN}: expected a whole number from {-MAX_INTEGER} to {MAX_INTEGER}",
+            f"line 1: {HUGE_SHOWN}: expected an integer from {-MAX_INTEGER} to {MAX_INTEGER}",
             id="offset-of-5000-digits",
         ),
         pytest.param(
@@ -142,7 +142,7 @@ def test_a_profile_nested_50000_deep_is_refused_naming_the_line(tmp_path: Path) 
         pytest.param(
             ["search", "x", "-k", HUGE],
             f"workbench search: error: argument -k: {HUGE_SHOWN}: "
-            f"expected a whole number from {-MAX_INTEGER} to {MAX_INTEGER}",
+            f"expected an integer from {-MAX_INTEGER} to {MAX_INTEGER}",
             id="search-k",
         ),
         pytest.param(

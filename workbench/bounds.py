@@ -34,10 +34,17 @@ _TOML_SKIPPED = re.compile(
 def read_integer(text: str, error: Callable[[str], Exception], *, least: int = 0) -> int:
     """`text` as an integer: an optional `-`, then ASCII digits, from `least` to `MAX_INTEGER`;
     else `error(...)` saying what was expected. The digits are counted before they are read."""
+    expected = (
+        f"expected a whole number of at least {least}"
+        if least >= 0
+        else f"expected an integer from {least} to {MAX_INTEGER}"
+    )
     if not _DIGITS.fullmatch(text):
-        raise error(f"{_shown(text)}: expected a whole number of at least {least}")
+        raise error(f"{_shown(text)}: {expected}")
     if len(text.lstrip("-")) > MAX_INTEGER_DIGITS or not least <= int(text) <= MAX_INTEGER:
-        raise error(f"{_shown(text)}: expected a whole number from {least} to {MAX_INTEGER}")
+        raise error(
+            f"{_shown(text)}: expected {'a whole number' if least >= 0 else 'an integer'} from {least} to {MAX_INTEGER}"
+        )
     return int(text)
 
 

@@ -164,16 +164,31 @@ def _version(version_id: str, text: str) -> Version:
 
 def test_filing_text_and_reviewer_strings_are_escaped(tmp_path: Path) -> None:
     with Workspace(tmp_path / "w.sqlite") as workspace:
+        # Two numbered passages swap places, so the family's numbering is read (three labels
+        # counting on) and the renumbered pairing of the hostile passage is capped.
+        hostile = "Rates <script>alert('{}')</script> & fees."
         workspace.add_version(
-            _version("xx-test/hostile/v1.txt", "1. Rates <script>alert('x')</script> & fees.\n"),
+            _version(
+                "xx-test/hostile/v1.txt",
+                f"1. {hostile.format('x')}\n\n2. Charges apply.\n\n3. Terms end.\n",
+            ),
             {},
         )
         workspace.add_version(
-            _version("xx-test/hostile/v2.txt", "2. Rates <script>alert('y')</script> & fees.\n"),
+            _version(
+                "xx-test/hostile/v2.txt",
+                f"1. Charges apply.\n\n2. {hostile.format('y')}\n\n3. Terms end.\n",
+            ),
             {},
         )
         pairings = doubtful_pairings(workspace, "hostile")
-        assert len(pairings) == 1 and pairings[0].change.capped
+        assert pairings and all(p.change.capped for p in pairings)
+        first = pairings[0].change.before
+        assert first is not None
+        assert (
+            "<script>"
+            in workspace.version(first.version_id).text[first.char_start : first.char_end]
+        )
         widget = ReviewWidget(workspace, pairings, actor="<img src=x onerror=alert(1)>")
         widget.reason.value = "</li><script>steal()</script>"
         widget.buttons["disputed"].click()

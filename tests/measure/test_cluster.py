@@ -312,7 +312,7 @@ def test_an_unreachable_scheduler_is_one_line() -> None:
         ),
         pytest.param(
             ("--workers", "two"),
-            "workbench measure: error: argument --workers: invalid int value: 'two'",
+            "workbench measure: error: argument --workers: 'two': expected an integer from -9223372036854775807 to 9223372036854775807",
             id="not-a-number",
         ),
         pytest.param(

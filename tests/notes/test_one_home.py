@@ -20,7 +20,7 @@ from tests.conftest import ROOT
 PACKAGE = ROOT / "workbench"
 FRONT_MATTER = "workbench/text/frontmatter.py"
 OCCURRENCE_RULE = "workbench/cite/index.py"
-STRICT_JSON = "workbench/models.py"
+STRICT_JSON = "workbench/bounds.py"
 
 Site = tuple[str, int]  # (module path relative to the repository, line)
 
