@@ -51,7 +51,6 @@ LAYERS = (
             "progress",
             "lazy",
             "tables",
-            "jsontext",
         ),
     ),
     ("corpus", ("corpus",)),

@@ -8,18 +8,18 @@ card gives the same bytes, and a file whose bytes would not change is not rewrit
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from workbench.files import replace_file
-from workbench.jsontext import indented_json
 
 
 def scorecard_bytes(card: Mapping[str, Any]) -> bytes:
     """The JSON bytes: indented, keys in build order (a digest first), UTF-8, one newline."""
     # CAUTION: not sort_keys: each card keeps its digest at the head; every dict is built in order.
-    return (indented_json(card) + "\n").encode("utf-8")  # json.dumps(indent=2, ensure_ascii=False)
+    return (json.dumps(card, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def write_card(
