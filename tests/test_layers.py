@@ -51,6 +51,7 @@ LAYERS = (
             "progress",
             "lazy",
             "tables",
+            "derived",
         ),
     ),
     ("corpus", ("corpus",)),
