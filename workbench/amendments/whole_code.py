@@ -39,6 +39,7 @@ from workbench.amendments.tally import Tally
 from workbench.errors import AmendmentError
 from workbench.models import CatalogueRow
 from workbench.progress import bar
+from workbench.text.normalize import load_array_pass
 from workbench.text.profiles import profile_for
 from workbench.workspace import Workspace
 
@@ -131,6 +132,7 @@ def reconcile_code(
     Refused (`AmendmentError`, one line): no drafting style names the jurisdiction; the
     workspace holds no law of it, or no Code section of it with releases.
     """
+    load_array_pass()  # every section's releases are normalized: the array pass pays
     style = style_for(jurisdiction)
     kept = (
         StoredReconciliation(workspace, style, profile_for(jurisdiction, None)) if stored else None

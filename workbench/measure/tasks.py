@@ -44,6 +44,7 @@ from workbench.measure.cache import MeasurementCache, family_cache_key, version_
 from workbench.measure.family import FamilyMeasurement, PairItems, measure_family
 from workbench.measure.summary import family_summary
 from workbench.models import CatalogueRow, Refusal, Version, code_digest
+from workbench.text.normalize import load_array_pass
 from workbench.text.ocr import OcrOptions
 from workbench.text.profiles import Profile, candidate_profiles, registry, registry_from_sources
 from workbench.workspace import Workspace, version_from_row
@@ -255,6 +256,7 @@ def run_family_task(
     `check_code=False` is for the in-process map, where the client's code is the code that runs;
     so is `held_version`, which reads held versions from the client's workspace.
     """
+    load_array_pass()  # a measurement normalizes long texts: the array pass pays
     here = code_digest() if check_code else task.code_digest
     if task.code_digest != here:
         raise ClusterError(
