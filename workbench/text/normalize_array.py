@@ -11,13 +11,11 @@ import re
 
 import numpy as np
 
-from workbench.text.normalize import (
-    _HYPHENS,
-    _LIGATURES,
-    _LINE_BREAKS,
-    _REMOVED,
-    Normalized,
-)
+from workbench.text.normal_form import HYPHENS as _HYPHENS
+from workbench.text.normal_form import LIGATURES as _LIGATURES
+from workbench.text.normal_form import LINE_BREAKS as _LINE_BREAKS
+from workbench.text.normal_form import REMOVED as _REMOVED
+from workbench.text.normal_form import Normalized
 
 _C_SPACE, _C_WHITE, _C_REMOVED, _C_LIGATURE, _C_FULL_WIDTH, _C_UNICODE_HYPHEN = 1, 2, 3, 4, 5, 6
 
