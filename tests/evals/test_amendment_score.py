@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from lxml import etree
 
-from tests.conftest import ROOT, STORE
+from tests.conftest import ROOT, STORE, _copy
 from workbench.amendments.reconcile import amendment_report
 from workbench.corpus import read_catalogue
 from workbench.errors import TruthFileError
@@ -233,3 +233,54 @@ def test_a_bad_truth_file_is_refused_in_one_line(
     with pytest.raises(TruthFileError) as caught:
         read_truth(path, AMENDMENT_TRUTH)
     assert str(caught.value) == f"{path}: " + message.format(path=path)
+
+
+def _kept_output(out: Path, truth: Path) -> None:
+    """The first scorecard written is changed by hand: the kept file no longer has its bytes."""
+    card = out / "amendment-scorecard.md"
+    card.write_bytes(card.read_bytes() + b"\n")
+
+
+def _truth_changed(out: Path, truth: Path) -> None:
+    truth.write_bytes(truth.read_bytes().replace(b"{", b"{ ", 1))
+
+
+def _unchanged(out: Path, truth: Path) -> None:
+    pass
+
+
+@pytest.mark.parametrize(
+    ("change", "derived"),
+    [
+        pytest.param(_unchanged, False, id="nothing-changed-nothing-derived"),
+        pytest.param(_kept_output, True, id="a-written-scorecard-edited"),
+        pytest.param(_truth_changed, True, id="the-truth-changed"),
+    ],
+)
+def test_eval_scores_again_only_when_its_key_does_not_hold(
+    workspace: Workspace,
+    truth_file: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    change: Callable[[Path, Path], None],
+    derived: bool,
+) -> None:
+    """`eval --out` with a truth keeps its scorecards under their key (`workbench.derived`): a
+    second run with nothing changed says so and prints the kept files, the same bytes."""
+    from workbench.cli import main
+
+    held, truth, out = tmp_path / "w.sqlite", tmp_path / "truth.json", tmp_path / "out"
+    _copy(workspace.path, held)  # the small workspace, copied whole
+    shutil.copyfile(truth_file, truth)
+    argv = ["eval", "--amendment-truth", str(truth), "--out", str(out), "--workspace", str(held)]
+    assert main(argv) == 0
+    first = capsys.readouterr()
+    written = {path.name: path.read_bytes() for path in out.iterdir()}
+    change(out, truth)
+    assert main(argv) == 0
+    again = capsys.readouterr()
+    said = f"{out}: the scorecards' key holds; nothing derived"
+    assert (said in again.err.splitlines()) is not derived
+    if _truth_changed is not change:
+        assert again.out == first.out
+        assert {path.name: path.read_bytes() for path in out.iterdir()} == written
