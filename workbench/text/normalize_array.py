@@ -1,8 +1,6 @@
-"""The normalizer's array pass (`normalize.normalize` for long texts): numpy over the text's
-code points, a block at a time, the same result as the match loop (`normalize.normalize_short`).
-
-Importing this module loads numpy; `normalize` takes the pass only where it pays (its docstring).
-"""
+"""The normalizer's array pass: numpy over a text's code points, a block at a time, the same
+result as the match loop (`normalize.normalize_short`); importing it loads numpy, so `normalize`
+takes it only where it pays (`normalize._takes_array_pass`)."""
 
 from __future__ import annotations
 
