@@ -73,6 +73,8 @@ lab: fetch
 # script that does not import the workbench either, then the real corpus's pairings are scored.
 # The amendment scorecard: a truth of instructions is derived from the D.C. Council's codify:
 # markup by a third script that does not import the workbench, and the laws' prose is scored.
+# Each truth is kept with its key (the catalogue's SHA-256 and the scripts' own) in OUT.key: a run
+# whose key holds derives nothing.
 TRUTH := benchmarks/out/alignment-truth.json
 AMENDMENT_TRUTH := benchmarks/out/amendment-truth.json
 

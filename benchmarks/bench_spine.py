@@ -38,7 +38,7 @@ from rapidfuzz.distance import Indel
 
 from workbench.changes.diff import _matching_pairs, diff_versions
 from workbench.corpus import admit, read_catalogue
-from workbench.models import consecutive_pairs
+from workbench.models import Version, consecutive_pairs
 from workbench.text.normalize import normalized_text
 from workbench.text.segment import segment
 from workbench.workspace import Workspace, ingest
@@ -88,7 +88,7 @@ def bench_admission_and_ingest() -> None:
     )
 
 
-def largest_pair(held: Workspace) -> tuple[object, object]:
+def largest_pair(held: Workspace) -> tuple[Version, Version]:
     versions = held.versions()
     pairs = consecutive_pairs(versions)
     return max(pairs, key=lambda p: len(p[0].text) + len(p[1].text))

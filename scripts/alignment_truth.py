@@ -683,6 +683,52 @@ def alignment_truth(mirror: Path, catalogue: Path) -> dict[str, Any]:
     }
 
 
+# A truth is derived state (C13): kept with the key it was derived under, in a file beside it
+# (`OUT.key`), so that a run whose key holds checks the key and does nothing else. The key rule
+# is the workbench's (kind, the digests of the inputs, the code digest), written out here
+# because this script imports nothing from the workbench.
+
+
+def truth_key(kind: str, catalogue: Path, scripts: Iterable[Path]) -> str:
+    """The key of a truth derived from `catalogue` by `scripts`: SHA-256 of the canonical JSON of
+    the kind, the catalogue's SHA-256 (every mirror file read is checked against its row, so the
+    catalogue names the corpus read), and the code: each script's SHA-256 and the versions of
+    the parsers (lxml, pypdfium2). A catalogue that cannot be read gives the empty key, which
+    never holds."""
+    from importlib.metadata import version
+
+    try:
+        inputs = {"catalogue": hashlib.sha256(catalogue.read_bytes()).hexdigest()}
+    except OSError:
+        return ""
+    code = {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in scripts}
+    code |= {name: version(name) for name in ("lxml", "pypdfium2")}
+    return hashlib.sha256(
+        canonical({"kind": kind, "inputs": inputs, "code": code}).encode("utf-8")
+    ).hexdigest()
+
+
+def key_holds(out: Path, key: str) -> bool:
+    """True when `out` was written under `key` and holds the bytes written then."""
+    try:
+        kept = json.loads(out.with_name(out.name + ".key").read_bytes())
+        data = out.read_bytes()
+    except (OSError, ValueError):
+        return False
+    return bool(key) and kept == {"key": key, "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def write_truth(out: Path, truth: dict[str, Any], key: str) -> None:
+    """Write `truth` (canonical JSON) to `out` and its key beside it, the key last (a run stopped
+    between the two leaves a key that does not hold)."""
+    data = (canonical(truth) + "\n").encode("utf-8")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_name(out.name + ".key").unlink(missing_ok=True)
+    out.write_bytes(data)
+    kept = {"key": key, "sha256": hashlib.sha256(data).hexdigest()}
+    out.with_name(out.name + ".key").write_bytes((canonical(kept) + "\n").encode("utf-8"))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mirror", type=Path, default=Path("../shared/corpus"))
@@ -690,10 +736,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("benchmarks/out/alignment-truth.json"))
     args = parser.parse_args(argv)
     started = time.perf_counter()
+    key = truth_key("alignment-truth", args.catalogue, [Path(__file__).resolve()])
+    if key_holds(args.out, key):
+        print(f"{args.out}: its key holds (same catalogue, same script); nothing derived")
+        return 0
     try:
         truth = alignment_truth(args.mirror, args.catalogue)
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_bytes((canonical(truth) + "\n").encode("utf-8"))
+        write_truth(args.out, truth, key)
     except (TruthError, OSError) as exc:
         print(f"alignment_truth: error: {exc}", file=sys.stderr)
         return 2

@@ -71,11 +71,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 # The sibling oracle, found beside this file (its folder is put on the path above).
 from alignment_truth import (
     TruthError,
-    canonical,
     collapse,
+    key_holds,
     parse_xml,
     read_catalogue,
     read_checked,
+    truth_key,
+    write_truth,
 )
 
 CODIFY = "https://code.dccouncil.us/schemas/codify"
@@ -334,10 +336,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("benchmarks/out/amendment-truth.json"))
     args = parser.parse_args(argv)
     started = time.perf_counter()
+    here = Path(__file__).resolve()
+    key = truth_key("amendment-truth", args.catalogue, [here, here.with_name("alignment_truth.py")])
+    if key_holds(args.out, key):
+        print(f"{args.out}: its key holds (same catalogue, same scripts); nothing derived")
+        return 0
     try:
         truth = amendment_truth(args.mirror, args.catalogue)
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_bytes((canonical(truth) + "\n").encode("utf-8"))
+        write_truth(args.out, truth, key)
     except (TruthError, OSError) as exc:
         print(f"amendment_truth: error: {exc}", file=sys.stderr)
         return 2

@@ -540,7 +540,7 @@ class Change:
 
 @functools.cache
 def code_digest() -> str:
-    """SHA-256 over every source file of the workbench package (sorted paths and bytes).
+    """SHA-256 over the package's Python, TOML data and HTML templates (sorted paths, bytes).
 
     It travels with every measuring task (`measure/tasks.py`), so a worker with other code refuses
     the task, and it names the code a note check ran (the ledger's `checker_sha256`). Computed
@@ -548,7 +548,7 @@ def code_digest() -> str:
     edited later on disk; `code_digest.cache_clear()` forgets it."""
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
+    for path in sorted(p for p in package.rglob("*") if p.suffix in (".py", ".toml", ".html")):
         name = path.relative_to(package).as_posix()
         digest.update(name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()

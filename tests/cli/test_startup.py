@@ -10,8 +10,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+from tests.conftest import ROOT, FreshWorkspace
+from workbench.corpus import read_catalogue
+from workbench.text.normalize import LONG_TEXT
 
 HEAVY = ("numpy", "polars", "altair", "pypdfium2", "rapidfuzz", "dask", "ipywidgets")
 
@@ -55,3 +60,29 @@ def test_every_package_verb_resolves_to_its_home() -> None:
     assert set(workbench.__all__) == set(workbench._HOME) <= set(dir(workbench))
     with pytest.raises(AttributeError, match="no attribute 'segment_versions'"):
         getattr(workbench, "segment_versions")  # noqa: B009
+
+
+def test_a_plain_verification_loads_no_numpy(
+    fresh_workspace: FreshWorkspace, tmp_path: Path
+) -> None:
+    """One citation verified by the command in a fresh interpreter: the normalizer's array pass
+    (numpy) stays out of a single verification, however long the version it counts in."""
+    rows = [r for r in read_catalogue(ROOT / "corpus") if r.jurisdiction == "ietf"]
+    row = max(rows, key=lambda r: r.size)
+    held = tmp_path / "workspace.sqlite"
+    with fresh_workspace([row], held) as workspace:
+        text = workspace.version(row.path).text
+    line = next(line for line in text.split("\n") if len(line.strip()) > 20).strip()
+    start = text.index(line)
+    citation = {
+        "version_id": row.path,
+        "char_start": start,
+        "char_end": start + len(line),
+        "quoted_text": line,
+    }
+    citations = tmp_path / "one.jsonl"
+    citations.write_text(json.dumps(citation) + "\n", encoding="utf-8")
+    assert len(text) >= 10 * LONG_TEXT  # a whole version the array pass would once have read
+    argv = ["verify", str(citations), "--workspace", str(held)]
+    loaded = _loaded(f"from workbench.cli import main\nassert main({argv!r}) == 0")
+    assert "workbench" in loaded and "numpy" not in loaded

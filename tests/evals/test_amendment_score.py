@@ -8,15 +8,17 @@ its figures must meet the targets the reader is held to.
 from __future__ import annotations
 
 import ast
+import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from lxml import etree
 
-from tests.conftest import ROOT, STORE
+from tests.conftest import ROOT, STORE, _copy
 from workbench.amendments.reconcile import amendment_report
 from workbench.corpus import read_catalogue
 from workbench.errors import TruthFileError
@@ -36,22 +38,21 @@ HELD_TO_TARGETS = ("strike_and_insert", "insert", "repeal", "redesignate")
 MIN_RECALL, MIN_PRECISION, MIN_TRUTH = 0.95, 0.98, 10
 
 
-def _run(out: Path) -> bytes:
-    subprocess.run(
-        [
-            sys.executable,
-            str(SCRIPT),
-            "--mirror",
-            str(STORE),
-            "--catalogue",
-            str(ROOT / "corpus" / "catalogue.jsonl"),
-            "--out",
-            str(out),
-        ],
+def _run(out: Path, catalogue: Path = ROOT / "corpus" / "catalogue.jsonl") -> bytes:
+    _derive(out, catalogue)
+    return out.read_bytes()
+
+
+def _derive(out: Path, catalogue: Path) -> str:
+    """The script's last line of output (what it wrote, or that its key held)."""
+    arguments = ["--mirror", str(STORE), "--catalogue", str(catalogue), "--out", str(out)]
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), *arguments],
         check=True,
         capture_output=True,
+        text=True,
     )
-    return out.read_bytes()
+    return done.stdout.splitlines()[-1]
 
 
 @pytest.fixture(scope="module")
@@ -95,6 +96,48 @@ def test_the_truth_script_imports_nothing_from_the_workbench() -> None:
 
 def test_the_truth_is_the_same_bytes_every_run(truth_file: Path, tmp_path: Path) -> None:
     assert _run(tmp_path / "again.json") == truth_file.read_bytes()
+
+
+def _blank_line_added(catalogue: Path, out: Path) -> None:
+    # The same rows (a blank line is skipped), other bytes: the key is over the catalogue's bytes.
+    catalogue.write_bytes(catalogue.read_bytes() + b"\n")
+
+
+def _truth_edited(catalogue: Path, out: Path) -> None:
+    out.write_bytes(out.read_bytes().replace(b"{", b"{ ", 1))
+
+
+def _key_removed(catalogue: Path, out: Path) -> None:
+    out.with_name(out.name + ".key").unlink()
+
+
+def _nothing(catalogue: Path, out: Path) -> None:
+    pass
+
+
+@pytest.mark.parametrize(
+    ("change", "derived"),
+    [
+        pytest.param(_nothing, False, id="nothing-changed-nothing-derived"),
+        pytest.param(_blank_line_added, True, id="catalogue-bytes-changed"),
+        pytest.param(_truth_edited, True, id="truth-file-edited"),
+        pytest.param(_key_removed, True, id="key-file-missing"),
+    ],
+)
+def test_the_truth_is_derived_again_only_when_its_key_does_not_hold(
+    truth_file: Path, tmp_path: Path, change: Callable[[Path, Path], None], derived: bool
+) -> None:
+    catalogue = tmp_path / "catalogue.jsonl"
+    shutil.copyfile(ROOT / "corpus" / "catalogue.jsonl", catalogue)
+    out = tmp_path / "amendment-truth.json"
+    assert _derive(out, catalogue).startswith(f"wrote {out} in ")
+    change(catalogue, out)
+    line = _derive(out, catalogue)
+    if derived:
+        assert line.startswith(f"wrote {out} in ")
+    else:
+        assert line == f"{out}: its key holds (same catalogue, same scripts); nothing derived"
+    assert out.read_bytes() == truth_file.read_bytes()
 
 
 def test_every_codify_instruction_element_is_kept_departed_or_counted(
@@ -190,3 +233,54 @@ def test_a_bad_truth_file_is_refused_in_one_line(
     with pytest.raises(TruthFileError) as caught:
         read_truth(path, AMENDMENT_TRUTH)
     assert str(caught.value) == f"{path}: " + message.format(path=path)
+
+
+def _kept_output(out: Path, truth: Path) -> None:
+    """The first scorecard written is changed by hand: the kept file no longer has its bytes."""
+    card = out / "amendment-scorecard.md"
+    card.write_bytes(card.read_bytes() + b"\n")
+
+
+def _truth_changed(out: Path, truth: Path) -> None:
+    truth.write_bytes(truth.read_bytes().replace(b"{", b"{ ", 1))
+
+
+def _unchanged(out: Path, truth: Path) -> None:
+    pass
+
+
+@pytest.mark.parametrize(
+    ("change", "derived"),
+    [
+        pytest.param(_unchanged, False, id="nothing-changed-nothing-derived"),
+        pytest.param(_kept_output, True, id="a-written-scorecard-edited"),
+        pytest.param(_truth_changed, True, id="the-truth-changed"),
+    ],
+)
+def test_eval_scores_again_only_when_its_key_does_not_hold(
+    workspace: Workspace,
+    truth_file: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    change: Callable[[Path, Path], None],
+    derived: bool,
+) -> None:
+    """`eval --out` with a truth keeps its scorecards under their key (`workbench.derived`): a
+    second run with nothing changed says so and prints the kept files, the same bytes."""
+    from workbench.cli import main
+
+    held, truth, out = tmp_path / "w.sqlite", tmp_path / "truth.json", tmp_path / "out"
+    _copy(workspace.path, held)  # the small workspace, copied whole
+    shutil.copyfile(truth_file, truth)
+    argv = ["eval", "--amendment-truth", str(truth), "--out", str(out), "--workspace", str(held)]
+    assert main(argv) == 0
+    first = capsys.readouterr()
+    written = {path.name: path.read_bytes() for path in out.iterdir()}
+    change(out, truth)
+    assert main(argv) == 0
+    again = capsys.readouterr()
+    said = f"{out}: the scorecards' key holds; nothing derived"
+    assert (said in again.err.splitlines()) is not derived
+    if _truth_changed is not change:
+        assert again.out == first.out
+        assert {path.name: path.read_bytes() for path in out.iterdir()} == written

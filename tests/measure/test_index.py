@@ -11,16 +11,10 @@ from pathlib import Path
 import polars as pl
 
 from workbench.measure.index import BATCH_ROWS, INDEX_NAME, SummaryIndex
-from workbench.measure.reports import FRAGMENTS
 
 
 def _summary(jurisdiction: str, family: str, note: str) -> dict[str, str]:
     return {"jurisdiction": jurisdiction, "family": family, "note": note}
-
-
-def _fragments(summary: dict[str, str]) -> dict[str, str | None]:
-    """Stand-ins for the rendered members: one named by the summary's note, one absent."""
-    return {part: f"{summary['note']}:{part}" for part in FRAGMENTS} | {"escalation": None}
 
 
 def test_fold_keeps_the_asked_keys_sorted_and_the_spilled_summary_first(tmp_path: Path) -> None:
@@ -30,45 +24,49 @@ def test_fold_keeps_the_asked_keys_sorted_and_the_spilled_summary_first(tmp_path
     rng = random.Random(35)
     with SummaryIndex(tmp_path) as index:
         for j, f in rng.sample(names, len(names)):
-            index.spill(f"old-{j}-{f}", old := _summary(j, f, "old"), _fragments(old))
+            index.spill(f"old-{j}-{f}", _summary(j, f, "old"))
         index.fold([f"old-{j}-{f}" for j, f in names])
     assert len(pl.read_parquet(tmp_path / "summaries.parquet")) == len(names) > BATCH_ROWS
     kept = names[::2]
     with SummaryIndex(tmp_path) as index:
         for j, f in rng.sample(kept[:100], 100):
-            new = _summary(j, f, "new")  # measured again: spilled wins
-            index.spill(f"old-{j}-{f}", new, _fragments(new))
+            index.spill(f"old-{j}-{f}", _summary(j, f, "new"))  # measured again: spilled wins
         for key, j, f in (("new-ietf-extra", "ietf", "extra"), ("never-asked", "ietf", "never")):
-            index.spill(key, extra := _summary(j, f, "new"), _fragments(extra))
+            index.spill(key, _summary(j, f, "new"))
         index.fold([f"old-{j}-{f}" for j, f in kept] + ["new-ietf-extra"])
         got = [(s["jurisdiction"], s["family"], s["note"]) for s in index.summaries()]
-        passages = list(index.fragments("passages", False))
-        by_name = list(index.fragments("structure", True))
-        escalation = {text for _, text in index.fragments("escalation", True)}
+        by_name = [(s["jurisdiction"], s["family"], s["note"]) for s in index.by_name()]
     expected = sorted(
         [(j, f, "new" if (j, f) in kept[:100] else "old") for j, f in kept]
         + [("ietf", "extra", "new")]
     )
     assert got == expected
-    # The rendered members travel with their summary, in index order or in name order.
-    assert passages == [(f"{j}/{f}", f"{note}:passages") for j, f, note in expected]
-    assert by_name == sorted((f"{j}/{f}", f"{note}:structure") for j, f, note in expected)
-    assert [name for name, _ in by_name] != [name for name, _ in passages]
-    assert escalation == {None}
+    # In the order of the name jurisdiction/family: "us" opens "us-dc" and goes after it.
+    assert by_name == sorted(expected, key=lambda s: f"{s[0]}/{s[1]}")
+    assert by_name != got
     assert sorted(p.name for p in tmp_path.iterdir()) == ["summaries.parquet"]
 
 
-def test_an_index_without_the_rendered_members_is_treated_as_absent(tmp_path: Path) -> None:
-    """An index written before the members were kept: no key is taken from it and a fold
-    writes only what was spilled, so its families are spilled again from their shards."""
+def test_an_index_with_other_columns_is_treated_as_absent(tmp_path: Path) -> None:
+    """An index of another version (here one that kept rendered report members beside each
+    summary): no key is taken from it and a fold writes only what was spilled, so its families
+    are spilled again from their shards."""
     old = _summary("us-dc", "fam", "old")
     frame = pl.DataFrame(
-        [{"key": "k", "jurisdiction": "us-dc", "family": "fam", "summary": json.dumps(old)}]
+        [
+            {
+                "key": "k",
+                "jurisdiction": "us-dc",
+                "family": "fam",
+                "summary": json.dumps(old),
+                "passages": "{}",
+            }
+        ]
     )
     frame.write_parquet(tmp_path / INDEX_NAME)
     with SummaryIndex(tmp_path) as index:
         assert index.keys() == frozenset()
-        index.spill("k", new := _summary("us-dc", "fam", "new"), _fragments(new))
+        index.spill("k", _summary("us-dc", "fam", "new"))
         index.fold(["k"])
         assert [s["note"] for s in index.summaries()] == ["new"]
         assert index.keys() == {"k"}

@@ -178,53 +178,6 @@ def test_measurement_does_not_depend_on_family_order(
     assert reduce_families(shuffled, list(reversed(catalogue))) == first
 
 
-def test_reports_from_rendered_members_are_the_reports_from_summaries(
-    family_measurements: list[FamilyMeasurement],
-    catalogue: tuple[CatalogueRow, ...],
-    tmp_path: Path,
-) -> None:
-    """The reduce reading each family's members as `family_fragments` rendered them (what the
-    summary index keeps) writes every report's bytes the reduce over the summaries writes, and
-    reads back as the same values."""
-    from workbench.measure.reports import (
-        Rendered,
-        family_fragments,
-        family_summary,
-        reduce_summaries,
-    )
-
-    summaries = sorted(
-        (family_summary(f) for f in family_measurements),
-        key=lambda s: (s["jurisdiction"], s["family"]),
-    )
-    named = sorted(summaries, key=lambda s: f"{s['jurisdiction']}/{s['family']}")
-    rendered = {f"{s['jurisdiction']}/{s['family']}": family_fragments(s) for s in summaries}
-
-    def fragments(part: str, by_name: bool) -> list[tuple[str, str | None]]:
-        order = named if by_name else summaries
-        return [
-            (name, rendered[name][part])
-            for name in (f"{s['jurisdiction']}/{s['family']}" for s in order)
-        ]
-
-    given = reduce_summaries(lambda: summaries, catalogue, by_name=lambda: named)
-    read = reduce_summaries(
-        lambda: summaries, catalogue, by_name=lambda: named, fragments=fragments
-    )
-    assert isinstance(next(iter(read.structure["families"].items()))[1], Rendered)
-    # The structure page's table of profiles is copied from the rows rendered beside each summary.
-    assert given.profile_rows is None and read.profile_rows is not None
-    assert len(list(read.profile_rows())) == len(summaries)
-    assert any(text is None for texts in rendered.values() for text in texts.values())
-    one = write_reports(tmp_path / "summaries", given)
-    other = write_reports(tmp_path / "rendered", read)
-    assert one.keys() == other.keys()
-    for name in one:
-        assert one[name].read_bytes() == other[name].read_bytes(), name
-    assert read.structure["families"] == given.structure["families"]
-    assert read.escalation["families"] == given.escalation["families"]
-
-
 def test_every_family_records_the_profile_that_read_it(
     family_measurements: list[FamilyMeasurement],
 ) -> None:

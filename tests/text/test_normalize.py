@@ -2,22 +2,21 @@ from __future__ import annotations
 
 import random
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.text.normalize import (
-    LONG_TEXT,
+from workbench.text.normalize import LONG_TEXT, normalize, normalize_short, normalized_text
+from workbench.text.normalize_array import (
     _array_pass,
     code_points,
     narrow_code_points,
     narrowest_encoding,
-    normalize,
     normalize_long,
-    normalize_short,
-    normalized_text,
     text_of_code_points,
 )
 from workbench.text.segment import segment
@@ -102,6 +101,31 @@ def test_a_long_text_holding_u0002_is_folded_as_a_short_one() -> None:
     assert normalize(raw).text.startswith(
         "the preference model is trained from this dataset of AI prefer- ences. the"
     )
+
+
+@pytest.mark.parametrize(
+    ("code", "numpy_loaded"),
+    [
+        pytest.param("normalize('a  b ' * LONG_TEXT)", False, id="long-text-alone-takes-the-loop"),
+        pytest.param(
+            "load_array_pass(); normalize('a  b ' * LONG_TEXT)", True, id="a-batch-loads-the-pass"
+        ),
+        pytest.param("normalize('a  b ' * (ARRAY_PAYS // 5 + 1))", True, id="a-huge-text-pays"),
+    ],
+)
+def test_numpy_is_loaded_only_where_the_array_pass_pays(code: str, numpy_loaded: bool) -> None:
+    """In a fresh interpreter: a long text alone is folded by the loop without importing numpy
+    (a plain verification's whole version); a batch, or a text past `ARRAY_PAYS`, loads it."""
+    program = (
+        "import sys\n"
+        "from workbench.text.normalize import ARRAY_PAYS, LONG_TEXT, load_array_pass, normalize\n"
+        f"{code}\n"
+        "print('numpy' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], check=True, capture_output=True, text=True
+    )
+    assert done.stdout.split() == [str(numpy_loaded)]
 
 
 def _check_map(raw: str, rng: random.Random, samples: int) -> int:

@@ -55,6 +55,7 @@ from workbench.amendments.laws import HeldCode, HeldFact, HeldLaw, LawFacts
 from workbench.amendments.reconcile import Attribution
 from workbench.amendments.style import DraftingStyle
 from workbench.amendments.tally import Tally
+from workbench.derived import derived_key
 from workbench.models import canonical_json, code_digest, content_id
 from workbench.text.profiles import Profile, registry, registry_digest
 from workbench.workspace import Workspace
@@ -73,8 +74,10 @@ _SCHEMA = (
 def rules(style: DraftingStyle, profile: Profile) -> str:
     """What every stored piece was computed under: the code, the style, the law profile and the
     shipped profile registry."""
-    return content_id(
-        [code_digest(), style.sha256, profile.name, profile.sha256, registry_digest(registry())]
+    return derived_key(
+        "reconcile-rules",
+        [style.sha256, profile.name, profile.sha256, registry_digest(registry())],
+        code_digest(),
     )
 
 
@@ -275,7 +278,7 @@ class StoredReconciliation:
         self, family: str, keys: Mapping[tuple[str, str], str]
     ) -> dict[tuple[str, str], Pair]:
         """The release pairs of `family` a stored run attributed under the pair keys `keys`
-        holds for them now (`pair_key`), by (before id, after id): each one's attributions, in
+        holds for them now (`release_key`), by (before id, after id): each one's attributions, in
         the order that run made them, and its unreflected instructions. A family whose stored
         row is of other rules, or whose attributions are not the text its head's SHA-256 names,
         gives none."""
@@ -368,7 +371,7 @@ def run_key(rules_key: str, held_acts: Iterable[str], act_citation: str) -> str:
     """What every family's attributions of one run read alike: the rules, the held laws' Act
     numbers and the style's Act citation, digested once for all its `section_key`s (each had
     sorted and written the run's Act numbers again)."""
-    return content_id([rules_key, sorted(held_acts), act_citation])
+    return derived_key("reconcile-run", [rules_key, sorted(held_acts), act_citation], code_digest())
 
 
 def section_key(
@@ -379,7 +382,8 @@ def section_key(
     checked: Mapping[tuple[str, str, str], Sequence[tuple[Instruction, Check]]],
 ) -> str:
     """The key of a family's attributions (module docstring), under the run's `run_key`."""
-    return content_id(
+    return derived_key(
+        "reconcile-section",
         [
             run,
             family,
@@ -388,11 +392,12 @@ def section_key(
                 [list(key), [[i.as_json(), c.as_json()] for i, c in pair]]
                 for key, pair in sorted(checked.items())
             ],
-        ]
+        ],
+        code_digest(),
     )
 
 
-def pair_key(
+def release_key(
     run: str,
     family: str,
     before: tuple[str, HeldFact],
@@ -402,13 +407,15 @@ def pair_key(
 ) -> str:
     """The key of one release pair's attributions (module docstring): what `reconcile` reads
     for that pair alone, under the run's `run_key`."""
-    return content_id(
+    return derived_key(
+        "reconcile-release",
         [
             run,
             family,
             [[d, *_fact(f), origins.get(f.version_id, "")] for d, f in (before, after)],
             [[i.as_json(), c.as_json()] for i, c in checked],
-        ]
+        ],
+        code_digest(),
     )
 
 

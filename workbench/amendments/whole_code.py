@@ -33,12 +33,13 @@ from workbench.amendments.enactment import Check
 from workbench.amendments.instructions import Instruction
 from workbench.amendments.lawbook import LawBook, LawReport
 from workbench.amendments.reconcile import Attribution, reconcile
-from workbench.amendments.store import StoredReconciliation, pair_key, run_key, section_key
+from workbench.amendments.store import StoredReconciliation, release_key, run_key, section_key
 from workbench.amendments.style import style_for
 from workbench.amendments.tally import Tally
 from workbench.errors import AmendmentError
 from workbench.models import CatalogueRow
 from workbench.progress import bar
+from workbench.text.normalize import load_array_pass
 from workbench.text.profiles import profile_for
 from workbench.workspace import Workspace
 
@@ -131,6 +132,7 @@ def reconcile_code(
     Refused (`AmendmentError`, one line): no drafting style names the jurisdiction; the
     workspace holds no law of it, or no Code section of it with releases.
     """
+    load_array_pass()  # every section's releases are normalized: the array pass pays
     style = style_for(jurisdiction)
     kept = (
         StoredReconciliation(workspace, style, profile_for(jurisdiction, None)) if stored else None
@@ -202,7 +204,7 @@ def reconcile_code(
         # Pair by pair: a pair whose own key is unchanged is taken from the stored run (after one
         # more release, every pair but the new one), any other is attributed now.
         now = {
-            (b[1].version_id, a[1].version_id): pair_key(
+            (b[1].version_id, a[1].version_id): release_key(
                 run, family, b, a, origins, here[(family, b[1].version_id, a[1].version_id)]
             )
             for b, a in itertools.pairwise(dated)

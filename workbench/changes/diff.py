@@ -538,19 +538,26 @@ def _origin(version: HasText) -> TextOrigins | None:
 
 
 def diff_versions(
-    before: HasText, after: HasText, profile: Profile | None = None
+    before: HasText,
+    after: HasText,
+    profile: Profile | None = None,
+    *,
+    passages: tuple[Sequence[Passage], Sequence[Passage]] | None = None,
 ) -> tuple[Change, ...]:
     """Typed changes from `before` to `after` (anything with `version_id` and `text`).
 
     Both sides are segmented through `profile` (default: each version's shipped profile, see
-    `segment.segment_version`), so the section labels the cap compares are the profile's. A held
+    `segment.segment_version`), so the section labels the cap compares are the profile's, unless
+    their `passages` through it are given (a held version's, kept: `workspace.passages`). A held
     `Version` hands in its text origins (C18); anything else has none.
     """
+    if passages is None:
+        passages = (segment_version(before, profile), segment_version(after, profile))
     return diff_passages(
         before.version_id,
         after.version_id,
-        segment_version(before, profile),
-        segment_version(after, profile),
+        passages[0],
+        passages[1],
         (_origin(before), _origin(after)),
     )
 

@@ -17,10 +17,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from workbench.changes.diff import diff_versions
 from workbench.changes.redline import SHOWN_BY_DEFAULT, Section, section
 from workbench.errors import VersionNotFound
-from workbench.models import Change, Version, consecutive_pairs
+from workbench.models import Change, Passage, Version, consecutive_pairs
 from workbench.text.choice import choose_profile
 from workbench.text.profiles import Profile
 from workbench.workspace import Workspace
+from workbench.workspace.passages import held_passages
 
 VersionPair = tuple[Version, Version]
 
@@ -71,19 +72,32 @@ def diff_sections(
     profiles: Sequence[Profile] | None = None,
     kinds: Iterable[str] | None = None,
     doubtful: bool = False,
+    workspace: Workspace | None = None,
 ) -> tuple[Section, ...]:
     """What `workbench diff` shows of the pairs `version_pairs` chose: one `redline.Section` per
     pair, in order, each the whole diff of its pair (read through `pairs_profile` of all the
     pairs, from `profiles`, default the shipped ones) with the changes `redline.select` keeps
-    (`kinds`: None for every kind; `doubtful`: only doubtful pairings). No pairs, no sections."""
+    (`kinds`: None for every kind; `doubtful`: only doubtful pairings). With the `workspace`
+    holding the versions, their passages are the ones it kept (`workspace.passages`), segmented
+    only where none are kept. No pairs, no sections."""
     if not pairs:
         return ()
     profile = pairs_profile(pairs, profiles)
+
+    def passages(before: Version, after: Version) -> tuple[Sequence[Passage], Sequence[Passage]]:
+        assert workspace is not None
+        return held_passages(workspace, before, profile), held_passages(workspace, after, profile)
+
     return tuple(
         section(
             before,
             after,
-            diff_versions(before, after, profile),
+            diff_versions(
+                before,
+                after,
+                profile,
+                passages=None if workspace is None else passages(before, after),
+            ),
             kinds=kinds,
             doubtful=doubtful,
         )

@@ -10,19 +10,24 @@ reasons; a side that touches machine-read text (C18) names its origin beside its
 the page is handed attributions (`attribution.Attributions`, from the amendments verb), each
 change's row says what made it: the law instruction, an Act, or nothing held.
 
-The guarantee: every character of document text, label, version id and family name is
-HTML-escaped after its control characters are made visible, and the page holds no script and
-loads nothing (its Content-Security-Policy forbids both), so a filing holding `<script>` or
-`<img onerror>` shows as text. The page is deterministic (no timestamp): the same diff gives the
-same bytes.
+The page is the Jinja2 template `templates/redline.html`, which escapes every value it prints
+(document text, labels, version ids, the family's name) after its control characters are made
+visible, unless the value is markup; the page holds no script and loads nothing (its
+Content-Security-Policy forbids both), so a filing holding `<script>` or `<img onerror>` shows as
+text. The page is deterministic (no timestamp): the same diff gives the same bytes.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
-from typing import Literal
+from pathlib import Path
+from typing import Any, Literal
+
+import jinja2
+from markupsafe import Markup
 
 from workbench.changes.attribution import Attributed, Attributions, attribution_counts
 from workbench.changes.redline import HTML_CONTROLS, Redline, Section, pair_summary, place
@@ -57,19 +62,42 @@ ol.index{font-size:88%;columns:2;margin:.3em 0}
 """.strip()
 
 
-def _e(text: str) -> str:
-    """Document text for the page: control characters shown (`HTML_CONTROLS`), then every
-    character HTML-escaped (`&`, `<`, `>`, `"`, `'`)."""
-    return html.escape(text.translate(HTML_CONTROLS), quote=True)
+def _escaped(value: Any) -> Markup:
+    """How the page prints a value that is not markup: control characters shown
+    (`HTML_CONTROLS`), then every character HTML-escaped (`&`, `<`, `>`, `"`, `'`)."""
+    if isinstance(value, Markup):
+        return value
+    return Markup(html.escape(str(value).translate(HTML_CONTROLS), quote=True))
 
 
-def _side_html(r: Redline, side: Literal["before", "after"], parts: Mapping[int, str]) -> str:
-    """One side of a change: its pieces, changed ones in `<del>` (before) or `<ins>` (after),
-    and a numbered part mark at each offset of `anchors` (the passages of a split or merge)."""
+def _joined(source: str) -> str:
+    """The template's lines joined: each one's leading indentation and its newline dropped."""
+    return "".join(line.lstrip() for line in source.splitlines())
+
+
+@functools.cache
+def _template() -> jinja2.Template:
+    folder = Path(__file__).with_name("templates")
+    environment = jinja2.Environment(
+        loader=jinja2.FunctionLoader(
+            lambda name: _joined((folder / name).read_text(encoding="utf-8"))
+        ),
+        autoescape=True,
+        finalize=_escaped,
+        undefined=jinja2.StrictUndefined,
+    )
+    return environment.get_template("redline.html")
+
+
+Pieces = list[tuple[str, str]]  # ("part", anchor), ("changed", text) or ("plain", text)
+
+
+def _side(r: Redline, side: Literal["before", "after"], parts: Mapping[int, str]) -> Pieces:
+    """One side of a change: its pieces, changed ones marked, and a numbered part mark at each
+    offset of `parts` (the passages of a split or merge)."""
     source = r.before_source if side == "before" else r.after_source
-    tag = "del" if side == "before" else "ins"
     anchors = dict(parts)
-    out: list[str] = []
+    out: Pieces = []
     for piece in r.pieces:
         start, end = (
             (piece.before_start, piece.before_end)
@@ -79,113 +107,119 @@ def _side_html(r: Redline, side: Literal["before", "after"], parts: Mapping[int,
         cuts = [start, *sorted(k for k in anchors if start <= k < end), end]
         for left, right in pairwise(cuts):
             if left in anchors and left < end:
-                number = anchors.pop(left)
-                out.append(f'<span class="part" id="{number}">{number.rsplit("-", 1)[1]}</span>')
+                out.append(("part", anchors.pop(left)))
             if left == right:
                 continue
             # A side of a changed run that is white space alone is the space the run absorbed
             # between two changed words (`_joined`): nothing was removed or added there.
             text = source[left:right]
-            marked = piece.changed and not text.isspace()
-            out.append(f"<{tag}>{_e(text)}</{tag}>" if marked else _e(text))
-    return "".join(out)
+            out.append(("changed" if piece.changed and not text.isspace() else "plain", text))
+    return out
 
 
-def _meta_html(r: Redline, anchor: str, extra: str = "") -> str:
-    c = r.change
-    labels = f"{_e(c.before_label or '-')} → {_e(c.after_label or '-')}"
-    scores = ""
-    if c.similarity is not None and c.alignment_confidence is not None:
-        capped = " (capped: the labels disagree)" if c.capped else ""
-        scores = (
-            f" · similarity {c.similarity:.2f} · confidence {c.alignment_confidence:.2f}{capped}"
-        )
-    doubt = f' <span class="doubt">doubtful: {_e(", ".join(r.doubt))}</span>' if r.doubt else ""
-    return (
-        f'<a class="id" href="#{anchor}">{c.change_id}</a> <span class="kind">{c.kind}</span>'
-        f" · labels {labels}{scores}{doubt}{extra}"
-    )
+def _labels(r: Redline) -> str:
+    return f"{r.change.before_label or '-'} → {r.change.after_label or '-'}"
 
 
-def _place_html(
+def _place(
     side: str, span: Span | None, pages: tuple[int, int] | None, origin: Sequence[str] = ()
-) -> str:
-    return f'<div class="place">{_e(place(side, span, pages, origin))}</div>' if span else ""
+) -> str | None:
+    return place(side, span, pages, origin) if span else None
 
 
 def _parts(change_id: str, spans: Sequence[Span]) -> dict[int, str]:
     return {span.char_start: f"{change_id}-part-{k}" for k, span in enumerate(spans, 1)}
 
 
-def _change_rows(r: Redline, made: Attributed | None = None) -> list[str]:
-    """The table rows of one change: a meta row (its anchor, and what made the change where
-    `made` is handed in) and a text row; a moved change's rows stand where it left, and
-    `_destination_rows` where it arrived."""
+def _meta(r: Redline, anchor: str) -> dict[str, Any]:
+    """What a change's meta row names: its anchor, id, kind, labels, scores and doubts."""
     c = r.change
-    classes = f"{c.kind}{' doubtful' if r.doubt else ''}"
-    made_by = f'<div class="made {_e(made.kind)}">{_e(made.line())}</div>' if made else ""
+    scores = ""
+    if c.similarity is not None and c.alignment_confidence is not None:
+        capped = " (capped: the labels disagree)" if c.capped else ""
+        scores = (
+            f" · similarity {c.similarity:.2f} · confidence {c.alignment_confidence:.2f}{capped}"
+        )
+    return {
+        "anchor": anchor,
+        "id": c.change_id,
+        "kind": c.kind,
+        "labels": _labels(r),
+        "scores": scores,
+        "doubt": ", ".join(r.doubt),
+        "parts": (),
+        "link": None,
+        "made": None,
+    }
+
+
+def _change_rows(r: Redline, made: Attributed | None = None) -> list[dict[str, Any]]:
+    """The rows of one change: an unchanged passage's one row, or a meta row (its anchor, and
+    what made the change where `made` is handed in) with a text row; a moved change's rows
+    stand where it left, and `_destination_rows` where it arrived."""
+    c = r.change
     if c.kind == "unchanged":
         return [
-            f'<tr id="{c.change_id}" class="change unchanged">'
-            f'<td class="before">{_place_html("before", c.before, r.before_pages, c.before_origin) if r.before_pages else ""}'
-            f'<div class="text">{_side_html(r, "before", {})}</div></td>'
-            f'<td class="after">{_place_html("after", c.after, r.after_pages, c.after_origin) if r.after_pages else ""}'
-            f'<div class="text">{_side_html(r, "after", {})}</div></td></tr>'
+            {
+                "layout": "unchanged",
+                "id": c.change_id,
+                "before_place": _place("before", c.before, r.before_pages, c.before_origin)
+                if r.before_pages
+                else None,
+                "after_place": _place("after", c.after, r.after_pages, c.after_origin)
+                if r.after_pages
+                else None,
+                "before": _side(r, "before", {}),
+                "after": _side(r, "after", {}),
+            }
         ]
-    extra = ""
+    row = _meta(r, c.change_id) | {
+        "layout": "change",
+        "classes": f"{c.kind}{' doubtful' if r.doubt else ''}",
+        "made": made,
+        "before_class": " moved" if c.kind == "moved" else "",
+        "after_class": "",
+        "before_link": None,
+        "after_link": None,
+        "before_place": _place("before", c.before, r.before_pages, c.before_origin),
+        "after_place": _place("after", c.after, r.after_pages, c.after_origin),
+    }
     before_parts = _parts(c.change_id, c.before_spans)
     after_parts = _parts(c.change_id, c.after_spans)
     if c.kind in ("split", "merged"):
         parts = after_parts if c.kind == "split" else before_parts
-        links = " ".join(f'<a href="#{a}">{a.rsplit("-", 1)[1]}</a>' for a in parts.values())
-        verb = "split into" if c.kind == "split" else "merged from"
-        extra = f' · <span class="link">{verb} {len(parts)} passages: {links}</span>'
+        row["parts"] = tuple(parts.values())
+        row["verb"] = "split into" if c.kind == "split" else "merged from"
     if c.kind == "moved":
-        extra = f' · <a class="link" href="#{c.change_id}-to">moved to ↓</a>'
-    before_cell = (
-        f"{_place_html('before', c.before, r.before_pages, c.before_origin)}"
-        f'<div class="text">{_side_html(r, "before", before_parts)}</div>'
-        if c.before
-        else ""
-    )
-    if c.kind == "moved":
-        after_cell = (
-            f'<a class="link" href="#{c.change_id}-to">moved to '
-            f"{_e(place('after', c.after, r.after_pages))} ↓</a>"
-        )
-    else:
-        after_cell = (
-            f"{_place_html('after', c.after, r.after_pages, c.after_origin)}"
-            f'<div class="text">{_side_html(r, "after", after_parts)}</div>'
-            if c.after
-            else ""
-        )
-    moved = " moved" if c.kind == "moved" else ""
-    return [
-        f'<tr id="{c.change_id}" class="meta {classes}"><td colspan="2">'
-        f"{_meta_html(r, c.change_id, extra)}{made_by}</td></tr>",
-        f'<tr class="change {classes}"><td class="before{moved}">{before_cell}</td>'
-        f'<td class="after">{after_cell}</td></tr>',
-    ]
+        row["link"], row["link_words"] = f"{c.change_id}-to", "moved to ↓"
+        row["after_link"] = place("after", c.after, r.after_pages)
+    row["before"] = _side(r, "before", before_parts) if c.before else None
+    row["after"] = _side(r, "after", after_parts) if c.after and c.kind != "moved" else None
+    return [row]
 
 
-def _destination_rows(r: Redline) -> list[str]:
+def _destination_rows(r: Redline) -> list[dict[str, Any]]:
     """Where a moved passage arrived: a meta row (anchor `<change id>-to`) and its text row."""
     c = r.change
-    anchor = f"{c.change_id}-to"
-    back = f' · <a class="link" href="#{c.change_id}">moved from ↑</a>'
     return [
-        f'<tr id="{anchor}" class="meta moved{" doubtful" if r.doubt else ""}"><td colspan="2">'
-        f"{_meta_html(r, anchor, back)}</td></tr>",
-        f'<tr class="change moved{" doubtful" if r.doubt else ""}">'
-        f'<td class="before"><a class="link" href="#{c.change_id}">moved from '
-        f"{_e(place('before', c.before, r.before_pages))} ↑</a></td>"
-        f'<td class="after moved">{_place_html("after", c.after, r.after_pages, c.after_origin)}'
-        f'<div class="text">{_side_html(r, "after", {})}</div></td></tr>',
+        _meta(r, f"{c.change_id}-to")
+        | {
+            "layout": "change",
+            "classes": f"moved{' doubtful' if r.doubt else ''}",
+            "link": c.change_id,
+            "link_words": "moved from ↑",
+            "before_class": "",
+            "after_class": " moved",
+            "before_link": place("before", c.before, r.before_pages),
+            "after_link": None,
+            "after_place": _place("after", c.after, r.after_pages, c.after_origin),
+            "before": None,
+            "after": _side(r, "after", {}),
+        }
     ]
 
 
-def _rows(items: Sequence[Redline], made: Mapping[str, Attributed]) -> list[str]:
+def _rows(items: Sequence[Redline], made: Mapping[str, Attributed]) -> list[dict[str, Any]]:
     """Every row of one version pair, in the diff's order, with each moved passage shown twice:
     where it left (its place in the diff's order) and where it arrived, just before the first
     other change whose after side starts later (ties: the moved passages in after order); what
@@ -194,7 +228,7 @@ def _rows(items: Sequence[Redline], made: Mapping[str, Attributed]) -> list[str]
         (r for r in items if r.change.kind == "moved" and r.change.after is not None),
         key=lambda r: (r.change.after.char_start if r.change.after else 0, r.change.change_id),
     )
-    rows: list[str] = []
+    rows: list[dict[str, Any]] = []
     for r in items:
         after = r.change.after
         if after is not None and r.change.kind != "moved":
@@ -208,22 +242,6 @@ def _rows(items: Sequence[Redline], made: Mapping[str, Attributed]) -> list[str]
     for r in arrivals:
         rows.extend(_destination_rows(r))
     return rows
-
-
-def _index(items: Sequence[Redline]) -> str:
-    entries = [
-        f'<li><a href="#{r.change.change_id}">{r.change.change_id}</a> {r.change.kind} '
-        f"{_e(r.change.before_label or '-')} → {_e(r.change.after_label or '-')}"
-        + (f' <span class="doubt">doubtful: {_e(", ".join(r.doubt))}</span>' if r.doubt else "")
-        + "</li>"
-        for r in items
-        if r.change.kind != "unchanged"
-    ]
-    doubtful = sum(bool(r.doubt) for r in items)
-    return (
-        f"<details open><summary>{len(entries)} changes shown, {doubtful} doubtful</summary>"
-        f'<ol class="index">{"".join(entries)}</ol></details>'
-    )
 
 
 def page_html(
@@ -244,30 +262,26 @@ def page_html(
     gives the same bytes. With `attributions`, each pair's summary counts them and each change's
     row says what made it (`attribution`).
     """
-    body: list[str] = [
-        f"<h1>Redline: {_e(family)}</h1>",
-        f'<p class="note">{_e(shown)}. Removed text is struck through on the left, added text '
-        "underlined on the right; unchanged passages are grey. Offsets are half-open character "
-        "ranges of each version's text; pages (PDF only) are counted from 1 in file order.</p>",
-    ]
-    for number, part in enumerate(sections, 1):
-        before, after, items = part.before, part.after, part.shown
+    pairs = []
+    for part in sections:
         summary = pair_summary(part)
         if attributions is not None:
             summary = f"{summary}; {attribution_counts(part, attributions)}"
-        body.append(
-            f'<section id="pair-{number}"><h2>{_e(before.version_id)} → {_e(after.version_id)}</h2>'
-            f'<p class="note">{_e(summary)}</p>'
-            f"{_index(items)}"
-            '<table class="redline"><thead><tr>'
-            f"<th>before: {_e(before.version_id)}</th><th>after: {_e(after.version_id)}</th>"
-            f"</tr></thead><tbody>{''.join(_rows(items, attributions or {}))}</tbody></table></section>"
+        items = part.shown
+        index = [
+            {"id": r.change.change_id, "kind": r.change.kind, "labels": _labels(r)}
+            | {"doubt": ", ".join(r.doubt)}
+            for r in items
+            if r.change.kind != "unchanged"
+        ]
+        pairs.append(
+            {
+                "before_id": part.before.version_id,
+                "after_id": part.after.version_id,
+                "summary": summary,
+                "index": index,
+                "doubtful": sum(bool(r.doubt) for r in items),
+                "rows": _rows(items, attributions or {}),
+            }
         )
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        "style-src 'unsafe-inline'\">"
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>Redline: {_e(family)}</title><style>{_STYLE}</style></head>"
-        f"<body>{''.join(body)}</body></html>\n"
-    )
+    return _template().render(family=family, shown=shown, style=Markup(_STYLE), pairs=pairs)

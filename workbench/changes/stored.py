@@ -33,7 +33,6 @@ before, and caution is still decided by the one predicate on every read, never s
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
@@ -43,8 +42,9 @@ from typing import Any
 from workbench.changes.diff import diff_versions
 from workbench.changes.queue import Pairing, Relabel, ReviewItem, item_caution_stands, items_of_pair
 from workbench.changes.verdict import Verdict
+from workbench.derived import derived_key
 from workbench.errors import ChangeNotFound, FamilyNotFound
-from workbench.models import Change, Span, Version, code_digest, consecutive_pairs, content_id
+from workbench.models import Change, Span, Version, code_digest, consecutive_pairs
 from workbench.progress import bar
 from workbench.text.choice import choose_profile
 from workbench.text.profiles import Profile, registry_digest
@@ -210,24 +210,24 @@ def _family_keys(
     if only is not None:
         where, params = " WHERE jurisdiction = ? AND family = ?", only
     origins = workspace.origin_lines(only)
-    digests: dict[tuple[str, str], Any] = {}
+    inputs: dict[tuple[str, str], list[str]] = {}
     ids: dict[tuple[str, str], list[str]] = {}
     for jurisdiction, family, version_id, order, text_sha256 in workspace.read(
         "SELECT jurisdiction, family, version_id, version_order, text_sha256 FROM versions"
         f"{where} ORDER BY jurisdiction, family, version_order",
         params,
     ):
-        digest = digests.get((jurisdiction, family))
-        if digest is None:
-            digest = digests[(jurisdiction, family)] = hashlib.sha256(
-                f"{registry_key} {code}".encode()
-            )
+        lines = inputs.get((jurisdiction, family))
+        if lines is None:
+            lines = inputs[(jurisdiction, family)] = [registry_key]
             ids[(jurisdiction, family)] = []
         # Fields are hashes, numbers and catalogue paths (no white space), one line per version.
-        line = f"\n{version_id} {order} {text_sha256}{origins.get(version_id, '')}"
-        digest.update(line.encode("utf-8", "surrogateescape"))
+        lines.append(f"{version_id} {order} {text_sha256}{origins.get(version_id, '')}")
         ids[(jurisdiction, family)].append(version_id)
-    return {key: (digest.hexdigest(), tuple(ids[key])) for key, digest in digests.items()}
+    return {
+        key: (derived_key("review-family", lines, code), tuple(ids[key]))
+        for key, lines in inputs.items()
+    }
 
 
 def _state(workspace: Workspace, registry_key: str, code: str) -> str:
@@ -240,7 +240,7 @@ def _state(workspace: Workspace, registry_key: str, code: str) -> str:
         workspace.read(f"SELECT COUNT(*), MAX(rowid) FROM {table}")[0]
         for table in ("versions", "text_origins")
     ]
-    return content_id([[list(c) for c in counts], registry_key, code])
+    return derived_key("review-queue", [[list(c) for c in counts], registry_key], code)
 
 
 def pair_key(before: Version, after: Version, profile: Profile, code: str) -> str:
@@ -253,7 +253,7 @@ def _pair_key(before: Version, after: Version, profile: tuple[str, str], code: s
         origin = None if version.origin is None else version.origin.as_json()
         return [version.version_id, version.text_sha256, origin]
 
-    return content_id([side(before), side(after), list(profile), code])
+    return derived_key("review-pair", [side(before), side(after), list(profile)], code)
 
 
 StoredPair = tuple[str, str, str, str]  # pair key, before id, after id, items JSON

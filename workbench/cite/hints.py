@@ -16,7 +16,8 @@ from collections.abc import Iterable
 from typing import Literal
 
 from workbench.cite.index import SourceIndex, counted_spans
-from workbench.text.normalize import Normalized, normalize
+from workbench.text.normal_form import Normalized
+from workbench.text.normalize import normalize
 
 _LISTED = 10  # occurrences a refusal lists before it says how many more there are
 

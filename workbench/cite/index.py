@@ -45,7 +45,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from workbench.models import text_sha256
-from workbench.text.normalize import Normalized, normalize, normalized_text
+from workbench.text.normal_form import Normalized
+from workbench.text.normalize import normalize, normalized_text
 
 # CAUTION: must hold every character `normalize` can record in `line_break_hyphens`; a hyphen the
 # skeleton keeps would make the joined reading unfindable. A test checks it on adversarial text.

@@ -51,7 +51,8 @@ from workbench.cite.index import (
 from workbench.cite.qualifiers import QualifierFlag, qualifiers_near
 from workbench.errors import CitationError, VersionNotFound
 from workbench.models import MACHINE_READ, TextOrigins, text_sha256
-from workbench.text.normalize import Normalized, normalize, normalized_text
+from workbench.text.normal_form import Normalized
+from workbench.text.normalize import normalize, normalized_text
 
 if TYPE_CHECKING:  # the workspace is only read through the object a caller hands in
     from workbench.workspace import Workspace

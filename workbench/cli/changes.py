@@ -52,23 +52,23 @@ def cmd_diff(args: argparse.Namespace) -> int:
         redline.writable(args.html, "the redline page")
     if args.export is not None:
         redline.export_target(args.export, args.out)
+    listing = not (args.json or args.html is not None or args.export is not None)
     with open_held(args) as workspace:
         chosen = pairs.version_pairs(workspace, args.family, start=args.start, end=args.end)
-        readers = workspace.profile_registry()
         settings = workspace.settings
+        sections = pairs.diff_sections(
+            chosen,
+            profiles=workspace.profile_registry(),
+            kinds=pairs.kinds_shown(args.kind, listing=listing),
+            doubtful=args.doubtful,
+            workspace=workspace,
+        )
     if not chosen:
         if args.json:
             print_json([])
         else:
             out(f"{args.family}: only one version is held; nothing to diff\n")
         return 0
-    listing = not (args.json or args.html is not None or args.export is not None)
-    sections = pairs.diff_sections(
-        chosen,
-        profiles=readers,
-        kinds=pairs.kinds_shown(args.kind, listing=listing),
-        doubtful=args.doubtful,
-    )
     made = _made_by(args, settings, sections) if args.laws else None
     wrote = []
     if args.html is not None:

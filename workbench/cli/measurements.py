@@ -92,6 +92,57 @@ def _family_count(text: str) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    if args.out is None or (args.truth is None and args.amendment_truth is None):
+        return _eval(args)
+    from workbench.derived import DerivedState
+    from workbench.evals.cards import SCORECARDS_KIND, outputs_hold, outputs_of, scorecards_key
+
+    # Scorecards written into a folder are derived state: kept under their key, taken while it
+    # holds and no version was admitted since (`workbench.derived`), their files unchanged.
+    with open_held(args) as workspace:  # one that does not exist is refused before any work
+        key = scorecards_key(workspace, args.demo, args.truth, args.amendment_truth)
+        kept = DerivedState(workspace).holds(SCORECARDS_KIND, str(args.out.resolve()), key)
+    printed = _printed(args)
+    if kept is not None and outputs_hold(args.out, kept.value):
+        print(f"{args.out}: the scorecards' key holds; nothing derived", file=sys.stderr)
+        for name in printed:
+            sys.stdout.buffer.write((args.out / name).read_bytes())
+        sys.stdout.buffer.flush()
+        return 0
+    status = _eval(args)
+    with open_held(args) as workspace:
+        DerivedState(workspace).keep(
+            SCORECARDS_KIND, str(args.out.resolve()), key, outputs_of(args.out, _written(args))
+        )
+    return status
+
+
+def _written(args: argparse.Namespace) -> list[str]:
+    """The scorecard files `eval --out` writes."""
+    from workbench.evals import alignment, amendments, scorecard
+
+    names = [scorecard.SCORECARD_JSON, scorecard.SCORECARD_MD]
+    if args.truth is not None:
+        names += [alignment.SCORECARD_JSON, alignment.SCORECARD_MD]
+    if args.amendment_truth is not None:
+        names += [amendments.SCORECARD_JSON, amendments.SCORECARD_MD]
+    return names
+
+
+def _printed(args: argparse.Namespace) -> list[str]:
+    """The scorecard files whose bytes `eval` prints, in its order."""
+    from workbench.evals import alignment, amendments, scorecard
+
+    names = []
+    if args.truth is not None and not args.json:
+        names.append(alignment.SCORECARD_MD)
+    if args.amendment_truth is not None and not args.json:
+        names.append(amendments.SCORECARD_MD)
+    names.append(scorecard.SCORECARD_JSON if args.json else scorecard.SCORECARD_MD)
+    return names
+
+
+def _eval(args: argparse.Namespace) -> int:
     from workbench.corpus import catalogue as corpus_mod
     from workbench.evals import scorecard as evals
     from workbench.evals.cards import scorecard_bytes

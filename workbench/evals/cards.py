@@ -8,18 +8,24 @@ card gives the same bytes, and a file whose bytes would not change is not rewrit
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from workbench.corpus.catalogue import CATALOGUE_NAME
+from workbench.derived import derived_key, digests
 from workbench.files import replace_file
-from workbench.jsontext import indented_json
+from workbench.models import code_digest
+from workbench.workspace import Workspace
+
+SCORECARDS_KIND = "scorecards"  # the derived state's kind of the scorecards `eval --out` writes
 
 
 def scorecard_bytes(card: Mapping[str, Any]) -> bytes:
     """The JSON bytes: indented, keys in build order (a digest first), UTF-8, one newline."""
     # CAUTION: not sort_keys: each card keeps its digest at the head; every dict is built in order.
-    return (indented_json(card) + "\n").encode("utf-8")  # json.dumps(indent=2, ensure_ascii=False)
+    return (json.dumps(card, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def write_card(
@@ -34,3 +40,36 @@ def write_card(
         if not path.is_file() or path.read_bytes() != data:
             replace_file(path, data)
     return names
+
+
+def scorecards_key(
+    workspace: Workspace, demo: Path, truth: Path | None, amendment_truth: Path | None
+) -> str:
+    """The key of the scorecards (`workbench.derived`): the demonstration corpus's files, the
+    truth files, the catalogue and the profiles the workspace reads, and the code. The held
+    versions are the watermark's part (`DerivedState.holds`)."""
+    demo_files = {
+        p.relative_to(demo).as_posix(): p.read_bytes() for p in demo.rglob("*") if p.is_file()
+    }
+    named = {"truth": truth, "amendment_truth": amendment_truth}
+    files = {name: path.read_bytes() for name, path in named.items() if path is not None}
+    files["catalogue"] = (workspace.settings.catalogue / CATALOGUE_NAME).read_bytes()
+    inputs = {
+        "demo": digests(demo_files),
+        "files": digests(files),
+        "profiles": [[p.origin, p.sha256] for p in workspace.profile_registry()],
+    }
+    return derived_key(SCORECARDS_KIND, inputs, code_digest())
+
+
+def outputs_of(out: Path, names: Sequence[str]) -> dict[str, str]:
+    """The SHA-256 of each named file in `out`, by name: what a kept scorecard must still hold."""
+    return digests({name: (out / name).read_bytes() for name in names})
+
+
+def outputs_hold(out: Path, kept: Mapping[str, str]) -> bool:
+    """True when every file `kept` names is in `out` with the bytes it had."""
+    try:
+        return outputs_of(out, list(kept)) == dict(kept)
+    except OSError:
+        return False

@@ -16,6 +16,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from workbench.derived import derived_key
 from workbench.files import replace_file
 from workbench.measure.family import (
     CautionRow,
@@ -26,10 +27,7 @@ from workbench.measure.family import (
     TextRow,
 )
 from workbench.measure.summary import family_summary
-from workbench.models import (
-    Version,
-    content_id,
-)
+from workbench.models import Version
 from workbench.text.profiles import (
     Profile,
     candidate_profiles,
@@ -146,14 +144,8 @@ def family_cache_key(facts: Sequence[Sequence[Any]], profiles: Sequence[Profile]
     origin and SHA-256 of each profile the family may be read through
     (`profiles.candidate_profiles`), in registry order. Equal keys mean equal measurements."""
     candidates = candidate_profiles(profiles, facts[0][1], facts[0][2])
-    return content_id(
-        [
-            CACHE_SCHEME,
-            code,
-            [list(f) for f in facts],
-            [[p.origin, p.sha256] for p in candidates],
-        ]
-    )
+    inputs = [CACHE_SCHEME, [list(f) for f in facts], [[p.origin, p.sha256] for p in candidates]]
+    return derived_key("family-summary", inputs, code)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
+from workbench.derived import derived_key
 from workbench.errors import (
     ClusterError,
     EngineOptionError,
@@ -52,7 +53,6 @@ from workbench.measure.tasks import (
     run_family_task,
     run_family_tasks,
 )
-from workbench.models import content_id
 from workbench.text.ocr import EngineBuild, OcrOptions, default_cache, engine_build
 
 if TYPE_CHECKING:
@@ -168,8 +168,9 @@ def batches(tasks: Sequence[FamilyTask], versions: int = BATCH_VERSIONS) -> list
 
 
 def _batch_key(batch: Sequence[FamilyTask]) -> str:
-    """The Dask key of a batch: `measure_families-` and a digest of its tasks' keys."""
-    return "measure_families-" + content_id([task.key for task in batch])[:32]
+    """The Dask key of a batch: `measure_families-` and the key of its tasks' keys."""
+    keys = [task.key for task in batch]
+    return "measure_families-" + derived_key("measure-batch", keys, batch[0].code_digest)[:32]
 
 
 def map_tasks(

@@ -1,25 +1,19 @@
-"""Write the measurement reports: JSON, offline HTML with charts, and the headline README
-(`readme.py`).
-
-Each report is written as JSON (the figures) and as a self-contained HTML page: tables and altair
-charts rendered to inline SVG by vl-convert at write time, so the page needs no network, no CDN and
-no JavaScript. Every string that came from a filing (excerpts, labels, ids) is HTML-escaped. The
-headline `measurements/README.md` quotes figures only from the JSON it sits beside, each with the
-JSON field it came from, and names the command that wrote it: `make measure` for the project's
-corpus, whose committed reports a test re-derives; for any other corpus, the `workbench measure`
-command line that made them (`made_by`, handed in by the measurement run), and no word of a test.
-
-The guarantee: `write_reports` is deterministic to the byte for the same measurements, and a file
-whose bytes would not change is not rewritten.
-"""
+"""Write the measurement reports (C12): JSON through `json.dumps`, HTML through the Jinja2
+templates in `templates/` (every value escaped unless it is markup, charts inline as SVG, no
+network), and the headline README (`readme.py`); a file whose bytes would not change is not
+rewritten."""
 
 from __future__ import annotations
 
+import functools
 import html
 import itertools
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+import jinja2
+from markupsafe import Markup
 
 from workbench.changes.redline import HTML_CONTROLS
 from workbench.files import replace_file_with
@@ -31,10 +25,7 @@ from workbench.measure.reports import (
     ESCALATION_NAME,
     STRUCTURE_NAME,
     Measurements,
-    members,
-    profile_row,
     report_chunks,
-    table_row,
 )
 from workbench.measure.summary import READING_FIELDS, TEXT_ORIGIN_FIELDS, reading_text
 
@@ -52,37 +43,40 @@ def _write(path: Path, chunks: Iterable[str]) -> None:
     replace_file_with(path, write, keep_if_equal=True)
 
 
-def _table(header: list[str], rows: Iterable[list[Any]] | Iterable[str]) -> Iterator[str]:
-    """An HTML table, row by row: rows may come from a `Section` read as it is written."""
-    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
-    yield f"<table><thead><tr>{head}</tr></thead><tbody>"
-    for row in rows:  # a row as `table_row` renders it, or rendered already
-        yield row if isinstance(row, str) else table_row(row)
-    yield "</tbody></table>"
+# The standard library's escaping (a quote as &#x27;, as the pages have always been written),
+# applied by the templates to every value they print that is not markup already.
+def _escaped(value: Any) -> Markup:
+    return value if isinstance(value, Markup) else Markup(html.escape(str(value)))
+
+
+@functools.cache
+def _templates() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
+        autoescape=True,
+        finalize=_escaped,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
 
 
 def _page(
-    title: str, digest: str, sections: list[str | Iterable[str]], made_by: str | None
+    name: str, title: str, report: Mapping[str, Any], made_by: str | None, **values: Any
 ) -> Iterator[str]:
-    style = (
-        "body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}"
-        "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.2em .5em;"
-        "text-align:left;vertical-align:top}code{font-size:90%}figure{margin:1em 0}"
+    """The page `name` (a template in `templates/`) of `report`, piece by piece."""
+    return (
+        _templates()
+        .get_template(name)
+        .generate(
+            title=title,
+            digest=report["corpus_digest"],
+            made_by=made_by or COMMAND,
+            r=report,
+            **values,
+        )
     )
-    yield (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{html.escape(title)}</title><style>{style}</style></head><body>\n"
-        f"<h1>{html.escape(title)}</h1>\n<p>Corpus digest <code>{html.escape(digest)}</code>. "
-        f"Written by <code>{html.escape(made_by or COMMAND)}</code>.</p>\n"
-    )
-    for k, section in enumerate(sections):
-        if k:
-            yield "\n"
-        if isinstance(section, str):
-            yield section
-        else:
-            yield from section
-    yield "\n</body></html>\n"
 
 
 def _field(name: str, kind: str, **more: Any) -> dict[str, Any]:
@@ -91,12 +85,12 @@ def _field(name: str, kind: str, **more: Any) -> dict[str, Any]:
     return dict(sorted({**more, "field": name, "type": kind}.items()))
 
 
-def _bar(values: list[dict[str, Any]], x: str, y: str, color: str | None, title: str) -> str:
-    return f"<figure>{spec_svg(bar_spec(values, x, y, color, title))}</figure>"
+def _bar(values: list[dict[str, Any]], x: str, y: str, color: str | None, title: str) -> Markup:
+    return Markup(spec_svg(bar_spec(values, x, y, color, title)))  # vl-convert's SVG, escaped by it
 
 
-def _shares(values: list[dict[str, Any]], y: str, x: str, color: str, title: str) -> str:
-    return f"<figure>{spec_svg(shares_spec(values, y, x, color, title))}</figure>"
+def _shares(values: list[dict[str, Any]], y: str, x: str, color: str, title: str) -> Markup:
+    return Markup(spec_svg(shares_spec(values, y, x, color, title)))
 
 
 def bar_spec(
@@ -163,28 +157,20 @@ def digests_html(report: dict[str, Any], made_by: str | None = None) -> Iterator
     refusals = [[r["path"], r["reason"], r["detail"]] for r in report["refusals"]]
     unread = [[r["path"], r["reason"], r["detail"]] for r in report["not_ingested"]]
     return _page(
+        "corpus-digests.html",
         "Corpus digests",
-        report["corpus_digest"],
-        [
-            f"<p>{report['documents']} admitted documents in {report['families']} families, {report['bytes']} bytes.</p>",
-            _bar(values, "jurisdiction", "documents", None, "Admitted documents per jurisdiction"),
-            _table(["jurisdiction", "documents", "families", "bytes", "media types"], rows),
-            "<h2>Refused at admission</h2>",
-            _table(["path", "reason", "detail"], refusals) if refusals else "<p>None.</p>",
-            "<h2>Admitted but not ingested (never measured)</h2>",
-            f"<p>{report['documents_measured']} of {report['documents']} admitted documents were "
-            "measured.</p>",
-            _table(["path", "reason", "detail"], unread) if unread else "<p>None.</p>",
-        ],
+        report,
         made_by,
+        chart=_bar(
+            values, "jurisdiction", "documents", None, "Admitted documents per jurisdiction"
+        ),
+        rows=rows,
+        refusals=refusals,
+        unread=unread,
     )
 
 
-def structure_html(
-    report: dict[str, Any],
-    made_by: str | None = None,
-    rendered: Callable[[], Iterable[str]] | None = None,  # the profiles' rows (`profile_rows`)
-) -> Iterator[str]:
+def structure_html(report: dict[str, Any], made_by: str | None = None) -> Iterator[str]:
     causes = [
         {"jurisdiction": j, "cause": cause, "cause_rank": rank, "caps": block["cap_causes"][cause]}
         for j, block in report["jurisdictions"].items()
@@ -253,127 +239,67 @@ def structure_html(
 
     # profiles_used and passages.families name the same families in the same order.
     profiles = (
-        rendered()
-        if rendered is not None
-        else (
-            profile_row(family, e, p)
-            for (family, e), (_, p) in zip(
-                members(report["profiles_used"]),
-                members(report["passages"]["families"]),
-                strict=True,
-            )
+        [
+            family,
+            e["name"],
+            e["chosen"],
+            e["reading"],
+            e["origin"],
+            e["sha256"],
+            p["own_label"]["rate"],
+        ]
+        for (family, e), (_, p) in zip(
+            report["profiles_used"].items(), report["passages"]["families"].items(), strict=True
         )
     )
-    return _page(
-        "Section-label proxy against the documents' own numbering",
-        report["corpus_digest"],
+    origins = [
         [
-            *_numbering_html(report["numbering_read"]),
-            f"<p>Proxy: {html.escape(report['rules']['proxy'])}. Structure: {html.escape(report['rules']['structure'])}.</p>",
-            _shares(
-                causes, "jurisdiction", "caps", "cause", "Proxy caps by cause, per jurisdiction"
-            ),
-            _shares(
-                status,
-                "jurisdiction",
-                "pairings",
-                "structure",
-                "What the structure says of each modified pairing",
-            ),
-            _table(
-                [
-                    "scope",
-                    "modified pairings",
-                    "proxy caps",
-                    *CAP_CAUSES,
-                    "structure contradicts agreeing labels",
-                    "structure confirms disagreeing labels",
-                ],
-                rows,
-            ),
-            "<h2>Structure known, outside front matter and furniture</h2>",
-            f"<p>{html.escape(report['rules']['structure_known'])}; target "
-            f"{html.escape(report['rules']['known_target'])}.</p>",
-            _table(
-                ["scope", "structure known", "meets target", "excluded", "unknown by cause"],
-                known,
-            ),
-            "<h2>Passages: own labels and structural paths</h2>",
-            _table(
-                [
-                    "jurisdiction",
-                    "versions",
-                    "passages",
-                    "with their own label",
-                    "body passages with a path",
-                    "meets target",
-                ],
-                passage_rows,
-            ),
-            "<h2>Where the text came from</h2>",
-            f"<p>{html.escape(report['text_origins']['rule'])}.</p>",
-            _table(
-                [
-                    "scope",
-                    "versions",
-                    "mostly machine-read",
-                    "characters",
-                    "machine-read",
-                    *TEXT_ORIGIN_FIELDS,
-                ],
-                [
-                    [
-                        scope,
-                        b["versions"],
-                        b["versions_mostly_machine_read"],
-                        b["characters"],
-                        b["machine_read"]["rate"],
-                        *(b[name]["rate"] for name in TEXT_ORIGIN_FIELDS),
-                    ]
-                    for scope, b in [
-                        ("overall", report["text_origins"]["overall"]),
-                        *report["text_origins"]["jurisdictions"].items(),
-                    ]
-                ],
-            ),
-            "<h2>How each version's numbering was read</h2>",
-            _table(["jurisdiction", "versions"], parsed),
-            "<h2>Which profile read each family</h2>",
-            f"<p>{html.escape(report['rules']['profiles'])}.</p>",
-            _table(
-                [
-                    "family",
-                    "profile",
-                    "chosen",
-                    "reading",
-                    "origin",
-                    "sha256",
-                    "passages with their own label",
-                ],
-                profiles,
-            ),
-            "<h2>Examples of each cap cause</h2>",
-            _table(
-                ["cause", "before", "after", "labels", "paths", "before passage", "after passage"],
-                examples,
-            ),
-        ],
-        made_by,
-    )
-
-
-def _numbering_html(numbering: dict[str, Any]) -> list[str | Iterable[str]]:
-    """The structure page's headline: families read, read with inconsistencies and unread,
-    overall and per jurisdiction (`numbering_read`)."""
-    scopes = [("overall", numbering["overall"]), *numbering["jurisdictions"].items()]
-    return [
-        f"<p><strong>Numbering: {html.escape(reading_text(numbering['overall']))}.</strong> "
-        f"{html.escape(numbering['rule'])}.</p>",
-        _table(
-            ["scope", *(name.replace("_", " ") for name in READING_FIELDS)],
-            [[scope, *(b[name] for name in READING_FIELDS)] for scope, b in scopes],
-        ),
+            scope,
+            b["versions"],
+            b["versions_mostly_machine_read"],
+            b["characters"],
+            b["machine_read"]["rate"],
+            *(b[name]["rate"] for name in TEXT_ORIGIN_FIELDS),
+        ]
+        for scope, b in [
+            ("overall", report["text_origins"]["overall"]),
+            *report["text_origins"]["jurisdictions"].items(),
+        ]
     ]
+    return _page(
+        "structure-measurement.html",
+        "Section-label proxy against the documents' own numbering",
+        report,
+        made_by,
+        causes_chart=_shares(
+            causes, "jurisdiction", "caps", "cause", "Proxy caps by cause, per jurisdiction"
+        ),
+        status_chart=_shares(
+            status,
+            "jurisdiction",
+            "pairings",
+            "structure",
+            "What the structure says of each modified pairing",
+        ),
+        cap_causes=list(CAP_CAUSES),
+        rows=rows,
+        known=known,
+        passages=passage_rows,
+        origin_fields=list(TEXT_ORIGIN_FIELDS),
+        origins=origins,
+        parsed=parsed,
+        profiles=profiles,
+        examples=examples,
+        numbering=reading_text(report["numbering_read"]["overall"]),
+        reading_fields=[name.replace("_", " ") for name in READING_FIELDS],
+        readings=[
+            [scope, *(b[name] for name in READING_FIELDS)]
+            for scope, b in [
+                ("overall", report["numbering_read"]["overall"]),
+                *report["numbering_read"]["jurisdictions"].items(),
+            ]
+        ],
+    )
 
 
 def escalation_html(report: dict[str, Any], made_by: str | None = None) -> Iterator[str]:
@@ -394,50 +320,28 @@ def escalation_html(report: dict[str, Any], made_by: str | None = None) -> Itera
         for scope, b in itertools.chain(
             [("overall", report["overall"])],
             report["jurisdictions"].items(),
-            members(report["families"]),
+            report["families"].items(),
         )
     )
-    wiring = report["wiring"]
-    return _page(
-        "Escalation rates: pairings left cautioned",
-        report["corpus_digest"],
+    cautions = [
         [
-            f"<p>{html.escape(report['rule'])}.</p>",
-            _bar(values, "jurisdiction", "cautioned", "rule", "Modified pairings left cautioned"),
-            _table(
-                ["scope", "modified pairings", "proxy", "structure", "caps lifted", "caps added"],
-                rows,
-            ),
-            "<h2>What the diff cautions, and why</h2>",
-            f"<p>{html.escape(report['caution']['rule'])}.</p>",
-            _table(
-                [
-                    "jurisdiction",
-                    "non-equal changes",
-                    "pairings cautioned",
-                    *CAUTION_CAUSES,
-                    "pairings of two machine readings",
-                ],
-                [
-                    [
-                        j,
-                        b["non_equal_changes"],
-                        b["pairings_cautioned"]["rate"],
-                        *(b["cautioned_by_cause"][c] for c in CAUTION_CAUSES),
-                        b["pairings_machine_read"]["rate"],
-                    ]
-                    for j, b in report["caution"]["jurisdictions"].items()
-                ],
-            ),
-            "<h2>Wiring the structure in</h2>",
-            f"<p>{html.escape(wiring['decision'])}. The structure would lift {wiring['caps_the_structure_would_lift']} "
-            f"caps and add {wiring['caps_the_structure_would_add']}.</p>",
-            _table(
-                ["jurisdiction", "pairings with known structure"],
-                [[j, s] for j, s in wiring["structure_known_share"].items()],
-            ),
-        ],
+            j,
+            b["non_equal_changes"],
+            b["pairings_cautioned"]["rate"],
+            *(b["cautioned_by_cause"][c] for c in CAUTION_CAUSES),
+            b["pairings_machine_read"]["rate"],
+        ]
+        for j, b in report["caution"]["jurisdictions"].items()
+    ]
+    return _page(
+        "escalation-rates.html",
+        "Escalation rates: pairings left cautioned",
+        report,
         made_by,
+        chart=_bar(values, "jurisdiction", "cautioned", "rule", "Modified pairings left cautioned"),
+        rows=rows,
+        causes=list(CAUTION_CAUSES),
+        cautions=cautions,
     )
 
 
@@ -451,7 +355,7 @@ def write_reports(out: Path, m: Measurements, *, made_by: str | None = None) -> 
         STRUCTURE_NAME: lambda: report_chunks(m.structure),
         ESCALATION_NAME: lambda: report_chunks(m.escalation),
         "corpus-digests.html": lambda: digests_html(m.digests, made_by),
-        "structure-measurement.html": lambda: structure_html(m.structure, made_by, m.profile_rows),
+        "structure-measurement.html": lambda: structure_html(m.structure, made_by),
         "escalation-rates.html": lambda: escalation_html(m.escalation, made_by),
         "README.md": lambda: [headline_readme(m, made_by).decode("utf-8")],
     }

@@ -33,12 +33,10 @@ from typing import IO, Any
 import polars as pl
 
 from workbench.files import replace_file_with
-from workbench.measure.reports import FRAGMENTS
 
 INDEX_NAME = "summaries.parquet"
 BATCH_ROWS = 2048  # summaries read back at a time
 _SCHEMA = {"key": pl.String, "jurisdiction": pl.String, "family": pl.String, "summary": pl.String}
-_SCHEMA |= dict.fromkeys(FRAGMENTS, pl.String)  # each family's rendered report members
 
 
 class SummaryIndex:
@@ -63,9 +61,8 @@ class SummaryIndex:
         self._spill_path.unlink(missing_ok=True)
 
     def _readable(self) -> bool:
-        """True when there is an index with this version's columns (an index written before
-        the fragments were kept is treated as absent: its families are spilled again from
-        their shards)."""
+        """True when there is an index with this version's columns (an index with other
+        columns is treated as absent: its families are spilled again from their shards)."""
         if not self.path.is_file():
             return False
         try:
@@ -82,11 +79,8 @@ class SummaryIndex:
         except (OSError, pl.exceptions.PolarsError):
             return frozenset()
 
-    def spill(
-        self, key: str, summary: Mapping[str, Any], fragments: Mapping[str, str | None]
-    ) -> None:
-        """Keep a summary and its rendered report members (`reports.family_fragments`) for the
-        next `fold`, written out at once (not held)."""
+    def spill(self, key: str, summary: Mapping[str, Any]) -> None:
+        """Keep a summary for the next `fold`, written out at once (not held)."""
         if self._spill is None:
             self.folder.mkdir(parents=True, exist_ok=True)
             self._spill = self._spill_path.open("w", encoding="utf-8")
@@ -95,7 +89,6 @@ class SummaryIndex:
             "jurisdiction": summary["jurisdiction"],
             "family": summary["family"],
             "summary": json.dumps(summary, ensure_ascii=False, separators=(",", ":")),
-            **{part: fragments[part] for part in FRAGMENTS},
         }
         self._spill.write(json.dumps(row, ensure_ascii=False) + "\n")
 
@@ -157,18 +150,6 @@ class SummaryIndex:
         for batch in scan.collect_batches(chunk_size=BATCH_ROWS):
             for text in batch["summary"]:
                 yield json.loads(text)
-
-    def fragments(self, part: str, by_name: bool) -> Iterator[tuple[str, str | None]]:
-        """(jurisdiction/family, its rendered member `part`) of every row, in index order or,
-        `by_name`, in `by_name`'s order; read a column at a time, no summary parsed."""
-        order: list[str | None] = list(self._name_order()) if by_name else [None]
-        for jurisdiction in order:
-            scan = pl.scan_parquet(self.path).select("jurisdiction", "family", part)
-            if jurisdiction is not None:
-                scan = scan.filter(pl.col("jurisdiction") == jurisdiction)
-            for batch in scan.collect_batches(chunk_size=BATCH_ROWS):
-                for j, family, text in batch.iter_rows():
-                    yield f"{j}/{family}", text
 
     def by_name(self) -> Iterator[dict[str, Any]]:
         """Every summary in the order of its name `jurisdiction/family`: the jurisdictions in

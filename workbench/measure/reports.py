@@ -18,16 +18,13 @@ report gives the share of body and heading passages that carry a path.
 
 from __future__ import annotations
 
-import html
 import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from json.encoder import encode_basestring
 from typing import Any, Protocol, TypeVar
 
 from workbench.changes.diff import RESTRUCTURE_CONFIDENCE_CEILING
-from workbench.jsontext import indented_json
 from workbench.measure.family import CAP_CAUSES, CAUTION_CAUSES, FamilyMeasurement
 from workbench.measure.summary import (
     EXAMPLES_PER_CAUSE,
@@ -193,88 +190,6 @@ class Members:
     __hash__ = None  # type: ignore[assignment]
 
 
-class Rendered:
-    """A section's member given as its JSON text (`family_fragments`): written as it is,
-    re-indented where it stands, and parsed only where a value is read (`plain`). Equal to a
-    member whose value its text is."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Rendered):
-            return self.text == other.text
-        return bool(json.loads(self.text) == other)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"Rendered({self.text!r})"
-
-
-def plain(member: Any) -> Any:
-    """A section's member as a value: a `Rendered` one parsed, any other as it is."""
-    return json.loads(member.text) if isinstance(member, Rendered) else member
-
-
-def members(section: Mapping[str, Any] | Section) -> Iterator[tuple[str, Any]]:
-    """A section's (name, value) pairs, each member a value (`plain`), read as they are made."""
-    return ((name, plain(member)) for name, member in section.items())
-
-
-# The per-family members of the reports' sections: (fragment, report, where in it). Each is
-# rendered once per family summary (`family_fragments`) and kept beside the summary in the
-# summary index, so a run writes the reports from the members as they were rendered rather
-# than re-deriving every family's from its summary.
-FRAGMENTS = ("profiles_used", "passages", "structure", "escalation", "profile_row")
-
-
-def family_fragments(summary: Mapping[str, Any]) -> dict[str, str | None]:
-    """Each `FRAGMENTS` member of a family summary as the JSON text the reports write at the
-    top level (None: a family with no pairings is in neither `families` section), and its row
-    of the structure page's table of profiles (`profile_row`), made from those texts as the page
-    reads them."""
-    pairings = summary["pairings"]
-    used = indented_json(_profile_used(summary), "")
-    passages = indented_json(passage_block(summary["passages"]), "")
-    return {
-        "profiles_used": used,
-        "passages": passages,
-        "structure": None if pairings is None else indented_json(structure_block(pairings), ""),
-        "escalation": None if pairings is None else indented_json(escalation_block(pairings), ""),
-        "profile_row": table_row(
-            profile_row(_name(summary), json.loads(used), json.loads(passages))
-        ),
-    }
-
-
-def profile_row(name: str, used: Mapping[str, Any], passages: Mapping[str, Any]) -> list[Any]:
-    """A family's row of the structure page's table of profiles: its `profiles_used` and
-    `passages` members as the reports hold them."""
-    rate = passages["own_label"]["rate"]
-    return [
-        name,
-        used["name"],
-        used["chosen"],
-        used["reading"],
-        used["origin"],
-        used["sha256"],
-        rate,
-    ]
-
-
-def table_row(cells: Iterable[Any]) -> str:
-    """One row of an HTML table of the reports' pages, each cell's text escaped."""
-    return "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>"
-
-
-# Where the reduce reads rendered members: the fragment's name and whether in name order
-# (`SummaryIndex.by_name`), giving (jurisdiction/family, text or None) in that order.
-Fragments = Callable[[str, bool], Iterable[tuple[str, str | None]]]
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Measurements:
     """Every report `workbench measure` writes, as JSON-ready dicts; a corpus's per-family
@@ -283,8 +198,6 @@ class Measurements:
     digests: dict[str, Any]
     structure: dict[str, Any]
     escalation: dict[str, Any]
-    # The structure page's rows of profiles as rendered beside each summary (`profile_row`).
-    profile_rows: Callable[[], Iterable[str]] | None = field(default=None, compare=False)
 
 
 def _name(summary: Mapping[str, Any]) -> str:
@@ -334,7 +247,6 @@ def reduce_summaries(
     not_ingested: Iterable[Refusal] = (),
     *,
     by_name: Callable[[], Iterable[Mapping[str, Any]]] | None = None,
-    fragments: Fragments | None = None,
 ) -> Measurements:
     """Reduce family summaries (`summary.family_summary`) into the reports.
 
@@ -343,9 +255,7 @@ def reduce_summaries(
     each per-family section as it is written (`Section`). `by_name()` gives them sorted by the
     name `jurisdiction/family` instead (the order of the structure and escalation reports'
     `families`; it differs where one jurisdiction's name opens another's); by default they are
-    sorted here. With `fragments`, the per-family sections are read from the members rendered
-    when each summary was kept (`family_fragments`), the same text. Nothing depends on the order
-    families were measured in. `refusals` are the admission's, `not_ingested` the admitted
+    sorted here. Nothing depends on the order families were measured in. `refusals` are the admission's, `not_ingested` the admitted
     documents ingest refused.
     """
     rows = list(rows)
@@ -356,16 +266,12 @@ def reduce_summaries(
         totals.add(summary)
     named = by_name or (lambda: sorted(summaries(), key=_name))
 
-    def families(block: Callable[[Mapping[str, Any]], dict[str, Any]], part: str) -> Section:
-        if fragments is not None:
-            return _rendered(fragments, part, by_name=True)
+    def families(block: Callable[[Mapping[str, Any]], dict[str, Any]]) -> Section:
         return Section(
             lambda: ((_name(s), block(s["pairings"])) for s in named() if s["pairings"] is not None)
         )
 
-    def every(part: str, member: Callable[[Mapping[str, Any]], Any]) -> Section:
-        if fragments is not None:
-            return _rendered(fragments, part, by_name=False)
+    def every(member: Callable[[Mapping[str, Any]], Any]) -> Section:
         return Section(lambda: ((_name(s), member(s)) for s in summaries()))
 
     examples = {cause: totals.examples.get(cause, []) for cause in CAP_CAUSES}
@@ -388,14 +294,14 @@ def reduce_summaries(
         "numbering_read": numbering_report(totals.reading, totals.reading_by_jurisdiction),
         "versions_parsed": {j: dict(sorted(c.items())) for j, c in sorted(totals.parses.items())},
         "text_origins": _text_origin_report(totals),
-        "profiles_used": every("profiles_used", _profile_used),
+        "profiles_used": every(_profile_used),
         "passages": {
             "jurisdictions": {j: passage_block(c) for j, c in sorted(totals.passages.items())},
-            "families": every("passages", lambda s: passage_block(s["passages"])),
+            "families": every(lambda s: passage_block(s["passages"])),
         },
         "overall": overall,
         "jurisdictions": {j: structure_block(c) for j, c in sorted(totals.by_jurisdiction.items())},
-        "families": families(structure_block, "structure"),
+        "families": families(structure_block),
         "examples": examples,
     }
     escalation = {
@@ -406,7 +312,7 @@ def reduce_summaries(
         "jurisdictions": {
             j: escalation_block(c) for j, c in sorted(totals.by_jurisdiction.items())
         },
-        "families": families(escalation_block, "escalation"),
+        "families": families(escalation_block),
         "wiring": wiring_decision(totals.by_jurisdiction, totals.pairings or _no_pairings()),
         "caution": {
             "rule": "a pairing is cautioned when pairing_is_uncertain holds; causes in order: "
@@ -419,26 +325,7 @@ def reduce_summaries(
             },
         },
     }
-
-    def profile_rows() -> Iterator[str]:
-        assert fragments is not None
-        return (text for _, text in fragments("profile_row", False) if text)
-
-    return Measurements(
-        digests=digests,
-        structure=structure,
-        escalation=escalation,
-        profile_rows=profile_rows if fragments is not None else None,
-    )
-
-
-def _rendered(fragments: Fragments, part: str, *, by_name: bool) -> Section:
-    """The section of one fragment's rendered members, the families without one left out."""
-    return Section(
-        lambda: (
-            (name, Rendered(text)) for name, text in fragments(part, by_name) if text is not None
-        )
-    )
+    return Measurements(digests=digests, structure=structure, escalation=escalation)
 
 
 def _text_origin_report(totals: _Totals) -> dict[str, Any]:
@@ -508,7 +395,7 @@ def reduce_families(
 def held_sections(report: Mapping[str, Any]) -> dict[str, Any]:
     """`report` with every `Section` read into a dict."""
     return {
-        key: {name: plain(member) for name, member in value.items()}
+        key: dict(value.items())
         if isinstance(value, Section)
         else held_sections(value)
         if isinstance(value, dict)
@@ -564,32 +451,30 @@ def report_chunks(report: Mapping[str, Any]) -> Iterator[str]:
 def _json_chunks(value: Any, level: int) -> Iterator[str]:
     if not isinstance(value, Section | Members) and not _holds_section(value):
         # A value with no section inside: json's own text, each line indented to this level.
-        yield indented_json(value, "  " * level)
+        yield _indented_json(value, "  " * level)
         return
     inner = "  " * (level + 1)
     first = True
     if isinstance(value, Members):  # its members are plain JSON values: json's own text each
         for member in value:
-            yield ("[\n" if first else ",\n") + inner + indented_json(member, inner)
+            yield ("[\n" if first else ",\n") + inner + _indented_json(member, inner)
             first = False
         yield "[]" if first else "\n" + "  " * level + "]"
         return
-    of_section = isinstance(value, Section)  # so are a section's (or `Rendered`)
+    of_section = isinstance(value, Section)  # so are a section's
     for key, member in value.items():
-        yield ("{\n" if first else ",\n") + inner + _json_key(key) + ": "
-        if isinstance(member, Rendered):
-            yield member.text.replace("\n", "\n" + inner)
-        elif of_section:
-            yield indented_json(member, inner)
+        yield ("{\n" if first else ",\n") + inner + json.dumps(key, ensure_ascii=False) + ": "
+        if of_section:
+            yield _indented_json(member, inner)
         else:
             yield from _json_chunks(member, level + 1)
         first = False
     yield "{}" if first else "\n" + "  " * level + "}"
 
 
-def _json_key(key: Any) -> str:
-    # json's own (C) escaper of a string for `ensure_ascii=False`
-    return encode_basestring(key) if type(key) is str else json.dumps(key, ensure_ascii=False)
+def _indented_json(value: Any, indent: str) -> str:
+    # A newline in a string is escaped by json, so every newline of its text starts a line.
+    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
 
 
 def _holds_section(value: Any) -> bool:

@@ -54,7 +54,6 @@ from workbench.measure.family import FamilyMeasurement, measure_family
 from workbench.measure.index import SummaryIndex
 from workbench.measure.reports import (
     Measurements,
-    family_fragments,
     held_sections,
     induced_profile_file,
     reduce_summaries,
@@ -255,7 +254,6 @@ def measure_corpus(
         refusals,
         run.refused,
         by_name=index.by_name,
-        fragments=index.fragments,
     )
     if keep_results:
         measurements = Measurements(
@@ -485,7 +483,7 @@ def _reusable(
         summary = run.held_cache.summary(key)
         if summary is None:
             return False
-        index.spill(key, summary, family_fragments(summary))
+        index.spill(key, summary)
     name = f"{group[0].jurisdiction}/{group[0].family}"
     run.keys.append(key)
     run.names.append(name)
@@ -565,7 +563,7 @@ def _run_tasks(
                 result.jurisdiction, result.family, result.measured, result.review, result.code
             )
         if result.key is not None and result.summary is not None:
-            index.spill(result.key, result.summary, family_fragments(result.summary))
+            index.spill(result.key, result.summary)
             run.keys.append(result.key)
             run.names.append(f"{result.jurisdiction}/{result.family}")
 

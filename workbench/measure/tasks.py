@@ -30,6 +30,7 @@ from typing import Any
 
 from workbench.changes.stored import StoredPair, measured_pairs
 from workbench.corpus import read_fetched
+from workbench.derived import derived_key
 from workbench.errors import (
     ChecksumMismatch,
     ClusterError,
@@ -42,7 +43,8 @@ from workbench.errors import (
 from workbench.measure.cache import MeasurementCache, family_cache_key, version_facts
 from workbench.measure.family import FamilyMeasurement, PairItems, measure_family
 from workbench.measure.summary import family_summary
-from workbench.models import CatalogueRow, Refusal, Version, code_digest, content_id
+from workbench.models import CatalogueRow, Refusal, Version, code_digest
+from workbench.text.normalize import load_array_pass
 from workbench.text.ocr import OcrOptions
 from workbench.text.profiles import Profile, candidate_profiles, registry, registry_from_sources
 from workbench.workspace import Workspace, version_from_row
@@ -76,16 +78,17 @@ class FamilyTask:
     @property
     def key(self) -> str:
         """The Dask key: `measure_family-` and a digest of every input, so equal keys mean equal results."""
-        token = content_id(
+        token = derived_key(
+            "measure-task",
             [
                 self.store,
-                self.code_digest,
                 [
                     [r.path, r.sha256, r.size, h]
                     for r, h in zip(self.rows, self.text_sha256, strict=True)
                 ],
                 [[origin, hashlib.sha256(source).hexdigest()] for origin, source in self.profiles],
-            ]
+            ],
+            self.code_digest,
         )
         return f"measure_family-{token[:32]}"
 
@@ -253,6 +256,7 @@ def run_family_task(
     `check_code=False` is for the in-process map, where the client's code is the code that runs;
     so is `held_version`, which reads held versions from the client's workspace.
     """
+    load_array_pass()  # a measurement normalizes long texts: the array pass pays
     here = code_digest() if check_code else task.code_digest
     if task.code_digest != here:
         raise ClusterError(

@@ -38,7 +38,7 @@ from workbench.database import read_only_connection
 from workbench.errors import WorkspaceError
 from workbench.models import Passage, Version, content_id
 from workbench.progress import bar
-from workbench.text.normalize import SCHEME, SCHEME_VERSION, normalized_text
+from workbench.text.normalize import SCHEME, SCHEME_VERSION, load_array_pass, normalized_text
 from workbench.text.profiles import (
     Profile,
     generic_profile,
@@ -246,6 +246,7 @@ def build_index(
     Passages come from each held version through its numbering profile (`passages_for_search`;
     `profiles` are a researcher's own, which win over the shipped ones); identical normalized texts
     share one indexed row (`text_id_of`)."""
+    load_array_pass()  # every held version is normalized: the array pass pays
     texts: dict[int, TextRow] = {}
     passages: list[PassageRow] = []
     with connect(workspace) as conn:

@@ -1,0 +1,146 @@
+"""Two commands beside the plainest tool for the same job, each run as a command (start-up in).
+
+Run: `.venv/bin/python benchmarks/bench_commands.py [--write-docs]` (part of `make bench`). It
+prints wall times side by side and their ratio; it asserts nothing about time. With
+`--write-docs` it replaces the `bench:commands` block in docs/benchmarks.md.
+
+- `workbench diff FAMILY` on the largest held version pair (`bench_spine.largest_pair`, the two
+  alone in a workspace; the untimed first run keeps their passages) beside `git diff --no-index --word-diff` on
+  the same two texts written to files;
+- `workbench verify` of one citation into one held IETF draft (`bench_startup`'s) beside a
+  five-line Python script that reads the citation and the version's text, slices and compares.
+
+Each side is a fresh process; the two sides alternate, seven runs each, and the median is
+printed with the minimum and maximum beside it. One untimed run of each goes first, so bytecode
+is written as on a researcher's second run (`PYTHONDONTWRITEBYTECODE` is dropped).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench_spine import STORE, bench_options, largest_pair, report_to_docs
+from bench_startup import _one_citation
+
+from workbench.corpus.catalogue import read_catalogue
+from workbench.models import CatalogueRow
+from workbench.workspace import Workspace, ingest
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS = 7
+SLICE_AND_COMPARE = """\
+import json, sys
+citation = json.loads(open(sys.argv[1], encoding="utf-8").readline())
+text = open(sys.argv[2], encoding="utf-8", newline="").read()
+held = text[citation["char_start"] : citation["char_end"]]
+print("verified" if held == citation["quoted_text"] else "refused")
+"""
+
+
+def _alternating(ours: list[str], theirs: list[str]) -> tuple[list[float], list[float]]:
+    """Wall times of `RUNS` runs of each command, alternating, after one untimed run of each."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+    def once(argv: list[str]) -> float:
+        start = time.perf_counter()
+        subprocess.run(argv, check=False, capture_output=True, env=env, cwd=ROOT)
+        return time.perf_counter() - start
+
+    once(ours), once(theirs)
+    timed: tuple[list[float], list[float]] = ([], [])
+    for _ in range(RUNS):
+        timed[0].append(once(ours))
+        timed[1].append(once(theirs))
+    return timed
+
+
+def _line(name: str, times: list[float], against: list[float] | None = None) -> str:
+    median = statistics.median(times)
+    ratio = f"   {median / statistics.median(against):5.1f}x" if against else ""
+    return f"   {name:<44} {median:7.3f} s  (min {min(times):.3f}, max {max(times):.3f}){ratio}"
+
+
+def _largest_pair(folder: Path) -> tuple[CatalogueRow, CatalogueRow]:
+    """The catalogue rows of the largest held version pair (`bench_spine.largest_pair`: the two
+    consecutive versions whose texts are longest together), found in the checkout's workspace
+    (`.workbench/workspace.sqlite`, `make measure`'s), or in one made here of the whole corpus."""
+    kept = ROOT / ".workbench" / "workspace.sqlite"
+    rows = {row.path: row for row in read_catalogue(ROOT / "corpus")}
+    if not kept.is_file():
+        kept = folder / "whole.sqlite"
+        with Workspace(kept) as held:
+            ingest(held, list(rows.values()), STORE)
+    with Workspace(kept) as held:
+        before, after = largest_pair(held)
+    return rows[before.version_id], rows[after.version_id]
+
+
+def bench_diff(folder: Path) -> None:
+    before, after = _largest_pair(folder)
+    workspace = folder / "diff.sqlite"
+    with Workspace(workspace) as held:
+        ingest(held, [before, after], STORE)
+        texts = [held.version(row.path).text for row in (before, after)]
+    left, right = folder / "before.txt", folder / "after.txt"
+    for path, text in zip((left, right), texts, strict=True):
+        path.write_text(text, encoding="utf-8", newline="")
+    ours, git = _alternating(
+        [sys.executable, "-m", "workbench", "diff", before.family, "--workspace", str(workspace)],
+        ["git", "diff", "--no-index", "--word-diff", "--no-color", str(left), str(right)],
+    )
+    size = sum(len(text) for text in texts) / 1e6
+    print(f"1. diff of the largest held pair ({size:.2f} M characters of text together)")
+    print(f"   {before.path} -> {after.path}")
+    print(_line("git diff --no-index --word-diff", git))
+    print(_line(f"workbench diff {before.family}", ours, git))
+
+
+def bench_verify(folder: Path) -> None:
+    workspace, citations = _one_citation(folder)
+    with Workspace(workspace) as held:
+        (version,) = held.versions()
+        text = folder / "version.txt"
+        text.write_text(version.text, encoding="utf-8", newline="")
+    script = folder / "slice_and_compare.py"
+    script.write_text(SLICE_AND_COMPARE, encoding="utf-8")
+    ours, plain = _alternating(
+        [
+            sys.executable,
+            "-m",
+            "workbench",
+            "verify",
+            str(citations),
+            "--workspace",
+            str(workspace),
+        ],
+        [sys.executable, str(script), str(citations), str(text)],
+    )
+    print(f"2. one citation verified ({len(version.text)} characters in its version)")
+    print(_line("five-line slice-and-compare script", plain))
+    print(_line("workbench verify", ours, plain))
+
+
+def run() -> None:
+    print(f"median of {RUNS} runs of each command, alternating; ratio to the plain tool\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        bench_diff(Path(tmp))
+        bench_verify(Path(tmp))
+
+
+def main() -> int:
+    options = bench_options(__doc__, sys.argv[1:])
+    if not STORE.is_dir():
+        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+        return 2
+    report_to_docs(run, "bench:commands", options["--write-docs"])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

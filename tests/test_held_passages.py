@@ -1,0 +1,72 @@
+"""A held version's passages kept as derived state (`workspace.passages`): what a diff reads back
+is what segmenting gives, on every held version of the small workspace; a kept row is taken only
+under its key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import FreshWorkspace
+from workbench.changes.pairs import diff_sections, version_pairs
+from workbench.models import CatalogueRow
+from workbench.text.choice import choose_profile
+from workbench.text.profiles import generic_profile
+from workbench.text.segment import segment_version
+from workbench.workspace import Workspace
+from workbench.workspace.passages import TABLE, held_passages, passages_key
+
+
+def test_kept_passages_are_the_segmented_ones(
+    workspace: Workspace,
+    catalogue: tuple[CatalogueRow, ...],
+    fresh_workspace: FreshWorkspace,
+    tmp_path: Path,
+) -> None:
+    held = workspace.versions()
+    with fresh_workspace(
+        [r for r in catalogue if r.path in {v.version_id for v in held}], tmp_path / "w.sqlite"
+    ) as own:
+        for version in own.versions():
+            profile = choose_profile([version]).profile
+            made = held_passages(own, version, profile)  # segmented and kept
+            assert made == segment_version(version, profile), version.version_id
+            assert held_passages(own, version, profile) == made, version.version_id  # read back
+        kept = own.read(f"SELECT COUNT(*) FROM {TABLE}")[0][0]
+        assert kept == len(own.versions())
+
+
+def test_a_kept_row_is_taken_only_under_its_key(
+    workspace: Workspace,
+    fresh_workspace: FreshWorkspace,
+    catalogue: tuple[CatalogueRow, ...],
+    tmp_path: Path,
+) -> None:
+    version = max(workspace.versions(), key=lambda v: len(v.text))
+    row = next(r for r in catalogue if r.path == version.version_id)
+    with fresh_workspace([row], tmp_path / "w.sqlite") as own:
+        version = own.version(row.path)
+        named = choose_profile([version]).profile
+        generic = generic_profile()
+        assert passages_key(version, named) != passages_key(version, generic)
+        held_passages(own, version, generic)
+        assert held_passages(own, version, named) == segment_version(version, named)
+        assert own.read(f"SELECT COUNT(*) FROM {TABLE}")[0][0] == 2
+
+
+def test_a_diff_from_kept_passages_is_the_diff_from_segments(
+    workspace: Workspace,
+    fresh_workspace: FreshWorkspace,
+    catalogue: tuple[CatalogueRow, ...],
+    tmp_path: Path,
+) -> None:
+    family = max(
+        {v.family for v in workspace.versions()},
+        key=lambda f: sum(len(v.text) for v in workspace.versions(f)),
+    )
+    rows = [r for r in catalogue if r.family == family]
+    with fresh_workspace(rows, tmp_path / "w.sqlite") as own:
+        chosen = version_pairs(own, family)
+        assert chosen
+        plain = diff_sections(chosen)
+        for _ in range(2):  # the first segments and keeps, the second reads what was kept
+            assert diff_sections(chosen, workspace=own) == plain

@@ -1,0 +1,59 @@
+"""A held version's passages as derived state (C13): segmented once through a profile, kept in
+the workspace under their key (`derived.derived_key`), and read back by every later diff."""
+
+from __future__ import annotations
+
+import json
+
+from workbench.derived import derived_key
+from workbench.models import Passage, Version, code_digest
+from workbench.text.profiles import Profile
+from workbench.text.segment import segment_version
+from workbench.workspace.held import Workspace
+
+KIND = "passages"
+TABLE = "derived_passages"
+_SCHEMA = (
+    f"CREATE TABLE IF NOT EXISTS {TABLE} "
+    "(key TEXT PRIMARY KEY, version_id TEXT NOT NULL, passages TEXT NOT NULL)"
+)
+
+
+def passages_key(version: Version, profile: Profile) -> str:
+    """The key of a version's passages: its id and text hash (a held version's text and marks
+    never change under them), the profile's name and SHA-256, and the code."""
+    inputs = [version.version_id, version.text_sha256, profile.name, profile.sha256]
+    return derived_key(KIND, inputs, code_digest())
+
+
+def held_passages(workspace: Workspace, version: Version, profile: Profile) -> tuple[Passage, ...]:
+    """`segment_version(version, profile)`, read from what the workspace kept under its key, or
+    segmented and kept there. A kept passage holds its offsets, label, kind and path; its text is
+    sliced again from the version's, so the two are the same by construction."""
+    key = passages_key(version, profile)
+    if TABLE in workspace.tables():
+        rows = workspace.read(f"SELECT passages FROM {TABLE} WHERE key = ?", (key,))
+        if rows:
+            text = version.text
+            return tuple(
+                Passage(
+                    version_id=version.version_id,
+                    ordinal=ordinal,
+                    char_start=start,
+                    char_end=end,
+                    text=text[start:end],
+                    section_label=label,
+                    kind=kind,
+                    path=None if path is None else tuple(path),
+                )
+                for ordinal, (start, end, label, kind, path) in enumerate(json.loads(rows[0][0]))
+            )
+    passages = segment_version(version, profile)
+    kept = [[p.char_start, p.char_end, p.section_label, p.kind, p.path] for p in passages]
+    with workspace.transaction() as conn:
+        conn.execute(_SCHEMA)
+        conn.execute(
+            f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?)",
+            (key, version.version_id, json.dumps(kept, ensure_ascii=False)),
+        )
+    return passages
