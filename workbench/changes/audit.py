@@ -7,6 +7,7 @@ it was drawn from; otherwise the audit refuses in one line and states nothing.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -26,7 +27,6 @@ from workbench.changes.verdict import Verdict
 from workbench.defaults import DEFAULT_AUDIT_CONFIDENCE
 from workbench.errors import AuditError
 from workbench.files import replace_file
-from workbench.jsontext import indented_json
 from workbench.text.profiles import Profile
 from workbench.workspace import Workspace
 
@@ -408,6 +408,8 @@ def write_audit(out: Path, audit: Audit) -> tuple[Path, Path]:
     order, the sample, population digest and log head first) and Markdown; returns both paths."""
     out.mkdir(parents=True, exist_ok=True)
     paths = (out / AUDIT_JSON, out / AUDIT_MD)
-    replace_file(paths[0], (indented_json(audit.as_json()) + "\n").encode("utf-8"))
+    replace_file(
+        paths[0], (json.dumps(audit.as_json(), indent=2, ensure_ascii=False) + "\n").encode()
+    )
     replace_file(paths[1], audit_markdown(audit).encode("utf-8"))
     return paths
