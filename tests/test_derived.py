@@ -27,6 +27,8 @@ DIGESTS = {
     ("amendments/store.py", "__init__"): "the chain of sections' dated facts (a key's input)",
     ("changes/diff.py", "change_id"): "a change's id",
     ("changes/queue.py", "group_id_of"): "a review group's id",
+    ("changes/sample.py", "sample_id_of"): "an audit sample's id (a row of the verdict log)",
+    ("changes/sample.py", "population_digest"): "the sampled population's digest (C21)",
     ("changes/verdict.py", "row_digest"): "a verdict row's digest (the log's chain)",
     ("cite/blocks.py", "map_sha256"): "a block map's digest",
     ("cite/w3c.py", "annotation"): "an annotation's id",
