@@ -448,17 +448,16 @@ def consecutive_pairs(versions: Iterable[Version]) -> tuple[tuple[Version, Versi
     )
 
 
-PassageKind = Literal["front_matter", "heading", "body", "furniture"]
+PassageKind = Literal["front_matter", "heading", "body", "furniture", "footnote"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Passage:
     """A passage: an exact slice `text[char_start:char_end]` of one version.
 
-    `section_label` is the passage's own label as its numbering profile reads it (None if it opens
-    with none); `path` is the structural path it lies in (its own unit's for a labelled passage,
-    the unit above it for a body passage; None where no numbered unit covers it or the numbering
-    was refused); `kind` is what the passage is (`segment.py` states the rules).
+    `section_label`: its own label as its profile reads it (None: none); `path`: the structural path
+    it lies in (its own unit's if labelled, else the unit above; None: no numbered unit covers it,
+    or numbering was refused); `kind` (rules in `segment.py`); `anchors`: a footnote's markers.
     """
 
     version_id: str
@@ -469,13 +468,13 @@ class Passage:
     section_label: str | None
     kind: PassageKind = "body"
     path: tuple[str, ...] | None = None
+    anchors: tuple[tuple[int, int], ...] = ()
 
     def as_json(
         self, *, profile: str, page: int | None, origin: Mapping[str, int] | None = None
     ) -> dict[str, Any]:
-        """What `workbench passages --json` prints for it: its fields, the name of the profile that
-        read it, the PDF page holding its start (None for other formats) and its non-white-space
-        characters per text origin (C18; None where the version's origins are not recorded)."""
+        """`workbench passages --json`'s line: its fields (`anchors` a footnote's only), profile,
+        PDF page of its start (None: no PDF), non-white-space characters per origin (None: unread)."""
         return {
             "version_id": self.version_id,
             "ordinal": self.ordinal,
@@ -488,6 +487,7 @@ class Passage:
             "profile": profile,
             "page": page,
             "origin": None if origin is None else dict(origin),
+            **({"anchors": [list(a) for a in self.anchors]} if self.kind == "footnote" else {}),
         }
 
 

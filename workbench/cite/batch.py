@@ -21,21 +21,28 @@ from workbench.cite.pincites import check_section
 from workbench.cite.verify import Citation, HeldText, Verification, decide, held_text
 from workbench.errors import CitationError
 from workbench.models import text_sha256
+from workbench.text.footnotes import FootnoteReading
 
 if TYPE_CHECKING:  # the workspace is only read through the object a caller hands in
     from workbench.workspace import Workspace
 
 
-def verify_citation(citation: Citation, source_text: str) -> Verification:
-    """Verify `citation` against `source_text`, the version's text as stored.
+def verify_citation(
+    citation: Citation, source_text: str, *, footnotes: FootnoteReading | None = None
+) -> Verification:
+    """Verify `citation` against `source_text`, the version's text as stored, and its footnote
+    reading if given (`text.footnotes.read_footnotes`; the `footnote_unquoted` caveat reads it).
 
     The text is hashed to find its cached index (built on first use). Nothing here knows the
     version's recorded hash: use `verify_for_version`, which checks it, everywhere but tests.
     """
-    return verify_indexed(source_index(source_text, text_sha256(source_text)), citation)
+    index = source_index(source_text, text_sha256(source_text))
+    return verify_indexed(index, citation, footnotes=footnotes)
 
 
-def verify_indexed(index: SourceIndex, citation: Citation) -> Verification:
+def verify_indexed(
+    index: SourceIndex, citation: Citation, *, footnotes: FootnoteReading | None = None
+) -> Verification:
     """Verify `citation` against an indexed text whose hash the caller has already checked. A
     citation naming a section raises `CitationError`: its section is read through the held
     version's profile, so it goes through `verify_for_version`."""
@@ -49,6 +56,7 @@ def verify_indexed(index: SourceIndex, citation: Citation) -> Verification:
         recorded_sha256=index.text_sha256,
         stored_sha256=index.text_sha256,
         index=index,
+        footnotes=footnotes,
     )
     return _decided(held, citation)
 

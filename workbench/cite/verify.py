@@ -13,7 +13,7 @@ TextPositionSelector alone) is `resolved`: its span is read and shown, and nothi
 A verified verdict may carry caveats (`Caveat`, kinds in `CAVEATS`), each with its evidence: a
 caveat says why the verified words may not be what a reader takes them for (a marked omission
 removed a qualifier, `qualifier_omitted`; the span touches text a machine read off a scan,
-`machine_read`). A caveated verdict is still `verified`, and is never `plainly_verified`: every
+`machine_read`; the span holds a footnote marker whose note it leaves out, `footnote_unquoted`). A caveated verdict is still `verified`, and is never `plainly_verified`: every
 count keeps the two apart. `machine_read` is read off the version's recorded text origins (C18,
 `HeldText.origins`): where the cited span touches text of origin `invisible` (someone's OCR layer
 under a scanned image) or `ocr` (the workbench's own OCR), the words are there, but they are a
@@ -48,9 +48,10 @@ from workbench.cite.index import (
     reads_as,
     source_index,
 )
-from workbench.cite.qualifiers import QualifierFlag, qualifiers_near
+from workbench.cite.qualifiers import QualifierFlag, qualifiers_inside, qualifiers_near
 from workbench.errors import CitationError, VersionNotFound
 from workbench.models import MACHINE_READ, TextOrigins, text_sha256
+from workbench.text.footnotes import FootnoteReading
 from workbench.text.normalize import Normalized, normalize, normalized_text
 
 if TYPE_CHECKING:  # the workspace is only read through the object a caller hands in
@@ -74,6 +75,8 @@ REASONS: dict[str, str] = {
 CAVEATS: dict[str, str] = {
     "qualifier_omitted": "a marked omission (or a bracket) of the quote stands for source text "
     "holding a qualifier (not, unless, except, ...): the words quoted are there, the qualifier is not",
+    "footnote_unquoted": "the quoted span holds (or ends right at) a footnote marker whose note it "
+    "does not quote: the note may hold the exception (unless, except) that qualifies the words",
     "machine_read": "the quoted span touches text a machine read off a scanned image (origin "
     "invisible: an OCR layer under the scan; ocr: the workbench's own OCR): the words are in the "
     "text, but they are a reading of the image, not the filing's own words",
@@ -192,13 +195,15 @@ class HeldText:
     (None: no such version), the hash of the text it stores now, and that text's index (None
     unless the two hashes agree, or no hash was recorded: a bare text given to `verify_citation`).
     `origins` are the version's recorded text origins (C18; None: none recorded, as for a bare
-    text), which the `machine_read` caveat is read from."""
+    text), which the `machine_read` caveat is read from; `footnotes` the version's footnote
+    reading (C20; None: none read), which the `footnote_unquoted` caveat is read from."""
 
     version_id: str
     recorded_sha256: str | None
     stored_sha256: str | None
     index: SourceIndex | None
     origins: TextOrigins | None = None
+    footnotes: FootnoteReading | None = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -345,6 +350,7 @@ def decide(held: HeldText, citation: Citation) -> Verification:
     # 7. The qualifiers left out of the quote, and whether a machine read its words: neither ever
     # changes the verdict.
     machine = machine_read_caveat(held.origins, index.text, start, end)
+    unquoted = footnote_unquoted_caveat(held.footnotes, index, start, end)
     return Verification(
         citation=citation,
         outcome="verified",
@@ -355,7 +361,7 @@ def decide(held: HeldText, citation: Citation) -> Verification:
         occurrences=spans,
         occurrence=cited,
         qualifiers=qualifiers_near(index, *image),
-        caveats=(machine,) if machine is not None else (),
+        caveats=tuple(c for c in (machine, unquoted) if c is not None),
     )
 
 
@@ -509,6 +515,49 @@ def machine_read_caveat(
             CaveatEvidence(char_start=a, char_end=b, text=text[a:b], note=note, facts=facts)
         )
     return Caveat(kind="machine_read", evidence=tuple(evidence)) if evidence else None
+
+
+def footnote_unquoted_caveat(
+    footnotes: FootnoteReading | None, index: SourceIndex, char_start: int, char_end: int
+) -> Caveat | None:
+    """The `footnote_unquoted` caveat of the span `[char_start, char_end)`, or None.
+
+    A note is unquoted when one of its markers starts inside the span or exactly at its end (a
+    marker printed right after the last quoted character qualifies it too) and the note's own
+    span is not wholly inside the cited one. One piece of evidence per such note, in text order:
+    the note's raw span and words, its label and marker, and the qualifier words (those of
+    `qualifiers_inside`) its text holds.
+    """
+    if footnotes is None:
+        return None
+    text = index.text
+    evidence = []
+    for note in footnotes.footnotes:
+        markers = [(a, b) for a, b in note.anchors if char_start <= a <= char_end]
+        if not markers or char_start <= note.char_start < note.char_end <= char_end:
+            continue
+        a, b = note.char_start, note.char_end
+        words = text[a:b]
+        norm_start, norm_end = _image(index.normalized, a, b, normalized_text(words))
+        found = ", ".join(
+            dict.fromkeys(f.word for f in qualifiers_inside(index, norm_start, norm_end))
+        )
+        marker = f"[{markers[0][0]}, {markers[0][1]})"
+        note_line = (
+            f"[{a}, {b}) is footnote {note.label or '(unlabelled)'}, whose marker at {marker} "
+            f"the quote holds, unquoted: {' '.join(words.split())[:80]!r}"
+            + (f"; it holds {found}" if found else "")
+        )
+        evidence.append(
+            CaveatEvidence(
+                char_start=a,
+                char_end=b,
+                text=words,
+                note=note_line,
+                facts=(("label", note.label), ("marker", marker), ("qualifiers", found or None)),
+            )
+        )
+    return Caveat(kind="footnote_unquoted", evidence=tuple(evidence)) if evidence else None
 
 
 def held_text(workspace: Workspace, version_id: str) -> HeldText:

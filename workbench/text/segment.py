@@ -22,6 +22,9 @@ Each passage has a kind, decided in this order:
    `:` (element titles such as "Renewable energy portfolio standard.");
 4. `body` — everything else.
 
+Given a footnote reading (`footnotes.read_footnotes`), a passage lying wholly inside a note's
+span is of kind `footnote` instead, with the note's `anchors`; its offsets do not move.
+
 A passage's `section_label` is its own label; its `path` is the structure parser's path at its
 label (labelled passages) or at its start (the unit above it, for body passages); front matter and
 furniture get no path.
@@ -39,8 +42,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from workbench.models import Passage, PassageKind, StructureMark
+from workbench.text.footnotes import FootnoteReading
 from workbench.text.lines import LineReading, read_lines, title_like
 from workbench.text.profiles import Profile, generic_profile, profile_for
 from workbench.text.structure import (
@@ -101,6 +106,7 @@ def passages_from_readings(
     profile: Profile,
     *,
     marked: bool = False,
+    footnotes: FootnoteReading | None = None,
 ) -> tuple[Passage, ...]:
     """Passages from a text's line readings and its structure parse (see the module docstring)."""
     groups: list[list[LineReading]] = []
@@ -139,6 +145,23 @@ def passages_from_readings(
                 path=path,
             )
         )
+    return tuple(out) if footnotes is None else _with_footnotes(tuple(out), footnotes)
+
+
+def _with_footnotes(passages: tuple[Passage, ...], reading: FootnoteReading) -> tuple[Passage, ...]:
+    """Each passage lying wholly inside a note's span made a `footnote` with the note's anchors."""
+    notes = sorted(reading.footnotes, key=lambda f: f.char_start)
+    out, at = [], 0
+    for passage in passages:
+        while at < len(notes) and notes[at].char_end <= passage.char_start:
+            at += 1
+        note = notes[at] if at < len(notes) else None
+        if (
+            note is not None
+            and note.char_start <= passage.char_start < passage.char_end <= note.char_end
+        ):
+            passage = replace(passage, kind="footnote", anchors=note.anchors)
+        out.append(passage)
     return tuple(out)
 
 
@@ -148,10 +171,12 @@ def segment(
     profile: Profile | None = None,
     *,
     marks: Sequence[StructureMark] | None = None,
+    footnotes: FootnoteReading | None = None,
 ) -> tuple[Passage, ...]:
     """Passages of `text`, in order, ordinals from 0, read through `profile` (default: generic).
 
-    With `marks` (an XML version's, possibly empty), labels and paths come from the marks.
+    With `marks` (an XML version's, possibly empty), labels and paths come from the marks; with
+    `footnotes` (a reading of the same text), passages inside a note are footnotes.
     """
     profile = profile or generic_profile()
     if marks is not None:
@@ -159,13 +184,22 @@ def segment(
         parse = finish_parse(
             version_id, "xml-marks", profile.name, units_from_marks(marks, len(text)), None
         )
-        return passages_from_readings(version_id, text, readings, parse, profile, marked=True)
+        return passages_from_readings(
+            version_id, text, readings, parse, profile, marked=True, footnotes=footnotes
+        )
     return passages_from_readings(
-        version_id, text, read_text(text, profile), parse_text(version_id, text, profile), profile
+        version_id,
+        text,
+        read_text(text, profile),
+        parse_text(version_id, text, profile),
+        profile,
+        footnotes=footnotes,
     )
 
 
-def segment_version(version: object, profile: Profile | None = None) -> tuple[Passage, ...]:
+def segment_version(
+    version: object, profile: Profile | None = None, *, footnotes: FootnoteReading | None = None
+) -> tuple[Passage, ...]:
     """Passages of a version-like object (`version_id`, `text`, optionally `jurisdiction`,
     `family`, `structure`, `media_type`); `profile` defaults to the shipped profile naming its
     jurisdiction and family, else generic. An XML version is read through its marks."""
@@ -176,4 +210,4 @@ def segment_version(version: object, profile: Profile | None = None) -> tuple[Pa
             getattr(version, "jurisdiction", None), getattr(version, "family", None)
         )
     marks = tuple(getattr(version, "structure", ())) if is_marked(version) else None
-    return segment(version_id, text, profile, marks=marks)
+    return segment(version_id, text, profile, marks=marks, footnotes=footnotes)
