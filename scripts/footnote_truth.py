@@ -18,6 +18,7 @@ import json
 import re
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 from lxml import etree
@@ -103,14 +104,16 @@ def truth_for(path: Path) -> dict[str, object]:
     }
 
 
-def main(argv: list[str]) -> int:
+def write_report(argv: list[str], doc: str, truth_for: Callable[[Path], object]) -> int:
+    """Each file of `argv` read by `truth_for`, under the rules (`doc`'s second paragraph), as
+    JSON to `--out FILE` or stdout. The table oracle (`table_truth.py`) writes through it too."""
     out = None
     if "--out" in argv:
         at = argv.index("--out")
         out = Path(argv[at + 1])
         argv = argv[:at] + argv[at + 2 :]
     report = {
-        "rules": __doc__.split("\n\n")[1].replace("\n", " "),
+        "rules": " ".join(doc.split("\n\n")[1].split()),
         "files": [truth_for(Path(p)) for p in argv],
     }
     text = json.dumps(report, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
@@ -122,4 +125,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    raise SystemExit(write_report(sys.argv[1:], __doc__ or "", truth_for))

@@ -50,6 +50,7 @@ LAYERS = (
             "progress",
             "lazy",
             "tables",
+            "cells",
             "jsontext",
             "collector",
         ),

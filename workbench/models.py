@@ -18,6 +18,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from workbench.cells import TableCell, parts_json
 from workbench.provenance_text import ProvenanceText, row_fields
 
 
@@ -448,16 +449,15 @@ def consecutive_pairs(versions: Iterable[Version]) -> tuple[tuple[Version, Versi
     )
 
 
-PassageKind = Literal["front_matter", "heading", "body", "furniture", "footnote"]
+PassageKind = Literal["front_matter", "heading", "body", "furniture", "footnote", "table"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Passage:
     """A passage: an exact slice `text[char_start:char_end]` of one version.
 
-    `section_label`: its own label as its profile reads it (None: none); `path`: the structural path
-    it lies in (its own unit's if labelled, else the unit above; None: no numbered unit covers it,
-    or numbering was refused); `kind` (rules in `segment.py`); `anchors`: a footnote's markers.
+    `section_label` its own label, `path` its structural path, `kind` what it is (`segment.py`
+    states the rules); a footnote's `anchors` are its markers, a table's `cells` its cells (C20).
     """
 
     version_id: str
@@ -469,12 +469,12 @@ class Passage:
     kind: PassageKind = "body"
     path: tuple[str, ...] | None = None
     anchors: tuple[tuple[int, int], ...] = ()
+    cells: tuple[TableCell, ...] = ()
 
     def as_json(
         self, *, profile: str, page: int | None, origin: Mapping[str, int] | None = None
     ) -> dict[str, Any]:
-        """`workbench passages --json`'s line: its fields (`anchors` a footnote's only), profile,
-        PDF page of its start (None: no PDF), non-white-space characters per origin (None: unread)."""
+        """`passages --json`'s line: fields, profile, page (None: no PDF), origins (None: unread)."""
         return {
             "version_id": self.version_id,
             "ordinal": self.ordinal,
@@ -487,7 +487,7 @@ class Passage:
             "profile": profile,
             "page": page,
             "origin": None if origin is None else dict(origin),
-            **({"anchors": [list(a) for a in self.anchors]} if self.kind == "footnote" else {}),
+            **parts_json(self.kind, self.anchors, self.cells),
         }
 
 

@@ -23,7 +23,9 @@ Each passage has a kind, decided in this order:
 4. `body` — everything else.
 
 Given a footnote reading (`footnotes.read_footnotes`), a passage lying wholly inside a note's
-span is of kind `footnote` instead, with the note's `anchors`; its offsets do not move.
+span is of kind `footnote` instead, with the note's `anchors`; given tables
+(`table_cells.read_tables`), one lying wholly inside a table's span (and in no note) is of kind
+`table`, with the cells whose text lies inside it. No offset moves.
 
 A passage's `section_label` is its own label; its `path` is the structure parser's path at its
 label (labelled passages) or at its start (the unit above it, for body passages); front matter and
@@ -41,11 +43,13 @@ passage, whatever the profile.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Protocol
 
 from workbench.models import Passage, PassageKind, StructureMark
-from workbench.text.footnotes import FootnoteReading
+from workbench.text.footnotes import Footnote, FootnoteReading
 from workbench.text.lines import LineReading, read_lines, title_like
 from workbench.text.profiles import Profile, generic_profile, profile_for
 from workbench.text.structure import (
@@ -56,8 +60,17 @@ from workbench.text.structure import (
     read_text,
     units_from_marks,
 )
+from workbench.text.table_cells import Table
 
 XML_HEADING_MAX_WORDS = 15
+
+
+class _Spanned(Protocol):
+    @property
+    def char_start(self) -> int: ...
+    @property
+    def char_end(self) -> int: ...
+
 
 _LEADING_NUMBER = re.compile(
     r"(?:§+\s*|(?:SECTION|Section|SEC\.|Sec\.)\s+)?"
@@ -107,6 +120,7 @@ def passages_from_readings(
     *,
     marked: bool = False,
     footnotes: FootnoteReading | None = None,
+    tables: Sequence[Table] | None = None,
 ) -> tuple[Passage, ...]:
     """Passages from a text's line readings and its structure parse (see the module docstring)."""
     groups: list[list[LineReading]] = []
@@ -145,22 +159,37 @@ def passages_from_readings(
                 path=path,
             )
         )
-    return tuple(out) if footnotes is None else _with_footnotes(tuple(out), footnotes)
+    if footnotes is None and tables is None:
+        return tuple(out)
+    return _with_parts(tuple(out), footnotes or FootnoteReading(), tables or ())
 
 
-def _with_footnotes(passages: tuple[Passage, ...], reading: FootnoteReading) -> tuple[Passage, ...]:
-    """Each passage lying wholly inside a note's span made a `footnote` with the note's anchors."""
+def _holder(spans: Sequence[_Spanned], passage: Passage) -> _Spanned | None:
+    """The span (sorted by start, none overlapping) holding `passage` wholly, or None."""
+    at = bisect_right([s.char_start for s in spans], passage.char_start) - 1
+    if at >= 0 and passage.char_end <= spans[at].char_end:
+        return spans[at]
+    return None
+
+
+def _with_parts(
+    passages: tuple[Passage, ...], reading: FootnoteReading, tables: Sequence[Table]
+) -> tuple[Passage, ...]:
+    """Each passage wholly inside a note made a `footnote` with its anchors; else each wholly
+    inside a table made a `table` with the cells inside it."""
     notes = sorted(reading.footnotes, key=lambda f: f.char_start)
-    out, at = [], 0
+    held = sorted(tables, key=lambda t: t.char_start)
+    out = []
     for passage in passages:
-        while at < len(notes) and notes[at].char_end <= passage.char_start:
-            at += 1
-        note = notes[at] if at < len(notes) else None
-        if (
-            note is not None
-            and note.char_start <= passage.char_start < passage.char_end <= note.char_end
-        ):
+        if isinstance(note := _holder(notes, passage), Footnote):
             passage = replace(passage, kind="footnote", anchors=note.anchors)
+        elif isinstance(table := _holder(held, passage), Table):
+            cells = tuple(
+                c
+                for c in table.cells
+                if passage.char_start <= c.char_start and c.char_end <= passage.char_end
+            )
+            passage = replace(passage, kind="table", cells=cells)
         out.append(passage)
     return tuple(out)
 
@@ -172,11 +201,13 @@ def segment(
     *,
     marks: Sequence[StructureMark] | None = None,
     footnotes: FootnoteReading | None = None,
+    tables: Sequence[Table] | None = None,
 ) -> tuple[Passage, ...]:
     """Passages of `text`, in order, ordinals from 0, read through `profile` (default: generic).
 
     With `marks` (an XML version's, possibly empty), labels and paths come from the marks; with
-    `footnotes` (a reading of the same text), passages inside a note are footnotes.
+    `footnotes` (a reading of the same text) and `tables`, passages inside a note or a table take
+    those kinds.
     """
     profile = profile or generic_profile()
     if marks is not None:
@@ -185,7 +216,14 @@ def segment(
             version_id, "xml-marks", profile.name, units_from_marks(marks, len(text)), None
         )
         return passages_from_readings(
-            version_id, text, readings, parse, profile, marked=True, footnotes=footnotes
+            version_id,
+            text,
+            readings,
+            parse,
+            profile,
+            marked=True,
+            footnotes=footnotes,
+            tables=tables,
         )
     return passages_from_readings(
         version_id,
@@ -194,11 +232,16 @@ def segment(
         parse_text(version_id, text, profile),
         profile,
         footnotes=footnotes,
+        tables=tables,
     )
 
 
 def segment_version(
-    version: object, profile: Profile | None = None, *, footnotes: FootnoteReading | None = None
+    version: object,
+    profile: Profile | None = None,
+    *,
+    footnotes: FootnoteReading | None = None,
+    tables: Sequence[Table] | None = None,
 ) -> tuple[Passage, ...]:
     """Passages of a version-like object (`version_id`, `text`, optionally `jurisdiction`,
     `family`, `structure`, `media_type`); `profile` defaults to the shipped profile naming its
@@ -210,4 +253,4 @@ def segment_version(
             getattr(version, "jurisdiction", None), getattr(version, "family", None)
         )
     marks = tuple(getattr(version, "structure", ())) if is_marked(version) else None
-    return segment(version_id, text, profile, marks=marks, footnotes=footnotes)
+    return segment(version_id, text, profile, marks=marks, footnotes=footnotes, tables=tables)
