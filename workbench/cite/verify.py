@@ -25,8 +25,8 @@ the version's text hash, the offsets, the slice (where a target claiming no quot
 its readings, the quote's occurrences (counted by the one occurrence rule in `index`, then by the
 context a W3C prefix and suffix give), the decision, the qualifiers. Checks run in that order, and
 the first that fails is the reason: `unknown_version`, `source_changed`, `bad_offsets`,
-`bad_occurrence`, `empty_quote`, `quote_mismatch`, `context_mismatch`, `ambiguous_occurrence`,
-`wrong_occurrence`. `held_text` reads and hashes a version's stored text once and takes its index
+`bad_occurrence`, `empty_quote`, `quote_mismatch`, `context_mismatch`, then for a cell citation
+`cell_ambiguous` and `header_mismatch`, then `ambiguous_occurrence`, `wrong_occurrence`. `held_text` reads and hashes a version's stored text once and takes its index
 from the cache (keyed by that hash). This module is the foundation of `cite` and imports nothing
 built on it: the entry points that route a citation to the alteration rule or the section check
 (`verify_citation`, `verify_citations`, `verify_for_version`) are in `cite.batch`, which only
@@ -39,6 +39,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from workbench.cite.cell_headers import check_cell
 from workbench.cite.hints import listed, mismatch_hint
 from workbench.cite.index import (
     DELETABLE,
@@ -53,6 +54,7 @@ from workbench.errors import CitationError, VersionNotFound
 from workbench.models import MACHINE_READ, TextOrigins, text_sha256
 from workbench.text.footnotes import FootnoteReading
 from workbench.text.normalize import Normalized, normalize, normalized_text
+from workbench.text.table_cells import Table
 
 if TYPE_CHECKING:  # the workspace is only read through the object a caller hands in
     from workbench.workspace import Workspace
@@ -71,6 +73,9 @@ REASONS: dict[str, str] = {
     "ambiguous_occurrence": "the quote occurs more than once (after its prefix/suffix, if given) "
     "and no occurrence is named",
     "wrong_occurrence": "the occurrence named is not the one at the offsets",
+    "cell_ambiguous": "the citation names a table cell's headers, and the span is not one cell's "
+    "whole value, the cell's header is in doubt (a span or merged header), or no table is read",
+    "header_mismatch": "a header the citation names is not the cell's header at its offsets",
 }
 CAVEATS: dict[str, str] = {
     "qualifier_omitted": "a marked omission (or a bracket) of the quote stands for source text "
@@ -100,6 +105,7 @@ class Citation:
     `section` names the section the quote must lie in, read through the version's numbering
     profile (`cite.pincites`). `position_only` marks a target that claims no quote (a W3C
     TextPositionSelector alone; `quoted_text` is then empty): it is resolved, never verified.
+    `row_header` and `column_header` name a table cell's headers (`cite.cell_headers`).
     """
 
     version_id: str
@@ -113,6 +119,8 @@ class Citation:
     alterations: bool = False
     section: str | None = None
     position_only: bool = False
+    row_header: str | None = None
+    column_header: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -196,7 +204,8 @@ class HeldText:
     unless the two hashes agree, or no hash was recorded: a bare text given to `verify_citation`).
     `origins` are the version's recorded text origins (C18; None: none recorded, as for a bare
     text), which the `machine_read` caveat is read from; `footnotes` the version's footnote
-    reading (C20; None: none read), which the `footnote_unquoted` caveat is read from."""
+    reading (C20; None: none read), which the `footnote_unquoted` caveat is read from; `tables`
+    its tables (None: none read), against which a cell citation's headers are checked."""
 
     version_id: str
     recorded_sha256: str | None
@@ -204,6 +213,7 @@ class HeldText:
     index: SourceIndex | None
     origins: TextOrigins | None = None
     footnotes: FootnoteReading | None = None
+    tables: tuple[Table, ...] | None = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -316,6 +326,18 @@ def decide(held: HeldText, citation: Citation) -> Verification:
             named = around[0]
         else:  # the context narrowed the count: a refusal reports the occurrences it leaves
             spans = tuple(spans[i - 1] for i in around)
+    # 5b. A cell citation (C20): the headers it names, checked at their offsets, leave as the
+    # occurrences the cells of that value under them.
+    headers = ""
+    if citation.row_header is not None or citation.column_header is not None:
+        cell = check_cell(
+            held.tables, index.text, start, end, quote, citation.row_header, citation.column_header
+        )
+        if cell.reason is not None or cell.cell is None:
+            return refused(cell.reason or "cell_ambiguous", cell.detail, actual, spans, cited)
+        spans = cell.occurrences
+        cited = spans.index((cell.cell.char_start, cell.cell.char_end)) + 1
+        headers = f"; the cell stands under {cell.detail}"
     # 6. The decision.
     if named is None and len(spans) > 1:
         return refused(
@@ -355,7 +377,7 @@ def decide(held: HeldText, citation: Citation) -> Verification:
         citation=citation,
         outcome="verified",
         reason=None,
-        detail=f"occurrence {cited} of {len(spans)}",
+        detail=f"occurrence {cited} of {len(spans)}{headers}",
         actual_text=actual,
         text_sha256=index.text_sha256,
         occurrences=spans,
