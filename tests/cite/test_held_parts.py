@@ -134,3 +134,33 @@ def test_verify_reads_cell_headers_from_json_lines(
     assert main(["verify", str(path), "--json", "--workspace", str(workspace.path)]) == 0
     (line,) = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith("{")]
     assert line["outcome"] == "verified"
+
+
+def test_cite_offers_a_cells_headers(
+    workspace: Workspace, cells: list[TableCell], capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = workspace.version(FR_2018).text
+    cell = _unique(cells, text)
+    value = text[cell.char_start : cell.char_end]
+    assert main(["cite", value, "--version", FR_2018, "--workspace", str(workspace.path)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    spans = cell.row_header_spans[-1], cell.column_header_spans[-1]
+    assert printed[1] == (
+        f"  table cell row {cell.row}, column {cell.column}: row header "
+        + " / ".join(
+            f"{w!r} [{a}, {b})"
+            for w, (a, b) in zip(cell.row_header, cell.row_header_spans, strict=True)
+        )
+        + ", column header "
+        + " / ".join(
+            f"{w!r} [{a}, {b})"
+            for w, (a, b) in zip(cell.column_header, cell.column_header_spans, strict=True)
+        )
+    )
+    record = json.loads(printed[-1])
+    assert (record["row_header"], record["column_header"]) == (
+        text[slice(*spans[0])],
+        text[slice(*spans[1])],
+    )
+    (verdict,) = verify_citations(workspace, [Citation(**record)])
+    assert verdict.standing == "verified"

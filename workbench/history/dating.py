@@ -19,8 +19,10 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
+from workbench.cells import TableCell
 from workbench.cite import Citation, Verification, verify_citations
 from workbench.cite.index import (
     DELETABLE,
@@ -30,6 +32,7 @@ from workbench.cite.index import (
     occurrence_spans,
     source_index,
 )
+from workbench.cite.parts import version_parts
 from workbench.errors import CitationError, CorpusChanged
 from workbench.models import Version, span_pages, text_sha256
 from workbench.text.normalize import normalized_text
@@ -92,6 +95,8 @@ class QuoteCitation:
     `status`: `cited` (one occurrence, or the named one exists: `citation` and its `verification`
     are set), `ambiguous` (several occurrences and none named), `no_such_occurrence` (the named
     occurrence is past the last), `not_found` (none). `occurrences` lists every one, in text order.
+    `cell` is the table cell whose whole value the cited span is (C20); `by_headers` says the
+    rule verified the citation naming its headers instead of an occurrence, which is then printed.
     """
 
     version_id: str
@@ -101,6 +106,8 @@ class QuoteCitation:
     occurrences: tuple[Occurrence, ...]
     citation: Citation | None
     verification: Verification | None
+    cell: TableCell | None = None
+    by_headers: bool = False
 
     def as_json(self) -> dict[str, Any]:
         """What `workbench cite --json` prints: the citation when cited, else the status and every
@@ -126,9 +133,17 @@ class QuoteCitation:
             "char_end": c.char_end,
             "quoted_text": c.quoted_text,
         }
-        if c.occurrence is not None:
+        if self.by_headers and self.cell is not None:  # the headers name the cell, not a count
+            record |= _header_fields(self.cell)
+        elif c.occurrence is not None:
             record["occurrence"] = c.occurrence
         return record
+
+
+def _header_fields(cell: TableCell) -> dict[str, str]:
+    """A certain cell's innermost headers, as a citation names them (`cite.cell_headers`)."""
+    fields = {"row_header": cell.row_header[-1:], "column_header": cell.column_header[-1:]}
+    return {name: words[0] for name, words in fields.items() if words}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -291,7 +306,8 @@ def cite_quote(
     version = workspace.version(version_id)
     found = located(version, spans)
     status: CiteStatus = _CITE_STATUS[rule]
-    citation = verification = None
+    citation = verification = cell = None
+    by_headers = False
     if status == "cited":
         chosen = occurrence or 1
         start, end = spans[chosen - 1]
@@ -305,6 +321,18 @@ def cite_quote(
         (verification,) = verify_citations(workspace, (citation,))
         if not verification.verified:  # pragma: no cover - the search and the rule agree
             raise AssertionError(f"{version_id}: a found quote was refused: {verification.detail}")
+        cell = cell_at(version, workspace.settings.store, start, end)
+        if cell is not None and cell.doubt is None and _header_fields(cell):
+            named_cell = Citation(
+                version_id=version_id,
+                char_start=start,
+                char_end=end,
+                quoted_text=quote,
+                row_header=_header_fields(cell).get("row_header"),
+                column_header=_header_fields(cell).get("column_header"),
+            )
+            (by_cell,) = verify_citations(workspace, (named_cell,))
+            by_headers = by_cell.verified
     return QuoteCitation(
         version_id=version_id,
         quoted_text=quote,
@@ -313,6 +341,26 @@ def cite_quote(
         occurrences=found,
         citation=citation,
         verification=verification,
+        cell=cell,
+        by_headers=by_headers,
+    )
+
+
+def cell_at(version: Version, store: Path, char_start: int, char_end: int) -> TableCell | None:
+    """The table cell of `version` whose whole value is `[char_start, char_end)` (white space at
+    either end aside), or None (no table read, or no such cell)."""
+    _, tables = version_parts(version, store)
+    text = version.text
+    span = text[char_start:char_end].strip()
+    at = char_start + len(text[char_start:char_end]) - len(text[char_start:char_end].lstrip())
+    return next(
+        (
+            c
+            for t in tables or ()
+            for c in t.cells
+            if (c.char_start, c.char_end) == (at, at + len(span))
+        ),
+        None,
     )
 
 
@@ -394,12 +442,32 @@ def cite_lines(cited: QuoteCitation) -> tuple[str, ...]:
     if caveats:  # verified, never plainly: each caveat on a line of its own (C6)
         head += ", verified with caveats"
     out = [head, *(f"  {caveat.line()}" for caveat in caveats)]
+    if cited.cell is not None:
+        out.append(f"  {cell_line(cited.cell)}")
     for o in cited.occurrences:
         chosen = cited.citation is not None and cited.citation.char_start == o.char_start
         mark = "*" if chosen else " "
         out.append(f" {mark}occurrence {o.occurrence} of {n}: {where_phrase(o)}")
         out.append(f"    …{o.before} [quote] {o.after}…")
     return tuple(out)
+
+
+def cell_line(cell: TableCell) -> str:
+    """A cited table cell's headers, each at its raw offsets, or why they are in doubt."""
+    if cell.doubt is not None:
+        return f"table cell, header in doubt: {cell.doubt}"
+
+    def shown(words: tuple[str, ...], spans: tuple[tuple[int, int], ...]) -> str:
+        return (
+            " / ".join(f"{w!r} [{a}, {b})" for w, (a, b) in zip(words, spans, strict=True))
+            or "none"
+        )
+
+    return (
+        f"table cell row {cell.row}, column {cell.column}: row header "
+        f"{shown(cell.row_header, cell.row_header_spans)}, column header "
+        f"{shown(cell.column_header, cell.column_header_spans)}"
+    )
 
 
 def history_lines(life: QuoteHistory) -> tuple[str, ...]:
