@@ -164,3 +164,26 @@ def test_cite_offers_a_cells_headers(
     )
     (verdict,) = verify_citations(workspace, [Citation(**record)])
     assert verdict.standing == "verified"
+
+
+def test_passages_show_footnotes_and_tables(
+    workspace: Workspace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = (STORE / FR_2018).read_bytes()
+    text = workspace.version(FR_2018).text
+    reading = read_markup_footnotes(data, source=FR_2018)
+    assert main(["passages", FR_2018, "--json", "--workspace", str(workspace.path)]) == 0
+    passages = json.loads(capsys.readouterr().out)
+    notes = {(f.char_start, f.char_end): f for f in reading.footnotes}
+    footnotes = [p for p in passages if p["kind"] == "footnote"]
+    assert footnotes and all(
+        p["anchors"] == [list(a) for a in notes[(p["char_start"], p["char_end"])].anchors]
+        for p in footnotes
+        if (p["char_start"], p["char_end"]) in notes
+    )
+    rows = [p for p in passages if p["kind"] == "table"]
+    assert any(p["cells"] for p in rows)
+    for p in rows:
+        for cell in p["cells"]:
+            assert p["char_start"] <= cell["char_start"] < cell["char_end"] <= p["char_end"]
+            assert [text[a:b] for a, b in cell["column_header_spans"]] == cell["column_header"]
