@@ -15,6 +15,7 @@ from workbench.cite.batch import verify_citations
 from workbench.cite.verify import Citation
 from workbench.cli import main
 from workbench.text.footnotes import Footnote, read_markup_footnotes
+from workbench.text.parts import version_parts
 from workbench.text.table_cells import read_tables
 from workbench.workspace import Workspace
 
@@ -187,3 +188,28 @@ def test_passages_show_footnotes_and_tables(
         for cell in p["cells"]:
             assert p["char_start"] <= cell["char_start"] < cell["char_end"] <= p["char_end"]
             assert [text[a:b] for a, b in cell["column_header_spans"]] == cell["column_header"]
+
+
+@pytest.mark.parametrize(
+    ("bytes_there", "read"),
+    [
+        pytest.param("own", True, id="the-artefact"),
+        pytest.param("missing", False, id="store-moved"),
+        pytest.param("other", False, id="other-bytes"),
+    ],
+)
+def test_parts_read_only_the_versions_own_bytes(
+    workspace: Workspace, tmp_path: Path, bytes_there: str, read: bool
+) -> None:
+    version = workspace.version(FR_2018)
+    store = tmp_path / bytes_there
+    if bytes_there != "missing":
+        (store / FR_2018).parent.mkdir(parents=True)
+        data = (STORE / FR_2018).read_bytes()
+        (store / FR_2018).write_bytes(
+            data if bytes_there == "own" else data.replace(b"82 FR", b"83 FR", 1)
+        )
+    footnotes, tables = version_parts(version, store)
+    assert (footnotes is not None, tables is not None) == (read, read)
+    if read:
+        assert footnotes == read_markup_footnotes((STORE / FR_2018).read_bytes(), source=FR_2018)

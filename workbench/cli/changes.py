@@ -113,7 +113,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 def _footnoted(sections: Any, store: Any) -> list[Any]:
     """Each section's unchanged clauses whose footnote changed, read from the held artefacts."""
     from workbench.changes.footnoted import footnote_changes
-    from workbench.cite.parts import version_parts
+    from workbench.text.parts import version_parts
 
     return [
         footnote_changes(

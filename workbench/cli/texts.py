@@ -33,7 +33,7 @@ def cmd_text(args: argparse.Namespace) -> int:
 
 
 def cmd_passages(args: argparse.Namespace) -> int:
-    from workbench.cite.parts import version_parts
+    from workbench.text.parts import version_parts
     from workbench.text.segment import segment_version
 
     with open_held(args) as workspace:

@@ -32,10 +32,10 @@ from workbench.cite.index import (
     occurrence_spans,
     source_index,
 )
-from workbench.cite.parts import version_parts
 from workbench.errors import CitationError, CorpusChanged
 from workbench.models import Version, span_pages, text_sha256
 from workbench.text.normalize import normalized_text
+from workbench.text.parts import version_parts
 from workbench.text.segment import segment_version
 from workbench.workspace import Workspace
 
