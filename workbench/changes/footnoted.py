@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.models import Change, Span
-from workbench.text.footnotes import Footnote, FootnoteReading
-from workbench.text.normalize import normalized_text
+from workbench.text.footnotes import Footnote, FootnoteReading, note_words
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -61,19 +60,12 @@ def _notes(reading: FootnoteReading, span: Span) -> list[Footnote]:
     return sorted(reading.notes_in(span.char_start, span.char_end), key=first)
 
 
-def _substance(note: Footnote, text: str) -> str:
-    """A note's words after its label, normalized: a note relabelled because one was inserted
-    before it ("a" now "b") has not changed."""
-    words = text[note.char_start : note.char_end].lstrip()
-    return normalized_text(words.removeprefix(note.label)).strip()
-
-
 def footnote_changes(
     changes: Sequence[Change],
     texts: tuple[str, str],
     readings: tuple[FootnoteReading | None, FootnoteReading | None],
 ) -> tuple[FootnoteChange, ...]:
-    """Each `unchanged` change whose notes (by `_notes`, compared by `_substance`) differ between
+    """Each `unchanged` change whose notes (by `_notes`, compared by `footnotes.note_words`) differ between
     the two sides, in the diff's order: a note's words rewritten, a note added to or taken from
     the clause. None when either side has no footnote reading."""
     (before_text, after_text), (before_notes, after_notes) = texts, readings
@@ -84,7 +76,7 @@ def footnote_changes(
         if change.kind != "unchanged" or change.before is None or change.after is None:
             continue
         old, new = _notes(before_notes, change.before), _notes(after_notes, change.after)
-        if [_substance(n, before_text) for n in old] == [_substance(n, after_text) for n in new]:
+        if [note_words(n, before_text) for n in old] == [note_words(n, after_text) for n in new]:
             continue
         found.append(
             FootnoteChange(

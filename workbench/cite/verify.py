@@ -554,9 +554,9 @@ def footnote_unquoted_caveat(
         return None
     text = index.text
     evidence = []
-    for note in footnotes.footnotes:
+    for note in footnotes.notes_qualifying(char_start, char_end):
         markers = [(a, b) for a, b in note.anchors if char_start <= a <= char_end]
-        if not markers or char_start <= note.char_start < note.char_end <= char_end:
+        if char_start <= note.char_start < note.char_end <= char_end:
             continue
         a, b = note.char_start, note.char_end
         words = text[a:b]

@@ -34,6 +34,7 @@ from workbench.cite.index import (
 )
 from workbench.errors import CitationError, CorpusChanged
 from workbench.models import Version, span_pages, text_sha256
+from workbench.text.footnotes import note_words
 from workbench.text.normalize import normalized_text
 from workbench.text.parts import version_parts
 from workbench.text.segment import segment_version
@@ -148,12 +149,14 @@ def _header_fields(cell: TableCell) -> dict[str, str]:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Holding:
-    """One version of a family and the quote's occurrences in it (empty: it does not hold it)."""
+    """One version of a family and the quote's occurrences in it (empty: it does not hold it);
+    `footnotes`, the words of the notes that qualify them (C20), in text order, each once."""
 
     version_id: str
     version_label: str
     version_order: int
     occurrences: tuple[Occurrence, ...]
+    footnotes: tuple[str, ...] = ()
 
     @property
     def holds(self) -> bool:
@@ -187,6 +190,12 @@ class QuoteHistory:
         """Whether the family's latest held version holds the quote."""
         return bool(self.versions) and self.versions[-1].holds
 
+    def footnote_changed(self, holding: Holding) -> bool:
+        """Whether `holding` holds the quote and the notes qualifying it differ from those of the
+        previous version that holds it (the quote unchanged, its footnote not)."""
+        before = [h for h in self.holding if h.version_order < holding.version_order]
+        return holding.holds and bool(before) and before[-1].footnotes != holding.footnotes
+
     def as_json(self) -> dict[str, Any]:
         return {
             "family": self.family,
@@ -201,6 +210,9 @@ class QuoteHistory:
                     "version_order": h.version_order,
                     "holds": h.holds,
                     "occurrences": [o.as_json() for o in h.occurrences],
+                    # A quote no note qualifies prints as it always did.
+                    **({"footnotes": list(h.footnotes)} if h.footnotes else {}),
+                    **({"footnote_changed": True} if self.footnote_changed(h) else {}),
                 }
                 for h in self.versions
             ],
@@ -405,9 +417,19 @@ def quote_history(
                 version_label=version.version_label,
                 version_order=version.version_order,
                 occurrences=located(version, spans),
+                footnotes=_qualifying(version, workspace.settings.store, spans),
             )
         )
     return QuoteHistory(family=family, quoted_text=quote, versions=tuple(holdings))
+
+
+def _qualifying(version: Version, store: Path, spans: Sequence[tuple[int, int]]) -> tuple[str, ...]:
+    """The words of the notes qualifying any of `spans` (`notes_qualifying`), each once."""
+    reading = version_parts(version, store)[0] if spans else None
+    if reading is None:
+        return ()
+    notes = dict.fromkeys(n for a, b in spans for n in reading.notes_qualifying(a, b))
+    return tuple(note_words(n, version.text) for n in notes)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -479,6 +501,9 @@ def history_lines(life: QuoteHistory) -> tuple[str, ...]:
             continue
         for o in h.occurrences:
             out.append(f"  +  {h.version_id}  {where_phrase(o)}")
+        if life.footnote_changed(h):
+            notes = "; ".join(repr(w[:60]) for w in h.footnotes) or "no note"
+            out.append(f"     the quote's footnote changed here: {notes}")
     out.append(
         f"{life.family}: {len(life.holding)} of {len(life.versions)} versions hold the quote; "
         f"first {life.first_holding or '-'}, last {life.last_holding or '-'}; "

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from workbench.text.normalize import normalized_text
 from workbench.text.xml import chosen_element_spans, parse_xml
 
 # Case-folded local names. A note element holds a footnote's words; a reference element names
@@ -90,6 +91,20 @@ class FootnoteReading:
         return tuple(
             f for f in self.footnotes if any(char_start <= a < char_end for a, _ in f.anchors)
         )
+
+    def notes_qualifying(self, char_start: int, char_end: int) -> tuple[Footnote, ...]:
+        """The notes that qualify the words `[char_start, char_end)`: a marker of theirs starts
+        inside it or exactly at its end (printed right after the last word), in text order."""
+        return tuple(
+            f for f in self.footnotes if any(char_start <= a <= char_end for a, _ in f.anchors)
+        )
+
+
+def note_words(note: Footnote, text: str) -> str:
+    """A note's words after its label, normalized (C5): what two versions' notes are compared by,
+    so a note relabelled because one was inserted before it ("a" now "b") has not changed."""
+    words = text[note.char_start : note.char_end].lstrip()
+    return normalized_text(words.removeprefix(note.label)).strip()
 
 
 def read_footnotes(data: bytes, *, source: str, media_type: str, text: str) -> FootnoteReading:
