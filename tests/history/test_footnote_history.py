@@ -1,4 +1,4 @@
-"""`workbench history` says where a quote's footnote changed though its words did not (C16, C20):
+"""`history` and `recheck` say where a quote's footnote changed though its words did not (C16, C20):
 two releases of a held Justice Canada regulation, the later one's bytes with the note that
 qualifies the enacting clause rewritten, as a new release would; and nothing said when the notes
 are the same."""
@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CORPUS_DIR, STORE
+from workbench.cite import Citation
 from workbench.corpus import CorpusSettings, read_catalogue
 from workbench.history.dating import history_lines, quote_history
+from workbench.history.recheck import recheck_lines, recheck_quotes
 from workbench.text.footnotes import read_markup_footnotes
 from workbench.workspace import Workspace
 from workbench.workspace.holding import version_from_row
@@ -59,12 +61,21 @@ def test_history_reports_a_changed_footnote(tmp_path: Path, rewrite: bytes, chan
         marker = note.anchors[0][0]
         quote = text[text.rindex("\n", 0, marker) + 1 : marker]  # the clause up to its marker
         life = quote_history(workspace, quote, FAMILY)
+        start = text.index(quote)
+        cited = Citation(
+            version_id=rows[BEFORE].path, char_start=start, char_end=marker, quoted_text=quote
+        )
+        report = recheck_quotes(workspace, citations=[("the clause", cited)])
     assert [h.holds for h in life.versions] == [True, True]
     assert "S.C. 1992, c. 36" in life.versions[0].footnotes
     lines = history_lines(life)
     flagged = [line for line in lines if "footnote changed" in line]
     assert bool(flagged) == changed
     assert [life.footnote_changed(h) for h in life.versions] == [False, changed]
+    (finding,) = report.findings  # recheck says the same of a recorded citation
+    assert (finding.status, finding.footnote_changed) == ("still_present", changed)
+    assert any("footnote changed" in line for line in recheck_lines(report)) == changed
     if changed:
         assert "'S.C. 1992, c. 37'" in flagged[0]
         assert life.as_json()["versions"][1]["footnote_changed"] is True
+        assert finding.as_json()["footnotes_after"] == list(life.versions[1].footnotes)

@@ -417,13 +417,15 @@ def quote_history(
                 version_label=version.version_label,
                 version_order=version.version_order,
                 occurrences=located(version, spans),
-                footnotes=_qualifying(version, workspace.settings.store, spans),
+                footnotes=qualifying_notes(version, workspace.settings.store, spans),
             )
         )
     return QuoteHistory(family=family, quoted_text=quote, versions=tuple(holdings))
 
 
-def _qualifying(version: Version, store: Path, spans: Sequence[tuple[int, int]]) -> tuple[str, ...]:
+def qualifying_notes(
+    version: Version, store: Path, spans: Sequence[tuple[int, int]]
+) -> tuple[str, ...]:
     """The words of the notes qualifying any of `spans` (`notes_qualifying`), each once."""
     reading = version_parts(version, store)[0] if spans else None
     if reading is None:
