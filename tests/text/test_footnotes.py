@@ -132,6 +132,27 @@ def test_markdown_footnotes(
     )
 
 
+AKN = (
+    '<akomaNtoso xmlns="http://docs.oasis-open.org/legaldocml/ns/akn/3.0"><act><body>'
+    '<section eId="s1"><num>1.</num><content><p>The operator shall file a report'
+    '<authorialNote marker="1" eId="s1__n1"><p>Unless exempted.</p></authorialNote> each year.</p>'
+    '</content></section><section eId="s2"><num>2.</num><content><p>See the note'
+    '<noteRef href="#s2__n2">2</noteRef> on filing.</p></content></section></body></act></akomaNtoso>'
+)
+
+
+def test_akoma_ntoso_notes() -> None:
+    # An authorialNote is printed where its marker stands: anchored there, by its `marker`; a
+    # noteRef naming a note the document lacks is reported, never linked.
+    data = AKN.encode()
+    text = extract_xml(data, source="akn").text
+    reading = read_markup_footnotes(data, source="akn")
+    (note,) = reading.footnotes
+    assert (note.label, text[note.char_start : note.char_end]) == ("1", "Unless exempted.")
+    assert note.anchors == ((note.char_start, note.char_start),)
+    assert [(m.label, text[m.char_start : m.char_end]) for m in reading.unlinked] == [("2", "2")]
+
+
 def test_two_notes_for_one_number_are_ambiguous() -> None:
     path = FR_NOTICES / "2013-01241.xml"
     data = path.read_bytes()

@@ -22,6 +22,9 @@ from workbench.text.xml import chosen_element_spans, parse_xml
 # its note by id; an empty `FTREF` makes the element just before it a reference by label.
 NOTE_ELEMENTS = frozenset({"ftnt", "footnote", "authorialnote"})
 REFERENCE_ELEMENTS = frozenset({"ref", "footnoteref", "noteref"})
+# Elements that only ever refer to a note: a marker even when the note they name is missing. A
+# generic `ref` is a marker only when its target is a note (USLM notes link back with `ref`s).
+NOTE_REFERENCE_ELEMENTS = frozenset({"footnoteref", "noteref"})
 LABEL_REFERENCE_MARK = "ftref"
 # A note's label is the text of its first element of these names, when no text stands before it.
 NOTE_LABEL_ELEMENTS = frozenset({"su", "sup", "label", "ref", "num"})
@@ -170,7 +173,10 @@ def read_markup_footnotes(data: bytes, *, source: str) -> FootnoteReading:
     nearest ancestor that holds a note of that label decides; one such note is linked, two or more
     make the marker `ambiguous`. A marker whose id or label names no note giving text is `unlinked`.
     A reference naming an id that is no note (a note's link back to its marker) is no marker.
-    Markers inside a note are not read (only the outermost chosen element has a span).
+    Markers inside a note are not read (only the outermost chosen element has a span). A note no
+    marker names that carries a `marker` attribute and sits in running text (Akoma Ntoso's
+    `authorialNote`, printed at its marker's place) is anchored there: an empty span at its start,
+    labelled by that attribute.
     """
     root = parse_xml(data, source=source)
     notes_by_id: dict[str, list[etree._Element]] = defaultdict(list)
@@ -182,7 +188,9 @@ def read_markup_footnotes(data: bytes, *, source: str) -> FootnoteReading:
         name = _local(el)
         if name in NOTE_ELEMENTS:
             return True
-        if name in REFERENCE_ELEMENTS and _target(el) in notes_by_id:
+        if name in NOTE_REFERENCE_ELEMENTS or (
+            name in REFERENCE_ELEMENTS and _target(el) in notes_by_id
+        ):
             return True
         return _labelled_reference(el)
 
@@ -209,6 +217,12 @@ def read_markup_footnotes(data: bytes, *, source: str) -> FootnoteReading:
             ambiguous.append(marker)
         else:
             anchors[id(candidates[0])].append((start, end))
+    for el, start, _ in notes:
+        # A note set in running text with a `marker` (Akoma Ntoso's authorialNote) stands where
+        # its marker is printed: its anchor is that place, an empty span at its start.
+        if not anchors.get(id(el)) and el.get("marker") and _in_running_text(el):
+            anchors[id(el)].append((start, start))
+            labels[id(el)] = labels[id(el)] or el.get("marker", "").strip()
     return FootnoteReading(
         footnotes=tuple(
             Footnote(
@@ -223,6 +237,15 @@ def read_markup_footnotes(data: bytes, *, source: str) -> FootnoteReading:
         unlinked=tuple(unlinked),
         ambiguous=tuple(ambiguous),
     )
+
+
+def _in_running_text(el: etree._Element) -> bool:
+    """Whether words stand beside `el` in its parent: text before it, or after it."""
+    parent = el.getparent()
+    if parent is None:
+        return False
+    pieces = [parent.text, *(c.tail for c in parent)]
+    return any(p is not None and p.strip() for p in pieces)
 
 
 def _notes_in_scope(
