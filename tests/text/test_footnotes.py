@@ -206,3 +206,19 @@ def test_footnote_unquoted(quote_end: int, with_note: bool, standing: str) -> No
         f"{note.label}, whose marker at {marker} the quote holds, unquoted: "
         f"{' '.join(evidence.text.split())[:80]!r}"
     )
+
+
+def test_the_qualifier_scan_reads_the_note() -> None:
+    text, reading = _read(FR_ISSUE)
+    note = next(
+        f for f in reading.footnotes if f.anchors and " unless " in text[f.char_start : f.char_end]
+    )
+    marker = note.anchors[0][0]
+    start = text.rindex(". ", 0, marker) + 2
+    citation = Citation(
+        version_id="fr", char_start=start, char_end=marker, quoted_text=text[start:marker]
+    )
+    (caveat,) = verify_citation(citation, text, footnotes=reading).caveats
+    facts = dict(next(e for e in caveat.evidence if e.char_start == note.char_start).facts)
+    assert "unless" in str(facts["qualifiers"]).split(", ")
+    assert str(facts["marker"]) == f"[{note.anchors[0][0]}, {note.anchors[0][1]})"

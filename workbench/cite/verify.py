@@ -542,41 +542,27 @@ def machine_read_caveat(
 def footnote_unquoted_caveat(
     footnotes: FootnoteReading | None, index: SourceIndex, char_start: int, char_end: int
 ) -> Caveat | None:
-    """The `footnote_unquoted` caveat of the span `[char_start, char_end)`, or None.
-
-    A note is unquoted when one of its markers starts inside the span or exactly at its end (a
-    marker printed right after the last quoted character qualifies it too) and the note's own
-    span is not wholly inside the cited one. One piece of evidence per such note, in text order:
-    the note's raw span and words, its label and marker, and the qualifier words (those of
-    `qualifiers_inside`) its text holds.
-    """
-    if footnotes is None:
-        return None
-    text = index.text
+    """The `footnote_unquoted` caveat of `[char_start, char_end)`, or None: one piece of evidence
+    per note that qualifies the span (`FootnoteReading.notes_qualifying`: a marker inside it or
+    right at its end) and is not wholly inside it, in text order: its raw span and words, label,
+    marker and the qualifier words (`qualifiers_inside`) its text holds."""
     evidence = []
-    for note in footnotes.notes_qualifying(char_start, char_end):
-        markers = [(a, b) for a, b in note.anchors if char_start <= a <= char_end]
-        if char_start <= note.char_start < note.char_end <= char_end:
-            continue
+    for note in footnotes.notes_qualifying(char_start, char_end) if footnotes else ():
         a, b = note.char_start, note.char_end
-        words = text[a:b]
-        norm_start, norm_end = _image(index.normalized, a, b, normalized_text(words))
-        found = ", ".join(
-            dict.fromkeys(f.word for f in qualifiers_inside(index, norm_start, norm_end))
-        )
-        marker = f"[{markers[0][0]}, {markers[0][1]})"
+        if char_start <= a < b <= char_end:
+            continue
+        marker = next(f"[{m}, {n})" for m, n in note.anchors if char_start <= m <= char_end)
+        image = _image(index.normalized, a, b, normalized_text(index.text[a:b]))
+        found = ", ".join(dict.fromkeys(f.word for f in qualifiers_inside(index, *image)))
         note_line = (
             f"[{a}, {b}) is footnote {note.label or '(unlabelled)'}, whose marker at {marker} "
-            f"the quote holds, unquoted: {' '.join(words.split())[:80]!r}"
+            f"the quote holds, unquoted: {' '.join(index.text[a:b].split())[:80]!r}"
             + (f"; it holds {found}" if found else "")
         )
+        facts = (("label", note.label), ("marker", marker), ("qualifiers", found or None))
         evidence.append(
             CaveatEvidence(
-                char_start=a,
-                char_end=b,
-                text=words,
-                note=note_line,
-                facts=(("label", note.label), ("marker", marker), ("qualifiers", found or None)),
+                char_start=a, char_end=b, text=index.text[a:b], note=note_line, facts=facts
             )
         )
     return Caveat(kind="footnote_unquoted", evidence=tuple(evidence)) if evidence else None
