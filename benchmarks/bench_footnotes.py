@@ -9,14 +9,18 @@ nothing. `--write-docs` replaces the block between the `bench:footnotes` markers
    recall, each miss and each extra link, and the markers and notes each side leaves unlinked.
 2. Every held XML and Markdown version of the fetched corpus that has a note or a marker: notes,
    markers, linked markers, markers with no note, markers two notes share, notes no marker names.
+3. The held PDFs with footnotes (the D.P.U. order, the NERC standards), read by their glyphs
+   (`text.pdf_footnotes`): the same counts, and the seconds to extract and read each.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from bench_spine import ROOT, STORE, bench_options, report_to_docs
@@ -24,6 +28,8 @@ from bench_spine import ROOT, STORE, bench_options, report_to_docs
 from workbench.evals.footnote_score import precision_recall, score_files
 from workbench.text.extraction import extract
 from workbench.text.footnotes import read_footnotes
+from workbench.text.ocr import OcrOptions
+from workbench.text.pdf_footnotes import read_pdf_footnotes
 
 FR_NOTICES = ROOT.parent / "shared" / "external" / "footnotes-fr-notices-cfpb"
 
@@ -53,7 +59,9 @@ def _external() -> None:
 
 
 def _held() -> None:
-    print("2. held markup versions with footnotes (notes, markers, linked, no note, shared, unnamed)")
+    print(
+        "2. held markup versions with footnotes (notes, markers, linked, no note, shared, unnamed)"
+    )
     for path in sorted(STORE.rglob("*")):
         if path.suffix not in (".xml", ".md") or not path.is_file():
             continue
@@ -71,6 +79,25 @@ def _held() -> None:
         )
 
 
+def _pdfs() -> None:
+    print("3. held PDFs read by their glyphs (notes, markers, linked, no note, shared, unnamed, s)")
+    ocr = OcrOptions(
+        cache=Path(os.environ.get("WORKBENCH_OCR_CACHE", ROOT / ".workbench" / "ocr-cache"))
+    )
+    for path in sorted([*STORE.glob("us-ma/*/*.pdf"), *STORE.glob("us-nerc/*/*.pdf")]):
+        data = path.read_bytes()
+        started = time.perf_counter()
+        text = extract(data, media_type="application/pdf", source=str(path), ocr=ocr).text
+        reading = read_pdf_footnotes(data, source=str(path), text=text, ocr=ocr)
+        took = time.perf_counter() - started
+        linked = sum(len(f.anchors) for f in reading.footnotes)
+        print(
+            f"   {path.relative_to(STORE)}: {len(reading.footnotes)}, {len(reading.markers)}, "
+            f"{linked}, {len(reading.unlinked)}, {len(reading.ambiguous)}, "
+            f"{len(reading.unanchored)}, {took:.1f}"
+        )
+
+
 def main() -> int:
     options = bench_options(__doc__, sys.argv[1:])
     if not STORE.is_dir():
@@ -80,6 +107,7 @@ def main() -> int:
     def run() -> None:
         _external()
         _held()
+        _pdfs()
 
     report_to_docs(run, "bench:footnotes", options["--write-docs"])
     return 0
