@@ -31,6 +31,7 @@ ROOT = ""  # the repository root; "" = the nearest folder up from here holding c
 FAMILY = "dc-code-34-1432"  # the family whose versions are cited
 LAW = "us-dc/dc-law-24-314/24-314.xml"  # the amending law whose instructions are checked
 INTERACTIVE_CHARTS = False  # True: charts also get an interactive view (offline, ~0.9 MB each)
+FR_ISSUE = "us-federal-register/fr-issue-2018-05-10/FR-2018-05-10-uslm.xml"  # footnotes and tables
 
 # %%
 import tempfile
@@ -274,5 +275,54 @@ flagged = [v for v in checks if v.verified and v.qualifiers]
 print(f"verified citations with a qualifier nearby: {len(flagged)} of {sum(v.verified for v in checks)}")
 for v in flagged[:3]:
     print(f"- {v.citation.version_id.rsplit('/', 1)[-1]}: {', '.join(q.word for q in v.qualifiers)}")
+
+# %% [markdown]
+# ## A footnote left out, and a table cell under its headers
+#
+# A clause can read as absolute while its footnote holds the exception. Here a Federal Register
+# issue is held, its footnotes and tables read from its markup (`read_footnotes`, `read_tables`),
+# and a sentence is quoted up to the marker of its first note: the quote verifies, with the caveat
+# `footnote_unquoted` naming the note's offsets and words. Then a table cell is cited with its row
+# and column headers (verified), with another column's header (refused, `header_mismatch`), and a
+# cell spanning columns of different heads (refused, `cell_ambiguous`: its header is in doubt).
+# Each is found by code, so the cells show what the document holds.
+
+# %%
+fr_rows = [r for r in wb.read_catalogue(ROOT / "corpus") if r.path == FR_ISSUE]
+wb.ingest(held, fr_rows, store)
+fr = held.version(FR_ISSUE)
+fr_bytes = (store / FR_ISSUE).read_bytes()
+notes = wb.read_footnotes(fr_bytes, source=FR_ISSUE, media_type=fr.media_type, text=fr.text)
+tables = wb.read_tables(fr_bytes, source=FR_ISSUE, text=fr.text)
+# The first note whose marker closes a sentence of at least 80 characters: that sentence is quoted.
+opening = {n: fr.text.rindex(". ", 0, n.anchors[0][0]) + 2 for n in notes.footnotes if n.anchors}
+note = next(n for n, at in opening.items() if n.anchors[0][0] - at >= 80)
+marker, start = note.anchors[0][0], opening[note]
+clause = wb.Citation(version_id=FR_ISSUE, char_start=start, char_end=marker, quoted_text=fr.text[start:marker])
+verdict = wb.verify_citation(clause, fr.text, footnotes=notes)
+print(f"quoted: {clause.quoted_text[:90]}...")
+print(verdict.standing)
+for caveat in verdict.caveats:
+    print(caveat.line())
+
+# %%
+cells = [c for t in tables for c in t.cells]
+values = [fr.text[c.char_start : c.char_end] for c in cells]
+cell = next(c for c, v in zip(cells, values, strict=True) if c.doubt is None and c.row_header and values.count(v) == 1 and len(v) > 3)
+other = next(c.column_header[-1] for c in cells if c.column_header and c.column_header[-1] != cell.column_header[-1])
+merged = next(c for c in cells if c.doubt is not None and "spans" in c.doubt)
+
+
+def cell_citation(c, row, column):
+    return wb.Citation(version_id=FR_ISSUE, char_start=c.char_start, char_end=c.char_end, quoted_text=fr.text[c.char_start : c.char_end], row_header=row, column_header=column)
+
+
+for label, citation in (
+    ("its own headers", cell_citation(cell, cell.row_header[-1], cell.column_header[-1])),
+    ("another column's header", cell_citation(cell, cell.row_header[-1], other)),
+    ("a cell spanning heads", cell_citation(merged, "any", "any")),
+):
+    v = wb.verify_citation(citation, fr.text, tables=tables)
+    print(f"{label:<24} {v.outcome:<9} {v.reason or '-':<16} {v.detail[:110]}")
 held.close()
 workspace_dir.cleanup()

@@ -56,6 +56,7 @@ LAYERS = (
             "bounds",
             "database",
             "derived",
+            "cells",
         ),
     ),
     ("corpus", ("corpus",)),

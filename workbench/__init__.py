@@ -28,6 +28,8 @@ _HOME = {
     "ingest": "workbench.workspace",
     # text, passages and structure
     "segment_version": "workbench.text.segment",
+    "read_footnotes": "workbench.text.footnotes",
+    "read_tables": "workbench.text.table_cells",
     "parse_structure": "workbench.text.structure",
     # changes and their review
     "RESTRUCTURE_CONFIDENCE_CEILING": "workbench.changes.diff",

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from workbench.bounds import strict_json as strict_json  # its home; read through models too
+from workbench.cells import TableCell, parts_json
 from workbench.provenance_text import ProvenanceText, row_fields
 
 
@@ -429,17 +430,15 @@ def consecutive_pairs(versions: Iterable[Version]) -> tuple[tuple[Version, Versi
     )
 
 
-PassageKind = Literal["front_matter", "heading", "body", "furniture"]
+PassageKind = Literal["front_matter", "heading", "body", "furniture", "footnote", "table"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Passage:
     """A passage: an exact slice `text[char_start:char_end]` of one version.
 
-    `section_label` is the passage's own label as its numbering profile reads it (None if it opens
-    with none); `path` is the structural path it lies in (its own unit's for a labelled passage,
-    the unit above it for a body passage; None where no numbered unit covers it or the numbering
-    was refused); `kind` is what the passage is (`segment.py` states the rules).
+    `section_label` its own label, `path` its structural path, `kind` what it is (`segment.py`
+    states the rules); a footnote's `anchors` are its markers, a table's `cells` its cells (C20).
     """
 
     version_id: str
@@ -450,13 +449,13 @@ class Passage:
     section_label: str | None
     kind: PassageKind = "body"
     path: tuple[str, ...] | None = None
+    anchors: tuple[tuple[int, int], ...] = ()
+    cells: tuple[TableCell, ...] = ()
 
     def as_json(
         self, *, profile: str, page: int | None, origin: Mapping[str, int] | None = None
     ) -> dict[str, Any]:
-        """What `workbench passages --json` prints for it: its fields, the name of the profile that
-        read it, the PDF page holding its start (None for other formats) and its non-white-space
-        characters per text origin (C18; None where the version's origins are not recorded)."""
+        """`passages --json`'s line: fields, profile, page (None: no PDF), origins (None: unread)."""
         return {
             "version_id": self.version_id,
             "ordinal": self.ordinal,
@@ -469,6 +468,7 @@ class Passage:
             "profile": profile,
             "page": page,
             "origin": None if origin is None else dict(origin),
+            **parts_json(self.kind, self.anchors, self.cells),
         }
 
 

@@ -539,7 +539,7 @@ def test_qualifier_flags_on_truncated_real_sentences(workspace: Workspace) -> No
         pytest.param(
             "workbench",
             b'{"version_id": "v", "char_start": 0, "char_end": 1, "quoted_text": "x", "occurence": 1}',
-            "line 1: field 'occurence': unknown field (expected version_id, char_start, char_end, quoted_text, occurrence, page, alterations, section)",
+            "line 1: field 'occurence': unknown field (expected version_id, char_start, char_end, quoted_text, occurrence, page, alterations, section, row_header, column_header)",
             id="unknown-field",
         ),
         pytest.param(

@@ -17,25 +17,43 @@ from typing import TYPE_CHECKING
 
 from workbench.cite.alterations import decide_altered
 from workbench.cite.index import SourceIndex, source_index
+from workbench.cite.parts import with_parts
 from workbench.cite.pincites import check_section
 from workbench.cite.verify import Citation, HeldText, Verification, decide, held_text
 from workbench.errors import CitationError
 from workbench.models import text_sha256
+from workbench.text.footnotes import FootnoteReading
+from workbench.text.table_cells import Table
 
 if TYPE_CHECKING:  # the workspace is only read through the object a caller hands in
     from workbench.workspace import Workspace
 
 
-def verify_citation(citation: Citation, source_text: str) -> Verification:
-    """Verify `citation` against `source_text`, the version's text as stored.
+def verify_citation(
+    citation: Citation,
+    source_text: str,
+    *,
+    footnotes: FootnoteReading | None = None,
+    tables: tuple[Table, ...] | None = None,
+) -> Verification:
+    """Verify `citation` against `source_text`, the version's text as stored, with its footnote
+    reading and tables if given (`text.footnotes`, `text.table_cells`; the `footnote_unquoted`
+    caveat and a cell citation's headers read them).
 
     The text is hashed to find its cached index (built on first use). Nothing here knows the
     version's recorded hash: use `verify_for_version`, which checks it, everywhere but tests.
     """
-    return verify_indexed(source_index(source_text, text_sha256(source_text)), citation)
+    index = source_index(source_text, text_sha256(source_text))
+    return verify_indexed(index, citation, footnotes=footnotes, tables=tables)
 
 
-def verify_indexed(index: SourceIndex, citation: Citation) -> Verification:
+def verify_indexed(
+    index: SourceIndex,
+    citation: Citation,
+    *,
+    footnotes: FootnoteReading | None = None,
+    tables: tuple[Table, ...] | None = None,
+) -> Verification:
     """Verify `citation` against an indexed text whose hash the caller has already checked. A
     citation naming a section raises `CitationError`: its section is read through the held
     version's profile, so it goes through `verify_for_version`."""
@@ -49,6 +67,8 @@ def verify_indexed(index: SourceIndex, citation: Citation) -> Verification:
         recorded_sha256=index.text_sha256,
         stored_sha256=index.text_sha256,
         index=index,
+        footnotes=footnotes,
+        tables=tables,
     )
     return _decided(held, citation)
 
@@ -81,7 +101,7 @@ def verify_citations(
     # malformed citation raises, as it would alone.
     verdicts: list[Verification | None] = [None] * len(citations)
     for version_id, positions in groups.items():
-        held = held_text(workspace, version_id)
+        held = with_parts(workspace, held_text(workspace, version_id))
         for i in positions:
             verdict = _decided(held, citations[i])
             if citations[i].section is not None:

@@ -8,7 +8,8 @@ apart (`detect_format`).
   `{"count", "of", "scope"}`, `cite.claims`); `page` (1-based, as a reader counts a PDF's
   pages) claims the span lies on that page; `alterations` (a boolean, default false) reads the quote's marked omissions
   and bracketed insertions (`cite.alterations`); `section` (a label such as `(b)(2)` or `R2.1`)
-  claims the span lies in that section (`cite.pincites`);
+  claims the span lies in that section (`cite.pincites`); `row_header` and `column_header` name
+  the headers of the table cell quoted (`cite.cell_headers`);
 * `w3c`: a Web Annotation, every text selector form (`cite.w3c`);
 * `anthropic`: a Messages API citation, with the documents given in request order (`--documents`,
   `read_documents`): `char_location` (`cited_text`, `start_char_index`, `end_char_index`,
@@ -103,6 +104,8 @@ _WORKBENCH_FIELDS = (
     "page",
     "alterations",
     "section",
+    "row_header",
+    "column_header",
 )
 
 
@@ -124,6 +127,14 @@ def _workbench(record: dict[str, Any]) -> Citation:
         occurrence=occurrence,
         alterations=altered,
         section=string_field(record, "section", "section") if "section" in record else None,
+        row_header=string_field(record, "row_header", "row_header")
+        if "row_header" in record
+        else None,
+        column_header=(
+            string_field(record, "column_header", "column_header")
+            if "column_header" in record
+            else None
+        ),
     )
 
 

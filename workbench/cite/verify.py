@@ -13,7 +13,7 @@ TextPositionSelector alone) is `resolved`: its span is read and shown, and nothi
 A verified verdict may carry caveats (`Caveat`, kinds in `CAVEATS`), each with its evidence: a
 caveat says why the verified words may not be what a reader takes them for (a marked omission
 removed a qualifier, `qualifier_omitted`; the span touches text a machine read off a scan,
-`machine_read`). A caveated verdict is still `verified`, and is never `plainly_verified`: every
+`machine_read`; the span holds a footnote marker whose note it leaves out, `footnote_unquoted`). A caveated verdict is still `verified`, and is never `plainly_verified`: every
 count keeps the two apart. `machine_read` is read off the version's recorded text origins (C18,
 `HeldText.origins`): where the cited span touches text of origin `invisible` (someone's OCR layer
 under a scanned image) or `ocr` (the workbench's own OCR), the words are there, but they are a
@@ -25,8 +25,8 @@ the version's text hash, the offsets, the slice (where a target claiming no quot
 its readings, the quote's occurrences (counted by the one occurrence rule in `index`, then by the
 context a W3C prefix and suffix give), the decision, the qualifiers. Checks run in that order, and
 the first that fails is the reason: `unknown_version`, `source_changed`, `bad_offsets`,
-`bad_occurrence`, `empty_quote`, `quote_mismatch`, `context_mismatch`, `ambiguous_occurrence`,
-`wrong_occurrence`. `held_text` reads and hashes a version's stored text once and takes its index
+`bad_occurrence`, `empty_quote`, `quote_mismatch`, `context_mismatch`, then for a cell citation
+`cell_ambiguous` and `header_mismatch`, then `ambiguous_occurrence`, `wrong_occurrence`. `held_text` reads and hashes a version's stored text once and takes its index
 from the cache (keyed by that hash). This module is the foundation of `cite` and imports nothing
 built on it: the entry points that route a citation to the alteration rule or the section check
 (`verify_citation`, `verify_citations`, `verify_for_version`) are in `cite.batch`, which only
@@ -39,6 +39,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from workbench.cite.cell_headers import check_cell
 from workbench.cite.hints import Locator, listed, mismatch_hint, occurrence_step
 from workbench.cite.index import (
     DELETABLE,
@@ -48,11 +49,13 @@ from workbench.cite.index import (
     reads_as,
     source_index,
 )
-from workbench.cite.qualifiers import QualifierFlag, qualifiers_near
+from workbench.cite.qualifiers import QualifierFlag, qualifiers_inside, qualifiers_near
 from workbench.errors import CitationError, VersionNotFound
 from workbench.models import MACHINE_READ, TextOrigins, text_sha256
+from workbench.text.footnotes import FootnoteReading
 from workbench.text.normal_form import Normalized
 from workbench.text.normalize import normalize, normalized_text
+from workbench.text.table_cells import Table
 
 if TYPE_CHECKING:  # the workspace is only read through the object a caller hands in
     from workbench.workspace import Workspace
@@ -71,10 +74,15 @@ REASONS: dict[str, str] = {
     "ambiguous_occurrence": "the quote occurs more than once (after its prefix/suffix, if given) "
     "and no occurrence is named",
     "wrong_occurrence": "the occurrence named is not the one at the offsets",
+    "cell_ambiguous": "the citation names a table cell's headers, and the span is not one cell's "
+    "whole value, the cell's header is in doubt (a span or merged header), or no table is read",
+    "header_mismatch": "a header the citation names is not the cell's header at its offsets",
 }
 CAVEATS: dict[str, str] = {
     "qualifier_omitted": "a marked omission (or a bracket) of the quote stands for source text "
     "holding a qualifier (not, unless, except, ...): the words quoted are there, the qualifier is not",
+    "footnote_unquoted": "the quoted span holds (or ends right at) a footnote marker whose note it "
+    "does not quote: the note may hold the exception (unless, except) that qualifies the words",
     "machine_read": "the quoted span touches text a machine read off a scanned image (origin "
     "invisible: an OCR layer under the scan; ocr: the workbench's own OCR): the words are in the "
     "text, but they are a reading of the image, not the filing's own words",
@@ -100,6 +108,7 @@ class Citation:
     TextPositionSelector alone; `quoted_text` is then empty): it is resolved, never verified.
     `locator` says how the producer located the quote (`LOCATORS`), so a refusal's next step
     speaks its terms; it never changes the verdict.
+    `row_header` and `column_header` name a table cell's headers (`cite.cell_headers`).
     """
 
     version_id: str
@@ -114,6 +123,8 @@ class Citation:
     section: str | None = None
     position_only: bool = False
     locator: Locator = "offsets"
+    row_header: str | None = None
+    column_header: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -196,13 +207,17 @@ class HeldText:
     (None: no such version), the hash of the text it stores now, and that text's index (None
     unless the two hashes agree, or no hash was recorded: a bare text given to `verify_citation`).
     `origins` are the version's recorded text origins (C18; None: none recorded, as for a bare
-    text), which the `machine_read` caveat is read from."""
+    text), which the `machine_read` caveat is read from; `footnotes` the version's footnote
+    reading (C20; None: none read), which the `footnote_unquoted` caveat is read from; `tables`
+    its tables (None: none read), against which a cell citation's headers are checked."""
 
     version_id: str
     recorded_sha256: str | None
     stored_sha256: str | None
     index: SourceIndex | None
     origins: TextOrigins | None = None
+    footnotes: FootnoteReading | None = None
+    tables: tuple[Table, ...] | None = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -317,6 +332,18 @@ def decide(held: HeldText, citation: Citation) -> Verification:
             named = around[0]
         else:  # the context narrowed the count: a refusal reports the occurrences it leaves
             spans = tuple(spans[i - 1] for i in around)
+    # 5b. A cell citation (C20): the headers it names, checked at their offsets, leave as the
+    # occurrences the cells of that value under them.
+    headers = ""
+    if citation.row_header is not None or citation.column_header is not None:
+        cell = check_cell(
+            held.tables, index.text, start, end, quote, citation.row_header, citation.column_header
+        )
+        if cell.reason is not None or cell.cell is None:
+            return refused(cell.reason or "cell_ambiguous", cell.detail, actual, spans, cited)
+        spans = cell.occurrences
+        cited = spans.index((cell.cell.char_start, cell.cell.char_end)) + 1
+        headers = f"; the cell stands under {cell.detail}"
     # 6. The decision.
     if named is None and len(spans) > 1:
         return refused(
@@ -350,17 +377,18 @@ def decide(held: HeldText, citation: Citation) -> Verification:
     # 7. The qualifiers left out of the quote, and whether a machine read its words: neither ever
     # changes the verdict.
     machine = machine_read_caveat(held.origins, index.text, start, end)
+    unquoted = footnote_unquoted_caveat(held.footnotes, index, start, end)
     return Verification(
         citation=citation,
         outcome="verified",
         reason=None,
-        detail=f"occurrence {cited} of {len(spans)}",
+        detail=f"occurrence {cited} of {len(spans)}{headers}",
         actual_text=actual,
         text_sha256=index.text_sha256,
         occurrences=spans,
         occurrence=cited,
         qualifiers=qualifiers_near(index, *image),
-        caveats=(machine,) if machine is not None else (),
+        caveats=tuple(c for c in (machine, unquoted) if c is not None),
     )
 
 
@@ -514,6 +542,35 @@ def machine_read_caveat(
             CaveatEvidence(char_start=a, char_end=b, text=text[a:b], note=note, facts=facts)
         )
     return Caveat(kind="machine_read", evidence=tuple(evidence)) if evidence else None
+
+
+def footnote_unquoted_caveat(
+    footnotes: FootnoteReading | None, index: SourceIndex, char_start: int, char_end: int
+) -> Caveat | None:
+    """The `footnote_unquoted` caveat of `[char_start, char_end)`, or None: one piece of evidence
+    per note that qualifies the span (`FootnoteReading.notes_qualifying`: a marker inside it or
+    right at its end) and is not wholly inside it, in text order: its raw span and words, label,
+    marker and the qualifier words (`qualifiers_inside`) its text holds."""
+    evidence = []
+    for note in footnotes.notes_qualifying(char_start, char_end) if footnotes else ():
+        a, b = note.char_start, note.char_end
+        if char_start <= a < b <= char_end:
+            continue
+        marker = next(f"[{m}, {n})" for m, n in note.anchors if char_start <= m <= char_end)
+        image = _image(index.normalized, a, b, normalized_text(index.text[a:b]))
+        found = ", ".join(dict.fromkeys(f.word for f in qualifiers_inside(index, *image)))
+        note_line = (
+            f"[{a}, {b}) is footnote {note.label or '(unlabelled)'}, whose marker at {marker} "
+            f"the quote holds, unquoted: {' '.join(index.text[a:b].split())[:80]!r}"
+            + (f"; it holds {found}" if found else "")
+        )
+        facts = (("label", note.label), ("marker", marker), ("qualifiers", found or None))
+        evidence.append(
+            CaveatEvidence(
+                char_start=a, char_end=b, text=index.text[a:b], note=note_line, facts=facts
+            )
+        )
+    return Caveat(kind="footnote_unquoted", evidence=tuple(evidence)) if evidence else None
 
 
 def held_text(workspace: Workspace, version_id: str) -> HeldText:

@@ -70,6 +70,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
             out(f"{args.family}: only one version is held; nothing to diff\n")
         return 0
     made = _made_by(args, settings, sections) if args.laws else None
+    noted = _footnoted(sections, settings.store)
     wrote = []
     if args.html is not None:
         shown = redline.selection_words(args.kind, args.doubtful)
@@ -82,8 +83,14 @@ def cmd_diff(args: argparse.Namespace) -> int:
         rows = sum(len(part.shown) for part in sections)
         wrote.append(f"wrote {args.out}: {rows} changes as {args.export}")
     if args.json:
+        shown_json = [
+            part.as_json() if made is None else section_json(part, made) for part in sections
+        ]
         print_json(
-            [part.as_json() if made is None else section_json(part, made) for part in sections]
+            [
+                {**shown, "footnote_changes": [f.as_json() for f in found]} if found else shown
+                for shown, found in zip(shown_json, noted, strict=True)
+            ]
         )
         return 0
     if wrote:
@@ -100,7 +107,25 @@ def cmd_diff(args: argparse.Namespace) -> int:
             out(f"  front-matter edits ({len(apart)}), never reviewed:\n")
             for r in apart:
                 out(_listed(redline, r, colour, made), keep=redline.COLOUR_CODES)
+        if found := noted[sections.index(part)]:  # C20: words equal, the note they name not
+            out(f"  footnotes changed under unchanged clauses ({len(found)}):\n")
+            out("".join(f"    {f.line()}\n" for f in found))
     return 0
+
+
+def _footnoted(sections: Any, store: Any) -> list[Any]:
+    """Each section's unchanged clauses whose footnote changed, read from the held artefacts."""
+    from workbench.changes.footnoted import footnote_changes
+    from workbench.text.parts import version_parts
+
+    return [
+        footnote_changes(
+            part.changes,
+            (part.before.text, part.after.text),
+            (version_parts(part.before, store)[0], version_parts(part.after, store)[0]),
+        )
+        for part in sections
+    ]
 
 
 def _listed(redline: Any, r: Any, colour: bool, made: Attributions | None) -> str:

@@ -86,7 +86,12 @@ def add_commands(commands: Any) -> None:
         metavar="DIR",
         help="put the copies here instead (outside the repository's notebooks/)",
     )
-    lab.add_argument("--port", type=arguments.whole_number, default=8888, help="JupyterLab's port (default: 8888)")
+    lab.add_argument(
+        "--port",
+        type=arguments.whole_number,
+        default=8888,
+        help="JupyterLab's port (default: 8888)",
+    )
     lab.add_argument(
         "--copy-only", action="store_true", help="make the copies and print where; start nothing"
     )

@@ -34,12 +34,16 @@ def cmd_text(args: argparse.Namespace) -> int:
 
 
 def cmd_passages(args: argparse.Namespace) -> int:
+    from workbench.text.parts import version_parts
     from workbench.text.segment import segment_version
 
     with open_held(args) as workspace:
         version = workspace.version(args.version_id)
         choice = family_profile(workspace, version)
-    passages = segment_version(version, choice.profile)
+        store = workspace.settings.store
+    # Footnotes and tables read from the held artefact (C20): kinds and parts, no offset moved.
+    footnotes, tables = version_parts(version, store)
+    passages = segment_version(version, choice.profile, footnotes=footnotes, tables=tables)
     from workbench.models import page_for_offset
 
     page = {p.ordinal: page_for_offset(version.pages, p.char_start) for p in passages}

@@ -19,8 +19,10 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
+from workbench.cells import TableCell
 from workbench.cite import Citation, Verification, verify_citations
 from workbench.cite.index import (
     DELETABLE,
@@ -32,7 +34,9 @@ from workbench.cite.index import (
 )
 from workbench.errors import CitationError, CorpusChanged
 from workbench.models import MACHINE_READ, Version, span_pages, text_sha256
+from workbench.text.footnotes import note_words
 from workbench.text.normalize import normalized_text
+from workbench.text.parts import version_parts
 from workbench.text.segment import segment_version
 from workbench.wording import counted
 from workbench.workspace import Workspace
@@ -124,6 +128,8 @@ class QuoteCitation:
     `status`: `cited` (one occurrence, or the named one exists: `citation` and its `verification`
     are set), `ambiguous` (several occurrences and none named), `no_such_occurrence` (the named
     occurrence is past the last), `not_found` (none). `occurrences` lists every one, in text order.
+    `cell` is the table cell whose whole value the cited span is (C20); `by_headers` says the
+    rule verified the citation naming its headers instead of an occurrence, which is then printed.
     """
 
     version_id: str
@@ -134,6 +140,8 @@ class QuoteCitation:
     citation: Citation | None
     verification: Verification | None
     nearest: MachineReadNearest | None = None
+    cell: TableCell | None = None
+    by_headers: bool = False
 
     def as_json(self) -> dict[str, Any]:
         """What `workbench cite --json` prints: the citation when cited, else the status and every
@@ -162,19 +170,29 @@ class QuoteCitation:
             "char_end": c.char_end,
             "quoted_text": c.quoted_text,
         }
-        if c.occurrence is not None:
+        if self.by_headers and self.cell is not None:  # the headers name the cell, not a count
+            record |= _header_fields(self.cell)
+        elif c.occurrence is not None:
             record["occurrence"] = c.occurrence
         return record
 
 
+def _header_fields(cell: TableCell) -> dict[str, str]:
+    """A certain cell's innermost headers, as a citation names them (`cite.cell_headers`)."""
+    fields = {"row_header": cell.row_header[-1:], "column_header": cell.column_header[-1:]}
+    return {name: words[0] for name, words in fields.items() if words}
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Holding:
-    """One version of a family and the quote's occurrences in it (empty: it does not hold it)."""
+    """One version of a family and the quote's occurrences in it (empty: it does not hold it);
+    `footnotes`, the words of the notes that qualify them (C20), in text order, each once."""
 
     version_id: str
     version_label: str
     version_order: int
     occurrences: tuple[Occurrence, ...]
+    footnotes: tuple[str, ...] = ()
 
     @property
     def holds(self) -> bool:
@@ -208,6 +226,12 @@ class QuoteHistory:
         """Whether the family's latest held version holds the quote."""
         return bool(self.versions) and self.versions[-1].holds
 
+    def footnote_changed(self, holding: Holding) -> bool:
+        """Whether `holding` holds the quote and the notes qualifying it differ from those of the
+        previous version that holds it (the quote unchanged, its footnote not)."""
+        before = [h for h in self.holding if h.version_order < holding.version_order]
+        return holding.holds and bool(before) and before[-1].footnotes != holding.footnotes
+
     def as_json(self) -> dict[str, Any]:
         return {
             "family": self.family,
@@ -222,6 +246,9 @@ class QuoteHistory:
                     "version_order": h.version_order,
                     "holds": h.holds,
                     "occurrences": [o.as_json() for o in h.occurrences],
+                    # A quote no note qualifies prints as it always did.
+                    **({"footnotes": list(h.footnotes)} if h.footnotes else {}),
+                    **({"footnote_changed": True} if self.footnote_changed(h) else {}),
                 }
                 for h in self.versions
             ],
@@ -327,7 +354,8 @@ def cite_quote(
     version = workspace.version(version_id)
     found = located(version, spans)
     status: CiteStatus = _CITE_STATUS[rule]
-    citation = verification = None
+    citation = verification = cell = None
+    by_headers = False
     if status == "cited":
         chosen = occurrence or 1
         start, end = spans[chosen - 1]
@@ -341,6 +369,18 @@ def cite_quote(
         (verification,) = verify_citations(workspace, (citation,))
         if not verification.verified:  # pragma: no cover - the search and the rule agree
             raise AssertionError(f"{version_id}: a found quote was refused: {verification.detail}")
+        cell = cell_at(version, workspace.settings.store, start, end)
+        if cell is not None and cell.doubt is None and _header_fields(cell):
+            named_cell = Citation(
+                version_id=version_id,
+                char_start=start,
+                char_end=end,
+                quoted_text=quote,
+                row_header=_header_fields(cell).get("row_header"),
+                column_header=_header_fields(cell).get("column_header"),
+            )
+            (by_cell,) = verify_citations(workspace, (named_cell,))
+            by_headers = by_cell.verified
     return QuoteCitation(
         version_id=version_id,
         quoted_text=quote,
@@ -350,6 +390,8 @@ def cite_quote(
         citation=citation,
         verification=verification,
         nearest=machine_read_nearest(workspace, version, quote) if status == "not_found" else None,
+        cell=cell,
+        by_headers=by_headers,
     )
 
 
@@ -384,6 +426,24 @@ def machine_read_nearest(
         text=text[start:end],
         origins=touched,
         pages=span_pages(version.pages, start, end),
+    )
+
+
+def cell_at(version: Version, store: Path, char_start: int, char_end: int) -> TableCell | None:
+    """The table cell of `version` whose whole value is `[char_start, char_end)` (white space at
+    either end aside), or None (no table read, or no such cell)."""
+    _, tables = version_parts(version, store)
+    text = version.text
+    span = text[char_start:char_end].strip()
+    at = char_start + len(text[char_start:char_end]) - len(text[char_start:char_end].lstrip())
+    return next(
+        (
+            c
+            for t in tables or ()
+            for c in t.cells
+            if (c.char_start, c.char_end) == (at, at + len(span))
+        ),
+        None,
     )
 
 
@@ -428,9 +488,21 @@ def quote_history(
                 version_label=version.version_label,
                 version_order=version.version_order,
                 occurrences=located(version, spans),
+                footnotes=qualifying_notes(version, workspace.settings.store, spans),
             )
         )
     return QuoteHistory(family=family, quoted_text=quote, versions=tuple(holdings))
+
+
+def qualifying_notes(
+    version: Version, store: Path, spans: Sequence[tuple[int, int]]
+) -> tuple[str, ...]:
+    """The words of the notes qualifying any of `spans` (`notes_qualifying`), each once."""
+    reading = version_parts(version, store)[0] if spans else None
+    if reading is None:
+        return ()
+    notes = dict.fromkeys(n for a, b in spans for n in reading.notes_qualifying(a, b))
+    return tuple(note_words(n, version.text) for n in notes)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -484,6 +556,8 @@ def cite_lines(cited: QuoteCitation) -> tuple[str, ...]:
     if caveats:  # verified, never plainly: each caveat on a line of its own (C6)
         head += ", verified with caveats"
     out = [head, *(f"  {caveat.line()}" for caveat in caveats)]
+    if cited.cell is not None:
+        out.append(f"  {cell_line(cited.cell)}")
     shown = cited.occurrences
     if cited.named is not None and cited.citation is not None:  # the one asked for, alone
         shown = tuple(o for o in shown if o.char_start == cited.citation.char_start)
@@ -500,6 +574,24 @@ def cite_lines(cited: QuoteCitation) -> tuple[str, ...]:
     return tuple(out)
 
 
+def cell_line(cell: TableCell) -> str:
+    """A cited table cell's headers, each at its raw offsets, or why they are in doubt."""
+    if cell.doubt is not None:
+        return f"table cell, header in doubt: {cell.doubt}"
+
+    def shown(words: tuple[str, ...], spans: tuple[tuple[int, int], ...]) -> str:
+        return (
+            " / ".join(f"{w!r} [{a}, {b})" for w, (a, b) in zip(words, spans, strict=True))
+            or "none"
+        )
+
+    return (
+        f"table cell row {cell.row}, column {cell.column}: row header "
+        f"{shown(cell.row_header, cell.row_header_spans)}, column header "
+        f"{shown(cell.column_header, cell.column_header_spans)}"
+    )
+
+
 def history_lines(life: QuoteHistory) -> tuple[str, ...]:
     """`workbench history`'s text printout: one line per version, then the summary."""
     out = []
@@ -509,6 +601,9 @@ def history_lines(life: QuoteHistory) -> tuple[str, ...]:
             continue
         for o in h.occurrences:
             out.append(f"  +  {h.version_id}  {where_phrase(o)}")
+        if life.footnote_changed(h):
+            notes = "; ".join(repr(w[:60]) for w in h.footnotes) or "no note"
+            out.append(f"     the quote's footnote changed here: {notes}")
     out.append(
         f"{life.family}: {len(life.holding)} of {len(life.versions)} versions hold the quote; "
         f"first {life.first_holding or '-'}, last {life.last_holding or '-'}; "

@@ -31,6 +31,7 @@ from workbench.history.dating import (
     family_versions,
     held_index,
     located,
+    qualifying_notes,
     where_phrase,
 )
 from workbench.models import Change, Version
@@ -80,7 +81,9 @@ class Finding:
     meant cannot be carried over, since offsets are never projected), `still_ambiguous` (more
     than one, and the base version held it more than once too: the record was already ambiguous
     there and named its occurrence, so nothing became ambiguous; every occurrence is listed). `suggestion` is set only beside a gone quote in the newest
-    version, when the alignment paired its old passage with one there.
+    version, when the alignment paired its old passage with one there. `footnotes_before` and
+    `footnotes_after` are the words of the notes qualifying the quote in its base version and,
+    when still present, in this one (`dating.qualifying_notes`, C20).
     """
 
     subject: str
@@ -91,8 +94,20 @@ class Finding:
     status: RecheckStatus
     occurrences: tuple[Occurrence, ...]
     suggestion: Suggestion | None = None
+    footnotes_before: tuple[str, ...] = ()
+    footnotes_after: tuple[str, ...] = ()
+
+    @property
+    def footnote_changed(self) -> bool:
+        """Still present, and the notes qualifying it are not those of its base version."""
+        return self.status == "still_present" and self.footnotes_before != self.footnotes_after
 
     def as_json(self) -> dict[str, Any]:
+        changed = {
+            "footnote_changed": True,
+            "footnotes_before": list(self.footnotes_before),
+            "footnotes_after": list(self.footnotes_after),
+        }
         return {
             "subject": self.subject,
             "kind": self.kind,
@@ -102,6 +117,7 @@ class Finding:
             "status": self.status,
             "occurrences": [o.as_json() for o in self.occurrences],
             "suggestion": self.suggestion.as_json() if self.suggestion else None,
+            **(changed if self.footnote_changed else {}),  # otherwise printed as it always was
         }
 
 
@@ -207,9 +223,12 @@ def _findings(
     out = []
     base = workspace.version(recorded.base_version)
     base_spans = occurrence_spans(held_index(workspace, base.version_id), recorded.quoted_text)
+    store = workspace.settings.store
+    base_notes = qualifying_notes(base, store, base_spans)
     for version in newer:
         spans = spans_in[version.version_id]
         status = _status(spans, len(base_spans))
+        notes = qualifying_notes(version, store, spans) if status == "still_present" else base_notes
         suggestion = None
         if status == "gone" and version is newer[-1]:
             suggestion = aligner.suggest(base, version, base_spans[0] if base_spans else None)
@@ -223,6 +242,8 @@ def _findings(
                 status=status,
                 occurrences=located(version, spans),
                 suggestion=suggestion,
+                footnotes_before=base_notes,
+                footnotes_after=notes,
             )
         )
     return out
@@ -387,6 +408,12 @@ def recheck_lines(report: RecheckReport) -> tuple[str, ...]:
         if f.status in ("now_ambiguous", "still_ambiguous"):
             where = " at " + ", ".join(f"[{o.char_start}, {o.char_end})" for o in f.occurrences)
         out.append(f"{f.subject}: {f.status} in {f.version_id}{where} (from {f.base_version})")
+        if f.footnote_changed:
+            shown = [
+                "; ".join(repr(w[:60]) for w in side) or "no note"
+                for side in (f.footnotes_before, f.footnotes_after)
+            ]
+            out.append(f"  its footnote changed: {shown[0]} -> {shown[1]}")
         if f.suggestion is not None:
             s = f.suggestion
             excerpt = " ".join(s.text.split())[:120]

@@ -22,6 +22,11 @@ Each passage has a kind, decided in this order:
    `:` (element titles such as "Renewable energy portfolio standard.");
 4. `body` — everything else.
 
+Given a footnote reading (`footnotes.read_footnotes`), a passage lying wholly inside a note's
+span is of kind `footnote` instead, with the note's `anchors`; given tables
+(`table_cells.read_tables`), one lying wholly inside a table's span (and in no note) is of kind
+`table`, with the cells whose text lies inside it. No offset moves.
+
 A passage's `section_label` is its own label; its `path` is the structure parser's path at its
 label (labelled passages) or at its start (the unit above it, for body passages); front matter and
 furniture get no path.
@@ -38,9 +43,13 @@ passage, whatever the profile.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import Protocol
 
 from workbench.models import Passage, PassageKind, StructureMark
+from workbench.text.footnotes import Footnote, FootnoteReading
 from workbench.text.lines import LineReading, read_lines, title_like
 from workbench.text.profiles import Profile, generic_profile, profile_for
 from workbench.text.structure import (
@@ -51,8 +60,17 @@ from workbench.text.structure import (
     read_text,
     units_from_marks,
 )
+from workbench.text.table_cells import Table
 
 XML_HEADING_MAX_WORDS = 15
+
+
+class _Spanned(Protocol):
+    @property
+    def char_start(self) -> int: ...
+    @property
+    def char_end(self) -> int: ...
+
 
 _LEADING_NUMBER = re.compile(
     r"(?:§+\s*|(?:SECTION|Section|SEC\.|Sec\.)\s+)?"
@@ -101,6 +119,8 @@ def passages_from_readings(
     profile: Profile,
     *,
     marked: bool = False,
+    footnotes: FootnoteReading | None = None,
+    tables: Sequence[Table] | None = None,
 ) -> tuple[Passage, ...]:
     """Passages from a text's line readings and its structure parse (see the module docstring)."""
     groups: list[list[LineReading]] = []
@@ -139,6 +159,38 @@ def passages_from_readings(
                 path=path,
             )
         )
+    if footnotes is None and tables is None:
+        return tuple(out)
+    return _with_parts(tuple(out), footnotes or FootnoteReading(), tables or ())
+
+
+def _holder(spans: Sequence[_Spanned], passage: Passage) -> _Spanned | None:
+    """The span (sorted by start, none overlapping) holding `passage` wholly, or None."""
+    at = bisect_right([s.char_start for s in spans], passage.char_start) - 1
+    if at >= 0 and passage.char_end <= spans[at].char_end:
+        return spans[at]
+    return None
+
+
+def _with_parts(
+    passages: tuple[Passage, ...], reading: FootnoteReading, tables: Sequence[Table]
+) -> tuple[Passage, ...]:
+    """Each passage wholly inside a note made a `footnote` with its anchors; else each wholly
+    inside a table made a `table` with the cells inside it."""
+    notes = sorted(reading.footnotes, key=lambda f: f.char_start)
+    held = sorted(tables, key=lambda t: t.char_start)
+    out = []
+    for passage in passages:
+        if isinstance(note := _holder(notes, passage), Footnote):
+            passage = replace(passage, kind="footnote", anchors=note.anchors)
+        elif isinstance(table := _holder(held, passage), Table):
+            cells = tuple(
+                c
+                for c in table.cells
+                if passage.char_start <= c.char_start and c.char_end <= passage.char_end
+            )
+            passage = replace(passage, kind="table", cells=cells)
+        out.append(passage)
     return tuple(out)
 
 
@@ -148,10 +200,14 @@ def segment(
     profile: Profile | None = None,
     *,
     marks: Sequence[StructureMark] | None = None,
+    footnotes: FootnoteReading | None = None,
+    tables: Sequence[Table] | None = None,
 ) -> tuple[Passage, ...]:
     """Passages of `text`, in order, ordinals from 0, read through `profile` (default: generic).
 
-    With `marks` (an XML version's, possibly empty), labels and paths come from the marks.
+    With `marks` (an XML version's, possibly empty), labels and paths come from the marks; with
+    `footnotes` (a reading of the same text) and `tables`, passages inside a note or a table take
+    those kinds.
     """
     profile = profile or generic_profile()
     if marks is not None:
@@ -159,13 +215,34 @@ def segment(
         parse = finish_parse(
             version_id, "xml-marks", profile.name, units_from_marks(marks, len(text)), None
         )
-        return passages_from_readings(version_id, text, readings, parse, profile, marked=True)
+        return passages_from_readings(
+            version_id,
+            text,
+            readings,
+            parse,
+            profile,
+            marked=True,
+            footnotes=footnotes,
+            tables=tables,
+        )
     return passages_from_readings(
-        version_id, text, read_text(text, profile), parse_text(version_id, text, profile), profile
+        version_id,
+        text,
+        read_text(text, profile),
+        parse_text(version_id, text, profile),
+        profile,
+        footnotes=footnotes,
+        tables=tables,
     )
 
 
-def segment_version(version: object, profile: Profile | None = None) -> tuple[Passage, ...]:
+def segment_version(
+    version: object,
+    profile: Profile | None = None,
+    *,
+    footnotes: FootnoteReading | None = None,
+    tables: Sequence[Table] | None = None,
+) -> tuple[Passage, ...]:
     """Passages of a version-like object (`version_id`, `text`, optionally `jurisdiction`,
     `family`, `structure`, `media_type`); `profile` defaults to the shipped profile naming its
     jurisdiction and family, else generic. An XML version is read through its marks."""
@@ -176,4 +253,4 @@ def segment_version(version: object, profile: Profile | None = None) -> tuple[Pa
             getattr(version, "jurisdiction", None), getattr(version, "family", None)
         )
     marks = tuple(getattr(version, "structure", ())) if is_marked(version) else None
-    return segment(version_id, text, profile, marks=marks)
+    return segment(version_id, text, profile, marks=marks, footnotes=footnotes, tables=tables)

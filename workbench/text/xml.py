@@ -201,14 +201,26 @@ def element_spans(data: bytes, *, source: str, select: _Select) -> tuple[Element
     inside a marginal element (lifted out of the running text, see `extract_xml`) is not in its
     span.
     """
-    root = parse_xml(data, source=source)
+    return tuple(
+        ElementSpan(element=str(element.tag), char_start=start, char_end=end)
+        for element, start, end in chosen_element_spans(
+            parse_xml(data, source=source), source, select
+        )
+    )
+
+
+def chosen_element_spans(
+    root: etree._Element, source: str, select: _Select
+) -> tuple[tuple[etree._Element, int, int], ...]:
+    """`element_spans` over a parsed root, each span with the element itself (for a reader that
+    needs the element's attributes, such as a footnote marker's target id): same rule, same order."""
     structural = etree.QName(root).namespace not in VOCABULARY_NAMESPACES
     builder = _render(root, source, structural=structural, select=select)
     text, _ = builder.finish()
     return tuple(
-        ElementSpan(element=span.value or "", char_start=span.start, char_end=span.end)
+        (span.element, span.start, span.end)
         for span in builder.spans
-        if 0 <= span.start < span.end <= len(text)
+        if span.element is not None and 0 <= span.start < span.end <= len(text)
     )
 
 
@@ -220,8 +232,11 @@ class _Num:
     end: int = -1
 
 
+@dataclass(slots=True)
 class _Span(_Num):
-    """Where a chosen element's text runs (`element_spans`); `value` holds its name."""
+    """Where a chosen element's text runs (`element_spans`), and that element."""
+
+    element: etree._Element | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,7 +342,7 @@ class _Builder:
             return
         chosen = self.open_span is None and self.select is not None and self.select(el)
         if chosen:
-            self.open_span = _Span(str(tag), ())
+            self.open_span = _Span(str(tag), (), element=el)
             self.spans.append(self.open_span)
         is_num = key in roles.labels
         is_block = key in roles.blocks or (block and key not in roles.spaced)

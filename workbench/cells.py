@@ -1,0 +1,56 @@
+"""Table cells as records (C20): a cell's raw offsets, grid place and header paths.
+
+Each cell names its row and column (from 0, body rows only), its spans, the text and raw spans of
+its row-header path and column-header path (outermost first), and `doubt`, the reason a header is
+not certain (None when both are).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+Spans = tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableCell:
+    """One body cell of a table: `text[char_start:char_end]` is its value."""
+
+    char_start: int
+    char_end: int
+    row: int
+    column: int
+    row_span: int = 1
+    column_span: int = 1
+    row_header: tuple[str, ...] = ()
+    row_header_spans: Spans = ()
+    column_header: tuple[str, ...] = ()
+    column_header_spans: Spans = ()
+    doubt: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "char_start": self.char_start,
+            "char_end": self.char_end,
+            "row": self.row,
+            "column": self.column,
+            "row_span": self.row_span,
+            "column_span": self.column_span,
+            "row_header": list(self.row_header),
+            "row_header_spans": [list(s) for s in self.row_header_spans],
+            "column_header": list(self.column_header),
+            "column_header_spans": [list(s) for s in self.column_header_spans],
+            "doubt": self.doubt,
+        }
+
+
+def parts_json(kind: str, anchors: Spans, cells: Sequence[TableCell]) -> dict[str, Any]:
+    """A passage's own parts as `passages --json` prints them: a footnote's `anchors`, a table's
+    `cells`; nothing for any other kind, so every other passage prints as it always did."""
+    if kind == "footnote":
+        return {"anchors": [list(a) for a in anchors]}
+    if kind == "table":
+        return {"cells": [c.as_json() for c in cells]}
+    return {}

@@ -1,0 +1,309 @@
+"""The one reader of footnote markers and their notes (C20), in raw offsets of a version's text.
+
+Markup says which marker names which note: an id (`ref idref`, `FootnoteRef idref`, `noteRef
+href`) or a marker's own label matched to a note's label in the nearest part holding one
+(`<SU>n</SU><FTREF/>` to `<FTNT>`, Markdown `[^n]` to `[^n]:`). A marker with no note, or one
+whose number two notes share, is reported and never linked. The numbering inducer calls
+`read_footnotes(...).marker_spans` to tell a footnote number from a label.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from lxml import etree
+
+from workbench.text.normalize import normalized_text
+from workbench.text.xml import chosen_element_spans, parse_xml
+
+# Case-folded local names. A note element holds a footnote's words; a reference element names
+# its note by id; an empty `FTREF` makes the element just before it a reference by label.
+NOTE_ELEMENTS = frozenset({"ftnt", "footnote", "authorialnote"})
+REFERENCE_ELEMENTS = frozenset({"ref", "footnoteref", "noteref"})
+# Elements that only ever refer to a note: a marker even when the note they name is missing. A
+# generic `ref` is a marker only when its target is a note (USLM notes link back with `ref`s).
+NOTE_REFERENCE_ELEMENTS = frozenset({"footnoteref", "noteref"})
+LABEL_REFERENCE_MARK = "ftref"
+# A note's label is the text of its first element of these names, when no text stands before it.
+NOTE_LABEL_ELEMENTS = frozenset({"su", "sup", "label", "ref", "num"})
+_ID_ATTRIBUTES = ("id", "eId", "{http://www.w3.org/XML/1998/namespace}id")
+
+# Markdown (CommonMark's footnote extension): a definition starts a line, "[^label]:"; its
+# continuation lines are indented; a reference is "[^label]" anywhere else.
+_MARKDOWN_NOTE = re.compile(r"^\[\^([^\]\s]+)\]:[ \t]*", re.MULTILINE)
+_MARKDOWN_REFERENCE = re.compile(r"\[\^([^\]\s]+)\](?!:)")
+_MARKDOWN_CONTINUATION = re.compile(r"\n(?:[ \t]*\n)*(?:    |\t)[^\n]*")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FootnoteMarker:
+    """A marker in the body: its label as printed ("1", "*") and its raw offsets."""
+
+    label: str
+    char_start: int
+    char_end: int
+
+    def as_json(self) -> dict[str, object]:
+        return {"label": self.label, "char_start": self.char_start, "char_end": self.char_end}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Footnote:
+    """A note: its label, the raw offsets of its words (label included), and `anchors`, the raw
+    offsets of every marker that refers to it, in text order (empty: a note no marker names)."""
+
+    label: str
+    char_start: int
+    char_end: int
+    anchors: tuple[tuple[int, int], ...] = ()
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "label": self.label,
+            "char_start": self.char_start,
+            "char_end": self.char_end,
+            "anchors": [list(a) for a in self.anchors],
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FootnoteReading:
+    """Every note and marker of one version's text, in text order, with what could not be linked:
+    `unlinked` markers name no note there, `ambiguous` markers name a label two notes share."""
+
+    footnotes: tuple[Footnote, ...] = ()
+    markers: tuple[FootnoteMarker, ...] = ()
+    unlinked: tuple[FootnoteMarker, ...] = ()
+    ambiguous: tuple[FootnoteMarker, ...] = ()
+
+    @property
+    def marker_spans(self) -> tuple[tuple[int, int], ...]:
+        """The raw offsets of every marker, linked or not: text a numbering reader must not take
+        for a label."""
+        return tuple((m.char_start, m.char_end) for m in self.markers)
+
+    @property
+    def unanchored(self) -> tuple[Footnote, ...]:
+        """Notes no marker refers to."""
+        return tuple(f for f in self.footnotes if not f.anchors)
+
+    def notes_in(self, char_start: int, char_end: int) -> tuple[Footnote, ...]:
+        """The notes with a marker inside `[char_start, char_end)`, in text order, each once."""
+        return tuple(
+            f for f in self.footnotes if any(char_start <= a < char_end for a, _ in f.anchors)
+        )
+
+    def notes_qualifying(self, char_start: int, char_end: int) -> tuple[Footnote, ...]:
+        """The notes that qualify the words `[char_start, char_end)`: a marker of theirs starts
+        inside it or exactly at its end (printed right after the last word), in text order."""
+        return tuple(
+            f for f in self.footnotes if any(char_start <= a <= char_end for a, _ in f.anchors)
+        )
+
+
+def note_words(note: Footnote, text: str) -> str:
+    """A note's words after its label, normalized (C5): what two versions' notes are compared by,
+    so a note relabelled because one was inserted before it ("a" now "b") has not changed."""
+    words = text[note.char_start : note.char_end].lstrip()
+    return normalized_text(words.removeprefix(note.label)).strip()
+
+
+def read_footnotes(data: bytes, *, source: str, media_type: str, text: str) -> FootnoteReading:
+    """The footnotes of a version from its artefact `data` and its extracted `text`.
+
+    XML is read from its markup (`read_markup_footnotes`), Markdown from its text
+    (`read_markdown_footnotes`); any other media type gives an empty reading."""
+    if "xml" in media_type:
+        return read_markup_footnotes(data, source=source)
+    if "markdown" in media_type:
+        return read_markdown_footnotes(text)
+    return FootnoteReading()
+
+
+def _local(el: etree._Element) -> str:
+    tag = el.tag
+    return tag.rpartition("}")[2].casefold() if isinstance(tag, str) else ""
+
+
+def _words(el: etree._Element) -> str:
+    return "".join(str(piece) for piece in el.itertext(etree.Element)).strip()
+
+
+def _element_id(el: etree._Element) -> str | None:
+    return next((el.get(a) for a in _ID_ATTRIBUTES if el.get(a)), None)
+
+
+def _target(el: etree._Element) -> str | None:
+    target = el.get("idref") or el.get("href")
+    return target.removeprefix("#") if target else None
+
+
+def _labelled_reference(el: etree._Element) -> bool:
+    following = el.getnext()
+    return (
+        following is not None
+        and _local(following) == LABEL_REFERENCE_MARK
+        and not (el.tail or "").strip()
+    )
+
+
+def _note_label(note: etree._Element) -> str | None:
+    if (note.text or "").strip():
+        return None
+    for child in note.iter(etree.Element):
+        if child is note:
+            continue
+        if _local(child) in NOTE_LABEL_ELEMENTS:
+            label = _words(child)
+            return label or None
+        if (child.text or "").strip():
+            return None
+    return None
+
+
+def read_markup_footnotes(data: bytes, *, source: str) -> FootnoteReading:
+    """The footnotes an XML artefact's markup links, in raw offsets of `extract_xml`'s text.
+
+    A note is an element named in `NOTE_ELEMENTS` that gives text. A marker is a reference element
+    (`REFERENCE_ELEMENTS`) whose `idref` or `href` names a note's id, or an element followed,
+    with only white space between, by an empty `FTREF`. An id marker links to the note with that
+    id. A label marker links by label (`_note_label`: the note's first label element): the marker's
+    nearest ancestor that holds a note of that label decides; one such note is linked, two or more
+    make the marker `ambiguous`. A marker whose id or label names no note giving text is `unlinked`.
+    A reference naming an id that is no note (a note's link back to its marker) is no marker.
+    Markers inside a note are not read (only the outermost chosen element has a span). A note no
+    marker names that carries a `marker` attribute and sits in running text (Akoma Ntoso's
+    `authorialNote`, printed at its marker's place) is anchored there: an empty span at its start,
+    labelled by that attribute.
+    """
+    root = parse_xml(data, source=source)
+    notes_by_id: dict[str, list[etree._Element]] = defaultdict(list)
+    for el in root.iter(etree.Element):
+        if _local(el) in NOTE_ELEMENTS and (note_id := _element_id(el)):
+            notes_by_id[note_id].append(el)
+
+    def chosen(el: etree._Element) -> bool:
+        name = _local(el)
+        if name in NOTE_ELEMENTS:
+            return True
+        if name in NOTE_REFERENCE_ELEMENTS or (
+            name in REFERENCE_ELEMENTS and _target(el) in notes_by_id
+        ):
+            return True
+        return _labelled_reference(el)
+
+    spans = chosen_element_spans(root, source, chosen)
+    notes = [(el, start, end) for el, start, end in spans if _local(el) in NOTE_ELEMENTS]
+    note_span = {id(el): (start, end) for el, start, end in notes}
+    labels = {id(el): _note_label(el) for el, _, _ in notes}
+    anchors: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    markers: list[FootnoteMarker] = []
+    unlinked: list[FootnoteMarker] = []
+    ambiguous: list[FootnoteMarker] = []
+    for el, start, end in spans:
+        if _local(el) in NOTE_ELEMENTS:
+            continue
+        marker = FootnoteMarker(label=_words(el), char_start=start, char_end=end)
+        markers.append(marker)
+        if (target := _target(el)) is not None and _local(el) in REFERENCE_ELEMENTS:
+            candidates = [n for n in notes_by_id.get(target, ()) if id(n) in note_span]
+        else:
+            candidates = _notes_in_scope(el, marker.label, notes, labels)
+        if not candidates:
+            unlinked.append(marker)
+        elif len(candidates) > 1:
+            ambiguous.append(marker)
+        else:
+            anchors[id(candidates[0])].append((start, end))
+    for el, start, _ in notes:
+        # A note set in running text with a `marker` (Akoma Ntoso's authorialNote) stands where
+        # its marker is printed: its anchor is that place, an empty span at its start.
+        if not anchors.get(id(el)) and el.get("marker") and _in_running_text(el):
+            anchors[id(el)].append((start, start))
+            labels[id(el)] = labels[id(el)] or el.get("marker", "").strip()
+    return FootnoteReading(
+        footnotes=tuple(
+            Footnote(
+                label=labels[id(el)] or "",
+                char_start=start,
+                char_end=end,
+                anchors=tuple(sorted(anchors.get(id(el), ()))),
+            )
+            for el, start, end in notes
+        ),
+        markers=tuple(markers),
+        unlinked=tuple(unlinked),
+        ambiguous=tuple(ambiguous),
+    )
+
+
+def _in_running_text(el: etree._Element) -> bool:
+    """Whether words stand beside `el` in its parent: text before it, or after it."""
+    parent = el.getparent()
+    if parent is None:
+        return False
+    pieces = [parent.text, *(c.tail for c in parent)]
+    return any(p is not None and p.strip() for p in pieces)
+
+
+def _notes_in_scope(
+    marker: etree._Element,
+    label: str,
+    notes: list[tuple[etree._Element, int, int]],
+    labels: dict[int, str | None],
+) -> list[etree._Element]:
+    """The notes labelled `label` inside the marker's nearest ancestor that holds any."""
+    labelled = [el for el, _, _ in notes if labels[id(el)] == label]
+    if not labelled:
+        return []
+    for ancestor in marker.iterancestors():
+        inside = [n for n in labelled if any(a is ancestor for a in n.iterancestors())]
+        if inside:
+            return inside
+    return []
+
+
+def read_markdown_footnotes(text: str) -> FootnoteReading:
+    """The footnotes of a Markdown text: a note is a line opening "[^label]:" with its indented
+    continuation lines (a blank line may sit between); a marker is "[^label]" elsewhere, linked to
+    the note of the same label. Two notes of one label make their markers `ambiguous`."""
+    notes: list[tuple[str, int, int]] = []
+    for match in _MARKDOWN_NOTE.finditer(text):
+        end = text.find("\n", match.start())
+        end = len(text) if end < 0 else end
+        while (more := _MARKDOWN_CONTINUATION.match(text, end)) is not None:
+            end = more.end()
+        notes.append((match.group(1), match.start(), len(text[:end].rstrip())))
+    by_label: dict[str, list[int]] = defaultdict(list)
+    for i, (label, _, _) in enumerate(notes):
+        by_label[label].append(i)
+    note_heads = {start for _, start, _ in notes}
+    anchors: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    markers: list[FootnoteMarker] = []
+    unlinked: list[FootnoteMarker] = []
+    ambiguous: list[FootnoteMarker] = []
+    for match in _MARKDOWN_REFERENCE.finditer(text):
+        if match.start() in note_heads:
+            continue
+        marker = FootnoteMarker(
+            label=match.group(1), char_start=match.start(), char_end=match.end()
+        )
+        markers.append(marker)
+        found = by_label.get(marker.label, [])
+        if not found:
+            unlinked.append(marker)
+        elif len(found) > 1:
+            ambiguous.append(marker)
+        else:
+            anchors[found[0]].append((match.start(), match.end()))
+    return FootnoteReading(
+        footnotes=tuple(
+            Footnote(label=label, char_start=start, char_end=end, anchors=tuple(anchors[i]))
+            for i, (label, start, end) in enumerate(notes)
+        ),
+        markers=tuple(markers),
+        unlinked=tuple(unlinked),
+        ambiguous=tuple(ambiguous),
+    )
