@@ -43,7 +43,6 @@ LAYERS = (
         (
             "__init__",
             "models",
-            "provenance_text",
             "errors",
             "files",
             "defaults",

@@ -12,13 +12,11 @@ import hashlib
 import json
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import InitVar, dataclass, field
+from dataclasses import dataclass, field
 from itertools import pairwise
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, Literal, get_args
-
-from workbench.provenance_text import ProvenanceText, row_fields
 
 
 def canonical_json(value: Any) -> str:
@@ -76,50 +74,42 @@ class Refusal:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CatalogueRow:
-    """One admitted document: its path and its provenance, every field kept (`provenance_text`)."""
+    """One admitted document: its path and its provenance record, every field kept (C3)."""
 
     path: str
     provenance: Mapping[str, Any]
-    fields: tuple[Any, ...] = field(init=False, repr=False, compare=False)  # its `row_fields`
-    line_text: InitVar[str | None] = None  # its JSON in a sealed catalogue line: written back as is
-    kept: InitVar[tuple[Any, ...] | None] = None  # its `fields`, as a store of rows kept them
-
-    def __post_init__(self, line_text: str | None, kept: tuple[Any, ...] | None) -> None:
-        object.__setattr__(self, "fields", row_fields(self.provenance) if kept is None else kept)
-        text, canonical = (self.provenance, False) if line_text is None else (line_text, True)
-        object.__setattr__(self, "provenance", ProvenanceText(text, canonical=canonical))
 
     def provenance_record(self) -> dict[str, Any]:  # a fresh dictionary, in the record's order
-        return ProvenanceText(self.provenance).record()
+        return dict(self.provenance)
 
     @property
     def sha256(self) -> str:
-        return str(self.fields[0] or self.provenance["sha256"])
+        return str(self.provenance["sha256"])
 
     @property
     def size(self) -> int:
-        return int(self.fields[1] or self.provenance["bytes"])
+        return int(self.provenance["bytes"])
 
     @property
     def jurisdiction(self) -> str:
-        return str(self.fields[2] or self.provenance["jurisdiction"])
+        return str(self.provenance["jurisdiction"])
 
     @property
     def family(self) -> str:
-        return str(self.fields[3] or self.provenance["document_family"])
+        return str(self.provenance["document_family"])
 
     @property
     def version_order(self) -> int:
-        return int(self.fields[4] or self.provenance["version_order"])
+        return int(self.provenance["version_order"])
 
     @property
     def version_label(self) -> str:
-        return str(self.provenance.get("version_label") or "")  # read once per version made
+        return str(self.provenance.get("version_label") or "")
 
     @property
     def media_type(self) -> str:
         """The media type: the first word of the provenance `format` field (`text/plain`, ...)."""
-        return str(self.fields[5] or self.provenance["format"]).split()[0].strip(",;").lower()
+        return str(self.provenance["format"]).split()[0].strip(",;").lower()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

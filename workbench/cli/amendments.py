@@ -15,12 +15,12 @@ from workbench.cli.common import open_held, out, path_options, print_json, progr
 
 def cmd_amendments(args: argparse.Namespace) -> int:
     from workbench.history import reconcile
-    from workbench.workspace.catalogue import read_checked
+    from workbench.workspace.catalogue import read_held
 
     with open_held(args) as workspace:
         settings = workspace.settings
         report = reconcile.law_amendments(
-            workspace, args.law, read_checked(workspace, settings.catalogue), settings.store
+            workspace, args.law, read_held(workspace, settings.catalogue), settings.store
         )
     if args.json:
         print_json(reconcile.law_json(report, args.law))
@@ -37,11 +37,11 @@ def cmd_reconcile(args: argparse.Namespace) -> int:
     )
     from workbench.history.ledger import reconcile_code
     from workbench.measure import corpus_digest
-    from workbench.workspace.catalogue import read_checked
+    from workbench.workspace.catalogue import read_held
 
     with open_held(args) as workspace:
         settings = workspace.settings
-        rows = read_checked(workspace, settings.catalogue)
+        rows = read_held(workspace, settings.catalogue)
         done = reconcile_code(
             workspace, args.jurisdiction, rows, settings.store, stored=True, progress=progress()
         )
