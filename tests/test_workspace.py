@@ -452,6 +452,7 @@ def test_a_workspace_holds_the_catalogue_as_a_table_whose_export_is_the_file(
     file, every record checked, and become the table."""
     import workbench.corpus.catalogue as catalogue_module
     from workbench.corpus.catalogue import CATALOGUE_NAME, CHECKSUM_NAME, catalogue_bytes
+    from workbench.corpus.provenance import check_provenance_record
     from workbench.errors import CatalogueError
     from workbench.workspace.catalogue import exported, read_held
 
@@ -461,11 +462,10 @@ def test_a_workspace_holds_the_catalogue_as_a_table_whose_export_is_the_file(
         shutil.copy(CORPUS_DIR / name, corpus_dir / name)
     original = (corpus_dir / CATALOGUE_NAME).read_bytes()
     checks: list[str] = []
-    real_check = catalogue_module.check_provenance_record
 
     def counted(record: object, *, source: str) -> object:
         checks.append(source)
-        return real_check(record, source=source)
+        return check_provenance_record(record, source=source)
 
     monkeypatch.setattr(catalogue_module, "check_provenance_record", counted)
     with Workspace(tmp_path / "w.sqlite") as held:

@@ -32,7 +32,7 @@ from workbench.corpus import (
     is_project_mirror,
     read_refusals,
 )
-from workbench.corpus.catalogue import CATALOGUE_NAME, Catalogue
+from workbench.corpus.catalogue import CATALOGUE_NAME
 from workbench.defaults import (
     DEFAULT_CORPUS_DIR,
     DEFAULT_STORE,
@@ -104,9 +104,7 @@ class MeasureRun:
     results: tuple[FamilyMeasurement, ...] = ()  # the map's output, with `keep_results` only
     engine: str = "in this process"  # where the map ran: "in this process", "local cluster", ...
     measurements: Measurements | None = None  # the reduce, as written (None: nothing admitted)
-    settings: CorpusSettings | None = (
-        None  # what the workspace now remembers (None: nothing admitted)
-    )
+    settings: CorpusSettings | None = None  # what the workspace now remembers (None: none)
     catalogue: tuple[CatalogueRow, ...] = field(default=(), repr=False)  # as the workspace holds it
 
 
@@ -136,9 +134,8 @@ def measure_corpus(
        catalogue (`corpus.catalogue_folder`: `corpus_dir` when named, the project's for the
        project's mirror, else the workspace's folder), as `workbench corpus admit` would keep
        it. Without it, the catalogue in `corpus_dir` (default: the project's) and the refusals
-       beside it, the bytes in `store` (default: the project's store). The workspace holds
-       the catalogue as a table and the file as its export (`workspace.catalogue`): bytes it
-       exported are read from the table, any others from the file, every record checked.
+       beside it, the bytes in `store` (default: the project's store). The catalogue is read
+       through the workspace's table, whose export the file is (`workspace.catalogue`).
     2. The profiles: those in each of `profile_folders`, then `MIRROR/profiles/*.toml`, come
        before the shipped ones (`CorpusSettings.profile_folders`, `profiles.registry`). The
        workspace file `workspace` remembers these settings (`Workspace.remember`), so that every
@@ -172,11 +169,10 @@ def measure_corpus(
         from workbench.measure.cluster import check_engine_options
 
         check_engine_options(workers, scheduler)
-    held_rows: Catalogue | None = None  # the catalogue as read (None: a mirror's first)
     if mirror is not None:
         catalogue = catalogue_folder(mirror, workspace, corpus_dir)
-        if (catalogue / CATALOGUE_NAME).is_file():
-            held_rows = read_held_file(workspace, catalogue)
+        first = not (catalogue / CATALOGUE_NAME).is_file()  # no catalogue yet: none is read
+        held_rows = None if first else read_held_file(workspace, catalogue)
         known = known_files(workspace, held_rows or ())
         admission = admit(mirror, progress=progress, known=known)
         rows, refusals = admission.rows, admission.refusals
@@ -194,7 +190,7 @@ def measure_corpus(
     else:
         catalogue = corpus_dir if corpus_dir is not None else DEFAULT_CORPUS_DIR
         store = store if store is not None else DEFAULT_STORE
-        rows = held_rows = read_held_file(workspace, catalogue)
+        rows = read = read_held_file(workspace, catalogue)
         refusals = read_refusals(catalogue)
     given = CorpusSettings(
         corpus=mirror, catalogue=catalogue, store=store, profiles=tuple(profile_folders)
@@ -208,13 +204,10 @@ def measure_corpus(
         held.remember(given.resolved(), by="measure")
         if mirror is not None:  # the rows this run measures are the admission's
             catalogued = admit_held(held, admission, catalogue, held_rows)[0].rows
-        elif held_rows is not None:
-            hold_catalogue(held, held_rows, catalogue)
-            catalogued = held_rows
-        del held_rows
-        if mirror is not None:
             keep_stamps(held, admission, known)
-            del known
+            del held_rows, known
+        else:
+            catalogued = hold_catalogue(held, read, catalogue)
         run.queue = measured_queue(held, readers)
         # The plan and the tasks are the map's own: made and dropped in `_map_corpus`, so none
         # of them is alive while the index is folded and the reports are written.
@@ -311,6 +304,19 @@ class MeasurePlan:
     store: Path | None
     profile_folders: tuple[Path, ...]
     overrides: tuple[str, ...]
+
+
+def measure_planned(plan: MeasurePlan, **options: Any) -> MeasureRun:
+    """`measure_corpus` of `plan`'s corpus, workspace and reports; `options`, the rest."""
+    return measure_corpus(
+        out=plan.out,
+        workspace=plan.workspace,
+        corpus_dir=plan.corpus_dir,
+        store=plan.store,
+        mirror=plan.mirror,
+        profile_folders=plan.profile_folders,
+        **options,
+    )
 
 
 def plan_measure(

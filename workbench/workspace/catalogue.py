@@ -74,11 +74,11 @@ def exported(workspace: Workspace) -> tuple[str, str] | None:
     return (found[0][0], found[0][1]) if found else None
 
 
-def hold_catalogue(workspace: Workspace, catalogue: Catalogue, corpus_dir: Path) -> None:
+def hold_catalogue(workspace: Workspace, catalogue: Catalogue, corpus_dir: Path) -> Catalogue:
     """Make the table the catalogue `catalogue`, read from `corpus_dir` (nothing is written when
-    it already is)."""
+    it already is); returns it."""
     if exported(workspace) == (_folder(corpus_dir), catalogue.sha256):
-        return
+        return catalogue
     with workspace.transaction() as conn:
         for statement in _SCHEMA:
             conn.execute(statement)
@@ -88,6 +88,7 @@ def hold_catalogue(workspace: Workspace, catalogue: Catalogue, corpus_dir: Path)
             ((line_key(row.path), catalogue_line(row)) for row in catalogue),
         )
         _mark(conn, corpus_dir, catalogue.sha256)
+    return catalogue
 
 
 def admit_held(
