@@ -33,7 +33,7 @@ SAMPLE = "ietf/draft-ietf-appsawg-http-problem/draft-ietf-appsawg-http-problem-0
 def _row(path: str, data: bytes, **changes: object) -> CatalogueRow:
     record = dict(json.loads((STORE / (path + ".provenance.json")).read_bytes()))
     record.update(sha256=hashlib.sha256(data).hexdigest(), bytes=len(data), **changes)
-    return CatalogueRow(path=path, provenance=record)
+    return CatalogueRow.of(path, record)
 
 
 @pytest.mark.slow
@@ -55,7 +55,7 @@ def test_filing_dates_are_each_provenance_s_own(
 ) -> None:
     """`filing_dates` reads the one field in SQLite: the string each held provenance gives, None
     where it gives none or a value that is not a string."""
-    by_path = {row.path: row.provenance_record() for row in catalogue}
+    by_path = {row.path: row.provenance for row in catalogue}
     dates = corpus_workspace.filing_dates()
     assert dates.keys() == by_path.keys()
     for path, record in by_path.items():
@@ -284,9 +284,9 @@ def test_hostile_text_is_refused_at_ingest_and_nothing_is_held(tmp_path: Path) -
 
 
 def _row_for(mirror: Path, rel: str, data: bytes, order: int) -> CatalogueRow:
-    return CatalogueRow(
-        path=rel,
-        provenance={
+    return CatalogueRow.of(
+        rel,
+        {
             "jurisdiction": "test",
             "document_family": "fam",
             "format": "text/plain",
@@ -518,9 +518,7 @@ def test_an_admission_is_appended_to_the_table_and_exported(tmp_path: Path) -> N
         assert sha256 == hashlib.sha256(data).hexdigest() == exported(held)[1]  # type: ignore[index]
         assert (corpus_dir / CHECKSUM_NAME).read_text() == f"{sha256}  {CATALOGUE_NAME}\n"
         assert read_held(held, corpus_dir) == rows
-        changed = CatalogueRow(
-            path=rows[0].path, provenance={**rows[0].provenance, "sha256": "0" * 64}
-        )
+        changed = CatalogueRow.of(rows[0].path, {**rows[0].provenance, "sha256": "0" * 64})
         again, same = admit_held(
             held, Admission(rows=(changed,), refusals=()), corpus_dir, read_held(held, corpus_dir)
         )

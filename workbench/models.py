@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import sys
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -72,44 +73,52 @@ class Refusal:
         return {"path": self.path, "reason": self.reason, "detail": self.detail}
 
 
+ROW_FIELDS = ("sha256", "bytes", "jurisdiction", "document_family", "version_order", "format")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CatalogueRow:
-    """One admitted document: its path and its provenance record, every field kept (C3)."""
+    """One admitted document: its path, its provenance record as canonical JSON (parsed where a
+    field is read) and the `ROW_FIELDS` every row is read for. Made by `of`."""
 
     path: str
-    provenance: Mapping[str, Any]
+    text: str = field(repr=False)  # `canonical_json` of the record, as its catalogue line holds it
+    fields: tuple[Any, ...] = field(repr=False, compare=False)  # None where the record has none
 
-    def provenance_record(self) -> dict[str, Any]:  # a fresh dictionary, in the record's order
-        return dict(self.provenance)
+    @classmethod
+    def of(cls, path: str, record: Mapping[str, Any], *, text: str | None = None) -> CatalogueRow:
+        """The row of `record`; `text`, its canonical JSON where the caller holds it already."""
+        values = (sys.intern(v) if isinstance(v, str) else v for v in map(record.get, ROW_FIELDS))
+        made = canonical_json(dict(record)) if text is None else text
+        return cls(path=path, text=made, fields=tuple(values))
+
+    @property
+    def provenance(self) -> dict[str, Any]:  # the record, parsed: a fresh dictionary
+        return dict(json.loads(self.text))
 
     @property
     def sha256(self) -> str:
-        return str(self.provenance["sha256"])
+        return str(self.fields[0] or self.provenance["sha256"])
 
     @property
     def size(self) -> int:
-        return int(self.provenance["bytes"])
+        return int(self.fields[1] or self.provenance["bytes"])
 
     @property
     def jurisdiction(self) -> str:
-        return str(self.provenance["jurisdiction"])
+        return str(self.fields[2] or self.provenance["jurisdiction"])
 
     @property
     def family(self) -> str:
-        return str(self.provenance["document_family"])
+        return str(self.fields[3] or self.provenance["document_family"])
 
     @property
     def version_order(self) -> int:
-        return int(self.provenance["version_order"])
+        return int(self.fields[4] or self.provenance["version_order"])
 
     @property
-    def version_label(self) -> str:
-        return str(self.provenance.get("version_label") or "")
-
-    @property
-    def media_type(self) -> str:
-        """The media type: the first word of the provenance `format` field (`text/plain`, ...)."""
-        return str(self.provenance["format"]).split()[0].strip(",;").lower()
+    def media_type(self) -> str:  # the first word of the provenance `format` (`text/plain`)
+        return str(self.fields[5] or self.provenance["format"]).split()[0].strip(",;").lower()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

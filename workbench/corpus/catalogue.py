@@ -69,8 +69,9 @@ def catalogue_lines(rows: Iterable[CatalogueRow]) -> Iterator[str]:
 
 
 def catalogue_line(row: CatalogueRow) -> str:
-    """The row's catalogue line, its line feed included."""
-    return canonical_json({"path": row.path, "provenance": row.provenance}) + "\n"
+    """The row's catalogue line, its line feed included: `canonical_json` of its path and
+    record, which puts "path" first ("path" sorts before "provenance")."""
+    return '{"path":' + line_key(row.path) + ',"provenance":' + row.text + "}\n"
 
 
 def line_key(path: str) -> str:
@@ -131,7 +132,7 @@ def read_refused(corpus_dir: Path) -> tuple[CatalogueRow, ...]:
     machine that has no mirror; they never enter the workspace.
     """
     return tuple(
-        CatalogueRow(path=r.path, provenance=r.provenance)
+        CatalogueRow.of(r.path, r.provenance)
         for r in read_refusals(corpus_dir)
         if isinstance(r.provenance, dict)
         and check_relative_path(r.path, field="path") is None
@@ -231,5 +232,5 @@ def read_catalogue(corpus_dir: Path, *, data: tuple[bytes, str] | None = None) -
                 check_provenance_record(record, source=rel)
         except (ValueError, KeyError, TypeError) as exc:
             raise CatalogueError(f"{path}: line {number}: {exc}") from exc
-        rows.append(CatalogueRow(path=rel, provenance=record))
+        rows.append(CatalogueRow.of(rel, record))
     return Catalogue(rows, actual)

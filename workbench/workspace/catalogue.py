@@ -59,10 +59,10 @@ def held_rows(workspace: Workspace, corpus_dir: Path, sha256: str) -> Catalogue 
     `sha256`; None otherwise."""
     if exported(workspace) != (_folder(corpus_dir), sha256):
         return None
-    rows = [
-        CatalogueRow(path=item["path"], provenance=item["provenance"])
-        for item in map(json.loads, _lines(workspace))
-    ]
+    rows = []
+    for key, line in workspace.read(f"SELECT key, line FROM {TABLE} ORDER BY key"):
+        text = line[len(key) + 22 : -2]  # between `{"path":KEY,"provenance":` and `}\n`
+        rows.append(CatalogueRow.of(json.loads(key), json.loads(text), text=text))
     return Catalogue(rows, sha256)
 
 
