@@ -88,7 +88,7 @@ def replicate(rows: tuple[CatalogueRow, ...], scale: int, root: Path) -> list[Ca
             provenance = {**row.provenance, "document_family": family}
             sidecar = json.dumps(provenance, indent=2, ensure_ascii=False) + "\n"
             target.with_name(target.name + PROVENANCE_SUFFIX).write_bytes(sidecar.encode("utf-8"))
-            replicas.append(CatalogueRow(path=path, provenance=provenance))
+            replicas.append(CatalogueRow.of(path, provenance))
     return replicas
 
 

@@ -44,7 +44,6 @@ LAYERS = (
         (
             "__init__",
             "models",
-            "provenance_text",
             "errors",
             "files",
             "defaults",

@@ -33,7 +33,7 @@ SAMPLE = "ietf/draft-ietf-appsawg-http-problem/draft-ietf-appsawg-http-problem-0
 def _row(path: str, data: bytes, **changes: object) -> CatalogueRow:
     record = dict(json.loads((STORE / (path + ".provenance.json")).read_bytes()))
     record.update(sha256=hashlib.sha256(data).hexdigest(), bytes=len(data), **changes)
-    return CatalogueRow(path=path, provenance=record)
+    return CatalogueRow.of(path, record)
 
 
 @pytest.mark.slow
@@ -55,7 +55,7 @@ def test_filing_dates_are_each_provenance_s_own(
 ) -> None:
     """`filing_dates` reads the one field in SQLite: the string each held provenance gives, None
     where it gives none or a value that is not a string."""
-    by_path = {row.path: row.provenance_record() for row in catalogue}
+    by_path = {row.path: row.provenance for row in catalogue}
     dates = corpus_workspace.filing_dates()
     assert dates.keys() == by_path.keys()
     for path, record in by_path.items():
@@ -284,9 +284,9 @@ def test_hostile_text_is_refused_at_ingest_and_nothing_is_held(tmp_path: Path) -
 
 
 def _row_for(mirror: Path, rel: str, data: bytes, order: int) -> CatalogueRow:
-    return CatalogueRow(
-        path=rel,
-        provenance={
+    return CatalogueRow.of(
+        rel,
+        {
             "jurisdiction": "test",
             "document_family": "fam",
             "format": "text/plain",
@@ -443,72 +443,91 @@ def test_the_listings_read_indexes_and_equal_the_held_versions(workspace: Worksp
     assert "INDEX versions_by_family (family=?)" in plans["versions"]
 
 
-def test_a_workspace_keeps_the_rows_of_a_checked_catalogue(
+def test_a_workspace_holds_the_catalogue_as_a_table_whose_export_is_the_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`read_checked` keeps the rows it read; the same bytes under the same code are then those
-    rows again, in line order, no line parsed, and they write the same catalogue back. An
-    edited catalogue is still refused, resealed bytes and other code are read from the file,
-    and rows out of line order are not kept."""
-    import workbench.workspace.catalogue as checked_module
-    from workbench.corpus.catalogue import (
-        CATALOGUE_NAME,
-        CHECKSUM_NAME,
-        catalogue_bytes,
-        read_catalogue,
-    )
+    """`read_held` reads a catalogue file once, every record checked, and holds it as the table;
+    the bytes the table exported are then read from the table, the same rows and bytes. An
+    edited catalogue is refused before the table is looked at; resealed bytes are read from the
+    file, every record checked, and become the table."""
+    import workbench.corpus.catalogue as catalogue_module
+    from workbench.corpus.catalogue import CATALOGUE_NAME, CHECKSUM_NAME, catalogue_bytes
+    from workbench.corpus.provenance import check_provenance_record
     from workbench.errors import CatalogueError
-    from workbench.workspace.catalogue import keep_rows, kept_rows, read_checked, rows_kept
+    from workbench.workspace.catalogue import exported, read_held
 
     corpus_dir = tmp_path / "corpus"
     corpus_dir.mkdir()
     for name in (CATALOGUE_NAME, CHECKSUM_NAME):
         shutil.copy(CORPUS_DIR / name, corpus_dir / name)
     original = (corpus_dir / CATALOGUE_NAME).read_bytes()
-    reads: list[Path] = []
-    real_read = checked_module.read_catalogue
+    checks: list[str] = []
 
-    def counted(folder: Path, **options: object) -> object:
-        reads.append(folder)
-        return real_read(folder, **options)  # type: ignore[arg-type]
+    def counted(record: object, *, source: str) -> object:
+        checks.append(source)
+        return check_provenance_record(record, source=source)
 
-    monkeypatch.setattr(checked_module, "read_catalogue", counted)
+    monkeypatch.setattr(catalogue_module, "check_provenance_record", counted)
     with Workspace(tmp_path / "w.sqlite") as held:
-        first = read_checked(held, corpus_dir)
-        assert reads == [corpus_dir] and rows_kept(held, first.sha256)
-        again = read_checked(held, corpus_dir)
-        assert reads == [corpus_dir]  # the kept rows: the file's lines not parsed
-        assert list(again) == list(first) and again.sha256 == first.sha256
-        assert [r.path for r in again] == [r.path for r in first]
-        assert [(r.sha256, r.size, r.family, r.version_order, r.media_type) for r in again] == [
-            (r.sha256, r.size, r.family, r.version_order, r.media_type) for r in first
-        ]
+        first = read_held(held, corpus_dir)
+        assert len(checks) == len(first) == original.count(b"\n")
+        assert exported(held) == (str(corpus_dir.resolve()), hashlib.sha256(original).hexdigest())
+        checks.clear()
+        again = read_held(held, corpus_dir)
+        assert checks == []  # the table's rows: no record checked again
+        assert again == first and again.sha256 == first.sha256
         assert catalogue_bytes(again) == original
-        # Edited, not resealed: refused before any kept row is looked at.
+        # Edited, not resealed: refused before the table is looked at.
         edited = original.replace(b'"bytes":', b'"bytes": ', 1)
         (corpus_dir / CATALOGUE_NAME).write_bytes(edited)
-        with pytest.raises(CatalogueError, match="does not match"):
-            read_checked(held, corpus_dir)
-        # Resealed: other bytes, read from the file, and their rows kept in place of the first.
-        sealed = f"{hashlib.sha256(edited).hexdigest()}  {CATALOGUE_NAME}\n"
-        (corpus_dir / CHECKSUM_NAME).write_text(sealed)
-        resealed = read_checked(held, corpus_dir)
-        assert len(reads) == 2 and resealed.sha256 != first.sha256
-        assert not rows_kept(held, first.sha256) and rows_kept(held, resealed.sha256)
-        # Other code: the kept rows are not used.
-        monkeypatch.setattr(checked_module, "code_digest", lambda: "0" * 64)
-        assert kept_rows(held, resealed.sha256) is None
-        read_checked(held, corpus_dir)
-        assert len(reads) == 3
-        # Rows out of line order would not come back as read: not kept.
-        assert not keep_rows(held, list(reversed(first)), first.sha256)
-        assert not rows_kept(held, first.sha256)
-        # Rows made from records (not read from lines) are kept as the lines written for them.
-        made = [CatalogueRow(path=r.path, provenance=r.provenance_record()) for r in first]
-        assert keep_rows(held, made, first.sha256)
-        back = kept_rows(held, first.sha256)
-        assert back is not None and catalogue_bytes(back) == catalogue_bytes(made) == original
-    assert read_catalogue(corpus_dir) == resealed
+        actual = hashlib.sha256(edited).hexdigest()
+        with pytest.raises(CatalogueError) as refused:
+            read_held(held, corpus_dir)
+        assert str(refused.value) == (
+            f"{corpus_dir / CATALOGUE_NAME}: sha256 {actual} does not match {CHECKSUM_NAME} "
+            f"({first.sha256}); the catalogue was edited"
+        )
+        # Resealed: other bytes, read from the file with every record checked; the table is them.
+        (corpus_dir / CHECKSUM_NAME).write_text(f"{actual}  {CATALOGUE_NAME}\n")
+        resealed = read_held(held, corpus_dir)
+        assert len(checks) == len(first) and resealed == first and resealed.sha256 == actual
+        assert exported(held) == (str(corpus_dir.resolve()), actual)
+        checks.clear()
+        assert read_held(held, corpus_dir) == first and checks == []
+
+
+def test_an_admission_is_appended_to_the_table_and_exported(tmp_path: Path) -> None:
+    """`admit_held` appends an admission to the table and writes the catalogue file from it:
+    the real catalogue less its last row, then that row admitted, exports the real catalogue's
+    bytes; a path admitted again with other bytes is refused and its row kept."""
+    from workbench.corpus import Admission, read_catalogue, write_catalogue
+    from workbench.corpus.catalogue import CATALOGUE_NAME, CHECKSUM_NAME
+    from workbench.workspace.catalogue import admit_held, exported, read_held
+
+    rows = read_catalogue(CORPUS_DIR)
+    corpus_dir = tmp_path / "corpus"
+    write_catalogue(Admission(rows=tuple(rows[:-1]), refusals=()), corpus_dir)
+    with Workspace(tmp_path / "w.sqlite") as held:
+        before = read_held(held, corpus_dir)
+        merged, sha256 = admit_held(
+            held, Admission(rows=(rows[-1],), refusals=()), corpus_dir, before
+        )
+        assert list(merged.rows) == sorted(rows, key=lambda r: r.path) and merged.refusals == ()
+        data = (corpus_dir / CATALOGUE_NAME).read_bytes()
+        assert data == (CORPUS_DIR / CATALOGUE_NAME).read_bytes()
+        assert sha256 == hashlib.sha256(data).hexdigest() == exported(held)[1]  # type: ignore[index]
+        assert (corpus_dir / CHECKSUM_NAME).read_text() == f"{sha256}  {CATALOGUE_NAME}\n"
+        assert read_held(held, corpus_dir) == rows
+        changed = CatalogueRow.of(rows[0].path, {**rows[0].provenance, "sha256": "0" * 64})
+        again, same = admit_held(
+            held, Admission(rows=(changed,), refusals=()), corpus_dir, read_held(held, corpus_dir)
+        )
+        assert same == sha256 and (corpus_dir / CATALOGUE_NAME).read_bytes() == data
+        assert [(r.path, r.reason) for r in again.refusals] == [(rows[0].path, "corpus_changed")]
+        assert again.refusals[0].detail == (
+            f"catalogued with sha256 {rows[0].sha256}; these bytes hash to {'0' * 64}; "
+            "the catalogued row is kept (admit a corrected document under a new path)"
+        )
 
 
 def _all_listed(workspace: Workspace) -> list[dict[str, object]]:
@@ -517,49 +536,3 @@ def _all_listed(workspace: Workspace) -> list[dict[str, object]]:
         for family in sorted({f["family"] for f in family_listing(workspace)})
         for row in version_listing(workspace, family)
     ]
-
-
-def test_a_catalogue_s_records_are_checked_once_per_bytes_and_code(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """`read_checked` checks every record of bytes the workspace has not kept, then keeps their
-    SHA-256; the same bytes are read again without the per-record check, other bytes (resealed
-    after an edit) or other code are checked whole."""
-    import workbench.corpus.catalogue as catalogue_module
-    import workbench.workspace.catalogue as checked_module
-    from workbench.corpus.catalogue import CATALOGUE_NAME, CHECKSUM_NAME, read_catalogue
-    from workbench.workspace.catalogue import checked_catalogues, read_checked
-
-    corpus_dir = tmp_path / "corpus"
-    corpus_dir.mkdir()
-    for name in (CATALOGUE_NAME, CHECKSUM_NAME):
-        shutil.copy(CORPUS_DIR / name, corpus_dir / name)
-    checks: list[str] = []
-    real_check = catalogue_module.check_provenance_record
-
-    def counted(record: object, *, source: str) -> object:
-        checks.append(source)
-        return real_check(record, source=source)
-
-    monkeypatch.setattr(catalogue_module, "check_provenance_record", counted)
-    with Workspace(tmp_path / "w.sqlite") as held:
-        first = read_checked(held, corpus_dir)
-        assert len(checks) == len(first) and checked_catalogues(held) == {first.sha256}
-        checks.clear()
-        assert read_checked(held, corpus_dir) == first and checks == []
-        assert read_catalogue(corpus_dir) == first and len(checks) == len(first)  # not kept
-        # Edited and resealed: other bytes, checked whole, and kept beside the first.
-        checks.clear()
-        data = (corpus_dir / CATALOGUE_NAME).read_bytes().replace(b'"bytes":', b'"bytes": ', 1)
-        (corpus_dir / CATALOGUE_NAME).write_bytes(data)
-        sealed = f"{hashlib.sha256(data).hexdigest()}  {CATALOGUE_NAME}\n"
-        (corpus_dir / CHECKSUM_NAME).write_text(sealed)
-        again = read_checked(held, corpus_dir)
-        assert again == first and len(checks) == len(first)
-        assert checked_catalogues(held) == {first.sha256, again.sha256}
-        # Other code: nothing kept counts, and keeping under it drops the rest.
-        checks.clear()
-        monkeypatch.setattr(checked_module, "code_digest", lambda: "0" * 64)
-        assert checked_catalogues(held) == frozenset()
-        read_checked(held, corpus_dir)
-        assert len(checks) == len(first) and checked_catalogues(held) == {again.sha256}

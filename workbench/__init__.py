@@ -49,6 +49,7 @@ _HOME = {
     "ReviewWidget": "workbench.changes.widgets",  # needs ipywidgets
     # measurements
     "measure_corpus": "workbench.measure",
+    "update_corpus": "workbench.measure",
     "corpus_digest": "workbench.measure",
     "corpus_digests": "workbench.measure",
     "reduce_families": "workbench.measure",

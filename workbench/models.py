@@ -10,9 +10,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import sys
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import InitVar, dataclass, field
+from dataclasses import dataclass, field
 from itertools import pairwise
 from operator import attrgetter
 from pathlib import Path
@@ -20,7 +21,6 @@ from typing import Any, Literal, get_args
 
 from workbench.bounds import strict_json as strict_json  # its home; read through models too
 from workbench.cells import TableCell, parts_json
-from workbench.provenance_text import ProvenanceText, row_fields
 
 
 def canonical_json(value: Any) -> str:
@@ -56,23 +56,28 @@ class Refusal:
         return {"path": self.path, "reason": self.reason, "detail": self.detail}
 
 
+ROW_FIELDS = ("sha256", "bytes", "jurisdiction", "document_family", "version_order", "format")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CatalogueRow:
-    """One admitted document: its path and its provenance, every field kept (`provenance_text`)."""
+    """One admitted document: its path, its provenance record as canonical JSON (parsed where a
+    field is read) and the `ROW_FIELDS` every row is read for. Made by `of`."""
 
     path: str
-    provenance: Mapping[str, Any]
-    fields: tuple[Any, ...] = field(init=False, repr=False, compare=False)  # its `row_fields`
-    line_text: InitVar[str | None] = None  # its JSON in a sealed catalogue line: written back as is
-    kept: InitVar[tuple[Any, ...] | None] = None  # its `fields`, as a store of rows kept them
+    text: str = field(repr=False)  # `canonical_json` of the record, as its catalogue line holds it
+    fields: tuple[Any, ...] = field(repr=False, compare=False)  # None where the record has none
 
-    def __post_init__(self, line_text: str | None, kept: tuple[Any, ...] | None) -> None:
-        object.__setattr__(self, "fields", row_fields(self.provenance) if kept is None else kept)
-        text, canonical = (self.provenance, False) if line_text is None else (line_text, True)
-        object.__setattr__(self, "provenance", ProvenanceText(text, canonical=canonical))
+    @classmethod
+    def of(cls, path: str, record: Mapping[str, Any], *, text: str | None = None) -> CatalogueRow:
+        """The row of `record`; `text`, its canonical JSON where the caller holds it already."""
+        values = (sys.intern(v) if isinstance(v, str) else v for v in map(record.get, ROW_FIELDS))
+        made = canonical_json(dict(record)) if text is None else text
+        return cls(path=path, text=made, fields=tuple(values))
 
-    def provenance_record(self) -> dict[str, Any]:  # a fresh dictionary, in the record's order
-        return ProvenanceText(self.provenance).record()
+    @property
+    def provenance(self) -> dict[str, Any]:  # the record, parsed: a fresh dictionary
+        return dict(json.loads(self.text))
 
     @property
     def sha256(self) -> str:
@@ -95,12 +100,7 @@ class CatalogueRow:
         return int(self.fields[4] or self.provenance["version_order"])
 
     @property
-    def version_label(self) -> str:
-        return str(self.provenance.get("version_label") or "")  # read once per version made
-
-    @property
-    def media_type(self) -> str:
-        """The media type: the first word of the provenance `format` field (`text/plain`, ...)."""
+    def media_type(self) -> str:  # the first word of the provenance `format` (`text/plain`)
         return str(self.fields[5] or self.provenance["format"]).split()[0].strip(",;").lower()
 
 

@@ -33,7 +33,7 @@ def _split(
     """The us-dc rows without the sections' latest release, that release's rows, and the
     families it touches."""
     rows = [r for r in catalogue if r.jurisdiction == "us-dc"]
-    dates = {r.path: r.provenance_record().get("filing_date") for r in rows}
+    dates = {r.path: r.provenance.get("filing_date") for r in rows}
     sections = [r for r in rows if r.family.startswith("dc-code-") and dates[r.path]]
     latest = max(str(dates[r.path]) for r in sections)
     held_out = [r for r in sections if dates[r.path] == latest]
@@ -41,7 +41,7 @@ def _split(
 
 
 def _dated(row: CatalogueRow) -> bool:
-    return bool(row.provenance_record().get("filing_date"))
+    return bool(row.provenance.get("filing_date"))
 
 
 def test_one_more_release_reads_again_only_what_it_touched(

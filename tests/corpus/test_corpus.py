@@ -40,7 +40,6 @@ from workbench.corpus.catalogue import (
 from workbench.corpus.provenance import MAX_PROVENANCE_BYTES
 from workbench.errors import CatalogueError, ChecksumMismatch
 from workbench.models import CatalogueRow, Refusal
-from workbench.provenance_text import ProvenanceText
 
 SAMPLE = "us-dc/dc-code-34-306/34-306@2021-11-09.xml"
 
@@ -83,8 +82,8 @@ def test_catalogue_lines_sort_as_whole_lines_do(tmp_path: Path) -> None:
     the other, and characters below and above the quote that ends a path's JSON."""
     record = json.loads((STORE / (SAMPLE + ".provenance.json")).read_bytes())
     paths = ["a/b/c", "a/b/c!x", "a/b/c#x", 'a/b/c"x', "a/b/c\\x", "a/b/cé", "a/b/c\tx", "a/b"]
-    rows = [CatalogueRow(path=p, provenance={**record, "note": p}) for p in reversed(paths)]
-    lines = [json.dumps({"path": r.path, "provenance": r.provenance_record()}) for r in rows]
+    rows = [CatalogueRow.of(p, {**record, "note": p}) for p in reversed(paths)]
+    lines = [json.dumps({"path": r.path, "provenance": r.provenance}) for r in rows]
     expected = sorted(
         json.dumps(json.loads(line), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         + "\n"
@@ -103,74 +102,44 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_a_catalogue_line_is_read_and_written_back_as_it_was(tmp_path: Path) -> None:
-    """A row read from the catalogue keeps its line's own JSON of the provenance and is
-    written back from it, byte for byte; it equals the row made from the record, which is
-    serialised again; a sealed line in another form (keys unsorted, spaces) is read by the
-    general path, its record intact, and written back canonical."""
+def test_a_catalogue_is_read_and_written_back_as_it_was(tmp_path: Path) -> None:
+    """A row read from the catalogue equals the row made from its record and is written back
+    byte for byte; a sealed line in another form (keys unsorted, spaces) is read, its record
+    intact, and written back canonical."""
     rows = read_catalogue(CORPUS_DIR)
-    assert all(r.provenance.canonical for r in rows)  # type: ignore[attr-defined]
-    remade = [CatalogueRow(path=r.path, provenance=r.provenance_record()) for r in rows]
-    assert not any(r.provenance.canonical for r in remade)  # type: ignore[attr-defined]
+    remade = [CatalogueRow.of(r.path, r.provenance) for r in rows]
     assert remade == list(rows)
     assert catalogue_bytes(rows) == catalogue_bytes(remade)
     assert catalogue_bytes(rows) == (CORPUS_DIR / CATALOGUE_NAME).read_bytes()
-    assert pickle.loads(pickle.dumps(rows[0])).provenance.canonical
     again = pickle.loads(pickle.dumps(rows))  # the catalogue travels with its bytes' SHA-256
     assert again == rows and again.sha256 == rows.sha256 == _sha256(CORPUS_DIR / CATALOGUE_NAME)
-    record = rows[0].provenance_record()
+    record = rows[0].provenance
     odd = json.dumps({"provenance": dict(reversed(record.items())), "path": rows[0].path}, indent=1)
     data = (odd.replace("\n", " ") + "\n").encode()
     (tmp_path / CATALOGUE_NAME).write_bytes(data)
     (tmp_path / CHECKSUM_NAME).write_text(f"{hashlib.sha256(data).hexdigest()}  {CATALOGUE_NAME}\n")
     (read,) = read_catalogue(tmp_path)
-    assert not read.provenance.canonical  # type: ignore[attr-defined]
-    assert read.provenance_record() == record and read == rows[0]
+    assert read.provenance == record and read == rows[0]
     assert catalogue_bytes([read]) == catalogue_bytes(rows[:1])
 
 
-def test_a_row_holds_its_provenance_deflated_and_gives_back_every_record_whole() -> None:
-    """What a row holds of its record is deflated against the process's one dictionary: the
-    catalogue's records take well under half their text, and each comes back exactly, made in
-    any thread, whatever its characters or fields."""
-    rows = read_catalogue(CORPUS_DIR)
-    texts = [
-        json.dumps(r.provenance_record(), ensure_ascii=False, separators=(",", ":")) for r in rows
-    ]
-    held = sum(len(r.provenance._deflated) for r in rows)  # type: ignore[attr-defined]
-    assert held * 2 < sum(len(t.encode()) for t in texts)
-    odd = {"note": "Ŝtato — § 2-1 «ĉi tie»", "n": [1, 2.5, None], "nested": {"z": True, "a": ""}}
-    made: list[ProvenanceText] = []
-    workers = [threading.Thread(target=lambda: made.extend(ProvenanceText(odd) for _ in range(50)))]
-    workers += [threading.Thread(target=lambda: made.extend(ProvenanceText(t) for t in texts))]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    assert sorted(p.text for p in made) == sorted(
-        [json.dumps(odd, ensure_ascii=False, separators=(",", ":"))] * 50 + texts
-    )
-    assert all(p.record() == json.loads(p.text) for p in made)
-
-
-def test_a_row_holds_its_provenance_as_text_and_gives_back_the_record() -> None:
-    """Fields in the record's own order, every field kept; equal rows whichever way they were
-    made; the text, not a mapping, is what is held and what travels."""
+def test_a_row_holds_its_provenance_as_canonical_json_and_reads_its_fields_from_it() -> None:
+    """The record held as its canonical JSON, every field kept, given back whole; equal rows
+    whichever order the record was made in; a field the record lacks is a KeyError naming it."""
     data = (STORE / (SAMPLE + ".provenance.json")).read_bytes()
     record = json.loads(data)
-    row = CatalogueRow(path=SAMPLE, provenance=record)
-    assert isinstance(row.provenance, ProvenanceText)
-    assert list(row.provenance_record().items()) == list(record.items())
-    assert row == CatalogueRow(path=SAMPLE, provenance=dict(sorted(record.items())))
-    assert row.provenance == record and dict(row.provenance) == record
-    assert (row.sha256, row.size, row.family) == (
+    row = CatalogueRow.of(SAMPLE, record)
+    assert row.text == json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert row == CatalogueRow.of(SAMPLE, dict(reversed(record.items())))
+    assert row.provenance == record and row.provenance is not row.provenance
+    assert (row.sha256, row.size, row.family, row.version_order) == (
         record["sha256"],
         record["bytes"],
         record["document_family"],
+        record["version_order"],
     )
     assert pickle.loads(pickle.dumps(row)) == row
-    assert pickle.loads(pickle.dumps(row)).version_order == record["version_order"]
-    partial_row = CatalogueRow(path=SAMPLE, provenance={"sha256": record["sha256"]})
+    partial_row = CatalogueRow.of(SAMPLE, {"sha256": record["sha256"]})
     assert partial_row.sha256 == record["sha256"]
     with pytest.raises(KeyError, match="document_family"):
         _ = partial_row.family
@@ -437,7 +406,7 @@ def test_a_provenance_holding_line_separators_reads_back_from_the_catalogue(
     write_catalogue(admission, corpus_dir)
     assert "\u2028" in (corpus_dir / CATALOGUE_NAME).read_text(encoding="utf-8")
     (row,) = read_catalogue(corpus_dir)
-    assert row.provenance_record()["extraction_note"] == note and row == admission.rows[0]
+    assert row.provenance["extraction_note"] == note and row == admission.rows[0]
     refusal = Refusal(path="us-dc/x/y.xml", reason="transcription", detail=note)
     (corpus_dir / "refusals.jsonl").write_bytes(refusals_bytes([refusal]))
     assert read_refusals(corpus_dir) == (refusal,)
@@ -460,7 +429,7 @@ def test_an_edited_catalogue_row_is_detected(tmp_path: Path) -> None:
 
 def test_a_catalogue_row_escaping_the_store_is_refused(tmp_path: Path) -> None:
     _, rows = _small_catalogue(tmp_path)
-    evil = CatalogueRow(path="../../outside/x/y.xml", provenance=rows[0].provenance)
+    evil = CatalogueRow.of("../../outside/x/y.xml", rows[0].provenance)
     report = fetch([evil], tmp_path / "store", mirror=tmp_path / "mirror")
     (failure,) = report.failed
     assert (
@@ -674,7 +643,7 @@ def test_a_record_just_under_the_size_limit_reads_back_from_the_catalogue(tmp_pa
     assert len(line) > MAX_PROVENANCE_BYTES  # the line is checked as a whole record
     (row,) = read_catalogue(corpus_dir)
     assert row == admission.rows[0]
-    assert row.provenance_record()["extraction_note"].startswith("Clichés a")
+    assert row.provenance["extraction_note"].startswith("Clichés a")
 
 
 def test_a_catalogue_record_over_the_size_limit_is_refused_by_line(tmp_path: Path) -> None:

@@ -189,7 +189,7 @@ def test_every_held_file_sniffs_as_its_provenance_media_type(
 ) -> None:
     for store in (STORE, REFUSED_STORE):
         for row in admit(store).rows + tuple(
-            CatalogueRow(path=r.path, provenance=r.provenance or {}) for r in admit(store).refusals
+            CatalogueRow.of(r.path, r.provenance or {}) for r in admit(store).refusals
         ):
             data = (store / row.path).read_bytes()
             assert sniff_media_type(data, name=row.path) == row.media_type, row.path

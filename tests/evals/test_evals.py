@@ -149,8 +149,7 @@ def test_manifest_spans_are_the_edits_read_by_hand(
 
 def test_demo_digest_is_the_corpus_digest_rule(demo: DemoCorpus) -> None:
     rows = [
-        CatalogueRow(path=v.version_id, provenance={"sha256": v.artefact_sha256})
-        for v in demo.versions.values()
+        CatalogueRow.of(v.version_id, {"sha256": v.artefact_sha256}) for v in demo.versions.values()
     ]
     assert demo.digest == corpus_digest(rows) == demo.manifest["corpus_digest"]
 

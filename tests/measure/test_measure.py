@@ -49,7 +49,7 @@ from workbench.text.profiles import (
 )
 from workbench.text.structure import StructureParse, parse_structure
 from workbench.workspace import Workspace
-from workbench.workspace.catalogue import checked_catalogues, kept_rows
+from workbench.workspace.catalogue import exported, held_rows
 
 MEASUREMENTS = ROOT / "measurements"
 
@@ -529,14 +529,13 @@ def test_a_second_run_of_a_mirror_reads_again_only_the_documents_that_moved(
     second = measure_corpus(mirror=mirror, out=tmp_path / "out2", workspace=tmp_path / "w.sqlite")
     assert documents_read == [] and second.documents == first.documents
     assert _tree(tmp_path / "out2") == _tree(tmp_path / "out1")
-    # The catalogue it wrote from checked rows is kept as checked (`workspace.catalogue`).
+    # The catalogue file is the export of the workspace's table (`workspace.catalogue`).
     catalogue = read_catalogue(tmp_path)  # beside the workspace (`corpus.catalogue_folder`)
-    assert checked_catalogues(tmp_path / "w.sqlite") == {catalogue.sha256}
-    # And its rows are kept: the next reader of the workspace parses no line of it.
     with Workspace(tmp_path / "w.sqlite") as held:
-        kept = kept_rows(held, catalogue.sha256)
-    assert kept is not None and list(kept) == list(catalogue)
-    assert catalogue_bytes(kept) == (tmp_path / CATALOGUE_NAME).read_bytes()
+        assert exported(held) == (str(tmp_path.resolve()), catalogue.sha256)
+        table = held_rows(held, tmp_path, catalogue.sha256)
+    assert table is not None and list(table) == list(catalogue) == list(second.catalogue)
+    assert catalogue_bytes(table) == (tmp_path / CATALOGUE_NAME).read_bytes()
 
 
 def test_a_cache_key_names_every_input(cold: tuple[Path, MeasureRun]) -> None:

@@ -329,7 +329,7 @@ def test_a_scan_that_still_yields_nothing_is_reported_not_ingested(tmp_path: Pat
     )
     (placement,) = report.placements
     assert placement.provenance["language"] == "en"
-    row = CatalogueRow(path=placement.path, provenance=placement.provenance)
+    row = CatalogueRow.of(placement.path, placement.provenance)
     with Workspace(tmp_path / "w.sqlite") as held:
         result = ingest(held, [row], mirror)
         assert result.added == () and held.count() == 0

@@ -6,21 +6,26 @@ the whole held code reconciled with every held law, written as a report (`reconc
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.cli import arguments
 from workbench.cli.common import open_held, out, path_options, print_json, progress
 
+if TYPE_CHECKING:
+    from workbench.amendments.whole_code import CodeReconciliation
+    from workbench.models import CatalogueRow
+
 
 def cmd_amendments(args: argparse.Namespace) -> int:
     from workbench.amendments import reconcile
-    from workbench.workspace.catalogue import read_checked
+    from workbench.workspace.catalogue import read_held
 
     with open_held(args) as workspace:
         settings = workspace.settings
         report = reconcile.law_amendments(
-            workspace, args.law, read_checked(workspace, settings.catalogue), settings.store
+            workspace, args.law, read_held(workspace, settings.catalogue), settings.store
         )
     if args.json:
         print_json(reconcile.law_json(report, args.law))
@@ -31,39 +36,47 @@ def cmd_amendments(args: argparse.Namespace) -> int:
 
 def cmd_reconcile(args: argparse.Namespace) -> int:
     from workbench.amendments.whole_code import reconcile_code
+    from workbench.workspace.catalogue import read_held
+
+    with open_held(args) as workspace:
+        settings = workspace.settings
+        rows = read_held(workspace, settings.catalogue)
+        done = reconcile_code(
+            workspace, args.jurisdiction, rows, settings.store, stored=True, progress=progress()
+        )
+    report, lines = write_reconciled(done, rows, args.out)
+    if args.json:
+        print_json(report)
+    else:
+        out("".join(line + "\n" for line in lines))
+    return 0
+
+
+def write_reconciled(
+    done: CodeReconciliation, rows: Sequence[CatalogueRow], folder: Path
+) -> tuple[dict[str, Any], list[str]]:
+    """Write the reconciliation report of `done` into `folder`: the report, and the summary
+    lines `reconcile` prints (with how much a stored run took from the workspace)."""
     from workbench.evals.reconciliation import (
         reconciliation_report,
         report_lines,
         write_reconciliation,
     )
     from workbench.measure import corpus_digest
-    from workbench.workspace.catalogue import read_checked
 
-    with open_held(args) as workspace:
-        settings = workspace.settings
-        rows = read_checked(workspace, settings.catalogue)
-        done = reconcile_code(
-            workspace, args.jurisdiction, rows, settings.store, stored=True, progress=progress()
-        )
     report = reconciliation_report(done, corpus_digest=corpus_digest(rows))
-    names = write_reconciliation(args.out, report)
-    if args.json:
-        print_json(report)
-    else:
-        reused = (
-            f"taken from the workspace (unchanged since a run kept them): "
-            f"{done.reused.get('instructions', 0)} of {report['instructions']} checks, "
-            f"{done.reused.get('sections', 0)} of {report['sections']} sections"
-            + (
-                f", and {done.reused['pairs']} release pairs of the sections whose other pairs "
-                "changed"
-                if done.reused.get("pairs")
-                else ""
-            )
+    names = write_reconciliation(folder, report)
+    reused = (
+        f"taken from the workspace (unchanged since a run kept them): "
+        f"{done.reused.get('instructions', 0)} of {report['instructions']} checks, "
+        f"{done.reused.get('sections', 0)} of {report['sections']} sections"
+        + (
+            f", and {done.reused['pairs']} release pairs of the sections whose other pairs changed"
+            if done.reused.get("pairs")
+            else ""
         )
-        lines = [*report_lines(report), reused, f"wrote {', '.join(names)} into {args.out}"]
-        out("".join(line + "\n" for line in lines))
-    return 0
+    )
+    return report, [*report_lines(report), reused, f"wrote {', '.join(names)} into {folder}"]
 
 
 def add_commands(commands: Any) -> None:

@@ -153,14 +153,14 @@ def _made_by(
     store are the ones the workspace was opened with (`settings`, overrides already said)."""
     from workbench.amendments.reconcile import family_amendments
     from workbench.workspace import Workspace
-    from workbench.workspace.catalogue import read_checked
+    from workbench.workspace.catalogue import read_held
 
     changes = {(p.before.version_id, p.after.version_id): p.changes for p in sections}
     with Workspace(args.workspace, create=False) as workspace:
         report = family_amendments(
             workspace,
             args.family,
-            read_checked(workspace, settings.catalogue),
+            read_held(workspace, settings.catalogue),
             settings.store,
             changes=changes,
         )

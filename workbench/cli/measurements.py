@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.cli import arguments
 from workbench.cli.common import (
@@ -25,9 +25,72 @@ from workbench.cli.common import (
 from workbench.defaults import MIN_CLUSTER_FAMILIES
 from workbench.tables import EXPORT_FORMATS
 
+if TYPE_CHECKING:
+    from workbench.measure.run import MeasurePlan, MeasureRun
+    from workbench.search.index import IndexUpdate
+
 
 def cmd_measure(args: argparse.Namespace) -> int:
-    from workbench.measure import measure_corpus, plan_measure
+    from workbench.measure.run import measure_planned
+
+    plan = _plan(args)
+    run = measure_planned(
+        plan,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        export=args.export,
+        progress=progress(),
+        min_cluster_families=args.min_cluster_families,
+    )
+    if not run.written or run.settings is None:
+        return _nothing_admitted(run, plan, "measured")
+    out(f"wrote {_measured(run, plan)}\n")
+    if run.measurements is not None:
+        out(numbering_summary(run.measurements.structure["numbering_read"]))
+    if not run.settings.is_project():
+        out(
+            f"the workspace {plan.workspace.resolve()} remembers this corpus (catalogue and "
+            f"refusals in {run.settings.catalogue.resolve()}): give other commands "
+            f"--workspace {plan.workspace.resolve()}, or\n"
+            f"export WORKBENCH_WORKSPACE={plan.workspace.resolve()}\n"
+        )
+    return _refusals(run)
+
+
+def cmd_update(args: argparse.Namespace) -> int:
+    from workbench.cli.amendments import write_reconciled
+    from workbench.measure.update import update_corpus
+
+    plan = _plan(args)
+    done = update_corpus(
+        plan,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        min_cluster_families=args.min_cluster_families,
+        jurisdiction=args.jurisdiction,
+        progress=progress(),
+    )
+    run = done.measured
+    if done.index is None:
+        return _nothing_admitted(run, plan, "updated")
+    held = done.index.status
+    lines = [
+        f"measured: wrote {_measured(run, plan)}",
+        f"search index: {_index_change(done.index)} ({held.texts} distinct texts, "
+        f"{held.passages} passages)",
+    ]
+    if done.reconciled is None:
+        lines.append(f"not reconciled: {done.not_reconciled}")
+    else:
+        lines += write_reconciled(done.reconciled, run.catalogue, args.reconciliation)[1]
+    out("".join(line + "\n" for line in lines))
+    return _refusals(run)
+
+
+def _plan(args: argparse.Namespace) -> MeasurePlan:
+    """What `measure` or `update` measures, and where, from the options given; which given
+    option wins over what the workspace remembers is said on stderr."""
+    from workbench.measure.run import plan_measure
 
     plan = plan_measure(
         workspace=given(args, "workspace"),
@@ -38,50 +101,36 @@ def cmd_measure(args: argparse.Namespace) -> int:
         profiles=args.profiles,
     )
     say_overrides(plan.overrides)
-    run = measure_corpus(
-        out=plan.out,
-        workspace=plan.workspace,
-        corpus_dir=plan.corpus_dir,
-        store=plan.store,
-        mirror=plan.mirror,
-        profile_folders=plan.profile_folders,
-        workers=args.workers,
-        scheduler=args.scheduler,
-        export=args.export,
-        progress=progress(),
-        min_cluster_families=args.min_cluster_families,
-    )
-    if not run.written or run.settings is None:
-        list_refusals("refused at admission", run.admission_refusals)
-        out(f"no document admitted from {plan.mirror}; nothing measured\n")
-        return 1
-    out(
-        f"wrote {len(run.written)} files into {plan.out.resolve()} ({run.documents} documents, "
+    return plan
+
+
+def _measured(run: MeasureRun, plan: MeasurePlan) -> str:
+    return (
+        f"{len(run.written)} files into {plan.out.resolve()} ({run.documents} documents, "
         f"{len(run.families)} families; {len(run.reused)} reused unchanged from the cache, "
-        f"{len(run.families) - len(run.reused)} measured {run.engine})\n"
+        f"{len(run.families) - len(run.reused)} measured {run.engine})"
     )
-    if run.measurements is not None:
-        out(numbering_summary(run.measurements.structure["numbering_read"]))
-    if not run.settings.is_project():
-        out(
-            f"the workspace {plan.workspace.resolve()} remembers this corpus (catalogue and "
-            f"refusals in {run.settings.catalogue.resolve()}): give other commands "
-            f"--workspace {plan.workspace.resolve()}, or\n"
-            f"export WORKBENCH_WORKSPACE={plan.workspace.resolve()}\n"
-        )
+
+
+def _nothing_admitted(run: MeasureRun, plan: MeasurePlan, what: str) -> int:
+    list_refusals("refused at admission", run.admission_refusals)
+    out(f"no document admitted from {plan.mirror}; nothing {what}\n")
+    return 1
+
+
+def _refusals(run: MeasureRun) -> int:
+    """Each document not ingested and each refused at admission listed; the exit code."""
     failed = list_refusals("not ingested", run.not_ingested)
     list_refusals("refused at admission (listed in the report)", run.admission_refusals)
     return max(failed, exit_for_refusals(run.admission_refusals))
 
 
-def numbering_summary(numbering: dict[str, Any]) -> str:
-    """The terminal's lines on the families whose numbering was read: overall, then each
-    jurisdiction (`summary.reading_text`)."""
-    from workbench.measure.summary import reading_text
-
-    lines = [f"numbering: {reading_text(numbering['overall'])}"]
-    lines += [f"  {j}: {reading_text(b)}" for j, b in numbering["jurisdictions"].items()]
-    return "\n".join(lines) + "\n"
+def _index_change(done: IndexUpdate) -> str:
+    if done.built:
+        return "built"
+    if done.added or done.dropped:
+        return f"{done.added} versions added, {done.dropped} dropped"
+    return "up to date"
 
 
 def _family_count(text: str) -> int:
@@ -210,6 +259,45 @@ def _amendment_scorecard(args: argparse.Namespace) -> None:
         sys.stdout.buffer.write(amendment_score.scorecard_markdown(card))
 
 
+def numbering_summary(numbering: dict[str, Any]) -> str:
+    """The terminal's lines on the families whose numbering was read: overall, then each
+    jurisdiction (`summary.reading_text`)."""
+    from workbench.measure.summary import reading_text
+
+    lines = [f"numbering: {reading_text(numbering['overall'])}"]
+    lines += [f"  {j}: {reading_text(b)}" for j, b in numbering["jurisdictions"].items()]
+    return "\n".join(lines) + "\n"
+
+
+def engine_options(parser: argparse.ArgumentParser) -> None:
+    """--workers, --scheduler and --min-cluster-families: where the map of families runs."""
+    engine = parser.add_mutually_exclusive_group()
+    engine.add_argument(
+        "--workers",
+        type=arguments.integer,
+        default=None,
+        metavar="N",
+        help="run the map on a local Dask cluster of N worker processes, started only when at "
+        "least --min-cluster-families families are to be measured; fewer are measured "
+        "in-process (default: in-process)",
+    )
+    engine.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="tcp://HOST:PORT",
+        help="run the map on an existing Dask cluster; every worker must see the store at the "
+        "same path and run the same workbench",
+    )
+    parser.add_argument(
+        "--min-cluster-families",
+        type=_family_count,
+        default=MIN_CLUSTER_FAMILIES,
+        metavar="N",
+        help="with --workers: start the local cluster only when at least N families are to be "
+        f"measured, since starting one takes seconds (default: {MIN_CLUSTER_FAMILIES}; 0: always)",
+    )
+
+
 def add_commands(commands: Any) -> None:
     measure = commands.add_parser(
         "measure",
@@ -234,31 +322,7 @@ def add_commands(commands: Any) -> None:
         help="output folder (default: measurements for the project's corpus; for any other, "
         "measurements/ beside the workspace)",
     )
-    engine = measure.add_mutually_exclusive_group()
-    engine.add_argument(
-        "--workers",
-        type=arguments.integer,
-        default=None,
-        metavar="N",
-        help="run the map on a local Dask cluster of N worker processes, started only when at "
-        "least --min-cluster-families families are to be measured; fewer are measured "
-        "in-process (default: in-process)",
-    )
-    engine.add_argument(
-        "--scheduler",
-        default=None,
-        metavar="tcp://HOST:PORT",
-        help="run the map on an existing Dask cluster; every worker must see the store at the "
-        "same path and run the same workbench",
-    )
-    measure.add_argument(
-        "--min-cluster-families",
-        type=_family_count,
-        default=MIN_CLUSTER_FAMILIES,
-        metavar="N",
-        help="with --workers: start the local cluster only when at least N families are to be "
-        f"measured, since starting one takes seconds (default: {MIN_CLUSTER_FAMILIES}; 0: always)",
-    )
+    engine_options(measure)
     measure.add_argument(
         "--export",
         choices=EXPORT_FORMATS,
@@ -268,6 +332,47 @@ def add_commands(commands: Any) -> None:
     path_options(measure, workspace=True, store=True, written=("workspace",))
     profiles_option(measure)
     measure.set_defaults(func=cmd_measure)
+    update = commands.add_parser(
+        "update",
+        help="after new files or commits: measure, search --reindex and reconcile, in one run",
+        description="What 'measure', 'search --reindex' and 'reconcile' do one after the other, "
+        "in one process that reads the catalogue once: admit what is new (with --corpus DIR, "
+        "or the mirror the workspace remembers), ingest and measure the families it touched, "
+        "add the new versions to the search index, and reconcile the sections and laws it "
+        "touched, writing the reconciliation report. A workspace holding no law or no Code "
+        "section of --jurisdiction is not reconciled, and says so. The separate commands stay. "
+        "Exit as measure.",
+    )
+    update.add_argument(
+        "--corpus",
+        type=arguments.folder,
+        default=None,
+        help="mirror-layout folder to admit (default: the one the workspace remembers)",
+    )
+    update.add_argument(
+        "--out",
+        type=arguments.out_folder,
+        default=None,
+        help="measurement reports folder (default: as measure's)",
+    )
+    update.add_argument(
+        "--reconciliation",
+        type=arguments.out_folder,
+        default=Path(".workbench") / "reconciliation",
+        metavar="DIR",
+        help="folder the reconciliation report is written into (default: "
+        ".workbench/reconciliation)",
+    )
+    update.add_argument(
+        "--jurisdiction",
+        default="us-dc",
+        metavar="J",
+        help="the jurisdiction whose drafting style reads the laws (default: us-dc)",
+    )
+    engine_options(update)
+    path_options(update, workspace=True, store=True, written=("workspace",))
+    profiles_option(update)
+    update.set_defaults(func=cmd_update)
     eval_ = commands.add_parser(
         "eval",
         help="the scorecard on the demonstration corpus",

@@ -50,10 +50,10 @@ def as_of(args: argparse.Namespace, workspace: Workspace) -> AsOf | None:
     if args.as_of is None:
         return None
     from workbench.amendments.asof import release_as_of
-    from workbench.workspace.catalogue import read_checked
+    from workbench.workspace.catalogue import read_held
 
     settings = workspace.settings
-    rows = read_checked(workspace, settings.catalogue)
+    rows = read_held(workspace, settings.catalogue)
     return release_as_of(workspace, args.family, args.as_of, rows, settings.store)
 
 

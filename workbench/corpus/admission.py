@@ -179,7 +179,7 @@ def _admit_one(root: str, rel: str, provenance_bytes: bytes) -> CatalogueRow | R
             reason="sha256_mismatch",
             detail=f"sha256 {digest}; provenance says {record['sha256']}",
         )
-    return CatalogueRow(path=rel, provenance=record)
+    return CatalogueRow.of(rel, record)
 
 
 def admit(
@@ -301,7 +301,7 @@ def merge_admission(existing: Iterable[CatalogueRow], admission: Admission) -> A
                     "the catalogued row is kept (admit a corrected document under a new path)",
                 )
             )
-        elif old is not row and old.provenance != row.provenance:  # a reused row is itself
+        elif old is not row and old.text != row.text:  # a reused row is itself
             held[row.path] = row  # same bytes, provenance corrected: the row follows the mirror
     return Admission(
         rows=tuple(sorted(held.values(), key=lambda r: r.path)),

@@ -1,27 +1,14 @@
-"""The catalogue: the tracked record of every admitted document, and of what was refused.
-
-The catalogue (`corpus/catalogue.jsonl`) is one canonical JSON line per admitted document, sorted by
-path, holding its path and its provenance object with every field kept, unknown fields too; beside
-it, `catalogue.jsonl.sha256` (in `sha256sum` format) pins the catalogue's own bytes, so an edited
-row is detected; `refusals.jsonl` lists what was refused and why. Writing the same admission twice
-gives the same bytes, and a file whose bytes would not change is not rewritten.
-`admit_into_catalogue` is the whole step: admit a mirror folder, fold it into the catalogue there,
-write it back; an admission that admits nothing writes nothing.
-
-The guarantee: `read_catalogue` returns rows only from a catalogue whose bytes match its checksum
-and whose every row is a safe `<jurisdiction>/<family>/<file>` path with a provenance that parses.
-Checking every record is the read's largest cost on a large catalogue, and the same bytes checked
-by the same code pass the same way: a reader that kept the SHA-256 of a catalogue it has checked
-(`workspace.catalogue` keeps them, with the code digest) names it in `checked`, and those bytes
-are then parsed without the per-record check (nor strict JSON's, which they passed); their
-checksum is still compared first.
+"""The catalogue file: one canonical JSON line per admitted document, sorted, with a checksum
+file pinning its bytes and a list of what was refused (C3). `read_catalogue` returns rows only
+from bytes that match their checksum and whose every record passes; a workspace holds the rows as
+a table and writes this file as its export (`workspace.catalogue`, docs/corpus.md).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Container, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from workbench.corpus.admission import Admission, admit, merge_admission
@@ -34,7 +21,6 @@ from workbench.corpus.provenance import (
 from workbench.errors import CatalogueError
 from workbench.files import replace_file, replace_file_with
 from workbench.models import CatalogueRow, Refusal, canonical_json, strict_json
-from workbench.provenance_text import ProvenanceText
 
 CATALOGUE_NAME = "catalogue.jsonl"
 CHECKSUM_NAME = "catalogue.jsonl.sha256"
@@ -79,22 +65,18 @@ def catalogue_lines(rows: Iterable[CatalogueRow]) -> Iterator[str]:
     neither is the other's beginning (each ends at its first unescaped quote), so the lines sort
     as those strings do: sorting the rows by them sorts the lines."""
     for row in sorted(rows, key=lambda r: line_key(r.path)):
-        provenance = row.provenance
-        if isinstance(provenance, ProvenanceText) and provenance.canonical:  # as it was read
-            yield _line_head(row.path) + provenance.text + "}\n"
-        else:
-            yield canonical_json({"path": row.path, "provenance": row.provenance_record()}) + "\n"
+        yield catalogue_line(row)
+
+
+def catalogue_line(row: CatalogueRow) -> str:
+    """The row's catalogue line, its line feed included: `canonical_json` of its path and
+    record, which puts "path" first ("path" sorts before "provenance")."""
+    return '{"path":' + line_key(row.path) + ',"provenance":' + row.text + "}\n"
 
 
 def line_key(path: str) -> str:
     """What the catalogue's lines are sorted by: the JSON string of the row's path."""
     return json.dumps(path, ensure_ascii=False)
-
-
-def _line_head(path: str) -> str:
-    """What a catalogue line holds before its provenance's JSON: `canonical_json` puts "path"
-    first ("path" sorts before "provenance")."""
-    return '{"path":' + line_key(path) + ',"provenance":'
 
 
 def catalogue_bytes(rows: Iterable[CatalogueRow]) -> bytes:
@@ -150,7 +132,7 @@ def read_refused(corpus_dir: Path) -> tuple[CatalogueRow, ...]:
     machine that has no mirror; they never enter the workspace.
     """
     return tuple(
-        CatalogueRow(path=r.path, provenance=r.provenance)
+        CatalogueRow.of(r.path, r.provenance)
         for r in read_refusals(corpus_dir)
         if isinstance(r.provenance, dict)
         and check_relative_path(r.path, field="path") is None
@@ -167,12 +149,20 @@ def _write_if_changed(path: Path, data: bytes) -> None:
 def write_catalogue(admission: Admission, corpus_dir: Path) -> str:
     """Write catalogue, its checksum and the refusals list; unchanged files are not rewritten.
     Returns the catalogue's SHA-256."""
+    return write_catalogue_lines(catalogue_lines(admission.rows), admission.refusals, corpus_dir)
+
+
+def write_catalogue_lines(
+    lines: Iterable[str], refusals: Iterable[Refusal], corpus_dir: Path
+) -> str:
+    """`write_catalogue` from the catalogue's lines, in order, each made as it is written (a
+    workspace streams them from its table). Returns the catalogue's SHA-256."""
     corpus_dir.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
 
     def write(temporary: Path) -> None:
         with temporary.open("xb") as out:
-            for line in catalogue_lines(admission.rows):
+            for line in lines:
                 data = line.encode("utf-8")
                 digest.update(data)
                 out.write(data)
@@ -182,7 +172,7 @@ def write_catalogue(admission: Admission, corpus_dir: Path) -> str:
         corpus_dir / CHECKSUM_NAME,
         f"{digest.hexdigest()}  {CATALOGUE_NAME}\n".encode(),
     )
-    _write_if_changed(corpus_dir / REFUSALS_NAME, refusals_bytes(admission.refusals))
+    _write_if_changed(corpus_dir / REFUSALS_NAME, refusals_bytes(refusals))
     return digest.hexdigest()
 
 
@@ -219,37 +209,28 @@ def catalogue_data(corpus_dir: Path) -> tuple[bytes, str]:
     return data, actual
 
 
-def read_catalogue(
-    corpus_dir: Path, *, checked: Container[str] = (), data: tuple[bytes, str] | None = None
-) -> Catalogue:
+def read_catalogue(corpus_dir: Path, *, data: tuple[bytes, str] | None = None) -> Catalogue:
     """The catalogue's rows, after checking its bytes against its checksum file and every
-    record, unless the bytes' SHA-256 is in `checked` (module docstring). `data`: what
-    `catalogue_data(corpus_dir)` gave a caller that has just read it, not read again."""
+    record. `data`: what `catalogue_data(corpus_dir)` gave a caller that has just read it."""
     path = corpus_dir / CATALOGUE_NAME
     text, actual = data if data is not None else catalogue_data(corpus_dir)
     rows: list[CatalogueRow] = []
-    known = actual in checked
     for number, line in enumerate(json_lines(text.decode("utf-8")), start=1):
         try:
-            # Parsed once, strictly (bytes that passed before need json's own reader alone).
-            item = json.loads(line) if known else strict_json(line, CatalogueError)
+            item = strict_json(line, CatalogueError)
             rel, record = item["path"], item["provenance"]
             if problem := check_relative_path(rel, field="path"):
                 raise CatalogueError(problem)
             if rel.count("/") != 2:
                 raise CatalogueError(f"path {rel!r} is not <jurisdiction>/<family>/<file>")
-            # The record's check (none for bytes that passed it before): a line longer than a
-            # sidecar may be has its record measured as the line holds it (canonical JSON, UTF-8:
-            # never longer than the sidecar admitted) and refused as admit refuses the sidecar.
-            if not known and len(line) > MAX_PROVENANCE_BYTES:
+            # A line longer than a sidecar may be has its record measured as the line holds it
+            # (canonical JSON, UTF-8: never longer than the sidecar admitted) and refused as
+            # admit refuses the sidecar.
+            if len(line) > MAX_PROVENANCE_BYTES:
                 parse_provenance(canonical_json(record).encode("utf-8"), source=rel)
-            elif not known:
+            else:
                 check_provenance_record(record, source=rel)
         except (ValueError, KeyError, TypeError) as exc:
             raise CatalogueError(f"{path}: line {number}: {exc}") from exc
-        head = _line_head(rel)
-        if line.startswith(head) and line.endswith("}"):  # as catalogue_lines writes it
-            rows.append(CatalogueRow(path=rel, provenance=record, line_text=line[len(head) : -1]))
-        else:
-            rows.append(CatalogueRow(path=rel, provenance=record))
+        rows.append(CatalogueRow.of(rel, record))
     return Catalogue(rows, actual)

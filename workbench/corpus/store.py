@@ -140,7 +140,7 @@ def fetch(
 
 def _place_provenance(target: Path, row: CatalogueRow) -> None:
     sidecar = target.with_name(target.name + PROVENANCE_SUFFIX)
-    data = provenance_file_bytes(row.provenance_record())
+    data = provenance_file_bytes(row.provenance)
     if not sidecar.is_file() or sidecar.read_bytes() != data:
         _place(sidecar, data)
 

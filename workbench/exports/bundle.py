@@ -406,7 +406,7 @@ def write_bundle(
             raise BundleError(unlike)
         rows.append(row)
     members[REQUIRED["catalogue"]] = _jsonl(
-        [{"path": r.path, "provenance": r.provenance_record()} for r in rows]
+        [{"path": r.path, "provenance": r.provenance} for r in rows]
     )
     members[REQUIRED["versions"]] = _jsonl([version_record(v) for v in versions])
     members[REQUIRED["citations"]] = citations

@@ -234,7 +234,7 @@ def _catalogue_rows(data: bytes, where: str) -> tuple[CatalogueRow, ...]:
             parse_provenance(canonical_json(item["provenance"]).encode("utf-8"), source=rel)
         except ProvenanceError as exc:
             raise BundleError(f"{where}: line {number}: {exc}") from exc
-        rows.append(CatalogueRow(path=rel, provenance=item["provenance"]))
+        rows.append(CatalogueRow.of(rel, item["provenance"]))
     return tuple(rows)
 
 
@@ -391,7 +391,7 @@ def verify_bundle(
         by_path = {r.path: r for r in rows}
         with Workspace(Path(scratch) / "workspace.sqlite") as workspace:
             for version in versions:
-                workspace.add_version(version, by_path[version.version_id].provenance_record())
+                workspace.add_version(version, by_path[version.version_id].provenance)
             if NOTES[1] in members:
                 facts = [
                     _strict_json(raw, f"{NOTES[1]}: line {n}")

@@ -12,7 +12,8 @@ exactly its inputs), `charts` (altair charts drawn to SVG offline), `html` (the 
 the headline README), `tables` (the CSV/Parquet tables, written by `workbench.tables`), `cluster`
 (the map on a Dask cluster), and `run` on top (`measure_corpus`, the whole chain, `plan_measure`,
 what `workbench measure` runs from its options and its workspace, and `map_families`, the map run
-serially). No module imports this package or one that imports it.
+serially), and `update` (`update_corpus`: measure, the search index and the reconciliation in one
+run). No module imports this package or one that imports it.
 
 Every public name is importable from `workbench.measure` itself, loaded from its module at first
 use (`workbench.lazy`), so importing the package, or one module of it, loads neither the diff nor
@@ -77,6 +78,7 @@ if TYPE_CHECKING:  # the names as the type checker sees them; at run time `_HOME
         map_families,
         measure_command,
         measure_corpus,
+        measure_planned,
         plan_measure,
     )
     from workbench.measure.summary import (
@@ -91,6 +93,7 @@ if TYPE_CHECKING:  # the names as the type checker sees them; at run time `_HOME
         write_measurement_tables,
     )
     from workbench.measure.tasks import FamilyTask, TaskResult, family_tasks, run_family_task
+    from workbench.measure.update import UpdateRun, update_corpus
 
 # Each public name and the module that holds it.
 _HOME = {
@@ -166,10 +169,12 @@ _HOME = {
             "map_families",
             "measure_command",
             "measure_corpus",
+            "measure_planned",
             "plan_measure",
         ),
         "workbench.measure.run",
     ),
+    **dict.fromkeys(("UpdateRun", "update_corpus"), "workbench.measure.update"),
 }
 
 __all__ = [
@@ -203,6 +208,7 @@ __all__ = [
     "Section",
     "SummaryIndex",
     "TaskResult",
+    "UpdateRun",
     "caution_cause",
     "chart_svg",
     "corpus_digest",
@@ -218,6 +224,7 @@ __all__ = [
     "measure_command",
     "measure_corpus",
     "measure_family",
+    "measure_planned",
     "measurement_tables",
     "plan_measure",
     "rate",
@@ -227,6 +234,7 @@ __all__ = [
     "report_bytes",
     "row_as_json",
     "run_family_task",
+    "update_corpus",
     "version_facts",
     "wiring_decision",
     "write_measurement_tables",

@@ -29,7 +29,6 @@ from workbench.corpus import (
     admit,
     catalogue_folder,
     corpus_home,
-    fold_into_catalogue,
     is_project_mirror,
     read_refusals,
 )
@@ -61,12 +60,11 @@ from workbench.measure.reports import (
 from workbench.measure.tasks import FamilyTask, TaskResult, family_task
 from workbench.models import CatalogueRow, Refusal, Version, code_digest
 from workbench.progress import bar
-from workbench.provenance_text import ProvenanceText
 from workbench.tables import check_format
 from workbench.text.ocr import OcrOptions, default_cache
 from workbench.text.profiles import Profile, registry
 from workbench.workspace import Workspace, ingest, researcher_profiles, workspace_settings
-from workbench.workspace.catalogue import checked_catalogues, keep_catalogue, read_kept
+from workbench.workspace.catalogue import admit_held, hold_catalogue, read_held_file
 
 
 def map_families(
@@ -105,9 +103,8 @@ class MeasureRun:
     results: tuple[FamilyMeasurement, ...] = ()  # the map's output, with `keep_results` only
     engine: str = "in this process"  # where the map ran: "in this process", "local cluster", ...
     measurements: Measurements | None = None  # the reduce, as written (None: nothing admitted)
-    settings: CorpusSettings | None = (
-        None  # what the workspace now remembers (None: nothing admitted)
-    )
+    settings: CorpusSettings | None = None  # what the workspace now remembers (None: none)
+    catalogue: tuple[CatalogueRow, ...] = field(default=(), repr=False)  # as the workspace holds it
 
 
 def measure_corpus(
@@ -136,9 +133,8 @@ def measure_corpus(
        catalogue (`corpus.catalogue_folder`: `corpus_dir` when named, the project's for the
        project's mirror, else the workspace's folder), as `workbench corpus admit` would keep
        it. Without it, the catalogue in `corpus_dir` (default: the project's) and the refusals
-       beside it, the bytes in `store` (default: the project's store). A catalogue's records
-       are checked once per its bytes (`workspace.catalogue`): the workspace keeps the SHA-256
-       of the one it read or wrote.
+       beside it, the bytes in `store` (default: the project's store). The catalogue is read
+       through the workspace's table, whose export the file is (`workspace.catalogue`).
     2. The profiles: those in each of `profile_folders`, then `MIRROR/profiles/*.toml`, come
        before the shipped ones (`CorpusSettings.profile_folders`, `profiles.registry`). The
        workspace file `workspace` remembers these settings (`Workspace.remember`), so that every
@@ -172,13 +168,11 @@ def measure_corpus(
         from workbench.measure.cluster import check_engine_options
 
         check_engine_options(workers, scheduler)
-    checked = checked_catalogues(workspace)
     if mirror is not None:
         catalogue = catalogue_folder(mirror, workspace, corpus_dir)
-        held_rows: Sequence[CatalogueRow] = ()
-        if (catalogue / CATALOGUE_NAME).is_file():
-            held_rows = read_kept(workspace, catalogue, checked=checked)
-        known = known_files(workspace, held_rows)
+        first = not (catalogue / CATALOGUE_NAME).is_file()  # no catalogue yet: none is read
+        held_rows = None if first else read_held_file(workspace, catalogue)
+        known = known_files(workspace, held_rows or ())
         admission = admit(mirror, progress=progress, known=known)
         rows, refusals = admission.rows, admission.refusals
         if not rows:
@@ -195,31 +189,24 @@ def measure_corpus(
     else:
         catalogue = corpus_dir if corpus_dir is not None else DEFAULT_CORPUS_DIR
         store = store if store is not None else DEFAULT_STORE
-        rows = read_kept(workspace, catalogue, checked=checked)
+        rows = read = read_held_file(workspace, catalogue)
         refusals = read_refusals(catalogue)
-        sha256: str | None = rows.sha256
     given = CorpusSettings(
         corpus=mirror, catalogue=catalogue, store=store, profiles=tuple(profile_folders)
     )
     own = researcher_profiles(given)  # a bad profile is refused before anything is written
-    if mirror is not None:  # every row was checked as read or as admitted: so is what they make
-        merged, sha256 = fold_into_catalogue(admission, catalogue, existing=held_rows)
-        catalogued: Sequence[CatalogueRow] = merged.rows  # the catalogue's, kept for the next run
-        del held_rows, merged  # the rows this run measures are the admission's
-    else:
-        catalogued = rows
     readers = registry(own)
     folder = cache if cache is not None else workspace.parent / CACHE_DIR_NAME
     shards = MeasurementCache(folder=folder)
     run = _Run(held_cache=shards if use_cache else None)
     with Workspace(workspace) as held, SummaryIndex(folder) as index:
         held.remember(given.resolved(), by="measure")
-        if sha256 is not None:
-            keep_catalogue(held, catalogued, sha256, checked=checked)
-        del catalogued
-        if mirror is not None:
+        if mirror is not None:  # the rows this run measures are the admission's
+            catalogued = admit_held(held, admission, catalogue, held_rows)[0].rows
             keep_stamps(held, admission, known)
-            del known
+            del held_rows, known
+        else:
+            catalogued = hold_catalogue(held, read, catalogue)
         run.queue = measured_queue(held, readers)
         # The plan and the tasks are the map's own: made and dropped in `_map_corpus`, so none
         # of them is alive while the index is folded and the reports are written.
@@ -283,6 +270,7 @@ def measure_corpus(
         measurements=measurements,
         settings=given.resolved(),
         engine=engine,
+        catalogue=tuple(catalogued),
     )
 
 
@@ -314,6 +302,19 @@ class MeasurePlan:
     store: Path | None
     profile_folders: tuple[Path, ...]
     overrides: tuple[str, ...]
+
+
+def measure_planned(plan: MeasurePlan, **options: Any) -> MeasureRun:
+    """`measure_corpus` of `plan`'s corpus, workspace and reports; `options`, the rest."""
+    return measure_corpus(
+        out=plan.out,
+        workspace=plan.workspace,
+        corpus_dir=plan.corpus_dir,
+        store=plan.store,
+        mirror=plan.mirror,
+        profile_folders=plan.profile_folders,
+        **options,
+    )
 
 
 def plan_measure(
@@ -551,7 +552,7 @@ def _run_tasks(
     def hold(result: TaskResult) -> None:
         for version, provenance in result.extracted:
             try:
-                if held.add_version(version, ProvenanceText(provenance).record()):
+                if held.add_version(version, dict(provenance)):
                     run.extracted.append(version.version_id)
             except CorpusChanged as exc:
                 run.refused.append(

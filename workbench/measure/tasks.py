@@ -193,7 +193,8 @@ def load_family(
     from workbench.text.extraction import AwaitingExtractor  # lxml and pypdfium2 load here
 
     store = Path(task.store)
-    versions, extracted, refused = [], [], []
+    versions, refused = [], []
+    extracted: list[tuple[Version, Mapping[str, Any]]] = []
     for row, expected in zip(task.rows, task.text_sha256, strict=True):
         if expected is not None and held_version is not None:
             versions.append(held_version(row.path))

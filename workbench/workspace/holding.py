@@ -33,7 +33,8 @@ def version_from_row(row: CatalogueRow, data: bytes, *, ocr: OcrOptions | None =
         extract,  # lxml and pypdfium2 load only when a file is read
     )
 
-    named = row.provenance.get("language")
+    record = row.provenance
+    named = record.get("language")
     language = named if isinstance(named, str) else None
     extraction = extract(data, row.media_type, source=row.path, language=language, ocr=ocr)
     return Version(
@@ -41,7 +42,7 @@ def version_from_row(row: CatalogueRow, data: bytes, *, ocr: OcrOptions | None =
         jurisdiction=row.jurisdiction,
         family=row.family,
         version_order=row.version_order,
-        version_label=row.version_label,
+        version_label=str(record.get("version_label") or ""),
         media_type=row.media_type,
         artefact_sha256=row.sha256,
         artefact_bytes=row.size,
@@ -125,9 +126,9 @@ def ingest(
             refused.append(Refusal(path=row.path, reason="extraction_failed", detail=str(exc)))
             continue
         try:
-            (
-                added if workspace.add_version(version, row.provenance_record()) else unchanged
-            ).append(row.path)
+            (added if workspace.add_version(version, row.provenance) else unchanged).append(
+                row.path
+            )
         except CorpusChanged as exc:
             refused.append(Refusal(path=row.path, reason="corpus_changed", detail=str(exc)))
     return IngestReport(

@@ -1,0 +1,157 @@
+"""`workbench update`: one process that admits, ingests, measures, updates the search index and
+reconciles, equal to the separate commands on the real us-dc laws and Code sections."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import STORE, link_families
+from workbench.amendments.style import STYLES_DIR, style_for
+from workbench.amendments.whole_code import reconcile_code
+from workbench.cli import main
+from workbench.corpus.provenance import PROVENANCE_SUFFIX
+from workbench.errors import AmendmentError
+from workbench.evals.reconciliation import reconciliation_report
+from workbench.measure import corpus_digest, measure_corpus, plan_measure
+from workbench.measure.update import UpdateRun, update_corpus
+from workbench.models import CatalogueRow
+from workbench.search.index import update_index
+from workbench.workspace import Workspace
+
+# The two Code sections whose newest release arrives after the first update.
+LATE = ("us-dc/dc-code-34-306", "us-dc/dc-code-34-1436")
+
+
+def _newest(family: Path) -> Path:
+    """The family's document of the highest version order, as its provenance says."""
+    documents = [p for p in family.iterdir() if not p.name.endswith(PROVENANCE_SUFFIX)]
+    return max(
+        documents,
+        key=lambda p: json.loads(Path(f"{p}{PROVENANCE_SUFFIX}").read_bytes())["version_order"],
+    )
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def released(
+    catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, UpdateRun, UpdateRun, list[str]]:
+    """Every us-dc family as a mirror less the newest release of the `LATE` sections, updated;
+    then those releases linked in and the mirror updated again."""
+    folder = tmp_path_factory.mktemp("update")
+    families = sorted(
+        {f"{r.jurisdiction}/{r.family}" for r in catalogue if r.jurisdiction == "us-dc"}
+    )
+    mirror = link_families(folder / "mirror", families)
+    late = [_newest(mirror / family) for family in LATE]
+    for document in late:
+        os.rename(document, folder / document.name)
+        os.rename(f"{document}{PROVENANCE_SUFFIX}", folder / f"{document.name}{PROVENANCE_SUFFIX}")
+    plan = plan_measure(corpus=mirror, workspace=folder / "w.sqlite", out=folder / "out")
+    first = update_corpus(plan)
+    for document in late:
+        os.rename(folder / document.name, document)
+        os.rename(folder / f"{document.name}{PROVENANCE_SUFFIX}", f"{document}{PROVENANCE_SUFFIX}")
+    second = update_corpus(plan)
+    return mirror, first, second, [os.fsdecode(d.relative_to(mirror)) for d in late]
+
+
+def test_an_update_after_a_release_equals_the_separate_commands_run_cold(
+    released: tuple[Path, UpdateRun, UpdateRun, list[str]], tmp_path: Path
+) -> None:
+    """After the release, the update extracts only its versions, measures only its families,
+    adds only them to the index and reads again only its sections; and what it wrote is what
+    `measure`, `search --reindex` and `reconcile` write on a fresh workspace of the same mirror."""
+    mirror, first, second, late = released
+    assert first.reconciled is not None and second.reconciled is not None
+    assert sorted(second.measured.extracted) == sorted(late)
+    touched = sorted(os.path.dirname(v) for v in late)
+    assert sorted(set(second.measured.families) - set(second.measured.reused)) == touched
+    assert second.index is not None and (second.index.built, second.index.added) == (False, 2)
+    sections = len(second.reconciled.sections)
+    assert second.reconciled.reused["sections"] == sections - len(late)
+    # The separate commands, cold, on the whole mirror.
+    cold = measure_corpus(mirror=mirror, out=tmp_path / "out", workspace=tmp_path / "w.sqlite")
+    assert _tree(tmp_path / "out") == _tree(second.plan.out)
+    with Workspace(tmp_path / "w.sqlite") as held:
+        index = update_index(held)
+        rows = cold.catalogue
+        fresh = reconcile_code(held, "us-dc", rows, mirror)
+    assert index.status.texts == second.index.status.texts
+    assert index.status.passages == second.index.status.passages
+    digest = corpus_digest(rows)
+    assert corpus_digest(second.measured.catalogue) == digest
+    assert reconciliation_report(second.reconciled, corpus_digest=digest) == (
+        reconciliation_report(fresh, corpus_digest=digest)
+    )
+
+
+def test_an_update_of_a_corpus_with_no_law_measures_and_says_why_it_did_not_reconcile(
+    tmp_path: Path, catalogue: tuple[CatalogueRow, ...]
+) -> None:
+    mirror = link_families(tmp_path / "mirror", ["ietf/draft-nottingham-cache-extensions"])
+    plan = plan_measure(corpus=mirror, workspace=tmp_path / "w.sqlite", out=tmp_path / "out")
+    done = update_corpus(plan)
+    assert done.reconciled is None and done.index is not None and done.index.built
+    assert done.measured.documents == len(
+        [r for r in catalogue if r.family == "draft-nottingham-cache-extensions"]
+    )
+    law_families = style_for("us-dc").law_families
+    assert done.not_reconciled == (
+        f"{tmp_path / 'w.sqlite'}: no held law of us-dc (families matching {law_families!r}); "
+        "admit and ingest the laws, e.g. with 'workbench corpus add --from-git REPO --at-head'"
+    )
+
+
+def test_an_unknown_jurisdiction_is_refused_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    styles = ", ".join(sorted(p.stem for p in STYLES_DIR.glob("*.toml")))
+    with pytest.raises(AmendmentError) as refused:
+        update_corpus(
+            plan_measure(corpus=STORE, workspace=tmp_path / "w.sqlite"), jurisdiction="xx-nowhere"
+        )
+    message = f"xx-nowhere: no drafting style names this jurisdiction; expected one of {styles}"
+    assert str(refused.value) == message
+    args = ["update", "--corpus", str(STORE), "--workspace", str(tmp_path / "w.sqlite")]
+    assert main([*args, "--jurisdiction", "xx-nowhere"]) == 2
+    assert capsys.readouterr().err == f"workbench: error: {message}\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_update_command_prints_each_step(
+    released: tuple[Path, UpdateRun, UpdateRun, list[str]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Run again with nothing new: every family reused, nothing added to the index, every
+    section taken from the workspace, and the reconciliation report written."""
+    mirror, _, second, _ = released
+    assert second.reconciled is not None
+    args = ["update", "--corpus", str(mirror), "--workspace", str(second.plan.workspace)]
+    args += ["--out", str(second.plan.out), "--reconciliation", str(tmp_path / "report")]
+    assert main(args) == 0
+    lines = capsys.readouterr().out.splitlines()
+    families = len(second.measured.families)
+    assert lines[0] == (
+        f"measured: wrote {len(second.measured.written)} files into {second.plan.out} "
+        f"({second.measured.documents} documents, {families} families; {families} reused "
+        "unchanged from the cache, 0 measured in this process)"
+    )
+    held = second.index.status if second.index else None
+    assert held is not None and lines[1] == (
+        f"search index: up to date ({held.texts} distinct texts, {held.passages} passages)"
+    )
+    sections = len(second.reconciled.sections)
+    assert f"{sections} of {sections} sections" in lines[-2]
+    assert lines[-1] == (
+        "wrote reconciliation.json, reconciliation.md, titles.csv, not-applied.csv into "
+        f"{tmp_path / 'report'}"
+    )
