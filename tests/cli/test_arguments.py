@@ -47,7 +47,7 @@ APPLIES = {
     "workspace": ("missing", "folder", "fifo", "binary", "huge_line", "non_utf8_name"),
 }
 # The commands that make a workspace; every other command that takes one only reads it.
-MAKE_A_WORKSPACE = [("ingest",), ("measure",)]
+MAKE_A_WORKSPACE = [("ingest",), ("measure",), ("update",)]
 
 
 def _leaves(
