@@ -128,11 +128,30 @@ def _mark_element(mark: Mark) -> list[_Element]:
     return [_element(f"{side}End", id=str(mark.ident))]
 
 
+def _tracked_neighbours(tokens: Sequence[Token]) -> list[tuple[bool, bool]]:
+    """For each token, whether the nearest run before it and the nearest run after it (range
+    marks skipped) is marked (not "equal")."""
+    runs = [(k, t.mode != "equal") for k, t in enumerate(tokens) if isinstance(t, Run)]
+    flags = [(False, False)] * len(tokens)
+    for j, (k, _) in enumerate(runs):
+        flags[k] = (j > 0 and runs[j - 1][1], j + 1 < len(runs) and runs[j + 1][1])
+    return flags
+
+
 def layout(tokens: Sequence[Token], revisions: Revisions) -> list[_Element]:
-    """The stream as paragraphs: every line feed of unmarked text ends a paragraph (both sides
-    hold it); a line break inside a marked run is a `w:br`, so no paragraph mark is ever marked."""
+    """The stream as paragraphs: a line feed of unmarked text ends a paragraph (both sides hold
+    it); a line break inside a marked run is a `w:br`, so no paragraph mark is ever marked.
+
+    CAUTION: a line feed with only line feeds between it and a marked run on each side is an
+    unmarked space (the same white space under the one normalization), not a paragraph end nor a
+    `w:br` (LibreOffice 7.4 hung on a file holding such breaks). LibreOffice joins two marked runs of one kind
+    that meet across a paragraph mark into one change, and accepting or rejecting it takes the
+    paragraph mark with it (an insertion ending one paragraph and one opening the next, rejected,
+    leave the two paragraphs joined with no white space between them).
+    """
     paragraphs = [_element("p")]
-    for token in tokens:
+    neighbours = _tracked_neighbours(tokens)
+    for token, (marked_before, marked_after) in zip(tokens, neighbours, strict=True):
         if isinstance(token, Mark):
             paragraphs[-1].extend(_mark_element(token))
             continue
@@ -142,7 +161,13 @@ def layout(tokens: Sequence[Token], revisions: Revisions) -> list[_Element]:
         lines = token.text.split("\n")
         for k, line in enumerate(lines):
             if k:
-                paragraphs.append(_element("p"))
+                flanked = (
+                    marked_before and marked_after and not any(lines[:k]) and not any(lines[k:])
+                )
+                if flanked:
+                    paragraphs[-1].append(revisions.wrapped("equal", " "))
+                else:
+                    paragraphs.append(_element("p"))
             if line:
                 paragraphs[-1].append(revisions.wrapped("equal", line))
     return paragraphs
