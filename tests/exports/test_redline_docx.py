@@ -8,7 +8,7 @@ import os
 import subprocess
 import time
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -269,7 +269,7 @@ def test_the_properties_bind_both_versions_and_the_log(move_pair: MovePair, tmp_
     assert properties["verdict_log.head"] == NO_LOG.head
 
 
-def _rewrite(path: Path, member: str, edit: callable) -> None:  # type: ignore[valid-type]
+def _rewrite(path: Path, member: str, edit: Callable[[bytes], bytes]) -> None:
     with zipfile.ZipFile(path) as archive:
         members = {name: archive.read(name) for name in archive.namelist()}
     members[member] = edit(members[member])
@@ -278,7 +278,7 @@ def _rewrite(path: Path, member: str, edit: callable) -> None:  # type: ignore[v
             archive.writestr(name, data)
 
 
-def _edit_paragraph(number: int) -> callable:  # type: ignore[valid-type]
+def _edit_paragraph(number: int) -> Callable[[bytes], bytes]:
     """Replace the first text of body paragraph `number` (from 1) with other words."""
 
     def edit(data: bytes) -> bytes:
@@ -359,7 +359,7 @@ def test_verify_refuses_an_edited_redline_naming_its_paragraph(
 def test_verify_refuses_a_redline_bound_to_what_is_not_held(
     move_pair: MovePair,
     tmp_path: Path,
-    edit: callable,
+    edit: Callable[[bytes], bytes],
     message: str,  # type: ignore[valid-type]
 ) -> None:
     out = _write(tmp_path, move_pair)
