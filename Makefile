@@ -12,9 +12,10 @@ WB := $(RUN) workbench
 
 CHROMIUM ?= /usr/bin/chromium
 TESSERACT ?= /usr/bin/tesseract
+SOFFICE ?= /usr/bin/soffice
 TESSDATA := tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-osd
 
-.PHONY: lab measure eval test check check-tests fetch sync browser ocr lint bench clean help
+.PHONY: lab measure eval test check check-tests fetch sync browser ocr libreoffice lint bench clean help
 
 help:
 	@echo "make measure  re-derive measurements/ from the real corpus (installs, fetches, ingests)"
@@ -59,6 +60,20 @@ ocr:
 	  fi; \
 	fi
 
+# Debian's LibreOffice Writer, headless (never a download of its own), and poppler's pdftoppm: the
+# second implementation that accepts and rejects every tracked change of a Word redline, and the
+# page of one that docs/diff.md shows.
+libreoffice:
+	@if [ ! -x $(SOFFICE) ] || ! command -v pdftoppm >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian's libreoffice-writer-nogui for the Word redline tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	      --no-install-recommends libreoffice-writer-nogui poppler-utils >/dev/null; \
+	  else \
+	    echo "the Word redline tests need LibreOffice at $(SOFFICE): run 'sudo apt-get install libreoffice-writer-nogui poppler-utils'" >&2; exit 1; \
+	  fi; \
+	fi
+
 measure: fetch ocr
 	$(WB) measure
 	$(MAKE) --no-print-directory eval
@@ -99,7 +114,7 @@ PYTEST := env -u PYTHONDONTWRITEBYTECODE $(RUN) pytest -n $(WORKERS) --dist load
 NOTEBOOKS := --nbval --nbval-sanitize-with notebooks/nbval-sanitize.cfg
 
 # Everything: whole-corpus tests (marked slow) and the notebook runs included.
-test: fetch browser ocr
+test: fetch browser ocr libreoffice
 	$(PYTEST) $(NOTEBOOKS)
 
 # The inner loop: lint, types and every test not marked slow (no whole-corpus work, no notebook).

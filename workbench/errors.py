@@ -152,6 +152,10 @@ class RedlineError(WorkbenchError, ValueError):
     format, or an output path that is a folder, not a regular file, or in a missing folder."""
 
 
+class RedlineRefused(WorkbenchError, ValueError):
+    """A Word redline that does not read back as the held versions it names, or names none."""
+
+
 class ExportFormatError(WorkbenchError, ValueError):
     """An export format the workbench does not write (it writes csv and parquet)."""
 

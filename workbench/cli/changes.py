@@ -43,6 +43,10 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from workbench.changes.attribution import attribution_counts, section_json
     from workbench.errors import RedlineError
 
+    if args.docx is not None:
+        from workbench.cli.redline import diff_docx
+
+        return diff_docx(args, _made_by)
     if (args.export is None) != (args.out is None):
         raise RedlineError(
             "--export FORMAT and --out FILE go together: the table's format and file"
@@ -474,6 +478,14 @@ def add_commands(commands: Any) -> None:
     )
     diff.add_argument(
         "--out", type=arguments.out_file, metavar="FILE", help="where --export writes the table"
+    )
+    diff.add_argument(
+        "--docx",
+        type=arguments.out_file,
+        metavar="OUT.docx",
+        help="write one version pair (--from/--to) as a Word redline: tracked changes, moves "
+        "only where a reviewer confirmed them, bound to both versions' SHA-256 "
+        "(workbench verify-redline reads it back)",
     )
     diff.add_argument(
         "--laws",

@@ -8,7 +8,10 @@ with nothing but its bytes and the documents' (`verify_bundle`), through those s
 writing and re-checking cannot drift. `crops` draws a span's page region with its characters'
 boxes highlighted (`show_span`: `workbench show`, and a bundle's `--with-crops` images). It lives
 here, not in `text`, because it reads the workspace's version and the store's artefact, and
-`text` may import neither. Imports run one way: crops, bundle, then bundle_check.
+`text` may import neither. `redline_docx` writes a version pair as a Word redline with tracked
+changes (`redline_ooxml` its XML) and `redline_docx_check` reads one back against the held
+versions (C23). Imports run one way: crops, bundle, then bundle_check; redline_ooxml,
+redline_docx, then redline_docx_check.
 
 The verbs are named here and loaded at first use (`workbench.lazy`): a bundle verifies citations,
 which loads numpy through the normalizer, and extracts documents (lxml, pypdfium2).
@@ -27,6 +30,10 @@ _HOME = {
     "note_quotes": "workbench.exports.bundle",
     "write_bundle": "workbench.exports.bundle",
     "verify_bundle": "workbench.exports.bundle_check",
+    "redline_section_docx": "workbench.exports.redline_docx",
+    "write_redline_docx": "workbench.exports.redline_docx",
+    "read_redline_docx": "workbench.exports.redline_docx_check",
+    "verify_redline_docx": "workbench.exports.redline_docx_check",
 }
 
 __all__ = sorted(_HOME)
