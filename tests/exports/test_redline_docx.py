@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 from lxml import etree
-from workbench.history.reconcile import family_amendments
 
 from tests.conftest import STORE, FreshWorkspace
 from tests.exports.libreoffice import Job, convert_all
+from workbench.amendments.reconcile import family_amendments
 from workbench.changes.caution import standing_verdict
 from workbench.changes.diff import doubt_reasons, pairing_is_uncertain
 from workbench.changes.log import append_verdict, read_verdicts
