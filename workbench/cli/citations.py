@@ -79,19 +79,28 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 1 if counts["refused"] or any(not c.passed for c in claims.values()) else 0
 
 
+NEAREST_ASKED = 100  # candidates asked of a family's index for a control term not found
+NEAREST_SHOWN = 3  # shown for each version the control is missing from
+
+
 def _nearest(workspace: Any) -> Any:
     """The candidate passages nearest a control term in the versions it was not found in (the
-    candidate index of `search`, handed to `cite.claims`, which does not import it): of each
-    family's ten best candidates, those in those versions, each `version [start, end) text`."""
+    candidate search of `search`, handed to `cite.claims`, which does not import it; a full scan
+    of the family, since the index offers only passages that hold one of the term's words, and the
+    control is missing from these versions): of each family's `NEAREST_ASKED` best candidates, the first `NEAREST_SHOWN` in each of those versions
+    (the versions that do hold the term rank first, so few would be left for the others), each
+    `version [start, end) text`."""
 
     def nearest(term: str, version_ids: Any) -> list[str]:
         from workbench.search import SearchScope, find_candidates
 
         wanted, shown = set(version_ids), []
+        taken: dict[str, int] = {}
         for family in dict.fromkeys(v.split("/")[1] for v in wanted if v.count("/") == 2):
-            result = find_candidates(term, SearchScope(workspace=workspace, family=family), k=10)
-            for c in result.candidates:
-                if c.version_id in wanted:
+            scope = SearchScope(workspace=workspace, family=family)
+            for c in find_candidates(term, scope, NEAREST_ASKED, scan=True).candidates:
+                if c.version_id in wanted and taken.get(c.version_id, 0) < NEAREST_SHOWN:
+                    taken[c.version_id] = taken.get(c.version_id, 0) + 1
                     text = workspace.version(c.version_id).text[c.char_start : c.char_end]
                     excerpt = " ".join(text.split())[:70]
                     shown.append(f"{c.version_id} [{c.char_start}, {c.char_end}) {excerpt}")

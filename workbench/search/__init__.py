@@ -358,11 +358,14 @@ def _scan(
     return rows, ranked
 
 
-def find_candidates(query: str, scope: SearchScope, k: int = 10) -> SearchResult:
+def find_candidates(
+    query: str, scope: SearchScope, k: int = 10, *, scan: bool = False
+) -> SearchResult:
     """Candidate passages for `query` in `scope`: every substring candidate, then ranked ones to k.
 
-    Uses the index when it is fresh; otherwise scans every passage in scope (same substring rule,
-    every passage scored) and says why in `note`. A query with no letters or digits is not ranked:
+    Uses the index when it is fresh; otherwise, or with `scan` (a caller that wants passages the
+    index's word prefilter cannot offer: the nearest to a term a version lacks), scans every
+    passage in scope (same substring rule, every passage scored) and says why in `note`. A query with no letters or digits is not ranked:
     only substring candidates are offered. Raises SearchQueryError for an empty query, one over
     `MAX_QUERY_CHARS`, one with nothing left after normalization, or k < 1.
     """
@@ -372,17 +375,18 @@ def find_candidates(query: str, scope: SearchScope, k: int = 10) -> SearchResult
     with connect(scope.workspace) as conn:
         _check_scope(conn, scope)
         status = read_status(conn, scope.workspace, scope.profiles)
-        if status.state == "fresh":
+        if status.state == "fresh" and not scan:
             rows, near = _substring_rows(conn, key, scope)
             # Substring candidates are never cut, so with k of them no ranked one would be shown.
             wanted = query_key and len(rows) < k
             ranked = _ranked_rows(conn, query_key, scope, near, status.texts) if wanted else []
             path: AnswerPath = "index"
             note = f"index: {status.texts} distinct texts, {status.passages} passages"
-    if status.state != "fresh":
+    if status.state != "fresh" or scan:
         rows, ranked = _scan(scope, key, query_key)
         path = "scan"
-        note = f"full scan ({status.state} index: {status.reason})"
+        why = "asked for" if status.state == "fresh" else f"{status.state} index: {status.reason}"
+        note = f"full scan ({why})"
     candidates = _assemble(rows, ranked, k, path)
     substring = sum(c.match == "substring" for c in candidates)
     note += f"; {substring} substring and {len(candidates) - substring} ranked candidates"
