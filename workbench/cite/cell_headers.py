@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from workbench.cells import TableCell
 from workbench.text.normalize import normalized_text
-from workbench.text.table_cells import Table
+
+if TYPE_CHECKING:
+    from workbench.text.table_cells import Table
 
 HEADER_PATH_SEPARATOR = " / "
 

@@ -52,10 +52,12 @@ from workbench.cite.index import (
 from workbench.cite.qualifiers import QualifierFlag, qualifiers_inside, qualifiers_near
 from workbench.errors import CitationError, VersionNotFound
 from workbench.models import MACHINE_READ, TextOrigins, text_sha256
-from workbench.text.footnotes import FootnoteReading
 from workbench.text.normal_form import Normalized
 from workbench.text.normalize import normalize, normalized_text
-from workbench.text.table_cells import Table
+
+if TYPE_CHECKING:  # read from the held artefact only where a version has them (C20)
+    from workbench.text.footnotes import FootnoteReading
+    from workbench.text.table_cells import Table
 
 if TYPE_CHECKING:  # the workspace is only read through the object a caller hands in
     from workbench.workspace import Workspace

@@ -10,13 +10,15 @@ import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-
-import regex
+from typing import TYPE_CHECKING, TypeAlias
 
 from workbench.errors import ProfileError
 
-LabelMatch = regex.Match[str]  # what a match found: `re.Match`'s methods
-Found = LabelMatch | None
+if TYPE_CHECKING:  # the engine is imported where a pattern is compiled (start-up, C6's path)
+    import regex
+
+LabelMatch: TypeAlias = "regex.Match[str]"  # what a match found: `re.Match`'s methods
+Found: TypeAlias = "regex.Match[str] | None"
 
 # One match of one pattern on one line. A label or furniture pattern anchored at a line's start
 # answers in microseconds; a pattern that backtracks without bound (`(a|aa)+$` on forty letters)
@@ -67,6 +69,8 @@ def compile_profile_pattern(pattern: str, origin: str, key: str) -> ProfilePatte
     """`pattern` compiled in the standard syntax, or a `ProfileError` naming `origin`, `key` and
     the pattern. The syntax is the `re` module's: a pattern it refuses is refused in its words;
     the `regex` engine (its `VERSION0`, made to read patterns as `re` does) runs the match."""
+    import regex
+
     try:
         re.compile(pattern)
         compiled = regex.compile(pattern, flags=regex.VERSION0)
