@@ -9,6 +9,7 @@ import re
 import sys
 from collections import defaultdict
 from dataclasses import replace
+from itertools import pairwise
 from pathlib import Path
 from types import ModuleType
 
@@ -216,15 +217,18 @@ def test_the_inducer_reads_no_profile_and_no_jurisdiction(
 # Scored against the documents' own identifiers
 
 
-def _truth_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "alignment_truth", ROOT / "scripts" / "alignment_truth.py"
-    )
+def _script(name: str) -> ModuleType:
+    """The truth script `scripts/<name>.py` (it imports nothing from the workbench)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["alignment_truth"] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def _truth_script() -> ModuleType:
+    return _script("alignment_truth")
 
 
 @pytest.mark.slow
@@ -400,3 +404,73 @@ def test_profile_suggest_says_when_texts_number_nothing(
         f"these {held} version(s) number nothing: no label shape opens lines and counts\n"
     )
     assert parse_profile(out.read_bytes(), str(out)).levels[0].name == "none"
+
+
+# ---------------------------------------------------------------------------------------------
+# Jurisdictions never seen: the Legalize bundles, scored by `scripts/numbering_truth.py`
+
+BUNDLES = ROOT.parent / "shared" / "external" / "numbering"
+
+
+def _numbering_truth() -> ModuleType:
+    return _script("numbering_truth")
+
+
+def _laws(country: str, into: Path) -> dict[str, list[str]]:
+    """Every version's text of every law of one bundle, oldest first, by law path."""
+    script = _numbering_truth()
+    (bundle,) = BUNDLES.glob(f"legalize-{country}-*.bundle")
+    laws: dict[str, list[str]] = defaultdict(list)
+    for path, _, _, text in script.bundle_versions(bundle, into):
+        laws[path].append(text)
+    return laws
+
+
+def _right(parse: object, text: str, start: int, keys: list[str]) -> bool:
+    """The path read at the end of the unit's line ends with the truth's keys, a label matching
+    a key when one of its words, or two adjacent words joined, is the key (case aside)."""
+    end = text.find("\n", start)
+    found = parse.path_at((len(text) if end < 0 else end) - 1)  # type: ignore[attr-defined]
+    if found is None or len(found) < len(keys):
+        return False
+    for label, key in zip(found[len(found) - len(keys) :], keys, strict=True):
+        words = [w.casefold() for w in re.findall(r"[^\W_]+", label)]
+        if key not in words and key not in {a + b for a, b in pairwise(words)}:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("country", ["fi"], ids=["fi-luku-and-pykala"])
+def test_an_induced_profile_reads_an_unseen_jurisdictions_own_paths(
+    tmp_path: Path, country: str
+) -> None:
+    """A number with its level's word after it (`1 §`, `2 luku.`), in headings whose depth says
+    which holds which, sections numbered on through the chapters, inserted units' letters apart
+    (`35 a §`): the profile induced from each law's versions reads at least 90% of the units
+    (the issue's target), each with its label and its whole path."""
+    script = _numbering_truth()
+    hits = total = 0
+    for texts in _laws(country, tmp_path).values():
+        profile = induce_profile(texts).profile()
+        for text in texts:
+            parse = parse_text("v", text, profile)
+            for start, _, keys in script.read_units(country, text):
+                hits += _right(parse, text, start, keys)
+                total += 1
+    assert total >= 100
+    assert hits >= 0.9 * total
+
+
+def test_a_level_numbered_through_its_parents_is_counted_through(tmp_path: Path) -> None:
+    """Sections numbered on across chapters: inconsistent under their chapters, consistent
+    counted through the text, and the induced profile says so (`counts = "through"`)."""
+    laws = _laws("fi", tmp_path)
+    texts = laws["fi/2019-764.md"]
+    induction = induce_profile(texts)
+    (through,) = [level for level in induction.levels if level.through_because is not None]
+    assert through.shape.after == "§" and through.sequence == "numeric"
+    assert '\ncounts = "through"\n' in induction.source
+    within = parse_profile(induction.source.replace('counts = "through"\n', "").encode(), "w")
+    for text in texts:
+        assert parse_text("v", text, induction.profile()).inconsistent == 0
+    assert sum(parse_text("v", t, within).inconsistent for t in texts) > 0

@@ -121,6 +121,11 @@ def test_every_corpus_jurisdiction_has_a_named_profile() -> None:
             "p.toml: levels[0].title: expected one of required, optional, forbidden, heading",
             id="bad-title-rule",
         ),
+        pytest.param(
+            MINIMAL + "counts = 'across'\n",
+            "p.toml: levels[0].counts: expected one of within, through",
+            id="bad-counts-rule",
+        ),
     ],
 )
 def test_bad_profile_files_are_refused_naming_file_and_key(

@@ -43,8 +43,10 @@ The rule, in order:
    non-blank lines before its first label (a title page, an abstract, a contents list).
 7. **Checked on the texts.** The profile is read through the structure parser on every text; a
    level whose steps under their parents are more than `INCONSISTENT_SHARE` inconsistent
-   (definitions' lists restarting inside one section, sections numbered on across parts) is kept
-   unchecked (`sequence = "none"`), and a level the parser never reads is left out.
+   (sections numbered on across parts, definitions' lists restarting inside one section) is
+   counted through the text (`counts = "through"`: each label after the level's previous one,
+   whatever its parent); if that is more than `INCONSISTENT_SHARE` inconsistent too, it is kept
+   unchecked (`sequence = "none"`). A level the parser never reads is left out.
 
 Texts that number nothing get a profile whose one level never matches, so no passage gets an
 invented label (`Induction.numbers_nothing`). The guarantee: the same texts in the same order give
@@ -225,7 +227,11 @@ def _scan(text: str, layout: _Layout) -> list[Token]:
         heading = _MARKDOWN_HEADING.fullmatch(body) if layout.markdown_headings else None
         if heading:
             title = heading.group("title") or ""
-            tokens.extend(label_token(title, start + body.find(title), 0, "heading"))
+            depth = len(heading.group("marks"))
+            tokens.extend(
+                replace(t, heading_depth=depth)
+                for t in label_token(title, start + body.find(title), 0, "heading")
+            )
             previous, previous_bare = None, False
             continue
         if _TOC_LINE.search(body):
@@ -471,10 +477,10 @@ def level_steps(
 def _checked(
     texts: Sequence[str], induction: Induction, layout: _Layout, preamble: Preamble
 ) -> Induction:
-    """Rule 7: levels the parser finds inconsistent under their parents go unchecked; levels it
-    never reads go."""
+    """Rule 7: levels the parser finds inconsistent under their parents are counted through the
+    text, and go unchecked if that is inconsistent too; levels it never reads go."""
     levels = list(induction.levels)
-    for _ in range(len(levels) + 1):
+    for _ in range(2 * len(levels) + 1):  # a level may change twice: through, then unchecked
         if not levels:
             break
         current = _induction(texts, layout, levels, preamble)
@@ -487,7 +493,11 @@ def _checked(
                 changed = True
                 continue
             if level.sequence != "none" and bad[name] > INCONSISTENT_SHARE * read[name]:
-                level = replace(level, sequence="none", unchecked_because=bad[name] / read[name])
+                share = bad[name] / read[name]
+                if level.through_because is None:  # first: does it count on across its parents?
+                    level = replace(level, through_because=share)
+                else:
+                    level = replace(level, sequence="none", unchecked_because=share)
                 changed = True
             kept.append(level)
         levels = kept

@@ -42,20 +42,26 @@ class InducedLevel:
     inside: Shape | None  # the shape it most often opens right after
     document_number: bool = False
     unchecked_because: float | None = None  # inconsistent share under parents, if unchecked
+    through_because: float | None = None  # inconsistent share under parents, if counted through
 
     @property
     def name(self) -> str:
         """A name unique to the shape: place, word, fused letters, kind, marks (`sec-digits-dot`)."""
         shape = self.shape
-        word = f"{shape.word.replace('§', 'paragraph-sign')}-" if shape.word else ""
+        word = f"{_named(shape.word)}-" if shape.word else ""
+        after = f"-{_named(shape.after)}" if shape.after else ""
         return (
             f"{_PLACE[shape.place]}{word}{'paren-' if shape.open else ''}"
-            f"{shape.prefix.lower()}{shape.kind}{_CLOSE.get(shape.close, '')}"
+            f"{shape.prefix.lower()}{shape.kind}{_CLOSE.get(shape.close, '')}{after}"
         )
 
     @property
     def pattern(self) -> str:
         return level_pattern(self.shape, self.latin, self.decimal)
+
+
+def _named(word: str) -> str:
+    return word.replace("§", "paragraph-sign")
 
 
 def _string(value: str) -> str:
@@ -81,6 +87,11 @@ def _level_lines(level: InducedLevel) -> list[str]:
             f"# not checked: {100 * level.unchecked_because:.1f}% of its steps do not count on "
             "under their parents (numbered on across them, or lists starting again)"
         )
+    if level.through_because is not None:
+        lines.append(
+            f"# counted through the text: {100 * level.through_because:.1f}% of its steps do not "
+            "count on under their parents, and it counts on across them"
+        )
     lines += ["[[levels]]", f"name = {_string(level.name)}"]
     if level.words:
         lines.append("words = [" + ", ".join(_string(w) for w in level.words) + "]")
@@ -89,6 +100,8 @@ def _level_lines(level: InducedLevel) -> list[str]:
         lines.append("dotted = true")
     if level.sequence != "numeric":
         lines.append(f"sequence = {_string(level.sequence)}")
+    if level.through_because is not None and level.sequence != "none":
+        lines.append('counts = "through"')
     if level.title != "optional":
         lines.append(f"title = {_string(level.title)}")
     if shape.place == "margin":

@@ -44,6 +44,14 @@ _NUMBER = re.compile(
     r"|(?P<letters>[A-Za-z]{1,4})(?P<sub>-(?:\d+|[a-z]{1,3})|\.\d+(?=\)))?)"
     r"(?P<close>\))?(?P<mark>[.:])?"
 )
+# A word written after a bare number names its level, as a word before one does (`1 §`, `2 luku.`):
+# a sign, or a lower-case word of at most `MAX_WORD` letters, with or without a dot. An upper-case
+# word there starts the title (`1 This Act`), and a lower-case one with neither a dot nor a title
+# after it continues a sentence (`3 days after`). One or two lower-case letters between the number
+# and the word are an inserted unit's letters (`35 a §`: its own unit, after `35 §`).
+_AFTER = re.compile(
+    rf"(?:(?P<insert>[a-z]{{1,2}})[ \t]+)?(?P<after>§§?|[^\W\d_]{{1,{MAX_WORD}}})(?P<dot>\.)?(?=[ \t]|$)"
+)
 _LATIN_WORDS = "|".join(sorted(LATIN_INSERTIONS, key=len, reverse=True))
 _LATIN = re.compile(rf"(?:{_LATIN_WORDS})\b")
 # What may start the text after a number with no marks: not a lower-case letter, a digit or the
@@ -61,7 +69,8 @@ class Shape:
 
     `word` is the shape's word in lower case without its dot (`sec` for `SEC.` and `Section`: the
     shorter spelling names the shape), `prefix` the letters fused before the digits, `open` a `(`
-    before the number, `close` what follows it (`)`, `.`, `:` or nothing).
+    before the number, `close` what follows it (`)`, `.`, `:` or nothing), `after` the word that
+    follows a bare number instead (`1 §`, `2 luku.`: the word written after the number, lower case).
     """
 
     place: Place
@@ -70,6 +79,7 @@ class Shape:
     kind: Kind
     open: bool
     close: str
+    after: str = ""
 
     def describe(self) -> str:
         """The shape as people write it: `SEC. 1.`, `(a)`, `R1.`, `6.1.2`, `Titre IV`."""
@@ -80,6 +90,8 @@ class Shape:
         }[self.kind]  # fmt: skip
         close = "." if self.close == ".?" else self.close
         number = f"{'(' if self.open else ''}{self.prefix}{example}{close}"
+        if self.after:
+            number = f"{number} {self.after}"
         return f"{self.word} {number}" if self.word else number
 
 
@@ -101,6 +113,7 @@ class Token:
     char_start: int
     indent: int
     inner: bool = False
+    heading_depth: int = 0  # the `#` marks of the Markdown heading it stands in (0: none)
 
     @property
     def sequence(self) -> str:
@@ -190,7 +203,11 @@ def label_token(content: str, start: int, indent: int, place: Place) -> list[Tok
             break
         prefix, kind = kinds
         title = rest[used:].strip()
-        if not match.group("open") and not match.group("mark"):
+        after = ""
+        if not word and not match.group("open") and not match.group("mark") and kind == "digits":
+            after, insert, title, used = _word_after(rest, used, title)
+            latin = latin or insert
+        if not after and not match.group("open") and not match.group("mark"):
             starts = bool(title) and bool(_TITLE_START.match(title))
             if not (starts or (word and not title)):
                 break  # "1 75.00", "Section 2 of D.C. Law", "The 2015 amendment": no label
@@ -204,6 +221,7 @@ def label_token(content: str, start: int, indent: int, place: Place) -> list[Tok
             kind=kind,
             open=bool(match.group("open")),
             close=close,
+            after=after,
         )
         number = match.group(0)[: len(match.group(0)) - len(match.group("mark") or "")]
         tokens.append(
@@ -223,6 +241,23 @@ def label_token(content: str, start: int, indent: int, place: Place) -> list[Tok
             break
         at += used + skip
     return tokens
+
+
+def _word_after(rest: str, used: int, title: str) -> tuple[str, str, str, int]:
+    """(the word after a bare number, the inserted unit's letters before it, the title after the
+    word, characters used), or no word and the arguments unchanged (the rule is at `_AFTER`)."""
+    found = _AFTER.match(title)
+    if found is None:
+        return "", "", title, used
+    after = found.group("after")
+    remainder = title[found.end() :].strip()
+    sign = not after[0].isalpha()
+    if not (sign or after.islower()):
+        return "", "", title, used
+    if not (sign or found.group("dot") or not remainder or _TITLE_START.match(remainder)):
+        return "", "", title, used
+    insert = found.group("insert") or ""
+    return word_key(after), insert, remainder, rest.index(title, used) + found.end()
 
 
 def _read_one(rest: str, *, allow_word: bool) -> tuple[str, re.Match[str], str, int] | None:
@@ -317,6 +352,9 @@ def level_pattern(shape: Shape, latin: bool, decimal: bool = False) -> str:
         number = f"(?:{number})(?:\\.\\d+)*"
     if latin:
         number += rf"(?:[ \t]+(?:{_LATIN_WORDS}))?"
+    if shape.after:
+        number += r"(?:[ \t]+[a-z]{1,2})?"  # an inserted unit's letters (`35 a §`)
+        return f"(?P<number>{number})[ \\t]+(?i:{re.escape(shape.after)})\\.?"
     if shape.open:
         number = r"\(" + number + r"\)"
     elif shape.close.startswith(")"):

@@ -69,6 +69,7 @@ _LEVEL_KEYS = {
     "heading": bool,
     "indent_max": int,
     "only_in_headings": bool,
+    "counts": str,
 }
 _REQUIRED_TOP = ("name", "description", "levels")
 _REQUIRED_LEVEL = ("name", "pattern")
@@ -94,6 +95,7 @@ class Level:
     heading: bool
     indent_max: int | None
     only_in_headings: bool
+    through: bool = False  # `counts = "through"`: numbered on across its parents, checked so
 
 
 # eq=False: a profile is hashed and compared by identity. `parse_profile` returns one object per
@@ -199,6 +201,10 @@ def _level(table: Any, index: int, origin: str) -> Level:
         heading=table.get("heading", False),
         indent_max=indent,
         only_in_headings=table.get("only_in_headings", False),
+        through=_choice(
+            table.get("counts", "within"), ("within", "through"), origin, where + "counts"
+        )
+        == "through",
     )
 
 
