@@ -66,6 +66,7 @@ from workbench.text.furniture import compile_furniture, induce_furniture
 from workbench.text.induced_toml import InducedLevel, render_profile
 from workbench.text.lines import _MARKDOWN_HEADING, _TOC_LINE, gutter_line_starts, label_may_open
 from workbench.text.nesting import evidence, ranks
+from workbench.text.ordinal_words import learned_order, word_value
 from workbench.text.ordinals import InconsistentStep, Ordinal, step_consistent
 from workbench.text.profiles import Profile, parse_profile
 from workbench.text.shapes import Shape, Token, label_token, resolve_letters, same_word
@@ -120,6 +121,7 @@ def induce_profile(texts: Sequence[str]) -> Induction:
     layout = _layout(texts)
     scanned = [_scan(text, layout) for text in texts]
     scanned = _one_word_per_shape(scanned)
+    scanned = _word_values(scanned)
     kept, _ = _kept_shapes(texts, scanned)
     scanned = [_fold_insertions(text, kept) for text in scanned]
     kept, document = _kept_shapes(texts, scanned)
@@ -258,6 +260,22 @@ def _one_word_per_shape(scanned: list[list[Token]]) -> list[list[Token]]:
          for t in text]
         for text in scanned
     ]  # fmt: skip
+
+
+def _word_values(scanned: list[list[Token]]) -> list[list[Token]]:
+    """Numbers written as words given their values: an ordinal word's (`ordinal_words.word_value`),
+    else the place the texts give it among its shape's words (`ordinal_words.learned_order`)."""
+    order = learned_order(
+        [[(t.shape, t.number) for t in text if t.shape.kind == "word"] for text in scanned]
+    )
+
+    def valued(token: Token) -> Token:
+        value = word_value(token.number)
+        if value is None:
+            value = order.get((token.shape, "".join(token.number.casefold().split())))
+        return replace(token, value=value)
+
+    return [[valued(t) if t.shape.kind == "word" else t for t in text] for text in scanned]
 
 
 def _fold_insertions(tokens: Sequence[Token], kept: frozenset[Shape]) -> list[Token]:
@@ -402,6 +420,8 @@ def _levels(
             if kind.startswith("roman")
             else "alpha"
             if kind in ("lower", "upper")
+            else "none"  # a number written as a word: the parser reads no words' values
+            if kind == "word"
             else "numeric"
         )
         levels.append(

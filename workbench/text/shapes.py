@@ -27,13 +27,16 @@ from workbench.text.ordinals import LATIN_INSERTIONS, Ordinal, is_roman, ordinal
 
 Kind = Literal[
     "digits", "dotted", "letter-dotted", "hyphenated", "degree", "lower", "upper", "roman-lower",
-    "roman-upper", "letters-lower", "letters-upper",
+    "roman-upper", "letters-lower", "letters-upper", "word",
 ]  # fmt: skip
 Place = Literal["heading", "margin", "body"]
 
 MAX_WORD = 12  # letters in the word before a number: `Verordnung` fits, a sentence's word rarely
 
-_WORD = re.compile(rf"§§?|[A-Z][A-Za-z]{{0,{MAX_WORD - 1}}}\.?")
+_WORD = re.compile(rf"§§?|[^\W\d_a-z][^\W\d_]{{0,{MAX_WORD - 1}}}\.?")
+# A number written as a word, after a heading's word, alone on its line (`PART FIRST`): its value
+# is an ordinal word's (`ordinal_words`) or its place in the texts' own order.
+_WORD_NUMBER = re.compile(r"(?P<number>[^\W\d_]{2,})\.?")
 _NUMBER = re.compile(
     r"(?P<open>\()?"
     r"(?:(?P<dotted>\d+(?:\.\d+)+)"
@@ -86,7 +89,7 @@ class Shape:
         example = {
             "digits": "1", "dotted": "1.1", "letter-dotted": "A.1", "hyphenated": "1-1",
             "degree": "1°", "lower": "a", "upper": "A", "roman-lower": "i", "roman-upper": "I",
-            "letters-lower": "a", "letters-upper": "A",
+            "letters-lower": "a", "letters-upper": "A", "word": "<word>",
         }[self.kind]  # fmt: skip
         close = "." if self.close == ".?" else self.close
         number = f"{'(' if self.open else ''}{self.prefix}{example}{close}"
@@ -114,6 +117,7 @@ class Token:
     indent: int
     inner: bool = False
     heading_depth: int = 0  # the `#` marks of the Markdown heading it stands in (0: none)
+    value: int | None = None  # a number written as a word: its place (`ordinal_words`)
 
     @property
     def sequence(self) -> str:
@@ -124,7 +128,10 @@ class Token:
 
     @property
     def ordinal(self) -> Ordinal | None:
-        """The token's place in its sequence (`ordinals.ordinal`; a dotted number's last part)."""
+        """The token's place in its sequence (`ordinals.ordinal`; a dotted number's last part;
+        a number written as a word, its `value`)."""
+        if self.shape.kind == "word":
+            return None if self.value is None else (self.value, "")
         number = self.number.split(".")[-1] if self.shape.kind == "dotted" else self.number
         return ordinal(f"{number} {self.latin}".strip(), self.sequence)
 
@@ -192,6 +199,10 @@ def label_token(content: str, start: int, indent: int, place: Place) -> list[Tok
     """
     tokens: list[Token] = []
     at = 0
+    if place == "heading":
+        named = _word_number(content, start, indent)
+        if named is not None:
+            return [named]
     while True:
         rest = content[at:]
         found = _read_one(rest, allow_word=not tokens)
@@ -260,10 +271,31 @@ def _word_after(rest: str, used: int, title: str) -> tuple[str, str, str, int]:
     return word_key(after), insert, remainder, rest.index(title, used) + found.end()
 
 
+def _word_number(content: str, start: int, indent: int) -> Token | None:
+    """A heading that is a word and a number written as a word, nothing after (`PART FIRST`),
+    when the number is no label `_read_one` reads (`PART IV` is a Roman numeral)."""
+    word = _WORD.match(content)
+    if not word or not content[word.end() : word.end() + 1].isspace() or word.group(0) == "§":
+        return None
+    after = content[word.end() :].lstrip()
+    named = _WORD_NUMBER.fullmatch(after)
+    if named is None or not word.group(0)[0].isupper():
+        return None
+    found = _read_one(content, allow_word=True)
+    if found is not None and _kind(found[1], True) is not None:
+        return None
+    shape = Shape(place="heading", word=word_key(word.group(0)), prefix="", kind="word",
+                  open=False, close="")  # fmt: skip
+    return Token(shape=shape, number=named.group("number"), word=word.group(0), latin="",
+                 title="", char_start=start, indent=indent)  # fmt: skip
+
+
 def _read_one(rest: str, *, allow_word: bool) -> tuple[str, re.Match[str], str, int] | None:
     """(word as printed, number match, Latin word, characters used) for the label opening `rest`."""
     if allow_word:
         word = _WORD.match(rest)
+        if word and word.group(0)[0] not in "§" and not word.group(0)[0].isupper():
+            word = None  # a word that opens a label is capitalised
         if word and rest[word.end() : word.end() + 1] in (" ", "\t"):
             after = rest[word.end() :].lstrip(" \t")
             found = _number(after)
@@ -335,6 +367,7 @@ _NUMBER_PATTERN: dict[str, str] = {
     # Roman numerals to 39: lists rarely run further, and `(c)` and `(l)` are letters.
     "roman-lower": r"(?=[ivx])x{0,3}(?:ix|iv|v?i{0,3})",
     "roman-upper": r"(?=[IVX])X{0,3}(?:IX|IV|V?I{0,3})",
+    "word": r"[^\W\d_]{2,}",
 }
 
 
