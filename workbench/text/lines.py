@@ -171,7 +171,10 @@ def _match_label(
     headings and after a first label); the title rule (`required`: text after the label;
     `forbidden`: none; `heading`: a title that reads as a heading, `heading_title`); and the line
     is not a table-of-contents line (dot leaders or a trailing page number after two spaces).
+    A line that opens with one of the profile's `noise` patterns (a footnote number) is no label.
     """
+    if any(p.match(body) for p in profile.noise):
+        return None
     for level in profile.levels:
         if level.only_in_headings and not in_heading:
             continue

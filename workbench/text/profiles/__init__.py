@@ -56,6 +56,7 @@ _TOP_KEYS = {
     "markdown_headings": bool,
     "gutter": bool,
     "furniture": list,
+    "noise": list,
     "levels": list,
 }
 _LEVEL_KEYS = {
@@ -116,6 +117,8 @@ class Profile:
     sha256: str
     origin: str  # "shipped" or the path of the researcher's file
     source: bytes  # the file's bytes, so a worker can compile the very same profile
+    # Look-alikes (footnote numbers): a line whose content opens with one is never a label.
+    noise: tuple[re.Pattern[str], ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         """What a measurement records of the profile it used."""
@@ -238,6 +241,10 @@ def parse_profile(source: bytes, origin: str) -> Profile:
         _compile(p, origin, f"furniture[{i}]")
         for i, p in enumerate(_strings(data.get("furniture", []), origin, "furniture"))
     )
+    noise = tuple(
+        _compile(p, origin, f"noise[{i}]")
+        for i, p in enumerate(_strings(data.get("noise", []), origin, "noise"))
+    )
     if not data["levels"]:
         raise _fail(origin, "levels", "expected at least one level")
     return Profile(
@@ -251,6 +258,7 @@ def parse_profile(source: bytes, origin: str) -> Profile:
         markdown_headings=data.get("markdown_headings", False),
         gutter=data.get("gutter", False),
         furniture=furniture,
+        noise=noise,
         levels=tuple(_level(t, i, origin) for i, t in enumerate(data["levels"])),
         sha256=hashlib.sha256(source).hexdigest(),
         origin=origin,
