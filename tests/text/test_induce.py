@@ -29,8 +29,9 @@ from workbench.text import profiles
 from workbench.text.choice import UNREAD, choose_profile, profile_score
 from workbench.text.furniture import compile_furniture, induce_furniture
 from workbench.text.induce import induce_profile
+from workbench.text.markup import inline_view
 from workbench.text.profiles import named_profile, parse_profile, registry, shipped_profiles
-from workbench.text.structure import parse_structure, parse_text
+from workbench.text.structure import parse_structure, parse_text, read_text
 from workbench.workspace import Workspace, ingest
 
 DC = "dc-code-34-1436"  # a D.C. Code section four levels deep: (c)(1)(G)(i)
@@ -561,3 +562,43 @@ def test_a_markdown_heading_is_never_page_furniture(tmp_path: Path) -> None:
     assert sum(line.startswith("##### § ") for line in headings) >= 3 * len(texts)
     patterns = compile_furniture(induce_furniture(texts))
     assert [line for line in headings if any(p.fullmatch(line) for p in patterns)] == []
+
+
+@pytest.mark.parametrize(
+    ("country", "law"),
+    [
+        pytest.param("lu", "lu/leg-rgd-2010-08-16-n7.md", id="superscript-and-bold-headings"),
+        pytest.param("ar", "ar/LEY-17319.md", id="bold-articles-with-a-dash"),
+    ],
+)
+def test_labels_inside_inline_markup_are_read_in_place(
+    tmp_path: Path, country: str, law: str
+) -> None:
+    """Labels inside emphasis or a superscript (`**Art. 2º —**`, `Art. 1<sup>er</sup>.`): the
+    induced profile reads lines through their markup (`inline_markup = true`), reads more of the
+    documents' own paths than the same profile reading the lines as written, and places every
+    label at its first character in the text."""
+    script = _numbering_truth()
+    texts = _laws(country, tmp_path)[law]
+    induction = induce_profile(texts)
+    assert "\ninline_markup = true" in induction.source
+    written = parse_profile(induction.source.replace("inline_markup = true", "").encode(), "w")
+    right = {"view": 0, "written": 0}
+    for text in texts:
+        units = script.read_units(country, text)
+        for how, profile in (("view", induction.profile()), ("written", written)):
+            parse = parse_text("v", text, profile)
+            right[how] += sum(_right(parse, text, start, keys) for start, _, keys in units)
+        for reading in read_text(text, induction.profile()):
+            if reading.printed is not None:
+                assert text[reading.label_start] == reading.printed[0]
+    assert right["view"] > right["written"]
+
+
+def test_the_inline_view_keeps_every_other_character_in_place(tmp_path: Path) -> None:
+    for text in _laws("lu", tmp_path)["lu/leg-rgd-2010-08-16-n7.md"]:
+        for line in text.split("\n"):
+            view, positions = inline_view(line)
+            assert view == "".join(line[p] for p in positions[:-1])
+            assert positions[-1] == len(line)
+            assert ("<sup>" in line or "**" in line) <= (len(view) < len(line))

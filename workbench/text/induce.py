@@ -65,6 +65,7 @@ from workbench.text.frontmatter import front_matter_end
 from workbench.text.furniture import compile_furniture, induce_furniture
 from workbench.text.induced_toml import InducedLevel, render_profile
 from workbench.text.lines import _MARKDOWN_HEADING, _TOC_LINE, gutter_line_starts, label_may_open
+from workbench.text.markup import has_markup, inline_view
 from workbench.text.nesting import evidence, ranks
 from workbench.text.ordinal_words import learned_order, word_value
 from workbench.text.ordinals import InconsistentStep, Ordinal, step_consistent
@@ -78,6 +79,7 @@ MIN_HEADINGS = 3  # Markdown headings that make a text Markdown
 INCONSISTENT_SHARE = 0.1
 KEEP_SHARE = 0.8  # of a shape's labels that count on or start again, for it to be kept
 GUTTER_SHARE = 0.3
+MARKUP_REACH = 12  # characters from a line's start in which markup may hide its label
 TITLE_SHARE = 0.95
 PREAMBLE_LINES = 10  # non-blank lines before the first label, in every text, make a preamble
 ORIGIN = "induced"
@@ -97,6 +99,7 @@ class Induction:
     markdown_headings: bool
     preamble: Preamble
     source: str
+    inline_markup: bool = False
 
     @property
     def numbers_nothing(self) -> bool:
@@ -114,6 +117,7 @@ class _Layout:
     front_matter: bool
     markdown_headings: bool
     furniture: tuple[str, ...]
+    inline_markup: bool = False
 
 
 def induce_profile(texts: Sequence[str]) -> Induction:
@@ -149,6 +153,7 @@ def _induction(
         front_matter=layout.front_matter,
         markdown_headings=layout.markdown_headings,
         preamble=preamble,
+        inline_markup=layout.inline_markup,
         source=render_profile(
             texts=len(texts),
             levels=levels,
@@ -157,6 +162,7 @@ def _induction(
             front_matter=layout.front_matter,
             markdown_headings=layout.markdown_headings,
             preamble=preamble,
+            inline_markup=layout.inline_markup,
         ),
     )
 
@@ -184,7 +190,20 @@ def _layout(texts: Sequence[str]) -> _Layout:
         front_matter=any(_front_end(t) is not None for t in texts),
         markdown_headings=headings >= MIN_HEADINGS,
         furniture=induce_furniture(texts),
+        inline_markup=sum(_hidden_label(line) for t in texts for line in t.split("\n"))
+        >= MIN_HEADINGS,
     )
+
+
+def _hidden_label(line: str) -> bool:
+    """True when inline markup hides a line's label: its inline view opens with a label that the
+    line as written does not (`**Art. 3.**`, `Art. 1<sup>er</sup>.`)."""
+    content = line.strip().lstrip("#").strip()
+    if not has_markup(content[:MARKUP_REACH]):
+        return False
+    view, _ = inline_view(content)
+    seen = [t.number for t in label_token(view, 0, 0, "body")]
+    return bool(seen) and seen != [t.number for t in label_token(content, 0, 0, "body")]
 
 
 def _front_end(text: str) -> int | None:
@@ -227,8 +246,11 @@ def _scan(text: str, layout: _Layout) -> list[Token]:
             previous, previous_bare = None, False
             continue
         heading = _MARKDOWN_HEADING.fullmatch(body) if layout.markdown_headings else None
+        if layout.inline_markup:
+            body, _ = inline_view(body)  # labels are read as the parser reads them: in the view
         if heading:
             title = heading.group("title") or ""
+            title = inline_view(title)[0] if layout.inline_markup else title
             depth = len(heading.group("marks"))
             tokens.extend(
                 replace(t, heading_depth=depth)

@@ -120,6 +120,7 @@ def render_profile(
     front_matter: bool,
     markdown_headings: bool,
     preamble: str,
+    inline_markup: bool = False,
 ) -> str:
     """The commented TOML of an induced profile (see the module docstring)."""
     if levels:
@@ -138,6 +139,11 @@ def render_profile(
         + ("  # many lines before the first label in every text" if preamble != "body" else ""),
         f"front_matter = {str(front_matter).lower()}",
         f"markdown_headings = {str(markdown_headings).lower()}",
+        *(
+            ["inline_markup = true  # labels inside emphasis or superscript"]
+            if inline_markup
+            else []
+        ),
         f"gutter = {str(gutter).lower()}",
     ]
     if furniture:

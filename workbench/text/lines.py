@@ -23,6 +23,7 @@ from typing import Literal
 
 from workbench.models import StructureMark
 from workbench.text.frontmatter import front_matter_end
+from workbench.text.markup import inline_view
 from workbench.text.profiles import Level, Profile
 
 MIN_GUTTER_RUN = 5
@@ -266,9 +267,15 @@ def read_lines(
         heading = _MARKDOWN_HEADING.fullmatch(body) if profile.markdown_headings else None
         if heading:
             title = heading.group("title") or ""
-            found = _match_label(profile, title, None, in_heading=True)
             offset = label_start + (heading.start("title") if heading.group("title") else 0)
-            out.append(_labelled(start, end, "heading", offset, found, title, profile=profile))
+            view, positions = inline_view(title) if profile.inline_markup else (title, None)
+            found = _match_label(profile, view, None, in_heading=True)
+            out.append(
+                _labelled(
+                    start, end, "heading", offset, found, view, profile=profile,
+                    positions=positions,
+                )
+            )  # fmt: skip
             previous, previous_bare = None, False
             continue
         if marks is not None:
@@ -279,6 +286,9 @@ def read_lines(
             previous = content
             previous_bare = reading.label is not None and not reading.title
             continue
+        positions = None
+        if profile.inline_markup:
+            body, positions = inline_view(body)
         found = _match_label(profile, body, indent if indent >= 0 else None)
         if found is not None:
             level = found[0]
@@ -290,8 +300,9 @@ def read_lines(
             if not label_may_open(previous, previous_bare, position):
                 found = None
         reading = _labelled(
-            start, end, "body", label_start, found, body, opens=previous is None, profile=profile
-        )
+            start, end, "body", label_start, found, body, opens=previous is None,
+            profile=profile, positions=positions,
+        )  # fmt: skip
         out.append(reading)
         previous = content
         previous_bare = reading.label is not None and not reading.title
@@ -343,7 +354,14 @@ def _labelled(
     *,
     opens: bool = True,
     profile: Profile | None = None,
+    positions: tuple[int, ...] | None = None,
 ) -> LineReading:
+    """The reading of a line whose label `found` matched `body` (a line's content, or its inline
+    view with `positions`: each view character's offset in the content)."""
+
+    def place(offset: int) -> int:
+        return label_start + (offset if positions is None else positions[offset])
+
     if found is None:
         return LineReading(
             char_start=start, char_end=end, kind=kind, opens=opens, label_start=label_start
@@ -364,7 +382,7 @@ def _labelled(
         depth = _depth(more[0], number_inner)
         inner.append(
             InnerLabel(
-                label_start=label_start + at + skip + more[1].start("label"),
+                label_start=place(at + skip + more[1].start("label")),
                 label=number_inner,
                 level=more[0],
                 depth=depth,
@@ -376,7 +394,7 @@ def _labelled(
         char_end=end,
         kind=kind,
         opens=True,
-        label_start=label_start + match.start("label"),
+        label_start=place(match.start("label")),
         label=number,
         printed=match.group("label"),
         level=level,

@@ -62,6 +62,7 @@ _LATIN = re.compile(rf"(?:{_LATIN_WORDS})\b")
 # it is another label ("2° a) The Fund", "5 1. Scope").
 TITLE_START = r"(?:[^\sa-z0-9.,;:%/\-–—+=×]|(?:[a-z]{1,3}|\d{1,3})[.)](?:[ \t]|$))"
 _TITLE_START = re.compile(TITLE_START)
+_DASHES = "—–-"
 _ROMAN_FOLLOWER = {"i": "ii", "v": "vi", "x": "xi", "l": "li", "c": "ci"}
 _ROMAN_BEFORE = {"v": "iv", "x": "ix", "l": "xl", "c": "xc"}
 
@@ -220,9 +221,13 @@ def label_token(content: str, start: int, indent: int, place: Place) -> list[Tok
             latin = latin or insert
         if not after and not match.group("open") and not match.group("mark"):
             starts = bool(title) and bool(_TITLE_START.match(title))
+            # After a word, a dash sets the title apart (`Art. 2º — The`, `Section 4 - Scope`).
+            starts = starts or (bool(word) and title[:1] in _DASHES)
             if not (starts or (word and not title)):
                 break  # "1 75.00", "Section 2 of D.C. Law", "The 2015 amendment": no label
         close = (match.group("close") or "") + (match.group("mark") or "")
+        if word and kind == "degree":
+            kind = "digits"  # after a word, `Art. 2º` and `Art. 10`: one shape, the sign comes and goes
         if close in ("", ".") and (kind == "dotted" or prefix):
             close = ".?"  # "1.1." and "1.1", "R1." and "R1": one shape, the dot comes and goes
         shape = Shape(
@@ -356,12 +361,13 @@ def _is_roman_here(here: str, before: str, after: str) -> bool:
     return here == "i" and before != "h"
 
 
+_INDICATORS = r"(?:°|º|er|re)"
 _NUMBER_PATTERN: dict[str, str] = {
     "digits": r"\d+(?:[a-z]{1,2}|[A-Z](?=\)))?",
     "dotted": r"\d+(?:\.\d+)+",
     "letter-dotted": r"[A-Z](?:\.\d+)+",
     "hyphenated": r"\d+(?:-\d+)+(?:\.\d+)?[a-z]?",
-    "degree": r"\d+(?:°|º|er|re)",
+    "degree": r"\d+" + _INDICATORS,
     "lower": r"[a-z]{1,2}(?:-(?:\d+|[a-z]{1,3}))?",
     "upper": r"[A-Z]{1,2}(?:-(?:\d+|[a-z]{1,3}))?",
     # Roman numerals to 39: lists rarely run further, and `(c)` and `(l)` are letters.
@@ -381,6 +387,12 @@ def level_pattern(shape: Shape, latin: bool, decimal: bool = False) -> str:
     space and a character that may start a title (`TITLE_START`), as `label_token` read it.
     """
     number = re.escape(shape.prefix) + _NUMBER_PATTERN[shape.kind]
+    indicator = ""
+    if shape.kind == "degree" and not (latin or shape.open or shape.close.startswith(")")):
+        # The number without its ordinal indicator, as `ordinals` reads it (`1º` is 1).
+        number, indicator = r"\d+", _INDICATORS
+    elif shape.kind == "digits" and shape.word and not (shape.open or shape.close.startswith(")")):
+        indicator = "[°º]?"  # after a word the sign comes and goes (`Art. 2º`, `Art. 10`)
     if decimal:
         number = f"(?:{number})(?:\\.\\d+)*"
     if latin:
@@ -395,7 +407,7 @@ def level_pattern(shape: Shape, latin: bool, decimal: bool = False) -> str:
     mark = shape.close.lstrip(")")
     title = rf"(?=[ \t]+{TITLE_START})"
     if mark == ".?":  # the dot, or a title as `label_token` reads one after no mark
-        return f"(?P<number>{number})(?:\\.|{title})"
-    pattern = f"(?P<number>{number})" + re.escape(mark)
+        return f"(?P<number>{number}){indicator}(?:\\.|{title})"
+    pattern = f"(?P<number>{number}){indicator}" + re.escape(mark)
     bare = not shape.word and not shape.open and not shape.close
     return pattern + (title if bare else "")

@@ -54,6 +54,7 @@ _TOP_KEYS = {
     "preamble": str,
     "front_matter": bool,
     "markdown_headings": bool,
+    "inline_markup": bool,
     "gutter": bool,
     "furniture": list,
     "noise": list,
@@ -119,6 +120,8 @@ class Profile:
     source: bytes  # the file's bytes, so a worker can compile the very same profile
     # Look-alikes (footnote numbers): a line whose content opens with one is never a label.
     noise: tuple[re.Pattern[str], ...] = ()
+    # Labels are read through inline markup: emphasis and tags left out (`markup.inline_view`).
+    inline_markup: bool = False
 
     def as_json(self) -> dict[str, Any]:
         """What a measurement records of the profile it used."""
@@ -259,6 +262,7 @@ def parse_profile(source: bytes, origin: str) -> Profile:
         gutter=data.get("gutter", False),
         furniture=furniture,
         noise=noise,
+        inline_markup=data.get("inline_markup", False),
         levels=tuple(_level(t, i, origin) for i, t in enumerate(data["levels"])),
         sha256=hashlib.sha256(source).hexdigest(),
         origin=origin,
