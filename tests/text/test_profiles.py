@@ -15,6 +15,7 @@ from workbench.errors import ProfileError
 from workbench.measure.summary import reading_text
 from workbench.models import Version, text_sha256
 from workbench.text.choice import choose_profile
+from workbench.text.induce import induce_profile
 from workbench.text.profiles import (
     SHIPPED_DIR,
     Profile,
@@ -366,3 +367,21 @@ def test_a_noise_pattern_keeps_look_alikes_from_being_labels(tmp_path: Path) -> 
 def _line(text: str, start: int) -> str:
     end = text.find("\n", start)
     return text[start : len(text) if end < 0 else end].strip()
+
+
+def test_structure_shows_the_evidence_each_induced_level_counted(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    family = workspace.versions(workspace.version(IETF).family)
+    induction = induce_profile([v.text for v in family])
+    path = tmp_path / "induced.toml"
+    path.write_text(induction.source, encoding="utf-8")
+    result = _run("structure", IETF, "--profile", str(path), "--json", workspace=workspace.path)
+    assert result.returncode == 0, result.stderr
+    shown = {entry["level"]: entry["evidence"] for entry in json.loads(result.stdout)["levels"]}
+    assert set(shown) == {level.name for level in induction.levels}
+    for level in induction.levels:
+        assert f"{level.labels} labels in {level.texts} text(s)" in shown[level.name][0]
+    text = _run("structure", IETF, "--profile", str(path), workspace=workspace.path)
+    for level in induction.levels:
+        assert f"level {level.name}: {shown[level.name][0]}".encode() in text.stdout

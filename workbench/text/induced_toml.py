@@ -169,3 +169,25 @@ def render_profile(
 
 def _by_rank(level: InducedLevel) -> tuple[int, Shape]:
     return level.rank, level.shape
+
+
+def level_evidence(source: str) -> list[tuple[str, tuple[str, ...]]]:
+    """(level name, the comment lines above its `[[levels]]` table) for every level of a profile
+    file: for an induced profile, the evidence each level counted (`render_profile` writes it);
+    for a hand-written one, whatever its author wrote there. Comment lines lose their `# `."""
+    out: list[tuple[str, tuple[str, ...]]] = []
+    comments: list[str] = []
+    in_level = False
+    for line in source.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            comments.append(stripped.lstrip("#").strip())
+        elif stripped == "[[levels]]":
+            in_level = True
+        elif in_level and stripped.startswith("name"):
+            name = stripped.split("=", 1)[1].strip().strip("'\"")
+            out.append((name, tuple(comments)))
+            comments, in_level = [], False
+        elif not stripped:
+            comments = []
+    return out
