@@ -602,3 +602,18 @@ def test_the_inline_view_keeps_every_other_character_in_place(tmp_path: Path) ->
             assert view == "".join(line[p] for p in positions[:-1])
             assert positions[-1] == len(line)
             assert ("<sup>" in line or "**" in line) <= (len(view) < len(line))
+
+
+def test_shapes_that_break_the_count_are_reported_as_skipped(tmp_path: Path) -> None:
+    """A shape that opens lines but does not count is no level, and the profile says so with
+    its labels and the share that counted (`seuraavat 1`: a sentence's word and a number)."""
+    induction = induce_profile(_laws("fi", tmp_path)["fi/2016-1398.md"])
+    head, _, rest = induction.source.partition("# Skipped (no level):\n")
+    skipped = [line for line in rest.split("\n\n")[0].splitlines() if line.startswith("# ")]
+    assert head and skipped
+    levels = {level.shape.describe() for level in induction.levels}
+    for line in skipped:
+        shape, _, why = line.removeprefix("# ").partition(": ")
+        assert shape not in levels
+        share = float(re.search(r"only ([\d.]+)% count on", why).group(1))  # type: ignore[union-attr]
+        assert share < 80

@@ -81,6 +81,7 @@ KEEP_SHARE = 0.8  # of a shape's labels that count on or start again, for it to 
 GUTTER_SHARE = 0.3
 MARKUP_REACH = 12  # characters from a line's start in which markup may hide its label
 TITLE_SHARE = 0.95
+MIN_SKIPPED = 5  # labels of a shape left out before the profile reports it as a look-alike
 PREAMBLE_LINES = 10  # non-blank lines before the first label, in every text, make a preamble
 ORIGIN = "induced"
 
@@ -118,6 +119,7 @@ class _Layout:
     markdown_headings: bool
     furniture: tuple[str, ...]
     inline_markup: bool = False
+    skipped: tuple[str, ...] = ()  # look-alike shapes left out, each with why
 
 
 def induce_profile(texts: Sequence[str]) -> Induction:
@@ -129,6 +131,7 @@ def induce_profile(texts: Sequence[str]) -> Induction:
     kept, _ = _kept_shapes(texts, scanned)
     scanned = [_fold_insertions(text, kept) for text in scanned]
     kept, document = _kept_shapes(texts, scanned)
+    layout = replace(layout, skipped=_skipped(scanned, kept, document))
     tokens = [[t for t in text if t.shape in kept or t.shape == document] for text in scanned]
     kept = _with_company(tokens, kept)
     tokens = [[t for t in text if t.shape in kept or t.shape == document] for text in scanned]
@@ -163,6 +166,7 @@ def _induction(
             markdown_headings=layout.markdown_headings,
             preamble=preamble,
             inline_markup=layout.inline_markup,
+            skipped=layout.skipped,
         ),
     )
 
@@ -392,6 +396,28 @@ def _kept_shapes(
         if numbered and not shape.open and once and shape not in kept:
             document = shape
     return frozenset(kept), document
+
+
+def _skipped(
+    scanned: Sequence[Sequence[Token]], kept: frozenset[Shape], document: Shape | None
+) -> tuple[str, ...]:
+    """Numbered shapes (no number written as a word) with at least `MIN_SKIPPED` labels left out
+    because they break the count (fewer than `KEEP_SHARE` count on or start at the first):
+    look-alikes such as footnote, page or table numbers, each said with its labels and the share
+    that counted, most labels first; the TOML lists them as skipped."""
+    found: list[tuple[int, Shape, str]] = []
+    shapes = sorted({t.shape for t in (t for text in scanned for t in text) if t.shape.kind != "word"}
+                    - kept - {document})  # fmt: skip
+    for shape in shapes:
+        counts = [_counts(text, shape) for text in scanned]
+        good, broken = sum(c[0] for c in counts), sum(c[2] for c in counts)
+        labels = sum(1 for text in scanned for t in text if t.shape == shape)
+        if labels >= MIN_SKIPPED and good < KEEP_SHARE * (good + broken):
+            share = 100 * good / (good + broken)
+            found.append((labels, shape, f"{shape.describe()}: {labels} labels, only {share:.1f}% "
+                          f"count on or start at the first (a level needs {100 * KEEP_SHARE:.0f}%)"
+                          ": numbers that look like labels and break the count"))  # fmt: skip
+    return tuple(note for _, _, note in sorted(found, key=lambda f: (-f[0], f[1])))
 
 
 def _with_company(tokens: Sequence[Sequence[Token]], kept: frozenset[Shape]) -> frozenset[Shape]:

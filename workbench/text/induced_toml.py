@@ -121,6 +121,7 @@ def render_profile(
     markdown_headings: bool,
     preamble: str,
     inline_markup: bool = False,
+    skipped: Sequence[str] = (),
 ) -> str:
     """The commented TOML of an induced profile (see the module docstring)."""
     if levels:
@@ -152,6 +153,8 @@ def render_profile(
         lines.append("]")
     else:
         lines.append("furniture = []")
+    if skipped:
+        lines += ["", "# Skipped (no level):"] + [f"# {note}" for note in skipped]
     if not levels:
         lines += [
             "",
