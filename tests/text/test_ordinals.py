@@ -31,6 +31,8 @@ from workbench.text.structure import ordinal as structure_ordinal
         pytest.param("5a", "numeric", (5, "a"), id="inserted-letter"),
         pytest.param("(5a)", "numeric", (5, "a"), id="inserted-in-parentheses"),
         pytest.param("5 bis", "numeric", (5, "bis"), id="bis"),
+        pytest.param("35 a", "numeric", (35, "a"), id="inserted-letter-apart"),
+        pytest.param("Appendix a", "numeric", (1, ""), id="letter-after-a-word-is-no-insertion"),
         pytest.param("5 ter", "numeric", (5, "ter"), id="ter"),
         pytest.param("5 quater", "numeric", (5, "quater"), id="quater"),
         pytest.param("Art. 3 bis", "numeric", (3, "bis"), id="word-number-bis"),
@@ -88,6 +90,9 @@ def test_the_cases_that_were_wrong_read_right() -> None:
             ["5", "5a", "5b", "6"], "numeric", [False, True, True, True], id="letter-insertions"
         ),
         pytest.param(["5 ter", "5 bis"], "numeric", [False, False], id="bis-after-ter-is-not"),
+        pytest.param(
+            ["35", "35 a", "35 b", "36"], "numeric", [False, True, True, True], id="letters-apart"
+        ),
         pytest.param(
             ["y)", "z)", "aa)", "bb)"], "alpha", [False, True, True, True], id="letters-past-z"
         ),

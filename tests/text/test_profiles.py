@@ -10,19 +10,23 @@ import pytest
 
 from tests.cli.test_cli import _run
 from tests.conftest import ROOT
+from tests.text.test_induce import _laws
 from workbench.errors import ProfileError
 from workbench.measure.summary import reading_text
 from workbench.models import Version, text_sha256
 from workbench.text.choice import choose_profile
+from workbench.text.induce import induce_profile
 from workbench.text.profiles import (
     SHIPPED_DIR,
+    Profile,
     load_profile,
     named_profile,
+    parse_profile,
     read_profile_dir,
     registry,
     shipped_profiles,
 )
-from workbench.text.structure import parse_structure
+from workbench.text.structure import parse_structure, parse_text, read_text
 from workbench.workspace import Workspace
 
 SHARED_CORPUS = ROOT.parent / "shared" / "corpus"
@@ -120,6 +124,16 @@ def test_every_corpus_jurisdiction_has_a_named_profile() -> None:
             MINIMAL + "title = 'maybe'\n",
             "p.toml: levels[0].title: expected one of required, optional, forbidden, heading",
             id="bad-title-rule",
+        ),
+        pytest.param(
+            HEAD + "noise = ['(']\n" + LEVEL.format(pattern=r"(?P<number>\d+)"),
+            "p.toml: noise[0]: bad regular expression '('",
+            id="bad-noise-pattern",
+        ),
+        pytest.param(
+            MINIMAL + "counts = 'across'\n",
+            "p.toml: levels[0].counts: expected one of within, through",
+            id="bad-counts-rule",
         ),
     ],
 )
@@ -318,3 +332,56 @@ def test_measure_reads_the_profiles_folder_of_a_corpus(tmp_path: Path) -> None:
     numbering = report["numbering_read"]["overall"]
     assert numbering["families_unread"] == 0
     assert f"numbering: {reading_text(numbering)}\n".encode() in result.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# Look-alikes a researcher names: `noise`
+
+
+def test_a_noise_pattern_keeps_look_alikes_from_being_labels(tmp_path: Path) -> None:
+    """An Argentine law's table of years (`1` ... `10`, a bare number a line) reads as labels of
+    a bare-number level; naming that shape as `noise` leaves exactly the lines it matches
+    unlabelled, every other label where it was, and fewer inconsistent steps."""
+    text = _laws("ar", tmp_path)["ar/LEY-22285.md"][-1]
+    source = (
+        HEAD
+        + "markdown_headings = true\n"
+        + LEVEL.format(pattern=r"ARTICULO (?P<number>\d+)\.")
+        + "only_in_headings = true\n"
+        + "[[levels]]\nname = 'item'\npattern = '(?P<number>\\d+)'\nrank = 1\n"
+    )
+    plain = parse_profile(source.encode(), "plain")
+    noise = "noise = ['\\d+$']\n"
+    quiet = parse_profile(source.replace("[[levels]]", noise + "[[levels]]", 1).encode(), "q")
+    assert [p.pattern for p in quiet.noise] == [r"\d+$"] and not plain.noise
+
+    def labelled(profile: Profile) -> set[int]:
+        return {r.label_start for r in read_text(text, profile) if r.label is not None}
+
+    looks_alike = {s for s in labelled(plain) if re.fullmatch(r"\d+", _line(text, s))}
+    assert len(looks_alike) >= 10
+    assert labelled(quiet) == labelled(plain) - looks_alike
+    assert parse_text("v", text, quiet).checked < parse_text("v", text, plain).checked
+
+
+def _line(text: str, start: int) -> str:
+    end = text.find("\n", start)
+    return text[start : len(text) if end < 0 else end].strip()
+
+
+def test_structure_shows_the_evidence_each_induced_level_counted(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    family = workspace.versions(workspace.version(IETF).family)
+    induction = induce_profile([v.text for v in family])
+    path = tmp_path / "induced.toml"
+    path.write_text(induction.source, encoding="utf-8")
+    result = _run("structure", IETF, "--profile", str(path), "--json", workspace=workspace.path)
+    assert result.returncode == 0, result.stderr
+    shown = {entry["level"]: entry["evidence"] for entry in json.loads(result.stdout)["levels"]}
+    assert set(shown) == {level.name for level in induction.levels}
+    for level in induction.levels:
+        assert f"{level.labels} labels in {level.texts} text(s)" in shown[level.name][0]
+    text = _run("structure", IETF, "--profile", str(path), workspace=workspace.path)
+    for level in induction.levels:
+        assert f"level {level.name}: {shown[level.name][0]}".encode() in text.stdout

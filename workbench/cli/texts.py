@@ -74,6 +74,7 @@ def cmd_passages(args: argparse.Namespace) -> int:
 
 
 def cmd_structure(args: argparse.Namespace) -> int:
+    from workbench.text.induced_toml import level_evidence
     from workbench.text.lines import read_lines
     from workbench.text.ordinals import InconsistentStep
     from workbench.text.profiles import load_profile
@@ -117,6 +118,7 @@ def cmd_structure(args: argparse.Namespace) -> int:
         }
         for r in readings
     ]
+    evidence = level_evidence(profile.source.decode("utf-8"))
     summary = {
         "version_id": version.version_id,
         "profile": {**profile.as_json(), "chosen": how, **({"note": note} if note else {})},
@@ -129,7 +131,10 @@ def cmd_structure(args: argparse.Namespace) -> int:
         "passages_with_own_label": labelled,
     }
     if args.json:
-        print_json({**summary, "inconsistent_steps": inconsistent, "labels": lines})
+        shown = [{"level": name, "evidence": list(notes)} for name, notes in evidence]
+        print_json(
+            {**summary, "levels": shown, "inconsistent_steps": inconsistent, "labels": lines}
+        )
         return 0
     out(
         f"{version.version_id}: profile {profile.name} ({how}, sha256 {profile.sha256[:12]}"
@@ -138,6 +143,9 @@ def cmd_structure(args: argparse.Namespace) -> int:
         f"label steps inconsistent, refusal {parse.refusal or '-'}; "
         f"{labelled} of {len(passages)} passages have their own label\n"
     )
+    for name, notes in evidence:
+        if notes:  # what the level counted, as its profile file states it
+            out(f"level {name}: " + "; ".join(notes) + "\n")
     if inconsistent:
         out(f"inconsistent steps ({len(inconsistent)}):\n")
     for step in inconsistent:

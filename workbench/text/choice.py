@@ -27,6 +27,10 @@ from workbench.text.profiles import Profile, named_profile, registry
 from workbench.text.structure import StructureParse, is_marked, parse_structure
 
 UNREAD = "no profile read this family's numbering"
+# The induced profile wins over a registry profile that reads inconsistent steps when it reads none
+# and at least this share of the registry profile's consistent steps: a profile written for
+# other texts that reads more labels here, out of order, matches some of them by accident.
+CLEAN_SHARE = 0.5
 READINGS = ("read", "read with inconsistencies", "unread")  # `Reading.status`, best first
 
 
@@ -137,7 +141,9 @@ def choose_profile(
     first of its level under its parent, or the next after its previous sibling; see
     `structure.py`). Ties go to fewer inconsistent steps, then to the induced profile (a registry
     profile written for another jurisdiction wins only where it reads better), then to the profile
-    name in alphabetical order. The choice records the best candidate of the other kind
+    name in alphabetical order. Against a registry profile that reads inconsistent steps, the
+    induced profile wins when it reads none and at least `CLEAN_SHARE` of the winner's consistent
+    steps. The choice records the best candidate of the other kind
     (`Choice.rival`). When the winner reads no consistent step (none reads one, or those that do
     read more inconsistent ones), nothing read the numbering: the choice is "unread" (`UNREAD`), and the induced profile reads the family (it holds only shapes
     the texts show; for texts that number nothing it reads no label). Only the first and last
@@ -158,6 +164,9 @@ def choose_profile(
         ranked.append(((bad - good, bad, profile is not induced, profile.name), profile, good, bad))
     ranked.sort(key=lambda entry: entry[0])
     _, best, good, bad = ranked[0]
+    clean = next(e for e in ranked if e[1] is induced)
+    if best is not induced and bad > 0 == clean[3] and clean[2] >= CLEAN_SHARE * good:
+        _, best, good, bad = clean  # the texts' own numbering, read with no inconsistent step
     if good == 0:
         marked = all(is_marked(v) for v in versions)
         return Choice(profile=induced, how="unread", consistent=0, inconsistent=bad, marked=marked)

@@ -18,7 +18,7 @@ in the flow of its units; a profile names them so that segmentation sets them ap
   distances (at least `COUNTER_SHARE` of the gaps within half to twice the median gap), is
   furniture when a number in its first two or last two words counts up by one from each
   occurrence to the next (a page counter: `HB 1746 2`, `HB 1746 3`) at least `COUNTER_SHARE` of
-  the time.
+  the time. A Markdown heading (`##### § 12`) is never furniture: running heads are not headings.
 
 Patterns are listed by the number of lines they cover over all texts, most first, then in
 alphabetical order. The guarantee: every pattern matches, in full, the lines it was made from.
@@ -41,6 +41,9 @@ MIN_PAGE_LINES = 10  # lines from one page's furniture to the next, on average, 
 
 _COLUMNS = re.compile(r"\s{2,}")
 _DIGITS = re.compile(r"\d+")
+
+
+_HEADING = re.compile(r"#{1,6}[ \t]")
 
 
 def _shape(text: str) -> str:
@@ -106,6 +109,8 @@ def _counting(text: str) -> Counter[str]:
     all_lines = text.split("\n")
     for number, line in enumerate(all_lines):
         content = line.strip()
+        if _HEADING.match(content):
+            continue  # a Markdown heading is the document's structure, not a page's furniture
         if _DIGITS.search(content) and len(content.split()) <= MAX_WORDS:
             groups.setdefault(_shape(content), []).append((number, content))
     found: Counter[str] = Counter()

@@ -43,8 +43,10 @@ The rule, in order:
    non-blank lines before its first label (a title page, an abstract, a contents list).
 7. **Checked on the texts.** The profile is read through the structure parser on every text; a
    level whose steps under their parents are more than `INCONSISTENT_SHARE` inconsistent
-   (definitions' lists restarting inside one section, sections numbered on across parts) is kept
-   unchecked (`sequence = "none"`), and a level the parser never reads is left out.
+   (sections numbered on across parts, definitions' lists restarting inside one section) is
+   counted through the text (`counts = "through"`: each label after the level's previous one,
+   whatever its parent); if that is more than `INCONSISTENT_SHARE` inconsistent too, it is kept
+   unchecked (`sequence = "none"`). A level the parser never reads is left out.
 
 Texts that number nothing get a profile whose one level never matches, so no passage gets an
 invented label (`Induction.numbers_nothing`). The guarantee: the same texts in the same order give
@@ -63,7 +65,9 @@ from workbench.text.frontmatter import front_matter_end
 from workbench.text.furniture import compile_furniture, induce_furniture
 from workbench.text.induced_toml import InducedLevel, render_profile
 from workbench.text.lines import _MARKDOWN_HEADING, _TOC_LINE, gutter_line_starts, label_may_open
+from workbench.text.markup import has_markup, inline_view
 from workbench.text.nesting import evidence, ranks
+from workbench.text.ordinal_words import learned_order, word_value
 from workbench.text.ordinals import InconsistentStep, Ordinal, step_consistent
 from workbench.text.profiles import Profile, parse_profile
 from workbench.text.shapes import Shape, Token, label_token, resolve_letters, same_word
@@ -75,7 +79,9 @@ MIN_HEADINGS = 3  # Markdown headings that make a text Markdown
 INCONSISTENT_SHARE = 0.1
 KEEP_SHARE = 0.8  # of a shape's labels that count on or start again, for it to be kept
 GUTTER_SHARE = 0.3
+MARKUP_REACH = 12  # characters from a line's start in which markup may hide its label
 TITLE_SHARE = 0.95
+MIN_SKIPPED = 5  # labels of a shape left out before the profile reports it as a look-alike
 PREAMBLE_LINES = 10  # non-blank lines before the first label, in every text, make a preamble
 ORIGIN = "induced"
 
@@ -94,6 +100,7 @@ class Induction:
     markdown_headings: bool
     preamble: Preamble
     source: str
+    inline_markup: bool = False
 
     @property
     def numbers_nothing(self) -> bool:
@@ -111,6 +118,8 @@ class _Layout:
     front_matter: bool
     markdown_headings: bool
     furniture: tuple[str, ...]
+    inline_markup: bool = False
+    skipped: tuple[str, ...] = ()  # look-alike shapes left out, each with why
 
 
 def induce_profile(texts: Sequence[str]) -> Induction:
@@ -118,9 +127,11 @@ def induce_profile(texts: Sequence[str]) -> Induction:
     layout = _layout(texts)
     scanned = [_scan(text, layout) for text in texts]
     scanned = _one_word_per_shape(scanned)
+    scanned = _word_values(scanned)
     kept, _ = _kept_shapes(texts, scanned)
     scanned = [_fold_insertions(text, kept) for text in scanned]
     kept, document = _kept_shapes(texts, scanned)
+    layout = replace(layout, skipped=_skipped(scanned, kept, document))
     tokens = [[t for t in text if t.shape in kept or t.shape == document] for text in scanned]
     kept = _with_company(tokens, kept)
     tokens = [[t for t in text if t.shape in kept or t.shape == document] for text in scanned]
@@ -145,6 +156,7 @@ def _induction(
         front_matter=layout.front_matter,
         markdown_headings=layout.markdown_headings,
         preamble=preamble,
+        inline_markup=layout.inline_markup,
         source=render_profile(
             texts=len(texts),
             levels=levels,
@@ -153,6 +165,8 @@ def _induction(
             front_matter=layout.front_matter,
             markdown_headings=layout.markdown_headings,
             preamble=preamble,
+            inline_markup=layout.inline_markup,
+            skipped=layout.skipped,
         ),
     )
 
@@ -180,7 +194,20 @@ def _layout(texts: Sequence[str]) -> _Layout:
         front_matter=any(_front_end(t) is not None for t in texts),
         markdown_headings=headings >= MIN_HEADINGS,
         furniture=induce_furniture(texts),
+        inline_markup=sum(_hidden_label(line) for t in texts for line in t.split("\n"))
+        >= MIN_HEADINGS,
     )
+
+
+def _hidden_label(line: str) -> bool:
+    """True when inline markup hides a line's label: its inline view opens with a label that the
+    line as written does not (`**Art. 3.**`, `Art. 1<sup>er</sup>.`)."""
+    content = line.strip().lstrip("#").strip()
+    if not has_markup(content[:MARKUP_REACH]):
+        return False
+    view, _ = inline_view(content)
+    seen = [t.number for t in label_token(view, 0, 0, "body")]
+    return bool(seen) and seen != [t.number for t in label_token(content, 0, 0, "body")]
 
 
 def _front_end(text: str) -> int | None:
@@ -223,9 +250,16 @@ def _scan(text: str, layout: _Layout) -> list[Token]:
             previous, previous_bare = None, False
             continue
         heading = _MARKDOWN_HEADING.fullmatch(body) if layout.markdown_headings else None
+        if layout.inline_markup:
+            body, _ = inline_view(body)  # labels are read as the parser reads them: in the view
         if heading:
             title = heading.group("title") or ""
-            tokens.extend(label_token(title, start + body.find(title), 0, "heading"))
+            title = inline_view(title)[0] if layout.inline_markup else title
+            depth = len(heading.group("marks"))
+            tokens.extend(
+                replace(t, heading_depth=depth)
+                for t in label_token(title, start + body.find(title), 0, "heading")
+            )
             previous, previous_bare = None, False
             continue
         if _TOC_LINE.search(body):
@@ -252,6 +286,22 @@ def _one_word_per_shape(scanned: list[list[Token]]) -> list[list[Token]]:
          for t in text]
         for text in scanned
     ]  # fmt: skip
+
+
+def _word_values(scanned: list[list[Token]]) -> list[list[Token]]:
+    """Numbers written as words given their values: an ordinal word's (`ordinal_words.word_value`),
+    else the place the texts give it among its shape's words (`ordinal_words.learned_order`)."""
+    order = learned_order(
+        [[(t.shape, t.number) for t in text if t.shape.kind == "word"] for text in scanned]
+    )
+
+    def valued(token: Token) -> Token:
+        value = word_value(token.number)
+        if value is None:
+            value = order.get((token.shape, "".join(token.number.casefold().split())))
+        return replace(token, value=value)
+
+    return [[valued(t) if t.shape.kind == "word" else t for t in text] for text in scanned]
 
 
 def _fold_insertions(tokens: Sequence[Token], kept: frozenset[Shape]) -> list[Token]:
@@ -348,6 +398,28 @@ def _kept_shapes(
     return frozenset(kept), document
 
 
+def _skipped(
+    scanned: Sequence[Sequence[Token]], kept: frozenset[Shape], document: Shape | None
+) -> tuple[str, ...]:
+    """Numbered shapes (no number written as a word) with at least `MIN_SKIPPED` labels left out
+    because they break the count (fewer than `KEEP_SHARE` count on or start at the first):
+    look-alikes such as footnote, page or table numbers, each said with its labels and the share
+    that counted, most labels first; the TOML lists them as skipped."""
+    found: list[tuple[int, Shape, str]] = []
+    shapes = sorted({t.shape for t in (t for text in scanned for t in text) if t.shape.kind != "word"}
+                    - kept - {document})  # fmt: skip
+    for shape in shapes:
+        counts = [_counts(text, shape) for text in scanned]
+        good, broken = sum(c[0] for c in counts), sum(c[2] for c in counts)
+        labels = sum(1 for text in scanned for t in text if t.shape == shape)
+        if labels >= MIN_SKIPPED and good < KEEP_SHARE * (good + broken):
+            share = 100 * good / (good + broken)
+            found.append((labels, shape, f"{shape.describe()}: {labels} labels, only {share:.1f}% "
+                          f"count on or start at the first (a level needs {100 * KEEP_SHARE:.0f}%)"
+                          ": numbers that look like labels and break the count"))  # fmt: skip
+    return tuple(note for _, _, note in sorted(found, key=lambda f: (-f[0], f[1])))
+
+
 def _with_company(tokens: Sequence[Sequence[Token]], kept: frozenset[Shape]) -> frozenset[Shape]:
     """Kept shapes without those in the body that never reach `MIN_ALONE` labels in one text and
     have no other kept shape opening inside them or them inside another (a form's `A.` and `B.`);
@@ -396,6 +468,8 @@ def _levels(
             if kind.startswith("roman")
             else "alpha"
             if kind in ("lower", "upper")
+            else "none"  # a number written as a word: the parser reads no words' values
+            if kind == "word"
             else "numeric"
         )
         levels.append(
@@ -471,10 +545,10 @@ def level_steps(
 def _checked(
     texts: Sequence[str], induction: Induction, layout: _Layout, preamble: Preamble
 ) -> Induction:
-    """Rule 7: levels the parser finds inconsistent under their parents go unchecked; levels it
-    never reads go."""
+    """Rule 7: levels the parser finds inconsistent under their parents are counted through the
+    text, and go unchecked if that is inconsistent too; levels it never reads go."""
     levels = list(induction.levels)
-    for _ in range(len(levels) + 1):
+    for _ in range(2 * len(levels) + 1):  # a level may change twice: through, then unchecked
         if not levels:
             break
         current = _induction(texts, layout, levels, preamble)
@@ -487,7 +561,11 @@ def _checked(
                 changed = True
                 continue
             if level.sequence != "none" and bad[name] > INCONSISTENT_SHARE * read[name]:
-                level = replace(level, sequence="none", unchecked_because=bad[name] / read[name])
+                share = bad[name] / read[name]
+                if level.through_because is None:  # first: does it count on across its parents?
+                    level = replace(level, through_because=share)
+                else:
+                    level = replace(level, sequence="none", unchecked_because=share)
                 changed = True
             kept.append(level)
         levels = kept

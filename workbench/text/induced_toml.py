@@ -42,20 +42,26 @@ class InducedLevel:
     inside: Shape | None  # the shape it most often opens right after
     document_number: bool = False
     unchecked_because: float | None = None  # inconsistent share under parents, if unchecked
+    through_because: float | None = None  # inconsistent share under parents, if counted through
 
     @property
     def name(self) -> str:
         """A name unique to the shape: place, word, fused letters, kind, marks (`sec-digits-dot`)."""
         shape = self.shape
-        word = f"{shape.word.replace('§', 'paragraph-sign')}-" if shape.word else ""
+        word = f"{_named(shape.word)}-" if shape.word else ""
+        after = f"-{_named(shape.after)}" if shape.after else ""
         return (
             f"{_PLACE[shape.place]}{word}{'paren-' if shape.open else ''}"
-            f"{shape.prefix.lower()}{shape.kind}{_CLOSE.get(shape.close, '')}"
+            f"{shape.prefix.lower()}{shape.kind}{_CLOSE.get(shape.close, '')}{after}"
         )
 
     @property
     def pattern(self) -> str:
         return level_pattern(self.shape, self.latin, self.decimal)
+
+
+def _named(word: str) -> str:
+    return word.replace("§", "paragraph-sign")
 
 
 def _string(value: str) -> str:
@@ -81,6 +87,11 @@ def _level_lines(level: InducedLevel) -> list[str]:
             f"# not checked: {100 * level.unchecked_because:.1f}% of its steps do not count on "
             "under their parents (numbered on across them, or lists starting again)"
         )
+    if level.through_because is not None:
+        lines.append(
+            f"# counted through the text: {100 * level.through_because:.1f}% of its steps do not "
+            "count on under their parents, and it counts on across them"
+        )
     lines += ["[[levels]]", f"name = {_string(level.name)}"]
     if level.words:
         lines.append("words = [" + ", ".join(_string(w) for w in level.words) + "]")
@@ -89,6 +100,8 @@ def _level_lines(level: InducedLevel) -> list[str]:
         lines.append("dotted = true")
     if level.sequence != "numeric":
         lines.append(f"sequence = {_string(level.sequence)}")
+    if level.through_because is not None and level.sequence != "none":
+        lines.append('counts = "through"')
     if level.title != "optional":
         lines.append(f"title = {_string(level.title)}")
     if shape.place == "margin":
@@ -107,6 +120,8 @@ def render_profile(
     front_matter: bool,
     markdown_headings: bool,
     preamble: str,
+    inline_markup: bool = False,
+    skipped: Sequence[str] = (),
 ) -> str:
     """The commented TOML of an induced profile (see the module docstring)."""
     if levels:
@@ -125,6 +140,11 @@ def render_profile(
         + ("  # many lines before the first label in every text" if preamble != "body" else ""),
         f"front_matter = {str(front_matter).lower()}",
         f"markdown_headings = {str(markdown_headings).lower()}",
+        *(
+            ["inline_markup = true  # labels inside emphasis or superscript"]
+            if inline_markup
+            else []
+        ),
         f"gutter = {str(gutter).lower()}",
     ]
     if furniture:
@@ -133,6 +153,8 @@ def render_profile(
         lines.append("]")
     else:
         lines.append("furniture = []")
+    if skipped:
+        lines += ["", "# Skipped (no level):"] + [f"# {note}" for note in skipped]
     if not levels:
         lines += [
             "",
@@ -150,3 +172,25 @@ def render_profile(
 
 def _by_rank(level: InducedLevel) -> tuple[int, Shape]:
     return level.rank, level.shape
+
+
+def level_evidence(source: str) -> list[tuple[str, tuple[str, ...]]]:
+    """(level name, the comment lines above its `[[levels]]` table) for every level of a profile
+    file: for an induced profile, the evidence each level counted (`render_profile` writes it);
+    for a hand-written one, whatever its author wrote there. Comment lines lose their `# `."""
+    out: list[tuple[str, tuple[str, ...]]] = []
+    comments: list[str] = []
+    in_level = False
+    for line in source.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            comments.append(stripped.lstrip("#").strip())
+        elif stripped == "[[levels]]":
+            in_level = True
+        elif in_level and stripped.startswith("name"):
+            name = stripped.split("=", 1)[1].strip().strip("'\"")
+            out.append((name, tuple(comments)))
+            comments, in_level = [], False
+        elif not stripped:
+            comments = []
+    return out

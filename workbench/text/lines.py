@@ -23,6 +23,7 @@ from typing import Literal
 
 from workbench.models import StructureMark
 from workbench.text.frontmatter import front_matter_end
+from workbench.text.markup import inline_view
 from workbench.text.patterns import LabelMatch
 from workbench.text.profiles import Level, Profile
 
@@ -172,7 +173,10 @@ def _match_label(
     headings and after a first label); the title rule (`required`: text after the label;
     `forbidden`: none; `heading`: a title that reads as a heading, `heading_title`); and the line
     is not a table-of-contents line (dot leaders or a trailing page number after two spaces).
+    A line that opens with one of the profile's `noise` patterns (a footnote number) is no label.
     """
+    if any(p.match(body) for p in profile.noise):
+        return None
     for level in profile.levels:
         if level.only_in_headings and not in_heading:
             continue
@@ -264,9 +268,15 @@ def read_lines(
         heading = _MARKDOWN_HEADING.fullmatch(body) if profile.markdown_headings else None
         if heading:
             title = heading.group("title") or ""
-            found = _match_label(profile, title, None, in_heading=True)
             offset = label_start + (heading.start("title") if heading.group("title") else 0)
-            out.append(_labelled(start, end, "heading", offset, found, title, profile=profile))
+            view, positions = inline_view(title) if profile.inline_markup else (title, None)
+            found = _match_label(profile, view, None, in_heading=True)
+            out.append(
+                _labelled(
+                    start, end, "heading", offset, found, view, profile=profile,
+                    positions=positions,
+                )
+            )  # fmt: skip
             previous, previous_bare = None, False
             continue
         if marks is not None:
@@ -277,6 +287,9 @@ def read_lines(
             previous = content
             previous_bare = reading.label is not None and not reading.title
             continue
+        positions = None
+        if profile.inline_markup:
+            body, positions = inline_view(body)
         found = _match_label(profile, body, indent if indent >= 0 else None)
         if found is not None:
             level = found[0]
@@ -288,8 +301,9 @@ def read_lines(
             if not label_may_open(previous, previous_bare, position):
                 found = None
         reading = _labelled(
-            start, end, "body", label_start, found, body, opens=previous is None, profile=profile
-        )
+            start, end, "body", label_start, found, body, opens=previous is None,
+            profile=profile, positions=positions,
+        )  # fmt: skip
         out.append(reading)
         previous = content
         previous_bare = reading.label is not None and not reading.title
@@ -341,7 +355,14 @@ def _labelled(
     *,
     opens: bool = True,
     profile: Profile | None = None,
+    positions: tuple[int, ...] | None = None,
 ) -> LineReading:
+    """The reading of a line whose label `found` matched `body` (a line's content, or its inline
+    view with `positions`: each view character's offset in the content)."""
+
+    def place(offset: int) -> int:
+        return label_start + (offset if positions is None else positions[offset])
+
     if found is None:
         return LineReading(
             char_start=start, char_end=end, kind=kind, opens=opens, label_start=label_start
@@ -362,7 +383,7 @@ def _labelled(
         depth = _depth(more[0], number_inner)
         inner.append(
             InnerLabel(
-                label_start=label_start + at + skip + more[1].start("label"),
+                label_start=place(at + skip + more[1].start("label")),
                 label=number_inner,
                 level=more[0],
                 depth=depth,
@@ -374,7 +395,7 @@ def _labelled(
         char_end=end,
         kind=kind,
         opens=True,
-        label_start=label_start + match.start("label"),
+        label_start=place(match.start("label")),
         label=number,
         printed=match.group("label"),
         level=level,

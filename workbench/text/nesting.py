@@ -144,6 +144,25 @@ def _reaches(edges: dict[Shape, set[Shape]], start: Shape, goal: Shape) -> bool:
     return False
 
 
+def _by_heading_depth(
+    tokens: Sequence[Sequence[Token]], kept: frozenset[Shape]
+) -> list[tuple[Shape, Shape]]:
+    """(parent, child) for Markdown heading shapes whose headings are shallower than the other's
+    (`### 1 luku.` holds `##### 1 §`): the markup says which contains which, whether the child
+    counts on across its parents or starts again under each. A shape's depth is the one its
+    headings have most often (ties: the shallower)."""
+    depths: dict[Shape, Counter[int]] = defaultdict(Counter)
+    for text in tokens:
+        for token in text:
+            if token.shape in kept and token.heading_depth:
+                depths[token.shape][token.heading_depth] += 1
+    depth = {
+        shape: min(counts.items(), key=lambda item: (-item[1], item[0]))[0]
+        for shape, counts in depths.items()
+    }
+    return [(a, b) for a in sorted(depth) for b in sorted(depth) if depth[a] < depth[b]]
+
+
 def ranks(
     tokens: Sequence[Sequence[Token]], kept: frozenset[Shape], document: Shape | None
 ) -> dict[Shape, int]:
@@ -154,6 +173,8 @@ def ranks(
         key=lambda item: (-item[0], item[1]),
     )
     children: dict[Shape, set[Shape]] = defaultdict(set)
+    for parent, child in _by_heading_depth(tokens, kept):
+        children[parent].add(child)
     for _, (parent, child) in candidates:
         if parent in kept and child in kept and not _reaches(children, child, parent):
             children[parent].add(child)

@@ -46,6 +46,8 @@ _LETTERS = re.compile(r"(?P<l>[A-Za-z]{1,3})(?:-(?P<t>\S+))?")
 _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
 # A well-formed Roman numeral up to 399 (C, X and I at most three times, IV/IX/XL/XC subtractive).
 _ROMAN_STRICT = re.compile(r"c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})")
+# Lower-case letters written apart after a number are its insertion suffix (`35 a` is 35a).
+_LETTER_INSERTION = re.compile(r"[a-z]{1,2}")
 _SUFFIX_TOKEN = re.compile(r"\.\d+|\d+|[A-Za-z]+")
 
 
@@ -92,7 +94,8 @@ def ordinal(component: str, sequence: str = "numeric") -> Ordinal | None:
     2. In brackets or parentheses, a decimal part is an insertion after the number before it:
        `(2.1)` is (2, ".1") and `(b.01)` (2, ".01"), between `(2)` and `(3)`, `(b)` and `(c)`.
     3. A last word that is a Latin multiplicative (`bis`, `ter`, `quater`, ... `decies`) is the
-       insertion suffix of the word before it: `5 bis` is (5, "bis").
+       insertion suffix of the word before it: `5 bis` is (5, "bis"); so are one or two lower-case
+       letters after a word ending in a digit: `35 a` is (35, "a"), as `35a` is.
     4. Only the last remaining word counts, and of it only its last dotted part (`Appendix A` reads
        `A`, `137.077` reads `077`, `L. 111-1` reads `111-1`).
     5. A number with an ordinal indicator is that number: `1°`, `1º`, `1er`, `1re`, `2ème`, `3rd`.
@@ -120,6 +123,8 @@ def ordinal(component: str, sequence: str = "numeric") -> Ordinal | None:
     latin = ""
     if len(words) > 1 and words[-1].lower() in LATIN_INSERTIONS:
         latin = words.pop().lower()
+    elif len(words) > 1 and words[-2][-1:].isdigit() and _LETTER_INSERTION.fullmatch(words[-1]):
+        latin = words.pop()
     after_word = len(words) > 1
     core = words[-1].rsplit(".", 1)[-1] if words[-1] else ""
     if not core:

@@ -27,13 +27,16 @@ from workbench.text.ordinals import LATIN_INSERTIONS, Ordinal, is_roman, ordinal
 
 Kind = Literal[
     "digits", "dotted", "letter-dotted", "hyphenated", "degree", "lower", "upper", "roman-lower",
-    "roman-upper", "letters-lower", "letters-upper",
+    "roman-upper", "letters-lower", "letters-upper", "word",
 ]  # fmt: skip
 Place = Literal["heading", "margin", "body"]
 
 MAX_WORD = 12  # letters in the word before a number: `Verordnung` fits, a sentence's word rarely
 
-_WORD = re.compile(rf"§§?|[A-Z][A-Za-z]{{0,{MAX_WORD - 1}}}\.?")
+_WORD = re.compile(rf"§§?|[^\W\d_a-z][^\W\d_]{{0,{MAX_WORD - 1}}}\.?")
+# A number written as a word, after a heading's word, alone on its line (`PART FIRST`): its value
+# is an ordinal word's (`ordinal_words`) or its place in the texts' own order.
+_WORD_NUMBER = re.compile(r"(?P<number>[^\W\d_]{2,})\.?")
 _NUMBER = re.compile(
     r"(?P<open>\()?"
     r"(?:(?P<dotted>\d+(?:\.\d+)+)"
@@ -44,6 +47,14 @@ _NUMBER = re.compile(
     r"|(?P<letters>[A-Za-z]{1,4})(?P<sub>-(?:\d+|[a-z]{1,3})|\.\d+(?=\)))?)"
     r"(?P<close>\))?(?P<mark>[.:])?"
 )
+# A word written after a bare number names its level, as a word before one does (`1 §`, `2 luku.`):
+# a sign, or a lower-case word of at most `MAX_WORD` letters, with or without a dot. An upper-case
+# word there starts the title (`1 This Act`), and a lower-case one with neither a dot nor a title
+# after it continues a sentence (`3 days after`). One or two lower-case letters between the number
+# and the word are an inserted unit's letters (`35 a §`: its own unit, after `35 §`).
+_AFTER = re.compile(
+    rf"(?:(?P<insert>[a-z]{{1,2}})[ \t]+)?(?P<after>§§?|[^\W\d_]{{1,{MAX_WORD}}})(?P<dot>\.)?(?=[ \t]|$)"
+)
 _LATIN_WORDS = "|".join(sorted(LATIN_INSERTIONS, key=len, reverse=True))
 _LATIN = re.compile(rf"(?:{_LATIN_WORDS})\b")
 # What may start the text after a number with no marks: not a lower-case letter, a digit or the
@@ -51,6 +62,7 @@ _LATIN = re.compile(rf"(?:{_LATIN_WORDS})\b")
 # it is another label ("2° a) The Fund", "5 1. Scope").
 TITLE_START = r"(?:[^\sa-z0-9.,;:%/\-–—+=×]|(?:[a-z]{1,3}|\d{1,3})[.)](?:[ \t]|$))"
 _TITLE_START = re.compile(TITLE_START)
+_DASHES = "—–-"
 _ROMAN_FOLLOWER = {"i": "ii", "v": "vi", "x": "xi", "l": "li", "c": "ci"}
 _ROMAN_BEFORE = {"v": "iv", "x": "ix", "l": "xl", "c": "xc"}
 
@@ -61,7 +73,8 @@ class Shape:
 
     `word` is the shape's word in lower case without its dot (`sec` for `SEC.` and `Section`: the
     shorter spelling names the shape), `prefix` the letters fused before the digits, `open` a `(`
-    before the number, `close` what follows it (`)`, `.`, `:` or nothing).
+    before the number, `close` what follows it (`)`, `.`, `:` or nothing), `after` the word that
+    follows a bare number instead (`1 §`, `2 luku.`: the word written after the number, lower case).
     """
 
     place: Place
@@ -70,16 +83,19 @@ class Shape:
     kind: Kind
     open: bool
     close: str
+    after: str = ""
 
     def describe(self) -> str:
         """The shape as people write it: `SEC. 1.`, `(a)`, `R1.`, `6.1.2`, `Titre IV`."""
         example = {
             "digits": "1", "dotted": "1.1", "letter-dotted": "A.1", "hyphenated": "1-1",
             "degree": "1°", "lower": "a", "upper": "A", "roman-lower": "i", "roman-upper": "I",
-            "letters-lower": "a", "letters-upper": "A",
+            "letters-lower": "a", "letters-upper": "A", "word": "<word>",
         }[self.kind]  # fmt: skip
         close = "." if self.close == ".?" else self.close
         number = f"{'(' if self.open else ''}{self.prefix}{example}{close}"
+        if self.after:
+            number = f"{number} {self.after}"
         return f"{self.word} {number}" if self.word else number
 
 
@@ -101,6 +117,8 @@ class Token:
     char_start: int
     indent: int
     inner: bool = False
+    heading_depth: int = 0  # the `#` marks of the Markdown heading it stands in (0: none)
+    value: int | None = None  # a number written as a word: its place (`ordinal_words`)
 
     @property
     def sequence(self) -> str:
@@ -111,7 +129,10 @@ class Token:
 
     @property
     def ordinal(self) -> Ordinal | None:
-        """The token's place in its sequence (`ordinals.ordinal`; a dotted number's last part)."""
+        """The token's place in its sequence (`ordinals.ordinal`; a dotted number's last part;
+        a number written as a word, its `value`)."""
+        if self.shape.kind == "word":
+            return None if self.value is None else (self.value, "")
         number = self.number.split(".")[-1] if self.shape.kind == "dotted" else self.number
         return ordinal(f"{number} {self.latin}".strip(), self.sequence)
 
@@ -179,6 +200,10 @@ def label_token(content: str, start: int, indent: int, place: Place) -> list[Tok
     """
     tokens: list[Token] = []
     at = 0
+    if place == "heading":
+        named = _word_number(content, start, indent)
+        if named is not None:
+            return [named]
     while True:
         rest = content[at:]
         found = _read_one(rest, allow_word=not tokens)
@@ -190,11 +215,19 @@ def label_token(content: str, start: int, indent: int, place: Place) -> list[Tok
             break
         prefix, kind = kinds
         title = rest[used:].strip()
-        if not match.group("open") and not match.group("mark"):
+        after = ""
+        if not word and not match.group("open") and not match.group("mark") and kind == "digits":
+            after, insert, title, used = _word_after(rest, used, title)
+            latin = latin or insert
+        if not after and not match.group("open") and not match.group("mark"):
             starts = bool(title) and bool(_TITLE_START.match(title))
+            # After a word, a dash sets the title apart (`Art. 2º — The`, `Section 4 - Scope`).
+            starts = starts or (bool(word) and title[:1] in _DASHES)
             if not (starts or (word and not title)):
                 break  # "1 75.00", "Section 2 of D.C. Law", "The 2015 amendment": no label
         close = (match.group("close") or "") + (match.group("mark") or "")
+        if word and kind == "degree":
+            kind = "digits"  # after a word, `Art. 2º` and `Art. 10`: one shape, the sign comes and goes
         if close in ("", ".") and (kind == "dotted" or prefix):
             close = ".?"  # "1.1." and "1.1", "R1." and "R1": one shape, the dot comes and goes
         shape = Shape(
@@ -204,6 +237,7 @@ def label_token(content: str, start: int, indent: int, place: Place) -> list[Tok
             kind=kind,
             open=bool(match.group("open")),
             close=close,
+            after=after,
         )
         number = match.group(0)[: len(match.group(0)) - len(match.group("mark") or "")]
         tokens.append(
@@ -225,10 +259,48 @@ def label_token(content: str, start: int, indent: int, place: Place) -> list[Tok
     return tokens
 
 
+def _word_after(rest: str, used: int, title: str) -> tuple[str, str, str, int]:
+    """(the word after a bare number, the inserted unit's letters before it, the title after the
+    word, characters used), or no word and the arguments unchanged (the rule is at `_AFTER`)."""
+    found = _AFTER.match(title)
+    if found is None:
+        return "", "", title, used
+    after = found.group("after")
+    remainder = title[found.end() :].strip()
+    sign = not after[0].isalpha()
+    if not (sign or after.islower()):
+        return "", "", title, used
+    if not (sign or found.group("dot") or not remainder or _TITLE_START.match(remainder)):
+        return "", "", title, used
+    insert = found.group("insert") or ""
+    return word_key(after), insert, remainder, rest.index(title, used) + found.end()
+
+
+def _word_number(content: str, start: int, indent: int) -> Token | None:
+    """A heading that is a word and a number written as a word, nothing after (`PART FIRST`),
+    when the number is no label `_read_one` reads (`PART IV` is a Roman numeral)."""
+    word = _WORD.match(content)
+    if not word or not content[word.end() : word.end() + 1].isspace() or word.group(0) == "§":
+        return None
+    after = content[word.end() :].lstrip()
+    named = _WORD_NUMBER.fullmatch(after)
+    if named is None or not word.group(0)[0].isupper():
+        return None
+    found = _read_one(content, allow_word=True)
+    if found is not None and _kind(found[1], True) is not None:
+        return None
+    shape = Shape(place="heading", word=word_key(word.group(0)), prefix="", kind="word",
+                  open=False, close="")  # fmt: skip
+    return Token(shape=shape, number=named.group("number"), word=word.group(0), latin="",
+                 title="", char_start=start, indent=indent)  # fmt: skip
+
+
 def _read_one(rest: str, *, allow_word: bool) -> tuple[str, re.Match[str], str, int] | None:
     """(word as printed, number match, Latin word, characters used) for the label opening `rest`."""
     if allow_word:
         word = _WORD.match(rest)
+        if word and word.group(0)[0] not in "§" and not word.group(0)[0].isupper():
+            word = None  # a word that opens a label is capitalised
         if word and rest[word.end() : word.end() + 1] in (" ", "\t"):
             after = rest[word.end() :].lstrip(" \t")
             found = _number(after)
@@ -289,17 +361,19 @@ def _is_roman_here(here: str, before: str, after: str) -> bool:
     return here == "i" and before != "h"
 
 
+_INDICATORS = r"(?:°|º|er|re)"
 _NUMBER_PATTERN: dict[str, str] = {
     "digits": r"\d+(?:[a-z]{1,2}|[A-Z](?=\)))?",
     "dotted": r"\d+(?:\.\d+)+",
     "letter-dotted": r"[A-Z](?:\.\d+)+",
     "hyphenated": r"\d+(?:-\d+)+(?:\.\d+)?[a-z]?",
-    "degree": r"\d+(?:°|º|er|re)",
+    "degree": r"\d+" + _INDICATORS,
     "lower": r"[a-z]{1,2}(?:-(?:\d+|[a-z]{1,3}))?",
     "upper": r"[A-Z]{1,2}(?:-(?:\d+|[a-z]{1,3}))?",
     # Roman numerals to 39: lists rarely run further, and `(c)` and `(l)` are letters.
     "roman-lower": r"(?=[ivx])x{0,3}(?:ix|iv|v?i{0,3})",
     "roman-upper": r"(?=[IVX])X{0,3}(?:IX|IV|V?I{0,3})",
+    "word": r"[^\W\d_]{2,}",
 }
 
 
@@ -313,10 +387,19 @@ def level_pattern(shape: Shape, latin: bool, decimal: bool = False) -> str:
     space and a character that may start a title (`TITLE_START`), as `label_token` read it.
     """
     number = re.escape(shape.prefix) + _NUMBER_PATTERN[shape.kind]
+    indicator = ""
+    if shape.kind == "degree" and not (latin or shape.open or shape.close.startswith(")")):
+        # The number without its ordinal indicator, as `ordinals` reads it (`1º` is 1).
+        number, indicator = r"\d+", _INDICATORS
+    elif shape.kind == "digits" and shape.word and not (shape.open or shape.close.startswith(")")):
+        indicator = "[°º]?"  # after a word the sign comes and goes (`Art. 2º`, `Art. 10`)
     if decimal:
         number = f"(?:{number})(?:\\.\\d+)*"
     if latin:
         number += rf"(?:[ \t]+(?:{_LATIN_WORDS}))?"
+    if shape.after:
+        number += r"(?:[ \t]+[a-z]{1,2})?"  # an inserted unit's letters (`35 a §`)
+        return f"(?P<number>{number})[ \\t]+(?i:{re.escape(shape.after)})\\.?"
     if shape.open:
         number = r"\(" + number + r"\)"
     elif shape.close.startswith(")"):
@@ -324,7 +407,7 @@ def level_pattern(shape: Shape, latin: bool, decimal: bool = False) -> str:
     mark = shape.close.lstrip(")")
     title = rf"(?=[ \t]+{TITLE_START})"
     if mark == ".?":  # the dot, or a title as `label_token` reads one after no mark
-        return f"(?P<number>{number})(?:\\.|{title})"
-    pattern = f"(?P<number>{number})" + re.escape(mark)
+        return f"(?P<number>{number}){indicator}(?:\\.|{title})"
+    pattern = f"(?P<number>{number}){indicator}" + re.escape(mark)
     bare = not shape.word and not shape.open and not shape.close
     return pattern + (title if bare else "")

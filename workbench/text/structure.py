@@ -179,7 +179,8 @@ def units_from_readings(
             units[closed[2]] = _closed(units[closed[2]], label_start)
         parent = units[stack[-1][2]].path if stack else ()
         if level.sequence != "none":
-            key = (parent, level.name, len(parts))
+            # A level numbered through the text counts on across its parents (`counts`).
+            key = (() if level.through else parent, level.name, len(parts))
             current = ordinal(parts[-1], level.sequence)
             checked += 1
             consistent = ordinals.step_consistent(last.get(key), current)

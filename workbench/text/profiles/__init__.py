@@ -56,8 +56,10 @@ _TOP_KEYS = {
     "preamble": str,
     "front_matter": bool,
     "markdown_headings": bool,
+    "inline_markup": bool,
     "gutter": bool,
     "furniture": list,
+    "noise": list,
     "levels": list,
 }
 _LEVEL_KEYS = {
@@ -71,6 +73,7 @@ _LEVEL_KEYS = {
     "heading": bool,
     "indent_max": int,
     "only_in_headings": bool,
+    "counts": str,
 }
 _REQUIRED_TOP = ("name", "description", "levels")
 _REQUIRED_LEVEL = ("name", "pattern")
@@ -97,6 +100,7 @@ class Level:
     indent_max: int | None
     only_in_headings: bool
     words: tuple[str, ...] = ()  # the declared words a label may open with ("§", "Article")
+    through: bool = False  # `counts = "through"`: numbered on across its parents, checked so
 
 
 # eq=False: a profile is hashed and compared by identity. `parse_profile` returns one object per
@@ -117,6 +121,10 @@ class Profile:
     sha256: str
     origin: str  # "shipped" or the path of the researcher's file
     source: bytes  # the file's bytes, so a worker can compile the very same profile
+    # Look-alikes (footnote numbers): a line whose content opens with one is never a label.
+    noise: tuple[ProfilePattern, ...] = ()
+    # Labels are read through inline markup: emphasis and tags left out (`markup.inline_view`).
+    inline_markup: bool = False
 
     def as_json(self) -> dict[str, Any]:
         """What a measurement records of the profile it used."""
@@ -196,6 +204,10 @@ def _level(table: Any, index: int, origin: str) -> Level:
         indent_max=indent,
         only_in_headings=table.get("only_in_headings", False),
         words=tuple(words),
+        through=_choice(
+            table.get("counts", "within"), ("within", "through"), origin, where + "counts"
+        )
+        == "through",
     )
 
 
@@ -231,6 +243,10 @@ def parse_profile(source: bytes, origin: str) -> Profile:
         compile_profile_pattern(p, origin, f"furniture[{i}]")
         for i, p in enumerate(_strings(data.get("furniture", []), origin, "furniture"))
     )
+    noise = tuple(
+        compile_profile_pattern(p, origin, f"noise[{i}]")
+        for i, p in enumerate(_strings(data.get("noise", []), origin, "noise"))
+    )
     if not data["levels"]:
         raise _fail(origin, "levels", "expected at least one level")
     return Profile(
@@ -244,6 +260,8 @@ def parse_profile(source: bytes, origin: str) -> Profile:
         markdown_headings=data.get("markdown_headings", False),
         gutter=data.get("gutter", False),
         furniture=furniture,
+        noise=noise,
+        inline_markup=data.get("inline_markup", False),
         levels=tuple(_level(t, i, origin) for i, t in enumerate(data["levels"])),
         sha256=hashlib.sha256(source).hexdigest(),
         origin=origin,
