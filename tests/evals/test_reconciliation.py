@@ -138,6 +138,24 @@ def test_titles_are_held_code_titles_and_targets_not_held_are_counted_apart(
     assert not_held > 0 and len(report["not_applied"]) > not_held
 
 
+def test_reconcile_reads_the_rewritten_cross_reference_as_amendments_does(
+    reconciled: CodeReconciliation, report: dict[str, Any]
+) -> None:
+    """D.C. Law 24-314 § 2(c)(3)(N): the codifier wrote its "section 8a" as the Code section that
+    codifies it; the reconciliation takes the same check as `amendments`, so it is applied here
+    too, its rewriting named, and not among the instructions neither applied nor created."""
+    (ins, check) = next(
+        (i, c)
+        for i, c in reconciled.instructions()
+        if i.law == "us-dc/dc-law-24-314/24-314.xml" and i.new_label == "(N)"
+    )
+    assert check.outcome == "applied" and "the codifier wrote the cross-reference" in check.detail
+    # Its sentence adds (K) to (N); every one of them is applied, so none is listed.
+    assert not [
+        r for r in report["not_applied"] if (r["law"], r["char_start"]) == (ins.law, ins.char_start)
+    ]
+
+
 def test_no_law_or_no_code_held_is_refused_in_one_line(
     workspace: Workspace, catalogue: tuple[CatalogueRow, ...]
 ) -> None:
