@@ -47,7 +47,7 @@ def test_history_reports_a_changed_footnote(tmp_path: Path, rewrite: bytes, chan
             version = version_from_row(row, data)
             workspace.add_version(
                 replace(version, artefact_sha256=hashlib.sha256(data).hexdigest()),
-                row.provenance_record(),
+                row.provenance,
             )
         workspace.remember(
             CorpusSettings(corpus=None, catalogue=CORPUS_DIR, store=store), by="test"
