@@ -215,20 +215,24 @@ def _rewritten(
     line: str, release: Release, code: HeldCode
 ) -> tuple[str, list[tuple[str, str]]] | None:
     """`line` with every reference to a section of an amended Act written as the Code writes the
-    Code section that codifies it (the style's `cross_references`; the Acts are those `release`'s
-    notes say it codifies), and each (law's words, Code's words); None when the style reads no
-    such reference, the line holds none, or one names no single Code section. Only those
-    references change: every other character of the line must still stand as quoted."""
+    Code section that codifies it (the style's `cross_references`), and each (law's words, Code's
+    words); None when the style reads no such reference, the line holds none, or one names no
+    single Code section. Only those
+    references change: every other character of the line must still stand as quoted. The Act is
+    the one `release` codifies (`HeldCode.act_codified_in`), so one Act's sections are looked up
+    per release, not every law its notes name."""
     refs = code.style.cross_references
     if refs is None:
         return None
-    acts = code.acts_codified_in(release)
+    act = code.act_codified_in(release)
+    if act is None:
+        return None
     pieces, changes, at = [], [], 0
     for m in refs.act_section.finditer(line):
-        sections = {s for act in sorted(acts) if (s := code.codified_as(act, m["section"]))}
-        if len(sections) != 1:
+        section = code.codified_as(act, m["section"])
+        if section is None:
             return None
-        written = refs.code_section.format(code_section=sections.pop())
+        written = refs.code_section.format(code_section=section)
         pieces += [line[at : m.start()], written]
         changes.append((m.group(), written))
         at = m.end()

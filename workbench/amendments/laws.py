@@ -372,14 +372,15 @@ class HeldCode:
             self._first_skeletons[family] = text_skeleton(dated[0][1].text) if dated else ""
         return self._first_skeletons[family]
 
-    def acts_codified_in(self, release: Release) -> frozenset[str]:
-        """The Acts whose sections `release`'s notes say it codifies (the style's
-        `cross_references.source_note`, read after `body_end`); empty without that table."""
+    def act_codified_in(self, release: Release) -> str | None:
+        """The Act whose section `release` codifies: the first Act section its notes credit (the
+        style's `cross_references.source_note`, read after `body_end`; a credit line names the
+        enacting law first, the laws that amended it after); None without that table or note."""
         refs = self.style.cross_references
         if refs is None:
-            return frozenset()
-        notes = release.version.text[release.body_end :]
-        return frozenset(m["law"] for m in refs.source_note.finditer(notes))
+            return None
+        found = refs.source_note.search(release.version.text, release.body_end)
+        return found["law"] if found is not None else None
 
     def codified_as(self, act: str, section: str) -> str | None:
         """The Code section number that codifies `section` of `act`: the one held Code section
