@@ -201,6 +201,34 @@ def test_filing_text_and_reviewer_strings_are_escaped(tmp_path: Path) -> None:
         assert "&lt;/li&gt;&lt;script&gt;steal()&lt;/script&gt;" in widget.history.value
 
 
+def test_control_characters_in_a_filing_never_reach_the_widgets_html(tmp_path: Path) -> None:
+    """An escape sequence or a bell in a filing's text, or in a reviewer's reason, is shown as its
+    symbol: the widget's HTML holds no raw control character (C14)."""
+    with Workspace(tmp_path / "w.sqlite") as workspace:
+        hostile = "Rates \x1b[2J\x07{} & fees."
+        workspace.add_version(
+            _version(
+                "xx-test/hostile/v1.txt",
+                f"1. {hostile.format('x')}\n\n2. Charges apply.\n\n3. Terms end.\n",
+            ),
+            {},
+        )
+        workspace.add_version(
+            _version(
+                "xx-test/hostile/v2.txt",
+                f"1. Charges apply.\n\n2. {hostile.format('y')}\n\n3. Terms end.\n",
+            ),
+            {},
+        )
+        pairings = doubtful_pairings(workspace, "hostile")
+        widget = ReviewWidget(workspace, pairings, actor="tester\x1b]0;title\x07")
+        widget.reason.value = "reason\x1b[31m"
+        widget.buttons["disputed"].click()
+        shown = _all_html(widget)
+        assert not any(ord(c) < 32 and c not in "\t\n\r" for c in shown)
+        assert "\x1b" not in shown and "\x07" not in shown and "␛" in shown
+
+
 @pytest.mark.parametrize(
     ("narrowed", "expected"),
     [

@@ -15,8 +15,9 @@ then re-read from the log and re-decided by `caution.pairing_caution_stands` (fo
 of its pairings, `queue.item_caution_stands`), the predicates the CLI uses.
 
 The guarantee: every piece of filing text (passages, labels, paths, version ids) and every reviewer
-string (names, reasons) reaches the page through `html.escape`, so a `<script>` in a filing is
-shown as text, never run. The widget holds no verdict state of its own: the log is read again after
+string (names, reasons) reaches the page through `_escape` (`html.escape`, and a control
+character HTML forbids shown as its symbol), so a `<script>` in a filing is shown as text, never
+run. The widget holds no verdict state of its own: the log is read again after
 every answer, so two kernels answering the same workspace see each other's rows.
 """
 
@@ -33,11 +34,18 @@ from workbench.changes.caution import standing_verdict
 from workbench.changes.diff import RESTRUCTURE_CONFIDENCE_CEILING, doubt_reasons
 from workbench.changes.log import append_group_verdict, append_verdict, read_verdicts
 from workbench.changes.queue import Pairing, ReviewItem, item_caution_stands
+from workbench.changes.redline import HTML_CONTROLS
 from workbench.changes.verdict import ANSWERS, Answer, Verdict
 from workbench.errors import WorkbenchError
 from workbench.models import Change, Span, Version
 from workbench.text.structure import StructureParse, parse_structure
 from workbench.workspace import Workspace
+
+
+def _escape(text: str) -> str:
+    """`text` escaped for HTML, each control character HTML forbids shown as its symbol (C14)."""
+    return html.escape(text).translate(HTML_CONTROLS)
+
 
 ANSWER_LABELS: dict[Answer, str] = {
     "confirmed": "Confirmed",
@@ -63,13 +71,13 @@ def highlighted_passage(text: str, passage: Span, narrowed: Span | None) -> str:
     """
     start, end = passage.char_start, passage.char_end
     if narrowed is None or not start <= narrowed.char_start <= narrowed.char_end <= end:
-        return html.escape(text[start:end])
+        return _escape(text[start:end])
     return (
-        html.escape(text[start : narrowed.char_start])
+        _escape(text[start : narrowed.char_start])
         + "<mark>"
-        + html.escape(text[narrowed.char_start : narrowed.char_end])
+        + _escape(text[narrowed.char_start : narrowed.char_end])
         + "</mark>"
-        + html.escape(text[narrowed.char_end : end])
+        + _escape(text[narrowed.char_end : end])
     )
 
 
@@ -146,10 +154,10 @@ def history_html(verdicts: Sequence[Verdict]) -> str:
     items = []
     for v in verdicts:
         undo = f", undoes row {v.undoes}" if v.undoes is not None else ""
-        why = f": {html.escape(v.reason)}" if v.reason else ""
+        why = f": {_escape(v.reason)}" if v.reason else ""
         items.append(
-            f"<li>row {v.seq}: <b>{html.escape(ANSWER_LABELS[v.answer])}</b> by "
-            f"{html.escape(v.actor)} at {html.escape(v.answered_at)}{undo}{why}</li>"
+            f"<li>row {v.seq}: <b>{_escape(ANSWER_LABELS[v.answer])}</b> by "
+            f"{_escape(v.actor)} at {_escape(v.answered_at)}{undo}{why}</li>"
         )
     return "<ul style='margin: 0'>" + "".join(items) + "</ul>"
 
@@ -275,10 +283,10 @@ class ReviewWidget:
     ) -> str:
         """One side of one pairing; a split's (or merge's) pieces side by side, each its text."""
         head = (
-            f"<div><b>{side}</b> <code>{html.escape(span.version_id)}</code> "
+            f"<div><b>{side}</b> <code>{_escape(span.version_id)}</code> "
             f"[{span.char_start}, {span.char_end})<br>"
-            f"section label: <b>{html.escape(label or 'none')}</b> · structural path: "
-            f"<b>{html.escape(self._path(span))}</b>"
+            f"section label: <b>{_escape(label or 'none')}</b> · structural path: "
+            f"<b>{_escape(self._path(span))}</b>"
         )
         if not pieces:
             return head + self._text(span, narrowed) + "</div>"
@@ -332,22 +340,20 @@ class ReviewWidget:
             else:  # a machine-read group: the origins of its two sides
                 cause, why = "machine-read group", item.origins_line()
             what = (
-                f"{cause} <code>{html.escape(item.group_id)}</code> of {len(changes)} pairings "
-                f"({html.escape(why)})"
+                f"{cause} <code>{_escape(item.group_id)}</code> of {len(changes)} pairings "
+                f"({_escape(why)})"
             )
         else:
-            what = (
-                f"{html.escape(changes[0].kind)} <code>{html.escape(changes[0].change_id)}</code>"
-            )
+            what = f"{_escape(changes[0].kind)} <code>{_escape(changes[0].change_id)}</code>"
         # A sampled confident pairing has no caution to lift: the header says whose sample it is.
         where = (
-            f"confident, of sample <code>{html.escape(self.sample_id)}</code>"
+            f"confident, of sample <code>{_escape(self.sample_id)}</code>"
             if self.sample_id is not None
             else f"{state} · caution stands on {open_count} of {len(self.items)}"
         )
         self.header.value = (
             f"&nbsp;item {self.position + 1} of {len(self.items)} · {what} · "
-            f"{html.escape(first.jurisdiction)}/{html.escape(first.family)} · {where}"
+            f"{_escape(first.jurisdiction)}/{_escape(first.family)} · {where}"
         )
         befores, afters, scores = [], [], []
         for change in changes:
@@ -366,13 +372,13 @@ class ReviewWidget:
                     "after", change.after, change.after_label, change.span_after, change.after_spans
                 )
             )
-            line = html.escape(doubt_text(change))
+            line = _escape(doubt_text(change))
             if change.kind == "moved":
-                line += "<br>" + html.escape(self._places(change))
+                line += "<br>" + _escape(self._places(change))
             made = self.attributions.get(change.change_id)
             if made is not None:
-                line += "<br>" + html.escape(made.line())
-            prefix = f"<code>{html.escape(change.change_id)}</code>: " if item.is_group else ""
+                line += "<br>" + _escape(made.line())
+            prefix = f"<code>{_escape(change.change_id)}</code>: " if item.is_group else ""
             scores.append(prefix + line)
         self.before_pane.value = "".join(befores)
         self.after_pane.value = "".join(afters)
@@ -417,7 +423,7 @@ class ReviewWidget:
         except WorkbenchError as exc:
             self.refresh()
             self.status.value = (
-                f"<span style='color:#b91c1c'>not recorded: {html.escape(str(exc))}</span>"
+                f"<span style='color:#b91c1c'>not recorded: {_escape(str(exc))}</span>"
             )
             return None
         self.reason.value = ""
@@ -426,11 +432,11 @@ class ReviewWidget:
         which = (
             f"row {verdict.seq}"
             if len(rows) == 1
-            else f"rows {verdict.seq}-{rows[-1].seq} (group {html.escape(item.group_id or '')})"
+            else f"rows {verdict.seq}-{rows[-1].seq} (group {_escape(item.group_id or '')})"
         )
         self.status.value = (
-            f"recorded {which}: {html.escape(ANSWER_LABELS[verdict.answer])} by "
-            f"{html.escape(verdict.actor)}"
+            f"recorded {which}: {_escape(ANSWER_LABELS[verdict.answer])} by "
+            f"{_escape(verdict.actor)}"
             + (f", undoing row {verdict.undoes}" if verdict.undoes is not None else "")
         )
         return verdict
