@@ -15,15 +15,12 @@ nothing. `--write-docs` replaces the block between the `bench:footnotes` markers
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from bench_spine import ROOT, STORE, bench_options, report_to_docs
+from bench_spine import ROOT, STORE, bench_options, report_to_docs, truth_from_script
 
 from workbench.evals.footnote_score import precision_recall, score_files
 from workbench.text.extraction import extract
@@ -35,12 +32,7 @@ FR_NOTICES = ROOT.parent / "shared" / "external" / "footnotes-fr-notices-cfpb"
 
 
 def _external() -> None:
-    files = sorted(str(p) for p in FR_NOTICES.glob("*.xml"))
-    with tempfile.TemporaryDirectory() as folder:
-        out = Path(folder) / "truth.json"
-        script = ROOT / "scripts" / "footnote_truth.py"
-        subprocess.run([sys.executable, str(script), *files, "--out", str(out)], check=True)
-        truth = json.loads(out.read_text(encoding="utf-8"))
+    truth = truth_from_script("footnote_truth.py", sorted(str(p) for p in FR_NOTICES.glob("*.xml")))
     scores = score_files(FR_NOTICES, truth)
     print("1. Federal Register GPO XML, links against the FTREF/FTNT markup")
     for s in scores:

@@ -21,6 +21,7 @@ import contextlib
 import hashlib
 import importlib.util
 import io
+import json
 import os
 import platform
 import statistics
@@ -231,6 +232,16 @@ def compile_workbench() -> None:
     starts loads it as a user's second run of a command does (where PYTHONDONTWRITEBYTECODE is
     set, every command would otherwise compile each module it imports again)."""
     compileall.compile_dir(ROOT / "workbench", quiet=1)
+
+
+def truth_from_script(script: str, inputs: Sequence[str]) -> Any:
+    """The truth `scripts/SCRIPT` derives from `inputs` (it imports nothing from the workbench),
+    run as its own process into a temporary file and read back."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "truth.json"
+        command = [sys.executable, str(ROOT / "scripts" / script), *inputs, "--out", str(out)]
+        subprocess.run(command, check=True)
+        return json.loads(out.read_text(encoding="utf-8"))
 
 
 def report_to_docs(run: Callable[[], None], marker: str, write: bool) -> None:

@@ -13,14 +13,10 @@ nothing. `--write-docs` replaces the block between the `bench:tables` markers in
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
-import tempfile
 from collections import Counter
-from pathlib import Path
 
-from bench_spine import ROOT, STORE, bench_options, report_to_docs
+from bench_spine import ROOT, STORE, bench_options, report_to_docs, truth_from_script
 
 from workbench.evals.table_score import exact_share, score_files
 from workbench.text.table_cells import read_tables
@@ -30,12 +26,7 @@ CFR_TABLES = ROOT.parent / "shared" / "external" / "tables-cfr-gpotable"
 
 
 def _external() -> None:
-    files = sorted(str(p) for p in CFR_TABLES.glob("*.xml"))
-    with tempfile.TemporaryDirectory() as folder:
-        out = Path(folder) / "truth.json"
-        script = ROOT / "scripts" / "table_truth.py"
-        subprocess.run([sys.executable, str(script), *files, "--out", str(out)], check=True)
-        truth = json.loads(out.read_text(encoding="utf-8"))
+    truth = truth_from_script("table_truth.py", sorted(str(p) for p in CFR_TABLES.glob("*.xml")))
     scores = score_files(CFR_TABLES, truth)
     print("1. CFR GPOTABLE cells against the markup (value, row header, column header)")
     for s in scores:

@@ -162,25 +162,22 @@ def _version(version_id: str, text: str) -> Version:
     )
 
 
+def _hostile_family(workspace: Workspace, hostile: str) -> None:
+    """Two versions whose numbered passages swap places, so the family's numbering is read (three
+    labels counting on) and the renumbered pairing of the `hostile` passage is capped; `{}` in
+    `hostile` is filled with x before and y after."""
+    for n, body in (
+        (1, [hostile.format("x"), "Charges apply."]),
+        (2, ["Charges apply.", hostile.format("y")]),
+    ):
+        passages = [*body, "Terms end."]
+        text = "".join(f"{k}. {p}\n\n" for k, p in enumerate(passages, start=1))
+        workspace.add_version(_version(f"xx-test/hostile/v{n}.txt", text.removesuffix("\n")), {})
+
+
 def test_filing_text_and_reviewer_strings_are_escaped(tmp_path: Path) -> None:
     with Workspace(tmp_path / "w.sqlite") as workspace:
-        # Two numbered passages swap places, so the family's numbering is read (three labels
-        # counting on) and the renumbered pairing of the hostile passage is capped.
-        hostile = "Rates <script>alert('{}')</script> & fees."
-        workspace.add_version(
-            _version(
-                "xx-test/hostile/v1.txt",
-                f"1. {hostile.format('x')}\n\n2. Charges apply.\n\n3. Terms end.\n",
-            ),
-            {},
-        )
-        workspace.add_version(
-            _version(
-                "xx-test/hostile/v2.txt",
-                f"1. Charges apply.\n\n2. {hostile.format('y')}\n\n3. Terms end.\n",
-            ),
-            {},
-        )
+        _hostile_family(workspace, "Rates <script>alert('{}')</script> & fees.")
         pairings = doubtful_pairings(workspace, "hostile")
         assert pairings and all(p.change.capped for p in pairings)
         first = pairings[0].change.before
@@ -205,21 +202,7 @@ def test_control_characters_in_a_filing_never_reach_the_widgets_html(tmp_path: P
     """An escape sequence or a bell in a filing's text, or in a reviewer's reason, is shown as its
     symbol: the widget's HTML holds no raw control character (C14)."""
     with Workspace(tmp_path / "w.sqlite") as workspace:
-        hostile = "Rates \x1b[2J\x07{} & fees."
-        workspace.add_version(
-            _version(
-                "xx-test/hostile/v1.txt",
-                f"1. {hostile.format('x')}\n\n2. Charges apply.\n\n3. Terms end.\n",
-            ),
-            {},
-        )
-        workspace.add_version(
-            _version(
-                "xx-test/hostile/v2.txt",
-                f"1. Charges apply.\n\n2. {hostile.format('y')}\n\n3. Terms end.\n",
-            ),
-            {},
-        )
+        _hostile_family(workspace, "Rates \x1b[2J\x07{} & fees.")
         pairings = doubtful_pairings(workspace, "hostile")
         widget = ReviewWidget(workspace, pairings, actor="tester\x1b]0;title\x07")
         widget.reason.value = "reason\x1b[31m"

@@ -16,6 +16,7 @@ import pytest
 
 from tests.conftest import ROOT, FreshWorkspace
 from workbench.corpus import read_catalogue
+from workbench.history.dating import cite_quote
 from workbench.text.normalize import LONG_TEXT
 
 HEAVY = ("numpy", "polars", "altair", "pypdfium2", "rapidfuzz", "dask", "ipywidgets")
@@ -72,14 +73,8 @@ def test_a_plain_verification_loads_no_numpy(
     held = tmp_path / "workspace.sqlite"
     with fresh_workspace([row], held) as workspace:
         text = workspace.version(row.path).text
-    line = next(line for line in text.split("\n") if len(line.strip()) > 20).strip()
-    start = text.index(line)
-    citation = {
-        "version_id": row.path,
-        "char_start": start,
-        "char_end": start + len(line),
-        "quoted_text": line,
-    }
+        line = next(line for line in text.split("\n") if len(line.strip()) > 20).strip()
+        citation = cite_quote(workspace, line, row.path, occurrence=1).citation_json()
     citations = tmp_path / "one.jsonl"
     citations.write_text(json.dumps(citation) + "\n", encoding="utf-8")
     assert len(text) >= 10 * LONG_TEXT  # a whole version the array pass would once have read

@@ -118,13 +118,12 @@ def test_titles_are_held_code_titles_and_targets_not_held_are_counted_apart(
     held = set(reconciled.sections.values())
     titles = {title_of(n) for n in held}
     assert set(report["outcomes"]["titles"]) <= titles | {NOT_THE_CODE, NO_HELD_TITLE}
-    by_id = {ins.instruction_id: (ins, check) for ins, check in reconciled.instructions()}
+    read = {
+        (i.law, i.char_start, i.action, i.target.citation()): (i, c)
+        for i, c in reconciled.instructions()
+    }
     for row in report["not_applied"]:
-        (ins, check) = next(
-            v
-            for v in by_id.values()
-            if v[0].char_start == row["char_start"] and v[0].law == row["law"]
-        )
+        ins, check = read[(row["law"], row["char_start"], row["action"], row["target"])]
         assert row["target_held"] == (
             check.family is not None
             or (ins.target.document == "code" and ins.target.section in held)

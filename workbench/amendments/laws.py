@@ -397,7 +397,7 @@ class HeldCode:
                 "SELECT version_id FROM versions WHERE instr(text, ?) > 0", (act,)
             ):
                 family = latest.get(version_id)
-                if family is None or (number := self.section_of(family)) is None:
+                if family is None or (number := self.first_sections[family][2]) is None:
                     continue
                 date = self.dates.get(version_id)
                 if date is None:

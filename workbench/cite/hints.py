@@ -25,7 +25,6 @@ _LISTED = 10  # occurrences a refusal lists before it says how many more there a
 # index), a W3C selector, or a block range of a document `workbench blocks` wrote. A refusal's next
 # step is written in the locator's own terms.
 Locator = Literal["offsets", "w3c", "blocks"]
-LOCATORS: tuple[Locator, ...] = ("offsets", "w3c", "blocks")
 
 _CORRECT = {
     "offsets": "correct the citation's offsets",

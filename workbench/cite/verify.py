@@ -108,7 +108,7 @@ class Citation:
     `section` names the section the quote must lie in, read through the version's numbering
     profile (`cite.pincites`). `position_only` marks a target that claims no quote (a W3C
     TextPositionSelector alone; `quoted_text` is then empty): it is resolved, never verified.
-    `locator` says how the producer located the quote (`LOCATORS`), so a refusal's next step
+    `locator` says how the producer located the quote (`hints.Locator`), so a refusal's next step
     speaks its terms; it never changes the verdict.
     `row_header` and `column_header` name a table cell's headers (`cite.cell_headers`).
     """
