@@ -1,35 +1,6 @@
-"""Every line read, routed to its verdict; a quote that names no offsets placed first.
-
-`verify_lines` takes the lines `cite.formats` read, in input order: a line refused by name (a
-`LineRefusal`) keeps that refusal; a quote with no offsets (an Anthropic `page_location`
-citation, a W3C TextQuoteSelector alone) is placed (`place`); every citation then goes through
-`verify_citations` in one batch, the rule deciding each; last, a line that names pages is checked
-against its version's page map (`pages.check_pages`).
-
-Placing a quote (C6: no second verifier; the place is found by the rule's own occurrence search,
-and the rule decides there), in this order:
-
-1. its occurrences in the version, in text order (`index.counted_spans`);
-2. none: cited at the lines shown around its best place in the region searched (the named pages,
-   else the whole text; `best_place`), so the rule refuses it there, as `quote_not_found`;
-3. the candidates: the occurrences on the named pages (a page citation), and of those, when a W3C
-   prefix or suffix is given, the ones they surround (`verify.context_occurrences`, the rule's own
-   comparison); with no candidate left, every occurrence is one;
-4. a page citation is cited at the first candidate, naming its occurrence number when the version
-   holds the quote more than once and one occurrence lies on the pages (the pages tell them
-   apart); several on the pages name none, so the rule refuses it as ambiguous; none on them,
-   the first occurrence is named, so it verifies and the page check refuses it `wrong_page`;
-5. a W3C quote is cited at the first candidate with its prefix and suffix, naming no occurrence:
-   the rule narrows by them itself, so it verifies when they leave one, is refused
-   `ambiguous_occurrence` when they leave several (and says how many), `context_mismatch` when
-   they surround none.
-
-The best place, shown with a refusal and never evidence: the longest run of the quote's
-consecutive words (normalized, equal word for word) the region holds, the earliest in the text on
-a tie (difflib's longest matching block); the region's start when no word of the quote is there.
-Shown: its lines and `SHOWN_LINES` more on each side, at most `SHOWN_CHARS` characters.
-The guarantee: nothing here passes a quote; every verdict on a citation is the rule's.
-"""
+"""Every line read, routed to its verdict (C6): a quote that names no offsets placed by the rule's
+own occurrence search, every citation decided by the rule, then page claims checked. Nothing here
+passes a quote."""
 
 from __future__ import annotations
 
