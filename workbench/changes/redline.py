@@ -234,7 +234,7 @@ def _joined(pieces: Sequence[Piece], before: str, after: str) -> tuple[Piece, ..
 
 
 def _pieces(change: Change, before: str, after: str) -> tuple[Piece, ...]:
-    """The pieces of one change (the rules in the module docstring and `_widen`, `_word_pieces`).
+    """The pieces of one change (the rules in docs/diff.md and `_widen`, `_word_pieces`).
 
     Unchanged: one equal piece. Added or removed: one changed piece. Modified or moved: an equal
     piece up to the widened cut, the word pieces between the cuts, an equal piece after; a moved

@@ -93,7 +93,7 @@ def _gap(marks: list[re.Match[str]]) -> _Gap | None:
 
 
 def read_marks(quote: str) -> MarkedQuote | str:
-    """The normalized `quote` cut at its marks (module docstring), or the detail of a
+    """The normalized `quote` cut at its marks (docs/verification.md, The marks), or the detail of a
     `bad_alteration` when a bracket is left unpaired."""
     text = normalized_text(quote)
     pieces: list[str | re.Match[str]] = []

@@ -110,7 +110,8 @@ class VersionBlocks:
 
 
 def version_blocks(version: Version) -> VersionBlocks:
-    """A held version's passages as blocks, in text order (module docstring)."""
+    """A held version's passages (through its family's numbering profile) as blocks, one per
+    passage in text order, each the version's own text at the passage's offsets."""
     passages = segment_version(version)
     spans = tuple((p.char_start, p.char_end) for p in passages)
     return VersionBlocks(

@@ -116,7 +116,9 @@ def _version_id(document: str | BlockMap) -> str:
 def _anthropic_pages(
     record: dict[str, Any], documents: Sequence[Document]
 ) -> tuple[UnplacedQuote, PageRange]:
-    """A page_location citation: its pages as a `PageRange` (the end is exclusive; module docstring)."""
+    """A page_location citation: its pages as a `PageRange`, first and last inclusive. Anthropic
+    documents `start_page_number` as 1-indexed and `end_page_number` as exclusive, so start s and
+    end e name pages s to e - 1 and need 1 <= s < e (page 4 alone: start 4, end 5)."""
     version_id = _version_id(_document(record, documents))
     start = count_field(record, "start_page_number", "a page number", 1)
     end = count_field(record, "end_page_number", "a page number", 1)
@@ -134,7 +136,8 @@ def _anthropic_pages(
 def _anthropic_blocks(
     number: int, record: dict[str, Any], documents: Sequence[Document]
 ) -> CitationLine:
-    """A content_block_location citation, read against its document's blocks (module docstring)."""
+    """A content_block_location citation (0-based blocks, the end exclusive), read against its
+    document's blocks."""
     return _in_blocks(
         number, record, _document(record, documents), f"document {record['document_index']}"
     )
@@ -416,7 +419,7 @@ def _parse(number: int, raw: bytes, fmt: Format, documents: Sequence[Document]) 
 def _anthropic_line(
     number: int, record: dict[str, Any], documents: Sequence[Document]
 ) -> CitationLine:
-    """One Anthropic citation object, by its type (module docstring)."""
+    """One Anthropic citation object, by its type (`char_location` when the type is left out)."""
     if not isinstance(record, dict):
         raise LineError(f"expected a JSON object, got {kind_of(record)}")
     kind = record.get("type", "char_location")

@@ -71,7 +71,8 @@ class LineRefusal:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CitationLine:
-    """One input line: what it claims (module docstring), or the error that stopped it being read.
+    """One input line: what it claims (a `citation`, an `unplaced` quote, a `refusal` by name or a
+    `claim`), or the `error` that stopped it being read.
 
     `pages` are the pages the line names, if any (with a `citation`, they are checked after the
     rule; with an `unplaced` quote, the quote is placed inside them). `claim` is an absence or

@@ -21,7 +21,9 @@ PAGE_REASONS: dict[str, str] = {
 
 
 def span_pages(pages: Sequence[PageSpan], char_start: int, char_end: int) -> PageRange:
-    """The pages a non-empty raw span lies on (module docstring); `pages` must not be empty."""
+    """The pages a non-empty raw span `[s, e)` lies on: from `page_for_offset(s)` to
+    `page_for_offset(e - 1)` (white space between two pages belongs to the later page, so a span
+    over a page break lies on both); `pages` must not be empty."""
     lies = first_and_last_page(pages, char_start, char_end)
     assert lies is not None  # a page map was given
     return PageRange(first=lies[0], last=lies[1])

@@ -34,7 +34,10 @@ class _Shown:
 
 
 def best_place(text: str, quote: str, start: int, end: int) -> _Shown:
-    """The quote's best place in raw `[start, end)` of `text` (module docstring)."""
+    """The quote's best place in raw `[start, end)` of `text`, shown with a refusal and never
+    evidence: the longest run of the quote's consecutive words (normalized, equal word for word)
+    the region holds, the earliest on a tie (difflib's longest matching block), else the region's
+    start; its lines and `SHOWN_LINES` more on each side, at most `SHOWN_CHARS` characters."""
     region = normalize(text[start:end])
     words, at = [], 0
     for word in region.text.split(" "):
@@ -78,8 +81,9 @@ def shown_lines(
 def place(
     line: CitationLine, held: tuple[Version, SourceIndex] | None
 ) -> tuple[Citation, _Shown | None]:
-    """The citation a quote with no offsets is decided as (module docstring), and where it is
-    shown when it occurs nowhere (None when it occurs). `held` is its version read and indexed
+    """The citation a quote with no offsets is decided as (docs/bundle.md, citations by page; a W3C
+    quote at its first candidate with its prefix and suffix), and where it is shown when it occurs
+    nowhere (None when it occurs). `held` is its version read and indexed
     (None: not held, and the rule refuses it as unknown_version)."""
     assert line.unplaced is not None
     quote = line.unplaced
@@ -203,7 +207,8 @@ def verify_lines(
     workspace: Workspace, lines: Sequence[CitationLine]
 ) -> tuple[Verification | None, ...]:
     """Verify every line read by `formats.read_citations`, in input order (None for a line that
-    could not be read; module docstring)."""
+    could not be read): a line refused by name keeps its refusal, a quote with no offsets is placed,
+    every citation goes through `verify_citations` in one batch, then page claims are checked."""
     citations: list[Citation] = []
     shown: list[_Shown | None] = []
     held: dict[str, tuple[Version, SourceIndex] | None] = {}

@@ -112,7 +112,8 @@ def _unsupported(selectors: list[Any]) -> str | None:
 
 
 def read_w3c(number: int, record: dict[str, Any]) -> CitationLine:
-    """One annotation read as a line (module docstring), or a `LineError` naming its field."""
+    """One annotation read as a line (every text selector form, docs/verification.md), or a
+    `LineError` naming its field."""
     target = record.get("target")
     if isinstance(target, list):
         if len(target) != 1:
@@ -214,7 +215,8 @@ def minimal_context(index: SourceIndex, verification: Verification) -> tuple[str
 def annotation(
     index: SourceIndex, verification: Verification, *, scheme: int = ANNOTATION_SCHEME
 ) -> dict[str, Any]:
-    """A verified citation as a W3C Web Annotation (motivation `quoting`; module docstring).
+    """A verified citation as a W3C Web Annotation (motivation `quoting`; see
+    docs/verification.md, Export).
 
     The selectors are a TextQuoteSelector (the stored text at the offsets, with `minimal_context`)
     and a TextPositionSelector (the raw offsets, code points, as W3C counts them). The id is
