@@ -26,8 +26,10 @@ _TRAILING_NUMBER = re.compile(r"(\d+)\.?$")
 
 
 def read_section(label: str, profile: Profile) -> tuple[str, ...] | str:
-    """The labels a section label names, as path elements, read through `profile` (module
-    docstring); or, when a piece of it reads as no label, the detail of a `bad_section`."""
+    """The labels a section label names, as path elements, read through `profile` left to right,
+    white space skipped: right after a label ending in a number, digits and dots name the dotted
+    part beneath it when a dotted level reads it; otherwise the longest piece some level reads as
+    a whole label. When a piece reads as no label, the detail of a `bad_section`."""
     labels: list[str] = []
     i = 0
     attached = False  # the piece at i follows the last label with no white space between
@@ -113,8 +115,10 @@ def holding_unit(parse: StructureParse, char_start: int, char_end: int) -> Unit 
 
 
 def check_section(workspace: Workspace, verification: Verification) -> Verification:
-    """A verdict on a citation naming a `section`, checked against its version's numbering (module
-    docstring). A refused verdict, or one whose citation names no section, is returned as it is."""
+    """A verdict on a citation naming a `section`, checked against its version's numbering, in
+    this order: `unnumbered_version`, `bad_section`, `no_such_section`, `wrong_section` (the
+    rules: docs/verification.md, Pincites). A refused verdict, or one whose citation names no
+    section, is returned as it is."""
     citation = verification.citation
     section = citation.section
     if not verification.verified or section is None:
