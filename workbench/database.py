@@ -1,6 +1,7 @@
 """Opening an SQLite file without writing it (C14): `check_marker` refuses a file that lacks the
-workspace's own schema marker, leaving it byte-identical, and `unwritable` says why a file cannot be
-written, so it is read through an immutable connection."""
+workspace's own schema marker, leaving it byte-identical; `unwritable` says why a file cannot be
+written, and such a file is read through an immutable connection, which leaves no `-wal` or `-shm`
+file beside it."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Marked alterations (DESIGN.md C17): a quote with omissions and bracketed insertions, verified
-fragment by fragment by the rule (`decide_altered`), recording what each mark stands for. The marks,
-the rule's order and its reasons are in docs/verification.md."""
+"""Marked alterations (C17): a quote with omissions and bracketed insertions, verified fragment by
+fragment by the rule (`decide_altered`), recording what each mark stands for. The marks, the rule's
+order and its reasons are in docs/verification.md."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""The quotes register (C10): a source report's retained extracts, written, validated and consulted
-only by exact search in snapshot bytes whose hash and source equal the report's; neither of a link's
-two routes falls back to another copy."""
+"""The quotes register (C10): a source report's retained extracts, each entered only after exact
+search found it in snapshot bytes whose hash and source equal the report's, and a note's link
+checked on one of two routes, neither ever falling back to another copy."""
 
 from __future__ import annotations
 
