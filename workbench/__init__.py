@@ -1,14 +1,6 @@
 """Regulatory-text workbench: immutable versions, exact offsets, diffs with alignment confidence.
-
-The verbs a notebook needs are named here; each lives in its stage's package and is imported only
-when first asked for (PEP 562 module `__getattr__`), so `import workbench` — and every command,
-which imports through this package — loads nothing heavy it does not use: numpy, polars, altair,
-pypdfium2, rapidfuzz, dask and ipywidgets load with the verb that needs them.
-
-A verb is never named like a stage module: `workbench.text.segment` and `workbench.text.normalize` are the
-modules (`segment_version` is the verb), because importing a submodule binds its name on the
-package and would hide a verb of the same name.
-"""
+The verbs a notebook needs are named here, each loaded from its stage's package at first use
+(`workbench.lazy`), so `import workbench` loads nothing heavy it does not use."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Table cells as records (C20): a cell's raw offsets, grid place and header paths.
-
-Each cell names its row and column (from 0, body rows only), its spans, the text and raw spans of
-its row-header path and column-header path (outermost first), and `doubt`, the reason a header is
-not certain (None when both are).
-"""
+"""Table cells as records (C20): a cell's raw offsets, grid place, header paths, and the reason a
+header is in doubt."""
 
 from __future__ import annotations
 
@@ -16,7 +12,9 @@ Spans = tuple[tuple[int, int], ...]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableCell:
-    """One body cell of a table: `text[char_start:char_end]` is its value."""
+    """One body cell of a table: `text[char_start:char_end]` is its value. `row` and `column` count
+    from 0, body rows only; the header paths run outermost first, each header with its raw span;
+    `doubt` is the reason a header is not certain (None when both are)."""
 
     char_start: int
     char_end: int

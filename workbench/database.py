@@ -1,9 +1,7 @@
-"""Opening an SQLite file without writing it (C14): before a workspace file is written, it is
-known to be one. `check_marker` reads a file through a read-only connection and refuses one that
-lacks the workspace's own schema marker (another program's database is left byte-identical);
-`unwritable` says why a file cannot be written (a read-only file, folder or file system), and
-then it is read through an immutable connection, which makes no `-wal` or `-shm` file beside it.
-"""
+"""Opening an SQLite file without writing it (C14): `check_marker` refuses a file that lacks the
+workspace's own schema marker, leaving it byte-identical; `unwritable` says why a file cannot be
+written, and such a file is read through an immutable connection, which leaves no `-wal` or `-shm`
+file beside it."""
 
 from __future__ import annotations
 

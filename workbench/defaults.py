@@ -1,9 +1,6 @@
-"""Where things are by default: the project's corpus, the workspace, the run ledger and the mirror
-download address; and the confident audit's sample size and confidence.
-
-Kept apart from the stages that use them so the command line can show them in its help without
-loading those stages. A relative path is read from the working folder, the repository root.
-"""
+"""Where things are by default (the project's corpus, the workspace, the run ledger, the mirror
+download address) and the confident audit's sample size and confidence, kept apart so the command
+line's help can show them without loading a stage."""
 
 from pathlib import Path
 

@@ -1,10 +1,6 @@
-"""Typed errors for every bad input the workbench can meet.
-
-One root, `WorkbenchError`; each leaf also subclasses the built-in a caller would expect
-(`ValueError`, `KeyError`, `OSError`), so library users can catch either. Every message names the
-offending file, field or offset and says what was expected; the CLI prints `str(error)` as one line
-and exits non-zero, never a traceback.
-"""
+"""Typed errors for every bad input the workbench can meet (C14): one root, `WorkbenchError`, and
+leaves that also subclass the built-in a caller would expect, each message naming the file, field or
+offset at fault."""
 
 from __future__ import annotations
 

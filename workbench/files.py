@@ -1,12 +1,5 @@
-"""Replacing a file whole: the one way the workbench writes a file a reader may be looking at.
-
-A crash, a full disk or an error in the middle of writing must leave the file as it was, never half
-written: a note whose pointer is being set, a snapshot, the catalogue, a fetched document, a cache
-entry, a bundle, a redline page, an exported table. So every such file is written under a new
-name beside it (`.<name>.<random>.tmp`, created exclusively, in the same folder so the rename
-stays on one file system), given its mode, and renamed over the old one (`os.replace`, atomic on
-POSIX). If anything fails before the rename, the new file is removed and the old one stands.
-"""
+"""Replacing a file whole (C14): the one way the workbench writes a file a reader may be looking at,
+so a failed write leaves the old file standing, never a half-written one."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""Names a package offers but loads at first use (PEP 562), so that importing a package, and
-starting a command that imports through it, loads nothing heavy the caller does not use.
-
-A package's `__init__` lists each name beside its home module; `lazy_names` returns the module
-`__getattr__` and `__dir__` that look a name up there at first use and keep it in the package's
-globals, so later look-ups never reach the hook. CAUTION: a name is never spelled like a module
-of its package (`workbench.text.segment` is a module, `segment_version` the verb), because
-importing a submodule binds its name on the package and would hide the name of the same spelling.
-"""
+"""Names a package offers but loads at first use (PEP 562), so importing a package, and starting a
+command through it, loads nothing heavy the caller does not use. CAUTION: a name is never spelled
+like a module of its package (docs/design.md says why)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Frozen records that travel between the stages.
-
-Every record is immutable (`frozen=True, slots=True, kw_only=True`) and holds tuples, not lists, so a
-value handed to a caller can never be changed behind the store's back. Offsets are half-open
-`[char_start, char_end)` indices into the version's text (DESIGN.md C1).
-"""
+"""Frozen records that travel between the stages (C1, C2): immutable, holding tuples, with offsets
+half-open `[char_start, char_end)` indices into the version's text; and the rules with one home
+beside them (content ids, page look-up)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""The one writer of exported tables: rows or a polars frame to CSV or Parquet, replaced whole.
-
-Every table the workbench exports (the measurement tables, the diff's change table) is written
-here, in one of `EXPORT_FORMATS`: CSV (UTF-8, a header row, a null as an empty cell) or Parquet.
-A file is written beside its path under a temporary name and renamed over it
-(`files.replace_file_with`), so a failed write leaves what was there. The guarantee: the same rows
-write the same bytes. polars is imported only when a table is written; this module imports nothing
-beyond the records and helpers, so any stage may write its tables through it.
-"""
+"""The one writer of exported tables (C12): rows or a polars frame to CSV or Parquet, replaced
+whole; the same rows write the same bytes."""
 
 from __future__ import annotations
 

@@ -1,26 +1,6 @@
-"""Changes: what changed between two versions, shown so a person can read it, and reviewers'
-verdicts on the pairings in doubt.
-
-The stage runs in one direction. `diff` decides what changed (the one doubt predicate,
-`pairing_is_uncertain`, and why it flags a pairing, `doubt_reasons`, are there); `redline` lays
-a change out as marked text or a table, `attribution` shows beside it what a later stage says
-made each change (handed in as data, never computed here), and `redline_page` lays both out as
-a side-by-side page; `pairs` chooses which held versions are compared and through which
-numbering profile, and makes what `workbench diff` shows; `verdict` is a row of the verdict log, `caution` the one predicate that
-reads the log (`pairing_caution_stands`), `queue` the doubtful pairings and restructure groups a
-reviewer answers, `sample` the seeded sample of the confident pairings nobody was asked about,
-`log` the hash-chained, append-only verdict log (its samples too), `orphans` the rows whose
-pairing the diffs no longer produce,
-`audit` the stated bound on the confident pairings' error rate; `widgets` is the JupyterLab
-review widget. Each module imports only modules named before it
-here, and the stages below this one (records and helpers, corpus, text, workspace); nothing here
-imports citations, search, notes or a later stage.
-
-The names below are the stage's verbs, each loaded from its module at first use, so importing
-the package loads nothing heavy (rapidfuzz with the diff, polars with a frame, ipywidgets with the
-widget). A name is never spelled like a module of this package (`redline` is a module;
-`redlines` the verb).
-"""
+"""Changes (C7, C8, C21): what changed between two versions, shown so a person can read it, and
+reviewers' verdicts on the pairings in doubt. The names below are the stage's verbs, each loaded
+from its module at first use; the modules and their order are in docs/review.md."""
 
 from __future__ import annotations
 

@@ -1,17 +1,5 @@
-"""What made each change, as a later stage says it, shown beside the diff (DESIGN.md C19).
-
-The changes stage never works out who made a change. The amendments verb (`history.reconcile`)
-reads the laws, checks their instructions against the releases and attributes each change of a
-release pair: made by a law's instruction, by an Act a new history note names, or unexplained.
-A surface is handed those records as data, by change id, and shows them; this module is the
-shape it asks of a record (`Attributed`: a kind, one line, a JSON shape) and what the listing and
-the JSON of `workbench diff` add with them. The redline page (`redline_page.page_html`) and the
-review widget take the same mapping.
-
-The guarantee: a change is shown as made by something only where a record for its own change id
-was handed in; nothing here infers one, and a record's line reaches a terminal with its control
-characters shown, like every other text of the listing.
-"""
+"""What made each change, as a later stage says it, shown beside the diff (C19): the shape a surface
+asks of a handed-in record (`Attributed`). Nothing here infers what made a change."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""The confident audit (DESIGN.md C21): from a recorded sample's answers, per stratum and overall,
-a one-sided exact (Clopper–Pearson) upper bound on the share of confident pairings that are wrong.
-
-The guarantee: a bound is stated only for answers that are the sample drawn, from the population
-it was drawn from; otherwise the audit refuses in one line and states nothing.
-"""
+"""The confident audit (C21): from a recorded sample's answers, per stratum and overall, a one-sided
+exact (Clopper–Pearson) upper bound on the share of confident pairings that are wrong, stated only
+for answers to the sample drawn from the population it was drawn from."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""The one caution predicate (DESIGN.md C8): whether caution still stands on a doubtful pairing,
-read off the verdict log.
-
-One standing verdict per pairing: the latest row that quotes it (`standing_verdict`). Caution
-stands on a doubtful pairing with no standing verdict or a standing "uncertain", and not on a
-confirmed or disputed one (`pairing_caution_stands`). Every surface (widget, CLI, notebooks,
-reports, the review queue's items) decides caution by this predicate and no other; nothing stores
-it, so it is recomputed from the log on every read.
-"""
+"""The one caution predicate (C8): whether caution still stands on a doubtful pairing, read off the
+verdict log's standing verdict on every read and stored nowhere."""
 
 from __future__ import annotations
 

@@ -1,32 +1,5 @@
-"""The verdict log (DESIGN.md C8): reviewers' answers to doubtful pairings, one row each, in an
-append-only, hash-chained table of the workspace file.
-
-A reviewer answers a doubtful pairing: `confirmed` (the two passages really are one passage,
-edited), `disputed` (they are not) or `uncertain` (cannot tell), with optional reasoning, their
-name and the moment. Each answer is one row of the `verdicts` table (`verdict.Verdict`).
-
-The log is append-only and hash-linked. Row `seq` (1, 2, 3, ... with no gaps) holds the digest of
-row `seq - 1` (`prev_hash`; the first row holds 64 zeros) and its own `digest`: SHA-256 over the
-canonical JSON of the row's fields under a numbered scheme (`Verdict.payload`). Database triggers
-abort UPDATE and DELETE; `verify_chain` re-derives every link and digest and reports the first
-gap, broken link, altered row or unknown scheme, so an edit made by dropping the triggers is still
-caught, with the row's sequence number. A log written under scheme 1 alone still verifies; the
-`group_id` and `sample_id` columns are added to it (empty) the first time this code opens it.
-
-**Samples (C21).** A seeded sample of confident pairings (`sample.Sample`) is one row of the
-`samples` table, append-only too, named by the hash of its record; an answer to one of its items
-is a scheme 3 row carrying the sample's id. `verify_chain` checks every sample against its id
-and the log head it names, and every such row against a stored sample.
-
-One standing verdict per pairing (`caution.standing_verdict`). Answering a pairing that already
-has one is refused unless the new row names that row in `undoes` (a reversal is a new row naming
-the row it undoes; nothing is edited). One answer to a restructure group (`queue.ReviewItem`)
-writes one row per pairing, each naming the group, in one transaction.
-
-Two kernels may answer at once: each append runs in one `BEGIN IMMEDIATE` transaction (it reads the
-chain head and writes the next row under the write lock, so no two rows share a sequence number or
-a predecessor), the workspace is in WAL mode with a busy timeout, and a busy database is retried.
-"""
+"""The verdict log (C8, C21): reviewers' answers and drawn samples in append-only, hash-chained
+tables of the workspace file, appended under the write lock and re-derived by `verify_chain`."""
 
 from __future__ import annotations
 

@@ -1,20 +1,5 @@
-"""What a change's text is made of (C18): the origins each side touches, and whether its changed
-characters lie only in words the workbench's OCR read with low confidence.
-
-A version's origins (`Version.origin`, the runs the extractor recorded, handed in by whoever read
-the versions from the workspace) say where each character came from. A change's side touches the
-origins of every character of its passages (`TextOrigins.touched`). A pairing both of whose sides
-touch machine-read text (`invisible` or `ocr`) compares two machine readings of a page, so what it
-calls changed may be reading noise: `Change.machine_read`, which makes the pairing doubtful
-(`diff.pairing_is_uncertain`). Where the workbench's own OCR read the text, each word has a
-confidence; a pairing whose every changed character that our OCR read lies in a word read below
-`LOW_CONFIDENCE` says so (`Change.low_confidence`). Someone else's invisible layer carries no
-confidences, so its characters are not judged.
-
-The guarantee: origins are read from the versions' own records, never guessed from a jurisdiction
-or an issuer; a version with no record (a PDF held before origins were recorded) gives empty
-origins and no doubt of this kind.
-"""
+"""What a change's text is made of (C18): the origins each side touches, read from the versions' own
+records, and whether its changed characters lie only in words our OCR read with low confidence."""
 
 from __future__ import annotations
 

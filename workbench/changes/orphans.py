@@ -1,7 +1,5 @@
-"""Orphaned verdicts (DESIGN.md C8): rows of the verdict log whose pairing the current diffs no
-longer produce (the diff improved, or a version was added between the two a row compared). They
-are kept in the log and reported here, never dropped and never re-attached to another change.
-"""
+"""Orphaned verdicts (C8): rows of the verdict log whose pairing the current diffs no longer
+produce, kept in the log and reported, never dropped and never re-attached to another change."""
 
 from __future__ import annotations
 

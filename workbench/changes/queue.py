@@ -1,25 +1,6 @@
-"""The review queue (DESIGN.md C8): the doubtful pairings of the held versions, a section
-renumbered as a whole counted once, and the shapes the CLI and notebooks show them in.
-
-A doubtful pairing is a change `pairing_is_uncertain` flags (the one doubt predicate, in
-`diff.py`), in the diff of two consecutive held versions (`pairs.held_diffs`); `Pairing` holds it
-with the family and versions it came from. The diffs are recomputed from the held versions on
-every call: change ids are deterministic, so a verdict given yesterday names the same change today.
-
-**Restructure groups.** A section renumbered or moved as a whole makes a run of capped pairings
-whose labels all change the same way (7 -> 6, 8 -> 7, 9 -> 8: the leading number shifted by one).
-`review_items` puts such a run in one `ReviewItem` (the rule is in `relabelling` and
-`review_items`); one answer to it (`log.append_group_verdict`) writes one row per pairing, each
-naming the group's id. A doubtful pairing outside any group is an item of its own.
-
-**Machine-read groups.** A pairing both of whose sides are a machine's reading (C18:
-`Change.machine_read`; the us-tx commission copies, OCR'd scans) is doubtful whatever its
-confidence, and one version pair of two OCR readings holds dozens of them, mostly reading noise.
-They are one item per version pair, listing them all (`cause` "machine_read"), answered once.
-
-The guarantee: every doubtful pairing is in exactly one item, and each item's caution is decided
-by the one predicate, `caution.pairing_caution_stands`, on its pairings.
-"""
+"""The review queue (C8): the doubtful pairings of the held versions as items (restructure groups,
+machine-read groups, lone pairings) and the shapes they are shown in. Every doubtful pairing is in
+exactly one item; the grouping rules are in docs/review.md."""
 
 from __future__ import annotations
 

@@ -1,20 +1,6 @@
-"""Show a diff's changes so a person can read them: marked text, a redline page, a change table.
-
-A `Redline` is one change of `diff.diff_versions` laid out as pieces of text that are either the
-same on both sides or changed. The pieces come from the change itself, never from a second
-diff of the whole document: a modified or moved pair is cut at its narrowed spans
-(`Change.span_before`/`span_after`, where the two texts stop agreeing), the cut is widened to
-whole words, and only the text between the cuts is compared again, word by word, to mark each
-run that differs. Outside the narrowed spans nothing is ever marked. Three surfaces read the
-same pieces: `marked_text` (one line, `[-removed-]{+added+}` as `git diff --word-diff` writes
-it), `redline_html.page_html` (two versions side by side, one self-contained page) and
-`change_frame` (one row per change, for CSV or Parquet).
-
-The guarantee: every piece is an exact slice `text[start:end]` of its version (C1), the pieces of
-each side cover the change's span on that side in order with no gap or overlap, and no control
-character of a filing reaches a terminal or a page as itself (`CONTROLS`): it cannot move the
-cursor, colour the line or break the markup.
-"""
+"""A diff's changes laid out for reading (C1, C7): pieces of each change, exact slices of their
+version cut at its narrowed spans, read by the marked text, the redline page and the change table.
+How the marks are found: docs/diff.md."""
 
 from __future__ import annotations
 
@@ -248,7 +234,7 @@ def _joined(pieces: Sequence[Piece], before: str, after: str) -> tuple[Piece, ..
 
 
 def _pieces(change: Change, before: str, after: str) -> tuple[Piece, ...]:
-    """The pieces of one change (the rules in the module docstring and `_widen`, `_word_pieces`).
+    """The pieces of one change (the rules in docs/diff.md and `_widen`, `_word_pieces`).
 
     Unchanged: one equal piece. Added or removed: one changed piece. Modified or moved: an equal
     piece up to the widened cut, the word pieces between the cuts, an equal piece after; a moved

@@ -1,21 +1,5 @@
-"""The redline page: two versions side by side, one self-contained HTML file.
-
-Each version pair of `redline.Section`s is a table, before on the left and after on the right,
-one row per change in the diff's order (a meta row naming the change, then its text row), each
-change's id the anchor of its row. Text comes from `redline`'s pieces, so the marks are exactly
-the listing's: changed runs are `<del>` on the left and `<ins>` on the right. A moved passage is
-shown where it left and again where it arrived, linked both ways; the passages of a split or
-merge are numbered and linked from the change's row; a doubtful pairing is tinted and names its
-reasons; a side that touches machine-read text (C18) names its origin beside its place. Where
-the page is handed attributions (`attribution.Attributions`, from the amendments verb), each
-change's row says what made it: the law instruction, an Act, or nothing held.
-
-The page is the Jinja2 template `templates/redline.html`, which escapes every value it prints
-(document text, labels, version ids, the family's name) after its control characters are made
-visible, unless the value is markup; the page holds no script and loads nothing (its
-Content-Security-Policy forbids both), so a filing holding `<script>` or `<img onerror>` shows as
-text. The page is deterministic (no timestamp): the same diff gives the same bytes.
-"""
+"""The redline page (C7): two versions side by side in one self-contained, deterministic HTML file,
+written through the autoescaping template `templates/redline.html`; docs/diff.md shows it."""
 
 from __future__ import annotations
 

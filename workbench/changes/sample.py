@@ -1,9 +1,5 @@
-"""The confident audit's sample (DESIGN.md C21): a seeded, stratified simple random sample of the
-pairings the review queue does not hold, and the digest of the population it was drawn from.
-
-The guarantee: the same seed, strata and population give the same items, and a sample names the
-population it came from, so an answer is never counted against another population.
-"""
+"""The confident audit's sample (C21): a seeded, stratified simple random sample of the pairings the
+review queue does not hold, naming the digest of the population it was drawn from."""
 
 from __future__ import annotations
 

@@ -1,19 +1,5 @@
-"""One row of the verdict log (DESIGN.md C8): a reviewer's answer to one doubtful pairing, its
-canonical record under a numbered scheme, and the digest that chains it to the row before.
-
-A `Verdict` quotes the pairing it judged (change id, both spans) and the computed numbers as they
-stood (similarity, confidence, cap); those numbers are never written anywhere else and never
-overwritten. Its canonical record (`Verdict.payload`) depends on its scheme: scheme 2 (every row
-written now) covers every column but `digest`, `group_id` included; scheme 1 (rows written before
-restructure groups existed) covers every column but `digest` and `group_id`, and such a row must
-hold no `group_id`; scheme 3 (an answer to a sampled confident pairing, C21) covers `sample_id`
-too, and a row under scheme 1 or 2 must hold none. The row's digest is `row_digest` of that
-record.
-
-The guarantee: a row's digest and its JSON shape are derived from its fields by one function
-each, so the log (`log.py`) that writes and re-derives digests and the command line that prints
-rows read the same record.
-"""
+"""One row of the verdict log (C8): a reviewer's answer to one doubtful pairing, its canonical
+record under a numbered scheme, and the digest that chains it to the row before."""
 
 from __future__ import annotations
 

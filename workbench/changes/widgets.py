@@ -1,25 +1,5 @@
-"""The review widget: a queue of review items a researcher answers inside JupyterLab (C7, C8).
-
-The queue holds `queue.ReviewItem`s: a restructure group (a section renumbered as a whole; one
-item, its pairings inside) or a lone doubtful pairing. For each pairing of the current item it
-shows the two passages side by side, with the narrowed changed characters highlighted; a split's
-pieces (or a merge's) side by side, each with its own text and offsets; a move's two places (offsets
-and structural path on each side); both section labels (what the cap is computed from) and both
-structural paths (the numbering `structure.parse_structure` reads, or the reason it refused); the
-kind, the computed confidence and why it is doubtful; what made each change, when the amendments
-verb's attributions are handed in; the answers already in the log. Three buttons
-append an answer (confirmed, disputed, cannot tell) with the reviewer's name and optional
-reasoning: a lone pairing through `log.append_verdict`, a group through
-`log.append_group_verdict` (one row per pairing, each naming the group). The caution state is
-then re-read from the log and re-decided by `caution.pairing_caution_stands` (for a group: on any
-of its pairings, `queue.item_caution_stands`), the predicates the CLI uses.
-
-The guarantee: every piece of filing text (passages, labels, paths, version ids) and every reviewer
-string (names, reasons) reaches the page through `_escape` (`html.escape`, and a control
-character HTML forbids shown as its symbol), so a `<script>` in a filing is shown as text, never
-run. The widget holds no verdict state of its own: the log is read again after
-every answer, so two kernels answering the same workspace see each other's rows.
-"""
+"""The review widget (C7, C8): the review queue's items answered inside JupyterLab, every filing and
+reviewer string escaped, caution re-decided from the log after each answer."""
 
 from __future__ import annotations
 

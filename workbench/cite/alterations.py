@@ -1,53 +1,6 @@
-"""Marked alterations (DESIGN.md C17): a quote with omissions and bracketed insertions, verified
-fragment by fragment by the rule.
-
-Courts and filings quote with marks: `"[T]he Utility shall … file"`. Such a quote is never equal to
-the text it stands for, so the plain rule (C6) refuses it, and a checker that drops the marks cannot
-show what they removed. Here the marks are read, the words between them are checked exactly, and
-what the marks stand for is recorded. It applies only to a citation that asks for it (its
-`alterations` flag: `"alterations": true` in our JSON, or `workbench verify --alterations`), so an
-unmarked quote, or a source's own brackets, are never read as alterations otherwise.
-
-The marks, read on the quote after the one normalization:
-
-* an omission: `...`, `. . .` or `…`, or one of them in brackets (`[...]`, `[…]`); a fourth period
-  beside an ellipsis (`file.... The`) is the sentence's own and stays with the words before it;
-* a bracketed insertion: `[text]` holding no bracket (`[T]he`, `[the Utility]`, `[]`).
-
-A bracket left open or closed alone is refused `bad_alteration` (with alterations on, a source's own
-brackets cannot be quoted). The marks cut the quote into *fragments*, the words between them, each
-stripped of the white space at its ends; marks with nothing but white space between them form one
-*gap*. A quote with no mark is decided by the plain rule as it stands.
-
-The rule, in this order; the first check that fails is the reason:
-
-1. The cited span, taken as a quote of its own text, passes the rule (`decide`): the text hash, the
-   offsets, the occurrence named, and the span's occurrences in the version (a span whose text the
-   version holds twice needs its occurrence named, as any quote does). Its refusal stands.
-2. The marks are read (`bad_alteration`); a quote whose fragments hold no words is `empty_quote`.
-3. Each fragment occurs exactly (its occurrences by the one occurrence rule, `index`) in the cited
-   slice normalized on its own, as the rule reads a slice: the first begins at the slice's start
-   unless the quote opens with a gap, the last ends at its end unless the quote closes with one,
-   and each later fragment is placed at its leftmost occurrence that begins at or after the end of
-   the one before (an anchored first or last fragment at its anchor). So the text each gap stands
-   for is defined: what lies between the fragments either side of it. A fragment the slice does
-   not hold is `fragment_not_found`; one it holds only before the previous fragment's end is
-   `fragment_out_of_order`; an anchored fragment the slice holds but not at its anchor is
-   `quote_mismatch`.
-4. A gap holding a bracket must stand over source text other than white space
-   (`bracket_over_nothing`): a bracket replaces words, it never adds any.
-
-A verified altered quote carries its `alterations`: each gap's marks as quoted, the bracketed text,
-and the raw span of the source text it stands for, with that text (a gap at the quote's start or end
-that the slice leaves nothing for has an empty span at the slice's edge: what it omitted lies
-outside the span, where the qualifier scan beside the quote reads). The qualifier scan reads every
-gap's source text as well as the text beside the span, so an ellipsis that swallowed a `not` or an
-`unless` is flagged (`side` `omitted`), and the verdict carries the caveat `qualifier_omitted`
-(C6, C17), whose evidence is each such word with the gap that swallowed it: the quote is verified,
-never plainly. The guarantee: every fragment is equal, after the one normalization, to words of the
-cited span, in the quote's order, and every mark is accounted for by source text; an alteration
-never loosens the equality of what is quoted.
-"""
+"""Marked alterations (C17): a quote with omissions and bracketed insertions, verified fragment by
+fragment by the rule (`decide_altered`), recording what each mark stands for. The marks, the rule's
+order and its reasons are in docs/verification.md."""
 
 from __future__ import annotations
 
@@ -140,7 +93,7 @@ def _gap(marks: list[re.Match[str]]) -> _Gap | None:
 
 
 def read_marks(quote: str) -> MarkedQuote | str:
-    """The normalized `quote` cut at its marks (module docstring), or the detail of a
+    """The normalized `quote` cut at its marks (docs/verification.md, The marks), or the detail of a
     `bad_alteration` when a bracket is left unpaired."""
     text = normalized_text(quote)
     pieces: list[str | re.Match[str]] = []

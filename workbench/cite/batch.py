@@ -1,14 +1,6 @@
-"""The entry points of verification: a citation routed to its rule, and a batch that shares work.
-
-Every verdict comes from `verify.decide` (C6), through one of two routes and one check after it: a
-citation with `alterations` on goes to the alteration rule (`alterations.decide_altered`, which
-calls `decide` for the cited span), every other to `decide` itself; a verified citation naming a
-`section` is then checked against its version's numbering (`pincites.check_section`), which can
-only refuse. A batch (`verify_citations`) only shares work: it reads and hashes each version's
-stored text once (`verify.held_text`), takes its index from the cache (keyed by that hash), and
-hands every citation to the same route it would take alone. The guarantee: a citation gets the
-same verdict in a batch as alone, and no verdict is reached by any other path.
-"""
+"""The entry points of verification: a citation routed to its rule (C6, with C17 alterations and
+pincites after it), and a batch that shares the reading, hashing and index of each version. A
+citation gets the same verdict in a batch as alone."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""Amazon Bedrock Converse citations read as citation lines (C22). A `citationsContent` block's
-citations each carry `sourceContent` (the cited words) and a `location`: `documentChar` gives
-character offsets into the document sent (`documentIndex`; `end` read as exclusive, as
-Anthropic's `char_location` it mirrors: AWS does not say), decided by the rule there;
-`documentPage` and `documentChunk` name pages or chunks whose numbering AWS does not document,
-so their words are placed in the whole document by the occurrence rule; a `web` location is
-refused `not_held`.
-"""
+"""Amazon Bedrock Converse citations read as citation lines (C22): `sourceContent` decided at
+`documentChar` offsets, or placed in the whole document for page and chunk locations."""
 
 from __future__ import annotations
 

@@ -1,20 +1,6 @@
-"""A version as an Anthropic custom-content document, and the map that reads citations into it.
-
-An Anthropic custom-content document is a list of text blocks the caller chooses; a model citing it
-answers with `content_block_location` citations, which name blocks (`start_block_index`
-inclusive, `end_block_index` exclusive, as the API documents) and no offsets. `version_blocks`
-writes a held version's passages (`text.segment.segment_version`, through the family's numbering
-profile) as those blocks, one per passage, each block's text the version's own text at the
-passage's exact offsets, and a `BlockMap`: the version id, its text sha256, the raw span of each
-block, and `blocks_sha256`, a content id over the three, which binds the spans to that text and
-to this writer. A citation into blocks is read against the map (`cite.formats`): the span from
-the first block's start to the last block's end, a citation the rule then decides like any other
-(the text hash first, so blocks of a text that changed are refused `source_changed`).
-
-The guarantee: block k's text is `text[spans[k][0]:spans[k][1]]` of the version whose text
-hashes to `text_sha256`, and a map whose `blocks_sha256` does not match its content is never
-read as one this module wrote.
-"""
+"""A version as an Anthropic custom-content document (`version_blocks`) and the `BlockMap` that
+reads `content_block_location` citations into it (C6): block k's text is the version's text at its
+span, and a map whose `blocks_sha256` does not match its content is never read."""
 
 from __future__ import annotations
 
@@ -124,7 +110,8 @@ class VersionBlocks:
 
 
 def version_blocks(version: Version) -> VersionBlocks:
-    """A held version's passages as blocks, in text order (module docstring)."""
+    """A held version's passages (through its family's numbering profile) as blocks, one per
+    passage in text order, each the version's own text at the passage's offsets."""
     passages = segment_version(version)
     spans = tuple((p.char_start, p.char_end) for p in passages)
     return VersionBlocks(

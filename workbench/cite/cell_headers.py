@@ -1,9 +1,6 @@
-"""A cell citation's headers checked at their offsets (C6, C20).
-
-A citation may name the row header and column header of the table cell it quotes. `check_cell`
-says whether the cited span is one cell's whole value under exactly those headers, and which cells
-of the version hold the same value under the same headers (the occurrences the headers leave).
-"""
+"""A cell citation's headers checked at their offsets (C6, C20): `check_cell` says whether the cited
+span is one cell's whole value under exactly those headers, and which cells hold the same value
+under them."""
 
 from __future__ import annotations
 

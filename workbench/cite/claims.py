@@ -1,11 +1,6 @@
-"""Absence and count claims (C22), decided by exact search under the one normalization (C5).
-
-An absence claim ("QUOTE occurs nowhere in SCOPE") is `absent` only when the quote is found in no
-version of the scope and its positive control (a term the claim names as present) is found in
-every one; a count claim ("QUOTE occurs N times in SCOPE") is `count_verified` when the
-occurrences number N. Every verdict carries the scope's text hashes, the match unit and the
-normalization, and every occurrence's raw offsets. Rules and examples: docs/verification.md.
-"""
+"""Absence and count claims (C22), decided by exact search under the one normalization (C5), each
+verdict carrying the scope's text hashes and every occurrence's raw offsets. Rules and examples:
+docs/verification.md."""
 
 from __future__ import annotations
 

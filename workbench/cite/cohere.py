@@ -1,10 +1,5 @@
-"""Cohere Chat (v2) citations read as citation lines (C22). A citation's `start` and `end` are
-character offsets into the answer, checked against the `text` it records; each of its `sources`
-of type `document` carries the document as the request sent it, whose `snippet` (else `text`) is
-the evidence, placed by the occurrence rule in the held version the source names: `doc:N` or
-`doc:0:N` (the ids Cohere gives the N-th document sent) is `--documents` entry N, any other id
-a version id.
-"""
+"""Cohere Chat (v2) citations read as citation lines (C22): answer offsets checked against its
+`text`, and each document source's `snippet` (else `text`) placed by the occurrence rule."""
 
 from __future__ import annotations
 

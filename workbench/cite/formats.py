@@ -1,40 +1,6 @@
-"""Citations from other tools, every one read as a `lines.CitationLine`: three JSON Lines formats
-(one citation per line; blank lines are skipped), and whole provider responses (`anthropic`,
-`gemini`, `openai`: a JSON response or its streamed events, `cite.responses`); `auto` tells them
-apart (`detect_format`).
-
-* `workbench`: `{"version_id", "char_start", "char_end", "quoted_text", "occurrence"?, "page"?,
-  "alterations"?, "section"?}`, or an absence or count claim (`{"absent", "scope", "control"}`,
-  `{"count", "of", "scope"}`, `cite.claims`); `page` (1-based, as a reader counts a PDF's
-  pages) claims the span lies on that page; `alterations` (a boolean, default false) reads the quote's marked omissions
-  and bracketed insertions (`cite.alterations`); `section` (a label such as `(b)(2)` or `R2.1`)
-  claims the span lies in that section (`cite.pincites`); `row_header` and `column_header` name
-  the headers of the table cell quoted (`cite.cell_headers`);
-* `w3c`: a Web Annotation, every text selector form (`cite.w3c`);
-* `anthropic`: a Messages API citation, with the documents given in request order (`--documents`,
-  `read_documents`): `char_location` (`cited_text`, `start_char_index`, `end_char_index`,
-  `document_index`; the type may be left out), `page_location` (`cited_text`,
-  `start_page_number`, `end_page_number`, `document_index`), which names pages and no offsets and
-  is placed in the text by exact search inside those pages (`cite.placing`), or
-  `content_block_location` (`cited_text`, `start_block_index`, `end_block_index`,
-  `document_index`), read against the blocks `workbench blocks` wrote for that document
-  (`cite.blocks`): a citation into a document given as a plain version id, or into a map that is
-  not as `workbench blocks` wrote it, is refused `blocks_not_written`, and one past the map's last
-  block `block_out_of_range`.
-
-Page and block numbers. Anthropic documents `start_page_number` as 1-indexed and `end_page_number`
-as exclusive ("start_page_number": 1, # 1-indexed; "end_page_number": 2, # exclusive, in the
-Citations guide, https://platform.claude.com/docs/en/build-with-claude/citations), and block
-indexes as 0-based, the end exclusive. So a citation of page 4 alone reads start 4, end 5, and of
-block 0 alone start 0, end 1. Pages are held here as a `PageRange` of first and last page,
-inclusive: a page_location citation with `start_page_number` s and `end_page_number` e names
-pages s to e - 1, and needs 1 <= s < e. Our own `page` p names pages p to p.
-
-The guarantee: a malformed line never stops the rest of the file. Each line becomes a claim (a
-citation, a quote to place, a refusal by name) or a one-line error naming the line number and the
-field. Offsets that are present but not integers are not a format error: they reach the verifier
-and are refused as `bad_offsets`.
-"""
+"""Citations from other tools read as `lines.CitationLine`s: three JSON Lines formats (`workbench`,
+`w3c`, `anthropic`) and whole provider responses, told apart by `detect_format`. A malformed line
+never stops the rest of the file (C14); the fields are listed in docs/verification.md."""
 
 from __future__ import annotations
 
@@ -150,7 +116,9 @@ def _version_id(document: str | BlockMap) -> str:
 def _anthropic_pages(
     record: dict[str, Any], documents: Sequence[Document]
 ) -> tuple[UnplacedQuote, PageRange]:
-    """A page_location citation: its pages as a `PageRange` (the end is exclusive; module docstring)."""
+    """A page_location citation: its pages as a `PageRange`, first and last inclusive. Anthropic
+    documents `start_page_number` as 1-indexed and `end_page_number` as exclusive, so start s and
+    end e name pages s to e - 1 and need 1 <= s < e (page 4 alone: start 4, end 5)."""
     version_id = _version_id(_document(record, documents))
     start = count_field(record, "start_page_number", "a page number", 1)
     end = count_field(record, "end_page_number", "a page number", 1)
@@ -168,7 +136,8 @@ def _anthropic_pages(
 def _anthropic_blocks(
     number: int, record: dict[str, Any], documents: Sequence[Document]
 ) -> CitationLine:
-    """A content_block_location citation, read against its document's blocks (module docstring)."""
+    """A content_block_location citation (0-based blocks, the end exclusive), read against its
+    document's blocks."""
     return _in_blocks(
         number, record, _document(record, documents), f"document {record['document_index']}"
     )
@@ -450,7 +419,7 @@ def _parse(number: int, raw: bytes, fmt: Format, documents: Sequence[Document]) 
 def _anthropic_line(
     number: int, record: dict[str, Any], documents: Sequence[Document]
 ) -> CitationLine:
-    """One Anthropic citation object, by its type (module docstring)."""
+    """One Anthropic citation object, by its type (`char_location` when the type is left out)."""
     if not isinstance(record, dict):
         raise LineError(f"expected a JSON object, got {kind_of(record)}")
     kind = record.get("type", "char_location")

@@ -1,10 +1,6 @@
-"""Gemini grounding read as citation lines (C22): `groundingSupports` of a generateContent
-response (JSON, or streamed events whose texts concatenate) and `url_citation` annotations of an
-Interactions API response. Offsets are UTF-8 byte offsets into the answer, as Google documents
-them, converted exactly and checked against the segment text the support records. The evidence
-checked against a held version is a retrieved chunk's own text; a web chunk carries none and is
-refused `no_source_text`. Details and examples: docs/verification.md.
-"""
+"""Gemini grounding read as citation lines (C22): `groundingSupports` and Interactions
+`url_citation` annotations, their UTF-8 byte offsets converted exactly and checked against the
+answer. Details and examples: docs/verification.md."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""The next step a refusal gives: what a refused citation's detail adds so the researcher can fix
-the citation (the verdict and its reason code stand; nothing here ever passes a quote).
-
-`mismatch_hint` says where a quote that does not read at its offsets does occur exactly, or that
-the difference is only white space at an end or a line-break hyphen read in a way the rule does
-not allow, or that the quote holds alteration marks the rule was not asked to read; `listed`
-writes occurrences as a person reads them; `nearest_versions` names the held versions nearest an
-id the workspace does not hold. The marks' grammar (`ALTERATION_MARK`) is stated here,
-below the rule, so that both the hint and the alteration rule (`cite.alterations`) read it.
-"""
+"""The next step a refusal gives (C6): where a mismatched quote does occur, what small difference
+refused it, and the held versions nearest an unknown id. Nothing here ever passes a quote."""
 
 from __future__ import annotations
 

@@ -1,38 +1,6 @@
-"""The occurrence search: where a quote occurs in a version's text, by the one rule (C5, C6).
-
-An occurrence of a normalized quote is every span of the version's normalized text, overlapping
-ones included, some *reading* of which equals the quote, and which starts and ends on raw-character
-boundaries. The verifier counts occurrences with it, and so does every other check of quoted words
-(`find_occurrences`, which the quotes register and the claims check call): the rule is stated here
-once. So is the rule that turns a quote's occurrences into a status (`find_text`: found, ambiguous,
-no such occurrence, missing), which the notes check, the quotes register, page quotes and bundles
-share.
-
-Readings. The normalizer keeps a hyphen before a line break as "regu- lation" and records it.
-Inside a span (at least one character before the hyphen and one after the folded space) such a
-point may be read three ways and no other: joined ("regulation"), hyphen kept ("regu-lation"), or
-hyphen and space ("regu- lation"). A point at the very edge of a span is compared as written.
-
-The skeleton. Deleting every hyphen, and every space right after a hyphen, from the normalized text
-gives its skeleton; every reading of a line-break hyphen has the same skeleton, so one exact search
-of the quote's skeleton finds every place where some reading could equal the quote, and each place
-is then confirmed exactly (`reads_as`). A confirmed span whose ends are the first and last
-characters produced from whole raw characters counts at once; one that splits a ligature's
-expansion is re-read from the raw text and counts only if the re-read still equals the quote.
-
-The look-up. Every word start of the skeleton (the offset right after a space) is an anchor,
-and a dict maps the `GRAM` characters from an anchor to the first anchor holding them, an array
-each anchor to the next with the same characters. Wherever a skeleton pattern occurs, the word
-starts inside it are anchors of the skeleton at the same distances from its start, whatever
-stands before it. So the pattern's first space with at least `GRAM` characters after it names
-one gram, whose anchors, looked up once and each confirmed by string equality, are every place
-the pattern can start, each once and in order. A pattern with no such space (short, or one long
-token) is found by a plain `str.find` scan. The guarantee: the search returns every occurrence
-the rule defines, each once, ascending; nothing is sampled away.
-
-An index is built once per text and cached under the text's SHA-256, never under a version id, so
-a text that changed can never be answered from a stale index.
-"""
+"""The occurrence search (C5, C6): every span of a version's text some reading of which equals a
+quote, each once and ascending (`find_occurrences`), and the status it gives a quote (`find_text`),
+over an index cached under the text's SHA-256. How the look-up works: docs/verification.md."""
 
 from __future__ import annotations
 

@@ -1,17 +1,6 @@
-"""One line of a citations file, as read: what it claims, before anything is decided.
-
-A line of any input format (`cite.formats`) becomes one `CitationLine`, and exactly one of these
-holds what it claims: a `Citation` with offsets (decided by the rule as it stands); an
-`UnplacedQuote`, a quote that names no offsets (an Anthropic `page_location` citation, a W3C
-TextQuoteSelector alone), which `cite.placing` places by exact search before the rule decides it;
-a `LineRefusal`, a well-formed claim the workbench cannot decide as given (a W3C `refinedBy`
-chain, a block index past the blocks written), refused by name without reaching the rule; or an
-`error`, a line that could not be read. The field readers here are the ones every format's parser
-uses, so that a missing or mistyped field is named the same way in every format.
-
-The guarantee: every line is one of those four, and a malformed line never stops the rest of the
-file (its parser raises `LineError`, which becomes that line's error).
-"""
+"""One line of a citations file as read: a `CitationLine` holds exactly one of a citation, an
+unplaced quote, a refusal by name or an error, and the field readers every format shares name a bad
+field the same way (C14)."""
 
 from __future__ import annotations
 
@@ -82,7 +71,8 @@ class LineRefusal:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CitationLine:
-    """One input line: what it claims (module docstring), or the error that stopped it being read.
+    """One input line: what it claims (a `citation`, an `unplaced` quote, a `refusal` by name or a
+    `claim`), or the `error` that stopped it being read.
 
     `pages` are the pages the line names, if any (with a `citation`, they are checked after the
     rule; with an `unplaced` quote, the quote is placed inside them). `claim` is an absence or

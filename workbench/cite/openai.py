@@ -1,9 +1,5 @@
-"""OpenAI Responses API annotations read as citation lines (C22). A `url_citation` span
-(`start_index`, `end_index`: character offsets into the `output_text`) is checked against the
-answer and refused `no_source_text`: it carries no words of the page. A `file_citation` names a
-file and one position in the answer, no passage: refused `no_locator`, unless it carries a
-`quote`, which is placed in the held version named like the file by the occurrence rule.
-"""
+"""OpenAI Responses API annotations read as citation lines (C22): `url_citation` refused
+`no_source_text`, `file_citation` refused `no_locator` unless it carries a `quote` to place."""
 
 from __future__ import annotations
 

@@ -1,34 +1,6 @@
-"""Citations by page: a PDF version's page map decides whether a quote lies on the pages named.
-
-A PDF version holds a page map (`Version.pages`, from the PDF extractor): where each page's body
-lies in the text. Two kinds of citation name pages. Our JSON citation may carry `page`: the rule
-(C6) decides it from its offsets as ever, and a verified span must then lie on that page. An
-Anthropic `page_location` citation names pages and no offsets: `cite.placing` places its quote by
-exact search inside the pages (below), the same rule decides it at the offsets found, and then
-the page claim is checked here. The guarantee: nothing here passes a quote the rule refused, and
-a page claim can only turn a verified citation into a refused one, never the reverse.
-
-Where a span lies. A span `[s, e)` lies on the pages from `page_for_offset(s)` to
-`page_for_offset(e - 1)` (white space between two pages belongs to the later page). It lies on
-pages `first` to `last` when both ends fall inside them; a span that runs over a page break lies
-on both pages, and only a claim naming both holds it.
-
-Placing a page_location quote (`cite.placing`), in this order:
-
-1. the quote's occurrences in the whole version, in text order (the verifier's search);
-2. none: refused `quote_not_found`, once the rule has checked the version's text hash, showing a
-   few lines around the quote's best place on the named pages;
-3. exactly one occurrence lies on the named pages: cited at its offsets, naming its occurrence
-   number when the version holds the quote more than once (the pages tell them apart, as a W3C
-   prefix and suffix would);
-4. several lie on the named pages: cited at the first, naming no occurrence, so the rule refuses
-   it as `ambiguous_occurrence` and lists them;
-5. none lies on them: cited at the first occurrence (named), so it verifies and the page check
-   refuses it as `wrong_page`, saying on which pages the quote does stand.
-
-Checks run in the rule's order, then: `no_page_map` (the line names pages and the version has no
-page map), `wrong_page`.
-"""
+"""Citations by page: a PDF version's page map decides whether a verified span lies on the pages
+named (C6). A page claim can only turn a verified citation into a refused one; the rule is in
+docs/bundle.md."""
 
 from __future__ import annotations
 
@@ -49,7 +21,9 @@ PAGE_REASONS: dict[str, str] = {
 
 
 def span_pages(pages: Sequence[PageSpan], char_start: int, char_end: int) -> PageRange:
-    """The pages a non-empty raw span lies on (module docstring); `pages` must not be empty."""
+    """The pages a non-empty raw span `[s, e)` lies on: from `page_for_offset(s)` to
+    `page_for_offset(e - 1)` (white space between two pages belongs to the later page, so a span
+    over a page break lies on both); `pages` must not be empty."""
     lies = first_and_last_page(pages, char_start, char_end)
     assert lies is not None  # a page map was given
     return PageRange(first=lies[0], last=lies[1])

@@ -1,6 +1,5 @@
 """The verifier's view of a held version's footnotes and tables (C20): `with_parts` hands the
-reading `text.parts.version_parts` makes from the held artefact to the rule. With no reading no
-`footnote_unquoted` caveat can be given, and a cell citation is refused."""
+reading `text.parts.version_parts` makes from the held artefact to the rule."""
 
 from __future__ import annotations
 

@@ -1,37 +1,6 @@
-"""Pincites: a citation may name the section its quote lies in, read through the version's own
-numbering.
-
-A citation's `section` is a label as a reader writes it: `(b)(2)` of a D.C. Code section,
-`§ 34-1432(b)`, a NERC requirement `R2` or its part `R2.1`, an IETF `4.2`. It is read through the
-numbering profile of the version's jurisdiction (`workbench.text.profiles`, C15), and the version's
-numbering is read by the structure parser (`structure.parse_structure`: an XML version's marks, any
-other text's lines through the same profile), which gives every numbered unit its label path and
-its raw extent. The rule never guesses a section from the words: the guarantee is that a verified
-citation naming a section lies, offsets and all, inside a unit of the version's own numbering
-whose path ends with the labels named, and nothing else passes.
-
-Reading a label, left to right, white space skipped. First the shorthand: right after a label
-ending in a number N, with no white space between, a piece of digits and dots (`.1`, or `1.2` after
-`R1.`) names the dotted part `N.1` (`1.1.2`) beneath it, as NERC writes Part 1.1.2 of Requirement
-R1 `R1.1.2`, provided that dotted part is a label of one of the profile's dotted levels. Otherwise
-the longest piece that some level of the profile reads as a whole label (its pattern, with its
-words such as `§`) is taken, and the label becomes that level's number (`(b)`, `34-1432`, `R2`). A
-piece neither reads makes the label `bad_section`.
-
-Finding the section: the units whose path ends with the labels read, in order, keeping those with
-the shortest path (the fewest labels the citation left unnamed above them). The quote lies inside a
-unit when its raw span `[char_start, char_end)` lies within the unit's extent (a unit runs from its
-label to the label that closes it). When several units carry the labels (a NERC standard labels
-both Requirement R2 and its row in the compliance table `R2`), the span tells them apart, as pages
-tell a page quote's occurrences apart: it is verified when it lies inside one of them, and the
-detail names which, and how many carry the labels.
-
-The check runs after the rule (and the alteration rule) has verified the citation, so a refusal of
-the rule stands, and a section can only turn a verified citation into a refused one. In this order:
-`unnumbered_version` (the parser refused the version's numbering: no section can be found in it),
-`bad_section`, `no_such_section`, `wrong_section` (the detail names the section's units and the
-innermost unit that does hold the whole span, or says none does).
-"""
+"""Pincites (C6, C15): a citation's `section` read through the version's numbering profile, and a
+verified span checked to lie inside a unit whose label path ends with it. A section can only turn a
+verified citation into a refused one; the rule is in docs/verification.md."""
 
 from __future__ import annotations
 
@@ -57,8 +26,10 @@ _TRAILING_NUMBER = re.compile(r"(\d+)\.?$")
 
 
 def read_section(label: str, profile: Profile) -> tuple[str, ...] | str:
-    """The labels a section label names, as path elements, read through `profile` (module
-    docstring); or, when a piece of it reads as no label, the detail of a `bad_section`."""
+    """The labels a section label names, as path elements, read through `profile` left to right,
+    white space skipped: right after a label ending in a number, digits and dots name the dotted
+    part beneath it when a dotted level reads it; otherwise the longest piece some level reads as
+    a whole label. When a piece reads as no label, the detail of a `bad_section`."""
     labels: list[str] = []
     i = 0
     attached = False  # the piece at i follows the last label with no white space between
@@ -144,8 +115,10 @@ def holding_unit(parse: StructureParse, char_start: int, char_end: int) -> Unit 
 
 
 def check_section(workspace: Workspace, verification: Verification) -> Verification:
-    """A verdict on a citation naming a `section`, checked against its version's numbering (module
-    docstring). A refused verdict, or one whose citation names no section, is returned as it is."""
+    """A verdict on a citation naming a `section`, checked against its version's numbering, in
+    this order: `unnumbered_version`, `bad_section`, `no_such_section`, `wrong_section` (the
+    rules: docs/verification.md, Pincites). A refused verdict, or one whose citation names no
+    section, is returned as it is."""
     citation = verification.citation
     section = citation.section
     if not verification.verified or section is None:

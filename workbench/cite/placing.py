@@ -1,35 +1,6 @@
-"""Every line read, routed to its verdict; a quote that names no offsets placed first.
-
-`verify_lines` takes the lines `cite.formats` read, in input order: a line refused by name (a
-`LineRefusal`) keeps that refusal; a quote with no offsets (an Anthropic `page_location`
-citation, a W3C TextQuoteSelector alone) is placed (`place`); every citation then goes through
-`verify_citations` in one batch, the rule deciding each; last, a line that names pages is checked
-against its version's page map (`pages.check_pages`).
-
-Placing a quote (C6: no second verifier; the place is found by the rule's own occurrence search,
-and the rule decides there), in this order:
-
-1. its occurrences in the version, in text order (`index.counted_spans`);
-2. none: cited at the lines shown around its best place in the region searched (the named pages,
-   else the whole text; `best_place`), so the rule refuses it there, as `quote_not_found`;
-3. the candidates: the occurrences on the named pages (a page citation), and of those, when a W3C
-   prefix or suffix is given, the ones they surround (`verify.context_occurrences`, the rule's own
-   comparison); with no candidate left, every occurrence is one;
-4. a page citation is cited at the first candidate, naming its occurrence number when the version
-   holds the quote more than once and one occurrence lies on the pages (the pages tell them
-   apart); several on the pages name none, so the rule refuses it as ambiguous; none on them,
-   the first occurrence is named, so it verifies and the page check refuses it `wrong_page`;
-5. a W3C quote is cited at the first candidate with its prefix and suffix, naming no occurrence:
-   the rule narrows by them itself, so it verifies when they leave one, is refused
-   `ambiguous_occurrence` when they leave several (and says how many), `context_mismatch` when
-   they surround none.
-
-The best place, shown with a refusal and never evidence: the longest run of the quote's
-consecutive words (normalized, equal word for word) the region holds, the earliest in the text on
-a tie (difflib's longest matching block); the region's start when no word of the quote is there.
-Shown: its lines and `SHOWN_LINES` more on each side, at most `SHOWN_CHARS` characters.
-The guarantee: nothing here passes a quote; every verdict on a citation is the rule's.
-"""
+"""Every line read, routed to its verdict (C6): a quote that names no offsets placed by the rule's
+own occurrence search, every citation decided by the rule, then page claims checked. Nothing here
+passes a quote."""
 
 from __future__ import annotations
 
@@ -63,7 +34,10 @@ class _Shown:
 
 
 def best_place(text: str, quote: str, start: int, end: int) -> _Shown:
-    """The quote's best place in raw `[start, end)` of `text` (module docstring)."""
+    """The quote's best place in raw `[start, end)` of `text`, shown with a refusal and never
+    evidence: the longest run of the quote's consecutive words (normalized, equal word for word)
+    the region holds, the earliest on a tie (difflib's longest matching block), else the region's
+    start; its lines and `SHOWN_LINES` more on each side, at most `SHOWN_CHARS` characters."""
     region = normalize(text[start:end])
     words, at = [], 0
     for word in region.text.split(" "):
@@ -107,8 +81,9 @@ def shown_lines(
 def place(
     line: CitationLine, held: tuple[Version, SourceIndex] | None
 ) -> tuple[Citation, _Shown | None]:
-    """The citation a quote with no offsets is decided as (module docstring), and where it is
-    shown when it occurs nowhere (None when it occurs). `held` is its version read and indexed
+    """The citation a quote with no offsets is decided as (docs/bundle.md, citations by page; a W3C
+    quote at its first candidate with its prefix and suffix), and where it is shown when it occurs
+    nowhere (None when it occurs). `held` is its version read and indexed
     (None: not held, and the rule refuses it as unknown_version)."""
     assert line.unplaced is not None
     quote = line.unplaced
@@ -232,7 +207,8 @@ def verify_lines(
     workspace: Workspace, lines: Sequence[CitationLine]
 ) -> tuple[Verification | None, ...]:
     """Verify every line read by `formats.read_citations`, in input order (None for a line that
-    could not be read; module docstring)."""
+    could not be read): a line refused by name keeps its refusal, a quote with no offsets is placed,
+    every citation goes through `verify_citations` in one batch, then page claims are checked."""
     citations: list[Citation] = []
     shown: list[_Shown | None] = []
     held: dict[str, tuple[Version, SourceIndex] | None] = {}

@@ -1,13 +1,5 @@
-"""The qualifier scan: a negation or condition the quote leaves out (DESIGN.md C6, C17).
-
-A verified quote may stop just before an `unless` or start just after a `not`, or (quoted with a
-marked omission) leave one out in the middle; the verdict still stands (the words are at their
-place), but the reader is shown the qualifier beside it or inside the omission, with its raw
-offsets. The scan reads the version's normalized text once, by two regular expressions (the
-qualifier words and the sentence ends), and keeps the result with the version's cached index;
-each quote then costs a few binary searches. The guarantee: the scan only flags, it never changes
-a verdict, and it flags exactly the words its rule (`qualifiers_near`) names.
-"""
+"""The qualifier scan (C6, C17): a negation or condition beside a verified quote, or inside its
+marked omission, flagged with its raw offsets. It only flags; it never changes a verdict."""
 
 from __future__ import annotations
 

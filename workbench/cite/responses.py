@@ -1,9 +1,5 @@
-"""A provider's whole response read as citation lines (C22): the JSON response or its streamed
-events, the answer a citation's offsets point into, and the refusals a provider citation meets
-before the rule. The guarantee: an offset into the answer is converted exactly (UTF-8 bytes
-included) and checked against the answer's own text; a citation carrying no source text is
-refused by name, never verified.
-"""
+"""A provider's whole response read as citation lines (C22): offsets into the answer converted
+exactly and checked against its text; a citation carrying no source text refused by name."""
 
 from __future__ import annotations
 

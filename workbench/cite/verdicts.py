@@ -1,12 +1,5 @@
-"""Verdicts as printed: one line of text or one JSON object per citation, and the counts that keep
-plainly verified, caveated, resolved and refused citations apart.
-
-`verification_as_json` is the shape `workbench verify --json` prints and a bundle stores;
-`verification_text` the lines `workbench verify` prints; `tally` and `summary` the count every
-command prints after its verdicts. The guarantee: a verified verdict that carries a caveat is
-printed, stored and counted as `verified with caveats`, never among the plainly verified; a
-resolved target (a span that claimed no quote) is counted apart from both.
-"""
+"""Verdicts as printed and stored (C6): one text line or JSON object per citation, and the counts
+that keep plainly verified, caveated, resolved and refused citations apart."""
 
 from __future__ import annotations
 

@@ -1,36 +1,6 @@
-"""W3C Web Annotations: read as their authors meant (every text selector form), and written so the
-W3C test suite's required assertions hold.
-
-Reading. An annotation has one target (a one-element array is read as its element), a `source` and
-a `selector` (an object, or an array of alternatives describing the same text, as Hypothesis
-writes a RangeSelector, a TextPositionSelector and a TextQuoteSelector together). The text
-selectors are read and the others skipped; then, by what the text selectors claim:
-
-* a TextPositionSelector and a TextQuoteSelector: a citation at the position, of the quote, its
-  `prefix` and `suffix` naming the occurrence by what stands right before and after it;
-* a TextQuoteSelector alone (what Apache Annotator and Hypothesis emit): a quote with no offsets,
-  placed by exact search with its prefix and suffix (`cite.placing`), then decided by the rule;
-* a TextPositionSelector alone: a span that claims no quote, `resolved` (read and shown, nothing
-  verified).
-
-Offsets are code points, as W3C counts them. A target with no text selector (a FragmentSelector,
-an XPath, a whole resource), or whose text selector is refined (`refinedBy`: a selection inside
-another selection, which the workbench does not resolve), is refused `unsupported_selector`, by
-name and without reaching the rule. The source names the version: our annotations' `version_id`
-property, else the source's `id` (or the source itself, a string); the text hash is our
-`text_sha256` property, else read off an `ni:` source id. A source the workbench does not hold is
-refused `unknown_version` by the rule, like any other.
-
-Writing. `annotation` writes a verified citation with motivation `quoting`. Its source `id` is an
-IRI that names the held version's text exactly: `ni:///sha-256;...?ct=text/plain`, the RFC 6920
-name of the SHA-256 of the text's UTF-8 bytes, the very text the selectors' offsets index. A
-version id is a path, not an IRI, and the issuer's URL names the artefact, which may change and
-which the offsets do not index; the text's own hash names one text and nothing else, and anyone
-holding a copy can check it. The version id and the text hash stay properties of the source
-(`version_id`, `text_sha256`), defined in a JSON-LD context added after the W3C one, so a JSON-LD
-reader keeps them. The guarantee: every annotation written here passes the W3C suite's 54 required
-assertions (a test runs them), and reads back as a citation that verifies.
-"""
+"""W3C Web Annotations (C6): every text selector form read as its author meant, and verified
+citations written as annotations whose source is the `ni:` name of the text's SHA-256, passing the
+W3C suite's required assertions."""
 
 from __future__ import annotations
 
@@ -142,7 +112,8 @@ def _unsupported(selectors: list[Any]) -> str | None:
 
 
 def read_w3c(number: int, record: dict[str, Any]) -> CitationLine:
-    """One annotation read as a line (module docstring), or a `LineError` naming its field."""
+    """One annotation read as a line (every text selector form, docs/verification.md), or a
+    `LineError` naming its field."""
     target = record.get("target")
     if isinstance(target, list):
         if len(target) != 1:
@@ -244,7 +215,8 @@ def minimal_context(index: SourceIndex, verification: Verification) -> tuple[str
 def annotation(
     index: SourceIndex, verification: Verification, *, scheme: int = ANNOTATION_SCHEME
 ) -> dict[str, Any]:
-    """A verified citation as a W3C Web Annotation (motivation `quoting`; module docstring).
+    """A verified citation as a W3C Web Annotation (motivation `quoting`; see
+    docs/verification.md, Export).
 
     The selectors are a TextQuoteSelector (the stored text at the offsets, with `minimal_context`)
     and a TextPositionSelector (the raw offsets, code points, as W3C counts them). The id is

@@ -1,24 +1,6 @@
-"""The corpus: which documents the workbench trusts, and their exact bytes (DESIGN.md C3).
-
-A document enters in three steps, each a module: `provenance` reads and checks the record beside
-every document (where its bytes come from, their SHA-256 and size); `admission` decides which
-documents of a mirror folder may enter and refuses the rest with a reason (`admit`); `catalogue`
-is the tracked record of what was admitted and refused, pinned by its own checksum
-(`admit_into_catalogue`, `read_catalogue`); `home` says where a corpus's catalogue is kept (the
-project's tracked one only for the project's mirror, `admit_corpus`) and what a workspace
-remembers of its corpus (`CorpusSettings`, `settle`). `store` then brings the catalogued bytes into the
-ignored store folder, hash-checked (`fetch`, `fetch_corpus`), re-verifies them (`verify_store`) and
-reads them back checksum first (`read_fetched`). `add` and `manifest` place a researcher's own
-files in mirror layout with the provenance admission reads (`add_files`, `add_from_manifest`),
-and `git` every version of a git repository's files from its history (`add_from_git`).
-Imports run one way: provenance, then admission, then catalogue, then home and store; add, then
-manifest and git.
-Other stages take the path rule every held document obeys from here too (`check_relative_path`).
-
-Nothing here loads a heavy library, so the verbs are imported eagerly. The module that fetches is
-`store`, not `fetch`, so that `workbench.corpus.fetch` stays the verb (importing a submodule binds
-its name on the package).
-"""
+"""The corpus (C2, C3): which documents the workbench trusts, and their exact bytes, from provenance
+through admission and the catalogue to the hash-checked store, and a researcher's own files placed
+in mirror layout. The modules and their order are in docs/corpus.md."""
 
 from __future__ import annotations
 

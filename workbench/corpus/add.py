@@ -1,26 +1,6 @@
-"""Placing a researcher's own files in mirror layout, each with the provenance admission reads.
-
-A researcher says what each file is (a `DocumentSpec`: jurisdiction, family, where the bytes come
-from, whether they are the issuer's official artefact, its place among the family's versions, and
-optionally the name of the copy); `add_documents` copies it to
-`<into>/<jurisdiction>/<family>/<name>` and writes `<name>.provenance.json` beside it. The name
-is the file's own unless the spec names the copy (`corpus add --name`): a version id is a path in
-every citation of it, so either name must be one the version-id rule carries
-(`provenance.name_problem`; `Report: draft?.pdf` is refused, and placed as `--name
-report-draft.pdf`); the mirror path still names the file as the repository holds it. What can be
-computed is computed, never asked: `sha256`, `bytes`, `format` (the media type, sniffed from the
-bytes by `sniff_media_type`), the mirror's git `blob` id and `retrieved_at`. The record holds every field of the provenance schema in
-`provenance.PROVENANCE_FIELDS` order, and is checked by the same `parse_provenance` admission uses,
-so `workbench corpus admit <into>` admits what was added (or refuses a transcription, as it must).
-`manifest.add_from_manifest` does the same for the rows of a CSV manifest.
-
-The guarantee: all or nothing, and nothing already there moves. Every spec is checked and every
-file read and hashed before the first byte is written; bad specs raise one `AddError` listing
-every problem; a destination already holding other bytes or another provenance is refused (then
-nothing at all is written, for any file); the same bytes and facts a second time write nothing.
-Files are written through a temporary name and hard-linked into place, which fails rather than
-replace a file that appeared meanwhile.
-"""
+"""Placing a researcher's own files in mirror layout, each with the provenance admission reads (C3):
+all or nothing, nothing already there moved, and the same bytes and facts a second time writing
+nothing. What is asked and what is computed: docs/corpus.md."""
 
 from __future__ import annotations
 
@@ -466,7 +446,9 @@ def add_documents(
     retrieved_at: str | None = None,
     problems: Sequence[str] = (),
 ) -> AddReport:
-    """Place every spec's file and provenance under `into`; see the module docstring.
+    """Place every spec's file and provenance under `into`, all or nothing (docs/corpus.md, What
+    add checks). Every file is written through a temporary name and hard-linked into place, which
+    fails rather than replace a file that appeared meanwhile.
 
     Order of checks: every spec's own problems (missing or unsafe jurisdiction/family, a file
     that is missing, a directory, a symlink, unreadable, empty, neither PDF nor UTF-8 text; no

@@ -1,16 +1,6 @@
-"""Admission: which documents of a mirror folder may enter the catalogue, and why the others may not.
-
-A mirror folder holds `<jurisdiction>/<family>/<file>` with `<file>.provenance.json` beside each
-document. `admit` reads every file, checks each provenance record and each document's SHA-256 and
-byte count, and returns the admitted rows and one refusal per file it would not admit.
-`merge_admission` folds a new admission into the rows already catalogued without moving any of
-them. Admission never reads the network and never writes into the mirror.
-
-The guarantee: a row is admitted only if its path can be a version id (each name passes the
-version-id rule, `provenance.name_problem`), its provenance parses, says the bytes are the issuer's
-official artefact, names the folder the file lies in, and pins the file's exact bytes; every other
-file is refused with a reason code, and a catalogued path keeps its bytes.
-"""
+"""Admission (C3): which documents of a mirror folder may enter the catalogue, and a reason code for
+each one that may not. A row is admitted only if its provenance pins its exact bytes as the issuer's
+official artefact; the rules are in docs/corpus.md."""
 
 from __future__ import annotations
 
@@ -188,7 +178,8 @@ def admit(
     progress: bool = False,
     known: Mapping[str, tuple[str, CatalogueRow]] | None = None,
 ) -> Admission:
-    """Admit every document of a mirror folder; see the module docstring for the rules.
+    """Admit every document of a mirror folder, reading no network and writing nothing into it
+    (the rules: docs/corpus.md, Admission).
 
     `known` maps a path to the `file_stamp` its document had when it was admitted and the row
     it was admitted as (`measure` keeps them in its workspace): a document whose stamp is still

@@ -1,8 +1,6 @@
-"""The catalogue file: one canonical JSON line per admitted document, sorted, with a checksum
-file pinning its bytes and a list of what was refused (C3). `read_catalogue` returns rows only
-from bytes that match their checksum and whose every record passes; a workspace holds the rows as
-a table and writes this file as its export (`workspace.catalogue`, docs/corpus.md).
-"""
+"""The catalogue file (C3): one canonical JSON line per admitted document, sorted, with a checksum
+file pinning its bytes and a list of what was refused. `read_catalogue` returns rows only from bytes
+that match their checksum and whose every record passes."""
 
 from __future__ import annotations
 

@@ -1,28 +1,6 @@
-"""Where a corpus lives: the project's, or a researcher's own, and the settings a workspace keeps.
-
-The project's corpus is the mirror the Makefile names (`defaults.DEFAULT_MIRROR`), catalogued in
-the tracked `corpus/` and fetched into `corpus/real/`. Any other mirror-layout folder is a
-researcher's corpus, and what the workbench derives from it (the catalogue of what was admitted
-and refused, its workspace, the measurement cache, the reports) goes to a folder of its own:
-`.workbench/corpora/<folder name>-<8 hex digits of the SHA-256 of its resolved path>/`
-(`corpus_home`). Not the project's `corpus/`, which holds the project's catalogue; not the
-researcher's folder itself, which admission never writes into (it may be read-only or shared, and
-a file written there would be walked as a document by the next admission). The hash keeps two
-folders of one name apart and gives one folder the same home however it is spelled.
-
-`admit_corpus` is `workbench corpus admit DIR`: the admission is kept in `--corpus-dir` when that
-is named, in the project's catalogue when DIR is the project's mirror, else in DIR's own folder;
-an admission that admits nothing writes nothing anywhere.
-
-`CorpusSettings` is what a workspace remembers of the corpus it was made from (the mirror, the
-catalogue folder, the store, the researcher's profile folders), with its JSON shape; `settle`
-applies the options a command was given to what a workspace remembers, each option that changes a
-remembered setting reported in one line.
-
-The guarantee: the project's tracked catalogue is written only for the project's mirror or when
-`--corpus-dir` names it, and a setting a workspace remembers is replaced only by an option given
-on the command line, which says so.
-"""
+"""Where a corpus lives (C3): the project's, or a researcher's own in a folder of its own, and the
+settings a workspace remembers, replaced only by an option given on the command line, which says so.
+The rules are in docs/corpus.md."""
 
 from __future__ import annotations
 

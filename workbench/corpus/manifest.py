@@ -1,12 +1,6 @@
-"""A CSV manifest: one row per file to add, its columns named like `workbench corpus add`'s options.
-
-`add_from_manifest` reads the manifest into `DocumentSpec`s, one per row, and hands them to
-`add.add_documents` with every cell it could not read, so a manifest's problems and the specs'
-own are listed together, each naming `<manifest> row N, column 'C'`.
-
-The guarantee: `add.add_documents`' own, all or nothing: every row is read and checked before the
-first byte is written.
-"""
+"""A CSV manifest (C3, C14): one row per file to add, its columns named like `workbench corpus
+add`'s options, read into `DocumentSpec`s whose problems are listed with the specs' own, all or
+nothing."""
 
 from __future__ import annotations
 

@@ -1,17 +1,6 @@
-"""Provenance: the record beside every document that says where its bytes come from (C3).
-
-A provenance record is the JSON object in `<file>.provenance.json`. `parse_provenance` reads one
-strictly (at most 1 MiB, UTF-8, one JSON object, no duplicate field, no NaN) and checks every field
-of the schema (`PROVENANCE_FIELDS`, `provenance_problems`), listing all the problems it finds in one
-`ProvenanceError`; unknown fields are allowed and kept. `provenance_file_bytes` is how the workbench
-writes one. The checks a path or a URL must pass anywhere in the corpus (`check_relative_path`,
-`check_source_url`) and the hash every admission and fetch computes (`sha256_file`) live here too,
-so admission, the catalogue, the store and `corpus add` apply one rule each.
-
-The guarantee: a record that parses names where its bytes come from (an absolute http(s) URL or an
-exact mirror: repository, commit and a relative path that cannot climb out of its root) and pins
-them by SHA-256 and byte count; anything else is refused with every problem named.
-"""
+"""Provenance (C3): the record beside every document that says where its bytes come from, read
+strictly and checked field by field, every problem named; and the path, URL and hash rules every
+step of the corpus applies."""
 
 from __future__ import annotations
 

@@ -1,15 +1,5 @@
-"""The store: catalogued bytes fetched into a folder, hash-checked, re-verified and read back.
-
-`fetch` brings each catalogue row's bytes into the store folder (`corpus/real/`, ignored by git) in
-mirror layout, its provenance beside it, from a local mirror folder or from the row's mirror URL;
-`fetch_corpus` does so for the catalogue's rows and, into a folder of their own, for the refused
-documents whose provenance parsed (so admission's refusals can be re-checked on a machine with no
-mirror). `verify_store` re-hashes what was fetched; `read_fetched` reads a document's bytes back,
-checked against its row first (C3: checksum first).
-
-The guarantee: a byte is trusted only after its SHA-256 was checked against the catalogue, and a
-bad download never replaces a fetched file.
-"""
+"""The store (C3): catalogued bytes fetched into a folder, hash-checked, re-verified and read back
+checksum first. A bad download never replaces a fetched file."""
 
 from __future__ import annotations
 

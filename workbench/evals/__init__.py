@@ -1,21 +1,6 @@
-"""Scorecards: the workbench measured against truths it did not compute (C7, C12).
-
-Two corpora carry such truths. The demonstration corpus (`demo`: `load_demo`) is three versions of
-one document with deliberate edits and a manifest, written by a script that imports nothing from
-the workbench, that lists every edit with exact offsets; `scorecard` scores the diff, its caution
-and the verifier against it (`write_scorecard` writes the JSON and Markdown). The real corpus
-carries the documents' own identifiers, from which a pairing truth is derived (again outside the
-workbench); `alignment` scores the diff's pairings against it (`alignment_scorecard`), and
-`amendments` the amendment reader against a truth derived from the Council's markup. Each truth
-file is read by one rule (`truth.read_truth`, told which truth by a `TruthKind`). Every
-figure goes through `measure.rate`, so no share is printed below ten subjects. Imports run one
-way: demo, then scorecard; truth, then the scorers that read a truth file.
-
-The verbs are named here and loaded at first use (`workbench.lazy`): scoring diffs loads
-rapidfuzz and numpy. The function that builds the demonstration scorecard keeps its module's
-name, `scorecard`, so it is not named here (a verb spelled like a module of its package would be
-hidden by it); it is `workbench.scorecard`, or `workbench.evals.scorecard.scorecard`.
-"""
+"""Scorecards (C7, C12, C19, C20): the workbench measured against truths it did not compute, each
+read by one rule and scored through `measure.rate`. The verbs are loaded at first use; the corpora,
+truths and scorers are in docs/eval.md."""
 
 from __future__ import annotations
 

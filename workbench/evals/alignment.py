@@ -1,34 +1,6 @@
-"""Score the diff's pairings against a truth the workbench did not compute (DESIGN.md C7).
-
-The truth is `scripts/alignment_truth.py`'s output: for each consecutive version pair, the units
-(sections, subsections, paragraphs, requirements) that the documents' own identifiers say are the
-same on both sides, each with its *own text* (outside its child units, label and heading left
-out, white space collapsed). That script imports nothing from the workbench; this module only reads
-what it wrote.
-
-A truth unit names a passage of a version when its own text, after the one normalization, occurs in
-exactly one of the version's passages (passages are normalized the same way, and a unit's text
-never crosses a passage boundary because normalized passages hold no line break). A pairing of the
-truth is **scored** only where its unit names one passage on each side and neither passage holds
-the own text of any other unit of that pair; every other unit is counted outside the score by
-reason:
-
-* `not_in_one_passage` — on a side, no passage holds the whole own text (the workbench split it);
-* `several_passages` — on a side, the own text occurs in more than one passage (short boilerplate);
-* `shared_passage` — a passage holding it holds another unit's own text too.
-
-Then, per jurisdiction:
-
-* **recall** — of the scored truth pairings, the share the diff pairs the same way (its change
-  has the truth's before passage on one side and the truth's after passage on the other);
-* **precision** — of the diff's pairings that touch a scored passage (its before passage is a
-  scored truth passage, or its after passage is), the share that are truth pairings.
-
-A pairing of the diff is an `unchanged` or `modified` change, or a `moved`, `split` or `merged` one
-(each piece of a split or merge pairs with the whole passage on the other side). Shares go through
-`measure.rate()`, so none is printed over fewer than 10 subjects. The guarantee: the score is a
-pure function of the truth file, the held versions and the diff; it changes nothing.
-"""
+"""Score the diff's pairings against the alignment truth (C7): per jurisdiction, recall and
+precision over the truth pairings whose units name one passage on each side, the rest counted by
+reason. The score is a pure function of the truth file, the held versions and the diff."""
 
 from __future__ import annotations
 
@@ -204,7 +176,7 @@ def score_restructures(
 def score_pair(
     jurisdiction: str, pair: Mapping[str, Any], view: PairView
 ) -> tuple[list[TruthRow], list[PairingRow], Counter[str]]:
-    """Rows for one version pair of the truth (see the module docstring for every rule)."""
+    """Rows for one version pair of the truth (every rule: docs/eval.md, Scoring the pairings)."""
     index_a, index_b = view.before, view.after
     left_out: Counter[str] = Counter()
     located: list[tuple[str, int, int]] = []

@@ -1,36 +1,6 @@
-"""Score the amendment reader, its verification and its reconciliation against a truth the
-workbench did not compute (DESIGN.md C19).
-
-The truth is `scripts/amendment_truth.py`'s output: one instruction per `codify:` element of the
-Council's XML (the codifier's own reading of each change), kept where its words are grounded in
-the prose of the unit that holds it, the rest listed as the codifier's departures. That script
-imports nothing from the workbench; this module only reads what it wrote.
-
-A truth instruction is **found** when the reader gives an instruction of the same law, of the kind
-the markup's element names (`KIND_OF_ACTION`), whose target is the same Code section and names
-the same unit (across a gap the law leaves unstated, `Target.names`), and for a strike and insert
-whose struck text holds the markup's `find` and whose inserted text holds its `replace`, white
-space collapsed (the codifier often finds the smallest differing words), the markup's unit being
-the same or an enclosing one; a redesignation found under its old or new label; a whole section
-added, whose Code number the law does not name, found by the markup's heading in the quoted text.
-
-* **recall** per kind: the share of truth instructions found;
-* **precision** per kind: over the reader's instructions whose target is the Code and whose
-  sentence stands in a unit holding a kept truth instruction (where the codifier encoded nothing,
-  or only a departure from the enacted words, the truth cannot judge: listed as `unjudged`), the
-  share that agree with a truth instruction on law, kind, section and unit. Instructions into an
-  uncodified law, a table of contents or an unplaced unit are counted apart, never in precision.
-* **verification**: each truth instruction into a held Code section, with the outcome of the
-  reader's instruction that found it (`not_read` where none did), whether a change of its release
-  pair is made by it, and for every outcome but `applied` and `created` an explanation read off
-  the evidence (an earlier or a later release reads as instructed; the codifier prints its own
-  citation for the law's words; the codifier's text differs from the enacted text);
-* **reconciliation**: the shares of the reconciled changes made by an instruction, attributed to
-  an Act by a history note, and unexplained (in the body and in the notes).
-
-Shares go through `measure.rate()`, so none is printed over fewer than 10 subjects. The
-guarantee: the scorecard is a pure function of the truth file and the amendment report.
-"""
+"""Score the amendment reader, its verification and its reconciliation against the truth derived
+from the Council's `codify:` markup (C19). The scorecard is a pure function of the truth file and
+the amendment report; what counts as found is in docs/eval.md."""
 
 from __future__ import annotations
 
@@ -103,7 +73,7 @@ def _evidence(entry: Mapping[str, Any]) -> str:
 
 
 def finds(entry: Mapping[str, Any], ins: Instruction) -> bool:
-    """Whether the reader's instruction finds this truth instruction (module docstring)."""
+    """Whether the reader's instruction finds this truth instruction (the rule: docs/eval.md)."""
     if entry["law"] != ins.law or entry["kind"] != KIND_OF_ACTION[ins.action]:
         return False
     target, path = ins.target, _path(entry)
@@ -241,7 +211,7 @@ def amendment_scorecard(
     corpus_digest: str,
     truth_sha256: str,
 ) -> dict[str, Any]:
-    """The scorecard (module docstring)."""
+    """The scorecard: recall and precision per kind, verification, reconciliation (docs/eval.md)."""
     held_sections = report.held_sections
     pairs = [
         (ins, check)

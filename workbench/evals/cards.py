@@ -1,10 +1,5 @@
-"""How every scorecard is written: one JSON serialization and one pair of files.
-
-The demonstration scorecard (`scorecard`), the alignment scorecard (`alignment`) and the
-amendment scorecard (`amendments`) each build their own card and Markdown; this module turns a
-card into bytes by one rule and writes a card's two files by one rule. The guarantee: the same
-card gives the same bytes, and a file whose bytes would not change is not rewritten.
-"""
+"""How every scorecard is written (C12): one JSON serialization and one pair of files, so the same
+card gives the same bytes and an unchanged file is not rewritten."""
 
 from __future__ import annotations
 

@@ -1,15 +1,5 @@
-"""The demonstration corpus: three versions of one document with known edits, and its manifest.
-
-The real corpus has no labels, so nothing there says whether a diff found what changed. The
-demonstration corpus (`corpus/demo/`) is three versions of one regulatory-style document written for
-the project, with deliberate edits, and its `manifest.json` lists every edit with exact offsets on
-both sides. The manifest is computed by `scripts/demo_manifest.py`, which imports nothing from the
-workbench; `load_demo` reads it back and builds the versions in memory from their bytes.
-
-The guarantee: a `DemoCorpus` is returned only after the manifest was checked against the bytes
-(every file's SHA-256, the corpus digest, and the text at every span it names), so nothing is
-scored against a manifest the files do not bear out (DESIGN.md C12).
-"""
+"""The demonstration corpus (C12): three versions of one document with known edits, returned as a
+`DemoCorpus` only after its manifest was checked against the bytes."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Footnote links scored against the Federal Register's own markup (C20).
-
-The truth is `scripts/footnote_truth.py`'s output, which imports nothing from the workbench. Each
-link is keyed by the marker's label, the words before it and the note's first words, all without
-white space, so the workbench's offsets are compared through the text they index.
-"""
+"""Footnote links scored against the Federal Register's own markup (C20), through the text the
+workbench's offsets index: a link is keyed by the marker's label, the words before it and the note's
+first words."""
 
 from __future__ import annotations
 

@@ -1,31 +1,6 @@
-"""Score a structure parse's paths against the documents' own identifiers (C15, item scored honestly).
-
-The truth is what `scripts/alignment_truth.py` reads from each document with no help from the
-workbench: its units (D.C. `<num>` chains, USLM elements with an `identifier`, Justice Canada
-units with a `lims:fid`, IETF section headings, NERC requirements and parts), each with the chain
-of labels the document prints for it. This module is handed those units as data; it places each
-in the version's text and asks whether the path a parse reads there is the document's.
-
-Placing a unit (`locate`), by the document's kind:
-
-* `marks` (XML): the extractor's marks give the labelled units of the text
-  (`structure.units_from_marks`); a truth unit is placed at the marked unit whose label chain
-  equals its own, where the chain is unique on both sides.
-* `headings` (IETF): at the one line, at the left margin, that starts with the unit's number (a
-  dot after it or not) and then the first words of its title; its chain is the number's dotted
-  prefixes (`6.1.2`: `6`, `6.1`, `6.1.2`; `Appendix A.1`: `A`, `A.1`).
-* `requirements` (NERC): at the one line that starts with the requirement's label (`R1.`) or the
-  part's number (`1.2` or `1.2.`) and then the first words of its text; its chain is the
-  requirement, then the part's dotted prefixes below it (`R1.2.3`: `R1`, `1.2`, `1.2.3`).
-
-A unit placed nowhere, or in more than one place, is not scored. `score_family` induces a profile
-from a family's versions of odd `version_order` and scores it on the even ones. Labels are compared by their
-*key*: the last word of the label as printed, without a trailing `.` or `:` and the parentheses
-around it (`SEC. 2.` is `2`, `Appendix A` is `A`, `(a)` is `a`, as USLM's `value` writes it). A placed unit **agrees** when the path the parse reads at
-its place ends with the unit's chain, key for key: containers the truth does not number (a Part
-heading, the Requirements part) may stand above it, nothing may stand between. A refused parse
-agrees nowhere. The guarantee: the score is a pure function of the units, the text and the parse.
-"""
+"""Score a structure parse's paths against the documents' own identifiers (C15): each truth unit
+placed in the version's text, agreeing when the path the parse reads there ends with the unit's
+chain of labels. The placing and the key rule are in docs/eval.md."""
 
 from __future__ import annotations
 
@@ -94,7 +69,7 @@ def _dotted_chain(number: str) -> tuple[str, ...]:
 
 
 def chain_of(rule: Rule, unit: TruthUnit) -> tuple[str, ...]:
-    """The keys of the labels the document prints for `unit`, outermost first (module docstring)."""
+    """The keys of the labels the document prints for `unit`, outermost first (docs/eval.md)."""
     if rule == "marks":
         return tuple(label_key(label) for label in unit.path.split(CHAIN_JOIN))
     if rule == "headings":
@@ -119,7 +94,8 @@ def locate(
     units: Sequence[TruthUnit],
     marks: Sequence[StructureMark] = (),
 ) -> list[Placed]:
-    """The truth units placed in `text` by `rule`, in the units' order (see the module docstring)."""
+    """The truth units placed in `text` by `rule`, in the units' order; a unit placed
+    nowhere, or in more than one place, is left out (the rules by kind: docs/eval.md)."""
     chains = [chain_of(rule, u) for u in units]
     unique = Counter(chains)
     placed = []

@@ -1,25 +1,6 @@
-"""The corruption suite and the line-break hyphen census, both on held real text.
-
-`corruption_probes` turns real passages into citations whose right outcome is known by
-construction, without asking the verifier: honest quotes (verified), a numeral changed, offsets
-shifted by one or two, a repeated passage cited without its occurrence or with the wrong one, a
-soft hyphen or line-break hyphen spanned (each allowed reading verified, a fourth refused), a
-line-break hyphen written as PDFium and Anthropic's `cited_text` write it, U+0002 (verified), an
-in-line hyphen written so (refused: the source has no line break there), a digit quoted as a
-superscript digit or the reverse, altered quotes (among them an omission that swallows a `not`,
-verified only with the caveat `qualifier_omitted`). `block_probes` cites a version's blocks (`cite.blocks`) as
-an Anthropic `content_block_location` would: a block with its own text (verified), with the next
-block's (refused), past the last block, into a document given as a version id or an edited map
-(each refused by name). `outcome` names what a verdict is compared with: its reason, else its
-caveat kinds, else its outcome. A span that should verify and touches text a machine read off a
-scan (C18) is expected with the caveat `machine_read` (`read_as`), read off the version's recorded
-origins, not off the verifier. Uniqueness is decided on the skeleton (`index`), which can only
-over-count, so a probe expected to be unique really is. The altered-text probe needs a writable
-copy of a workspace and lives with its callers (the test and the report).
-
-`hyphen_census` classifies every line-break hyphen by the evidence its own document gives for the
-right reading. The guarantee of both: deterministic for a given workspace and seed.
-"""
+"""The corruption suite and the line-break hyphen census on held real text (C6, C17): citations
+whose right outcome is known by construction, never by asking the verifier. Both are deterministic
+for a given workspace and seed."""
 
 from __future__ import annotations
 

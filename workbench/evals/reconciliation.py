@@ -1,21 +1,6 @@
-"""The whole code's reconciliation report (`workbench reconcile`): shares per title and overall.
-
-`reconciliation_report` turns a `history.ledger.CodeReconciliation` into the report's one JSON
-object; `write_reconciliation` writes it with a Markdown page and two CSV tables a researcher can
-open. Every share is the amendment scorecard's own (`amendments.reconciliation_shares`, through
-`measure.rate`: none printed over fewer than 10 subjects), per scope and per title:
-
-* `targeted` — the changes of every consecutive release pair of the sections some held law's
-  instruction targets: the pairs the amendment scorecard reconciles, so on the same workspace
-  its `overall` block is the scorecard's `reconciliation`;
-* `every` — the changes of every consecutive release pair of every held section.
-
-Each instruction's outcome is counted per title of its target (`(not the Code)` for an
-uncodified law, a table of contents or a unit the reader could not place), and every instruction
-whose outcome is neither `applied` nor `created` is listed with its law, sentence offsets,
-target, release pair and why. The guarantee: the report is a pure function of the reconciliation
-and the corpus digest it names.
-"""
+"""The whole code's reconciliation report (`workbench reconcile`, C19): shares per scope and title,
+the amendment scorecard's own, and the instructions not applied, as a pure function of the
+reconciliation and the corpus digest it names."""
 
 from __future__ import annotations
 
@@ -77,7 +62,8 @@ def _scope(
 
 
 def reconciliation_report(rec: CodeReconciliation, *, corpus_digest: str) -> dict[str, Any]:
-    """The report (module docstring)."""
+    """The report's one JSON object: shares per scope (`targeted`, `every`) and per title, outcomes
+    per title, and every instruction neither `applied` nor `created` (docs/amendments.md)."""
     instructions = list(rec.instructions())
     held_numbers = frozenset(rec.sections.values())
     held_titles = frozenset(title_of(n) for n in held_numbers)

@@ -1,31 +1,6 @@
-"""The eval scorecard: the diff, its caution and the verifier scored on a corpus with known edits.
-
-The real corpus has no labels, so nothing there says whether a diff found what changed. The
-demonstration corpus (`demo.load_demo`: three versions of one document with deliberate edits, and a
-manifest listing every edit with exact offsets on both sides, checked against the bytes before
-anything is scored) supplies them.
-
-The diff is asked three questions of every change it reports that is not `unchanged`:
-
-1. does it match a manifest edit: the two belong to the same version pair and share a passage
-   (equal `[start, end)`) on at least one side;
-2. are its offsets exact: same kind, same passage spans on both sides and, for a modified pairing,
-   the narrowed `span_before`/`span_after` equal the manifest's on both sides;
-3. is the caution right: `pairing_is_uncertain(change)` equals the manifest's `caution` for the
-   edit it matches. A change that matches no edit has no caution label, so that is not scored.
-
-It is also asked whether every manifest edit was found (each of its expected changes reported with
-the same kind and passage spans) and whether every non-edit (bytes differ, text does not: a soft
-hyphen, a ligature) was left unchanged. The verifier is scored on probes whose right outcome the
-manifest decides, never the verifier: honest quotes, offsets shifted, the same quotes with marked
-alterations built from their own words (`evals.probes.altered_quotes`), a numeral changed, a removed
-qualifier quoted as present, and the thrice-repeated boilerplate cited with no occurrence, the
-right one and a wrong one.
-
-Every figure goes through `rate()`, so no share is printed below 10 subjects. The scorecard is
-bound to the demo corpus digest and the manifest's SHA-256, holds no timestamps and no floats, and
-`cards.scorecard_bytes` serializes it one way: the same corpus gives the same bytes.
-"""
+"""The eval scorecard (C7, C12): the diff, its caution and the verifier scored on the demonstration
+corpus's known edits, bound to its digest and the manifest's SHA-256. The questions asked are in
+docs/eval.md."""
 
 from __future__ import annotations
 

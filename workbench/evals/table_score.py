@@ -1,9 +1,5 @@
-"""Table cells scored against the Code of Federal Regulations' own `GPOTABLE` markup (C20).
-
-The truth is `scripts/table_truth.py`'s output, which imports nothing from the workbench. A cell
-is exact when the text at its raw offsets, its row-header path and its column-header path, each
-with white space collapsed, equal the truth's cell at the same table, row and column.
-"""
+"""Table cells scored against the Code of Federal Regulations' own `GPOTABLE` markup (C20): a cell
+is exact when its value and both header paths, white space collapsed, equal the truth's."""
 
 from __future__ import annotations
 
@@ -36,7 +32,8 @@ def _words(text: str) -> str:
 
 
 def score_file(path: Path, truth: Mapping[str, Any]) -> TableScore:
-    """Score the reader on one GPO XML file against its truth record (see the module docstring);
+    """Score the reader on one GPO XML file against its truth record (a cell exact when its value
+    and both header paths, white space collapsed, equal the truth's);
     tables are matched in text order, the truth's tables without a non-empty cell left out."""
     data = path.read_bytes()
     text = extract_xml(data, source=str(path)).text

@@ -1,15 +1,5 @@
-"""Truth files: what a script outside the workbench wrote, read back to score the workbench by.
-
-Each truth is derived by a script that imports nothing from the workbench
-(`scripts/alignment_truth.py` from the documents' own identifiers, `scripts/amendment_truth.py`
-from the D.C. Council's codify: markup) and written as one JSON object holding a list of its
-subjects. `read_truth` reads every such file by one rule, told which truth it reads by a
-`TruthKind`: the file's bytes as strict JSON (`models.strict_json`); a missing file names the
-script that writes it; a file that is not strict JSON, or whose object lacks the kind's list
-field, is refused naming the field. `file_sha256` is the hash a scorecard records of the file.
-
-The guarantee: a truth is handed to a scorer only as a JSON object whose kind's field is a list.
-"""
+"""Truth files (C12): what a script outside the workbench wrote, read back by one rule
+(`read_truth`) and handed to a scorer only as a JSON object whose kind's field is a list."""
 
 from __future__ import annotations
 

@@ -1,21 +1,6 @@
-"""Exports: bundles anyone can re-check offline (the Bundles contract in docs/design.md).
-
-A bundle is a Frictionless Data Package in a zip holding, for every cited version, its catalogue
-row and how it was read, the citations as given and as W3C Web Annotations, their verdicts and the
-head of the verdict log. `bundle` says what each member holds, derived by one function each, and
-writes the zip (`write_bundle`, `note_quotes`); `bundle_check` reads a zip back and re-checks it
-with nothing but its bytes and the documents' (`verify_bundle`), through those same functions, so
-writing and re-checking cannot drift. `crops` draws a span's page region with its characters'
-boxes highlighted (`show_span`: `workbench show`, and a bundle's `--with-crops` images). It lives
-here, not in `text`, because it reads the workspace's version and the store's artefact, and
-`text` may import neither. `redline_docx` writes a version pair as a Word redline with tracked
-changes (`redline_ooxml` its XML) and `redline_docx_check` reads one back against the held
-versions (C23). Imports run one way: crops, bundle, then bundle_check; redline_ooxml,
-redline_docx, then redline_docx_check.
-
-The verbs are named here and loaded at first use (`workbench.lazy`): a bundle verifies citations,
-which loads numpy through the normalizer, and extracts documents (lxml, pypdfium2).
-"""
+"""Exports (C23 and the Bundles contract of docs/design.md): bundles anyone can re-check offline, a
+span's page image, Word redlines read back against the held versions, and a researcher's notebook
+copies. The verbs are loaded at first use; the modules and their order are in docs/bundle.md."""
 
 from __future__ import annotations
 

@@ -1,38 +1,6 @@
-"""A bundle anyone can re-check: citations, their verdicts and the versions they cite, in one zip.
-
-`write_bundle` verifies a file of citations (or the quotes of a folder of notes) against the
-workspace and writes a Frictionless Data Package (https://datapackage.org/standard/data-package/)
-as a zip: `datapackage.json` at the top, and one resource per member, each with its byte count
-and `sha256:` hash (the Data Resource `hash` property, algorithm prefixed):
-
-* `catalogue.jsonl`: the catalogue row (path and full provenance: source URL, mirror, hashes) of
-  every version a citation names and the workspace holds, one canonical JSON line each, by path;
-* `versions.jsonl`: how each of those versions was read: artefact sha256 and size, media type,
-  extractor name and version, text sha256, page count;
-* `citations.jsonl`: the citations exactly as given (their format and `--documents` list are in
-  the resource's `workbench:format` and `workbench:documents`); from notes, one citation in our
-  JSON per note quote found in its document, and `notes.jsonl` beside it, one line per quote;
-* `annotations.jsonl`: every verified citation (caveated or not: the words are there) as a W3C
-  Web Annotation (`cite.w3c.annotation`); a refused or resolved one is never exported as an
-  annotation, since it would assert a quote that is not there;
-* `verdicts.jsonl`: every verdict, in input order, as `workbench verify --json` prints it (with
-  its caveats), in canonical JSON: the bytes a re-check must reproduce; the resource's
-  `workbench:counts` keeps plainly verified, caveated, resolved and refused verdicts apart;
-* `verdict-log-head.json`: the head of the workspace's verdict log (C8) when the bundle was
-  written: rows, head digest, whether its chain verified;
-* with `with_documents`, `documents/<version id>`: each cited version's artefact bytes.
-
-A member with no line (no citation verified, or none into a held version) is declared
-`"type": "file"`: the Frictionless validator reads a JSON Lines table with no row as invalid, and
-still checks a file's bytes and hash. The descriptor records the normalization scheme the verdicts
-were reached under (`workbench:normalizer`).
-
-What a member holds is derived by one function each here (`version_record`, `verdict_members`,
-`note_members`), used when writing and again by `bundle_check.verify_bundle` when re-checking, so
-the two cannot drift. The guarantee: a bundle is written whole or not at all (a temporary file
-moved into place), holds only citations a recipient can re-read, and its descriptor hashes every
-member, so a re-check can name any member that changed.
-"""
+"""A bundle anyone can re-check (the Bundles contract of docs/design.md): citations, their verdicts
+and the versions they cite in one Frictionless Data Package zip, written whole or not at all, each
+member derived by one function the re-check calls too. The members are in docs/bundle.md."""
 
 from __future__ import annotations
 
@@ -361,7 +329,8 @@ def write_bundle(
     crops: Path | None = None,
     ocr_cache: Path | None = None,
 ) -> BundleReport:
-    """Verify and write a bundle at `out` (module docstring); exactly one of `citations` (a JSON
+    """Verify and write a bundle at `out` (its members: docs/bundle.md), whole or not at all (a
+    temporary file moved into place); exactly one of `citations` (a JSON
     Lines file's bytes in `fmt`) or `notes` (a folder). With `store` (the fetched corpus folder),
     each cited version's artefact bytes go inside, read hash-checked from there. With `crops` (the
     fetched corpus folder), each verified citation of a PDF version gets its page image

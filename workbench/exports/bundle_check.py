@@ -1,24 +1,7 @@
-"""Re-checking a bundle (`bundle.write_bundle`) offline, with nothing but the zip and the documents.
-
-`verify_bundle` re-checks a bundle offline with nothing but the zip and a mirror folder (or the
-bytes inside): every member against its hash, every artefact against its catalogue row, every
-re-extraction against its recorded text hash, then it rebuilds a workspace holding only those
-versions (in a temporary folder), verifies the citations again through the same functions
-(`bundle.verdict_members`, `bundle.note_members`, `bundle.reread_version`), and compares the
-verdicts, annotations and note lines byte for byte.
-
-A bundle of an older scheme (`bundle.READ_SCHEMES`) is re-derived in that scheme's shapes, and its
-verdicts are compared on what they decide: a later workbench may word a refusal's explanation
-better, or show a quote found nowhere at its best place, without deciding anything otherwise.
-
-The guarantee: a bundle re-checks clean only if every member is the one its descriptor hashes,
-every artefact is the one its catalogue row hashes, and the verdicts it holds are the ones the rule
-gives today; anything else is reported as a problem naming the member, the version or the line.
-Reading never writes outside a temporary folder: member names are checked (relative POSIX paths, no
-`..`, no hidden or empty parts, no duplicates, at most `MAX_MEMBERS`) before any member is read,
-and a member is read no further than the lesser of the size its descriptor declares and
-`MAX_MEMBER_BYTES`, nor inflated beyond `MAX_RATIO` times its stored size.
-"""
+"""Re-checking a bundle offline with nothing but the zip and the documents: every member, artefact,
+re-extraction and verdict against what the bundle records, any difference named, and no byte written
+outside a temporary folder. The order of checks is in docs/bundle.md, the bounds in
+docs/security.md."""
 
 from __future__ import annotations
 
@@ -80,7 +63,8 @@ def _safe_member_name(name: str) -> str | None:
 
 
 def _open(path: Path) -> zipfile.ZipFile:
-    """The bundle's zip, after every member name is checked (module docstring)."""
+    """The bundle's zip, after every member name is checked: relative POSIX paths, no `..`, no
+    hidden or empty parts, no duplicates, at most `MAX_MEMBERS`."""
     try:
         archive = zipfile.ZipFile(path)
     except zipfile.BadZipFile as exc:
@@ -327,9 +311,10 @@ def _check_crops(
 def verify_bundle(
     path: Path, *, mirror: Path | None = None, ocr_cache: Path | None = None
 ) -> BundleReport:
-    """Re-check a bundle offline (module docstring); documents come from the bundle when it holds
-    them, else from `mirror` (a folder in mirror layout, `<jurisdiction>/<family>/<file>`); a
-    scanned page is read through the OCR cache `ocr_cache` (None: by the engine again).
+    """Re-check a bundle offline (the checks, in order: docs/bundle.md); documents come from the
+    bundle when it holds them, else from `mirror` (a folder in mirror layout,
+    `<jurisdiction>/<family>/<file>`); a scanned page is read through the OCR cache `ocr_cache`
+    (None: by the engine again).
 
     Raises `BundleError` for a file that is not a bundle at all (not a zip, an unsafe member
     name, no or a malformed descriptor). Everything else found wrong is a `BundleProblem` in the

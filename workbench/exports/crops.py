@@ -1,36 +1,6 @@
-"""A person can look: the page region(s) of a span, its characters' boxes highlighted (C18).
-
-`show_span` renders, for a span `[char_start, char_end)` of a held PDF version, every page the span
-touches (PDFium, `SCALE` pixels per point, the page upright as a viewer shows it, /Rotate applied),
-highlights the boxes of the span's characters and crops each page to the band from `MARGIN` points
-above the highlighted boxes to `MARGIN` below them, across the page's full width; the bands of
-several pages are stacked top to bottom with a `SEPARATOR` pixels grey rule between them. A
-reviewer compares the quote with what the image shows, which matters most for machine-read text.
-
-Which boxes:
-
-- Text of origin `ocr`: the boxes of the OCR words the span touches, as the version's text origin
-  holds them (`OcrReading.words`: the engine's word boxes, mapped to PDF points when the page was
-  read). Nothing is read again.
-- Text of origin `glyphs` or `invisible`: glyph boxes are not held (a run keeps one box), so they
-  are re-derived: the artefact is read from the store (hash-checked against its catalogue row) and
-  extracted again with `pdf.extract_pdf`'s trace, which places every run of the text and keeps
-  each of its characters' glyph boxes (PDFium's loose char boxes). The re-extracted text must be
-  the held text, byte for byte, or the span is refused: offsets into other text would highlight
-  other words. The touched characters of one run (one line of one origin) are highlighted as one
-  box, the union of their glyph boxes, so the highlight starts and ends at the span's first and
-  last character; ligature letters share their glyph's box.
-- White space the layout wrote, and characters of origin `none`, have no box.
-
-Boxes are mapped from PDF points to pixels through PDFium's own page-to-device transform, the one
-its renderer uses, so a rotated page (by /Rotate or by its content) is highlighted where it is
-drawn. The highlight: the box's pixels blended with `FILL` at `FILL_ALPHA`, and an `OUTLINE`
-rectangle `OUTLINE_WIDTH` pixels wide drawn just outside it, so the glyphs stay legible.
-
-The guarantee: the image is a pure function of the artefact's bytes, the held version and the span
-(the PNG carries no time stamp), and every highlighted box is listed (`Highlight`) with its page,
-origin, characters, PDF box and pixel box in the image.
-"""
+"""A person can look (C18): `show_span` draws the page region(s) of a PDF version's span with its
+characters' boxes highlighted, a pure function of the artefact's bytes, the held version and the
+span, every box listed. Which boxes, and how: docs/extraction.md."""
 
 from __future__ import annotations
 
@@ -123,8 +93,9 @@ def show_span(
     ocr_cache: Path | None = None,
     highlight: bool = True,
 ) -> SpanImage:
-    """The span's image (module docstring), the artefact read from `store` through the catalogue
-    in `corpus_dir`; a scanned page re-extracted reads its words from `ocr_cache`.
+    """The span's image (docs/extraction.md, Looking at a span), the artefact read from `store`
+    through the catalogue in `corpus_dir`; a scanned page re-extracted reads its words from
+    `ocr_cache`.
 
     Refused with `ShowError`: a version that is not a PDF, a span out of range or empty, a span
     with no character on a page, an artefact whose re-extraction is not the held text; with
@@ -185,8 +156,8 @@ def render_span(
     ocr_cache: Path | None = None,
     highlight: bool = True,
 ) -> SpanImage:
-    """The span's image from the artefact's bytes `data` (module docstring); with `highlight`
-    False, the same bands with nothing drawn on them (what a test compares against)."""
+    """The span's image from the artefact's bytes `data` (no time stamp in the PNG); with
+    `highlight` False, the same bands with nothing drawn on them (what a test compares against)."""
     check_span(version, char_start, char_end)
     origin = version.origin
     touched = origin.touched(char_start, char_end) if origin is not None else ("glyphs",)

@@ -1,11 +1,5 @@
-"""A researcher's own copies of the notebooks (DESIGN.md C23): templates copied once into their
-corpus's folder, each copy's `parameters` cell pointed at that corpus and workspace.
-
-The committed notebooks are the project's regression tests; a researcher works in copies that are
-theirs, outside the tracked tree. A copy is made only where none exists, so a researcher's edits
-and outputs survive every later `workbench lab`. Parameters are set the way papermill sets them:
-assignments appended after the cell's own lines, so the copy still shows the template's values.
-"""
+"""A researcher's own copies of the notebooks (C23): templates copied once into their corpus's
+folder, each copy's `parameters` cell pointed at that corpus and workspace, never written again."""
 
 from __future__ import annotations
 

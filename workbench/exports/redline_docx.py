@@ -1,14 +1,6 @@
-"""A Word redline of one version pair: tracked changes bound to both versions' hashes (C23).
-
-`write_redline_docx` lays the after version's text out in order, with `w:ins` and `w:del` at the
-characters `changes.redline` marks, and writes a .docx through python-docx. A move is
-`w:moveFrom`/`w:moveTo` only where the verdict log holds a reviewer's confirmation; any other
-move, split or merge is a deletion and an insertion with a comment saying why. A change a law made
-carries a comment naming the instruction. Changes, verdicts and attributions are handed in as
-data. Custom document properties bind the file to both versions and the verdict log's head. The
-guarantee: rejecting every change gives the before text and accepting every change the after
-text, under the one normalization (`redline_docx_check` reads it back; docs/diff.md).
-"""
+"""A Word redline of one version pair (C23): tracked changes at the characters `changes.redline`
+marks, bound to both versions' hashes, so that rejecting every change gives the before text and
+accepting every one the after text under the one normalization. The layout is in docs/diff.md."""
 
 from __future__ import annotations
 

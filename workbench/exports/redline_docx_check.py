@@ -1,11 +1,5 @@
-"""Read a Word redline back and check it against the held versions it names (C23).
-
-`read_redline_docx` reads a .docx as a word processor would after accepting every tracked change
-and after rejecting every one, paragraph by paragraph, and its `workbench.` custom properties.
-`verify_redline_docx` checks both readings against the held versions under the one normalization
-and the hashes the properties hold. The guarantee: a redline passes only if it still says exactly
-what the versions say; an edited one is refused naming the first paragraph that differs.
-"""
+"""Read a Word redline back and check it against the held versions it names (C23): it passes only if
+its reject-all and accept-all readings still say exactly what the versions say."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""The OOXML of a Word redline: runs, tracked-change wrappers, range marks, paragraphs (C23).
-
-`redline_docx` decides what each run of text is (kept by both readings, inserted, deleted, moved
-from, moved to) and hands the runs here as a stream of `Run` and `Mark` tokens; `layout` makes
-them WordprocessingML paragraphs and `custom_properties_xml` the part that binds the file. The
-guarantee: every character of a run is written so that a word processor reads it back as the
-same text under the one normalization, or the version is refused (`check_writable`).
-"""
+"""The OOXML of a Word redline (C23): `redline_docx`'s runs and marks laid out as WordprocessingML
+paragraphs, every character written so a word processor reads back the same text, or the version
+refused (`check_writable`)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""Quotes through time (DESIGN.md C16): a quote made into a citation of one version, dated across
-the versions of its family, and recorded quotes re-searched when a newer version is held.
-
-`dating` holds the one search every verb here uses (the verifier's exact occurrence search) and
-places each occurrence in its version; `recheck` searches recorded citations and note quotes in
-each newer version: still present, gone or now ambiguous. Offsets are never projected through the
-alignment. Amendment instructions live in `workbench.amendments`.
-"""
+"""Quotes through time (C16): a quote made into a citation of one version, dated across the versions
+of its family, and recorded quotes re-searched when a newer version is held. Offsets are never
+projected through the alignment."""
 
 from __future__ import annotations
 

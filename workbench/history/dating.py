@@ -1,18 +1,6 @@
-"""Citations through time (DESIGN.md C16): make a quote into a citation, and date it across the
-versions of a family.
-
-Both verbs use one search, the exact occurrence search of the verifier (the one normalization on
-both sides, the three readings of a line-break hyphen, nothing else), as raw spans
-(`cite.occurrence_spans`; `workbench.history.recheck` asks the same). `cite_quote` turns a quote
-into a citation by the verifier's occurrence rule (`cite.find_text`): when the version holds it
-exactly once, or when the occurrence is named; `quote_history` lists, for every version of a family, where the quote stands
-in it. Each occurrence is placed in its version: the passage it starts in (section label and
-structure path, read through the shipped numbering profile of the family) and, for a PDF, its
-pages. Every position reported was found in the text it names.
-
-The guarantee: a `cite_quote` citation is verified by `verify_citations` (the rule itself, through
-the version's text hash) before it is returned.
-"""
+"""Citations through time (C16): `cite_quote` makes a quote into a citation, verified by the rule
+before it is returned, and `quote_history` dates it across a family's versions, each occurrence
+found by the verifier's exact search and placed in its passage and pages."""
 
 from __future__ import annotations
 

@@ -1,19 +1,6 @@
-"""Recorded quotes re-searched in the versions held after theirs (DESIGN.md C16).
-
-When a newer version of a family is held, every recorded citation, and every note quote, into an
-older version is searched, exactly, in each newer version, by the search `cite` and `history` use
-(`cite.occurrence_spans`): `still_present` (one occurrence, with its offsets there), `gone` (none),
-`now_ambiguous` (more than one, where its own version held it once) or `still_ambiguous` (more
-than one, as in its own version, where the record had to name which occurrence it meant). An offset is never carried from one version to another through
-the alignment, so a quote that moved is found where it now stands, or not at all. The one thing
-taken from the alignment is a suggestion shown beside a gone quote in the newest version: the
-passage there that `diff_versions` paired with the quote's old passage, marked `is_evidence:
-false`. A note is rechecked by the out-of-process check of `notes.check` against each newer version's
-catalogued file, and each such check is a run in the ledger; the census reads those runs.
-
-The guarantee: a `still_present` finding's offsets are an occurrence of the quote in that
-version's own text.
-"""
+"""Recorded quotes re-searched in the versions held after theirs (C16): `still_present`, `gone`,
+`now_ambiguous` or `still_ambiguous`, each found by exact search in that version's own text. The
+only thing taken from the alignment is a suggestion, never evidence."""
 
 from __future__ import annotations
 

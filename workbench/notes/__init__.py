@@ -1,19 +1,6 @@
 """Grounded notes (C9) and the quotes register (C10): claims that name their ground, checked from
-outside, graded from their headers.
-
-The modules, in the order they import one another: `markdown` (a note's and a report's lines and
-fenced code; their headers are front matter, read by `workbench.text.frontmatter`), `note` (a
-note's header fields and quotes, and where notes live), `ledger` (the append-only run ledger),
-`report` (a source report's records and reader), `snapshot` (the exact bytes its extracts are
-found in), `register` (writing, validating and consulting the register), `check` (the check run
-in a separate process, `python -m workbench.notes.check`, child and parent side) and `grade`
-(grades and the census). Every quote is searched by the verifier's own occurrence search and
-status rule (`cite.find_text`); nothing here keeps a similarity, a model or a second rule.
-
-The names below load at first use (`workbench.lazy`): a ledger-only caller, and the checking
-child started by `python -m`, load only the modules they use, and the child is never imported
-before it runs. Code inside the package imports from the home modules.
-"""
+outside by the verifier's own occurrence search, graded from their headers. The verbs are loaded at
+first use; the modules and their order are in docs/claims.md."""
 
 from __future__ import annotations
 

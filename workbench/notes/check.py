@@ -1,21 +1,6 @@
-"""The check of a note (DESIGN.md C9), run from outside: a separate process reads the note and the
-document, and only the parent writes.
-
-`check_note` spawns `python -m workbench.notes.check NOTE DOCUMENT --corpus-dir DIR`, a process
-handed only those paths (and, with `--ocr-cache DIR`, the OCR cache it reads a scanned page's
-words from, so a check never reads by OCR a page `ingest` has read). The child (`run_check`)
-verifies the document's bytes against the catalogue first, then searches every quote with the
-verifier's own occurrence search under the one found/ambiguous/missing rule (`cite.find_text`),
-and prints its result as JSON. The parent reads
-that result, holds it to the note and the document it asked about, and then writes: the ledger row
-first, then the pointer. The guarantee: a pointer written by `check_note`, and a `confirmed`
-ledger row, exist only when every quote (at least one) was found in the checksum-verified
-document; the ledger's own CHECK constraint refuses a confirmed row with no quotes or a missing
-one. A quote whose locator links a source report (`[...](x.ingest.md)`) is checked in the same
-child on the route its link declares (`notes.register.check_linked_quote`: the report's retained
-extracts, or its snapshot when the link says `(snapshot required)`), and counts toward
-`confirmed` like any other quote.
-"""
+"""The check of a note (C9), run from outside: a separate process reads the note and the
+checksum-verified document, and only the parent writes, the ledger row first, then the pointer. A
+pointer and a `confirmed` row exist only when every quote (at least one) was found."""
 
 from __future__ import annotations
 

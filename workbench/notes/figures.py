@@ -1,8 +1,6 @@
-"""Figures in notes bound to the measurement they quote (C22): a blockquote of `figure:`, `from:
-measurements/FILE#/json/pointer`, `digest:` (the run's corpus digest) and an optional
-`rounding:`, checked against the file as it stands; and the census of percentages in notes'
-prose that name no source. Rules and examples: docs/verification.md.
-"""
+"""Figures in notes bound to the measurement they quote (C22), checked against the file as it
+stands, and the census of percentages in notes' prose that name no source. Rules and examples:
+docs/verification.md."""
 
 from __future__ import annotations
 

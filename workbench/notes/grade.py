@@ -1,20 +1,6 @@
-"""Grades and the census (DESIGN.md C9): a note's grade read off its header and the run ledger,
-never stored.
-
-Floor: no pointer. Middle: a pointer (which only a confirmed check writes). Top: status validated,
-with both evidence fields (who validated, and when) named, or the missing one listed. A pointer is
-backed by a run when the ledger holds a confirmed run of the note's current quotes against the
-pointed document's catalogued bytes. A quote that run found only with caveats (C6: its entry's
-`caveats`, each with its `kind`, as a verdict's JSON writes them) is counted apart: the note
-carries the caveat kinds, and a validated note whose ground is caveated is graded middle, never
-top (a caveated quote is never plainly verified). The census grades every note of a folder and
-lists the top-grade notes missing evidence, the middle-grade pointers with no run behind them, the
-floor notes whose last check found gaps, the notes grounded only with caveats, and the
-middle-grade notes whose quote the latest version of their family no longer holds. Runs recorded
-before caveats existed hold none, and read as they always did. The guarantee: grading and the
-census read headers, the catalogue and the ledger, never a document, and write nothing; they gate
-nothing.
-"""
+"""Grades and the census (C9): a note's grade read off its header, the catalogue and the run ledger,
+never stored; a ground held only with caveats is never graded top. Nothing here reads a document,
+writes or gates."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""The run ledger (DESIGN.md C2, C9): one row per check of a note, in an SQLite file apart from the
-notes.
-
-A row records which note (and the hash of its quotes), which document file and its hash, the text
-and extractor the quotes were searched in, every quote with its status and spans, the outcome, the
-moment (UTC) and the identity of the process that checked. Rows are only ever appended: triggers in
-the file itself abort any UPDATE or DELETE, so the guarantee holds against any client, not only
-this one. Its CHECK constraints hold the outcome to its meaning: a `confirmed` row has at least one
-quote and none missing. Grades and the census read it; nothing here decides a grade.
-"""
+"""The run ledger (C2, C9): one row per check of a note, in an SQLite file apart from the notes,
+append-only by triggers in the file itself, with CHECK constraints holding each outcome to its
+meaning."""
 
 from __future__ import annotations
 

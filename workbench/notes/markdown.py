@@ -1,12 +1,5 @@
-"""The Markdown a note and a source report are written in, as the notes stage reads it: lines with
-their byte offsets, and which lines are fenced code.
-
-Both are read from their bytes and never re-serialized: a writer splices new bytes in at an offset
-read here, so every other byte stays as it was. The header at the top is front matter, read by
-`workbench.text.frontmatter`; this module only cuts lines and marks code. The guarantee: the
-offsets are of the bytes given, and a line inside a fenced code block is never read as a claim's
-quote or a report's heading.
-"""
+"""The Markdown a note and a source report are written in, as the notes stage reads it (C9, C10):
+lines with their byte offsets, and which lines are fenced code, never read as a quote or heading."""
 
 from __future__ import annotations
 

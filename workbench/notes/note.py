@@ -1,14 +1,6 @@
-"""A grounded note (DESIGN.md C9): its header fields, its quotes, and where notes live.
-
-A note is Markdown with a front-matter header (`pointer`, `status`, `validated_by`,
-`validated_at`, `origin`, plus a `document` the note is about) and, in its body, each claim's
-verbatim quote with a locator. The note's bytes are parsed, never re-serialized: the only write is
-the pointer's value, spliced into the header with every other byte kept (`with_pointer`). The
-header is read by the one front-matter reader (`workbench.text.frontmatter`); the fields a note
-must hold, and what each may say, are checked here. The guarantee: `parse_note` either returns
-every header field and every quote exactly as the bytes hold them, or raises `NoteError` naming
-the note and the field or line at fault; nothing is guessed or repaired.
-"""
+"""A grounded note (C9): its header fields, its quotes and where notes live, parsed from its bytes
+exactly as they hold them or refused with `NoteError` naming the field or line; the only write is
+the pointer, spliced in."""
 
 from __future__ import annotations
 

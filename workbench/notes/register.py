@@ -1,18 +1,6 @@
-"""The quotes register (DESIGN.md C10): a source report's retained verbatim extracts, checked
-against the exact snapshot bytes the report records, and the two routes a note's link can take.
-
-A report (`notes.report`) holds one `## Quotes` section of extract and location pairs; its
-snapshot (`notes.snapshot`) holds the document's extracted text. Here the register is written
-(`new_report`, `add_quote`), validated (`validate_report`) and consulted for a note
-(`check_linked_quote`).
-
-The guarantee: an extract enters the register only after the verifier's exact search
-(`find_occurrences`, normalized on both sides, never similarity) found it in snapshot bytes whose
-hash and canonical source equal the report's, and the append changes no byte outside the one
-insertion point. A note link marked `(snapshot required)` is checked against that snapshot or
-fails closed (missing, unreadable, hash or source mismatch, each its own status); an ordinary link
-is checked against the retained extracts alone. Neither route ever falls back to another copy.
-"""
+"""The quotes register (C10): a source report's retained extracts, each entered only after exact
+search found it in snapshot bytes whose hash and source equal the report's, and a note's link
+checked on one of two routes, neither ever falling back to another copy."""
 
 from __future__ import annotations
 

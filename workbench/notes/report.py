@@ -1,25 +1,6 @@
-"""A source report (DESIGN.md C10): its records, where it and its snapshot stand, and reading it.
-
-A source report `<slug>.ingest.md` is tracked Markdown. Its front matter records the source's
-canonical identity (`canonical_source`, a catalogue path; `document_sha256`, the catalogued hash)
-and `snapshot_sha256`, the SHA-256 of its snapshot. Its analytical sections are interpretation and
-never count as source support. It holds exactly one `## Quotes` section, immediately before
-`## Connections Found`, holding only adjacent pairs
-
-    Source extract (verbatim):
-    > words as the source prints them,
-    > over as many lines as needed
-
-    Source location: where they stand
-
-or, when empty, exactly the sentence `No source quotes have been retained yet.`. Its snapshot is
-paired with it by exact name, `.snapshots/<slug>.md` beside it (`notes.snapshot`).
-
-The header is front matter read by the one reader (`workbench.text.frontmatter`), the body by the
-grammar here. The guarantee: a report is read from its bytes, never re-serialized, and every
-problem it has is found (`scan_report` collects them all, `parse_report` refuses on the first);
-`Report.insert_at` is the one byte offset where the register appends.
-"""
+"""A source report (C10): its records, where it and its snapshot stand, and its reading from its
+bytes, never re-serialized; `scan_report` finds every problem, and `Report.insert_at` is the one
+offset where the register appends. The format is in docs/claims.md."""
 
 from __future__ import annotations
 

@@ -1,16 +1,6 @@
-"""A source report's snapshot (DESIGN.md C10): the exact bytes every retained extract was found in.
-
-The snapshot is an ignored local reading copy paired with its report by exact name,
-`.snapshots/<slug>.md` beside it: a small front matter (`canonical_source`, `document_sha256`,
-`extractor`, exactly those, in that order) and then the document's extracted text, the same text
-every offset in the workbench indexes. It is built from the fetched corpus, checked against the
-catalogue first, and extracted by the path the note check uses (`version_from_row`).
-
-The guarantee: `snapshot_sha256` is immutable. A snapshot is written only when its bytes hash to
-the value the report records, and read only when they still do and its front matter names the
-report's source; every other case fails closed with its own status, and no other copy is ever
-consulted.
-"""
+"""A source report's snapshot (C10): the exact bytes every retained extract was found in, written
+only when they hash to the report's `snapshot_sha256` and read only while they still do; every other
+case fails closed with its own status."""
 
 from __future__ import annotations
 
