@@ -1,7 +1,7 @@
 """Numbering profiles (C15): how a jurisdiction writes its labels, as small TOML files read
-strictly, the same bytes giving the same compiled profile, cached by its bytes. It imports neither
-the records nor the structure parser, which read through it; the format and precedence:
-docs/profiles.md."""
+strictly, the same bytes giving the same compiled profile, cached by its bytes. It reads profile
+files and nothing else; segmentation and the structure parser read through it. The format and
+precedence: docs/profiles.md."""
 
 from __future__ import annotations
 
