@@ -1,8 +1,6 @@
 """How large a number and how deep a nesting the workbench reads (C14): the one reader of bounded
-integers, for command-line arguments and file fields alike; the nesting depth of JSON and TOML,
-measured before a recursive reader sees the text; and `strict_json`, the reader of JSON a person
-or another program wrote, which keeps both. Every bound and why: docs/security.md.
-"""
+integers, the nesting depth of JSON and TOML measured before a recursive reader, and `strict_json`.
+Every bound and why: docs/security.md."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Derived state (C13): the one key rule, the one invalidation rule and the watermark.
-
-Every piece of derived state is keyed by `derived_key(kind, inputs, code)`; what was kept under
-a key is taken only while the key computed now is the same, and is derived again otherwise. A
-view kept in the workspace records its key and its watermark, the last held version it consumed
-(`DerivedState`); a version admitted since invalidates it too.
-"""
+"""Derived state (C13): the one key rule (`derived_key`), the one invalidation rule (what was kept
+is taken only under the key computed now) and the watermark a kept view records (`DerivedState`)."""
 
 from __future__ import annotations
 

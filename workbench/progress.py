@@ -1,9 +1,5 @@
-"""Progress bars for long work: tqdm on stderr when asked for, and nothing loaded when not.
-
-Every stage that loops over files or families takes `progress: bool` (the command line passes
-"stderr is a terminal"); `bar` wraps the loop. tqdm is imported only when a bar is drawn, so a
-command run from a script or a test never pays for it.
-"""
+"""Progress bars for long work: `bar` draws tqdm on stderr when a stage is asked for progress, and
+tqdm is imported only when a bar is drawn."""
 
 from __future__ import annotations
 

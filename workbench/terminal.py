@@ -1,10 +1,6 @@
-"""Text for a terminal: the one function every human-readable line passes through on its way to a
-terminal (C14), so that a filing, a label, a file name or a commit subject is shown, never obeyed.
-
-`visible` shows every character that can drive a terminal as a backslash escape; `for_stream`
-applies it only when the stream is a terminal, so pipes, `--json` and `--export` keep the exact
-text. The reasoning and the threat model are in docs/security.md.
-"""
+"""Text for a terminal (C14): `visible`, the one function every human-readable line passes through
+so that a filing, label, file name or commit subject is shown, never obeyed, and `for_stream`, which
+applies it only to a terminal. The threat model is in docs/security.md."""
 
 from __future__ import annotations
 

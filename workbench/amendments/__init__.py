@@ -1,13 +1,6 @@
-"""Amendment instructions (DESIGN.md C19): a law's instructions read from its prose, verified by
-exact search against its target's releases, and reconciled with the diff; honest dates (`asof`).
-
-`instructions` reads a law through a drafting style (`style`, data in `drafting/*.toml`; `targets`
-composes each target's unit path); `enactment` checks each instruction against the last release
-before the law took effect and the first after (`laws` finds both); `reconcile` says which change
-each instruction made (`made_by`); `whole_code` reconciles every held section and keeps its work
-through `store`, summed by `tally`; `lawbook` reads a law only when a verb needs it. Docs:
-docs/amendments.md.
-"""
+"""Amendment instructions (C19): a law's instructions read from its prose, verified by exact search
+against its target's releases, reconciled with the diff, and honest dates (`asof`). The modules
+and their order are in docs/amendments.md."""
 
 from __future__ import annotations
 

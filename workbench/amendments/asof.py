@@ -1,25 +1,6 @@
-"""Honest dates: which release of a family stood on a date, and which held laws took effect
-that it does not yet reflect (DESIGN.md C19).
-
-A release is *published* on its filing date (its provenance's `filing_date`); a version without
-one cannot be placed on a date and is left out. `release_as_of` gives, for a family and a date,
-the latest release published on or before that date (ties on a date: the higher version order),
-and refuses when none was (`AsOfError`): a text is never given as of a date its family had no
-release for. Beside it, the held laws that amend the family's Code section and took effect
-after that release was published and on or before the date: by the rule the verification keeps
-(a law is checked against the latest release published *before* it took effect), that release
-cannot reflect them, and the text shown is older than the law. `laws_by_release` lists, between
-each two consecutive releases of a section, the held laws that took effect (after the earlier
-was published, on or before the later), and those effective after the last.
-
-A law *amends* a family when one of its instructions targets the family's Code section (its
-prose read, `LawBook.amending`); only the laws whose text names the section are read
-(`LawBook.effective_between`). A jurisdiction no drafting style names has no laws here.
-
-The guarantee: the release named is one of the family's held versions, published on or before
-the date asked, and no later release of the family was; every law named took effect in the
-window stated and has an instruction into the section.
-"""
+"""Honest dates (C19): the release of a family that stood on a date, and the held laws that took
+effect by then that it does not yet reflect; a text is never given as of a date its family had no
+release for."""
 
 from __future__ import annotations
 

@@ -1,31 +1,5 @@
-"""Each amendment instruction verified as a claim about two held releases (DESIGN.md C19).
-
-An instruction claims that the struck text stood in its target unit before the law took effect
-and that the inserted text stands there after. `check_instruction` tests that claim against held
-releases only, by the verifier's own exact search (`find_occurrences`: the one normalization on
-both sides, raw offsets), never by projecting an offset through the alignment and never by
-building an intermediate text. The releases: *before* is the latest held release of the target
-section filed before the law's effective date, *after* the first filed on or after it, so every
-law that takes effect in one gap between releases is checked against that same pair.
-
-Outcomes, each with the offsets found (the unit's extent and every occurrence, in raw
-coordinates of the release that holds them):
-
-* `applied` — the struck text stands in the before release's unit the stated number of times, and
-  after it is gone (or kept inside the inserted text) and the inserted text stands in the unit;
-  a unit added or amended to read stands after with every quoted line; a unit repealed is gone or
-  reads "Repealed."; a unit redesignated stands under its new label;
-* `created` — a whole section the law adds: the after release holds it with the quoted lines, and
-  no held release of it is older than the law;
-* `not_applied` — the before release holds what the instruction strikes, but the after release
-  does not read as instructed (it still reads the old text, or lacks the new);
-* `target_missing` — the before release has no such unit, or the struck text is not in it;
-* `count_mismatch` — the struck text stands in the unit, but not the stated number of times;
-* `no_versions` — no held release of the target on a side the claim needs (or the target is not
-  the Code: an uncodified law, a table of contents, a unit the reader could not place).
-
-The guarantee: every offset a check reports was found by exact search in the release it names.
-"""
+"""Each amendment instruction verified as a claim about two held releases (C19), by exact search in
+the releases it names; the outcomes and the pair rule are in docs/amendments.md."""
 
 from __future__ import annotations
 

@@ -1,28 +1,5 @@
-"""Amendment instructions read from a law's enacted prose (DESIGN.md C19).
-
-An amending law says, in its own words, what it does to the Code: "Paragraph (13) is amended by
-striking the phrase "2.85% from solar energy" and inserting the phrase "3.0% from solar energy" in
-its place." `read_instructions` reads every such sentence of a held law into an `Instruction`:
-its target (`targets.py`: the Code section and unit path, composed from the enclosing "is amended
-as follows:" sentences and parenthetical Code citations, the section number read through the
-jurisdiction's numbering profile), its action, the quoted old and new text, the count, and the
-sentence's own offsets in the law's held text with its occurrence named, so each instruction is
-itself an exact citation into the law (`Instruction.citation`). How sentences are worded is the
-drafting style's table
-(`style.py`); this module knows no phrasing.
-
-The reader reads only the law's words. Text the publisher's markup gave (the Council's `codify:`
-elements, listed by `element_spans` from the artefact) is never read, and the quoted matter an
-instruction inserts ("to read as follows:" and what follows it, to the end of the instructing
-unit) is the instruction's new text, never read as instructions. A sentence that reads like an
-instruction (the style's `instruction_like`) but that no phrasing reads is listed `unread` with its
-offsets, never dropped; an instruction whose target is an uncodified law or a table of contents
-says so in its target's `document`.
-
-The guarantee: every instruction and unread sentence cites `law.text[char_start:char_end]`
-exactly, and the reading is a pure function of the law's text, its structure marks, the markup
-spans, the style and the profile.
-"""
+"""Amendment instructions read from a law's enacted prose through its drafting style (C19): every
+instruction and unread sentence is an exact citation into the law's held text."""
 
 from __future__ import annotations
 

@@ -1,27 +1,6 @@
-"""The held laws of one jurisdiction, each read only when a verb needs it (DESIGN.md C19).
-
-A `LawBook` knows, for every held law, only what its metadata states (`laws.law_facts`: its
-effective date and Act number, read by parsing its bytes) until a verb asks for more: `reading`
-renders the law for its publisher markup and quoted matter and reads its prose into instructions
-(`amendments.read_instructions`), `report` adds each instruction's check against its release pair
-(`enactment.check_instruction`). Each is done once per law and kept.
-
-Which laws a release pair needs is decided before any of them is read. An instruction is checked
-against the pair of its target section whose gap holds the law's effective date (the before
-release filed before it, the after release on or after it), and its target section is a section
-number the law's own text prints (the reader takes it from a Code citation or a section number in
-the sentence, never from anywhere else). So the laws whose instructions a pair of § N can hold
-are among the held laws **effective in that gap whose held text names N** (`names`: N not
-preceded by a letter, digit, point or hyphen, and not followed by a letter, digit, hyphen, or a
-point and a digit, so § 34-1436 is not named by "34-1436.01": `names_section`); only those are
-read. A section a
-law adds whole, whose number the law does not print, is checked against no pair (it has no
-before release), so the rule misses no instruction of a pair.
-
-The guarantee: for every release pair, `checked_against` lists exactly the instructions that
-reading and checking every held law would list for that pair, in the same order (law family
-order, then the law's text order).
-"""
+"""The held laws of one jurisdiction, each read only when a verb needs it (C19): a release pair
+reads the laws effective in its gap whose text names its section (`names_section`), exactly the laws
+whose instructions reading every held law would check against it."""
 
 from __future__ import annotations
 

@@ -1,20 +1,6 @@
-"""Held laws and held Code releases, as the amendment reader and its verification read them.
-
-A law is a held version of a family the drafting style's jurisdiction names (`dc-law-NN-NNN`),
-whose artefact is XML: `law_facts` reads its fetched bytes (hash-checked against its catalogue
-row, and against the artefact SHA-256 the held version records) for what the extracted text
-leaves out: its effective date (the metadata element the style names) and its own D.C. Act
-number, by parsing alone; `held_law` adds the spans of its text that the publisher's markup gave
-and its quoted matter (`element_spans`, which renders the whole law: the costly part). A Code
-release is a held version of a section family: `HeldCode` reads each release's numbered units
-from its structure marks and, from its bytes, where its notes begin (the style's notes element),
-so a unit's extent never runs into the history notes below the last unit. It finds the section
-families in the catalogue rows and loads each from the workspace by family, never the whole
-workspace, and reads a family's releases only when asked for them.
-
-The guarantee: every span recorded here indexes the held text of its version, and nothing is read
-from bytes whose hash is not the one the catalogue and the held version record.
-"""
+"""Held laws and held Code releases as the amendment reader and its verification read them (C19):
+every span indexes its version's held text, and no bytes are read whose hash is not the recorded
+one."""
 
 from __future__ import annotations
 

@@ -1,34 +1,6 @@
-"""The diff reconciled with the laws: which instruction made each change (DESIGN.md C19).
-
-The held laws are read (`amendments.read_instructions`) and each instruction checked against its
-release pair (`enactment.check_instruction`), through a `lawbook.LawBook`, which reads a law only
-when a pair needs it. Then each release pair is diffed (`diff_versions`, the diff every surface
-shows, or the very changes a surface already holds, handed in), and every change of the pair is
-attributed, keyed by its change id:
-
-* `made_by` — the instructions whose target unit, located in the release on either side, overlaps
-  the change's passages on that side (every instruction of every held law effective in that gap:
-  several laws may take effect between two releases). An instruction whose struck text the unit
-  does not hold still made the change in its unit, and is named.
-* `history` — no instruction accounts for it, and the after release's notes name a D.C. Act that
-  its before release's notes do not, other than the held laws' own Acts (an emergency or temporary
-  Act, not held): the change is attributed to those Acts.
-* `unexplained` — neither: an editorial or codification change, shown as such.
-
-Each attribution says whether the change lies wholly in the release's notes (history and
-editor's notes below the last unit). An instruction whose located unit no change of its pair
-touches is `not_reflected`. The diff never imports this module: a surface that shows `made_by`
-is handed these records as data (`Attribution.line` and `as_json`, the shape the changes stage
-asks of what it is handed).
-
-Three verbs choose the pairs: `amendment_report` every consecutive pair of every section some held
-law amends (all laws read: the scorecard's); `amendments` the pairs one law's instructions were
-checked against (that law read, and only the laws effective in those gaps that name the section);
-`family_amendments` every consecutive pair of one section (only the laws naming it).
-
-The guarantee: an instruction is named for a change only where its unit's extent, found by exact
-lookup in that very release, overlaps the change's passages there.
-"""
+"""The diff reconciled with the laws (C19): which instruction made each change, else the Act a new
+history note names, else unexplained; an instruction is named only where its located unit overlaps
+the change. The rules and the pairs each verb chooses are in docs/amendments.md."""
 
 from __future__ import annotations
 

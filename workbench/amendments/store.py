@@ -1,43 +1,5 @@
-"""The whole code's reconciliation kept in the workspace, each piece under the key of what it
-read, so that after one more release only what the release touched is read again
-(`ledger.reconcile_code` with `stored=True`, which `workbench reconcile` uses).
-
-Two tables of derived data, rewritten whenever their keys say so and never trusted past them:
-
-* `reconcile_laws`, one record per held law: its facts (effective date, Act number) under its
-  artefact SHA-256; its reading (instructions, publisher spans, unread sentences) under its text
-  and artefact SHA-256; and each instruction's check with what the check *read*, stated from the
-  versions table alone (`StoredReconciliation._reads`):
-    - nothing, for a target that is not the Code or names no section;
-    - for a unit of a numbered section: the family holding that number and, of its dated
-      releases, the pair around the law's effective date where the verdict is `applied` (such a
-      check reads only that pair), else all of them (any other verdict also asks which releases
-      read as instructed);
-    - for a whole section added without its number: a digest of every family first released
-      on or after the law, with its first release (`Firsts`).
-  Where the hashes hold, the reading is taken from the record, and each check whose reads,
-  stated again from today's versions table, are unchanged; every other instruction is checked
-  again. Where they do not, the law is read and checked again.
-* `reconcile_sections`, one row per Code section family: its *section key* in a column of its
-  own (each dated release: id, order, text, artefact, extractor and origin records; each release
-  pair's checked instructions, their whole JSON, checks included; and the run's key: the rules,
-  the held laws' Act numbers and the style's Act citation, digested once per run, `run_key`);
-  a small *head*: the number its first release gives it (under that release's id and text
-  hash), its unreflected instructions, its `Tally` and the SHA-256 of its attributions; and its
-  attributions, as JSON text. Under the same key, the head is all a run reads: the report is
-  summed from the tallies, and the attributions stay text, checked against their SHA-256 and
-  parsed only when asked for (`ledger.Attributions`). A table of the layout before tallies (one
-  JSON record per family) is read as empty and replaced.
-
-Every record (a section's head) also carries the *rules*: the code digest, the drafting style's
-and the law profile's SHA-256 and the shipped profile registry (which segments the diff). A
-record that does not parse, or attributions that are not the text their head's SHA-256 names,
-are treated as absent.
-
-The guarantee: a reconciliation with the store equals one without it, object for object
-(tests/history/test_stored.py builds a workspace a release at a time and compares), because a
-stored piece is used only where everything it was computed from is unchanged.
-"""
+"""The whole code's reconciliation kept in the workspace (C19), each piece under the key of what it
+read, so a run after one more release equals a fresh one and reads again only what it touched."""
 
 from __future__ import annotations
 

@@ -1,17 +1,5 @@
-"""Drafting styles: how a legislature words its amending instructions, as data.
-
-A style is one TOML file in `workbench/amendments/drafting/` (`us-dc.toml`: the Council of the
-District of Columbia). It lists the phrasings of an instruction sentence as regular expressions
-(tried in order, the first that matches the whole sentence decides), the words for units and the
-level each names, punctuation named in words, the count phrases ("both times it appears"), which
-markup namespaces are the publisher's and never the law's words, and where a law states its
-effective date. The reader (`amendments.py`) knows no phrasing of its own: another style is
-another file, read by the same code.
-
-Styles are read strictly, like numbering profiles: an unknown key, a value of the wrong type, a
-fragment that is never defined or a pattern that does not compile is an `AmendmentError` naming
-the file and the key. The guarantee: the same file bytes give the same compiled style.
-"""
+"""Drafting styles (C19): how a legislature words its amending instructions, as one TOML file read
+strictly, the same bytes giving the same compiled style."""
 
 from __future__ import annotations
 

@@ -1,19 +1,5 @@
-"""What a reconciliation's shares are made from, counted once per section family.
-
-A `Tally` holds the additive counts of some attributions: how many changes, in how many release
-pairs, how many of each kind, how many of each kind lie wholly in the notes, and the Acts history
-notes name. Every figure of a reconciliation share (`evals.amendments.reconciliation_shares`) is
-one of these counts, or a rate of two of them (`measure.summary.rate_json`), so the tally of a
-title or of the whole code is the sum of its families' tallies.
-
-That is what lets `workbench reconcile` keep each family's tally beside its attributions
-(`stored.py`) and write its report from the tallies alone: after one more release it reads
-again only the attributions of the families the release touched.
-
-The guarantee: `total([Tally.of(a), Tally.of(b)]) == Tally.of(a + b)` for attributions of distinct
-changes in distinct release pairs (two families never share a pair), and the shares made from a
-tally equal those counted from the attributions themselves (tests/history/test_tally.py).
-"""
+"""The additive counts a reconciliation's shares are made from (C19), kept once per section family
+so the tally of a title or of the whole code is the sum of its families' tallies."""
 
 from __future__ import annotations
 

@@ -1,17 +1,5 @@
-"""Where an amendment instruction points: its target, composed from the law's words.
-
-A sentence names its unit in the drafting style's words ("Paragraph (13)", "Subsection (d)(2)",
-"The lead-in language of paragraph (1)", "Section 4(c) (D.C. Official Code § 34-1432(c))",
-"Section 3 of the Local Solar Expansion Amendment Act of 2022 ... (D.C. Law 24-314; ...)"). A
-`Target` records what it names: the Code section and unit path (a parenthetical Code citation
-wins; a unit word's labels are placed inside the enclosing "is amended as follows:" target at the
-level the style gives the word, a gap marked where the law leaves a level unstated), or an
-uncodified law, a table of contents, or nothing the reader could place. Section numbers are read
-through the jurisdiction's numbering profile (its section level), unit words through the style.
-
-The guarantee: resolution is a pure function of the subject, the enclosing target, the style and
-the profile; a subject that cannot be placed is `unresolved`, never guessed.
-"""
+"""Where an amendment instruction points (C19): its target composed from the law's words, the style
+and the profile; a subject that cannot be placed is `unresolved`, never guessed."""
 
 from __future__ import annotations
 

@@ -1,23 +1,5 @@
-"""The whole code reconciled: every release gap of every held Code section, with every held law
-read and checked (DESIGN.md C19; `workbench reconcile`).
-
-`reconcile_code` reads every held law of a jurisdiction (`LawBook.report`: its prose read into
-instructions, each checked against its release pair), then reconciles every consecutive release
-pair of every held Code section family, a family at a time (`reconcile.reconcile`, the
-attribution every surface shows): each change `made_by` the instructions of the laws effective
-in its gap whose located unit it overlaps, else `history` (an Act a new history note names),
-else `unexplained`. Nothing here reads, checks or attributes by a rule of its own; it only
-chooses the pairs (all of them) and keeps, for each change and instruction, the Code title it
-falls in (`title_of`).
-
-The pairs an instruction was checked against are taken from the law reports in the book's law
-order, then the law's text order: exactly what `LawBook.checked_against` lists for the pair (its
-guarantee), without asking each law whether it names each section.
-
-Two scopes are kept apart, because they answer two questions: `targeted` holds the changes of
-the sections some held law's instruction targets (the pairs `amendment_report`, and so the
-amendment scorecard, reconciles), `every` the changes of every section.
-"""
+"""The whole code reconciled (C19, `workbench reconcile`): every release pair of every held Code
+section, each change attributed by `reconcile`'s rule and kept with its Code title."""
 
 from __future__ import annotations
 

@@ -1,55 +1,7 @@
-"""Diff two versions passage by passage: pair them by content, score each pairing, narrow it.
-
-`diff_versions(before, after)` segments both versions (through their numbering profile) and
-normalizes each passage (the keys). Same inputs, same list, every time. The steps, in order:
-
-1. **Equal passages.** The key lists are matched by a longest common subsequence: a minimal diff,
-   as `git diff --minimal` computes, by rapidfuzz's Indel opcodes in C++. Matched passages are
-   `unchanged`. (`difflib.SequenceMatcher`'s longest-block-first matching is not minimal.)
-2. **Pairing by content inside each gap.** Between two matched passages lies a gap. Its passages
-   are paired by an order-preserving alignment that maximizes the total similarity (dynamic
-   programming over the gap's similarity matrix), pairing two passages only when they are more
-   than `PAIRING_FLOOR` alike: `modified`. On the way back a tie takes the pair, then leaves the
-   before passage unpaired, then the after one.
-3. **Splits and merges inside each gap.** A passage whose text, joined from two to `MAX_PIECES`
-   consecutive passages of the other side, is more than `PAIRING_FLOOR` alike and more alike than
-   the passage's own pairing is one `split` change (one before, several after) or `merged` change
-   (the reverse); candidates are taken best gain first (then split before merge, then by index).
-4. **Moves across the document.** Of the passages still unpaired anywhere, an equal removed and
-   added passage are one `moved` change (the k-th of a text with the k-th); then near ones more
-   than `PAIRING_FLOOR` alike, best first (then by index). What is left is `removed` or `added`.
-
-Pairing needs **more than** `PAIRING_FLOOR` = 0.5 alike (strictly: two passages exactly half alike
-share no more than they differ, and on the real corpus such pairs were unrelated passages, a form's
-"Estate or Trust" beside "Estimated Average Taxpayer Burden"). The floor was chosen by measurement
-against the pairing truth that
-`scripts/alignment_truth.py` derives from the documents' own identifiers (`workbench eval
---truth`): floors from 0.4 to 0.6 gave the same precision and recall within a point in every
-jurisdiction, and 0.5 is the caution ceiling too, so every pairing made is more alike than the
-line at or below which a reviewer is asked to look (only a label cap or a restructure puts it in
-the queue).
-
-**Symmetry.** Every tie-break above depends on the order of the two lists, so the whole alignment
-always runs with the lexicographically smaller key list as its first side, and the answer is
-mirrored for the other argument order (a split one way is a merge the other): what the diff calls
-changed does not depend on argument order.
-
-**Scores.** Each pairing has `similarity` (rapidfuzz Indel, the LCS ratio of the normalized texts;
-1.0 for equal) and an `alignment_confidence`: the same number, capped at
-`RESTRUCTURE_CONFIDENCE_CEILING` where the two section labels (read through the numbering profile)
-disagree, and for every split or merge (a restructure). `pairing_is_uncertain` is the one predicate
-for doubt. A modified or moved pairing is narrowed to its changed characters by trimming the common
-prefix and suffix of the normalized texts (linear, whatever the passages' length).
-`doubt_reasons` names why the predicate flags a pairing, for every surface that shows doubt.
-A pairing both of whose sides touch machine-read text (`Change.machine_read`, from the versions'
-origins: `origin.py`) is doubtful whatever its confidence: two machine readings of a page differ
-by reading noise as much as by change.
-
-**Front-matter edits.** A change whose passages on both sides are all of kind `front_matter` (a
-Markdown `---` block, or what precedes the first label where the profile says `preamble =
-"front_matter"`: an Internet-Draft's title page, status and contents) is marked `front_matter`: the
-listing shows it apart and the review queue never holds it (`queue.in_review_queue`).
-"""
+"""Diff two versions passage by passage (C7): pair them by content, score each pairing, narrow it,
+and decide doubt by the one predicate (`pairing_is_uncertain`). Same inputs, same list, and what it
+calls changed does not depend on argument order; each step's tie-break is in its function's
+docstring, the steps and why the floor is 0.5 in docs/text-and-offsets.md."""
 
 from __future__ import annotations
 

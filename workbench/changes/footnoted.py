@@ -1,10 +1,5 @@
-"""A clause unchanged between two versions whose footnote changed (C7, C20).
-
-The diff pairs passages by their own words, so a clause whose words are equal is `unchanged` even
-when the note its marker names was rewritten. `footnote_changes` reads each unchanged pairing's
-notes on both sides, in marker order, and reports the pairings whose notes differ. The footnote
-readings are handed in as data (the commands read them from the held artefacts).
-"""
+"""A clause unchanged between two versions whose footnote changed (C7, C20): `footnote_changes`
+compares, for each unchanged pairing, the notes its markers name on each side, handed in as data."""
 
 from __future__ import annotations
 

@@ -1,14 +1,6 @@
-"""Which held versions a diff compares, and through which numbering profile.
-
-Every surface that diffs held versions chooses its pairs and its profile here: `workbench diff`
-(`version_pairs` chooses, `diff_sections` makes what it shows), the review queue and the report
-of orphaned verdicts (`held_diffs`, `family_readers`). The pairs are consecutive held versions of
-one family (`models.consecutive_pairs`), or the one pair a reader names; the profile is the one
-`profiles.choose_profile` picks from the versions compared, as `measure` picks it.
-
-The guarantee: the same workspace, family, bounds and profiles give the same pairs, read through
-the same profile, in the workspace's version order, on every surface.
-"""
+"""Which held versions a diff compares, and through which numbering profile (C7, C15): every surface
+gets the same pairs (consecutive held versions, or the one a reader names), read through the profile
+`measure` would choose, in the workspace's version order."""
 
 from __future__ import annotations
 

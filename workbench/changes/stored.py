@@ -1,35 +1,6 @@
-"""The review queue as the workspace stores it: each version pair's review items written once,
-when first computed, and the queue read a page at a time by a query (C8 at scale).
-
-`queue.review_items` diffs every consecutive pair on every call; on tens of thousands of versions
-that is half a minute per listing. Here the items are derived data the workspace keeps:
-
-* `review_pairs` holds the review items (`queue.items_of_pair`, every pairing's whole `Change`) of
-  one consecutive pair, under the pair's *content key*: both version ids, text hashes and origin
-  records (C18), the numbering profile that read the family (name and SHA-256) and the workbench
-  code digest. A row is right for its key forever, so a version that changes (a new text, a new
-  origin record, another profile chosen for its family, other code) invalidates exactly the pairs
-  it is part of, and every other pair is read back, never diffed again.
-* `review_families` records, per (jurisdiction, family), the key its rows were written from: a
-  digest of its versions (id, order, text hash), their origin records, the profile registry and
-  the code. A family whose key is unchanged is not read at all (no text is loaded).
-* `review_queue` is the queue in listing order, one row per item: (jurisdiction, family, pair
-  index, item index) is its primary key, `item_id` (a group id or a lone pairing's change id) is
-  unique, and the counts the summary line needs are columns.
-* `review_meta` holds the state the store was last brought up to (`_state`: the versions' and
-  origin records' row counts, the registry and the code), so a listing of an unchanged
-  workspace reads no family at all.
-
-`measure` fills the store as it measures: its map computes every pair's items anyway, and
-`MeasuredQueue.store` writes a measured family's rows under the keys the refresh computes
-(`measured_pairs`), so the first listing after a measure reads them and diffs nothing.
-`refresh_review_queue` brings the three up to date (only stale families are read, only pairs with
-no stored row are diffed); `review_page` reads one page after an item (keyset paging: the
-cursor is an item id, so a page does not shift when a later family gains versions);
-`queue_summary` counts the whole queue. The guarantee: the items, their pairings and their order
-are exactly `queue.review_items`' (same rule, same diffs, same profile), whatever was stored
-before, and caution is still decided by the one predicate on every read, never stored.
-"""
+"""The review queue as the workspace stores it (C8 at scale): each version pair's review items kept
+under the pair's content key, and the queue read a page at a time, giving exactly
+`queue.review_items`' items in its order. The tables and keys are in docs/review.md."""
 
 from __future__ import annotations
 

@@ -1,24 +1,6 @@
 """Exact citation verification (C5, C6, C17): verified (plainly, or with caveats), refused with a
-reason and the text the source really holds, or resolved (a span that claimed no quote).
-
-The rule is the foundation and everything else is built on it, in this order of imports: `index`
-is the occurrence search every check of quoted words uses (over a per-version index cached by
-text hash) and the found/ambiguous/missing rule (`find_text`); `qualifiers` scans for a negation or
-condition a verified quote leaves out; `hints` words a refusal's next step; `verify` holds the rule
-itself (`decide`, contract C6 top to bottom, with the caveat records) and imports nothing built on
-it. Above it: `alterations` (a quote with marked omissions, fragment by fragment, each through
-`decide`) and `pincites` (a section a verified quote must lie in); `batch`, the entry points that
-route a citation to them and share the reading of each version's text; `lines`, one input line
-as read; `w3c`, Web Annotations read (every text selector form) and written; `blocks`, a version
-as Anthropic custom-content blocks and the map that reads citations of them; `responses` and one
-module per provider (`gemini`, `openai`, `cohere`, `bedrock`), whole responses read as lines;
-`formats`, every input format; `claims`, absence and count claims; `verdicts`, verdicts as printed and counted; `pages`, a PDF's page claims; and
-`placing`, which places a quote given without offsets and routes every line to its verdict.
-Nothing here calls a network or a model, or imports from search, notes or any later stage.
-
-Every module here needs the normalizer (and so numpy), so the names below are imported eagerly:
-deferring them would defer nothing a caller of `cite` does not load anyway.
-"""
+reason and the text the source really holds, or resolved. The names below are imported eagerly; the
+modules and their import order are in docs/verification.md, "How it is built"."""
 
 from workbench.cite.alterations import ALTERATION_REASONS, AlteredVerification, read_marks
 from workbench.cite.batch import verify_citation, verify_citations, verify_for_version

@@ -1,37 +1,7 @@
-"""Exact citation verification (DESIGN.md C5, C6, C14): verified, refused with a reason, or resolved.
-
-A citation names a version, half-open raw offsets `[char_start, char_end)`, the quoted words, and
-optionally which occurrence of them it relied on. It is verified only when the text at those
-offsets, normalized, equals the normalized quote — by equality over the three readings of a
-line-break hyphen, never by similarity — and the quote's occurrences in the version leave no doubt
-which one is meant. No threshold, no re-anchoring, no stored verdict: every call re-reads the text.
-The guarantee: `verified` means these words are at these offsets in this version. It does not mean
-that a reading drawn from them is right; the qualifier scan flags a negation or condition the quote
-leaves out, and never changes the verdict. A target that claims no quote (a W3C
-TextPositionSelector alone) is `resolved`: its span is read and shown, and nothing is verified.
-
-A verified verdict may carry caveats (`Caveat`, kinds in `CAVEATS`), each with its evidence: a
-caveat says why the verified words may not be what a reader takes them for (a marked omission
-removed a qualifier, `qualifier_omitted`; the span touches text a machine read off a scan,
-`machine_read`; the span holds a footnote marker whose note it leaves out, `footnote_unquoted`). A caveated verdict is still `verified`, and is never `plainly_verified`: every
-count keeps the two apart. `machine_read` is read off the version's recorded text origins (C18,
-`HeldText.origins`): where the cited span touches text of origin `invisible` (someone's OCR layer
-under a scanned image) or `ocr` (the workbench's own OCR), the words are there, but they are a
-machine's reading of an image, not the filing's own glyphs; the caveat names each such origin and,
-for `ocr`, the engine and the mean confidence of the words the span touches.
-
-One function, `decide`, reaches every verdict, and reads like the contract from top to bottom:
-the version's text hash, the offsets, the slice (where a target claiming no quote is resolved),
-its readings, the quote's occurrences (counted by the one occurrence rule in `index`, then by the
-context a W3C prefix and suffix give), the decision, the qualifiers. Checks run in that order, and
-the first that fails is the reason: `unknown_version`, `source_changed`, `bad_offsets`,
-`bad_occurrence`, `empty_quote`, `quote_mismatch`, `context_mismatch`, then for a cell citation
-`cell_ambiguous` and `header_mismatch`, then `ambiguous_occurrence`, `wrong_occurrence`. `held_text` reads and hashes a version's stored text once and takes its index
-from the cache (keyed by that hash). This module is the foundation of `cite` and imports nothing
-built on it: the entry points that route a citation to the alteration rule or the section check
-(`verify_citation`, `verify_citations`, `verify_for_version`) are in `cite.batch`, which only
-shares work and hands every citation to `decide`.
-"""
+"""Exact citation verification (C5, C6, C14): `decide`, the one function that reaches every verdict,
+reads like the contract from top to bottom: verified (plainly or with caveats), refused with the
+first reason that fails, or resolved. It imports nothing built on it; docs/verification.md states
+the checks, their order and the caveats."""
 
 from __future__ import annotations
 

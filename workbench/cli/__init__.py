@@ -1,25 +1,6 @@
-"""The `workbench` command: a thin layer that parses arguments, calls the library and prints.
-
-Exit codes, one meaning in every command:
-
-- 2: an argument cannot be used (missing, a folder where a file goes or a file where a folder goes,
-  unreadable, not the expected kind of file, malformed), reported as one line on stderr, never a
-  traceback; nothing is written.
-- 1: the command ran, but something it was asked to use was refused or failed (a document that
-  did not ingest, a file `corpus add` would not place, a folder in which admission admitted no
-  document: "no document admitted"); the refusals are listed at the end of its output.
-- 0: it ran, and everything it was asked to use was used, or refused only because the admission
-  policy itself requires it (a transcription, `byte_faithful_to_official_filing: false`): such
-  refusals are listed, not failures.
-Progress bars go to stderr and only when stderr is a terminal. Text and JSON go to stdout as UTF-8
-bytes, whatever the locale, with no newline translation.
-
-Each command group lives in its own module, its parser beside its `cmd_*` functions, and the groups
-are added in data-flow order: the corpus, the texts, their changes, measurements, citations,
-citations through time, notes, search. A command imports the library stages it uses inside its
-function, so `workbench --help` and a command that needs no numpy, polars, altair, pypdfium2,
-rapidfuzz or dask never load them.
-"""
+"""The `workbench` command (C14): a thin layer that parses arguments, calls the library and prints,
+with one meaning per exit code (2: an argument cannot be used; 1: something asked for was refused or
+failed; 0: all used). The rules and how the groups are built are in docs/commands.md."""
 
 from __future__ import annotations
 

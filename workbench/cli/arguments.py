@@ -1,31 +1,6 @@
-"""Path arguments of declared kinds, checked while the command line is parsed.
-
-Every path a command takes is declared as one of the kinds below, so an argument that cannot be
-used is refused before the command runs, as one line on stderr naming the argument, with exit 2
-and nothing written (the exit-code rule in `workbench.cli`). A kind checks only what can be known
-from the path and its bytes without understanding them: a folder where a file goes, a file that
-is missing, unreadable, empty, not UTF-8 text, or holds a line longer than `MAX_LINE` bytes; a
-FIFO or device where a regular file goes; a file where a folder goes. What the bytes mean (JSON,
-a citation, a note's header) is the reader's business, and its typed errors take the same road.
-
-The kinds:
-
-- `document`: a regular, readable, non-empty file of any bytes (a PDF, an XML file);
-- `text`: a document that is UTF-8 text with no NUL byte (JSON, TOML, Markdown);
-- `lines`: text read line by line (JSON Lines, CSV, notes), no line longer than `MAX_LINE`;
-  `lines_or_stdin` also takes `-`, standard input;
-- `folder`: an existing folder;
-- `out_folder`: a folder, or a path where one can be made (not an existing file);
-- `out_file`: a file to write (not a folder, FIFO or device; an existing file is replaced);
-- `database`: an SQLite file the command opens or creates (not a folder, FIFO or device; an
-  existing file must start with SQLite's header);
-- `workspace`: a workspace the command reads, which must exist: a `database` that is there. Only
-  the commands that make a workspace (`ingest`, `measure`) take a `database` for it, so a
-  mistyped workspace is refused, never made empty.
-
-Names given in bytes that are not UTF-8 arrive as surrogate escapes (PEP 383); they are shown
-with backslash escapes, never a traceback.
-"""
+"""Path arguments of declared kinds, checked while the command line is parsed (C14): a path that
+cannot be used as its kind is one line naming the argument, exit 2, nothing written. The kinds and
+what each refuses are in docs/commands.md, "Path arguments"."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
 """What every command shares: printing, progress, refusal lists, the common path options, and
-opening the workspace a command reads with the settings it remembers.
-
-Nothing here imports beyond the standard library and the workbench's light modules (errors,
-models, store), so building the parser costs no heavy import.
-"""
+opening the workspace a command reads with the settings it remembers; light imports only, so
+building the parser loads nothing heavy."""
 
 from __future__ import annotations
 

@@ -1,15 +1,5 @@
-"""The command-line reference page (docs/cli.md), made from the parser's own help.
-
-`python -m workbench.cli.reference` prints the page; `--write docs/cli.md` writes it there
-(a file whose bytes would not change is not rewritten). The page holds every command's `--help`
-text, the top-level `workbench` first, then each command and each subcommand in the order the
-parser adds them (a group's own help before its subcommands'), each under its own heading, with an
-index of every command at the top.
-
-The guarantee: the page is exactly what `workbench ... --help` prints in a terminal `COLUMNS`
-wide, and nothing else; no help text is written here by hand, so the page cannot say something the
-parser does not. `tests/cli/test_reference.py` holds the committed page equal to it.
-"""
+"""The command-line reference page (docs/cli.md), made from the parser's own help: exactly what
+`workbench ... --help` prints in a terminal `COLUMNS` wide, and nothing written by hand."""
 
 from __future__ import annotations
 

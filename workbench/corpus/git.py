@@ -1,43 +1,7 @@
-"""Versions from a git history: every commit that changes a matching file is a version of its family.
-
-Much consolidated law is published as a git repository, one commit per release. `add_from_git`
-walks a repository's first-parent line of commits (oldest first) with git's own plumbing —
-`git log` for the commits, `git diff-tree` for the files each changed, `git cat-file --batch` for
-the bytes — and places every new version of every file matching the `--paths` globs in mirror
-layout, with the provenance admission reads (the fields `corpus add` writes, the `mirror` object
-naming the repository, commit, path and blob). Git itself, not a library, reads the repository:
-it is the reference implementation of its own format, present wherever a clone is, and its
-plumbing's output is a stable, documented interface.
-
-What a version is, stated once (docs/corpus.md shows it with an example):
-
-* the commits are HEAD's first-parent line; `since` and `until` keep the run of it from the
-  first commit dated on or after `since` to the last dated on or before `until`. The first
-  commit kept is read whole (every matching file it holds is a version: a snapshot), each later
-  one against its first parent. With `at_head` only HEAD is kept, read whole: each matching
-  file once, as the head holds it, whatever commits changed it before;
-* a file's versions are the kept commits that give it a new blob; a commit that deletes it, or
-  gives it the blob its previous version had, adds none (consecutive identical blobs skipped);
-* its family is `family_prefix` and the first group of `family_from` searched in its path (the
-  whole match when the expression has no group; default: the file name without its extension);
-  `version_order` counts its versions in commit order, 1 first;
-* its date (`filing_date`) is the commit's committer date, in the committer's own time zone:
-  the day the release was published, which is what git records. The release label
-  (`version_label`) is the commit message's subject line, as written; where the two disagree
-  (a release labelled `2024-04-21/2024-04-21` committed on 2024-04-22) the date follows the
-  commit and the label keeps the message; `committed_at` records the full time;
-* its file name is the repository file's stem, `@`, the date and its extension
-  (`34-306@2021-11-09.xml`). Two releases may share a date (2024-04-22 holds two): a file's
-  second and later versions of one date carry `+N` after the date, N the version's place among
-  that file's versions of that date (`34-306@2024-04-22+2.xml`). Commits only ever join the end
-  of the line, so a version's N, like its order, never changes on a later run.
-
-The guarantee: the same repository and options give the same version ids and provenance every
-run (only `retrieved_at` is the moment of the run), so a second run writes nothing and a run
-after new commits writes only their versions. A name the version-id rule cannot carry
-(`provenance.name_problem`) is refused by name, never renamed; a version whose destination
-holds anything else is refused as `corpus add` refuses it, and nothing already placed moves.
-"""
+"""Versions from a git history (C3): every first-parent commit that gives a matching file a new blob
+is a version of its family, placed in mirror layout with its provenance by git's own plumbing; the
+same repository and options give the same ids every run. What a version is: docs/corpus.md, "From a
+git history"."""
 
 from __future__ import annotations
 

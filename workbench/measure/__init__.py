@@ -1,24 +1,6 @@
-"""Measurements re-derived from the corpus, written deterministically to `measurements/` (C12).
-
-Corpus-wide work is a map over document families and a deterministic reduce (C13): for each family
-`measure_family` parses every version's structure and diffs every consecutive version pair; it
-returns one evidence row per modified pairing and one per version parse. `reduce_families`
-reduces those rows, sorted, into the reports. Nothing depends on the order families arrive in.
-
-The modules, each importing only the siblings it needs, in the order they build on each other:
-`family` (the map: `measure_family` and its evidence rows), `reports` (the reduce:
-`reduce_families`, `rate`, the report JSON), `cache` (a family's measurement as JSON, kept under
-exactly its inputs), `charts` (altair charts drawn to SVG offline), `html` (the report pages and
-the headline README), `tables` (the CSV/Parquet tables, written by `workbench.tables`), `cluster`
-(the map on a Dask cluster), and `run` on top (`measure_corpus`, the whole chain, `plan_measure`,
-what `workbench measure` runs from its options and its workspace, and `map_families`, the map run
-serially), and `update` (`update_corpus`: measure, the search index and the reconciliation in one
-run). No module imports this package or one that imports it.
-
-Every public name is importable from `workbench.measure` itself, loaded from its module at first
-use (`workbench.lazy`), so importing the package, or one module of it, loads neither the diff nor
-numpy, polars, altair or dask until a name that needs them is asked for.
-"""
+"""Measurements re-derived from the corpus and written deterministically to `measurements/` (C12),
+as a map over document families and a reduce that does not depend on their order (C13). Every public
+name is loaded from its module at first use; the modules are in docs/measurements.md."""
 
 from __future__ import annotations
 

@@ -1,19 +1,6 @@
-"""What `measure` remembers of the documents it admitted from a mirror folder, so that the next
-run reads again only those that changed.
-
-Each admitted document's `admission.file_stamp` (byte count, modification and change times and
-inode of the document and of its provenance file) is kept in the workspace, in the table
-`admitted_files`. The next `measure` of that mirror gives `admit` each catalogued row with the
-stamp it was admitted under: a document whose stamp has not moved is that row again, its
-provenance not parsed and its bytes not hashed; every other one is checked whole, as a first
-admission checks it. This is the rule git's index and rsync follow for a tree of files; a file
-changed behind the file system's back keeping all four of its figures is not seen until
-`workbench corpus admit` (which always reads every file) or a version's bytes are read, which
-checks them against the catalogue (C3).
-
-The guarantee: a stamp is kept only for a row the catalogue holds, taken before its bytes were
-read, so a document written during its own admission is read again by the next run.
-"""
+"""What `measure` remembers of the documents it admitted from a mirror folder (C3): each one's file
+stamp, so the next run reads and hashes again only the documents whose stamps moved. The rule and
+its limit are in docs/design.md."""
 
 from __future__ import annotations
 

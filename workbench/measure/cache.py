@@ -1,12 +1,6 @@
-"""A family's measurement kept between runs, under exactly the inputs it depends on (C4).
-
-A family measurement is written as JSON (`family_measurement_as_json`, read back strictly by
-`family_measurement_from_json`) into the measurement cache, keyed by `family_cache_key`: its
-versions' facts and text hashes (`VERSION_FACTS`), the profiles it may be read through, and the
-code digest. Any change to one of them is another key, so a cached entry is never stale; an
-entry that cannot be read is measured again and replaced. The same rows' JSON is what the
-exported tables hold.
-"""
+"""A family's measurement kept between runs as JSON, under exactly the inputs it depends on (C4,
+C13): any change to one is another key, so an entry is never stale, and one that cannot be read is
+measured again."""
 
 from __future__ import annotations
 

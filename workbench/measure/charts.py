@@ -1,28 +1,6 @@
-"""Altair charts drawn offline: SVG and PNG made by vl-convert, with no script and no network.
-
-A notebook cell that ends in an altair chart normally emits the Vega-Lite spec and a script that
-loads Vega from a CDN; offline, in a code host's notebook preview (which runs no JavaScript) or in
-an untrusted notebook, that draws nothing. `render_chart` draws the chart when the cell runs, with
-vl-convert (the Vega engine inside a Python wheel, no browser and no network), and returns a
-`RenderedChart`, which Jupyter displays through its mime bundle:
-
-- ``image/svg+xml``: the drawing, shown by JupyterLab for output it trusts (a cell run in this
-  session), by nbconvert's HTML and by code hosts' notebook previews;
-- ``image/png``: the same drawing as PNG (scale 1), because JupyterLab does not show SVG from an
-  untrusted notebook (one opened from a checkout without being run) and shows its PNG instead;
-- ``text/plain``: one line naming the chart, for a terminal;
-- ``text/html``, only when ``interactive=True``: an iframe (scripts allowed, nothing else) whose
-  page carries Vega, Vega-Lite and vega-embed inline (vl-convert's bundle, about 0.9 MB a chart),
-  so tooltips work with no network. JupyterLab and nbconvert prefer it to the images; an
-  untrusted view or a code host strips it, so committed outputs keep the default.
-
-`chart_svg` is the one SVG conversion; the measurement pages (`workbench.measure.html`) use it too.
-
-The guarantee: the same chart gives the same bytes, no output loads anything by URL, and a chart
-whose data names a URL is refused (vl-convert is given no allowed base URL) instead of fetched.
-Every string the spec carries (filing text in labels or tooltips) is escaped where it enters the
-interactive page's HTML.
-"""
+"""Altair charts drawn offline (C12): SVG and PNG made by vl-convert, with no script and no network;
+the same chart gives the same bytes and a chart whose data names a URL is refused. The mime bundle
+and why: docs/notebooks.md."""
 
 from __future__ import annotations
 

@@ -1,30 +1,6 @@
-"""Where the map runs: its tasks, in-process or on a Dask cluster.
-
-Corpus-wide measurement is a map (`tasks.run_family_task` on each family that needs it) and a
-streamed reduce on the client (`reports.reduce_summaries` over the summary index). The map runs
-in-process by default; with `workers=N` on a local Dask cluster (`local_cluster.local_cluster`: N
-single-threaded worker processes, as `distributed.LocalCluster` starts them, and a `dask
-scheduler` child process); with `scheduler="tcp://HOST:PORT"` on an existing cluster.
-Whatever runs it, a task is a small `FamilyTask` (rows and hashes, never a text); on a cluster,
-consecutive tasks travel in batches of about `BATCH_VERSIONS` versions (one Dask task each, so
-the scheduler's cost per task is paid once for many small families), and at most `window`
-batches are in flight at once, so neither the client nor the scheduler holds the whole map.
-
-The guarantee (C13): each family's result is the serial run's, whatever ran it, and the client
-hands each result to `on_result` as it arrives and keeps none; the reduce, which reads the index
-in sorted order, writes the same bytes. A worker killed mid-run loses nothing: the scheduler gives
-its batches to the remaining workers. A run with no worker left for `workerless_grace` seconds, a
-task that raises, or a worker running different workbench code fails with a one-line
-`WorkbenchError` that names the family and the file.
-
-Memory per worker stays flat as the corpus grows: a batch holds one family at a time, results are
-released on the worker as soon as the client has them, the C heap's freed pages go back to the
-system by Dask's own nanny configuration (it starts workers with `MALLOC_TRIM_THRESHOLD_` set), and
-the local cluster's workers run without Dask's statistical profiler, whose history grows with every
-second of work. The workbench sets no process-wide allocator or collector option itself.
-
-Dask is imported only when a cluster is asked for, so the in-process path needs only the core.
-"""
+"""Where the map runs (C13): its tasks in-process, on a local Dask cluster or on an existing one,
+each family's result the serial run's whatever ran it, handed on as it arrives and kept by none.
+Dask is imported only when a cluster is asked for; docs/scale-out.md says what each engine costs."""
 
 from __future__ import annotations
 

@@ -1,32 +1,6 @@
-"""The map of the measurement: one document family, measured alone (C13).
-
-`measure_family` segments and parses every version of a family and diffs every consecutive
-version pair; it returns one evidence row per modified pairing, per version parse, per passage,
-per change the diff may caution and per version's text by origin (C18). It reads nothing but the
-versions and profiles it is given, so a family can be measured in any process, in any order.
-
-The section-label proxy caps a pairing when the two passages' leading numbers differ. For each cap
-the measurement states a cause, in this order of precedence:
-
-1. `year_like` — either label is a year (1800–2099);
-2. `page_or_gutter` — either passage is page furniture ("127 STAT. 1165", "[Page 5]", a bare number)
-   or opens on a gutter line number;
-3. `renumbered` — the structure parser reads different paths on the two sides (it confirms a
-   restructure);
-4. `structure_refused` — the structure is unknown on a side (parse refused, no numbered unit
-   covers the passage, or the family's numbering is unread);
-5. `structure_agrees` — both sides parse to the same path: the cap is not confirmed.
-
-The counterfactual "structure" rule caps a pairing when the two structural paths differ, and, where
-the structure is unknown on either side, keeps the proxy's verdict: a parse refusal never lifts a
-cap, because absence does not license certainty.
-
-Profiles (C15): each family is segmented and parsed through one numbering profile, the one that
-names it or, where none does, the one `profiles.choose_profile` finds reads its numbering best.
-How well it read the family (`choice.family_reading`: read, read with inconsistencies, unread) is
-recorded beside the profile; every pairing of an unread family is unknown (`unread`), whatever
-paths the profile gave: a failed parse never licenses certainty (C12).
-"""
+"""The map of the measurement: one document family measured alone (C13, C15), through one numbering
+profile, into evidence rows; it reads nothing but the versions and profiles it is given. The cap
+causes and the structure rule are in docs/measurements.md."""
 
 from __future__ import annotations
 

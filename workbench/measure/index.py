@@ -1,24 +1,6 @@
-"""The summary index: the one file the reduce reads, one family summary per row (C13).
-
-Each map task writes its family's shard (the measurement and its summary, `cache.py`) and hands
-the client only the summary; the client appends each summary as it arrives to a spill file of
-JSON lines and drops it. When the map is done, `fold` makes the index of the run: one Parquet file
-(`summaries.parquet`, in the shard folder) holding, for every family the run measured or reused,
-its key, jurisdiction, family and summary, sorted by (jurisdiction, family). The reduce reads it
-back a batch at a time (`summaries`, `by_name`), as often as the reports need, so the client holds
-one batch of summaries, never the corpus's.
-
-The engine is polars' lazy scan: a dependency the measurement already has (its charts and
-tables come from the analysis extra), a streaming engine that reads and writes Parquet a batch
-at a time, and an index that is one ordinary Parquet file any data frame library reads. (DuckDB
-would do the same with a new dependency and a database file of its own.) The fold sorts the
-summaries' places in the spill, not the summaries: a sort of the whole spill in polars held every
-summary several times over, the client's largest holding on the whole D.C. Code.
-
-The guarantee: the index of a run holds exactly the summaries of the keys it was folded with,
-each once, in (jurisdiction, family) order, whatever order they were spilled in; a reader sees
-the old index or the new one, never a partial file.
-"""
+"""The summary index (C13): the one Parquet file the reduce reads, one family summary per row in
+(jurisdiction, family) order, folded from the spilled summaries and read back a batch at a time; a
+reader sees the old index or the new one, never a partial file."""
 
 from __future__ import annotations
 

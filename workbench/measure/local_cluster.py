@@ -1,22 +1,6 @@
-"""The local Dask cluster `measure --workers N` starts: its scheduler in a process of its own.
-
-`distributed.LocalCluster` runs its scheduler inside the process that starts it, where every
-task's state, its messages and the objects unpickled for it live until the cluster closes: on
-the whole D.C. Code that was the measuring client's largest holding that grew with the corpus.
-`local_cluster` builds the same cluster as `LocalCluster(n_workers=N, threads_per_worker=1,
-processes=True, host="127.0.0.1")` would (one `distributed.Nanny` per worker, each starting
-a single-threaded worker process with LocalCluster's memory limit), except that its scheduler
-is `dask scheduler`, the command docs/scale-out.md starts a cluster with, run as a child
-process (`SchedulerProcess`) on a free loopback port. The client talks to it as it talks to any
-scheduler, so what a run computes and writes does not change.
-
-The scheduler's log and its connection file are kept in a folder the caller owns (removed with
-the cluster). A scheduler that does not start, or exits before it listens, fails the run with
-a one-line `ClusterError` quoting the last line of its log. A scheduler left behind by a client
-that was killed closes itself once no task has run for `IDLE_TIMEOUT` seconds.
-
-Importing this module imports `distributed`: it is imported only where a cluster is asked for.
-"""
+"""The local Dask cluster `measure --workers N` starts (C13): `LocalCluster`'s workers, with its
+scheduler a `dask scheduler` child process, so the client holds none of the scheduler's state.
+Importing it imports `distributed`."""
 
 from __future__ import annotations
 

@@ -1,20 +1,6 @@
-"""The reduce of the measurement: every family's rows into the reports (C12, C13).
-
-`reduce_families` sorts the rows of every family and reduces them into the reports; nothing
-depends on the order families arrive in. Every report is headed by the corpus digest it was
-computed on, holds no timestamps and no floats (shares are printed as text by `rate()`, counts
-are integers), and is serialized one way (`report_bytes`), so a re-run writes the same bytes.
-
-The report records per family the profile's name, SHA-256 and origin, how it was chosen, and the
-share of its passages that carry their own label. A pairing whose passage on either side is front
-matter or furniture is excluded from the "structure known" share (and counted beside it): a title
-page or a page footer has no section to know. A pairing is "known" when both passages carry a
-structural path and the family's numbering was read; an unknown pairing is counted by its cause
-(`refused:<code>` when a side's parse refused, `uncovered` when no numbered unit covers a side,
-`unread` when no profile read the family's numbering). How many families were read, read with
-inconsistencies, and unread is `numbering_read`, overall and per jurisdiction. For single-version documents the
-report gives the share of body and heading passages that carry a path.
-"""
+"""The reduce of the measurement (C12, C13): every family's rows, sorted, into reports headed by the
+corpus digest, with no timestamps or floats, serialized one way so a re-run writes the same
+bytes."""
 
 from __future__ import annotations
 

@@ -1,16 +1,6 @@
-"""The whole measurement chain `workbench measure` runs, as one library verb.
-
-`measure_corpus` admits a mirror folder or reads the catalogue, runs the map in-process or on
-Dask (`cluster.map_tasks`; each task extracts its family's new versions, measures it and writes
-its shard), folds the summaries into the index, reduces, writes the reports and, if asked, the
-tables. A family whose inputs are unchanged is not touched again: its summary is read from the
-index (`index`), so after one more release only the families it changed are extracted and
-measured. The reduce always runs over every family, so a warm run writes the cold run's bytes.
-`map_families` is the map held in memory, for a notebook or a test. The workspace remembers the
-corpus and settings it was measured with (`Workspace.remember`), so every later command on it
-reads the same catalogue and profiles; `plan_measure` turns the options `workbench measure` was
-given, and what its workspace remembers, into the arguments of `measure_corpus`.
-"""
+"""The whole measurement chain `workbench measure` runs, as one library verb (`measure_corpus`, C12,
+C13): admit or read the catalogue, map, fold, reduce, write; a family whose inputs are unchanged is
+read from the index, and a warm run writes the cold run's bytes."""
 
 from __future__ import annotations
 

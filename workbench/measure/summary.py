@@ -1,18 +1,5 @@
-"""A family's measurement summed up: the counts the reports add up, and the blocks built from them.
-
-The reduce needs no evidence row twice. `family_summary` sums one family's rows (`family.py`) into
-counts — rows, shares as [holds, distinct subjects], counters by cause, kind or status — and keeps
-its first examples of each cap cause, and its versions' characters by text origin (C18); every
-report block (`structure_block`, `escalation_block`, `caution_block`, `passage_block`,
-`text_block`) is built from counts, so a family's block and a jurisdiction's
-are made by one function. A summary is plain JSON: it travels from a worker, sits in the summary
-index, and is read back as it was written.
-
-The guarantee: counts add (`add_counts`). A share over distinct subjects adds too, because an
-evidence id never repeats across families (a change, version or passage id names its versions,
-and a version id names its family), so the counts of any set of families are the sum of theirs,
-in any order, and the blocks built from the sum are the blocks `rate()` gives over their rows.
-"""
+"""A family's measurement summed up (C13): the additive counts the reports are built from, as plain
+JSON, so the blocks of any set of families are made from the sum of their counts in any order."""
 
 from __future__ import annotations
 

@@ -1,27 +1,6 @@
-"""The measurement tables: what `workbench measure --export csv|parquet` writes beside the JSON.
-
-A researcher who wants the figures in a spreadsheet, R or a data frame gets flat tables, one per
-kind of measurement, each a file `table-<kind>.<format>` in the output folder:
-
-- `families`, `jurisdictions`: one row per scope, every figure the JSON reports give for it. A
-  column is named by where its value sits in the JSON: the report section, then the keys down to
-  the value, joined by "." (`structure.proxy_caps.holds` is
-  `structure-measurement.json` → `families` → the family → `proxy_caps` → `holds`). Sections:
-  `profile` (`profiles_used`), `passages`, `structure`, `escalation`, and for jurisdictions also
-  `versions_parsed`, `caution` and `text_origins`. A scope a section does not report (a family
-  with no modified pairing has no `structure` block) has no value there (null).
-- `documents`: one row per admitted document (`corpus-digests.json` → `rows`).
-- `pairings`, `cautions`, `parses`, `passages`, `texts`: the evidence rows the reports are
-  reduced from (`family.PairingRow`, `CautionRow`, `ParseRow`, `PassageRow`, `TextRow`: a
-  version's characters by origin), one column per field
-  (`cache.row_as_json`); a structural path is written as its labels joined by "/".
-
-Rows are in the reports' own order (scopes sorted by name; evidence rows by family, then as the
-map produced them), columns in the order the JSON builds them, the union over rows where keys vary
-(`structure.unknown_by_cause.*`). The guarantee: the same measurement writes the same bytes. The
-files are written by the generic writer (`workbench.tables`); in CSV a null is an empty cell, and
-polars is imported only when a table is written.
-"""
+"""The measurement tables `workbench measure --export csv|parquet` writes beside the JSON (C12): one
+flat table per kind, in the reports' order; the same measurement writes the same bytes. The tables
+and their columns are in docs/measurements.md."""
 
 from __future__ import annotations
 

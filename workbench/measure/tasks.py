@@ -1,23 +1,6 @@
-"""A map task: one family extracted where it must be, measured, and its shard written (C13).
-
-A `FamilyTask` is what travels to whatever runs the map (this process, or a Dask worker): the
-family's catalogue rows in version order, the text SHA-256 the workspace holds for each (None
-for a version not held yet), the store folder, the shard folder, a digest of the workbench code
-and the numbering profiles' bytes. Never a text. `run_family_task` reads each file from the store
-and checks its SHA-256 and size against its row before use (`read_fetched`), extracts it
-(`version_from_row`; a held version's text must hash to the held hash, C4), measures the family
-(`measure_family`), writes its shard — the measurement and its summary, under the key of exactly
-what it was computed from (`cache.family_cache_key`) — and returns a `TaskResult`: the key, the
-summary, the versions it extracted that the workspace does not hold yet, for the client to
-hold, and each consecutive pair's review items (computed by the measurement anyway), for the
-client to store in the workspace's review queue (`changes.stored.MeasuredQueue`). The client never receives a family's evidence rows; the reduce reads the summaries.
-
-The guarantee: a task is a pure function of its inputs (rows, bytes, held hashes, profiles,
-code), so where and in what order tasks run changes nothing, and a shard's key names every input
-of what it holds. A version not held yet that cannot be read or extracted is refused in the
-result (the family is measured without it, as ingest would leave it out); a held version that
-cannot be read, or whose text changed, fails the task with the family and the file named.
-"""
+"""A map task (C13): one family extracted where it must be, measured, and its shard written under
+the key of what it was computed from; a task is a pure function of its inputs and carries no
+text."""
 
 from __future__ import annotations
 

@@ -1,34 +1,6 @@
-"""Candidate passage search: rapidfuzz suggests, the verifier decides (DESIGN.md C11).
-
-`find_candidates(query, scope, k)` offers passages of held versions where a researcher might find
-what the query says. Nothing it returns is evidence (`is_evidence` is always False): a candidate is
-a place to try a quote, and only the verifier passes a quote.
-
-Both sides go through the verifier's normalizer (`workbench.text.normalize`), then through two keys:
-
-* the *substring key* deletes white space and hyphens (``-``, U+2010, U+2011) from the normalized
-  text. It is a per-character deletion, so the key of a substring is a substring of the key: every
-  reading the verifier accepts at a line-break hyphen ("regu- lation", "regu-lation",
-  "regulation") has the same key. A passage whose key contains the query's key is a *substring*
-  candidate, scored 100.
-* the *ranking key* is `rapidfuzz.utils.default_process` of the normalized text (lowercased,
-  non-alphanumerics to spaces), set explicitly because rapidfuzz 3 processes nothing by default.
-  The score of any other passage is `fuzz.token_set_ratio` when its ranking key is at least as long
-  as the query's (it could hold the query), else `fuzz.ratio` (it cannot, so the whole strings are
-  compared; token_set_ratio would give 100 to any short passage whose words the query contains).
-
-The guarantee: every passage whose substring key contains the query's substring key is returned,
-whatever `k` is, so any passage where the quote would verify is offered (the search is more
-permissive than the verifier, never less). `k` only bounds the ranked suggestions: the result holds
-every substring candidate, then the best other passages until there are `k` candidates in all.
-Order: score descending, then version id, then `char_start` (ascending).
-
-The index (`search.index`) lives in the workspace file: an FTS5 trigram index over substring keys
-(the exact path: a quote's key always survives it) and an FTS5 word index over ranking keys (the
-ranked path: the `FUZZY_POOL` passages sharing the query's rarest words by BM25 are re-ranked with
-rapidfuzz). When it is missing or stale, the search does a full scan instead and says why; `workbench
-search --reindex` updates it in place (only the versions it does not hold are indexed).
-"""
+"""Candidate passage search (C11): rapidfuzz suggests, the verifier decides. `find_candidates`
+returns every passage where a quote would verify, whatever `k`, then the best ranked others, and
+none of it is evidence; the keys, scores and order are in docs/search.md."""
 
 from __future__ import annotations
 

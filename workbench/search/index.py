@@ -1,26 +1,6 @@
-"""The search index in the workspace file (C11): its keys, its tables, and how it is built,
-updated and checked.
-
-The index lives in the workspace file (tables `search_*`): one row per distinct normalized passage
-text (`search_texts`, keyed by a number derived from the text's SHA-256, so a text has the same id
-however and whenever it was indexed), the passages that hold it (`search_passages`), the versions
-indexed with their text hashes (`search_versions`), an FTS5 trigram index over substring keys (the
-exact path: a quote's key always survives it), an FTS5 word index over ranking keys (the ranked
-path) and how many texts hold each word (`search_word_docs`, the prefilter's rarity). It records
-the normalizer scheme, the corpus digest of the held versions, its own format, the rapidfuzz
-version and the profiles' digest (`search_index_meta`); when any of them differs from now, or the
-index is missing, the search does a full scan instead and says why.
-
-`update_index` brings an index up to date after versions arrive: only the versions not indexed
-(or indexed with another text hash) are segmented and added, those no longer held are dropped,
-texts no passage holds any more leave the FTS indexes, and the word counts of exactly the words
-touched are read again from the word index. A full build (`build_index`) happens only where there
-is no index yet or the rule it was built with changed (format, normalizer, rapidfuzz, profiles).
-
-The guarantee: an index updated after any sequence of added versions holds exactly the rows,
-ids and word counts a build from scratch over the same versions holds, so every query answers
-the same either way.
-"""
+"""The search index in the workspace file (C11): its keys, tables and meta, built whole or updated
+in place, so an updated index holds exactly what a build from scratch over the same versions
+holds."""
 
 from __future__ import annotations
 

@@ -1,21 +1,6 @@
-"""Text: from an admitted artefact's bytes to the text offsets index, its numbering and its passages.
-
-Extraction comes first and depends on the bytes alone (C4): `extraction.extract` dispatches on the
-media type to plain text (`decode`, whose `decode_text` every text reader runs first), XML (`xml`)
-or PDF (`pdf`). `normalize` is the one normalization every comparison applies to both sides, never
-to stored text (C5). Numbering is data (C15): `profiles` reads the profile files, `lines` reads a
-text's lines through a profile (which open with a label, under the continuation rule), `structure`
-nests the labels into a tree or refuses with a reason, `choice` picks the profile that reads a
-family best, and `segment` cuts a version into passages with exact offsets, kinds, labels and
-paths. Imports run one way: profiles, lines, structure, then choice and segment; extraction never
-reads a profile.
-
-The verbs are named here and loaded at first use (`workbench.lazy`): extraction loads lxml and
-pypdfium2, normalization numpy, and a module that only needs a profile should not pay for them.
-A verb is never spelled like a module of this package: `extract` is the verb and `extraction` its
-module; `normalize` and `segment` are modules, so their verbs here are `normalized_text` and
-`segment_version`.
-"""
+"""Text (C4, C5, C15): from an admitted artefact's bytes to the text offsets index, its numbering
+and its passages. The verbs are named here and loaded at first use; the modules and their import
+order are in docs/text-and-offsets.md."""
 
 from __future__ import annotations
 

@@ -1,19 +1,6 @@
-"""Choosing the numbering profile that reads a family (DESIGN.md C15).
-
-A profile that names the family (`profiles.named_profile`) reads it. Where none does, every profile
-of the registry, and the one induced from the family's texts (`induce.py`), is tried on the
-family's first and last version through the structure parser, and the one that reads the most
-consistent numbering wins, a shipped profile only where it reads better than the induced one;
-where none reads a consistent step, the choice says so (`UNREAD`) and no tie-break picks one
-(`choose_profile`, the rule in its docstring). How well the chosen profile read the whole family
-(read, read with inconsistencies, unread) is `family_reading`. The choice sits apart from
-`profiles` because it parses: `profiles` reads profile files and nothing else, `structure` reads
-through a profile, and this module reads through both, so imports run one way (profiles, then
-structure, then choice).
-
-The guarantee: the choice is a pure function of the versions' texts and the profiles' bytes; the
-same family and registry give the same profile, whatever order the families are read in.
-"""
+"""Choosing the numbering profile that reads a family (C15): a pure function of the versions' texts
+and the profiles' bytes, whatever order families are read in. The rule: docs/profiles.md, "The
+automatic choice"."""
 
 from __future__ import annotations
 

@@ -1,20 +1,6 @@
-"""Turn an admitted artefact's bytes into the text that every offset indexes (DESIGN.md C4, C14).
-
-Each media type has one named, versioned extractor (`EXTRACTORS`): plain text and Markdown pass
-through `decode_text` unchanged ("identity"); XML goes to `xml.extract_xml` ("xml-text", or
-"xml-blocks" for a schema outside the known vocabularies), which renders the reading text a person
-would cite and carries its labels through as `StructureMark`s; PDF goes to `pdf.extract_pdf`
-("pdf-text"), which also returns a page map, the page furniture it took out of the body and the
-pages with no usable text. `extract` dispatches on the media type. Every refusal is a typed,
-one-line error naming the source and the byte, line or media type at fault.
-
-The module is `extraction`, not `extract`, so that `workbench.text.extract` stays the verb
-(importing a submodule binds its name on the package).
-
-The guarantee: extraction is a pure function of the bytes. The same bytes give the same text every
-time, so a version's text hash can be re-derived and checked; any change to a rule changes that
-extractor's version.
-"""
+"""Turn an admitted artefact's bytes into the text every offset indexes (C4, C14): one named,
+versioned extractor per media type, `extract` dispatching among them, each a pure function of the
+bytes and every refusal one line naming the source and the byte, line or media type at fault."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""The one reader of footnote markers and their notes (C20), in raw offsets of a version's text.
-
-Markup says which marker names which note: an id (`ref idref`, `FootnoteRef idref`, `noteRef
-href`) or a marker's own label matched to a note's label in the nearest part holding one
-(`<SU>n</SU><FTREF/>` to `<FTNT>`, Markdown `[^n]` to `[^n]:`). A marker with no note, or one
-whose number two notes share, is reported and never linked. The numbering inducer calls
-`read_footnotes(...).marker_spans` to tell a footnote number from a label.
-"""
+"""The one reader of footnote markers and their notes (C20), in raw offsets of a version's text: a
+marker is linked by its markup's id or label, and one with no note or a shared number is reported,
+never linked. The markups: docs/extraction.md, "Footnotes"."""
 
 from __future__ import annotations
 

@@ -1,20 +1,6 @@
-"""Front matter: the `---` block of `field: value` lines at the top of a Markdown text.
-
-One syntax, read here and nowhere else, in two ways. A header the workbench reads fields from (a
-note, a source report, a report's snapshot) is read strictly by `read_header`: line 1 is exactly
-`---`, the block closes at the next line that is exactly `---`, and every line between is
-`field: value` (`FIELD_LINE`; an empty value is unset), a blank line or a `#` comment, each field
-once. A held document's Markdown, read for its passages (`structure.read_lines`), is read as
-Markdown tools read it, leniently: the block opens at the first non-blank line when that line is
-`---`, and closes at the next line that is `---` or `...` (YAML's end of document), white space
-around either ignored. In both readings an unclosed block is no front matter.
-
-Callers split their text into lines (a note's bytes at `\\n` and `\\r\\n`, a snapshot's text at
-`\\n`) and hand in the lines without their endings; nothing here re-splits or re-joins them, so
-every caller keeps its own offsets. The guarantee: where a header ends, and what a field line
-holds, is decided by these functions for every reader of front matter, and a problem is reported,
-never skipped.
-"""
+"""Front matter (the `---` block of `field: value` lines atop a Markdown text), read here and
+nowhere else: strictly for a header the workbench reads fields from, leniently for a held document.
+The caller's lines are never re-split, and a problem is reported, never skipped."""
 
 from __future__ import annotations
 

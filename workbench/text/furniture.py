@@ -1,28 +1,5 @@
-"""Page furniture found in texts: the lines that repeat on the pages, as profile patterns.
-
-Running headers and footers (`Internet-Draft  Problem Details  December 2015`,
-`Nottingham & Wilde  Expires June 8, 2016  [Page 1]`, `HB 1746 2`) are not the document's words
-in the flow of its units; a profile names them so that segmentation sets them apart. The rule:
-
-* A line's *shape* is its content with every run of digits read as `\\d+` and every run of white
-  space as `\\s+`. A line with *columns* (runs of two or more spaces inside it) is generalised to
-  one column: the column holding the page counter where there is one (written with `.*\\s` before
-  it unless it is the first column and `\\s.*` after it unless it is the last), else the first
-  column followed by `\\s.*`.
-* In a text with at least `MIN_PAGES` pages (form feeds divide pages), a pattern made from the
-  first or the last non-blank line of a page is furniture when it stands there on at least half
-  of the pages.
-* In a text without form feeds, a line of at most `MAX_WORDS` words whose shape is repeated at
-  least `MIN_REPEATS` times, over at least half the text's lines, on average at least
-  `MIN_PAGE_LINES` lines apart and at regular
-  distances (at least `COUNTER_SHARE` of the gaps within half to twice the median gap), is
-  furniture when a number in its first two or last two words counts up by one from each
-  occurrence to the next (a page counter: `HB 1746 2`, `HB 1746 3`) at least `COUNTER_SHARE` of
-  the time. A Markdown heading (`##### § 12`) is never furniture: running heads are not headings.
-
-Patterns are listed by the number of lines they cover over all texts, most first, then in
-alphabetical order. The guarantee: every pattern matches, in full, the lines it was made from.
-"""
+"""Page furniture found in texts (C15): the lines that repeat on the pages, as profile patterns,
+each matching in full the lines it was made from. The rule: docs/profiles.md, induction's step 2."""
 
 from __future__ import annotations
 

@@ -1,57 +1,6 @@
-"""Induce a numbering profile from texts alone (C15): the numbering found, not written.
-
-`induce_profile(texts)` reads the texts of one family (or any set of versions) and writes the
-profile a researcher would: one level per label shape that numbers the texts, nested by what the
-texts show, with the page furniture, gutter numbers, front matter and Markdown headings they hold.
-It reads no profile file and no jurisdiction or family name: only the texts, in the order given.
-
-The rule, in order:
-
-1. **Layout.** Gutter numbers are set aside when the lines whose leading integers count up by one
-   (`lines.gutter_line_starts`) are at least `GUTTER_SHARE` of the non-blank lines; a `---`
-   block at the top of any text makes `front_matter = true`; `MIN_HEADINGS` Markdown headings
-   make `markdown_headings = true`. A text's body is *indented* when most of its non-blank lines are;
-   in such a text a label at the left margin is a heading shape apart from the same label indented.
-2. **Furniture** (`furniture.py`): lines that repeat on the pages.
-3. **Label shapes.** Every line that may open a unit under the continuation rule
-   (`lines.label_may_open`; a Markdown heading, a furniture line or a blank line before it, a
-   sentence's end, a heading-like line) and is not a table-of-contents line is read for labels
-   (`shapes.label_token`), the label's letters made alphabetic or Roman by their neighbours
-   (`shapes.resolve_letters`). Spellings of one word are one shape (`SEC.` and `SECTION`).
-4. **Kept shapes.** A shape is kept when it opens at least `MIN_LABELS` lines over the texts, at
-   least one label is the next after the previous one of its shape (it counts), and at least
-   `KEEP_SHARE` of its labels, taken in text order in each text, either count on from an open
-   run of its shape (`ordinals.step_consistent`; runs of one shape may nest, as a table's rows
-   inside a section) or start a run again at the first. A shape that opens the first label of
-   every text, once per text, a number after a word (`Art. 1er`, `HR 1058`) or a hyphenated or
-   dotted one (`34-1432 Renewable energy ...`, a code section's own number) is kept too, as the document's number: outermost,
-   never checked (`sequence = "none"`), when it stands on the text's first line. A shape that
-   never has `MIN_ALONE` labels in one text is kept only if another kept shape opens inside it or
-   it inside another (rule 5), or it is a heading shape: two labels alone in the body (a form's
-   `A.` and `B.`) are no numbering.
-5. **Nesting, by what the text shows** (`nesting.py`): C nests in P when C's labels open right
-   after P's more often than they count on across them; siblings share a rank; a companion
-   (`M1` after `R1`) holds nothing; heading shapes are above body shapes; the document's number
-   above all.
-6. **Levels.** Each kept shape is a level: its words, its pattern (`shapes.level_pattern`), its
-   rank, `dotted` for dotted numbers, `sequence` alpha or roman for letters, `title = "required"`
-   when at least `TITLE_SHARE` of its labels have text after them, `heading = true` with
-   `indent_max = 0` at the margin of an indented text, `only_in_headings` for a shape read in
-   Markdown headings. Levels are ordered heading shapes first, then margin, then body; within
-   those, Roman before alphabetic (the first level that matches a line wins), then by rank, then
-   by the shape. `preamble = "front_matter"` when every text has at least `PREAMBLE_LINES`
-   non-blank lines before its first label (a title page, an abstract, a contents list).
-7. **Checked on the texts.** The profile is read through the structure parser on every text; a
-   level whose steps under their parents are more than `INCONSISTENT_SHARE` inconsistent
-   (sections numbered on across parts, definitions' lists restarting inside one section) is
-   counted through the text (`counts = "through"`: each label after the level's previous one,
-   whatever its parent); if that is more than `INCONSISTENT_SHARE` inconsistent too, it is kept
-   unchecked (`sequence = "none"`). A level the parser never reads is left out.
-
-Texts that number nothing get a profile whose one level never matches, so no passage gets an
-invented label (`Induction.numbers_nothing`). The guarantee: the same texts in the same order give
-the same TOML, byte for byte, and the TOML loads (`profiles.parse_profile`).
-"""
+"""Induce a numbering profile from texts alone (C15): the numbering found, not written. It reads no
+profile file and no jurisdiction or family name; the same texts in the same order give the same
+TOML, which loads. The rule, step by step: docs/profiles.md, "A profile induced from the texts"."""
 
 from __future__ import annotations
 

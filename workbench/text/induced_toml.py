@@ -1,14 +1,6 @@
-"""An induced profile's levels and the commented TOML a researcher edits (C15).
-
-`render_profile` writes what `induce.induce_profile` found as a profile file in the format of
-docs/profiles.md, each key with a comment saying what in the texts gave it (how many labels, in
-how many texts, what share counts on, which shape a level opens inside), so the researcher can
-check it against `workbench structure` and change it. It names no jurisdiction: `applies_to` is
-left for the researcher to fill in.
-
-The guarantee: the same levels and layout give the same bytes, and the text loads as a profile
-(`profiles.parse_profile`).
-"""
+"""An induced profile's levels and the commented TOML a researcher edits (C15): each key with a
+comment saying what in the texts gave it, `applies_to` left to fill in; the same levels give the
+same bytes, and the text loads as a profile."""
 
 from __future__ import annotations
 

@@ -1,18 +1,6 @@
-"""Reading a text's lines through a numbering profile: what each line is, and the label it opens with.
-
-`read_lines` decides for each line of a text whether it is blank, furniture (page headers and
-footers, gutter line numbers, what the profile declares), front matter, a Markdown heading or body,
-and whether it opens with a label of one of the profile's levels (`workbench.text.profiles`). A
-label is read only where the text starts a new unit, never in a wrapped sentence (the continuation
-rule, `label_may_open`): a line that continues a sentence is no label because it opens with a
-number. For an XML version the labels are its extractor's marks, under the same rule.
-
-The readings carry each label's depth (its level's `rank` and, for a dotted level, the number of
-its parts); `structure` nests them into a tree and `segment` cuts passages where lines open.
-
-The guarantee: a profile that loads reads every text without raising, and every reading's offsets
-index the text it was given.
-"""
+"""Reading a text's lines through a numbering profile (C15): what each line is and the label it
+opens with, never in a wrapped sentence; a profile that loads reads every text without raising. The
+rule: docs/profiles.md, "How a line is read"."""
 
 from __future__ import annotations
 

@@ -1,15 +1,6 @@
-"""A line read through its inline markup (C15): labels inside emphasis or superscript.
-
-Markdown renderings put a label inside emphasis or a superscript (`**Art. 3.**`, `_§ 4_`,
-`Art. 1<sup>er</sup>.`, `**Chapitre II**. **Titre**`). `inline_view` gives the line's text with
-emphasis delimiters (`*`, `_`, one to three) and HTML-like tags (`<sup>`, `</sup>`) left out, and
-for each character of the view its offset in the line, so a label read in the view is placed in
-the line exactly. A profile reads lines so with `inline_markup = true`; the inducer sets it when
-labels stand inside such markup.
-
-The guarantee: the view holds every other character of the line, in order, and `positions` maps
-each to its offset (one more entry for the line's end).
-"""
+"""A line read through its inline markup (C15): `inline_view` leaves out emphasis delimiters and
+HTML-like tags so a label inside them is read, and maps each character of the view back to its
+offset in the line."""
 
 from __future__ import annotations
 

@@ -1,27 +1,6 @@
-"""Nesting by what the text shows: which label shape opens inside which (C15, `induce.py` rule 5).
-
-For two label shapes P and C, C *opens inside* P each time a C label that starts a run (ordinal 1,
-or not the next after the previous C label: `SEC. 101.` after `TITLE I`; a dotted one must name
-P's number, as `6.1` after `6.`) comes right after a P label, on its line or as the next label,
-and P counts on after it (P's next label follows the one before C), or P is not seen again (then
-only when C has no word or P has one: `Appendix A` after the last `8.2` is no part of 8.2). C
-*counts across* P each time a C label counts on from the previous C label with a P label between
-them. C nests in P when it opens inside P more often than it counts across P.
-
-Ranks, 0 outermost: edges are added strongest first (most openings, then the shapes' order), and one
-that would close a cycle is left out. Two shapes that count across each other at least
-`SIBLING_EVIDENCE` times each, the weaker direction at least `SIBLING_SHARE` of the stronger, and
-with no nesting between their groups, are siblings and share a rank (sections and parts numbered
-on across each other). A shape's rank is the longest chain of nestings above it. A *companion*,
-whose labels (at least `COMPANION_SHARE` of them, and two or more) repeat the number of the last
-label of another shape (`M1` after `R1`, `M2` after `R2`: a requirement's measure), belongs to that
-label and holds nothing: it is ranked below every shape of its place. A label at the margin of an
-indented text, or in a Markdown heading, is never inside a body label: each place's ranks start
-below the place above it. The document's own number is above everything.
-
-The guarantee: ranks depend only on the order of the labels given, and ties break by the shapes'
-sort order, so the same labels give the same ranks.
-"""
+"""Nesting by what the text shows (C15, induction's rule 5 in docs/profiles.md): which label shape
+opens inside which, siblings and companions, as ranks that depend only on the order of the labels
+given."""
 
 from __future__ import annotations
 

@@ -1,36 +1,6 @@
-"""One normalization, applied to both sides of every comparison and never to stored text (C5).
-
-`normalize(text)` folds what a printer or an extractor varies without changing the words:
-
-* soft hyphens (U+00AD) and zero-width no-break spaces / byte order marks (U+FEFF) are removed;
-* the ligatures ﬀ ﬁ ﬂ ﬃ ﬄ (U+FB00–U+FB04) are expanded to their letters;
-* full-width digits (U+FF10–U+FF19) become ASCII digits;
-* the Unicode hyphens U+2010 HYPHEN and U+2011 NON-BREAKING HYPHEN become "-" (U+002D): later NERC
-  standards print "CIP‐003‐9" with U+2010 where earlier ones print "CIP-003-8" (the counts over
-  the extracted corpus are in the README);
-* every run of white space (`str.isspace`: spaces, tabs, line breaks, form feeds, no-break spaces),
-  together with any removed characters inside it, becomes one ASCII space;
-* U+0002, the control character PDFium (and so an Anthropic `page_location` citation's
-  `cited_text`) writes for a hyphen that ends a line (`self\u0002improvement`), becomes "- ", a
-  line-break hyphen and the space its line break folds to, with any white space after it: it reads
-  exactly as "self-⏎improvement" does.
-
-It folds nothing else: not case, not superscripts or subscripts (a footnote marker is not a digit),
-not dashes (U+2012 figure dash, U+2013 en dash, U+2014 em dash and U+2212 minus say something a
-hyphen does not: a range, a break, a sign). A hyphen before a line break (or a U+0002) is kept,
-followed by the one space the line break folds to, and its normalized position is recorded in
-`line_break_hyphens`, because such a hyphen is ambiguous
-(a split word, a real compound, a suspended hyphen) and the comparison must decide per reading.
-
-The guarantee: every normalized character maps back to the raw characters it came from. The map is
-piecewise: identity runs are stored as one segment, so a megabyte of ordinary text costs a few
-thousand segments, and a lookup is one binary search.
-
-Two implementations compute the same result: a loop over regular-expression matches, and an
-array pass (`normalize_array`: numpy over the code points) some twenty times faster on a long
-text, taken where it pays (`_takes_array_pass`), so a plain verification never imports numpy.
-Property tests hold them equal on adversarial text and on every held version.
-"""
+"""One normalization, applied to both sides of every comparison and never to stored text (C5): what
+a printer or an extractor varies is folded, nothing else, and every normalized character maps back
+to the raw characters it came from. What it folds and why: docs/text-and-offsets.md."""
 
 from __future__ import annotations
 

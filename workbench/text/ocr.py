@@ -1,32 +1,6 @@
-"""OCR as a named extractor: a scanned page read by Debian's tesseract, deterministic and cached.
-
-A page with no text layer of its own (`pdf.py` decides which) is rendered by PDFium at `DPI` dots
-per inch in grey, set upright by tesseract's orientation and script detection (OSD: its `Rotate`
-quarter turn is applied when its orientation confidence is at least `OSD_MIN_CONFIDENCE`, else
-the page is read as it stands; a page where OSD finds too few characters stands too), rendered
-again in that rotation and read by tesseract (`--psm 3`, automatic page segmentation; `--oem 1`,
-the LSTM engine) in the document's languages (`tesseract_languages`: the provenance's `language`,
-English when absent). Each word keeps its text, its confidence and its box, mapped back through
-PDFium from pixels to PDF points in the page's own coordinates, and the direction it reads in on
-the page. A page whose mean word confidence is below `LOW_CONFIDENCE` is flagged.
-
-Why a child process of the `tesseract` binary with TSV output: it needs no new Python package
-(pytesseract is itself a wrapper that runs the same binary through temporary files, and tesserocr
-binds the C++ API, so it must be compiled against the very libtesseract Debian ships); the call is
-plain to read (every argument is here); the engine runs single-threaded by `OMP_THREAD_LIMIT=1`
-set in the child's environment only, never in the workbench's process; and `tesseract --version`
-names the build the same way for the cache key and for a worker's check. The image goes in
-through stdin as a PGM, the words come back on stdout: no temporary file.
-
-The guarantee: a page's reading is a pure function of the artefact's bytes, the page number, the
-engine build (tesseract's and leptonica's versions and the SHA-256 of every data file the reading
-loads), the languages, the settings (`OCR_SETTINGS`) and the renderer (pypdfium2's build). The
-cache (`OcrCache`, one JSON file per page under the content id of exactly those inputs) is keyed
-by them, so a warm run, a re-check and a Dask worker read the words instead of running the engine
-again, and get the same words; an entry that cannot be read, or was written for other inputs, is
-read again from the page and replaced. A worker whose engine build differs from the one the run
-requires (`OcrOptions.engine`) is refused by name (`OcrEngineMismatch`), never silently different.
-"""
+"""OCR as a named extractor (C4, C18): a scanned page read by Debian's tesseract in a child process,
+its reading a pure function of inputs that key its cache, and a worker with another engine build
+refused by name. The steps, settings and why: docs/extraction.md, "Scanned pages (OCR)"."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Numbers written as words (`PART FIRST`, a division named by its ordinal): their places in the
-sequence, read through a maintained library or learned from the texts' own order (C15).
-
-`lexicon()` holds the ordinal words `num2words` writes, 1 to `LEXICON_MAX`, in every language it
-has ordinals for; `learned_order` places words the library does not know by where the texts put
-them. The guarantee: no word list is written here, only the library's and the texts'.
-"""
+"""Numbers written as words (`PART FIRST`) placed in their sequence (C15), through the ordinals
+`num2words` writes or the texts' own order; no word list is written here."""
 
 from __future__ import annotations
 

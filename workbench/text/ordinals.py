@@ -1,15 +1,6 @@
-"""The ordinal rule: where a label stands in its sequence, and whether one label follows another.
-
-A numbered unit's label (`5`, `(a)`, `R1`, `1°`, `5 bis`, `L. 111-1`, `Titre IV`, `aa)`) carries a
-place in a sequence and, for a unit inserted between two others, an insertion suffix (`5a` and
-`5 bis` sit between `5` and `6`). `ordinal` reads both from the label; `step_consistent` says
-whether a label may follow the previous label of its level (the structure parser's consistency
-check, `structure.units_from_readings`). Ordinal indicators (`°`, `er`, `st`) are part of how a
-number is written, not insertions: `1°` and `1er` are the first, like `1`.
-
-The guarantee: the rule reads only the label and the level's declared sequence, never a
-jurisdiction; a label it cannot read gives None (an inconsistent step), never a guess.
-"""
+"""The ordinal rule (C15): where a label stands in its sequence, with any insertion suffix, and
+whether one label may follow another; it reads only the label and its level's sequence, and a label
+it cannot read gives None, never a guess. The table of readings: docs/profiles.md."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""A held version's footnotes and tables (C20), read from its artefact in the corpus store.
-
-The workspace keeps a version's text, not its markup, so a version's footnote reading and tables
-are read from the artefact bytes in the store, checked against the version's artefact SHA-256
-first, and kept per process by that hash. No bytes (the store moved) or other bytes give no
-reading. One home for every stage: the verifier, `passages`, `diff`'s footnote check, and the
-numbering inducer's footnote look-alikes (`version_parts(...)[0].marker_spans`).
-"""
+"""A held version's footnotes and tables (C20), read from its artefact in the store once its SHA-256
+is checked, and kept per process by that hash; missing or other bytes give no reading."""
 
 from __future__ import annotations
 

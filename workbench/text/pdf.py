@@ -1,70 +1,7 @@
 """PDF to text with a page map, page furniture taken out, text origins recorded and scans read by
-OCR (C4, C18).
-
-The glyphs, their boxes and their directions come from PDFium (through pypdfium2); the layout is
-ours, from geometry alone, so every rule is stated here and none hides in a library default:
-
-1. Glyphs (`pdf_page.py`). PDFium's generated spaces and line breaks are dropped; a hyphen PDFium
-   marks as ending a line (U+002D or U+00AD in the font's text, which PDFium reports as one
-   marker) is written "-"; a glyph with no Unicode mapping (a control code, a mapping error) is
-   written U+FFFD. Each page's glyphs are read in their dominant direction (the most common of 0,
-   90, 180, 270 degrees), so a page rotated by /Rotate or by its content matrix reads like its
-   upright twin; glyphs set in another direction are read in their own frame; a run (rule 2)
-   whose box centre lies outside the page's crop box is invisible and goes to the furniture
-   record as "outside". Each glyph has an origin: `invisible` when drawn in an invisible render
-   mode or under a page-sized image, else `glyphs`.
-2. Runs (`pdf_page.py`). Consecutive glyphs of one origin on one line (each glyph's vertical
-   centre inside its neighbour's box) form a run; a gap wider than `RUN_GAP` line heights, or a
-   step backwards, ends it. A gap wider than `SPACE_GAP` line heights inside a run is a word
-   space, whether or not the PDF drew one, except: the letters of one ligature glyph (identical
-   boxes) are never split, and beside a footnote marker PDFium's own word break decides.
-3. Furniture. The outermost `MARGIN_LINES` line inside the top and the bottom `MARGIN_ZONE` of a
-   page, and every line set in a minority direction, are candidates; a candidate whose text, with
-   every digit run read as "#", recurs on at least two pages is a running header ("top"), footer
-   ("bottom") or margin slug ("margin"): it leaves the body and is recorded with its page, text
-   and box. A minority-direction line that does not recur stays in the body, after the page's text.
-4. Reading order (`pdf_layout.py`). Recursive XY cut: a region is cut horizontally at its widest
-   empty band (the topmost on a tie) when that band is at least `BAND_GAP` line heights; else
-   vertically at a column gutter (at least `GUTTER_MIN` line heights wide, with at least
-   `COLUMN_MIN` of the page's text width on each side; the widest gutter wins, the leftmost on a
-   tie); else horizontally at its widest empty band of any height. Regions are read top to bottom
-   and columns left to right, so a three-column page reads column by column, while a table of
-   narrow cells keeps its rows.
-5. Lines and paragraphs. A run joins a line when the vertical centres of the run and of the line's
-   first run overlap; a line's runs are joined left to right, with a space where two stand more
-   than `SPACE_GAP` apart or overlap by as much (two stacked cells of a table heading). Between
-   two lines of one column a blank line is written when the white space between them exceeds the
-   page's usual leading (the median white space between two lines of one column) by
-   `PARAGRAPH_GAP` line heights, or the second is a first-line indent (at least `INDENT` line
-   heights right of both the line before and the line after it). Where the reading moves to
-   another column or page, a blank line is written when the line before ends a sentence (".", ":",
-   ";", "?", "!", ")", "]" or a closing quote) or the next line is indented; otherwise the
-   paragraph continues with one line break.
-6. Pages. `pages` maps each page (numbered from 1) to its body's `[char_start, char_end)`. A page
-   whose body is empty ("no_text") or has fewer letters and digits than half its characters
-   ("garbage"; white space and leader runs, three or more of one of `LEADER_CHARACTERS` in a row,
-   a space allowed between them, are not counted, so a table of contents with dot leaders is
-   text) contributes no text and is listed in `unusable_pages`; a PDF with no usable page at all
-   is refused.
-7. Scans. A page on which a page-sized image is drawn and whose text layer is no text of its own
-   (fewer than `STAMP_CHARS` letters and digits, as a page number or a file stamp drawn over the
-   scan has, or letters and digits fewer than half its other characters) is read by the OCR
-   extractor (`ocr.py`) in the provenance's language. Its words become runs of origin `ocr` and
-   are laid out by rules 3 to 6 like glyphs; its invisible glyphs give way to them; its visible
-   glyphs stay, and an OCR word whose box centre lies in a visible glyph run's box is dropped
-   (the page draws that text itself).
-8. Origins. Each character keeps its glyph's or word's origin; white space the layout wrote
-   between two characters of one origin takes that origin, between two of different origins it
-   is `none`, and so is the text's closing line break. `origin.runs` partition the text;
-   `origin.pages` gives each page the count of its body's non-white-space characters per origin
-   and the OCR reading (engine, languages, settings, rotation, confidences, word boxes).
-
-The guarantee: the text is a pure function of the bytes, of PDFium's build, which is part of
-the extractor version (`PDF_EXTRACTOR_VERSION`), and, for a scanned page, of the OCR engine build,
-languages and settings its reading records, so a library upgrade that changes the text is refused
-as `CorpusChanged` instead of silently replacing held text. PDFium is not thread-safe: call this
-from one thread per process.
-"""
+OCR (C4, C18), laid out from PDFium's glyphs by geometry alone. The text is a pure function of the
+bytes and the builds the extractor version names; the numbered rules are in docs/pdf.md. Call it
+from one thread per process (PDFium is not thread-safe)."""
 
 from __future__ import annotations
 

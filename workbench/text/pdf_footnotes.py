@@ -1,11 +1,5 @@
-"""Footnotes read off a PDF's glyphs (C20), in raw offsets of the extracted text.
-
-The extractor's trace (`pdf.extract_pdf(trace=...)`) gives every body character's glyph box; the
-text is the extractor's own, checked equal to the version's. A marker is a raised, smaller number
-in the body; a note opens a line with its number set the same way. Markers link to the
-note of their number on their page, else on the next. A marker with no note, or two notes of one
-number there, is reported; a note's text continued on the next page is not joined.
-"""
+"""Footnotes read off a PDF's glyphs (C20), in raw offsets of the extracted text, which must be the
+version's; markers, notes and what is not joined are in docs/pdf.md."""
 
 from __future__ import annotations
 

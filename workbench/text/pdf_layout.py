@@ -1,13 +1,6 @@
-"""Runs into lines and lines into reading order: the geometry of `pdf.py`'s rules 4 and 5.
-
-A run is a piece of one line of text, in the frame where its text reads left to right and down the
-page (u along the line, v down), with its box in PDF points and its origin (C18). Runs come from
-glyphs or from OCR words (`pdf_page.py`); from here on both are read by the same rules, so a scanned
-page is laid out exactly as a page of glyphs would be. The guarantee: the order and the white space
-between runs depend only on their boxes, never on where a run came from, and every piece of a
-line's text keeps the origin of the run it came from (a space written between two runs has none of
-its own).
-"""
+"""Runs into lines and lines into reading order (docs/pdf.md, rules 4 and 5): the order and the
+white space between runs depend only on their boxes, never on whether a run came from glyphs or OCR,
+and each piece of text keeps its run's origin (C18)."""
 
 from __future__ import annotations
 

@@ -1,27 +1,6 @@
-"""One PDF page read through PDFium: its glyphs, their boxes, directions and origins, as runs.
-
-`pdf.py`'s rules 1 and 2 (glyphs, runs) and the origin of each glyph (C18) live here:
-
-- A glyph drawn in an invisible text render mode (3, invisible; 7, clip only) is `invisible`; so
-  is one drawn before (under) a page-sized image, one covering at least `PAGE_IMAGE` of the crop
-  box, which paints over it. Every other glyph is `glyphs`. Both are decided from the artefact:
-  the render mode of the glyph's text object, and the paint order of the page's objects (a text
-  object inside a form XObject stands where its form stands).
-- Ligatures: PDFium expands one ligature glyph ("fi", "ffl") into one character per letter, each
-  with the glyph's box. Consecutive glyphs with identical boxes are therefore one glyph: their
-  characters are written together, with no space and no run break between them.
-- Footnote markers: a glyph set smaller (at most `MARKER_SIZE` of its neighbour's height) whose
-  box lies wholly above the middle of its neighbour's is a marker. Markers are set tight against
-  the word they mark or open, so between a marker and its neighbour the gap does not decide: a
-  space is written there only where the PDF draws a space glyph or PDFium itself breaks the words
-  (it generated a space or a line break between them).
-- OCR words (`ocr_runs`) become runs of origin `ocr`: the words of one engine line, a new run
-  where two stand more than `RUN_GAP` line heights apart, one space between words.
-
-The guarantee: what a page yields is a pure function of its bytes and PDFium's build, and no rule
-here looks a word up in a list: ligatures, markers and origins are read off the glyphs, their boxes
-and the page's objects.
-"""
+"""One PDF page read through PDFium (C18): its glyphs, their boxes, directions and origins, as runs
+(docs/pdf.md, rules 1 and 2); ligatures, markers and origins are read off the glyphs, their boxes
+and the page's objects, never from a word list."""
 
 from __future__ import annotations
 

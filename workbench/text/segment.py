@@ -1,44 +1,6 @@
-"""Split a version's text into passages with exact offsets, kinds, labels and paths, via a profile.
-
-A passage is a paragraph (a maximal run of non-blank lines; a blank line holds only white space,
-form feeds included), split further where a line opens with a label the version's numbering
-profile reads (`lines.read_lines`), and around every furniture line and Markdown heading.
-The continuation rule (`lines.label_may_open`) keeps wrapped sentences whole: a line that
-continues the previous line's sentence never starts a passage or gets a label because it opens
-with a number or a letter in parentheses. A passage's offsets exclude the leading and trailing
-white space of its lines; inner line breaks stay.
-
-Each passage has a kind, decided in this order:
-
-1. `front_matter` — a Markdown front-matter block (`---` ... `---` at the top, when the profile
-   reads front matter), or, with `preamble = "front_matter"`, every passage before the first
-   labelled one (the title page, abstract and contents of a document that numbers its body);
-2. `furniture` — a line the profile declares furniture (page header or footer, gutter number
-   alone, "Page N of M");
-3. `heading` — a Markdown heading; a one-line passage opening with a label of a level the profile
-   marks `heading`; a one-line labelled passage whose title is empty or reads as a heading
-   (`lines.title_like`); in an XML version, a one-line passage with no mark that has at most
-   `XML_HEADING_MAX_WORDS` words, no sentence end inside it (". ") and does not end in `,`, `;` or
-   `:` (element titles such as "Renewable energy portfolio standard.");
-4. `body` — everything else.
-
-Given a footnote reading (`footnotes.read_footnotes`), a passage lying wholly inside a note's
-span is of kind `footnote` instead, with the note's `anchors`; given tables
-(`table_cells.read_tables`), one lying wholly inside a table's span (and in no note) is of kind
-`table`, with the cells whose text lies inside it. No offset moves.
-
-A passage's `section_label` is its own label; its `path` is the structure parser's path at its
-label (labelled passages) or at its start (the unit above it, for body passages); front matter and
-furniture get no path.
-
-`leading_number` is the seed's naive proxy, kept under its own name because the measurements
-compare it with the profile's reading: the passage's leading number after an optional "SEC.",
-"Section" or "§", which reads years, gutter line numbers and page headers as section numbers.
-
-The guarantee: `text[p.char_start:p.char_end] == p.text` for every passage, passages are in text
-order and never overlap, and every non-white-space character of the text lies in exactly one
-passage, whatever the profile.
-"""
+"""A version's text split into passages with exact offsets, kinds, labels and paths through its
+numbering profile (C1, C15): passages are in text order, never overlap, and every non-white-space
+character lies in exactly one, whatever the profile. The kinds and their order: docs/profiles.md."""
 
 from __future__ import annotations
 

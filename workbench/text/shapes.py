@@ -1,20 +1,6 @@
-"""Label shapes: what the label that opens a line looks like, read without any profile.
-
-The inducer (`induce.py`) finds a text's numbering by the shapes of the labels that open its lines.
-A shape is the label with its number abstracted: the word before the number (`Section`, `SEC.`,
-`§`, `Art.`, `Titre`, `Anlage`; spellings of one word are one shape: `SEC.` is short for
-`SECTION`), letters fused before the digits (`R1`, `M1`, `L111-1`), the number's form (digits,
-dotted `6.1.2`, hyphenated `34-1432`, a degree `1°`, letters of the alphabet, Roman numerals) and
-its marks (`(1)`, `a)`, `1.`), and where the line stands (in a Markdown heading, at the left margin
-of a text whose body is indented, or in the body). `label_token` reads one line's label;
-`resolve_letters` decides, for letters that could be either, whether `(i)` is the ninth letter or
-the first Roman numeral; `level_pattern` writes the regular expression a profile level uses for a
-shape.
-
-The guarantee: the shape of a label depends only on the line's own characters and, for letters
-that read both ways, on its neighbours of the same shape; the pattern written for a shape matches
-every label `label_token` read as that shape.
-"""
+"""Label shapes (C15): what the label opening a line looks like, read without any profile, and the
+pattern a profile level uses for it; a shape depends only on the line's own characters and, for
+letters that read both ways, its neighbours of the same shape."""
 
 from __future__ import annotations
 

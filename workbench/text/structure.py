@@ -1,36 +1,6 @@
-"""Read a version's own numbering, through a numbering profile, into a tree, or refuse with a reason.
-
-Two sources of numbering:
-
-* XML versions (USLM bills and laws, D.C. Council code, Federal Register, and any schema whose
-  extractor carries labels through): the `StructureMark`s the extractor recorded. A mark's unit
-  runs from its label to the next mark at the same or a shallower element depth; its path is the
-  chain of enclosing marks' labels.
-* Every other text: its lines, read through a profile (`workbench.text.profiles`) by
-  `lines.read_lines`, which finds the lines that open with a label of one of the profile's levels
-  (never a wrapped sentence: the continuation rule, `lines.label_may_open`).
-
-The tree: labels nest by depth, where a level's depth is its `rank` and, for a dotted level, the
-number of its parts (`6.1.2` under `6.1` under `6`; `R1.` then `1.1.` under it when the profile
-ranks requirements above dotted parts). A new label closes every open unit at its depth or deeper,
-and a dotted label also closes an open unit of its rank whose parts are not its prefix, so `6.1`
-never nests under `5`. A unit runs from its label to the label that closes it, or to the end.
-
-Consistency: a label step is consistent when the label is the first of its level under its parent
-(ordinal 1: `1`, `a`, `A`, `i`) or the next after the previous label of its level under the same
-parent (ordinal + 1; `5a` after `5` and `5b` after `5a` are inserted units, consistent too). Levels
-with `sequence = "none"` are not checked.
-
-Refusal codes, when the numbering cannot be read:
-
-* `no_numbering` — no label or mark at all;
-* `inconsistent_numbering` — more than `INCONSISTENT_SHARE` of the checked label steps (and at
-  least two) are inconsistent;
-* `gutter_ambiguous` — a profile that sets gutter numbers aside found them, and no label remains.
-
-The guarantee: a refusal is never a path. `path_at` answers None for a refused parse and for text no
-numbered unit covers, and callers must treat None as "unknown", never as "same section".
-"""
+"""A version's own numbering read into a tree through a numbering profile, or refused with a reason
+(C15): a refusal is never a path, and `path_at`'s None means unknown, never "same section". The
+tree, consistency and refusal codes: docs/profiles.md, "The tree and its consistency"."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""Tables read from markup into cells under their headers (C20), in raw offsets of the text.
-
-Three markups: GPO `GPOTABLE` (`BOXHD/CHED` heads by level, `ROW/ENT` rows, the first `ENT` the
-row's stub, `I` its indent), HTML-like `table/tr/th/td` (XHTML in USLM, the D.C. Code) with
-`colspan`/`rowspan`, and CALS `tgroup/thead/tbody/row/entry` (Justice Canada) with `namest`,
-`nameend` and `morerows`. A header that is not certain is stated in the cell's `doubt`, and a row
-that does not fit its table's columns is refused with its reason, never placed by guess.
-"""
+"""Tables read from markup into cells under their headers (C20), in raw offsets of the text: a
+header not certain is stated in the cell's `doubt`, and a row that does not fit is refused, never
+placed by guess. The three markups: docs/extraction.md, "Tables"."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""The XML vocabularies the XML extractor reads (DESIGN.md C4): which element names open a
-passage, which are labels, margin furniture, metadata or front matter, and which root namespaces are
-read by exact name (USLM, the D.C. Council's code) rather than by their own structure.
-
-These sets are part of the extractor's rule: changing one changes the text of the versions it
-reads, so it changes the extractor's version (`xml.XML_TEXT_EXTRACTOR`, `XML_BLOCKS_EXTRACTOR`).
-"""
+"""The XML vocabularies the XML extractor reads (C4): which element names open a passage, are
+labels, margin furniture, metadata or front matter, and which root namespaces are read by name; part
+of the extractor's rule, so changing one changes its version."""
 
 from __future__ import annotations
 

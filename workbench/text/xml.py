@@ -1,16 +1,6 @@
-"""XML to the reading text a person would cite, its labels carried through as structure marks (C4).
-
-`extract_xml` parses an artefact's XML with a hardened parser (no entities, no DTD, no network) and
-renders it to reading text, one passage per block, its labels (`<num>`, and `<Label>` outside
-USLM) carried through as `StructureMark`s. A schema the vocabulary was written for (USLM, the D.C.
-Council's code) is read by that vocabulary exactly as version 1 read it ("xml-text" 1); any other
-schema (Justice Canada's consolidations) is read from its own element structure ("xml-blocks" 1),
-so a new jurisdiction's XML needs no new table. The rules are in `extract_xml`'s docstring; the
-tables of element roles below are the vocabulary.
-
-The guarantee: the text is a pure function of the bytes, and any change to a rule here changes
-that extractor's version; a version recorded under "xml-text" 1 keeps its text byte for byte.
-"""
+"""XML to the reading text a person would cite, its labels carried through as structure marks (C4):
+a known schema read by its vocabulary ("xml-text"), any other by its own element structure
+("xml-blocks"), each a pure function of the bytes. The rules are in `extract_xml`'s docstring."""
 
 from __future__ import annotations
 

@@ -1,30 +1,6 @@
-"""The workspace file: an embedded SQLite file of immutable versions (`Workspace`).
-
-A version row holds the extracted text that every offset indexes, the artefact's SHA-256 and byte
-count, the extractor's name and version, the text's SHA-256, the structure the extractor carried
-through, for a PDF its page map, the page furniture taken out of the body and the pages with no
-usable text, and the provenance it was admitted with. The table is append-only, enforced by triggers
-that abort any UPDATE or DELETE, so no caller (not even raw SQL through this connection) can move a
-held version. Re-ingesting a version id with identical bytes writes nothing; with different bytes,
-or bytes whose re-extraction gives a different text hash, it raises `CorpusChanged` and leaves the
-held row as it was.
-
-A PDF's text origins (C18) are a side record, `text_origins`, one append-only row per version and
-extractor version that made its text, or reproduced it exactly when extracting a version held
-under an older one (row, text and offsets stay; the version then counts as held under the newer
-version). A version read back carries its newest record's origins (None for a PDF with none; plain
-text, Markdown and XML are `glyphs` throughout).
-
-The workspace remembers the corpus it was made from (`corpus.CorpusSettings`: the mirror, the
-catalogue folder, the store, the researcher's profile folders) in its append-only `workspace_meta`
-table, one row `settings/<n>` per change, the highest `n` standing: `ingest` and `measure` append
-a row when what they used differs from the standing one, and nothing is ever overwritten, so the
-rows are the workspace's history of settings. `Workspace(path, create=False)` refuses a workspace
-that does not exist and makes nothing; `opening.open_workspace` is how every reader opens one.
-
-The workspace runs in WAL mode with a busy timeout so that two processes (two notebook kernels) can
-read and append at once.
-"""
+"""The workspace file (C2, C18): an embedded SQLite file of append-only versions, their text origins
+and the settings it remembers (`Workspace`); a held version never moves, and re-ingesting other
+bytes under its id raises `CorpusChanged`."""
 
 from __future__ import annotations
 

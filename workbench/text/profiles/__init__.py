@@ -1,29 +1,7 @@
-"""Numbering profiles: how a jurisdiction writes its labels, as data (DESIGN.md C15).
-
-A profile is a small TOML file. It declares, level by level, the label patterns a jurisdiction's
-documents use (`Sec. 5.4`, `R1.`, `(a)`, `Article 3`, `### § 3 Title`), which lines are furniture
-(page headers and footers, gutter line numbers, "Page N of M"), and whether the text before the first
-label is front matter. The section label of a passage (`segment.segment`) and the structure parser
-(`structure.parse_structure`) both read through a profile; no other module knows a jurisdiction's
-numbering. Profiles steer segmentation, labels and structure only, never extraction: the text that
-offsets index depends on the artefact bytes and the extractor alone.
-
-Profiles are read strictly: an unknown key, a value of the wrong type, a regular expression that
-does not compile or lacks its `number` group is a `ProfileError` naming the file and the key. Each
-profile carries the SHA-256 of its file's bytes, which every measurement that used it records.
-
-Where the profiles come from, in order of precedence: the researcher's own (`profiles/*.toml` at the
-root of a corpus folder given to `measure --corpus`, and `--profiles DIR`), then the ones shipped in
-this package. `named_profile` picks the profile that names a family (`applies_to` holding
-`jurisdiction/family`, then `jurisdiction`); `choice.choose_profile` tries every profile on a
-family and keeps the one that reads the most consistent numbering (the rule is in its docstring).
-This package reads profiles and nothing else: it imports neither the records nor the structure
-parser, which read through it.
-
-The guarantee: the same profile bytes give the same compiled profile, and a profile that loads reads
-every text without raising; a compiled profile is cached by its bytes, so trying many profiles on
-many families compiles each once.
-"""
+"""Numbering profiles (C15): how a jurisdiction writes its labels, as small TOML files read
+strictly, the same bytes giving the same compiled profile, cached by its bytes. It reads profile
+files and nothing else; segmentation and the structure parser read through it. The format and
+precedence: docs/profiles.md."""
 
 from __future__ import annotations
 
