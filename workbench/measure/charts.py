@@ -20,8 +20,9 @@ vl-convert (the Vega engine inside a Python wheel, no browser and no network), a
 
 The guarantee: the same chart gives the same bytes, no output loads anything by URL, and a chart
 whose data names a URL is refused (vl-convert is given no allowed base URL) instead of fetched.
-Every string the spec carries (filing text in labels or tooltips) is escaped where it enters the
-interactive page's HTML.
+Every string the spec carries (filing text in labels or tooltips) shows a control character as its
+symbol before vl-convert reads it (an escape in a label made it abort the process), and is
+escaped where it enters the interactive page's HTML.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from workbench.changes.redline import CONTROLS
 from workbench.errors import ChartError
 
 if TYPE_CHECKING:
@@ -44,11 +46,26 @@ if TYPE_CHECKING:
 NO_BASE_URLS: list[str] = []
 
 _SIZE = re.compile(r'<svg[^>]*?\swidth="([\d.]+)"[^>]*?\sheight="([\d.]+)"')
+# The control characters XML forbids, shown as their symbols (`redline.CONTROLS`): vl-convert
+# draws through an XML parser, and a non-XML character makes it panic past Python and abort.
+_XML_CONTROLS = {k: v for k, v in CONTROLS.items() if k not in (0x09, 0x0A, 0x0D)}
+
+
+def _shown(value: Any) -> Any:
+    """`value` (a spec, or any part of one) with every string's XML-forbidden controls shown."""
+    if isinstance(value, str):
+        return value.translate(_XML_CONTROLS)
+    if isinstance(value, dict):
+        return {_shown(k): _shown(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_shown(v) for v in value]
+    return value
 
 
 def _spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
-    """The chart's Vega-Lite spec with its data inline (altair's own serialization)."""
-    spec: dict[str, Any] = chart.to_dict()
+    """The chart's Vega-Lite spec with its data inline (altair's own serialization), every
+    control character XML forbids shown as its symbol."""
+    spec: dict[str, Any] = _shown(chart.to_dict())
     return spec
 
 
@@ -108,7 +125,7 @@ def altair_spec(spec: dict[str, Any]) -> dict[str, Any]:
 def spec_svg(spec: dict[str, Any]) -> str:
     """`chart_svg` of a chart given as its Vega-Lite spec (`altair_spec`), without altair: the
     same drawing altair's chart of that spec gives, with no seconds spent importing altair."""
-    return _svg(altair_spec(spec))
+    return _svg(altair_spec(_shown(spec)))
 
 
 @functools.cache
