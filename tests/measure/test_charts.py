@@ -13,7 +13,7 @@ import pytest
 
 import workbench as wb
 from workbench.errors import ChartError
-from workbench.measure.charts import chart_svg
+from workbench.measure.charts import chart_svg, render_chart
 from workbench.models import CatalogueRow
 
 HOSTILE = '</script><img src=x onerror="alert(1)">&amp;'
@@ -177,7 +177,7 @@ def test_a_control_character_in_a_label_is_drawn_as_its_symbol(altair: Any) -> N
         .encode(x="n:Q", y="label:N", tooltip=["label:N"])
         .properties(title="T\x1b]0;x\x07")
     )
-    drawn = wb.render_chart(chart, interactive=True)
+    drawn = render_chart(chart, interactive=True)
     bundle = drawn._repr_mimebundle_()
     texts = [drawn.svg, str(bundle["text/html"]), str(bundle["text/plain"])]
     assert [FORBIDDEN.findall(text) for text in texts] == [[], [], []]
