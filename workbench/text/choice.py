@@ -6,7 +6,10 @@ family's first and last version through the structure parser, and the one that r
 consistent numbering wins, a shipped profile only where it reads better than the induced one;
 where none reads a consistent step, the choice says so (`UNREAD`) and no tie-break picks one
 (`choose_profile`, the rule in its docstring). How well the chosen profile read the whole family
-(read, read with inconsistencies, unread) is `family_reading`. The choice sits apart from
+(read, read with inconsistencies, unread) is `family_reading`. A profile whose pattern is refused
+over its budget on a family's text (`patterns.MATCH_BUDGET_SECONDS`) reads nothing of it: it is
+passed over as a candidate, and a family it was named for or chosen for is unread, the refusal
+its reason (`read_family`). The choice sits apart from
 `profiles` because it parses: `profiles` reads profile files and nothing else, `structure` reads
 through a profile, and this module reads through both, so imports run one way (profiles, then
 structure, then choice).
@@ -17,10 +20,11 @@ same family and registry give the same profile, whatever order the families are 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
+from workbench.errors import ProfileError
 from workbench.models import Version
 from workbench.text.induce import induce_profile
 from workbench.text.profiles import Profile, named_profile, registry
@@ -49,14 +53,17 @@ class Choice:
     inconsistent: int
     marked: bool = False  # every version's numbering comes from its extractor's marks
     rival: tuple[str, int, int] | None = None  # (profile name, consistent, inconsistent)
+    refusal: str | None = None  # why the profile named or chosen for the family read none of it
 
     @property
     def note(self) -> str | None:
         """What a report says of the choice beside the profile: `UNREAD` (and, for a family whose
-        versions carry the extractor's marks, that the marks number it), or nothing."""
+        versions carry the extractor's marks, that the marks number it; for a family whose
+        profile was refused, the refusal), or nothing."""
         if self.how != "unread":
             return None
-        return f"{UNREAD}; its extractor's marks number it" if self.marked else UNREAD
+        note = f"{UNREAD}; its extractor's marks number it" if self.marked else UNREAD
+        return note if self.refusal is None else f"{note}: {self.refusal}"
 
     @property
     def contest(self) -> str | None:
@@ -107,9 +114,39 @@ def read_numbering(
 ) -> tuple[Choice, Reading]:
     """The profile that reads one family (`choose_profile`) and how well it read every version
     (`family_reading`): what `workbench families --numbering` says of each family."""
-    choice = choose_profile(versions, profiles)
-    parses = [parse_structure(v, choice.profile) for v in versions]
+    choice, parses = read_family(
+        versions, profiles, lambda profile: [parse_structure(v, profile) for v in versions]
+    )
     return choice, family_reading(choice, parses, marked=all(is_marked(v) for v in versions))
+
+
+_Read = TypeVar("_Read")
+
+
+def read_family(
+    versions: Sequence[Version],
+    profiles: Sequence[Profile] | None,
+    read: Callable[[Profile], _Read],
+) -> tuple[Choice, _Read]:
+    """The family's choice (`choose_profile`) and `read` of its profile. Where a pattern of that
+    profile is refused on the family's text (a `ProfileError`: over its budget), the family is
+    unread: the choice is the induced profile, "unread", the refusal its `refusal`, and `read`
+    runs with the induced profile instead, so one profile cannot stop a corpus-wide run."""
+    choice = choose_profile(versions, profiles)
+    try:
+        return choice, read(choice.profile)
+    except ProfileError as refused:
+        induced = induce_profile([v.text for v in versions]).profile()
+        marked = all(is_marked(v) for v in versions)
+        choice = Choice(
+            profile=induced,
+            how="unread",
+            consistent=0,
+            inconsistent=0,
+            marked=marked,
+            refusal=" ".join(str(refused).split()),
+        )
+        return choice, read(induced)
 
 
 def profile_score(profile: Profile, versions: Sequence[Version]) -> tuple[int, int]:
@@ -160,7 +197,10 @@ def choose_profile(
     induced = induce_profile([v.text for v in versions]).profile()
     ranked: list[tuple[tuple[int, int, bool, str], Profile, int, int]] = []
     for profile in (*profiles, induced):
-        good, bad = profile_score(profile, versions)
+        try:
+            good, bad = profile_score(profile, versions)
+        except ProfileError:  # a pattern over its budget on these texts: it reads none of them
+            continue
         ranked.append(((bad - good, bad, profile is not induced, profile.name), profile, good, bad))
     ranked.sort(key=lambda entry: entry[0])
     _, best, good, bad = ranked[0]
