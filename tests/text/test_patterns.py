@@ -33,8 +33,8 @@ def _profile(tmp_path: Path, text: str) -> Path:
 
 def _refusal(path: Path, key: str, pattern: str, line: str = LINE) -> str:
     return (
-        f"{path}: {key}: the pattern {pattern!r} took more than {MATCH_BUDGET_SECONDS} s on one "
-        f"line of {len(line)} characters; a pattern must not backtrack without bound (a repeated "
+        f"{path}: {key}: the pattern {pattern!r} took more than {MATCH_BUDGET_SECONDS} s on a "
+        f"text of {len(line)} characters; a pattern must not backtrack without bound (a repeated "
         "group that can match the same text in more than one way, such as (a+)+ or (a|aa)+)"
     )
 
