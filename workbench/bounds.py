@@ -120,6 +120,7 @@ def strict_json(text: str, error: Callable[[str], Exception]) -> Any:
     return json.loads(text, object_pairs_hook=unique, parse_constant=constant, parse_int=integer)
 
 
+Matched: TypeAlias = "regex.Match[str]"  # what a match found: `re.Match`'s methods
 Found: TypeAlias = "regex.Match[str] | None"
 
 

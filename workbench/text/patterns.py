@@ -7,17 +7,14 @@ docs/security.md.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TypeAlias
 
-from workbench.bounds import MATCH_BUDGET_SECONDS, BudgetedPattern, compile_budgeted
+from workbench.bounds import MATCH_BUDGET_SECONDS, BudgetedPattern, Matched, compile_budgeted
 from workbench.errors import ProfileError
-
-if TYPE_CHECKING:
-    import regex
 
 __all__ = ["MATCH_BUDGET_SECONDS", "LabelMatch", "ProfilePattern", "compile_profile_pattern"]
 
-LabelMatch: TypeAlias = "regex.Match[str]"  # what a match found: `re.Match`'s methods
+LabelMatch: TypeAlias = Matched
 ProfilePattern: TypeAlias = BudgetedPattern  # a profile's compiled level or furniture pattern
 
 
