@@ -1,198 +1,384 @@
-"""Hostile-input benchmark: the worst case of each kind the workbench bounds, beside a benign
-control of the same size, each in a fresh process.
+"""Hostile-input benchmark: the worst case of each kind the workbench bounds, each run by the
+workbench command that reads it beside a benign control of the same size run by the same command.
 
-Run: `.venv/bin/python benchmarks/bench_hostile.py [--write-docs]`. For each case it prints the
-wall-clock time, the peak memory of the process that ran it (its own maximum resident set, the
-interpreter included) and what came of it (a refusal, or the work done), for the hostile input and
-then for its control. The limits are in docs/security.md. With `--write-docs` the output replaces
-the block between the `bench:hostile` markers in docs/ (`bench_spine.report_to_docs`). It asserts
-nothing: it measures and prints. (`--case NAME` runs one case's side in this process, as the
-benchmark runs it in each child.)
+Run: `.venv/bin/python benchmarks/bench_hostile.py [--write-docs] [--runs N]`. It builds every
+input in a temporary folder (a small workspace, profiles, citation files, bundles, PDFs: not
+timed), then runs `python -m workbench ...` on each hostile input and on its control, each run a
+fresh process, N times (default 3). For each it prints the median wall-clock time of the command
+(interpreter start-up included: what a person waits for), the peak memory of its process (its
+maximum resident set), the ratio of the hostile time to the control's, and the command's last
+line. A control holds the same number of bytes as its hostile input and lacks only the hostile
+feature. The first row is the anchor: `workbench --version`, the start-up every command pays.
+The issue's bound: hostile at most 10 times its control, peak under 1.5 GB. The limits are in
+docs/security.md. With `--write-docs` the output replaces the block between the `bench:hostile`
+markers in docs/ (`bench_spine.report_to_docs`). It asserts nothing: it measures and prints.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import io
 import json
+import os
+import pty
 import random
-import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
-import time
+import threading
+import tty
 import zipfile
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from bench_spine import ROOT, bench_options, report_to_docs
 
 sys.path.insert(0, str(ROOT))  # tests.hostile: the PDFs the tests build
 
-TEXT = "1. Scope\n\n" + "a" * 40 + "!\n"  # the issue's line of forty letters
-PROFILE = "name = 'p'\ndescription = 'd'\n[[levels]]\nname = 's'\npattern = '{pattern}'\n"
+from tests.hostile import BENIGN, SELF_HOLDING, scan
+from workbench.cli import main
 
-
-Run = Callable[[], str]
-
-
-def _pattern(pattern: str) -> Run:
-    from workbench.text.lines import read_lines
-    from workbench.text.profiles import parse_profile
-
-    profile = parse_profile(PROFILE.format(pattern=pattern).encode(), "bench.toml")
-    return lambda: f"{len(read_lines(TEXT, profile))} lines read"
-
-
-def _json(text: str) -> Run:
-    from workbench.bounds import strict_json
-
-    return lambda: f"read a {type(strict_json(text, ValueError)).__name__}"
-
-
-def _toml(array: str) -> Run:
-    from workbench.text.profiles import parse_profile
-
-    source = "name = 'p'\ndescription = 'd'\napplies_to = " + array + "\n"
-    source += PROFILE.format(pattern="(?P<number>\\d+)").split("\n", 2)[2]
-    return lambda: f"read profile {parse_profile(source.encode(), 'bench.toml').name}"
-
-
-def _members(count: int) -> Run:
-    from workbench.exports.bundle_check import verify_bundle
-
-    folder = Path(tempfile.mkdtemp())
-    atexit.register(shutil.rmtree, folder)
-    path = folder / "b.zip"
-    with zipfile.ZipFile(path, "w") as archive:
-        for k in range(count):
-            archive.writestr(f"m/{k}", b"")
-    return lambda: str(verify_bundle(path))
-
-
-def _member(data: bytes, declared: int) -> Run:
-    from workbench.exports.bundle_check import MAX_MEMBER_BYTES, _read_member
-
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("m", data)
-    del data
-
-    def read() -> str:
-        with zipfile.ZipFile(buffer) as archive:
-            got = _read_member(archive, "m", min(declared, MAX_MEMBER_BYTES))
-        return f"read {len(got)} bytes"
-
-    return read
-
-
-def _pdf(data: bytes) -> Run:
-    from workbench.text.pdf import extract_pdf
-
-    return lambda: f"read {len(extract_pdf(data, source='bench.pdf').text)} characters"
-
-
-def _terminal(text: str) -> Run:
-    from workbench.terminal import visible
-
-    return lambda: f"shown {len(visible(text))} characters"
-
-
-def _hostile_pdf(k: int) -> Run:
-    from tests.hostile import BENIGN, SELF_HOLDING, scan
-
-    return _pdf((SELF_HOLDING, BENIGN, scan(20_000), scan(612))[k])
-
-
+LETTERS = "a" * 40 + "!"  # the issue's line of forty letters
+PROFILE = "name = 'p'\ndescription = 'd'\napplies_to = {applies}\n[[levels]]\nname = 's'\n"
+PROFILE += "pattern = '{pattern}'\n"
+ESCAPES = "\x1b[2J\x1b]0;t\x07\u202e\r"  # a cleared screen, a window title, an override, a CR
+TERMINAL_BYTES = 4 << 20  # a 4 MiB document shown on a terminal
 ZEROS = 1 << 30  # the issue's member: a gibibyte of zeros, deflated to about a megabyte
-ESCAPES = "\x1b[2J\x1b]0;t\x07\u202e\r" * (1 << 20)
-# Each case: its name, then (label, prepare) for the hostile input and for its control of that
-# size; `prepare` builds the input (not timed) and gives the work that is timed.
-CASES: dict[str, tuple[tuple[str, Callable[[], Run]], tuple[str, Callable[[], Run]]]] = {
-    "profile pattern": (
-        ("(a|aa)+ on 40 letters", lambda: _pattern("(?P<number>(a|aa)+)")),
-        ("a+ on 40 letters", lambda: _pattern("(?P<number>a+)")),
-    ),
-    "JSON nesting": (
-        ("100,000 '['", lambda: _json("[" * 100_000)),
-        ("100,000-char flat array", lambda: _json("[" + "0," * 49_999 + "0]")),
-    ),
-    "JSON integer": (
-        ("5,000 digits", lambda: _json("9" * 5000)),
-        ("5,000-char string", lambda: _json('"' + "9" * 4998 + '"')),
-    ),
-    "TOML nesting": (
-        ("50,000 deep", lambda: _toml("[" * 50_000 + "]" * 50_000)),
-        ("100,000-char flat", lambda: _toml("[" + "'a'," * 24_999 + "'a']")),
-    ),
-    "bundle members": (
-        ("100,000 members", lambda: _members(100_000)),
-        ("20,000 members (the limit)", lambda: _members(20_000)),
-    ),
-    "bundle member": (
-        ("1 GiB zeros, declared 2^40", lambda: _member(bytes(ZEROS), 2**40)),
-        ("1 MiB random, declared", lambda: _member(random.Random(0).randbytes(1 << 20), 1 << 20)),
-    ),
-    "PDF page tree": (
-        ("page tree holds itself", lambda: _hostile_pdf(0)),
-        ("one text page", lambda: _hostile_pdf(1)),
-    ),
-    "OCR page": (
-        ("20,000 pt scan", lambda: _hostile_pdf(2)),
-        ("612 pt scan (OCR'd)", lambda: _hostile_pdf(3)),
-    ),
-    "terminal": (
-        (f"{len(ESCAPES) // 10**6} M chars of escapes", lambda: _terminal(ESCAPES)),
-        (f"{len(ESCAPES) // 10**6} M plain chars", lambda: _terminal("a" * len(ESCAPES))),
-    ),
-}
 
 
-def run_side(name: str) -> None:
-    """Run one side (`case:0` hostile, `case:1` control) here and print its JSON figures."""
-    case, _, side = name.rpartition(":")
-    label, prepare = CASES[case][int(side)]
-    work = prepare()
-    start = time.perf_counter()
-    try:
-        outcome = work()
-    except Exception as exc:  # a refusal is the outcome measured
-        reason = str(exc).rpartition(": ")[2] if ": " in str(exc) else str(exc)
-        outcome = f"refused ({type(exc).__name__}): {reason[:60]}"
-    seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-    print(json.dumps({"label": label, "seconds": seconds, "peak_mb": peak, "outcome": outcome}))
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Side:
+    label: str
+    args: tuple[str, ...]  # after `python -m workbench`
+    on_terminal: bool = False  # stdout a pseudo-terminal (read and dropped), else a pipe
+    made: Path | None = None  # a workspace the command makes: removed before each run
 
 
-def run() -> None:
-    print("each side in a fresh process; peak is its maximum resident set, interpreter included\n")
-    print(f"{'case':<16} {'input':<30} {'time':>8} {'peak':>9}  outcome")
-    for case in CASES:
-        for side in (0, 1):
-            done = subprocess.run(
-                [sys.executable, __file__, "--case", f"{case}:{side}"],
-                capture_output=True,
-                text=True,
-                check=True,
-                cwd=ROOT,
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Case:
+    name: str
+    hostile: Side
+    control: Side
+
+
+def _same_size(data: bytes, size: int, filler: bytes = b" ") -> bytes:
+    """`data` padded with `filler` at the end to `size` bytes (it must not be longer)."""
+    if len(data) > size:
+        raise ValueError(f"control of {len(data)} bytes is longer than its hostile {size}")
+    return data + filler * (size - len(data))
+
+
+def _pdf_same_size(pdf: bytes, size: int) -> bytes:
+    """`pdf` padded to `size` bytes with a PDF comment before its end (readers skip it)."""
+    return _same_size(pdf, size, b"%")
+
+
+def _workspace(folder: Path, documents: dict[str, bytes], suffix: str) -> tuple[str, ...]:
+    """Add each document as a family of its own, admit them, and give the paths options that
+    read them (the timed command ingests or reads)."""
+    mirror, corpus = folder / "mirror", folder / "corpus"
+    folder.mkdir(exist_ok=True)
+    for name, data in documents.items():
+        path = folder / f"{name}{suffix}"
+        path.write_bytes(data)
+        add = ["corpus", "add", "--into", str(mirror), "--jurisdiction", "xx", "--family", name]
+        add += ["--official", "--issuer", "X", "--url", f"https://example.org/{name}{suffix}"]
+        assert main([*add, str(path)]) in (0, 1)
+    assert main(["corpus", "admit", str(mirror), "--corpus-dir", str(corpus)]) in (0, 1)
+    return ("--corpus-dir", str(corpus), "--store", str(mirror))
+
+
+def _zip(path: Path, members: dict[str, bytes], method: int) -> int:
+    with zipfile.ZipFile(path, "w", compression=method) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path.stat().st_size
+
+
+def build(root: Path) -> list[Case]:
+    """Every input, written under `root`, and the cases that read them."""
+    # One workspace of texts: the forty letters, and a document of escapes beside a plain one.
+    # Lines of 1 KiB (a line is at most a million characters): escapes, and letters to fill.
+    line = (ESCAPES * 100).encode()[:1000].decode("utf-8", "ignore").encode()
+    escapes = _same_size(line, 1023, b"a") + b"\n"
+    escapes *= TERMINAL_BYTES // len(escapes)
+    texts = {
+        "letters": f"1. Scope\n\n{LETTERS}\n".encode(),
+        "escapes": escapes,
+        "plain": (b"a" * 1023 + b"\n") * (TERMINAL_BYTES // 1024),
+    }
+    paths = _workspace(root / "texts", texts, ".txt")
+    ws = ("--workspace", str(root / "texts" / "ws.sqlite"))
+    assert main(["ingest", *paths, *ws]) == 0
+
+    def profile(name: str, applies: str, pattern: str) -> Path:
+        path = root / f"{name}.toml"
+        path.write_text(PROFILE.format(applies=applies, pattern=pattern), encoding="utf-8")
+        return path
+
+    structure = ("structure", "xx/letters/letters.txt", *ws, "--profile")
+    # (a|aa)+ backtracks without bound; (a|ab)+, as long, cannot (no b follows an a here).
+    hostile_pattern = profile("hostile-pattern", "[]", "(?P<number>(a|aa)+)")
+    benign_pattern = profile("benign-pattern", "[]", "(?P<number>(a|ab)+)")
+    deep = "[" * 50_000 + "]" * 50_000
+    flat = "['" + "a" * (len(deep) - 4) + "']"
+    hostile_toml = profile("hostile-nesting", deep, r"(?P<number>\d+)\.")
+    benign_toml = profile("benign-nesting", flat, r"(?P<number>\d+)\.")
+
+    # Citation files: a line nested 100,000 deep, an offset of 5,000 digits; each control the
+    # same bytes, flat (a string where the brackets were, a long quote where the digits were).
+    def citations(name: str, line: str) -> Path:
+        path = root / f"{name}.jsonl"
+        path.write_text(line + "\n", encoding="utf-8")
+        return path
+
+    nested = "[" * 100_000
+    version = '{"version_id": "xx/letters/letters.txt", '
+    digits = version + '"char_start": ' + "9" * 5000 + ', "char_end": 1, "quoted_text": "a"}'
+    quoted = version + '"char_start": 0, "char_end": 1, "quoted_text": "' + "a" * 5000 + '"}'
+    assert len(digits) == len(quoted)
+    verify = ("verify", *ws)
+
+    # Bundles: 100,000 members against 20,000 (the limit) padded to the same bytes; a descriptor
+    # that inflates from about a megabyte to a gibibyte (declared 2^40 by the zip it sits in is
+    # past every limit too) against a megabyte of random bytes, stored, the same size.
+    many = root / "many.zip"
+    size = _zip(many, {f"m/{k}": b"" for k in range(100_000)}, zipfile.ZIP_STORED)
+    limit = root / "limit.zip"
+    per = (size - _zip(limit, {f"m/{k}": b"" for k in range(20_000)}, zipfile.ZIP_STORED)) // 20_000
+    _zip(limit, {f"m/{k}": b"x" * per for k in range(20_000)}, zipfile.ZIP_STORED)
+    bomb = root / "bomb.zip"
+    size = _zip(bomb, {"datapackage.json": bytes(ZEROS)}, zipfile.ZIP_DEFLATED)
+    noise = root / "noise.zip"
+    overhead = _zip(noise, {"datapackage.json": b""}, zipfile.ZIP_STORED)
+    data = random.Random(0).randbytes(size - overhead)
+    _zip(noise, {"datapackage.json": data}, zipfile.ZIP_STORED)
+
+    # PDFs, each ingested from a catalogue of its own: a page tree that holds itself against one
+    # text page; a 20,000 pt scan against a letter-sized one (OCR'd), each pair the same bytes.
+    pdfs = {}
+    for name, pdf, control in (
+        ("tree", SELF_HOLDING, BENIGN),
+        ("scan", scan(20_000), scan(612)),
+    ):
+        width = max(len(pdf), len(control))
+        for side, data in (("hostile", pdf), ("control", control)):
+            folder = root / f"{name}-{side}"
+            folder.mkdir()
+            pdfs[name, side] = (
+                "ingest",
+                *_workspace(folder, {name: _pdf_same_size(data, width)}, ".pdf"),
+                "--workspace",
+                str(folder / "ws.sqlite"),
             )
-            row = json.loads(done.stdout.strip().splitlines()[-1])
-            shown = case if side == 0 else "  control"
+    made = {key: Path(args[-1]) for key, args in pdfs.items()}
+    text = ("text", *ws)
+    return [
+        Case(
+            name="profile pattern",
+            hostile=Side(label="(a|aa)+ on 40 letters", args=(*structure, str(hostile_pattern))),
+            control=Side(label="(a|ab)+ on 40 letters", args=(*structure, str(benign_pattern))),
+        ),
+        Case(
+            name="TOML nesting",
+            hostile=Side(label="50,000 deep", args=(*structure, str(hostile_toml))),
+            control=Side(label="a flat string, same bytes", args=(*structure, str(benign_toml))),
+        ),
+        Case(
+            name="JSON nesting",
+            hostile=Side(
+                label="100,000 '['",
+                args=(*verify, str(citations("nested", nested))),
+            ),
+            control=Side(
+                label="a flat string, same bytes",
+                args=(*verify, str(citations("flat", json.dumps("a" * (len(nested) - 2))))),
+            ),
+        ),
+        Case(
+            name="JSON integer",
+            hostile=Side(label="5,000 digits", args=(*verify, str(citations("digits", digits)))),
+            control=Side(
+                label="a 5,000-letter quote",
+                args=(*verify, str(citations("quoted", quoted))),
+            ),
+        ),
+        Case(
+            name="bundle members",
+            hostile=Side(label="100,000 members", args=("verify-bundle", str(many))),
+            control=Side(label="20,000 (the limit), padded", args=("verify-bundle", str(limit))),
+        ),
+        Case(
+            name="bundle member",
+            hostile=Side(label="1 GiB of zeros, deflated", args=("verify-bundle", str(bomb))),
+            control=Side(label="random bytes, same size", args=("verify-bundle", str(noise))),
+        ),
+        Case(
+            name="PDF page tree",
+            hostile=Side(
+                label="page tree holds itself",
+                args=pdfs["tree", "hostile"],
+                made=made["tree", "hostile"],
+            ),
+            control=Side(
+                label="one text page", args=pdfs["tree", "control"], made=made["tree", "control"]
+            ),
+        ),
+        Case(
+            name="OCR page",
+            hostile=Side(
+                label="20,000 pt scan", args=pdfs["scan", "hostile"], made=made["scan", "hostile"]
+            ),
+            control=Side(
+                label="612 pt scan (OCR'd)",
+                args=pdfs["scan", "control"],
+                made=made["scan", "control"],
+            ),
+        ),
+        Case(
+            name="terminal",
+            hostile=Side(
+                label=f"{len(escapes) >> 20} MiB of escapes",
+                args=(*text, "xx/escapes/escapes.txt"),
+                on_terminal=True,
+            ),
+            control=Side(
+                label=f"{len(escapes) >> 20} MiB of letters",
+                args=(*text, "xx/plain/plain.txt"),
+                on_terminal=True,
+            ),
+        ),
+    ]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ran:
+    seconds: float  # median wall-clock time
+    peak_mb: float  # the largest maximum resident set of the runs
+    said: str  # the command's last line, stdout else stderr, cut short
+
+
+def _drain(fd: int, read: list[int]) -> None:
+    """Read the terminal until the command closes it, counting the bytes in `read[0]`."""
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except OSError:  # EIO: the command closed the terminal
+            return
+        if not chunk:
+            return
+        read[0] += len(chunk)
+
+
+# Runs the command as its own child and reports that child's time, peak and exit: a process
+# forked from this one would count this process's memory in its peak (Linux keeps the largest
+# resident set across exec), and this one has built a gibibyte of zeros.
+LAUNCHER = """
+import json, os, sys, time
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+seconds = time.perf_counter() - start
+figures = {"seconds": seconds, "peak_kb": usage.ru_maxrss, "code": os.waitstatus_to_exitcode(status)}
+with open(sys.argv[1], "w") as report:
+    json.dump(figures, report)
+"""
+
+
+def run_once(side: Side, cwd: Path) -> tuple[float, float, str]:
+    """One fresh process: (wall seconds, peak resident MB, its exit code and last line)."""
+    report = cwd / "launched.json"
+    if side.made is not None:  # every run makes the workspace afresh, doing the whole work
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{side.made}{suffix}").unlink(missing_ok=True)
+    command = [sys.executable, "-c", LAUNCHER, str(report), sys.executable, "-m", "workbench"]
+    leader = follower = None
+    if side.on_terminal:
+        leader, follower = pty.openpty()
+        tty.setraw(follower)
+    process = subprocess.Popen(
+        [*command, *side.args],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=follower if follower is not None else subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        # A fresh OCR cache each run, so the scanned control is read by OCR every time.
+        env={**os.environ, "NO_COLOR": "1", "WORKBENCH_OCR_CACHE": tempfile.mkdtemp(dir=cwd)},
+    )
+    shown = [0]
+    reader = None
+    if leader is not None and follower is not None:
+        os.close(follower)
+        reader = threading.Thread(target=_drain, args=(leader, shown))
+        reader.start()
+    out, err = process.communicate()
+    if reader is not None and leader is not None:
+        reader.join()
+        os.close(leader)
+        said = f"{shown[0]:,} bytes shown on the terminal"
+    else:
+        lines = (out or err).decode("utf-8", "replace").strip().splitlines()
+        said = lines[-1] if lines else ""
+    said = said.replace(f"{cwd}/", "")  # the temporary folder's name changes every run
+    figures = json.loads(report.read_text(encoding="utf-8"))
+    return figures["seconds"], figures["peak_kb"] / 1024, f"exit {figures['code']}: {said}"
+
+
+def run_side(side: Side, cwd: Path, runs: int) -> Ran:
+    results = [run_once(side, cwd) for _ in range(runs)]
+    return Ran(
+        seconds=statistics.median(r[0] for r in results),
+        peak_mb=max(r[1] for r in results),
+        said=results[0][2],
+    )
+
+
+def _cut(text: str, width: int = 96) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= width else one[: width - 1] + "…"
+
+
+def run(runs: int) -> None:
+    root = Path(tempfile.mkdtemp(prefix="bench-hostile-"))
+    atexit.register(shutil.rmtree, root, True)
+    with contextlib.redirect_stdout(io.StringIO()):  # what building the inputs prints
+        cases = build(root)
+    print(
+        f"each command a fresh process, {runs} runs, median wall time (start-up included); "
+        "peak: its largest maximum resident set; ratio: hostile time / control time\n"
+    )
+    anchor = run_side(Side(label="workbench --version", args=("--version",)), root, runs)
+    print(f"{'case':<15} {'command':<14} {'input':<27} {'time':>6} {'peak':>7} {'ratio':>6}  said")
+    print(
+        f"{'anchor':<15} {'--version':<14} {'(start-up)':<27} {anchor.seconds:5.2f}s "
+        f"{anchor.peak_mb:5.0f}MB"
+    )
+    for case in cases:
+        hostile = run_side(case.hostile, root, runs)
+        control = run_side(case.control, root, runs)
+        ratio = f"{hostile.seconds / control.seconds:5.2f}x"
+        command = case.hostile.args[0]
+        for name, side, ran, shown in (
+            (case.name, case.hostile, hostile, ratio),
+            ("  control", case.control, control, ""),
+        ):
             print(
-                f"{shown:<16} {row['label']:<30} {row['seconds']:7.2f}s {row['peak_mb']:7.0f}MB"
-                f"  {row['outcome']}"
+                f"{name:<15} {command:<14} {side.label:<27} {ran.seconds:5.2f}s "
+                f"{ran.peak_mb:5.0f}MB {shown:>6}  {_cut(ran.said, 72)}"
             )
 
 
-def main() -> int:
-    options = bench_options(__doc__, sys.argv[1:], valued=("--case",))
-    if options["--case"] is not None:
-        run_side(options["--case"])
-        return 0
-    report_to_docs(run, "bench:hostile", options["--write-docs"])
+def main_() -> int:
+    options = bench_options(__doc__, sys.argv[1:], valued=("--runs",))
+    runs = int(options["--runs"] or 3)
+    report_to_docs(lambda: run(runs), "bench:hostile", options["--write-docs"])
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main_())

@@ -1,14 +1,18 @@
-"""`terminal.visible`: every character a terminal obeys is shown as an escape, the rest is itself."""
+"""`terminal.visible`: every character a terminal obeys is shown as an escape, the rest is itself;
+`terminal.write`, the one writer of stdout and stderr, which the package is read for."""
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import os
+from pathlib import Path
 
 import pytest
 
-from workbench.terminal import for_stream, visible, visible_name
+from workbench.progress import bar
+from workbench.terminal import for_stream, visible, visible_name, write
 
 
 @pytest.mark.parametrize(
@@ -81,3 +85,87 @@ def test_for_stream_shows_only_on_a_terminal(stream: io.StringIO, shown: str) ->
 
 def test_a_name_stays_on_one_line() -> None:
     assert visible_name("docs/new\nline\t.txt\x1b") == "docs/new\\u000aline\\u0009.txt\\u001b"
+
+
+PACKAGE = Path(__file__).resolve().parents[1] / "workbench"
+# The one writer of stdout and stderr (`terminal.write`), where a raw write belongs.
+WRITER = PACKAGE / "terminal.py"
+_STREAMS = ("stdout", "stderr", "__stdout__", "__stderr__")
+
+
+def _raw_writes(source: str) -> list[int]:
+    """The lines of `source` that write to a standard stream other than through
+    `terminal.write`: a `print` call, `sys.stdout.write` or `.buffer` (stderr alike), or
+    `os.write` (to a descriptor such as 1 or 2)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id == "print":
+                found.append(node.lineno)
+        elif isinstance(node, ast.Attribute) and node.attr in ("write", "writelines", "buffer"):
+            owner = node.value
+            stream = (
+                isinstance(owner, ast.Attribute)
+                and owner.attr in _STREAMS
+                and isinstance(owner.value, ast.Name)
+                and owner.value.id == "sys"
+            )
+            descriptor = isinstance(owner, ast.Name) and owner.id == "os" and node.attr == "write"
+            if stream or descriptor:
+                found.append(node.lineno)
+    return sorted(found)
+
+
+@pytest.mark.parametrize(
+    ("source", "lines"),
+    [
+        pytest.param("print(x)\n", [1], id="print"),
+        pytest.param("import sys\nprint(x, file=sys.stderr)\n", [2], id="print-to-stderr"),
+        pytest.param("import sys\nsys.stdout.write(x)\n", [2], id="stdout-write"),
+        pytest.param("import sys\nsys.stdout.buffer.write(x)\n", [2], id="stdout-buffer"),
+        pytest.param("import sys\nsys.stderr.writelines(x)\n", [2], id="stderr-writelines"),
+        pytest.param("import os\nos.write(1, x)\n", [2], id="descriptor"),
+        pytest.param("import sys\nwrite(x, sys.stdout)\nsys.stdout.isatty()\n", [], id="through"),
+        pytest.param("handle.write(x)\nself.print(x)\n", [], id="a-file-or-a-method"),
+    ],
+)
+def test_a_raw_write_is_found(source: str, lines: list[int]) -> None:
+    assert _raw_writes(source) == lines
+
+
+def test_only_the_terminal_writer_writes_to_a_standard_stream() -> None:
+    """Every line a person reads passes through `terminal.write` (C14): any other write to
+    stdout or stderr in the package is a way around it."""
+    raw = {
+        str(path.relative_to(PACKAGE)): lines
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path != WRITER and (lines := _raw_writes(path.read_text(encoding="utf-8")))
+    }
+    assert raw == {}
+
+
+@pytest.mark.parametrize(
+    ("stream", "written"),
+    [
+        pytest.param(_Terminal(), "\\u001b[31m\\x9b\n", id="terminal-shown"),
+        pytest.param(io.StringIO(), "\x1b[31m\udc9b\n", id="text-stream-exact"),
+    ],
+)
+def test_write_shows_only_on_a_terminal(stream: io.StringIO, written: str) -> None:
+    write("\x1b[31m\udc9b\n", stream)
+    assert stream.getvalue() == written
+
+
+def test_write_gives_a_byte_stream_the_exact_bytes() -> None:
+    """A pipe gets UTF-8 bytes, a file name's byte that is not UTF-8 as itself (PEP 383)."""
+    buffer = io.BytesIO()
+    stream = io.TextIOWrapper(buffer, encoding="ascii")
+    write("\x1b[31m§ " + os.fsdecode(b"\xff") + "\n", stream)
+    assert buffer.getvalue() == "\x1b[31m§ ".encode() + b"\xff\n"
+
+
+def test_a_progress_bar_label_is_shown() -> None:
+    """A bar draws only on a terminal, so its label is made visible there."""
+    drawn = bar([1], desc="family \x1b]0;t\x07", unit="file\u202e", enabled=True)
+    assert (drawn.desc, drawn.unit) == ("family \\u001b]0;t\\u0007", "file\\u202e")  # type: ignore[attr-defined]
+    drawn.close()  # type: ignore[attr-defined]

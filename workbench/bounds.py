@@ -1,13 +1,18 @@
-"""How large a number and how deep a nesting the workbench reads (C14): the one reader of bounded
-integers, the nesting depth of JSON and TOML measured before a recursive reader, and `strict_json`.
-Every bound and why: docs/security.md."""
+"""How large a number, how deep a nesting and how long a pattern read as data may run (C14): the one
+reader of bounded integers, the nesting depth of JSON and TOML measured before a recursive reader,
+`strict_json`, and `compile_budgeted`. Every bound and why: docs/security.md."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
-from typing import Any
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+if TYPE_CHECKING:  # the engine is imported where a pattern is compiled (start-up, C6's path)
+    import regex
 
 # The largest integer SQLite holds (a signed 64-bit integer): every offset, count, size and order
 # the workbench stores fits, and an integer of thousands of digits is refused before Python's
@@ -18,6 +23,11 @@ MAX_INTEGER_DIGITS = len(str(MAX_INTEGER))
 # the workbench writes or reads (a W3C annotation's selector refined by another) nests under ten;
 # Python's readers recurse once a level and stop with a RecursionError near a thousand.
 MAX_NESTING = 64
+# One match (or one scan for every match) of one pattern read as data on one text. A numbering
+# profile's pattern anchored at a line's start answers in microseconds; a pattern that backtracks
+# without bound (`(a|aa)+$` on forty letters) needs minutes. The engine checks the clock as it
+# backtracks, so a refusal comes within about a second of the budget (benchmarks/bench_hostile.py).
+MATCH_BUDGET_SECONDS = 0.25
 
 _DIGITS = re.compile(r"-?[0-9]+")
 # What may hold a bracket without opening anything: a string (and, in TOML, a comment).
@@ -104,3 +114,72 @@ def strict_json(text: str, error: Callable[[str], Exception]) -> Any:
         return read_integer(digits, error, least=-MAX_INTEGER)
 
     return json.loads(text, object_pairs_hook=unique, parse_constant=constant, parse_int=integer)
+
+
+Matched: TypeAlias = "regex.Match[str]"  # what a match found: `re.Match`'s methods
+Found: TypeAlias = "regex.Match[str] | None"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BudgetedPattern:
+    """A compiled pattern with `re.Pattern`'s `match`, `fullmatch`, `search` and `finditer`, each
+    under `MATCH_BUDGET_SECONDS`; over it, `error(...)` names `origin` (where the pattern came
+    from: a file and its key, an option) and the pattern, in one line."""
+
+    compiled: regex.Pattern[str]
+    origin: str
+    error: Callable[[str], Exception]
+
+    @property
+    def pattern(self) -> str:
+        return self.compiled.pattern
+
+    @property
+    def groupindex(self) -> Mapping[str, int]:
+        return self.compiled.groupindex
+
+    def match(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> Found:
+        return self._run(self.compiled.match, string, pos, endpos)
+
+    def fullmatch(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> Found:
+        return self._run(self.compiled.fullmatch, string, pos, endpos)
+
+    def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> Found:
+        return self._run(self.compiled.search, string, pos, endpos)
+
+    def finditer(self, string: str, pos: int = 0) -> Iterator[regex.Match[str]]:
+        """Every match, found one `search` at a time, each under the budget (the engine's own
+        `finditer` gives its budget to the whole scan)."""
+        while pos <= len(string):
+            found = self.search(string, pos)
+            if found is None:
+                return
+            yield found
+            pos = found.end() if found.end() > found.start() else found.end() + 1
+
+    def _run(self, method: Callable[..., Found], string: str, pos: int, endpos: int) -> Found:
+        try:
+            return method(string, pos, min(endpos, len(string)), timeout=MATCH_BUDGET_SECONDS)
+        except TimeoutError:
+            raise self.error(
+                f"{self.origin}: the pattern {self.pattern!r} took more than "
+                f"{MATCH_BUDGET_SECONDS} s on a text of {len(string)} characters; a pattern "
+                "must not backtrack without bound (a repeated group that can match the same "
+                "text in more than one way, such as (a+)+ or (a|aa)+)"
+            ) from None
+
+
+def compile_budgeted(
+    pattern: str, origin: str, error: Callable[[str], Exception]
+) -> BudgetedPattern:
+    """`pattern` compiled in the standard syntax, or `error(...)` naming `origin` and the pattern.
+    The syntax is the `re` module's: a pattern it refuses is refused in its words; the `regex`
+    engine (its `VERSION0`, made to read patterns as `re` does) runs the match, under a budget."""
+    import regex
+
+    try:
+        re.compile(pattern)
+        compiled = regex.compile(pattern, flags=regex.VERSION0)
+    except (re.error, regex.error, OverflowError, RecursionError) as exc:
+        raise error(f"{origin}: bad regular expression {pattern!r}: {exc}") from exc
+    return BudgetedPattern(compiled=compiled, origin=origin, error=error)

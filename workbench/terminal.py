@@ -1,10 +1,11 @@
 """Text for a terminal (C14): `visible`, the one function every human-readable line passes through
-so that a filing, label, file name or commit subject is shown, never obeyed, and `for_stream`, which
-applies it only to a terminal. The threat model is in docs/security.md."""
+so that a filing, label, file name or commit subject is shown, never obeyed, and `write`, the one
+writer of the output streams, which applies it only to a terminal. The threat model is in
+docs/security.md."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, TextIO
 
 # What a terminal obeys rather than shows: C0 controls but tab and newline (carriage return,
 # backspace and ESC among them, so no escape sequence survives its introducer), DEL, the C1
@@ -62,3 +63,20 @@ def _split_keeping(text: str, sequence: str) -> list[str]:
 def for_stream(text: str, stream: Stream) -> str:
     """`text` made `visible` when `stream` is a terminal; exact otherwise (a pipe or a file)."""
     return visible(text) if stream.isatty() else text
+
+
+def write(text: str, stream: TextIO, *, keep: tuple[str, ...] = ()) -> None:
+    """Write `text` to `stream`: made `visible` when the stream is a terminal (`keep` as there),
+    exact otherwise. Written as UTF-8 bytes, whatever the locale, with no newline translation, so
+    a file name's bytes that are not UTF-8 (PEP 383) go back out as those bytes; a stream with no
+    byte layer (a notebook's) is given the text. The one place the workbench writes to stdout or
+    stderr (tests/test_terminal.py reads the package for any other)."""
+    shown = visible(text, keep=keep) if stream.isatty() else text
+    stream.flush()  # what the text layer holds goes first
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        stream.write(shown)
+        stream.flush()
+        return
+    buffer.write(shown.encode("utf-8", "surrogateescape"))
+    buffer.flush()

@@ -17,7 +17,8 @@ from workbench.amendments.enactment import check_instruction
 from workbench.amendments.instructions import Instruction, read_instructions
 from workbench.amendments.laws import HeldCode, by_path, held_law
 from workbench.amendments.reconcile import AmendmentReport, amendment_report, law_amendments
-from workbench.amendments.style import parse_style, style_for
+from workbench.amendments.style import STYLES_DIR, parse_style, style_for
+from workbench.bounds import MATCH_BUDGET_SECONDS
 from workbench.cite import verify_citation
 from workbench.cli import main
 from workbench.errors import AmendmentError
@@ -519,6 +520,49 @@ def test_a_malformed_style_is_refused_naming_the_key(source: bytes, message: str
     with pytest.raises(AmendmentError) as caught:
         parse_style(source, "probe.toml")
     assert str(caught.value) == message
+
+
+SHIPPED = STYLES_DIR / "us-dc.toml"
+FIRST_PHRASING = (
+    "pattern = '(?:The existing text (?:is|shall be) designated|Designate the existing text) as "
+)
+
+
+def _with_first_phrasing(pattern: str) -> bytes:
+    """The shipped style with its first phrasing's pattern replaced by `pattern`."""
+    lines = SHIPPED.read_text(encoding="utf-8").splitlines(keepends=True)
+    (k,) = [k for k, line in enumerate(lines) if line.startswith(FIRST_PHRASING)]
+    lines[k] = f"pattern = '{pattern}'\n"
+    return "".join(lines).encode("utf-8")
+
+
+def test_a_style_pattern_over_its_budget_is_refused_naming_file_and_key() -> None:
+    """A phrasing is matched under the pattern budget (`bounds`): `(a|aa)+$` on a sentence of
+    forty letters is refused in one line naming the style file, the key and the pattern; the
+    shipped pattern answers the same sentence."""
+    sentence = "a" * 40 + "!"
+    assert (
+        parse_style(SHIPPED.read_bytes(), "shipped").phrasings[0].pattern.fullmatch(sentence)
+        is None
+    )
+    style = parse_style(_with_first_phrasing("(a|aa)+$"), "probe.toml")
+    with pytest.raises(AmendmentError) as caught:
+        style.phrasings[0].pattern.fullmatch(sentence)
+    assert str(caught.value) == (
+        f"probe.toml: phrasings[0].pattern: the pattern '(a|aa)+$' took more than "
+        f"{MATCH_BUDGET_SECONDS} s on a text of {len(sentence)} characters; a pattern must not "
+        "backtrack without bound (a repeated group that can match the same text in more than "
+        "one way, such as (a+)+ or (a|aa)+)"
+    )
+
+
+def test_a_style_pattern_that_does_not_compile_is_refused_naming_file_and_key() -> None:
+    with pytest.raises(AmendmentError) as caught:
+        parse_style(_with_first_phrasing("(?P<new_label>"), "probe.toml")
+    assert str(caught.value) == (
+        "probe.toml: phrasings[0].pattern: bad regular expression '(?P<new_label>': missing ), "
+        "unterminated subpattern at position 0"
+    )
 
 
 def test_a_jurisdiction_without_a_style_is_refused() -> None:

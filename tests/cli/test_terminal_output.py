@@ -2,22 +2,33 @@
 clears the screen, sets the window title, hides a link, overwrites its line and reverses itself;
 a version label and a commit subject holding escape sequences; a file name holding one. Read
 through a pseudo-terminal, no byte a terminal would obey arrives; through a pipe the text is exact.
+Every command is read off the parser and run on that corpus, stdout and stderr each on a terminal
+of its own; a command the parser gains fails until it is given arguments here.
 """
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 import pty
 import re
+import selectors
+import shutil
+import struct
 import subprocess
 import sys
+import termios
 import tty
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import ROOT
 from workbench.changes.redline import COLOUR_CODES
 from workbench.cli import main
+from workbench.cli.common import PROG
+from workbench.cli.reference import parsers
 
 HOSTILE_TEXT = (
     "Sec. 1. Scope\n\nThe \x1b[2J\x1b]0;pwned\x07 rule \u202eapplies\u202c. "
@@ -28,6 +39,7 @@ LATER_TEXT = "Sec. 1. Scope\n\nThe rule now applies \x1b[31m red.\n\nSec. 2. Mor
 LABEL = "first\x1b[31m\u202e"
 SUBJECT = "release \x1b]0;title\x07 one"
 BAD_NAME = "bad\x1b[31mname.txt"
+QUOTE = "rule \u202eapplies\u202c. \x1b]8;;http://elsewhere\x1b\\here"
 FIRST = "xx/fam-1/a.txt"
 # What a terminal obeys, as UTF-8 bytes: C0 but tab and newline, DEL, C1, bidi controls.
 OBEYED = re.compile(
@@ -74,38 +86,107 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert main(["corpus", "admit", str(root / "mirror"), *corpus]) == 0
     store = ["--store", str(root / "mirror")]
     assert main(["ingest", *corpus, *store, "--workspace", str(root / "ws.sqlite")]) == 0
+    _citing_files(root)
     return root
+
+
+def _citing_files(root: Path) -> None:
+    """What the commands that read a citation, a note, a source report or a bundle are given: each
+    quoting the hostile text, the note and the report with hostile words of their own."""
+    start = HOSTILE_TEXT.index(QUOTE)
+    citation = {
+        "version_id": FIRST,
+        "char_start": start,
+        "char_end": start + len(QUOTE),
+        "quoted_text": QUOTE,
+    }
+    (root / "cites.jsonl").write_text(json.dumps(citation) + "\n", encoding="utf-8")
+    (root / "notes").mkdir()
+    (root / "notes" / "hostile.md").write_text(
+        f"---\ntitle: A note \x1b]0;title\x07 here\nstatus: draft\norigin: document\n"
+        f"document: {FIRST}\n---\n\n# Heading \x1b[2J\n\nA claim \u202ereversed.\n\n"
+        f"> quote: {QUOTE}\n> locator: Sec. 1 \x9b31m\n",
+        encoding="utf-8",
+    )
+    paths = ["--corpus-dir", str(root / "corpus"), "--store", str(root / "mirror")]
+    ledger = ["--ledger", str(root / "ledger.sqlite")]
+    assert main(["check", str(root / "notes" / "hostile.md"), *ledger, *paths]) == 0
+    report = ["quotes", "new", "hostile", "--source", FIRST, "--folder", str(root / "reports")]
+    assert main([*report, *paths]) == 0
+    citations = ["bundle", "--citations", str(root / "cites.jsonl"), str(root / "cited.zip")]
+    assert main([*citations, *paths, "--workspace", str(root / "ws.sqlite")]) == 0
+
+
+def _terminal(columns: int | None = None) -> tuple[int, int]:
+    """A pseudo-terminal (leader, follower), raw so that no newline is translated (a carriage
+    return read came from the command); given `columns`, that wide, so a progress bar draws
+    (on one left at the size the system gives, none does)."""
+    leader, follower = pty.openpty()
+    tty.setraw(follower)
+    if columns is not None:
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    return leader, follower
+
+
+def _run(
+    args: list[str], cwd: Path, stdout: int, stderr: int, colour: bool
+) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "workbench", *args],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=stderr,
+        env={**os.environ, "NO_COLOR": "" if colour else "1"},
+    )
+
+
+def _read_until_closed(leaders: list[int]) -> list[bytes]:
+    """Everything each leader reads until every writer of its follower has closed it, read
+    side by side so that neither terminal's buffer fills while the other is read."""
+    read: dict[int, list[bytes]] = {fd: [] for fd in leaders}
+    with selectors.DefaultSelector() as selector:
+        for fd in leaders:
+            selector.register(fd, selectors.EVENT_READ)
+        while selector.get_map():
+            for key, _ in selector.select():
+                try:
+                    chunk = os.read(key.fd, 1 << 16)
+                except OSError:  # EIO: every writer of the follower side has closed it
+                    chunk = b""
+                if chunk:
+                    read[key.fd].append(chunk)
+                else:
+                    selector.unregister(key.fd)
+    for fd in leaders:
+        os.close(fd)
+    return [b"".join(read[fd]) for fd in leaders]
 
 
 def _on_terminal(
     args: list[str], cwd: Path, *, stderr_too: bool, colour: bool = False
 ) -> tuple[bytes, int]:
     """What `workbench ARGS` writes to a pseudo-terminal on stdout (and stderr with
-    `stderr_too`; else stderr is a pipe, so no progress bar draws), and its exit code; colour
+    `stderr_too`; else a pipe; no progress bar draws on either), and its exit code; colour
     only with `colour` (else NO_COLOR is set)."""
-    leader, follower = pty.openpty()
-    tty.setraw(follower)  # no newline translation: a carriage return read came from the command
-    done = subprocess.Popen(
-        [sys.executable, "-m", "workbench", *args],
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=follower,
-        stderr=follower if stderr_too else subprocess.PIPE,
-        env={**os.environ, "NO_COLOR": "" if colour else "1"},
-    )
+    leader, follower = _terminal()
+    done = _run(args, cwd, follower, follower if stderr_too else subprocess.PIPE, colour)
     os.close(follower)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(leader, 1 << 16)
-        except OSError:  # EIO: every writer of the follower side has closed it
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(leader)
+    (written,) = _read_until_closed([leader])
     done.communicate(timeout=120)
-    return b"".join(chunks), done.returncode
+    return written, done.returncode
+
+
+def _on_two_terminals(args: list[str], cwd: Path) -> tuple[bytes, bytes, int]:
+    """What `workbench ARGS` writes to stdout and to stderr, each a terminal of its own (so
+    progress bars draw), and its exit code."""
+    (out_leader, out_follower), (err_leader, err_follower) = _terminal(80), _terminal(80)
+    done = _run(args, cwd, out_follower, err_follower, colour=False)
+    os.close(out_follower)
+    os.close(err_follower)
+    written, said = _read_until_closed([out_leader, err_leader])
+    done.wait(timeout=300)
+    return written, said, done.returncode
 
 
 WORKSPACE = ["--workspace", "ws.sqlite"]
@@ -184,10 +265,10 @@ def test_diff_in_colour_writes_no_escape_but_its_own(hostile: Path) -> None:
         ["diff", "fam-1", *WORKSPACE], hostile, stderr_too=False, colour=True
     )
     assert code == 0
-    own = [code.encode() for code in COLOUR_CODES]
-    assert all(code in written for code in own)
-    for code in own:
-        written = written.replace(code, b"")
+    own = [sequence.encode() for sequence in COLOUR_CODES]
+    assert all(sequence in written for sequence in own)
+    for sequence in own:
+        written = written.replace(sequence, b"")
     assert OBEYED.findall(written) == []
 
 
@@ -199,3 +280,103 @@ def test_a_pipe_gets_the_exact_text(hostile: Path) -> None:
         check=True,
     )
     assert done.stdout == HOSTILE_TEXT.encode("utf-8")
+
+
+# Every command the parser holds, named as typed (`review answer`), read off the parser itself.
+COMMANDS = [
+    prog.removeprefix(f"{PROG} ") for prog, parser in parsers() if parser._subparsers is None
+]
+PATHS = ["--corpus-dir", "corpus", "--store", "mirror"]
+LEDGER = ["--ledger", "ledger.sqlite"]
+NOTE = "notes/hostile.md"
+REPORT = "reports/hostile.ingest.md"
+# For each command: arguments that make it read the hostile corpus (or refuse a hostile argument
+# of its own), and the exit code that shows it ran as meant. A command added to the parser and
+# not here fails the test that runs it.
+ARGUMENTS: dict[str, tuple[list[str], int]] = {
+    "corpus add": (
+        [
+            "--into",
+            "m3",
+            "--jurisdiction",
+            "xx",
+            "--family",
+            "fam-2",
+            "--official",
+            "--url",
+            "https://example.org/a.txt",
+            "--label",
+            LABEL,
+            "a.txt",
+        ],
+        0,
+    ),
+    "corpus admit": (["mirror", "--corpus-dir", "corpus2"], 0),
+    "corpus fetch": (PATHS, 0),
+    "corpus verify": ([*PATHS, *WORKSPACE, "--reextract"], 0),
+    "ingest": ([*PATHS, "--workspace", "new.sqlite"], 0),
+    "families": (WORKSPACE, 0),
+    "versions": (["fam-1", *WORKSPACE], 0),
+    "text": ([FIRST, *WORKSPACE], 0),
+    "passages": ([FIRST, *WORKSPACE], 0),
+    "structure": ([FIRST, *WORKSPACE], 0),
+    "show": ([FIRST, "--span", "15:60", "--png", "s.png", *WORKSPACE], 2),  # not a PDF
+    "profile suggest": ([FIRST, *WORKSPACE], 0),
+    "diff": (["fam-1", *WORKSPACE], 0),
+    "review list": (WORKSPACE, 0),
+    "review answer": (["chg-\x1b[2J", "confirmed", "--actor", "me\x1b]0;x\x07", *WORKSPACE], 2),
+    "review log": (WORKSPACE, 0),
+    "review verify-chain": (WORKSPACE, 0),
+    "review sample": (["--confident", "--seed", "1", *WORKSPACE], 0),
+    "review audit": (WORKSPACE, 2),  # no sample drawn
+    "verify-redline": (["cited.zip", *WORKSPACE], 2),  # a zip, not a Word document
+    "measure": (["--out", "measured", *WORKSPACE], 0),
+    "update": (["--out", "measured", *WORKSPACE], 0),
+    "eval": (["--demo", str(ROOT / "corpus" / "demo")], 0),
+    "verify": (["cites.jsonl", *WORKSPACE], 0),
+    "absent": (["applies", "--family", "fam-1", "--control", "rule", *WORKSPACE], 1),
+    "export-annotations": (["cites.jsonl", *WORKSPACE], 0),
+    "bundle": (["--citations", "cites.jsonl", "b.zip", *WORKSPACE], 0),
+    "verify-bundle": (["cited.zip", "--mirror", "mirror"], 0),
+    "blocks": ([FIRST, *WORKSPACE], 0),
+    "cite": (["Text", "--version", FIRST, *WORKSPACE], 0),
+    "history": (["--family", "fam-1", "Sec. 1.", *WORKSPACE], 0),
+    "recheck": (["--citations", "cites.jsonl", *LEDGER, *WORKSPACE], 1),  # the quote is gone
+    "amendments": ([FIRST, *WORKSPACE], 2),  # no drafting style reads xx
+    "reconcile": (["--out", "reconciled", *WORKSPACE], 2),  # no law held
+    "check": ([NOTE, *LEDGER, *PATHS], 0),
+    "grade": ([NOTE, *LEDGER, "--corpus-dir", "corpus"], 0),
+    "runs": ([NOTE, *LEDGER], 0),
+    "census": (["notes", *LEDGER, "--corpus-dir", "corpus"], 0),
+    "quotes new": (["again", "--source", FIRST, "--folder", "reports", *PATHS], 0),
+    "quotes add": ([REPORT, "--extract", "rule \u202eapplies", "--location", "Sec. \x1b[2J1"], 0),
+    "quotes validate": ([REPORT, "--corpus-dir", "corpus"], 0),
+    "quotes snapshot": ([REPORT, *PATHS], 0),
+    "search": (["rule", *WORKSPACE], 0),
+    "lab": (["--copy-only", "--dest", "notebooks"], 0),
+}
+# The one byte a terminal obeys that a command writes of its own: a progress bar's carriage
+# return, on stderr, redrawing its line. Every hostile input also holds an ESC or a bidi control,
+# so one that reached stderr unshown would still be found.
+PROGRESS_REDRAW = b"\r"
+
+
+def test_every_command_run_here_is_a_command_of_the_parser() -> None:
+    assert sorted(ARGUMENTS) == sorted(COMMANDS)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_on_a_terminal_shows_what_it_reads(
+    hostile: Path, tmp_path: Path, command: str
+) -> None:
+    """Each command reads the hostile corpus with stdout and stderr each on a terminal of its
+    own: no byte a terminal would obey arrives but a progress bar's own redraw."""
+    assert command in ARGUMENTS, f"{command}: give it arguments here that read the hostile corpus"
+    arguments, code = ARGUMENTS[command]
+    work = tmp_path / "hostile"
+    shutil.copytree(hostile, work)
+    written, said, exit_code = _on_two_terminals([*command.split(), *arguments], work)
+    assert (exit_code, b"Traceback" in said) == (code, False), said
+    assert OBEYED.findall(written) == []
+    assert OBEYED.findall(said.replace(PROGRESS_REDRAW, b"")) == []
+    assert written or said

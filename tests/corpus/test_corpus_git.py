@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, tree_digest
+from workbench.bounds import MATCH_BUDGET_SECONDS
 from workbench.cli import main
 from workbench.corpus import add_from_git, admit
 from workbench.corpus.provenance import PROVENANCE_SUFFIX
@@ -251,8 +252,8 @@ def test_real_names_are_carried_and_a_name_the_rule_cannot_carry_is_refused_by_n
     [
         pytest.param(
             {"family_from": "laws/(", "paths": [LAWS]},
-            "--family-from: not a regular expression (missing ), unterminated subpattern at "
-            "position 5)",
+            "--family-from: bad regular expression 'laws/(': missing ), unterminated subpattern "
+            "at position 5",
             id="bad-regex",
         ),
         pytest.param(
@@ -298,6 +299,24 @@ def test_bad_options_are_one_error_and_nothing_is_written(
     with pytest.raises(AddError) as raised:
         _add(repo, into, **options)
     assert str(raised.value) == message.format(repo=repo)
+    assert not into.exists()
+
+
+def test_a_family_pattern_over_its_budget_is_one_error_and_nothing_is_written(
+    repo: Path, tmp_path: Path
+) -> None:
+    """--family-from is searched in each path under the pattern budget (`bounds`)."""
+    path = "extra/" + "a" * 40 + ".txt"
+    _commit(repo, {path: b"Text.\n"}, "extra", "2024-10-21T10:00:00-04:00")
+    into = tmp_path / "mirror"
+    with pytest.raises(AddError) as raised:
+        _add(repo, into, paths=["extra/*.txt"], family_from=r"(a|aa)+\d")
+    assert str(raised.value) == (
+        rf"--family-from: the pattern '(a|aa)+\\d' took more than {MATCH_BUDGET_SECONDS} s on "
+        f"a text of {len(path)} characters; a pattern must not backtrack without bound (a "
+        "repeated group that can match the same text in more than one way, such as (a+)+ or "
+        "(a|aa)+)"
+    )
     assert not into.exists()
 
 

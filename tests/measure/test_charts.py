@@ -13,7 +13,7 @@ import pytest
 
 import workbench as wb
 from workbench.errors import ChartError
-from workbench.measure.charts import chart_svg
+from workbench.measure.charts import chart_svg, render_chart
 from workbench.models import CatalogueRow
 
 HOSTILE = '</script><img src=x onerror="alert(1)">&amp;'
@@ -160,3 +160,29 @@ def test_the_reports_bar_specs_are_the_ones_altair_makes_and_draw_the_same(altai
     assert spec_svg(bar_spec(values, "jurisdiction", "cautioned", "rule", "Cautioned")) == (
         chart_svg(grouped)
     )
+
+
+# A filing's label holding what a terminal obeys and XML forbids: ESC, BEL, a C1 CSI, DEL, FF.
+CONTROLLED = "a\x1b[2J\x07b\x9b31m\x7fc\x0c"
+# What HTML and XML forbid: C0 but tab, newline and carriage return; DEL; C1.
+FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def test_a_control_character_in_a_label_is_drawn_as_its_symbol(altair: Any) -> None:
+    """vl-convert aborted the whole process on such a label (a panic past Python); now every
+    output carries the control pictures instead, and no raw control character."""
+    chart = (
+        altair.Chart(altair.Data(values=[{"label": CONTROLLED, "n": 3}]))
+        .mark_bar()
+        .encode(x="n:Q", y="label:N", tooltip=["label:N"])
+        .properties(title="T\x1b]0;x\x07")
+    )
+    drawn = render_chart(chart, interactive=True)
+    bundle = drawn._repr_mimebundle_()
+    texts = [drawn.svg, str(bundle["text/html"]), str(bundle["text/plain"])]
+    assert [FORBIDDEN.findall(text) for text in texts] == [[], [], []]
+    assert "a\u241b[2J\u2407b\ufffd31m\u2421c\u240c" in re.findall(
+        r"<text[^>]*>([^<]*)<", drawn.svg
+    )
+    assert bundle["text/plain"] == "<chart: T\u241b]0;x\u2407>"
+    assert drawn.png.startswith(b"\x89PNG")

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from workbench.amendments.style import CONTEXT, Action, DraftingStyle
 from workbench.amendments.targets import Target, Targets, label_groups
+from workbench.bounds import Matched
 from workbench.cite.index import find_occurrences, index_text
 from workbench.cite.verify import Citation
 from workbench.models import StructureMark, Version, content_id
@@ -257,7 +258,7 @@ def _strip_labels(text: str, start: int, end: int, layout: _Layout) -> int:
     return start
 
 
-def _count(match: re.Match[str], style: DraftingStyle) -> Count:
+def _count(match: Matched, style: DraftingStyle) -> Count:
     phrase = match.groupdict().get("count")
     if phrase:
         value = style.counts[phrase]

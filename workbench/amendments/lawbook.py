@@ -86,7 +86,7 @@ class LawBook:
         self.profile = profile_for(jurisdiction, None)
         self.rows = by_path(rows)
         self.store = store
-        pattern = re.compile(self.style.law_families)
+        pattern = self.style.law_families_pattern
         held = set(workspace.version_ids())
         listed = sorted(
             (row.family, row.version_order, row.path)

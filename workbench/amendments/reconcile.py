@@ -5,7 +5,6 @@ the change. The rules and the pairs each verb chooses are in docs/amendments.md.
 from __future__ import annotations
 
 import itertools
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from workbench.amendments.instructions import Instruction
 from workbench.amendments.lawbook import LawBook, LawReport
 from workbench.amendments.laws import HeldCode, Release
 from workbench.amendments.style import DraftingStyle, style_for
+from workbench.bounds import BudgetedPattern
 from workbench.changes.diff import diff_versions
 from workbench.errors import AmendmentError
 from workbench.models import CatalogueRow, Change, Span
@@ -147,7 +147,7 @@ def _overlaps(extent: tuple[int, int] | None, spans: Iterable[Span]) -> bool:
     )
 
 
-def _acts(release: Release, pattern: re.Pattern[str]) -> set[str]:
+def _acts(release: Release, pattern: BudgetedPattern) -> set[str]:
     notes = release.version.text[release.body_end :]
     return {m.group("number") for m in pattern.finditer(notes)}
 
@@ -157,7 +157,7 @@ def reconcile(
     code: HeldCode,
     *,
     held_acts: frozenset[str],
-    act_citation: re.Pattern[str],
+    act_citation: BudgetedPattern,
     changes: Mapping[tuple[str, str], Sequence[Change]] | None = None,
 ) -> tuple[dict[str, Attribution], tuple[str, ...], dict[str, Change]]:
     """Attribute every change of each (family, before id, after id) pair to the instructions
@@ -248,7 +248,7 @@ def _assembled(
         pairs,
         book.code,
         held_acts=book.held_acts,
-        act_citation=re.compile(book.style.act_citation),
+        act_citation=book.style.act_citation_pattern,
         changes=changes,
     )
     return AmendmentReport(
@@ -303,7 +303,7 @@ def _law_jurisdiction(workspace: Workspace, version_id: str) -> str:
     jurisdiction's drafting style calls a law."""
     version = workspace.version(version_id)
     style = style_for(version.jurisdiction)
-    if not re.search(style.law_families, version.family):
+    if not style.law_families_pattern.search(version.family):
         raise AmendmentError(
             f"{version_id}: family {version.family} is not a law of the {style.name} drafting "
             f"style (families matching {style.law_families!r}); expected a held law"

@@ -1,5 +1,6 @@
 """Drafting styles (C19): how a legislature words its amending instructions, as one TOML file read
-strictly, the same bytes giving the same compiled style."""
+strictly, every pattern under the budget of a pattern read as data, the same bytes giving the same
+compiled style."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from workbench.bounds import check_toml_nesting
+from workbench.bounds import BudgetedPattern, check_toml_nesting, compile_budgeted
 from workbench.errors import AmendmentError
 
 STYLES_DIR = Path(__file__).resolve().parent / "drafting"
@@ -57,8 +58,8 @@ class CrossReferenceStyle:
     quoted text (group `section`: "section 8a"); `code_section` is how the Code writes the Code
     section instead, with `{code_section}` in it ("§ {code_section}")."""
 
-    source_note: re.Pattern[str]
-    act_section: re.Pattern[str]
+    source_note: BudgetedPattern
+    act_section: BudgetedPattern
     code_section: str
 
 
@@ -67,7 +68,7 @@ class Phrasing:
     """One way of wording an instruction: its action (or `context`) and its compiled pattern."""
 
     action: str
-    pattern: re.Pattern[str]
+    pattern: BudgetedPattern
 
 
 # eq=False: compared and hashed by identity; `load_style` returns one object per file's bytes.
@@ -84,9 +85,14 @@ class DraftingStyle:
     quotation_element: str
     law_families: str  # a pattern the held families that are laws match
     act_citation: str  # a pattern naming an Act in a Code release's notes, group `number`
-    code_citation: re.Pattern[str]
+    code_citation: BudgetedPattern
     code_of: str
-    instruction_like: re.Pattern[str]
+    instruction_like: BudgetedPattern
+    # The three patterns above kept as text (a reading records them), compiled; `code_of` empty
+    # says no subject names the Code by its title alone (None).
+    law_families_pattern: BudgetedPattern
+    act_citation_pattern: BudgetedPattern
+    code_of_pattern: BudgetedPattern | None
     units: Mapping[str, int]
     punctuation: Mapping[str, str]
     counts: Mapping[str, int | str]
@@ -103,11 +109,8 @@ def _fail(origin: str, key: str, expected: str) -> AmendmentError:
     return AmendmentError(f"{origin}: {key}: {expected}")
 
 
-def _compile(pattern: str, origin: str, key: str) -> re.Pattern[str]:
-    try:
-        return re.compile(pattern)
-    except re.error as error:
-        raise _fail(origin, key, f"not a regular expression ({error})") from error
+def _compile(pattern: str, origin: str, key: str) -> BudgetedPattern:
+    return compile_budgeted(pattern, f"{origin}: {key}", AmendmentError)
 
 
 def _expand(pattern: str, fragments: Mapping[str, str], origin: str, key: str) -> str:
@@ -166,10 +169,13 @@ def parse_style(source: bytes, origin: str) -> DraftingStyle:
         effective_element=table["effective_element"],
         notes_element=table["notes_element"],
         quotation_element=table["quotation_element"],
-        law_families=_compile(table["law_families"], origin, "law_families").pattern,
-        act_citation=_compile(table["act_citation"], origin, "act_citation").pattern,
+        law_families=table["law_families"],
+        act_citation=table["act_citation"],
         code_citation=_compile(table["code_citation"], origin, "code_citation"),
         code_of=table["code_of"],
+        law_families_pattern=_compile(table["law_families"], origin, "law_families"),
+        act_citation_pattern=_compile(table["act_citation"], origin, "act_citation"),
+        code_of_pattern=_compile(table["code_of"], origin, "code_of") if table["code_of"] else None,
         instruction_like=_compile(table["instruction_like"], origin, "instruction_like"),
         units={str(k): int(v) for k, v in table["units"].items()},
         punctuation={str(k): str(v) for k, v in table["punctuation"].items()},

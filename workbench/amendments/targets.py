@@ -176,7 +176,7 @@ class Targets:
                     section=section,
                     path=_parens(_LABEL.findall(match.group("units"))),
                 )
-        if self.style.code_of and re.search(self.style.code_of, subject):
+        if self.style.code_of_pattern and self.style.code_of_pattern.search(subject):
             return Target(document="code")
         return None
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -153,7 +152,7 @@ def reconcile_code(
     tallies: dict[str, Tally] = {}
     not_reflected: list[str] = []
     pairs = 0
-    act_citation = re.compile(book.style.act_citation)
+    act_citation = book.style.act_citation_pattern
     held_acts = book.held_acts
     origins = workspace.origin_lines() if kept else {}
     run = run_key(kept.rules, held_acts, book.style.act_citation) if kept else ""

@@ -27,7 +27,7 @@ from workbench.cli import (
     through_time,
 )
 from workbench.cli.arguments import Parser, shown
-from workbench.cli.common import PROG, err
+from workbench.cli.common import PROG, err, out
 from workbench.database import refuse_writing, unwritable
 from workbench.errors import WorkbenchError
 
@@ -61,7 +61,7 @@ class _Version(argparse.Action):
             found = version("workbench")
         except PackageNotFoundError:  # run from a source tree that was never installed
             found = "unknown (not installed)"
-        print(f"{PROG} {found}")
+        out(f"{PROG} {found}\n")
         parser.exit()
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.cli import arguments
 from workbench.defaults import DEFAULT_CORPUS_DIR, DEFAULT_LEDGER, DEFAULT_STORE, DEFAULT_WORKSPACE
-from workbench.terminal import for_stream, visible
+from workbench.terminal import write
 
 if TYPE_CHECKING:
     from workbench.models import Refusal, Version
@@ -25,18 +25,20 @@ PROG = "workbench"
 
 
 def out(text: str, *, keep: tuple[str, ...] = ()) -> None:
-    """Write `text` to stdout as UTF-8 bytes, whatever the locale, with no newline translation; a
-    file name given in bytes that are not UTF-8 is written back as those bytes (PEP 383). On a
-    terminal every control character is shown, never obeyed (`terminal.visible`; `keep`: the
-    command's own colour codes); a pipe or a file gets the exact text."""
-    shown = visible(text, keep=keep) if sys.stdout.isatty() else text
-    sys.stdout.buffer.write(shown.encode("utf-8", "surrogateescape"))
-    sys.stdout.buffer.flush()
+    """Write `text` to stdout (`terminal.write`): as UTF-8 bytes; on a terminal every control
+    character shown, never obeyed (`keep`: the command's own colour codes); exact to a pipe."""
+    write(text, sys.stdout, keep=keep)
+
+
+def out_bytes(data: bytes) -> None:
+    """Write UTF-8 `data` (a scorecard file's bytes) to stdout as `out` writes text: exact to a
+    pipe, byte for byte."""
+    out(data.decode("utf-8", "surrogateescape"))
 
 
 def err(line: str) -> None:
-    """Write `line` and a newline to stderr, shown as `out` shows text on a terminal."""
-    print(for_stream(line, sys.stderr), file=sys.stderr)
+    """Write `line` and a newline to stderr, as `out` writes stdout."""
+    write(line + "\n", sys.stderr)
 
 
 def print_json(value: Any) -> None:

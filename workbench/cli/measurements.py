@@ -5,7 +5,6 @@ on the demonstration corpus and the alignment truth (`eval`).
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +16,7 @@ from workbench.cli.common import (
     list_refusals,
     open_held,
     out,
+    out_bytes,
     path_options,
     profiles_option,
     progress,
@@ -153,10 +153,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         kept = DerivedState(workspace).holds(SCORECARDS_KIND, str(args.out.resolve()), key)
     printed = _printed(args)
     if kept is not None and outputs_hold(args.out, kept.value):
-        print(f"{args.out}: the scorecards' key holds; nothing derived", file=sys.stderr)
+        err(f"{args.out}: the scorecards' key holds; nothing derived")
         for name in printed:
-            sys.stdout.buffer.write((args.out / name).read_bytes())
-        sys.stdout.buffer.flush()
+            out_bytes((args.out / name).read_bytes())
         return 0
     status = _eval(args)
     with open_held(args) as workspace:
@@ -222,14 +221,10 @@ def _eval(args: argparse.Namespace) -> int:
             for name in alignment_score.write_alignment_scorecard(args.out, alignment):
                 err(f"wrote {args.out / name}")
         if not args.json:
-            sys.stdout.buffer.write(alignment_score.scorecard_markdown(alignment))
+            out_bytes(alignment_score.scorecard_markdown(alignment))
     if args.amendment_truth is not None:
         _amendment_scorecard(args)
-    if args.json:
-        sys.stdout.buffer.write(scorecard_bytes(card))
-    else:
-        sys.stdout.buffer.write(evals.scorecard_markdown(card))
-    sys.stdout.buffer.flush()
+    out_bytes(scorecard_bytes(card) if args.json else evals.scorecard_markdown(card))
     return 0
 
 
@@ -256,7 +251,7 @@ def _amendment_scorecard(args: argparse.Namespace) -> None:
         for name in amendment_score.write_amendment_scorecard(args.out, card):
             err(f"wrote {args.out / name}")
     if not args.json:
-        sys.stdout.buffer.write(amendment_score.scorecard_markdown(card))
+        out_bytes(amendment_score.scorecard_markdown(card))
 
 
 def numbering_summary(numbering: dict[str, Any]) -> str:

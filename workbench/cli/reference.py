@@ -12,6 +12,7 @@ from typing import cast
 
 from workbench.cli import build_parser
 from workbench.files import replace_file
+from workbench.terminal import write
 
 COLUMNS = 100  # the terminal width the help is formatted for (argparse wraps at COLUMNS - 2)
 TARGET = Path("docs/cli.md")
@@ -79,8 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     page = reference_page().encode("utf-8")
     if args.write is None:
-        sys.stdout.buffer.write(page)
-        sys.stdout.buffer.flush()
+        write(page.decode("utf-8"), sys.stdout)
     elif not args.write.is_file() or args.write.read_bytes() != page:
         replace_file(args.write, page)
     return 0

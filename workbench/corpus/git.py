@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import IO, Any
 
+from workbench.bounds import BudgetedPattern
 from workbench.corpus.add import (
     link_into_place,
     now_utc,
@@ -302,7 +303,7 @@ def version_file_name(repo_path: str, date: str, again: int) -> str:
 class _Families:
     """Each repository path's family, found once; the refusal that stands for a path that has none."""
 
-    def __init__(self, jurisdiction: str, pattern: re.Pattern[str], prefix: str) -> None:
+    def __init__(self, jurisdiction: str, pattern: BudgetedPattern, prefix: str) -> None:
         self.jurisdiction, self.pattern, self.prefix = jurisdiction, pattern, prefix
         self.of: dict[str, str | Refusal] = {}
         self.path_of: dict[str, str] = {}  # family -> the one repository path that feeds it

@@ -11,6 +11,7 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 
+from workbench.bounds import BudgetedPattern, compile_budgeted
 from workbench.corpus.provenance import name_problem
 from workbench.errors import AddError
 
@@ -29,11 +30,11 @@ def _check_date(option: str, value: str | None) -> None:
         raise AddError(f"{option}: expected a date YYYY-MM-DD, got {value[:80]!r}") from None
 
 
-def family_pattern(family_from: str | None) -> re.Pattern[str]:
-    try:
-        return re.compile(family_from or DEFAULT_FAMILY_FROM)
-    except re.error as exc:
-        raise AddError(f"--family-from: not a regular expression ({exc})") from None
+def family_pattern(family_from: str | None) -> BudgetedPattern:
+    """--family-from compiled (the default: the file name without its last extension); each
+    search of a path runs under the pattern budget (`bounds.compile_budgeted`), an `AddError`
+    over it."""
+    return compile_budgeted(family_from or DEFAULT_FAMILY_FROM, "--family-from", AddError)
 
 
 def check_options(

@@ -1,6 +1,6 @@
 """Altair charts drawn offline (C12): SVG and PNG made by vl-convert, with no script and no network;
-the same chart gives the same bytes and a chart whose data names a URL is refused. The mime bundle
-and why: docs/notebooks.md."""
+the same chart gives the same bytes, a chart whose data names a URL is refused, and a control
+character in a chart's text is shown as its symbol. The mime bundle and why: docs/notebooks.md."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from workbench.changes.redline import CONTROLS
 from workbench.errors import ChartError
 
 if TYPE_CHECKING:
@@ -22,11 +23,26 @@ if TYPE_CHECKING:
 NO_BASE_URLS: list[str] = []
 
 _SIZE = re.compile(r'<svg[^>]*?\swidth="([\d.]+)"[^>]*?\sheight="([\d.]+)"')
+# The control characters XML forbids, shown as their symbols (`redline.CONTROLS`): vl-convert
+# draws through an XML parser, and a non-XML character makes it panic past Python and abort.
+_XML_CONTROLS = {k: v for k, v in CONTROLS.items() if k not in (0x09, 0x0A, 0x0D)}
+
+
+def _shown(value: Any) -> Any:
+    """`value` (a spec, or any part of one) with every string's XML-forbidden controls shown."""
+    if isinstance(value, str):
+        return value.translate(_XML_CONTROLS)
+    if isinstance(value, dict):
+        return {_shown(k): _shown(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_shown(v) for v in value]
+    return value
 
 
 def _spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
-    """The chart's Vega-Lite spec with its data inline (altair's own serialization)."""
-    spec: dict[str, Any] = chart.to_dict()
+    """The chart's Vega-Lite spec with its data inline (altair's own serialization), every
+    control character XML forbids shown as its symbol."""
+    spec: dict[str, Any] = _shown(chart.to_dict())
     return spec
 
 
@@ -86,7 +102,7 @@ def altair_spec(spec: dict[str, Any]) -> dict[str, Any]:
 def spec_svg(spec: dict[str, Any]) -> str:
     """`chart_svg` of a chart given as its Vega-Lite spec (`altair_spec`), without altair: the
     same drawing altair's chart of that spec gives, with no seconds spent importing altair."""
-    return _svg(altair_spec(spec))
+    return _svg(altair_spec(_shown(spec)))
 
 
 @functools.cache

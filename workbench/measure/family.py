@@ -23,7 +23,7 @@ from workbench.models import (
     Version,
     consecutive_pairs,
 )
-from workbench.text.choice import Choice, Reading, choose_profile, family_reading
+from workbench.text.choice import Choice, Reading, family_reading, read_family
 from workbench.text.lines import gutter_line_starts
 from workbench.text.profiles import Profile
 from workbench.text.segment import leading_number, segment_version
@@ -324,15 +324,20 @@ def measure_family(
 
     `versions` must be one family in version order (as `Workspace.versions(family)` returns them).
     The family's profile is chosen from `profiles` (default: the shipped ones) by
-    `profiles.choose_profile`. A pure function of the versions' texts and the profiles' bytes: the
+    `choice.read_family`: a profile refused over its pattern budget leaves the family unread, the
+    refusal its reason, and the run goes on. A pure function of the versions' texts and the profiles' bytes: the
     map step of corpus-wide work.
     """
     if not versions:
         raise ValueError("measure_family needs at least one version")
-    choice: Choice = choose_profile(versions, profiles)
-    profile = choice.profile
-    parses = {v.version_id: parse_structure(v, profile) for v in versions}
-    segments = {v.version_id: segment_version(v, profile) for v in versions}
+    choice, (parses, segments) = read_family(
+        versions,
+        profiles,
+        lambda profile: (
+            {v.version_id: parse_structure(v, profile) for v in versions},
+            {v.version_id: segment_version(v, profile) for v in versions},
+        ),
+    )
     by_start = {vid: {p.char_start: p for p in ps} for vid, ps in segments.items()}
     gutters = {v.version_id: gutter_line_starts(v.text) for v in versions}
     marked = all(is_marked(v) for v in versions)
@@ -380,7 +385,7 @@ def measure_family(
             method=parses[v.version_id].method,
             refusal=parses[v.version_id].refusal,
             units=len(parses[v.version_id].units),
-            profile=profile.name,
+            profile=choice.profile.name,
         )
         for v in versions
     ]

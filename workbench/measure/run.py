@@ -51,6 +51,7 @@ from workbench.measure.tasks import FamilyTask, TaskResult, family_task
 from workbench.models import CatalogueRow, Refusal, Version, code_digest
 from workbench.progress import bar
 from workbench.tables import check_format
+from workbench.terminal import write
 from workbench.text.ocr import OcrOptions, default_cache
 from workbench.text.profiles import Profile, registry
 from workbench.workspace import Workspace, ingest, researcher_profiles, workspace_settings
@@ -568,10 +569,11 @@ def _run_tasks(
     with dask_client(workers=workers, scheduler=scheduler) as client:
         if progress:
             link = getattr(client, "dashboard_link", None) if workers is not None else None
-            print(
+            write(
                 f"dask: {len(tasks)} families on {client.scheduler_info()['address']}"
-                + (f"; dashboard {link}" if link else ""),
-                file=sys.stderr,
+                + (f"; dashboard {link}" if link else "")
+                + "\n",
+                sys.stderr,
             )
         map_tasks(tasks, on_result, client=client, progress=progress)
     return (

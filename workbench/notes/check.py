@@ -36,6 +36,7 @@ from workbench.notes.note import (
 )
 from workbench.notes.register import check_linked_quote
 from workbench.notes.report import parse_report, resolve_report
+from workbench.terminal import write
 from workbench.workspace import version_from_row
 
 CHECK_SCHEME = 1
@@ -179,9 +180,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result = run_check(args.note, args.document, args.corpus_dir, args.ocr_cache)
     except (WorkbenchError, OSError) as exc:
-        print(" ".join(str(exc).split()), file=sys.stderr)
+        write(" ".join(str(exc).split()) + "\n", sys.stderr)
         return 2
-    sys.stdout.write(canonical_json(result) + "\n")
+    write(canonical_json(result) + "\n", sys.stdout)
     return 0
 
 

@@ -1,13 +1,14 @@
 """Choosing the numbering profile that reads a family (C15): a pure function of the versions' texts
-and the profiles' bytes, whatever order families are read in. The rule: docs/profiles.md, "The
-automatic choice"."""
+and the profiles' bytes, whatever order families are read in; a profile refused over its pattern
+budget is passed over. The rule: docs/profiles.md, "The automatic choice"."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
+from workbench.errors import ProfileError
 from workbench.models import Version
 from workbench.text.induce import induce_profile
 from workbench.text.profiles import Profile, named_profile, registry
@@ -36,14 +37,17 @@ class Choice:
     inconsistent: int
     marked: bool = False  # every version's numbering comes from its extractor's marks
     rival: tuple[str, int, int] | None = None  # (profile name, consistent, inconsistent)
+    refusal: str | None = None  # why the profile named or chosen for the family read none of it
 
     @property
     def note(self) -> str | None:
         """What a report says of the choice beside the profile: `UNREAD` (and, for a family whose
-        versions carry the extractor's marks, that the marks number it), or nothing."""
+        versions carry the extractor's marks, that the marks number it; for a family whose
+        profile was refused, the refusal), or nothing."""
         if self.how != "unread":
             return None
-        return f"{UNREAD}; its extractor's marks number it" if self.marked else UNREAD
+        note = f"{UNREAD}; its extractor's marks number it" if self.marked else UNREAD
+        return note if self.refusal is None else f"{note}: {self.refusal}"
 
     @property
     def contest(self) -> str | None:
@@ -94,9 +98,39 @@ def read_numbering(
 ) -> tuple[Choice, Reading]:
     """The profile that reads one family (`choose_profile`) and how well it read every version
     (`family_reading`): what `workbench families --numbering` says of each family."""
-    choice = choose_profile(versions, profiles)
-    parses = [parse_structure(v, choice.profile) for v in versions]
+    choice, parses = read_family(
+        versions, profiles, lambda profile: [parse_structure(v, profile) for v in versions]
+    )
     return choice, family_reading(choice, parses, marked=all(is_marked(v) for v in versions))
+
+
+_Read = TypeVar("_Read")
+
+
+def read_family(
+    versions: Sequence[Version],
+    profiles: Sequence[Profile] | None,
+    read: Callable[[Profile], _Read],
+) -> tuple[Choice, _Read]:
+    """The family's choice (`choose_profile`) and `read` of its profile. Where a pattern of that
+    profile is refused on the family's text (a `ProfileError`: over its budget), the family is
+    unread: the choice is the induced profile, "unread", the refusal its `refusal`, and `read`
+    runs with the induced profile instead, so one profile cannot stop a corpus-wide run."""
+    choice = choose_profile(versions, profiles)
+    try:
+        return choice, read(choice.profile)
+    except ProfileError as refused:
+        induced = induce_profile([v.text for v in versions]).profile()
+        marked = all(is_marked(v) for v in versions)
+        choice = Choice(
+            profile=induced,
+            how="unread",
+            consistent=0,
+            inconsistent=0,
+            marked=marked,
+            refusal=" ".join(str(refused).split()),
+        )
+        return choice, read(induced)
 
 
 def profile_score(profile: Profile, versions: Sequence[Version]) -> tuple[int, int]:
@@ -147,7 +181,10 @@ def choose_profile(
     induced = induce_profile([v.text for v in versions]).profile()
     ranked: list[tuple[tuple[int, int, bool, str], Profile, int, int]] = []
     for profile in (*profiles, induced):
-        good, bad = profile_score(profile, versions)
+        try:
+            good, bad = profile_score(profile, versions)
+        except ProfileError:  # a pattern over its budget on these texts: it reads none of them
+            continue
         ranked.append(((bad - good, bad, profile is not induced, profile.name), profile, good, bad))
     ranked.sort(key=lambda entry: entry[0])
     _, best, good, bad = ranked[0]
