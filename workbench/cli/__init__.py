@@ -14,9 +14,9 @@ Exit codes, one meaning in every command:
 Progress bars go to stderr and only when stderr is a terminal. Text and JSON go to stdout as UTF-8
 bytes, whatever the locale, with no newline translation.
 
-Each command group lives in its own module, its parser beside its `cmd_*` functions, and the groups
-are added in data-flow order: the corpus, the texts, their changes, measurements, citations,
-citations through time, notes, search. A command imports the library stages it uses inside its
+Each command group lives in its own module, its arguments beside its `cmd_*` functions; the
+command table (`commands.py`) names every command with its help and its module, and a run imports
+only the chosen command's module. A command imports the library stages it uses inside its
 function, so `workbench --help` and a command that needs no numpy, polars, altair, pypdfium2,
 rapidfuzz or dask never load them.
 """
@@ -29,78 +29,26 @@ import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Any
 
-from workbench.cli import (
-    amendments,
-    changes,
-    citations,
-    corpus,
-    lab,
-    measurements,
-    notes,
-    profiles,
-    redline,
-    search,
-    texts,
-    through_time,
-)
-from workbench.cli.arguments import Parser, shown
+from workbench.cli.arguments import shown
+from workbench.cli.commands import command_parser
 from workbench.cli.common import PROG, err
 from workbench.database import refuse_writing, unwritable
 from workbench.errors import WorkbenchError
 
-GROUPS = (
-    corpus,
-    texts,
-    profiles,
-    changes,
-    redline,
-    measurements,
-    citations,
-    through_time,
-    amendments,
-    notes,
-    search,
-    lab,
-)
-
-
-class _Version(argparse.Action):
-    """`--version`: the installed package's version, looked up only when asked for (reading the
-    package metadata costs more than building the whole parser)."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
-        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
-
-    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            found = version("workbench")
-        except PackageNotFoundError:  # run from a source tree that was never installed
-            found = "unknown (not installed)"
-        print(f"{PROG} {found}")
-        parser.exit()
-
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(
-        prog=PROG,
-        description="Regulatory-text workbench: immutable versions, exact offsets, diffs.",
-    )
-    parser.add_argument("--version", action=_Version)
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for group in GROUPS:
-        group.add_commands(commands)
-    return parser
+    """The whole command line, every command's parser filled (the reference page and the tests
+    that walk every argument read it; a run fills only the command it runs)."""
+    return command_parser(every=True)
 
 
 @cache
 def _parser(settings: tuple[tuple[str, str], ...]) -> argparse.ArgumentParser:
     """The parser for these `WORKBENCH_*` environment settings (some defaults read them), built
-    once for each (a notebook or a test calls `main` many times; parsing leaves it as it was)."""
-    return build_parser()
+    once for each (a notebook or a test calls `main` many times; parsing leaves it as it was, and
+    a command's parser, once filled, stays filled)."""
+    return command_parser()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.errors import WorkbenchError
-from workbench.text.footnotes import FootnoteReading, read_footnotes
-from workbench.text.table_cells import Table, read_tables
 
 if TYPE_CHECKING:
     from workbench.models import Version
+    from workbench.text.footnotes import FootnoteReading
+    from workbench.text.table_cells import Table
 
 READ_MEDIA = ("xml", "markdown")  # media types whose markup names footnotes or tables
 
@@ -34,6 +34,10 @@ def _read(
         return None, None
     if hashlib.sha256(data).hexdigest() != artefact_sha256:
         return None, None
+    # the markup readers load with the first version whose markup is read
+    from workbench.text.footnotes import read_footnotes
+    from workbench.text.table_cells import read_tables
+
     source = str(path)
     try:
         footnotes = read_footnotes(data, source=source, media_type=media_type, text=text)
