@@ -40,7 +40,6 @@ def _colour() -> bool:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     from workbench.changes import pairs, redline
-    from workbench.changes import redline_page as redline_html
     from workbench.changes.attribution import attribution_counts, section_json
     from workbench.errors import RedlineError
 
@@ -68,6 +67,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
             doubtful=args.doubtful,
             workspace=workspace,
         )
+        noted = _footnoted(sections, workspace)
     if not chosen:
         if args.json:
             print_json([])
@@ -75,9 +75,10 @@ def cmd_diff(args: argparse.Namespace) -> int:
             out(f"{args.family}: only one version is held; nothing to diff\n")
         return 0
     made = _made_by(args, settings, sections) if args.laws else None
-    noted = _footnoted(sections, settings.store)
     wrote = []
     if args.html is not None:
+        from workbench.changes import redline_page as redline_html  # its templates: jinja2
+
         shown = redline.selection_words(args.kind, args.doubtful)
         page = redline_html.page_html(sections, family=args.family, shown=shown, attributions=made)
         redline.write_page(args.html, page)
@@ -118,16 +119,16 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 0
 
 
-def _footnoted(sections: Any, store: Any) -> list[Any]:
-    """Each section's unchanged clauses whose footnote changed, read from the held artefacts."""
-    from workbench.changes.footnoted import footnote_changes
-    from workbench.text.parts import version_parts
+def _footnoted(sections: Any, workspace: Any) -> list[Any]:
+    """Each section's unchanged clauses whose footnote changed, from the held versions' footnote
+    readings (kept in the workspace once read from their artefacts)."""
+    from workbench.changes.footnoted import footnote_changes, held_footnotes
 
     return [
         footnote_changes(
             part.changes,
             (part.before.text, part.after.text),
-            (version_parts(part.before, store)[0], version_parts(part.after, store)[0]),
+            (held_footnotes(workspace, part.before), held_footnotes(workspace, part.after)),
         )
         for part in sections
     ]

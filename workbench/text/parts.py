@@ -3,8 +3,9 @@
 The workspace keeps a version's text, not its markup, so a version's footnote reading and tables
 are read from the artefact bytes in the store, checked against the version's artefact SHA-256
 first, and kept per process by that hash. No bytes (the store moved) or other bytes give no
-reading. One home for every stage: the verifier, `passages`, `diff`'s footnote check, and the
-numbering inducer's footnote look-alikes (`version_parts(...)[0].marker_spans`).
+reading. One home for every stage: the verifier, `passages`, `diff`'s footnote check (the
+footnotes alone, `version_footnotes`), and the numbering inducer's footnote look-alikes
+(`version_parts(...)[0].marker_spans`).
 """
 
 from __future__ import annotations
@@ -25,35 +26,75 @@ READ_MEDIA = ("xml", "markdown")  # media types whose markup names footnotes or 
 
 
 @lru_cache(maxsize=8)
-def _read(
-    artefact_sha256: str, path: Path, media_type: str, text: str
-) -> tuple[FootnoteReading | None, tuple[Table, ...] | None]:
+def _artefact(artefact_sha256: str, path: Path) -> bytes | None:
+    """The artefact's bytes, or None when they are missing or not `artefact_sha256`'s."""
     try:
         data = path.read_bytes()
     except OSError:
-        return None, None
-    if hashlib.sha256(data).hexdigest() != artefact_sha256:
-        return None, None
-    # the markup readers load with the first version whose markup is read
+        return None
+    return data if hashlib.sha256(data).hexdigest() == artefact_sha256 else None
+
+
+# The extractor already read these bytes: a reader's refusal (WorkbenchError) gives no reading.
+# The markup readers load with the first version whose markup is read.
+
+
+@lru_cache(maxsize=8)
+def _footnotes(
+    artefact_sha256: str, path: Path, media_type: str, text: str
+) -> FootnoteReading | None:
     from workbench.text.footnotes import read_footnotes
+
+    data = _artefact(artefact_sha256, path)
+    if data is None:
+        return None
+    try:
+        return read_footnotes(data, source=str(path), media_type=media_type, text=text)
+    except WorkbenchError:
+        return None
+
+
+@lru_cache(maxsize=8)
+def _tables(
+    artefact_sha256: str, path: Path, media_type: str, text: str
+) -> tuple[Table, ...] | None:
     from workbench.text.table_cells import read_tables
 
-    source = str(path)
+    data = _artefact(artefact_sha256, path)
+    if data is None:
+        return None
+    if "xml" not in media_type:
+        return ()
     try:
-        footnotes = read_footnotes(data, source=source, media_type=media_type, text=text)
-        tables = read_tables(data, source=source, text=text) if "xml" in media_type else ()
-    except WorkbenchError:  # the extractor already read these bytes; a reader's refusal gives none
-        return None, None
-    return footnotes, tables
+        return read_tables(data, source=str(path), text=text)
+    except WorkbenchError:
+        return None
+
+
+def _reads_markup(version: Version) -> bool:
+    return any(kind in version.media_type for kind in READ_MEDIA)
 
 
 def version_parts(
     version: Version, store: Path
 ) -> tuple[FootnoteReading | None, tuple[Table, ...] | None]:
     """The footnote reading and tables of `version`, read from `store / version_id` (None, None
-    for a media type that carries no such markup, or bytes that are missing or not the
-    version's)."""
-    if not any(kind in version.media_type for kind in READ_MEDIA):
+    for a media type that carries no such markup, bytes that are missing or not the version's,
+    or markup either reader refuses)."""
+    if not _reads_markup(version):
         return None, None
-    path = store / version.version_id
-    return _read(version.artefact_sha256, path, version.media_type, version.text)
+    read = (version.artefact_sha256, store / version.version_id, version.media_type, version.text)
+    footnotes, tables = _footnotes(*read), _tables(*read)
+    if footnotes is None or tables is None:
+        return None, None
+    return footnotes, tables
+
+
+def version_footnotes(version: Version, store: Path) -> FootnoteReading | None:
+    """The footnote reading of `version` alone, as `version_parts` reads it, its tables left
+    unread (None for no such markup, no bytes or a refusal of the footnote reader)."""
+    if not _reads_markup(version):
+        return None
+    return _footnotes(
+        version.artefact_sha256, store / version.version_id, version.media_type, version.text
+    )
