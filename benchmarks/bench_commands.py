@@ -10,6 +10,10 @@ prints wall times side by side and their ratio; it asserts nothing about time. W
 - `workbench verify` of one citation into one held IETF draft (`bench_startup`'s) beside a
   five-line Python script that reads the citation and the version's text, slices and compares.
 
+Below the diff, where its time goes: the steps `workbench diff` takes, each timed in a fresh
+process that takes them one after the other through the same library calls (`DIFF_STEPS`; the
+median of each over the same number of runs).
+
 Each side is a fresh process; the two sides alternate, seven runs each, and the median is
 printed with the minimum and maximum beside it. One untimed run of each goes first, so bytecode
 is written as on a researcher's second run (`PYTHONDONTWRITEBYTECODE` is dropped).
@@ -17,6 +21,7 @@ is written as on a researcher's second run (`PYTHONDONTWRITEBYTECODE` is dropped
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
@@ -43,9 +48,58 @@ print("verified" if held == citation["quoted_text"] else "refused")
 """
 
 
+# The steps of `workbench diff FAMILY` (cli/changes.cmd_diff's library calls, in its order), each
+# timed; run as `python -c DIFF_STEPS WORKSPACE FAMILY`, it prints one JSON object of seconds.
+DIFF_STEPS = """\
+import json, sys, time
+start = time.perf_counter()
+spent = {}
+def step(name):
+    global start
+    now = time.perf_counter()
+    spent[name] = now - start
+    start = now
+import argparse
+from pathlib import Path
+from workbench.cli.common import open_held
+from workbench.cli.changes import _footnoted, _listed
+from workbench.changes import pairs, redline
+from workbench.changes.diff import diff_versions
+from workbench.models import code_digest
+from workbench.workspace.passages import held_passages
+step("imports of the command and the diff (rapidfuzz, the numbering)")
+held = argparse.Namespace(workspace=Path(sys.argv[1]), corpus_dir=None, store=None, profiles=None)
+with open_held(held) as workspace:
+    chosen = pairs.version_pairs(workspace, sys.argv[2])
+    step("reading the two versions")
+    profile = pairs.pairs_profile(chosen, workspace.profile_registry())
+    step("the profile registry and the choice of profile")
+    code_digest()
+    step("the code digest (derived state's keys)")
+    kept = [held_passages(workspace, version, profile) for version in chosen[0]]
+    step("reading the kept passages")
+    import numpy
+    step("import of numpy (rapidfuzz's similarity matrix is an array)")
+    changes = diff_versions(*chosen[0], profile, passages=(kept[0], kept[1]))
+    shown = redline.section(*chosen[0], changes, kinds=pairs.kinds_shown(None, listing=True))
+    step("pairing by content and typing the changes (C7)")
+    _footnoted((shown,), workspace)
+    step("the kept footnotes and the footnote check")
+listing = [redline.pair_summary(shown), *(_listed(redline, r, False, None) for r in shown.shown)]
+step("the listing")
+print(json.dumps(spent))
+"""
+
+
+def _bytecode_kept() -> dict[str, str]:
+    """This environment without `PYTHONDONTWRITEBYTECODE`: bytecode is read as a researcher's
+    second run reads it."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def _alternating(ours: list[str], theirs: list[str]) -> tuple[list[float], list[float]]:
     """Wall times of `RUNS` runs of each command, alternating, after one untimed run of each."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env = _bytecode_kept()
 
     def once(argv: list[str]) -> float:
         start = time.perf_counter()
@@ -99,6 +153,24 @@ def bench_diff(folder: Path) -> None:
     print(f"   {before.path} -> {after.path}")
     print(_line("git diff --no-index --word-diff", git))
     print(_line(f"workbench diff {before.family}", ours, git))
+    print("   where the time goes (its steps, each timed in a fresh process; median):")
+    for step, seconds in _diff_steps(workspace, before.family).items():
+        print(f"     {seconds:7.3f} s  {step}")
+
+
+def _diff_steps(workspace: Path, family: str) -> dict[str, float]:
+    """The median time of each step of `DIFF_STEPS`, over `RUNS` fresh processes."""
+    runs = []
+    for _ in range(RUNS):
+        done = subprocess.run(
+            [sys.executable, "-c", DIFF_STEPS, str(workspace), family],
+            check=True,
+            capture_output=True,
+            env=_bytecode_kept(),
+            cwd=ROOT,
+        )
+        runs.append(json.loads(done.stdout))
+    return {step: statistics.median(run[step] for run in runs) for step in runs[0]}
 
 
 def bench_verify(folder: Path) -> None:

@@ -71,7 +71,10 @@ LAYERS = (
 # A module outside cli/ longer than this is listed for review (a guideline, not a limit).
 GUIDELINE_LINES = 600
 # Modules over the guideline that a reviewer read and kept whole, each with why.
-REVIEWED_LONG_MODULES: dict[str, str] = {}
+REVIEWED_LONG_MODULES: dict[str, str] = {
+    "workbench/corpus/git.py": "versions from a git history and the options that say which: one "
+    "concern (the options were split into git_options.py only for a line cap, and folded back)",
+}
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,12 +1,16 @@
-"""Start-up: building the command line loads no heavy library.
+"""Start-up: building the command line loads no heavy library, and a command loads only its own
+command module.
 
-A fresh interpreter imports `workbench.cli` (what `workbench --help` does before parsing) and
-lists every module it loaded; none of the libraries only some commands need may be among them.
-The speed itself is a benchmark's business (benchmarks/bench_startup.py), not a test's.
+A fresh interpreter imports `workbench.cli` (what `workbench --help` does before parsing) or runs
+one command, and lists every module it loaded; none of the libraries only some commands need may
+be among them. The speed itself is a benchmark's business (benchmarks/bench_startup.py), not a
+test's.
 """
 
 from __future__ import annotations
 
+import ast
+import importlib
 import json
 import subprocess
 import sys
@@ -15,27 +19,83 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, FreshWorkspace
+from workbench.cli.commands import COMMANDS, Command
 from workbench.corpus import read_catalogue
 from workbench.history.dating import cite_quote
 from workbench.text.normalize import LONG_TEXT
 
 HEAVY = ("numpy", "polars", "altair", "pypdfium2", "rapidfuzz", "dask", "ipywidgets")
+# what a plain verification of one citation never needs: the array pass, the tables, a pattern
+# engine, an XML library, templates
+NOT_TO_VERIFY = ("numpy", "polars", "regex", "lxml", "jinja2")
+COMMAND_MODULES = sorted({f"workbench.cli.{command.module}" for command in COMMANDS})
 
 
-def _loaded(code: str) -> set[str]:
+def _modules(code: str) -> set[str]:
+    """Every module a fresh interpreter holds after running `code`."""
     listing = subprocess.run(
         [sys.executable, "-c", f"{code}\nimport json, sys; print(json.dumps(sorted(sys.modules)))"],
         check=True,
         capture_output=True,
         text=True,
     )
-    return {name.split(".")[0] for name in json.loads(listing.stdout.splitlines()[-1])}
+    return set(json.loads(listing.stdout.splitlines()[-1]))
+
+
+def _helped(argv: list[str]) -> str:
+    """Code that prints a help the command line exits after."""
+    return f"from workbench.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass"
+
+
+def _loaded(code: str) -> set[str]:
+    """The top-level packages among `_modules(code)`."""
+    return {name.split(".")[0] for name in _modules(code)}
 
 
 def test_importing_the_command_line_loads_no_heavy_library() -> None:
     loaded = _loaded("import workbench.cli\nworkbench.cli.build_parser()")
     assert "workbench" in loaded
     assert sorted(loaded & set(HEAVY)) == []
+
+
+def test_the_top_level_help_loads_no_command_module() -> None:
+    loaded = _modules(_helped(["--help"]))
+    assert "workbench.cli.commands" in loaded
+    assert sorted(loaded & set(COMMAND_MODULES)) == []
+
+
+@pytest.mark.parametrize(
+    "command", [pytest.param(c, id=c.name) for c in COMMANDS if c.name in ("diff", "verify", "lab")]
+)
+def test_a_command_help_loads_its_module_alone(command: Command) -> None:
+    loaded = _modules(_helped([command.name, "--help"]))
+    assert sorted(loaded & set(COMMAND_MODULES)) == [f"workbench.cli.{command.module}"]
+
+
+def test_the_command_table_names_each_module_s_commands() -> None:
+    """Every module the table names fills exactly the commands the table gives it."""
+    for module in COMMAND_MODULES:
+        named = {c.name for c in COMMANDS if f"workbench.cli.{c.module}" == module}
+        assert set(importlib.import_module(module).ARGUMENTS) == named, module
+
+
+@pytest.mark.parametrize("package", ["workbench.cite", "workbench.corpus"])
+def test_a_lazy_package_types_each_name_where_it_loads_it(package: str) -> None:
+    """The names the type checker reads (the `TYPE_CHECKING` imports), the names offered
+    (`__all__`) and where each is loaded from at first use (`_HOME`) are one list."""
+    loaded = importlib.import_module(package)
+    tree = ast.parse(Path(loaded.__file__ or "").read_text(encoding="utf-8"))
+    (guard,) = [n for n in tree.body if isinstance(n, ast.If)]
+    typed = {
+        alias.name: node.module
+        for node in guard.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    assert typed == loaded._HOME
+    assert sorted(loaded.__all__) == sorted(typed)
+    for name, home in typed.items():
+        assert getattr(loaded, name) is getattr(importlib.import_module(home), name)
 
 
 def test_importing_the_package_loads_no_heavy_library() -> None:
@@ -63,11 +123,12 @@ def test_every_package_verb_resolves_to_its_home() -> None:
         getattr(workbench, "segment_versions")  # noqa: B009
 
 
-def test_a_plain_verification_loads_no_numpy(
+def test_a_plain_verification_loads_only_what_it_uses(
     fresh_workspace: FreshWorkspace, tmp_path: Path
 ) -> None:
     """One citation verified by the command in a fresh interpreter: the normalizer's array pass
-    (numpy) stays out of a single verification, however long the version it counts in."""
+    (numpy) stays out of a single verification, however long the version it counts in, and so do
+    the other commands' modules and the libraries `NOT_TO_VERIFY` names."""
     rows = [r for r in read_catalogue(ROOT / "corpus") if r.jurisdiction == "ietf"]
     row = max(rows, key=lambda r: r.size)
     held = tmp_path / "workspace.sqlite"
@@ -79,5 +140,8 @@ def test_a_plain_verification_loads_no_numpy(
     citations.write_text(json.dumps(citation) + "\n", encoding="utf-8")
     assert len(text) >= 10 * LONG_TEXT  # a whole version the array pass would once have read
     argv = ["verify", str(citations), "--workspace", str(held)]
-    loaded = _loaded(f"from workbench.cli import main\nassert main({argv!r}) == 0")
-    assert "workbench" in loaded and "numpy" not in loaded
+    modules = _modules(f"from workbench.cli import main\nassert main({argv!r}) == 0")
+    loaded = {name.split(".")[0] for name in modules}
+    assert "workbench" in loaded and sorted(loaded & set(NOT_TO_VERIFY)) == []
+    # the command table loads the verify command's module, no other command's
+    assert sorted(modules & set(COMMAND_MODULES)) == ["workbench.cli.citations"]

@@ -17,7 +17,6 @@ from workbench.changes.origin import OriginReader, change_origins
 from workbench.models import PAIRING_KINDS, Change, Passage, Span, TextOrigins, Version, content_id
 from workbench.text.normalize import normalize, normalized_text
 from workbench.text.profiles import Profile
-from workbench.text.segment import segment_version
 
 RESTRUCTURE_CONFIDENCE_CEILING = 0.5
 PAIRING_FLOOR = 0.5
@@ -504,6 +503,9 @@ def diff_versions(
     `Version` hands in its text origins (C18); anything else has none.
     """
     if passages is None:
+        # the segmenter loads only here: a held version's kept passages need none of it
+        from workbench.text.segment import segment_version
+
         passages = (segment_version(before, profile), segment_version(after, profile))
     return diff_passages(
         before.version_id,

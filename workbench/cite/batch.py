@@ -10,14 +10,13 @@ from typing import TYPE_CHECKING
 from workbench.cite.alterations import decide_altered
 from workbench.cite.index import SourceIndex, source_index
 from workbench.cite.parts import with_parts
-from workbench.cite.pincites import check_section
 from workbench.cite.verify import Citation, HeldText, Verification, decide, held_text
 from workbench.errors import CitationError
 from workbench.models import text_sha256
-from workbench.text.footnotes import FootnoteReading
-from workbench.text.table_cells import Table
 
 if TYPE_CHECKING:  # the workspace is only read through the object a caller hands in
+    from workbench.text.footnotes import FootnoteReading
+    from workbench.text.table_cells import Table
     from workbench.workspace import Workspace
 
 
@@ -97,6 +96,10 @@ def verify_citations(
         for i in positions:
             verdict = _decided(held, citations[i])
             if citations[i].section is not None:
+                # the numbering (profiles and the structure parser) loads with the first
+                # citation that names a section
+                from workbench.cite.pincites import check_section
+
                 verdict = check_section(workspace, verdict)
             verdicts[i] = verdict
     return tuple(v for v in verdicts if v is not None)

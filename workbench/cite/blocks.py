@@ -9,7 +9,6 @@ from typing import Any
 
 from workbench.cite.w3c import source_iri
 from workbench.models import Version, content_id
-from workbench.text.segment import segment_version
 
 BLOCKS_SCHEME = 1
 
@@ -112,6 +111,9 @@ class VersionBlocks:
 def version_blocks(version: Version) -> VersionBlocks:
     """A held version's passages (through its family's numbering profile) as blocks, one per
     passage in text order, each the version's own text at the passage's offsets."""
+    # the segmenter loads when blocks are written, never when a citation's map is read
+    from workbench.text.segment import segment_version
+
     passages = segment_version(version)
     spans = tuple((p.char_start, p.char_end) for p in passages)
     return VersionBlocks(

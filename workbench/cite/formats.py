@@ -11,7 +11,6 @@ from typing import Any, Literal
 
 from workbench.cite.bedrock import is_bedrock, read_bedrock
 from workbench.cite.blocks import BlockMap, block_map_from_json
-from workbench.cite.claims import claim_from_json
 from workbench.cite.cohere import is_cohere, read_cohere
 from workbench.cite.gemini import is_gemini, read_gemini
 from workbench.cite.lines import (
@@ -395,6 +394,8 @@ def _parse(number: int, raw: bytes, fmt: Format, documents: Sequence[Document]) 
     if not isinstance(record, dict):
         raise LineError(f"expected a JSON object, got {kind_of(record)}")
     if fmt == "workbench" and ("absent" in record or "count" in record):
+        from workbench.cite.claims import claim_from_json  # the claim rule, for a claim alone
+
         try:
             claim = claim_from_json(record)
         except CitationError as exc:

@@ -5,11 +5,13 @@ field the same way (C14)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from workbench.cite.claims import Claim
 from workbench.cite.hints import Locator
 from workbench.cite.verify import Citation
+
+if TYPE_CHECKING:  # a claim line's record; the claim rule loads with the first claim read
+    from workbench.cite.claims import Claim
 
 LINE_REASONS: dict[str, str] = {
     "unsupported_selector": "a W3C target holds no text selector, or a refined one (refinedBy), "

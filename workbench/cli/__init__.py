@@ -1,6 +1,7 @@
 """The `workbench` command (C14): a thin layer that parses arguments, calls the library and prints,
-with one meaning per exit code (2: an argument cannot be used; 1: something asked for was refused or
-failed; 0: all used). The rules and how the groups are built are in docs/commands.md."""
+a run importing only its command's module, with one meaning per exit code (2: an argument cannot be
+used; 1: something asked for was refused or failed; 0: all used). The rules and how the command
+table is built are in docs/commands.md."""
 
 from __future__ import annotations
 
@@ -10,78 +11,26 @@ import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Any
 
-from workbench.cli import (
-    amendments,
-    changes,
-    citations,
-    corpus,
-    lab,
-    measurements,
-    notes,
-    profiles,
-    redline,
-    search,
-    texts,
-    through_time,
-)
-from workbench.cli.arguments import Parser, shown
-from workbench.cli.common import PROG, err, out
+from workbench.cli.arguments import shown
+from workbench.cli.commands import command_parser
+from workbench.cli.common import PROG, err
 from workbench.database import refuse_writing, unwritable
 from workbench.errors import WorkbenchError
 
-GROUPS = (
-    corpus,
-    texts,
-    profiles,
-    changes,
-    redline,
-    measurements,
-    citations,
-    through_time,
-    amendments,
-    notes,
-    search,
-    lab,
-)
-
-
-class _Version(argparse.Action):
-    """`--version`: the installed package's version, looked up only when asked for (reading the
-    package metadata costs more than building the whole parser)."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
-        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
-
-    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            found = version("workbench")
-        except PackageNotFoundError:  # run from a source tree that was never installed
-            found = "unknown (not installed)"
-        out(f"{PROG} {found}\n")
-        parser.exit()
-
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(
-        prog=PROG,
-        description="Regulatory-text workbench: immutable versions, exact offsets, diffs.",
-    )
-    parser.add_argument("--version", action=_Version)
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for group in GROUPS:
-        group.add_commands(commands)
-    return parser
+    """The whole command line, every command's parser filled (the reference page and the tests
+    that walk every argument read it; a run fills only the command it runs)."""
+    return command_parser(every=True)
 
 
 @cache
 def _parser(settings: tuple[tuple[str, str], ...]) -> argparse.ArgumentParser:
     """The parser for these `WORKBENCH_*` environment settings (some defaults read them), built
-    once for each (a notebook or a test calls `main` many times; parsing leaves it as it was)."""
-    return build_parser()
+    once for each (a notebook or a test calls `main` many times; parsing leaves it as it was, and
+    a command's parser, once filled, stays filled)."""
+    return command_parser()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.cli import arguments
+from workbench.cli.arguments import Parser
 from workbench.cli.common import open_held, out, path_options, print_json, progress
 
 if TYPE_CHECKING:
@@ -79,11 +80,9 @@ def write_reconciled(
     return report, [*report_lines(report), reused, f"wrote {', '.join(names)} into {folder}"]
 
 
-def add_commands(commands: Any) -> None:
-    amendments = commands.add_parser(
-        "amendments",
-        help="a law's amendment instructions, each verified against the releases around it",
-        description="Read LAW_VERSION_ID's prose (never the publisher's codify: markup) into "
+def amendments_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Read LAW_VERSION_ID's prose (never the publisher's codify: markup) into "
         "instructions: target, action, struck and inserted text, count, and the sentence's own "
         "offsets and occurrence in the law. Each is checked by exact search against the held "
         "releases of its target filed before and on or after the law's effective date "
@@ -91,19 +90,19 @@ def add_commands(commands: Any) -> None:
         "change of those release pairs is attributed to the instructions that made it (with "
         "those of the other held laws effective in the same gaps that name the same sections; "
         "no other law is read). Sentences that read like instructions but do not parse are "
-        "listed as unread. Exit 0.",
+        "listed as unread. Exit 0."
     )
-    amendments.add_argument(
+    parser.add_argument(
         "law", metavar="LAW_VERSION_ID", help="a held law, e.g. us-dc/dc-law-24-314/24-314.xml"
     )
-    amendments.add_argument("--json", action="store_true", help="print the law's report as JSON")
-    path_options(amendments, workspace=True, store=True)
-    amendments.set_defaults(func=cmd_amendments)
+    parser.add_argument("--json", action="store_true", help="print the law's report as JSON")
+    path_options(parser, workspace=True, store=True)
+    parser.set_defaults(func=cmd_amendments)
 
-    reconcile = commands.add_parser(
-        "reconcile",
-        help="every release gap of the held code matched with the held laws, as a report",
-        description="Read every held law of the jurisdiction and check each instruction as "
+
+def reconcile_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Read every held law of the jurisdiction and check each instruction as "
         "'workbench amendments' does, then diff every consecutive release pair of every held "
         "Code section and attribute each change: made_by the instructions of the laws "
         "effective in its gap, history (a D.C. Act its new history note names), or "
@@ -114,23 +113,29 @@ def add_commands(commands: Any) -> None:
         "are kept in the workspace under the key of what they read, so a later run reads again "
         "only the laws and sections a new release or law touched, and writes the same report. "
         "Refused (exit 2) when the workspace holds no law "
-        "or no Code section of the jurisdiction. Exit 0.",
+        "or no Code section of the jurisdiction. Exit 0."
     )
-    reconcile.add_argument(
+    parser.add_argument(
         "--out",
         type=arguments.out_folder,
         default=Path(".workbench") / "reconciliation",
         metavar="DIR",
         help="folder the report is written into (default: .workbench/reconciliation)",
     )
-    reconcile.add_argument(
+    parser.add_argument(
         "--jurisdiction",
         default="us-dc",
         metavar="J",
         help="the jurisdiction whose drafting style reads the laws (default: us-dc)",
     )
-    reconcile.add_argument(
+    parser.add_argument(
         "--json", action="store_true", help="print the whole report as JSON, not the summary"
     )
-    path_options(reconcile, workspace=True, store=True)
-    reconcile.set_defaults(func=cmd_reconcile)
+    path_options(parser, workspace=True, store=True)
+    parser.set_defaults(func=cmd_reconcile)
+
+
+ARGUMENTS = {
+    "amendments": amendments_arguments,
+    "reconcile": reconcile_arguments,
+}

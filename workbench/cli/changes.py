@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from workbench.cli import arguments
+from workbench.cli.arguments import Parser
 from workbench.cli.common import (
     err,
     open_held,
@@ -39,7 +40,6 @@ def _colour() -> bool:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     from workbench.changes import pairs, redline
-    from workbench.changes import redline_page as redline_html
     from workbench.changes.attribution import attribution_counts, section_json
     from workbench.errors import RedlineError
 
@@ -67,6 +67,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
             doubtful=args.doubtful,
             workspace=workspace,
         )
+        noted = _footnoted(sections, workspace)
     if not chosen:
         if args.json:
             print_json([])
@@ -74,9 +75,10 @@ def cmd_diff(args: argparse.Namespace) -> int:
             out(f"{args.family}: only one version is held; nothing to diff\n")
         return 0
     made = _made_by(args, settings, sections) if args.laws else None
-    noted = _footnoted(sections, settings.store)
     wrote = []
     if args.html is not None:
+        from workbench.changes import redline_page as redline_html  # its templates: jinja2
+
         shown = redline.selection_words(args.kind, args.doubtful)
         page = redline_html.page_html(sections, family=args.family, shown=shown, attributions=made)
         redline.write_page(args.html, page)
@@ -117,16 +119,16 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 0
 
 
-def _footnoted(sections: Any, store: Any) -> list[Any]:
-    """Each section's unchanged clauses whose footnote changed, read from the held artefacts."""
-    from workbench.changes.footnoted import footnote_changes
-    from workbench.text.parts import version_parts
+def _footnoted(sections: Any, workspace: Any) -> list[Any]:
+    """Each section's unchanged clauses whose footnote changed, from the held versions' footnote
+    readings (kept in the workspace once read from their artefacts)."""
+    from workbench.changes.footnoted import footnote_changes, held_footnotes
 
     return [
         footnote_changes(
             part.changes,
             (part.before.text, part.after.text),
-            (version_parts(part.before, store)[0], version_parts(part.after, store)[0]),
+            (held_footnotes(workspace, part.before), held_footnotes(workspace, part.after)),
         )
         for part in sections
     ]
@@ -435,51 +437,51 @@ def cmd_review_verify_chain(args: argparse.Namespace) -> int:
     return 0 if report.valid else 1
 
 
-def add_commands(commands: Any) -> None:
-    diff = commands.add_parser(
-        "diff",
-        help="typed changes with both sides' text marked; a redline page; the change table",
-        description="Diff consecutive versions of a family (or --from/--to). Each change is "
+def diff_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Diff consecutive versions of a family (or --from/--to). Each change is "
         "shown with both sides' text, its changed words marked [-removed-]{+added+}, its kind, "
         "labels, confidence, places (pages for a PDF) and why it is doubtful. Doubtful pairings "
         "are pairings with confidence at or below the restructure ceiling. The listing leaves "
         "unchanged passages out unless --kind names them; --json, --html and --export hold "
-        "every change the filters keep.",
+        "every change the filters keep."
     )
-    diff.add_argument("family", metavar="FAMILY", help="document family, e.g. dc-code-34-306")
-    diff.add_argument(
+    parser.add_argument("family", metavar="FAMILY", help="document family, e.g. dc-code-34-306")
+    parser.add_argument(
         "--from", dest="start", metavar="V", help="version id to diff from (default: first)"
     )
-    diff.add_argument("--to", dest="end", metavar="V", help="version id to diff to (default: last)")
-    diff.add_argument(
+    parser.add_argument(
+        "--to", dest="end", metavar="V", help="version id to diff to (default: last)"
+    )
+    parser.add_argument(
         "--json", action="store_true", help="print the changes as JSON, with their texts"
     )
-    diff.add_argument(
+    parser.add_argument(
         "--kind",
         action="append",
         choices=CHANGE_KINDS,
         metavar="KIND",
         help=f"only changes of this kind (repeatable): {', '.join(CHANGE_KINDS)}",
     )
-    diff.add_argument(
+    parser.add_argument(
         "--doubtful", action="store_true", help="only doubtful pairings (the review queue's)"
     )
-    diff.add_argument(
+    parser.add_argument(
         "--html",
         type=arguments.out_file,
         metavar="OUT.html",
         help="write a side-by-side redline page to OUT.html (self-contained, no script)",
     )
-    diff.add_argument(
+    parser.add_argument(
         "--export",
         choices=EXPORT_FORMATS,
         metavar="FORMAT",
         help="write the change table as csv or parquet to --out FILE",
     )
-    diff.add_argument(
+    parser.add_argument(
         "--out", type=arguments.out_file, metavar="FILE", help="where --export writes the table"
     )
-    diff.add_argument(
+    parser.add_argument(
         "--docx",
         type=arguments.out_file,
         metavar="OUT.docx",
@@ -487,7 +489,7 @@ def add_commands(commands: Any) -> None:
         "only where a reviewer confirmed them, bound to both versions' SHA-256 "
         "(workbench verify-redline reads it back)",
     )
-    diff.add_argument(
+    parser.add_argument(
         "--laws",
         action="store_true",
         help="say what made each change of a Code section's consecutive releases: the held law "
@@ -495,18 +497,16 @@ def add_commands(commands: Any) -> None:
         "history note names (history), or unexplained; reads the fetched laws that name the "
         "section (listing, --json and --html)",
     )
-    path_options(diff, workspace=True, store=True)
-    profiles_option(diff)
-    diff.set_defaults(func=cmd_diff)
+    path_options(parser, workspace=True, store=True)
+    profiles_option(parser)
+    parser.set_defaults(func=cmd_diff)
 
-    review_p = commands.add_parser(
-        "review",
-        help="doubtful pairings and the verdict log",
-        description="List doubtful pairings, answer one, read the verdict log, verify its chain.",
+
+def review_arguments(parser: Parser) -> None:
+    parser.description = (
+        "List doubtful pairings, answer one, read the verdict log, verify its chain."
     )
-    review_commands = review_p.add_subparsers(
-        dest="review_command", required=True, metavar="COMMAND"
-    )
+    review_commands = parser.add_subparsers(dest="review_command", required=True, metavar="COMMAND")
     review_list = review_commands.add_parser(
         "list",
         help="doubtful pairings and whether caution stands",
@@ -665,3 +665,9 @@ def add_commands(commands: Any) -> None:
     path_options(review_audit, workspace=True)
     profiles_option(review_audit)
     review_audit.set_defaults(func=cmd_review_audit)
+
+
+ARGUMENTS = {
+    "diff": diff_arguments,
+    "review": review_arguments,
+}

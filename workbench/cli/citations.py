@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from workbench.cli import arguments
+from workbench.cli.arguments import Parser
 from workbench.cli.common import PROG, err, ocr_cache, open_held, out, path_options
 from workbench.wording import counted
 
@@ -288,11 +289,9 @@ def cmd_blocks(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(commands: Any) -> None:
-    verify_p = commands.add_parser(
-        "verify",
-        help="verify citations exactly; one outcome line each",
-        description="Check each citation of a JSON Lines FILE ('-' for stdin) against its held "
+def verify_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Check each citation of a JSON Lines FILE ('-' for stdin) against its held "
         "version: the text hash first, then the quote at the offsets, then its occurrences. "
         "Prints outcome, reason and the text actually at the offsets, then the counts: plainly "
         "verified, verified with caveats (e.g. qualifier_omitted: a marked omission removed a "
@@ -301,12 +300,12 @@ def add_commands(commands: Any) -> None:
         'checked). A line may instead claim absence ({"absent": QUOTE, "scope": ..., '
         '"control": TERM}) or a count ({"count": N, "of": QUOTE, "scope": ...}); '
         "each is searched exactly and printed with every occurrence's offsets. Verified means "
-        "the words are there, not that a reading of them is right.",
+        "the words are there, not that a reading of them is right."
     )
-    verify_p.add_argument(
+    parser.add_argument(
         "file", type=arguments.lines_or_stdin, metavar="FILE", help="JSON Lines of citations"
     )
-    verify_p.add_argument(
+    parser.add_argument(
         "--format",
         choices=FORMAT_CHOICES,
         default="workbench",
@@ -320,7 +319,7 @@ def add_commands(commands: Any) -> None:
         "a Chat v2 response (document sources); bedrock, a Converse response (documentChar, "
         "documentPage, documentChunk); auto tells them apart (default: workbench)",
     )
-    verify_p.add_argument(
+    parser.add_argument(
         "--documents",
         type=arguments.text,
         default=None,
@@ -328,148 +327,144 @@ def add_commands(commands: Any) -> None:
         "'workbench blocks VERSION_ID --json' writes (for block and search-result citations), "
         "or null for a document sent and never recorded",
     )
-    verify_p.add_argument(
+    parser.add_argument(
         "--alterations",
         action="store_true",
         help="read every quote's marked omissions (..., . . ., …) and bracketed insertions "
         "([T]he) and verify it fragment by fragment, as the citation's own "
         '"alterations": true does (default: a quote is compared as it stands)',
     )
-    verify_p.add_argument(
-        "--json", action="store_true", help="print one JSON object per input line"
-    )
-    path_options(verify_p, workspace=True)
-    verify_p.set_defaults(func=cmd_verify)
+    parser.add_argument("--json", action="store_true", help="print one JSON object per input line")
+    path_options(parser, workspace=True)
+    parser.set_defaults(func=cmd_verify)
 
-    absent_p = commands.add_parser(
-        "absent",
-        help="check that a quote occurs nowhere in a family, against a positive control",
-        description="Search every held version of FAMILY (or the releases from --from to --to) "
+
+def absent_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Search every held version of FAMILY (or the releases from --from to --to) "
         "for QUOTE under the one normalization, as a word (default) or a substring. Prints "
         "'absent' only when QUOTE occurs in no version and the --control term, one the claim "
         "says is there, is found in every version; each version's text sha256 is listed. A "
         "found occurrence refuses with its offsets ('refused found'); a control not found "
         "refuses as control_failed, with the nearest candidate passages (never evidence). The "
         'same claim as a line of \'workbench verify\': {"absent": QUOTE, "scope": '
-        '{"family": F}, "control": TERM}. Exit 0 when absent, 1 when refused.',
+        '{"family": F}, "control": TERM}. Exit 0 when absent, 1 when refused.'
     )
-    absent_p.add_argument("quote", metavar="QUOTE", help="the words said to occur nowhere")
-    absent_p.add_argument("--family", required=True, help="the family searched")
-    absent_p.add_argument(
+    parser.add_argument("quote", metavar="QUOTE", help="the words said to occur nowhere")
+    parser.add_argument("--family", required=True, help="the family searched")
+    parser.add_argument(
         "--control", required=True, help="a term the family holds: the positive control"
     )
-    absent_p.add_argument(
+    parser.add_argument(
         "--from",
         dest="first",
         default=None,
         metavar="VERSION_ID",
         help="the first release searched",
     )
-    absent_p.add_argument(
+    parser.add_argument(
         "--to", dest="last", default=None, metavar="VERSION_ID", help="the last release searched"
     )
-    absent_p.add_argument(
+    parser.add_argument(
         "--match",
         choices=("word", "substring"),
         default="word",
         help="word: no letter or digit may adjoin a quote's letter or digit edge; substring: "
         "inside words too (default: word)",
     )
-    absent_p.add_argument("--json", action="store_true", help="print the verdict as JSON")
-    path_options(absent_p, workspace=True)
-    absent_p.set_defaults(func=cmd_absent)
+    parser.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    path_options(parser, workspace=True)
+    parser.set_defaults(func=cmd_absent)
 
-    export_p = commands.add_parser(
-        "export-annotations",
-        help="write verified citations as W3C Web Annotations",
-        description="Verify a JSON Lines FILE of citations (workbench format) and write each "
+
+def export_annotations_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Verify a JSON Lines FILE of citations (workbench format) and write each "
         "verified one as a W3C Web Annotation (JSON Lines): source id = the ni: IRI of the "
         "version's text sha256, with the version id and text sha256 as properties; a "
         "TextQuoteSelector with the minimal prefix/suffix that makes the quote unique, and a "
-        "TextPositionSelector. Refused citations are listed on stderr (exit 1).",
+        "TextPositionSelector. Refused citations are listed on stderr (exit 1)."
     )
-    export_p.add_argument(
+    parser.add_argument(
         "file", type=arguments.lines_or_stdin, metavar="FILE", help="JSON Lines of citations"
     )
-    export_p.add_argument(
+    parser.add_argument(
         "--out", type=arguments.out_file, default=None, help="write here instead of stdout"
     )
-    path_options(export_p, workspace=True)
-    export_p.set_defaults(func=cmd_export_annotations)
+    path_options(parser, workspace=True)
+    parser.set_defaults(func=cmd_export_annotations)
 
-    bundle_p = commands.add_parser(
-        "bundle",
-        help="write citations, their verdicts and the versions they cite as a re-checkable zip",
-        description="Verify citations (--citations FILE, '-' for stdin, in any 'verify' format) "
+
+def bundle_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Verify citations (--citations FILE, '-' for stdin, in any 'verify' format) "
         "or every note quote (--notes DIR) and write OUT.zip, a Frictionless Data Package: "
         "datapackage.json, the catalogue rows and provenance of every version cited, how each "
         "was read, the citations, the verified ones as W3C Web Annotations, every verdict, and "
         "the head of the verdict log; with --with-documents, the artefact bytes too. Exit 0 when "
         "written (refused citations are recorded, not failures); 2 when a line cannot be read "
-        "or a cited version's catalogue row does not match.",
+        "or a cited version's catalogue row does not match."
     )
-    bundle_p.add_argument(
+    parser.add_argument(
         "out", type=arguments.out_file, metavar="OUT.zip", help="the bundle to write"
     )
-    source = bundle_p.add_mutually_exclusive_group(required=True)
+    source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument(
         "--citations", type=arguments.lines_or_stdin, metavar="FILE", help="JSON Lines of citations"
     )
     source.add_argument("--notes", type=arguments.folder, metavar="DIR", help="a folder of notes")
-    bundle_p.add_argument(
+    parser.add_argument(
         "--format",
         choices=FORMAT_CHOICES,
         default="workbench",
         help="the --citations file's format, as for 'workbench verify' (default: workbench)",
     )
-    bundle_p.add_argument(
+    parser.add_argument(
         "--documents",
         type=arguments.text,
         default=None,
         help="for --format anthropic: JSON array, in document_index order, of version ids or "
         "blocks maps, as for 'workbench verify'",
     )
-    bundle_p.add_argument(
+    parser.add_argument(
         "--with-documents",
         action="store_true",
         help="put each cited version's artefact bytes inside (read from --store, hash-checked)",
     )
-    bundle_p.add_argument(
+    parser.add_argument(
         "--with-crops",
         action="store_true",
         help="put inside, for each verified citation of a PDF version, its span's page region "
         "as a PNG with its characters' boxes highlighted, as 'workbench show' draws it",
     )
-    path_options(bundle_p, workspace=True, store=True)
-    bundle_p.set_defaults(func=cmd_bundle)
+    path_options(parser, workspace=True, store=True)
+    parser.set_defaults(func=cmd_bundle)
 
-    verify_bundle_p = commands.add_parser(
-        "verify-bundle",
-        help="re-check a bundle offline: every hash, every citation, the same verdicts",
-        description="Re-check BUNDLE.zip with no workspace and no network: every member against "
+
+def verify_bundle_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Re-check BUNDLE.zip with no workspace and no network: every member against "
         "its hash in datapackage.json, every artefact (inside the bundle, else in --mirror DIR) "
         "against its catalogue row, every re-extraction against its text hash; then verify every "
         "citation again and compare the verdicts and annotations byte for byte. Prints each "
         "verdict as 'workbench verify' does. Exit 0 when it re-checks; 1 when anything differs "
         "(each problem named); 2 when the file is not a bundle (not a zip, an unsafe member "
-        "name, no descriptor).",
+        "name, no descriptor)."
     )
-    verify_bundle_p.add_argument(
-        "bundle", type=arguments.document, metavar="BUNDLE.zip", help="the bundle"
-    )
-    verify_bundle_p.add_argument(
+    parser.add_argument("bundle", type=arguments.document, metavar="BUNDLE.zip", help="the bundle")
+    parser.add_argument(
         "--mirror",
         type=arguments.folder,
         default=None,
         metavar="DIR",
         help="a folder holding the artefacts in mirror layout, for a bundle without documents",
     )
-    verify_bundle_p.set_defaults(func=cmd_verify_bundle)
+    parser.set_defaults(func=cmd_verify_bundle)
 
-    blocks_p = commands.add_parser(
-        "blocks",
-        help="a version's passages as an Anthropic custom-content document, with its block map",
-        description="Write VERSION_ID's passages as the text blocks of an Anthropic "
+
+def blocks_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Write VERSION_ID's passages as the text blocks of an Anthropic "
         "custom-content document (one block per passage, each the version's own text at the "
         "passage's offsets) and the map from block index to those raw offsets, bound to the "
         "version's text sha256 (blocks_sha256). With --json, one object: the map's fields "
@@ -477,11 +472,21 @@ def add_commands(commands: Any) -> None:
         "blocks as a search_result block whose source is the ni: IRI of the version's text; "
         "give that object in the --documents list of 'workbench verify --format anthropic' to "
         "verify the model's content_block_location and search_result_location citations. "
-        "Without --json, one line per block.",
+        "Without --json, one line per block."
     )
-    blocks_p.add_argument("version_id", metavar="VERSION_ID", help="a held version id")
-    blocks_p.add_argument(
+    parser.add_argument("version_id", metavar="VERSION_ID", help="a held version id")
+    parser.add_argument(
         "--json", action="store_true", help="print the document and its block map as JSON"
     )
-    path_options(blocks_p, workspace=True)
-    blocks_p.set_defaults(func=cmd_blocks)
+    path_options(parser, workspace=True)
+    parser.set_defaults(func=cmd_blocks)
+
+
+ARGUMENTS = {
+    "verify": verify_arguments,
+    "absent": absent_arguments,
+    "export-annotations": export_annotations_arguments,
+    "bundle": bundle_arguments,
+    "verify-bundle": verify_bundle_arguments,
+    "blocks": blocks_arguments,
+}

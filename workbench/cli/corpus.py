@@ -8,9 +8,9 @@ import argparse
 import os
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
 
 from workbench.cli import arguments
+from workbench.cli.arguments import Parser
 from workbench.cli.common import (
     exit_for_refusals,
     given,
@@ -287,14 +287,11 @@ def cmd_versions(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(commands: Any) -> None:
-    corpus = commands.add_parser(
-        "corpus",
-        help="add, admit, fetch and verify the catalogued corpus",
-        description="Add your own files, admit a mirror folder, fetch catalogued bytes, "
-        "re-verify them.",
+def corpus_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Add your own files, admit a mirror folder, fetch catalogued bytes, re-verify them."
     )
-    corpus_commands = corpus.add_subparsers(dest="corpus_command", required=True, metavar="COMMAND")
+    corpus_commands = parser.add_subparsers(dest="corpus_command", required=True, metavar="COMMAND")
     add = corpus_commands.add_parser(
         "add",
         help="place your own files in mirror layout and write their provenance",
@@ -485,45 +482,51 @@ def add_commands(commands: Any) -> None:
     )
     verify.set_defaults(func=cmd_verify_store)
 
-    ingest_p = commands.add_parser(
-        "ingest",
-        help="extract and hold every catalogued version (idempotent)",
-        description="Extract every catalogued, fetched file into the workspace. Identical bytes "
-        "write nothing; a changed version id is refused. PDFs await their extractor.",
-    )
-    path_options(ingest_p, workspace=True, store=True, written=("workspace",))
-    ingest_p.set_defaults(func=cmd_ingest)
 
-    families = commands.add_parser(
-        "families",
-        help="the held families, to name them in other commands",
-        description="List every held family: jurisdiction, family, versions held and formats.",
+def ingest_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Extract every catalogued, fetched file into the workspace. Identical bytes "
+        "write nothing; a changed version id is refused. PDFs await their extractor."
     )
-    families.add_argument("--json", action="store_true", help="print the list as JSON")
-    families.add_argument(
+    path_options(parser, workspace=True, store=True, written=("workspace",))
+    parser.set_defaults(func=cmd_ingest)
+
+
+def families_arguments(parser: Parser) -> None:
+    parser.description = "List every held family: jurisdiction, family, versions held and formats."
+    parser.add_argument("--json", action="store_true", help="print the list as JSON")
+    parser.add_argument(
         "--numbering",
         action="store_true",
         help="read each family's numbering through its profile (as measure does) and say which "
         "profile read it, how it was chosen, and whether it read it (read, read with "
         "inconsistencies, unread), with the counts at the end; reads every held text",
     )
-    path_options(families, workspace=True)
-    families.set_defaults(func=cmd_families)
+    path_options(parser, workspace=True)
+    parser.set_defaults(func=cmd_families)
 
-    versions = commands.add_parser(
-        "versions",
-        help="the held versions of one family, to name them in other commands",
-        description="List a family's held versions in version order: version id, order, filing "
-        "date, pages (PDF), text length and label.",
+
+def versions_arguments(parser: Parser) -> None:
+    parser.description = (
+        "List a family's held versions in version order: version id, order, filing "
+        "date, pages (PDF), text length and label."
     )
-    versions.add_argument("family", metavar="FAMILY", help="a family name, as `families` lists it")
-    versions.add_argument("--json", action="store_true", help="print the list as JSON")
-    versions.add_argument(
+    parser.add_argument("family", metavar="FAMILY", help="a family name, as `families` lists it")
+    parser.add_argument("--json", action="store_true", help="print the list as JSON")
+    parser.add_argument(
         "--laws",
         action="store_true",
         help="between consecutive releases of a Code section, the held laws amending it that "
         "took effect (after the earlier was published, on or before the later), and those "
         "effective after the last; reads the fetched laws that name the section",
     )
-    path_options(versions, workspace=True, store=True)
-    versions.set_defaults(func=cmd_versions)
+    path_options(parser, workspace=True, store=True)
+    parser.set_defaults(func=cmd_versions)
+
+
+ARGUMENTS = {
+    "corpus": corpus_arguments,
+    "ingest": ingest_arguments,
+    "families": families_arguments,
+    "versions": versions_arguments,
+}

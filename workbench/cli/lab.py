@@ -7,9 +7,9 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 from workbench.cli import arguments
+from workbench.cli.arguments import Parser
 from workbench.cli.common import PROG, err, out
 from workbench.defaults import DEFAULT_WORKSPACE
 
@@ -65,34 +65,37 @@ def cmd_lab(args: argparse.Namespace) -> int:
         return 130
 
 
-def add_commands(commands: Any) -> None:
-    lab = commands.add_parser(
-        "lab",
-        help="your own copies of the notebooks, opened in JupyterLab",
-        description="Copy the committed notebooks (templates and regression tests, never edited "
+def lab_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Copy the committed notebooks (templates and regression tests, never edited "
         "by use) into your corpus's folder, each copy's parameters pointed at its workspace, and "
         "start JupyterLab there. A copy already made is kept as you left it. Without --corpus the "
-        "copies go to .workbench/notebooks/ and read the project's workspace.",
+        "copies go to .workbench/notebooks/ and read the project's workspace."
     )
-    lab.add_argument(
+    parser.add_argument(
         "--corpus",
         type=arguments.folder,
         metavar="DIR",
         help="your corpus folder (as given to `measure --corpus`): copies in its own folder",
     )
-    lab.add_argument(
+    parser.add_argument(
         "--dest",
         type=arguments.out_folder,
         metavar="DIR",
         help="put the copies here instead (outside the repository's notebooks/)",
     )
-    lab.add_argument(
+    parser.add_argument(
         "--port",
         type=arguments.whole_number,
         default=8888,
         help="JupyterLab's port (default: 8888)",
     )
-    lab.add_argument(
+    parser.add_argument(
         "--copy-only", action="store_true", help="make the copies and print where; start nothing"
     )
-    lab.set_defaults(func=cmd_lab)
+    parser.set_defaults(func=cmd_lab)
+
+
+ARGUMENTS = {
+    "lab": lab_arguments,
+}

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.cli import arguments
+from workbench.cli.arguments import Parser
 from workbench.cli.common import (
     err,
     exit_for_refusals,
@@ -293,16 +294,14 @@ def engine_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_commands(commands: Any) -> None:
-    measure = commands.add_parser(
-        "measure",
-        help="re-derive measurements/ from the corpus",
-        description="Ingest (idempotent) and write measurements/. With --corpus DIR, runs "
+def measure_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Ingest (idempotent) and write measurements/. With --corpus DIR, runs "
         "the whole chain on any mirror-layout folder: admission refusals are listed, not fatal. "
         "The workspace remembers the corpus, catalogue, store and profiles it was measured with; "
-        "every other command on it reads them, and measure itself when run on it again.",
+        "every other command on it reads them, and measure itself when run on it again."
     )
-    measure.add_argument(
+    parser.add_argument(
         "--corpus",
         type=arguments.folder,
         default=None,
@@ -310,47 +309,48 @@ def add_commands(commands: Any) -> None:
         "one the workspace remembers); its catalogue, workspace and reports go to its own folder, "
         ".workbench/corpora/<name>-<hash>/, unless named",
     )
-    measure.add_argument(
+    parser.add_argument(
         "--out",
         type=arguments.out_folder,
         default=None,
         help="output folder (default: measurements for the project's corpus; for any other, "
         "measurements/ beside the workspace)",
     )
-    engine_options(measure)
-    measure.add_argument(
+    engine_options(parser)
+    parser.add_argument(
         "--export",
         choices=EXPORT_FORMATS,
         default=None,
         help="also write the measurement tables (table-<kind>.csv or .parquet) into --out",
     )
-    path_options(measure, workspace=True, store=True, written=("workspace",))
-    profiles_option(measure)
-    measure.set_defaults(func=cmd_measure)
-    update = commands.add_parser(
-        "update",
-        help="after new files or commits: measure, search --reindex and reconcile, in one run",
-        description="What 'measure', 'search --reindex' and 'reconcile' do one after the other, "
+    path_options(parser, workspace=True, store=True, written=("workspace",))
+    profiles_option(parser)
+    parser.set_defaults(func=cmd_measure)
+
+
+def update_arguments(parser: Parser) -> None:
+    parser.description = (
+        "What 'measure', 'search --reindex' and 'reconcile' do one after the other, "
         "in one process that reads the catalogue once: admit what is new (with --corpus DIR, "
         "or the mirror the workspace remembers), ingest and measure the families it touched, "
         "add the new versions to the search index, and reconcile the sections and laws it "
         "touched, writing the reconciliation report. A workspace holding no law or no Code "
         "section of --jurisdiction is not reconciled, and says so. The separate commands stay. "
-        "Exit as measure.",
+        "Exit as measure."
     )
-    update.add_argument(
+    parser.add_argument(
         "--corpus",
         type=arguments.folder,
         default=None,
         help="mirror-layout folder to admit (default: the one the workspace remembers)",
     )
-    update.add_argument(
+    parser.add_argument(
         "--out",
         type=arguments.out_folder,
         default=None,
         help="measurement reports folder (default: as measure's)",
     )
-    update.add_argument(
+    parser.add_argument(
         "--reconciliation",
         type=arguments.out_folder,
         default=Path(".workbench") / "reconciliation",
@@ -358,47 +358,55 @@ def add_commands(commands: Any) -> None:
         help="folder the reconciliation report is written into (default: "
         ".workbench/reconciliation)",
     )
-    update.add_argument(
+    parser.add_argument(
         "--jurisdiction",
         default="us-dc",
         metavar="J",
         help="the jurisdiction whose drafting style reads the laws (default: us-dc)",
     )
-    engine_options(update)
-    path_options(update, workspace=True, store=True, written=("workspace",))
-    profiles_option(update)
-    update.set_defaults(func=cmd_update)
-    eval_ = commands.add_parser(
-        "eval",
-        help="the scorecard on the demonstration corpus",
-        description="Score the diff (does each change match a manifest edit, are its offsets "
+    engine_options(parser)
+    path_options(parser, workspace=True, store=True, written=("workspace",))
+    profiles_option(parser)
+    parser.set_defaults(func=cmd_update)
+
+
+def eval_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Score the diff (does each change match a manifest edit, are its offsets "
         "exact, is its caution right) and the verifier (a probe set whose outcomes the manifest "
         "decides) on the demonstration corpus, after checking its manifest against the bytes. "
-        "Prints the scorecard; with --out, also writes eval-scorecard.json and .md there.",
+        "Prints the scorecard; with --out, also writes eval-scorecard.json and .md there."
     )
-    eval_.add_argument(
+    parser.add_argument(
         "--demo",
         type=arguments.folder,
         default=Path("corpus/demo"),
         help="demonstration corpus folder holding manifest.json (default: corpus/demo)",
     )
-    eval_.add_argument(
+    parser.add_argument(
         "--out",
         type=arguments.out_folder,
         help="write eval-scorecard.json and eval-scorecard.md into this folder",
     )
-    eval_.add_argument("--json", action="store_true", help="print the scorecard as JSON")
-    eval_.add_argument(
+    parser.add_argument("--json", action="store_true", help="print the scorecard as JSON")
+    parser.add_argument(
         "--truth",
         type=arguments.text,
         help="also score the real corpus's pairings against this alignment truth (written by "
         "scripts/alignment_truth.py) and, with --out, write alignment-scorecard.json and .md",
     )
-    eval_.add_argument(
+    parser.add_argument(
         "--amendment-truth",
         type=arguments.text,
         help="also score the D.C. Laws' amendment instructions against this truth (written by "
         "scripts/amendment_truth.py) and, with --out, write amendment-scorecard.json and .md",
     )
-    path_options(eval_, workspace=True, store=True)
-    eval_.set_defaults(func=cmd_eval)
+    path_options(parser, workspace=True, store=True)
+    parser.set_defaults(func=cmd_eval)
+
+
+ARGUMENTS = {
+    "measure": measure_arguments,
+    "update": update_arguments,
+    "eval": eval_arguments,
+}

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.cli import arguments
+from workbench.cli.arguments import Parser
 from workbench.cli.common import PROG, err, ledger_option, ocr_cache, out, path_options, print_json
 from workbench.wording import counted
 
@@ -195,36 +196,33 @@ def cmd_quotes_snapshot(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(commands: Any) -> None:
-    grade_p = commands.add_parser(
-        "grade",
-        help="a note's grade (floor, middle, top) and why",
-        description="Read a note's grade off its header and the run ledger; nothing is stored.",
-    )
-    grade_p.add_argument("note", type=arguments.lines, metavar="NOTE")
-    grade_p.add_argument("--json", action="store_true", help="print the grade as JSON")
-    ledger_option(grade_p)
-    path_options(grade_p)
-    grade_p.set_defaults(func=cmd_grade)
-    check_p = commands.add_parser(
-        "check",
-        help="check a note's quotes in a separate process; set the pointer if all are found",
-        description="Spawn a checking process given only the note and the document: checksum "
+def grade_arguments(parser: Parser) -> None:
+    parser.description = "Read a note's grade off its header and the run ledger; nothing is stored."
+    parser.add_argument("note", type=arguments.lines, metavar="NOTE")
+    parser.add_argument("--json", action="store_true", help="print the grade as JSON")
+    ledger_option(parser)
+    path_options(parser)
+    parser.set_defaults(func=cmd_grade)
+
+
+def check_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Spawn a checking process given only the note and the document: checksum "
         "against the catalogue first, then every quote (normalized, exact, occurrence rule). "
         "All found: the pointer is written and the run recorded. Any missing: no pointer, the "
         "missing quotes listed, exit 1. Without --against, the note's pointer or document field "
         "names the file (under --store). Then each bound figure ('> figure:' with 'from: "
         "measurements/FILE#/pointer' and 'digest:') is read again: a changed value or a stale "
-        "digest is named with both values, exit 1.",
+        "digest is named with both values, exit 1."
     )
-    check_p.add_argument("note", nargs="?", type=arguments.lines, metavar="NOTE")
-    check_p.add_argument(
+    parser.add_argument("note", nargs="?", type=arguments.lines, metavar="NOTE")
+    parser.add_argument(
         "--against", type=arguments.document, metavar="PATH", help="the held document's file"
     )
-    check_p.add_argument(
+    parser.add_argument(
         "--all", type=arguments.folder, metavar="DIR", help="check every note in DIR"
     )
-    check_p.add_argument(
+    parser.add_argument(
         "--root",
         type=arguments.folder,
         default=Path("."),
@@ -232,39 +230,38 @@ def add_commands(commands: Any) -> None:
         help="the folder a bound figure's 'from: measurements/FILE#/pointer' is read under "
         "(default: the current folder)",
     )
-    ledger_option(check_p)
-    path_options(check_p, store=True)
-    check_p.set_defaults(func=cmd_check)
-    runs_p = commands.add_parser(
-        "runs",
-        help="a note's runs in the ledger",
-        description="List every recorded check of NOTE, oldest first.",
-    )
-    runs_p.add_argument("note", type=arguments.lines, metavar="NOTE")
-    runs_p.add_argument("--json", action="store_true", help="print the runs as JSON")
-    ledger_option(runs_p)
-    runs_p.set_defaults(func=cmd_runs)
-    census_p = commands.add_parser(
-        "census",
-        help="counts per grade and the staleness lines for a notes folder",
-        description="Grade every note in DIR from its header and the ledger: counts per grade, "
+    ledger_option(parser)
+    path_options(parser, store=True)
+    parser.set_defaults(func=cmd_check)
+
+
+def runs_arguments(parser: Parser) -> None:
+    parser.description = "List every recorded check of NOTE, oldest first."
+    parser.add_argument("note", type=arguments.lines, metavar="NOTE")
+    parser.add_argument("--json", action="store_true", help="print the runs as JSON")
+    ledger_option(parser)
+    parser.set_defaults(func=cmd_runs)
+
+
+def census_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Grade every note in DIR from its header and the ledger: counts per grade, "
         "top-grade notes missing an evidence field, middle-grade pointers with no recorded run "
         "behind them (evidence missing), and percentages in a fact-carrying note's prose that "
-        "neither a bound figure nor one of its quotes grounds. Gates nothing; exits 0.",
+        "neither a bound figure nor one of its quotes grounds. Gates nothing; exits 0."
     )
-    census_p.add_argument("dir", type=arguments.folder, metavar="DIR")
-    ledger_option(census_p)
-    path_options(census_p)
-    census_p.set_defaults(func=cmd_census)
-    quotes_p = commands.add_parser(
-        "quotes",
-        help="a source report's quotes register and its snapshot",
-        description="Keep the verbatim extracts a source report retains (notes/reports/"
-        "<slug>.ingest.md), each checked against the exact snapshot bytes the report records.",
+    parser.add_argument("dir", type=arguments.folder, metavar="DIR")
+    ledger_option(parser)
+    path_options(parser)
+    parser.set_defaults(func=cmd_census)
+
+
+def quotes_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Keep the verbatim extracts a source report retains (notes/reports/"
+        "<slug>.ingest.md), each checked against the exact snapshot bytes the report records."
     )
-    quotes_commands = quotes_p.add_subparsers(
-        dest="quotes_command", required=True, metavar="COMMAND"
-    )
+    quotes_commands = parser.add_subparsers(dest="quotes_command", required=True, metavar="COMMAND")
     quotes_new = quotes_commands.add_parser(
         "new",
         help="write a report skeleton and its snapshot",
@@ -318,3 +315,12 @@ def add_commands(commands: Any) -> None:
     quotes_snapshot.add_argument("report", type=arguments.lines, metavar="REPORT")
     path_options(quotes_snapshot, store=True)
     quotes_snapshot.set_defaults(func=cmd_quotes_snapshot)
+
+
+ARGUMENTS = {
+    "grade": grade_arguments,
+    "check": check_arguments,
+    "runs": runs_arguments,
+    "census": census_arguments,
+    "quotes": quotes_arguments,
+}

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from workbench.cli import arguments
+from workbench.cli.arguments import Parser
 from workbench.cli.common import open_held, out, path_options, print_json
 from workbench.wording import counted
 
@@ -72,13 +73,9 @@ def _reading(parse: Any) -> dict[str, Any]:
     }
 
 
-def add_commands(commands: Any) -> None:
-    profile = commands.add_parser(
-        "profile",
-        help="numbering profiles: suggest one from the texts",
-        description="Numbering profiles (docs/profiles.md).",
-    )
-    verbs = profile.add_subparsers(dest="profile_command", required=True, metavar="COMMAND")
+def profile_arguments(parser: Parser) -> None:
+    parser.description = "Numbering profiles (docs/profiles.md)."
+    verbs = parser.add_subparsers(dest="profile_command", required=True, metavar="COMMAND")
     suggest = verbs.add_parser(
         "suggest",
         help="induce a numbering profile from held versions' texts",
@@ -102,3 +99,8 @@ def add_commands(commands: Any) -> None:
     suggest.add_argument("--json", action="store_true", help="print the result as JSON")
     path_options(suggest, workspace=True)
     suggest.set_defaults(func=cmd_profile_suggest)
+
+
+ARGUMENTS = {
+    "profile": profile_arguments,
+}

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from workbench.cli import arguments
+from workbench.cli.arguments import Parser
 from workbench.cli.common import open_held, out, path_options, profiles_option
 
 
@@ -52,18 +53,21 @@ def cmd_verify_redline(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(commands: Any) -> None:
-    verify = commands.add_parser(
-        "verify-redline",
-        help="check a Word redline against the held versions it names",
-        description="Read a Word redline written by `workbench diff --docx` back: its versions "
+def verify_redline_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Read a Word redline written by `workbench diff --docx` back: its versions "
         "must be held with the SHA-256 it records, rejecting every tracked change must give the "
         "before text and accepting every one the after text (under the one normalization). An "
-        "edited redline is refused naming the first paragraph that differs; exit 2.",
+        "edited redline is refused naming the first paragraph that differs; exit 2."
     )
-    verify.add_argument(
+    parser.add_argument(
         "redline", type=arguments.document, metavar="OUT.docx", help="the redline to check"
     )
-    path_options(verify, workspace=True)
-    profiles_option(verify)
-    verify.set_defaults(func=cmd_verify_redline)
+    path_options(parser, workspace=True)
+    profiles_option(parser)
+    parser.set_defaults(func=cmd_verify_redline)
+
+
+ARGUMENTS = {
+    "verify-redline": verify_redline_arguments,
+}

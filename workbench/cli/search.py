@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from workbench.cli import arguments
+from workbench.cli.arguments import Parser
 from workbench.cli.common import (
     open_held,
     out,
@@ -63,32 +63,35 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(commands: Any) -> None:
-    search = commands.add_parser(
-        "search",
-        help="candidate passages for a query, never evidence",
-        description="Suggest passages where QUERY (a quote or a paraphrase) might be found. "
+def search_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Suggest passages where QUERY (a quote or a paraphrase) might be found. "
         "Every passage that contains the query after normalization is listed, then the best "
         "rapidfuzz-ranked others up to -k. Candidates are never evidence; verify quotes. A missing "
-        "or stale index falls back to a full scan and says so; --reindex updates it in place.",
+        "or stale index falls back to a full scan and says so; --reindex updates it in place."
     )
-    search.add_argument("query", nargs="?", metavar="QUERY", help="text to look for")
-    search.add_argument("--jurisdiction", metavar="J", help="only versions of this jurisdiction")
-    search.add_argument("--family", metavar="F", help="only versions of this document family")
-    search.add_argument(
+    parser.add_argument("query", nargs="?", metavar="QUERY", help="text to look for")
+    parser.add_argument("--jurisdiction", metavar="J", help="only versions of this jurisdiction")
+    parser.add_argument("--family", metavar="F", help="only versions of this document family")
+    parser.add_argument(
         "-k",
         type=arguments.integer,
         default=10,
         help="candidates wanted (default: 10; substring ones can add more)",
     )
-    search.add_argument(
+    parser.add_argument(
         "--reindex",
         action="store_true",
         help="bring the search index up to date first: only versions it does not hold are "
         "indexed and those no longer held dropped (built whole when there is none, or its "
         "normalizer, format, rapidfuzz or profiles changed)",
     )
-    search.add_argument("--json", action="store_true", help="print the result as JSON")
-    path_options(search, workspace=True)
-    profiles_option(search)
-    search.set_defaults(func=cmd_search)
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    path_options(parser, workspace=True)
+    profiles_option(parser)
+    parser.set_defaults(func=cmd_search)
+
+
+ARGUMENTS = {
+    "search": search_arguments,
+}

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.cli import arguments
+from workbench.cli.arguments import Parser
 from workbench.cli.common import (
     err,
     family_profile,
@@ -215,89 +216,93 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(commands: Any) -> None:
-    text = commands.add_parser(
-        "text",
-        help="print the exact text offsets index",
-        description="Print a held version's text exactly (UTF-8, no newline translation). Name "
+def text_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Print a held version's text exactly (UTF-8, no newline translation). Name "
         "it by VERSION_ID, or by --family F --as-of DATE: the family's latest release published "
         "on or before DATE, which stderr names with the held laws effective by DATE it does not "
-        "yet reflect.",
+        "yet reflect."
     )
-    text.add_argument(
+    parser.add_argument(
         "version_id",
         nargs="?",
         metavar="VERSION_ID",
         help="catalogue path, e.g. ietf/<family>/<file>.txt",
     )
-    text.add_argument("--family", metavar="F", help="with --as-of: the family")
-    as_of_option(text)
-    path_options(text, workspace=True, store=True)
-    text.set_defaults(func=cmd_text)
+    parser.add_argument("--family", metavar="F", help="with --as-of: the family")
+    as_of_option(parser)
+    path_options(parser, workspace=True, store=True)
+    parser.set_defaults(func=cmd_text)
 
-    passages = commands.add_parser(
-        "passages",
-        help="passages with offsets and section labels",
-        description="Split a held version into passages with exact offsets.",
-    )
-    passages.add_argument("version_id", metavar="VERSION_ID")
-    passages.add_argument(
+
+def passages_arguments(parser: Parser) -> None:
+    parser.description = "Split a held version into passages with exact offsets."
+    parser.add_argument("version_id", metavar="VERSION_ID")
+    parser.add_argument(
         "--json",
         action="store_true",
         help="print [{version_id, ordinal, char_start, char_end, text, section_label, kind, "
         "path, profile, page}]",
     )
-    path_options(passages, workspace=True)
-    profiles_option(passages)
-    passages.set_defaults(func=cmd_passages)
+    path_options(parser, workspace=True)
+    profiles_option(parser)
+    parser.set_defaults(func=cmd_passages)
 
-    structure = commands.add_parser(
-        "structure",
-        help="which lines a numbering profile reads as labels, and their paths",
-        description="Show how a numbering profile reads a held version: every label line, its "
+
+def structure_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Show how a numbering profile reads a held version: every label line, its "
         "level and structural path, and the parse's summary. Without --profile, the profile "
-        "naming the version's family is used, else the automatic choice.",
+        "naming the version's family is used, else the automatic choice."
     )
-    structure.add_argument("version_id", metavar="VERSION_ID")
-    structure.add_argument(
+    parser.add_argument("version_id", metavar="VERSION_ID")
+    parser.add_argument(
         "--profile",
         type=arguments.text,
         default=None,
         metavar="FILE",
         help="a profile TOML file to try",
     )
-    structure.add_argument("--json", action="store_true", help="print the reading as JSON")
-    path_options(structure, workspace=True)
-    profiles_option(structure)
-    structure.set_defaults(func=cmd_structure)
+    parser.add_argument("--json", action="store_true", help="print the reading as JSON")
+    path_options(parser, workspace=True)
+    profiles_option(parser)
+    parser.set_defaults(func=cmd_structure)
 
-    show = commands.add_parser(
-        "show",
-        help="a span's page region as a PNG, its characters' boxes highlighted",
-        description="Render the page region(s) of a span of a held PDF version as a PNG, with "
+
+def show_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Render the page region(s) of a span of a held PDF version as a PNG, with "
         "the boxes of the span's characters highlighted: glyph boxes for text the PDF draws "
         "(origin glyphs or invisible, re-derived from the artefact in the store), the OCR "
         "engine's word boxes for text the workbench read by OCR (origin ocr), so a reviewer "
         "can check a machine-read quote against the image. Refused: a version that is not a "
-        "PDF, a span out of range, an output that is not a writable .png file.",
+        "PDF, a span out of range, an output that is not a writable .png file."
     )
-    show.add_argument("version_id", metavar="VERSION_ID")
+    parser.add_argument("version_id", metavar="VERSION_ID")
     # The path options first: an unusable one is named before the span is read.
-    path_options(show, workspace=True, store=True)
-    show.add_argument(
+    path_options(parser, workspace=True, store=True)
+    parser.add_argument(
         "--span",
         type=span_argument,
         required=True,
         metavar="START:END",
         help="the characters [START, END) of the version's text",
     )
-    show.add_argument(
+    parser.add_argument(
         "--png", type=png_argument, required=True, metavar="OUT.png", help="the image to write"
     )
-    show.add_argument(
+    parser.add_argument(
         "--json",
         action="store_true",
         help="print {version_id, char_start, char_end, pages, width, height, highlights: "
         "[{page, origin, char_start, char_end, box, pixels}]}",
     )
-    show.set_defaults(func=cmd_show)
+    parser.set_defaults(func=cmd_show)
+
+
+ARGUMENTS = {
+    "text": text_arguments,
+    "passages": passages_arguments,
+    "structure": structure_arguments,
+    "show": show_arguments,
+}

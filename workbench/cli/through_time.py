@@ -9,9 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from workbench.cli import arguments
+from workbench.cli.arguments import Parser
 from workbench.cli.common import err, ledger_option, open_held, out, path_options, print_json
 
 if TYPE_CHECKING:
@@ -145,66 +146,73 @@ def cmd_recheck(args: argparse.Namespace) -> int:
     return 1 if report.gone else 0
 
 
-def add_commands(commands: Any) -> None:
-    cite_p = commands.add_parser(
-        "cite",
-        help="make a quote into a citation of one version (raw offsets)",
-        description="Search QUOTE ('-' reads it from stdin) exactly in VERSION, after the one "
+def cite_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Search QUOTE ('-' reads it from stdin) exactly in VERSION, after the one "
         "normalization. One occurrence, or the one named by --occurrence: print the citation "
         "(workbench JSON, which 'workbench verify' reads back; --format w3c: a W3C Web "
         "Annotation), exit 0. Several and none named, a named one past the last, or none: "
-        "refused, every occurrence listed with offsets, section and context, exit 1.",
+        "refused, every occurrence listed with offsets, section and context, exit 1."
     )
-    cite_p.add_argument("quote", metavar="QUOTE", help="the verbatim words, or - for stdin")
-    cite_p.add_argument("--version", metavar="V", help="the version id (or --family and --as-of)")
-    cite_p.add_argument("--family", metavar="F", help="with --as-of: the family")
-    as_of_option(cite_p)
-    cite_p.add_argument(
+    parser.add_argument("quote", metavar="QUOTE", help="the verbatim words, or - for stdin")
+    parser.add_argument("--version", metavar="V", help="the version id (or --family and --as-of)")
+    parser.add_argument("--family", metavar="F", help="with --as-of: the family")
+    as_of_option(parser)
+    parser.add_argument(
         "--occurrence", type=arguments.integer, default=None, metavar="N", help="1-based"
     )
-    cite_p.add_argument("--json", action="store_true", help="print one JSON object")
-    cite_p.add_argument(
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
         "--format", choices=("workbench", "w3c"), default="workbench", help="citation format"
     )
-    path_options(cite_p, workspace=True, store=True)
-    cite_p.set_defaults(func=cmd_cite)
-    history_p = commands.add_parser(
-        "history",
-        help="which versions of a family hold a quote, and where",
-        description="Search QUOTE ('-' reads it from stdin) exactly in every held version of "
+    path_options(parser, workspace=True, store=True)
+    parser.set_defaults(func=cmd_cite)
+
+
+def history_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Search QUOTE ('-' reads it from stdin) exactly in every held version of "
         "FAMILY: offsets, section and page in each, the first and last version holding it, and "
-        "whether the latest holds it. Exit 0 whether or not any version holds it.",
+        "whether the latest holds it. Exit 0 whether or not any version holds it."
     )
-    history_p.add_argument("quote", metavar="QUOTE", help="the verbatim words, or - for stdin")
-    history_p.add_argument("--family", required=True, metavar="F", help="the family")
-    history_p.add_argument("--json", action="store_true", help="print the history as JSON")
-    as_of_option(history_p)
-    path_options(history_p, workspace=True, store=True)
-    history_p.set_defaults(func=cmd_history)
-    recheck_p = commands.add_parser(
-        "recheck",
-        help="re-search recorded quotes in every newer version: still present, gone, ambiguous",
-        description="Every note the ledger holds a run for (or every note under --notes), and "
+    parser.add_argument("quote", metavar="QUOTE", help="the verbatim words, or - for stdin")
+    parser.add_argument("--family", required=True, metavar="F", help="the family")
+    parser.add_argument("--json", action="store_true", help="print the history as JSON")
+    as_of_option(parser)
+    path_options(parser, workspace=True, store=True)
+    parser.set_defaults(func=cmd_history)
+
+
+def recheck_arguments(parser: Parser) -> None:
+    parser.description = (
+        "Every note the ledger holds a run for (or every note under --notes), and "
         "every citation of --citations FILE (workbench JSON Lines), whose version has newer "
         "held versions in its family, is searched exactly in each of them: still_present (with "
         "its offsets there), gone, now_ambiguous, or still_ambiguous (held more than once there as in "
         "its own version). Offsets are never projected; beside a gone "
         "quote the newest version's aligned passage is shown, marked is_evidence: false. Each "
         "note's check against each newer version runs in a separate process and is recorded "
-        "in the ledger. Exit 1 when any quote is gone.",
+        "in the ledger. Exit 1 when any quote is gone."
     )
-    recheck_p.add_argument(
+    parser.add_argument(
         "--notes", type=arguments.folder, default=None, metavar="DIR", help="notes folder"
     )
-    recheck_p.add_argument(
+    parser.add_argument(
         "--citations",
         type=arguments.lines,
         default=None,
         metavar="FILE",
         help="JSON Lines of citations",
     )
-    recheck_p.add_argument("--family", default=None, metavar="F", help="only this family")
-    recheck_p.add_argument("--json", action="store_true", help="print the findings as JSON")
-    ledger_option(recheck_p)
-    path_options(recheck_p, workspace=True, store=True)
-    recheck_p.set_defaults(func=cmd_recheck)
+    parser.add_argument("--family", default=None, metavar="F", help="only this family")
+    parser.add_argument("--json", action="store_true", help="print the findings as JSON")
+    ledger_option(parser)
+    path_options(parser, workspace=True, store=True)
+    parser.set_defaults(func=cmd_recheck)
+
+
+ARGUMENTS = {
+    "cite": cite_arguments,
+    "history": history_arguments,
+    "recheck": recheck_arguments,
+}

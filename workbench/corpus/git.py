@@ -18,14 +18,13 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import IO, Any
 
-from workbench.bounds import BudgetedPattern
+from workbench.bounds import BudgetedPattern, compile_budgeted
 from workbench.corpus.add import (
     link_into_place,
     now_utc,
     placement_refusal,
     sniff_media_type,
 )
-from workbench.corpus.git_options import check_options, family_pattern
 from workbench.corpus.provenance import (
     PROVENANCE_FIELDS,
     PROVENANCE_SUFFIX,
@@ -50,6 +49,8 @@ _REMOTE = re.compile(
     r"(?:[a-z+]+://[^/]+/|[^@/]+@[^:/]+:)(?P<repo>[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+?)(?:\.git)?/?"
 )
 _REPO = re.compile(r"[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+")
+DEFAULT_FAMILY_FROM = r"([^/]+)\.[^./]+$|[^/]+$"  # the file name without its last extension
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -407,6 +408,71 @@ def _already_placed(into: Path, path: str, expected: dict[str, Any]) -> bool:
     if not isinstance(held, dict) or not os.path.isfile(target):
         return False
     return {k: v for k, v in held.items() if k not in _FROM_BYTES} == expected
+
+
+# The options, checked before git is run: every problem is found before anything is read or
+# written, and reported in one line (`AddError`): one problem as itself, several as "N problems:
+# ...". `--at-head` reads HEAD's tree alone, so a commit range (`--since`, `--until`) cannot go
+# with it.
+
+
+def _check_date(option: str, value: str | None) -> None:
+    if value is None:
+        return
+    try:
+        if not _DATE.fullmatch(value):
+            raise ValueError(value)
+        datetime.fromisoformat(value)  # a day the calendar has (2024-02-30 is refused)
+    except ValueError:
+        raise AddError(f"{option}: expected a date YYYY-MM-DD, got {value[:80]!r}") from None
+
+
+def family_pattern(family_from: str | None) -> BudgetedPattern:
+    """--family-from compiled (the default: the file name without its last extension); each
+    search of a path runs under the pattern budget (`bounds.compile_budgeted`), an `AddError`
+    over it."""
+    return compile_budgeted(family_from or DEFAULT_FAMILY_FROM, "--family-from", AddError)
+
+
+def check_options(
+    jurisdiction: str,
+    family_prefix: str,
+    official: bool | None,
+    since: str | None,
+    until: str | None,
+    globs: Sequence[str],
+    at_head: bool = False,
+) -> None:
+    """Every problem of the options, in one AddError (the comment above); None when there is none."""
+    problems = []
+    if at_head and (ranged := [o for o, v in (("--since", since), ("--until", until)) if v]):
+        problems.append(f"--at-head reads HEAD's tree alone; do not also give {', '.join(ranged)}")
+    if problem := name_problem(jurisdiction):
+        problems.append(
+            f"--jurisdiction: expected a name a version id can carry, got {jurisdiction[:80]!r} "
+            f"({problem})"
+        )
+    if family_prefix and (problem := name_problem(family_prefix + "x")):
+        problems.append(
+            f"--family-prefix: {family_prefix[:80]!r} cannot open a family name ({problem})"
+        )
+    if official is None:
+        problems.append("--official/--transcription: missing (no default: say which)")
+    if not globs:
+        problems.append("--paths: missing (a glob of the repository's files to add)")
+    for option, value in (("--since", since), ("--until", until)):
+        try:
+            _check_date(option, value)
+        except AddError as exc:
+            problems.append(str(exc))
+    if since and until and since > until and not problems:
+        problems.append(f"--since {since} is after --until {until}")
+    if problems:
+        raise AddError(
+            problems[0]
+            if len(problems) == 1
+            else f"{len(problems)} problems: " + "; ".join(problems)
+        )
 
 
 def add_from_git(

@@ -9,41 +9,85 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.errors import WorkbenchError
-from workbench.text.footnotes import FootnoteReading, read_footnotes
-from workbench.text.table_cells import Table, read_tables
 
 if TYPE_CHECKING:
     from workbench.models import Version
+    from workbench.text.footnotes import FootnoteReading
+    from workbench.text.table_cells import Table
 
 READ_MEDIA = ("xml", "markdown")  # media types whose markup names footnotes or tables
 
 
 @lru_cache(maxsize=8)
-def _read(
-    artefact_sha256: str, path: Path, media_type: str, text: str
-) -> tuple[FootnoteReading | None, tuple[Table, ...] | None]:
+def _artefact(artefact_sha256: str, path: Path) -> bytes | None:
+    """The artefact's bytes, or None when they are missing or not `artefact_sha256`'s."""
     try:
         data = path.read_bytes()
     except OSError:
-        return None, None
-    if hashlib.sha256(data).hexdigest() != artefact_sha256:
-        return None, None
-    source = str(path)
+        return None
+    return data if hashlib.sha256(data).hexdigest() == artefact_sha256 else None
+
+
+# The extractor already read these bytes: a reader's refusal (WorkbenchError) gives no reading.
+# The markup readers load with the first version whose markup is read.
+
+
+@lru_cache(maxsize=8)
+def _footnotes(
+    artefact_sha256: str, path: Path, media_type: str, text: str
+) -> FootnoteReading | None:
+    from workbench.text.footnotes import read_footnotes
+
+    data = _artefact(artefact_sha256, path)
+    if data is None:
+        return None
     try:
-        footnotes = read_footnotes(data, source=source, media_type=media_type, text=text)
-        tables = read_tables(data, source=source, text=text) if "xml" in media_type else ()
-    except WorkbenchError:  # the extractor already read these bytes; a reader's refusal gives none
-        return None, None
-    return footnotes, tables
+        return read_footnotes(data, source=str(path), media_type=media_type, text=text)
+    except WorkbenchError:
+        return None
+
+
+@lru_cache(maxsize=8)
+def _tables(
+    artefact_sha256: str, path: Path, media_type: str, text: str
+) -> tuple[Table, ...] | None:
+    from workbench.text.table_cells import read_tables
+
+    data = _artefact(artefact_sha256, path)
+    if data is None:
+        return None
+    if "xml" not in media_type:
+        return ()
+    try:
+        return read_tables(data, source=str(path), text=text)
+    except WorkbenchError:
+        return None
+
+
+def _reads_markup(version: Version) -> bool:
+    return any(kind in version.media_type for kind in READ_MEDIA)
 
 
 def version_parts(
     version: Version, store: Path
 ) -> tuple[FootnoteReading | None, tuple[Table, ...] | None]:
     """The footnote reading and tables of `version`, read from `store / version_id` (None, None
-    for a media type that carries no such markup, or bytes that are missing or not the
-    version's)."""
-    if not any(kind in version.media_type for kind in READ_MEDIA):
+    for a media type that carries no such markup, bytes that are missing or not the version's,
+    or markup either reader refuses)."""
+    if not _reads_markup(version):
         return None, None
-    path = store / version.version_id
-    return _read(version.artefact_sha256, path, version.media_type, version.text)
+    read = (version.artefact_sha256, store / version.version_id, version.media_type, version.text)
+    footnotes, tables = _footnotes(*read), _tables(*read)
+    if footnotes is None or tables is None:
+        return None, None
+    return footnotes, tables
+
+
+def version_footnotes(version: Version, store: Path) -> FootnoteReading | None:
+    """The footnote reading of `version` alone, as `version_parts` reads it, its tables left
+    unread (None for no such markup, no bytes or a refusal of the footnote reader)."""
+    if not _reads_markup(version):
+        return None
+    return _footnotes(
+        version.artefact_sha256, store / version.version_id, version.media_type, version.text
+    )

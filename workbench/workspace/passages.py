@@ -8,7 +8,6 @@ import json
 from workbench.derived import derived_key
 from workbench.models import Passage, Version, code_digest
 from workbench.text.profiles import Profile
-from workbench.text.segment import segment_version
 from workbench.workspace.held import Workspace
 
 KIND = "passages"
@@ -48,6 +47,9 @@ def held_passages(workspace: Workspace, version: Version, profile: Profile) -> t
                 )
                 for ordinal, (start, end, label, kind, path) in enumerate(json.loads(rows[0][0]))
             )
+    # the segmenter loads only for passages not kept yet
+    from workbench.text.segment import segment_version
+
     passages = segment_version(version, profile)
     kept = [[p.char_start, p.char_end, p.section_label, p.kind, p.path] for p in passages]
     with workspace.transaction() as conn:
