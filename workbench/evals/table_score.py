@@ -89,3 +89,44 @@ def exact_share(scores: Sequence[TableScore]) -> float:
     """Cells exact in value and both headers over truth cells, summed over files."""
     truth = sum(s.truth for s in scores)
     return sum(s.exact for s in scores) / truth if truth else 0.0
+
+
+Grid = Sequence[Sequence[str]]
+
+
+def table_grid(
+    head: Sequence[Any], cells: Sequence[Any], columns: int, text: str
+) -> list[list[str]]:
+    """A table as rows of cell strings (white space collapsed, "" where no cell stands): its head
+    rows, then its body rows; a cell spanning columns stands in its first."""
+    head_rows = max((c.row + 1 for c in head), default=0)
+    rows = head_rows + max((c.row + 1 for c in cells), default=0)
+    grid = [[""] * columns for _ in range(rows)]
+    for offset, part in ((0, head), (head_rows, cells)):
+        for c in part:
+            grid[offset + c.row][c.column] = _words(text[c.char_start : c.char_end])
+    return grid
+
+
+def grid_share(expected: Grid, found: Sequence[Grid]) -> int:
+    """How many of `expected`'s non-empty cells one of the `found` grids reproduces: the same
+    string (white space collapsed) at the same place once the found grid is shifted by whole
+    rows and columns; the best grid and shift win (a reader that finds a table one row lower is
+    not scored as missing it all)."""
+    want = {
+        (r, c): _words(v) for r, row in enumerate(expected) for c, v in enumerate(row) if _words(v)
+    }
+    best = 0
+    for grid in found:
+        at: dict[str, list[tuple[int, int]]] = {}
+        for r, row in enumerate(grid):
+            for c, v in enumerate(row):
+                if w := _words(v):
+                    at.setdefault(w, []).append((r, c))
+        shifts: dict[tuple[int, int], int] = {}
+        for (r, c), value in want.items():
+            for fr, fc in at.get(value, ()):
+                key = (fr - r, fc - c)
+                shifts[key] = shifts.get(key, 0) + 1
+        best = max(best, max(shifts.values(), default=0))
+    return best

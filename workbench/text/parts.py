@@ -21,7 +21,11 @@ from workbench.text.table_cells import Table, read_tables
 if TYPE_CHECKING:
     from workbench.models import Version
 
-READ_MEDIA = ("xml", "markdown")  # media types whose markup names footnotes or tables
+READ_MEDIA = (
+    "xml",
+    "markdown",
+    "pdf",
+)  # media types whose markup or pages hold footnotes or tables
 
 
 @lru_cache(maxsize=8)
@@ -35,12 +39,31 @@ def _read(
     if hashlib.sha256(data).hexdigest() != artefact_sha256:
         return None, None
     source = str(path)
+    if "pdf" in media_type:
+        return None, _pdf_tables(data, source, text)
     try:
         footnotes = read_footnotes(data, source=source, media_type=media_type, text=text)
         tables = read_tables(data, source=source, text=text) if "xml" in media_type else ()
     except WorkbenchError:  # the extractor already read these bytes; a reader's refusal gives none
         return None, None
     return footnotes, tables
+
+
+def _pdf_tables(data: bytes, source: str, text: str) -> tuple[Table, ...] | None:
+    """A PDF's tables by its geometry (`pdf_tables`), re-extracted through the shared OCR cache;
+    None where the re-extraction is refused or is not the version's text."""
+    import os
+
+    from workbench.text.ocr import CACHE_ENV, OcrOptions
+    from workbench.text.pdf_tables import read_pdf_tables
+
+    cache = os.environ.get(CACHE_ENV)
+    try:
+        return read_pdf_tables(
+            data, source=source, text=text, ocr=OcrOptions(cache=Path(cache) if cache else None)
+        )
+    except WorkbenchError:
+        return None
 
 
 def version_parts(
