@@ -165,9 +165,11 @@ def tables_from_trace(
     - Cells: a run's consecutive words whose centres fall in one column are a cell, its offsets
       from its first word's start to its last word's end; a word that covers a gutter makes its
       cell span the columns it covers.
-    - Headers: the block's first line is its head row (position: no ruling or type size is
-      read); each body cell's column header is the head cell over its column, its row header
-      the cell in the first column of its row. A column with no head cell, a head cell spanning
+    - Headers: the leading rows before the first row of figures are the head (`_head_rows`;
+      position and content, no type size is read); each body cell's column header is the head
+      cells over its column, its row header the cell in the stub column of its row (the
+      leftmost column with a cell in at least half the body rows), or the stub cell of a row
+      above that spans down to it. A column with no head cell, a head cell spanning
       columns, or a cell spanning columns states its doubt (`cell_ambiguous` for a citation).
     """
     pages: dict[int, list[tuple[int, Run]]] = defaultdict(list)
@@ -507,11 +509,12 @@ def _merge(group: list[tuple[_Word, int, int]]) -> _Cell:
 def _head_rows(rows: list[list[_Cell]], text: str) -> int:
     """How many leading rows are the head: those before the first row in which at least half
     the cells past the first column open with a digit (a row of figures), at most
-    `MAX_HEAD_ROWS`; one where no row of figures comes that early."""
+    `MAX_HEAD_ROWS`; none where the first row is one (a table continued from the page before);
+    one where no row of figures comes that early."""
     for k, row in enumerate(rows[: MAX_HEAD_ROWS + 1]):
         values = [text[c.start : c.start + 1] for c in row if c.column > 0]
         if values and 2 * sum(v.isdigit() for v in values) >= len(values):
-            return max(k, 1)
+            return k
     return 1
 
 
@@ -539,15 +542,25 @@ def _table(block: list[_Line], text: str) -> Table | None:
 def _assemble(rows: list[list[_Cell]], columns: int, text: str) -> Table | None:
     """Rows of cells made a table: its head rows (`_head_rows`), then its body rows, each body
     cell with its column-header path (the head cells over its column, top first) and its row
-    header (the cell in the first column of its row, or of a row above it spans down into)."""
+    header (the cell in its stub column, see `tables_from_trace`)."""
     if not rows:
         return None
     heads = _head_rows(rows, text)
     head = [c for row in rows[:heads] for c in row]
     out: list[TableCell] = []
-    above: tuple[int, _Cell] | None = None  # the last first-column cell and its row
-    for r, row in enumerate(rows[heads:]):
-        stub = next((c for c in row if c.column == 0), None)
+    body_rows = rows[heads:]
+    # The stub column: the leftmost column with a cell in at least half the body rows.
+    stub_column = next(
+        (
+            k
+            for k in range(columns)
+            if 2 * sum(any(c.column == k for c in row) for row in body_rows) >= len(body_rows)
+        ),
+        0,
+    )
+    above: tuple[int, _Cell] | None = None  # the last stub cell and its row
+    for r, row in enumerate(body_rows):
+        stub = next((c for c in row if c.column == stub_column), None)
         if stub is not None:
             above = (r, stub)
         elif above is not None and above[0] + above[1].rows > r:
