@@ -1,7 +1,9 @@
 """PDF tables by geometry (C20) on others' PDFs: camelot's expected grids (truth read by
 scripts/table_truth.py --camelot, no workbench import) reproduced from our own text's offsets,
 ruled and unruled, upright and rotated; every cell's offsets index the version's text; a merged
-head states its doubt; a held PDF's table passages keep every offset."""
+head states its doubt; a held PDF's table passages keep every offset; a cell of the held E-PRTR
+threshold table checked under its pollutant and its medium, refused under another medium, and
+refused as ambiguous where its text is in doubt."""
 
 from __future__ import annotations
 
@@ -14,8 +16,11 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, STORE
+from workbench.cells import TableCell
+from workbench.cite.cell_headers import check_cell
 from workbench.errors import ExtractionError
 from workbench.evals.table_score import grid_share, table_grid
+from workbench.text.normalize import normalized_text
 from workbench.text.pdf import extract_pdf
 from workbench.text.pdf_tables import read_pdf_tables
 from workbench.text.segment import segment
@@ -120,3 +125,38 @@ def test_table_passages_of_a_held_pdf_keep_every_offset() -> None:
     for passage in parted:
         for cell in passage.cells:
             assert passage.char_start <= cell.char_start < cell.char_end <= passage.char_end
+
+
+EPRTR = STORE / "eu" / "eprtr-pollutant-thresholds-guidance-excerpt" / "eu-001.pdf"
+
+
+def test_an_eprtr_threshold_cell_is_checked_under_its_headers() -> None:
+    text, tables = _read(EPRTR)
+    cells = [c for t in tables for c in t.cells]
+    values = [text[c.char_start : c.char_end] for c in cells]
+    cell = next(
+        c
+        for c, v in zip(cells, values, strict=True)
+        if c.doubt is None and c.row_header and c.column > 0 and values.count(v) == 1
+    )
+    other = next(h for c in cells if (h := c.column_header[-1:]) and h != cell.column_header[-1:])
+    row, column = cell.row_header[0], cell.column_header[-1]
+
+    def check(row_header: str, column_header: str, at: TableCell = cell) -> Any:
+        return check_cell(
+            tables,
+            text,
+            at.char_start,
+            at.char_end,
+            normalized_text(text[at.char_start : at.char_end]),
+            row_header,
+            column_header,
+        )
+
+    verified = check(row, column)
+    assert verified.reason is None and verified.occurrences == ((cell.char_start, cell.char_end),)
+    assert check(row, other[0]).reason == "header_mismatch"
+    doubtful = next(c for c in cells if c.doubt is not None and c.column > 0)
+    assert check(doubtful.row_header[0], doubtful.column_header[-1], doubtful).reason == (
+        "cell_ambiguous"
+    )

@@ -507,13 +507,13 @@ def _merge(group: list[tuple[_Word, int, int]]) -> _Cell:
 
 
 def _head_rows(rows: list[list[_Cell]], text: str) -> int:
-    """How many leading rows are the head: those before the first row in which at least half
-    the cells past the first column open with a digit (a row of figures), at most
-    `MAX_HEAD_ROWS`; none where the first row is one (a table continued from the page before);
-    one where no row of figures comes that early."""
+    """How many leading rows are the head: those before the first row of figures (at least
+    half its cells past the first column open with no letter: a digit, a sign, a dash for
+    none), at most `MAX_HEAD_ROWS`; none where the first row is one (a table continued from
+    the page before); one where no row of figures comes that early."""
     for k, row in enumerate(rows[: MAX_HEAD_ROWS + 1]):
         values = [text[c.start : c.start + 1] for c in row if c.column > 0]
-        if values and 2 * sum(v.isdigit() for v in values) >= len(values):
+        if values and 2 * sum(not v.isalpha() for v in values) >= len(values):
             return k
     return 1
 
