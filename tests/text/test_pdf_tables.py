@@ -160,3 +160,16 @@ def test_an_eprtr_threshold_cell_is_checked_under_its_headers() -> None:
     assert check(doubtful.row_header[0], doubtful.column_header[-1], doubtful).reason == (
         "cell_ambiguous"
     )
+
+
+def test_a_held_table_reads_the_same_on_its_rotated_copy() -> None:
+    """The FBI's NICS table and the same page set rotated: the same grid from both (no truth of
+    its own, but a reading that depended on the page's direction would differ)."""
+    folder = STORE / "us-federal" / "fbi-nics-firearm-checks-2015-11"
+    upright = _read(folder / "nics-background-checks-2015-11.pdf")
+    rotated = _read(folder / "nics-background-checks-2015-11-rotated.pdf")
+    grids = [
+        [table_grid(t.head, t.cells, t.columns, text) for t in tables]
+        for text, tables in (upright, rotated)
+    ]
+    assert grids[0] and grids[0] == grids[1]
