@@ -152,6 +152,9 @@ def tables_from_trace(
 ) -> tuple[Table, ...]:
     """Tables from the runs the text holds (`pdf.Placed`), page by page, by these rules:
 
+    - Ruled grids first, where the page's `rules` (`rulings`) are given: rules that touch are
+      one grid (`_grids`), read by `_lattice`; a run whose first word a grid holds is read by
+      no other table. The runs left are read by the rules below.
     - Lines: runs of a page whose vertical centre lies inside the first run's extent of a line
       join it (in the frame where the run reads left to right); a run's words are its non-space
       stretches, each placed along the line by its glyph boxes (by its share of the run's
