@@ -108,25 +108,30 @@ def table_grid(
     return grid
 
 
+def _bare(value: str) -> str:
+    return "".join(value.split())
+
+
 def grid_share(expected: Grid, found: Sequence[Grid]) -> int:
-    """How many of `expected`'s non-empty cells one of the `found` grids reproduces: the same
-    string (white space collapsed) at the same place once the found grid is shifted by whole
-    rows and columns; the best grid and shift win (a reader that finds a table one row lower is
-    not scored as missing it all)."""
+    """How many of `expected`'s non-empty cells the `found` grids reproduce: the same string,
+    white space ignored (inside a cell it is layout: camelot's grids keep its PDF library's
+    spacing, "11,062 .6", or strip it), at the same place once a found grid is shifted by whole
+    rows and columns, each found grid at its own best shift (a reader that finds a table one row
+    lower, or in two pieces, is not scored as missing it); a cell is counted once."""
     want = {
-        (r, c): _words(v) for r, row in enumerate(expected) for c, v in enumerate(row) if _words(v)
+        (r, c): _bare(v) for r, row in enumerate(expected) for c, v in enumerate(row) if _bare(v)
     }
-    best = 0
+    reproduced: set[tuple[int, int]] = set()
     for grid in found:
         at: dict[str, list[tuple[int, int]]] = {}
         for r, row in enumerate(grid):
             for c, v in enumerate(row):
-                if w := _words(v):
+                if w := _bare(v):
                     at.setdefault(w, []).append((r, c))
-        shifts: dict[tuple[int, int], int] = {}
+        shifts: dict[tuple[int, int], set[tuple[int, int]]] = {}
         for (r, c), value in want.items():
             for fr, fc in at.get(value, ()):
-                key = (fr - r, fc - c)
-                shifts[key] = shifts.get(key, 0) + 1
-        best = max(best, max(shifts.values(), default=0))
-    return best
+                shifts.setdefault((fr - r, fc - c), set()).add((r, c))
+        if shifts:
+            reproduced |= max(shifts.values(), key=lambda cells: (len(cells), sorted(cells)))
+    return len(reproduced)
