@@ -30,7 +30,8 @@ MIN_ROWS = 3  # rows (lines with cells in two columns or more) a table needs, it
 MIN_COLUMNS = 2
 ROW_GAP = 2.0  # line heights of white space between two rows beyond which a table ends
 GUTTER_SHARE = 0.1  # share of a table's rows whose runs may cross a column gutter
-GUTTER_MIN = 0.3  # line heights: the narrowest column gutter
+GUTTER_MIN = 0.3  # line heights: the narrowest column gutter between runs
+WORD_GUTTER = 0.5  # line heights: the narrowest column gutter between words of one run
 MAX_HEAD_ROWS = 5  # leading rows that may be the head before a row of figures
 MAX_PROSE_WORDS = 5  # words in the median cell of every column above which a block is prose
 QUADRANTS = (0, 90, 180, 270)
@@ -166,7 +167,7 @@ def tables_from_trace(
       `GUTTER_SHARE` of the block's lines cross; the columns lie between them. At least
       `MIN_COLUMNS` columns, or no table.
     - Cells: a run's consecutive words whose centres fall in one column are a cell, its offsets
-      from its first word's start to its last word's end; a word that covers a gutter makes its
+      from its first word's start to its last word's end; a word whose middle half crosses a gutter makes its
       cell span the columns it covers.
     - Headers: the leading rows before the first row of figures are the head (`_head_rows`;
       position and content, no type size is read); each body cell's column header is the head
@@ -322,6 +323,9 @@ def _lattice(grid: _Grid, words: list[_Word], text: str) -> tuple[Table | None, 
         inside[top((i, j))].append(w)
     if not inside:
         return None, used
+    lines = [len(_snap([(w.v0 + w.v1) / 2 for w in held])) for held in inside.values()]
+    if 2 * sum(n > 1 for n in lines) > len(lines):
+        return None, used  # a frame round an unruled table: most "cells" hold several lines
     starts = sorted(w.start for ws in inside.values() for w in ws)
     tiles: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
     for t in owner:
@@ -429,25 +433,36 @@ def _blocks(lines: list[_Line]) -> list[list[_Line]]:
 
 
 def _columns(block: list[_Line]) -> list[tuple[float, float]]:
-    """The block's columns as (u0, u1), between its gutters (`tables_from_trace`'s rule)."""
+    """The block's columns as (u0, u1), between its gutters (`tables_from_trace`'s rule): a
+    stretch that the words of at most `GUTTER_SHARE` of the lines cross is a gutter when it is
+    at least `GUTTER_MIN` line heights wide and no more runs cross it either (runs are set
+    apart), or at least `WORD_GUTTER` wide (two columns set closer than a run break, wider
+    than a word space)."""
     height = median(line.height for line in block)
     runs = [(r[0].u0, r[-1].u1) for line in block for r in line.runs]
+    words = [(w.u0, w.u1) for line in block for r in line.runs for w in r]
     left, right = min(a for a, _ in runs), max(b for _, b in runs)
     allowed = int(GUTTER_SHARE * len(block))
-    cuts = sorted({left, right, *(a for a, _ in runs), *(b for _, b in runs)})
+    cuts = sorted({left, right, *(a for a, _ in words), *(b for _, b in words)})
+    stretches: list[tuple[float, float, bool]] = []  # open stretches, and whether runs leave them
+    for a, b in pairwise(cuts):
+        if sum(1 for u0, u1 in words if u0 < b and u1 > a) > allowed:
+            continue
+        by_runs = sum(1 for u0, u1 in runs if u0 < b and u1 > a) <= allowed
+        if stretches and stretches[-1][1] == a:
+            first, _, clear = stretches[-1]
+            stretches[-1] = (first, b, clear and by_runs)
+        else:
+            stretches.append((a, b, by_runs))
     columns: list[tuple[float, float]] = []
     start = left
-    for a, b in pairwise(cuts):
-        crossing = sum(1 for u0, u1 in runs if u0 < b and u1 > a)
-        if crossing <= allowed and b - a >= GUTTER_MIN * height and start < a:
+    for a, b, clear in stretches:
+        wide = b - a >= (GUTTER_MIN if clear else WORD_GUTTER) * height
+        if wide and start < a:
             columns.append((start, a))
             start = b
     columns.append((start, right))
-    return [
-        c
-        for c in columns
-        if any(c[0] <= (w.u0 + w.u1) / 2 <= c[1] for ln in block for r in ln.runs for w in r)
-    ]
+    return [c for c in columns if any(c[0] <= (u0 + u1) / 2 <= c[1] for u0, u1 in words)]
 
 
 def _column_of(columns: list[tuple[float, float]], u: float) -> int:
@@ -471,15 +486,19 @@ class _Cell:
 
 
 def _cells(line: _Line, columns: list[tuple[float, float]], text: str) -> list[_Cell]:
-    """A line's cells: each run's consecutive words of one column, a word over a gutter spanning;
+    """A line's cells: each run's consecutive words of one column, a word whose middle half
+    crosses a gutter spanning;
     two pieces of one column on one line (runs set apart inside a cell) are one cell when no line
     break stands between them in the text."""
     cells: list[_Cell] = []
     for run in line.runs:
         group: list[tuple[_Word, int, int]] = []
         for word in run:
-            first = _column_of(columns, word.u0 + 0.01)
-            last = _column_of(columns, word.u1 - 0.01)
+            # A word spans where its core (its middle half) crosses a gutter: a wide head
+            # that only reaches over a narrow gutter stays in its own column.
+            quarter = (word.u1 - word.u0) / 4
+            first = _column_of(columns, word.u0 + quarter)
+            last = _column_of(columns, word.u1 - quarter)
             centre = _column_of(columns, (word.u0 + word.u1) / 2)
             low, high = (first, last) if last > first else (centre, centre)
             if group and low > group[-1][2]:
