@@ -29,6 +29,7 @@ import ast
 import json
 import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from footnote_truth import write_report
@@ -89,7 +90,7 @@ _CODE = re.compile(r"`([^`]+)`")
 _PAGE = re.compile(r"page (\d+)")
 
 
-def _names(cell: str, grids: dict[str, object]) -> list[str]:
+def _names(cell: str, grids: Mapping[str, object]) -> list[str]:
     names: list[str] = []
     for name in _CODE.findall(cell):
         if name.endswith("*"):
@@ -139,7 +140,7 @@ def camelot_grids(folder: Path) -> dict[str, object]:
                     missing.append(entry)
                     continue
                 rows = grids[name]
-                entry["rows"] = [[" ".join(str(c).split()) for c in row] for row in rows]  # type: ignore[attr-defined]
+                entry["rows"] = [[" ".join(str(c).split()) for c in row] for row in rows]
                 found.append(entry)
     return {"grids": found, "missing": missing}
 

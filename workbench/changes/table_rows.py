@@ -28,9 +28,10 @@ def _masked(start: int, end: int, pieces: Sequence[tuple[int, str]]) -> str:
     return "".join(out)
 
 
-def _value(passages: Sequence[Passage], cell: TableCell) -> str:
-    """The cell's text, read from the passage that holds it ("" where none does)."""
-    at = bisect_left([p.char_end for p in passages], cell.char_end)
+def _value(passages: Sequence[Passage], ends: Sequence[int], cell: TableCell) -> str:
+    """The cell's text, read from the passage that holds it ("" where none does); `ends` are
+    the passages' ends, in order."""
+    at = bisect_left(ends, cell.char_end)
     for p in passages[at : at + 1]:
         if p.char_start <= cell.char_start and cell.char_end <= p.char_end:
             return p.text[cell.char_start - p.char_start : cell.char_end - p.char_start]
@@ -66,6 +67,7 @@ def row_units(passages: Sequence[Passage], tables: Sequence[Table] | None) -> li
         key=lambda ck: ck[0].char_start,
     )
     starts = [c.char_start for c, _ in cells]
+    ends = [p.char_end for p in passages]
     units: list[Passage] = []
     done: set[int] = set()
     for passage in passages:
@@ -83,7 +85,7 @@ def row_units(passages: Sequence[Passage], tables: Sequence[Table] | None) -> li
                 rows.append(tuple(sorted(table.head, key=lambda c: (c.row, c.column))))
             rows += list(table.rows().values())
             for row in rows:
-                values = [_value(passages, c) for c in row]
+                values = [_value(passages, ends, c) for c in row]
                 if any(values):
                     units.append(_unit(passage, row, values))
         rest = _masked(
