@@ -111,8 +111,25 @@ def test_other_text_is_refused() -> None:
     assert str(error.value) == "health.pdf: the PDF re-extracted is not the version's text"
 
 
-def test_table_passages_of_a_held_pdf_keep_every_offset() -> None:
-    path = next(RATE_CASE.glob("v1_*.PDF"))
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(next(RATE_CASE.glob("v1_*.PDF")), id="us-tx-ocr-layer"),
+        pytest.param(
+            STORE / "eu" / "eprtr-pollutant-thresholds-guidance-excerpt" / "eu-001.pdf",
+            id="eu-ruled",
+        ),
+        pytest.param(STORE / "us-nerc" / "nerc-cip-012" / "cip-012-1.pdf", id="nerc"),
+        pytest.param(
+            STORE
+            / "us-federal-register"
+            / "fr-2020-17221-faa-boeing-737max-nprm"
+            / "federal-register-2020-17221.pdf",
+            id="federal-register-columns",
+        ),
+    ],
+)
+def test_table_passages_of_a_held_pdf_keep_every_offset(path: Path) -> None:
     text, tables = _read(path)
     assert tables
     plain = segment("v", text)
