@@ -9,14 +9,18 @@ import functools
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rapidfuzz.distance import Indel
 
 from workbench.changes.origin import OriginReader, change_origins
+from workbench.changes.table_rows import row_units
 from workbench.models import PAIRING_KINDS, Change, Passage, Span, TextOrigins, Version, content_id
 from workbench.text.normalize import normalize, normalized_text
 from workbench.text.profiles import Profile
+
+if TYPE_CHECKING:
+    from workbench.text.table_cells import Table
 
 RESTRUCTURE_CONFIDENCE_CEILING = 0.5
 PAIRING_FLOOR = 0.5
@@ -428,8 +432,10 @@ def diff_passages(
     before: Sequence[Passage],
     after: Sequence[Passage],
     origins: tuple[TextOrigins | None, TextOrigins | None] = (None, None),
+    tables: tuple[Sequence[Table] | None, Sequence[Table] | None] = (None, None),
 ) -> tuple[Change, ...]:
     """Typed changes between two passage lists; see the module docstring for every rule.
+    With the versions' `tables`, each table is paired row by row (`table_rows.row_units`).
 
     Output order: by the first before passage of each change; an added passage stands after the
     before passages of the changes whose after side precedes it. `origins` are the two versions'
@@ -437,6 +443,7 @@ def diff_passages(
     sides touch (`origin.change_origins`).
     """
     readers = (OriginReader(origins[0]), OriginReader(origins[1]))
+    before, after = row_units(before, tables[0]), row_units(after, tables[1])
     keys_a = [normalized_text(p.text) for p in before]
     keys_b = [normalized_text(p.text) for p in after]
     next_id = functools.partial(change_id, before_id, after_id)

@@ -86,3 +86,49 @@ def exact_share(scores: Sequence[TableScore]) -> float:
     """Cells exact in value and both headers over truth cells, summed over files."""
     truth = sum(s.truth for s in scores)
     return sum(s.exact for s in scores) / truth if truth else 0.0
+
+
+Grid = Sequence[Sequence[str]]
+
+
+def table_grid(
+    head: Sequence[Any], cells: Sequence[Any], columns: int, text: str
+) -> list[list[str]]:
+    """A table as rows of cell strings (white space collapsed, "" where no cell stands): its head
+    rows, then its body rows; a cell spanning columns stands in its first."""
+    head_rows = max((c.row + 1 for c in head), default=0)
+    rows = head_rows + max((c.row + 1 for c in cells), default=0)
+    grid = [[""] * columns for _ in range(rows)]
+    for offset, part in ((0, head), (head_rows, cells)):
+        for c in part:
+            grid[offset + c.row][c.column] = _words(text[c.char_start : c.char_end])
+    return grid
+
+
+def _bare(value: str) -> str:
+    return "".join(value.split())
+
+
+def grid_share(expected: Grid, found: Sequence[Grid]) -> int:
+    """How many of `expected`'s non-empty cells the `found` grids reproduce: the same string,
+    white space ignored (inside a cell it is layout: camelot's grids keep its PDF library's
+    spacing, "11,062 .6", or strip it), at the same place once a found grid is shifted by whole
+    rows and columns, each found grid at its own best shift (a reader that finds a table one row
+    lower, or in two pieces, is not scored as missing it); a cell is counted once."""
+    want = {
+        (r, c): _bare(v) for r, row in enumerate(expected) for c, v in enumerate(row) if _bare(v)
+    }
+    reproduced: set[tuple[int, int]] = set()
+    for grid in found:
+        at: dict[str, list[tuple[int, int]]] = {}
+        for r, row in enumerate(grid):
+            for c, v in enumerate(row):
+                if w := _bare(v):
+                    at.setdefault(w, []).append((r, c))
+        shifts: dict[tuple[int, int], set[tuple[int, int]]] = {}
+        for (r, c), value in want.items():
+            for fr, fc in at.get(value, ()):
+                shifts.setdefault((fr - r, fc - c), set()).add((r, c))
+        if shifts:
+            reproduced |= max(shifts.values(), key=lambda cells: (len(cells), sorted(cells)))
+    return len(reproduced)

@@ -15,7 +15,11 @@ if TYPE_CHECKING:
     from workbench.text.footnotes import FootnoteReading
     from workbench.text.table_cells import Table
 
-READ_MEDIA = ("xml", "markdown")  # media types whose markup names footnotes or tables
+READ_MEDIA = (
+    "xml",
+    "markdown",
+    "pdf",
+)  # media types whose markup or pages hold footnotes or tables
 
 
 @lru_cache(maxsize=8)
@@ -39,7 +43,7 @@ def _footnotes(
     from workbench.text.footnotes import read_footnotes
 
     data = _artefact(artefact_sha256, path)
-    if data is None:
+    if data is None or "pdf" in media_type:  # a PDF's notes are read by its glyphs, not here
         return None
     try:
         return read_footnotes(data, source=str(path), media_type=media_type, text=text)
@@ -56,6 +60,8 @@ def _tables(
     data = _artefact(artefact_sha256, path)
     if data is None:
         return None
+    if "pdf" in media_type:
+        return _pdf_tables(data, str(path), text)
     if "xml" not in media_type:
         return ()
     try:
@@ -68,6 +74,23 @@ def _reads_markup(version: Version) -> bool:
     return any(kind in version.media_type for kind in READ_MEDIA)
 
 
+def _pdf_tables(data: bytes, source: str, text: str) -> tuple[Table, ...] | None:
+    """A PDF's tables by its geometry (`pdf_tables`), re-extracted through the shared OCR cache;
+    None where the re-extraction is refused or is not the version's text."""
+    import os
+
+    from workbench.text.ocr import CACHE_ENV, OcrOptions
+    from workbench.text.pdf_tables import read_pdf_tables
+
+    cache = os.environ.get(CACHE_ENV)
+    try:
+        return read_pdf_tables(
+            data, source=source, text=text, ocr=OcrOptions(cache=Path(cache) if cache else None)
+        )
+    except WorkbenchError:
+        return None
+
+
 def version_parts(
     version: Version, store: Path
 ) -> tuple[FootnoteReading | None, tuple[Table, ...] | None]:
@@ -78,6 +101,8 @@ def version_parts(
         return None, None
     read = (version.artefact_sha256, store / version.version_id, version.media_type, version.text)
     footnotes, tables = _footnotes(*read), _tables(*read)
+    if "pdf" in version.media_type:
+        return footnotes, tables
     if footnotes is None or tables is None:
         return None, None
     return footnotes, tables

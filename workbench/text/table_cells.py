@@ -21,13 +21,15 @@ _CELL_NAMES = frozenset({GPO_HEAD, GPO_CELL, CALS_CELL}) | HTML_CELLS
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Table:
     """One table: the raw span from its first to its last cell's text, its column count, its body
-    cells in row then column order, and the rows refused (`row N: reason`)."""
+    cells in row then column order, the rows refused (`row N: reason`), and, where the reader
+    keeps them (a PDF's), its head cells (row N of the head, no headers of their own)."""
 
     char_start: int
     char_end: int
     columns: int
     cells: tuple[TableCell, ...]
     refused_rows: tuple[str, ...] = ()
+    head: tuple[TableCell, ...] = ()
 
     def rows(self) -> dict[int, tuple[TableCell, ...]]:
         """Its cells by row index, each row's in column order."""

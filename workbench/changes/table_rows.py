@@ -1,0 +1,99 @@
+"""A table's rows as the units the diff pairs (C7, C20): one inserted row is one change.
+
+`row_units(passages, tables)` hands `diff_passages` a version's passages with every table read
+as rows: where the first passage holding a table's cells stands, the table's head row (where
+its reader keeps one) and each body row become one unit each, labelled by the row's header;
+each passage holding cells stays as a unit of its text outside them (only where some is left). A unit keeps raw coordinates: its text is the stretch from its first to its last
+character with every character that is not its own written as a space, so a normalized
+comparison reads the row's cells in text order, and a narrowed change maps back to raw offsets
+exactly. Rules and the reasoning are in docs/diff.md#tables.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import replace
+
+from workbench.cells import TableCell
+from workbench.models import Passage
+from workbench.text.table_cells import Table
+
+
+def _masked(start: int, end: int, pieces: Sequence[tuple[int, str]]) -> str:
+    """A string of `end - start` spaces with each (offset, text) piece written at its place."""
+    out = [" "] * (end - start)
+    for at, value in pieces:
+        out[at - start : at - start + len(value)] = value
+    return "".join(out)
+
+
+def _value(passages: Sequence[Passage], ends: Sequence[int], cell: TableCell) -> str:
+    """The cell's text, read from the passage that holds it ("" where none does); `ends` are
+    the passages' ends, in order."""
+    at = bisect_left(ends, cell.char_end)
+    for p in passages[at : at + 1]:
+        if p.char_start <= cell.char_start and cell.char_end <= p.char_end:
+            return p.text[cell.char_start - p.char_start : cell.char_end - p.char_start]
+    return ""
+
+
+def _unit(passage: Passage, cells: Sequence[TableCell], values: Sequence[str]) -> Passage:
+    """One row as a unit: its cells' span, their text in place, its row header as its label."""
+    start = min(c.char_start for c in cells)
+    end = max(c.char_end for c in cells)
+    headers = cells[0].row_header
+    return replace(
+        passage,
+        char_start=start,
+        char_end=end,
+        text=_masked(start, end, [(c.char_start, v) for c, v in zip(cells, values, strict=True)]),
+        section_label=" ".join(headers) if headers else None,
+        cells=tuple(cells),
+    )
+
+
+def row_units(passages: Sequence[Passage], tables: Sequence[Table] | None) -> list[Passage]:
+    """`passages` with each table read as its rows (module docstring); unchanged without tables.
+
+    A passage holding cells of a table (whatever its kind: a paragraph may hold a table that is
+    set without blank lines around it) gives, the first time one of a table's cells is met, all
+    of that table's row units, then the unit of its own text outside every cell, where any is
+    left. Ordinals are the units' places in the list."""
+    if not tables:
+        return list(passages)
+    cells = sorted(
+        ((c, k) for k, t in enumerate(tables) for c in (*t.head, *t.cells)),
+        key=lambda ck: ck[0].char_start,
+    )
+    starts = [c.char_start for c, _ in cells]
+    ends = [p.char_end for p in passages]
+    units: list[Passage] = []
+    done: set[int] = set()
+    for passage in passages:
+        first = bisect_left(starts, passage.char_start)
+        last = bisect_left(starts, passage.char_end)
+        inside = [(c, k) for c, k in cells[first:last] if c.char_end <= passage.char_end]
+        if not inside:
+            units.append(passage)
+            continue
+        for k in sorted({k for _, k in inside} - done):
+            done.add(k)
+            table = tables[k]
+            rows: list[tuple[TableCell, ...]] = []
+            if table.head:
+                rows.append(tuple(sorted(table.head, key=lambda c: (c.row, c.column))))
+            rows += list(table.rows().values())
+            for row in rows:
+                values = [_value(passages, ends, c) for c in row]
+                if any(values):
+                    units.append(_unit(passage, row, values))
+        rest = _masked(
+            passage.char_start,
+            passage.char_end,
+            [(passage.char_start, passage.text)]
+            + [(c.char_start, " " * (c.char_end - c.char_start)) for c, _ in inside],
+        )
+        if rest.strip():
+            units.append(replace(passage, text=rest, cells=()))
+    return [replace(u, ordinal=i) for i, u in enumerate(units)]
