@@ -22,7 +22,7 @@ from tests.text.relabel import WRITERS, relabel
 from tests.text.test_structure import _text_version
 from workbench.cli import main
 from workbench.corpus import admit
-from workbench.evals.paths import TruthUnit, score_family
+from workbench.evals.paths import TruthUnit, label_key, score_family
 from workbench.measure.family import measure_family
 from workbench.models import Version
 from workbench.text import profiles
@@ -30,7 +30,14 @@ from workbench.text.choice import UNREAD, choose_profile, profile_score
 from workbench.text.furniture import compile_furniture, induce_furniture
 from workbench.text.induce import induce_profile
 from workbench.text.markup import inline_view
-from workbench.text.profiles import named_profile, parse_profile, registry, shipped_profiles
+from workbench.text.profiles import (
+    Profile,
+    named_profile,
+    parse_profile,
+    registry,
+    shipped_profiles,
+)
+from workbench.text.shapes import label_token
 from workbench.text.structure import parse_structure, parse_text, read_text
 from workbench.wording import counted
 from workbench.workspace import Workspace, ingest
@@ -455,6 +462,14 @@ def _right(parse: object, text: str, start: int, keys: list[str]) -> bool:
         # Parts numbered by ordinal words the library does not know (`ČÁST PRVNÍ`), placed by
         # the texts' own order; `§ N` headings never taken for page furniture.
         pytest.param("cz", id="cz-ordinal-word-parts"),
+        # Articles in bold with a dash stuck to the number (`ARTICULO 18.—`), numbered through
+        # the whole act across its títulos and capítulos (held by them all the same), division
+        # words printed with and without their accent, Roman numerals of four letters (`VIII`).
+        pytest.param("ar", id="ar-articles-through-divisions"),
+        # `Art. 1<sup>er</sup>.` (the indicator is no inserted letter), `Art. 14*bis*.` (an
+        # inserted unit keeps its suffix inside emphasis), articles as headings in one version
+        # and plain lines in the next (one level).
+        pytest.param("lu", id="lu-superscript-and-inserted-articles"),
     ],
 )
 def test_an_unseen_jurisdictions_own_paths_are_read(tmp_path: Path, country: str) -> None:
@@ -618,3 +633,90 @@ def test_shapes_that_break_the_count_are_reported_as_skipped(tmp_path: Path) -> 
         assert shape not in levels
         share = float(re.search(r"only ([\d.]+)% count on", why).group(1))  # type: ignore[union-attr]
         assert share < 80
+
+
+def _read_paths(texts: list[str], profile: Profile) -> list[dict[str, tuple[str, ...] | None]]:
+    """Each text's path read at the end of every line opening a label, by the line."""
+    out = []
+    for text in texts:
+        parse = parse_text("v", text, profile)
+        lines = {}
+        for reading in read_text(text, profile):
+            if reading.printed is not None:
+                end = text.find("\n", reading.label_start)
+                line = text[text.rfind("\n", 0, reading.label_start) + 1 : end]
+                lines[line] = parse.path_at((len(text) if end < 0 else end) - 1)
+        out.append(lines)
+    return out
+
+
+def test_a_dash_stuck_to_an_articles_number_sets_its_title_apart(tmp_path: Path) -> None:
+    """`**ARTICULO 12.**— La actividad`: after a word, a dash right after the number (or its
+    dot), emphasis aside, starts the title; the induced level says so (`dash = true`) and reads
+    those lines, which the same profile without the key does not."""
+    texts = _laws("ar", tmp_path)["ar/LEY-26020.md"]
+    stuck = {}
+    for line in texts[0].split("\n"):
+        found = re.match(r"ART\w+ (\d+)[º°]?\.?[—–-]", re.sub(r"[*#]", "", line).strip())
+        if found:
+            stuck[line] = found.group(1)
+    assert len(stuck) >= 20
+    induction = induce_profile(texts)
+    assert "\ndash = true" in induction.source
+    without = parse_profile(re.sub(r"\ndash = true[^\n]*", "", induction.source).encode(), "w")
+    with_dash, no_dash = (_read_paths(texts, p)[0] for p in (induction.profile(), without))
+    for line, number in stuck.items():
+        path = with_dash.get(line)
+        assert path is not None and label_key(path[-1]) == number
+        assert line not in no_dash
+
+
+def test_articles_numbered_through_the_act_are_held_by_its_divisions(tmp_path: Path) -> None:
+    """Articles count on across the títulos (`Art. 13` under TITULO I, `Art. 14` under TITULO
+    II), as the títulos count on across them: each título opens a stretch of articles, so the
+    articles nest in the títulos (counted through) rather than standing beside them, and every
+    article's path read holds its título's number as the truth does."""
+    script = _numbering_truth()
+    texts = _laws("ar", tmp_path)["ar/LEY-17319.md"]
+    induction = induce_profile(texts)
+    titles = [lv for lv in induction.levels if lv.shape.kind == "roman-upper" and lv.shape.word]
+    articles = max(induction.levels, key=lambda lv: lv.labels)
+    assert titles and articles.rank > min(lv.rank for lv in titles)
+    assert articles.through_because is not None
+    for text in texts:
+        parse = parse_text("v", text, induction.profile())
+        units = [u for u in script.read_units("ar", text) if len(u[2]) == 2]
+        assert len(units) >= 50
+        right = sum(_right(parse, text, start, keys) for start, _, keys in units)
+        assert right >= 0.9 * len(units)
+
+
+@pytest.mark.parametrize(
+    ("law", "line", "label"),
+    [
+        pytest.param(
+            "lu/leg-loi-2008-12-19-n12.md", "### Art. 14*bis*.", "14bis", id="latin-in-emphasis"
+        ),
+        pytest.param(
+            "lu/leg-rgd-2002-04-29-n6.md", "#### Art. 1<sup>er</sup>.", "1", id="superscript-er"
+        ),
+    ],
+)
+def test_labels_in_markup_keep_their_suffix_and_lose_their_indicator(
+    tmp_path: Path, law: str, line: str, label: str
+) -> None:
+    """An inserted unit keeps its Latin suffix written inside emphasis (`14*bis*` is 14bis, after
+    14), and an ordinal indicator in superscript is no suffix (`1<sup>er</sup>` is 1)."""
+    texts = _laws("lu", tmp_path)[law]
+    profile = induce_profile(texts).profile()
+    read = [paths[found] for paths in _read_paths(texts, profile) for found in paths
+            if found.startswith(line)]  # fmt: skip
+    assert read and all(path is not None and label_key(path[-1]) == label for path in read)
+
+
+def test_a_heading_word_is_one_shape_with_or_without_its_accent() -> None:
+    """`Título I` and `TITULO II` are one level's labels: the shape's word is folded (case,
+    accents), the level's words keep each spelling as printed."""
+    (first,) = label_token("Título I", 0, 0, "heading")
+    (second,) = label_token("TITULO II", 0, 0, "heading")
+    assert first.shape == second.shape and first.word == "Título"

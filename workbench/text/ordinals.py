@@ -42,7 +42,8 @@ _MULTI_PART = re.compile(
     rf"[A-Za-z]{{0,3}}\d+(?:-\d+)*-(?P<n>\d+)(?P<s>[A-Za-z]*)(?:-(?P<t>{_LATIN}))?"
 )
 _NUMBER = re.compile(r"[A-Za-z]{0,3}?(?P<n>\d+)(?P<s>[A-Za-z]*)(?:-(?P<t>\S+))?")
-_LETTERS = re.compile(r"(?P<l>[A-Za-z]{1,3})(?:-(?P<t>\S+))?")
+# One to three letters, or a longer Roman numeral (`viii`, `XXIII`: four letters and more).
+_LETTERS = re.compile(r"(?P<l>[A-Za-z]{1,3}|[ivxlc]{4,9}|[IVXLC]{4,9})(?:-(?P<t>\S+))?")
 _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
 # A well-formed Roman numeral up to 399 (C, X and I at most three times, IV/IX/XL/XC subtractive).
 _ROMAN_STRICT = re.compile(r"c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})")
@@ -103,7 +104,7 @@ def ordinal(component: str, sequence: str = "numeric") -> Ordinal | None:
        letters or a Latin word after it are its suffix (`111-1-bis`).
     7. Digits after up to three letters (`R1`, `M2`, `L5`) give their number; letters or `-N` after
        them give the suffix (`5a` is (5, "a"), `3-bis` is (3, "bis")).
-    8. One to three letters: with `sequence = "roman"` a Roman numeral (`iv` is 4); with any
+    8. One to three letters (or a Roman numeral of four or more: `VIII`): with `sequence = "roman"` a Roman numeral (`iv` is 4); with any
        sequence but `alpha`, letters after a word that form a well-formed Roman numeral
        (`Titre IV`, `Chapter XII`, `PART I`) read as that numeral too; otherwise the first letter's
        place in the alphabet, a doubled letter continuing past `z` (`aa` is 27, `bb` 28), and the
@@ -145,6 +146,8 @@ def ordinal(component: str, sequence: str = "numeric") -> Ordinal | None:
     if sequence == "roman" or (sequence != "alpha" and after_word and is_roman(letters)):
         value = roman_value(letters)
         return (value, tail) if value else None
+    if len(letters) > 3:
+        return None  # four letters and more are a Roman numeral or nothing
     return _alphabet(letters, tail)
 
 

@@ -19,6 +19,7 @@ every label `label_token` read as that shape.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -37,13 +38,17 @@ _WORD = re.compile(rf"§§?|[^\W\d_a-z][^\W\d_]{{0,{MAX_WORD - 1}}}\.?")
 # A number written as a word, after a heading's word, alone on its line (`PART FIRST`): its value
 # is an ordinal word's (`ordinal_words`) or its place in the texts' own order.
 _WORD_NUMBER = re.compile(r"(?P<number>[^\W\d_]{2,})\.?")
+_LATIN_WORDS = "|".join(sorted(LATIN_INSERTIONS, key=len, reverse=True))
+# An inserted unit's suffix fused to its number: one or two letters (`10a`) or a Latin
+# multiplicative (`14bis`, as `14*bis*` reads with its emphasis left out).
 _NUMBER = re.compile(
     r"(?P<open>\()?"
     r"(?:(?P<dotted>\d+(?:\.\d+)+)"
     r"|(?P<letter_dotted>[A-Z](?:\.\d+)+)"
     r"|(?P<hyphenated>(?P<hprefix>[A-Z]{1,2})?\d+(?:-\d+)+(?:\.\d+)?[a-z]?)"
     r"|(?P<degree>\d+(?:°|º|er|re))"
-    r"|(?P<prefix>[A-Z]{1,2})?(?P<digits>\d+)(?P<insert>[a-z]{0,2}|[A-Z](?=\)))"
+    r"|(?P<prefix>[A-Z]{1,2})?(?P<digits>\d+)"
+    rf"(?P<insert>(?:{_LATIN_WORDS})(?![a-z])|[a-z]{{0,2}}|[A-Z](?=\)))"
     r"|(?P<letters>[A-Za-z]{1,4})(?P<sub>-(?:\d+|[a-z]{1,3})|\.\d+(?=\)))?)"
     r"(?P<close>\))?(?P<mark>[.:])?"
 )
@@ -55,7 +60,6 @@ _NUMBER = re.compile(
 _AFTER = re.compile(
     rf"(?:(?P<insert>[a-z]{{1,2}})[ \t]+)?(?P<after>§§?|[^\W\d_]{{1,{MAX_WORD}}})(?P<dot>\.)?(?=[ \t]|$)"
 )
-_LATIN_WORDS = "|".join(sorted(LATIN_INSERTIONS, key=len, reverse=True))
 _LATIN = re.compile(rf"(?:{_LATIN_WORDS})\b")
 # What may start the text after a number with no marks: not a lower-case letter, a digit or the
 # punctuation that continues a number or a sentence ("1 75.00", "2 percent", "5, 6"), unless
@@ -118,6 +122,7 @@ class Token:
     indent: int
     inner: bool = False
     heading_depth: int = 0  # the `#` marks of the Markdown heading it stands in (0: none)
+    dash: bool = False  # a dash right after the number, no space between (`ARTICULO 18.—`)
     value: int | None = None  # a number written as a word: its place (`ordinal_words`)
 
     @property
@@ -138,8 +143,10 @@ class Token:
 
 
 def word_key(word: str) -> str:
-    """The shape's name for a word: lower case, no dot (`SEC.` -> `sec`)."""
-    return word.rstrip(".").lower()
+    """The shape's name for a word: lower case, no dot, no accents (`SEC.` -> `sec`; `Título`
+    and `TITULO` are one word, printed with and without its accent)."""
+    folded = unicodedata.normalize("NFKD", word.rstrip(".").lower())
+    return "".join(c for c in folded if not unicodedata.combining(c))
 
 
 def same_word(a: str, b: str) -> bool:
@@ -147,14 +154,15 @@ def same_word(a: str, b: str) -> bool:
     return a.startswith(b) or b.startswith(a)
 
 
-def _number(text: str) -> tuple[re.Match[str], str] | None:
-    """The number token at the start of `text`, followed by white space or the end, and a Latin
-    insertion word after it if there is one."""
+def _number(text: str, *, dash: bool = False) -> tuple[re.Match[str], str] | None:
+    """The number token at the start of `text`, followed by white space or the end (or, with
+    `dash`, a dash: after a word, `ARTICULO 18.—` sets its title apart so), and a Latin insertion
+    word after it if there is one."""
     match = _NUMBER.match(text)
     if not match or (match.group("open") and not match.group("close")):
         return None  # "(a" is no label; "a)" is
     rest = text[match.end() :]
-    if rest and rest[0] not in " \t":
+    if rest and rest[0] not in " \t" and not (dash and rest[0] in _DASHES):
         return None
     latin = _LATIN.match(rest.lstrip(" \t"))
     if latin and match.group("mark") is None:
@@ -228,8 +236,10 @@ def label_token(content: str, start: int, indent: int, place: Place) -> list[Tok
         close = (match.group("close") or "") + (match.group("mark") or "")
         if word and kind == "degree":
             kind = "digits"  # after a word, `Art. 2º` and `Art. 10`: one shape, the sign comes and goes
-        if close in ("", ".") and (kind == "dotted" or prefix):
-            close = ".?"  # "1.1." and "1.1", "R1." and "R1": one shape, the dot comes and goes
+        if close in ("", ".") and (kind == "dotted" or prefix or (word and kind == "digits")):
+            # "1.1." and "1.1", "R1." and "R1", `Art. 10 —` and `Art. 11. —`: one shape, the
+            # dot comes and goes
+            close = ".?"
         shape = Shape(
             place=place,
             word=word_key(word),
@@ -250,6 +260,7 @@ def label_token(content: str, start: int, indent: int, place: Place) -> list[Tok
                 char_start=start + at,
                 indent=indent,
                 inner=bool(tokens),
+                dash=bool(word) and rest[used : used + 1] in _DASHES,
             )
         )
         skip = len(rest[used:]) - len(rest[used:].lstrip(" \t"))
@@ -303,7 +314,7 @@ def _read_one(rest: str, *, allow_word: bool) -> tuple[str, re.Match[str], str, 
             word = None  # a word that opens a label is capitalised
         if word and rest[word.end() : word.end() + 1] in (" ", "\t"):
             after = rest[word.end() :].lstrip(" \t")
-            found = _number(after)
+            found = _number(after, dash=True)
             if found is not None:
                 match, latin = found
                 used = len(rest) - len(after) + match.end()
@@ -362,8 +373,9 @@ def _is_roman_here(here: str, before: str, after: str) -> bool:
 
 
 _INDICATORS = r"(?:°|º|er|re)"
+_FUSED = rf"(?:(?:{_LATIN_WORDS})(?![a-z])|[a-z]{{1,2}}|[A-Z](?=\)))"  # `10a`, `14bis`, `(4A)`
 _NUMBER_PATTERN: dict[str, str] = {
-    "digits": r"\d+(?:[a-z]{1,2}|[A-Z](?=\)))?",
+    "digits": rf"\d+{_FUSED}?",
     "dotted": r"\d+(?:\.\d+)+",
     "letter-dotted": r"[A-Z](?:\.\d+)+",
     "hyphenated": r"\d+(?:-\d+)+(?:\.\d+)?[a-z]?",
@@ -392,7 +404,10 @@ def level_pattern(shape: Shape, latin: bool, decimal: bool = False) -> str:
         # The number without its ordinal indicator, as `ordinals` reads it (`1º` is 1).
         number, indicator = r"\d+", _INDICATORS
     elif shape.kind == "digits" and shape.word and not (shape.open or shape.close.startswith(")")):
-        indicator = "[°º]?"  # after a word the sign comes and goes (`Art. 2º`, `Art. 10`)
+        # After a word the sign comes and goes (`Art. 2º`, `Art. 10`, `Art. 1er`): an ordinal
+        # indicator is no inserted unit's letters, and is left out of the number.
+        number = re.escape(shape.prefix) + rf"\d+(?:(?!{_INDICATORS}(?![a-z])){_FUSED})?"
+        indicator = f"{_INDICATORS}?"
     if decimal:
         number = f"(?:{number})(?:\\.\\d+)*"
     if latin:
@@ -406,6 +421,8 @@ def level_pattern(shape: Shape, latin: bool, decimal: bool = False) -> str:
         number += r"\)"
     mark = shape.close.lstrip(")")
     title = rf"(?=[ \t]+{TITLE_START})"
+    if mark == ".?" and shape.word and shape.kind == "digits":
+        return f"(?P<number>{number}){indicator}\\.?"  # after a word the dot comes and goes
     if mark == ".?":  # the dot, or a title as `label_token` reads one after no mark
         return f"(?P<number>{number}){indicator}(?:\\.|{title})"
     pattern = f"(?P<number>{number}){indicator}" + re.escape(mark)
