@@ -14,6 +14,7 @@ jurisdiction; a label it cannot read gives None (an inconsistent step), never a 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +87,28 @@ def _alphabet(letters: str, tail: str) -> Ordinal:
     return first, letters[1:] + tail
 
 
+def numeral_value(numeral: str) -> int | None:
+    """The value of a number written in a script's numerals that are no decimal digits (`十二` is
+    12, `二十三` 23, `一百零五` 105, `Ⅳ` 4), each character's value read from Unicode
+    (`unicodedata.numeric`), or None if a character has none or is a decimal digit (`12`, `١٢`:
+    `int` reads those). The rule: a value under 10 is a digit (digits run on positionally: `二〇`
+    is 20); a power of ten from 10 to 1000 multiplies the digits before it (one if none) and adds
+    to the total; 10,000 and above multiply everything before them."""
+    total = current = 0
+    for char in numeral:
+        value = unicodedata.numeric(char, None)
+        if value is None or char.isdecimal() or value != int(value):
+            return None
+        if value < 10:
+            current = current * 10 + int(value)
+        elif value < 10_000:
+            total += (current or 1) * int(value)
+            current = 0
+        else:
+            total, current = (total + current) * int(value), 0
+    return total + current if numeral else None
+
+
 def ordinal(component: str, sequence: str = "numeric") -> Ordinal | None:
     """A label component's place in its sequence and its insertion suffix, or None.
 
@@ -110,6 +133,9 @@ def ordinal(component: str, sequence: str = "numeric") -> Ordinal | None:
        place in the alphabet, a doubled letter continuing past `z` (`aa` is 27, `bb` 28), and the
        other letters (and a `-N` after them) the suffix (`a-1` is (1, "1")).
 
+    9. A script's numerals that are no decimal digits (`十二`, `Ⅻ`) are their value
+       (`numeral_value`); decimal digits of any script (`١٢`, `१२`) are read as digits.
+
     Anything else (a word alone, punctuation) is None.
     """
     words = component.split()
@@ -130,6 +156,8 @@ def ordinal(component: str, sequence: str = "numeric") -> Ordinal | None:
     core = words[-1].rsplit(".", 1)[-1] if words[-1] else ""
     if not core:
         return None
+    if not core.isascii() and (value := numeral_value(core)) is not None:
+        return value, latin  # a script's numerals that are no digits (`十二`, `Ⅻ`)
     indicated = _INDICATOR.fullmatch(core)
     if indicated:
         return int(indicated.group("n")), latin

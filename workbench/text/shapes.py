@@ -18,26 +18,27 @@ every label `label_token` read as that shape.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from workbench.text.ordinals import LATIN_INSERTIONS, Ordinal, is_roman, ordinal
+from workbench.text.ordinals import LATIN_INSERTIONS, Ordinal, is_roman, numeral_value, ordinal
 
 Kind = Literal[
     "digits", "dotted", "letter-dotted", "hyphenated", "degree", "lower", "upper", "roman-lower",
-    "roman-upper", "letters-lower", "letters-upper", "word",
+    "roman-upper", "letters-lower", "letters-upper", "word", "numeral",
 ]  # fmt: skip
 Place = Literal["heading", "margin", "body"]
 
 MAX_WORD = 12  # letters in the word before a number: `Verordnung` fits, a sentence's word rarely
 
-_WORD = re.compile(rf"§§?|[^\W\d_a-z][^\W\d_]{{0,{MAX_WORD - 1}}}\.?")
 # A number written as a word, after a heading's word, alone on its line (`PART FIRST`): its value
 # is an ordinal word's (`ordinal_words`) or its place in the texts' own order.
 _WORD_NUMBER = re.compile(r"(?P<number>[^\W\d_]{2,})\.?")
+_NUMERAL_MARKS = "、.．"  # marks after a script's numerals (`一、`), as `.` after `1`
 _LATIN_WORDS = "|".join(sorted(LATIN_INSERTIONS, key=len, reverse=True))
 # An inserted unit's suffix fused to its number: one or two letters (`10a`) or a Latin
 # multiplicative (`14bis`, as `14*bis*` reads with its emphasis left out).
@@ -94,7 +95,7 @@ class Shape:
         example = {
             "digits": "1", "dotted": "1.1", "letter-dotted": "A.1", "hyphenated": "1-1",
             "degree": "1°", "lower": "a", "upper": "A", "roman-lower": "i", "roman-upper": "I",
-            "letters-lower": "a", "letters-upper": "A", "word": "<word>",
+            "letters-lower": "a", "letters-upper": "A", "word": "<word>", "numeral": "<numeral>",
         }[self.kind]  # fmt: skip
         close = "." if self.close == ".?" else self.close
         number = f"{'(' if self.open else ''}{self.prefix}{example}{close}"
@@ -212,6 +213,9 @@ def label_token(content: str, start: int, indent: int, place: Place) -> list[Tok
         named = _word_number(content, start, indent)
         if named is not None:
             return [named]
+    numeral = _numeral(content, start, indent, place)
+    if numeral is not None:
+        return [numeral]
     while True:
         rest = content[at:]
         found = _read_one(rest, allow_word=not tokens)
@@ -287,40 +291,90 @@ def _word_after(rest: str, used: int, title: str) -> tuple[str, str, str, int]:
     return word_key(after), insert, remainder, rest.index(title, used) + found.end()
 
 
+def _word_at(text: str) -> str | None:
+    """The word opening `text`, or None: `§` or `§§`, or a letter that is not lower case (a
+    capital, or a letter of a script without case: `المادة`) and at most `MAX_WORD` letters in
+    all, combining marks among them (`अनुच्छेद`), then a dot if there is one. Numerals that are
+    letters (`一`, `十`) open no word: they are a number (`_numeral`)."""
+    if text.startswith("§"):
+        return "§§" if text.startswith("§§") else "§"
+    if not text or not text[0].isalpha() or text[0].islower() or _is_numeral(text[0]):
+        return None
+    end = 1
+    while end < len(text) and end < MAX_WORD and _in_word(text[end]):
+        end += 1
+    return text[: end + 1] if text[end : end + 1] == "." else text[:end]
+
+
+def _in_word(char: str) -> bool:
+    return char.isalpha() or unicodedata.category(char).startswith("M")
+
+
+def _is_numeral(char: str) -> bool:
+    """A character with a numeric value that is no decimal digit (`十`, `Ⅻ`), outside ASCII, and
+    no superscript or subscript (`¹` marks a footnote)."""
+    return (
+        not char.isascii()
+        and not char.isdecimal()
+        and unicodedata.numeric(char, None) is not None
+        and not unicodedata.decomposition(char).startswith(("<super>", "<sub>"))
+    )
+
+
+def _numeral(content: str, start: int, indent: int, place: Place) -> Token | None:
+    """A label in a script's numerals that are no digits, with its one-letter markers: a letter
+    before (`第`) and a letter or a mark after (`条`, `章`, `、`), at least one of them, then white
+    space or the end (`第十二条 ...`, `第一章`): the numerals' value is `ordinals.numeral_value`."""
+    at = 1 if content[:1].isalpha() and not _is_numeral(content[0]) else 0
+    end = at
+    while end < len(content) and _is_numeral(content[end]):
+        end += 1
+    if end == at or numeral_value(content[at:end]) is None:
+        return None
+    after = content[end : end + 1]
+    marker = after.isalpha() and not _is_numeral(after)
+    mark = after if not marker and after in _NUMERAL_MARKS else ""
+    used = end + (1 if marker or mark else 0)
+    if not (at or marker or mark) or (used < len(content) and not content[used].isspace()):
+        return None
+    shape = Shape(place=place, word=content[:at], prefix="", kind="numeral", open=False,
+                  close=mark, after=after if marker else "")  # fmt: skip
+    return Token(shape=shape, number=content[at:end], word=content[:at], latin="",
+                 title=content[used:].strip(), char_start=start, indent=indent)  # fmt: skip
+
+
 def _word_number(content: str, start: int, indent: int) -> Token | None:
     """A heading that is a word and a number written as a word, nothing after (`PART FIRST`),
     when the number is no label `_read_one` reads (`PART IV` is a Roman numeral)."""
-    word = _WORD.match(content)
-    if not word or not content[word.end() : word.end() + 1].isspace() or word.group(0) == "§":
+    word = _word_at(content)
+    if not word or not content[len(word) : len(word) + 1].isspace() or word == "§":
         return None
-    after = content[word.end() :].lstrip()
+    after = content[len(word) :].lstrip()
     named = _WORD_NUMBER.fullmatch(after)
-    if named is None or not word.group(0)[0].isupper():
+    if named is None or not word[0].isupper():
         return None
     found = _read_one(content, allow_word=True)
     if found is not None and _kind(found[1], True) is not None:
         return None
-    shape = Shape(place="heading", word=word_key(word.group(0)), prefix="", kind="word",
+    shape = Shape(place="heading", word=word_key(word), prefix="", kind="word",
                   open=False, close="")  # fmt: skip
-    return Token(shape=shape, number=named.group("number"), word=word.group(0), latin="",
+    return Token(shape=shape, number=named.group("number"), word=word, latin="",
                  title="", char_start=start, indent=indent)  # fmt: skip
 
 
 def _read_one(rest: str, *, allow_word: bool) -> tuple[str, re.Match[str], str, int] | None:
     """(word as printed, number match, Latin word, characters used) for the label opening `rest`."""
     if allow_word:
-        word = _WORD.match(rest)
-        if word and word.group(0)[0] not in "§" and not word.group(0)[0].isupper():
-            word = None  # a word that opens a label is capitalised
-        if word and rest[word.end() : word.end() + 1] in (" ", "\t"):
-            after = rest[word.end() :].lstrip(" \t")
+        word = _word_at(rest)  # a word that opens a label is not lower case
+        if word and rest[len(word) : len(word) + 1] in (" ", "\t"):
+            after = rest[len(word) :].lstrip(" \t")
             found = _number(after, dash=True)
             if found is not None:
                 match, latin = found
                 used = len(rest) - len(after) + match.end()
                 if latin:
                     used = rest.index(latin, used) + len(latin)
-                return word.group(0), match, latin, used
+                return word, match, latin, used
     found = _number(rest)
     if found is None:
         return None
@@ -389,6 +443,21 @@ _NUMBER_PATTERN: dict[str, str] = {
 }
 
 
+@functools.cache
+def numeral_class() -> str:
+    """A regular-expression class of every character of the Basic Multilingual Plane that
+    `_is_numeral` takes for a numeral (`一`, `十`, `百`, `Ⅻ`, `〇`), as ranges: built once, when
+    a level of such numerals is first written."""
+    ranges: list[list[int]] = []
+    for code in range(0x80, 0x10000):
+        if _is_numeral(chr(code)):
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1][1] = code
+            else:
+                ranges.append([code, code])
+    return "".join(chr(a) if a == b else f"{chr(a)}-{chr(b)}" for a, b in ranges)
+
+
 def level_pattern(shape: Shape, latin: bool, decimal: bool = False) -> str:
     """The `pattern` of a profile level reading `shape` (its words go in the level's `words`).
 
@@ -398,6 +467,8 @@ def level_pattern(shape: Shape, latin: bool, decimal: bool = False) -> str:
     `decimal`. A number with no word and no marks must be followed by white
     space and a character that may start a title (`TITLE_START`), as `label_token` read it.
     """
+    if shape.kind == "numeral":  # the numerals, then the letter or mark after them (`十二条`)
+        return f"(?P<number>[{numeral_class()}]+)" + re.escape(shape.after + shape.close)
     number = re.escape(shape.prefix) + _NUMBER_PATTERN[shape.kind]
     indicator = ""
     if shape.kind == "degree" and not (latin or shape.open or shape.close.startswith(")")):
