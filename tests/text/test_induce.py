@@ -22,7 +22,14 @@ from tests.text.relabel import WRITERS, relabel
 from tests.text.test_structure import _text_version
 from workbench.cli import main
 from workbench.corpus import admit
-from workbench.evals.paths import TruthUnit, label_key, score_family
+from workbench.evals.paths import (
+    Agreement,
+    TruthUnit,
+    agreement,
+    label_key,
+    locate,
+    score_family,
+)
 from workbench.measure.family import measure_family
 from workbench.models import Version
 from workbench.text import profiles
@@ -278,6 +285,35 @@ def test_an_induced_profile_reads_the_documents_own_paths(
     induced = score.induced.agree / score.induced.placed
     assert induced >= 0.9
     assert 100 * induced >= 100 * score.shipped.agree / score.shipped.placed - 5
+
+
+@pytest.mark.slow
+def test_measures_printed_before_the_parts_stay_companions(corpus_workspace: Workspace) -> None:
+    """CIP-009 prints each requirement's measure (`M1.`) before the requirement's parts (`1.1`
+    ...), and one version's text lost a `R2.`: the measures are still companions of the
+    requirements (ranked below every body shape, holding nothing), so no part of a requirement
+    is read inside a measure, and most of the document's own requirement paths are read."""
+    script = _truth_script()
+    versions = [
+        v for v in corpus_workspace.versions("nerc-cip-009") if v.version_id.endswith(".pdf")
+    ]
+    induction = induce_profile([v.text for v in versions])
+    rank = {level.shape.describe(): level.rank for level in induction.levels}
+    assert rank["M1."] > max(r for shape, r in rank.items() if shape != "M1.")
+    total = Agreement(agree=0, placed=0)
+    for version in versions:
+        read = script.READERS[version.jurisdiction]
+        units = [
+            TruthUnit(unit_id=u.unit_id, path=u.path, heading=u.heading, text=u.text)
+            for u in read((STORE / version.version_id).read_bytes(), version.version_id)
+        ]
+        placed = locate("requirements", version.text, units)
+        parse = parse_structure(version, induction.profile())
+        total += agreement(parse, placed)
+        for unit in placed:
+            path = parse.path_at(unit.char_start) or ()
+            assert not any(re.fullmatch(r"M\d+", label_key(p)) for p in path), (unit, path)
+    assert total.placed >= 30 and total.agree * 2 > total.placed
 
 
 # ---------------------------------------------------------------------------------------------
