@@ -1,6 +1,8 @@
 """The induction scorecard: jurisdictions the workbench has never seen, and the shared corpus's.
 
-Run: `make bench` (or `.venv/bin/python benchmarks/bench_numbering.py [--write-docs]`). First the
+Run: `make bench` (or `.venv/bin/python benchmarks/bench_numbering.py [--write-docs] [--misses J]`;
+`--misses J` scores jurisdiction J alone and lists each unit the automatic choice missed: its law
+and version, its line, the truth's path and the path read). First the
 Legalize bundles: every version of every law in `../shared/external/numbering/*.bundle` (each
 commit changing a law's file) is read as a text version, as `corpus add --from-git` would hold it,
 under its bundle's country code as jurisdiction, which no shipped profile names. Their truth is
@@ -32,13 +34,14 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 
 from bench_induce import RULES, load_truth_script, readable, truth_units
 from bench_profiles import _versions
 from bench_spine import ROOT, bench_options, report_to_docs, script_module
 
-from workbench.evals.paths import Agreement, Placed, agreement, locate
+from workbench.evals.paths import Agreement, Placed, agreement, agrees, locate
 from workbench.models import Version, text_sha256
 from workbench.text.choice import family_reading, read_numbering
 from workbench.text.induce import induce_profile
@@ -87,8 +90,22 @@ def right(parse: StructureParse, text: str, start: int, path: list[str]) -> bool
     )
 
 
+def _miss(version: Version, start: int, truth: Sequence[str], parse: StructureParse) -> None:
+    """Print one unit the automatic choice missed: where, its line, the truth's path, the read."""
+    end = version.text.find("\n", start)
+    end = len(version.text) if end < 0 else end
+    found = parse.path_at(end - 1)
+    print(
+        f"{version.family}@{version.version_order} {start}: {version.text[start:end][:70]!r}\n"
+        f"    truth {list(truth)}  read {list(found) if found is not None else None}"
+    )
+
+
 def _score(
-    profile: Profile | None, versions: list[Version], units: dict[str, list[TruthUnit]]
+    profile: Profile | None,
+    versions: list[Version],
+    units: dict[str, list[TruthUnit]],
+    misses: bool = False,
 ) -> tuple[int, int]:
     if profile is None:
         return 0, 0
@@ -96,7 +113,10 @@ def _score(
     for version in versions:
         parse = parse_structure(version, profile)
         for start, _, path in units[version.version_id]:
-            hits += right(parse, version.text, start, path)
+            hit = right(parse, version.text, start, path)
+            if misses and not hit:
+                _miss(version, start, path, parse)
+            hits += hit
             total += 1
     return hits, total
 
@@ -105,7 +125,7 @@ def _pct(hits: int, total: int) -> str:
     return f"{100 * hits / total:6.2f}%" if total else "    n/a"
 
 
-def run() -> None:
+def run(misses: str | None = None) -> None:
     script = script_module("numbering_truth")
     laws: dict[str, dict[str, list[Version]]] = defaultdict(lambda: defaultdict(list))
     units: dict[str, list[TruthUnit]] = {}
@@ -114,6 +134,8 @@ def run() -> None:
         for bundle in sorted(BUNDLES.glob("*.bundle")):
             for path, order, commit, text in script.bundle_versions(bundle, Path(tmp)):
                 jurisdiction, family = path.split("/")[0], path.removesuffix(".md")
+                if misses is not None and jurisdiction != misses:
+                    continue
                 version = _version(jurisdiction, family, order, commit, text)
                 laws[jurisdiction][family].append(version)
                 units[version.version_id] = script.read_units(jurisdiction, text)
@@ -134,7 +156,9 @@ def run() -> None:
             chosen[choice.how if choice.how != "automatic" else choice.profile.name] += 1
             suggested = induce_profile([v.text for v in versions]).profile()
             for name, profile in (("auto", choice.profile), ("suggest", suggested)):
-                hits, total = _score(profile, versions, units)
+                hits, total = _score(
+                    profile, versions, units, misses=name == "auto" and misses is not None
+                )
                 totals[name][0] += hits
                 totals[name][1] += total
             hits, total = _score(named, versions, units)
@@ -149,29 +173,41 @@ def run() -> None:
             + ", ".join(f"{how} {n}" for how, n in sorted(chosen.items()))
             + f" | {meets} |"
         )
-    _shared_corpus_rows()
+    if misses is None or not laws:
+        _shared_corpus_rows(misses)
     print(f"\n{time.perf_counter() - started:.1f} s")
 
 
 def _agreement(
-    profile: Profile | None, family: list[Version], placed: dict[str, list[Placed]]
+    profile: Profile | None,
+    family: list[Version],
+    placed: dict[str, list[Placed]],
+    misses: bool = False,
 ) -> Agreement:
     total = Agreement(agree=0, placed=0)
     if profile is None:
         return total
     for version in family:
-        total += agreement(parse_structure(version, profile), placed[version.version_id])
+        parse = parse_structure(version, profile)
+        total += agreement(parse, placed[version.version_id])
+        for unit in placed[version.version_id] if misses else ():
+            if not agrees(parse.path_at(unit.char_start), unit.chain):
+                _miss(version, unit.char_start, unit.chain, parse)
     return total
 
 
-def _shared_corpus_rows() -> None:
+def _shared_corpus_rows(misses: str | None = None) -> None:
     """The shared corpus's jurisdictions whose documents carry their own identifiers, scored by
     `scripts/alignment_truth.py`'s units placed as `evals.paths.locate` places them; the automatic
     choice is made with the profile naming the jurisdiction withheld (as if it were new)."""
     script = load_truth_script()
     families: dict[str, dict[str, list[Version]]] = defaultdict(lambda: defaultdict(list))
     for version in _versions():
-        if version.jurisdiction in RULES and readable(version):
+        if (
+            version.jurisdiction in RULES
+            and readable(version)
+            and misses in (None, version.jurisdiction)
+        ):
             families[version.jurisdiction][version.family].append(version)
     shipped = shipped_profiles()
     for jurisdiction, by_family in sorted(families.items()):
@@ -196,7 +232,7 @@ def _shared_corpus_rows() -> None:
             how = "marks" if choice.marked else choice.how
             chosen[how if how != "automatic" else choice.profile.name] += 1
             suggested = induce_profile([v.text for v in family]).profile()
-            auto += _agreement(choice.profile, family, placed)
+            auto += _agreement(choice.profile, family, placed, misses=misses is not None)
             suggest += _agreement(suggested, family, placed)
             own += _agreement(named, family, placed)
         meets = "yes" if auto.placed and auto.agree >= TARGET * auto.placed else "no"
@@ -211,5 +247,8 @@ def _shared_corpus_rows() -> None:
 
 
 if __name__ == "__main__":
-    options = bench_options(__doc__, sys.argv[1:])
-    report_to_docs(run, "bench:numbering", options["--write-docs"])
+    options = bench_options(__doc__, sys.argv[1:], valued=("--misses",))
+    if options["--misses"] is not None:
+        run(options["--misses"])
+    else:
+        report_to_docs(run, "bench:numbering", options["--write-docs"])

@@ -9,7 +9,7 @@ Markdown renderings of official consolidated law; each jurisdiction prints its i
 own way, so each has its own reader here (`READERS`): a truth reads the documents as they are, the
 workbench's inducer must not. A reader is a list of unit kinds, outermost first, each a pattern
 over a heading or bold line with its markup removed (heading `#`s, emphasis `*`, `<sup>` tags),
-case aside; the
+case aside (a line opening in lower case is none: it continues a wrapped sentence); the
 pattern's `key` group is the unit's identifier: its number as printed, with its insertion suffix
 (`10a`, `8 bis` -> `8bis`; `1<sup>er</sup>` -> `1`), or a division's numeral or ordinal word as
 printed, in lower case. A unit closes every open unit of its kind or a deeper one; its path is the
@@ -80,10 +80,16 @@ _QUOTED = ("«", '"', "“", "„")
 def _stripped(jurisdiction: str, line: str) -> str:
     """A line without its heading `#`s, emphasis and (where `QUOTED_UNITS`) opening quotation
     mark, its spaces single; "" for a plain line where identifiers stand only in headings and
-    bold lines, and for a quoted one where quotes are another act's text (`PLAIN_LINES`)."""
+    bold lines, for a quoted one where quotes are another act's text (`PLAIN_LINES`), and for one
+    opening in lower case: an identifier's word is capitalised, a line opening in lower case
+    continues a sentence (the mirror makes a heading of some wrapped lines)."""
     if jurisdiction not in PLAIN_LINES and not line.startswith(("#", "*")):
         return ""
     text = " ".join(_MARKUP.sub("", line.lstrip("#")).split())
+    if text[:1].islower():
+        return (
+            ""  # a wrapped sentence's next line the mirror made a heading (`##### artículo 22 no`)
+        )
     if text.startswith(_QUOTED):
         return text.lstrip("".join(_QUOTED)) if jurisdiction in QUOTED_UNITS else ""
     return text

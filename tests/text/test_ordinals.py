@@ -8,6 +8,7 @@ from workbench.text.ordinals import (
     Ordinal,
     expected_label,
     inconsistent_step,
+    numeral_value,
     ordinal,
     step_consistent,
     suffix_rank,
@@ -57,6 +58,9 @@ from workbench.text.structure import ordinal as structure_ordinal
         pytest.param("Appendix A", "alpha", (1, ""), id="appendix-alpha"),
         pytest.param("Appendix C", "alpha", (3, ""), id="alpha-sequence-keeps-letters"),
         pytest.param("(iv)", "roman", (4, ""), id="roman-sequence"),
+        pytest.param("(viii)", "roman", (8, ""), id="roman-of-four-letters"),
+        pytest.param("CAPITULO XVIII", "numeric", (18, ""), id="roman-of-five-letters-after-word"),
+        pytest.param("(viii)", "alpha", None, id="four-letters-are-no-alphabet-letter"),
         pytest.param("(i)", "alpha", (9, ""), id="alpha-sequence-i"),
         pytest.param("IV.", "roman", (4, ""), id="trailing-dot"),
         pytest.param("Section", "numeric", None, id="word-alone"),
@@ -67,6 +71,30 @@ from workbench.text.structure import ordinal as structure_ordinal
 def test_ordinal(component: str, sequence: str, expected: Ordinal | None) -> None:
     assert ordinal(component, sequence) == expected
     assert structure_ordinal(component, sequence) == expected, "structure delegates to the rule"
+
+
+@pytest.mark.parametrize(
+    ("numeral", "value"),
+    [
+        pytest.param("一", 1, id="cjk-one"),
+        pytest.param("十", 10, id="cjk-ten-alone"),
+        pytest.param("十二", 12, id="cjk-ten-then-digit"),
+        pytest.param("二十三", 23, id="cjk-digit-ten-digit"),
+        pytest.param("一百零五", 105, id="cjk-hundred-zero-five"),
+        pytest.param("三千二百", 3200, id="cjk-thousands"),
+        pytest.param("二〇", 20, id="cjk-positional-zero"),
+        pytest.param("Ⅻ", 12, id="roman-numeral-sign"),
+        pytest.param("١٢", None, id="arabic-indic-digits-are-digits"),
+        pytest.param("½", None, id="a-fraction-is-no-ordinal"),
+        pytest.param("十a", None, id="a-letter-is-no-numeral"),
+        pytest.param("", None, id="empty"),
+    ],
+)
+def test_numeral_value(numeral: str, value: int | None) -> None:
+    """A script's numerals that are no decimal digits, read from Unicode's numeric values."""
+    assert numeral_value(numeral) == value
+    if value is not None:
+        assert ordinal(numeral) == (value, "")
 
 
 def test_the_cases_that_were_wrong_read_right() -> None:

@@ -76,6 +76,7 @@ def induce_profile(texts: Sequence[str]) -> Induction:
     layout = _layout(texts)
     scanned = [_scan(text, layout) for text in texts]
     scanned = _one_word_per_shape(scanned)
+    scanned = _one_place_per_word(scanned)
     scanned = _word_values(scanned)
     kept, _ = _kept_shapes(texts, scanned)
     scanned = [_fold_insertions(text, kept) for text in scanned]
@@ -144,7 +145,7 @@ def _layout(texts: Sequence[str]) -> _Layout:
         markdown_headings=headings >= MIN_HEADINGS,
         furniture=induce_furniture(texts),
         inline_markup=sum(_hidden_label(line) for t in texts for line in t.split("\n"))
-        >= MIN_HEADINGS,
+        >= min(MIN_HEADINGS, len(texts)),
     )
 
 
@@ -235,6 +236,21 @@ def _one_word_per_shape(scanned: list[list[Token]]) -> list[list[Token]]:
          for t in text]
         for text in scanned
     ]  # fmt: skip
+
+
+def _one_place_per_word(scanned: list[list[Token]]) -> list[list[Token]]:
+    """Labels with a word read outside Markdown headings take the heading shape of the same word,
+    number and marks where the texts have one (`Art 3` between `### Art. 2.` and `### Art. 4.`:
+    one level, written as a heading or not); their level is then read outside headings too."""
+    headed = {replace(t.shape, place="body") for text in scanned for t in text
+              if t.shape.place == "heading" and t.shape.word}  # fmt: skip
+
+    def placed(token: Token) -> Token:
+        if token.shape.place != "heading" and replace(token.shape, place="body") in headed:
+            return replace(token, shape=replace(token.shape, place="heading"))
+        return token
+
+    return [[placed(t) for t in text] for text in scanned]
 
 
 def _word_values(scanned: list[list[Token]]) -> list[list[Token]]:
@@ -427,7 +443,10 @@ def _levels(
                 words=_spellings(words),
                 rank=ranks[shape],
                 sequence="none" if shape == document else sequence,
-                title="required" if titled >= TITLE_SHARE * len(found) else "optional",
+                # A Markdown heading is a label on its own line: no title needed (`### Art. 15.`).
+                title="required"
+                if titled >= TITLE_SHARE * len(found) and shape.place != "heading"
+                else "optional",
                 latin=any(t.latin for t in found),
                 decimal=kind not in ("dotted", "letter-dotted")
                 and any("." in t.number for t in found),
@@ -436,6 +455,8 @@ def _levels(
                 counting=good / max(good + broken, 1),
                 inside=_inside(tokens, shape),
                 document_number=shape == document,
+                dash=any(t.dash for t in found),
+                in_body=any(not t.heading_depth for t in found),
             )
         )
     place = {"heading": 0, "margin": 1, "body": 2}

@@ -35,6 +35,8 @@ class InducedLevel:
     document_number: bool = False
     unchecked_because: float | None = None  # inconsistent share under parents, if unchecked
     through_because: float | None = None  # inconsistent share under parents, if counted through
+    dash: bool = False  # a dash stands right after some of its labels (`ARTICULO 18.—`)
+    in_body: bool = False  # a heading shape some of whose labels stand outside headings
 
     @property
     def name(self) -> str:
@@ -96,9 +98,11 @@ def _level_lines(level: InducedLevel) -> list[str]:
         lines.append('counts = "through"')
     if level.title != "optional":
         lines.append(f"title = {_string(level.title)}")
+    if level.dash:
+        lines.append("dash = true  # a dash may follow the label directly")
     if shape.place == "margin":
         lines += ["heading = true", "indent_max = 0"]
-    if shape.place == "heading":
+    if shape.place == "heading" and not level.in_body:
         lines.append("only_in_headings = true")
     return lines
 

@@ -12,7 +12,11 @@ from workbench.text.shapes import Shape, Token
 
 SIBLING_EVIDENCE = 2
 SIBLING_SHARE = 0.25  # the weaker direction against the stronger, at the least
-COMPANION_SHARE = 0.9
+COMPANION_SHARE = (
+    0.8  # one requirement label the text lost (a wrapped `R2.`) leaves its measure a companion
+)
+HOLD_SHARE = 0.8  # of a sparse shape's labels with a label of the dense one before its next
+HOLD_RATIO = 2  # labels of the dense shape per label of the sparse one, at the least
 
 
 def _names_parent(child: Token, parent: Token) -> bool:
@@ -142,6 +146,42 @@ def _by_heading_depth(
     return [(a, b) for a in sorted(depth) for b in sorted(depth) if depth[a] < depth[b]]
 
 
+def _held(
+    tokens: Sequence[Sequence[Token]],
+    kept: frozenset[Shape],
+    across: Counter[tuple[Shape, Shape]],
+) -> list[tuple[Shape, Shape]]:
+    """(parent, child) for shapes where each parent label opens a stretch of child labels that
+    count on across the parents (the rule is in the module docstring), most child labels first; a
+    companion (`M1` after `R1`) holds nothing."""
+    labels: Counter[Shape] = Counter(t.shape for text in tokens for t in text if t.shape in kept)
+    place = {"heading": 0, "margin": 1, "body": 2}
+    companions = set(_companions(tokens, kept))
+    found = []
+    for parent in sorted(kept):
+        for child in sorted(kept):
+            if (
+                parent == child
+                or parent in companions
+                or place[parent.place] > place[child.place]
+                or across[(parent, child)] < SIBLING_EVIDENCE
+                or labels[child] < HOLD_RATIO * labels[parent]
+            ):
+                continue
+            opening = 0
+            for text in tokens:
+                pending = False  # a parent label with no child label after it yet
+                for token in text:
+                    if token.shape == parent:
+                        pending = True
+                    elif token.shape == child and pending:
+                        opening += 1
+                        pending = False
+            if opening >= HOLD_SHARE * labels[parent]:
+                found.append((-labels[child], parent, child))
+    return [(parent, child) for _, parent, child in sorted(found)]
+
+
 def ranks(
     tokens: Sequence[Sequence[Token]], kept: frozenset[Shape], document: Shape | None
 ) -> dict[Shape, int]:
@@ -154,6 +194,9 @@ def ranks(
     children: dict[Shape, set[Shape]] = defaultdict(set)
     for parent, child in _by_heading_depth(tokens, kept):
         children[parent].add(child)
+    for parent, child in _held(tokens, kept, across):
+        if not _reaches(children, child, parent):
+            children[parent].add(child)
     for _, (parent, child) in candidates:
         if parent in kept and child in kept and not _reaches(children, child, parent):
             children[parent].add(child)

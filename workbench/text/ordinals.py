@@ -5,6 +5,7 @@ it cannot read gives None, never a guess. The table of readings: docs/profiles.m
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +34,8 @@ _MULTI_PART = re.compile(
     rf"[A-Za-z]{{0,3}}\d+(?:-\d+)*-(?P<n>\d+)(?P<s>[A-Za-z]*)(?:-(?P<t>{_LATIN}))?"
 )
 _NUMBER = re.compile(r"[A-Za-z]{0,3}?(?P<n>\d+)(?P<s>[A-Za-z]*)(?:-(?P<t>\S+))?")
-_LETTERS = re.compile(r"(?P<l>[A-Za-z]{1,3})(?:-(?P<t>\S+))?")
+# One to three letters, or a longer Roman numeral (`viii`, `XXIII`: four letters and more).
+_LETTERS = re.compile(r"(?P<l>[A-Za-z]{1,3}|[ivxlc]{4,9}|[IVXLC]{4,9})(?:-(?P<t>\S+))?")
 _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
 # A well-formed Roman numeral up to 399 (C, X and I at most three times, IV/IX/XL/XC subtractive).
 _ROMAN_STRICT = re.compile(r"c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})")
@@ -76,6 +78,28 @@ def _alphabet(letters: str, tail: str) -> Ordinal:
     return first, letters[1:] + tail
 
 
+def numeral_value(numeral: str) -> int | None:
+    """The value of a number written in a script's numerals that are no decimal digits (`十二` is
+    12, `二十三` 23, `一百零五` 105, `Ⅳ` 4), each character's value read from Unicode
+    (`unicodedata.numeric`), or None if a character has none or is a decimal digit (`12`, `١٢`:
+    `int` reads those). The rule: a value under 10 is a digit (digits run on positionally: `二〇`
+    is 20); a power of ten from 10 to 1000 multiplies the digits before it (one if none) and adds
+    to the total; 10,000 and above multiply everything before them."""
+    total = current = 0
+    for char in numeral:
+        value = unicodedata.numeric(char, None)
+        if value is None or char.isdecimal() or value != int(value):
+            return None
+        if value < 10:
+            current = current * 10 + int(value)
+        elif value < 10_000:
+            total += (current or 1) * int(value)
+            current = 0
+        else:
+            total, current = (total + current) * int(value), 0
+    return total + current if numeral else None
+
+
 def ordinal(component: str, sequence: str = "numeric") -> Ordinal | None:
     """A label component's place in its sequence and its insertion suffix, or None.
 
@@ -94,11 +118,14 @@ def ordinal(component: str, sequence: str = "numeric") -> Ordinal | None:
        letters or a Latin word after it are its suffix (`111-1-bis`).
     7. Digits after up to three letters (`R1`, `M2`, `L5`) give their number; letters or `-N` after
        them give the suffix (`5a` is (5, "a"), `3-bis` is (3, "bis")).
-    8. One to three letters: with `sequence = "roman"` a Roman numeral (`iv` is 4); with any
+    8. One to three letters (or a Roman numeral of four or more: `VIII`): with `sequence = "roman"` a Roman numeral (`iv` is 4); with any
        sequence but `alpha`, letters after a word that form a well-formed Roman numeral
        (`Titre IV`, `Chapter XII`, `PART I`) read as that numeral too; otherwise the first letter's
        place in the alphabet, a doubled letter continuing past `z` (`aa` is 27, `bb` 28), and the
        other letters (and a `-N` after them) the suffix (`a-1` is (1, "1")).
+
+    9. A script's numerals that are no decimal digits (`十二`, `Ⅻ`) are their value
+       (`numeral_value`); decimal digits of any script (`١٢`, `१२`) are read as digits.
 
     Anything else (a word alone, punctuation) is None.
     """
@@ -120,6 +147,8 @@ def ordinal(component: str, sequence: str = "numeric") -> Ordinal | None:
     core = words[-1].rsplit(".", 1)[-1] if words[-1] else ""
     if not core:
         return None
+    if not core.isascii() and (value := numeral_value(core)) is not None:
+        return value, latin  # a script's numerals that are no digits (`十二`, `Ⅻ`)
     indicated = _INDICATOR.fullmatch(core)
     if indicated:
         return int(indicated.group("n")), latin
@@ -136,6 +165,8 @@ def ordinal(component: str, sequence: str = "numeric") -> Ordinal | None:
     if sequence == "roman" or (sequence != "alpha" and after_word and is_roman(letters)):
         value = roman_value(letters)
         return (value, tail) if value else None
+    if len(letters) > 3:
+        return None  # four letters and more are a Roman numeral or nothing
     return _alphabet(letters, tail)
 
 

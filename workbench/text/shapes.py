@@ -4,32 +4,38 @@ letters that read both ways, its neighbours of the same shape."""
 
 from __future__ import annotations
 
+import functools
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from workbench.text.ordinals import LATIN_INSERTIONS, Ordinal, is_roman, ordinal
+from workbench.text.ordinals import LATIN_INSERTIONS, Ordinal, is_roman, numeral_value, ordinal
 
 Kind = Literal[
     "digits", "dotted", "letter-dotted", "hyphenated", "degree", "lower", "upper", "roman-lower",
-    "roman-upper", "letters-lower", "letters-upper", "word",
+    "roman-upper", "letters-lower", "letters-upper", "word", "numeral",
 ]  # fmt: skip
 Place = Literal["heading", "margin", "body"]
 
 MAX_WORD = 12  # letters in the word before a number: `Verordnung` fits, a sentence's word rarely
 
-_WORD = re.compile(rf"§§?|[^\W\d_a-z][^\W\d_]{{0,{MAX_WORD - 1}}}\.?")
 # A number written as a word, after a heading's word, alone on its line (`PART FIRST`): its value
 # is an ordinal word's (`ordinal_words`) or its place in the texts' own order.
 _WORD_NUMBER = re.compile(r"(?P<number>[^\W\d_]{2,})\.?")
+_NUMERAL_MARKS = "、.．"  # marks after a script's numerals (`一、`), as `.` after `1`
+_LATIN_WORDS = "|".join(sorted(LATIN_INSERTIONS, key=len, reverse=True))
+# An inserted unit's suffix fused to its number: one or two letters (`10a`) or a Latin
+# multiplicative (`14bis`, as `14*bis*` reads with its emphasis left out).
 _NUMBER = re.compile(
     r"(?P<open>\()?"
     r"(?:(?P<dotted>\d+(?:\.\d+)+)"
     r"|(?P<letter_dotted>[A-Z](?:\.\d+)+)"
     r"|(?P<hyphenated>(?P<hprefix>[A-Z]{1,2})?\d+(?:-\d+)+(?:\.\d+)?[a-z]?)"
     r"|(?P<degree>\d+(?:°|º|er|re))"
-    r"|(?P<prefix>[A-Z]{1,2})?(?P<digits>\d+)(?P<insert>[a-z]{0,2}|[A-Z](?=\)))"
+    r"|(?P<prefix>[A-Z]{1,2})?(?P<digits>\d+)"
+    rf"(?P<insert>(?:{_LATIN_WORDS})(?![a-z])|[a-z]{{0,2}}|[A-Z](?=\)))"
     r"|(?P<letters>[A-Za-z]{1,4})(?P<sub>-(?:\d+|[a-z]{1,3})|\.\d+(?=\)))?)"
     r"(?P<close>\))?(?P<mark>[.:])?"
 )
@@ -41,7 +47,6 @@ _NUMBER = re.compile(
 _AFTER = re.compile(
     rf"(?:(?P<insert>[a-z]{{1,2}})[ \t]+)?(?P<after>§§?|[^\W\d_]{{1,{MAX_WORD}}})(?P<dot>\.)?(?=[ \t]|$)"
 )
-_LATIN_WORDS = "|".join(sorted(LATIN_INSERTIONS, key=len, reverse=True))
 _LATIN = re.compile(rf"(?:{_LATIN_WORDS})\b")
 # What may start the text after a number with no marks: not a lower-case letter, a digit or the
 # punctuation that continues a number or a sentence ("1 75.00", "2 percent", "5, 6"), unless
@@ -76,7 +81,7 @@ class Shape:
         example = {
             "digits": "1", "dotted": "1.1", "letter-dotted": "A.1", "hyphenated": "1-1",
             "degree": "1°", "lower": "a", "upper": "A", "roman-lower": "i", "roman-upper": "I",
-            "letters-lower": "a", "letters-upper": "A", "word": "<word>",
+            "letters-lower": "a", "letters-upper": "A", "word": "<word>", "numeral": "<numeral>",
         }[self.kind]  # fmt: skip
         close = "." if self.close == ".?" else self.close
         number = f"{'(' if self.open else ''}{self.prefix}{example}{close}"
@@ -104,6 +109,7 @@ class Token:
     indent: int
     inner: bool = False
     heading_depth: int = 0  # the `#` marks of the Markdown heading it stands in (0: none)
+    dash: bool = False  # a dash right after the number, no space between (`ARTICULO 18.—`)
     value: int | None = None  # a number written as a word: its place (`ordinal_words`)
 
     @property
@@ -124,8 +130,10 @@ class Token:
 
 
 def word_key(word: str) -> str:
-    """The shape's name for a word: lower case, no dot (`SEC.` -> `sec`)."""
-    return word.rstrip(".").lower()
+    """The shape's name for a word: lower case, no dot, no accents (`SEC.` -> `sec`; `Título`
+    and `TITULO` are one word, printed with and without its accent)."""
+    folded = unicodedata.normalize("NFKD", word.rstrip(".").lower())
+    return "".join(c for c in folded if not unicodedata.combining(c))
 
 
 def same_word(a: str, b: str) -> bool:
@@ -133,14 +141,15 @@ def same_word(a: str, b: str) -> bool:
     return a.startswith(b) or b.startswith(a)
 
 
-def _number(text: str) -> tuple[re.Match[str], str] | None:
-    """The number token at the start of `text`, followed by white space or the end, and a Latin
-    insertion word after it if there is one."""
+def _number(text: str, *, dash: bool = False) -> tuple[re.Match[str], str] | None:
+    """The number token at the start of `text`, followed by white space or the end (or, with
+    `dash`, a dash: after a word, `ARTICULO 18.—` sets its title apart so), and a Latin insertion
+    word after it if there is one."""
     match = _NUMBER.match(text)
     if not match or (match.group("open") and not match.group("close")):
         return None  # "(a" is no label; "a)" is
     rest = text[match.end() :]
-    if rest and rest[0] not in " \t":
+    if rest and rest[0] not in " \t" and not (dash and rest[0] in _DASHES):
         return None
     latin = _LATIN.match(rest.lstrip(" \t"))
     if latin and match.group("mark") is None:
@@ -190,6 +199,9 @@ def label_token(content: str, start: int, indent: int, place: Place) -> list[Tok
         named = _word_number(content, start, indent)
         if named is not None:
             return [named]
+    numeral = _numeral(content, start, indent, place)
+    if numeral is not None:
+        return [numeral]
     while True:
         rest = content[at:]
         found = _read_one(rest, allow_word=not tokens)
@@ -214,8 +226,10 @@ def label_token(content: str, start: int, indent: int, place: Place) -> list[Tok
         close = (match.group("close") or "") + (match.group("mark") or "")
         if word and kind == "degree":
             kind = "digits"  # after a word, `Art. 2º` and `Art. 10`: one shape, the sign comes and goes
-        if close in ("", ".") and (kind == "dotted" or prefix):
-            close = ".?"  # "1.1." and "1.1", "R1." and "R1": one shape, the dot comes and goes
+        if close in ("", ".") and (kind == "dotted" or prefix or (word and kind == "digits")):
+            # "1.1." and "1.1", "R1." and "R1", `Art. 10 —` and `Art. 11. —`: one shape, the
+            # dot comes and goes
+            close = ".?"
         shape = Shape(
             place=place,
             word=word_key(word),
@@ -236,6 +250,7 @@ def label_token(content: str, start: int, indent: int, place: Place) -> list[Tok
                 char_start=start + at,
                 indent=indent,
                 inner=bool(tokens),
+                dash=bool(word) and rest[used : used + 1] in _DASHES,
             )
         )
         skip = len(rest[used:]) - len(rest[used:].lstrip(" \t"))
@@ -262,40 +277,90 @@ def _word_after(rest: str, used: int, title: str) -> tuple[str, str, str, int]:
     return word_key(after), insert, remainder, rest.index(title, used) + found.end()
 
 
+def _word_at(text: str) -> str | None:
+    """The word opening `text`, or None: `§` or `§§`, or a letter that is not lower case (a
+    capital, or a letter of a script without case: `المادة`) and at most `MAX_WORD` letters in
+    all, combining marks among them (`अनुच्छेद`), then a dot if there is one. Numerals that are
+    letters (`一`, `十`) open no word: they are a number (`_numeral`)."""
+    if text.startswith("§"):
+        return "§§" if text.startswith("§§") else "§"
+    if not text or not text[0].isalpha() or text[0].islower() or _is_numeral(text[0]):
+        return None
+    end = 1
+    while end < len(text) and end < MAX_WORD and _in_word(text[end]):
+        end += 1
+    return text[: end + 1] if text[end : end + 1] == "." else text[:end]
+
+
+def _in_word(char: str) -> bool:
+    return char.isalpha() or unicodedata.category(char).startswith("M")
+
+
+def _is_numeral(char: str) -> bool:
+    """A character with a numeric value that is no decimal digit (`十`, `Ⅻ`), outside ASCII, and
+    no superscript or subscript (`¹` marks a footnote)."""
+    return (
+        not char.isascii()
+        and not char.isdecimal()
+        and unicodedata.numeric(char, None) is not None
+        and not unicodedata.decomposition(char).startswith(("<super>", "<sub>"))
+    )
+
+
+def _numeral(content: str, start: int, indent: int, place: Place) -> Token | None:
+    """A label in a script's numerals that are no digits, with its one-letter markers: a letter
+    before (`第`) and a letter or a mark after (`条`, `章`, `、`), at least one of them, then white
+    space or the end (`第十二条 ...`, `第一章`): the numerals' value is `ordinals.numeral_value`."""
+    at = 1 if content[:1].isalpha() and not _is_numeral(content[0]) else 0
+    end = at
+    while end < len(content) and _is_numeral(content[end]):
+        end += 1
+    if end == at or numeral_value(content[at:end]) is None:
+        return None
+    after = content[end : end + 1]
+    marker = after.isalpha() and not _is_numeral(after)
+    mark = after if not marker and after in _NUMERAL_MARKS else ""
+    used = end + (1 if marker or mark else 0)
+    if not (at or marker or mark) or (used < len(content) and not content[used].isspace()):
+        return None
+    shape = Shape(place=place, word=content[:at], prefix="", kind="numeral", open=False,
+                  close=mark, after=after if marker else "")  # fmt: skip
+    return Token(shape=shape, number=content[at:end], word=content[:at], latin="",
+                 title=content[used:].strip(), char_start=start, indent=indent)  # fmt: skip
+
+
 def _word_number(content: str, start: int, indent: int) -> Token | None:
     """A heading that is a word and a number written as a word, nothing after (`PART FIRST`),
     when the number is no label `_read_one` reads (`PART IV` is a Roman numeral)."""
-    word = _WORD.match(content)
-    if not word or not content[word.end() : word.end() + 1].isspace() or word.group(0) == "§":
+    word = _word_at(content)
+    if not word or not content[len(word) : len(word) + 1].isspace() or word == "§":
         return None
-    after = content[word.end() :].lstrip()
+    after = content[len(word) :].lstrip()
     named = _WORD_NUMBER.fullmatch(after)
-    if named is None or not word.group(0)[0].isupper():
+    if named is None or not word[0].isupper():
         return None
     found = _read_one(content, allow_word=True)
     if found is not None and _kind(found[1], True) is not None:
         return None
-    shape = Shape(place="heading", word=word_key(word.group(0)), prefix="", kind="word",
+    shape = Shape(place="heading", word=word_key(word), prefix="", kind="word",
                   open=False, close="")  # fmt: skip
-    return Token(shape=shape, number=named.group("number"), word=word.group(0), latin="",
+    return Token(shape=shape, number=named.group("number"), word=word, latin="",
                  title="", char_start=start, indent=indent)  # fmt: skip
 
 
 def _read_one(rest: str, *, allow_word: bool) -> tuple[str, re.Match[str], str, int] | None:
     """(word as printed, number match, Latin word, characters used) for the label opening `rest`."""
     if allow_word:
-        word = _WORD.match(rest)
-        if word and word.group(0)[0] not in "§" and not word.group(0)[0].isupper():
-            word = None  # a word that opens a label is capitalised
-        if word and rest[word.end() : word.end() + 1] in (" ", "\t"):
-            after = rest[word.end() :].lstrip(" \t")
-            found = _number(after)
+        word = _word_at(rest)  # a word that opens a label is not lower case
+        if word and rest[len(word) : len(word) + 1] in (" ", "\t"):
+            after = rest[len(word) :].lstrip(" \t")
+            found = _number(after, dash=True)
             if found is not None:
                 match, latin = found
                 used = len(rest) - len(after) + match.end()
                 if latin:
                     used = rest.index(latin, used) + len(latin)
-                return word.group(0), match, latin, used
+                return word, match, latin, used
     found = _number(rest)
     if found is None:
         return None
@@ -348,8 +413,9 @@ def _is_roman_here(here: str, before: str, after: str) -> bool:
 
 
 _INDICATORS = r"(?:°|º|er|re)"
+_FUSED = rf"(?:(?:{_LATIN_WORDS})(?![a-z])|[a-z]{{1,2}}|[A-Z](?=\)))"  # `10a`, `14bis`, `(4A)`
 _NUMBER_PATTERN: dict[str, str] = {
-    "digits": r"\d+(?:[a-z]{1,2}|[A-Z](?=\)))?",
+    "digits": rf"\d+{_FUSED}?",
     "dotted": r"\d+(?:\.\d+)+",
     "letter-dotted": r"[A-Z](?:\.\d+)+",
     "hyphenated": r"\d+(?:-\d+)+(?:\.\d+)?[a-z]?",
@@ -363,6 +429,21 @@ _NUMBER_PATTERN: dict[str, str] = {
 }
 
 
+@functools.cache
+def numeral_class() -> str:
+    """A regular-expression class of every character of the Basic Multilingual Plane that
+    `_is_numeral` takes for a numeral (`一`, `十`, `百`, `Ⅻ`, `〇`), as ranges: built once, when
+    a level of such numerals is first written."""
+    ranges: list[list[int]] = []
+    for code in range(0x80, 0x10000):
+        if _is_numeral(chr(code)):
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1][1] = code
+            else:
+                ranges.append([code, code])
+    return "".join(chr(a) if a == b else f"{chr(a)}-{chr(b)}" for a, b in ranges)
+
+
 def level_pattern(shape: Shape, latin: bool, decimal: bool = False) -> str:
     """The `pattern` of a profile level reading `shape` (its words go in the level's `words`).
 
@@ -372,13 +453,18 @@ def level_pattern(shape: Shape, latin: bool, decimal: bool = False) -> str:
     `decimal`. A number with no word and no marks must be followed by white
     space and a character that may start a title (`TITLE_START`), as `label_token` read it.
     """
+    if shape.kind == "numeral":  # the numerals, then the letter or mark after them (`十二条`)
+        return f"(?P<number>[{numeral_class()}]+)" + re.escape(shape.after + shape.close)
     number = re.escape(shape.prefix) + _NUMBER_PATTERN[shape.kind]
     indicator = ""
     if shape.kind == "degree" and not (latin or shape.open or shape.close.startswith(")")):
         # The number without its ordinal indicator, as `ordinals` reads it (`1º` is 1).
         number, indicator = r"\d+", _INDICATORS
     elif shape.kind == "digits" and shape.word and not (shape.open or shape.close.startswith(")")):
-        indicator = "[°º]?"  # after a word the sign comes and goes (`Art. 2º`, `Art. 10`)
+        # After a word the sign comes and goes (`Art. 2º`, `Art. 10`, `Art. 1er`): an ordinal
+        # indicator is no inserted unit's letters, and is left out of the number.
+        number = re.escape(shape.prefix) + rf"\d+(?:(?!{_INDICATORS}(?![a-z])){_FUSED})?"
+        indicator = f"{_INDICATORS}?"
     if decimal:
         number = f"(?:{number})(?:\\.\\d+)*"
     if latin:
@@ -392,6 +478,8 @@ def level_pattern(shape: Shape, latin: bool, decimal: bool = False) -> str:
         number += r"\)"
     mark = shape.close.lstrip(")")
     title = rf"(?=[ \t]+{TITLE_START})"
+    if mark == ".?" and shape.word and shape.kind == "digits":
+        return f"(?P<number>{number}){indicator}\\.?"  # after a word the dot comes and goes
     if mark == ".?":  # the dot, or a title as `label_token` reads one after no mark
         return f"(?P<number>{number}){indicator}(?:\\.|{title})"
     pattern = f"(?P<number>{number}){indicator}" + re.escape(mark)

@@ -52,6 +52,7 @@ _LEVEL_KEYS = {
     "indent_max": int,
     "only_in_headings": bool,
     "counts": str,
+    "dash": bool,
 }
 _REQUIRED_TOP = ("name", "description", "levels")
 _REQUIRED_LEVEL = ("name", "pattern")
@@ -63,8 +64,9 @@ class Level:
 
     `regex` matches a label at the start of a line's content (after its indentation and any gutter
     number): the declared words (if any), white space, then the declared pattern, whose named group
-    `number` is the label as a path element. A label must be followed by white space or the end of
-    the line, so `12abc` is no label. `rank` orders levels from the outermost (0); a dotted level's
+    `number` is the label as a path element. A label must be followed by white space (a space, a
+    tab, the ideographic space) or the end of the line, so `12abc` is no label; with `dash = true` a dash may follow it directly too
+    (`ARTICULO 18.—`, `Art. 5-La`). `rank` orders levels from the outermost (0); a dotted level's
     depth grows with its number's parts (`6.1.2` is deeper than `6.1`).
     """
 
@@ -152,8 +154,10 @@ def _level(table: Any, index: int, origin: str) -> Level:
         raise _fail(origin, where + "pattern", "matches the empty string; a label needs text")
     words = _strings(table.get("words", []), origin, where + "words")
     prefix = "(?:" + "|".join(re.escape(w) for w in words) + r")[ \t]*" if words else ""
+    # White space after a label: a space, a tab, or the ideographic space (U+3000) of CJK texts.
+    end = r"(?=[ \t\u3000]|$|[—–-])" if table.get("dash", False) else r"(?=[ \t\u3000]|$)"
     regex = compile_profile_pattern(
-        rf"(?P<label>{prefix}(?:{table['pattern']}))(?=[ \t]|$)", origin, where + "pattern"
+        rf"(?P<label>{prefix}(?:{table['pattern']})){end}", origin, where + "pattern"
     )
     indent = table.get("indent_max")
     if indent is not None and indent < 0:
