@@ -38,6 +38,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from workbench.corpus import fetch, read_catalogue, read_refused
 from workbench.models import (
@@ -58,6 +59,10 @@ REFUSED_STORE = CORPUS_DIR / "refused"
 # cache, the one `make measure` uses, so the suite pays for each page once per checkout at most.
 OCR_CACHE = ROOT / ".workbench" / "ocr-cache"
 os.environ.setdefault("WORKBENCH_OCR_CACHE", str(OCR_CACHE))
+# Tests assert behaviour, never wall-clock time: Hypothesis's per-example deadline (200 ms) failed a
+# property test whenever a loaded machine or a stage's first, lazy import made one example slow.
+settings.register_profile("workbench", deadline=None)
+settings.load_profile("workbench")
 # The default workspace is kept between runs (in this ignored folder), under a key of everything
 # its bytes depend on (`_kept_key`): a run after any change to the package ingests it afresh.
 KEPT_WORKSPACES = ROOT / ".workbench" / "test-workspaces"
