@@ -1,9 +1,9 @@
 """A held version's footnotes and tables (C20), read from its artefact in the corpus store.
 
-The workspace keeps a version's text, not its markup, so a version's footnote reading and tables
-are read from the artefact bytes in the store, checked against the version's artefact SHA-256
-first, and kept per process by that hash. No bytes (the store moved) or other bytes give no
-reading. One home for every stage: the verifier, `passages`, `diff`'s footnote check, and the
+The workspace keeps a version's text, not its markup or glyphs, so a version's footnote reading
+and tables are read from the artefact bytes in the store, checked against the version's artefact
+SHA-256 first, and kept per process by that hash. No bytes (the store moved) or other bytes give
+no reading. One home for every stage: the verifier, `passages`, `diff`'s footnote check, and the
 numbering inducer's footnote look-alikes (`version_parts(...)[0].marker_spans`).
 """
 
@@ -21,7 +21,7 @@ from workbench.text.table_cells import Table, read_tables
 if TYPE_CHECKING:
     from workbench.models import Version
 
-READ_MEDIA = ("xml", "markdown")  # media types whose markup names footnotes or tables
+READ_MEDIA = ("xml", "markdown", "pdf")  # media types whose markup or glyphs give footnotes
 
 
 @lru_cache(maxsize=8)
@@ -36,6 +36,10 @@ def _read(
         return None, None
     source = str(path)
     try:
+        if "pdf" in media_type:  # off the glyphs, re-extracted (no page of it is read by OCR)
+            from workbench.text.pdf_footnotes import read_pdf_footnotes
+
+            return read_pdf_footnotes(data, source=source, text=text), None
         footnotes = read_footnotes(data, source=source, media_type=media_type, text=text)
         tables = read_tables(data, source=source, text=text) if "xml" in media_type else ()
     except WorkbenchError:  # the extractor already read these bytes; a reader's refusal gives none
@@ -48,8 +52,11 @@ def version_parts(
 ) -> tuple[FootnoteReading | None, tuple[Table, ...] | None]:
     """The footnote reading and tables of `version`, read from `store / version_id` (None, None
     for a media type that carries no such markup, or bytes that are missing or not the
-    version's)."""
+    version's). A PDF's footnotes are read off its glyphs (`pdf_footnotes`, the PDF extracted
+    again); a PDF with a page read by OCR gives none (OCR words carry no glyph sizes)."""
     if not any(kind in version.media_type for kind in READ_MEDIA):
+        return None, None
+    if "pdf" in version.media_type and version.origin and any(p.ocr for p in version.origin.pages):
         return None, None
     path = store / version.version_id
     return _read(version.artefact_sha256, path, version.media_type, version.text)
