@@ -59,7 +59,7 @@ def read_pdf_footnotes(
 
     - A marker is a run of 1 to `MAX_LABEL_DIGITS` digits, not at a line's start, whose glyphs are
       at most `MARKER_SIZE` of the height of the letter (or closing punctuation) right before them
-      (else right after), their centres above its centre; a marker set right after a number's
+      (else right after; across one space either way), their centres above its centre; a marker set right after a number's
       digits is the tail of the digit run set that way against the digit before it.
     - A note opens where a line starts with such a number, then a space, set the same way
       against the character after the space (a letter, or "$", "(" and the like); it runs to
@@ -201,7 +201,11 @@ def _markers(glyphs: list[_Glyph], text: str) -> list[FootnoteMarker]:
         run, i = glyphs[i : j + 1], j + 1
         if text[first.offset - 1 : first.offset] in ("", "\n"):
             continue
-        beside = [at.get(first.offset - 1), at.get(run[-1].offset + 1)]
+        # The glyph right before (else right after), across one space the layout wrote there.
+        beside = [
+            at.get(o) or (at.get(o + step) if text[o : o + 1] == " " else None)
+            for o, step in ((first.offset - 1, -1), (run[-1].offset + 1, 1))
+        ]
         neighbour = next(
             (g for g in beside if g is not None and (g.char.isalpha() or g.char in _CLOSING)), None
         )
