@@ -28,6 +28,7 @@ MAX_LABEL_DIGITS = 3
 PITCH_SLACK = 1.25
 NOTE_HEIGHT_SLACK = 1.05  # a run-on line's letters: at most this many times the notes' height
 _CLOSING = frozenset(".,;:)]”’\"'")  # punctuation a marker may follow, as after a sentence
+_IN_NUMBER = frozenset(",./:-–⁄")  # between two digits, these make one number ("1/2", "37,499")
 
 Box = tuple[float, float, float, float]
 
@@ -59,8 +60,11 @@ def read_pdf_footnotes(
 
     - A marker is a run of 1 to `MAX_LABEL_DIGITS` digits, not at a line's start, whose glyphs are
       at most `MARKER_SIZE` of the height of the letter (or closing punctuation) right before them
-      (else right after; across one space either way), their centres above its centre; a marker set right after a number's
-      digits is the tail of the digit run set that way against the digit before it.
+      (else right after; across one space either way), their centres above its centre; a marker
+      set right after a number's digits is the tail of the digit run set that way against the
+      digit before it. A run not set right after its letter (across a space, glued to digits,
+      or read against what follows it) that is part of a longer number (`_number_goes_on`:
+      "1/2", "37,499.96") is no marker.
     - A note opens where a line starts with such a number, then a space, set the same way
       against the character after the space (a letter, or "$", "(" and the like); it runs to
       the next note's opening or the page's last glyph, or to a line set larger than its first,
@@ -214,12 +218,30 @@ def _markers(glyphs: list[_Glyph], text: str) -> list[FootnoteMarker]:
         glued = next((k for k in range(1, len(run)) if _raised(run[k:], run[k - 1])), None)
         if glued is not None:
             run, neighbour, first = run[glued:], run[glued - 1], run[glued]
+        # Not right after the letter it qualifies (glued to digits, across a space, or read
+        # against what follows it), a number that goes on is a number set small ("1/2",
+        # "37,499.96"), not a marker; right after a letter or a full stop, "29,30" are two.
+        after_letter = (
+            glued is None and neighbour is not None and neighbour.offset == first.offset - 1
+        )
+        if not after_letter and _number_goes_on(text, run):
+            continue
         if neighbour is not None and _raised(run, neighbour):
             label = "".join(d.char for d in run)
             found.append(
                 FootnoteMarker(label=label, char_start=first.offset, char_end=run[-1].offset + 1)
             )
     return found
+
+
+def _number_goes_on(text: str, run: list[_Glyph]) -> bool:
+    """Whether the digits `run` are part of a longer number: followed by one of `_IN_NUMBER` and a
+    digit ("1/2", "37,499.96"), or after a slash that follows a digit (the "21" of "3/21")."""
+    after = text[run[-1].offset + 1 : run[-1].offset + 3]
+    before = text[max(run[0].offset - 2, 0) : run[0].offset]
+    return (len(after) == 2 and after[0] in _IN_NUMBER and after[1].isdigit()) or (
+        len(before) == 2 and before[0].isdigit() and before[1] in "/⁄"
+    )
 
 
 def _raised(run: list[_Glyph], neighbour: _Glyph) -> bool:
