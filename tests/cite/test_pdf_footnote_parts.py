@@ -18,8 +18,10 @@ from workbench.changes.footnoted import footnote_changes
 from workbench.cite.batch import verify_citations
 from workbench.cite.verify import Citation
 from workbench.cli import main
+from workbench.history.dating import quote_history
 from workbench.models import CatalogueRow
-from workbench.text.footnotes import Footnote, FootnoteReading
+from workbench.text.footnotes import Footnote, FootnoteReading, note_words
+from workbench.text.normalize import normalized_text
 from workbench.text.parts import version_parts
 from workbench.text.segment import segment_version
 from workbench.workspace import Workspace
@@ -152,6 +154,19 @@ def test_diff_reports_a_run_on_note_changed(held: Workspace, reading: FootnoteRe
         footnotes=tuple(replace(n, continued=()) for n in reading.footnotes),
     )
     assert footnote_changes(changes, (text, after_text), (own_page, own_page)) == ()
+
+
+def test_history_lists_a_pdf_quotes_note_with_its_run_on_words(
+    held: Workspace, reading: FootnoteReading
+) -> None:
+    version = held.version(DPU)
+    note = next(n for n in reading.footnotes if n.continued and n.anchors)
+    start, marker = _lead_in(note, reading, version.text), note.anchors[0][0]
+    life = quote_history(held, version.text[start:marker], version.family)
+    (holding,) = life.versions
+    run_on = " ".join(version.text[a:b] for a, b in note.continued)
+    assert holding.footnotes == (note_words(note, version.text),)
+    assert normalized_text(run_on) in holding.footnotes[0]
 
 
 def test_store_moved_gives_no_pdf_reading(held: Workspace, tmp_path: Path) -> None:
