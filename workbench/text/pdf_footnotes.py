@@ -148,7 +148,7 @@ def _runs_on(
     pitch, height = median(pitches), median(heights)
     out: dict[int, tuple[int, int]] = {}
     for page in sorted(lines):
-        if not (opened.get(page - 1) or (page - 1 in out and not opened.get(page - 1))):
+        if not (opened.get(page - 1) or page - 1 in out):  # no note left open above
             continue
         before = opened[page][0].char_start if opened.get(page) else len(text)
         foot = [line for line in lines[page] if line[0].offset < before]
