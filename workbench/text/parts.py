@@ -53,10 +53,12 @@ def version_parts(
     """The footnote reading and tables of `version`, read from `store / version_id` (None, None
     for a media type that carries no such markup, or bytes that are missing or not the
     version's). A PDF's footnotes are read off its glyphs (`pdf_footnotes`, the PDF extracted
-    again); a PDF with a page read by OCR gives none (OCR words carry no glyph sizes)."""
+    again); a PDF with a page read by OCR, or whose origins were not recorded, gives none (OCR
+    words carry no glyph sizes, and reading again is not to run the OCR engine)."""
     if not any(kind in version.media_type for kind in READ_MEDIA):
         return None, None
-    if "pdf" in version.media_type and version.origin and any(p.ocr for p in version.origin.pages):
+    origin = version.origin  # a PDF held before origins were recorded may hide an OCR page
+    if "pdf" in version.media_type and (origin is None or any(p.ocr for p in origin.pages)):
         return None, None
     path = store / version.version_id
     return _read(version.artefact_sha256, path, version.media_type, version.text)
