@@ -9,8 +9,10 @@ nothing. `--write-docs` replaces the block between the `bench:footnotes` markers
    recall, each miss and each extra link, and the markers and notes each side leaves unlinked.
 2. Every held XML and Markdown version of the fetched corpus that has a note or a marker: notes,
    markers, linked markers, markers with no note, markers two notes share, notes no marker names.
-3. The held PDFs with footnotes (the D.P.U. order, the NERC standards), read by their glyphs
-   (`text.pdf_footnotes`): the same counts, and the seconds to extract and read each.
+3. The held PDFs with footnotes (the D.P.U. order, the NERC standards, the Federal Register PDF),
+   read by their glyphs (`text.pdf_footnotes`): the same counts and the notes run on across a
+   page, the labels of every marker not linked and every note no marker names, and the seconds
+   to extract and read each.
 """
 
 from __future__ import annotations
@@ -72,22 +74,35 @@ def _held() -> None:
 
 
 def _pdfs() -> None:
-    print("3. held PDFs read by their glyphs (notes, markers, linked, no note, shared, unnamed, s)")
+    print(
+        "3. held PDFs read by their glyphs (notes, run on across a page, markers, linked, "
+        "no note, shared, unnamed, s)"
+    )
     ocr = OcrOptions(
         cache=Path(os.environ.get("WORKBENCH_OCR_CACHE", ROOT / ".workbench" / "ocr-cache"))
     )
-    for path in sorted([*STORE.glob("us-ma/*/*.pdf"), *STORE.glob("us-nerc/*/*.pdf")]):
+    held = [*STORE.glob("us-ma/*/*.pdf"), *STORE.glob("us-nerc/*/*.pdf")]
+    for path in sorted([*held, *STORE.glob("us-federal-register/*/*.pdf")]):
         data = path.read_bytes()
         started = time.perf_counter()
         text = extract(data, media_type="application/pdf", source=str(path), ocr=ocr).text
         reading = read_pdf_footnotes(data, source=str(path), text=text, ocr=ocr)
         took = time.perf_counter() - started
         linked = sum(len(f.anchors) for f in reading.footnotes)
+        run_on = sum(bool(f.continued) for f in reading.footnotes)
         print(
-            f"   {path.relative_to(STORE)}: {len(reading.footnotes)}, {len(reading.markers)}, "
-            f"{linked}, {len(reading.unlinked)}, {len(reading.ambiguous)}, "
-            f"{len(reading.unanchored)}, {took:.1f}"
+            f"   {path.relative_to(STORE)}: {len(reading.footnotes)}, {run_on}, "
+            f"{len(reading.markers)}, {linked}, {len(reading.unlinked)}, "
+            f"{len(reading.ambiguous)}, {len(reading.unanchored)}, {took:.1f}"
         )
+        # Every note found is linked to a marker or listed here, and every marker not linked.
+        for name, listed in (
+            ("markers with no note", [m.label for m in reading.unlinked]),
+            ("markers two notes share", [m.label for m in reading.ambiguous]),
+            ("notes no marker names", [n.label for n in reading.unanchored]),
+        ):
+            if listed:
+                print(f"      {name}: {listed}")
 
 
 def main() -> int:

@@ -32,6 +32,7 @@ FAMILY = "dc-code-34-1432"  # the family whose versions are cited
 LAW = "us-dc/dc-law-24-314/24-314.xml"  # the amending law whose instructions are checked
 INTERACTIVE_CHARTS = False  # True: charts also get an interactive view (offline, ~0.9 MB each)
 FR_ISSUE = "us-federal-register/fr-issue-2018-05-10/FR-2018-05-10-uslm.xml"  # footnotes and tables
+ORDER = "us-ma/dpu-18-150-national-grid-base-rate-order/dpu-18-150_order_2019-09-30.pdf"  # PDF notes
 
 # %%
 import tempfile
@@ -324,5 +325,32 @@ for label, citation in (
 ):
     v = wb.verify_citation(citation, fr.text, tables=tables)
     print(f"{label:<24} {v.outcome:<9} {v.reason or '-':<16} {v.detail[:110]}")
+
+# %% [markdown]
+# ### A PDF's footnote, run on to the next page
+#
+# A PDF has no markup: its notes are read off its glyphs (`read_pdf_footnotes`: a raised, smaller
+# number in the body links to the line at a page's foot that opens with the same number), and a
+# note whose words run past its page's foot is joined to their continuation at the next page's
+# foot. Here the Massachusetts D.P.U. rate order (602 pages) is held, and the two lines before the
+# marker of its first run-on note are quoted: the caveat names the note, its run-on span, and the
+# qualifier words found in all of its words.
+
+# %%
+order_rows = [r for r in wb.read_catalogue(ROOT / "corpus") if r.path == ORDER]
+wb.ingest(held, order_rows, store)
+order = held.version(ORDER)
+order_notes = wb.read_pdf_footnotes((store / ORDER).read_bytes(), source=ORDER, text=order.text)
+run_on = next(n for n in order_notes.footnotes if n.continued and n.anchors)
+marker = run_on.anchors[0][0]
+start = order.text.rindex("\n", 0, order.text.rindex("\n", 0, marker)) + 1  # two lines before
+quote = wb.Citation(version_id=ORDER, char_start=start, char_end=marker, quoted_text=order.text[start:marker])
+verdict = wb.verify_citation(quote, order.text, footnotes=order_notes)
+joined = sum(bool(n.continued) for n in order_notes.footnotes)
+print(f"{len(order_notes.footnotes)} notes read off the glyphs, {joined} run on across a page")
+print(f"quoted: ...{quote.quoted_text[-80:]!r}")
+print(verdict.standing)
+for caveat in verdict.caveats:
+    print(caveat.line())
 held.close()
 workspace_dir.cleanup()

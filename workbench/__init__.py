@@ -21,6 +21,7 @@ _HOME = {
     # text, passages and structure
     "segment_version": "workbench.text.segment",
     "read_footnotes": "workbench.text.footnotes",
+    "read_pdf_footnotes": "workbench.text.pdf_footnotes",
     "read_tables": "workbench.text.table_cells",
     "parse_structure": "workbench.text.structure",
     # changes and their review

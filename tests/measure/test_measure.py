@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CORPUS_DIR, ROOT, link_families
+from tests.conftest import CORPUS_DIR, ROOT, STORE, link_families
 from tests.text.test_structure import _text_version
 from workbench.corpus import admit, read_catalogue, read_refusals
 from workbench.corpus.catalogue import CATALOGUE_NAME, catalogue_bytes
@@ -34,6 +34,7 @@ from workbench.measure import (
     version_facts,
 )
 from workbench.measure.admitted import TABLE as ADMITTED_TABLE
+from workbench.measure.apparatus import apparatus_report
 from workbench.measure.html import write_reports
 from workbench.measure.index import INDEX_NAME
 from workbench.measure.readme import headline_readme
@@ -278,13 +279,14 @@ def _reading_record(parses: list[StructureParse]) -> dict[str, Any]:
 @pytest.mark.slow
 def test_committed_measurements_are_fresh(
     corpus_measurements: list[FamilyMeasurement],
+    corpus_workspace: Workspace,
     catalogue: tuple[CatalogueRow, ...],
     tmp_path: Path,
 ) -> None:
     """Re-derive every report from the corpus; the committed files must match byte for byte."""
-    written = write_reports(
-        tmp_path, reduce_families(corpus_measurements, catalogue, read_refusals(CORPUS_DIR))
-    )
+    measured = reduce_families(corpus_measurements, catalogue, read_refusals(CORPUS_DIR))
+    measured.structure["apparatus"] = apparatus_report(corpus_workspace, STORE)  # as measure does
+    written = write_reports(tmp_path, measured)
     assert all((MEASUREMENTS / name).is_file() for name in written), (
         "a report is missing: run 'make measure'"
     )

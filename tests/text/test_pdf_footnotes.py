@@ -4,6 +4,7 @@ notes at each page's foot), every marker linked to the note of its number or rep
 from __future__ import annotations
 
 import os
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -45,3 +46,42 @@ def test_other_text_is_refused() -> None:
         read_pdf_footnotes(
             DPU.read_bytes(), source=str(DPU), text="other", ocr=OcrOptions(cache=OCR_CACHE)
         )
+
+
+def test_every_printed_number_has_its_note_or_is_reported(
+    dpu: tuple[str, FootnoteReading],
+) -> None:
+    """The order numbers its notes 1, 2, 3...: every number up to the last note's is a note
+    read, or a marker reported as naming none (a note continued onto the next page is no
+    longer taken for the body, and a marker set after a number's digits is read)."""
+    _, reading = dpu
+    labels = [int(note.label) for note in reading.footnotes]
+    reported = {int(m.label) for m in (*reading.unlinked, *reading.ambiguous)}
+    assert labels == sorted(labels) and len(set(labels)) == len(labels)
+    assert set(range(1, max(labels) + 1)) - set(labels) <= reported
+    assert not reading.unanchored, [n.label for n in reading.unanchored]
+
+
+def test_run_on_notes_joined_at_the_next_page_foot(dpu: tuple[str, FootnoteReading]) -> None:
+    """A note left open at a page's end continues at the next page's foot: each run-on span lies
+    on the page after the one before it, holds no note's opening, and no note of its page opens
+    before it ends."""
+    text, reading = dpu
+    extraction = extract(
+        DPU.read_bytes(), "application/pdf", source=str(DPU), ocr=OcrOptions(cache=OCR_CACHE)
+    )
+
+    def page(offset: int) -> int:
+        return next(p.page for p in extraction.pages if p.char_start <= offset <= p.char_end)
+
+    joined = [n for n in reading.footnotes if n.continued]
+    starts = sorted(n.char_start for n in reading.footnotes)
+    assert joined
+    for note in joined:
+        for (_, before), (start, end) in pairwise(note.spans):
+            assert page(start) == page(before) + 1
+            assert text[start:end] == text[start:end].strip()
+            assert not any(start <= s < end for s in starts)
+            assert all(end <= s for s in starts if s > start and page(s) == page(start))
+    assert "continued" not in next(n for n in reading.footnotes if not n.continued).as_json()
+    assert joined[0].as_json()["continued"] == [list(s) for s in joined[0].continued]

@@ -28,7 +28,8 @@ _SCHEMA = (
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FootnoteChange:
     """An unchanged clause (`before`, `after`: the diff's spans) and the notes its markers name on
-    each side, in marker order: their raw spans and their words."""
+    each side, in marker order: their raw spans (a note's own; words run on across a PDF page are
+    in its words) and their words."""
 
     change_id: str
     before: Span
@@ -69,6 +70,11 @@ def _notes(reading: FootnoteReading, span: Span) -> list[Footnote]:
     return sorted(reading.notes_in(span.char_start, span.char_end), key=first)
 
 
+def _printed(note: Footnote, text: str) -> str:
+    """A note's words as printed: its own span, then each run-on span after a space."""
+    return " ".join(text[a:b] for a, b in note.spans)
+
+
 def footnote_changes(
     changes: Sequence[Change],
     texts: tuple[str, str],
@@ -94,8 +100,8 @@ def footnote_changes(
                 after=change.after,
                 notes_before=tuple((n.char_start, n.char_end) for n in old),
                 notes_after=tuple((n.char_start, n.char_end) for n in new),
-                words_before=tuple(before_text[n.char_start : n.char_end] for n in old),
-                words_after=tuple(after_text[n.char_start : n.char_end] for n in new),
+                words_before=tuple(_printed(n, before_text) for n in old),
+                words_after=tuple(_printed(n, after_text) for n in new),
             )
         )
     return tuple(found)

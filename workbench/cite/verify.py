@@ -526,17 +526,24 @@ def footnote_unquoted_caveat(
     evidence = []
     for note in footnotes.notes_qualifying(char_start, char_end) if footnotes else ():
         a, b = note.char_start, note.char_end
-        if char_start <= a < b <= char_end:
+        if all(char_start <= x < y <= char_end for x, y in note.spans):
             continue
         marker = next(f"[{m}, {n})" for m, n in note.anchors if char_start <= m <= char_end)
-        image = _image(index.normalized, a, b, normalized_text(index.text[a:b]))
-        found = ", ".join(dict.fromkeys(f.word for f in qualifiers_inside(index, *image)))
+        spans = [(x, y, normalized_text(index.text[x:y])) for x, y in note.spans]
+        images = (_image(index.normalized, *span) for span in spans)
+        found = ", ".join(
+            dict.fromkeys(w.word for i in images for w in qualifiers_inside(index, *i))
+        )
+        words = " ".join(" ".join(index.text[x:y] for x, y, _ in spans).split())
+        runs_on = ", ".join(f"[{x}, {y})" for x, y in note.continued)
         note_line = (
-            f"[{a}, {b}) is footnote {note.label or '(unlabelled)'}, whose marker at {marker} "
-            f"the quote holds, unquoted: {' '.join(index.text[a:b].split())[:80]!r}"
+            f"[{a}, {b}) is footnote {note.label or '(unlabelled)'}"
+            + (f" (run on at {runs_on})" if runs_on else "")
+            + f", whose marker at {marker} the quote holds, unquoted: {words[:80]!r}"
             + (f"; it holds {found}" if found else "")
         )
-        facts = (("label", note.label), ("marker", marker), ("qualifiers", found or None))
+        more = (("continued", runs_on),) if runs_on else ()
+        facts = (("label", note.label), ("marker", marker), ("qualifiers", found or None), *more)
         evidence.append(
             CaveatEvidence(
                 char_start=a, char_end=b, text=index.text[a:b], note=note_line, facts=facts

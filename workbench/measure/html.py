@@ -17,6 +17,7 @@ from markupsafe import Markup
 
 from workbench.changes.redline import HTML_CONTROLS
 from workbench.files import replace_file_with
+from workbench.measure.apparatus import APPARATUS_FIELDS, apparatus_rows
 from workbench.measure.charts import spec_svg
 from workbench.measure.family import CAP_CAUSES, CAUTION_CAUSES
 from workbench.measure.readme import COMMAND, headline_readme
@@ -287,6 +288,8 @@ def structure_html(report: dict[str, Any], made_by: str | None = None) -> Iterat
         passages=passage_rows,
         origin_fields=list(TEXT_ORIGIN_FIELDS),
         origins=origins,
+        apparatus_fields=[f.replace("_", " ") for f in APPARATUS_FIELDS],
+        apparatus=apparatus_rows(report["apparatus"]) if "apparatus" in report else None,
         parsed=parsed,
         profiles=profiles,
         examples=examples,

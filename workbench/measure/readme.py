@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from workbench.measure.apparatus import apparatus_readme
 from workbench.measure.family import CAP_CAUSES, CAUTION_CAUSES
 from workbench.measure.reports import (
     DIGESTS_NAME,
@@ -103,6 +104,7 @@ def headline_readme(m: Measurements, made_by: str | None = None) -> bytes:
         ),
         "",
         *_origins_readme(s["text_origins"], e["caution"]["jurisdictions"]),
+        *(apparatus_readme(s["apparatus"], STRUCTURE_NAME) if "apparatus" in s else ()),
         "## Section-label proxy against the structure",
         "",
         f"- modified pairings over every version pair: {o['modified_pairings']} [{STRUCTURE_NAME}: overall.modified_pairings]",

@@ -32,6 +32,7 @@ from workbench.defaults import (
 from workbench.errors import CorpusChanged
 from workbench.files import replace_file
 from workbench.measure.admitted import keep_stamps, known_files
+from workbench.measure.apparatus import apparatus_report
 from workbench.measure.cache import (
     CACHE_DIR_NAME,
     VERSION_FACTS,
@@ -216,6 +217,7 @@ def measure_corpus(
             progress=progress,
         )
         index.fold(run.keys)
+        apparatus = apparatus_report(held, store, folder if use_cache else None)  # C20
     induced: list[Path] = []
 
     def summaries() -> Iterator[Mapping[str, Any]]:
@@ -233,6 +235,7 @@ def measure_corpus(
         run.refused,
         by_name=index.by_name,
     )
+    measurements.structure["apparatus"] = apparatus
     if keep_results:
         measurements = Measurements(
             digests=measurements.digests,

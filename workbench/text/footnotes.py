@@ -46,13 +46,21 @@ class FootnoteMarker:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Footnote:
-    """A note: its label, the raw offsets of its words (label included), and `anchors`, the raw
-    offsets of every marker that refers to it, in text order (empty: a note no marker names)."""
+    """A note: its label, the raw offsets of its words (label included), `anchors`, the raw
+    offsets of every marker that refers to it, in text order (empty: a note no marker names),
+    and `continued`, the raw offsets of its words printed further on (a PDF note run on at the
+    next page's foot), in text order."""
 
     label: str
     char_start: int
     char_end: int
     anchors: tuple[tuple[int, int], ...] = ()
+    continued: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def spans(self) -> tuple[tuple[int, int], ...]:
+        """Every span of the note's words: its own, then its continuations."""
+        return ((self.char_start, self.char_end), *self.continued)
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -60,6 +68,7 @@ class Footnote:
             "char_start": self.char_start,
             "char_end": self.char_end,
             "anchors": [list(a) for a in self.anchors],
+            **({"continued": [list(c) for c in self.continued]} if self.continued else {}),
         }
 
 
@@ -99,9 +108,10 @@ class FootnoteReading:
 
 
 def note_words(note: Footnote, text: str) -> str:
-    """A note's words after its label, normalized (C5): what two versions' notes are compared by,
-    so a note relabelled because one was inserted before it ("a" now "b") has not changed."""
-    words = text[note.char_start : note.char_end].lstrip()
+    """A note's words after its label, its continuations joined by a space, normalized (C5):
+    what two versions' notes are compared by, so a note relabelled because one was inserted
+    before it ("a" now "b") has not changed."""
+    words = " ".join(text[a:b] for a, b in note.spans).lstrip()
     return normalized_text(words.removeprefix(note.label)).strip()
 
 

@@ -1,5 +1,6 @@
 """A held version's footnotes and tables (C20), read from its artefact in the store once its SHA-256
-is checked, and kept per process by that hash; missing or other bytes give no reading."""
+is checked, and kept per process by that hash; a PDF's read off one traced extraction again;
+missing or other bytes give no reading."""
 
 from __future__ import annotations
 
@@ -15,11 +16,7 @@ if TYPE_CHECKING:
     from workbench.text.footnotes import FootnoteReading
     from workbench.text.table_cells import Table
 
-READ_MEDIA = (
-    "xml",
-    "markdown",
-    "pdf",
-)  # media types whose markup or pages hold footnotes or tables
+READ_MEDIA = ("xml", "markdown", "pdf")  # media types whose markup or glyphs hold notes or tables
 
 
 @lru_cache(maxsize=8)
@@ -43,7 +40,7 @@ def _footnotes(
     from workbench.text.footnotes import read_footnotes
 
     data = _artefact(artefact_sha256, path)
-    if data is None or "pdf" in media_type:  # a PDF's notes are read by its glyphs, not here
+    if data is None:
         return None
     try:
         return read_footnotes(data, source=str(path), media_type=media_type, text=text)
@@ -60,8 +57,6 @@ def _tables(
     data = _artefact(artefact_sha256, path)
     if data is None:
         return None
-    if "pdf" in media_type:
-        return _pdf_tables(data, str(path), text)
     if "xml" not in media_type:
         return ()
     try:
@@ -70,25 +65,54 @@ def _tables(
         return None
 
 
+@lru_cache(maxsize=4)
+def _pdf(
+    artefact_sha256: str, path: Path, text: str, glyphs: bool
+) -> tuple[FootnoteReading | None, tuple[Table, ...] | None]:
+    """A PDF's footnotes (only where every page was read from its glyphs: `glyphs`) and tables,
+    both from one extraction again with its trace, through the shared OCR cache; none where it
+    is refused or is not the version's text."""
+    import os
+
+    from workbench.text.ocr import CACHE_ENV, OcrOptions
+    from workbench.text.pdf import Placed, extract_pdf
+    from workbench.text.pdf_footnotes import footnotes_from_trace
+    from workbench.text.pdf_tables import page_rulings, tables_from_trace
+
+    data = _artefact(artefact_sha256, path)
+    if data is None:
+        return None, None
+    cache = os.environ.get(CACHE_ENV)
+    trace: list[Placed] = []
+    try:
+        extraction = extract_pdf(
+            data,
+            source=str(path),
+            ocr=OcrOptions(cache=Path(cache) if cache else None),
+            trace=trace,
+        )
+        if extraction.text != text:
+            return None, None
+        footnotes = footnotes_from_trace(trace, text) if glyphs else None
+        return footnotes, tables_from_trace(
+            trace, text, page_rulings(data, {p for _, p, _ in trace})
+        )
+    except WorkbenchError:
+        return None, None
+
+
 def _reads_markup(version: Version) -> bool:
     return any(kind in version.media_type for kind in READ_MEDIA)
 
 
-def _pdf_tables(data: bytes, source: str, text: str) -> tuple[Table, ...] | None:
-    """A PDF's tables by its geometry (`pdf_tables`), re-extracted through the shared OCR cache;
-    None where the re-extraction is refused or is not the version's text."""
-    import os
-
-    from workbench.text.ocr import CACHE_ENV, OcrOptions
-    from workbench.text.pdf_tables import read_pdf_tables
-
-    cache = os.environ.get(CACHE_ENV)
-    try:
-        return read_pdf_tables(
-            data, source=source, text=text, ocr=OcrOptions(cache=Path(cache) if cache else None)
-        )
-    except WorkbenchError:
-        return None
+def _pdf_parts(
+    version: Version, store: Path
+) -> tuple[FootnoteReading | None, tuple[Table, ...] | None]:
+    # OCR words carry no glyph sizes, so a PDF with a page read by OCR (or held before origins were
+    # recorded, which may hide one) has no footnote reading; its tables are read all the same.
+    origin = version.origin
+    glyphs = origin is not None and not any(p.ocr for p in origin.pages)
+    return _pdf(version.artefact_sha256, store / version.version_id, version.text, glyphs)
 
 
 def version_parts(
@@ -96,23 +120,26 @@ def version_parts(
 ) -> tuple[FootnoteReading | None, tuple[Table, ...] | None]:
     """The footnote reading and tables of `version`, read from `store / version_id` (None, None
     for a media type that carries no such markup, bytes that are missing or not the version's,
-    or markup either reader refuses)."""
+    or markup either reader refuses). A PDF's are read off its glyphs and geometry (the PDF
+    extracted again, once for both); a PDF with a page read by OCR has no footnote reading."""
     if not _reads_markup(version):
         return None, None
+    if "pdf" in version.media_type:
+        return _pdf_parts(version, store)
     read = (version.artefact_sha256, store / version.version_id, version.media_type, version.text)
     footnotes, tables = _footnotes(*read), _tables(*read)
-    if "pdf" in version.media_type:
-        return footnotes, tables
     if footnotes is None or tables is None:
         return None, None
     return footnotes, tables
 
 
 def version_footnotes(version: Version, store: Path) -> FootnoteReading | None:
-    """The footnote reading of `version` alone, as `version_parts` reads it, its tables left
-    unread (None for no such markup, no bytes or a refusal of the footnote reader)."""
+    """The footnote reading of `version` alone, as `version_parts` reads it, a markup version's
+    tables left unread (None for no such markup, no bytes or a refusal of the footnote reader)."""
     if not _reads_markup(version):
         return None
+    if "pdf" in version.media_type:
+        return _pdf_parts(version, store)[0]
     return _footnotes(
         version.artefact_sha256, store / version.version_id, version.media_type, version.text
     )

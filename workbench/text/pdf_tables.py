@@ -80,21 +80,24 @@ def read_pdf_tables(
 
     Refused (`ExtractionError`) when the re-extraction's text is not `text`.
     """
-    import pypdfium2 as pdfium  # type: ignore[import-untyped]
-
     from workbench.text.pdf import extract_pdf
 
     trace: list[Placed] = []
     extraction = extract_pdf(data, source=source, language=language, ocr=ocr, trace=trace)
     if extraction.text != text:
         raise ExtractionError(f"{source}: the PDF re-extracted is not the version's text")
+    return tables_from_trace(trace, text, page_rulings(data, {p for _, p, _ in trace}))
+
+
+def page_rulings(data: bytes, pages: set[int]) -> dict[int, list[Segment]]:
+    """The ruling lines of each of `pages` (1-based) of the PDF `data`."""
+    import pypdfium2 as pdfium  # type: ignore[import-untyped]
+
     document = pdfium.PdfDocument(data)
     try:
-        pages = {p for _, p, _ in trace}
-        rules = {p: rulings(document[p - 1]) for p in sorted(pages)}
+        return {p: rulings(document[p - 1]) for p in sorted(pages)}
     finally:
         document.close()
-    return tables_from_trace(trace, text, rules)
 
 
 def rulings(page: object) -> list[Segment]:

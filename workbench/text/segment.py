@@ -5,13 +5,14 @@ character lies in exactly one, whatever the profile. The kinds and their order: 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import replace
+from itertools import pairwise
 from typing import Protocol
 
 from workbench.models import Passage, PassageKind, StructureMark
-from workbench.text.footnotes import Footnote, FootnoteReading
+from workbench.text.footnotes import FootnoteReading
 from workbench.text.lines import LineReading, read_lines, title_like
 from workbench.text.profiles import Profile, generic_profile, profile_for
 from workbench.text.structure import (
@@ -134,17 +135,50 @@ def _holder(spans: Sequence[_Spanned], passage: Passage) -> _Spanned | None:
     return None
 
 
+def _cut_at_notes(passages: tuple[Passage, ...], reading: FootnoteReading) -> list[Passage]:
+    """Each passage cut where a note's span (its own or a run-on one) starts or ends inside it,
+    the pieces trimmed of white space at both ends (empty ones dropped) and numbered afresh;
+    the first piece keeps the label, every piece the kind and path. A passage no span cuts
+    keeps its offsets."""
+    cuts = sorted({at for note in reading.footnotes for span in note.spans for at in span})
+    out: list[Passage] = []
+    for passage in passages:
+        start, end = passage.char_start, passage.char_end
+        inside = cuts[bisect_right(cuts, start) : bisect_left(cuts, end)]
+        for k, (a, b) in enumerate(pairwise([start, *inside, end])):
+            piece = passage.text[a - start : b - start]
+            a += len(piece) - len(piece.lstrip())
+            b = a + len(piece.strip())
+            if b > a:
+                out.append(
+                    replace(
+                        passage,
+                        ordinal=len(out),
+                        char_start=a,
+                        char_end=b,
+                        text=passage.text[a - start : b - start],
+                        section_label=passage.section_label if k == 0 else None,
+                    )
+                )
+    return out
+
+
 def _with_parts(
     passages: tuple[Passage, ...], reading: FootnoteReading, tables: Sequence[Table]
 ) -> tuple[Passage, ...]:
-    """Each passage wholly inside a note made a `footnote` with its anchors; else each wholly
-    inside a table made a `table` with the cells inside it."""
-    notes = sorted(reading.footnotes, key=lambda f: f.char_start)
+    """Passages cut at the notes' spans (`_cut_at_notes`); each piece wholly inside a note's
+    span made a `footnote` with its anchors; else each wholly inside a table made a `table`
+    with the cells inside it."""
+    spans = sorted(
+        ((a, b, note) for note in reading.footnotes for a, b in note.spans), key=lambda s: s[0]
+    )
+    starts = [a for a, _, _ in spans]
     held = sorted(tables, key=lambda t: t.char_start)
     out = []
-    for passage in passages:
-        if isinstance(note := _holder(notes, passage), Footnote):
-            passage = replace(passage, kind="footnote", anchors=note.anchors)
+    for passage in _cut_at_notes(passages, reading):
+        at = bisect_right(starts, passage.char_start) - 1
+        if at >= 0 and passage.char_end <= spans[at][1]:
+            passage = replace(passage, kind="footnote", anchors=spans[at][2].anchors)
         elif isinstance(table := _holder(held, passage), Table):
             cells = tuple(
                 c
