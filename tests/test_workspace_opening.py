@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -137,3 +138,38 @@ def test_a_read_only_workspace_is_read_and_never_written(
         assert done.stderr == f"workbench: error: ws.sqlite: cannot write the workspace: {reason}\n"
     assert sorted(p.name for p in folder.iterdir()) == ["ws.sqlite"]
     assert _digest(shared) == before
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        pytest.param(["families"], id="families"),
+        pytest.param(["versions", "fam-1"], id="versions"),
+        pytest.param(["review", "list"], id="review-list"),
+        pytest.param(["search", "rule"], id="search"),
+    ],
+)
+def test_a_workspace_damaged_after_its_header_is_one_line(
+    built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    """Every table's root page but the schema marker's overwritten (a disk fault, a torn copy):
+    the marker still reads, so the damage is met by a later query; SQLite's words on one line,
+    exit 2, never a traceback."""
+    damaged = tmp_path / "ws.sqlite"
+    shutil.copy(built, damaged)
+    with closing(sqlite3.connect(built)) as conn:
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        roots = [
+            root
+            for name, root in conn.execute("SELECT tbl_name, rootpage FROM sqlite_master")
+            if name != "workspace_meta" and root
+        ]
+    data = bytearray(damaged.read_bytes())
+    for root in roots:
+        start = (root - 1) * page_size
+        data[start : start + page_size] = b"\xa5" * page_size
+    damaged.write_bytes(bytes(data))
+    capsys.readouterr()
+    assert main([*command, "--workspace", str(damaged)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"workbench: error: {damaged}: SQLite: database disk image is malformed\n"

@@ -58,14 +58,18 @@ def _run(argv: Sequence[str] | None) -> int:
             message = f"{shown(exc.filename)}: {exc.strerror}"
         err(f"{PROG}: error: {message}")
         return 2
-    except sqlite3.OperationalError as exc:
+    except sqlite3.Error as exc:
         workspace = getattr(args, "workspace", None)
         reason = unwritable(workspace) if workspace is not None else None
-        if "readonly" not in str(exc) or workspace is None or reason is None:
-            raise
-        # A write on a connection of its own (the search index's) met a workspace nobody may
-        # write: refused as the workspace's own transactions refuse it, with the reason.
-        err(f"{PROG}: error: {refuse_writing(workspace, reason)}")
+        if "readonly" in str(exc) and workspace is not None and reason is not None:
+            # A write on a connection of its own (the search index's) met a workspace nobody
+            # may write: refused as the workspace's own transactions refuse it, with the reason.
+            err(f"{PROG}: error: {refuse_writing(workspace, reason)}")
+            return 2
+        # Any other fault of the database (a page damaged after its header was checked, a lock
+        # held past SQLite's wait) is named with SQLite's words, on one line, never a traceback.
+        where = shown(str(workspace)) if workspace is not None else "the workspace"
+        err(f"{PROG}: error: {where}: SQLite: {' '.join(str(exc).split())}")
         return 2
     except KeyboardInterrupt:
         err(f"{PROG}: interrupted")
