@@ -21,7 +21,7 @@ through stdin as a PGM, the words come back on stdout: no temporary file.
 The guarantee: a page's reading is a pure function of the artefact's bytes, the page number, the
 engine build (tesseract's and leptonica's versions and the SHA-256 of every data file the reading
 loads), the languages, the settings (`OCR_SETTINGS`) and the renderer (pypdfium2's build). The
-cache (`OcrCache`, one JSON file per page under the content id of exactly those inputs) is keyed
+cache (`OcrCache`, one JSON file per page under the `derived_key` of exactly those inputs) is keyed
 by them, so a warm run, a re-check and a Dask worker read the words instead of running the engine
 again, and get the same words; an entry that cannot be read, or was written for other inputs, is
 read again from the page and replaced. A worker whose engine build differs from the one the run
@@ -47,9 +47,10 @@ from typing import Any
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
+from workbench.derived import derived_key
 from workbench.errors import ExtractionError, OcrEngineMismatch, OcrUnavailable
 from workbench.files import replace_file
-from workbench.models import LOW_CONFIDENCE, content_id, strict_json
+from workbench.models import LOW_CONFIDENCE, strict_json
 
 __all__ = [
     "CACHE_DIR_NAME",
@@ -383,7 +384,10 @@ class OcrCache:
     folder: Path
 
     def path(self, inputs: Mapping[str, Any]) -> Path:
-        return self.folder / f"{content_id(dict(inputs))}.json"
+        """The entry of `inputs`, named by the one key rule (`derived.derived_key`): the reading
+        is derived by this extractor's version (the engine build is among the inputs)."""
+        code = f"{OCR_EXTRACTOR} {OCR_EXTRACTOR_VERSION}"
+        return self.folder / f"{derived_key('ocr-page', dict(inputs), code)}.json"
 
     def get(self, inputs: Mapping[str, Any]) -> PageReading | None:
         """The reading held for exactly `inputs`, or None (absent, unreadable, other inputs)."""
