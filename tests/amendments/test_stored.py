@@ -73,9 +73,22 @@ def test_one_more_release_reads_again_only_what_it_touched(
             attributed.extend(pairs)
             return real_reconcile(pairs, *args, **kw)  # type: ignore[arg-type]
 
+        keyed: list[str] = []
+        real_key = ledger.section_key
+
+        def key_counted(run: str, family: str, *args: Any) -> str:
+            keyed.append(family)
+            return real_key(run, family, *args)
+
         monkeypatch.setattr(ledger, "reconcile", counted)
+        monkeypatch.setattr(ledger, "section_key", key_counted)
         step = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
         monkeypatch.undo()
+        # Under the watermark, only the sections the release touched and those some instruction
+        # is checked against are keyed again; every other keeps its stored key unread.
+        checked_families = {c.family for _, c in step.instructions() if c.family}
+        assert touched <= set(keyed) <= touched | checked_families
+        assert len(keyed) < len(step.sections)
         fresh = reconcile_code(held, "us-dc", catalogue, STORE)
         assert step == fresh
         assert step.attributions == fresh.attributions and step.laws == fresh.laws
