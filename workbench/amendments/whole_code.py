@@ -276,7 +276,7 @@ def reconcile_code(
         )
         book.code.forget(family)
     if kept:
-        kept.write()
+        kept.write(book.code.notes_read)
         DerivedState(workspace).keep(
             RECONCILED,
             jurisdiction,
