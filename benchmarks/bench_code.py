@@ -22,7 +22,9 @@ Run: `.venv/bin/python benchmarks/bench_code.py [--quick | --increment] [--write
    the search index built and the code reconciled. Then, three times from that state, the same
    `corpus add` without `--until` adds the last release's versions and one `workbench update
    --workers 2` brings the workspace up to date (admission, ingest, measure, search index and
-   reconciliation in one process); printed: the median of the three with the min and max.
+   reconciliation in one process); printed: each run's seconds with the machine's load average
+   (a loaded machine's figures are not an idle one's), and the median of the three with the min
+   and max.
 4. **Listings** on the whole code's workspace: `families`, `versions F`, `review list`, `history
    QUOTE --family F`, `search QUERY` (F the family with the most versions, QUOTE eight words of
    its newest text as it holds them, QUERY the same words); the search index is built first (`search --reindex`,
@@ -511,7 +513,8 @@ def increment(dates: Sequence[str]) -> None:
         totals.append(add_s + update_s)
         say(
             f"run {number}: the release of {last} ({added} versions): `corpus add` {add_s:.1f} s "
-            f"+ `update --workers 2` {update_s:.1f} s = {add_s + update_s:.1f} s"
+            f"+ `update --workers 2` {update_s:.1f} s = {add_s + update_s:.1f} s (the machine's "
+            f"load average over the last minute: {os.getloadavg()[0]:.1f})"
         )
         for line in said.splitlines():
             if line.startswith(("measured:", "search index:", "taken from")):

@@ -383,7 +383,7 @@ def test_missing_then_fresh_then_stale_index(
     stale = index_status(dc_workspace)
     assert stale.state == "stale"
     assert stale.reason == (
-        f"search index built with corpus_digest {before}; now {search.corpus_digest(dc_workspace)}; "
+        f"search index built with key {before}; now {search.corpus_digest(dc_workspace)}; "
         "rebuild it with 'workbench search --reindex'"
     )
     assert build_index(dc_workspace).passages > built.passages

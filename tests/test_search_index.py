@@ -88,9 +88,7 @@ def test_an_index_updated_after_new_versions_is_one_built_from_scratch(
     assert len(newest) == len(FAMILIES)
     assert not ingest(growing, newest, STORE).refused
     stale = index_status(growing)
-    assert stale.state == "stale" and stale.reason.startswith(
-        "search index built with corpus_digest"
-    )
+    assert stale.state == "stale" and stale.reason.startswith("search index built with key")
     assert all(c.path == "scan" for found, _ in _answers(growing) for c in found)
     done = update_index(growing)
     assert (done.built, done.added, done.dropped) == (False, len(FAMILIES), 0)
@@ -111,9 +109,7 @@ def test_a_version_indexed_under_another_hash_is_dropped_and_indexed_again(
             "UPDATE search_versions SET text_sha256 = 'x' WHERE version_id = ?", (version_id,)
         )
         # As if the index were built when the workspace held that version with that text.
-        conn.execute(
-            "UPDATE search_index_meta SET value = 'x' WHERE key IN ('corpus_digest', 'held_rows')"
-        )
+        conn.execute("UPDATE search_index_meta SET value = 'x' WHERE key IN ('key', 'watermark')")
     done = update_index(growing)
     assert (done.built, done.added, done.dropped) == (False, 1, 1)
     with _scratch(growing, tmp_path / "scratch.sqlite") as scratch:

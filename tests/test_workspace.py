@@ -443,24 +443,19 @@ def test_the_listings_read_indexes_and_equal_the_held_versions(workspace: Worksp
     assert "INDEX versions_by_family (family=?)" in plans["versions"]
 
 
-def test_a_workspace_holds_the_catalogue_as_a_table_whose_export_is_the_file(
+def _checked_catalogue_copy(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """`read_held` reads a catalogue file once, every record checked, and holds it as the table;
-    the bytes the table exported are then read from the table, the same rows and bytes. An
-    edited catalogue is refused before the table is looked at; resealed bytes are read from the
-    file, every record checked, and become the table."""
+) -> tuple[Path, list[str]]:
+    """The project's catalogue copied into a folder, and the sources of the records checked
+    from then on (each `check_provenance_record` call, in order)."""
     import workbench.corpus.catalogue as catalogue_module
-    from workbench.corpus.catalogue import CATALOGUE_NAME, CHECKSUM_NAME, catalogue_bytes
+    from workbench.corpus.catalogue import CATALOGUE_NAME, CHECKSUM_NAME
     from workbench.corpus.provenance import check_provenance_record
-    from workbench.errors import CatalogueError
-    from workbench.workspace.catalogue import exported, read_held
 
     corpus_dir = tmp_path / "corpus"
     corpus_dir.mkdir()
     for name in (CATALOGUE_NAME, CHECKSUM_NAME):
         shutil.copy(CORPUS_DIR / name, corpus_dir / name)
-    original = (corpus_dir / CATALOGUE_NAME).read_bytes()
     checks: list[str] = []
 
     def counted(record: object, *, source: str) -> object:
@@ -468,6 +463,22 @@ def test_a_workspace_holds_the_catalogue_as_a_table_whose_export_is_the_file(
         return check_provenance_record(record, source=source)
 
     monkeypatch.setattr(catalogue_module, "check_provenance_record", counted)
+    return corpus_dir, checks
+
+
+def test_a_workspace_holds_the_catalogue_as_a_table_whose_export_is_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`read_held` reads a catalogue file once, every record checked, and holds it as the table;
+    the bytes the table exported are then read from the table, the same rows and bytes. An
+    edited catalogue is refused before the table is looked at; resealed bytes are read from the
+    file, every record checked, and become the table."""
+    from workbench.corpus.catalogue import CATALOGUE_NAME, CHECKSUM_NAME, catalogue_bytes
+    from workbench.errors import CatalogueError
+    from workbench.workspace.catalogue import exported, read_held
+
+    corpus_dir, checks = _checked_catalogue_copy(tmp_path, monkeypatch)
+    original = (corpus_dir / CATALOGUE_NAME).read_bytes()
     with Workspace(tmp_path / "w.sqlite") as held:
         first = read_held(held, corpus_dir)
         assert len(checks) == len(first) == original.count(b"\n")
@@ -494,6 +505,39 @@ def test_a_workspace_holds_the_catalogue_as_a_table_whose_export_is_the_file(
         assert exported(held) == (str(corpus_dir.resolve()), actual)
         checks.clear()
         assert read_held(held, corpus_dir) == first and checks == []
+
+
+def test_the_catalogue_table_is_read_as_columns_and_an_earlier_layout_is_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table's rows are read from its columns with no record parsed, and equal the file's
+    rows field for field; a table of the layout before the columns (key and line only) is not
+    trusted: the file is read, every record checked, and the table made again in the columns."""
+    import json as json_module
+
+    from workbench.corpus.catalogue import read_catalogue
+    from workbench.models import ROW_FIELDS
+    from workbench.workspace.catalogue import exported, read_held
+
+    corpus_dir, checks = _checked_catalogue_copy(tmp_path, monkeypatch)
+    from_file = read_catalogue(corpus_dir)
+    with Workspace(tmp_path / "w.sqlite") as held:
+        read_held(held, corpus_dir)
+        with monkeypatch.context() as patched:
+            patched.setattr(json_module, "loads", lambda *_: pytest.fail("a record was parsed"))
+            rows = read_held(held, corpus_dir)
+        assert rows == from_file
+        assert [r.fields for r in rows] == [r.fields for r in from_file]
+        assert len(ROW_FIELDS) == len(rows[0].fields)
+        with held.transaction() as conn:  # the layout before the columns
+            conn.execute("DROP TABLE catalogue")
+            conn.execute("CREATE TABLE catalogue (key TEXT PRIMARY KEY, line TEXT NOT NULL)")
+        assert exported(held) is None
+        checks.clear()
+        assert read_held(held, corpus_dir) == from_file
+        assert len(checks) == len(from_file)  # read from the file, every record checked
+        checks.clear()
+        assert read_held(held, corpus_dir) == from_file and checks == []
 
 
 def test_an_admission_is_appended_to_the_table_and_exported(tmp_path: Path) -> None:

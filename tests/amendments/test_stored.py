@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, STORE, FreshWorkspace
+from workbench.amendments import laws
 from workbench.amendments import whole_code as ledger
 from workbench.amendments.whole_code import reconcile_code
 from workbench.cli import main
@@ -66,16 +67,41 @@ def test_one_more_release_reads_again_only_what_it_touched(
             "pairs": 0,  # every section whole
         }
 
-        assert not ingest(held, release, STORE).refused
+        ingested = ingest(held, release, STORE)
+        assert not ingested.refused
         attributed: list[tuple[str, str, str]] = []
 
         def counted(pairs: Mapping[tuple[str, str, str], object], *args: Any, **kw: Any) -> Any:
             attributed.extend(pairs)
             return real_reconcile(pairs, *args, **kw)  # type: ignore[arg-type]
 
+        keyed: list[str] = []
+        real_key = ledger.section_key
+
+        def key_counted(run: str, family: str, *args: Any) -> str:
+            keyed.append(family)
+            return real_key(run, family, *args)
+
+        read_from_bytes: list[str] = []
+        real_notes = laws.notes_start
+
+        def notes_counted(version: Any, *args: Any) -> int:
+            read_from_bytes.append(version.version_id)
+            return real_notes(version, *args)
+
         monkeypatch.setattr(ledger, "reconcile", counted)
+        monkeypatch.setattr(ledger, "section_key", key_counted)
+        monkeypatch.setattr(laws, "notes_start", notes_counted)
         step = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
         monkeypatch.undo()
+        # Under the watermark, only the sections the release touched and those some instruction
+        # is checked against are keyed again; every other keeps its stored key unread.
+        checked_families = {c.family for _, c in step.instructions() if c.family}
+        assert touched <= set(keyed) <= touched | checked_families
+        assert len(keyed) < len(step.sections)
+        # Where a release's notes begin was kept by the stored run that read it: only releases
+        # the release brought are read from their bytes again.
+        assert read_from_bytes and set(read_from_bytes) <= set(ingested.added)
         fresh = reconcile_code(held, "us-dc", catalogue, STORE)
         assert step == fresh
         assert step.attributions == fresh.attributions and step.laws == fresh.laws

@@ -7,14 +7,17 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
-from workbench.measure.index import BATCH_ROWS, INDEX_NAME, SummaryIndex
+from workbench.measure.index import BATCH_ROWS, INDEX_NAME, PARTS, SummaryIndex
 
 
-def _summary(jurisdiction: str, family: str, note: str) -> dict[str, str]:
-    return {"jurisdiction": jurisdiction, "family": family, "note": note}
+def _summary(jurisdiction: str, family: str, note: str) -> dict[str, Any]:
+    """A summary of every part, its profile naming `note`."""
+    parts = {part: [n, part] for n, part in enumerate(PARTS)}
+    return {"jurisdiction": jurisdiction, "family": family, **parts, "profile": {"note": note}}
 
 
 def test_fold_keeps_the_asked_keys_sorted_and_the_spilled_summary_first(tmp_path: Path) -> None:
@@ -34,8 +37,8 @@ def test_fold_keeps_the_asked_keys_sorted_and_the_spilled_summary_first(tmp_path
         for key, j, f in (("new-ietf-extra", "ietf", "extra"), ("never-asked", "ietf", "never")):
             index.spill(key, _summary(j, f, "new"))
         index.fold([f"old-{j}-{f}" for j, f in kept] + ["new-ietf-extra"])
-        got = [(s["jurisdiction"], s["family"], s["note"]) for s in index.summaries()]
-        by_name = [(s["jurisdiction"], s["family"], s["note"]) for s in index.by_name()]
+        got = [(s["jurisdiction"], s["family"], s["profile"]["note"]) for s in index.summaries()]
+        by_name = [(s["jurisdiction"], s["family"], s["profile"]["note"]) for s in index.by_name()]
     expected = sorted(
         [(j, f, "new" if (j, f) in kept[:100] else "old") for j, f in kept]
         + [("ietf", "extra", "new")]
@@ -48,8 +51,8 @@ def test_fold_keeps_the_asked_keys_sorted_and_the_spilled_summary_first(tmp_path
 
 
 def test_an_index_with_other_columns_is_treated_as_absent(tmp_path: Path) -> None:
-    """An index of another version (here one that kept rendered report members beside each
-    summary): no key is taken from it and a fold writes only what was spilled, so its families
+    """An index of another version (here one that kept the whole summary in one column, and
+    rendered report members beside it): no key is taken from it and a fold writes only what was spilled, so its families
     are spilled again from their shards."""
     old = _summary("us-dc", "fam", "old")
     frame = pl.DataFrame(
@@ -68,7 +71,7 @@ def test_an_index_with_other_columns_is_treated_as_absent(tmp_path: Path) -> Non
         assert index.keys() == frozenset()
         index.spill("k", _summary("us-dc", "fam", "new"))
         index.fold(["k"])
-        assert [s["note"] for s in index.summaries()] == ["new"]
+        assert [s["profile"]["note"] for s in index.summaries()] == ["new"]
         assert index.keys() == {"k"}
 
 
@@ -76,3 +79,22 @@ def test_fold_of_nothing_writes_an_empty_index(tmp_path: Path) -> None:
     with SummaryIndex(tmp_path) as index:
         index.fold([])
         assert list(index.summaries()) == []
+
+
+def test_a_summary_is_read_whole_or_by_the_parts_named(tmp_path: Path) -> None:
+    """Each part is a column of its own: a section that shows one part reads only that one,
+    and a whole summary is every part as it was spilled, in the summary's order."""
+    whole = _summary("us-dc", "fam", "one")
+    with SummaryIndex(tmp_path) as index:
+        index.spill("k", whole)
+        index.fold(["k"])
+        assert list(index.summaries()) == [whole]
+        assert list(next(index.summaries())) == list(whole)
+        assert list(index.by_name(("passages", "versions"))) == [
+            {
+                "jurisdiction": "us-dc",
+                "family": "fam",
+                "passages": whole["passages"],
+                "versions": whole["versions"],
+            }
+        ]

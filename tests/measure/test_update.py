@@ -36,7 +36,12 @@ def _newest(family: Path) -> Path:
 
 
 def _tree(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+    """Every file under `folder` (the reports and the induced profiles beside them)."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +82,8 @@ def test_an_update_after_a_release_equals_the_separate_commands_run_cold(
     assert second.index is not None and (second.index.built, second.index.added) == (False, 2)
     sections = len(second.reconciled.sections)
     assert second.reconciled.reused["sections"] == sections - len(late)
+    # Most families are untouched: their summaries are reused, never read again from a shard.
+    assert len(second.measured.reused) > len(second.measured.families) / 2
     # The separate commands, cold, on the whole mirror.
     cold = measure_corpus(mirror=mirror, out=tmp_path / "out", workspace=tmp_path / "w.sqlite")
     assert _tree(tmp_path / "out") == _tree(second.plan.out)

@@ -15,8 +15,9 @@ from lxml import etree
 from workbench.amendments.style import DraftingStyle
 from workbench.cite.index import text_skeleton
 from workbench.corpus import read_fetched
+from workbench.derived import derived_key
 from workbench.errors import AmendmentError, ExtractionError
-from workbench.models import CatalogueRow, Version
+from workbench.models import CatalogueRow, Version, code_digest
 from workbench.progress import bar
 from workbench.text.lines import clean_label
 from workbench.text.structure import units_from_marks
@@ -174,21 +175,33 @@ def held_law(
     )
 
 
-def release(
-    version: Version,
-    date: str,
-    style: DraftingStyle,
-    rows: Mapping[str, CatalogueRow],
-    store: Path,
-) -> Release:
-    """A Code release's units (from its structure marks) and where its notes begin."""
+def notes_start(
+    version: Version, style: DraftingStyle, rows: Mapping[str, CatalogueRow], store: Path
+) -> int:
+    """Where a Code release's notes begin (the style's notes element), read from its bytes;
+    its text's length where it has none."""
     data = _bytes(rows, store, version)
     notes = element_spans(
         data,
         source=version.version_id,
         select=lambda el: etree.QName(el).localname == style.notes_element,
     )
-    body_end = min((s.char_start for s in notes), default=len(version.text))
+    return min((s.char_start for s in notes), default=len(version.text))
+
+
+def release(
+    version: Version,
+    date: str,
+    style: DraftingStyle,
+    rows: Mapping[str, CatalogueRow],
+    store: Path,
+    *,
+    body_end: int | None = None,
+) -> Release:
+    """A Code release's units (from its structure marks) and where its notes begin (`body_end`
+    when known, else read from its bytes by `notes_start`)."""
+    if body_end is None:
+        body_end = notes_start(version, style, rows, store)
     units: dict[tuple[str, ...], tuple[int, int]] = {}
     for unit in units_from_marks(version.structure, len(version.text)):
         path = tuple(clean_label(label) for label in unit.path[1:])
@@ -256,6 +269,16 @@ def _held_facts(workspace: Workspace, jurisdiction: str) -> dict[str, list[HeldF
     return facts
 
 
+NOTES_TABLE = "release_notes"  # where each Code release's notes begin, derived from its bytes
+
+
+def notes_key(version: Version, style: DraftingStyle) -> str:
+    """The key of where a release's notes begin: its artefact and text, the style's notes
+    element and the code that reads them (`derived.derived_key`)."""
+    inputs = [version.artefact_sha256, version.text_sha256, style.notes_element]
+    return derived_key("release-notes", inputs, code_digest())
+
+
 class HeldCode:
     """The held releases of a jurisdiction's Code sections, by section number, read on demand.
 
@@ -315,6 +338,9 @@ class HeldCode:
             if section[2] is not None:
                 self.by_section.setdefault(section[2], family)
         self._read: dict[str, Release] = {}
+        self._notes_held = NOTES_TABLE in workspace.tables()
+        # version id -> (key, where its notes begin), for each release read from its bytes here
+        self.notes_read: dict[str, tuple[str, int]] = {}
         self._codified: dict[str, dict[str, frozenset[str]]] = {}
         self._first_skeletons: dict[str, str] = {}
         self._dated: dict[str, tuple[tuple[str, Version], ...]] = {}
@@ -345,9 +371,23 @@ class HeldCode:
         """The release of `version` filed on `date` (read once, then kept)."""
         if version.version_id not in self._read:
             self._read[version.version_id] = release(
-                version, date, self.style, self.rows, self.store
+                version, date, self.style, self.rows, self.store, body_end=self._notes(version)
             )
         return self._read[version.version_id]
+
+    def _notes(self, version: Version) -> int:
+        """Where `version`'s notes begin: kept in the workspace (`NOTES_TABLE`, written by a
+        stored reconciliation) under `notes_key`, else read from its bytes now."""
+        key = notes_key(version, self.style)
+        if self._notes_held:
+            for (body_end,) in self.workspace.read(
+                f"SELECT body_end FROM {NOTES_TABLE} WHERE version_id = ? AND key = ?",
+                (version.version_id, key),
+            ):
+                return int(body_end)
+        body_end = notes_start(version, self.style, self.rows, self.store)
+        self.notes_read[version.version_id] = (key, body_end)
+        return body_end
 
     def first_skeleton(self, family: str) -> str:
         """The search skeleton (`cite.index.text_skeleton`) of the text of `family`'s first dated

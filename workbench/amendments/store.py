@@ -13,7 +13,7 @@ from typing import Any
 from workbench.amendments.enactment import Check, check_instruction
 from workbench.amendments.instructions import Instruction, Reading, Unread
 from workbench.amendments.lawbook import LawBook, LawReport
-from workbench.amendments.laws import HeldCode, HeldFact, HeldLaw, LawFacts
+from workbench.amendments.laws import NOTES_TABLE, HeldCode, HeldFact, HeldLaw, LawFacts
 from workbench.amendments.reconcile import Attribution
 from workbench.amendments.style import DraftingStyle
 from workbench.amendments.tally import Tally
@@ -30,6 +30,8 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS reconcile_laws (law TEXT PRIMARY KEY, record TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS reconcile_sections (family TEXT PRIMARY KEY, key TEXT NOT NULL, "
     "head TEXT NOT NULL, attributions TEXT NOT NULL, pairs TEXT NOT NULL)",
+    f"CREATE TABLE IF NOT EXISTS {NOTES_TABLE} (version_id TEXT PRIMARY KEY, key TEXT NOT NULL, "
+    "body_end INTEGER NOT NULL) WITHOUT ROWID",
 )
 
 
@@ -295,14 +297,20 @@ class StoredReconciliation:
         self._sections[family] = (key, head, made, listed)
         return tally
 
-    def write(self) -> None:
+    def write(self, notes: Mapping[str, tuple[str, int]] = {}) -> None:
         """Store every record this run used or made, and drop those of laws and families no
-        longer held, in one transaction (a sections table of an earlier layout is replaced)."""
+        longer held, in one transaction (a sections table of an earlier layout is replaced);
+        `notes`: where the releases read from their bytes this run begin their notes, by
+        version id, under their key (`laws.HeldCode.notes_read`)."""
         with self.workspace.transaction() as conn:
             if self._old_sections:
                 conn.execute("DROP TABLE reconcile_sections")
             for statement in _SCHEMA:
                 conn.execute(statement)
+            conn.executemany(
+                f"INSERT OR REPLACE INTO {NOTES_TABLE} VALUES (?, ?, ?)",
+                [(version_id, key, end) for version_id, (key, end) in sorted(notes.items())],
+            )
             conn.executemany(
                 "DELETE FROM reconcile_laws WHERE law = ?",
                 [(law,) for law in self.laws if law not in self._laws],

@@ -17,6 +17,7 @@ from workbench.amendments.reconcile import Attribution, reconcile
 from workbench.amendments.store import StoredReconciliation, release_key, run_key, section_key
 from workbench.amendments.style import style_for
 from workbench.amendments.tally import Tally
+from workbench.derived import DerivedState
 from workbench.errors import AmendmentError
 from workbench.models import CatalogueRow
 from workbench.progress import bar
@@ -57,6 +58,40 @@ class CodeReconciliation:
         """Every instruction of every law with its check, in law order, then text order."""
         for law in self.laws:
             yield from zip(law.reading.instructions, law.checks, strict=True)
+
+
+RECONCILED = "reconciliation"  # the stored run's record in `derived.DerivedState`
+
+
+def _touched(
+    workspace: Workspace, jurisdiction: str, run: str, targeted: set[str]
+) -> set[str] | None:
+    """The section families a stored run must key again, or None (all of them): those with a
+    version admitted, or an origin recorded, since the last stored run's watermark, and those
+    some instruction is checked against now or was then. None when there was no stored run,
+    or it ran under another `run_key` (rules, held Acts, Act citation)."""
+    kept = DerivedState(workspace).kept(RECONCILED, jurisdiction)
+    if kept is None or kept.key != run or not isinstance(kept.value, dict):
+        return None
+    admitted = workspace.read(
+        "SELECT family FROM versions WHERE rowid > ? AND jurisdiction = ?",
+        (kept.watermark, jurisdiction),
+    )
+    recorded = workspace.read(
+        "SELECT v.family FROM text_origins AS o JOIN versions AS v USING (version_id) "
+        "WHERE o.rowid > ? AND v.jurisdiction = ?",
+        (int(kept.value.get("origins", 0)), jurisdiction),
+    )
+    return (
+        {family for (family,) in (*admitted, *recorded)}
+        | targeted
+        | {str(family) for family in kept.value.get("targeted", ())}
+    )
+
+
+def _origins_mark(workspace: Workspace) -> int:
+    """The last origin record held (origins are appended, never changed)."""
+    return int(workspace.read("SELECT coalesce(max(rowid), 0) FROM text_origins")[0][0])
 
 
 class Attributions(Mapping[str, Attribution]):
@@ -108,7 +143,10 @@ def reconcile_code(
 
     With `stored`, what an earlier run kept in the workspace is used wherever everything it was
     computed from is unchanged, and what this run computed is kept (`stored.py`): the result is
-    the same, and after one more release only the laws and sections it touched are read again.
+    the same, and after one more release only the laws and sections it touched are read again:
+    a section with no version admitted and no origin recorded since the stored run's watermark,
+    and no instruction checked against it then or now, keeps its stored key without being keyed
+    again (`derived.DerivedState`, kind "reconciliation").
 
     Refused (`AmendmentError`, one line): no drafting style names the jurisdiction; the
     workspace holds no law of it, or no Code section of it with releases.
@@ -156,6 +194,8 @@ def reconcile_code(
     held_acts = book.held_acts
     origins = workspace.origin_lines() if kept else {}
     run = run_key(kept.rules, held_acts, book.style.act_citation) if kept else ""
+    now_targeted = {family for family, _, _ in checked}
+    touched = _touched(workspace, jurisdiction, run, now_targeted) if kept else None
     for family in bar(
         sorted(book.code.families), desc="sections", unit="section", enabled=progress
     ):
@@ -174,7 +214,13 @@ def reconcile_code(
             tallies[family] = Tally.of(made.values())
             book.code.forget(family)
             continue
-        family_key = section_key(run, family, dated, origins, here)
+        # Nothing an untouched family was reconciled from has moved since: its key holds, unread.
+        untouched = touched is not None and family not in touched and family in kept.sections
+        family_key = (
+            kept.sections[family][0]
+            if untouched
+            else section_key(run, family, dated, origins, here)
+        )
         found = kept.section(family, family_key)
         if found is not None:
             tallies[family], stored_unreflected, text = found
@@ -182,6 +228,8 @@ def reconcile_code(
             not_reflected.extend(stored_unreflected)
             book.code.forget(family)
             continue
+        if untouched:  # its stored record did not hold (damaged): keyed now
+            family_key = section_key(run, family, dated, origins, here)
         # Pair by pair: a pair whose own key is unchanged is taken from the stored run (after one
         # more release, every pair but the new one), any other is attributed now.
         now = {
@@ -209,7 +257,13 @@ def reconcile_code(
         )
         book.code.forget(family)
     if kept:
-        kept.write()
+        kept.write(book.code.notes_read)
+        DerivedState(workspace).keep(
+            RECONCILED,
+            jurisdiction,
+            run,
+            {"targeted": sorted(now_targeted), "origins": _origins_mark(workspace)},
+        )
     sections = {family: section for section, family in book.code.by_section.items()}
     return CodeReconciliation(
         jurisdiction=jurisdiction,

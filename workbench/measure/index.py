@@ -1,6 +1,7 @@
 """The summary index (C13): the one Parquet file the reduce reads, one family summary per row in
-(jurisdiction, family) order, folded from the spilled summaries and read back a batch at a time; a
-reader sees the old index or the new one, never a partial file."""
+(jurisdiction, family) order with a column per part (`PARTS`), folded from the spilled summaries and
+read back a batch at a time and a part at a time; a reader sees the old index or the new one, never
+a partial file."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import heapq
 import json
 import os
 import shutil
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -18,7 +19,25 @@ from workbench.files import replace_file_with
 
 INDEX_NAME = "summaries.parquet"
 BATCH_ROWS = 2048  # summaries read back at a time
-_SCHEMA = {"key": pl.String, "jurisdiction": pl.String, "family": pl.String, "summary": pl.String}
+# A summary's parts (`summary.family_summary`, in its order), each a column of its JSON: a
+# report section reads the parts it shows, not the whole summary.
+PARTS = (
+    "versions",
+    "profile",
+    "reading",
+    "pairings",
+    "cautions",
+    "passages",
+    "parses",
+    "texts",
+    "examples",
+)
+_SCHEMA = {
+    "key": pl.String,
+    "jurisdiction": pl.String,
+    "family": pl.String,
+    **dict.fromkeys(PARTS, pl.String),
+}
 
 
 class SummaryIndex:
@@ -70,7 +89,10 @@ class SummaryIndex:
             "key": key,
             "jurisdiction": summary["jurisdiction"],
             "family": summary["family"],
-            "summary": json.dumps(summary, ensure_ascii=False, separators=(",", ":")),
+            **{
+                part: json.dumps(summary[part], ensure_ascii=False, separators=(",", ":"))
+                for part in PARTS
+            },
         }
         self._spill.write(json.dumps(row, ensure_ascii=False) + "\n")
 
@@ -123,22 +145,29 @@ class SummaryIndex:
         frame = pl.scan_parquet(self.path).select("jurisdiction").unique().collect()
         return sorted(frame["jurisdiction"].to_list())
 
-    def summaries(self, jurisdiction: str | None = None) -> Iterator[dict[str, Any]]:
+    def summaries(
+        self, parts: Sequence[str] | None = None, *, jurisdiction: str | None = None
+    ) -> Iterator[dict[str, Any]]:
         """Every summary of the index (of one jurisdiction when named), in (jurisdiction,
-        family) order, read `BATCH_ROWS` at a time."""
-        scan = pl.scan_parquet(self.path).select("jurisdiction", "summary")
+        family) order, read `BATCH_ROWS` at a time: its jurisdiction, family and `parts` (by
+        default all `PARTS`), only those columns read and parsed."""
+        columns = list(PARTS if parts is None else parts)
+        scan = pl.scan_parquet(self.path).select("jurisdiction", "family", *columns)
         if jurisdiction is not None:
             scan = scan.filter(pl.col("jurisdiction") == jurisdiction)
         for batch in scan.collect_batches(chunk_size=BATCH_ROWS):
-            for text in batch["summary"]:
-                yield json.loads(text)
+            for name, family, *texts in batch.iter_rows():
+                summary = {"jurisdiction": name, "family": family}
+                summary.update(zip(columns, map(json.loads, texts), strict=True))
+                yield summary
 
-    def by_name(self) -> Iterator[dict[str, Any]]:
+    def by_name(self, parts: Sequence[str] | None = None) -> Iterator[dict[str, Any]]:
         """Every summary in the order of its name `jurisdiction/family`: the jurisdictions in
         the order of their name followed by `/`, each one's families in index order (a family's
-        name orders them as its own does, once the jurisdiction is fixed)."""
+        name orders them as its own does, once the jurisdiction is fixed); `parts` as in
+        `summaries`."""
         for jurisdiction in self._name_order():
-            yield from self.summaries(jurisdiction)
+            yield from self.summaries(parts, jurisdiction=jurisdiction)
 
     def _name_order(self) -> list[str]:
         """The jurisdictions in the order of their name followed by `/` (`by_name`)."""

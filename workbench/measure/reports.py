@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -226,39 +226,48 @@ class _Totals:
             kept.extend(found[: EXAMPLES_PER_CAUSE - len(kept)])
 
 
+# Family summaries in order: of each, its jurisdiction, family and the parts named (None: all).
+Summaries = Callable[[Sequence[str] | None], Iterable[Mapping[str, Any]]]
+
+
 def reduce_summaries(
-    summaries: Callable[[], Iterable[Mapping[str, Any]]],
+    summaries: Summaries,
     rows: Iterable[CatalogueRow],
     refusals: Iterable[Refusal] = (),
     not_ingested: Iterable[Refusal] = (),
     *,
-    by_name: Callable[[], Iterable[Mapping[str, Any]]] | None = None,
+    by_name: Summaries | None = None,
 ) -> Measurements:
     """Reduce family summaries (`summary.family_summary`) into the reports.
 
-    `summaries()` must give every family once, sorted by (jurisdiction, family); it is called
-    once here to add up the corpus's, each jurisdiction's and the overall counts, then again by
-    each per-family section as it is written (`Section`). `by_name()` gives them sorted by the
-    name `jurisdiction/family` instead (the order of the structure and escalation reports'
-    `families`; it differs where one jurisdiction's name opens another's); by default they are
-    sorted here. Nothing depends on the order families were measured in. `refusals` are the admission's, `not_ingested` the admitted
-    documents ingest refused.
+    `summaries(parts)` must give every family once, sorted by (jurisdiction, family), with at
+    least the parts named (None: every part); it is called once here with every part to add up
+    the corpus's, each jurisdiction's and the overall counts, then again by each per-family
+    section as it is written (`Section`), with only the parts that section shows. `by_name`
+    gives them sorted by the name `jurisdiction/family` instead (the order of the structure and
+    escalation reports' `families`; it differs where one jurisdiction's name opens another's);
+    by default they are sorted here. Nothing depends on the order families were measured in.
+    `refusals` are the admission's, `not_ingested` the admitted documents ingest refused.
     """
     rows = list(rows)
     digests = corpus_digests(rows, refusals, not_ingested)
     digest = digests["corpus_digest"]
     totals = _Totals()
-    for summary in summaries():
+    for summary in summaries(None):
         totals.add(summary)
-    named = by_name or (lambda: sorted(summaries(), key=_name))
+    named = by_name or (lambda parts: sorted(summaries(parts), key=_name))
 
     def families(block: Callable[[Mapping[str, Any]], dict[str, Any]]) -> Section:
         return Section(
-            lambda: ((_name(s), block(s["pairings"])) for s in named() if s["pairings"] is not None)
+            lambda: (
+                (_name(s), block(s["pairings"]))
+                for s in named(("pairings",))
+                if s["pairings"] is not None
+            )
         )
 
-    def every(member: Callable[[Mapping[str, Any]], Any]) -> Section:
-        return Section(lambda: ((_name(s), member(s)) for s in summaries()))
+    def every(member: Callable[[Mapping[str, Any]], Any], *parts: str) -> Section:
+        return Section(lambda: ((_name(s), member(s)) for s in summaries(parts)))
 
     examples = {cause: totals.examples.get(cause, []) for cause in CAP_CAUSES}
     overall = structure_block(totals.pairings) if totals.pairings else _empty_structure()
@@ -280,10 +289,10 @@ def reduce_summaries(
         "numbering_read": numbering_report(totals.reading, totals.reading_by_jurisdiction),
         "versions_parsed": {j: dict(sorted(c.items())) for j, c in sorted(totals.parses.items())},
         "text_origins": _text_origin_report(totals),
-        "profiles_used": every(_profile_used),
+        "profiles_used": every(_profile_used, "profile", "versions"),
         "passages": {
             "jurisdictions": {j: passage_block(c) for j, c in sorted(totals.passages.items())},
-            "families": every(lambda s: passage_block(s["passages"])),
+            "families": every(lambda s: passage_block(s["passages"]), "passages"),
         },
         "overall": overall,
         "jurisdictions": {j: structure_block(c) for j, c in sorted(totals.by_jurisdiction.items())},
@@ -370,7 +379,7 @@ def reduce_families(
     summaries = sorted(
         (family_summary(f) for f in families), key=lambda s: (s["jurisdiction"], s["family"])
     )
-    m = reduce_summaries(lambda: summaries, rows, refusals, not_ingested)
+    m = reduce_summaries(lambda _parts: summaries, rows, refusals, not_ingested)
     return Measurements(
         digests=m.digests,
         structure=held_sections(m.structure),

@@ -30,7 +30,7 @@ from workbench.defaults import (
     MIN_CLUSTER_FAMILIES,
 )
 from workbench.errors import CorpusChanged
-from workbench.files import replace_file
+from workbench.files import replace_file_with
 from workbench.measure.admitted import keep_stamps, known_files
 from workbench.measure.apparatus import apparatus_report
 from workbench.measure.cache import (
@@ -220,9 +220,12 @@ def measure_corpus(
         apparatus = apparatus_report(held, store, folder if use_cache else None)  # C20
     induced: list[Path] = []
 
-    def summaries() -> Iterator[Mapping[str, Any]]:
-        # Each induced profile's TOML is written as the reduce's pass goes by, so that every
-        # summary is parsed once (a pass begun again writes the same files again).
+    def summaries(parts: Sequence[str] | None) -> Iterator[Mapping[str, Any]]:
+        # Each induced profile's TOML is written as the reduce's pass over whole summaries goes
+        # by (a pass begun again writes the same files again); a section's pass reads its parts.
+        if parts is not None:
+            yield from index.summaries(parts)
+            return
         induced.clear()
         for summary in index.summaries():
             induced.extend(_write_induced_profile(out, summary))
@@ -375,12 +378,13 @@ class _Run:
 
 def _write_induced_profile(out: Path, summary: Mapping[str, Any]) -> list[Path]:
     """The TOML of the profile induced for a family, if one was, beside the reports (C15), read
-    from its summary as it streams by."""
+    from its summary as it streams by; a file that holds those bytes already is not rewritten."""
     if "toml" not in summary["profile"]:
         return []
     path = out / induced_profile_file(summary["jurisdiction"], summary["family"])
     path.parent.mkdir(parents=True, exist_ok=True)
-    replace_file(path, summary["profile"]["toml"].encode("utf-8"))
+    data = summary["profile"]["toml"].encode("utf-8")
+    replace_file_with(path, lambda temporary: temporary.write_bytes(data), keep_if_equal=True)
     return [path]
 
 

@@ -1,6 +1,6 @@
-"""The search index in the workspace file (C11): its keys, tables and meta, built whole or updated
-in place, so an updated index holds exactly what a build from scratch over the same versions
-holds."""
+"""The search index in the workspace file (C11): its keys (the one rule, `derived.derived_key`, with
+the versions' watermark), tables and meta, built whole or updated in place, so an updated index
+holds exactly what a build from scratch over the same versions holds."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ import rapidfuzz
 from rapidfuzz import utils
 
 from workbench.database import read_only_connection
+from workbench.derived import DerivedState, derived_key
 from workbench.errors import WorkspaceError
-from workbench.models import Passage, Version, content_id
+from workbench.models import Passage, Version
 from workbench.progress import bar
 from workbench.text.normalize import SCHEME, SCHEME_VERSION, load_array_pass, normalized_text
 from workbench.text.profiles import (
@@ -29,7 +30,8 @@ from workbench.text.profiles import (
 from workbench.text.segment import segment_version
 from workbench.workspace import Workspace
 
-INDEX_FORMAT = 2  # 2: text ids from the text's SHA-256, `search_versions`; updated in place
+INDEX_FORMAT = 3  # 3: keyed by `derived_key`, with the versions' watermark; 2: text ids from
+# the text's SHA-256, `search_versions`, updated in place
 
 IndexState = Literal["fresh", "missing", "stale"]
 
@@ -114,7 +116,8 @@ def text_id_of(normalized: str) -> int:
 
 
 def corpus_digest(workspace: Workspace) -> str:
-    """SHA-256 over the canonical JSON of the sorted [version_id, text_sha256] of held versions."""
+    """The index's key over today's held versions (`derived.derived_key` of the sorted
+    [version_id, text_sha256] of held versions and the index's format)."""
     with connect(workspace) as conn:
         return _digest(conn)
 
@@ -128,7 +131,8 @@ def _held(conn: sqlite3.Connection) -> dict[str, str]:
 
 def _digest(conn: sqlite3.Connection, held: dict[str, str] | None = None) -> str:
     held = _held(conn) if held is None else held
-    return content_id([[version_id, held[version_id]] for version_id in sorted(held)])
+    pairs = [[version_id, held[version_id]] for version_id in sorted(held)]
+    return derived_key("search-index", pairs, f"search index format {INDEX_FORMAT}")
 
 
 @contextmanager
@@ -149,11 +153,12 @@ def connect(workspace: Workspace) -> Iterator[sqlite3.Connection]:
 # Index lifecycle
 
 
-def held_rows(conn: sqlite3.Connection) -> str:
-    """The versions table's row count and highest row id: equal values mean the same rows,
-    because the table is append-only (its triggers refuse UPDATE and DELETE)."""
+def held_rows(conn: sqlite3.Connection) -> tuple[str, str]:
+    """The versions table's watermark (`derived.DerivedState.watermark`: its highest row id)
+    and row count: equal values mean the same rows, because the table is append-only (its
+    triggers refuse UPDATE and DELETE; the count catches a row let go by hand)."""
     count, highest = conn.execute("SELECT COUNT(*), MAX(rowid) FROM versions").fetchone()
-    return f"{count} {highest}"
+    return str(highest or 0), str(count)
 
 
 def _wanted_meta(
@@ -163,17 +168,22 @@ def _wanted_meta(
     built: dict[str, str] | None = None,
 ) -> dict[str, str]:
     """What an index built now records. With `built` (an index's record) whose `held_rows` are
-    today's, its corpus digest is today's too, and is not read again from every version."""
-    rows = held_rows(conn)
+    today's, its key is today's too, and is not read again from every version."""
+    watermark, count = held_rows(conn)
     # CAUTION: sound only while the versions table is append-only; see `held_rows`.
-    same = held is None and built is not None and built.get("held_rows") == rows
+    same = (
+        held is None
+        and built is not None
+        and (built.get("watermark"), built.get("versions")) == (watermark, count)
+    )
     return {
         "index_format": str(INDEX_FORMAT),
         "normalizer": f"{SCHEME} v{SCHEME_VERSION}",
         "rapidfuzz": rapidfuzz.__version__,
-        "corpus_digest": built["corpus_digest"] if same and built else _digest(conn, held),
+        "key": built["key"] if same and built else _digest(conn, held),
         "profiles": registry_digest(registry(profiles)),
-        "held_rows": rows,
+        "watermark": watermark,
+        "versions": count,
     }
 
 
@@ -277,12 +287,7 @@ def update_index(
         if any(built.get(name) != wanted[name] for name in _RULE):
             status = build_index(workspace, profiles, progress=progress)
             return IndexUpdate(built=True, added=len(held), dropped=0, status=status)
-        indexed = {
-            r["version_id"]: r["text_sha256"]
-            for r in conn.execute("SELECT version_id, text_sha256 FROM search_versions")
-        }
-    gone = sorted(v for v, sha in indexed.items() if held.get(v) != sha)
-    new = sorted(v for v, sha in held.items() if indexed.get(v) != sha)
+        new, gone = _since(conn, workspace, built, held)
     texts: dict[int, TextRow] = {}
     passages: list[PassageRow] = []
     for version in _versions(workspace, new, progress):
@@ -346,6 +351,34 @@ def update_index(
             )
         status = _write_meta(conn, profiles, held)
     return IndexUpdate(built=False, added=len(new), dropped=len(gone), status=status)
+
+
+def _since(
+    conn: sqlite3.Connection, workspace: Workspace, built: dict[str, str], held: dict[str, str]
+) -> tuple[list[str], list[str]]:
+    """(to add, to drop): the versions admitted since the index's watermark
+    (`DerivedState.admitted_since`), none to drop, when the versions it indexed and those
+    are every held version; else found by comparing every held version with every indexed
+    one (a version held under another text hash, or let go by hand)."""
+    (indexed_count,) = conn.execute("SELECT COUNT(*) FROM search_versions").fetchone()
+    if built.get("watermark", "").isdigit():
+        since = DerivedState(workspace).admitted_since(int(built["watermark"]))
+        if indexed_count + len(since) == len(held) and not _indexed(conn, since):
+            return sorted(since), []
+    indexed = {
+        r["version_id"]: r["text_sha256"]
+        for r in conn.execute("SELECT version_id, text_sha256 FROM search_versions")
+    }
+    gone = sorted(v for v, sha in indexed.items() if held.get(v) != sha)
+    return sorted(v for v, sha in held.items() if indexed.get(v) != sha), gone
+
+
+def _indexed(conn: sqlite3.Connection, version_ids: Sequence[str]) -> bool:
+    """True when the index holds any of `version_ids`."""
+    return any(
+        conn.execute("SELECT 1 FROM search_versions WHERE version_id = ?", (v,)).fetchone()
+        for v in version_ids
+    )
 
 
 def _same_text(

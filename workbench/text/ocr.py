@@ -1,6 +1,7 @@
 """OCR as a named extractor (C4, C18): a scanned page read by Debian's tesseract in a child process,
-its reading a pure function of inputs that key its cache, and a worker with another engine build
-refused by name. The steps, settings and why: docs/extraction.md, "Scanned pages (OCR)"."""
+its reading a pure function of inputs whose `derived_key` names its cache entry, and a worker with
+another engine build refused by name. The steps, settings and why: docs/extraction.md, "Scanned
+pages (OCR)"."""
 
 from __future__ import annotations
 
@@ -21,9 +22,10 @@ from typing import Any
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
+from workbench.derived import derived_key
 from workbench.errors import ExtractionError, OcrEngineMismatch, OcrUnavailable
 from workbench.files import replace_file
-from workbench.models import LOW_CONFIDENCE, content_id, strict_json
+from workbench.models import LOW_CONFIDENCE, strict_json
 
 __all__ = [
     "CACHE_DIR_NAME",
@@ -357,7 +359,10 @@ class OcrCache:
     folder: Path
 
     def path(self, inputs: Mapping[str, Any]) -> Path:
-        return self.folder / f"{content_id(dict(inputs))}.json"
+        """The entry of `inputs`, named by the one key rule (`derived.derived_key`): the reading
+        is derived by this extractor's version (the engine build is among the inputs)."""
+        code = f"{OCR_EXTRACTOR} {OCR_EXTRACTOR_VERSION}"
+        return self.folder / f"{derived_key('ocr-page', dict(inputs), code)}.json"
 
     def get(self, inputs: Mapping[str, Any]) -> PageReading | None:
         """The reading held for exactly `inputs`, or None (absent, unreadable, other inputs)."""

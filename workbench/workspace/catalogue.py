@@ -4,10 +4,11 @@ checksummed export is the catalogue file (C3, C13; docs/corpus.md, "One catalogu
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from workbench.corpus.admission import Admission, merge_admission
@@ -19,13 +20,21 @@ from workbench.corpus.catalogue import (
     read_catalogue,
     write_catalogue_lines,
 )
-from workbench.models import CatalogueRow
+from workbench.models import ROW_FIELDS, CatalogueRow
 from workbench.workspace.held import Workspace
 
 TABLE, EXPORT = "catalogue", "catalogue_export"
+# A row's line, and beside it the columns every reader asks for (its path and `ROW_FIELDS`), so
+# that the catalogue is read as columns, no record parsed.
+_COLUMNS = ("key", "line", "path", *ROW_FIELDS)
 _SCHEMA = (
-    f"CREATE TABLE IF NOT EXISTS {TABLE} (key TEXT PRIMARY KEY, line TEXT NOT NULL) WITHOUT ROWID",
+    f"CREATE TABLE IF NOT EXISTS {TABLE} (key TEXT PRIMARY KEY, line TEXT NOT NULL, "
+    "path TEXT NOT NULL, " + ", ".join(ROW_FIELDS) + ") WITHOUT ROWID",
     f"CREATE TABLE IF NOT EXISTS {EXPORT} (folder TEXT NOT NULL, sha256 TEXT NOT NULL)",
+)
+_INSERT = (
+    f"INSERT OR REPLACE INTO {TABLE} ({', '.join(_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(_COLUMNS))})"
 )
 
 
@@ -56,20 +65,27 @@ def read_held_file(workspace: Path, corpus_dir: Path) -> Catalogue:
 
 def held_rows(workspace: Workspace, corpus_dir: Path, sha256: str) -> Catalogue | None:
     """The table's rows, in line order, when its last export into `corpus_dir` has SHA-256
-    `sha256`; None otherwise."""
+    `sha256`; None otherwise. Read as columns: no record is parsed."""
     if exported(workspace) != (_folder(corpus_dir), sha256):
         return None
     rows = []
-    for key, line in workspace.read(f"SELECT key, line FROM {TABLE} ORDER BY key"):
-        text = line[len(key) + 22 : -2]  # between `{"path":KEY,"provenance":` and `}\n`
-        rows.append(CatalogueRow.of(json.loads(key), json.loads(text), text=text))
+    for key, line, path, *values in workspace.read(
+        f"SELECT {', '.join(_COLUMNS)} FROM {TABLE} ORDER BY key"
+    ):
+        rows.append(
+            CatalogueRow(
+                path=path,
+                text=line[len(key) + 22 : -2],  # between `{"path":KEY,"provenance":` and `}\n`
+                fields=tuple(sys.intern(v) if isinstance(v, str) else v for v in values),
+            )
+        )
     return Catalogue(rows, sha256)
 
 
 def exported(workspace: Workspace) -> tuple[str, str] | None:
     """The folder and SHA-256 of the table's last export (None: the workspace holds none)."""
-    if EXPORT not in workspace.tables():
-        return None
+    if EXPORT not in workspace.tables() or _columns(workspace) != _COLUMNS:
+        return None  # none, or a table of an earlier layout: made again from the file
     found = workspace.read(f"SELECT folder, sha256 FROM {EXPORT}")
     return (found[0][0], found[0][1]) if found else None
 
@@ -79,14 +95,8 @@ def hold_catalogue(workspace: Workspace, catalogue: Catalogue, corpus_dir: Path)
     it already is); returns it."""
     if exported(workspace) == (_folder(corpus_dir), catalogue.sha256):
         return catalogue
-    with workspace.transaction() as conn:
-        for statement in _SCHEMA:
-            conn.execute(statement)
-        conn.execute(f"DELETE FROM {TABLE}")
-        conn.executemany(
-            f"INSERT INTO {TABLE} (key, line) VALUES (?, ?)",
-            ((line_key(row.path), catalogue_line(row)) for row in catalogue),
-        )
+    with _made(workspace, whole=True) as conn:
+        conn.executemany(_INSERT, map(_row, catalogue))
         _mark(conn, corpus_dir, catalogue.sha256)
     return catalogue
 
@@ -106,21 +116,30 @@ def admit_held(
     held = {row.path: row for row in rows}
     appended = [row for row in merged.rows if held.get(row.path) is not row]
     whole = existing is None or exported(workspace) != (_folder(corpus_dir), existing.sha256)
-    with workspace.transaction() as conn:
-        for statement in _SCHEMA:
-            conn.execute(statement)
-        if whole:
-            conn.execute(f"DELETE FROM {TABLE}")
-        conn.executemany(
-            f"INSERT OR REPLACE INTO {TABLE} (key, line) VALUES (?, ?)",
-            (
-                (line_key(row.path), catalogue_line(row))
-                for row in (merged.rows if whole else appended)
-            ),
-        )
+    with _made(workspace, whole=whole) as conn:
+        conn.executemany(_INSERT, map(_row, merged.rows if whole else appended))
         sha256 = write_catalogue_lines(_lines(workspace), merged.refusals, corpus_dir)
         _mark(conn, corpus_dir, sha256)
     return merged, sha256
+
+
+@contextmanager
+def _made(workspace: Workspace, *, whole: bool) -> Iterator[sqlite3.Connection]:
+    """A transaction on the table, emptied first when `whole` (made again in this layout)."""
+    with workspace.transaction() as conn:
+        if whole:
+            conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
+        for statement in _SCHEMA:
+            conn.execute(statement)
+        yield conn
+
+
+def _row(row: CatalogueRow) -> tuple[object, ...]:
+    return (line_key(row.path), catalogue_line(row), row.path, *row.fields)
+
+
+def _columns(workspace: Workspace) -> tuple[str, ...]:
+    return tuple(str(c[1]) for c in workspace.read(f"PRAGMA table_info({TABLE})"))
 
 
 def _lines(workspace: Workspace) -> Iterable[str]:
