@@ -4,17 +4,14 @@ would, and nothing reported between two releases whose notes are the same."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-from tests.conftest import ROOT, STORE, FreshWorkspace
+from tests.conftest import STORE
 from workbench.changes.diff import diff_versions
-from workbench.changes.footnoted import TABLE, footnote_changes, footnotes_key, held_footnotes
-from workbench.corpus import read_catalogue
+from workbench.changes.footnoted import footnote_changes
 from workbench.text.footnotes import read_markup_footnotes
-from workbench.text.parts import version_footnotes
 from workbench.text.xml import extract_xml
 
 FAMILY = STORE / "ca-federal" / "ca-energy-efficiency-regs-2016"
@@ -69,26 +66,3 @@ def test_footnote_changed_under_an_unchanged_clause(rewrite: bytes, rewritten: s
         assert rewritten in change.words_after and rewritten not in change.words_before
         assert change.line().endswith(f"'{rewritten}'") or f"'{rewritten}';" in change.line()
     assert footnote_changes(changes, (before.text, after.text), (None, after_notes)) == ()
-
-
-def test_a_held_version_s_footnotes_are_read_once_and_kept(
-    fresh_workspace: FreshWorkspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """`held_footnotes` reads a version's footnotes from its artefact once, keeps them under
-    their key, and every later call reads them back from the workspace, equal to the reading."""
-    path = f"ca-federal/ca-energy-efficiency-regs-2016/{AFTER}"
-    rows = [row for row in read_catalogue(ROOT / "corpus") if row.path == path]
-    with fresh_workspace(rows, tmp_path / "workspace.sqlite") as workspace:
-        version = workspace.version(path)
-        read = version_footnotes(version, workspace.settings.store)
-        assert read is not None and read.footnotes and read.markers
-        assert TABLE not in workspace.tables()
-        assert held_footnotes(workspace, version) == read
-        kept = workspace.read(f"SELECT key, version_id FROM {TABLE}")
-        assert kept == [(footnotes_key(version), path)]
-
-        def unread(*_: object) -> None:
-            raise AssertionError("the artefact was read again")
-
-        monkeypatch.setattr("workbench.changes.footnoted.version_footnotes", unread)
-        assert held_footnotes(workspace, version) == read

@@ -1,6 +1,7 @@
 """PDF footnotes as passages, seen by the verifier and the diff (C6, C7, C20): the Massachusetts
 D.P.U. rate order held alone in a workspace of its own, its notes read off its glyphs through the
-one hook every stage reads (`text.parts.version_parts`), notes run on across a page joined."""
+one hook every stage reads (`text.parts.version_parts`, kept in the workspace by
+`workspace.parts.held_parts`), notes run on across a page joined."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ from workbench.cite.batch import verify_citations
 from workbench.cite.verify import Citation
 from workbench.cli import main
 from workbench.history.dating import quote_history
+from workbench.measure.apparatus import apparatus_report
 from workbench.models import CatalogueRow
+from workbench.text import parts
 from workbench.text.footnotes import Footnote, FootnoteReading, note_words
 from workbench.text.normalize import normalized_text
 from workbench.text.parts import version_parts
@@ -171,3 +174,30 @@ def test_history_lists_a_pdf_quotes_note_with_its_run_on_words(
 
 def test_store_moved_gives_no_pdf_reading(held: Workspace, tmp_path: Path) -> None:
     assert version_parts(held.version(DPU), tmp_path) == (None, None)
+
+
+def test_verify_after_measure_does_not_extract(
+    held: Workspace, reading: FootnoteReading, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Measure's apparatus pass keeps the order's parts in the workspace; a later verify (in a
+    new process: the per-process readings cleared) reads them there, the PDF never extracted."""
+    apparatus_report(held)
+    text = held.version(DPU).text
+    note = next(n for n in reading.footnotes if n.anchors)
+    start, marker = _lead_in(note, reading, text), note.anchors[0][0]
+    parts._pdf.cache_clear()
+
+    def never(*_: object, **__: object) -> None:
+        raise AssertionError("the PDF was extracted again")
+
+    monkeypatch.setattr("workbench.text.pdf.extract_pdf", never)
+    (verified,) = verify_citations(
+        held,
+        [
+            Citation(
+                version_id=DPU, char_start=start, char_end=marker, quoted_text=text[start:marker]
+            )
+        ],
+    )
+    assert [c.kind for c in verified.caveats] == ["footnote_unquoted"]
+    assert parts._pdf.cache_info().misses == 0

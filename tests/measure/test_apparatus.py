@@ -1,31 +1,31 @@
 """Footnotes, tables and cells counted per jurisdiction (C20) on the default workspace: the counts
-are those of the readers themselves, called here on each held artefact, and a version's counts
-are kept in the measurement cache under its hashes and the code digest."""
+are those of the readers themselves, called here on each held artefact, and counted again from the
+parts the pass kept in the workspace (`workspace.parts`), no artefact read again."""
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import STORE
-from workbench.measure import apparatus
-from workbench.measure.apparatus import APPARATUS_FIELDS, CACHE_NAME, apparatus_report
+from workbench.measure.apparatus import APPARATUS_FIELDS, apparatus_report
 from workbench.text.footnotes import FootnoteReading, read_footnotes
+from workbench.text.ocr import CACHE_ENV, OcrOptions
 from workbench.text.pdf_footnotes import read_pdf_footnotes
-from workbench.text.table_cells import read_tables
+from workbench.text.pdf_tables import read_pdf_tables
+from workbench.text.table_cells import Table, read_tables
 from workbench.workspace import Workspace
 
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("measure-cache")
+# A PDF's tables are read from OCR pages too, through the shared cache (as `text.parts` reads them).
+OCR = OcrOptions(cache=Path(os.environ[CACHE_ENV]) if os.environ.get(CACHE_ENV) else None)
 
 
 @pytest.fixture(scope="module")
-def report(workspace: Workspace, cache: Path) -> dict[str, object]:
-    return apparatus_report(workspace, STORE, cache)
+def report(workspace: Workspace) -> dict[str, object]:
+    return apparatus_report(workspace, STORE)
 
 
 def test_counts_are_the_readers_own(workspace: Workspace, report: dict[str, object]) -> None:
@@ -33,11 +33,14 @@ def test_counts_are_the_readers_own(workspace: Workspace, report: dict[str, obje
     for version in workspace.versions():
         data = (STORE / version.version_id).read_bytes()
         source, text = version.version_id, version.text
+        tables: tuple[Table, ...] = ()
         if "pdf" in version.media_type:
             reading = read_pdf_footnotes(data, source=source, text=text)
+            tables = read_pdf_tables(data, source=source, text=text, ocr=OCR)
         else:
             reading = read_footnotes(data, source=source, media_type=version.media_type, text=text)
-        tables = read_tables(data, source=source, text=text) if "xml" in version.media_type else []
+        if "xml" in version.media_type:
+            tables = read_tables(data, source=source, text=text)
         count = expected.setdefault(version.jurisdiction, Counter())
         count["footnotes"] += len(reading.footnotes)
         count["markers"] += len(reading.markers)
@@ -54,18 +57,11 @@ def test_counts_are_the_readers_own(workspace: Workspace, report: dict[str, obje
     assert list(report["overall"]) == list(APPARATUS_FIELDS)  # type: ignore[call-overload]
 
 
-def test_a_versions_counts_are_kept_under_its_key(
-    workspace: Workspace, report: dict[str, object], cache: Path, monkeypatch: pytest.MonkeyPatch
+def test_counts_are_read_again_from_the_kept_parts(
+    workspace: Workspace, report: dict[str, object], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    kept = (cache / CACHE_NAME).read_bytes()
-
     def never(*_: object) -> FootnoteReading:
         raise AssertionError("read again though kept")
 
-    with monkeypatch.context() as patched:
-        patched.setattr(apparatus, "_version_counts", never)
-        assert apparatus_report(workspace, STORE, cache) == report
-    assert (cache / CACHE_NAME).read_bytes() == kept
-    (cache / CACHE_NAME).write_bytes(b"{not json")  # a torn file: counted again, replaced
-    assert apparatus_report(workspace, STORE, cache) == report
-    assert (cache / CACHE_NAME).read_bytes() == kept
+    monkeypatch.setattr("workbench.workspace.parts.version_parts", never)
+    assert apparatus_report(workspace, STORE) == report

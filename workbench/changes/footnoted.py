@@ -1,28 +1,15 @@
 """A clause unchanged between two versions whose footnote changed (C7, C20): `footnote_changes`
-compares, for each unchanged pairing, the notes its markers name on each side, handed in as data;
-`held_footnotes` keeps a held version's reading as derived state (C13)."""
+compares, for each unchanged pairing, the notes its markers name on each side, handed in as data
+(a held version's reading as the workspace keeps it: `workspace.parts.held_parts`)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from workbench.derived import derived_key
-from workbench.models import Change, Span, Version, code_digest
-from workbench.text.footnotes import Footnote, FootnoteMarker, FootnoteReading, note_words
-from workbench.text.parts import version_footnotes
-
-if TYPE_CHECKING:
-    from workbench.workspace import Workspace
-
-KIND = "footnotes"
-TABLE = "derived_footnotes"
-_SCHEMA = (
-    f"CREATE TABLE IF NOT EXISTS {TABLE} "
-    "(key TEXT PRIMARY KEY, version_id TEXT NOT NULL, reading TEXT NOT NULL)"
-)
+from workbench.models import Change, Span
+from workbench.text.footnotes import Footnote, FootnoteReading, note_words
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -105,58 +92,3 @@ def footnote_changes(
             )
         )
     return tuple(found)
-
-
-def footnotes_key(version: Version) -> str:
-    """The key of a version's footnote reading: its id, its artefact's and its text's SHA-256 (the
-    reading is made from both, and neither changes under a held version), and the code."""
-    inputs = [version.version_id, version.artefact_sha256, version.text_sha256]
-    return derived_key(KIND, inputs, code_digest())
-
-
-def _markers(rows: list[dict[str, Any]]) -> tuple[FootnoteMarker, ...]:
-    return tuple(FootnoteMarker(**row) for row in rows)
-
-
-def _reading(kept: dict[str, Any]) -> FootnoteReading:
-    """A `FootnoteReading` from the JSON `held_footnotes` kept (each record's `as_json`)."""
-    return FootnoteReading(
-        footnotes=tuple(
-            Footnote(
-                label=row["label"],
-                char_start=row["char_start"],
-                char_end=row["char_end"],
-                anchors=tuple((start, end) for start, end in row["anchors"]),
-            )
-            for row in kept["footnotes"]
-        ),
-        markers=_markers(kept["markers"]),
-        unlinked=_markers(kept["unlinked"]),
-        ambiguous=_markers(kept["ambiguous"]),
-    )
-
-
-def held_footnotes(workspace: Workspace, version: Version) -> FootnoteReading | None:
-    """`text.parts.version_footnotes` of a held version, read from what the workspace kept under
-    its key, or read from the artefact in the workspace's store and kept there. No reading (no
-    such markup, bytes missing from the store, a refusal) is not kept, and a read-only workspace
-    keeps nothing."""
-    key = footnotes_key(version)
-    if TABLE in workspace.tables():
-        rows = workspace.read(f"SELECT reading FROM {TABLE} WHERE key = ?", (key,))
-        if rows:
-            return _reading(json.loads(rows[0][0]))
-    reading = version_footnotes(version, workspace.settings.store)
-    if reading is None or workspace.read_only is not None:
-        return reading
-    kept = {
-        name: [record.as_json() for record in getattr(reading, name)]
-        for name in ("footnotes", "markers", "unlinked", "ambiguous")
-    }
-    with workspace.transaction() as conn:
-        conn.execute(_SCHEMA)
-        conn.execute(
-            f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?)",
-            (key, version.version_id, json.dumps(kept, ensure_ascii=False)),
-        )
-    return reading

@@ -1,5 +1,5 @@
 """The verifier's view of a held version's footnotes and tables (C20): `with_parts` hands the
-reading `text.parts.version_parts` makes from the held artefact to the rule."""
+reading the workspace keeps (`workspace.parts.held_parts`) to the rule."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from workbench.cite.verify import HeldText
 from workbench.errors import VersionNotFound
-from workbench.text.parts import version_parts
+from workbench.workspace.parts import held_parts
 
 if TYPE_CHECKING:
     from workbench.workspace import Workspace
@@ -23,5 +23,5 @@ def with_parts(workspace: Workspace, held: HeldText) -> HeldText:
         version = workspace.version(held.version_id)
     except VersionNotFound:
         return held
-    footnotes, tables = version_parts(version, workspace.settings.store)
+    footnotes, tables = held_parts(workspace, version)
     return replace(held, footnotes=footnotes, tables=tables)

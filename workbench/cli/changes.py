@@ -121,14 +121,15 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def _footnoted(sections: Any, workspace: Any) -> list[Any]:
     """Each section's unchanged clauses whose footnote changed, from the held versions' footnote
-    readings (kept in the workspace once read from their artefacts)."""
-    from workbench.changes.footnoted import footnote_changes, held_footnotes
+    readings (kept in the workspace once read from their artefacts: `workspace.parts`)."""
+    from workbench.changes.footnoted import footnote_changes
+    from workbench.workspace.parts import held_parts
 
     return [
         footnote_changes(
             part.changes,
             (part.before.text, part.after.text),
-            (held_footnotes(workspace, part.before), held_footnotes(workspace, part.after)),
+            (held_parts(workspace, part.before)[0], held_parts(workspace, part.after)[0]),
         )
         for part in sections
     ]

@@ -35,15 +35,14 @@ def cmd_text(args: argparse.Namespace) -> int:
 
 
 def cmd_passages(args: argparse.Namespace) -> int:
-    from workbench.text.parts import version_parts
     from workbench.text.segment import segment_version
+    from workbench.workspace.parts import held_parts
 
     with open_held(args) as workspace:
         version = workspace.version(args.version_id)
         choice = family_profile(workspace, version)
-        store = workspace.settings.store
-    # Footnotes and tables read from the held artefact (C20): kinds and parts, no offset moved.
-    footnotes, tables = version_parts(version, store)
+        # Footnotes and tables as the workspace keeps them (C20): kinds and parts, no offset moved.
+        footnotes, tables = held_parts(workspace, version)
     passages = segment_version(version, choice.profile, footnotes=footnotes, tables=tables)
     from workbench.models import page_for_offset
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from workbench.cells import TableCell
@@ -25,10 +24,10 @@ from workbench.history.nearest import MachineReadNearest, machine_read_nearest
 from workbench.models import Version, span_pages, text_sha256
 from workbench.text.footnotes import note_words
 from workbench.text.normalize import normalized_text
-from workbench.text.parts import version_parts
 from workbench.text.segment import segment_version
 from workbench.wording import counted
 from workbench.workspace import Workspace
+from workbench.workspace.parts import held_parts
 
 CONTEXT_CHARS = 60  # raw characters of context shown on each side of an occurrence
 
@@ -327,7 +326,7 @@ def cite_quote(
         (verification,) = verify_citations(workspace, (citation,))
         if not verification.verified:  # pragma: no cover - the search and the rule agree
             raise AssertionError(f"{version_id}: a found quote was refused: {verification.detail}")
-        cell = cell_at(version, workspace.settings.store, start, end)
+        cell = cell_at(workspace, version, start, end)
         if cell is not None and cell.doubt is None and _header_fields(cell):
             named_cell = Citation(
                 version_id=version_id,
@@ -353,10 +352,13 @@ def cite_quote(
     )
 
 
-def cell_at(version: Version, store: Path, char_start: int, char_end: int) -> TableCell | None:
+def cell_at(
+    workspace: Workspace, version: Version, char_start: int, char_end: int
+) -> TableCell | None:
     """The table cell of `version` whose whole value is `[char_start, char_end)` (white space at
-    either end aside), or None (no table read, or no such cell)."""
-    _, tables = version_parts(version, store)
+    either end aside), or None (no table read, or no such cell); its tables as `workspace` keeps
+    them (`workspace.parts.held_parts`)."""
+    _, tables = held_parts(workspace, version)
     text = version.text
     span = text[char_start:char_end].strip()
     at = char_start + len(text[char_start:char_end]) - len(text[char_start:char_end].lstrip())
@@ -412,17 +414,18 @@ def quote_history(
                 version_label=version.version_label,
                 version_order=version.version_order,
                 occurrences=located(version, spans),
-                footnotes=qualifying_notes(version, workspace.settings.store, spans),
+                footnotes=qualifying_notes(workspace, version, spans),
             )
         )
     return QuoteHistory(family=family, quoted_text=quote, versions=tuple(holdings))
 
 
 def qualifying_notes(
-    version: Version, store: Path, spans: Sequence[tuple[int, int]]
+    workspace: Workspace, version: Version, spans: Sequence[tuple[int, int]]
 ) -> tuple[str, ...]:
-    """The words of the notes qualifying any of `spans` (`notes_qualifying`), each once."""
-    reading = version_parts(version, store)[0] if spans else None
+    """The words of the notes qualifying any of `spans` (`notes_qualifying`), each once, from the
+    footnote reading `workspace` keeps (`workspace.parts.held_parts`)."""
+    reading = held_parts(workspace, version)[0] if spans else None
     if reading is None:
         return ()
     notes = dict.fromkeys(n for a, b in spans for n in reading.notes_qualifying(a, b))

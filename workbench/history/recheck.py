@@ -210,12 +210,13 @@ def _findings(
     out = []
     base = workspace.version(recorded.base_version)
     base_spans = occurrence_spans(held_index(workspace, base.version_id), recorded.quoted_text)
-    store = workspace.settings.store
-    base_notes = qualifying_notes(base, store, base_spans)
+    base_notes = qualifying_notes(workspace, base, base_spans)
     for version in newer:
         spans = spans_in[version.version_id]
         status = _status(spans, len(base_spans))
-        notes = qualifying_notes(version, store, spans) if status == "still_present" else base_notes
+        notes = (
+            qualifying_notes(workspace, version, spans) if status == "still_present" else base_notes
+        )
         suggestion = None
         if status == "gone" and version is newer[-1]:
             suggestion = aligner.suggest(base, version, base_spans[0] if base_spans else None)

@@ -1,24 +1,17 @@
 """Footnotes, tables and cells counted per jurisdiction (C20): the structure report's `apparatus`
-section, read from each held version's artefact by `text.parts.version_parts`, the reading
-`passages`, `verify` and `diff` use."""
+section, counted from each held version's parts as the workspace keeps them for `passages`,
+`verify` and `diff` (`workspace.parts.held_parts`), which this pass reads and so keeps."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workbench.derived import derived_key
-from workbench.files import replace_file
-from workbench.models import code_digest
-from workbench.text.parts import version_parts
+from workbench.workspace.parts import Parts, held_parts
 
 if TYPE_CHECKING:
-    from workbench.models import Version
     from workbench.workspace import Workspace
-
-CACHE_NAME = "apparatus.json"  # each version's counts, in the measurement cache's folder
 
 APPARATUS_FIELDS = (
     "versions",
@@ -35,38 +28,23 @@ APPARATUS_FIELDS = (
 )
 RULE = (
     "footnotes and tables of every measured version, read from its artefact as passages, verify "
-    "and diff read them (text.parts.version_parts): footnotes from XML and Markdown markup and "
-    "off a PDF's glyphs (none from a PDF with an OCR-read page), tables from XML markup; "
+    "and diff read them (workspace.parts.held_parts): footnotes from XML and Markdown markup and "
+    "off a PDF's glyphs (none from a PDF with an OCR-read page), tables from XML markup and a "
+    "PDF's geometry; "
     "footnotes_run_on are PDF notes joined across a page; a marker without a note, or naming a "
     "number two notes share, is counted, never linked"
 )
 
 
-def apparatus_report(
-    workspace: Workspace, store: Path, cache: Path | None = None
-) -> dict[str, Any]:
+def apparatus_report(workspace: Workspace, store: Path | None = None) -> dict[str, Any]:
     """The `apparatus` section: `rule`, then overall and per jurisdiction (sorted) the counts of
-    `APPARATUS_FIELDS`. A version whose artefact is not in `store` counts as holding none. With
-    `cache` (the measurement cache's folder), each version's counts are kept in `CACHE_NAME`
-    there under `derived_key` of its artefact and text hashes and the code digest, so a PDF is
-    extracted again only when one of them changed."""
-    path = cache / CACHE_NAME if cache is not None else None
-    kept: dict[str, dict[str, int]] = {}
-    if path is not None and path.is_file():
-        try:
-            kept = json.loads(path.read_bytes())
-        except ValueError:  # a torn or foreign file: counted again, then replaced
-            kept = {}
-    code = code_digest()
-    counted: dict[str, dict[str, int]] = {}
+    `APPARATUS_FIELDS`. Each version's parts are `held_parts` of it, read from `store` (default:
+    the workspace's) where the workspace keeps none yet, and kept there, so no later command
+    reads its artefact again; a version whose artefact is not in `store` counts as holding none."""
     by_jurisdiction: dict[str, Counter[str]] = {}
     for version in workspace.versions():
-        key = derived_key("apparatus", [version.artefact_sha256, version.text_sha256], code)
-        counted[key] = kept.get(key) or _version_counts(version, store)
         count = by_jurisdiction.setdefault(version.jurisdiction, Counter())
-        count.update(counted[key])
-    if path is not None and counted != kept:
-        replace_file(path, json.dumps(counted, sort_keys=True).encode())
+        count.update(_version_counts(held_parts(workspace, version, store)))
     overall = sum(by_jurisdiction.values(), Counter())
     return {
         "rule": RULE,
@@ -77,9 +55,9 @@ def apparatus_report(
     }
 
 
-def _version_counts(version: Version, store: Path) -> dict[str, int]:
-    """One version's counts of `APPARATUS_FIELDS`."""
-    footnotes, tables = version_parts(version, store)
+def _version_counts(parts: Parts) -> dict[str, int]:
+    """One version's counts of `APPARATUS_FIELDS`, from its footnote reading and tables."""
+    footnotes, tables = parts
     notes = footnotes.footnotes if footnotes else ()
     return {
         "versions": 1,

@@ -217,7 +217,7 @@ def measure_corpus(
             progress=progress,
         )
         index.fold(run.keys)
-        apparatus = apparatus_report(held, store, folder if use_cache else None)  # C20
+        apparatus = apparatus_report(held, store)  # C20: keeps each version's parts
     induced: list[Path] = []
 
     def summaries(parts: Sequence[str] | None) -> Iterator[Mapping[str, Any]]:

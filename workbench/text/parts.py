@@ -101,7 +101,8 @@ def _pdf(
         return None, None
 
 
-def _reads_markup(version: Version) -> bool:
+def holds_parts(version: Version) -> bool:
+    """Whether `version`'s media type (`READ_MEDIA`) may hold footnotes or tables at all."""
     return any(kind in version.media_type for kind in READ_MEDIA)
 
 
@@ -122,7 +123,7 @@ def version_parts(
     for a media type that carries no such markup, bytes that are missing or not the version's,
     or markup either reader refuses). A PDF's are read off its glyphs and geometry (the PDF
     extracted again, once for both); a PDF with a page read by OCR has no footnote reading."""
-    if not _reads_markup(version):
+    if not holds_parts(version):
         return None, None
     if "pdf" in version.media_type:
         return _pdf_parts(version, store)
@@ -131,15 +132,3 @@ def version_parts(
     if footnotes is None or tables is None:
         return None, None
     return footnotes, tables
-
-
-def version_footnotes(version: Version, store: Path) -> FootnoteReading | None:
-    """The footnote reading of `version` alone, as `version_parts` reads it, a markup version's
-    tables left unread (None for no such markup, no bytes or a refusal of the footnote reader)."""
-    if not _reads_markup(version):
-        return None
-    if "pdf" in version.media_type:
-        return _pdf_parts(version, store)[0]
-    return _footnotes(
-        version.artefact_sha256, store / version.version_id, version.media_type, version.text
-    )

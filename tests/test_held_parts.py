@@ -1,0 +1,78 @@
+"""A held version's footnotes and tables kept as derived state (`workspace.parts`): read from the
+artefact once, kept under their key, and read back equal to the reading with no artefact touched,
+on a Justice Canada regulation (markup notes and tables) and a PDF (a NERC standard, its notes off
+the glyphs and its tables by geometry); a read-only workspace keeps nothing and still answers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FreshWorkspace
+from workbench.models import CatalogueRow
+from workbench.text.parts import version_parts
+from workbench.workspace import Workspace
+from workbench.workspace.parts import TABLE, held_parts, parts_key
+
+JUSTICE = "ca-federal/ca-energy-efficiency-regs-2016/SOR-2016-311@2025-03-31.xml"
+NERC = "us-nerc/nerc-cip-008/cip-008-6.pdf"
+PATHS = [pytest.param(JUSTICE, id="justice-canada-xml"), pytest.param(NERC, id="nerc-pdf")]
+
+
+def _never(*_: object) -> None:
+    raise AssertionError("the artefact was read again")
+
+
+@pytest.fixture
+def holding(
+    catalogue: tuple[CatalogueRow, ...], fresh_workspace: FreshWorkspace, tmp_path: Path
+) -> Callable[[str], Workspace]:
+    """`holding(path)`: a new workspace holding the one version `path`."""
+    return lambda path: fresh_workspace(
+        [row for row in catalogue if row.path == path], tmp_path / "workspace.sqlite"
+    )
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_versions_parts_are_read_once_and_kept(
+    path: str, holding: Callable[[str], Workspace], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with holding(path) as workspace:
+        version = workspace.version(path)
+        read = version_parts(version, workspace.settings.store)
+        footnotes, tables = read
+        assert footnotes is not None and footnotes.footnotes and tables
+        assert TABLE not in workspace.tables()
+        assert held_parts(workspace, version) == read
+        kept = workspace.read(f"SELECT key, version_id FROM {TABLE}")
+        assert kept == [(parts_key(version), path)]
+        # A second read touches no artefact: neither the reader nor the PDF extractor runs.
+        monkeypatch.setattr("workbench.workspace.parts.version_parts", _never)
+        monkeypatch.setattr("workbench.text.pdf.extract_pdf", _never)
+        assert held_parts(workspace, version) == read
+
+
+def test_a_read_only_workspace_keeps_nothing_and_still_answers(
+    holding: Callable[[str], Workspace], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with holding(JUSTICE) as workspace:
+        version = workspace.version(JUSTICE)
+        # As a workspace nobody may write is opened (root writes whatever the file modes say).
+        monkeypatch.setattr(workspace, "read_only", "the file is read-only")
+        read = held_parts(workspace, version)
+        assert read == version_parts(version, workspace.settings.store) != (None, None)
+        assert TABLE not in workspace.tables()
+
+
+def test_footnote_readings_kept_alone_before_are_dropped(
+    holding: Callable[[str], Workspace],
+) -> None:
+    """One kept thing: the table that kept footnote readings alone goes once parts are kept."""
+    with holding(JUSTICE) as workspace:
+        with workspace.transaction() as conn:
+            conn.execute("CREATE TABLE derived_footnotes (key TEXT PRIMARY KEY)")
+        held_parts(workspace, workspace.version(JUSTICE))
+        assert "derived_footnotes" not in workspace.tables()
+        assert TABLE in workspace.tables()
