@@ -36,6 +36,18 @@ class Stream(Protocol):
     def isatty(self) -> bool: ...
 
 
+# C0 controls, DEL and C1 controls: shown as the Unicode control pictures (U+2400 + code, U+2421
+# for DEL) and U+FFFD for C1, so a control character in a filing can neither drive a terminal
+# (an escape sequence) nor make an HTML parse error. Tab, line feed, form feed and carriage
+# return stay as they are in HTML (white space there) and fold to one space on a terminal.
+CONTROLS = {
+    **{code: 0x2400 + code for code in range(0x20)},
+    0x7F: 0x2421,
+    **{code: 0xFFFD for code in range(0x80, 0xA0)},
+}
+HTML_CONTROLS = {k: v for k, v in CONTROLS.items() if k not in (0x09, 0x0A, 0x0C, 0x0D)}
+
+
 def visible(text: str, *, keep: tuple[str, ...] = ()) -> str:
     """`text` with every character a terminal would obey shown as a backslash escape; every other
     character, tab and newline included, is itself. `keep` names exact sequences the workbench

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from workbench.changes.redline import CONTROLS, Section
+from workbench.changes.redline import Section
+from workbench.terminal import CONTROLS
 
 
 class Attributed(Protocol):

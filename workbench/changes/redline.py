@@ -18,6 +18,7 @@ from workbench.changes.origin import machine_label
 from workbench.errors import RedlineError
 from workbench.files import replace_file_with
 from workbench.models import CHANGE_KINDS, Change, PageSpan, Span, span_pages
+from workbench.terminal import CONTROLS
 from workbench.text.normalize import normalized_text
 
 if TYPE_CHECKING:
@@ -31,16 +32,6 @@ CONTEXT_CHARS = 60  # unchanged characters `marked_text` keeps on each side of a
 _TOKEN = re.compile(r"\s+|\w+|[^\w\s]")
 _WORD = re.compile(r"\w")
 _SPACE = re.compile(r"\s+")
-# C0 controls, DEL and C1 controls: shown as the Unicode control pictures (U+2400 + code, U+2421
-# for DEL) and U+FFFD for C1, so a control character in a filing can neither drive a terminal
-# (an escape sequence) nor make an HTML parse error. Tab, line feed, form feed and carriage
-# return stay as they are in HTML (white space there) and fold to one space on a terminal.
-CONTROLS = {
-    **{code: 0x2400 + code for code in range(0x20)},
-    0x7F: 0x2421,
-    **{code: 0xFFFD for code in range(0x80, 0xA0)},
-}
-HTML_CONTROLS = {k: v for k, v in CONTROLS.items() if k not in (0x09, 0x0A, 0x0C, 0x0D)}
 _ANSI = {"removed": "\x1b[31m", "added": "\x1b[32m", "reset": "\x1b[m"}
 COLOUR_CODES = tuple(_ANSI.values())  # the only escape sequences `marked_text` writes
 

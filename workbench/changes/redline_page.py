@@ -14,8 +14,9 @@ import jinja2
 from markupsafe import Markup
 
 from workbench.changes.attribution import Attributed, Attributions, attribution_counts
-from workbench.changes.redline import HTML_CONTROLS, Redline, Section, pair_summary, place
+from workbench.changes.redline import Redline, Section, pair_summary, place
 from workbench.models import Span
+from workbench.terminal import HTML_CONTROLS
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:1em 1.5em;color:#111;background:#fff}

@@ -14,10 +14,10 @@ from workbench.changes.caution import standing_verdict
 from workbench.changes.diff import RESTRUCTURE_CONFIDENCE_CEILING, doubt_reasons
 from workbench.changes.log import append_group_verdict, append_verdict, read_verdicts
 from workbench.changes.queue import Pairing, ReviewItem, item_caution_stands
-from workbench.changes.redline import HTML_CONTROLS
 from workbench.changes.verdict import ANSWERS, Answer, Verdict
 from workbench.errors import WorkbenchError
 from workbench.models import Change, Span, Version
+from workbench.terminal import HTML_CONTROLS
 from workbench.text.structure import StructureParse, parse_structure
 from workbench.workspace import Workspace
 

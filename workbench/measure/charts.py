@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from workbench.changes.redline import CONTROLS
 from workbench.errors import ChartError
+from workbench.terminal import CONTROLS
 
 if TYPE_CHECKING:
     import altair as alt
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 NO_BASE_URLS: list[str] = []
 
 _SIZE = re.compile(r'<svg[^>]*?\swidth="([\d.]+)"[^>]*?\sheight="([\d.]+)"')
-# The control characters XML forbids, shown as their symbols (`redline.CONTROLS`): vl-convert
+# The control characters XML forbids, shown as their symbols (`terminal.CONTROLS`): vl-convert
 # draws through an XML parser, and a non-XML character makes it panic past Python and abort.
 _XML_CONTROLS = {k: v for k, v in CONTROLS.items() if k not in (0x09, 0x0A, 0x0D)}
 

@@ -15,7 +15,6 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from workbench.changes.redline import HTML_CONTROLS
 from workbench.files import replace_file_with
 from workbench.measure.apparatus import APPARATUS_FIELDS, apparatus_rows
 from workbench.measure.charts import spec_svg
@@ -29,6 +28,7 @@ from workbench.measure.reports import (
     report_chunks,
 )
 from workbench.measure.summary import READING_FIELDS, TEXT_ORIGIN_FIELDS, reading_text
+from workbench.terminal import HTML_CONTROLS
 
 
 def _write(path: Path, chunks: Iterable[str]) -> None:
