@@ -474,7 +474,7 @@ def _check_section(ins: Instruction, code: HeldCode, effective: str) -> Check:
 
 
 def check_instruction(ins: Instruction, code: HeldCode, effective: str) -> Check:
-    """Verify one instruction against the held releases around `effective` (module docstring)."""
+    """Verify one instruction against the held releases around `effective` (docs/amendments.md)."""
 
     def no_versions(detail: str, family: str | None = None) -> Check:
         return Check(

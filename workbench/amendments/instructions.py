@@ -309,7 +309,7 @@ def read_instructions(
     style: DraftingStyle,
     profile: Profile,
 ) -> Reading:
-    """Read `law`'s prose into instructions (see the module docstring).
+    """Read `law`'s prose into instructions (docs/amendments.md).
 
     Lines are read in text order, outside `markup` (the publisher's spans) and cut at the edges
     of `quotations` (the spans of the law's own quoted matter, its `include` elements). Quoted

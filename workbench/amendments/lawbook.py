@@ -156,7 +156,7 @@ class LawBook:
         self._reports[report.law.version.version_id] = report
 
     def names(self, law: str, section: str) -> bool:
-        """Whether the law's held text prints the section number `section` (module docstring)."""
+        """Whether the law's held text prints the section number `section` (docs/amendments.md)."""
         return names_section(self.versions[law].text, section)
 
     def effective_between(self, family: str, after: str | None, until: str) -> tuple[str, ...]:

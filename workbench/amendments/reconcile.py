@@ -63,7 +63,7 @@ class MadeBy:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Attribution:
-    """What accounts for one change of a release pair (see the module docstring)."""
+    """What accounts for one change of a release pair (docs/amendments.md)."""
 
     change_id: str
     kind: AttributionKind
@@ -161,7 +161,7 @@ def reconcile(
     changes: Mapping[tuple[str, str], Sequence[Change]] | None = None,
 ) -> tuple[dict[str, Attribution], tuple[str, ...], dict[str, Change]]:
     """Attribute every change of each (family, before id, after id) pair to the instructions
-    checked against it (module docstring); returns (attributions by change id, not reflected,
+    checked against it (docs/amendments.md); returns (attributions by change id, not reflected,
     the changes attributed by change id).
 
     `changes`, when given, holds each pair's diff by (before id, after id), as a surface computed

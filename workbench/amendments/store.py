@@ -129,7 +129,7 @@ class StoredReconciliation:
         return self._releases[family]
 
     def _reads(self, ins: Instruction, check: Check, code: HeldCode, effective: str) -> list[Any]:
-        """What `enactment.check_instruction` read to give `check` (module docstring), from the
+        """What `enactment.check_instruction` read to give `check` (docs/amendments.md, "What a run keeps"), from the
         versions table alone."""
         target = ins.target
         whole = ins.action == "add_unit" and not target.path
@@ -351,7 +351,7 @@ def section_key(
     origins: Mapping[str, str],
     checked: Mapping[tuple[str, str, str], Sequence[tuple[Instruction, Check]]],
 ) -> str:
-    """The key of a family's attributions (module docstring), under the run's `run_key`."""
+    """The key of a family's attributions (docs/amendments.md, "What a run keeps"), under the run's `run_key`."""
     return derived_key(
         "reconcile-section",
         [
@@ -375,7 +375,7 @@ def release_key(
     origins: Mapping[str, str],
     checked: Sequence[tuple[Instruction, Check]],
 ) -> str:
-    """The key of one release pair's attributions (module docstring): what `reconcile` reads
+    """The key of one release pair's attributions (docs/amendments.md, "What a run keeps"): what `reconcile` reads
     for that pair alone, under the run's `run_key`."""
     return derived_key(
         "reconcile-release",

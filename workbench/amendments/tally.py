@@ -14,7 +14,7 @@ _ZERO = (0,) * len(ATTRIBUTION_KINDS)
 
 @dataclass(frozen=True, slots=True)
 class Tally:
-    """The counts of some attributions (module docstring); `kinds` and `in_notes` are counts in
+    """The counts of some attributions (docs/amendments.md); `kinds` and `in_notes` are counts in
     `ATTRIBUTION_KINDS` order."""
 
     changes: int = 0

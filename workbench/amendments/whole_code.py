@@ -139,7 +139,7 @@ def reconcile_code(
     progress: bool = False,
 ) -> CodeReconciliation:
     """Every held law of `jurisdiction` read and checked, and every consecutive release pair of
-    every held Code section reconciled (module docstring).
+    every held Code section reconciled (docs/amendments.md).
 
     With `stored`, what an earlier run kept in the workspace is used wherever everything it was
     computed from is unchanged, and what this run computed is kept (`stored.py`): the result is

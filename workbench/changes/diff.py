@@ -434,7 +434,7 @@ def diff_passages(
     origins: tuple[TextOrigins | None, TextOrigins | None] = (None, None),
     tables: tuple[Sequence[Table] | None, Sequence[Table] | None] = (None, None),
 ) -> tuple[Change, ...]:
-    """Typed changes between two passage lists; see the module docstring for every rule.
+    """Typed changes between two passage lists; every rule in docs/text-and-offsets.md.
     With the versions' `tables`, each table is paired row by row (`table_rows.row_units`).
 
     Output order: by the first before passage of each change; an added passage stands after the

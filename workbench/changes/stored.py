@@ -215,7 +215,7 @@ def _state(workspace: Workspace, registry_key: str, code: str) -> str:
 
 
 def pair_key(before: Version, after: Version, profile: Profile, code: str) -> str:
-    """The content key of one pair's review items (module docstring)."""
+    """The content key of one pair's review items (docs/review.md)."""
     return _pair_key(before, after, (profile.name, profile.sha256), code)
 
 
@@ -316,7 +316,7 @@ def refresh_review_queue(
     registry `measure` chooses from, `Workspace.profile_registry()`).
 
     When the store's state (`_state`) is the one stored, nothing is read. Otherwise a family
-    whose key (module docstring) is the stored one is not read. Every other family is
+    whose key (docs/review.md) is the stored one is not read. Every other family is
     read, its profile chosen as `queue.review_items` chooses it, each of its consecutive pairs'
     items read from `review_pairs` by the pair's key or, when none is stored, computed by
     `diff_versions` and `items_of_pair` and stored; its queue rows are then replaced, and its pair

@@ -293,7 +293,7 @@ class _Version:
 
 
 def version_file_name(repo_path: str, date: str, again: int) -> str:
-    """The file name of the `again`-th version of `repo_path` dated `date` (module docstring)."""
+    """The file name of the `again`-th version of `repo_path` dated `date` (docs/corpus.md, "From a git history")."""
     name = repo_path.rpartition("/")[2]
     stem, dot, extension = name.rpartition(".")
     if not stem:  # no extension (a leading dot opens no extension)
@@ -493,7 +493,7 @@ def add_from_git(
     progress: bool = False,
 ) -> GitAddReport:
     """Place every version of every file of `repo` matching a glob of `paths` under `into`, in
-    mirror layout with its provenance (the rules are the module docstring's).
+    mirror layout with its provenance (the rules: docs/corpus.md, "From a git history").
 
     `paths` are git pathspec globs over the repository's paths (`*` stays inside one folder,
     `**` crosses folders, `[345]` is a class). Bad options raise one AddError listing every

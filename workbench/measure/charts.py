@@ -167,7 +167,7 @@ class RenderedChart:
 
 
 def render_chart(chart: alt.TopLevelMixin, *, interactive: bool = False) -> RenderedChart:
-    """Draw an altair chart offline for a notebook cell; the module docstring lists the outputs.
+    """Draw an altair chart offline for a notebook cell; docs/notebooks.md lists the outputs.
 
     `interactive=False` (the default, and what committed notebooks hold) gives SVG and PNG only;
     `interactive=True` adds the interactive page. The title is the chart's own (its ``title``, or

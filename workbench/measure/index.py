@@ -41,7 +41,7 @@ _SCHEMA = {
 
 
 class SummaryIndex:
-    """The summary index in `folder` (module docstring). Use as a context manager, or `close()`."""
+    """The summary index in `folder` (docs/measurements.md). Use as a context manager, or `close()`."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder

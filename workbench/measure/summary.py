@@ -221,7 +221,7 @@ def reading_text(block: Mapping[str, int]) -> str:
 
 
 def family_summary(family: FamilyMeasurement) -> dict[str, Any]:
-    """One family's counts, profile and first examples, as JSON (module docstring).
+    """One family's counts, profile and first examples, as JSON (docs/measurements.md).
 
     `pairings` is None for a family with no modified pairing: such a family has no block of its
     own in the structure and escalation reports. `parses` counts its versions' parse outcomes

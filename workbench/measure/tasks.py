@@ -235,7 +235,7 @@ def run_family_task(
     task: FamilyTask, *, check_code: bool = True, held_version: HeldVersion | None = None
 ) -> TaskResult:
     """The map step as a worker runs it: check the code digest, load the family, measure it,
-    write its shard, and return its `TaskResult` (module docstring).
+    write its shard, and return its `TaskResult` (docs/scale-out.md).
 
     `check_code=False` is for the in-process map, where the client's code is the code that runs;
     so is `held_version`, which reads held versions from the client's workspace.

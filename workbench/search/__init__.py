@@ -115,7 +115,7 @@ class SearchResult:
 
 
 def score(query_key: str, passage_key: str) -> float:
-    """Rank score of a passage for a query, both ranking keys: see the module docstring."""
+    """Rank score of a passage for a query, both ranking keys: docs/search.md."""
     if len(passage_key) >= len(query_key):
         return fuzz.token_set_ratio(query_key, passage_key, processor=None)
     return fuzz.ratio(query_key, passage_key, processor=None)

@@ -192,7 +192,7 @@ def read_page(
     options: OcrOptions,
     source: str,
 ) -> PageReading:
-    """Read one page by OCR, or take its reading from the cache (rules in the module docstring).
+    """Read one page by OCR, or take its reading from the cache (rules: docs/extraction.md, "Scanned pages (OCR)").
 
     Refused with `OcrUnavailable` when the engine or a data file is missing, with
     `OcrEngineMismatch` when `options.engine` names another build, and with `ExtractionError`

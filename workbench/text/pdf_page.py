@@ -107,7 +107,7 @@ def _objects(page: pdfium.PdfPage) -> tuple[dict[int, int], dict[int, int], int,
 
 
 def read_glyphs(page: pdfium.PdfPage) -> PageGlyphs:
-    """The page's glyphs in content order, with their origins (rules in the module docstring)."""
+    """The page's glyphs in content order, with their origins (rules: docs/pdf.md)."""
     order, modes, image, any_invisible = _objects(page)
     # Only a page with an invisible mode or a page-sized image needs each glyph's text object.
     per_object = any_invisible or image >= 0
