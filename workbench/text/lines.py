@@ -35,6 +35,8 @@ class LineReading:
     number included). `label_start` is where the label would begin (after a gutter number).
     `opens` says the line starts a passage; `label` is the label as a path element (the level's
     `number` group) and `printed` the label as printed, both None for a line with no label.
+    `skipped` says why a line opening with a number read no label (a footnote numbered like a
+    paragraph, `footnotes.footnote_lookalikes`), else "".
     """
 
     char_start: int
@@ -48,6 +50,7 @@ class LineReading:
     depth: tuple[int, int] = (0, 0)
     title: str = ""
     inner: tuple[InnerLabel, ...] = ()
+    skipped: str = ""  # why a line opening with a number is no label (a footnote's), else ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,6 +95,15 @@ def gutter_line_starts(text: str) -> frozenset[int]:
     if len(run) >= MIN_GUTTER_RUN:
         found.update(run)
     return frozenset(found)
+
+
+def footnote_notes(text: str) -> dict[int, str]:
+    """The starts of `text`'s lines that are footnotes numbered like paragraphs, each with why
+    (`footnotes.footnote_lookalikes`): noise to every numbering reader, never a label."""
+    # Imported here: the footnote module loads lxml, which a plain verify never needs.
+    from workbench.text.footnotes import footnote_lookalikes
+
+    return {note.line_start: note.why for note in footnote_lookalikes(text)}
 
 
 def clean_label(label: str) -> str:
@@ -203,7 +215,9 @@ def read_lines(
     `markdown_headings = true`: one to six `#` then white space or the end; its label is read from
     its title by the levels); else body, opening with a label when a level matches and the
     continuation rule lets it. A furniture line, a heading or a bare label (a label with no text
-    after it) is a passage of its own: it opens, and the line after it opens as a first line.
+    after it) is a passage of its own: it opens, and the line after it opens as a first line. A
+    footnote numbered like a paragraph (`footnotes.footnote_lookalikes`, read when there are no
+    `marks`) is body with no label that opens, its `skipped` saying why, and the next line opens.
 
     With `marks` (an XML version), labels are the extractor's marks, not the profile's levels: a
     line opens with a label where a mark starts at its content's first character (the first mark
@@ -218,6 +232,7 @@ def read_lines(
     front_end = (
         front_matter_end([line for _, line in raw], lenient=True) if profile.front_matter else None
     )
+    notes = {} if marks is not None else footnote_notes(text)
     previous: str | None = None  # the previous content line of the paragraph, or None
     previous_bare = False
     for index, (line_start, line) in enumerate(raw):
@@ -238,6 +253,15 @@ def read_lines(
                     label_start=start,
                 )
             )
+            previous, previous_bare = None, False
+            continue
+        if line_start in notes:
+            out.append(
+                LineReading(
+                    char_start=start, char_end=end, kind="body", opens=True, label_start=start,
+                    skipped=notes[line_start],
+                )
+            )  # fmt: skip
             previous, previous_bare = None, False
             continue
         label_start, body, indent = start, content, start - line_start
