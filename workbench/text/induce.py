@@ -19,6 +19,7 @@ from workbench.text.lines import (
     footnote_notes,
     gutter_line_starts,
     label_may_open,
+    list_bullet,
 )
 from workbench.text.markup import has_markup, inline_view
 from workbench.text.nesting import evidence, ranks
@@ -207,6 +208,8 @@ def _scan(text: str, layout: _Layout) -> list[Token]:
             previous, previous_bare = None, False
             continue
         heading = _MARKDOWN_HEADING.fullmatch(body) if layout.markdown_headings else None
+        bullet = 0 if heading else list_bullet(body)  # a label after it, as the parser reads it
+        start, body = start + bullet, body[bullet:]
         if layout.inline_markup:
             body, _ = inline_view(body)  # labels are read as the parser reads them: in the view
         if heading:
@@ -223,7 +226,7 @@ def _scan(text: str, layout: _Layout) -> list[Token]:
             previous, previous_bare = content, False
             continue
         margin = indented and indent == 0
-        found = label_token(body, start, indent, "margin" if margin else "body")
+        found = label_token(body, start, indent, "margin" if margin else "body", listed=bullet > 0)
         opens = bool(found) and label_may_open(previous, previous_bare, margin)
         if opens:
             tokens.extend(found)

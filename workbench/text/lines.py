@@ -22,6 +22,7 @@ _TOC_LINE = re.compile(r"(?:\.\s?){3,}\s*\d+\s*$|\S\s{2,}\d+\s*$")
 _GUTTER = re.compile(r"(?P<n>\d{1,3})(?:[ \t]+|$)")
 _LABEL_NOISE = re.compile(r"^(?:SECTION|Section|SEC\.|Sec\.|§+)\s*|[\s.]+$")
 _MARKDOWN_HEADING = re.compile(r"(?P<marks>#{1,6})(?:[ \t]+(?P<title>.*?))?[ \t#]*$")
+_LIST_BULLET = re.compile(r"[-*+][ \t]+(?=\S)")
 _SENTENCE_END = re.compile(r"(?:[.:;?!—–]|;[ \t]+(?:and|or|but))[\"'”’)\]]*$")
 
 LineKind = Literal["blank", "body", "heading", "furniture", "front_matter"]
@@ -95,6 +96,14 @@ def gutter_line_starts(text: str) -> frozenset[int]:
     if len(run) >= MIN_GUTTER_RUN:
         found.update(run)
     return frozenset(found)
+
+
+def list_bullet(content: str) -> int:
+    """How many characters of `content` (a line, white space trimmed) are a Markdown list bullet
+    before its text (`- a) ...`, `* 1. ...`: `-`, `*` or `+` and white space), 0 for none: a
+    label may stand after a bullet as at a line's start."""
+    match = _LIST_BULLET.match(content)
+    return match.end() if match else 0
 
 
 def footnote_notes(text: str) -> dict[int, str]:
@@ -214,7 +223,8 @@ def read_lines(
     content matching one of the profile's `furniture` patterns in full); a Markdown heading (with
     `markdown_headings = true`: one to six `#` then white space or the end; its label is read from
     its title by the levels); else body, opening with a label when a level matches and the
-    continuation rule lets it. A furniture line, a heading or a bare label (a label with no text
+    continuation rule lets it, its label read after a Markdown list bullet (`list_bullet`: `- a)`,
+    `* 1.`) as at the line's start. A furniture line, a heading or a bare label (a label with no text
     after it) is a passage of its own: it opens, and the line after it opens as a first line. A
     footnote numbered like a paragraph (`footnotes.footnote_lookalikes`, read when there are no
     `marks`) is body with no label that opens, its `skipped` saying why, and the next line opens.
@@ -299,6 +309,8 @@ def read_lines(
             previous = content
             previous_bare = reading.label is not None and not reading.title
             continue
+        bullet = list_bullet(body)
+        label_start, body = label_start + bullet, body[bullet:]
         positions = None
         if profile.inline_markup:
             body, positions = inline_view(body)
