@@ -96,7 +96,17 @@ def cmd_structure(args: argparse.Namespace) -> int:
             profile, how, note = choice.profile, choice.how, choice.note
     parse = parse_structure(version, profile)
     marks = version.structure if is_marked(version) else None
-    readings = [r for r in read_lines(version.text, profile, marks) if r.label is not None]
+    read = read_lines(version.text, profile, marks)
+    readings = [r for r in read if r.label is not None]
+    skipped = [
+        {
+            "line": version.text.count("\n", 0, r.char_start) + 1,
+            "char_start": r.char_start,
+            "why": r.skipped,
+        }
+        for r in read
+        if r.skipped
+    ]
     passages = segment_version(version, profile)
     labelled = sum(p.section_label is not None for p in passages)
     steps: list[InconsistentStep] = []  # an XML version's marks are not checked
@@ -133,7 +143,13 @@ def cmd_structure(args: argparse.Namespace) -> int:
     if args.json:
         shown = [{"level": name, "evidence": list(notes)} for name, notes in evidence]
         print_json(
-            {**summary, "levels": shown, "inconsistent_steps": inconsistent, "labels": lines}
+            {
+                **summary,
+                "levels": shown,
+                "inconsistent_steps": inconsistent,
+                "skipped": skipped,
+                "labels": lines,
+            }
         )
         return 0
     out(
@@ -154,7 +170,11 @@ def cmd_structure(args: argparse.Namespace) -> int:
             f"{step['line']:6d} {step['level']:<16} {step['label']!s:<14} "
             f"{after}, expected {step['expected']}\n"
         )
-    if inconsistent:
+    if skipped:
+        out(f"skipped, no label ({len(skipped)}):\n")
+    for skip in skipped:
+        out(f"{skip['line']:6d} {skip['why']}\n")
+    if inconsistent or skipped:
         out("labels:\n")
     for line in lines:
         path = "/".join(line["path"]) if line["path"] else "-"

@@ -149,6 +149,19 @@ def profile_score(profile: Profile, versions: Sequence[Version]) -> tuple[int, i
     return consistent, inconsistent
 
 
+def _unchecked(profile: Profile, versions: Sequence[Version]) -> int:
+    """Labels `profile` reads, in levels it does not check (`sequence = "none"`), on the first and
+    last version read by their labels, refused parses aside: what ranks a profile beside its net
+    consistent steps, so a level the inducer left unchecked (numbered on across its parents)
+    earns what a profile checking it would."""
+    unchecked = 0
+    for version in [versions[0]] if len(versions) == 1 else [versions[0], versions[-1]]:
+        parse = parse_structure(version, profile)
+        if parse.method == "labels" and parse.refusal is None:
+            unchecked += len(parse.units) - parse.checked
+    return unchecked
+
+
 def choose_profile(
     versions: Sequence[Version], profiles: Sequence[Profile] | None = None
 ) -> Choice:
@@ -157,7 +170,8 @@ def choose_profile(
     Rule: a profile that names the family (`named_profile`) wins ("named"). Otherwise every profile
     of the registry, and the profile induced from the family's own texts (`induce.induce_profile`,
     origin "induced"), is tried on the family's first and last version, and the one that reads the
-    most net consistent label steps (consistent minus inconsistent) wins: "automatic" for a
+    most net consistent label steps (consistent minus inconsistent, plus the labels of levels it
+    does not check, `_unchecked`) wins: "automatic" for a
     registry profile, "induced" for the induced one (a step is consistent when a label is the
     first of its level under its parent, or the next after its previous sibling; see
     `structure.py`). Ties go to fewer inconsistent steps, then to the induced profile (a registry
@@ -185,7 +199,13 @@ def choose_profile(
             good, bad = profile_score(profile, versions)
         except ProfileError:  # a pattern over its budget on these texts: it reads none of them
             continue
-        ranked.append(((bad - good, bad, profile is not induced, profile.name), profile, good, bad))
+        key = (
+            bad - good - _unchecked(profile, versions),
+            bad,
+            profile is not induced,
+            profile.name,
+        )
+        ranked.append((key, profile, good, bad))
     ranked.sort(key=lambda entry: entry[0])
     _, best, good, bad = ranked[0]
     clean = next(e for e in ranked if e[1] is induced)

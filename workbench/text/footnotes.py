@@ -312,3 +312,137 @@ def read_markdown_footnotes(text: str) -> FootnoteReading:
         unlinked=tuple(unlinked),
         ambiguous=tuple(ambiguous),
     )
+
+
+# Footnote look-alikes in plain text: a marker is a number of at most three digits (one lower-case
+# letter may follow: `2a`) closed by `)`, glued to the word before it or to the punctuation right
+# after that word, bare or after `^` or inside `<sup>`; a note is a line opening with a number
+# closed by `)` or `.` (bare, after `^` or inside `<sup>`).
+_LOOKALIKE_MARKER = re.compile(
+    r"(?<=[^\W\d_])[.,;:]?(?P<mark>(?P<caret>\^|<sup>)?(?P<label>\d{1,3}[a-z]?)\)(?:</sup>)?)"
+)
+_LOOKALIKE_NOTE = re.compile(
+    r"[ \t]*(?P<open>\^|<sup>)?(?P<label>\d{1,3}[a-z]?)(?P<close>\)|\.)(?:</sup>)?\s"
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LookalikeNote:
+    """A line opening with a footnote's number written as a paragraph number (`1)`, `^1)`, `1.`):
+    the raw offset of its line's start, its number, and the raw offsets of the marker naming it
+    (None: a note no marker names, read as one because it stands among notes that are named)."""
+
+    line_start: int
+    label: str
+    marker: tuple[int, int] | None
+
+    @property
+    def why(self) -> str:
+        """Why the line is no label, as `workbench structure` says it."""
+        if self.marker is None:
+            return f"footnote {self.label}: a superscript number, or among notes markers name"
+        return f"footnote {self.label}: its number is the marker's at offset {self.marker[0]}"
+
+
+def footnote_lookalikes(text: str) -> tuple[LookalikeNote, ...]:
+    """The lines of `text` that are footnotes numbered like paragraphs, in text order.
+
+    A marker (`_LOOKALIKE_MARKER`) stands inside a line, never at its start; a bare one (no `^`,
+    no `<sup>`) must pass `_bare_marker`. A run is a stretch of lines opening with numbers in one
+    form (`_LOOKALIKE_NOTE`: the same `^` or `<sup>` or none, the same closing sign), only blank
+    lines between. A run names a marker when one of its lines opens with the marker's number
+    (letter included) and the marker stands before the run, each marker named once, the first
+    that stands before taken. Notes follow the body: from the text's last run back, a run is notes
+    through when at least half its lines name a marker no later run named and every later run of
+    its form was notes; the first run of a form that is not closes that form (a paragraph `1)`
+    in the body is no note). A note's line naming no marker is a note no marker names (a version
+    that dropped a marker keeps its note). A line opening with a superscript number (`^` or
+    `<sup>`) is a note, named or not: no paragraph number is written raised. A number read as a
+    note this way is noise to a numbering reader, never a label."""
+    lines: list[tuple[int, str]] = []
+    start = 0
+    for line in text.split("\n"):
+        lines.append((start, line))
+        start += len(line) + 1
+    notes = {i: m for i, (_, line) in enumerate(lines) if (m := _LOOKALIKE_NOTE.match(line))}
+    if not notes:
+        return ()
+    markers: list[tuple[int, str, tuple[int, int]]] = []  # (line index, number, raw offsets)
+    for index, (line_start, line) in enumerate(lines):
+        for match in _LOOKALIKE_MARKER.finditer(line):
+            at = match.start("mark")
+            if match.group("caret") or _bare_marker(line, match.start(), at):
+                markers.append(
+                    (index, match.group("label"), (line_start + at, line_start + match.end("mark")))
+                )
+    found: dict[int, LookalikeNote] = {}
+    named: set[int] = set()  # markers (by index into `markers`) a run taken names
+    closed: set[tuple[str, str]] = set()  # forms with a run that is no notes after it
+    for run in reversed(_note_runs(lines, notes) if markers else []):
+        form = _form(notes[run[0]])
+        names = {} if form in closed else _run_names(run, notes, markers, named)
+        if not names or 2 * len(names) < len(run):
+            closed.add(form)
+            continue
+        for index in run:
+            marker = markers[names[index]][2] if index in names else None
+            found[index] = LookalikeNote(
+                line_start=lines[index][0], label=notes[index].group("label"), marker=marker
+            )
+        named.update(names.values())
+    for index, note in notes.items():
+        if note.group("open") and index not in found:
+            found[index] = LookalikeNote(
+                line_start=lines[index][0], label=note.group("label"), marker=None
+            )
+    return tuple(found[i] for i in sorted(found))
+
+
+def _note_runs(lines: list[tuple[int, str]], notes: dict[int, re.Match[str]]) -> list[list[int]]:
+    """The runs of `footnote_lookalikes`: line indexes opening with numbers in one form, only
+    blank lines between, in text order."""
+    runs: list[list[int]] = []
+    for index in sorted(notes):
+        if runs:
+            previous = runs[-1][-1]
+            between = all(not lines[i][1].strip() for i in range(previous + 1, index))
+            if between and _form(notes[previous]) == _form(notes[index]):
+                runs[-1].append(index)
+                continue
+        runs.append([index])
+    return runs
+
+
+def _form(note: re.Match[str]) -> tuple[str, str]:
+    """A note's form: what raises its number (`^`, `<sup>` or nothing) and its closing sign."""
+    return note.group("open") or "", note.group("close")
+
+
+def _run_names(
+    run: list[int],
+    notes: dict[int, re.Match[str]],
+    markers: list[tuple[int, str, tuple[int, int]]],
+    named: set[int],
+) -> dict[int, int]:
+    """Which marker each line of `run` names (line index -> index into `markers`): the first
+    marker of its number standing before the run that no chosen run and no earlier line named."""
+    names: dict[int, int] = {}
+    for index in run:
+        label = notes[index].group("label")
+        for m, (line, number, _) in enumerate(markers):
+            if line >= run[0]:
+                break
+            if number == label and m not in named and m not in names.values():
+                names[index] = m
+                break
+    return names
+
+
+def _bare_marker(line: str, word_end: int, at: int) -> bool:
+    """A number glued to a word with no `^` or `<sup>` is a marker when the word before it has at
+    least two letters and does not end in a capital (`R2`, `A.1`, `CO2` are names or labels), and
+    its `)` closes no parenthesis opened before it on its line (`(IPv6)`)."""
+    word = re.search(r"[^\W\d_]+$", line[:word_end])
+    if word is None or len(word.group()) < 2 or word.group()[-1].isupper():
+        return False
+    return line.count("(", 0, at) <= line.count(")", 0, at)

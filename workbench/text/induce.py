@@ -13,7 +13,14 @@ from typing import Literal
 from workbench.text.frontmatter import front_matter_end
 from workbench.text.furniture import compile_furniture, induce_furniture
 from workbench.text.induced_toml import InducedLevel, render_profile
-from workbench.text.lines import _MARKDOWN_HEADING, _TOC_LINE, gutter_line_starts, label_may_open
+from workbench.text.lines import (
+    _MARKDOWN_HEADING,
+    _TOC_LINE,
+    footnote_notes,
+    gutter_line_starts,
+    label_may_open,
+    list_bullet,
+)
 from workbench.text.markup import has_markup, inline_view
 from workbench.text.nesting import evidence, ranks
 from workbench.text.ordinal_words import learned_order, word_value
@@ -81,7 +88,7 @@ def induce_profile(texts: Sequence[str]) -> Induction:
     kept, _ = _kept_shapes(texts, scanned)
     scanned = [_fold_insertions(text, kept) for text in scanned]
     kept, document = _kept_shapes(texts, scanned)
-    layout = replace(layout, skipped=_skipped(scanned, kept, document))
+    layout = replace(layout, skipped=_skipped(scanned, kept, document) + _footnotes_skipped(texts))
     tokens = [[t for t in text if t.shape in kept or t.shape == document] for text in scanned]
     kept = _with_company(tokens, kept)
     tokens = [[t for t in text if t.shape in kept or t.shape == document] for text in scanned]
@@ -180,12 +187,13 @@ def _scan(text: str, layout: _Layout) -> list[Token]:
     gutter = gutter_line_starts(text) if layout.gutter else frozenset()
     furniture = compile_furniture(layout.furniture)
     indented = _indented(lines)
+    notes = footnote_notes(text)
     tokens: list[Token] = []
     previous: str | None = None
     previous_bare = False
     for index, (line_start, line) in enumerate(lines):
         content = line.strip()
-        if not content or index <= front_end:
+        if not content or index <= front_end or line_start in notes:
             previous, previous_bare = None, False
             continue
         start = line_start + len(line) - len(line.lstrip())
@@ -200,6 +208,8 @@ def _scan(text: str, layout: _Layout) -> list[Token]:
             previous, previous_bare = None, False
             continue
         heading = _MARKDOWN_HEADING.fullmatch(body) if layout.markdown_headings else None
+        bullet = 0 if heading else list_bullet(body)  # a label after it, as the parser reads it
+        start, body = start + bullet, body[bullet:]
         if layout.inline_markup:
             body, _ = inline_view(body)  # labels are read as the parser reads them: in the view
         if heading:
@@ -216,7 +226,7 @@ def _scan(text: str, layout: _Layout) -> list[Token]:
             previous, previous_bare = content, False
             continue
         margin = indented and indent == 0
-        found = label_token(body, start, indent, "margin" if margin else "body")
+        found = label_token(body, start, indent, "margin" if margin else "body", listed=bullet > 0)
         opens = bool(found) and label_may_open(previous, previous_bare, margin)
         if opens:
             tokens.extend(found)
@@ -383,6 +393,18 @@ def _skipped(
                           f"count on or start at the first (a level needs {100 * KEEP_SHARE:.0f}%)"
                           ": numbers that look like labels and break the count"))  # fmt: skip
     return tuple(note for _, _, note in sorted(found, key=lambda f: (-f[0], f[1])))
+
+
+def _footnotes_skipped(texts: Sequence[str]) -> tuple[str, ...]:
+    """The footnotes numbered like paragraphs the scan left out (`lines.footnote_notes`), said
+    once for all the texts when there are any; the TOML lists them as skipped."""
+    counts = [len(footnote_notes(text)) for text in texts]
+    if not sum(counts):
+        return ()
+    held = sum(1 for c in counts if c)
+    return (f"footnotes numbered like paragraphs: {sum(counts)} lines in {held}/{len(texts)} "
+            "texts, each opening with a number a marker in the body names, among such notes, or "
+            "raised: noise, never a label",)  # fmt: skip
 
 
 def _with_company(tokens: Sequence[Sequence[Token]], kept: frozenset[Shape]) -> frozenset[Shape]:

@@ -22,6 +22,7 @@ _TOC_LINE = re.compile(r"(?:\.\s?){3,}\s*\d+\s*$|\S\s{2,}\d+\s*$")
 _GUTTER = re.compile(r"(?P<n>\d{1,3})(?:[ \t]+|$)")
 _LABEL_NOISE = re.compile(r"^(?:SECTION|Section|SEC\.|Sec\.|§+)\s*|[\s.]+$")
 _MARKDOWN_HEADING = re.compile(r"(?P<marks>#{1,6})(?:[ \t]+(?P<title>.*?))?[ \t#]*$")
+_LIST_BULLET = re.compile(r"[-*+][ \t]+(?=\S)")
 _SENTENCE_END = re.compile(r"(?:[.:;?!—–]|;[ \t]+(?:and|or|but))[\"'”’)\]]*$")
 
 LineKind = Literal["blank", "body", "heading", "furniture", "front_matter"]
@@ -35,6 +36,8 @@ class LineReading:
     number included). `label_start` is where the label would begin (after a gutter number).
     `opens` says the line starts a passage; `label` is the label as a path element (the level's
     `number` group) and `printed` the label as printed, both None for a line with no label.
+    `skipped` says why a line opening with a number read no label (a footnote numbered like a
+    paragraph, `footnotes.footnote_lookalikes`), else "".
     """
 
     char_start: int
@@ -48,6 +51,7 @@ class LineReading:
     depth: tuple[int, int] = (0, 0)
     title: str = ""
     inner: tuple[InnerLabel, ...] = ()
+    skipped: str = ""  # why a line opening with a number is no label (a footnote's), else ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,6 +96,23 @@ def gutter_line_starts(text: str) -> frozenset[int]:
     if len(run) >= MIN_GUTTER_RUN:
         found.update(run)
     return frozenset(found)
+
+
+def list_bullet(content: str) -> int:
+    """How many characters of `content` (a line, white space trimmed) are a Markdown list bullet
+    before its text (`- a) ...`, `* 1. ...`: `-`, `*` or `+` and white space), 0 for none: a
+    label may stand after a bullet as at a line's start."""
+    match = _LIST_BULLET.match(content)
+    return match.end() if match else 0
+
+
+def footnote_notes(text: str) -> dict[int, str]:
+    """The starts of `text`'s lines that are footnotes numbered like paragraphs, each with why
+    (`footnotes.footnote_lookalikes`): noise to every numbering reader, never a label."""
+    # Imported here: the footnote module loads lxml, which a plain verify never needs.
+    from workbench.text.footnotes import footnote_lookalikes
+
+    return {note.line_start: note.why for note in footnote_lookalikes(text)}
 
 
 def clean_label(label: str) -> str:
@@ -202,8 +223,11 @@ def read_lines(
     content matching one of the profile's `furniture` patterns in full); a Markdown heading (with
     `markdown_headings = true`: one to six `#` then white space or the end; its label is read from
     its title by the levels); else body, opening with a label when a level matches and the
-    continuation rule lets it. A furniture line, a heading or a bare label (a label with no text
-    after it) is a passage of its own: it opens, and the line after it opens as a first line.
+    continuation rule lets it, its label read after a Markdown list bullet (`list_bullet`: `- a)`,
+    `* 1.`) as at the line's start. A furniture line, a heading or a bare label (a label with no text
+    after it) is a passage of its own: it opens, and the line after it opens as a first line. A
+    footnote numbered like a paragraph (`footnotes.footnote_lookalikes`, read when there are no
+    `marks`) is body with no label that opens, its `skipped` saying why, and the next line opens.
 
     With `marks` (an XML version), labels are the extractor's marks, not the profile's levels: a
     line opens with a label where a mark starts at its content's first character (the first mark
@@ -218,6 +242,7 @@ def read_lines(
     front_end = (
         front_matter_end([line for _, line in raw], lenient=True) if profile.front_matter else None
     )
+    notes = {} if marks is not None else footnote_notes(text)
     previous: str | None = None  # the previous content line of the paragraph, or None
     previous_bare = False
     for index, (line_start, line) in enumerate(raw):
@@ -238,6 +263,15 @@ def read_lines(
                     label_start=start,
                 )
             )
+            previous, previous_bare = None, False
+            continue
+        if line_start in notes:
+            out.append(
+                LineReading(
+                    char_start=start, char_end=end, kind="body", opens=True, label_start=start,
+                    skipped=notes[line_start],
+                )
+            )  # fmt: skip
             previous, previous_bare = None, False
             continue
         label_start, body, indent = start, content, start - line_start
@@ -275,6 +309,8 @@ def read_lines(
             previous = content
             previous_bare = reading.label is not None and not reading.title
             continue
+        bullet = list_bullet(body)
+        label_start, body = label_start + bullet, body[bullet:]
         positions = None
         if profile.inline_markup:
             body, positions = inline_view(body)

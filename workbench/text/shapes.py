@@ -179,7 +179,9 @@ def _kind(match: re.Match[str], after_word: bool) -> tuple[str, Kind] | None:
     return "", "letters-lower" if letters.islower() else "letters-upper"
 
 
-def label_token(content: str, start: int, indent: int, place: Place) -> list[Token]:
+def label_token(
+    content: str, start: int, indent: int, place: Place, *, listed: bool = False
+) -> list[Token]:
     """The labels opening a line's `content` (white space trimmed; it begins at offset `start`).
 
     A label is an optional word (`§`, `§§`, or a capitalised word of at most `MAX_WORD` letters,
@@ -190,6 +192,8 @@ def label_token(content: str, start: int, indent: int, place: Place) -> list[Tok
     Act`, not `1 75.00`; `Section 2 Scope`, not `Section 2 of the Act`), or, after a word, when
     nothing follows (`Titre IV`); letters are a
     label only with marks (`(a)`, `a)`, `A.`) or after a word (`Appendix A`).
+    After a Markdown list bullet (`listed`: `- a) the operator`) a label closed by `)` may be
+    followed by anything: a list item opens a block, never a wrapped sentence.
     Further labels right after the first on the same line are read too (`(a-1) (1) For`). Lines
     that are a table-of-contents entry are no labels (the caller skips them).
     """
@@ -217,7 +221,8 @@ def label_token(content: str, start: int, indent: int, place: Place) -> list[Tok
         if not word and not match.group("open") and not match.group("mark") and kind == "digits":
             after, insert, title, used = _word_after(rest, used, title)
             latin = latin or insert
-        if not after and not match.group("open") and not match.group("mark"):
+        marked = match.group("open") or match.group("mark") or (listed and match.group("close"))
+        if not after and not marked:
             starts = bool(title) and bool(_TITLE_START.match(title))
             # After a word, a dash sets the title apart (`Art. 2º — The`, `Section 4 - Scope`).
             starts = starts or (bool(word) and title[:1] in _DASHES)
