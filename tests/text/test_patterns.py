@@ -15,7 +15,7 @@ from workbench.errors import ProfileError
 from workbench.text.choice import UNREAD
 from workbench.text.lines import read_lines
 from workbench.text.patterns import MATCH_BUDGET_SECONDS, compile_profile_pattern
-from workbench.text.profiles import load_profile
+from workbench.text.profiles import LABEL_END, load_profile
 
 HEAD = 'name = "mine"\ndescription = "a test profile"\n'
 LEVEL = "[[levels]]\nname = 'section'\npattern = '{pattern}'\n"
@@ -45,13 +45,13 @@ def _refusal(path: Path, key: str, pattern: str, line: str = LINE) -> str:
         pytest.param(
             HEAD + LEVEL.format(pattern="(?P<number>(a|aa)+)"),
             "levels[0].pattern",
-            r"(?P<label>(?:(?P<number>(a|aa)+)))(?=[ \t]|$)",
+            r"(?P<label>(?:(?P<number>(a|aa)+)))" + LABEL_END,
             id="level-alternation-repeated",
         ),
         pytest.param(
             HEAD + LEVEL.format(pattern="(?P<number>(a|a)+)"),
             "levels[0].pattern",
-            r"(?P<label>(?:(?P<number>(a|a)+)))(?=[ \t]|$)",
+            r"(?P<label>(?:(?P<number>(a|a)+)))" + LABEL_END,
             id="level-same-branch-twice",
         ),
         pytest.param(
@@ -164,7 +164,7 @@ def test_a_profile_refused_on_a_family_leaves_it_unread_and_the_run_goes_on(
     assert main([*command, "--profiles", str(folder)]) == 0
     report = json.loads((out / "structure-measurement.json").read_text(encoding="utf-8"))
     used = report["profiles_used"]
-    wrapped = rf"(?P<label>(?:{pattern}))(?=[ \t]|$)"
+    wrapped = rf"(?P<label>(?:{pattern}))" + LABEL_END
     refusal = _refusal(hostile, "levels[0].pattern", wrapped, LONG_LINE)
     family = used["xx/fam-1"]
     note = f"{UNREAD}: {refusal}" if chosen[0] == "unread" else None

@@ -111,6 +111,12 @@ class Profile:
         return {"name": self.name, "sha256": self.sha256, "origin": self.origin}
 
 
+# What follows a label: a space, a tab, the ideographic space (U+3000) of CJK texts, or the line's
+# end; with `dash = true`, a dash set right after the label too.
+LABEL_END = r"(?=[ \t\u3000]|$)"
+LABEL_END_DASH = r"(?=[ \t\u3000]|$|[—–-])"
+
+
 def _fail(origin: str, key: str, expected: str) -> ProfileError:
     return ProfileError(f"{origin}: {key}: {expected}")
 
@@ -154,8 +160,7 @@ def _level(table: Any, index: int, origin: str) -> Level:
         raise _fail(origin, where + "pattern", "matches the empty string; a label needs text")
     words = _strings(table.get("words", []), origin, where + "words")
     prefix = "(?:" + "|".join(re.escape(w) for w in words) + r")[ \t]*" if words else ""
-    # White space after a label: a space, a tab, or the ideographic space (U+3000) of CJK texts.
-    end = r"(?=[ \t\u3000]|$|[—–-])" if table.get("dash", False) else r"(?=[ \t\u3000]|$)"
+    end = LABEL_END_DASH if table.get("dash", False) else LABEL_END
     regex = compile_profile_pattern(
         rf"(?P<label>{prefix}(?:{table['pattern']})){end}", origin, where + "pattern"
     )
