@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.cells import TableCell
 from workbench.derived import derived_key
 from workbench.models import Version, code_digest
-from workbench.text.footnotes import Footnote, FootnoteMarker, FootnoteReading
 from workbench.text.parts import holds_parts, version_parts
-from workbench.text.table_cells import Table
 from workbench.workspace.held import Workspace
+
+if TYPE_CHECKING:  # the records' modules read markup (lxml): loaded with the first kept reading
+    from workbench.text.footnotes import FootnoteReading
+    from workbench.text.table_cells import Table
 
 KIND = "parts"
 TABLE = "derived_parts"
@@ -27,7 +29,7 @@ _MARKER_LISTS = ("markers", "unlinked", "ambiguous")
 _CELL_SPANS = ("row_header_spans", "column_header_spans")
 _CELL_TUPLES = ("row_header", "column_header")
 
-Parts = tuple[FootnoteReading | None, tuple[Table, ...] | None]
+Parts = tuple["FootnoteReading | None", "tuple[Table, ...] | None"]
 
 
 def parts_key(version: Version) -> str:
@@ -103,6 +105,9 @@ def _cell(row: dict[str, Any]) -> TableCell:
 
 def _parts(kept: dict[str, Any]) -> Parts:
     """The parts `_kept` wrote, as the records they were."""
+    from workbench.text.footnotes import Footnote, FootnoteMarker, FootnoteReading
+    from workbench.text.table_cells import Table
+
     notes, tables = kept["footnotes"], kept["tables"]
     reading = (
         None
