@@ -41,7 +41,7 @@ from bench_spine import bench_options, replace_docs_block
 from workbench.cite import Citation, verify_citations
 from workbench.cite.index import build_index
 from workbench.corpus.catalogue import read_catalogue
-from workbench.evals.probes import corruption_probes, hyphen_census, outcome
+from workbench.evals.probes import corruption_probes, held_markers, hyphen_census, outcome
 from workbench.models import text_sha256
 from workbench.text.normalize import normalize, normalized_text
 from workbench.text.segment import segment
@@ -60,7 +60,8 @@ def census(held: Workspace) -> None:
 
 
 def corruption(held: Workspace, tmp: Path) -> None:
-    probes = corruption_probes(held.versions())
+    versions = held.versions()
+    probes = corruption_probes(versions, markers=held_markers(held, versions))
     results = verify_citations(held, [p.citation for p in probes])
     total: Counter[str] = Counter()
     right: Counter[str] = Counter()

@@ -16,7 +16,7 @@ from workbench.cite import CAVEATS, Citation, verify_citations
 from workbench.cite.alterations import ALTERATION_REASONS, AlteredVerification, read_marks
 from workbench.cite.formats import read_citations
 from workbench.cli import main
-from workbench.evals.probes import corruption_probes, outcome
+from workbench.evals.probes import corruption_probes, held_markers, outcome
 from workbench.exports import verify_bundle, write_bundle
 from workbench.workspace import Workspace
 
@@ -315,9 +315,10 @@ def test_altered_quote_probes_are_right_for_the_right_reason(workspace: Workspac
     chosen = {}
     for version in workspace.versions():
         chosen.setdefault(version.media_type, version)
+    markers = held_markers(workspace, chosen.values())
     probes = [
         p
-        for p in corruption_probes(chosen.values(), seed=5, per_version=3)
+        for p in corruption_probes(chosen.values(), seed=5, per_version=3, markers=markers)
         if p.kind.startswith("altered")
     ]
     results = verify_citations(workspace, [p.citation for p in probes])

@@ -7,11 +7,11 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.cite.blocks import BlockMap, version_blocks
 from workbench.cite.index import skeleton
@@ -19,6 +19,9 @@ from workbench.cite.verify import Citation, Verification
 from workbench.models import MACHINE_READ, Version
 from workbench.text.normalize import normalize, normalized_text
 from workbench.text.segment import segment
+
+if TYPE_CHECKING:
+    from workbench.workspace import Workspace
 
 _SUPERSCRIPTS = {
     "0": "⁰",
@@ -116,10 +119,33 @@ def _quiet_edges(text: str, start: int, end: int) -> bool:
     )
 
 
+def held_markers(
+    workspace: Workspace, versions: Iterable[Version]
+) -> dict[str, list[tuple[int, int]]]:
+    """Each version's footnote markers as the workspace keeps them (`workspace.parts.held_parts`),
+    raw spans by version id: what `corruption_probes` leaves out."""
+    from workbench.workspace.parts import held_parts
+
+    markers = {}
+    for version in versions:
+        reading = held_parts(workspace, version)[0]
+        markers[version.version_id] = [
+            (m.char_start, m.char_end) for m in (reading.markers if reading else ())
+        ]
+    return markers
+
+
 def corruption_probes(
-    versions: Iterable[Version], seed: int = 3, per_version: int = 3
+    versions: Iterable[Version],
+    seed: int = 3,
+    per_version: int = 3,
+    markers: Mapping[str, Sequence[tuple[int, int]]] | None = None,
 ) -> list[Probe]:
-    """Probes of every kind from the held versions, `per_version` passages each where possible."""
+    """Probes of every kind from the held versions, `per_version` passages each where possible.
+
+    `markers`: each version's footnote markers (raw spans, by version id). A probe whose span
+    holds one is left out: its right outcome depends on whether the quote carries the note
+    (`footnote_unquoted`), which the footnote tests check apart, not on how it was built."""
     rng = random.Random(seed)
     probes: list[Probe] = []
     for version in versions:
@@ -269,12 +295,14 @@ def corruption_probes(
             )
         probes += _not_probes(text, skel, cite, per_version)
         probes += _inline_hyphen_probes(text, skel, cite, per_version)
+        held = (markers or {}).get(vid, ())
         probes[first:] = [
             replace(
                 p,
                 expected=read_as(version, p.citation.char_start, p.citation.char_end, p.expected),
             )
             for p in probes[first:]
+            if not any(a < p.citation.char_end and p.citation.char_start < b for a, b in held)
         ]
     return probes
 
