@@ -54,7 +54,7 @@ def _unit(passage: Passage, cells: Sequence[TableCell], values: Sequence[str]) -
 
 
 def row_units(passages: Sequence[Passage], tables: Sequence[Table] | None) -> list[Passage]:
-    """`passages` with each table read as its rows (module docstring); unchanged without tables.
+    """`passages` with each table read as its rows (docs/diff.md, "Tables"); unchanged without tables.
 
     A passage holding cells of a table (whatever its kind: a paragraph may hold a table that is
     set without blank lines around it) gives, the first time one of a table's cells is met, all

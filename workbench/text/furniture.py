@@ -130,7 +130,7 @@ def _edge_runs(line: str) -> list[int]:
 
 
 def induce_furniture(texts: Sequence[str]) -> tuple[str, ...]:
-    """The furniture patterns of `texts` (the rule is in the module docstring)."""
+    """The furniture patterns of `texts` (the rule: docs/profiles.md)."""
     found: Counter[str] = Counter()
     for text in texts:
         found.update(_paged(text) if text.count("\f") + 1 >= MIN_PAGES else _counting(text))

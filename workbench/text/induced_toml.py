@@ -119,7 +119,7 @@ def render_profile(
     inline_markup: bool = False,
     skipped: Sequence[str] = (),
 ) -> str:
-    """The commented TOML of an induced profile (see the module docstring)."""
+    """The commented TOML of an induced profile (docs/profiles.md)."""
     if levels:
         summary = ", ".join(level.shape.describe() for level in sorted(levels, key=_by_rank))
         description = f"Induced from {texts} text(s): {summary}"

@@ -152,7 +152,7 @@ def _held(
     across: Counter[tuple[Shape, Shape]],
 ) -> list[tuple[Shape, Shape]]:
     """(parent, child) for shapes where each parent label opens a stretch of child labels that
-    count on across the parents (the rule is in the module docstring), most child labels first; a
+    count on across the parents (the rule: docs/profiles.md, rule 5), most child labels first; a
     companion (`M1` after `R1`) holds nothing."""
     labels: Counter[Shape] = Counter(t.shape for text in tokens for t in text if t.shape in kept)
     place = {"heading": 0, "margin": 1, "body": 2}

@@ -85,7 +85,7 @@ def passages_from_readings(
     footnotes: FootnoteReading | None = None,
     tables: Sequence[Table] | None = None,
 ) -> tuple[Passage, ...]:
-    """Passages from a text's line readings and its structure parse (see the module docstring)."""
+    """Passages from a text's line readings and its structure parse (docs/text-and-offsets.md)."""
     groups: list[list[LineReading]] = []
     for reading in readings:
         if reading.kind == "blank":

@@ -118,7 +118,7 @@ def units_from_readings(
     text_end: int,
     steps: list[ordinals.InconsistentStep] | None = None,
 ) -> tuple[list[Unit], int, int]:
-    """Units nested by depth (see the module docstring), and (checked, inconsistent) steps.
+    """Units nested by depth (docs/profiles.md), and (checked, inconsistent) steps.
 
     With `steps`, every inconsistent step is appended to it, with the label expected there
     (`ordinals.expected_label`): `workbench structure` lists them."""
