@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import re
+import string
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -15,7 +16,8 @@ from workbench.text.ordinals import LATIN_INSERTIONS, Ordinal, is_roman, numeral
 
 Kind = Literal[
     "digits", "dotted", "letter-dotted", "hyphenated", "degree", "lower", "upper", "roman-lower",
-    "roman-upper", "letters-lower", "letters-upper", "word", "numeral",
+    "roman-upper", "letters-lower", "letters-upper", "word", "numeral", "doubled-lower",
+    "doubled-upper", "prefixed",
 ]  # fmt: skip
 Place = Literal["heading", "margin", "body"]
 
@@ -31,6 +33,7 @@ _LATIN_WORDS = "|".join(sorted(LATIN_INSERTIONS, key=len, reverse=True))
 _NUMBER = re.compile(
     r"(?P<open>\()?"
     r"(?:(?P<dotted>\d+(?:\.\d+)+)"
+    r"|(?<!\()(?P<prefixed>[A-Z]{1,2}(?:-\d+|\.[ \t]?\d+(?:-\d+)+)[a-z]?)"
     r"|(?P<letter_dotted>[A-Z](?:\.\d+)+)"
     r"|(?P<hyphenated>(?P<hprefix>[A-Z]{1,2})?\d+(?:-\d+)+(?:\.\d+)?[a-z]?)"
     r"|(?P<degree>\d+(?:°|º|er|re))"
@@ -82,6 +85,7 @@ class Shape:
             "digits": "1", "dotted": "1.1", "letter-dotted": "A.1", "hyphenated": "1-1",
             "degree": "1°", "lower": "a", "upper": "A", "roman-lower": "i", "roman-upper": "I",
             "letters-lower": "a", "letters-upper": "A", "word": "<word>", "numeral": "<numeral>",
+            "doubled-lower": "aa", "doubled-upper": "AA", "prefixed": "A-1",
         }[self.kind]  # fmt: skip
         close = "." if self.close == ".?" else self.close
         number = f"{'(' if self.open else ''}{self.prefix}{example}{close}"
@@ -117,6 +121,8 @@ class Token:
         """The ordinal rule's sequence for this token's kind."""
         if self.shape.kind.startswith("roman"):
             return "roman"
+        if self.shape.kind.startswith("doubled"):
+            return "doubled"
         return "alpha" if self.shape.kind in ("lower", "upper") else "numeric"
 
     @property
@@ -162,6 +168,10 @@ def _kind(match: re.Match[str], after_word: bool) -> tuple[str, Kind] | None:
     if match.group("dotted"):
         # In parentheses a decimal part is an insertion ("(2.1)" between "(2)" and "(3)").
         return "", "digits" if match.group("open") and match.group(0).count(".") == 1 else "dotted"
+    if match.group("prefixed"):
+        # `Art. L-12`, `§ A-7`, `Art. L. 123-4`: a number with a letter prefix, after a word only
+        # (alone, `A-1` may be a form's field or a grid reference)
+        return ("", "prefixed") if after_word else None
     if match.group("letter_dotted"):
         return "", "letter-dotted"
     if match.group("hyphenated"):
@@ -226,7 +236,8 @@ def label_token(content: str, start: int, indent: int, place: Place) -> list[Tok
         close = (match.group("close") or "") + (match.group("mark") or "")
         if word and kind == "degree":
             kind = "digits"  # after a word, `Art. 2º` and `Art. 10`: one shape, the sign comes and goes
-        if close in ("", ".") and (kind == "dotted" or prefix or (word and kind == "digits")):
+        numbered = kind in ("digits", "prefixed")
+        if close in ("", ".") and (kind == "dotted" or prefix or (word and numbered)):
             # "1.1." and "1.1", "R1." and "R1", `Art. 10 —` and `Art. 11. —`: one shape, the
             # dot comes and goes
             close = ".?"
@@ -370,7 +381,8 @@ def _read_one(rest: str, *, allow_word: bool) -> tuple[str, re.Match[str], str, 
 
 
 def resolve_letters(tokens: Sequence[Token]) -> list[Token]:
-    """Tokens of one text in order, each "letters" kind made alphabetic or Roman by its neighbours.
+    """Tokens of one text in order, each "letters" kind made alphabetic, Roman or doubled by its
+    neighbours.
 
     Among the tokens of one shape (place, word, marks, case), letters that are no Roman numeral
     are alphabetic. A Roman numeral of two or more letters is Roman, unless the previous token of
@@ -378,6 +390,9 @@ def resolve_letters(tokens: Sequence[Token]) -> list[Token]:
     `c` is Roman when the next token of its shape is the Roman numeral after it (`i` then `ii`),
     when the previous is the Roman numeral before it (`iv` then `v`), or when it is `i` and the
     previous token is not `h`; otherwise it is alphabetic (`h` then `i` then `j`; `b` then `c`).
+    A doubled letter that is not Roman (`aa`, `bb`, `AA`) continues the alphabet only after `z`
+    (and the doubled letters that continued it); anywhere else it is a level of its own
+    (`doubled-lower`, `doubled-upper`: `a) aa) bb) b)`), counted `aa` 1, `bb` 2.
     """
     groups: dict[Shape, list[int]] = {}
     for k, token in enumerate(tokens):
@@ -386,15 +401,21 @@ def resolve_letters(tokens: Sequence[Token]) -> list[Token]:
     out = list(tokens)
     for indices in groups.values():
         letters = [tokens[k].number.strip("()").split("-")[0] for k in indices]
+        past_z = False  # the alphabet ran to `z`: doubled letters continue it
         for n, k in enumerate(indices):
             here = letters[n].lower()
             before = letters[n - 1].lower() if n else ""
             after = letters[n + 1].lower() if n + 1 < len(indices) else ""
             roman = _is_roman_here(here, before, after)
+            doubled = not roman and len(here) > 1 and len(set(here)) == 1
+            if not doubled:
+                past_z = here == "z"
             upper = tokens[k].shape.kind.endswith("upper")
             kind: Kind = (
                 ("roman-upper" if upper else "roman-lower")
                 if roman
+                else ("doubled-upper" if upper else "doubled-lower")
+                if doubled and not past_z
                 else ("upper" if upper else "lower")
             )
             out[k] = replace(tokens[k], shape=replace(tokens[k].shape, kind=kind))
@@ -426,6 +447,10 @@ _NUMBER_PATTERN: dict[str, str] = {
     "roman-lower": r"(?=[ivx])x{0,3}(?:ix|iv|v?i{0,3})",
     "roman-upper": r"(?=[IVX])X{0,3}(?:IX|IV|V?I{0,3})",
     "word": r"[^\W\d_]{2,}",
+    "prefixed": r"[A-Z]{1,2}(?:-\d+|\.[ \t]?\d+(?:-\d+)+)[a-z]?",
+    # One letter written twice or more (`aa`, `bb`), never two different letters.
+    "doubled-lower": "(?:" + "|".join(f"{c}{c}+" for c in string.ascii_lowercase) + ")",
+    "doubled-upper": "(?:" + "|".join(f"{c}{c}+" for c in string.ascii_uppercase) + ")",
 }
 
 
