@@ -25,10 +25,11 @@ Unit = tuple[int, tuple[str, ...]]  # (where its line starts, the keys of its pa
 SYLLABLES = ("ka", "lo", "mi", "nu", "pe", "ro", "sa", "ti", "ve", "zu", "do", "ne")
 
 
-def _words(rng: random.Random, count: int) -> str:
-    """Made-up words, the first capitalised: no language's words."""
+def _words(rng: random.Random, count: int, lower: bool = False) -> str:
+    """Made-up words, the first capitalised unless `lower` (a list item going on with the
+    sentence before it): no language's words."""
     words = ["".join(rng.choice(SYLLABLES) for _ in range(rng.randint(1, 3))) for _ in range(count)]
-    return " ".join(words).capitalize()
+    return " ".join(words) if lower else " ".join(words).capitalize()
 
 
 class _Text:
@@ -66,7 +67,7 @@ def _numbers(last: int, version: int, *, inserted: tuple[int, str]) -> list[str]
     return numbers
 
 
-def _statute(version: int) -> tuple[str, list[Unit]]:
+def _statute(version: int, lower: bool = False) -> tuple[str, list[Unit]]:
     """A `§ N` statute: sections with paragraphs `(1)`, items `1.`, letters `a)` and under `b)`
     doubled letters `aa) bb) cc)`; later versions insert `§ 4a` and drop a paragraph of § 2
     (the others renumbered)."""
@@ -77,32 +78,32 @@ def _statute(version: int) -> tuple[str, list[Unit]]:
         for p in range(1, paragraphs + 1):
             out.line(f"({p}) {_words(rng, 9)}:", (section, str(p)))
             for item in range(1, 3 if p != 2 else 1):
-                out.line(f"{item}. {_words(rng, 6)};", (section, str(p), str(item)))
+                out.line(f"{item}. {_words(rng, 6, lower)};", (section, str(p), str(item)))
             if p == 2:
                 for letter in "abc":
-                    out.line(f"{letter}) {_words(rng, 6)};", (section, str(p), letter))
+                    out.line(f"{letter}) {_words(rng, 6, lower)};", (section, str(p), letter))
                     if letter == "b":
                         for doubled in ("aa", "bb", "cc"):
                             keys = (section, str(p), letter, doubled)
-                            out.line(f"{doubled}) {_words(rng, 5)},", keys)
+                            out.line(f"{doubled}) {_words(rng, 5, lower)},", keys)
     return out.text, out.units
 
 
-def _code(version: int) -> tuple[str, list[Unit]]:
+def _code(version: int, lower: bool = False) -> tuple[str, list[Unit]]:
     """A code: articles `Art. N.` with items `1°`, `2°` and letters `a)` under `2°`; later
     versions insert `Art. 3bis` and a `3°` in article 5."""
     rng, out = _begin(version)
     for article in _numbers(9, version, inserted=(3, "3bis")):
         out.line(f"Art. {article}. {_words(rng, 4)}", (article,))
         for item in range(1, 4 if article == "5" and version >= 2 else 3):
-            out.line(f"{item}° {_words(rng, 8)};", (article, str(item)))
+            out.line(f"{item}° {_words(rng, 8, lower)};", (article, str(item)))
             if item == 2:
                 for letter in "ab":
-                    out.line(f"{letter}) {_words(rng, 6)};", (article, str(item), letter))
+                    out.line(f"{letter}) {_words(rng, 6, lower)};", (article, str(item), letter))
     return out.text, out.units
 
 
-def _prefixed(version: int) -> tuple[str, list[Unit]]:
+def _prefixed(version: int, lower: bool = False) -> tuple[str, list[Unit]]:
     """A code whose articles carry a letter prefix and a hyphen (`Art. L-12`), one run per
     prefix (`L-1` ... then `R-1` ...), each with items `1°`, `2°`; a later version inserts one."""
     rng, out = _begin(version)
@@ -111,7 +112,7 @@ def _prefixed(version: int) -> tuple[str, list[Unit]]:
             label = f"{prefix}-{n}"
             out.line(f"Art. {label}. {_words(rng, 4)}", (label.lower(),))
             for item in (1, 2):
-                out.line(f"{item}° {_words(rng, 8)}.", (label.lower(), str(item)))
+                out.line(f"{item}° {_words(rng, 8, lower)}.", (label.lower(), str(item)))
     return out.text, out.units
 
 
@@ -135,6 +136,7 @@ def _versions(texts: list[str], jurisdiction: str = "test") -> list[Version]:
     ]  # fmt: skip
 
 
+@pytest.mark.parametrize("lower", [False, True], ids=["items-capitalised", "items-lower-case"])
 @pytest.mark.parametrize(
     "build",
     [
@@ -144,12 +146,13 @@ def _versions(texts: list[str], jurisdiction: str = "test") -> list[Version]:
     ],
 )
 def test_the_automatic_choice_reads_the_shapes_the_last_round_described(
-    build: Callable[[int], tuple[str, list[Unit]]],
+    build: Callable[[int, bool], tuple[str, list[Unit]]], lower: bool
 ) -> None:
     """Four versions of each corpus (units inserted, paragraphs renumbered), read by the
     automatic choice over the shipped profiles and the induced one: at least 90% of the units
-    get their own label and path in every version, and no step is read out of order."""
-    built = [build(v) for v in range(4)]
+    get their own label and path in every version, and no step is read out of order; list items
+    whose text goes on in lower case (`a) the`, `1° les`) are read as those capitalised."""
+    built = [build(v, lower) for v in range(4)]
     versions = _versions([text for text, _ in built])
     choice = choose_profile(versions, shipped_profiles())
     assert choice.how == "induced"

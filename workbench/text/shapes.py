@@ -194,8 +194,9 @@ def label_token(content: str, start: int, indent: int, place: Place) -> list[Tok
 
     A label is an optional word (`§`, `§§`, or a capitalised word of at most `MAX_WORD` letters,
     with or without a dot) and white space, then a number token followed by white space or the end
-    of the line (a Latin insertion word after it belongs to it). A number with no parenthesis and
-    no `.` or `:` after it is a label only when the text after it may start a title: not a
+    of the line (a Latin insertion word after it belongs to it). A number with no parenthesis
+    (before or after it: `a) the` is a label), no ordinal indicator (`1° les`) and no `.` or `:`
+    after it is a label only when the text after it may start a title: not a
     lower-case letter, a digit or punctuation that continues a number (`TITLE_START`: `1 This
     Act`, not `1 75.00`; `Section 2 Scope`, not `Section 2 of the Act`), or, after a word, when
     nothing follows (`Titre IV`); letters are a
@@ -227,7 +228,10 @@ def label_token(content: str, start: int, indent: int, place: Place) -> list[Tok
         if not word and not match.group("open") and not match.group("mark") and kind == "digits":
             after, insert, title, used = _word_after(rest, used, title)
             latin = latin or insert
-        if not after and not match.group("open") and not match.group("mark"):
+        # A closing parenthesis or an ordinal indicator marks a label as a `.` does: its text may
+        # go on in lower case (`a) the`, `1° les`, continuing the sentence before the list).
+        marked = match.group("close") or kind == "degree"
+        if not after and not match.group("open") and not match.group("mark") and not marked:
             starts = bool(title) and bool(_TITLE_START.match(title))
             # After a word, a dash sets the title apart (`Art. 2º — The`, `Section 4 - Scope`).
             starts = starts or (bool(word) and title[:1] in _DASHES)
@@ -508,5 +512,5 @@ def level_pattern(shape: Shape, latin: bool, decimal: bool = False) -> str:
     if mark == ".?":  # the dot, or a title as `label_token` reads one after no mark
         return f"(?P<number>{number}){indicator}(?:\\.|{title})"
     pattern = f"(?P<number>{number}){indicator}" + re.escape(mark)
-    bare = not shape.word and not shape.open and not shape.close
+    bare = not shape.word and not shape.open and not shape.close and shape.kind != "degree"
     return pattern + (title if bare else "")
