@@ -19,6 +19,7 @@ from workbench.models import Version
 from workbench.text.choice import choose_profile
 from workbench.text.induce import induce_profile
 from workbench.text.profiles import shipped_profiles
+from workbench.text.shapes import label_token, resolve_letters
 from workbench.text.structure import parse_structure, parse_text
 
 Unit = tuple[int, tuple[str, ...]]  # (where its line starts, the keys of its path)
@@ -200,3 +201,27 @@ def test_the_induced_profile_wins_where_a_shipped_one_reads_more_out_of_order(
     assert choice.rival is not None and choice.rival[0] == "generic"
     good, bad = choice.rival[1:]
     assert good - bad > choice.consistent - choice.inconsistent  # more net steps, out of order
+
+
+@pytest.mark.parametrize(
+    ("labels", "kinds"),
+    [
+        pytest.param(
+            ["a)", "b)", "aa)", "bb)", "c)"],
+            ["lower", "lower", "doubled-lower", "doubled-lower", "lower"],
+            id="doubled-under-a-letter",
+        ),
+        pytest.param(["y)", "z)", "aa)", "bb)"], ["lower"] * 4, id="doubled-after-z-continue"),
+        pytest.param(
+            ["(A)", "(AA)", "(BB)"],
+            ["upper", "doubled-upper", "doubled-upper"],
+            id="upper-case-in-parentheses",
+        ),
+        pytest.param(["i)", "ii)", "iii)"], ["roman-lower"] * 3, id="roman-numerals-stay-roman"),
+    ],
+)
+def test_a_doubled_letter_continues_the_alphabet_only_after_z(
+    labels: list[str], kinds: list[str]
+) -> None:
+    tokens = [label_token(f"{label} Ka lo", 10 * k, 0, "body")[0] for k, label in enumerate(labels)]
+    assert [t.shape.kind for t in resolve_letters(tokens)] == kinds
