@@ -688,8 +688,8 @@ def test_the_inline_view_keeps_every_other_character_in_place(tmp_path: Path) ->
 
 def test_shapes_that_break_the_count_are_reported_as_skipped(tmp_path: Path) -> None:
     """A shape that opens lines but does not count is no level, and the profile says so with
-    its labels and the share that counted (`seuraavat 1`: a sentence's word and a number)."""
-    induction = induce_profile(_laws("fi", tmp_path)["fi/2016-1398.md"])
+    its labels and the share that counted (`edella 1`: a sentence's word and a number)."""
+    induction = induce_profile(_laws("fi", tmp_path)["fi/2020-733.md"])
     head, _, rest = induction.source.partition("# Skipped (no level):\n")
     skipped = [line for line in rest.split("\n\n")[0].splitlines() if line.startswith("# ")]
     assert head and skipped

@@ -10,6 +10,7 @@ from workbench.text.ordinals import (
     inconsistent_step,
     numeral_value,
     ordinal,
+    run_of,
     step_consistent,
     suffix_rank,
 )
@@ -48,6 +49,12 @@ from workbench.text.structure import ordinal as structure_ordinal
         pytest.param("Anlage 1", "numeric", (1, ""), id="anlage"),
         pytest.param("aa)", "alpha", (27, ""), id="doubled-letter-after-z"),
         pytest.param("bb)", "alpha", (28, ""), id="doubled-letter-b"),
+        pytest.param("aa)", "doubled", (1, ""), id="doubled-level-first"),
+        pytest.param("(cc)", "doubled", (3, ""), id="doubled-level-third"),
+        pytest.param("aaa)", "doubled", (27, ""), id="doubled-level-past-zz"),
+        pytest.param("ab)", "doubled", None, id="two-letters-are-no-doubled-letter"),
+        pytest.param("L-12", "numeric", (12, ""), id="letter-prefix-and-hyphen"),
+        pytest.param("R-3a", "numeric", (3, "a"), id="letter-prefix-inserted"),
         pytest.param("a)", "numeric", (1, ""), id="letter-close-paren"),
         pytest.param("c)", "numeric", (3, ""), id="letter-without-word-is-no-roman"),
         pytest.param("(a-1)", "alpha", (1, "1"), id="inserted-subsection"),
@@ -134,6 +141,8 @@ def test_the_cases_that_were_wrong_read_right() -> None:
             ["L. 111-1", "L. 111-2", "L. 111-3"], "numeric", [True] * 3, id="code-articles"
         ),
         pytest.param(["(a)", "(a-1)", "(b)"], "alpha", [True, True, True], id="subsection-insert"),
+        pytest.param(["aa)", "bb)", "cc)"], "doubled", [True] * 3, id="doubled-level"),
+        pytest.param(["L-12", "L-13", "L-15"], "numeric", [False, True, False], id="prefixed"),
         pytest.param(
             ["9", "9a", "9b", "10"], "numeric", [False, True, True, True], id="tenth-after-inserted"
         ),
@@ -149,6 +158,22 @@ def test_steps(labels: list[str], sequence: str, consistent: list[bool]) -> None
         seen.append(step_consistent(previous, current))
         previous = current
     assert seen == consistent
+
+
+@pytest.mark.parametrize(
+    ("label", "sequence", "run"),
+    [
+        pytest.param("L-12", "numeric", "L", id="prefix"),
+        pytest.param("R-3", "numeric", "R", id="another-prefix"),
+        pytest.param("L. 123-4", "numeric", "L123-", id="dotted-prefix-and-parts"),
+        pytest.param("L123-4", "numeric", "L123-", id="fused-prefix-and-parts"),
+        pytest.param("(A-1)", "alpha", "", id="a-letters-insertion-is-no-prefix"),
+        pytest.param("12", "numeric", "", id="no-prefix"),
+        pytest.param("34-1432", "numeric", "", id="parts-without-prefix"),
+    ],
+)
+def test_run_of(label: str, sequence: str, run: str) -> None:
+    assert run_of(label, sequence) == run
 
 
 def test_suffix_order() -> None:
@@ -173,6 +198,9 @@ def test_suffix_order() -> None:
         pytest.param("Titre IV", "Titre VII", "numeric", "Titre V", id="roman-after-word"),
         pytest.param("(iv)", "(x)", "roman", "(v)", id="roman-sequence"),
         pytest.param("L. 111-1", "L. 111-3", "numeric", "L. 111-2", id="code-article"),
+        pytest.param("bb)", "dd)", "doubled", "cc)", id="doubled-level"),
+        pytest.param(None, "bb)", "doubled", "aa)", id="doubled-level-first"),
+        pytest.param("L-12", "L-14", "numeric", "L-13", id="prefixed"),
         pytest.param(None, "Section", "numeric", "Section", id="unreadable-stays"),
     ],
 )

@@ -15,10 +15,13 @@ from workbench.text.profiles import Profile, named_profile, registry
 from workbench.text.structure import StructureParse, is_marked, parse_structure
 
 UNREAD = "no profile read this family's numbering"
-# The induced profile wins over a registry profile that reads inconsistent steps when it reads none
-# and at least this share of the registry profile's consistent steps: a profile written for
-# other texts that reads more labels here, out of order, matches some of them by accident.
+# The induced profile wins over a registry profile that reads inconsistent steps when it reads at
+# least this share of the registry profile's consistent steps, out of order at most `CLEAN_RATIO`
+# as often (none, or a share of its steps at most that fraction of the registry profile's): a
+# profile written for other texts that reads more labels here, out of order, matches some of them
+# by accident (a flat level counting labels the induced profile nests and leaves unchecked).
 CLEAN_SHARE = 0.5
+CLEAN_RATIO = 0.5
 READINGS = ("read", "read with inconsistencies", "unread")  # `Reading.status`, best first
 
 
@@ -162,6 +165,18 @@ def _unchecked(profile: Profile, versions: Sequence[Version]) -> int:
     return unchecked
 
 
+def _cleaner(induced: tuple[int, int], registry: tuple[int, int]) -> bool:
+    """True if the induced profile's (consistent, inconsistent) steps beat a registry profile's
+    that reads inconsistent steps: at least `CLEAN_SHARE` of its consistent steps, and a share of
+    inconsistent steps at most `CLEAN_RATIO` of its share."""
+    (good, bad), (rival_good, rival_bad) = induced, registry
+    return (
+        rival_bad > 0
+        and good >= CLEAN_SHARE * rival_good
+        and bad * (rival_good + rival_bad) <= CLEAN_RATIO * rival_bad * (good + bad)
+    )
+
+
 def choose_profile(
     versions: Sequence[Version], profiles: Sequence[Profile] | None = None
 ) -> Choice:
@@ -177,8 +192,9 @@ def choose_profile(
     `structure.py`). Ties go to fewer inconsistent steps, then to the induced profile (a registry
     profile written for another jurisdiction wins only where it reads better), then to the profile
     name in alphabetical order. Against a registry profile that reads inconsistent steps, the
-    induced profile wins when it reads none and at least `CLEAN_SHARE` of the winner's consistent
-    steps. The choice records the best candidate of the other kind
+    induced profile wins when it reads at least `CLEAN_SHARE` of the winner's consistent steps and
+    a share of inconsistent steps (of all it checks) at most `CLEAN_RATIO` of the winner's (none
+    always is). The choice records the best candidate of the other kind
     (`Choice.rival`). When the winner reads no consistent step (none reads one, or those that do
     read more inconsistent ones), nothing read the numbering: the choice is "unread" (`UNREAD`), and the induced profile reads the family (it holds only shapes
     the texts show; for texts that number nothing it reads no label). Only the first and last
@@ -209,8 +225,8 @@ def choose_profile(
     ranked.sort(key=lambda entry: entry[0])
     _, best, good, bad = ranked[0]
     clean = next(e for e in ranked if e[1] is induced)
-    if best is not induced and bad > 0 == clean[3] and clean[2] >= CLEAN_SHARE * good:
-        _, best, good, bad = clean  # the texts' own numbering, read with no inconsistent step
+    if best is not induced and _cleaner((clean[2], clean[3]), (good, bad)):
+        _, best, good, bad = clean  # the texts' own numbering, read out of order far less often
     if good == 0:
         marked = all(is_marked(v) for v in versions)
         return Choice(profile=induced, how="unread", consistent=0, inconsistent=bad, marked=marked)

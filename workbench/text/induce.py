@@ -226,7 +226,7 @@ def _scan(text: str, layout: _Layout) -> list[Token]:
             previous, previous_bare = content, False
             continue
         margin = indented and indent == 0
-        found = label_token(body, start, indent, "margin" if margin else "body", listed=bullet > 0)
+        found = label_token(body, start, indent, "margin" if margin else "body")
         opens = bool(found) and label_may_open(previous, previous_bare, margin)
         if opens:
             tokens.extend(found)
@@ -453,6 +453,8 @@ def _levels(
         sequence = (
             "roman"
             if kind.startswith("roman")
+            else "doubled"
+            if kind.startswith("doubled")
             else "alpha"
             if kind in ("lower", "upper")
             else "none"  # a number written as a word: the parser reads no words' values
@@ -470,7 +472,7 @@ def _levels(
                 if titled >= TITLE_SHARE * len(found) and shape.place != "heading"
                 else "optional",
                 latin=any(t.latin for t in found),
-                decimal=kind not in ("dotted", "letter-dotted")
+                decimal=kind not in ("dotted", "letter-dotted", "prefixed")
                 and any("." in t.number for t in found),
                 labels=len(found),
                 texts=len(texts[shape]),
@@ -483,10 +485,10 @@ def _levels(
         )
     place = {"heading": 0, "margin": 1, "body": 2}
     levels.sort(key=lambda lv: (place[lv.shape.place], lv.rank, lv.shape))
-    # The first level that matches a line wins: a Roman level goes before the alphabetic level
-    # of the same marks, or `(i)`, `(v)`, `(x)` would always read as letters.
-    for roman in [lv for lv in levels if lv.shape.kind.startswith("roman")]:
-        twin = replace(roman.shape, kind="lower" if roman.shape.kind == "roman-lower" else "upper")
+    # The first level that matches a line wins: a Roman or doubled-letter level goes before the
+    # alphabetic level of the same marks, or `(i)`, `(v)`, `(x)`, `aa)` would read as letters.
+    for roman in [lv for lv in levels if lv.shape.kind.startswith(("roman", "doubled"))]:
+        twin = replace(roman.shape, kind="lower" if roman.shape.kind.endswith("lower") else "upper")
         alpha = next((k for k, lv in enumerate(levels) if lv.shape == twin), None)
         if alpha is not None and alpha < levels.index(roman):
             levels.remove(roman)

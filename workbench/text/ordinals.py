@@ -34,6 +34,11 @@ _MULTI_PART = re.compile(
     rf"[A-Za-z]{{0,3}}\d+(?:-\d+)*-(?P<n>\d+)(?P<s>[A-Za-z]*)(?:-(?P<t>{_LATIN}))?"
 )
 _NUMBER = re.compile(r"[A-Za-z]{0,3}?(?P<n>\d+)(?P<s>[A-Za-z]*)(?:-(?P<t>\S+))?")
+# An article number with a letter prefix and a hyphen (`L-12`, `R-3`): the prefix names its run.
+_PREFIXED = re.compile(r"[A-Z]{1,3}-(?P<n>\d+)(?P<s>[a-z]*)")
+# The run a label with a letter prefix counts in: the prefix and any parts before the last
+# (`L-12` counts in `L`, `L. 123-4` and `L123-4` in `L123-`).
+_RUN = re.compile(r"(?P<prefix>[A-Z]{1,3})(?:-|\.?[ \t]?(?P<parts>(?:\d+-)+))\d+[a-z]*")
 # One to three letters, or a longer Roman numeral (`viii`, `XXIII`: four letters and more).
 _LETTERS = re.compile(r"(?P<l>[A-Za-z]{1,3}|[ivxlc]{4,9}|[IVXLC]{4,9})(?:-(?P<t>\S+))?")
 _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
@@ -118,13 +123,17 @@ def ordinal(component: str, sequence: str = "numeric") -> Ordinal | None:
        letters or a Latin word after it are its suffix (`111-1-bis`).
     7. Digits after up to three letters (`R1`, `M2`, `L5`) give their number; letters or `-N` after
        them give the suffix (`5a` is (5, "a"), `3-bis` is (3, "bis")).
-    8. One to three letters (or a Roman numeral of four or more: `VIII`): with `sequence = "roman"` a Roman numeral (`iv` is 4); with any
+    8. With `sequence = "numeric"`, up to three capitals, a hyphen and digits are a number with
+       a letter prefix: `L-12` is 12 (the prefix names its run: `run_of`).
+    9. One to three letters (or a Roman numeral of four or more: `VIII`): with `sequence = "roman"` a Roman numeral (`iv` is 4); with any
        sequence but `alpha`, letters after a word that form a well-formed Roman numeral
        (`Titre IV`, `Chapter XII`, `PART I`) read as that numeral too; otherwise the first letter's
        place in the alphabet, a doubled letter continuing past `z` (`aa` is 27, `bb` 28), and the
-       other letters (and a `-N` after them) the suffix (`a-1` is (1, "1")).
+       other letters (and a `-N` after them) the suffix (`a-1` is (1, "1")); with
+       `sequence = "doubled"` a letter written twice or more counts from `aa` (`aa` 1, `bb` 2,
+       `zz` 26, `aaa` 27) and any other letters are None.
 
-    9. A script's numerals that are no decimal digits (`十二`, `Ⅻ`) are their value
+    10. A script's numerals that are no decimal digits (`十二`, `Ⅻ`) are their value
        (`numeral_value`); decimal digits of any script (`١٢`, `१२`) are read as digits.
 
     Anything else (a word alone, punctuation) is None.
@@ -152,6 +161,9 @@ def ordinal(component: str, sequence: str = "numeric") -> Ordinal | None:
     indicated = _INDICATOR.fullmatch(core)
     if indicated:
         return int(indicated.group("n")), latin
+    prefixed = _PREFIXED.fullmatch(core) if sequence == "numeric" else None
+    if prefixed:
+        return int(prefixed.group("n")), prefixed.group("s") + latin
     multi = _MULTI_PART.fullmatch(core)
     if multi:
         return int(multi.group("n")), multi.group("s") + (multi.group("t") or "") + latin
@@ -167,7 +179,21 @@ def ordinal(component: str, sequence: str = "numeric") -> Ordinal | None:
         return (value, tail) if value else None
     if len(letters) > 3:
         return None  # four letters and more are a Roman numeral or nothing
+    if sequence == "doubled":  # a level of doubled letters counts from `aa`
+        doubled = len(letters) > 1 and len(set(letters.lower())) == 1
+        return (_alphabet(letters, tail)[0] - 26, tail) if doubled else None
     return _alphabet(letters, tail)
+
+
+def run_of(label: str, sequence: str = "numeric") -> str:
+    """The run a label counts in: for a number with a letter prefix in a numeric sequence, the
+    prefix and the parts before its last (`L-12` and `L-13` count in `L`, `R-3` in `R`,
+    `L. 123-4` in `L123-`), a different run starting its own count; for any other label (and
+    letters: `(A-1)` is an insertion after `(A)`), the one run `""`."""
+    if sequence != "numeric":
+        return ""
+    found = _RUN.fullmatch(label.strip("()[]").rstrip(".:"))
+    return found.group("prefix") + (found.group("parts") or "") if found else ""
 
 
 def suffix_rank(suffix: str) -> tuple[int, ...]:
@@ -271,7 +297,7 @@ def expected_label(previous: str | None, label: str, sequence: str = "numeric") 
     core = core[: len(core) - len(tail)]
     dotted = core.rsplit(".", 1)
     lead, core = (dotted[0] + ".", dotted[1]) if len(dotted) == 2 else ("", core)
-    digits = any(p.fullmatch(core) for p in (_INDICATOR, _MULTI_PART, _NUMBER))
+    digits = any(p.fullmatch(core) for p in (_INDICATOR, _MULTI_PART, _NUMBER, _PREFIXED))
     number = re.fullmatch(r"(?P<pre>.*?)(?P<n>\d+)(?P<rest>\D*)", core) if digits else None
     if number:
         kept = "".join(c for c in number.group("rest") if c in _INDICATORS)
@@ -282,7 +308,8 @@ def expected_label(previous: str | None, label: str, sequence: str = "numeric") 
             return label
         text = letters.group(0)
         roman = sequence == "roman" or (sequence != "alpha" and len(words) > 1 and is_roman(text))
-        written = _roman_numeral(value) if roman else _letters_for(value)
+        shift = 26 if sequence == "doubled" else 0  # a doubled level's `aa` is 1
+        written = _roman_numeral(value) if roman else _letters_for(value + shift)
         core = written.upper() if text.isupper() else written
     return " ".join([*words[:-1], f"{head}{lead}{core}{tail}"])
 

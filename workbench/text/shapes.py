@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import re
+import string
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -15,7 +16,8 @@ from workbench.text.ordinals import LATIN_INSERTIONS, Ordinal, is_roman, numeral
 
 Kind = Literal[
     "digits", "dotted", "letter-dotted", "hyphenated", "degree", "lower", "upper", "roman-lower",
-    "roman-upper", "letters-lower", "letters-upper", "word", "numeral",
+    "roman-upper", "letters-lower", "letters-upper", "word", "numeral", "doubled-lower",
+    "doubled-upper", "prefixed",
 ]  # fmt: skip
 Place = Literal["heading", "margin", "body"]
 
@@ -31,6 +33,7 @@ _LATIN_WORDS = "|".join(sorted(LATIN_INSERTIONS, key=len, reverse=True))
 _NUMBER = re.compile(
     r"(?P<open>\()?"
     r"(?:(?P<dotted>\d+(?:\.\d+)+)"
+    r"|(?<!\()(?P<prefixed>[A-Z]{1,2}(?:-\d+|\.[ \t]?\d+(?:-\d+)+)[a-z]?)"
     r"|(?P<letter_dotted>[A-Z](?:\.\d+)+)"
     r"|(?P<hyphenated>(?P<hprefix>[A-Z]{1,2})?\d+(?:-\d+)+(?:\.\d+)?[a-z]?)"
     r"|(?P<degree>\d+(?:°|º|er|re))"
@@ -82,6 +85,7 @@ class Shape:
             "digits": "1", "dotted": "1.1", "letter-dotted": "A.1", "hyphenated": "1-1",
             "degree": "1°", "lower": "a", "upper": "A", "roman-lower": "i", "roman-upper": "I",
             "letters-lower": "a", "letters-upper": "A", "word": "<word>", "numeral": "<numeral>",
+            "doubled-lower": "aa", "doubled-upper": "AA", "prefixed": "A-1",
         }[self.kind]  # fmt: skip
         close = "." if self.close == ".?" else self.close
         number = f"{'(' if self.open else ''}{self.prefix}{example}{close}"
@@ -117,6 +121,8 @@ class Token:
         """The ordinal rule's sequence for this token's kind."""
         if self.shape.kind.startswith("roman"):
             return "roman"
+        if self.shape.kind.startswith("doubled"):
+            return "doubled"
         return "alpha" if self.shape.kind in ("lower", "upper") else "numeric"
 
     @property
@@ -162,6 +168,10 @@ def _kind(match: re.Match[str], after_word: bool) -> tuple[str, Kind] | None:
     if match.group("dotted"):
         # In parentheses a decimal part is an insertion ("(2.1)" between "(2)" and "(3)").
         return "", "digits" if match.group("open") and match.group(0).count(".") == 1 else "dotted"
+    if match.group("prefixed"):
+        # `Art. L-12`, `§ A-7`, `Art. L. 123-4`: a number with a letter prefix, after a word only
+        # (alone, `A-1` may be a form's field or a grid reference)
+        return ("", "prefixed") if after_word else None
     if match.group("letter_dotted"):
         return "", "letter-dotted"
     if match.group("hyphenated"):
@@ -179,21 +189,18 @@ def _kind(match: re.Match[str], after_word: bool) -> tuple[str, Kind] | None:
     return "", "letters-lower" if letters.islower() else "letters-upper"
 
 
-def label_token(
-    content: str, start: int, indent: int, place: Place, *, listed: bool = False
-) -> list[Token]:
+def label_token(content: str, start: int, indent: int, place: Place) -> list[Token]:
     """The labels opening a line's `content` (white space trimmed; it begins at offset `start`).
 
     A label is an optional word (`§`, `§§`, or a capitalised word of at most `MAX_WORD` letters,
     with or without a dot) and white space, then a number token followed by white space or the end
-    of the line (a Latin insertion word after it belongs to it). A number with no parenthesis and
-    no `.` or `:` after it is a label only when the text after it may start a title: not a
+    of the line (a Latin insertion word after it belongs to it). A number with no parenthesis
+    (before or after it: `a) the` is a label), no ordinal indicator (`1° les`) and no `.` or `:`
+    after it is a label only when the text after it may start a title: not a
     lower-case letter, a digit or punctuation that continues a number (`TITLE_START`: `1 This
     Act`, not `1 75.00`; `Section 2 Scope`, not `Section 2 of the Act`), or, after a word, when
     nothing follows (`Titre IV`); letters are a
     label only with marks (`(a)`, `a)`, `A.`) or after a word (`Appendix A`).
-    After a Markdown list bullet (`listed`: `- a) the operator`) a label closed by `)` may be
-    followed by anything: a list item opens a block, never a wrapped sentence.
     Further labels right after the first on the same line are read too (`(a-1) (1) For`). Lines
     that are a table-of-contents entry are no labels (the caller skips them).
     """
@@ -221,7 +228,11 @@ def label_token(
         if not word and not match.group("open") and not match.group("mark") and kind == "digits":
             after, insert, title, used = _word_after(rest, used, title)
             latin = latin or insert
-        marked = match.group("open") or match.group("mark") or (listed and match.group("close"))
+        # A closing parenthesis or an ordinal indicator marks a label as a `.` does: its text may
+        # go on in lower case (`a) the`, `1° les`, continuing the sentence before the list).
+        marked = (
+            match.group("open") or match.group("mark") or match.group("close") or kind == "degree"
+        )
         if not after and not marked:
             starts = bool(title) and bool(_TITLE_START.match(title))
             # After a word, a dash sets the title apart (`Art. 2º — The`, `Section 4 - Scope`).
@@ -231,7 +242,8 @@ def label_token(
         close = (match.group("close") or "") + (match.group("mark") or "")
         if word and kind == "degree":
             kind = "digits"  # after a word, `Art. 2º` and `Art. 10`: one shape, the sign comes and goes
-        if close in ("", ".") and (kind == "dotted" or prefix or (word and kind == "digits")):
+        numbered = kind in ("digits", "prefixed")
+        if close in ("", ".") and (kind == "dotted" or prefix or (word and numbered)):
             # "1.1." and "1.1", "R1." and "R1", `Art. 10 —` and `Art. 11. —`: one shape, the
             # dot comes and goes
             close = ".?"
@@ -375,7 +387,8 @@ def _read_one(rest: str, *, allow_word: bool) -> tuple[str, re.Match[str], str, 
 
 
 def resolve_letters(tokens: Sequence[Token]) -> list[Token]:
-    """Tokens of one text in order, each "letters" kind made alphabetic or Roman by its neighbours.
+    """Tokens of one text in order, each "letters" kind made alphabetic, Roman or doubled by its
+    neighbours.
 
     Among the tokens of one shape (place, word, marks, case), letters that are no Roman numeral
     are alphabetic. A Roman numeral of two or more letters is Roman, unless the previous token of
@@ -383,6 +396,9 @@ def resolve_letters(tokens: Sequence[Token]) -> list[Token]:
     `c` is Roman when the next token of its shape is the Roman numeral after it (`i` then `ii`),
     when the previous is the Roman numeral before it (`iv` then `v`), or when it is `i` and the
     previous token is not `h`; otherwise it is alphabetic (`h` then `i` then `j`; `b` then `c`).
+    A doubled letter that is not Roman (`aa`, `bb`, `AA`) continues the alphabet only after `z`
+    (and the doubled letters that continued it); anywhere else it is a level of its own
+    (`doubled-lower`, `doubled-upper`: `a) aa) bb) b)`), counted `aa` 1, `bb` 2.
     """
     groups: dict[Shape, list[int]] = {}
     for k, token in enumerate(tokens):
@@ -391,15 +407,21 @@ def resolve_letters(tokens: Sequence[Token]) -> list[Token]:
     out = list(tokens)
     for indices in groups.values():
         letters = [tokens[k].number.strip("()").split("-")[0] for k in indices]
+        past_z = False  # the alphabet ran to `z`: doubled letters continue it
         for n, k in enumerate(indices):
             here = letters[n].lower()
             before = letters[n - 1].lower() if n else ""
             after = letters[n + 1].lower() if n + 1 < len(indices) else ""
             roman = _is_roman_here(here, before, after)
+            doubled = not roman and len(here) > 1 and len(set(here)) == 1
+            if not doubled:
+                past_z = here == "z"
             upper = tokens[k].shape.kind.endswith("upper")
             kind: Kind = (
                 ("roman-upper" if upper else "roman-lower")
                 if roman
+                else ("doubled-upper" if upper else "doubled-lower")
+                if doubled and not past_z
                 else ("upper" if upper else "lower")
             )
             out[k] = replace(tokens[k], shape=replace(tokens[k].shape, kind=kind))
@@ -431,6 +453,10 @@ _NUMBER_PATTERN: dict[str, str] = {
     "roman-lower": r"(?=[ivx])x{0,3}(?:ix|iv|v?i{0,3})",
     "roman-upper": r"(?=[IVX])X{0,3}(?:IX|IV|V?I{0,3})",
     "word": r"[^\W\d_]{2,}",
+    "prefixed": r"[A-Z]{1,2}(?:-\d+|\.[ \t]?\d+(?:-\d+)+)[a-z]?",
+    # One letter written twice or more (`aa`, `bb`), never two different letters.
+    "doubled-lower": "(?:" + "|".join(f"{c}{c}+" for c in string.ascii_lowercase) + ")",
+    "doubled-upper": "(?:" + "|".join(f"{c}{c}+" for c in string.ascii_uppercase) + ")",
 }
 
 
@@ -488,5 +514,5 @@ def level_pattern(shape: Shape, latin: bool, decimal: bool = False) -> str:
     if mark == ".?":  # the dot, or a title as `label_token` reads one after no mark
         return f"(?P<number>{number}){indicator}(?:\\.|{title})"
     pattern = f"(?P<number>{number}){indicator}" + re.escape(mark)
-    bare = not shape.word and not shape.open and not shape.close
+    bare = not shape.word and not shape.open and not shape.close and shape.kind != "degree"
     return pattern + (title if bare else "")

@@ -150,7 +150,9 @@ def units_from_readings(
         parent = units[stack[-1][2]].path if stack else ()
         if level.sequence != "none":
             # A level numbered through the text counts on across its parents (`counts`).
-            key = (() if level.through else parent, level.name, len(parts))
+            # A number with a letter prefix counts in its prefix's run (`ordinals.run_of`).
+            run = ordinals.run_of(parts[-1], level.sequence)
+            key = (() if level.through else parent, f"{level.name}\n{run}", len(parts))
             current = ordinal(parts[-1], level.sequence)
             checked += 1
             consistent = ordinals.step_consistent(last.get(key), current)

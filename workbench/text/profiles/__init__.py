@@ -24,7 +24,7 @@ GENERIC = "generic"
 NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
 APPLIES_TO = re.compile(r"[a-z0-9][a-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._@-]*)?")
 
-Sequence_ = Literal["numeric", "alpha", "roman", "none"]
+Sequence_ = Literal["numeric", "alpha", "roman", "doubled", "none"]
 Title = Literal["required", "optional", "forbidden", "heading"]
 
 _TOP_KEYS = {
@@ -177,7 +177,7 @@ def _level(table: Any, index: int, origin: str) -> Level:
         dotted=table.get("dotted", False),
         sequence=_choice(  # type: ignore[arg-type]
             table.get("sequence", "numeric"),
-            ("numeric", "alpha", "roman", "none"),
+            ("numeric", "alpha", "roman", "doubled", "none"),
             origin,
             where + "sequence",
         ),
