@@ -14,8 +14,9 @@ from tests.conftest import STORE
 from workbench.measure.apparatus import APPARATUS_FIELDS, apparatus_report
 from workbench.text.footnotes import FootnoteReading, read_footnotes
 from workbench.text.ocr import CACHE_ENV, OcrOptions
-from workbench.text.pdf_footnotes import read_pdf_footnotes
-from workbench.text.pdf_tables import read_pdf_tables
+from workbench.text.pdf import Placed, extract_pdf
+from workbench.text.pdf_footnotes import footnotes_from_trace
+from workbench.text.pdf_tables import page_rulings, tables_from_trace
 from workbench.text.table_cells import Table, read_tables
 from workbench.workspace import Workspace
 
@@ -34,9 +35,11 @@ def test_counts_are_the_readers_own(workspace: Workspace, report: dict[str, obje
         data = (STORE / version.version_id).read_bytes()
         source, text = version.version_id, version.text
         tables: tuple[Table, ...] = ()
-        if "pdf" in version.media_type:
-            reading = read_pdf_footnotes(data, source=source, text=text)
-            tables = read_pdf_tables(data, source=source, text=text, ocr=OCR)
+        if "pdf" in version.media_type:  # both readers on one traced extraction, as measure reads
+            trace: list[Placed] = []
+            assert extract_pdf(data, source=source, ocr=OCR, trace=trace).text == text
+            reading = footnotes_from_trace(trace, text)
+            tables = tables_from_trace(trace, text, page_rulings(data, {p for _, p, _ in trace}))
         else:
             reading = read_footnotes(data, source=source, media_type=version.media_type, text=text)
         if "xml" in version.media_type:
