@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from bench_search import bench_workspace
-from bench_spine import STORE, bench_options, report_to_docs
+from bench_spine import STORE, bench_options, report_to_docs, store_missing
 
 from workbench.amendments.instructions import read_instructions
 from workbench.amendments.laws import held_law
@@ -117,8 +117,7 @@ def run(workspace: Workspace) -> None:
 
 def main() -> int:
     options = bench_options(__doc__, sys.argv[1:], valued=("--workspace",))
-    if not STORE.is_dir():
-        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+    if store_missing():
         return 2
     with bench_workspace(sys.argv[1:]) as held:
         report_to_docs(lambda: run(held), "bench:amendments", options["--write-docs"])

@@ -27,7 +27,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from bench_spine import ROOT, STORE, bench_options, report_to_docs
+from bench_spine import ROOT, STORE, bench_options, report_to_docs, store_missing
 
 from workbench.changes.audit import upper_bound
 from workbench.changes.diff import diff_passages
@@ -128,8 +128,7 @@ def coverage_table(
 def main() -> int:
     options = bench_options(__doc__, sys.argv[1:], valued=("--truth", "--samples"))
     truth = Path(options["--truth"]) if options["--truth"] else TRUTH
-    if not STORE.is_dir():
-        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+    if store_missing():
         return 2
     if not truth.is_file():
         print(f"{truth}: missing; run 'python scripts/alignment_truth.py' first", file=sys.stderr)

@@ -36,7 +36,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from bench_spine import bench_options, replace_docs_block
+from bench_spine import bench_options, replace_docs_block, store_missing
 
 from workbench.cite import Citation, verify_citations
 from workbench.cite.index import build_index
@@ -203,8 +203,7 @@ def main() -> int:
             speed(held)
         return 0
     options = bench_options(__doc__, sys.argv[1:])
-    if not STORE.is_dir():
-        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+    if store_missing():
         return 2
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):

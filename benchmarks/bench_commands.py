@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_spine import STORE, bench_options, largest_pair, report_to_docs
+from bench_spine import STORE, bench_options, largest_pair, report_to_docs, store_missing
 from bench_startup import _one_citation
 
 from workbench.corpus.catalogue import read_catalogue
@@ -207,8 +207,7 @@ def run() -> None:
 
 def main() -> int:
     options = bench_options(__doc__, sys.argv[1:])
-    if not STORE.is_dir():
-        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+    if store_missing():
         return 2
     report_to_docs(run, "bench:commands", options["--write-docs"])
     return 0

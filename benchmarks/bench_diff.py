@@ -46,7 +46,7 @@ from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
 
-from bench_spine import ROOT, STORE, bench_options, best_of, report_to_docs
+from bench_spine import ROOT, STORE, bench_options, best_of, report_to_docs, store_missing
 
 from workbench.changes.diff import _narrow, diff_passages
 from workbench.corpus.catalogue import read_catalogue
@@ -361,8 +361,7 @@ def run() -> None:
 
 def main() -> int:
     options = bench_options(__doc__, sys.argv[1:])
-    if not STORE.is_dir():
-        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+    if store_missing():
         return 2
     report_to_docs(run, "bench:diff", options["--write-docs"])
     return 0

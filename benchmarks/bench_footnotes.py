@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_spine import ROOT, STORE, bench_options, report_to_docs, truth_from_script
+from bench_spine import ROOT, STORE, bench_options, report_to_docs, store_missing, truth_from_script
 
 from workbench.evals.footnote_score import precision_recall, score_files
 from workbench.text.extraction import extract
@@ -107,8 +107,7 @@ def _pdfs() -> None:
 
 def main() -> int:
     options = bench_options(__doc__, sys.argv[1:])
-    if not STORE.is_dir():
-        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+    if store_missing():
         return 2
 
     def run() -> None:

@@ -32,7 +32,7 @@ from collections import Counter
 from pathlib import Path
 
 from bench_search import bench_workspace
-from bench_spine import ROOT, STORE, bench_options, report_to_docs
+from bench_spine import ROOT, STORE, bench_options, report_to_docs, store_missing
 
 from workbench.cite.index import clear_cache
 from workbench.history.dating import cite_quote, quote_history
@@ -167,8 +167,7 @@ def run(workspace: Workspace) -> None:
 
 def main() -> int:
     options = bench_options(__doc__, sys.argv[1:], valued=("--workspace",))
-    if not STORE.is_dir():
-        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+    if store_missing():
         return 2
     with bench_workspace(sys.argv[1:]) as held:
         report_to_docs(lambda: run(held), "bench:history", options["--write-docs"])

@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_spine import ROOT, STORE, bench_options, compile_workbench, report_to_docs
+from bench_spine import ROOT, STORE, bench_options, compile_workbench, report_to_docs, store_missing
 
 from workbench.corpus import read_catalogue, read_refusals
 from workbench.measure import map_families, reduce_families
@@ -95,8 +95,7 @@ def cold_and_warm() -> None:
 
 def main() -> int:
     options = bench_options(__doc__, sys.argv[1:])
-    if not STORE.is_dir():
-        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+    if store_missing():
         return 2
     compile_workbench()
     report_to_docs(run, "bench:measure", options["--write-docs"])

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench_spine import ROOT, STORE, bench_options, report_to_docs
+from bench_spine import ROOT, STORE, bench_options, report_to_docs, store_missing
 
 from workbench.corpus.catalogue import read_catalogue
 from workbench.models import CatalogueRow
@@ -108,8 +108,7 @@ def run() -> None:
 
 def main() -> int:
     options = bench_options(__doc__, sys.argv[1:])
-    if not STORE.is_dir():
-        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+    if store_missing():
         return 2
     report_to_docs(run, "bench:ocr", options["--write-docs"])
     return 0

@@ -41,7 +41,7 @@ from pdfminer.high_level import extract_text as pdfminer_text
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench_spine import bench_options, replace_docs_block  # noqa: E402
+from bench_spine import bench_options, replace_docs_block, store_missing  # noqa: E402
 
 from tests.text.test_extract_pdf import FR, READ_OFF_THE_PAGE, _matches  # noqa: E402
 from workbench.corpus.catalogue import read_catalogue  # noqa: E402
@@ -174,8 +174,7 @@ def report(run: Callable[[], dict[str, str]]) -> tuple[str, str]:
 
 def main() -> int:
     options = bench_options(__doc__, sys.argv[1:])
-    if not STORE.is_dir():
-        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+    if store_missing():
         return 2
     logging.disable(logging.WARNING)  # pypdf and pdfminer warn about fonts on every page
     rows = [r for r in read_catalogue(ROOT / "corpus") if r.media_type == "application/pdf"]

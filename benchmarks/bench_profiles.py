@@ -24,7 +24,7 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from bench_spine import ROOT, STORE, bench_options, report_to_docs
+from bench_spine import ROOT, STORE, bench_options, report_to_docs, store_missing
 
 from workbench.corpus.catalogue import read_catalogue
 from workbench.measure import FamilyMeasurement, measure_family
@@ -113,8 +113,7 @@ def run() -> None:
 
 def main() -> int:
     options = bench_options(__doc__, sys.argv[1:])
-    if not STORE.is_dir():
-        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+    if store_missing():
         return 2
     report_to_docs(run, "bench:profiles", options["--write-docs"])
     return 0

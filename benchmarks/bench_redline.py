@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from bench_spine import ROOT, STORE, bench_options, report_to_docs
+from bench_spine import ROOT, STORE, bench_options, report_to_docs, store_missing
 from lxml import etree
 
 from workbench.changes.caution import standing_verdict
@@ -185,8 +185,7 @@ def run(held: Workspace) -> None:
 
 def main() -> int:
     bench_options(__doc__, sys.argv[1:], valued=("--workspace",))
-    if not STORE.is_dir():
-        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+    if store_missing():
         return 2
     with _workspace(sys.argv[1:]) as held:
         report_to_docs(lambda: run(held), "bench:redline", "--write-docs" in sys.argv[1:])

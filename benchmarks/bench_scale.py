@@ -38,7 +38,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench_spine import ROOT, STORE, bench_options, report_to_docs
+from bench_spine import ROOT, STORE, bench_options, report_to_docs, store_missing
 
 from workbench.corpus import read_catalogue
 from workbench.corpus.provenance import PROVENANCE_SUFFIX
@@ -161,8 +161,7 @@ def main() -> int:
         except ValueError:
             print(f"--scales {options['--scales']}: expected numbers, e.g. 1,10", file=sys.stderr)
             return 2
-    if not STORE.is_dir():
-        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+    if store_missing():
         return 2
     report_to_docs(lambda: run(scales), "bench:scale", options["--write-docs"])
     return 0

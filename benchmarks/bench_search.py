@@ -33,7 +33,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from bench_spine import bench_options, replace_docs_block
+from bench_spine import bench_options, replace_docs_block, store_missing
 from rapidfuzz import fuzz, process
 
 from workbench.corpus.catalogue import read_catalogue
@@ -274,8 +274,7 @@ def bench_workspace(argv: list[str]) -> Iterator[Workspace]:
 
 def main() -> int:
     options = bench_options(__doc__, sys.argv[1:], valued=("--workspace",))
-    if not STORE.is_dir():
-        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+    if store_missing():
         return 2
     buffer = io.StringIO()
     with bench_workspace(sys.argv[1:]) as held, contextlib.redirect_stdout(buffer):

@@ -244,6 +244,14 @@ def truth_from_script(script: str, inputs: Sequence[str]) -> Any:
         return json.loads(out.read_text(encoding="utf-8"))
 
 
+def store_missing() -> bool:
+    """True, having said so on stderr in one line, when the real corpus has not been fetched."""
+    if STORE.is_dir():
+        return False
+    print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+    return True
+
+
 def report_to_docs(run: Callable[[], None], marker: str, write: bool) -> None:
     """Run `run`, print what it printed, and with `write` put it in docs/ between the markers.
 
@@ -297,8 +305,7 @@ def run() -> None:
 
 def main() -> int:
     options = bench_options(__doc__, sys.argv[1:])
-    if not STORE.is_dir():
-        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+    if store_missing():
         return 2
     report_to_docs(run, "bench:spine", options["--write-docs"])
     return 0

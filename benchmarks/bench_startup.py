@@ -27,7 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench_spine import STORE, bench_options, best_of, report_to_docs
+from bench_spine import STORE, bench_options, best_of, report_to_docs, store_missing
 
 from workbench.corpus.catalogue import read_catalogue
 from workbench.workspace import Workspace, ingest
@@ -89,8 +89,7 @@ def run() -> None:
 
 def main() -> int:
     options = bench_options(__doc__, sys.argv[1:])
-    if not STORE.is_dir():
-        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+    if store_missing():
         return 2
     report_to_docs(run, "bench:startup", options["--write-docs"])
     return 0

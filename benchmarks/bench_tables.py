@@ -30,7 +30,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from bench_spine import ROOT, STORE, bench_options, report_to_docs, truth_from_script
+from bench_spine import ROOT, STORE, bench_options, report_to_docs, store_missing, truth_from_script
 
 from workbench.evals.table_score import exact_share, grid_share, score_files, table_grid
 from workbench.text.ocr import CACHE_ENV, OcrOptions
@@ -176,8 +176,7 @@ def _held_pdfs() -> None:
 
 def main() -> int:
     options = bench_options(__doc__, sys.argv[1:])
-    if not STORE.is_dir():
-        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+    if store_missing():
         return 2
 
     def run() -> None:

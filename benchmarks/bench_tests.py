@@ -30,7 +30,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from bench_spine import ROOT, STORE, bench_options, report_to_docs
+from bench_spine import ROOT, bench_options, report_to_docs, store_missing
 
 TARGETS = {"check": 90.0, "test": 300.0}  # seconds, on a 2-core machine
 SLOWEST = 10
@@ -169,8 +169,7 @@ def run() -> None:
 
 def main() -> int:
     options = bench_options(__doc__, sys.argv[1:])
-    if not STORE.is_dir():
-        print("corpus/real is missing: run 'make fetch' first", file=sys.stderr)
+    if store_missing():
         return 2
     report_to_docs(run, "bench:tests", options["--write-docs"])
     return 0
