@@ -142,27 +142,24 @@ def profile_score(profile: Profile, versions: Sequence[Version]) -> tuple[int, i
     A version whose parse is refused (`structure.parse_structure`) counts (0, its inconsistent
     steps): a profile that cannot read the numbering earns nothing for it.
     """
-    consistent = inconsistent = 0
-    chosen = [versions[0]] if len(versions) == 1 else [versions[0], versions[-1]]
-    for version in chosen:
+    consistent, inconsistent, _ = _score(profile, versions)
+    return consistent, inconsistent
+
+
+def _score(profile: Profile, versions: Sequence[Version]) -> tuple[int, int, int]:
+    """`profile_score` and, from the same parses, the labels `profile` reads in levels it does not
+    check (`sequence = "none"`) on versions read by their labels, refused parses aside: what ranks
+    a profile beside its net consistent steps, so a level the inducer left unchecked (numbered on
+    across its parents) earns what a profile checking it would."""
+    consistent = inconsistent = unchecked = 0
+    for version in [versions[0]] if len(versions) == 1 else [versions[0], versions[-1]]:
         parse = parse_structure(version, profile)
         inconsistent += parse.inconsistent
         if parse.refusal is None:
             consistent += parse.checked - parse.inconsistent
-    return consistent, inconsistent
-
-
-def _unchecked(profile: Profile, versions: Sequence[Version]) -> int:
-    """Labels `profile` reads, in levels it does not check (`sequence = "none"`), on the first and
-    last version read by their labels, refused parses aside: what ranks a profile beside its net
-    consistent steps, so a level the inducer left unchecked (numbered on across its parents)
-    earns what a profile checking it would."""
-    unchecked = 0
-    for version in [versions[0]] if len(versions) == 1 else [versions[0], versions[-1]]:
-        parse = parse_structure(version, profile)
-        if parse.method == "labels" and parse.refusal is None:
-            unchecked += len(parse.units) - parse.checked
-    return unchecked
+            if parse.method == "labels":
+                unchecked += len(parse.units) - parse.checked
+    return consistent, inconsistent, unchecked
 
 
 def _cleaner(induced: tuple[int, int], registry: tuple[int, int]) -> bool:
@@ -186,7 +183,7 @@ def choose_profile(
     of the registry, and the profile induced from the family's own texts (`induce.induce_profile`,
     origin "induced"), is tried on the family's first and last version, and the one that reads the
     most net consistent label steps (consistent minus inconsistent, plus the labels of levels it
-    does not check, `_unchecked`) wins: "automatic" for a
+    does not check, `_score`) wins: "automatic" for a
     registry profile, "induced" for the induced one (a step is consistent when a label is the
     first of its level under its parent, or the next after its previous sibling; see
     `structure.py`). Ties go to fewer inconsistent steps, then to the induced profile (a registry
@@ -212,11 +209,11 @@ def choose_profile(
     ranked: list[tuple[tuple[int, int, bool, str], Profile, int, int]] = []
     for profile in (*profiles, induced):
         try:
-            good, bad = profile_score(profile, versions)
+            good, bad, unchecked = _score(profile, versions)
         except ProfileError:  # a pattern over its budget on these texts: it reads none of them
             continue
         key = (
-            bad - good - _unchecked(profile, versions),
+            bad - good - unchecked,
             bad,
             profile is not induced,
             profile.name,
