@@ -280,16 +280,6 @@ def catalogue(tmp_path_factory: pytest.TempPathFactory) -> tuple[CatalogueRow, .
     return rows
 
 
-def _keep_parts(held: Workspace) -> None:
-    """Keep every version's footnotes and tables in the workspace, as `workbench measure` does for
-    a researcher (`workspace.parts.held_parts`): the copies tests open then read them kept, as
-    commands do after a measure, instead of each extracting every PDF again."""
-    from workbench.workspace.parts import held_parts
-
-    for version in held.versions():
-        held_parts(held, version)
-
-
 @pytest.fixture(scope="session")
 def _small_workspace_file(
     catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
@@ -311,7 +301,6 @@ def _small_workspace_file(
         with Workspace(path) as held:
             report = ingest(held, rows, STORE)
             assert not report.refused, [r.line() for r in report.refused]
-            _keep_parts(held)
             extractors = {(v.extractor, v.extractor_version) for v in held.versions()}
         from workbench.text.extraction import CURRENT_EXTRACTORS
 
@@ -413,7 +402,6 @@ def corpus_workspace(
         with Workspace(path) as held:
             report = ingest(held, catalogue, STORE)
             assert not report.refused, [r.line() for r in report.refused]
-            _keep_parts(held)
 
     built = built_once(tmp_path_factory, "corpus-workspace.sqlite", build)
     path = tmp_path_factory.mktemp("corpus-workspace") / "workspace.sqlite"
