@@ -1,7 +1,8 @@
-"""A held version's footnotes and tables kept as derived state (`workspace.parts`): read from the
-artefact once, kept under their key, and read back equal to the reading with no artefact touched,
-on a Justice Canada regulation (markup notes and tables) and a PDF (a NERC standard, its notes off
-the glyphs and its tables by geometry); a read-only workspace keeps nothing and still answers."""
+"""A held version's footnotes, tables and PDF heading lines kept as derived state
+(`workspace.parts`): read from the artefact once, kept under their key, and read back equal to the
+reading with no artefact touched, on a Justice Canada regulation (markup notes and tables, no
+heading lines) and a PDF (a NERC standard, its notes off the glyphs, its tables by geometry, its
+heading lines by size); a read-only workspace keeps nothing and still answers."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ import pytest
 
 from tests.conftest import FreshWorkspace
 from workbench.models import CatalogueRow
-from workbench.text.parts import version_parts
+from workbench.text.parts import version_parts, version_parts_and_headings
 from workbench.workspace import Workspace
-from workbench.workspace.parts import TABLE, held_parts, parts_key
+from workbench.workspace.parts import TABLE, held_headings, held_parts, parts_key
 
 JUSTICE = "ca-federal/ca-energy-efficiency-regs-2016/SOR-2016-311@2025-03-31.xml"
 NERC = "us-nerc/nerc-cip-008/cip-008-6.pdf"
@@ -41,17 +42,22 @@ def test_a_versions_parts_are_read_once_and_kept(
 ) -> None:
     with holding(path) as workspace:
         version = workspace.version(path)
-        read = version_parts(version, workspace.settings.store)
+        *read, headings = version_parts_and_headings(version, workspace.settings.store)
         footnotes, tables = read
         assert footnotes is not None and footnotes.footnotes and tables
+        assert (read[0], read[1]) == version_parts(version, workspace.settings.store)
+        # Only a PDF sets lines as headings by their glyphs; the markup's are read elsewhere.
+        assert bool(headings) == path.endswith(".pdf")
+        assert all(version.text[a:b].strip() == version.text[a:b] != "" for a, b in headings)
         assert TABLE not in workspace.tables()
-        assert held_parts(workspace, version) == read
+        assert held_parts(workspace, version) == tuple(read)
         kept = workspace.read(f"SELECT key, version_id FROM {TABLE}")
         assert kept == [(parts_key(version), path)]
         # A second read touches no artefact: neither the reader nor the PDF extractor runs.
-        monkeypatch.setattr("workbench.workspace.parts.version_parts", _never)
+        monkeypatch.setattr("workbench.workspace.parts.version_parts_and_headings", _never)
         monkeypatch.setattr("workbench.text.pdf.extract_pdf", _never)
-        assert held_parts(workspace, version) == read
+        assert held_parts(workspace, version) == tuple(read)
+        assert held_headings(workspace, version) == headings
 
 
 def test_a_read_only_workspace_keeps_nothing_and_still_answers(

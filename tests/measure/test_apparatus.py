@@ -66,5 +66,5 @@ def test_counts_are_read_again_from_the_kept_parts(
     def never(*_: object) -> FootnoteReading:
         raise AssertionError("read again though kept")
 
-    monkeypatch.setattr("workbench.workspace.parts.version_parts", never)
+    monkeypatch.setattr("workbench.workspace.parts.version_parts_and_headings", never)
     assert apparatus_report(workspace, STORE) == report

@@ -1,6 +1,6 @@
-"""A held version's footnotes and tables (C20), read from its artefact in the store once its SHA-256
-is checked, and kept per process by that hash; a PDF's read off one traced extraction again;
-missing or other bytes give no reading."""
+"""A held version's footnotes and tables (C20) and a PDF's heading lines (C15), read from its
+artefact in the store once its SHA-256 is checked, and kept per process by that hash; a PDF's read
+off one traced extraction again; missing or other bytes give no reading."""
 
 from __future__ import annotations
 
@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from workbench.text.table_cells import Table
 
 READ_MEDIA = ("xml", "markdown", "pdf")  # media types whose markup or glyphs hold notes or tables
+
+# Each heading line's `[start, end)` in the version's text (`pdf_headings.heading_lines`).
+Headings = tuple[tuple[int, int], ...]
 
 
 @lru_cache(maxsize=8)
@@ -68,20 +71,21 @@ def _tables(
 @lru_cache(maxsize=4)
 def _pdf(
     artefact_sha256: str, path: Path, text: str, glyphs: bool
-) -> tuple[FootnoteReading | None, tuple[Table, ...] | None]:
-    """A PDF's footnotes (only where every page was read from its glyphs: `glyphs`) and tables,
-    both from one extraction again with its trace, through the shared OCR cache; none where it
-    is refused or is not the version's text."""
+) -> tuple[FootnoteReading | None, tuple[Table, ...] | None, Headings]:
+    """A PDF's footnotes (only where every page was read from its glyphs: `glyphs`), tables and
+    heading lines, all from one extraction again with its trace, through the shared OCR cache;
+    none where it is refused or is not the version's text."""
     import os
 
     from workbench.text.ocr import CACHE_ENV, OcrOptions
     from workbench.text.pdf import Placed, extract_pdf
     from workbench.text.pdf_footnotes import footnotes_from_trace
+    from workbench.text.pdf_headings import heading_lines
     from workbench.text.pdf_tables import page_rulings, tables_from_trace
 
     data = _artefact(artefact_sha256, path)
     if data is None:
-        return None, None
+        return None, None, ()
     cache = os.environ.get(CACHE_ENV)
     trace: list[Placed] = []
     try:
@@ -92,13 +96,12 @@ def _pdf(
             trace=trace,
         )
         if extraction.text != text:
-            return None, None
+            return None, None, ()
         footnotes = footnotes_from_trace(trace, text) if glyphs else None
-        return footnotes, tables_from_trace(
-            trace, text, page_rulings(data, {p for _, p, _ in trace})
-        )
+        tables = tables_from_trace(trace, text, page_rulings(data, {p for _, p, _ in trace}))
+        return footnotes, tables, heading_lines(trace, text)
     except WorkbenchError:
-        return None, None
+        return None, None, ()
 
 
 def holds_parts(version: Version) -> bool:
@@ -108,7 +111,7 @@ def holds_parts(version: Version) -> bool:
 
 def _pdf_parts(
     version: Version, store: Path
-) -> tuple[FootnoteReading | None, tuple[Table, ...] | None]:
+) -> tuple[FootnoteReading | None, tuple[Table, ...] | None, Headings]:
     # OCR words carry no glyph sizes, so a PDF with a page read by OCR (or held before origins were
     # recorded, which may hide one) has no footnote reading; its tables are read all the same.
     origin = version.origin
@@ -123,12 +126,22 @@ def version_parts(
     for a media type that carries no such markup, bytes that are missing or not the version's,
     or markup either reader refuses). A PDF's are read off its glyphs and geometry (the PDF
     extracted again, once for both); a PDF with a page read by OCR has no footnote reading."""
+    footnotes, tables, _ = version_parts_and_headings(version, store)
+    return footnotes, tables
+
+
+def version_parts_and_headings(
+    version: Version, store: Path
+) -> tuple[FootnoteReading | None, tuple[Table, ...] | None, Headings]:
+    """`version_parts` and, for a PDF, the lines it sets as headings
+    (`pdf_headings.heading_lines`), read off the same extraction; () for any other version and
+    for a PDF whose bytes are missing, refused or not the version's."""
     if not holds_parts(version):
-        return None, None
+        return None, None, ()
     if "pdf" in version.media_type:
         return _pdf_parts(version, store)
     read = (version.artefact_sha256, store / version.version_id, version.media_type, version.text)
     footnotes, tables = _footnotes(*read), _tables(*read)
     if footnotes is None or tables is None:
-        return None, None
-    return footnotes, tables
+        return None, None, ()
+    return footnotes, tables, ()

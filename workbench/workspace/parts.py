@@ -1,6 +1,7 @@
-"""A held version's footnotes and tables as derived state (C13, C20): `held_parts` reads them once
-from the artefact (`text.parts.version_parts`, a PDF extracted again) and keeps both in the
-workspace under their key (`derived.derived_key`), where every later command reads them back."""
+"""A held version's footnotes, tables and PDF heading lines as derived state (C13, C15, C20):
+`held_parts` and `held_headings` read them once from the artefact (`text.parts`, a PDF extracted
+again) and keep all three in the workspace under one key (`derived.derived_key`), where every later
+command reads them back."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from workbench.cells import TableCell
 from workbench.derived import derived_key
 from workbench.models import Version, code_digest
-from workbench.text.parts import holds_parts, version_parts
+from workbench.text.parts import Headings, holds_parts, version_parts_and_headings
 from workbench.workspace.held import Workspace
 
 if TYPE_CHECKING:  # the records' modules read markup (lxml): loaded with the first kept reading
@@ -30,6 +31,7 @@ _CELL_SPANS = ("row_header_spans", "column_header_spans")
 _CELL_TUPLES = ("row_header", "column_header")
 
 Parts = tuple["FootnoteReading | None", "tuple[Table, ...] | None"]
+_Kept = tuple["FootnoteReading | None", "tuple[Table, ...] | None", Headings]
 
 
 def parts_key(version: Version) -> str:
@@ -44,29 +46,45 @@ def held_parts(workspace: Workspace, version: Version, store: Path | None = None
     from what the workspace kept under `parts_key`, or read from the artefact in `store`
     (default: the workspace's) and kept there. Nothing read (no such markup, bytes missing from
     the store, a refusal: (None, None)) is not kept, and a read-only workspace keeps nothing."""
+    footnotes, tables, _ = _held(workspace, version, store)
+    return footnotes, tables
+
+
+def held_headings(workspace: Workspace, version: Version, store: Path | None = None) -> Headings:
+    """The lines a held PDF sets as headings (`pdf_headings.heading_lines`, raw offsets), kept
+    with its parts as `held_parts` keeps them; () for a version that is no PDF or none read."""
+    return _held(workspace, version, store)[2]
+
+
+def _held(workspace: Workspace, version: Version, store: Path | None) -> _Kept:
     if not holds_parts(version):  # no reader for its media type: nothing to read or keep
-        return None, None
+        return None, None, ()
     key = parts_key(version)
     if TABLE in workspace.tables():
         rows = workspace.read(f"SELECT parts FROM {TABLE} WHERE key = ?", (key,))
         if rows:
             return _parts(json.loads(rows[0][0]))
-    footnotes, tables = version_parts(version, store or workspace.settings.store)
+    read = version_parts_and_headings(version, store or workspace.settings.store)
+    footnotes, tables, _ = read
     if (footnotes is None and tables is None) or workspace.read_only is not None:
-        return footnotes, tables
+        return read
     with workspace.transaction() as conn:
         conn.execute(f"DROP TABLE IF EXISTS {_RETIRED}")  # its footnote readings are kept here
         conn.execute(_SCHEMA)
         conn.execute(
             f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?)",
-            (key, version.version_id, json.dumps(_kept(footnotes, tables), ensure_ascii=False)),
+            (key, version.version_id, json.dumps(_kept(*read), ensure_ascii=False)),
         )
-    return footnotes, tables
+    return read
 
 
-def _kept(footnotes: FootnoteReading | None, tables: tuple[Table, ...] | None) -> dict[str, Any]:
-    """The JSON kept: each record's own `as_json`, a table's fields around its cells'."""
+def _kept(
+    footnotes: FootnoteReading | None, tables: tuple[Table, ...] | None, headings: Headings
+) -> dict[str, Any]:
+    """The JSON kept: each record's own `as_json`, a table's fields around its cells', each
+    heading line's `[start, end)`."""
     return {
+        "headings": [list(span) for span in headings],
         "footnotes": None
         if footnotes is None
         else {
@@ -103,7 +121,7 @@ def _cell(row: dict[str, Any]) -> TableCell:
     )
 
 
-def _parts(kept: dict[str, Any]) -> Parts:
+def _parts(kept: dict[str, Any]) -> _Kept:
     """The parts `_kept` wrote, as the records they were."""
     from workbench.text.footnotes import Footnote, FootnoteMarker, FootnoteReading
     from workbench.text.table_cells import Table
@@ -126,14 +144,19 @@ def _parts(kept: dict[str, Any]) -> Parts:
             **{name: tuple(FootnoteMarker(**m) for m in notes[name]) for name in _MARKER_LISTS},
         )
     )
-    return reading, None if tables is None else tuple(
-        Table(
-            char_start=t["char_start"],
-            char_end=t["char_end"],
-            columns=t["columns"],
-            cells=tuple(_cell(c) for c in t["cells"]),
-            refused_rows=tuple(t["refused_rows"]),
-            head=tuple(_cell(c) for c in t["head"]),
+    read = (
+        None
+        if tables is None
+        else tuple(
+            Table(
+                char_start=t["char_start"],
+                char_end=t["char_end"],
+                columns=t["columns"],
+                cells=tuple(_cell(c) for c in t["cells"]),
+                refused_rows=tuple(t["refused_rows"]),
+                head=tuple(_cell(c) for c in t["head"]),
+            )
+            for t in tables
         )
-        for t in tables
     )
+    return reading, read, _spans(kept["headings"])
