@@ -4,7 +4,7 @@ budget is passed over. The rule: docs/profiles.md, "The automatic choice"."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
@@ -96,13 +96,23 @@ def family_reading(choice: Choice, parses: Sequence[StructureParse], *, marked: 
     return Reading(status=status, consistent=consistent, inconsistent=inconsistent)
 
 
+# One collection per version: the lines a PDF sets as headings (`pdf_headings.heading_lines`).
+Headings = Sequence[Collection[tuple[int, int]]] | None
+
+
 def read_numbering(
-    versions: Sequence[Version], profiles: Sequence[Profile] | None = None
+    versions: Sequence[Version],
+    profiles: Sequence[Profile] | None = None,
+    *,
+    headings: Headings = None,
 ) -> tuple[Choice, Reading]:
     """The profile that reads one family (`choose_profile`) and how well it read every version
     (`family_reading`): what `workbench families --numbering` says of each family."""
     choice, parses = read_family(
-        versions, profiles, lambda profile: [parse_structure(v, profile) for v in versions]
+        versions,
+        profiles,
+        lambda profile: [parse_structure(v, profile) for v in versions],
+        headings=headings,
     )
     return choice, family_reading(choice, parses, marked=all(is_marked(v) for v in versions))
 
@@ -114,16 +124,18 @@ def read_family(
     versions: Sequence[Version],
     profiles: Sequence[Profile] | None,
     read: Callable[[Profile], _Read],
+    *,
+    headings: Headings = None,
 ) -> tuple[Choice, _Read]:
     """The family's choice (`choose_profile`) and `read` of its profile. Where a pattern of that
     profile is refused on the family's text (a `ProfileError`: over its budget), the family is
     unread: the choice is the induced profile, "unread", the refusal its `refusal`, and `read`
     runs with the induced profile instead, so one profile cannot stop a corpus-wide run."""
-    choice = choose_profile(versions, profiles)
+    choice = choose_profile(versions, profiles, headings=headings)
     try:
         return choice, read(choice.profile)
     except ProfileError as refused:
-        induced = induce_profile([v.text for v in versions]).profile()
+        induced = induce_profile([v.text for v in versions], headings).profile()
         marked = all(is_marked(v) for v in versions)
         choice = Choice(
             profile=induced,
@@ -175,7 +187,10 @@ def _cleaner(induced: tuple[int, int], registry: tuple[int, int]) -> bool:
 
 
 def choose_profile(
-    versions: Sequence[Version], profiles: Sequence[Profile] | None = None
+    versions: Sequence[Version],
+    profiles: Sequence[Profile] | None = None,
+    *,
+    headings: Headings = None,
 ) -> Choice:
     """The profile that reads one family (`versions` in version order), and how it was chosen.
 
@@ -196,7 +211,8 @@ def choose_profile(
     read more inconsistent ones), nothing read the numbering: the choice is "unread" (`UNREAD`), and the induced profile reads the family (it holds only shapes
     the texts show; for texts that number nothing it reads no label). Only the first and last
     versions are read, so the choice costs two parses per profile, whatever the family's length,
-    and one induction.
+    and one induction (which reads `headings`, each version's lines a PDF sets as headings, as
+    label candidates: `induce.induce_profile`).
     """
     if not versions:
         raise ValueError("choose_profile needs at least one version")
@@ -205,7 +221,7 @@ def choose_profile(
     named = named_profile(profiles, first.jurisdiction, first.family)
     if named is not None:
         return Choice(profile=named, how="named", consistent=0, inconsistent=0)
-    induced = induce_profile([v.text for v in versions]).profile()
+    induced = induce_profile([v.text for v in versions], headings).profile()
     ranked: list[tuple[tuple[int, int, bool, str], Profile, int, int]] = []
     for profile in (*profiles, induced):
         try:

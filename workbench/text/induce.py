@@ -5,7 +5,7 @@ TOML, which loads. The rule, step by step: docs/profiles.md, "A profile induced 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Literal
@@ -26,7 +26,14 @@ from workbench.text.nesting import evidence, ranks
 from workbench.text.ordinal_words import learned_order, word_value
 from workbench.text.ordinals import InconsistentStep, Ordinal, step_consistent
 from workbench.text.profiles import Profile, parse_profile
-from workbench.text.shapes import Shape, Token, label_token, resolve_letters, same_word
+from workbench.text.shapes import (
+    Shape,
+    Token,
+    alone_label,
+    label_token,
+    resolve_letters,
+    same_word,
+)
 from workbench.text.structure import read_text, units_from_readings
 
 MIN_LABELS = 2
@@ -78,10 +85,17 @@ class _Layout:
     skipped: tuple[str, ...] = ()  # look-alike shapes left out, each with why
 
 
-def induce_profile(texts: Sequence[str]) -> Induction:
-    """The profile the texts' own numbering shows (the rule is in the module docstring)."""
+def induce_profile(
+    texts: Sequence[str], headings: Sequence[Collection[tuple[int, int]]] | None = None
+) -> Induction:
+    """The profile the texts' own numbering shows (the rule is in the module docstring).
+    `headings`, one collection per text, are the lines a PDF sets as headings (`[start, end)`,
+    `pdf_headings.heading_lines`): a number alone on one is a label candidate too."""
     layout = _layout(texts)
-    scanned = [_scan(text, layout) for text in texts]
+    typeset = (
+        [frozenset(s for s, _ in h) for h in headings] if headings else [frozenset()] * len(texts)
+    )
+    scanned = [_scan(text, layout, lines) for text, lines in zip(texts, typeset, strict=True)]
     scanned = _one_word_per_shape(scanned)
     scanned = _one_place_per_word(scanned)
     scanned = _word_values(scanned)
@@ -179,8 +193,9 @@ def _indented(lines: Sequence[tuple[int, str]]) -> bool:
     return bool(content) and indented * 2 > len(content)
 
 
-def _scan(text: str, layout: _Layout) -> list[Token]:
-    """Every label opening a line of `text` that may open a unit, in text order."""
+def _scan(text: str, layout: _Layout, typeset: frozenset[int] = frozenset()) -> list[Token]:
+    """Every label opening a line of `text` that may open a unit, in text order; on a line
+    starting at one of `typeset` (a PDF's heading lines) a number alone is one (`alone_label`)."""
     lines = _lines(text)
     front_end = _front_end(text) if layout.front_matter else None
     front_end = -1 if front_end is None else front_end
@@ -227,6 +242,11 @@ def _scan(text: str, layout: _Layout) -> list[Token]:
             continue
         margin = indented and indent == 0
         found = label_token(body, start, indent, "margin" if margin else "body")
+        alone = alone_label(body, start) if start in typeset and not found else None
+        if alone is not None:  # a heading of its own, as a Markdown one: the next line opens
+            tokens.append(alone)
+            previous, previous_bare = None, False
+            continue
         opens = bool(found) and label_may_open(previous, previous_bare, margin)
         if opens:
             tokens.extend(found)
@@ -468,7 +488,9 @@ def _levels(
                 rank=ranks[shape],
                 sequence="none" if shape == document else sequence,
                 # A Markdown heading is a label on its own line: no title needed (`### Art. 15.`).
-                title="required"
+                title="forbidden"  # a number alone on a line set as a heading: no title
+                if all(t.alone for t in found)
+                else "required"
                 if titled >= TITLE_SHARE * len(found) and shape.place != "heading"
                 else "optional",
                 latin=any(t.latin for t in found),
@@ -481,6 +503,7 @@ def _levels(
                 document_number=shape == document,
                 dash=any(t.dash for t in found),
                 in_body=any(not t.heading_depth for t in found),
+                typeset=sum(t.alone for t in found),
             )
         )
     place = {"heading": 0, "margin": 1, "body": 2}

@@ -37,6 +37,7 @@ class InducedLevel:
     through_because: float | None = None  # inconsistent share under parents, if counted through
     dash: bool = False  # a dash stands right after some of its labels (`ARTICULO 18.—`)
     in_body: bool = False  # a heading shape some of whose labels stand outside headings
+    typeset: int = 0  # labels read alone on lines a PDF sets as headings (`shapes.alone_label`)
 
     @property
     def name(self) -> str:
@@ -51,7 +52,7 @@ class InducedLevel:
 
     @property
     def pattern(self) -> str:
-        return level_pattern(self.shape, self.latin, self.decimal)
+        return level_pattern(self.shape, self.latin, self.decimal, alone=self.title == "forbidden")
 
 
 def _named(word: str) -> str:
@@ -72,6 +73,8 @@ def _level_lines(level: InducedLevel) -> list[str]:
         f"{100 * level.counting:.1f}% count on or start at the first"
     )
     lines = ["", evidence]
+    if level.typeset:
+        lines.append(f"# from PDF headings: {level.typeset} labels alone on lines set as headings")
     if level.inside is not None:
         lines.append(f"# opens most often right after {level.inside.describe()}")
     if level.document_number:

@@ -115,6 +115,7 @@ class Token:
     heading_depth: int = 0  # the `#` marks of the Markdown heading it stands in (0: none)
     dash: bool = False  # a dash right after the number, no space between (`ARTICULO 18.—`)
     value: int | None = None  # a number written as a word: its place (`ordinal_words`)
+    alone: bool = False  # a number alone on a line the layout sets as a heading (`alone_label`)
 
     @property
     def sequence(self) -> str:
@@ -275,6 +276,32 @@ def label_token(content: str, start: int, indent: int, place: Place) -> list[Tok
             break
         at += used + skip
     return tokens
+
+
+def alone_label(content: str, start: int) -> Token | None:
+    """A number standing alone on a line the layout sets as a heading (a PDF's larger type:
+    `12`, `IV`, `A.`), or None: the line's `content` (white space trimmed, at offset `start`) is
+    one number token and nothing else, read as after a word (letters are a label with no marks),
+    at the `margin` place, with no title. `label_token` takes no such line: in running text a
+    number alone on its line is as often a figure as a label."""
+    found = _number(content)
+    if found is None:
+        return None
+    match, latin = found
+    if content[match.end() :].strip() != latin:
+        return None
+    kinds = _kind(match, True)
+    if kinds is None:
+        return None
+    prefix, kind = kinds
+    close = (match.group("close") or "") + (match.group("mark") or "")
+    if close in ("", ".") and (kind == "dotted" or prefix):
+        close = ".?"  # "1.1." and "1.1", "R1." and "R1": one shape, as `label_token` reads it
+    shape = Shape(place="margin", word="", prefix=prefix, kind=kind,
+                  open=bool(match.group("open")), close=close)  # fmt: skip
+    number = match.group(0)[: len(match.group(0)) - len(match.group("mark") or "")]
+    return Token(shape=shape, number=number, word="", latin=latin, title="", char_start=start,
+                 indent=0, alone=True)  # fmt: skip
 
 
 def _word_after(rest: str, used: int, title: str) -> tuple[str, str, str, int]:
@@ -475,14 +502,15 @@ def numeral_class() -> str:
     return "".join(chr(a) if a == b else f"{chr(a)}-{chr(b)}" for a, b in ranges)
 
 
-def level_pattern(shape: Shape, latin: bool, decimal: bool = False) -> str:
+def level_pattern(shape: Shape, latin: bool, decimal: bool = False, alone: bool = False) -> str:
     """The `pattern` of a profile level reading `shape` (its words go in the level's `words`).
 
     The `number` group holds the number with its parentheses (`(a)`, `a)`) and without a trailing
     `.` or `:`, as the shipped profiles write it; a Latin insertion word is part of the number when
     the texts use one (`5 bis`), and so are decimal insertions (`2.1` after `2`, `(b.1)`) when
     `decimal`. A number with no word and no marks must be followed by white
-    space and a character that may start a title (`TITLE_START`), as `label_token` read it.
+    space and a character that may start a title (`TITLE_START`), as `label_token` read it,
+    unless it stands `alone` (`alone_label`): then the line's end follows it.
     """
     if shape.kind == "numeral":  # the numerals, then the letter or mark after them (`十二条`)
         return f"(?P<number>[{numeral_class()}]+)" + re.escape(shape.after + shape.close)
@@ -509,6 +537,9 @@ def level_pattern(shape: Shape, latin: bool, decimal: bool = False) -> str:
         number += r"\)"
     mark = shape.close.lstrip(")")
     title = rf"(?=[ \t]+{TITLE_START})"
+    if alone:  # the line's end follows the number; "1.1." and "1.1" alike
+        dot = "\\.?" if mark == ".?" else re.escape(mark)
+        return f"(?P<number>{number}){indicator}{dot}(?=[ \\t]*$)"
     if mark == ".?" and shape.word and shape.kind == "digits":
         return f"(?P<number>{number}){indicator}\\.?"  # after a word the dot comes and goes
     if mark == ".?":  # the dot, or a title as `label_token` reads one after no mark
