@@ -72,7 +72,7 @@ held = argparse.Namespace(workspace=Path(sys.argv[1]), corpus_dir=None, store=No
 with open_held(held) as workspace:
     chosen = pairs.version_pairs(workspace, sys.argv[2])
     step("reading the two versions")
-    profile = pairs.pairs_profile(chosen, workspace.profile_registry())
+    profile = pairs.pairs_profile(chosen, workspace.profile_registry(), workspace)
     step("the profile registry and the choice of profile")
     code_digest()
     step("the code digest (derived state's keys)")

@@ -39,12 +39,13 @@ from pathlib import Path
 
 from bench_induce import RULES, load_truth_script, readable, truth_units
 from bench_profiles import _versions
-from bench_spine import ROOT, bench_options, report_to_docs, script_module
+from bench_spine import ROOT, STORE, bench_options, report_to_docs, script_module
 
 from workbench.evals.paths import Agreement, Placed, agreement, agrees, locate
 from workbench.models import Version, text_sha256
 from workbench.text.choice import family_reading, read_numbering
 from workbench.text.induce import induce_profile
+from workbench.text.parts import lazy_headings, version_parts_and_headings
 from workbench.text.profiles import Profile, named_profile, shipped_profiles
 from workbench.text.structure import StructureParse, is_marked, parse_structure
 
@@ -225,13 +226,15 @@ def _shared_corpus_rows(misses: str | None = None) -> None:
                 )
                 for v in family
             }
-            choice, _ = read_numbering(family, others)
+            # A PDF's heading lines, read off its glyphs, as every command reads them.
+            headings = lazy_headings(family, lambda v: version_parts_and_headings(v, STORE)[2])
+            choice, _ = read_numbering(family, others, headings=headings)
             parses = [parse_structure(v, choice.profile) for v in family]
             marked = all(is_marked(v) for v in family)
             unread += family_reading(choice, parses, marked=marked).status == "unread"
             how = "marks" if choice.marked else choice.how
             chosen[how if how != "automatic" else choice.profile.name] += 1
-            suggested = induce_profile([v.text for v in family]).profile()
+            suggested = induce_profile([v.text for v in family], headings and headings()).profile()
             auto += _agreement(choice.profile, family, placed, misses=misses is not None)
             suggest += _agreement(suggested, family, placed)
             own += _agreement(named, family, placed)

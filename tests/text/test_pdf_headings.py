@@ -18,6 +18,7 @@ from docx import Document
 from docx.shared import Pt
 
 from tests.exports.libreoffice import Job, convert_all
+from workbench.cli import main
 from tests.text.test_structure import _text_version
 from workbench.models import Version
 from workbench.text.choice import choose_profile
@@ -96,6 +97,7 @@ def _document(
 class Built:
     """One built PDF read by the extractor: its text, the traced runs and the generator's truth."""
 
+    path: Path
     text: str
     trace: list[Placed]
     version: tuple[tuple[str, tuple[str, ...]], ...]
@@ -118,7 +120,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Built]]:
             path = work / f"{name}-{k}.pdf"
             trace: list[Placed] = []
             text = extract_pdf(path.read_bytes(), source=str(path), trace=trace).text
-            out.setdefault(name, []).append(Built(text=text, trace=trace, version=version))
+            built = Built(path=path, text=text, trace=trace, version=version)
+            out.setdefault(name, []).append(built)
     return out
 
 
@@ -210,3 +213,38 @@ def test_heading_lines_are_kept_and_read_back_with_the_parts(
     and reads back the same spans (a PDF with none keeps an empty tuple)."""
     kept = json.loads(json.dumps(_kept(None, (), headings)))
     assert _parts(kept) == (None, (), headings)
+
+
+def test_commands_read_a_held_pdfs_heading_lines(
+    built: dict[str, list[Built]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The PDFs set larger, added, admitted and ingested as one family: `structure` (the profile
+    measure chooses, reading the heading lines the workspace keeps) reads every article under its
+    division with the evidence beside each level, and `families --numbering` says it is read."""
+    into, workspace = tmp_path / "into", str(tmp_path / "ws.sqlite")
+    builds = built["larger"]
+    for k, build in enumerate(builds):
+        facts = ["--jurisdiction", "test-pdf", "--family", "act", "--official", "--order"]
+        url = f"https://example.org/act/v{k}.pdf"
+        args = [str(build.path), "--into", str(into), *facts, str(k + 1), "--url", url]
+        assert main(["corpus", "add", *args, "--label", f"v{k}"]) == 0
+    corpus = str(tmp_path / "corpus")
+    assert main(["corpus", "admit", str(into), "--corpus-dir", corpus]) == 0
+    held = ["--workspace", workspace]
+    assert main(["ingest", "--corpus-dir", corpus, "--store", str(into), *held]) == 0
+    capsys.readouterr()
+    last = builds[-1]
+    assert main(["structure", f"test-pdf/act/{last.path.name}", *held]) == 0
+    shown = capsys.readouterr().out
+    paths = [line.split()[3] for line in shown.splitlines() if line.strip()[:1].isdigit()]
+    assert paths == [
+        p for d, articles in last.version for p in (d, *(f"{d}/{a}" for a in articles))
+    ]
+    said = sorted(int(n.split()[0]) for n in shown.split("from PDF headings: ")[1:])
+    printed = [
+        sum(len(b.version) for b in builds),
+        sum(len(a) for b in builds for _, a in b.version),
+    ]
+    assert said == sorted(printed)
+    assert main(["families", "--numbering", *held]) == 0
+    assert "numbering: 1 families read, 0 read with inconsistencies" in capsys.readouterr().out

@@ -47,7 +47,7 @@ def orphaned_verdicts(
     """
     rows = read_verdicts(workspace) if verdicts is None else tuple(verdicts)
     held = workspace.versions()
-    readers = family_readers(held, profiles)
+    readers = family_readers(held, profiles, workspace)
     pairs = {(a.version_id, b.version_id): (a, b) for a, b in consecutive_pairs(held)}
     diffs: dict[tuple[str, str], dict[str, Change]] = {}
     out = []

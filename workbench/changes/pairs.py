@@ -13,6 +13,7 @@ from workbench.models import Change, Passage, Version, consecutive_pairs
 from workbench.text.choice import choose_profile
 from workbench.text.profiles import Profile
 from workbench.workspace import Workspace
+from workbench.workspace.parts import family_headings
 from workbench.workspace.passages import held_passages
 
 VersionPair = tuple[Version, Version]
@@ -43,10 +44,17 @@ def version_pairs(
     return ((before, after),)
 
 
-def pairs_profile(pairs: Sequence[VersionPair], profiles: Sequence[Profile] | None) -> Profile:
+def pairs_profile(
+    pairs: Sequence[VersionPair],
+    profiles: Sequence[Profile] | None,
+    workspace: Workspace | None = None,
+) -> Profile:
     """The profile that reads the versions `pairs` compare (`choose_profile` over the first
-    pair's before version and every after version, in order); `pairs` must not be empty."""
-    return choose_profile([pairs[0][0], *(after for _, after in pairs)], profiles).profile
+    pair's before version and every after version, in order, with the lines the PDFs among them
+    set as headings where the `workspace` holding them is given); `pairs` must not be empty."""
+    versions = [pairs[0][0], *(after for _, after in pairs)]
+    headings = None if workspace is None else family_headings(workspace, versions)
+    return choose_profile(versions, profiles, headings=headings).profile
 
 
 def kinds_shown(kinds: Iterable[str] | None, *, listing: bool) -> Iterable[str] | None:
@@ -74,7 +82,7 @@ def diff_sections(
     only where none are kept. No pairs, no sections."""
     if not pairs:
         return ()
-    profile = pairs_profile(pairs, profiles)
+    profile = pairs_profile(pairs, profiles, workspace)
 
     def passages(before: Version, after: Version) -> tuple[Sequence[Passage], Sequence[Passage]]:
         assert workspace is not None
@@ -98,14 +106,24 @@ def diff_sections(
 
 
 def family_readers(
-    versions: Sequence[Version], profiles: Sequence[Profile] | None
+    versions: Sequence[Version],
+    profiles: Sequence[Profile] | None,
+    workspace: Workspace | None = None,
 ) -> dict[tuple[str, str], Profile]:
     """The profile that reads each (jurisdiction, family) of `versions` (`choose_profile` over
-    the family's versions given, in order, as `measure` chooses)."""
+    the family's versions given, in order, as `measure` chooses: with the lines the PDFs among
+    them set as headings where the `workspace` holding them is given)."""
     groups: dict[tuple[str, str], list[Version]] = {}
     for version in versions:
         groups.setdefault((version.jurisdiction, version.family), []).append(version)
-    return {key: choose_profile(group, profiles).profile for key, group in groups.items()}
+    return {
+        key: choose_profile(
+            group,
+            profiles,
+            headings=None if workspace is None else family_headings(workspace, group),
+        ).profile
+        for key, group in groups.items()
+    }
 
 
 def held_diffs(
@@ -123,7 +141,7 @@ def held_diffs(
         for v in workspace.versions(family)
         if jurisdiction is None or v.jurisdiction == jurisdiction
     ]
-    readers = family_readers(held, profiles)
+    readers = family_readers(held, profiles, workspace)
     for before, after in consecutive_pairs(held):
         yield (
             before,

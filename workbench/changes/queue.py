@@ -180,7 +180,7 @@ def find_change(
             f"{change_id}: not a change id; expected 'chg-' and 20 lowercase hex digits"
         )
     held = workspace.versions(family)
-    readers = family_readers(held, profiles)
+    readers = family_readers(held, profiles, workspace)
     for before, after in consecutive_pairs(held):
         make = functools.partial(change_id_of, before.version_id, after.version_id)
         reader = readers[(before.jurisdiction, before.family)]

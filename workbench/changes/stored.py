@@ -20,6 +20,7 @@ from workbench.progress import bar
 from workbench.text.choice import choose_profile
 from workbench.text.profiles import Profile, registry_digest
 from workbench.workspace import Workspace
+from workbench.workspace.parts import family_headings
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS review_pairs (
@@ -345,7 +346,9 @@ def refresh_review_queue(
     diffed = reused = 0
     for jurisdiction, family in bar(stale, desc="review queue", unit="family", enabled=progress):
         versions = [v for v in workspace.versions(family) if v.jurisdiction == jurisdiction]
-        profile = choose_profile(versions, profiles).profile
+        profile = choose_profile(
+            versions, profiles, headings=family_headings(workspace, versions)
+        ).profile
         stored = dict(
             workspace.read(
                 "SELECT pair_key, items FROM review_pairs WHERE jurisdiction = ? AND family = ?",

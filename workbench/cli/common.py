@@ -174,8 +174,11 @@ def family_profile(workspace: Workspace, version: Version) -> Choice:
     """The profile that reads `version`'s family, from the workspace's registry: named, else the
     automatic choice (C15), as `measure` chose it."""
     from workbench.text.choice import choose_profile
+    from workbench.workspace.parts import family_headings
 
     family = [
         v for v in workspace.versions(version.family) if v.jurisdiction == version.jurisdiction
-    ]
-    return choose_profile(family or [version], workspace.profile_registry())
+    ] or [version]
+    return choose_profile(
+        family, workspace.profile_registry(), headings=family_headings(workspace, family)
+    )

@@ -15,13 +15,15 @@ def cmd_profile_suggest(args: argparse.Namespace) -> int:
     from workbench.files import replace_file
     from workbench.text.induce import induce_profile
     from workbench.text.structure import parse_text
+    from workbench.workspace.parts import held_headings
 
     with open_held(args) as workspace:
         if args.family is not None:
             versions = workspace.versions(args.family)
         else:
             versions = tuple(workspace.version(v) for v in args.version_ids)
-    induction = induce_profile([v.text for v in versions])
+        headings = [held_headings(workspace, v) for v in versions]
+    induction = induce_profile([v.text for v in versions], headings)
     profile = induction.profile()
     readings = [
         {

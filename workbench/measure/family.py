@@ -23,7 +23,7 @@ from workbench.models import (
     Version,
     consecutive_pairs,
 )
-from workbench.text.choice import Choice, Reading, family_reading, read_family
+from workbench.text.choice import Choice, Headings, Reading, family_reading, read_family
 from workbench.text.lines import gutter_line_starts
 from workbench.text.profiles import Profile
 from workbench.text.segment import leading_number, segment_version
@@ -319,14 +319,16 @@ def measure_family(
     profiles: Sequence[Profile] | None = None,
     *,
     review: list[PairItems] | None = None,
+    headings: Headings = None,
 ) -> FamilyMeasurement:
     """Parse every version of one family and measure every consecutive pair's modified pairings.
 
     `versions` must be one family in version order (as `Workspace.versions(family)` returns them).
     The family's profile is chosen from `profiles` (default: the shipped ones) by
     `choice.read_family`: a profile refused over its pattern budget leaves the family unread, the
-    refusal its reason, and the run goes on. A pure function of the versions' texts and the profiles' bytes: the
-    map step of corpus-wide work.
+    refusal its reason, and the run goes on. `headings` are the lines the PDFs among them set as
+    headings (`choice.Headings`), read where the profile is induced. A pure function of the
+    versions' texts, their artefacts and the profiles' bytes: the map step of corpus-wide work.
     """
     if not versions:
         raise ValueError("measure_family needs at least one version")
@@ -337,6 +339,7 @@ def measure_family(
             {v.version_id: parse_structure(v, profile) for v in versions},
             {v.version_id: segment_version(v, profile) for v in versions},
         ),
+        headings=headings,
     )
     by_start = {vid: {p.char_start: p for p in ps} for vid, ps in segments.items()}
     gutters = {v.version_id: gutter_line_starts(v.text) for v in versions}

@@ -29,6 +29,7 @@ from workbench.measure.summary import family_summary
 from workbench.models import CatalogueRow, Refusal, Version, code_digest
 from workbench.text.normalize import load_array_pass
 from workbench.text.ocr import OcrOptions
+from workbench.text.parts import lazy_headings, version_parts_and_headings
 from workbench.text.profiles import Profile, candidate_profiles, registry, registry_from_sources
 from workbench.workspace import Workspace, version_from_row
 
@@ -291,8 +292,11 @@ def _measure(
     profiles: Sequence[Profile],
     review: list[PairItems],
 ) -> FamilyMeasurement:
+    store = Path(task.store)
+    # A PDF's heading lines are read off its glyphs again, only where the profile is induced.
+    headings = lazy_headings(versions, lambda v: version_parts_and_headings(v, store)[2])
     try:
-        return measure_family(versions, profiles, review=review)
+        return measure_family(versions, profiles, review=review, headings=headings)
     except Exception as exc:
         raise FamilyTaskFailed(
             f"family {task.name}: measuring {versions[0].version_id} .. {versions[-1].version_id}: "

@@ -96,8 +96,18 @@ def family_reading(choice: Choice, parses: Sequence[StructureParse], *, marked: 
     return Reading(status=status, consistent=consistent, inconsistent=inconsistent)
 
 
-# One collection per version: the lines a PDF sets as headings (`pdf_headings.heading_lines`).
-Headings = Sequence[Collection[tuple[int, int]]] | None
+# One collection per version: the lines a PDF sets as headings (`pdf_headings.heading_lines`),
+# or a function giving them, called only when the family's profile is induced (reading them may
+# extract each PDF again).
+Headings = (
+    Sequence[Collection[tuple[int, int]]]
+    | Callable[[], Sequence[Collection[tuple[int, int]]]]
+    | None
+)
+
+
+def _read(headings: Headings) -> Sequence[Collection[tuple[int, int]]] | None:
+    return headings() if callable(headings) else headings
 
 
 def read_numbering(
@@ -135,7 +145,7 @@ def read_family(
     try:
         return choice, read(choice.profile)
     except ProfileError as refused:
-        induced = induce_profile([v.text for v in versions], headings).profile()
+        induced = induce_profile([v.text for v in versions], _read(headings)).profile()
         marked = all(is_marked(v) for v in versions)
         choice = Choice(
             profile=induced,
@@ -221,7 +231,7 @@ def choose_profile(
     named = named_profile(profiles, first.jurisdiction, first.family)
     if named is not None:
         return Choice(profile=named, how="named", consistent=0, inconsistent=0)
-    induced = induce_profile([v.text for v in versions], headings).profile()
+    induced = induce_profile([v.text for v in versions], _read(headings)).profile()
     ranked: list[tuple[tuple[int, int, bool, str], Profile, int, int]] = []
     for profile in (*profiles, induced):
         try:

@@ -5,6 +5,7 @@ off one traced extraction again; missing or other bytes give no reading."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -102,6 +103,17 @@ def _pdf(
         return footnotes, tables, heading_lines(trace, text)
     except WorkbenchError:
         return None, None, ()
+
+
+def lazy_headings(
+    versions: Sequence[Version], headings_of: Callable[[Version], Headings]
+) -> Callable[[], list[Headings]] | None:
+    """What `choice.choose_profile` reads as `headings`: a function giving `headings_of` each of
+    `versions` that is a PDF (() for the others), called only when a profile is induced; None
+    when none of them is a PDF (no line is set as a heading by its glyphs)."""
+    if not any("pdf" in v.media_type for v in versions):
+        return None
+    return lambda: [headings_of(v) if "pdf" in v.media_type else () for v in versions]
 
 
 def holds_parts(version: Version) -> bool:

@@ -41,9 +41,12 @@ def family_numbering(workspace: Workspace, jurisdiction: str, family: str) -> di
     registry, as `measure` reads it): the profile, how it was chosen, and whether it read the
     family (read, read with inconsistencies, unread) with its consistent and inconsistent steps."""
     from workbench.text.choice import read_numbering
+    from workbench.workspace.parts import family_headings
 
     versions = [v for v in workspace.versions(family) if v.jurisdiction == jurisdiction]
-    choice, reading = read_numbering(versions, workspace.profile_registry())
+    choice, reading = read_numbering(
+        versions, workspace.profile_registry(), headings=family_headings(workspace, versions)
+    )
     return {
         "profile": choice.profile.name,
         "chosen": choice.how,

@@ -6,13 +6,19 @@ command reads them back."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.cells import TableCell
 from workbench.derived import derived_key
 from workbench.models import Version, code_digest
-from workbench.text.parts import Headings, holds_parts, version_parts_and_headings
+from workbench.text.parts import (
+    Headings,
+    holds_parts,
+    lazy_headings,
+    version_parts_and_headings,
+)
 from workbench.workspace.held import Workspace
 
 if TYPE_CHECKING:  # the records' modules read markup (lxml): loaded with the first kept reading
@@ -53,7 +59,17 @@ def held_parts(workspace: Workspace, version: Version, store: Path | None = None
 def held_headings(workspace: Workspace, version: Version, store: Path | None = None) -> Headings:
     """The lines a held PDF sets as headings (`pdf_headings.heading_lines`, raw offsets), kept
     with its parts as `held_parts` keeps them; () for a version that is no PDF or none read."""
+    if "pdf" not in version.media_type:  # only a PDF's glyphs set lines as headings
+        return ()
     return _held(workspace, version, store)[2]
+
+
+def family_headings(
+    workspace: Workspace, versions: Sequence[Version], store: Path | None = None
+) -> Callable[[], list[Headings]] | None:
+    """What `choice.choose_profile` reads as `headings` for `versions` held in `workspace`
+    (`text.parts.lazy_headings` of their `held_headings`)."""
+    return lazy_headings(versions, lambda v: held_headings(workspace, v, store))
 
 
 def _held(workspace: Workspace, version: Version, store: Path | None) -> _Kept:
