@@ -18,14 +18,15 @@ from docx import Document
 from docx.shared import Pt
 
 from tests.exports.libreoffice import Job, convert_all
-from workbench.cli import main
 from tests.text.test_structure import _text_version
+from workbench.cli import main
 from workbench.models import Version
 from workbench.text.choice import choose_profile
 from workbench.text.induced_toml import level_evidence
 from workbench.text.pdf import Placed, extract_pdf
 from workbench.text.pdf_headings import heading_lines
 from workbench.text.profiles import registry
+from workbench.text.shapes import alone_label
 from workbench.text.structure import parse_text
 from workbench.workspace.parts import _kept, _parts
 
@@ -200,6 +201,38 @@ def test_numbers_at_body_size_are_not_read_as_headings(built: dict[str, list[Bui
     assert "from PDF headings" not in choice.profile.source.decode("utf-8")
     for build, version in zip(builds, versions, strict=True):
         assert _right(build, parse_text(version.version_id, version.text, choice.profile)) == 0
+
+
+@pytest.mark.parametrize(
+    ("line", "read"),
+    [
+        pytest.param("12", ("12", "digits", ""), id="bare-number"),
+        pytest.param("IV", ("IV", "letters-upper", ""), id="roman-numeral-no-marks"),
+        pytest.param("3a", ("3a", "digits", ""), id="inserted-unit-letter"),
+        pytest.param("5 bis", ("5", "digits", "bis"), id="latin-insertion-word"),
+        pytest.param("A.", ("A", "letters-upper", "."), id="letter-with-dot"),
+        pytest.param("(b)", ("(b)", "letters-lower", ")"), id="letter-in-parentheses"),
+        pytest.param("12 months", None, id="number-with-words-after"),
+        pytest.param("Act", None, id="a-word"),
+        pytest.param("1 75.00", None, id="two-numbers"),
+        pytest.param("Title", None, id="a-title-alone"),
+    ],
+)
+def test_a_number_alone_on_a_heading_line(line: str, read: tuple[str, str, str] | None) -> None:
+    """`alone_label` takes a line that is one number token and nothing else (letters need no
+    marks), at the margin place with no title; a number with words after it, or a word, is none."""
+    token = alone_label(line, 7)
+    if read is None:
+        assert token is None
+        return
+    assert token is not None
+    assert (token.number, token.shape.kind, token.latin or token.shape.close) == read
+    assert (token.char_start, token.shape.place, token.title, token.alone) == (
+        7,
+        "margin",
+        "",
+        True,
+    )
 
 
 @pytest.mark.parametrize(

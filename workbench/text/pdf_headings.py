@@ -36,10 +36,9 @@ def _glyph_heights(run: Run) -> list[float]:
     down = run.v1 - run.v0
     upright = abs(down - (run.y1 - run.y0)) <= abs(down - (run.x1 - run.x0))
     return [
-        (y1 - y0) if upright else (x1 - x0)
+        (box[3] - box[1]) if upright else (box[2] - box[0])  # (x0, y0, x1, y1)
         for box in run.boxes
         if box is not None
-        for x0, y0, x1, y1 in (box,)
     ]
 
 
@@ -83,8 +82,9 @@ def heading_lines(trace: Sequence[Placed], text: str) -> tuple[tuple[int, int], 
     body-size lines start; the leftmost on a tie), and every line of the page standing so
     is at most `SHORT_LINE` of the page's median body-size line width long (a longer one is
     running text: the page has another edge, and its lines there are no headings). A short line
-    at the margin at body size is no heading: a short paragraph is set so. Font weight is not read. OCR words carry no glyph boxes, so a page
-    read by OCR gives none; a line must hold a letter or a digit.
+    at the margin at body size is no heading: a short paragraph is set so. Type weight is not
+    read. OCR words carry no glyph boxes, so a page read by OCR gives none. A heading line holds
+    a letter or a digit; its span leaves out the white space around it.
     """
     lines = _lines(trace, text)
     if not lines:
