@@ -1,6 +1,7 @@
 """Nesting by what the text shows (C15, induction's rule 5 in docs/profiles.md): which label shape
-opens inside which, siblings and companions, as ranks that depend only on the order of the labels
-given."""
+opens inside which, siblings and companions, and with two versions or more which ranks make the
+labels' paths recur in the neighbouring versions, as ranks that depend only on the labels given,
+in the order given, each with the evidence it counted."""
 
 from __future__ import annotations
 
@@ -312,10 +313,10 @@ def _containment(tokens: Sequence[Sequence[Token]], kept: frozenset[Shape]) -> _
     )
 
 
-Path = tuple[str, ...]
+IdPath = tuple[str, ...]  # a label's path: its ancestors' numbers, then its own
 
 
-def _paths(text: Sequence[Token], rank: dict[Shape, int]) -> list[Path]:
+def _paths(text: Sequence[Token], rank: dict[Shape, int]) -> list[IdPath]:
     """Each label's path under `rank`, nested as the structure parser nests a profile's levels:
     a label closes every open one at its depth or deeper, a dotted number is as deep as its parts
     at its rank, and closes a dotted number of its rank it does not extend."""
@@ -340,10 +341,10 @@ def _paths(text: Sequence[Token], rank: dict[Shape, int]) -> list[Path]:
     return out
 
 
-def agreement(tokens: Sequence[Sequence[Token]], rank: dict[Shape, int]) -> list[list[bool]]:
+def _recurring(tokens: Sequence[Sequence[Token]], rank: dict[Shape, int]) -> list[list[bool]]:
     """For each text's labels, whether its identifier recurs in a neighbouring version under
-    `rank` (texts in version order): its path (every label from the outermost, each with its
-    shape) stands once in its own text and once in the text before or after it. A path that
+    `rank` (texts in version order): its path (every label from the outermost, each its number
+    and Latin insertion) stands once in its own text and once in the text before or after it. A path that
     stands twice in one text identifies no unit, so a level laid flat whose numbers start again
     under each parent agrees nowhere."""
     paths = [_paths(text, rank) for text in tokens]
@@ -356,7 +357,7 @@ def agreement(tokens: Sequence[Sequence[Token]], rank: dict[Shape, int]) -> list
 
 
 def _agreeing(tokens: Sequence[Sequence[Token]], rank: dict[Shape, int]) -> int:
-    return sum(sum(found) for found in agreement(tokens, rank))
+    return sum(sum(found) for found in _recurring(tokens, rank))
 
 
 def _relation(rank: dict[Shape, int], shape: Shape, other: Shape) -> int:
@@ -427,7 +428,7 @@ def nest(
     two texts (versions, in version order) hold labels, each shape in turn (the shapes' sort
     order; companions and the document's number stay) is tried at every other rank of its place
     (`_candidates`), the rest as they stand, and scored by agreement across versions
-    (`agreement`: labels whose path recurs in a neighbouring version). A candidate overturns the
+    (`_recurring`: labels whose path recurs in a neighbouring version). A candidate overturns the
     rank it has when it makes more labels agree and, if the containment observations that back
     the relations it changes (`_against`) number any, at least `AGREEMENT_MARGIN` times as many
     more labels as those observations. Among candidates that do, the one with the most labels
@@ -440,8 +441,16 @@ def nest(
     versions = sum(1 for text in tokens if text)
     placed: dict[Shape, tuple[int, int]] = {}  # moved: (labels agreeing, before the move)
     if versions >= 2:
+        scored: dict[tuple[tuple[Shape, int], ...], int] = {}  # a move may repeat another's ranks
+
+        def agreeing(ranks: dict[Shape, int]) -> int:
+            key = tuple(sorted(ranks.items()))
+            if key not in scored:
+                scored[key] = _agreeing(tokens, ranks)
+            return scored[key]
+
         for shape in sorted(kept - companions):
-            before = _agreeing(tokens, rank)
+            before = agreeing(rank)
             best: tuple[tuple[int, int, int, int], dict[Shape, int]] | None = None
             for to in _candidates(rank, shape, kept, companions):
                 moved = _moved(rank, shape, to, kept, companions, document)
@@ -452,11 +461,11 @@ def nest(
                              _relation(moved, shape, o))
                     for o in kept if o != shape
                 )  # fmt: skip
-                agreeing = _agreeing(tokens, moved)
-                gain = agreeing - before
+                agree = agreeing(moved)
+                gain = agree - before
                 if gain <= 0 or gain < AGREEMENT_MARGIN * against:
                     continue
-                key = (-agreeing, against, abs(to - 2 * rank[shape]), to)
+                key = (-agree, against, abs(to - 2 * rank[shape]), to)
                 if best is None or key < best[0]:
                     best = (key, moved)
             if best is not None:
@@ -479,12 +488,12 @@ def _notes(
     """What each kept shape's nesting counted: the shape it is nested under (of the shapes one
     rank above it, the one it opens inside most often, ties to the sort order) with the labels
     that opened inside it against those that counted on across it, and with two versions or more,
-    its labels whose identifier recurs in a neighbouring version (`agreement`) of all its labels;
+    its labels whose identifier recurs in a neighbouring version (`_recurring`) of all its labels;
     a companion says it is one; a shape agreement moved says so, with all labels agreeing after
     and before the move."""
     agreed: Counter[Shape] = Counter()
     labels: Counter[Shape] = Counter()
-    for text, found in zip(tokens, agreement(tokens, rank), strict=True):
+    for text, found in zip(tokens, _recurring(tokens, rank), strict=True):
         for token, agrees in zip(text, found, strict=True):
             labels[token.shape] += 1
             agreed[token.shape] += agrees
