@@ -677,13 +677,61 @@ def test_labels_inside_inline_markup_are_read_in_place(
     assert right["view"] > right["written"]
 
 
-def test_the_inline_view_keeps_every_other_character_in_place(tmp_path: Path) -> None:
-    for text in _laws("lu", tmp_path)["lu/leg-rgd-2010-08-16-n7.md"]:
+@pytest.mark.parametrize(
+    ("country", "law"),
+    [
+        pytest.param("lu", "lu/leg-rgd-2010-08-16-n7.md", id="superscript-and-bold"),
+        pytest.param("ar", "ar/LEY-13577.md", id="adjacent-bold-runs"),
+    ],
+)
+def test_the_inline_view_keeps_every_other_character_in_place(
+    tmp_path: Path, country: str, law: str
+) -> None:
+    """Every view character is the line's character at its offset, but the space standing for
+    two adjacent emphasis runs between a word and a number (at the runs' first offset)."""
+    for text in _laws(country, tmp_path)[law]:
         for line in text.split("\n"):
             view, positions = inline_view(line)
-            assert view == "".join(line[p] for p in positions[:-1])
+            spaces = [k for k, p in enumerate(positions[:-1]) if line[p] != view[k]]
+            assert all(view[k] == " " and line[positions[k]] in "*_<" for k in spaces)
+            apart = r"(?<=[^\W\d_])\*{4,}(?=\d)|(?<=\d)\*{4,}(?=[^\W\d_])"
+            assert len(spaces) == len(re.findall(apart, line))
             assert positions[-1] == len(line)
             assert ("<sup>" in line or "**" in line) <= (len(view) < len(line))
+
+
+@pytest.mark.parametrize(
+    ("line", "view"),
+    [
+        pytest.param("**ARTICULO****66**", "ARTICULO 66", id="word-and-number-in-two-runs"),
+        pytest.param("**Ley 13.577****Conservando", "Ley 13.577 Conservando", id="number-word"),
+        pytest.param("***ARTICULO 6****7", "ARTICULO 67", id="digits-stay-one-number"),
+        pytest.param("*Art*__12__", "Art 12", id="mixed-delimiters-two-runs"),
+        pytest.param("Art</b><b>12", "Art 12", id="closing-then-opening-tag"),
+        pytest.param("**Título****Preliminar**", "TítuloPreliminar", id="letters-stay-one-word"),
+        pytest.param("Art. 14*bis*.", "Art. 14bis.", id="one-run-joins-a-suffix"),
+        pytest.param("Art. 1<sup>er</sup>.", "Art. 1er.", id="one-tag-joins-an-indicator"),
+    ],
+)
+def test_two_adjacent_emphasis_runs_set_a_word_and_a_number_apart(line: str, view: str) -> None:
+    assert inline_view(line)[0] == view
+
+
+def test_a_word_and_its_number_in_two_adjacent_runs_are_read_as_a_label(tmp_path: Path) -> None:
+    """`**ARTICULO****66**`: the word's run and the number's run stand side by side; the
+    induced profile reads the article's number from every such line, as the truth does."""
+    texts = _laws("ar", tmp_path)["ar/LEY-13577.md"]
+    joined = re.compile(r"\*\*[^\W\d_]+\*{4}(\d+)")
+    profile = induce_profile(texts).profile()
+    seen = 0
+    for paths in _read_paths(texts, profile):
+        for line, path in paths.items():
+            found = joined.match(line)
+            if found:
+                seen += 1
+                assert path is not None and label_key(path[-1]) == found.group(1)
+    lines = sum(len(joined.findall(t)) for t in texts)
+    assert lines >= 10 and seen == sum(1 for t in texts for ln in t.split("\n") if joined.match(ln))
 
 
 def test_shapes_that_break_the_count_are_reported_as_skipped(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from workbench.text.lines import (
     list_bullet,
 )
 from workbench.text.markup import has_markup, inline_view
-from workbench.text.nesting import evidence, ranks
+from workbench.text.nesting import evidence, nest
 from workbench.text.ordinal_words import learned_order, word_value
 from workbench.text.ordinals import InconsistentStep, Ordinal, step_consistent
 from workbench.text.profiles import Profile, parse_profile
@@ -106,8 +106,8 @@ def induce_profile(
     tokens = [[t for t in text if t.shape in kept or t.shape == document] for text in scanned]
     kept = _with_company(tokens, kept)
     tokens = [[t for t in text if t.shape in kept or t.shape == document] for text in scanned]
-    shape_ranks = ranks(tokens, kept, document)
-    levels = _levels(tokens, shape_ranks, document)
+    shape_ranks, nesting = nest(tokens, kept, document)
+    levels = _levels(tokens, shape_ranks, document, nesting)
     preamble: Preamble = "body"
     if levels and all(_lines_before_first_label(text, ts) >= PREAMBLE_LINES
                       for text, ts in zip(texts, tokens, strict=True)):  # fmt: skip
@@ -455,7 +455,10 @@ def _inside(tokens: Sequence[Sequence[Token]], shape: Shape) -> Shape | None:
 
 
 def _levels(
-    tokens: Sequence[Sequence[Token]], ranks: dict[Shape, int], document: Shape | None
+    tokens: Sequence[Sequence[Token]],
+    ranks: dict[Shape, int],
+    document: Shape | None,
+    nesting: dict[Shape, str],
 ) -> list[InducedLevel]:
     by_shape: dict[Shape, list[Token]] = defaultdict(list)
     texts: dict[Shape, set[int]] = defaultdict(set)
@@ -500,6 +503,7 @@ def _levels(
                 texts=len(texts[shape]),
                 counting=good / max(good + broken, 1),
                 inside=_inside(tokens, shape),
+                nesting=nesting.get(shape),
                 document_number=shape == document,
                 dash=any(t.dash for t in found),
                 in_body=any(not t.heading_depth for t in found),

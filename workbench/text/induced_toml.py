@@ -32,6 +32,7 @@ class InducedLevel:
     texts: int
     counting: float  # share of its labels that count on or start at the first, of those that count
     inside: Shape | None  # the shape it most often opens right after
+    nesting: str | None = None  # what its rank counted (`nesting.nest`), the document's none
     document_number: bool = False
     unchecked_because: float | None = None  # inconsistent share under parents, if unchecked
     through_because: float | None = None  # inconsistent share under parents, if counted through
@@ -77,6 +78,8 @@ def _level_lines(level: InducedLevel) -> list[str]:
         lines.append(f"# from PDF headings: {level.typeset} labels alone on lines set as headings")
     if level.inside is not None:
         lines.append(f"# opens most often right after {level.inside.describe()}")
+    if level.nesting is not None:
+        lines.append(f"# {level.nesting}")
     if level.document_number:
         lines.append("# the document's own number: the first label of every text, once")
     if level.unchecked_because is not None:
