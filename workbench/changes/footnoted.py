@@ -73,6 +73,8 @@ def footnote_changes(
     (before_text, after_text), (before_notes, after_notes) = texts, readings
     if before_notes is None or after_notes is None:
         return ()
+    if not before_notes.footnotes and not after_notes.footnotes:
+        return ()  # no note on either side: no clause's notes can differ
     found = []
     for change in changes:
         if change.kind != "unchanged" or change.before is None or change.after is None:

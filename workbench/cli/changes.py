@@ -62,7 +62,6 @@ def cmd_diff(args: argparse.Namespace) -> int:
         settings = workspace.settings
         sections = pairs.diff_sections(
             chosen,
-            profiles=workspace.profile_registry(),
             kinds=pairs.kinds_shown(args.kind, listing=listing),
             doubtful=args.doubtful,
             workspace=workspace,
