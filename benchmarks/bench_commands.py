@@ -64,7 +64,7 @@ def step(name):
 import argparse
 from pathlib import Path
 from workbench.cli.common import open_held
-from workbench.cli.changes import _footnoted, _listed
+from workbench.cli.changes import _listed
 from workbench.changes import kept, pairs, redline
 from workbench.models import code_digest
 step("imports of the command and the redline (rapidfuzz's word marks)")
@@ -80,8 +80,8 @@ with open_held(held) as workspace:
     step("reading the kept diff (no profile chosen, nothing paired)")
     shown = redline.section(*chosen[0], changes, kinds=pairs.kinds_shown(None, listing=True))
     step("the redline of the changes shown")
-    _footnoted((shown,), workspace)
-    step("the kept footnotes and the footnote check")
+    pairs.section_footnotes((shown,), workspace)
+    step("the footnote changes under unchanged clauses, kept with the diff")
 listing = [redline.pair_summary(shown), *(_listed(redline, r, False, None) for r in shown.shown)]
 step("the listing")
 print(json.dumps(spent))

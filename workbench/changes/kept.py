@@ -14,9 +14,12 @@ from workbench.models import Change, Span, Version
 
 KIND = "diff-pair"
 TABLE = "kept_diffs"
+# `footnotes`: the pair's footnote changes under unchanged clauses (`footnoted.FootnoteChange`
+# as JSON), NULL until a diff derives them from the versions' settled footnote readings.
 _SCHEMA = (
     f"CREATE TABLE IF NOT EXISTS {TABLE} (diff_key TEXT PRIMARY KEY, jurisdiction TEXT NOT NULL, "
-    "family TEXT NOT NULL, before_id TEXT NOT NULL, after_id TEXT NOT NULL, changes TEXT NOT NULL)"
+    "family TEXT NOT NULL, before_id TEXT NOT NULL, after_id TEXT NOT NULL, changes TEXT NOT NULL, "
+    "footnotes TEXT)"
 )
 
 Family = tuple[str, str]  # (jurisdiction, family)
@@ -174,6 +177,32 @@ def read_kept(workspace: Any, keys: Sequence[str]) -> dict[str, tuple[Change, ..
     }
 
 
+def read_footnotes(workspace: Any, keys: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """The kept footnote changes (`FootnoteChange.as_json` each) of each key of `keys` whose
+    kept diff holds them, by key."""
+    if not keys or TABLE not in workspace.tables():
+        return {}
+    marks = ", ".join("?" * len(keys))
+    return {
+        key: json.loads(footnotes)
+        for key, footnotes in workspace.read(
+            f"SELECT diff_key, footnotes FROM {TABLE} "
+            f"WHERE diff_key IN ({marks}) AND footnotes IS NOT NULL",
+            tuple(keys),
+        )
+    }
+
+
+def keep_footnotes(workspace: Any, kept: Mapping[str, Sequence[dict[str, Any]]]) -> None:
+    """Add to each kept diff its footnote changes (`kept`: by key, `FootnoteChange.as_json` each);
+    a key with no kept diff is passed over."""
+    with workspace.transaction() as conn:
+        conn.executemany(
+            f"UPDATE {TABLE} SET footnotes = ? WHERE diff_key = ?",
+            [(json.dumps(list(rows), ensure_ascii=False), key) for key, rows in kept.items()],
+        )
+
+
 def keep(workspace: Any, family: Family, kept: Sequence[KeptDiff], *, whole: bool) -> None:
     """Keep one family's diffs (`kept`: key, before id, after id, `changes_json`). `whole`: they
     are every consecutive pair of the family (as `measure` keeps them), and replace every kept
@@ -190,7 +219,8 @@ def keep(workspace: Any, family: Family, kept: Sequence[KeptDiff], *, whole: boo
                 [(*family, before_id, after_id) for _, before_id, after_id, _ in kept],
             )
         conn.executemany(
-            f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?, ?, ?, ?)",
+            f"INSERT OR REPLACE INTO {TABLE} (diff_key, jurisdiction, family, before_id, after_id, "
+            "changes) VALUES (?, ?, ?, ?, ?, ?)",
             [
                 (key, *family, before_id, after_id, changes)
                 for key, before_id, after_id, changes in kept

@@ -5,7 +5,7 @@ gets the same pairs (consecutive held versions, or the one a reader names), read
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from workbench.changes import kept
 from workbench.changes.redline import SHOWN_BY_DEFAULT, Section, section
@@ -13,6 +13,7 @@ from workbench.errors import VersionNotFound
 from workbench.models import Change, Version, code_digest, consecutive_pairs
 
 if TYPE_CHECKING:
+    from workbench.changes.footnoted import FootnoteChange
     from workbench.text.profiles import Profile
     from workbench.workspace import Workspace
 
@@ -131,6 +132,57 @@ def pair_changes(
         ]
         kept.keep(workspace, (pairs[0][0].jurisdiction, pairs[0][0].family), rows, whole=False)
     return diffs
+
+
+def section_footnotes(
+    sections: Sequence[Section], workspace: Workspace
+) -> list[tuple[FootnoteChange, ...]]:
+    """Each section's unchanged clauses whose footnote changed (C20: `footnote_changes` over the
+    two versions' footnote readings as the workspace keeps them, `workspace.parts.held_parts`),
+    in order, for `sections` as `diff_sections` made them from the `workspace` (no `profiles`).
+    Read from the pair's kept diff when it holds them; else derived, and added to the
+    kept diff when both versions' readings are settled (`_settled`: kept, or no reader reads
+    the media type), since a reading the store could not give yet may be read later."""
+    from workbench.changes.footnoted import FootnoteChange
+
+    # CAUTION: a section `diff_sections` made holds the held `Version`s it was given.
+    chosen = tuple(cast(VersionPair, (part.before, part.after)) for part in sections)
+    keys = kept.pair_keys(workspace, chosen, code_digest()) if chosen else None
+    found = kept.read_footnotes(workspace, keys) if keys else {}
+    if keys and all(key in found for key in keys):
+        return [tuple(map(FootnoteChange.from_json, found[key])) for key in keys]
+    from workbench.changes.footnoted import footnote_changes
+    from workbench.workspace.parts import held_parts
+
+    noted = [
+        footnote_changes(
+            part.changes,
+            (part.before.text, part.after.text),
+            (held_parts(workspace, before)[0], held_parts(workspace, after)[0]),
+        )
+        for part, (before, after) in zip(sections, chosen, strict=True)
+    ]
+    if keys and workspace.read_only is None:
+        settled = {
+            key: [f.as_json() for f in notes]
+            for key, notes, (before, after) in zip(keys, noted, chosen, strict=True)
+            if _settled(workspace, before) and _settled(workspace, after)
+        }
+        kept.keep_footnotes(workspace, settled)
+    return noted
+
+
+def _settled(workspace: Workspace, version: Version) -> bool:
+    """Whether `version`'s footnote reading can no longer change under its key: its parts are
+    kept (`workspace.parts`), or no reader reads its media type."""
+    from workbench.text.parts import holds_parts
+    from workbench.workspace.parts import TABLE, parts_key
+
+    if not holds_parts(version):
+        return True
+    return TABLE in workspace.tables() and bool(
+        workspace.read(f"SELECT 1 FROM {TABLE} WHERE key = ?", (parts_key(version),))
+    )
 
 
 def family_readers(
