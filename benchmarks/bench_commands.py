@@ -5,8 +5,8 @@ prints wall times side by side and their ratio; it asserts nothing about time. W
 `--write-docs` it replaces the `bench:commands` block in docs/benchmarks.md.
 
 - `workbench diff FAMILY` on the largest held version pair (`bench_spine.largest_pair`, the two
-  alone in a workspace; the untimed first run keeps their diff, as `measure` keeps every
-  consecutive pair's) beside `git diff --no-index --word-diff` on the same two texts written to
+  alone in a workspace; its first run, timed alone and printed apart, keeps their diff, as
+  `measure` keeps every consecutive pair's) beside `git diff --no-index --word-diff` on the same two texts written to
   files;
 - `workbench verify` of one citation into one held IETF draft (`bench_startup`'s) beside a
   five-line Python script that reads the citation and the version's text, slices and compares.
