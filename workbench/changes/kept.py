@@ -7,10 +7,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from workbench.derived import derived_key
 from workbench.models import Change, Span, Version
+
+if TYPE_CHECKING:
+    from workbench.workspace import Workspace
 
 KIND = "diff-pair"
 TABLE = "kept_diffs"
@@ -26,7 +30,7 @@ Family = tuple[str, str]  # (jurisdiction, family)
 KeptDiff = tuple[str, str, str, str]  # diff key, before id, after id, changes (`changes_json`)
 
 
-def version_lines(workspace: Any, only: Family | None = None) -> dict[Family, dict[str, str]]:
+def version_lines(workspace: Workspace, only: Family | None = None) -> dict[Family, dict[str, str]]:
     """Each held family's versions (of the family `only` names, when given), in version order,
     each as one line: its id, order and text hash and its origin records
     (`Workspace.origin_lines`). What a key over a family's versions is made from (a kept diff's,
@@ -48,7 +52,7 @@ def version_lines(workspace: Any, only: Family | None = None) -> dict[Family, di
     return lines
 
 
-def profile_sources(folders: Iterable[Any]) -> list[list[str]] | None:
+def profile_sources(folders: Iterable[Path]) -> list[list[str]] | None:
     """The researcher's profile files in `folders` (`CorpusSettings.profile_folders`), as
     `read_profile_dir` reads them (every `*.toml`, sorted by file name, folder by folder), each
     as its path and the SHA-256 of its bytes; None when a folder is gone (no key is made: the
@@ -162,7 +166,7 @@ def changes_from_json(kept: str, before_id: str, after_id: str) -> tuple[Change,
     )
 
 
-def read_kept(workspace: Any, keys: Sequence[str]) -> dict[str, tuple[Change, ...]]:
+def read_kept(workspace: Workspace, keys: Sequence[str]) -> dict[str, tuple[Change, ...]]:
     """The kept changes of each key of `keys` the workspace holds, by key."""
     if not keys or TABLE not in workspace.tables():
         return {}
@@ -177,7 +181,7 @@ def read_kept(workspace: Any, keys: Sequence[str]) -> dict[str, tuple[Change, ..
     }
 
 
-def read_footnotes(workspace: Any, keys: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+def read_footnotes(workspace: Workspace, keys: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
     """The kept footnote changes (`FootnoteChange.as_json` each) of each key of `keys` whose
     kept diff holds them, by key."""
     if not keys or TABLE not in workspace.tables():
@@ -193,7 +197,7 @@ def read_footnotes(workspace: Any, keys: Sequence[str]) -> dict[str, list[dict[s
     }
 
 
-def keep_footnotes(workspace: Any, kept: Mapping[str, Sequence[dict[str, Any]]]) -> None:
+def keep_footnotes(workspace: Workspace, kept: Mapping[str, Sequence[dict[str, Any]]]) -> None:
     """Add to each kept diff its footnote changes (`kept`: by key, `FootnoteChange.as_json` each);
     a key with no kept diff is passed over."""
     with workspace.transaction() as conn:
@@ -203,7 +207,7 @@ def keep_footnotes(workspace: Any, kept: Mapping[str, Sequence[dict[str, Any]]])
         )
 
 
-def keep(workspace: Any, family: Family, kept: Sequence[KeptDiff], *, whole: bool) -> None:
+def keep(workspace: Workspace, family: Family, kept: Sequence[KeptDiff], *, whole: bool) -> None:
     """Keep one family's diffs (`kept`: key, before id, after id, `changes_json`). `whole`: they
     are every consecutive pair of the family (as `measure` keeps them), and replace every kept
     diff of it; else each replaces only the one kept for its own two versions (so a family
@@ -229,7 +233,7 @@ def keep(workspace: Any, family: Family, kept: Sequence[KeptDiff], *, whole: boo
 
 
 def pair_keys(
-    workspace: Any, pairs: Sequence[tuple[Version, Version]], code: str
+    workspace: Workspace, pairs: Sequence[tuple[Version, Version]], code: str
 ) -> tuple[str, ...] | None:
     """The diff key of each pair of `pairs` (one family's, as `pairs.version_pairs` chose them),
     their profile chosen over the first pair's before version and every after version; None when

@@ -100,9 +100,10 @@ def pair_changes(
     (a workspace nobody may write keeps none). With `profiles` (default: the shipped ones) and
     no workspace, every pair is segmented and diffed; with both, diffed from kept passages."""
     keys: tuple[str, ...] | None = None
+    found: dict[str, tuple[Change, ...]] = {}
     if workspace is not None and profiles is None:
         keys = kept.pair_keys(workspace, pairs, code_digest())
-    found = kept.read_kept(workspace, keys) if keys else {}
+        found = kept.read_kept(workspace, keys) if keys else {}
     if keys and all(key in found for key in keys):
         return tuple(found[key] for key in keys)
     from workbench.changes.diff import diff_versions  # pairing loads only where it is needed
