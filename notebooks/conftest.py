@@ -25,6 +25,7 @@ import functools
 import os
 import runpy
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -35,11 +36,10 @@ from workbench.exports.lab import (  # one home: the package
     with_parameters,
 )
 
+ROOT = Path(__file__).resolve().parents[1]
 # The kernels read scanned pages through the OCR cache `make measure` and the test suite use, so
 # a notebook that ingests the corpus into a fresh workspace does not read the scans again.
-os.environ.setdefault(
-    "WORKBENCH_OCR_CACHE", str(Path(__file__).resolve().parents[1] / ".workbench" / "ocr-cache")
-)
+os.environ.setdefault("WORKBENCH_OCR_CACHE", str(ROOT / ".workbench" / "ocr-cache"))
 
 
 TEST_RUN_COMMENT = "# Overridden for this run (notebooks/conftest.py)"
@@ -86,9 +86,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Before a parameters cell whose notebook opens the whole-corpus workspace runs, copy that
     workspace where the cell's WORKSPACE points (the first worker to need it builds it; tests/
-    conftest.py, loaded by path, is its one home)."""
+    conftest.py, as this run loaded it or else by path, is its one home)."""
     target = item.stash.get(_OPENED, None)
     if target is None:
         return
-    shared = runpy.run_path(str(Path(__file__).resolve().parents[1] / "tests" / "conftest.py"))
+    loaded = sys.modules.get("tests.conftest")  # loaded when the run collects tests/ too
+    shared = (
+        vars(loaded) if loaded is not None else runpy.run_path(str(ROOT / "tests" / "conftest.py"))
+    )
     shared["corpus_workspace_copy"](item.config._tmp_path_factory, target)  # type: ignore[attr-defined]
