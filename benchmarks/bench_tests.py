@@ -8,9 +8,13 @@ the whole suite, so it takes minutes). It prints wall times beside their targets
 - The split: how many collected tests `make check` runs (every test not marked `slow`), and how
   many from each test package, so the page shows that the inner loop covers every package.
 - `make check` and `make test`, each run once as a developer runs them, with
-  `PYTEST_ARGS=--durations=10` (the ten slowest test phases, setup included, as pytest reports
-  them). One untimed `make check` first warms what a developer's second run finds warm: the
-  bytecode caches and mypy's cache.
+  `PYTEST_ARGS=--durations=0` (every test phase, setup included, as pytest reports it); the ten
+  slowest phases are printed. One untimed `make check` first warms what a developer's second run
+  finds warm: the bytecode caches and mypy's cache.
+- The critical path of each run: `--dist loadscope` runs a test module whole on one worker, so
+  the wall time is at least the longest module's phases summed, and at least all phases summed
+  over the workers (`WORKERS`, the Makefile's default); the five longest modules are printed
+  beside both bounds (a phase spent waiting for a shared fixture another worker builds counts).
 - The machine's load beside each figure: the 1-minute load average when the command started, and
   its mean and maximum while it ran (sampled every 2 s), since other work on the machine stretches
   wall time and a figure means little without it.
@@ -34,6 +38,9 @@ from bench_spine import ROOT, bench_options, report_to_docs, store_missing
 
 TARGETS = {"check": 90.0, "test": 300.0}  # seconds, on a 2-core machine
 SLOWEST = 10
+LONGEST_MODULES = 5
+WORKERS = 2  # the Makefile's default: pytest -n 2 --dist loadscope
+DURATION = re.compile(r"^(\d+\.\d+)s (?:setup|call|teardown) +([^:\s]+)")  # seconds, file
 SAMPLE_SECONDS = 2.0
 
 
@@ -59,15 +66,28 @@ class Timed:
         found = re.findall(r"^(?:FAILED|ERROR) (\S+)", self.output, flags=re.MULTILINE)
         return sorted(set(found))
 
-    def slowest(self) -> list[str]:
-        """The lines of pytest's `--durations` section."""
+    def durations(self) -> list[str]:
+        """The lines of pytest's `--durations` section, slowest first."""
         lines = self.output.splitlines()
         start = next(
             (i for i, line in enumerate(lines) if "slowest" in line and "==" in line), None
         )
         if start is None:
             return []
-        return [line for line in lines[start + 1 :] if re.match(r"\d+\.\d+s ", line)][:SLOWEST]
+        return [line for line in lines[start + 1 :] if re.match(r"\d+\.\d+s ", line)]
+
+    def slowest(self) -> list[str]:
+        """The `SLOWEST` slowest test phases."""
+        return self.durations()[:SLOWEST]
+
+    def modules(self) -> list[tuple[str, float]]:
+        """Each test module's (or notebook's) phases summed, in seconds, longest first."""
+        summed: dict[str, float] = {}
+        for line in self.durations():
+            found = DURATION.match(line)
+            if found:
+                summed[found[2]] = summed.get(found[2], 0.0) + float(found[1])
+        return sorted(summed.items(), key=lambda item: (-item[1], item[0]))
 
 
 def _environment() -> dict[str, str]:
@@ -76,7 +96,7 @@ def _environment() -> dict[str, str]:
 
 
 def timed_make(target: str) -> Timed:
-    """Run `make TARGET PYTEST_ARGS=--durations=10` once, sampling the load average meanwhile."""
+    """Run `make TARGET PYTEST_ARGS=--durations=0` once, sampling the load average meanwhile."""
     samples: list[float] = []
     done = threading.Event()
 
@@ -90,7 +110,7 @@ def timed_make(target: str) -> Timed:
     start = time.perf_counter()
     result = subprocess.run(
         # -k: the tests run even when lint fails, so the figure is the whole loop's.
-        ["make", "-k", "--no-print-directory", target, f"PYTEST_ARGS=--durations={SLOWEST}"],
+        ["make", "-k", "--no-print-directory", target, "PYTEST_ARGS=--durations=0"],
         cwd=ROOT,
         env=_environment(),
         capture_output=True,
@@ -162,9 +182,19 @@ def run() -> None:
         for failure in result.failures():
             print(f"   failed: {failure}")
     for target, result in results.items():
-        print(f"\nten slowest in make {target} (pytest --durations={SLOWEST})")
+        print(f"\nten slowest phases in make {target} (pytest --durations=0)")
         for line in result.slowest():
             print(f"   {line}")
+    for target, result in results.items():
+        modules = result.modules()
+        summed = sum(seconds for _, seconds in modules)
+        print(
+            f"\ncritical path of make {target}: all phases {summed:.1f} s, "
+            f"{summed / WORKERS:.1f} s on each of {WORKERS} workers at best; "
+            f"the longest module runs whole on one ({result.seconds:.1f} s wall)"
+        )
+        for module, seconds in modules[:LONGEST_MODULES]:
+            print(f"   {seconds:7.1f} s  {module}")
 
 
 def main() -> int:

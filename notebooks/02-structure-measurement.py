@@ -28,6 +28,7 @@
 
 # %% tags=["parameters"]
 ROOT = ""  # the repository root; "" = the nearest folder up from here holding corpus/catalogue.jsonl
+WORKSPACE = ".workbench/workspace.sqlite"  # the one `make measure` fills; a relative path is under ROOT
 FAMILY = "draft-ietf-appsawg-http-problem"  # the family shown pairing by pairing
 INTERACTIVE_CHARTS = False  # True: charts also get an interactive view (offline, ~0.9 MB each)
 
@@ -45,32 +46,33 @@ ROOT = Path(ROOT) if ROOT else next(
     p for p in (Path.cwd(), *Path.cwd().parents) if (p / "corpus" / "catalogue.jsonl").is_file()
 )
 pl.Config(tbl_rows=20, fmt_str_lengths=70, tbl_width_chars=150)
+WORKSPACE = (ROOT / WORKSPACE).resolve()  # an absolute WORKSPACE stays as it is
 rows = wb.read_catalogue(ROOT / "corpus")
 print(f"catalogue: {len(rows)} documents; corpus digest {wb.corpus_digest(rows)}")
 
 # %% [markdown]
 # ## Ingest and measure
 #
-# `measure_corpus` is what `workbench measure` runs: ingest into a workspace (here a fresh one in
-# a temporary folder), map `measure_family` over every family (structure parse of each version,
-# diff of each consecutive pair), reduce the evidence rows (`reduce_families`) and write the
-# reports (here into the temporary folder too; the cache is not used, so every family is
-# measured). With `keep_results=True` it also returns the map's results and the reduce, which the
+# `measure_corpus` is what `workbench measure` runs, here on the workspace `WORKSPACE`: it ingests
+# only the versions that workspace does not hold yet, maps `measure_family` (structure parse of
+# each version, diff of each consecutive pair) over only the families whose key names no measurement
+# it kept (so after `make measure` it measures nothing again), reduces the evidence rows
+# (`reduce_families`) and writes the reports (here into a temporary folder, not `measurements/`).
+# With `keep_results=True` it also returns every family's measurement and the reduce, which the
 # cells below explore.
 
 # %%
-workspace_dir = tempfile.TemporaryDirectory()
+reports_dir = tempfile.TemporaryDirectory()
 run = wb.measure_corpus(
-    out=Path(workspace_dir.name) / "measurements",
-    workspace=Path(workspace_dir.name) / "workspace.sqlite",
+    out=Path(reports_dir.name) / "measurements",
+    workspace=WORKSPACE,
     corpus_dir=ROOT / "corpus",
     store=ROOT / "corpus" / "real",
-    use_cache=False,
     keep_results=True,
 )
 families, measurements = run.results, run.measurements
 pairings = [p for f in families for p in f.pairings]
-print(f"versions held: {len(run.extracted)}; families measured: {len(families)}; modified pairings: {len(pairings)}")
+print(f"versions held: {len(run.catalogue)}; families measured: {len(families)}; modified pairings: {len(pairings)}")
 
 # %% [markdown]
 # ## How each version's numbering was read
@@ -239,4 +241,4 @@ for name, report_dict in (
 ):
     committed = json.loads((ROOT / "measurements" / name).read_bytes())
     print(f"{name}: matches the committed file: {committed == report_dict}")
-workspace_dir.cleanup()
+reports_dir.cleanup()

@@ -268,8 +268,14 @@ def _copy(source: Path, target: Path) -> None:
         src.backup(dst)
 
 
-@pytest.fixture(scope="session")
-def catalogue(tmp_path_factory: pytest.TempPathFactory) -> tuple[CatalogueRow, ...]:
+_FETCHED: list[tuple[CatalogueRow, ...]] = []  # this process's fetched catalogue, once fetched
+
+
+def fetched_catalogue(tmp_path_factory: pytest.TempPathFactory) -> tuple[CatalogueRow, ...]:
+    """The catalogue's rows, each file (and each refused one) fetched and hash-checked, once per
+    process."""
+    if _FETCHED:
+        return _FETCHED[0]
     rows = read_catalogue(CORPUS_DIR)
     with _one_at_a_time(_shared_folder(tmp_path_factory), "fetch"):
         report = fetch(rows, STORE, mirror=_mirror())
@@ -277,11 +283,16 @@ def catalogue(tmp_path_factory: pytest.TempPathFactory) -> tuple[CatalogueRow, .
     assert not report.failed and not refused.failed, [
         f.line() for f in report.failed + refused.failed
     ]
+    _FETCHED.append(rows)
     return rows
 
 
 @pytest.fixture(scope="session")
-def _small_workspace_file(
+def catalogue(tmp_path_factory: pytest.TempPathFactory) -> tuple[CatalogueRow, ...]:
+    return fetched_catalogue(tmp_path_factory)
+
+
+def small_workspace_file(
     catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
 ) -> Path:
     """The default workspace's versions, ingested once per run into a file no test opens: the
@@ -308,6 +319,13 @@ def _small_workspace_file(
         _keep(path, kept)
 
     return built_once(tmp_path_factory, "small-workspace.sqlite", build)
+
+
+@pytest.fixture(scope="session")
+def _small_workspace_file(
+    catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    return small_workspace_file(catalogue, tmp_path_factory)
 
 
 def _kept_key(rows: Iterable[CatalogueRow]) -> str:
@@ -387,25 +405,30 @@ def document_workspace(request: pytest.FixtureRequest, workspace: Workspace) -> 
 # The whole corpus: each piece of work done once per session, for the tests marked slow
 
 
-@pytest.fixture(scope="session")
-def corpus_workspace(
-    catalogue: tuple[CatalogueRow, ...],
-    _small_workspace_file: Path,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[Workspace]:
-    """Every catalogued version, ingested once per run. The file starts as a copy of the default
-    workspace's versions, which ingest leaves as held (same bytes, same extractor), so only every
-    other row is extracted; each worker then opens a copy of its own."""
+def corpus_workspace_copy(tmp_path_factory: pytest.TempPathFactory, target: Path) -> Path:
+    """A copy at `target` of every catalogued version, ingested once per run into a file no test
+    opens; returns `target`. That file starts as a copy of the default workspace's versions,
+    which ingest leaves as held (same bytes, same extractor), so only every other row is
+    extracted. A notebook run opens such a copy too (notebooks/conftest.py): the run ingests the
+    whole corpus once."""
+    catalogue = fetched_catalogue(tmp_path_factory)
+    small = small_workspace_file(catalogue, tmp_path_factory)
 
     def build(path: Path) -> None:
-        _copy(_small_workspace_file, path)
+        _copy(small, path)
         with Workspace(path) as held:
             report = ingest(held, catalogue, STORE)
             assert not report.refused, [r.line() for r in report.refused]
 
-    built = built_once(tmp_path_factory, "corpus-workspace.sqlite", build)
+    _copy(built_once(tmp_path_factory, "corpus-workspace.sqlite", build), target)
+    return target
+
+
+@pytest.fixture(scope="session")
+def corpus_workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    """Every catalogued version (`corpus_workspace_copy`), each worker opening a copy of its own."""
     path = tmp_path_factory.mktemp("corpus-workspace") / "workspace.sqlite"
-    _copy(built, path)
+    corpus_workspace_copy(tmp_path_factory, path)
     with Workspace(path) as held:
         yield held
 

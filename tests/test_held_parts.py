@@ -82,3 +82,20 @@ def test_footnote_readings_kept_alone_before_are_dropped(
         held_parts(workspace, workspace.version(JUSTICE))
         assert "derived_footnotes" not in workspace.tables()
         assert TABLE in workspace.tables()
+
+
+def test_kept_parts_are_decoded_once_per_process(
+    holding: Callable[[str], Workspace], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Citations verified one at a time against a version read its kept parts once each: the
+    records decoded from the kept row are taken again, equal and the very same, not decoded
+    again for every citation."""
+    with holding(JUSTICE) as workspace:
+        version = workspace.version(JUSTICE)
+        read = held_parts(workspace, version)  # read from the artefact, and kept
+        decoded = held_parts(workspace, version)  # read back from the kept row
+        assert decoded == read
+        monkeypatch.setattr("workbench.workspace.parts._parts", _never)
+        again = held_parts(workspace, version)
+        assert again == read
+        assert all(a is b for a, b in zip(again, decoded, strict=True))

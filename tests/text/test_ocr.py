@@ -12,7 +12,8 @@ import hashlib
 import io
 import json
 import re
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -136,6 +137,52 @@ def _read(page: pdfium.PdfPage, artefact: str, options: OcrOptions) -> ocr.PageR
         options=options,
         source=TX_FILER_SCAN,
     )
+
+
+def test_two_readers_that_miss_the_same_page_run_the_engine_once(
+    scan_page: tuple[pdfium.PdfPage, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first reader of a page the cache misses holds its entry while the engine runs; a
+    second that misses the same page meanwhile waits, then takes the first's words from the
+    cache. (Two threads: each opens the entry for itself, so they lock it as two processes do.)"""
+    page, artefact = scan_page
+    words = _read(page, artefact, OcrOptions(cache=OCR_CACHE))  # the engine's reading of it
+    options = OcrOptions(cache=tmp_path / "ocr-cache")
+    reads: list[int] = []
+    engine_running, second_missed = threading.Event(), threading.Event()
+
+    def engine(*_: object, page_number: int, **__: object) -> ocr.PageReading:
+        reads.append(page_number)
+        engine_running.set()
+        assert second_missed.wait(timeout=60)  # the first holds the entry until the second missed
+        return words
+
+    cached = ocr.OcrCache.get
+
+    def get(cache: ocr.OcrCache, inputs: Mapping[str, object]) -> ocr.PageReading | None:
+        held = cached(cache, inputs)
+        if held is None and threading.current_thread().name == "second":
+            second_missed.set()
+        return held
+
+    monkeypatch.setattr(ocr, "_read", engine)
+    monkeypatch.setattr(ocr.OcrCache, "get", get)
+    readings: dict[str, ocr.PageReading] = {}
+
+    def reader(name: str) -> threading.Thread:
+        def read() -> None:
+            readings[name] = _read(page, artefact, options)
+
+        return threading.Thread(target=read, name=name)
+
+    first, second = reader("first"), reader("second")
+    first.start()
+    assert engine_running.wait(timeout=60)
+    second.start()
+    first.join(timeout=120)
+    second.join(timeout=120)
+    assert reads == [2]
+    assert readings == {"first": words, "second": words}
 
 
 def test_the_same_page_read_twice_by_the_engine_gives_the_same_words(

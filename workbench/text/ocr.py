@@ -6,6 +6,7 @@ pages (OCR)"."""
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import functools
 import hashlib
 import json
@@ -13,7 +14,8 @@ import math
 import os
 import re
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.metadata import version as distribution_version
 from pathlib import Path
@@ -216,13 +218,19 @@ def read_page(
         "languages": languages,
         "settings": dict(OCR_SETTINGS),
     }
-    cache = OcrCache(options.cache) if options.cache is not None else None
-    if cache is not None and (held := cache.get(inputs)) is not None:
+    if options.cache is None:
+        return _read(
+            page, page_number=page_number, engine=engine, languages=languages, source=source
+        )
+    cache = OcrCache(options.cache)
+    if (held := cache.get(inputs)) is not None:
         return held
-    reading = _read(
-        page, page_number=page_number, engine=engine, languages=languages, source=source
-    )
-    if cache is not None:
+    with cache.reading(inputs):  # another process reading this page waits, then takes its words
+        if (held := cache.get(inputs)) is not None:
+            return held
+        reading = _read(
+            page, page_number=page_number, engine=engine, languages=languages, source=source
+        )
         cache.put(inputs, reading)
     return reading
 
@@ -383,6 +391,17 @@ class OcrCache:
             )
         except (OSError, ValueError, KeyError, TypeError):
             return None
+
+    @contextmanager
+    def reading(self, inputs: Mapping[str, Any]) -> Iterator[None]:
+        """Held by one process at a time for the entry of `inputs`: two processes that miss the
+        same page run the engine once. The lock is on the entry's own file (opened to append, so
+        created empty if absent: an entry that cannot be read, as `get` takes it); `put` replaces
+        that file whole, and the lock ends with its holder, however it ends."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with self.path(inputs).open("a") as entry:
+            fcntl.flock(entry, fcntl.LOCK_EX)
+            yield
 
     def put(self, inputs: Mapping[str, Any], reading: PageReading) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)

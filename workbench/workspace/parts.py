@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -79,7 +80,7 @@ def _held(workspace: Workspace, version: Version, store: Path | None) -> _Kept:
     if TABLE in workspace.tables():
         rows = workspace.read(f"SELECT parts FROM {TABLE} WHERE key = ?", (key,))
         if rows:
-            return _parts(json.loads(rows[0][0]))
+            return _decoded(rows[0][0])
     read = version_parts_and_headings(version, store or workspace.settings.store)
     footnotes, tables, _ = read
     if (footnotes is None and tables is None) or workspace.read_only is not None:
@@ -135,6 +136,14 @@ def _cell(row: dict[str, Any]) -> TableCell:
             **{name: _spans(row[name]) for name in _CELL_SPANS},
         }
     )
+
+
+@lru_cache(maxsize=8)
+def _decoded(kept: str) -> _Kept:
+    """The records of one kept row's JSON, decoded once per process for the same text (the
+    records are frozen, so they are shared): citations verified one at a time against a version
+    read its parts again for each, and a large table's cells cost more to decode than to check."""
+    return _parts(json.loads(kept))
 
 
 def _parts(kept: dict[str, Any]) -> _Kept:
