@@ -70,8 +70,8 @@ from workbench.models import code_digest
 step("imports of the command and the redline (rapidfuzz's word marks)")
 held = argparse.Namespace(workspace=Path(sys.argv[1]), corpus_dir=None, store=None, profiles=None)
 with open_held(held) as workspace:
-    chosen = pairs.version_pairs(workspace, sys.argv[2])
-    step("reading the two versions")
+    chosen = pairs.text_pairs(workspace, sys.argv[2])
+    step("reading the two versions' texts (no structure decoded)")
     code = code_digest()
     step("the code digest (derived state's keys)")
     keys = kept.pair_keys(workspace, chosen, code)

@@ -4,15 +4,21 @@ import hashlib
 import json
 import re
 import shutil
-from dataclasses import replace
+from dataclasses import fields, replace
 from itertools import pairwise
 from pathlib import Path
 
 import pytest
 
 from workbench.corpus import admit, fetch
-from workbench.errors import AppendOnlyViolation, CorpusChanged, VersionNotFound, WorkspaceError
-from workbench.models import CatalogueRow, Version, text_sha256
+from workbench.errors import (
+    AppendOnlyViolation,
+    CorpusChanged,
+    FamilyNotFound,
+    VersionNotFound,
+    WorkspaceError,
+)
+from workbench.models import CatalogueRow, Version, VersionText, text_sha256
 from workbench.text.ocr import OcrOptions
 from workbench.text.pdf import PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION
 from workbench.text.segment import segment
@@ -243,6 +249,30 @@ def test_unknown_version_is_a_typed_error(workspace: Workspace) -> None:
     for read in (workspace.version, workspace.text_bytes):
         with pytest.raises(VersionNotFound, match=r"no/such/version\.txt: no such version in"):
             read("no/such/version.txt")
+
+
+def test_version_texts_are_the_held_versions_identity_text_and_pages(
+    workspace: Workspace,
+) -> None:
+    """Every field of a `VersionText` is its `Version`'s, family by family, in the same order;
+    the structure, furniture and unusable pages are not read."""
+    held = workspace.versions()
+    names = [f.name for f in fields(VersionText)]
+    families = sorted({v.family for v in held})
+    read = [t for family in families for t in workspace.version_texts(family)]
+    assert sorted((t.jurisdiction, t.family, t.version_order) for t in read) == [
+        (v.jurisdiction, v.family, v.version_order) for v in held
+    ]
+    whole = {v.version_id: v for v in held}
+    for text in read:
+        assert [getattr(text, n) for n in names] == [
+            getattr(whole[text.version_id], n) for n in names
+        ]
+    # the page maps read are real ones: some PDF of the workspace has pages
+    assert any(t.pages for t in read if t.media_type == "application/pdf")
+    with pytest.raises(FamilyNotFound) as info:
+        workspace.version_texts("no-such-family")
+    assert str(info.value) == f"no-such-family: no such family in {workspace.path}"
 
 
 def test_text_bytes_are_the_texts_utf8_and_hash_as_recorded(workspace: Workspace) -> None:

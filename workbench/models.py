@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypeVar, get_args
 
 from workbench.bounds import strict_json as strict_json  # its home; read through models too
 from workbench.cells import TableCell, parts_json
@@ -412,7 +412,30 @@ class Version:
     origin: TextOrigins | None = field(default=None, repr=False)
 
 
-def consecutive_pairs(versions: Iterable[Version]) -> tuple[tuple[Version, Version], ...]:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VersionText:
+    """A held version's identity, text and (a PDF's) page map, without its structure, furniture,
+    unusable pages or origins: what showing a kept diff reads (`Workspace.version_texts`). A
+    command that segments, pairs or reads parts reads the whole `Version`."""
+
+    version_id: str
+    jurisdiction: str
+    family: str
+    version_order: int
+    version_label: str
+    media_type: str
+    artefact_sha256: str
+    text_sha256: str
+    text: str = field(repr=False)
+    pages: tuple[PageSpan, ...] = field(default=(), repr=False)
+
+
+HeldVersion = TypeVar("HeldVersion", Version, VersionText)
+
+
+def consecutive_pairs(
+    versions: Iterable[HeldVersion],
+) -> tuple[tuple[HeldVersion, HeldVersion], ...]:
     """Each (before, after) pair of versions adjacent in the order given and of one family.
 
     A family is a (jurisdiction, family) pair; two adjacent versions of different families are not

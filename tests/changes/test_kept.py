@@ -1,6 +1,7 @@
 """A version pair's diff kept as derived state (`changes.kept`): `measure` keeps every consecutive
 pair's diff, `workbench diff` reads it back without choosing a profile or pairing (and, once a
-diff has derived them, its footnote changes without reading a part), and what it prints (`--json`
+diff has derived them, its footnote changes without reading a part or a whole version: the
+versions' texts alone), and what it prints (`--json`
 and the listing) is byte for byte what a diff computed from the versions prints; a pair no one
 kept is computed once and kept, and a workspace nobody may write keeps nothing."""
 
@@ -80,8 +81,11 @@ def test_a_kept_diff_prints_what_a_computed_one_prints(
     monkeypatch.setattr("workbench.changes.diff.diff_versions", _never)
     monkeypatch.setattr("workbench.text.choice.choose_profile", _never)
     assert _printed(capsysbinary, measured, name, *form) == expected
-    # The first diff also kept the footnote changes under unchanged clauses: no part is read.
+    # The first diff also kept the footnote changes under unchanged clauses: no part is read,
+    # and no whole version (its structure, furniture and origins): only the versions' texts.
     monkeypatch.setattr("workbench.workspace.parts.held_parts", _never)
+    monkeypatch.setattr(Workspace, "versions", _never)
+    monkeypatch.setattr(Workspace, "version", _never)
     assert _printed(capsysbinary, computed, name, *form) == expected
 
 

@@ -47,12 +47,24 @@ def test_version_pairs_are_the_consecutive_ones_or_the_one_named(
     start, end = bounds(versions)
     assert pairs.version_pairs(workspace, FAMILY, start=start, end=end) == expected(versions)
 
+    # the pairs a kept diff is shown from are the same versions' texts
+    texts = pairs.text_pairs(workspace, FAMILY, start=start, end=end)
+    assert [(b.version_id, a.version_id, b.text, a.text) for b, a in texts] == [
+        (b.version_id, a.version_id, b.text, a.text) for b, a in expected(versions)
+    ]
 
-def test_version_pairs_refuse_a_version_of_another_family(workspace: Workspace) -> None:
+
+@pytest.mark.parametrize(
+    "chosen",
+    [pytest.param(pairs.version_pairs, id="versions"), pytest.param(pairs.text_pairs, id="texts")],
+)
+def test_version_pairs_refuse_a_version_of_another_family(
+    workspace: Workspace, chosen: Callable[..., object]
+) -> None:
     other = next(v for v in workspace.versions() if v.family != FAMILY).version_id
     ids = ", ".join(v.version_id for v in workspace.versions(FAMILY))
     with pytest.raises(VersionNotFound) as info:
-        pairs.version_pairs(workspace, FAMILY, end=other)
+        chosen(workspace, FAMILY, end=other)
     assert str(info.value) == f"{other}: not a version of family {FAMILY}; its versions are {ids}"
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.derived import derived_key
-from workbench.models import Change, Span, Version
+from workbench.models import Change, Span, Version, VersionText
 
 if TYPE_CHECKING:
     from workbench.workspace import Workspace
@@ -233,7 +233,9 @@ def keep(workspace: Workspace, family: Family, kept: Sequence[KeptDiff], *, whol
 
 
 def pair_keys(
-    workspace: Workspace, pairs: Sequence[tuple[Version, Version]], code: str
+    workspace: Workspace,
+    pairs: Sequence[tuple[Version | VersionText, Version | VersionText]],
+    code: str,
 ) -> tuple[str, ...] | None:
     """The diff key of each pair of `pairs` (one family's, as `pairs.version_pairs` chose them),
     their profile chosen over the first pair's before version and every after version; None when

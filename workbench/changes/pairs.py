@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING, cast
 from workbench.changes import kept
 from workbench.changes.redline import SHOWN_BY_DEFAULT, Section, section
 from workbench.errors import VersionNotFound
-from workbench.models import Change, Version, code_digest, consecutive_pairs
+from workbench.models import (
+    Change,
+    HeldVersion,
+    Version,
+    VersionText,
+    code_digest,
+    consecutive_pairs,
+)
 
 if TYPE_CHECKING:
     from workbench.changes.footnoted import FootnoteChange
@@ -18,6 +25,7 @@ if TYPE_CHECKING:
     from workbench.workspace import Workspace
 
 VersionPair = tuple[Version, Version]
+TextPair = tuple[VersionText, VersionText]
 
 
 def version_pairs(
@@ -31,18 +39,29 @@ def version_pairs(
     way the two lie. VersionNotFound when a named version is not a held version of the family
     (the message lists the family's versions); FamilyNotFound when the family is not held.
     """
-    versions = workspace.versions(family)
+    return _chosen(workspace.versions(family), family, start, end)
+
+
+def text_pairs(
+    workspace: Workspace, family: str, *, start: str | None = None, end: str | None = None
+) -> tuple[TextPair, ...]:
+    """The pairs `version_pairs` chooses, of `VersionText`s (`Workspace.version_texts`: no
+    structure decoded): what `kept_sections` shows a kept diff from."""
+    return _chosen(workspace.version_texts(family), family, start, end)
+
+
+def _chosen(
+    versions: Sequence[HeldVersion], family: str, start: str | None, end: str | None
+) -> tuple[tuple[HeldVersion, HeldVersion], ...]:
     if start is None and end is None:
         return consecutive_pairs(versions)
-    ids = [v.version_id for v in versions]
+    held = {v.version_id: v for v in versions}
     for name in (start, end):
-        if name is not None and name not in ids:
+        if name is not None and name not in held:
             raise VersionNotFound(
-                f"{name}: not a version of family {family}; its versions are {', '.join(ids)}"
+                f"{name}: not a version of family {family}; its versions are {', '.join(held)}"
             )
-    before = workspace.version(start) if start else versions[0]
-    after = workspace.version(end) if end else versions[-1]
-    return ((before, after),)
+    return ((held[start] if start else versions[0], held[end] if end else versions[-1]),)
 
 
 def pairs_profile(
@@ -108,12 +127,10 @@ def pair_changes(
     (a workspace nobody may write keeps none). With `profiles` (default: the shipped ones) and
     no workspace, every pair is segmented and diffed; with both, diffed from kept passages."""
     keys: tuple[str, ...] | None = None
-    found: dict[str, tuple[Change, ...]] = {}
     if workspace is not None and profiles is None:
-        keys = kept.pair_keys(workspace, pairs, code_digest())
-        found = kept.read_kept(workspace, keys) if keys else {}
-    if keys and all(key in found for key in keys):
-        return tuple(found[key] for key in keys)
+        keys, found = _kept_changes(workspace, pairs)
+        if found is not None:
+            return found
     from workbench.changes.diff import diff_versions  # pairing loads only where it is needed
     from workbench.workspace.passages import held_passages
 
@@ -143,26 +160,64 @@ def pair_changes(
     return diffs
 
 
+def kept_sections(
+    pairs: Sequence[TextPair],
+    workspace: Workspace,
+    *,
+    kinds: Iterable[str] | None = None,
+    doubtful: bool = False,
+) -> tuple[Section, ...] | None:
+    """What `diff_sections` shows of `pairs` (`text_pairs`' pairs) from the diffs the
+    `workspace` kept, without reading any version's structure; None when one pair's diff is
+    not kept (`diff_sections` over `version_pairs` then chooses, pairs and keeps). No pairs,
+    no sections."""
+    if not pairs:
+        return ()
+    found = _kept_changes(workspace, pairs)[1]
+    if found is None:
+        return None
+    return tuple(
+        section(before, after, changes, kinds=kinds, doubtful=doubtful)
+        for (before, after), changes in zip(pairs, found, strict=True)
+    )
+
+
+def _kept_changes(
+    workspace: Workspace, pairs: Sequence[tuple[Version | VersionText, Version | VersionText]]
+) -> tuple[tuple[str, ...] | None, tuple[tuple[Change, ...], ...] | None]:
+    """The kept diff keys of `pairs` (`kept.pair_keys`: None when none can be made) and every
+    pair's kept changes, in order (None unless every pair's diff is kept)."""
+    keys = kept.pair_keys(workspace, pairs, code_digest())
+    found = kept.read_kept(workspace, keys) if keys else {}
+    if keys and all(key in found for key in keys):
+        return keys, tuple(found[key] for key in keys)
+    return keys, None
+
+
 def section_footnotes(
     sections: Sequence[Section], workspace: Workspace
 ) -> list[tuple[FootnoteChange, ...]]:
     """Each section's unchanged clauses whose footnote changed (C20: `footnote_changes` over the
     two versions' footnote readings as the workspace keeps them, `workspace.parts.held_parts`),
-    in order, for `sections` as `diff_sections` made them from the `workspace` (no `profiles`).
+    in order, for `sections` as `diff_sections` (no `profiles`) or `kept_sections` made them
+    from the `workspace`.
     Read from the pair's kept diff when it holds them; else derived, and added to the
     kept diff when both versions' readings are settled (`_settled`: kept, or no reader reads
     the media type), since a reading the store could not give yet may be read later."""
     from workbench.changes.footnoted import FootnoteChange
 
-    # CAUTION: a section `diff_sections` made holds the held `Version`s it was given.
-    chosen = tuple(cast(VersionPair, (part.before, part.after)) for part in sections)
-    keys = kept.pair_keys(workspace, chosen, code_digest()) if chosen else None
+    # CAUTION: a section `diff_sections` or `kept_sections` made holds the held `Version`s or
+    # `VersionText`s it was given.
+    shown = tuple(cast(TextPair | VersionPair, (part.before, part.after)) for part in sections)
+    keys = kept.pair_keys(workspace, shown, code_digest()) if shown else None
     found = kept.read_footnotes(workspace, keys) if keys else {}
     if keys and all(key in found for key in keys):
         return [tuple(map(FootnoteChange.from_json, found[key])) for key in keys]
     from workbench.changes.footnoted import footnote_changes
     from workbench.workspace.parts import held_parts
 
+    # The parts are read from the whole version (its artefact, its structure).
+    chosen = tuple((_whole(workspace, before), _whole(workspace, after)) for before, after in shown)
     noted = [
         footnote_changes(
             part.changes,
@@ -179,6 +234,11 @@ def section_footnotes(
         }
         kept.keep_footnotes(workspace, settled)
     return noted
+
+
+def _whole(workspace: Workspace, version: Version | VersionText) -> Version:
+    """The held `Version` of a `VersionText` (a `Version` as it is)."""
+    return version if isinstance(version, Version) else workspace.version(version.version_id)
 
 
 def _settled(workspace: Workspace, version: Version) -> bool:

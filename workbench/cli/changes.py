@@ -57,15 +57,19 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if args.export is not None:
         redline.export_target(args.export, args.out)
     listing = not (args.json or args.html is not None or args.export is not None)
+    kinds = pairs.kinds_shown(args.kind, listing=listing)
     with open_held(args) as workspace:
-        chosen = pairs.version_pairs(workspace, args.family, start=args.start, end=args.end)
+        # Kept diffs are shown from the versions' texts; only a pair not kept reads whole versions.
+        chosen = pairs.text_pairs(workspace, args.family, start=args.start, end=args.end)
         settings = workspace.settings
-        sections = pairs.diff_sections(
-            chosen,
-            kinds=pairs.kinds_shown(args.kind, listing=listing),
-            doubtful=args.doubtful,
-            workspace=workspace,
-        )
+        sections = pairs.kept_sections(chosen, workspace, kinds=kinds, doubtful=args.doubtful)
+        if sections is None:
+            sections = pairs.diff_sections(
+                pairs.version_pairs(workspace, args.family, start=args.start, end=args.end),
+                kinds=kinds,
+                doubtful=args.doubtful,
+                workspace=workspace,
+            )
         noted = pairs.section_footnotes(sections, workspace)
     if not chosen:
         if args.json:

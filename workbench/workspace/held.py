@@ -8,7 +8,7 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +29,7 @@ from workbench.models import (
     TextOrigins,
     UnusablePage,
     Version,
+    VersionText,
     canonical_json,
     origins_from_json,
     strict_json,
@@ -96,6 +97,10 @@ _VERSION_COLUMNS = (
     "artefact_bytes, extractor, extractor_version, text_sha256, text, structure, pages, furniture, "
     "unusable_pages"
 )
+
+# What `version_texts` reads as columns: every field of `VersionText` but the page map (decoded
+# apart); not the structure, furniture or unusable pages, most of a long version's row.
+_TEXT_FIELDS = tuple(f.name for f in fields(VersionText) if f.name != "pages")
 
 
 def _records_json(records: Iterable[StructureMark | PageSpan | Furniture | UnusablePage]) -> str:
@@ -490,6 +495,25 @@ class Workspace:
             raise FamilyNotFound(f"{family}: no such family in {self.path}")
         origins = self.origins([r["version_id"] for r in rows] if family is not None else None)
         return tuple(self._with_origin(self._version(r), origins) for r in rows)
+
+    def version_texts(self, family: str) -> tuple[VersionText, ...]:
+        """The family's held versions as `VersionText` (identity, text, page map; no structure,
+        furniture, unusable pages or origins decoded), in the order of `versions`;
+        FamilyNotFound if none is held."""
+        rows = self._conn.execute(
+            f"SELECT {', '.join(_TEXT_FIELDS)}, pages FROM versions WHERE family = ? "
+            "ORDER BY jurisdiction, family, version_order",
+            (family,),
+        ).fetchall()
+        if not rows:
+            raise FamilyNotFound(f"{family}: no such family in {self.path}")
+        return tuple(
+            VersionText(
+                **{name: row[name] for name in _TEXT_FIELDS},
+                pages=tuple(map(PageSpan.from_json, json.loads(row["pages"]))),
+            )
+            for row in rows
+        )
 
     def version_ids(self) -> tuple[str, ...]:
         rows = self._conn.execute("SELECT version_id FROM versions ORDER BY version_id")
