@@ -64,10 +64,29 @@ def test_camelots_expected_cells_are_reproduced(
     grids: dict[tuple[str, str], Any], grid: str, pdf: str
 ) -> None:
     text, tables = _read(FILES / pdf)
-    expected = grids[(grid, pdf)]
+    expected = _scored_rows(grids[(grid, pdf)])
     wanted = sum(1 for row in expected for c in row if c)
     found = [table_grid(t.head, t.cells, t.columns, text) for t in tables]
     assert grid_share(expected, found) >= MIN_SHARE * wanted
+
+
+def _figures(row: list[str]) -> bool:
+    values = [c for c in row[1:] if c]
+    return (
+        bool(row[0])
+        and bool(values)
+        and 2 * sum(c[0] in "-0123456789" for c in values) >= len(values)
+    )
+
+
+def _scored_rows(grid: list[list[str]]) -> list[list[str]]:
+    """Camelot's grid, its head left out where a head cell wraps over lines: camelot's stream
+    reader gives each line of a wrapped head a row, where ours reads the head cell whole (C20);
+    the head is the rows before the first row of figures (a first cell, and at least half of the
+    others opening with a digit or a dash)."""
+    first = next((k for k, row in enumerate(grid) if _figures(row)), 0)
+    wraps = any(sum(1 for row in grid[:first] if row[c]) > 1 for c in range(len(grid[0])))
+    return [[""] * len(row) for row in grid[:first]] + grid[first:] if wraps else grid
 
 
 @pytest.mark.parametrize(
@@ -81,12 +100,14 @@ def test_every_cell_is_its_words_in_the_text(pdf: str) -> None:
             value = text[cell.char_start : cell.char_end]
             assert value and value == value.strip(), (cell, value)
             assert table.char_start <= cell.char_start < cell.char_end <= table.char_end
+        # A header's span is its cell's first piece; its words are that cell's whole value.
+        values = {(c.char_start, c.char_end): c.value(text) for c in (*table.head, *table.cells)}
         for cell in table.cells:
-            assert tuple(text[a:b] for a, b in cell.column_header_spans) == cell.column_header
-            assert tuple(text[a:b] for a, b in cell.row_header_spans) == cell.row_header
+            assert tuple(values[s] for s in cell.column_header_spans) == cell.column_header
+            assert tuple(values[s] for s in cell.row_header_spans) == cell.row_header
             first = table.rows()[cell.row][0]
             if first.column == 0:
-                assert cell.row_header == (text[first.char_start : first.char_end],)
+                assert cell.row_header == (first.value(text),)
 
 
 def test_a_merged_head_is_stated_as_doubt_never_guessed() -> None:
