@@ -52,6 +52,7 @@ class Spec:
     head_rule: str | None = None
     frame: bool = False
     repeat_head: bool = False
+    font: str | None = None  # the cells' typeface, the document's own where None
 
 
 def _words(text: str) -> str:
@@ -111,7 +112,7 @@ def _border(cell: Any, side: str, kind: str, size: int) -> None:
     borders.append(edge)
 
 
-def _set(cell: Any, text: str, *, right: bool, bold: bool) -> None:
+def _set(cell: Any, text: str, *, right: bool, bold: bool, font: str | None = None) -> None:
     paragraph = cell.paragraphs[0]
     paragraph.paragraph_format.space_after = Pt(0)
     paragraph.paragraph_format.space_before = Pt(1)
@@ -120,6 +121,8 @@ def _set(cell: Any, text: str, *, right: bool, bold: bool) -> None:
     run = paragraph.add_run(text)
     run.bold = bold
     run.font.size = Pt(9)
+    if font is not None:
+        run.font.name = font
 
 
 def add_table(document: Any, spec: Spec) -> None:
@@ -141,13 +144,13 @@ def add_table(document: Any, spec: Spec) -> None:
             cell = table.cell(r, c)
             if span > 1 or down > 1:
                 cell = cell.merge(table.cell(r + down - 1, c + span - 1))
-            _set(cell, text, right=False, bold=True)
+            _set(cell, text, right=False, bold=True, font=spec.font)
             cell.paragraphs[0].alignment = WD_ALIGN_PARAGRAPH.CENTER
             covered |= {(r + d, k) for d in range(down) for k in range(c, c + span)}
             c += span
     for r, values in enumerate(spec.body):
         for c, value in enumerate(values):
-            _set(table.cell(heads + r, c), value, right=c in spec.right, bold=False)
+            _set(table.cell(heads + r, c), value, right=c in spec.right, bold=False, font=spec.font)
     for r in range(heads):
         if spec.repeat_head:
             tr_pr = table.rows[r]._tr.get_or_add_trPr()
@@ -213,6 +216,14 @@ PROGRAMMES = [
     ),
     ("Soil protection", "Inventory of contaminated sites", "1,615", "\u2014"),
     ("Total", "", "20,875", "(1,085)"),
+]
+
+ROLES = [
+    ("Article 4", "Keep a register of sources", "Check the register each year"),
+    ("Article 5", "Report an incident without delay", "Acknowledge receipt"),
+    ("Article 6", "Appoint a responsible person", "Publish the list of responsible persons"),
+    ("Article 7", "Train staff before they handle waste", "Approve the training course"),
+    ("Article 9", "Keep records for five years", "Inspect the records on site"),
 ]
 
 REGIONS = ["North", "South", "East", "West", "Central", "Coastal", "Highlands"]
@@ -341,6 +352,7 @@ def specs() -> dict[str, list[Spec | str]]:
         grid=False,
         head_rule="single",
         frame=True,
+        font="Liberation Sans",
     )
     permits = Spec(
         name="ruled-over-pages-head-not-repeated",
@@ -361,6 +373,17 @@ def specs() -> dict[str, list[Spec | str]]:
         ],
         widths=[1.0, 2.6, 1.2, 1.2],
         right={2, 3},
+        font="DejaVu Sans",
+    )
+    roles = Spec(
+        name="ruled-words-only-double-rule",
+        head=[
+            [("Provision", 1, 2), ("Duty of", 2, 1)],
+            [("the operator", 1, 1), ("the authority", 1, 1)],
+        ],
+        body=[list(r) for r in ROLES],
+        widths=[1.2, 2.6, 2.6],
+        head_rule="double",
     )
     prose = (
         "The operator of a facility shall report the quantity of each substance released where "
@@ -381,6 +404,7 @@ def specs() -> dict[str, list[Spec | str]]:
         "inspection-offices": ["Annex. Inspection offices", prose, staff],
         "programme-budget": ["Budget statement", prose, programmes, prose],
         "permit-register": ["Register of permits", prose, permits],
+        "duties-by-role": ["Duties by role", prose, roles, prose],
     }
 
 

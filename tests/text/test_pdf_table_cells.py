@@ -1,7 +1,8 @@
 """PDF tables read cell by cell under both headers (C20), scored against government-style PDFs whose
 every cell is known from the document that generated them (tests/text/table_documents.py, no
 workbench import): ruled and unruled tables, multi-level and spanning heads, wrapped cells, numbers
-set right, empty cells, and tables continued over pages with their head repeated. Each cell is
+set right, empty cells, two typefaces, and tables continued over pages with their head repeated or
+not, a head over a table of words set apart by a double rule. Each cell is
 exact when its value, its row-header path and its column-header path, white space collapsed, equal
 the generator's."""
 
@@ -50,6 +51,9 @@ def _document(
         pytest.param("fee-schedule", id="ruled-over-pages-head-repeated"),
         pytest.param("cases-and-duties", id="unruled-spanning-head-and-ruled-wrapped-cells"),
         pytest.param("inspection-offices", id="unruled-over-pages-head-repeated"),
+        pytest.param("programme-budget", id="unruled-wrapped-body-cells-sans"),
+        pytest.param("permit-register", id="ruled-over-pages-head-not-repeated"),
+        pytest.param("duties-by-role", id="ruled-words-only-head-over-double-rule"),
     ],
 )
 def test_cells_are_exact_with_both_headers(

@@ -13,11 +13,20 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from workbench.text.pdf_page import frame
-from workbench.text.pdf_table_rows import MIN_COLUMNS, Cell, Rows, Word, head_rows, pieces
+from workbench.text.pdf_table_rows import (
+    MAX_HEAD_ROWS,
+    MIN_COLUMNS,
+    Cell,
+    Rows,
+    Word,
+    head_rows,
+    pieces,
+)
 
 THIN = 2.0  # points: a path stretch or rectangle this thin is a ruling line
 MIN_RULE = 4.0  # points: the shortest ruling line
 FRAME_SHARE = 0.9  # of a grid side's length its rules must cover
+DOUBLE_APART = 1.0  # points: two rules' middles at least this far apart (and nearer than MIN_RULE) are a double rule
 SNAP = 2.0  # points: two rules this close are one grid line; a rule this near a cell edge meets it
 
 Segment = tuple[float, float, float, float]  # x0, y0, x1, y1 in PDF points
@@ -175,12 +184,32 @@ def _ruled(rules: Sequence[tuple[float, float, float]], at: float, low: float, h
     return any(abs(p - at) <= SNAP and a - SNAP <= middle <= b + SNAP for p, a, b in rules)
 
 
+def _double(grid: _Grid) -> list[int]:
+    """The grid's row lines (indices into `vs`, top first) drawn double: two rules near the line
+    (within `MIN_RULE`) whose middles lie at least `DOUBLE_APART` apart and which run side by side
+    along at least half the grid's width (a head set apart from its body; the stretch under a
+    head cell spanning down may be drawn single)."""
+    half = (grid.us[-1] - grid.us[0]) / 2
+    out = []
+    for k, line in enumerate(grid.vs):
+        near = [(v, u0, u1) for v, u0, u1 in grid.horizontal if abs(v - line) < MIN_RULE]
+        if any(
+            abs(a[0] - b[0]) >= DOUBLE_APART and min(a[2], b[2]) - max(a[1], b[1]) >= half
+            for i, a in enumerate(near)
+            for b in near[i + 1 :]
+        ):
+            out.append(k)
+    return out
+
+
 def lattice(grid: _Grid, words: list[Word], text: str, page: int) -> tuple[Rows | None, set[int]]:
     """The words inside a ruled grid placed in its cells: a tile joins its right (lower)
     neighbour where no rule stands between them across its middle, so a merged cell spans; a
-    cell's words in text order give its offsets, from its first to its last where no other
-    word of the grid stands between them, else its first piece only, with the doubt stated.
-    Returns the table and the run offsets of the words it holds (read as no other table)."""
+    cell's words in text order give its offsets, in pieces (`pdf_table_rows.pieces`) where a
+    word of another cell stands between two of them, with the doubt stated. A grid row no word
+    stands in is no row. The head is the rows over the first double rule (`_double`) where one
+    stands under at most `MAX_HEAD_ROWS` rows, else `head_rows`'s. Returns the rows and the run
+    offsets of the words it holds (read as no other table)."""
     us, vs = grid.us, grid.vs
     rows, cols = len(vs) - 1, len(us) - 1
     owner = {(i, j): (i, j) for i in range(rows) for j in range(cols)}
@@ -230,7 +259,12 @@ def lattice(grid: _Grid, words: list[Word], text: str, page: int) -> tuple[Rows 
         spans = tuple(parts) if len(parts) > 1 else ()
         by_row[low_row].append(Cell(start, end, low_col, span, height, doubt, spans))
     # A grid row no word stands in (two rules drawn close, a row a merged cell fills) is no row.
-    grid_rows = [sorted(by_row[i], key=lambda c: c.column) for i in range(rows) if by_row.get(i)]
-    heads = head_rows(grid_rows, text)
+    kept = [i for i in range(rows) if by_row.get(i)]
+    grid_rows = [sorted(by_row[i], key=lambda c: c.column) for i in kept]
+    under = [sum(i < line for i in kept) for line in _double(grid)]
+    heads = next(
+        (n for n in under if 0 < n <= MAX_HEAD_ROWS and n < len(grid_rows)),
+        head_rows(grid_rows, text),
+    )
     edges = tuple(pairwise(us))
     return Rows(page, edges, cols, grid_rows[:heads], grid_rows[heads:]), used

@@ -22,7 +22,10 @@ Edges = tuple[tuple[float, float], ...]  # each column's extent along the line, 
 
 @dataclass(frozen=True, slots=True)
 class Word:
-    """A word of a run: its raw `[start, end)` in the text and its extent along the line."""
+    """A word of a run: its raw `[start, end)` in the text, its extent along the line and across
+    it (its run's), and its baseline (the median bottom of its glyph boxes, its run's bottom
+    where it has none): glyph boxes are tight, so only the baseline is the same for every word of
+    a line whatever its letters."""
 
     start: int
     end: int
@@ -30,6 +33,7 @@ class Word:
     u1: float
     v0: float = 0.0
     v1: float = 0.0
+    base: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,6 +59,16 @@ class _Line:
     def height(self) -> float:
         return max(self.v1 - self.v0, 1.0)
 
+    @property
+    def base(self) -> float:
+        """The line's baseline: its words' median."""
+        return median(w.base for run in self.runs for w in run)
+
+
+def _pitch(line: _Line, above: _Line) -> float:
+    """From one line's baseline to the next's."""
+    return line.base - above.base
+
 
 def read_pdf_tables(
     data: bytes,
@@ -162,13 +172,15 @@ def _words(offset: int, run: Run, text: str) -> list[Word]:
         while end < len(chars) and not chars[end].isspace():
             end += 1
         boxes = [b for b in (run.boxes or [])[k:end] if b is not None]
+        base = run.v1
         if boxes:
-            spans = [frame(q, *b)[:2] for b in boxes]
-            u0, u1 = min(s[0] for s in spans), max(s[1] for s in spans)
+            placed = [frame(q, *b) for b in boxes]
+            u0, u1 = min(p[0] for p in placed), max(p[1] for p in placed)
+            base = median(p[3] for p in placed)
         else:
             width = (run.u1 - run.u0) / max(len(chars), 1)
             u0, u1 = run.u0 + k * width, run.u0 + end * width
-        words.append(Word(offset + k, offset + end, u0, u1, run.v0, run.v1))
+        words.append(Word(offset + k, offset + end, u0, u1, run.v0, run.v1, base))
         k = end
     return words
 
@@ -219,16 +231,18 @@ def _blocks(lines: list[_Line]) -> list[list[_Line]]:
 
 def _continues(line: _Line, current: list[_Line]) -> bool:
     """A single-run line stays in the block it follows: the first after a line of two runs or
-    more (one line may stand between two rows), and any number more set within `WRAP_GAP` line
-    heights of the line above whose run starts at least `GUTTER_MIN` line heights right of the
-    block's left edge (the next lines of a cell wrapped past the first column; a paragraph after
-    a table starts at its left edge)."""
+    more (one line may stand between two rows), and any number more set within
+    1 + `WRAP_GAP` line heights (the block's median) baseline to baseline of the line above
+    whose run starts at least `GUTTER_MIN` line heights right of the block's left edge (the next
+    lines of a cell wrapped past the first column; a paragraph after a table starts at its left
+    edge)."""
     if len(current[-1].runs) >= MIN_COLUMNS:
         return True
+    height = median(kept.height for kept in current)
     left = min(kept.runs[0][0].u0 for kept in current)
     return (
-        line.v0 - current[-1].v1 <= WRAP_GAP * line.height
-        and line.runs[0][0].u0 - left >= GUTTER_MIN * line.height
+        _pitch(line, current[-1]) <= (1 + WRAP_GAP) * height
+        and line.runs[0][0].u0 - left >= GUTTER_MIN * height
     )
 
 
@@ -355,15 +369,17 @@ def _table(block: list[_Line], text: str, page: int) -> Rows | None:
 def _join_wrapped(lines: list[_Line], rows: list[list[Cell]], text: str) -> list[list[Cell]]:
     """Body lines joined where cells wrap. A line with no cell in the first column (the leftmost
     any line holds a cell in) and none opening with a digit may hold the next lines of the row
-    above; a stretch of such lines is joined to that row when every gap from the row down
-    through them is at most `WRAP_GAP` line heights and the gap under the stretch (to the next
-    row; at the table's end, the gap over the row it hangs from) is wider than each of them by
-    more than `ROW_SPACING` line heights: the rows are set apart and the stretch hangs from the
-    row above (top-aligned cells). Set evenly, the lines
-    are left one row each (a cell centred on its row may as well begin on the line above).
-    Joined, each cell joins that row's cell in its column (pieces in text order, one piece where
-    only white space stands between them), or stands in that row where it has none."""
+    above; a stretch of such lines is joined to that row when, baseline to baseline, each line
+    from the row down through them is within 1 + `WRAP_GAP` line heights (the block's median)
+    of the one above, and the pitch under the stretch (to the next row; at the table's end, the
+    pitch over the row it hangs from) is wider than each of them by more than `ROW_SPACING` line
+    heights: the rows are set apart and the stretch hangs from the row above (top-aligned
+    cells). Set evenly, the lines are left one row each (a cell centred on its row may as well
+    begin on the line above). Joined, each cell joins that row's cell in its column (pieces in
+    text order, one piece where only white space stands between them), or stands in that row
+    where it has none."""
     stub = min((c.column for row in rows for c in row), default=0)
+    height = median(line.height for line in lines)
     hangs = [
         k > 0
         and bool(row)
@@ -381,16 +397,15 @@ def _join_wrapped(lines: list[_Line], rows: list[list[Cell]], text: str) -> list
             out.append(list(rows[k]))
             k += 1
             continue
-        gaps = [lines[i].v0 - lines[i - 1].v1 for i in range(k, end)]
-        height = median(lines[i].height for i in range(k - 1, end))
-        # The white space that sets rows apart: under the stretch, or at a table's end over
-        # the row it hangs from.
-        apart = [lines[i].v0 - lines[i - 1].v1 for i in (end, k - 1) if 0 < i < len(rows)]
+        pitches = [_pitch(lines[i], lines[i - 1]) for i in range(k, end)]
+        # The pitch that sets rows apart: under the stretch, or at a table's end over the row it
+        # hangs from.
+        apart = [_pitch(lines[i], lines[i - 1]) for i in (end, k - 1) if 0 < i < len(rows)]
         if (
             out
             and apart
-            and max(gaps) <= WRAP_GAP * height
-            and apart[0] - max(gaps) > ROW_SPACING * height
+            and max(pitches) <= (1 + WRAP_GAP) * height
+            and apart[0] - max(pitches) > ROW_SPACING * height
         ):
             above = out[-1]
             for row in rows[k:end]:
