@@ -51,6 +51,7 @@ class Spec:
     grid: bool = True
     head_rule: str | None = None
     frame: bool = False
+    row_rules: bool = False  # a rule under every body row, no column rules
     repeat_head: bool = False
     font: str | None = None  # the cells' typeface, the document's own where None
 
@@ -161,6 +162,10 @@ def add_table(document: Any, spec: Spec) -> None:
         ]
         for cell in table.rows[heads - 1].cells:
             _border(cell, "bottom", kind, size)
+    if spec.row_rules:
+        for row in table.rows[heads:]:
+            for cell in row.cells:
+                _border(cell, "bottom", "single", 4)
     if spec.frame:
         for cell in table.rows[0].cells:
             _border(cell, "top", "single", 8)
@@ -375,6 +380,26 @@ def specs() -> dict[str, list[Spec | str]]:
         right={2, 3},
         font="DejaVu Sans",
     )
+    licences = Spec(
+        name="row-rules-only-wrapped",
+        head=[[("Licence", 1, 1), ("Activity", 1, 1), ("Site", 1, 1), ("Expires", 1, 1)]],
+        body=[
+            [f"L-{310 + 11 * k}", activity, site, f"{2026 + k % 4}-{1 + k % 12:02d}-{10 + k:02d}"]
+            for k, (activity, site) in enumerate(
+                [
+                    ("Storage of hazardous waste above the lower threshold", "Harbour Road depot"),
+                    ("Discharge of cooling water", "North quay"),
+                    ("Operation of a mobile crushing plant for construction waste", "Quarry Lane"),
+                    ("Composting", "Fenwick farm"),
+                    ("Treatment of end-of-life vehicles", "Industrial estate, unit 4 and unit 5"),
+                ]
+            )
+        ],
+        widths=[0.9, 2.6, 1.8, 1.0],
+        grid=False,
+        head_rule="single",
+        row_rules=True,
+    )
     roles = Spec(
         name="ruled-words-only-double-rule",
         head=[
@@ -405,6 +430,7 @@ def specs() -> dict[str, list[Spec | str]]:
         "programme-budget": ["Budget statement", prose, programmes, prose],
         "permit-register": ["Register of permits", prose, permits],
         "duties-by-role": ["Duties by role", prose, roles, prose],
+        "licence-list": ["Licences in force", prose, licences, prose],
     }
 
 

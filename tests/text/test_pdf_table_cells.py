@@ -54,6 +54,7 @@ def _document(
         pytest.param("programme-budget", id="unruled-wrapped-body-cells-sans"),
         pytest.param("permit-register", id="ruled-over-pages-head-not-repeated"),
         pytest.param("duties-by-role", id="ruled-words-only-head-over-double-rule"),
+        pytest.param("licence-list", id="rules-under-rows-only-wrapped-cells"),
     ],
 )
 def test_cells_are_exact_with_both_headers(

@@ -368,7 +368,7 @@ def _table(block: list[_Line], text: str, page: int) -> Rows | None:
 
 def _join_wrapped(lines: list[_Line], rows: list[list[Cell]], text: str) -> list[list[Cell]]:
     """Body lines joined where cells wrap. A line with no cell in the first column (the leftmost
-    any line holds a cell in) and none opening with a digit may hold the next lines of the row
+    any line holds a cell in) and no figure (`_number`) may hold the next lines of the row
     above; a stretch of such lines is joined to that row when, baseline to baseline, each line
     from the row down through them is within 1 + `WRAP_GAP` line heights (the block's median)
     of the one above, and the pitch under the stretch (to the next row; at the table's end, the
@@ -384,7 +384,7 @@ def _join_wrapped(lines: list[_Line], rows: list[list[Cell]], text: str) -> list
         k > 0
         and bool(row)
         and all(c.column != stub for c in row)
-        and not any(text[c.start : c.start + 1].isdigit() for c in row)
+        and not any(_number(c.value(text)) for c in row)
         for k, row in enumerate(rows)
     ]
     out: list[list[Cell]] = []
@@ -420,6 +420,11 @@ def _join_wrapped(lines: list[_Line], rows: list[list[Cell]], text: str) -> list
             out += [list(row) for row in rows[k:end]]
         k = end
     return out
+
+
+def _number(value: str) -> bool:
+    """A figure: a digit and no letter ("1,250", "(45)", "2014/12/03"; not "unit 4")."""
+    return any(ch.isdigit() for ch in value) and not any(ch.isalpha() for ch in value)
 
 
 def _joined(first: Cell, then: Cell, text: str) -> Cell:
