@@ -122,7 +122,7 @@ def _same_edges(a: Edges, b: Edges) -> bool:
         return False
     return all(
         _overlap(column, b[k])
-        > max(0.0, *(_overlap(column, other) for other in b if other != b[k]))
+        > max(0.0, max((_overlap(column, o) for j, o in enumerate(b) if j != k), default=0.0))
         for k, column in enumerate(a)
     )
 

@@ -342,11 +342,29 @@ def _prose(rows: list[list[Cell]], text: str) -> bool:
     return all(median(counts) > MAX_PROSE_WORDS for counts in by_column.values())
 
 
+def _marked_text(rows: list[list[Cell]], text: str) -> bool:
+    """Running text with marks in its margin (numbered notes, a list): two columns, every cell of
+    the first one word, the second's median cell more than `MAX_PROSE_WORDS` words (a table of
+    three columns or more keeps its labels)."""
+    by_column: dict[int, list[int]] = defaultdict(list)
+    for row in rows:
+        for c in row:
+            by_column[c.column].append(len(c.value(text).split()))
+    first = min(by_column, default=0)
+    return len(by_column) == 2 and all(
+        max(counts) == 1 if k == first else median(counts) > MAX_PROSE_WORDS
+        for k, counts in by_column.items()
+    )
+
+
 def _table(block: list[_Line], text: str, page: int) -> Rows | None:
     """The block read as a table: its head lines (`head_rows` on its cells), then its body rows
     (`_join_wrapped`); where a column holds no body cell, the columns are those the body lines
     alone make (a head wider than its column, or set closer to its neighbour than the figures
-    are, makes no column of its own); the head lines are read as head rows by `_head_levels`."""
+    are, makes no column of its own); the head lines are read as head rows by `_head_levels`.
+    A block more than half of whose body rows hold one cell once joined, or whose body is text
+    with marks in its margin (`_marked_text`), is no table: the lines a list item or a note
+    wraps over, hanging from its mark, are not a column's cells."""
     columns = _columns(block)
     if len(columns) < MIN_COLUMNS:
         return None
@@ -362,6 +380,8 @@ def _table(block: list[_Line], text: str, page: int) -> Rows | None:
     body = _join_wrapped(
         block[heads:], [_cells(line, columns, text) for line in block[heads:]], text
     )
+    if 2 * sum(len(row) < MIN_COLUMNS for row in body) > len(body) or _marked_text(body, text):
+        return None  # lines a list item or a note wraps over, hanging from its mark: no table
     head = _head_levels(block[:heads], columns)
     return Rows(page, tuple(columns), len(columns), head, body)
 
