@@ -3,7 +3,8 @@ scripts/table_truth.py --camelot, no workbench import) reproduced from our own t
 ruled and unruled, upright and rotated; every cell's offsets index the version's text; a merged
 head states its doubt; a held PDF's table passages keep every offset; a cell of the held E-PRTR
 threshold table checked under its pollutant and its medium, refused under another medium, and
-refused as ambiguous where its text is in doubt."""
+refused as ambiguous where its text is in doubt; the D.P.U. order's page-foot notes are read as
+no table."""
 
 from __future__ import annotations
 
@@ -21,8 +22,9 @@ from workbench.cite.cell_headers import check_cell
 from workbench.errors import ExtractionError
 from workbench.evals.table_score import grid_share, table_grid
 from workbench.text.normalize import normalized_text
-from workbench.text.pdf import extract_pdf
-from workbench.text.pdf_tables import read_pdf_tables
+from workbench.text.pdf import Placed, extract_pdf
+from workbench.text.pdf_footnotes import footnotes_from_trace
+from workbench.text.pdf_tables import page_rulings, read_pdf_tables, tables_from_trace
 from workbench.text.segment import segment
 from workbench.text.table_cells import Table
 
@@ -211,3 +213,23 @@ def test_a_held_table_reads_the_same_on_its_rotated_copy() -> None:
         for text, tables in (upright, rotated)
     ]
     assert grids[0] and grids[0] == grids[1]
+
+
+DPU = (
+    STORE / "us-ma" / "dpu-18-150-national-grid-base-rate-order" / "dpu-18-150_order_2019-09-30.pdf"
+)
+
+
+@pytest.mark.slow
+def test_notes_at_a_page_foot_are_no_table() -> None:
+    """The D.P.U. order's notes, found by the footnote reader (which reads no table), wrap over
+    lines hanging from their numbers, as a list item does: no table cell stands in one."""
+    data = DPU.read_bytes()
+    trace: list[Placed] = []
+    text = extract_pdf(data, source=DPU.name, trace=trace).text
+    notes = [(n.char_start, n.char_end) for n in footnotes_from_trace(trace, text).footnotes]
+    tables = tables_from_trace(trace, text, page_rulings(data, {p for _, p, _ in trace}))
+    assert notes
+    assert tables
+    inside = [c for t in tables for c in t.cells if any(a <= c.char_start < b for a, b in notes)]
+    assert not inside, [text[c.char_start : c.char_end] for c in inside[:5]]
