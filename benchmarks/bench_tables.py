@@ -19,12 +19,20 @@ nothing. `--write-docs` replaces the block between the `bench:tables` markers in
 4. Every held PDF version of the fetched corpus: tables the workbench reads, cells, cells whose
    header is in doubt. No truth is derived for them (no held PDF carries its table's cells in
    markup), so nothing there is scored.
+5. Government-style PDFs generated with their truth by `tests/text/table_documents.py` (no
+   workbench import; python-docx, then LibreOffice to PDF): ruled and unruled tables, multi-level
+   and spanning heads, wrapped cells, figures set right, empty cells, tables continued over pages
+   with their head repeated. Per document: truth cells, cells read, cells exact in value, row
+   header and column header (`evals.table_score.score_tables`), each miss; then the share.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
+import tempfile
 from collections import Counter
 from functools import partial
 from pathlib import Path
@@ -32,7 +40,13 @@ from typing import Any
 
 from bench_spine import ROOT, STORE, bench_options, report_to_docs, store_missing, truth_from_script
 
-from workbench.evals.table_score import exact_share, grid_share, score_files, table_grid
+from workbench.evals.table_score import (
+    exact_share,
+    grid_share,
+    score_files,
+    score_tables,
+    table_grid,
+)
 from workbench.text.ocr import CACHE_ENV, OcrOptions
 from workbench.text.pdf import extract_pdf
 from workbench.text.pdf_tables import read_pdf_tables
@@ -174,6 +188,27 @@ def _held_pdfs() -> None:
             print(f"   {path.relative_to(STORE)}: {len(tables)}, {len(cells)}, {doubt}")
 
 
+def _generated() -> None:
+    print("5. generated government-style PDFs: truth cells, read, exact (value and both headers)")
+    with tempfile.TemporaryDirectory() as folder:
+        generator = ROOT / "tests" / "text" / "table_documents.py"
+        subprocess.run([sys.executable, str(generator), folder], check=True)
+        truth = json.loads((Path(folder) / "truth.json").read_text(encoding="utf-8"))
+        scores = []
+        for document in truth["documents"]:
+            data = (Path(folder) / document["pdf"]).read_bytes()
+            text = extract_pdf(data, source=document["pdf"]).text
+            tables = read_pdf_tables(data, source=document["pdf"], text=text)
+            s = score_tables(document["pdf"], document["tables"], tables, text)
+            scores.append(s)
+            print(f"   {s.file}: truth {s.truth}, read {s.read}, exact {s.exact}")
+            for table, row, column, expected, found in s.misses:
+                print(
+                    f"      miss table {table} row {row} column {column}: {expected} read {found}"
+                )
+    print(f"   all: {exact_share(scores):.4f} of cells exact")
+
+
 def main() -> int:
     options = bench_options(__doc__, sys.argv[1:])
     if store_missing():
@@ -184,6 +219,7 @@ def main() -> int:
         _held()
         _camelot()
         _held_pdfs()
+        _generated()
 
     report_to_docs(run, "bench:tables", options["--write-docs"])
     return 0

@@ -14,7 +14,10 @@ Spans = tuple[tuple[int, int], ...]
 class TableCell:
     """One body cell of a table: `text[char_start:char_end]` is its value. `row` and `column` count
     from 0, body rows only; the header paths run outermost first, each header with its raw span;
-    `doubt` is the reason a header is not certain (None when both are)."""
+    `spans` the raw `[start, end)` of each piece of the value where it is not contiguous in the
+    text (a cell wrapped over lines the text interleaves with its neighbours'), empty where
+    `char_start:char_end` is the whole value; `doubt` is the reason a header is not certain (None
+    when both are)."""
 
     char_start: int
     char_end: int
@@ -26,7 +29,14 @@ class TableCell:
     row_header_spans: Spans = ()
     column_header: tuple[str, ...] = ()
     column_header_spans: Spans = ()
+    spans: Spans = ()
     doubt: str | None = None
+
+    def value(self, text: str) -> str:
+        """The cell's text in `text`: its pieces joined by a space where it has `spans`."""
+        if not self.spans:
+            return text[self.char_start : self.char_end]
+        return " ".join(text[a:b] for a, b in self.spans)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -40,6 +50,7 @@ class TableCell:
             "row_header_spans": [list(s) for s in self.row_header_spans],
             "column_header": list(self.column_header),
             "column_header_spans": [list(s) for s in self.column_header_spans],
+            "spans": [list(s) for s in self.spans],
             "doubt": self.doubt,
         }
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.text.table_cells import read_tables
+from workbench.text.table_cells import Table, read_tables
 from workbench.text.xml import extract_xml
 
 
@@ -38,27 +38,12 @@ def score_file(path: Path, truth: Mapping[str, Any]) -> TableScore:
     data = path.read_bytes()
     text = extract_xml(data, source=str(path)).text
     tables = read_tables(data, source=str(path), text=text)
-    exact, total, misses = 0, 0, []
+    exact, total = 0, 0
+    misses: list[tuple[int, int, int, str, str]] = []
     # A table with no cell text gives nothing to the text: it is matched to no read table.
     for t, wanted in enumerate(w for w in truth["tables"] if w["cells"]):
-        read = {(c.row, c.column): c for c in tables[t].cells} if t < len(tables) else {}
-        for cell in wanted["cells"]:
-            total += 1
-            got = read.get((cell["row"], cell["column"]))
-            expected = (cell["value"], tuple(cell["row_header"]), tuple(cell["column_header"]))
-            found = (
-                (
-                    _words(text[got.char_start : got.char_end]),
-                    tuple(_words(h) for h in got.row_header),
-                    tuple(_words(h) for h in got.column_header),
-                )
-                if got is not None
-                else None
-            )
-            if found == expected:
-                exact += 1
-            else:
-                misses.append((t, cell["row"], cell["column"], repr(expected), repr(found)))
+        hits, missed = _scored(t, wanted["cells"], tables[t] if t < len(tables) else None, text)
+        exact, total, misses = exact + hits, total + len(wanted["cells"]), misses + missed
     return TableScore(
         file=path.name,
         truth=total,
@@ -70,6 +55,66 @@ def score_file(path: Path, truth: Mapping[str, Any]) -> TableScore:
             for t, table in enumerate(truth["tables"])
             for r in table["ragged_rows"]
         ),
+        refused_read=tuple(
+            f"table {t} {reason}" for t, table in enumerate(tables) for reason in table.refused_rows
+        ),
+    )
+
+
+def _scored(
+    t: int, wanted: Sequence[Mapping[str, Any]], table: Table | None, text: str
+) -> tuple[int, list[tuple[int, int, int, str, str]]]:
+    """The truth cells `wanted` (of truth table `t`) exact in `table` at their row and column,
+    value and both header paths with white space collapsed, and the misses."""
+    read = {(c.row, c.column): c for c in table.cells} if table is not None else {}
+    exact, misses = 0, []
+    for cell in wanted:
+        got = read.get((cell["row"], cell["column"]))
+        expected = (cell["value"], tuple(cell["row_header"]), tuple(cell["column_header"]))
+        found = (
+            (
+                _words(got.value(text)),
+                tuple(_words(h) for h in got.row_header),
+                tuple(_words(h) for h in got.column_header),
+            )
+            if got is not None
+            else None
+        )
+        if found == expected:
+            exact += 1
+        else:
+            misses.append((t, cell["row"], cell["column"], repr(expected), repr(found)))
+    return exact, misses
+
+
+def score_tables(
+    name: str, truth: Sequence[Mapping[str, Any]], tables: Sequence[Table], text: str
+) -> TableScore:
+    """Score tables read from a document with no markup (a PDF) against its truth tables (each
+    a `cells` list as `score_file`'s): each truth table, in order, is matched to the read table
+    not yet matched with the most of its cells exact (ties to the earlier read table; none when
+    no cell is), so a table the reader adds, or a truth table it misses, costs only its own
+    cells."""
+    exact, total = 0, 0
+    misses: list[tuple[int, int, int, str, str]] = []
+    free = list(range(len(tables)))
+    for t, wanted in enumerate(truth):
+        best = max(
+            free, key=lambda k: (_scored(t, wanted["cells"], tables[k], text)[0], -k), default=None
+        )
+        hits, missed = _scored(t, wanted["cells"], None if best is None else tables[best], text)
+        if hits and best is not None:
+            free.remove(best)
+        else:
+            hits, missed = _scored(t, wanted["cells"], None, text)
+        exact, total, misses = exact + hits, total + len(wanted["cells"]), misses + missed
+    return TableScore(
+        file=name,
+        truth=total,
+        read=sum(len(t.cells) for t in tables),
+        exact=exact,
+        misses=tuple(misses),
+        ragged_truth=(),
         refused_read=tuple(
             f"table {t} {reason}" for t, table in enumerate(tables) for reason in table.refused_rows
         ),
@@ -101,7 +146,7 @@ def table_grid(
     grid = [[""] * columns for _ in range(rows)]
     for offset, part in ((0, head), (head_rows, cells)):
         for c in part:
-            grid[offset + c.row][c.column] = _words(text[c.char_start : c.char_end])
+            grid[offset + c.row][c.column] = _words(c.value(text))
     return grid
 
 

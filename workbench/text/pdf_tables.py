@@ -2,13 +2,13 @@
 
 The extractor's trace (`pdf.extract_pdf(trace=...)`) gives every body run where the text holds it,
 with its glyph boxes: the same glyphs the text's offsets index (C1), checked equal to the version's
-text. A table is a block of rows whose runs line up in columns; each cell's offsets are those of
-its words in the text. The rules (reasoning in docs/pdf.md#tables) are in `tables_from_trace`.
+text. A table is a ruled grid (`pdf_table_grids`) or a block of rows whose runs line up in
+columns; each cell's offsets are those of its words in the text, and `pdf_table_rows` makes the
+rows a table. The rules (reasoning in docs/pdf.md#tables) are in `tables_from_trace`.
 """
 
 from __future__ import annotations
 
-import ctypes
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,9 +16,19 @@ from itertools import pairwise
 from statistics import median
 from typing import TYPE_CHECKING
 
-from workbench.cells import TableCell
 from workbench.errors import ExtractionError
 from workbench.text.pdf_page import frame
+from workbench.text.pdf_table_grids import Segment, grids, lattice, page_rulings
+from workbench.text.pdf_table_rows import (
+    MIN_COLUMNS,
+    Cell,
+    Rows,
+    Word,
+    assemble,
+    head_rows,
+    join_pages,
+)
+from workbench.text.pdf_table_rows import pieces as cell_pieces
 from workbench.text.table_cells import Table
 
 if TYPE_CHECKING:
@@ -27,32 +37,14 @@ if TYPE_CHECKING:
     from workbench.text.pdf_layout import Run
 
 MIN_ROWS = 3  # rows (lines with cells in two columns or more) a table needs, its head row included
-MIN_COLUMNS = 2
 ROW_GAP = 2.0  # line heights of white space between two rows beyond which a table ends
 GUTTER_SHARE = 0.1  # share of a table's rows whose runs may cross a column gutter
 GUTTER_MIN = 0.3  # line heights: the narrowest column gutter between runs
 WORD_GUTTER = 0.5  # line heights: the narrowest column gutter between words of one run
-MAX_HEAD_ROWS = 5  # leading rows that may be the head before a row of figures
+WRAP_GAP = 0.5  # line heights: the widest white space between two lines of one wrapped cell
+ROW_SPACING = 0.1  # line heights: the white space rows are set apart by beyond a cell's lines
 MAX_PROSE_WORDS = 3  # words in every column's median cell above which a block is prose
 QUADRANTS = (0, 90, 180, 270)
-THIN = 2.0  # points: a path stretch or rectangle this thin is a ruling line
-MIN_RULE = 4.0  # points: the shortest ruling line
-FRAME_SHARE = 0.9  # of a grid side's length its rules must cover
-SNAP = 2.0  # points: two rules this close are one grid line; a rule this near a cell edge meets it
-
-Segment = tuple[float, float, float, float]  # x0, y0, x1, y1 in PDF points
-
-
-@dataclass(frozen=True, slots=True)
-class _Word:
-    """A word of a run: its raw `[start, end)` in the text and its extent along the line."""
-
-    start: int
-    end: int
-    u0: float
-    u1: float
-    v0: float = 0.0
-    v1: float = 0.0
 
 
 @dataclass(slots=True)
@@ -61,11 +53,21 @@ class _Line:
 
     v0: float
     v1: float
-    runs: list[list[_Word]] = field(default_factory=list)
+    runs: list[list[Word]] = field(default_factory=list)
 
     @property
     def height(self) -> float:
         return max(self.v1 - self.v0, 1.0)
+
+    @property
+    def base(self) -> float:
+        """The line's baseline: its words' median."""
+        return median(w.base for run in self.runs for w in run)
+
+
+def _pitch(line: _Line, above: _Line) -> float:
+    """From one line's baseline to the next's."""
+    return line.base - above.base
 
 
 def read_pdf_tables(
@@ -89,100 +91,44 @@ def read_pdf_tables(
     return tables_from_trace(trace, text, page_rulings(data, {p for _, p, _ in trace}))
 
 
-def page_rulings(data: bytes, pages: set[int]) -> dict[int, list[Segment]]:
-    """The ruling lines of each of `pages` (1-based) of the PDF `data`."""
-    import pypdfium2 as pdfium  # type: ignore[import-untyped]
-
-    document = pdfium.PdfDocument(data)
-    try:
-        return {p: rulings(document[p - 1]) for p in sorted(pages)}
-    finally:
-        document.close()
-
-
-def rulings(page: object) -> list[Segment]:
-    """The page's ruling lines in PDF points: a path at most `THIN` across and at least
-    `MIN_RULE` long is one (a thin filled rectangle drawn as a line); of any other stroked path,
-    every straight horizontal or vertical stretch at least `MIN_RULE` long (a stroked rectangle
-    gives its four sides). A filled shape's edges are not rules: shaded cells are set apart by
-    white, which is no line."""
-    import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
-
-    out: list[Segment] = []
-    x, y = ctypes.c_float(), ctypes.c_float()
-    for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_PATH], max_depth=4):  # type: ignore[attr-defined]
-        left, bottom, right, top = obj.get_bounds()
-        if min(right - left, top - bottom) <= THIN and max(right - left, top - bottom) >= MIN_RULE:
-            out.append((left, bottom, right, top))
-            continue
-        fill, stroke = ctypes.c_int(), ctypes.c_int()
-        pdfium_c.FPDFPath_GetDrawMode(obj.raw, ctypes.byref(fill), ctypes.byref(stroke))
-        m = obj.get_matrix()
-        paths: list[list[tuple[float, float]]] = []
-        for k in range(pdfium_c.FPDFPath_CountSegments(obj.raw)):
-            segment = pdfium_c.FPDFPath_GetPathSegment(obj.raw, k)
-            pdfium_c.FPDFPathSegment_GetPoint(segment, ctypes.byref(x), ctypes.byref(y))
-            at = (m.a * x.value + m.c * y.value + m.e, m.b * x.value + m.d * y.value + m.f)
-            if (
-                pdfium_c.FPDFPathSegment_GetType(segment) == pdfium_c.FPDF_SEGMENT_MOVETO
-                or not paths
-            ):
-                paths.append([at])
-            else:
-                paths[-1].append(at)
-            if pdfium_c.FPDFPathSegment_GetClose(segment):
-                paths[-1].append(paths[-1][0])
-        for points in paths:
-            if stroke.value:
-                for a, b in pairwise(points):
-                    out += _straight(a, b)
-            elif fill.value:  # a filled stretch thin enough is a rule drawn as a rectangle
-                xs, ys = [p[0] for p in points], [p[1] for p in points]
-                out += _straight((min(xs), min(ys)), (max(xs), max(ys)))
-    return out
-
-
-def _straight(a: tuple[float, float], b: tuple[float, float]) -> list[Segment]:
-    (x0, y0), (x1, y1) = a, b
-    if (abs(x1 - x0) <= THIN or abs(y1 - y0) <= THIN) and max(
-        abs(x1 - x0), abs(y1 - y0)
-    ) >= MIN_RULE:
-        return [(min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))]
-    return []
-
-
 def tables_from_trace(
     trace: Sequence[Placed], text: str, rules: Mapping[int, Sequence[Segment]] | None = None
 ) -> tuple[Table, ...]:
     """Tables from the runs the text holds (`pdf.Placed`), page by page, by these rules:
 
-    - Ruled grids first, where the page's `rules` (`rulings`) are given: rules that touch are
-      one grid (`_grids`), read by `_lattice`; a run whose first word a grid holds is read by
-      no other table. The runs left are read by the rules below.
+    - Ruled grids first, where the page's `rules` (`pdf_table_grids.rulings`) are given: rules
+      that touch are one grid, read by `pdf_table_grids.lattice` (a cell wrapped over lines keeps
+      every piece); a run whose first word a grid holds is read by no other table. The runs left
+      are read by the rules below.
     - Lines: runs of a page whose vertical centre lies inside the first run's extent of a line
       join it (in the frame where the run reads left to right); a run's words are its non-space
       stretches, each placed along the line by its glyph boxes (by its share of the run's
       characters where the run has none, as OCR runs).
     - Blocks: consecutive lines with two runs or more, no more than `ROW_GAP` line heights
-      apart, one single-run line allowed between two of them; a block of at least `MIN_ROWS`
-      lines is a table candidate.
+      apart, single-run lines allowed between them as `_continues` says; a block of at least
+      `MIN_ROWS` lines of two runs or more is a table candidate.
     - Columns: gutters are stretches at least `GUTTER_MIN` line heights wide that runs of at most
       `GUTTER_SHARE` of the block's lines cross; the columns lie between them. At least
       `MIN_COLUMNS` columns, or no table.
     - Cells: a run's consecutive words whose centres fall in one column are a cell, its offsets
-      from its first word's start to its last word's end; a word whose middle half crosses a gutter makes its
-      cell span the columns it covers.
-    - Headers: the leading rows before the first row of figures are the head (`_head_rows`;
-      position and content, no type size is read); each body cell's column header is the head
-      cells over its column, its row header the cell in the stub column of its row (the
+      from its first word's start to its last word's end; a word whose middle half crosses a
+      gutter makes its cell span the columns it covers. Lines that continue the row above are
+      joined to it (`_join_wrapped`).
+    - Headers: the leading rows before the first row of figures are the head
+      (`pdf_table_rows.head_rows`; position and content, no type size is read), an unruled
+      head's lines read as head rows by `_head_levels`; each body cell's column header is the
+      head cells over its column, its row header the cell in the stub column of its row (the
       leftmost column with a cell in at least half the body rows), or the stub cell of a row
-      above that spans down to it. A column with no head cell, a head cell spanning
-      columns, or a cell spanning columns states its doubt (`cell_ambiguous` for a citation).
+      above that spans down to it. A column with no head cell, a head cell spanning columns, a
+      cell spanning columns or a cell in pieces states its doubt (`cell_ambiguous` for a
+      citation).
+    - Pages: a table continued on the next page is joined into one
+      (`pdf_table_rows.join_pages`), its repeated head not counted as rows.
     """
     pages: dict[int, list[tuple[int, Run]]] = defaultdict(list)
     for offset, page, run in trace:
         pages[page].append((offset, run))
-    tables: list[Table] = []
+    found: list[Rows] = []
     for page in sorted(pages):
         placed = pages[page]
         taken: set[int] = set()
@@ -190,169 +136,17 @@ def tables_from_trace(
             turns = [_quadrant(run) for _, run in placed]
             q = max(set(turns), key=lambda t: (turns.count(t), -t))
             words = [w for offset, run in placed for w in _words(offset, run, text)]
-            for grid in _grids(rules[page], q):
-                table, used = _lattice(grid, words, text)
+            for grid in grids(rules[page], q):
+                read, used = lattice(grid, words, text, page)
                 taken |= used
-                if table is not None:
-                    tables.append(table)
+                if read is not None:
+                    found.append(read)
         rest = [(o, r) for o, r in placed if o not in taken]
         for block in _blocks(_lines(rest, text)):
-            if (table := _table(block, text)) is not None:
-                tables.append(table)
+            if (read := _table(block, text, page)) is not None:
+                found.append(read)
+    tables = [t for rows in join_pages(found, text) if (t := assemble(rows, text)) is not None]
     return tuple(sorted(tables, key=lambda t: t.char_start))
-
-
-@dataclass(frozen=True, slots=True)
-class _Grid:
-    """Ruled grid lines in the reading frame: column lines (u) and row lines (v), and the
-    horizontal (v, u0, u1) and vertical (u, v0, v1) rules that draw them."""
-
-    us: tuple[float, ...]
-    vs: tuple[float, ...]
-    horizontal: tuple[tuple[float, float, float], ...]
-    vertical: tuple[tuple[float, float, float], ...]
-
-
-def _snap(values: list[float]) -> list[float]:
-    """Rule positions as grid lines: one closer than `MIN_RULE` to the last kept is the same line
-    (a double rule, or a cell no glyph fits in)."""
-    out: list[float] = []
-    for v in sorted(values):
-        if out and v - out[-1] < MIN_RULE:
-            continue
-        out.append(v)
-    return out
-
-
-def _grids(segments: Sequence[Segment], q: int) -> list[_Grid]:
-    """Ruled grids: rules that touch (within `SNAP`) are one grid; one of at least two
-    horizontal and two vertical rules, making at least `MIN_COLUMNS` columns, is kept."""
-    rules = []
-    for x0, y0, x1, y1 in segments:
-        u0, u1, v0, v1 = frame(q, x0, y0, x1, y1)
-        rules.append((u0, u1, v0, v1))
-    parent = list(range(len(rules)))
-
-    def find(k: int) -> int:
-        while parent[k] != k:
-            parent[k] = parent[parent[k]]
-            k = parent[k]
-        return k
-
-    for i, a in enumerate(rules):
-        for j in range(i + 1, len(rules)):
-            b = rules[j]
-            if (
-                a[0] - SNAP <= b[1]
-                and b[0] - SNAP <= a[1]
-                and a[2] - SNAP <= b[3]
-                and b[2] - SNAP <= a[3]
-            ):
-                parent[find(i)] = find(j)
-    groups: dict[int, list[tuple[float, float, float, float]]] = defaultdict(list)
-    for k, r in enumerate(rules):
-        groups[find(k)].append(r)
-    grids = []
-    for group in groups.values():
-        horizontal = tuple(((v0 + v1) / 2, u0, u1) for u0, u1, v0, v1 in group if v1 - v0 <= THIN)
-        vertical = tuple(((u0 + u1) / 2, v0, v1) for u0, u1, v0, v1 in group if u1 - u0 <= THIN)
-        us, vs = _snap([v[0] for v in vertical]), _snap([h[0] for h in horizontal])
-        if len(vs) < 2 or len(us) < MIN_COLUMNS + 1:
-            continue
-        grid = _Grid(tuple(us), tuple(vs), horizontal, vertical)
-        if _framed(grid):
-            grids.append(grid)
-    return grids
-
-
-def _framed(grid: _Grid) -> bool:
-    """Whether the grid's four sides are rules along at least `FRAME_SHARE` of their length: a
-    ruled table is boxed; rules under a head or beside a column alone make no grid."""
-
-    def covered(
-        rules: Sequence[tuple[float, float, float]], at: float, low: float, high: float
-    ) -> bool:
-        length = sum(
-            max(0.0, min(b, high) - max(a, low)) for p, a, b in rules if abs(p - at) <= MIN_RULE
-        )
-        return length >= FRAME_SHARE * (high - low)
-
-    u0, u1, v0, v1 = grid.us[0], grid.us[-1], grid.vs[0], grid.vs[-1]
-    return (
-        covered(grid.horizontal, v0, u0, u1)
-        and covered(grid.horizontal, v1, u0, u1)
-        and covered(grid.vertical, u0, v0, v1)
-        and covered(grid.vertical, u1, v0, v1)
-    )
-
-
-def _ruled(rules: Sequence[tuple[float, float, float]], at: float, low: float, high: float) -> bool:
-    """Whether a rule stands at `at` across the middle of `low`..`high`."""
-    middle = (low + high) / 2
-    return any(abs(p - at) <= SNAP and a - SNAP <= middle <= b + SNAP for p, a, b in rules)
-
-
-def _lattice(grid: _Grid, words: list[_Word], text: str) -> tuple[Table | None, set[int]]:
-    """The words inside a ruled grid placed in its cells: a tile joins its right (lower)
-    neighbour where no rule stands between them across its middle, so a merged cell spans; a
-    cell's words in text order give its offsets, from its first to its last where no other
-    word of the grid stands between them, else its first piece only, with the doubt stated.
-    Returns the table and the run offsets of the words it holds (read as no other table)."""
-    us, vs = grid.us, grid.vs
-    rows, cols = len(vs) - 1, len(us) - 1
-    owner = {(i, j): (i, j) for i in range(rows) for j in range(cols)}
-
-    def top(t: tuple[int, int]) -> tuple[int, int]:
-        while owner[t] != t:
-            t = owner[t]
-        return t
-
-    for i in range(rows):
-        for j in range(cols):
-            if j + 1 < cols and not _ruled(grid.vertical, us[j + 1], vs[i], vs[i + 1]):
-                owner[top((i, j + 1))] = top((i, j))
-            if i + 1 < rows and not _ruled(grid.horizontal, vs[i + 1], us[j], us[j + 1]):
-                a, b = top((i, j)), top((i + 1, j))
-                if a != b:
-                    owner[max(a, b)] = min(a, b)
-    inside: dict[tuple[int, int], list[_Word]] = defaultdict(list)
-    used: set[int] = set()
-    for w in words:
-        u, v = (w.u0 + w.u1) / 2, (w.v0 + w.v1) / 2
-        if not (us[0] <= u <= us[-1] and vs[0] <= v <= vs[-1]):
-            continue
-        i = max(k for k in range(rows) if vs[k] <= v)
-        j = max(k for k in range(cols) if us[k] <= u)
-        inside[top((i, j))].append(w)
-    if not inside:
-        return None, used
-    lines = [len(_snap([(w.v0 + w.v1) / 2 for w in held])) for held in inside.values()]
-    if 2 * sum(n > 1 for n in lines) > len(lines):
-        return None, used  # a frame round an unruled table: most "cells" hold several lines
-    starts = sorted(w.start for ws in inside.values() for w in ws)
-    tiles: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
-    for t in owner:
-        tiles[top(t)].append(t)
-    by_row: dict[int, list[_Cell]] = defaultdict(list)
-    for key, held in inside.items():
-        held.sort(key=lambda w: w.start)
-        used.update(w.start for w in held)
-        first = 0
-        for k in range(1, len(held)):  # the first piece: up to a word of another cell
-            between = [s for s in starts if held[k - 1].start < s < held[k].start]
-            if between:
-                break
-            first = k
-        doubt = None if first == len(held) - 1 else "the cell's text is not contiguous in the text"
-        placed = tiles[key]
-        low_row, low_col = min(t[0] for t in placed), min(t[1] for t in placed)
-        span = max(t[1] for t in placed) - low_col + 1
-        height = max(t[0] for t in placed) - low_row + 1
-        by_row[low_row].append(_Cell(held[0].start, held[first].end, low_col, span, height, doubt))
-    grid_rows = [sorted(by_row.get(i, []), key=lambda c: c.column) for i in range(rows)]
-    while grid_rows and not grid_rows[0]:
-        grid_rows.pop(0)
-    return _assemble(grid_rows, cols, text), used
 
 
 def _quadrant(run: Run) -> int:
@@ -364,11 +158,11 @@ def _quadrant(run: Run) -> int:
     return 0
 
 
-def _words(offset: int, run: Run, text: str) -> list[_Word]:
+def _words(offset: int, run: Run, text: str) -> list[Word]:
     """The run's words with their raw offsets and extents along the line."""
     chars = "".join(run.parts)
     q = _quadrant(run)
-    words: list[_Word] = []
+    words: list[Word] = []
     k = 0
     while k < len(chars):
         if chars[k].isspace():
@@ -378,13 +172,15 @@ def _words(offset: int, run: Run, text: str) -> list[_Word]:
         while end < len(chars) and not chars[end].isspace():
             end += 1
         boxes = [b for b in (run.boxes or [])[k:end] if b is not None]
+        base = run.v1
         if boxes:
-            spans = [frame(q, *b)[:2] for b in boxes]
-            u0, u1 = min(s[0] for s in spans), max(s[1] for s in spans)
+            placed = [frame(q, *b) for b in boxes]
+            u0, u1 = min(p[0] for p in placed), max(p[1] for p in placed)
+            base = median(p[3] for p in placed)
         else:
             width = (run.u1 - run.u0) / max(len(chars), 1)
             u0, u1 = run.u0 + k * width, run.u0 + end * width
-        words.append(_Word(offset + k, offset + end, u0, u1, run.v0, run.v1))
+        words.append(Word(offset + k, offset + end, u0, u1, run.v0, run.v1, base))
         k = end
     return words
 
@@ -425,14 +221,29 @@ def _blocks(lines: list[_Line]) -> list[list[_Line]]:
     for line in lines:
         if current and line.v0 - current[-1].v1 > ROW_GAP * line.height:
             close()
-        if len(line.runs) >= MIN_COLUMNS:
+        if len(line.runs) >= MIN_COLUMNS or (current and _continues(line, current)):
             current.append(line)
-        elif current and len(current[-1].runs) >= MIN_COLUMNS:
-            current.append(line)  # one single-run line may stand between two rows
         else:
             close()
     close()
     return blocks
+
+
+def _continues(line: _Line, current: list[_Line]) -> bool:
+    """A single-run line stays in the block it follows: the first after a line of two runs or
+    more (one line may stand between two rows), and any number more set within
+    1 + `WRAP_GAP` line heights (the block's median) baseline to baseline of the line above
+    whose run starts at least `GUTTER_MIN` line heights right of the block's left edge (the next
+    lines of a cell wrapped past the first column; a paragraph after a table starts at its left
+    edge)."""
+    if len(current[-1].runs) >= MIN_COLUMNS:
+        return True
+    height = median(kept.height for kept in current)
+    left = min(kept.runs[0][0].u0 for kept in current)
+    return (
+        _pitch(line, current[-1]) <= (1 + WRAP_GAP) * height
+        and line.runs[0][0].u0 - left >= GUTTER_MIN * height
+    )
 
 
 def _columns(block: list[_Line]) -> list[tuple[float, float]]:
@@ -478,24 +289,14 @@ def _column_of(columns: list[tuple[float, float]], u: float) -> int:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _Cell:
-    start: int
-    end: int
-    column: int
-    span: int
-    rows: int = 1
-    doubt: str | None = None
-
-
-def _cells(line: _Line, columns: list[tuple[float, float]], text: str) -> list[_Cell]:
+def _cells(line: _Line, columns: list[tuple[float, float]], text: str) -> list[Cell]:
     """A line's cells: each run's consecutive words of one column, a word whose middle half
     crosses a gutter spanning;
     two pieces of one column on one line (runs set apart inside a cell) are one cell when no line
     break stands between them in the text."""
-    cells: list[_Cell] = []
+    cells: list[Cell] = []
     for run in line.runs:
-        group: list[tuple[_Word, int, int]] = []
+        group: list[tuple[Word, int, int]] = []
         for word in run:
             # A word spans where its core (its middle half) crosses a gutter: a wide head
             # that only reaches over a narrow gutter stays in its own column.
@@ -510,7 +311,7 @@ def _cells(line: _Line, columns: list[tuple[float, float]], text: str) -> list[_
             group.append((word, low, high))
         if group:
             cells.append(_merge(group))
-    out: list[_Cell] = []
+    out: list[Cell] = []
     for cell in cells:
         before = out[-1] if out else None
         if (
@@ -519,31 +320,19 @@ def _cells(line: _Line, columns: list[tuple[float, float]], text: str) -> list[_
             and before.end <= cell.start
             and "\n" not in text[before.end : cell.start]
         ):
-            out[-1] = _Cell(before.start, cell.end, before.column, max(before.span, cell.span))
+            out[-1] = Cell(before.start, cell.end, before.column, max(before.span, cell.span))
         else:
             out.append(cell)
     return out
 
 
-def _merge(group: list[tuple[_Word, int, int]]) -> _Cell:
+def _merge(group: list[tuple[Word, int, int]]) -> Cell:
     low = min(g[1] for g in group)
     high = max(g[2] for g in group)
-    return _Cell(group[0][0].start, group[-1][0].end, low, high - low + 1)
+    return Cell(group[0][0].start, group[-1][0].end, low, high - low + 1)
 
 
-def _head_rows(rows: list[list[_Cell]], text: str) -> int:
-    """How many leading rows are the head: those before the first row of figures (at least
-    half its cells past the first column open with no letter: a digit, a sign, a dash for
-    none), at most `MAX_HEAD_ROWS`; none where the first row is one (a table continued from
-    the page before); one where no row of figures comes that early."""
-    for k, row in enumerate(rows[: MAX_HEAD_ROWS + 1]):
-        values = [text[c.start : c.start + 1] for c in row if c.column > 0]
-        if values and 2 * sum(not v.isalpha() for v in values) >= len(values):
-            return k
-    return 1
-
-
-def _prose(rows: list[list[_Cell]], text: str) -> bool:
+def _prose(rows: list[list[Cell]], text: str) -> bool:
     """Running text set in columns: every column's median cell holds more than
     `MAX_PROSE_WORDS` words."""
     by_column: dict[int, list[int]] = defaultdict(list)
@@ -553,85 +342,209 @@ def _prose(rows: list[list[_Cell]], text: str) -> bool:
     return all(median(counts) > MAX_PROSE_WORDS for counts in by_column.values())
 
 
-def _table(block: list[_Line], text: str) -> Table | None:
-    """The block read as a table: its head rows (`_head_rows`), then its body rows."""
+def _marked_text(rows: list[list[Cell]], text: str) -> bool:
+    """Running text with marks in its margin (numbered notes, a list): two columns, every cell of
+    the first one word, the second's median cell more than `MAX_PROSE_WORDS` words (a table of
+    three columns or more keeps its labels)."""
+    by_column: dict[int, list[int]] = defaultdict(list)
+    for row in rows:
+        for c in row:
+            by_column[c.column].append(len(c.value(text).split()))
+    first = min(by_column, default=0)
+    return len(by_column) == 2 and all(
+        max(counts) == 1 if k == first else median(counts) > MAX_PROSE_WORDS
+        for k, counts in by_column.items()
+    )
+
+
+def _table(block: list[_Line], text: str, page: int) -> Rows | None:
+    """The block read as a table: its head lines (`head_rows` on its cells), then its body rows
+    (`_join_wrapped`); where a column holds no body cell, the columns are those the body lines
+    alone make (a head wider than its column, or set closer to its neighbour than the figures
+    are, makes no column of its own); the head lines are read as head rows by `_head_levels`.
+    A block more than half of whose body rows hold one cell once joined, or whose body is text
+    with marks in its margin (`_marked_text`), is no table: the lines a list item or a note
+    wraps over, hanging from its mark, are not a column's cells."""
     columns = _columns(block)
     if len(columns) < MIN_COLUMNS:
         return None
     rows = [_cells(line, columns, text) for line in block]
     if _prose(rows, text):
         return None
-    return _assemble(rows, len(columns), text)
+    heads = head_rows(rows, text)
+    held = {c.column for row in rows[heads:] for c in row}
+    if heads and len(block) - heads >= MIN_ROWS - 1 and len(held) < len(columns):
+        body_columns = _columns(block[heads:])
+        if len(body_columns) >= MIN_COLUMNS:
+            columns = body_columns
+    body = _join_wrapped(
+        block[heads:], [_cells(line, columns, text) for line in block[heads:]], text
+    )
+    if 2 * sum(len(row) < MIN_COLUMNS for row in body) > len(body) or _marked_text(body, text):
+        return None  # lines a list item or a note wraps over, hanging from its mark: no table
+    head = _head_levels(block[:heads], columns)
+    return Rows(page, tuple(columns), len(columns), head, body)
 
 
-def _assemble(rows: list[list[_Cell]], columns: int, text: str) -> Table | None:
-    """Rows of cells made a table: its head rows (`_head_rows`), then its body rows, each body
-    cell with its column-header path (the head cells over its column, top first) and its row
-    header (the cell in its stub column, see `tables_from_trace`)."""
-    if not rows:
-        return None
-    heads = _head_rows(rows, text)
-    head = [c for row in rows[:heads] for c in row]
-    out: list[TableCell] = []
-    body_rows = rows[heads:]
-    # The stub column: the leftmost column with a cell in at least half the body rows.
-    stub_column = next(
-        (
-            k
-            for k in range(columns)
-            if 2 * sum(any(c.column == k for c in row) for row in body_rows) >= len(body_rows)
-        ),
-        0,
+def _join_wrapped(lines: list[_Line], rows: list[list[Cell]], text: str) -> list[list[Cell]]:
+    """Body lines joined where cells wrap. A line with no cell in the first column (the leftmost
+    any line holds a cell in) and no figure (`_number`) may hold the next lines of the row
+    above; a stretch of such lines is joined to that row when, baseline to baseline, each line
+    from the row down through them is within 1 + `WRAP_GAP` line heights (the block's median)
+    of the one above, and the pitch under the stretch (to the next row; at the table's end, the
+    pitch over the row it hangs from) is wider than each of them by more than `ROW_SPACING` line
+    heights: the rows are set apart and the stretch hangs from the row above (top-aligned
+    cells). Set evenly, the lines are left one row each (a cell centred on its row may as well
+    begin on the line above). Joined, each cell joins that row's cell in its column (pieces in
+    text order, one piece where only white space stands between them), or stands in that row
+    where it has none."""
+    stub = min((c.column for row in rows for c in row), default=0)
+    height = median(line.height for line in lines)
+    hangs = [
+        k > 0
+        and bool(row)
+        and all(c.column != stub for c in row)
+        and not any(_number(c.value(text)) for c in row)
+        for k, row in enumerate(rows)
+    ]
+    out: list[list[Cell]] = []
+    k = 0
+    while k < len(rows):
+        end = k
+        while end < len(rows) and hangs[end]:
+            end += 1
+        if end == k:
+            out.append(list(rows[k]))
+            k += 1
+            continue
+        pitches = [_pitch(lines[i], lines[i - 1]) for i in range(k, end)]
+        # The pitch that sets rows apart: under the stretch, or at a table's end over the row it
+        # hangs from.
+        apart = [_pitch(lines[i], lines[i - 1]) for i in (end, k - 1) if 0 < i < len(rows)]
+        if (
+            out
+            and apart
+            and max(pitches) <= (1 + WRAP_GAP) * height
+            and apart[0] - max(pitches) > ROW_SPACING * height
+        ):
+            above = out[-1]
+            for row in rows[k:end]:
+                for cell in row:
+                    at = next((i for i, c in enumerate(above) if c.column == cell.column), None)
+                    if at is None:
+                        above.append(cell)
+                        above.sort(key=lambda c: c.column)
+                    else:
+                        above[at] = _joined(above[at], cell, text)
+        else:
+            out += [list(row) for row in rows[k:end]]
+        k = end
+    return out
+
+
+def _number(value: str) -> bool:
+    """A figure: a digit and no letter ("1,250", "(45)", "2014/12/03"; not "unit 4")."""
+    return any(ch.isdigit() for ch in value) and not any(ch.isalpha() for ch in value)
+
+
+def _joined(first: Cell, then: Cell, text: str) -> Cell:
+    """Two cells of one column read as one, its pieces in text order."""
+    pieces: list[tuple[int, int]] = []
+    for a, b in sorted(
+        [*(first.spans or ((first.start, first.end),)), *(then.spans or ((then.start, then.end),))]
+    ):
+        if pieces and not text[pieces[-1][1] : a].strip():
+            pieces[-1] = (pieces[-1][0], b)
+        else:
+            pieces.append((a, b))
+    many = len(pieces) > 1
+    return Cell(
+        pieces[0][0],
+        pieces[0][1],
+        first.column,
+        max(first.span, then.span),
+        doubt="the cell's text is not contiguous in the text" if many else first.doubt,
+        spans=tuple(pieces) if many else (),
     )
-    above: tuple[int, _Cell] | None = None  # the last stub cell and its row
-    for r, row in enumerate(body_rows):
-        stub = next((c for c in row if c.column == stub_column), None)
-        if stub is not None:
-            above = (r, stub)
-        elif above is not None and above[0] + above[1].rows > r:
-            stub = above[1]
-        row_spans = ((stub.start, stub.end),) if stub is not None else ()
-        for c in row:
-            over = [h for h in head if h.column <= c.column < h.column + h.span]
-            leaf = over[-1] if over else None
-            doubt = None
-            if leaf is None:
-                doubt = f"column {c.column} has no header"
-            elif leaf.span > 1:
-                doubt = f"the header over column {c.column} spans {leaf.span} columns"
-            elif c.span > 1:
-                doubt = f"the cell spans columns {c.column}-{c.column + c.span - 1}"
-            elif c.doubt is not None:
-                doubt = c.doubt
-            column_spans = tuple((h.start, h.end) for h in over)
-            out.append(
-                TableCell(
-                    char_start=c.start,
-                    char_end=c.end,
-                    row=r,
-                    column=c.column,
-                    row_span=c.rows,
-                    column_span=c.span,
-                    row_header=tuple(text[a:b] for a, b in row_spans),
-                    row_header_spans=row_spans,
-                    column_header=tuple(text[a:b] for a, b in column_spans),
-                    column_header_spans=column_spans,
-                    doubt=doubt,
-                )
-            )
-    if not out:
-        return None
-    every = [(c.char_start, c.char_end) for c in out] + [(h.start, h.end) for h in head]
-    return Table(
-        char_start=min(a for a, _ in every),
-        char_end=max(b for _, b in every),
-        columns=columns,
-        cells=tuple(out),
-        head=tuple(
-            TableCell(
-                char_start=c.start, char_end=c.end, row=r, column=c.column, column_span=c.span
-            )
-            for r, row in enumerate(rows[:heads])
-            for c in row
-        ),
-    )
+
+
+def _head_groups(line: _Line) -> list[list[Word]]:
+    """A head line's cells: each run's words, split where two are set more than `WORD_GUTTER`
+    line heights apart."""
+    out: list[list[Word]] = []
+    for run in line.runs:
+        out.append([run[0]])
+        for before, word in pairwise(run):
+            if word.u0 - before.u1 > WORD_GUTTER * line.height:
+                out.append([word])
+            else:
+                out[-1].append(word)
+    return out
+
+
+def _centre(words: list[Word]) -> float:
+    return (words[0].u0 + words[-1].u1) / 2
+
+
+def _centred_over(head: list[Word], below: list[list[Word]]) -> bool:
+    """A head cell spans the cells below it: its centre lies within half its width of the centre
+    of their extent (a spanning head is set over the middle of what it spans)."""
+    hull = (min(b[0].u0 for b in below) + max(b[-1].u1 for b in below)) / 2
+    return abs(_centre(head) - hull) <= (head[-1].u1 - head[0].u0) / 2
+
+
+def _column_under(columns: list[tuple[float, float]], words: list[Word]) -> int:
+    """The column a head cell stands over: the one its extent overlaps most (ties to the left),
+    else the one nearest its centre."""
+    u0, u1 = words[0].u0, words[-1].u1
+    overlaps = [min(u1, b) - max(u0, a) for a, b in columns]
+    best = max(range(len(columns)), key=lambda k: (overlaps[k], -k))
+    return best if overlaps[best] > 0 else _column_of(columns, _centre(words))
+
+
+def _head_levels(lines: list[_Line], columns: list[tuple[float, float]]) -> list[list[Cell]]:
+    """An unruled table's head lines as head rows. Each cell (`_head_groups`) stands in the column
+    nearest its centre. A line holding a cell that is the nearest (by centre) to two cells or more
+    of the line below ends a head row, that cell spanning from its column to theirs; the lines
+    before it down to the last such line are one head row, the cells of one column joined as one
+    cell wrapped over lines (its pieces in text order)."""
+    grouped = [_head_groups(line) for line in lines]
+    levels: list[dict[int, tuple[int, list[Word]]]] = []
+    level: dict[int, tuple[int, list[Word]]] | None = None
+    for k, groups in enumerate(grouped):
+        if k and lines[k].v0 - lines[k - 1].v1 > WRAP_GAP * lines[k].height:
+            level = None  # set apart by more than a line's leading: not one cell's next line
+        if level is None:
+            level = {}
+            levels.append(level)
+        below = grouped[k + 1] if k + 1 < len(grouped) else []
+        nearest = [
+            min(range(len(groups)), key=lambda g: (abs(_centre(groups[g]) - _centre(b)), g))
+            for b in below
+        ]
+        children = {
+            g: kids
+            for g, words in enumerate(groups)
+            if len(kids := [b for b, p in zip(below, nearest, strict=True) if p == g]) > 1
+            and _centred_over(words, kids)
+        }
+        for g, words in enumerate(groups):
+            own = [_column_under(columns, w) for w in (words, *children.get(g, ()))]
+            low, high = min(own), max(own)
+            was_high, held = level.get(low, (low, []))
+            level[low] = (max(was_high, high), held + words)
+        spanning = bool(children)
+        if spanning:
+            level = None
+    starts = sorted(w.start for groups in grouped for words in groups for w in words)
+    head: list[list[Cell]] = []
+    for cells in levels:
+        row = []
+        for low in sorted(cells):
+            high, words = cells[low]
+            words = sorted(words, key=lambda w: w.start)
+            pieces = cell_pieces([w.start for w in words], [w.end for w in words], starts)
+            spans = tuple(pieces) if len(pieces) > 1 else ()
+            row.append(Cell(pieces[0][0], pieces[0][1], low, high - low + 1, spans=spans))
+        head.append(row)
+    return head

@@ -34,7 +34,7 @@ _SCHEMA = (
 )
 _RETIRED = "derived_footnotes"  # footnote readings alone, kept before tables were kept beside them
 _MARKER_LISTS = ("markers", "unlinked", "ambiguous")
-_CELL_SPANS = ("row_header_spans", "column_header_spans")
+_CELL_SPANS = ("row_header_spans", "column_header_spans", "spans")
 _CELL_TUPLES = ("row_header", "column_header")
 
 Parts = tuple["FootnoteReading | None", "tuple[Table, ...] | None"]
