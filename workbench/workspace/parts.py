@@ -5,10 +5,11 @@ workspace under their key (`derived.derived_key`), where every later command rea
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workbench.cells import TableCell
+from workbench.cells import cell_from_json
 from workbench.derived import derived_key
 from workbench.models import Version, code_digest
 from workbench.text.parts import holds_parts, version_parts
@@ -26,8 +27,6 @@ _SCHEMA = (
 )
 _RETIRED = "derived_footnotes"  # footnote readings alone, kept before tables were kept beside them
 _MARKER_LISTS = ("markers", "unlinked", "ambiguous")
-_CELL_SPANS = ("row_header_spans", "column_header_spans")
-_CELL_TUPLES = ("row_header", "column_header")
 
 Parts = tuple["FootnoteReading | None", "tuple[Table, ...] | None"]
 
@@ -50,7 +49,7 @@ def held_parts(workspace: Workspace, version: Version, store: Path | None = None
     if TABLE in workspace.tables():
         rows = workspace.read(f"SELECT parts FROM {TABLE} WHERE key = ?", (key,))
         if rows:
-            return _parts(json.loads(rows[0][0]))
+            return _parts(key, rows[0][0])
     footnotes, tables = version_parts(version, store or workspace.settings.store)
     if (footnotes is None and tables is None) or workspace.read_only is not None:
         return footnotes, tables
@@ -93,21 +92,14 @@ def _spans(rows: list[list[int]]) -> tuple[tuple[int, int], ...]:
     return tuple((start, end) for start, end in rows)
 
 
-def _cell(row: dict[str, Any]) -> TableCell:
-    return TableCell(
-        **{
-            **row,
-            **{name: tuple(row[name]) for name in _CELL_TUPLES},
-            **{name: _spans(row[name]) for name in _CELL_SPANS},
-        }
-    )
-
-
-def _parts(kept: dict[str, Any]) -> Parts:
-    """The parts `_kept` wrote, as the records they were."""
+@lru_cache(maxsize=4)
+def _parts(key: str, stored: str) -> Parts:
+    """The parts `_kept` wrote under `key` (`stored`, its JSON), as the records they were; read
+    once per process, as a diff and its footnote check each ask for both versions' parts."""
     from workbench.text.footnotes import Footnote, FootnoteMarker, FootnoteReading
     from workbench.text.table_cells import Table
 
+    kept = json.loads(stored)
     notes, tables = kept["footnotes"], kept["tables"]
     reading = (
         None
@@ -131,9 +123,9 @@ def _parts(kept: dict[str, Any]) -> Parts:
             char_start=t["char_start"],
             char_end=t["char_end"],
             columns=t["columns"],
-            cells=tuple(_cell(c) for c in t["cells"]),
+            cells=tuple(cell_from_json(c) for c in t["cells"]),
             refused_rows=tuple(t["refused_rows"]),
-            head=tuple(_cell(c) for c in t["head"]),
+            head=tuple(cell_from_json(c) for c in t["head"]),
         )
         for t in tables
     )
