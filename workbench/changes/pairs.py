@@ -5,6 +5,7 @@ gets the same pairs (consecutive held versions, or the one a reader names), read
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from workbench.changes.diff import diff_versions
 from workbench.changes.redline import SHOWN_BY_DEFAULT, Section, section
@@ -14,6 +15,9 @@ from workbench.text.choice import choose_profile
 from workbench.text.profiles import Profile
 from workbench.workspace import Workspace
 from workbench.workspace.passages import held_passages
+
+if TYPE_CHECKING:
+    from workbench.text.table_cells import Table
 
 VersionPair = tuple[Version, Version]
 
@@ -71,7 +75,8 @@ def diff_sections(
     pairs, from `profiles`, default the shipped ones) with the changes `redline.select` keeps
     (`kinds`: None for every kind; `doubtful`: only doubtful pairings). With the `workspace`
     holding the versions, their passages are the ones it kept (`workspace.passages`), segmented
-    only where none are kept. No pairs, no sections."""
+    only where none are kept, and their tables (`workspace.parts.held_parts`) pair row by row.
+    No pairs, no sections."""
     if not pairs:
         return ()
     profile = pairs_profile(pairs, profiles)
@@ -79,6 +84,12 @@ def diff_sections(
     def passages(before: Version, after: Version) -> tuple[Sequence[Passage], Sequence[Passage]]:
         assert workspace is not None
         return held_passages(workspace, before, profile), held_passages(workspace, after, profile)
+
+    def tables(version: Version) -> Sequence[Table] | None:
+        from workbench.workspace.parts import held_parts  # kept, or read and kept (C13)
+
+        assert workspace is not None
+        return held_parts(workspace, version)[1]
 
     return tuple(
         section(
@@ -89,6 +100,7 @@ def diff_sections(
                 after,
                 profile,
                 passages=None if workspace is None else passages(before, after),
+                tables=(None, None) if workspace is None else (tables(before), tables(after)),
             ),
             kinds=kinds,
             doubtful=doubtful,

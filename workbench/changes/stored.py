@@ -10,6 +10,7 @@ from dataclasses import dataclass, fields
 from itertools import pairwise
 from typing import Any
 
+from workbench.cells import cell_from_json
 from workbench.changes.diff import diff_versions
 from workbench.changes.queue import Pairing, Relabel, ReviewItem, item_caution_stands, items_of_pair
 from workbench.changes.verdict import Verdict
@@ -53,6 +54,7 @@ _ORDER = "jurisdiction, family, pair_index, item_index"
 _SPAN_FIELDS = frozenset({"before", "after", "span_before", "span_after"})
 _SPANS_FIELDS = frozenset({"before_spans", "after_spans"})
 _TUPLE_FIELDS = frozenset({"before_origin", "after_origin"})
+_CELLS_FIELDS = frozenset({"before_cells", "after_cells"})  # stored only for a table row
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -102,6 +104,8 @@ def _plain(name: str, value: Any) -> Any:
         return [[s.version_id, s.char_start, s.char_end] for s in value]
     if name in _TUPLE_FIELDS:
         return list(value)
+    if name in _CELLS_FIELDS:
+        return [cell.as_json() for cell in value]
     return value
 
 
@@ -115,12 +119,15 @@ def _field(name: str, value: Any) -> Any:
         return tuple(span(v) for v in value)
     if name in _TUPLE_FIELDS:
         return tuple(value)
+    if name in _CELLS_FIELDS:
+        return tuple(cell_from_json(cell) for cell in value)
     return value
 
 
 def _items_json(items: Sequence[ReviewItem]) -> str:
-    """The storage form of one pair's items: every field of every pairing's `Change`, so reading
-    it back gives equal records (JSON floats round-trip exactly)."""
+    """The storage form of one pair's items: every field of every pairing's `Change` (a side's
+    cells only where it is a table row), so reading it back gives equal records (JSON floats
+    round-trip exactly)."""
     return json.dumps(
         [
             {
@@ -130,7 +137,11 @@ def _items_json(items: Sequence[ReviewItem]) -> str:
                 else [item.relabel.prefix, item.relabel.shift],
                 "cause": item.cause,
                 "changes": [
-                    {f.name: _plain(f.name, getattr(p.change, f.name)) for f in fields(Change)}
+                    {
+                        f.name: _plain(f.name, getattr(p.change, f.name))
+                        for f in fields(Change)
+                        if f.name not in _CELLS_FIELDS or getattr(p.change, f.name)
+                    }
                     for p in item.pairings
                 ],
             }
