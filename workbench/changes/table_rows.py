@@ -1,14 +1,9 @@
 """A table's rows as the units the diff pairs (C7, C20): one inserted row is one change.
 
-`row_units(passages, tables)` hands `diff_passages` a version's passages with every table read
-as rows: where the first passage holding a table's cells stands, the table's head row (where
-its reader keeps one) and each body row become one unit each, labelled by the row's header;
-the text of each passage holding cells outside them becomes a unit per stretch between two
-cells (`_runs`). A row unit keeps raw coordinates: its text is the stretch from its first to
-its last cell with every character that is not one of its cells written as a space, so a
-normalized comparison reads the row's cells in text order; the row's cells travel with it, and
-every surface shows the row by them (`Change.before_cells`), never by the stretch. Rules and
-the reasoning are in docs/diff.md#tables.
+`row_units` reads each table as rows, each one unit labelled by its row header (else its first
+cell) and carrying its cells, and the rest of a passage holding cells as one unit per stretch
+between them; every surface shows a row by its cells (`Change.before_cells`), never by the
+stretch they lie in. Rules and reasons: docs/diff.md#tables.
 """
 
 from __future__ import annotations
