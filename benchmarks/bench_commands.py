@@ -5,8 +5,9 @@ prints wall times side by side and their ratio; it asserts nothing about time. W
 `--write-docs` it replaces the `bench:commands` block in docs/benchmarks.md.
 
 - `workbench diff FAMILY` on the largest held version pair (`bench_spine.largest_pair`, the two
-  alone in a workspace; the untimed first run keeps their passages) beside `git diff --no-index --word-diff` on
-  the same two texts written to files;
+  alone in a workspace; its first run, timed alone and printed apart, keeps their diff, as
+  `measure` keeps every consecutive pair's) beside `git diff --no-index --word-diff` on the same two texts written to
+  files;
 - `workbench verify` of one citation into one held IETF draft (`bench_startup`'s) beside a
   five-line Python script that reads the citation and the version's text, slices and compares.
 
@@ -48,8 +49,9 @@ print("verified" if held == citation["quoted_text"] else "refused")
 """
 
 
-# The steps of `workbench diff FAMILY` (cli/changes.cmd_diff's library calls, in its order), each
-# timed; run as `python -c DIFF_STEPS WORKSPACE FAMILY`, it prints one JSON object of seconds.
+# The steps of `workbench diff FAMILY` on a held pair whose diff is kept (cli/changes.cmd_diff's
+# library calls, in its order), each timed; run as `python -c DIFF_STEPS WORKSPACE FAMILY`, it
+# prints one JSON object of seconds.
 DIFF_STEPS = """\
 import json, sys, time
 start = time.perf_counter()
@@ -62,29 +64,24 @@ def step(name):
 import argparse
 from pathlib import Path
 from workbench.cli.common import open_held
-from workbench.cli.changes import _footnoted, _listed
-from workbench.changes import pairs, redline
-from workbench.changes.diff import diff_versions
+from workbench.cli.changes import _listed
+from workbench.changes import kept, pairs, redline
 from workbench.models import code_digest
-from workbench.workspace.passages import held_passages
-step("imports of the command and the diff (rapidfuzz, the numbering)")
+step("imports of the command and the redline (rapidfuzz's word marks)")
 held = argparse.Namespace(workspace=Path(sys.argv[1]), corpus_dir=None, store=None, profiles=None)
 with open_held(held) as workspace:
     chosen = pairs.version_pairs(workspace, sys.argv[2])
     step("reading the two versions")
-    profile = pairs.pairs_profile(chosen, workspace.profile_registry())
-    step("the profile registry and the choice of profile")
-    code_digest()
+    code = code_digest()
     step("the code digest (derived state's keys)")
-    kept = [held_passages(workspace, version, profile) for version in chosen[0]]
-    step("reading the kept passages")
-    import numpy
-    step("import of numpy (rapidfuzz's similarity matrix is an array)")
-    changes = diff_versions(*chosen[0], profile, passages=(kept[0], kept[1]))
+    keys = kept.pair_keys(workspace, chosen, code)
+    step("the kept diff's key (version lines, profile files)")
+    changes = kept.read_kept(workspace, keys)[keys[0]]
+    step("reading the kept diff (no profile chosen, nothing paired)")
     shown = redline.section(*chosen[0], changes, kinds=pairs.kinds_shown(None, listing=True))
-    step("pairing by content and typing the changes (C7)")
-    _footnoted((shown,), workspace)
-    step("the kept footnotes and the footnote check")
+    step("the redline of the changes shown")
+    pairs.section_footnotes((shown,), workspace)
+    step("the footnote changes under unchanged clauses, kept with the diff")
 listing = [redline.pair_summary(shown), *(_listed(redline, r, False, None) for r in shown.shown)]
 step("the listing")
 print(json.dumps(spent))
@@ -97,20 +94,20 @@ def _bytecode_kept() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
+def _once(argv: list[str]) -> float:
+    """The wall time of one run of `argv`."""
+    start = time.perf_counter()
+    subprocess.run(argv, check=False, capture_output=True, env=_bytecode_kept(), cwd=ROOT)
+    return time.perf_counter() - start
+
+
 def _alternating(ours: list[str], theirs: list[str]) -> tuple[list[float], list[float]]:
     """Wall times of `RUNS` runs of each command, alternating, after one untimed run of each."""
-    env = _bytecode_kept()
-
-    def once(argv: list[str]) -> float:
-        start = time.perf_counter()
-        subprocess.run(argv, check=False, capture_output=True, env=env, cwd=ROOT)
-        return time.perf_counter() - start
-
-    once(ours), once(theirs)
+    _once(ours), _once(theirs)
     timed: tuple[list[float], list[float]] = ([], [])
     for _ in range(RUNS):
-        timed[0].append(once(ours))
-        timed[1].append(once(theirs))
+        timed[0].append(_once(ours))
+        timed[1].append(_once(theirs))
     return timed
 
 
@@ -144,8 +141,10 @@ def bench_diff(folder: Path) -> None:
     left, right = folder / "before.txt", folder / "after.txt"
     for path, text in zip((left, right), texts, strict=True):
         path.write_text(text, encoding="utf-8", newline="")
+    command = [sys.executable, "-m", "workbench", "diff", before.family]
+    first = _once([*command, "--workspace", str(workspace)])  # chooses, pairs and keeps
     ours, git = _alternating(
-        [sys.executable, "-m", "workbench", "diff", before.family, "--workspace", str(workspace)],
+        [*command, "--workspace", str(workspace)],
         ["git", "diff", "--no-index", "--word-diff", "--no-color", str(left), str(right)],
     )
     size = sum(len(text) for text in texts) / 1e6
@@ -153,6 +152,7 @@ def bench_diff(folder: Path) -> None:
     print(f"   {before.path} -> {after.path}")
     print(_line("git diff --no-index --word-diff", git))
     print(_line(f"workbench diff {before.family}", ours, git))
+    print(f"   (its first run, which chose the profile, paired and kept the diff: {first:.3f} s)")
     print("   where the time goes (its steps, each timed in a fresh process; median):")
     for step, seconds in _diff_steps(workspace, before.family).items():
         print(f"     {seconds:7.3f} s  {step}")

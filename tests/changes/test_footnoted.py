@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import STORE
 from workbench.changes.diff import diff_versions
-from workbench.changes.footnoted import footnote_changes
+from workbench.changes.footnoted import FootnoteChange, footnote_changes
 from workbench.text.footnotes import read_markup_footnotes
 from workbench.text.xml import extract_xml
 
@@ -65,4 +65,6 @@ def test_footnote_changed_under_an_unchanged_clause(rewrite: bytes, rewritten: s
     for change in found:
         assert rewritten in change.words_after and rewritten not in change.words_before
         assert change.line().endswith(f"'{rewritten}'") or f"'{rewritten}';" in change.line()
+    # as a kept diff holds them (`changes.kept`): read back equal
+    assert tuple(FootnoteChange.from_json(change.as_json()) for change in found) == found
     assert footnote_changes(changes, (before.text, after.text), (None, after_notes)) == ()

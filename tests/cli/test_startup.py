@@ -145,3 +145,34 @@ def test_a_plain_verification_loads_only_what_it_uses(
     assert "workbench" in loaded and sorted(loaded & set(NOT_TO_VERIFY)) == []
     # the command table loads the verify command's module, no other command's
     assert sorted(modules & set(COMMAND_MODULES)) == ["workbench.cli.citations"]
+
+
+# what a diff of held versions whose diff is kept never needs: the pairing (rapidfuzz's similarity
+# matrix is a numpy array), the profile registry and its choice, the segmenter, a pattern engine;
+# nor, once a diff has kept its footnote changes, the versions' parts or an XML library
+PAIRING = (
+    "numpy",
+    "regex",
+    "workbench.text.choice",
+    "workbench.text.profiles",
+    "workbench.text.segment",
+    "workbench.workspace.passages",
+)
+PARTS = ("lxml", "workbench.text.footnotes", "workbench.workspace.parts")
+
+
+def test_a_kept_diff_loads_no_pairing(fresh_workspace: FreshWorkspace, tmp_path: Path) -> None:
+    """`workbench diff` of a held pair in a fresh interpreter, twice: the first chooses the
+    profile, pairs and keeps the diff; the second reads the kept diff and loads none of
+    `PAIRING` or `PARTS`."""
+    family = "draft-nottingham-http-link-header"
+    rows = [r for r in read_catalogue(ROOT / "corpus") if r.family == family][:2]
+    held = tmp_path / "workspace.sqlite"
+    with fresh_workspace(rows, held):
+        pass
+    argv = ["diff", family, "--workspace", str(held)]
+    code = f"from workbench.cli import main\nassert main({argv!r}) == 0"
+    first, kept = _modules(code), _modules(code)
+    assert sorted(first & set(PAIRING)) == sorted(PAIRING)
+    assert "workbench.changes.kept" in kept
+    assert sorted(kept & {*PAIRING, *PARTS}) == []

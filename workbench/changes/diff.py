@@ -14,12 +14,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 from rapidfuzz.distance import Indel
 
 from workbench.changes.origin import OriginReader, change_origins
-from workbench.changes.table_rows import row_units
 from workbench.models import PAIRING_KINDS, Change, Passage, Span, TextOrigins, Version, content_id
 from workbench.text.normalize import normalize, normalized_text
-from workbench.text.profiles import Profile
 
 if TYPE_CHECKING:
+    from workbench.text.profiles import Profile
     from workbench.text.table_cells import Table
 
 RESTRUCTURE_CONFIDENCE_CEILING = 0.5
@@ -478,6 +477,9 @@ def diff_passages(
     text origins (`Version.origin`; None where none is recorded): each change records what its
     sides touch (`origin.change_origins`).
     """
+    # the table rows load here: what reads a kept diff (the redline, doubt) needs none of them
+    from workbench.changes.table_rows import row_units
+
     readers = (OriginReader(origins[0]), OriginReader(origins[1]))
     units = row_units(before, tables[0]), row_units(after, tables[1])
     apart = (_apart(before, units[0]), _apart(after, units[1]))

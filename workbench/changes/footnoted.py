@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.models import Change, Span
-from workbench.text.footnotes import Footnote, FootnoteReading, note_words
+
+if TYPE_CHECKING:
+    from workbench.text.footnotes import Footnote, FootnoteReading
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -36,6 +38,19 @@ class FootnoteChange:
             "words_before": list(self.words_before),
             "words_after": list(self.words_after),
         }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FootnoteChange:
+        """The record `as_json` wrote."""
+        return cls(
+            change_id=data["change_id"],
+            before=Span(**data["before"]),
+            after=Span(**data["after"]),
+            notes_before=tuple((start, end) for start, end in data["notes_before"]),
+            notes_after=tuple((start, end) for start, end in data["notes_after"]),
+            words_before=tuple(data["words_before"]),
+            words_after=tuple(data["words_after"]),
+        )
 
     def line(self) -> str:
         """One line of `workbench diff`'s listing."""
@@ -73,6 +88,10 @@ def footnote_changes(
     (before_text, after_text), (before_notes, after_notes) = texts, readings
     if before_notes is None or after_notes is None:
         return ()
+    if not before_notes.footnotes and not after_notes.footnotes:
+        return ()  # no note on either side: no clause's notes can differ
+    from workbench.text.footnotes import note_words  # the reader's module loads only here
+
     found = []
     for change in changes:
         if change.kind != "unchanged" or change.before is None or change.after is None:

@@ -5,16 +5,17 @@ gets the same pairs (consecutive held versions, or the one a reader names), read
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
-from workbench.changes.diff import diff_versions
+from workbench.changes import kept
 from workbench.changes.redline import SHOWN_BY_DEFAULT, Section, section
 from workbench.errors import VersionNotFound
-from workbench.models import Change, Passage, Version, consecutive_pairs
-from workbench.text.choice import choose_profile
-from workbench.text.profiles import Profile
-from workbench.workspace import Workspace
-from workbench.workspace.passages import held_passages
+from workbench.models import Change, Version, code_digest, consecutive_pairs
+
+if TYPE_CHECKING:
+    from workbench.changes.footnoted import FootnoteChange
+    from workbench.text.profiles import Profile
+    from workbench.workspace import Workspace
 
 if TYPE_CHECKING:
     from workbench.text.table_cells import Table
@@ -50,6 +51,8 @@ def version_pairs(
 def pairs_profile(pairs: Sequence[VersionPair], profiles: Sequence[Profile] | None) -> Profile:
     """The profile that reads the versions `pairs` compare (`choose_profile` over the first
     pair's before version and every after version, in order); `pairs` must not be empty."""
+    from workbench.text.choice import choose_profile
+
     return choose_profile([pairs[0][0], *(after for _, after in pairs)], profiles).profile
 
 
@@ -71,41 +74,127 @@ def diff_sections(
     workspace: Workspace | None = None,
 ) -> tuple[Section, ...]:
     """What `workbench diff` shows of the pairs `version_pairs` chose: one `redline.Section` per
-    pair, in order, each the whole diff of its pair (read through `pairs_profile` of all the
-    pairs, from `profiles`, default the shipped ones) with the changes `redline.select` keeps
-    (`kinds`: None for every kind; `doubtful`: only doubtful pairings). With the `workspace`
-    holding the versions, their passages are the ones it kept (`workspace.passages`), segmented
-    only where none are kept, and their tables (`workspace.parts.held_parts`) pair row by row.
+    pair, in order, each the whole diff of its pair (`pair_changes`) with the changes
+    `redline.select` keeps (`kinds`: None for every kind; `doubtful`: only doubtful pairings).
     No pairs, no sections."""
     if not pairs:
         return ()
-    profile = pairs_profile(pairs, profiles)
-
-    def passages(before: Version, after: Version) -> tuple[Sequence[Passage], Sequence[Passage]]:
-        assert workspace is not None
-        return held_passages(workspace, before, profile), held_passages(workspace, after, profile)
-
-    def tables(version: Version) -> Sequence[Table] | None:
-        from workbench.workspace.parts import held_parts  # kept, or read and kept (C13)
-
-        assert workspace is not None
-        return held_parts(workspace, version)[1]
-
     return tuple(
-        section(
+        section(before, after, changes, kinds=kinds, doubtful=doubtful)
+        for (before, after), changes in zip(
+            pairs, pair_changes(pairs, profiles=profiles, workspace=workspace), strict=True
+        )
+    )
+
+
+def pair_changes(
+    pairs: Sequence[VersionPair],
+    *,
+    profiles: Sequence[Profile] | None = None,
+    workspace: Workspace | None = None,
+) -> tuple[tuple[Change, ...], ...]:
+    """The whole diff of each pair of `pairs` (not empty), in order, read through `pairs_profile`
+    of all the pairs.
+
+    With a `workspace` holding the versions and no `profiles`, they are read through the
+    workspace's registry (`Workspace.profile_registry`), and every pair's diff is the one the
+    workspace kept under its key (`kept.pair_keys`); when one is missing, the profile is chosen,
+    every pair diffed from its versions' kept passages (`workspace.passages`) and the diffs kept
+    (a workspace nobody may write keeps none). With `profiles` (default: the shipped ones) and
+    no workspace, every pair is segmented and diffed; with both, diffed from kept passages."""
+    keys: tuple[str, ...] | None = None
+    if workspace is not None and profiles is None:
+        keys = kept.pair_keys(workspace, pairs, code_digest())
+    found = kept.read_kept(workspace, keys) if keys else {}
+    if keys and all(key in found for key in keys):
+        return tuple(found[key] for key in keys)
+    from workbench.changes.diff import diff_versions  # pairing loads only where it is needed
+    from workbench.workspace.passages import held_passages
+
+    if workspace is not None and profiles is None:
+        profiles = workspace.profile_registry()
+    profile = pairs_profile(pairs, profiles)
+    diffs = tuple(
+        diff_versions(
             before,
             after,
-            diff_versions(
-                before,
-                after,
-                profile,
-                passages=None if workspace is None else passages(before, after),
-                tables=(None, None) if workspace is None else (tables(before), tables(after)),
+            profile,
+            passages=None
+            if workspace is None
+            else (
+                held_passages(workspace, before, profile),
+                held_passages(workspace, after, profile),
             ),
-            kinds=kinds,
-            doubtful=doubtful,
+            tables=(None, None)
+            if workspace is None
+            else (_tables(workspace, before), _tables(workspace, after)),
         )
         for before, after in pairs
+    )
+    if keys and workspace is not None and workspace.read_only is None:
+        rows = [
+            (key, before.version_id, after.version_id, kept.changes_json(changes))
+            for key, (before, after), changes in zip(keys, pairs, diffs, strict=True)
+        ]
+        kept.keep(workspace, (pairs[0][0].jurisdiction, pairs[0][0].family), rows, whole=False)
+    return diffs
+
+
+def _tables(workspace: Workspace, version: Version) -> Sequence[Table] | None:
+    """The `version`'s tables as the `workspace` keeps them (read and kept when not yet, C13)."""
+    from workbench.workspace.parts import held_parts
+
+    return held_parts(workspace, version)[1]
+
+
+def section_footnotes(
+    sections: Sequence[Section], workspace: Workspace
+) -> list[tuple[FootnoteChange, ...]]:
+    """Each section's unchanged clauses whose footnote changed (C20: `footnote_changes` over the
+    two versions' footnote readings as the workspace keeps them, `workspace.parts.held_parts`),
+    in order, for `sections` as `diff_sections` made them from the `workspace` (no `profiles`).
+    Read from the pair's kept diff when it holds them; else derived, and added to the
+    kept diff when both versions' readings are settled (`_settled`: kept, or no reader reads
+    the media type), since a reading the store could not give yet may be read later."""
+    from workbench.changes.footnoted import FootnoteChange
+
+    # CAUTION: a section `diff_sections` made holds the held `Version`s it was given.
+    chosen = tuple(cast(VersionPair, (part.before, part.after)) for part in sections)
+    keys = kept.pair_keys(workspace, chosen, code_digest()) if chosen else None
+    found = kept.read_footnotes(workspace, keys) if keys else {}
+    if keys and all(key in found for key in keys):
+        return [tuple(map(FootnoteChange.from_json, found[key])) for key in keys]
+    from workbench.changes.footnoted import footnote_changes
+    from workbench.workspace.parts import held_parts
+
+    noted = [
+        footnote_changes(
+            part.changes,
+            (part.before.text, part.after.text),
+            (held_parts(workspace, before)[0], held_parts(workspace, after)[0]),
+        )
+        for part, (before, after) in zip(sections, chosen, strict=True)
+    ]
+    if keys and workspace.read_only is None:
+        settled = {
+            key: [f.as_json() for f in notes]
+            for key, notes, (before, after) in zip(keys, noted, chosen, strict=True)
+            if _settled(workspace, before) and _settled(workspace, after)
+        }
+        kept.keep_footnotes(workspace, settled)
+    return noted
+
+
+def _settled(workspace: Workspace, version: Version) -> bool:
+    """Whether `version`'s footnote reading can no longer change under its key: its parts are
+    kept (`workspace.parts`), or no reader reads its media type."""
+    from workbench.text.parts import holds_parts
+    from workbench.workspace.parts import TABLE, parts_key
+
+    if not holds_parts(version):
+        return True
+    return TABLE in workspace.tables() and bool(
+        workspace.read(f"SELECT 1 FROM {TABLE} WHERE key = ?", (parts_key(version),))
     )
 
 
@@ -114,6 +203,8 @@ def family_readers(
 ) -> dict[tuple[str, str], Profile]:
     """The profile that reads each (jurisdiction, family) of `versions` (`choose_profile` over
     the family's versions given, in order, as `measure` chooses)."""
+    from workbench.text.choice import choose_profile
+
     groups: dict[tuple[str, str], list[Version]] = {}
     for version in versions:
         groups.setdefault((version.jurisdiction, version.family), []).append(version)
@@ -135,6 +226,8 @@ def held_diffs(
         for v in workspace.versions(family)
         if jurisdiction is None or v.jurisdiction == jurisdiction
     ]
+    from workbench.changes.diff import diff_versions
+
     readers = family_readers(held, profiles)
     for before, after in consecutive_pairs(held):
         yield (

@@ -5,13 +5,20 @@ under the pair's content key, and the queue read a page at a time, giving exactl
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from itertools import pairwise
 from typing import Any
 
 from workbench.cells import cell_from_json
 from workbench.changes.diff import diff_versions
+from workbench.changes.kept import (
+    changes_json,
+    keep,
+    measured_diffs,
+    profile_sources,
+    version_lines,
+)
 from workbench.changes.queue import Pairing, Relabel, ReviewItem, item_caution_stands, items_of_pair
 from workbench.changes.verdict import Verdict
 from workbench.derived import derived_key
@@ -184,32 +191,20 @@ def _family_keys(
     only: tuple[str, str] | None = None,
 ) -> dict[tuple[str, str], tuple[str, tuple[str, ...]]]:
     """Each held family's key and its version ids in version order (of the family `only`
-    names, when given): the key is SHA-256 over its versions' ids, orders and text hashes and
-    their origin records, the registry's key and the code digest. Read from the versions table's
-    `versions_content` index and the origin records alone (no text is read)."""
-    where = ""
-    params: tuple[str, ...] = ()
-    if only is not None:
-        where, params = " WHERE jurisdiction = ? AND family = ?", only
-    origins = workspace.origin_lines(only)
-    inputs: dict[tuple[str, str], list[str]] = {}
-    ids: dict[tuple[str, str], list[str]] = {}
-    for jurisdiction, family, version_id, order, text_sha256 in workspace.read(
-        "SELECT jurisdiction, family, version_id, version_order, text_sha256 FROM versions"
-        f"{where} ORDER BY jurisdiction, family, version_order",
-        params,
-    ):
-        lines = inputs.get((jurisdiction, family))
-        if lines is None:
-            lines = inputs[(jurisdiction, family)] = [registry_key]
-            ids[(jurisdiction, family)] = []
-        # Fields are hashes, numbers and catalogue paths (no white space), one line per version.
-        lines.append(f"{version_id} {order} {text_sha256}{origins.get(version_id, '')}")
-        ids[(jurisdiction, family)].append(version_id)
+    names, when given): the key is SHA-256 over the registry's key and its versions' lines
+    (`kept.version_lines`: ids, orders, text hashes and origin records) and the code digest.
+    Read from the versions table's `versions_content` index and the origin records alone (no
+    text is read)."""
     return {
-        key: (derived_key("review-family", lines, code), tuple(ids[key]))
-        for key, lines in inputs.items()
+        key: _family_key(lines, registry_key, code)
+        for key, lines in version_lines(workspace, only).items()
     }
+
+
+def _family_key(
+    lines: Mapping[str, str], registry_key: str, code: str
+) -> tuple[str, tuple[str, ...]]:
+    return derived_key("review-family", [registry_key, *lines.values()], code), tuple(lines)
 
 
 def _state(workspace: Workspace, registry_key: str, code: str) -> str:
@@ -238,36 +233,40 @@ def _pair_key(before: Version, after: Version, profile: tuple[str, str], code: s
     return derived_key("review-pair", [side(before), side(after), list(profile)], code)
 
 
-StoredPair = tuple[str, str, str, str]  # pair key, before id, after id, items JSON
+# pair key, before id, after id, items JSON, and the pair's whole diff (`kept.changes_json`)
+StoredPair = tuple[str, str, str, str, str]
 
 
 def measured_pairs(
-    pairs: Sequence[tuple[Version, Version, Sequence[ReviewItem]]],
+    pairs: Sequence[tuple[Version, Version, Sequence[Change], Sequence[ReviewItem]]],
     profile: tuple[str, str],
     code: str,
 ) -> tuple[StoredPair, ...]:
-    """The stored rows of a family's consecutive pairs whose items were computed elsewhere (by
-    `measure`'s map, which diffs every pair through the family's profile and calls
+    """The stored rows of a family's consecutive pairs whose diffs and items were computed
+    elsewhere (by `measure`'s map, which diffs every pair through the family's profile and calls
     `items_of_pair`, as `refresh_review_queue` does): each pair's content key, for `profile`
-    (name, SHA-256) and `code`, its version ids and its items in their storage form."""
+    (name, SHA-256) and `code`, its version ids, its items in their storage form and its whole
+    diff in its kept form."""
     return tuple(
         (
             _pair_key(before, after, profile, code),
             before.version_id,
             after.version_id,
             _items_json(items),
+            changes_json(changes),
         )
-        for before, after, items in pairs
+        for before, after, changes, items in pairs
     )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MeasuredQueue:
-    """Where `measure` stores the review items its map computed (`measured_queue`)."""
+    """Where `measure` stores the review items and diffs its map computed (`measured_queue`)."""
 
     workspace: Workspace
     registry_key: str
     code: str
+    sources: list[list[str]] | None  # `kept.profile_sources` (None: no diff is kept)
 
     def store(
         self,
@@ -277,34 +276,44 @@ class MeasuredQueue:
         pairs: Sequence[StoredPair],
         code: str,
     ) -> bool:
-        """Store one family's review items as the map computed them (`measured_pairs`, under
-        `code`), so that `refresh_review_queue` reads them back and diffs nothing. Written only
-        when they are what the refresh would compute: `code` is this process's code digest and
-        `version_ids` (the versions measured, in order) are the family's held versions, paired
-        consecutively by `pairs`; otherwise nothing is written (the refresh computes the family
-        when a listing asks) and False is returned. The family's key is the refresh's
-        (`_family_keys`), so the refresh, seeing it, does not read the family again."""
+        """Store one family's review items and diffs as the map computed them (`measured_pairs`,
+        under `code`), so that `refresh_review_queue` reads the items back and diffs nothing,
+        and `workbench diff` reads the diffs (`kept`). Written only when they are what the
+        refresh would compute: `code` is this process's code digest and `version_ids` (the
+        versions measured, in order) are the family's held versions, paired consecutively by
+        `pairs`; otherwise nothing is written (the refresh computes the family when a listing
+        asks) and False is returned. The family's key is the refresh's (`_family_keys`), so the
+        refresh, seeing it, does not read the family again."""
         if code != self.code:
             return False
-        keys = _family_keys(self.workspace, self.registry_key, code, (jurisdiction, family))
-        held = keys.get((jurisdiction, family))
-        if held is None or held[1] != tuple(version_ids):
+        lines = version_lines(self.workspace, (jurisdiction, family)).get((jurisdiction, family))
+        if lines is None or tuple(lines) != tuple(version_ids):
             return False
-        if [(b, a) for _, b, a, _ in pairs] != list(pairwise(version_ids)):
+        if [(b, a) for _, b, a, _, _ in pairs] != list(pairwise(version_ids)):
             return False
-        _write_family(self.workspace, jurisdiction, family, held[0], pairs)
+        family_key = _family_key(lines, self.registry_key, code)[0]
+        _write_family(self.workspace, jurisdiction, family, family_key, pairs)
+        if self.sources is not None:
+            diffs = [(b, a, changes) for _, b, a, _, changes in pairs]
+            kept = measured_diffs(lines, self.sources, diffs, code)
+            keep(self.workspace, (jurisdiction, family), kept, whole=True)
         return True
 
 
 def measured_queue(workspace: Workspace, profiles: Sequence[Profile]) -> MeasuredQueue | None:
-    """The writer of the map's review items into `workspace`'s stored queue, for a map that
-    chose each family's profile from `profiles`; None when `profiles` is not the registry the
+    """The writer of the map's review items and diffs into `workspace`, for a map that chose
+    each family's profile from `profiles`; None when `profiles` is not the registry the
     workspace reads (`Workspace.profile_registry`), since the refresh would choose from another."""
     registry_key = registry_digest(profiles)
     if registry_key != registry_digest(workspace.profile_registry()):
         return None
     _create_schema(workspace)
-    return MeasuredQueue(workspace=workspace, registry_key=registry_key, code=code_digest())
+    return MeasuredQueue(
+        workspace=workspace,
+        registry_key=registry_key,
+        code=code_digest(),
+        sources=profile_sources(workspace.settings.profile_folders()),
+    )
 
 
 def _stored_state(workspace: Workspace) -> list[tuple[Any, ...]]:
@@ -388,7 +397,7 @@ def _write_family(
     jurisdiction: str,
     family: str,
     family_key: str | None,
-    pairs: Sequence[tuple[str, str, str, str]],
+    pairs: Sequence[tuple[str, str, str, str]] | Sequence[StoredPair],
 ) -> None:
     """Replace one family's stored rows by `pairs` (None key: the family is no longer held)."""
     where = "WHERE jurisdiction = ? AND family = ?"
@@ -399,7 +408,7 @@ def _write_family(
             return
         conn.executemany(
             "INSERT OR REPLACE INTO review_pairs VALUES (?, ?, ?, ?)",
-            [(key, jurisdiction, family, items) for key, _, _, items in pairs],
+            [(pair[0], jurisdiction, family, pair[3]) for pair in pairs],
         )
         conn.executemany(
             "INSERT INTO review_queue VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -411,9 +420,11 @@ def _write_family(
 
 
 def _queue_rows(
-    jurisdiction: str, family: str, pairs: Sequence[tuple[str, str, str, str]]
+    jurisdiction: str,
+    family: str,
+    pairs: Sequence[tuple[str, str, str, str]] | Sequence[StoredPair],
 ) -> Iterator[tuple[Any, ...]]:
-    for pair_index, (_, before_id, after_id, items) in enumerate(pairs):
+    for pair_index, (_, before_id, after_id, items, *_) in enumerate(pairs):
         for item_index, stored in enumerate(json.loads(items)):
             changes = [c["change_id"] for c in stored["changes"]]
             item_id = stored["group_id"] or changes[0]

@@ -62,12 +62,11 @@ def cmd_diff(args: argparse.Namespace) -> int:
         settings = workspace.settings
         sections = pairs.diff_sections(
             chosen,
-            profiles=workspace.profile_registry(),
             kinds=pairs.kinds_shown(args.kind, listing=listing),
             doubtful=args.doubtful,
             workspace=workspace,
         )
-        noted = _footnoted(sections, workspace)
+        noted = pairs.section_footnotes(sections, workspace)
     if not chosen:
         if args.json:
             print_json([])
@@ -117,22 +116,6 @@ def cmd_diff(args: argparse.Namespace) -> int:
             out(f"  footnotes changed under unchanged clauses ({len(found)}):\n")
             out("".join(f"    {f.line()}\n" for f in found))
     return 0
-
-
-def _footnoted(sections: Any, workspace: Any) -> list[Any]:
-    """Each section's unchanged clauses whose footnote changed, from the held versions' footnote
-    readings (kept in the workspace once read from their artefacts: `workspace.parts`)."""
-    from workbench.changes.footnoted import footnote_changes
-    from workbench.workspace.parts import held_parts
-
-    return [
-        footnote_changes(
-            part.changes,
-            (part.before.text, part.after.text),
-            (held_parts(workspace, part.before)[0], held_parts(workspace, part.after)[0]),
-        )
-        for part in sections
-    ]
 
 
 def _listed(redline: Any, r: Any, colour: bool, made: Attributions | None) -> str:

@@ -311,7 +311,8 @@ def chosen_profile_record(choice: Choice, reading: Reading) -> dict[str, Any]:
     return record
 
 
-PairItems = tuple[Version, Version, list[ReviewItem]]  # a consecutive pair and its review items
+# a consecutive pair, its whole diff and its review items
+PairItems = tuple[Version, Version, tuple[Change, ...], list[ReviewItem]]
 
 
 def measure_family(
@@ -355,7 +356,7 @@ def measure_family(
         )
         items = items_of_pair(before, after, changes)
         if review is not None:
-            review.append((before, after, items))
+            review.append((before, after, changes, items))
         opening = {item.pairings[0].change.change_id for item in items}
         for change in changes:
             if change.kind == "modified":

@@ -1,0 +1,148 @@
+"""A version pair's diff kept as derived state (`changes.kept`): `measure` keeps every consecutive
+pair's diff, `workbench diff` reads it back without choosing a profile or pairing (and, once a
+diff has derived them, its footnote changes without reading a part), and what it prints (`--json`
+and the listing) is byte for byte what a diff computed from the versions prints; a pair no one
+kept is computed once and kept, and a workspace nobody may write keeps nothing."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import link_families
+from workbench.changes import kept
+from workbench.changes.pairs import pair_changes, version_pairs
+from workbench.cli import main
+from workbench.measure import measure_corpus
+from workbench.models import code_digest
+from workbench.workspace import Workspace
+
+# A PDF standard whose reading has footnotes, an Internet-Draft of six versions and renumberings,
+# and a Justice Canada regulation read from its XML (tables in it).
+FAMILIES = {
+    "nerc-pdf-footnotes": "us-nerc/nerc-cip-008",
+    "ietf-six-versions": "ietf/draft-nottingham-http-link-header",
+    "justice-canada-xml": "ca-federal/ca-cer-amp-regs",
+}
+
+
+def _never(*_: object) -> None:
+    raise AssertionError("a kept diff was computed again")
+
+
+def _printed(capsysbinary: pytest.CaptureFixture[bytes], path: Path, *argv: str) -> bytes:
+    assert main(["diff", *argv, "--workspace", str(path)]) == 0
+    return capsysbinary.readouterr().out
+
+
+def _kept_rows(path: Path) -> list[tuple[str, str]]:
+    with closing(sqlite3.connect(path)) as conn:
+        return conn.execute(f"SELECT before_id, after_id FROM {kept.TABLE} ORDER BY 1").fetchall()
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A workspace `measure` filled from a mirror of `FAMILIES`."""
+    folder = tmp_path_factory.mktemp("kept")
+    mirror = link_families(folder / "mirror", FAMILIES.values())
+    measure_corpus(mirror=mirror, out=folder / "out", workspace=folder / "measured.sqlite")
+    return folder / "measured.sqlite"
+
+
+@pytest.mark.parametrize("family", [pytest.param(f, id=i) for i, f in FAMILIES.items()])
+@pytest.mark.parametrize(
+    "form", [pytest.param([], id="listing"), pytest.param(["--json"], id="json")]
+)
+def test_a_kept_diff_prints_what_a_computed_one_prints(
+    family: str,
+    form: list[str],
+    measured: Path,
+    tmp_path: Path,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    name = family.split("/")[1]
+    computed = tmp_path / "computed.sqlite"
+    shutil.copy2(measured, computed)
+    with closing(sqlite3.connect(computed)) as conn, conn:
+        conn.execute(f"DELETE FROM {kept.TABLE}")
+    expected = _printed(capsysbinary, computed, name, *form)  # chosen, paired and kept here
+    assert expected
+    with Workspace(computed) as held:
+        pairs = [(b.version_id, a.version_id) for b, a in version_pairs(held, name)]
+    assert [pair for pair in _kept_rows(computed) if pair in pairs] == sorted(pairs)
+    # Neither the profile choice nor the pairing runs for a kept diff: measure's, or the one
+    # the first diff kept.
+    monkeypatch.setattr("workbench.changes.diff.diff_versions", _never)
+    monkeypatch.setattr("workbench.text.choice.choose_profile", _never)
+    assert _printed(capsysbinary, measured, name, *form) == expected
+    # The first diff also kept the footnote changes under unchanged clauses: no part is read.
+    monkeypatch.setattr("workbench.workspace.parts.held_parts", _never)
+    assert _printed(capsysbinary, computed, name, *form) == expected
+
+
+def test_measure_keeps_every_consecutive_pair_under_the_key_a_diff_computes(
+    measured: Path,
+) -> None:
+    with Workspace(measured) as held:
+        for family in FAMILIES.values():
+            pairs = version_pairs(held, family.split("/")[1])
+            keys = kept.pair_keys(held, pairs, code_digest())
+            assert keys is not None and len(set(keys)) == len(pairs) > 0
+            stored = kept.read_kept(held, keys)
+            assert set(stored) == set(keys), family
+            # what measure kept is what the diff computes from the versions
+            computed = pair_changes(pairs, profiles=held.profile_registry(), workspace=held)
+            assert tuple(stored[key] for key in keys) == computed
+
+
+def test_a_named_pair_is_kept_apart_from_the_consecutive_ones(
+    measured: Path,
+    tmp_path: Path,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first and last of six versions: its profile is chosen over those two alone, so its key
+    is its own; computed once and kept beside measure's consecutive pairs, then read back."""
+    path = tmp_path / "named.sqlite"
+    shutil.copy2(measured, path)
+    name = "draft-nottingham-http-link-header"
+    before = len(_kept_rows(path))
+    first = _printed(capsysbinary, path, name, "--from", f"ietf/{name}/{name}-00.txt", "--json")
+    assert len(_kept_rows(path)) == before + 1
+    monkeypatch.setattr("workbench.changes.diff.diff_versions", _never)
+    again = _printed(capsysbinary, path, name, "--from", f"ietf/{name}/{name}-00.txt", "--json")
+    assert again == first
+
+
+def test_a_read_only_workspace_computes_and_keeps_nothing(
+    measured: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "read-only.sqlite"
+    shutil.copy2(measured, path)
+    with closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute(f"DELETE FROM {kept.TABLE}")
+    with Workspace(path) as held:
+        # As a workspace nobody may write is opened (root writes whatever the file modes say).
+        monkeypatch.setattr(held, "read_only", "the file is read-only")
+        pairs = version_pairs(held, "draft-nottingham-http-link-header")
+        computed = pair_changes(pairs, workspace=held)
+        assert len(computed) == len(pairs) == 5
+    assert _kept_rows(path) == []
+
+
+def test_a_kept_diff_reads_back_equal_records(measured: Path) -> None:
+    """`changes_from_json` gives back every field of every change `changes_json` wrote."""
+    with Workspace(measured) as held:
+        for before, after in version_pairs(held, "nerc-cip-008"):
+            changes = pair_changes(
+                ((before, after),), profiles=held.profile_registry(), workspace=held
+            )[0]
+            back = kept.changes_from_json(
+                kept.changes_json(changes), before.version_id, after.version_id
+            )
+            assert back == changes and {c.kind for c in changes} > {"unchanged"}

@@ -1,0 +1,264 @@
+"""A version pair's diff as derived state (C7, C13): the changes `diff_versions` gives, kept in the
+workspace under the one key rule (`derived.derived_key`), so a later diff of held versions reads
+them instead of choosing a profile and pairing again. The table, key and shape: docs/diff.md."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from workbench.derived import derived_key
+from workbench.models import Change, Span, Version
+
+KIND = "diff-pair"
+TABLE = "kept_diffs"
+# `footnotes`: the pair's footnote changes under unchanged clauses (`footnoted.FootnoteChange`
+# as JSON), NULL until a diff derives them from the versions' settled footnote readings.
+_SCHEMA = (
+    f"CREATE TABLE IF NOT EXISTS {TABLE} (diff_key TEXT PRIMARY KEY, jurisdiction TEXT NOT NULL, "
+    "family TEXT NOT NULL, before_id TEXT NOT NULL, after_id TEXT NOT NULL, changes TEXT NOT NULL, "
+    "footnotes TEXT)"
+)
+
+Family = tuple[str, str]  # (jurisdiction, family)
+KeptDiff = tuple[str, str, str, str]  # diff key, before id, after id, changes (`changes_json`)
+
+
+def version_lines(workspace: Any, only: Family | None = None) -> dict[Family, dict[str, str]]:
+    """Each held family's versions (of the family `only` names, when given), in version order,
+    each as one line: its id, order and text hash and its origin records
+    (`Workspace.origin_lines`). What a key over a family's versions is made from (a kept diff's,
+    the stored review queue's), read from the versions table's columns alone (no text)."""
+    where = ""
+    params: tuple[str, ...] = ()
+    if only is not None:
+        where, params = " WHERE jurisdiction = ? AND family = ?", only
+    origins = workspace.origin_lines(only)
+    lines: dict[Family, dict[str, str]] = {}
+    for jurisdiction, family, version_id, order, text_sha256 in workspace.read(
+        "SELECT jurisdiction, family, version_id, version_order, text_sha256 FROM versions"
+        f"{where} ORDER BY jurisdiction, family, version_order",
+        params,
+    ):
+        # Fields are hashes, numbers and catalogue paths (no white space), one line per version.
+        line = f"{version_id} {order} {text_sha256}{origins.get(version_id, '')}"
+        lines.setdefault((jurisdiction, family), {})[version_id] = line
+    return lines
+
+
+def profile_sources(folders: Iterable[Any]) -> list[list[str]] | None:
+    """The researcher's profile files in `folders` (`CorpusSettings.profile_folders`), as
+    `read_profile_dir` reads them (every `*.toml`, sorted by file name, folder by folder), each
+    as its path and the SHA-256 of its bytes; None when a folder is gone (no key is made: the
+    diff reads the profiles, and their error names the folder). The shipped profiles are part of
+    the code digest."""
+    sources = []
+    for folder in folders:
+        if not folder.is_dir():
+            return None
+        for path in sorted(folder.glob("*.toml")):
+            sources.append([str(path), hashlib.sha256(path.read_bytes()).hexdigest()])
+    return sources
+
+
+def diff_key(
+    sources: Sequence[Sequence[str]],
+    chooser: Sequence[str],
+    pair: tuple[str, str],
+    code: str,
+) -> str:
+    """The key of one pair's kept diff: the researcher's profile files (`profile_sources`), the
+    lines (`version_lines`) of the versions its profile is chosen over (`pairs.pairs_profile`'s,
+    in order), the pair's two version ids and the code digest. Equal keys, equal changes."""
+    return derived_key(KIND, [list(map(list, sources)), list(chooser), list(pair)], code)
+
+
+def changes_json(changes: Sequence[Change]) -> str:
+    """The kept form of a pair's changes: one JSON array per change, its fields in `Change`'s
+    order, a span as [start, end] (its version is the change's before or after version), a
+    tuple as an array. Floats round-trip exactly, so `changes_from_json` gives equal records."""
+
+    def span(s: Span | None) -> list[int] | None:
+        return None if s is None else [s.char_start, s.char_end]
+
+    return json.dumps(
+        [
+            [
+                c.change_id,
+                c.kind,
+                span(c.before),
+                span(c.after),
+                c.before_label,
+                c.after_label,
+                c.similarity,
+                c.alignment_confidence,
+                c.capped,
+                span(c.span_before),
+                span(c.span_after),
+                [span(s) for s in c.before_spans],
+                [span(s) for s in c.after_spans],
+                c.front_matter,
+                list(c.before_origin),
+                list(c.after_origin),
+                c.low_confidence,
+            ]
+            for c in changes
+        ],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+
+
+def changes_from_json(kept: str, before_id: str, after_id: str) -> tuple[Change, ...]:
+    """The changes `changes_json` wrote for the pair (`before_id`, `after_id`)."""
+
+    def before(s: list[int] | None) -> Span | None:
+        return None if s is None else Span(version_id=before_id, char_start=s[0], char_end=s[1])
+
+    def after(s: list[int] | None) -> Span | None:
+        return None if s is None else Span(version_id=after_id, char_start=s[0], char_end=s[1])
+
+    return tuple(
+        Change(
+            change_id=change_id,
+            kind=kind,
+            before=before(b),
+            after=after(a),
+            before_label=before_label,
+            after_label=after_label,
+            similarity=similarity,
+            alignment_confidence=confidence,
+            capped=capped,
+            span_before=before(span_b),
+            span_after=after(span_a),
+            before_spans=tuple(map(before, spans_b)),  # type: ignore[arg-type]
+            after_spans=tuple(map(after, spans_a)),  # type: ignore[arg-type]
+            front_matter=front_matter,
+            before_origin=tuple(origin_b),
+            after_origin=tuple(origin_a),
+            low_confidence=low_confidence,
+        )
+        for (
+            change_id,
+            kind,
+            b,
+            a,
+            before_label,
+            after_label,
+            similarity,
+            confidence,
+            capped,
+            span_b,
+            span_a,
+            spans_b,
+            spans_a,
+            front_matter,
+            origin_b,
+            origin_a,
+            low_confidence,
+        ) in json.loads(kept)
+    )
+
+
+def read_kept(workspace: Any, keys: Sequence[str]) -> dict[str, tuple[Change, ...]]:
+    """The kept changes of each key of `keys` the workspace holds, by key."""
+    if not keys or TABLE not in workspace.tables():
+        return {}
+    marks = ", ".join("?" * len(keys))
+    return {
+        key: changes_from_json(changes, before_id, after_id)
+        for key, before_id, after_id, changes in workspace.read(
+            f"SELECT diff_key, before_id, after_id, changes FROM {TABLE} "
+            f"WHERE diff_key IN ({marks})",
+            tuple(keys),
+        )
+    }
+
+
+def read_footnotes(workspace: Any, keys: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """The kept footnote changes (`FootnoteChange.as_json` each) of each key of `keys` whose
+    kept diff holds them, by key."""
+    if not keys or TABLE not in workspace.tables():
+        return {}
+    marks = ", ".join("?" * len(keys))
+    return {
+        key: json.loads(footnotes)
+        for key, footnotes in workspace.read(
+            f"SELECT diff_key, footnotes FROM {TABLE} "
+            f"WHERE diff_key IN ({marks}) AND footnotes IS NOT NULL",
+            tuple(keys),
+        )
+    }
+
+
+def keep_footnotes(workspace: Any, kept: Mapping[str, Sequence[dict[str, Any]]]) -> None:
+    """Add to each kept diff its footnote changes (`kept`: by key, `FootnoteChange.as_json` each);
+    a key with no kept diff is passed over."""
+    with workspace.transaction() as conn:
+        conn.executemany(
+            f"UPDATE {TABLE} SET footnotes = ? WHERE diff_key = ?",
+            [(json.dumps(list(rows), ensure_ascii=False), key) for key, rows in kept.items()],
+        )
+
+
+def keep(workspace: Any, family: Family, kept: Sequence[KeptDiff], *, whole: bool) -> None:
+    """Keep one family's diffs (`kept`: key, before id, after id, `changes_json`). `whole`: they
+    are every consecutive pair of the family (as `measure` keeps them), and replace every kept
+    diff of it; else each replaces only the one kept for its own two versions (so a family
+    keeps at most one diff per pair of versions, whatever the code that made it)."""
+    with workspace.transaction() as conn:
+        conn.execute(_SCHEMA)
+        where = "WHERE jurisdiction = ? AND family = ?"
+        if whole:
+            conn.execute(f"DELETE FROM {TABLE} {where}", family)
+        else:
+            conn.executemany(
+                f"DELETE FROM {TABLE} {where} AND before_id = ? AND after_id = ?",
+                [(*family, before_id, after_id) for _, before_id, after_id, _ in kept],
+            )
+        conn.executemany(
+            f"INSERT OR REPLACE INTO {TABLE} (diff_key, jurisdiction, family, before_id, after_id, "
+            "changes) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (key, *family, before_id, after_id, changes)
+                for key, before_id, after_id, changes in kept
+            ],
+        )
+
+
+def pair_keys(
+    workspace: Any, pairs: Sequence[tuple[Version, Version]], code: str
+) -> tuple[str, ...] | None:
+    """The diff key of each pair of `pairs` (one family's, as `pairs.version_pairs` chose them),
+    their profile chosen over the first pair's before version and every after version; None when
+    no key can be made (a researcher's profile folder is gone, or the pairs are of two
+    jurisdictions' families of one name, whose profile `measure` never chooses)."""
+    (family, *others) = {(v.jurisdiction, v.family) for pair in pairs for v in pair}
+    sources = profile_sources(workspace.settings.profile_folders())
+    if others or sources is None:
+        return None
+    lines = version_lines(workspace, family)[family]
+    chooser = [lines[v.version_id] for v in (pairs[0][0], *(after for _, after in pairs))]
+    return tuple(
+        diff_key(sources, chooser, (before.version_id, after.version_id), code)
+        for before, after in pairs
+    )
+
+
+def measured_diffs(
+    lines: Mapping[str, str],
+    sources: Sequence[Sequence[str]],
+    diffs: Sequence[tuple[str, str, str]],
+    code: str,
+) -> list[KeptDiff]:
+    """The kept rows of a family's consecutive pairs as `measure` diffed them (`diffs`: before id,
+    after id, `changes_json`), for its versions' `lines` (all of them, in version order: the
+    profile `measure` chose was chosen over every version, as `pairs_profile` chooses it for
+    the family's consecutive pairs)."""
+    chooser = list(lines.values())
+    return [
+        (diff_key(sources, chooser, (before_id, after_id), code), before_id, after_id, changes)
+        for before_id, after_id, changes in diffs
+    ]
