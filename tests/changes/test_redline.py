@@ -320,7 +320,10 @@ def test_review_list_shows_both_sides_of_each_pairing(
     pairings = [k for k, line in enumerate(lines) if line.startswith("  chg-")]
     assert code == 0 and pairings
     for k in pairings:
-        assert re.fullmatch(r"    before \[\d+, \d+\) pp?\. .*; after .*", lines[k + 1])
+        # a table row's side is its cells (the queue reads the diff `workbench diff` prints)
+        assert re.fullmatch(
+            r"    before (\d+ cells in )?\[\d+, \d+\) pp?\. .*; after .*", lines[k + 1]
+        )
         assert lines[k + 2].startswith("    ") and lines[k + 2].strip()
 
 

@@ -11,7 +11,6 @@ from itertools import pairwise
 from typing import Any
 
 from workbench.cells import cell_from_json
-from workbench.changes.diff import diff_versions
 from workbench.changes.kept import (
     changes_json,
     keep,
@@ -19,6 +18,7 @@ from workbench.changes.kept import (
     profile_sources,
     version_lines,
 )
+from workbench.changes.pairs import family_changes
 from workbench.changes.queue import Pairing, Relabel, ReviewItem, item_caution_stands, items_of_pair
 from workbench.changes.verdict import Verdict
 from workbench.derived import derived_key
@@ -339,7 +339,7 @@ def refresh_review_queue(
     whose key (docs/review.md) is the stored one is not read. Every other family is
     read, its profile chosen as `queue.review_items` chooses it, each of its consecutive pairs'
     items read from `review_pairs` by the pair's key or, when none is stored, computed by
-    `diff_versions` and `items_of_pair` and stored; its queue rows are then replaced, and its pair
+    `items_of_pair` over the pair's one diff (`pairs.family_changes`) and stored; its queue rows are then replaced, and its pair
     rows no longer used are dropped, in one transaction per family. Families no longer held lose
     their rows. Returns how many families were read and pairs diffed or read back. A workspace
     nobody may write is read as it is when its stored queue is up to date, else refused (the
@@ -372,14 +372,19 @@ def refresh_review_queue(
                 (jurisdiction, family),
             )
         )
+        chosen = consecutive_pairs(versions)
+        keys = [pair_key(before, after, profile, code) for before, after in chosen]
+        # The pair's one diff (`pairs.family_changes`: the kept one, tables paired by rows).
+        diffs = (
+            family_changes(workspace, chosen, profiles)
+            if any(key not in stored for key in keys)
+            else ()
+        )
         pairs: list[tuple[str, str, str, str]] = []  # key, before id, after id, items JSON
-        for before, after in consecutive_pairs(versions):
-            key = pair_key(before, after, profile, code)
+        for k, (key, (before, after)) in enumerate(zip(keys, chosen, strict=True)):
             items = stored.get(key)
             if items is None:
-                items = _items_json(
-                    items_of_pair(before, after, diff_versions(before, after, profile))
-                )
+                items = _items_json(items_of_pair(before, after, diffs[k]))
                 diffed += 1
             else:
                 reused += 1

@@ -4,6 +4,7 @@ read from the index, and a warm run writes the cold run's bytes."""
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 import sys
@@ -57,6 +58,7 @@ from workbench.text.ocr import OcrOptions, default_cache
 from workbench.text.profiles import Profile, registry
 from workbench.workspace import Workspace, ingest, researcher_profiles, workspace_settings
 from workbench.workspace.catalogue import admit_held, hold_catalogue, read_held_file
+from workbench.workspace.parts import held_parts, keep_parts
 
 
 def map_families(
@@ -557,6 +559,8 @@ def _run_tasks(
                     Refusal(path=version.version_id, reason="corpus_changed", detail=str(exc))
                 )
         run.refused.extend(result.refused)
+        for key, version_id, parts in result.parts:  # a worker's reading, kept once (C13)
+            keep_parts(held, key, version_id, parts)
         if run.queue is not None and result.measured:
             run.queue.store(
                 result.jurisdiction, result.family, result.measured, result.review, result.code
@@ -569,7 +573,14 @@ def _run_tasks(
     if not tasks:
         return "in this process"
     if workers is None and scheduler is None:
-        map_tasks(tasks, on_result, held_version=held.version, progress=progress)
+        map_tasks(
+            tasks,
+            on_result,
+            held_version=held.version,
+            # every task reads the one store this run measures
+            held_parts=functools.partial(held_parts, held, store=Path(tasks[0].store)),
+            progress=progress,
+        )
         return "in this process"
     from workbench.measure.cluster import dask_client
 

@@ -51,16 +51,24 @@ def held_parts(workspace: Workspace, version: Version, store: Path | None = None
         if rows:
             return _parts(key, rows[0][0])
     footnotes, tables = version_parts(version, store or workspace.settings.store)
+    keep_parts(workspace, key, version.version_id, (footnotes, tables))
+    return footnotes, tables
+
+
+def keep_parts(workspace: Workspace, key: str, version_id: str, parts: Parts) -> None:
+    """Keep the parts `version_parts` read of a version under its `parts_key` (`key`), as
+    `held_parts` does (`measure` keeps those its Dask workers read); nothing read is not kept,
+    and a read-only workspace keeps nothing."""
+    footnotes, tables = parts
     if (footnotes is None and tables is None) or workspace.read_only is not None:
-        return footnotes, tables
+        return
     with workspace.transaction() as conn:
         conn.execute(f"DROP TABLE IF EXISTS {_RETIRED}")  # its footnote readings are kept here
         conn.execute(_SCHEMA)
         conn.execute(
             f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?)",
-            (key, version.version_id, json.dumps(_kept(footnotes, tables), ensure_ascii=False)),
+            (key, version_id, json.dumps(_kept(footnotes, tables), ensure_ascii=False)),
         )
-    return footnotes, tables
 
 
 def _kept(footnotes: FootnoteReading | None, tables: tuple[Table, ...] | None) -> dict[str, Any]:
