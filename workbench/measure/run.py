@@ -49,7 +49,7 @@ from workbench.measure.reports import (
     induced_profile_file,
     reduce_summaries,
 )
-from workbench.measure.tasks import FamilyTask, TaskResult, family_task
+from workbench.measure.tasks import FamilyTask, HeldParts, TaskResult, family_task
 from workbench.models import CatalogueRow, Refusal, Version, code_digest
 from workbench.progress import bar
 from workbench.tables import check_format
@@ -66,16 +66,20 @@ def map_families(
     *,
     progress: bool = False,
     profiles: Sequence[Profile] | None = None,
+    parts: HeldParts | None = None,
 ) -> list[FamilyMeasurement]:
     """Map `measure_family` over the families of `versions`, serially, in sorted family order,
-    choosing each family's profile from `profiles` (default: the shipped ones)."""
+    choosing each family's profile from `profiles` (default: the shipped ones) and pairing
+    each version's tables row by row as `measure` does, read through `parts` (a workspace's:
+    `functools.partial(workspace.parts.held_parts, workspace)`; None: no tables)."""
     families: dict[tuple[str, str], list[Version]] = defaultdict(list)
     for version in versions:
         families[(version.jurisdiction, version.family)].append(version)
     out = []
     for key in bar(sorted(families), desc="measure", unit="family", enabled=progress):
         group = sorted(families[key], key=lambda v: v.version_order)
-        out.append(measure_family(group, profiles))
+        tables = {v.version_id: parts(v)[1] for v in group} if parts is not None else None
+        out.append(measure_family(group, profiles, tables=tables))
     return out
 
 
