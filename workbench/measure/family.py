@@ -1,6 +1,7 @@
 """The map of the measurement: one document family measured alone (C13, C15), through one numbering
-profile, into evidence rows; it reads nothing but the versions and profiles it is given. The cap
-causes and the structure rule are in docs/measurements.md."""
+profile, into evidence rows, off each pair's one diff (C7: tables paired by rows); it reads nothing
+but the versions, their tables and the profiles it is given. The cap causes and the structure rule
+are in docs/measurements.md."""
 
 from __future__ import annotations
 
