@@ -203,6 +203,24 @@ def _settled(workspace: Workspace, version: Version) -> bool:
     )
 
 
+def family_readers(
+    versions: Sequence[Version], profiles: Sequence[Profile] | None
+) -> dict[tuple[str, str], Profile]:
+    """The profile that reads each (jurisdiction, family) of `versions` (`choose_profile` over
+    the family's versions given, in order, as `measure` chooses)."""
+    from workbench.text.choice import choose_profile
+
+    return {key: choose_profile(group, profiles).profile for key, group in _by_family(versions)}
+
+
+def _by_family(versions: Sequence[Version]) -> Iterable[tuple[tuple[str, str], list[Version]]]:
+    """`versions` grouped by (jurisdiction, family), in the order each is first met."""
+    groups: dict[tuple[str, str], list[Version]] = {}
+    for version in versions:
+        groups.setdefault((version.jurisdiction, version.family), []).append(version)
+    return groups.items()
+
+
 def held_diffs(
     workspace: Workspace,
     family: str | None = None,
@@ -222,10 +240,7 @@ def held_diffs(
         for v in workspace.versions(family)
         if jurisdiction is None or v.jurisdiction == jurisdiction
     ]
-    groups: dict[tuple[str, str], list[Version]] = {}
-    for version in held:
-        groups.setdefault((version.jurisdiction, version.family), []).append(version)
-    for versions in groups.values():
+    for _, versions in _by_family(held):
         chosen = consecutive_pairs(versions)
         if chosen:
             diffs = family_changes(workspace, chosen, profiles)
