@@ -25,6 +25,7 @@ cases of the second kind are marked slow at collection.
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import importlib.util
 import os
@@ -470,11 +471,16 @@ def corpus_diffs(
 def corpus_measurements(
     corpus_workspace: Workspace, catalogue: tuple[CatalogueRow, ...]
 ) -> list[Any]:
-    """`map_families` over every catalogued version: each family measured once."""
+    """`map_families` over every catalogued version: each family measured once, its tables
+    (kept in the workspace, `workspace.parts.held_parts`) paired row by row as `measure` does."""
     from workbench.measure import map_families
+    from workbench.workspace.parts import held_parts
 
     wanted = {row.path for row in catalogue}
-    return map_families([v for v in corpus_workspace.versions() if v.version_id in wanted])
+    return map_families(
+        [v for v in corpus_workspace.versions() if v.version_id in wanted],
+        parts=functools.partial(held_parts, corpus_workspace, store=STORE),
+    )
 
 
 @pytest.fixture(scope="session")

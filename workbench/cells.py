@@ -55,6 +55,20 @@ class TableCell:
         }
 
 
+def cell_from_json(row: dict[str, Any]) -> TableCell:
+    """The cell `TableCell.as_json` wrote."""
+    return TableCell(
+        **{
+            **row,
+            "row_header": tuple(row["row_header"]),
+            "column_header": tuple(row["column_header"]),
+            "row_header_spans": tuple((a, b) for a, b in row["row_header_spans"]),
+            "column_header_spans": tuple((a, b) for a, b in row["column_header_spans"]),
+            "spans": tuple((a, b) for a, b in row["spans"]),
+        }
+    )
+
+
 def parts_json(kind: str, anchors: Spans, cells: Sequence[TableCell]) -> dict[str, Any]:
     """A passage's own parts as `passages --json` prints them: a footnote's `anchors`, a table's
     `cells`; nothing for any other kind, so every other passage prints as it always did."""

@@ -526,6 +526,8 @@ class Change:
     from the first passage's start to the last one's end. The lists are empty for other kinds.
     `front_matter` marks a front-matter edit: both sides hold passages of kind `front_matter`
     only (a title page, a Markdown `---` block); it is listed apart and never reviewed.
+    `before_cells`/`after_cells` are the cells of a side that is a table row (a split or merge:
+    of each of its rows), as its table records them (C20); empty for a side that is not.
     """
 
     change_id: str
@@ -547,6 +549,8 @@ class Change:
     before_origin: tuple[TextOrigin, ...] = ()
     after_origin: tuple[TextOrigin, ...] = ()
     low_confidence: bool = False
+    before_cells: tuple[TableCell, ...] = ()
+    after_cells: tuple[TableCell, ...] = ()
 
     @property
     def machine_read(self) -> bool:

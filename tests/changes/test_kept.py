@@ -7,6 +7,7 @@ kept is computed once and kept, and a workspace nobody may write keeps nothing."
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from contextlib import closing
@@ -16,11 +17,14 @@ import pytest
 
 from tests.conftest import link_families
 from workbench.changes import kept
-from workbench.changes.pairs import pair_changes, version_pairs
+from workbench.changes.diff import diff_versions
+from workbench.changes.pairs import pair_changes, pairs_profile, version_pairs
 from workbench.cli import main
 from workbench.measure import measure_corpus
-from workbench.models import code_digest
-from workbench.workspace import Workspace
+from workbench.models import Change, code_digest
+from workbench.workspace import Workspace, parts
+from workbench.workspace.parts import held_parts
+from workbench.workspace.passages import held_passages
 
 # A PDF standard whose reading has footnotes, an Internet-Draft of six versions and renumberings,
 # and a Justice Canada regulation read from its XML (tables in it).
@@ -150,3 +154,86 @@ def test_a_kept_diff_reads_back_equal_records(measured: Path) -> None:
                 kept.changes_json(changes), before.version_id, after.version_id
             )
             assert back == changes and {c.kind for c in changes} > {"unchanged"}
+
+
+# The families of `FAMILIES` whose versions hold tables: their pairs' rows pair row by row.
+TABLED = {i: f for i, f in FAMILIES.items() if i != "ietf-six-versions"}
+
+
+def _rows(changes: tuple[Change, ...]) -> int:
+    return sum(bool(c.before_cells or c.after_cells) for c in changes)
+
+
+@pytest.mark.parametrize("family", [pytest.param(f, id=i) for i, f in TABLED.items()])
+def test_measure_keeps_the_diff_that_pairs_table_rows(measured: Path, family: str) -> None:
+    """measure's map reads each version's tables (kept as parts) before it pairs the family, so
+    its kept diff is the one `workbench diff` computes: rows paired row by row, with cells."""
+    with Workspace(measured) as held:
+        pairs = version_pairs(held, family.split("/")[1])
+        keys = kept.pair_keys(held, pairs, code_digest())
+        assert keys is not None
+        stored = kept.read_kept(held, keys)
+        rows = [_rows(stored[key]) for key in keys]
+        assert sum(rows) > 0, family
+        for (before, after), key in zip(pairs, keys, strict=True):
+            tables = (held_parts(held, before)[1], held_parts(held, after)[1])
+            assert tables != (None, None)
+            passages = (
+                held_passages(held, before, pairs_profile(pairs, held.profile_registry())),
+                held_passages(held, after, pairs_profile(pairs, held.profile_registry())),
+            )
+            computed = diff_versions(before, after, passages=passages, tables=tables)
+            assert stored[key] == computed
+            # without its tables, the pair is diffed otherwise: the kept diff is not that one
+            assert _rows(diff_versions(before, after, passages=passages)) == 0
+
+
+@pytest.mark.parametrize("family", [pytest.param(f, id=i) for i, f in TABLED.items()])
+def test_the_review_queue_holds_the_pairings_diff_doubtful_prints(
+    measured: Path,
+    tmp_path: Path,
+    family: str,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """The queue measure stored is the one diff `workbench diff --doubtful` computes from the
+    versions (no kept diff to read): every queue pairing is the change of the same id the
+    command prints, over the same two spans, and every doubtful change the command prints but a
+    front-matter edit is on the queue, so `review answer <id>` lands on the pairing shown."""
+    path = tmp_path / "queue.sqlite"
+    shutil.copy2(measured, path)
+    with closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute(f"DELETE FROM {kept.TABLE}")
+    name = family.split("/")[1]
+    shown = json.loads(_printed(capsysbinary, path, name, "--doubtful", "--json"))
+    printed = {
+        c["change_id"]: (c["before"], c["after"])
+        for part in shown
+        for c in part["changes"]
+        if not c["front_matter"]
+    }
+    assert main(["review", "list", name, "--json", "--limit", "0", "--workspace", str(path)]) == 0
+    items = json.loads(capsysbinary.readouterr().out)
+    queued = {
+        p["change_id"]: (p["before"], p["after"])
+        for item in items
+        for p in (item["pairings"] if item["item"] == "group" else [item])
+    }
+    assert queued and queued == printed
+
+
+def test_a_diff_over_tables_the_store_could_not_give_is_not_kept(
+    measured: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A version whose parts no reading gave (its bytes gone from the store) is diffed without
+    its tables, and that diff is not kept: it would be read back under the key of the one that
+    pairs its rows."""
+    path = tmp_path / "unsettled.sqlite"
+    shutil.copy2(measured, path)
+    with closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute(f"DELETE FROM {kept.TABLE}")
+        conn.execute(f"DELETE FROM {parts.TABLE}")
+    monkeypatch.setattr(parts, "version_parts", lambda *_: (None, None))
+    with Workspace(path) as held:
+        pairs = version_pairs(held, "nerc-cip-008")
+        assert sum(map(_rows, pair_changes(pairs, workspace=held))) == 0
+    assert _kept_rows(path) == []

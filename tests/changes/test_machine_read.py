@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from workbench.changes.diff import diff_versions, doubt_reasons, pairing_is_uncertain
+from workbench.changes.diff import doubt_reasons, pairing_is_uncertain
 from workbench.changes.origin import OriginReader
+from workbench.changes.pairs import pair_changes, version_pairs
 from workbench.changes.queue import group_id_of, review_items
 from workbench.cli import main
 from workbench.models import PAIRING_KINDS, Change, OriginRun, TextOrigins
@@ -24,8 +25,8 @@ TX_49421 = "puct-49421-item80-cehe-response-to-tiec-rfi-set1"
 
 
 def _pair(workspace: Workspace, family: str) -> tuple[Change, ...]:
-    before, after = workspace.versions(family)
-    return diff_versions(before, after)
+    """The pair's one diff, as the review queue reads it (its tables paired by rows)."""
+    return pair_changes(version_pairs(workspace, family), workspace=workspace)[0]
 
 
 def test_the_u2_to_u3_pairings_are_one_machine_read_item(workspace: Workspace) -> None:

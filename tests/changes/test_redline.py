@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from workbench.changes import redline
+from workbench.changes import pairs, redline
 from workbench.changes import redline_page as redline_html
 from workbench.changes.diff import diff_versions, doubt_reasons, pairing_is_uncertain
 from workbench.cli import main
@@ -31,6 +31,15 @@ HOSTILE = '<script>window.pwned = 1</script><img src="x" onerror="window.pwned =
 def pdf_section(workspace: Workspace) -> redline.Section:
     before, after = workspace.version(PDF_BEFORE), workspace.version(PDF_AFTER)
     return redline.section(before, after, diff_versions(before, after))
+
+
+@pytest.fixture(scope="module")
+def command_section(workspace: Workspace) -> redline.Section:
+    """What `workbench diff` shows of CIP-012: its tables paired row by row."""
+    chosen = pairs.version_pairs(workspace, PDF_FAMILY)
+    (section,) = pairs.diff_sections(chosen, workspace=workspace)
+    assert any(c.before_cells or c.after_cells for c in section.changes)
+    return section
 
 
 def _folded(text: str) -> str:
@@ -176,24 +185,28 @@ def _cli(
 
 
 def test_diff_listing_shows_both_sides_and_filters(
-    workspace: Workspace, pdf_section: redline.Section, capsysbinary: pytest.CaptureFixture[bytes]
+    workspace: Workspace,
+    command_section: redline.Section,
+    capsysbinary: pytest.CaptureFixture[bytes],
 ) -> None:
     code, out, _ = _cli(capsysbinary, workspace, "diff", PDF_FAMILY, "--doubtful")
     lines = out.splitlines()
-    doubtful = [c for c in pdf_section.changes if pairing_is_uncertain(c)]
+    doubtful = [c for c in command_section.changes if pairing_is_uncertain(c)]
     assert code == 0 and doubtful
-    assert lines[0] == f"{redline.pair_summary(pdf_section)}; {len(doubtful)} shown"
+    assert lines[0] == f"{redline.pair_summary(command_section)}; {len(doubtful)} shown"
     assert len(lines) == 1 + 3 * len(doubtful)
     for k, change in enumerate(doubtful):
         header, where, marked = lines[1 + 3 * k : 4 + 3 * k]
         assert header.startswith(f"  {change.change_id} {change.kind}") and " DOUBTFUL (" in header
-        assert re.fullmatch(r"    before \[\d+, \d+\) pp?\. .*; after .*", where)
+        cells = f"{len(change.before_cells)} cells in " if change.before_cells else ""
+        assert re.fullmatch(rf"    before {cells}\[\d+, \d+\) pp?\. .*; after .*", where)
         assert "[-" in marked or "{+" in marked or change.kind == "split"
     code, out, _ = _cli(
         capsysbinary, workspace, "diff", PDF_FAMILY, "--kind", "added", "--kind", "removed"
     )
     kinds = {line.split()[1] for line in out.splitlines()[1:] if line.startswith("  chg-")}
-    assert code == 0 and kinds == {"added", "removed"}
+    held = {c.kind for c in command_section.changes} & {"added", "removed"}
+    assert code == 0 and held and kinds == held
 
 
 def test_diff_json_carries_texts_and_pages(
@@ -205,9 +218,17 @@ def test_diff_json_carries_texts_and_pages(
     for change in pair["changes"]:
         for side, text in (("before", before), ("after", after)):
             span = change[side]
-            assert change[f"{side}_text"] == (
-                text[span["char_start"] : span["char_end"]] if span else None
-            )
+            cells = change.get(f"{side}_cells")
+            if cells:  # a table row: its cells, each at its offsets, never the stretch
+                assert [c["text"] for c in cells] == [
+                    text[c["char_start"] : c["char_end"]] for c in cells
+                ]
+                assert change[f"{side}_text"].startswith("| ")
+                assert change[f"span_{side}"] is None
+            else:
+                assert change[f"{side}_text"] == (
+                    text[span["char_start"] : span["char_end"]] if span else None
+                )
             narrowed = change[f"span_{side}"]
             assert change[f"span_{side}_text"] == (
                 text[narrowed["char_start"] : narrowed["char_end"]] if narrowed else None
@@ -222,7 +243,7 @@ def test_diff_json_carries_texts_and_pages(
 
 def test_export_writes_the_change_table_and_refuses_bad_paths(
     workspace: Workspace,
-    pdf_section: redline.Section,
+    command_section: redline.Section,
     tmp_path: Path,
     capsysbinary: pytest.CaptureFixture[bytes],
 ) -> None:
@@ -231,16 +252,18 @@ def test_export_writes_the_change_table_and_refuses_bad_paths(
         code, printed, _ = _cli(
             capsysbinary, workspace, "diff", PDF_FAMILY, "--export", form, "--out", str(out)
         )
-        assert (
-            code == 0 and printed == f"wrote {out}: {len(pdf_section.changes)} changes as {form}\n"
-        )
+        changes = command_section.changes
+        assert code == 0 and printed == f"wrote {out}: {len(changes)} changes as {form}\n"
         table = read(out)
-        assert table["change_id"].to_list() == [c.change_id for c in pdf_section.changes]
-        assert table["uncertain"].sum() == sum(map(pairing_is_uncertain, pdf_section.changes))
-        row = table.filter(pl.col("kind") == "modified").row(0, named=True)
-        assert (
-            row["before_text"] == pdf_section.before.text[row["before_start"] : row["before_end"]]
-        )
+        assert table["change_id"].to_list() == [c.change_id for c in changes]
+        assert table["uncertain"].sum() == sum(map(pairing_is_uncertain, changes))
+        passage = next(c for c in changes if c.kind == "modified" and not c.before_cells)
+        row = table.filter(pl.col("change_id") == passage.change_id).row(0, named=True)
+        source = command_section.before.text
+        assert row["before_text"] == source[row["before_start"] : row["before_end"]]
+        table_row = next(r for r in command_section.shown if r.change.before_cells)
+        row = table.filter(pl.col("change_id") == table_row.change.change_id).row(0, named=True)
+        assert row["before_text"] == table_row.before_text
     assert sorted(p.name for p in tmp_path.iterdir()) == ["changes.csv", "changes.parquet"]
     (tmp_path / "folder").mkdir()
     parsing = "workbench diff: error: argument "  # refused while the arguments are parsed
@@ -297,7 +320,10 @@ def test_review_list_shows_both_sides_of_each_pairing(
     pairings = [k for k, line in enumerate(lines) if line.startswith("  chg-")]
     assert code == 0 and pairings
     for k in pairings:
-        assert re.fullmatch(r"    before \[\d+, \d+\) pp?\. .*; after .*", lines[k + 1])
+        # a table row's side is its cells (the queue reads the diff `workbench diff` prints)
+        assert re.fullmatch(
+            r"    before (\d+ cells in )?\[\d+, \d+\) pp?\. .*; after .*", lines[k + 1]
+        )
         assert lines[k + 2].startswith("    ") and lines[k + 2].strip()
 
 

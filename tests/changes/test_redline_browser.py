@@ -2,7 +2,8 @@
 opens a page written by `workbench diff --html` from two real NERC CIP-012 PDFs and a D.C. Code
 release with markup planted in its text. Nothing may run or load: no console message, no script
 or image element, the planted markup shown as text; the highlights are drawn (a box and a
-background); a move's link lands on its arrival. A screenshot is saved in the test's folder, and
+background); a move's link lands on its arrival (on a CIP-003 page: CIP-012's tables pair row
+by row and leave it none). A screenshot is saved in the test's folder, and
 also to the path named by `WORKBENCH_REDLINE_SCREENSHOT_OUT` when set (docs/img/redline.png
 comes from there).
 """
@@ -21,6 +22,7 @@ from workbench.workspace import Workspace
 from .test_redline import HOSTILE, PDF_FAMILY, _hostile_pair
 
 DOUBTFUL_ROW = "tr.meta.doubtful"
+MOVES_FAMILY, MOVES_BEFORE = "nerc-cip-003", "us-nerc/nerc-cip-003/cip-003-10.pdf"
 
 
 def test_the_redline_page_draws_its_highlights_and_runs_nothing(
@@ -39,6 +41,11 @@ def test_the_redline_page_draws_its_highlights_and_runs_nothing(
         main(["diff", PDF_FAMILY, "--html", str(page_path), "--workspace", str(workspace.path)])
         == 0
     )
+    # CIP-012's tables pair row by row and leave it no move: a move's link is followed on the
+    # last CIP-003 pair's page, which has moves.
+    moves_path = tmp_path / "cip-003.html"
+    moved = ["diff", MOVES_FAMILY, "--from", MOVES_BEFORE, "--html", str(moves_path)]
+    assert main([*moved, "--workspace", str(workspace.path)]) == 0
     before, after = _hostile_pair(workspace)
     hostile_path = tmp_path / "hostile.html"
     section = redline.section(before, after, diff_versions(before, after))
@@ -82,11 +89,14 @@ def test_the_redline_page_draws_its_highlights_and_runs_nothing(
                 "rgb(198, 246, 208)",
             }
 
+            page.goto(moves_path.as_uri())
             move = page.locator("a.link[href$='-to']").first
             target = move.get_attribute("href")
             move.click()
             assert page.evaluate("location.hash") == target
             assert page.evaluate("document.querySelector(':target').id") == target.lstrip("#")
+
+            page.goto(page_path.as_uri())
 
             page.evaluate(
                 f"document.querySelector('{DOUBTFUL_ROW}').scrollIntoView({{block: 'start'}})"

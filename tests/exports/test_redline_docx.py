@@ -21,7 +21,7 @@ from workbench.amendments.reconcile import family_amendments
 from workbench.changes.caution import standing_verdict
 from workbench.changes.diff import doubt_reasons, pairing_is_uncertain
 from workbench.changes.log import append_verdict, read_verdicts
-from workbench.changes.pairs import held_diffs, version_pairs
+from workbench.changes.pairs import diff_sections, held_diffs, version_pairs
 from workbench.cli import main
 from workbench.errors import RedlineError, RedlineRefused
 from workbench.exports.redline_docx import LogHead, write_redline_docx
@@ -42,6 +42,7 @@ LAW_PAIR = (
     "us-dc/dc-code-34-1432/34-1432@2023-04-05.xml",
 )
 NO_LOG = LogHead(rows=0, head="0" * 64)
+TABLE_FAMILY = "puct-49595-puc01-01-rate-case-expense-update"  # a PDF table grown 2 -> 5 pages
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -460,13 +461,21 @@ def test_libreoffice_accepts_and_rejects_every_redline_to_the_held_texts(
     """Every version pair of the default workspace (every D.C. Code release pair, and IETF text,
     USLM and Justice Canada XML, NERC and Texas PDFs), the confirmed move's redline and the law
     redline: LibreOffice's accept-all text is the after version and its reject-all text the
-    before version, under the one normalization; one soffice process for all of them."""
+    before version, under the one normalization; one soffice process for all of them. The
+    command's redline of the grown `us-tx` table (its rows cell by cell) is one of them."""
     started = time.perf_counter()
     cases: list[tuple[Path, Version, Version]] = []
     for k, (before, after, changes) in enumerate(held_diffs(workspace)):
         out = tmp_path / f"pair-{k:03d}.docx"
         write_redline_docx(out, before, after, changes, verdicts=(), log_head=NO_LOG)
         cases.append((out, before, after))
+    # The command's redline of a grown PDF table, its rows laid out cell by cell.
+    (rows,) = diff_sections(version_pairs(workspace, TABLE_FAMILY), workspace=workspace)
+    assert any(c.after_cells for c in rows.changes)
+    out = tmp_path / "table-rows.docx"
+    write_redline_docx(out, rows.before, rows.after, rows.changes, verdicts=(), log_head=NO_LOG)
+    held_before, held_after = (workspace.version(v.version_id) for v in (rows.before, rows.after))
+    cases.append((out, held_before, held_after))
     cases.append((_write(tmp_path, move_pair), move_pair.before, move_pair.after))
     cases.append((law_redline[0], workspace.version(LAW_PAIR[0]), workspace.version(LAW_PAIR[1])))
     written = time.perf_counter()
@@ -481,10 +490,10 @@ def test_libreoffice_accepts_and_rejects_every_redline_to_the_held_texts(
         jobs.append(Job("pdf", cases[-2][0], tmp_path / "moves.pdf"))
     convert_all(jobs, tmp_path)
     converted = time.perf_counter()
-    dc = [c for c in cases[:-2] if c[1].family.startswith("dc-code-")]
-    others = {(c[1].jurisdiction, c[1].media_type) for c in cases[:-2] if c not in dc}
+    dc = [c for c in cases[:-3] if c[1].family.startswith("dc-code-")]
+    others = {(c[1].jurisdiction, c[1].media_type) for c in cases[:-3] if c not in dc}
     assert len(dc) == 53, "every D.C. Code release pair of the shared corpus"
-    assert len(cases) - 2 - len(dc) >= 30
+    assert len(cases) - 3 - len(dc) >= 30
     assert len({j for j, _ in others}) >= 5
     assert {m for _, m in others} == {"text/plain", "application/xml", "application/pdf"}
     wrong = []

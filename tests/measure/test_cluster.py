@@ -13,11 +13,12 @@ import json
 import os
 import random
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -210,6 +211,20 @@ def test_a_cluster_writes_the_serial_runs_bytes(
     assert _files(tmp_path / "out") == _files(serial / "out")
     with Workspace(tmp_path / "w.sqlite") as held, Workspace(serial / "w.sqlite") as alone:
         assert held_text_hashes(held) == held_text_hashes(alone)
+    # A worker reads each version's tables from the store before it pairs the family: the parts
+    # kept (tables among them) and each pair's one kept diff are the serial run's.
+    kept = _kept(tmp_path / "w.sqlite")
+    assert kept == _kept(serial / "w.sqlite")
+    assert any(json.loads(parts)["tables"] for _, parts in kept[0])
+
+
+def _kept(path: Path) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """A workspace's kept parts and kept diffs, each as (key, JSON), sorted."""
+    with closing(sqlite3.connect(path)) as conn:
+        return (
+            sorted(conn.execute("SELECT key, parts FROM derived_parts")),
+            sorted(conn.execute("SELECT diff_key, changes FROM kept_diffs")),
+        )
 
 
 def test_batches_keep_the_order_and_hold_enough_versions(subset: Path, serial: Path) -> None:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import random
@@ -51,6 +52,7 @@ from workbench.text.profiles import (
 from workbench.text.structure import StructureParse, parse_structure
 from workbench.workspace import Workspace
 from workbench.workspace.catalogue import exported, held_rows
+from workbench.workspace.parts import held_parts
 
 MEASUREMENTS = ROOT / "measurements"
 
@@ -167,7 +169,10 @@ def family_measurements(
 ) -> list[FamilyMeasurement]:
     """The default workspace's families, measured (the whole corpus's are `corpus_measurements`)."""
     wanted = {row.path for row in catalogue}
-    return map_families([v for v in workspace.versions() if v.version_id in wanted])
+    return map_families(
+        [v for v in workspace.versions() if v.version_id in wanted],
+        parts=functools.partial(held_parts, workspace),
+    )
 
 
 def test_measurement_does_not_depend_on_family_order(

@@ -46,14 +46,14 @@ def test_the_first_review_list_after_measure_diffs_no_pair(
     measure_corpus(mirror=mirror, out=tmp_path / "out", workspace=tmp_path / "w.sqlite")
     lazy = tmp_path / "lazy.sqlite"
     shutil.copy2(tmp_path / "w.sqlite", lazy)
-    _forget(lazy, STORED)
+    _forget(lazy, (*STORED, "kept_diffs"))
     expected = _listing(capsysbinary, lazy)  # every pair diffed by the listing itself
     assert " -> " in expected
 
     def diffed(*args: object) -> tuple[Change, ...]:
         raise AssertionError("review list diffed a pair measure had diffed")
 
-    monkeypatch.setattr("workbench.changes.stored.diff_versions", diffed)
+    monkeypatch.setattr("workbench.changes.diff.diff_versions", diffed)
     assert _listing(capsysbinary, tmp_path / "w.sqlite") == expected
     # The stored pairs are under the keys the refresh computes: with every family's key
     # forgotten, each family is read again and each of its pairs read back, none diffed.

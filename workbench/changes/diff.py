@@ -233,6 +233,12 @@ def _align_gap(scores: Any, rows: int, columns: int) -> list[tuple[int, int]]:
     return pairs
 
 
+def aligned(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
+    """Order-preserving pairs (i, j) of two text lists maximizing their total similarity, only
+    pairs more than `PAIRING_FLOOR` alike (`_align_gap`'s rule and tie-breaks)."""
+    return _align_gap(_similarity_matrix(a, b), len(a), len(b)) if a and b else []
+
+
 def _run_candidates(
     one: str, many: Sequence[str], allowed: Sequence[bool]
 ) -> list[tuple[float, int, int]]:
@@ -259,9 +265,15 @@ def _run_candidates(
 
 
 def _splits_and_merges(
-    keys_a: Sequence[str], keys_b: Sequence[str], pairs: list[tuple[int, int]], scores: Any
+    keys_a: Sequence[str],
+    keys_b: Sequence[str],
+    pairs: list[tuple[int, int]],
+    scores: Any,
+    apart: tuple[Sequence[bool], Sequence[bool]],
 ) -> list[_Link]:
     """Splits (one a, several consecutive b) and merges (the reverse) inside one gap.
+
+    A passage `apart` (a table's unit: `_apart`) is in none, as the one passage or in a run.
 
     A candidate run may hold passages that are unpaired or paired with the one passage itself; it
     is kept when its joined text is more alike to the one passage than that passage's own pairing
@@ -272,15 +284,20 @@ def _splits_and_merges(
     partner_a = {i: j for i, j in pairs}
     partner_b = {j: i for i, j in pairs}
     candidates: list[tuple[float, int, int, int, int, float]] = []
+    apart_a, apart_b = apart
     for i, one in enumerate(keys_a):
+        if apart_a[i]:
+            continue
         own = scores[i][partner_a[i]] if i in partner_a else 0.0
-        allowed = [partner_b.get(j, i) == i for j in range(len(keys_b))]
+        allowed = [partner_b.get(j, i) == i and not apart_b[j] for j in range(len(keys_b))]
         for similarity, first, end in _run_candidates(one, keys_b, allowed):
             if similarity > own:
                 candidates.append((-(similarity - own), 0, i, first, end, similarity))
     for j, one in enumerate(keys_b):
+        if apart_b[j]:
+            continue
         own = scores[partner_b[j]][j] if j in partner_b else 0.0
-        allowed = [partner_a.get(i, j) == j for i in range(len(keys_a))]
+        allowed = [partner_a.get(i, j) == j and not apart_a[i] for i in range(len(keys_a))]
         for similarity, first, end in _run_candidates(one, keys_a, allowed):
             if similarity > own:
                 candidates.append((-(similarity - own), 1, j, first, end, similarity))
@@ -345,7 +362,9 @@ def _moves(
     return links
 
 
-def _align(keys_a: Sequence[str], keys_b: Sequence[str]) -> list[_Link]:
+def _align(
+    keys_a: Sequence[str], keys_b: Sequence[str], apart: tuple[Sequence[bool], Sequence[bool]]
+) -> list[_Link]:
     """Every change in index terms, for one orientation of the two key lists (see `_links`)."""
     links: list[_Link] = []
     gaps = []
@@ -367,7 +386,8 @@ def _align(keys_a: Sequence[str], keys_b: Sequence[str]) -> list[_Link]:
         sub_b = [keys_b[k] for k in gap_b]
         scores = _similarity_matrix(sub_a, sub_b)
         pairs = _align_gap(scores, len(sub_a), len(sub_b))
-        for link in _splits_and_merges(sub_a, sub_b, pairs, scores):
+        sub_apart = ([apart[0][k] for k in gap_a], [apart[1][k] for k in gap_b])
+        for link in _splits_and_merges(sub_a, sub_b, pairs, scores, sub_apart):
             links.append(
                 _Link(
                     link.kind,
@@ -393,20 +413,27 @@ def _align(keys_a: Sequence[str], keys_b: Sequence[str]) -> list[_Link]:
 _MIRROR = {"split": "merged", "merged": "split", "removed": "added", "added": "removed"}
 
 
-def _links(keys_a: Sequence[str], keys_b: Sequence[str]) -> list[_Link]:
+def _links(
+    keys_a: Sequence[str],
+    keys_b: Sequence[str],
+    apart: tuple[Sequence[bool], Sequence[bool]] | None = None,
+) -> list[_Link]:
     """Every change in index terms, computed in one canonical orientation.
 
     CAUTION: as in `_matching_pairs`, the alignment always runs with the lexicographically smaller
     key list as side a, and the answer is mirrored for the other argument order (a split one way
     is a merge the other, a removal an addition), so every tie-break above is broken the same way
     whichever version comes first, and what the diff calls changed does not depend on it.
+    `apart` flags each side's passages that no split or merge holds (none: no flag).
     """
+    if apart is None:
+        apart = ([False] * len(keys_a), [False] * len(keys_b))
     if list(keys_b) < list(keys_a):
         return [
             _Link(_MIRROR.get(link.kind, link.kind), link.b, link.a, link.similarity)
-            for link in _align(keys_b, keys_a)
+            for link in _align(keys_b, keys_a, (apart[1], apart[0]))
         ]
-    return _align(keys_a, keys_b)
+    return _align(keys_a, keys_b, apart)
 
 
 def _order(links: Sequence[_Link]) -> list[_Link]:
@@ -425,6 +452,14 @@ def _order(links: Sequence[_Link]) -> list[_Link]:
     )
 
 
+def _apart(passages: Sequence[Passage], units: Sequence[Passage]) -> list[bool]:
+    """Which `units` (`table_rows.row_units` of `passages`) belong to a table: a row, or a stretch
+    of a passage holding cells (a span no passage has). Their text lies between other units'
+    cells, so a run of them is no stretch of the text: no split or merge holds one."""
+    spans = {(p.char_start, p.char_end) for p in passages}
+    return [bool(u.cells) or (u.char_start, u.char_end) not in spans for u in units]
+
+
 def diff_passages(
     before_id: str,
     after_id: str,
@@ -434,7 +469,8 @@ def diff_passages(
     tables: tuple[Sequence[Table] | None, Sequence[Table] | None] = (None, None),
 ) -> tuple[Change, ...]:
     """Typed changes between two passage lists; every rule in docs/text-and-offsets.md.
-    With the versions' `tables`, each table is paired row by row (`table_rows.row_units`).
+    With the versions' `tables`, each table is paired row by row (`table_rows.row_units`): a
+    side that is a row carries its cells (`Change.before_cells`) and no narrowed span.
 
     Output order: by the first before passage of each change; an added passage stands after the
     before passages of the changes whose after side precedes it. `origins` are the two versions'
@@ -445,12 +481,14 @@ def diff_passages(
     from workbench.changes.table_rows import row_units
 
     readers = (OriginReader(origins[0]), OriginReader(origins[1]))
-    before, after = row_units(before, tables[0]), row_units(after, tables[1])
+    units = row_units(before, tables[0]), row_units(after, tables[1])
+    apart = (_apart(before, units[0]), _apart(after, units[1]))
+    before, after = units
     keys_a = [normalized_text(p.text) for p in before]
     keys_b = [normalized_text(p.text) for p in after]
     next_id = functools.partial(change_id, before_id, after_id)
     out: list[Change] = []
-    for link in _order(_links(keys_a, keys_b)):
+    for link in _order(_links(keys_a, keys_b, apart)):
         pas = [before[k] for k in link.a]
         pbs = [after[k] for k in link.b]
         pa = pas[0] if pas else None
@@ -470,6 +508,10 @@ def diff_passages(
             )
             if link.kind in ("modified", "moved"):
                 narrowed = _narrow(pa, pb)
+        # A table row's narrowed span runs over other rows' cells (a PDF table read column by
+        # column): the row is shown by its cells, so it keeps no narrowed span (origins still
+        # judge the changed characters through it).
+        rows = any(p.cells for p in (*pas, *pbs))
         out.append(
             Change(
                 change_id=next_id(len(out)),
@@ -481,13 +523,15 @@ def diff_passages(
                 similarity=similarity,
                 alignment_confidence=confidence,
                 capped=capped,
-                span_before=narrowed[0],
-                span_after=narrowed[1],
+                span_before=None if rows else narrowed[0],
+                span_after=None if rows else narrowed[1],
                 before_spans=tuple(_span(p) for p in pas) if link.kind == "merged" else (),
                 after_spans=tuple(_span(p) for p in pbs) if link.kind == "split" else (),
                 front_matter=bool(pas and pbs)
                 and all(p.kind == "front_matter" for p in (*pas, *pbs)),
                 **change_origins(link.kind, pas, pbs, narrowed, readers),
+                before_cells=tuple(c for p in pas for c in p.cells),
+                after_cells=tuple(c for p in pbs for c in p.cells),
             )
         )
     return tuple(out)
@@ -503,13 +547,15 @@ def diff_versions(
     profile: Profile | None = None,
     *,
     passages: tuple[Sequence[Passage], Sequence[Passage]] | None = None,
+    tables: tuple[Sequence[Table] | None, Sequence[Table] | None] = (None, None),
 ) -> tuple[Change, ...]:
     """Typed changes from `before` to `after` (anything with `version_id` and `text`).
 
     Both sides are segmented through `profile` (default: each version's shipped profile, see
     `segment.segment_version`), so the section labels the cap compares are the profile's, unless
     their `passages` through it are given (a held version's, kept: `workspace.passages`). A held
-    `Version` hands in its text origins (C18); anything else has none.
+    `Version` hands in its text origins (C18); anything else has none. With their `tables`
+    (a held version's: `workspace.parts.held_parts`), tables pair row by row (`diff_passages`).
     """
     if passages is None:
         # the segmenter loads only here: a held version's kept passages need none of it
@@ -522,6 +568,7 @@ def diff_versions(
         passages[0],
         passages[1],
         (_origin(before), _origin(after)),
+        tables,
     )
 
 
@@ -550,6 +597,14 @@ def change_as_json(change: Change) -> dict[str, Any]:
                 "after_spans": [span.as_json() for span in change.after_spans],
             }
             if change.kind in ("split", "merged")
+            else {}
+        ),
+        **(
+            {
+                "before_cells": [cell.as_json() for cell in change.before_cells],
+                "after_cells": [cell.as_json() for cell in change.after_cells],
+            }
+            if change.before_cells or change.after_cells
             else {}
         ),
     }

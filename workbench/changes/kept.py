@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workbench.cells import cell_from_json
 from workbench.derived import derived_key
 from workbench.models import Change, Span, Version, VersionText
 
@@ -32,22 +33,24 @@ KeptDiff = tuple[str, str, str, str]  # diff key, before id, after id, changes (
 
 def version_lines(workspace: Workspace, only: Family | None = None) -> dict[Family, dict[str, str]]:
     """Each held family's versions (of the family `only` names, when given), in version order,
-    each as one line: its id, order and text hash and its origin records
+    each as one line: its id, order, artefact and text hashes and its origin records
     (`Workspace.origin_lines`). What a key over a family's versions is made from (a kept diff's,
-    the stored review queue's), read from the versions table's columns alone (no text)."""
+    the stored review queue's), read from the versions table's columns alone (no text). With
+    the code digest, a line names every input of the version's parts (`workspace.parts
+    .parts_key`), so a key over it names the tables a diff paired row by row."""
     where = ""
     params: tuple[str, ...] = ()
     if only is not None:
         where, params = " WHERE jurisdiction = ? AND family = ?", only
     origins = workspace.origin_lines(only)
     lines: dict[Family, dict[str, str]] = {}
-    for jurisdiction, family, version_id, order, text_sha256 in workspace.read(
-        "SELECT jurisdiction, family, version_id, version_order, text_sha256 FROM versions"
-        f"{where} ORDER BY jurisdiction, family, version_order",
+    for jurisdiction, family, version_id, order, artefact, text_sha256 in workspace.read(
+        "SELECT jurisdiction, family, version_id, version_order, artefact_sha256, text_sha256 "
+        f"FROM versions{where} ORDER BY jurisdiction, family, version_order",
         params,
     ):
         # Fields are hashes, numbers and catalogue paths (no white space), one line per version.
-        line = f"{version_id} {order} {text_sha256}{origins.get(version_id, '')}"
+        line = f"{version_id} {order} {artefact} {text_sha256}{origins.get(version_id, '')}"
         lines.setdefault((jurisdiction, family), {})[version_id] = line
     return lines
 
@@ -75,14 +78,18 @@ def diff_key(
 ) -> str:
     """The key of one pair's kept diff: the researcher's profile files (`profile_sources`), the
     lines (`version_lines`) of the versions its profile is chosen over (`pairs.pairs_profile`'s,
-    in order), the pair's two version ids and the code digest. Equal keys, equal changes."""
+    in order), the pair's two version ids and the code digest. Equal keys, equal changes: the
+    tables the diff pairs row by row are named by the versions' lines and the code digest
+    (every input of their parts key), and a diff is kept only once both versions' parts are
+    settled (`pairs.pair_changes`), so a reading the store could not give is never kept."""
     return derived_key(KIND, [list(map(list, sources)), list(chooser), list(pair)], code)
 
 
 def changes_json(changes: Sequence[Change]) -> str:
     """The kept form of a pair's changes: one JSON array per change, its fields in `Change`'s
     order, a span as [start, end] (its version is the change's before or after version), a
-    tuple as an array. Floats round-trip exactly, so `changes_from_json` gives equal records."""
+    tuple as an array, a table row's cells as `TableCell.as_json` each. Floats round-trip
+    exactly, so `changes_from_json` gives equal records."""
 
     def span(s: Span | None) -> list[int] | None:
         return None if s is None else [s.char_start, s.char_end]
@@ -107,6 +114,8 @@ def changes_json(changes: Sequence[Change]) -> str:
                 list(c.before_origin),
                 list(c.after_origin),
                 c.low_confidence,
+                [cell.as_json() for cell in c.before_cells],
+                [cell.as_json() for cell in c.after_cells],
             ]
             for c in changes
         ],
@@ -143,6 +152,8 @@ def changes_from_json(kept: str, before_id: str, after_id: str) -> tuple[Change,
             before_origin=tuple(origin_b),
             after_origin=tuple(origin_a),
             low_confidence=low_confidence,
+            before_cells=tuple(map(cell_from_json, cells_b)),
+            after_cells=tuple(map(cell_from_json, cells_a)),
         )
         for (
             change_id,
@@ -162,6 +173,8 @@ def changes_from_json(kept: str, before_id: str, after_id: str) -> tuple[Change,
             origin_b,
             origin_a,
             low_confidence,
+            cells_b,
+            cells_a,
         ) in json.loads(kept)
     )
 

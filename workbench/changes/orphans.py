@@ -7,9 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from workbench.changes.diff import diff_versions
 from workbench.changes.log import read_verdicts
-from workbench.changes.pairs import family_readers
+from workbench.changes.pairs import held_diffs
 from workbench.changes.verdict import Verdict
 from workbench.models import Change, consecutive_pairs
 from workbench.text.profiles import Profile
@@ -43,11 +42,11 @@ def orphaned_verdicts(
     A row stands on its pairing when the diff of its two versions, recomputed as `review_items`
     does (the same profiles), holds a change with its id and the same two passages
     (`Verdict.quotes`). Otherwise it is an orphan: kept in the log, reported here, never
-    re-attached to another change. Each version pair is diffed once.
+    re-attached to another change. Each pair's diff is its one diff (`pairs.held_diffs`), read
+    once per family a row names.
     """
     rows = read_verdicts(workspace) if verdicts is None else tuple(verdicts)
     held = workspace.versions()
-    readers = family_readers(held, profiles, workspace)
     pairs = {(a.version_id, b.version_id): (a, b) for a, b in consecutive_pairs(held)}
     diffs: dict[tuple[str, str], dict[str, Change]] = {}
     out = []
@@ -63,9 +62,11 @@ def orphaned_verdicts(
             )
             continue
         if key not in diffs:
-            before, after = pairs[key]
-            reader = readers[(before.jurisdiction, before.family)]
-            diffs[key] = {c.change_id: c for c in diff_versions(before, after, reader)}
+            before = pairs[key][0]
+            for a, b, changes in held_diffs(
+                workspace, before.family, jurisdiction=before.jurisdiction, profiles=profiles
+            ):
+                diffs[(a.version_id, b.version_id)] = {c.change_id: c for c in changes}
         change = diffs[key].get(verdict.change_id)
         if change is None:
             out.append(

@@ -24,6 +24,9 @@ if TYPE_CHECKING:
     from workbench.text.profiles import Profile
     from workbench.workspace import Workspace
 
+if TYPE_CHECKING:
+    from workbench.text.table_cells import Table
+
 VersionPair = tuple[Version, Version]
 TextPair = tuple[VersionText, VersionText]
 
@@ -123,9 +126,12 @@ def pair_changes(
     With a `workspace` holding the versions and no `profiles`, they are read through the
     workspace's registry (`Workspace.profile_registry`), and every pair's diff is the one the
     workspace kept under its key (`kept.pair_keys`); when one is missing, the profile is chosen,
-    every pair diffed from its versions' kept passages (`workspace.passages`) and the diffs kept
-    (a workspace nobody may write keeps none). With `profiles` (default: the shipped ones) and
-    no workspace, every pair is segmented and diffed; with both, diffed from kept passages."""
+    every pair diffed from its versions' kept passages (`workspace.passages`) and tables
+    (`workspace.parts.held_parts`), and each diff kept whose two versions' parts are settled
+    (`_settled`; a workspace nobody may write keeps none). This is the one diff of a pair that
+    `measure` keeps, the review queue reads and `workbench diff` prints. With `profiles`
+    (default: the shipped ones) and no workspace, every pair is segmented and diffed; with both,
+    diffed from kept passages."""
     keys: tuple[str, ...] | None = None
     if workspace is not None and profiles is None:
         keys, found = _kept_changes(workspace, pairs)
@@ -148,13 +154,19 @@ def pair_changes(
                 held_passages(workspace, before, profile),
                 held_passages(workspace, after, profile),
             ),
+            tables=(None, None)
+            if workspace is None
+            else (_tables(workspace, before), _tables(workspace, after)),
         )
         for before, after in pairs
     )
     if keys and workspace is not None and workspace.read_only is None:
+        # A diff is kept only over settled tables: one paired without a table the store could
+        # not give yet would be read back under the key of one that pairs its rows.
         rows = [
             (key, before.version_id, after.version_id, kept.changes_json(changes))
             for key, (before, after), changes in zip(keys, pairs, diffs, strict=True)
+            if _settled(workspace, before) and _settled(workspace, after)
         ]
         kept.keep(workspace, (pairs[0][0].jurisdiction, pairs[0][0].family), rows, whole=False)
     return diffs
@@ -192,6 +204,13 @@ def _kept_changes(
     if keys and all(key in found for key in keys):
         return keys, tuple(found[key] for key in keys)
     return keys, None
+
+
+def _tables(workspace: Workspace, version: Version) -> Sequence[Table] | None:
+    """The `version`'s tables as the `workspace` keeps them (read and kept when not yet, C13)."""
+    from workbench.workspace.parts import held_parts
+
+    return held_parts(workspace, version)[1]
 
 
 def section_footnotes(
@@ -242,8 +261,8 @@ def _whole(workspace: Workspace, version: Version | VersionText) -> Version:
 
 
 def _settled(workspace: Workspace, version: Version) -> bool:
-    """Whether `version`'s footnote reading can no longer change under its key: its parts are
-    kept (`workspace.parts`), or no reader reads its media type."""
+    """Whether `version`'s footnote reading and tables can no longer change under its key: its
+    parts are kept (`workspace.parts`), or no reader reads its media type."""
     from workbench.text.parts import holds_parts
     from workbench.workspace.parts import TABLE, parts_key
 
@@ -265,17 +284,22 @@ def family_readers(
     from workbench.text.choice import choose_profile
     from workbench.workspace.parts import family_headings
 
-    groups: dict[tuple[str, str], list[Version]] = {}
-    for version in versions:
-        groups.setdefault((version.jurisdiction, version.family), []).append(version)
     return {
         key: choose_profile(
             group,
             profiles,
             headings=None if workspace is None else family_headings(workspace, group),
         ).profile
-        for key, group in groups.items()
+        for key, group in _by_family(versions)
     }
+
+
+def _by_family(versions: Sequence[Version]) -> Iterable[tuple[tuple[str, str], list[Version]]]:
+    """`versions` grouped by (jurisdiction, family), in the order each is first met."""
+    groups: dict[tuple[str, str], list[Version]] = {}
+    for version in versions:
+        groups.setdefault((version.jurisdiction, version.family), []).append(version)
+    return groups.items()
 
 
 def held_diffs(
@@ -286,19 +310,33 @@ def held_diffs(
     profiles: Sequence[Profile] | None = None,
 ) -> Iterator[tuple[Version, Version, tuple[Change, ...]]]:
     """Each consecutive pair of held versions (of `family` and `jurisdiction` when named) and
-    its whole diff through its family's profile (`family_readers`), in the workspace's order
-    (jurisdiction, family, version order). FamilyNotFound for a family not held."""
+    its whole diff (`pair_changes` of its family's consecutive pairs: read through the profile
+    chosen over the family's versions, tables paired row by row), in the workspace's order
+    (jurisdiction, family, version order), through `profiles` as `family_changes` reads them:
+    through the workspace's registry, each diff is the one the workspace keeps (`measure`'s, or
+    the first diff's), so every surface reads one diff per pair. FamilyNotFound for a family
+    not held."""
     held = [
         v
         for v in workspace.versions(family)
         if jurisdiction is None or v.jurisdiction == jurisdiction
     ]
-    from workbench.changes.diff import diff_versions
+    for _, versions in _by_family(held):
+        chosen = consecutive_pairs(versions)
+        if chosen:
+            diffs = family_changes(workspace, chosen, profiles)
+            for (before, after), changes in zip(chosen, diffs, strict=True):
+                yield before, after, changes
 
-    readers = family_readers(held, profiles, workspace)
-    for before, after in consecutive_pairs(held):
-        yield (
-            before,
-            after,
-            diff_versions(before, after, readers[(before.jurisdiction, before.family)]),
-        )
+
+def family_changes(
+    workspace: Workspace, pairs: Sequence[VersionPair], profiles: Sequence[Profile] | None
+) -> tuple[tuple[Change, ...], ...]:
+    """`pair_changes` of one family's `pairs` (not empty) through `profiles` (default: the
+    shipped ones): the diffs the workspace keeps when they are its registry
+    (`Workspace.profile_registry`), else diffed from its kept passages and tables, not kept."""
+    from workbench.text.profiles import registry, registry_digest
+
+    given = registry() if profiles is None else tuple(profiles)
+    own = registry_digest(given) == registry_digest(workspace.profile_registry())
+    return pair_changes(pairs, profiles=None if own else given, workspace=workspace)

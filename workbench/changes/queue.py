@@ -4,7 +4,6 @@ exactly one item; the grouping rules are in docs/review.md."""
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -13,17 +12,14 @@ from typing import TYPE_CHECKING, Any, Literal
 from workbench.changes.caution import pairing_caution_stands, standing_verdict
 from workbench.changes.diff import (
     change_as_json,
-    diff_versions,
     doubt_reasons,
     pairing_is_uncertain,
 )
-from workbench.changes.diff import change_id as change_id_of
-from workbench.changes.pairs import family_readers, held_diffs
+from workbench.changes.pairs import held_diffs
 from workbench.changes.verdict import Verdict
 from workbench.errors import ChangeNotFound
-from workbench.models import TEXT_ORIGINS, Change, Version, consecutive_pairs, content_id
+from workbench.models import TEXT_ORIGINS, Change, Version, content_id
 from workbench.text.profiles import Profile
-from workbench.text.segment import segment_version
 from workbench.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -168,28 +164,18 @@ def find_change(
     family: str | None = None,
     profiles: Sequence[Profile] | None = None,
 ) -> Pairing:
-    """The change with this id among the diffs of consecutive held versions.
-
-    A change id is a hash of its two version ids and its position in the diff output, and a diff of
-    n and m passages has at most n + m entries; so the version pair is found by hashing those
-    positions, and only that pair is diffed. ChangeNotFound when the id is malformed or no pair
-    produces it.
+    """The change with this id among the diffs of consecutive held versions (`held_diffs`:
+    the one diff of each pair, as the queue and `workbench diff` read it). ChangeNotFound when
+    the id is malformed or no pair's diff holds it.
     """
     if not _CHANGE_ID.fullmatch(change_id):
         raise ChangeNotFound(
             f"{change_id}: not a change id; expected 'chg-' and 20 lowercase hex digits"
         )
-    held = workspace.versions(family)
-    readers = family_readers(held, profiles, workspace)
-    for before, after in consecutive_pairs(held):
-        make = functools.partial(change_id_of, before.version_id, after.version_id)
-        reader = readers[(before.jurisdiction, before.family)]
-        # The diff segments through the family's profile; the bound must count those passages.
-        bound = len(segment_version(before, reader)) + len(segment_version(after, reader))
-        if any(make(position) == change_id for position in range(bound)):
-            for change in diff_versions(before, after, reader):
-                if change.change_id == change_id:
-                    return _pairing(before, after, change)
+    for before, after, changes in held_diffs(workspace, family, profiles=profiles):
+        for change in changes:
+            if change.change_id == change_id:
+                return _pairing(before, after, change)
     where = f"family {family}" if family is not None else "any family"
     raise ChangeNotFound(
         f"{change_id}: no change with this id in the diffs of {where} held in {workspace.path}; "

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from rapidfuzz.distance import Indel
 
-from workbench.changes.diff import change_as_json, doubt_reasons, pairing_is_uncertain
+from workbench.cells import TableCell
+from workbench.changes.diff import aligned, change_as_json, doubt_reasons, pairing_is_uncertain
 from workbench.changes.origin import machine_label
 from workbench.errors import RedlineError
 from workbench.files import replace_file_with
@@ -61,8 +62,23 @@ class Piece:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class CellPieces:
+    """One cell of a change shown as a table row (`cell_pieces`): its raw span on each side (None
+    where that side has no cell in its place), the column header over it ("" for none), and its
+    pieces, which cover the cell on each side and nothing else."""
+
+    before: tuple[int, int] | None
+    after: tuple[int, int] | None
+    header: str
+    pieces: tuple[Piece, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Redline:
-    """One change laid out for reading: its pieces, why it is doubtful, and its pages (PDF)."""
+    """One change laid out for reading: its pieces, why it is doubtful, and its pages (PDF).
+
+    A change with a table row on either side (`Change.before_cells`) is shown by its `cells`,
+    and its pieces are theirs in order: they cover the cells, never the stretch between them."""
 
     change: Change
     before_source: str = field(repr=False)  # the whole before version's text ("" if no side)
@@ -71,14 +87,21 @@ class Redline:
     doubt: tuple[str, ...]  # `diff.doubt_reasons`: empty unless `pairing_is_uncertain`
     before_pages: tuple[int, int] | None  # first and last page of the before side (PDF only)
     after_pages: tuple[int, int] | None
+    cells: tuple[CellPieces, ...] = ()
 
     @property
     def before_text(self) -> str:
+        """The before side's text: its span, or for a row its cells (`row_text`)."""
+        if self.cells:
+            return row_text(self.before_source, self.cells, before=True)
         span = self.change.before
         return self.before_source[span.char_start : span.char_end] if span else ""
 
     @property
     def after_text(self) -> str:
+        """The after side's text: its span, or for a row its cells (`row_text`)."""
+        if self.cells:
+            return row_text(self.after_source, self.cells, before=False)
         span = self.change.after
         return self.after_source[span.char_start : span.char_end] if span else ""
 
@@ -269,6 +292,103 @@ def _piece(changed: bool, before: tuple[int, int], after: tuple[int, int]) -> Pi
     )
 
 
+Placed = tuple[tuple[int, int], str]  # a cell's raw span and its column header
+CellPair = tuple[Placed | None, Placed | None]  # a cell on each side, None where a side has none
+
+
+def _placed(cells: Sequence[TableCell], span: Span | None) -> dict[tuple[int, int, int], Placed]:
+    """One side's cells by place: (the rank of the cell's row among the side's rows, its column,
+    how many cells of the side stood in that place before it) -> (its raw span, its column
+    header joined by " / "). A side that is no row is one place, (-1, -1, 0), its whole span
+    without header; a missing side has none."""
+    if span is None:
+        return {}
+    if not cells:
+        return {(-1, -1, 0): ((span.char_start, span.char_end), "")}
+    ranks = {row: k for k, row in enumerate(sorted({c.row for c in cells}))}
+    out: dict[tuple[int, int, int], Placed] = {}
+    for c in cells:
+        place = (ranks[c.row], c.column)
+        ahead = sum(key[:2] == place for key in out)
+        out[(*place, ahead)] = ((c.char_start, c.char_end), " / ".join(c.column_header))
+    return out
+
+
+def _pairs(old: Sequence[Placed], new: Sequence[Placed], source: tuple[str, str]) -> list[CellPair]:
+    """The cells of two sides, paired: [(before or None, after or None), ...] in row order.
+
+    Two sides with the same places (`_placed`'s keys) pair place by place. Otherwise the cells
+    pair in order by content (`diff.aligned` over their folded texts: only cells more than
+    `PAIRING_FLOOR` alike), and each unpaired cell stands before the next pair, the before
+    side's first."""
+    texts = [
+        [_folded(text[slice(*span)]) for span, _ in side]
+        for side, text in zip((old, new), source, strict=True)
+    ]
+    out: list[CellPair] = []
+    i = j = 0
+    for x, y in [*aligned(*texts), (len(old), len(new))]:
+        out += [(old[k], None) for k in range(i, x)]
+        out += [(None, new[k]) for k in range(j, y)]
+        if x < len(old) and y < len(new):
+            out.append((old[x], new[y]))
+        i, j = x + 1, y + 1
+    return out
+
+
+def cell_pieces(change: Change, before: str, after: str) -> tuple[CellPieces, ...]:
+    """A change with a table row on either side, cell by cell (empty for any other change).
+
+    The cells of the two sides are paired (`_pairs`): where both sides hold the same places
+    (the row's rank in the change, then the column: `_placed`), place by place, else in order by
+    content; a cell left alone is a cell removed or added, marked whole. Two cells whose texts
+    are equal once white space is folded and normalized are one equal piece; others are compared
+    word by word (`_word_pieces`). The header shown is the after cell's, else the before
+    cell's."""
+    if not (change.before_cells or change.after_cells):
+        return ()
+    old = _placed(change.before_cells, change.before)
+    new = _placed(change.after_cells, change.after)
+    if old.keys() == new.keys():
+        pairs: list[CellPair] = [(old[k], new[k]) for k in sorted(old)]
+    else:
+        pairs = _pairs(
+            [old[k] for k in sorted(old)], [new[k] for k in sorted(new)], (before, after)
+        )
+    out = []
+    for b, a in pairs:
+        header = (a or b or ((0, 0), ""))[1]
+        if b is None or a is None:
+            pieces: tuple[Piece, ...] = (
+                _piece(True, b[0] if b else (0, 0), a[0] if a else (0, 0)),
+            )
+        elif _folded(before[slice(*b[0])]) == _folded(after[slice(*a[0])]):
+            pieces = (_piece(False, b[0], a[0]),)
+        else:
+            pieces = _joined(_word_pieces(before, after, b[0], a[0]), before, after)
+        out.append(
+            CellPieces(
+                before=None if b is None else b[0],
+                after=None if a is None else a[0],
+                header=header,
+                pieces=pieces,
+            )
+        )
+    return tuple(out)
+
+
+def _folded(text: str) -> str:
+    return normalized_text(_SPACE.sub(" ", text)).strip()
+
+
+def row_text(source: str, cells: Sequence[CellPieces], *, before: bool) -> str:
+    """One side of a row as the listing shows it, unmarked: `| header: value | value |`, each
+    cell of that side in place order (white space folded; "" for a side with no cell)."""
+    spans = [(c.header, c.before if before else c.after) for c in cells]
+    shown = [f"{h}: " * bool(h) + _SPACE.sub(" ", source[slice(*s)]) for h, s in spans if s]
+    return f"| {' | '.join(shown)} |" if shown else ""
+
+
 def _pages(version: Held, span: Span | None) -> tuple[int, int] | None:
     """First and last page of `span` (`models.span_pages`), PDF only."""
     pages: Sequence[PageSpan] = getattr(version, "pages", ())
@@ -276,15 +396,20 @@ def _pages(version: Held, span: Span | None) -> tuple[int, int] | None:
 
 
 def redline(change: Change, before: Held, after: Held) -> Redline:
-    """Lay out one change of `diff_versions(before, after)` for reading."""
+    """Lay out one change of `diff_versions(before, after)` for reading: a table row cell by
+    cell (`cell_pieces`), any other change by `_pieces`."""
+    cells = cell_pieces(change, before.text, after.text)
     return Redline(
         change=change,
         before_source=before.text,
         after_source=after.text,
-        pieces=_pieces(change, before.text, after.text),
+        pieces=tuple(p for c in cells for p in c.pieces)
+        if cells
+        else _pieces(change, before.text, after.text),
         doubt=doubt_reasons(change),
         before_pages=_pages(before, change.before),
         after_pages=_pages(after, change.after),
+        cells=cells,
     )
 
 
@@ -358,7 +483,7 @@ def change_json(r: Redline) -> dict[str, Any]:
     the pairing is doubtful (empty when it is not).
     """
     c = r.change
-    return {
+    described = {
         **change_as_json(c),
         "doubt": list(r.doubt),
         "before_text": _slice(r.before_source, c.before),
@@ -368,6 +493,18 @@ def change_json(r: Redline) -> dict[str, Any]:
         "before_pages": list(r.before_pages) if r.before_pages else None,
         "after_pages": list(r.after_pages) if r.after_pages else None,
     }
+    if r.cells:  # a table row: its cells, each with its text, never the stretch they lie in
+        for side, source, cells in (
+            ("before", r.before_source, c.before_cells),
+            ("after", r.after_source, c.after_cells),
+        ):
+            span = getattr(c, side)
+            described[f"{side}_text"] = None if span is None else getattr(r, f"{side}_text")
+            described[f"{side}_cells"] = [
+                {**cell.as_json(), "text": source[cell.char_start : cell.char_end]}
+                for cell in cells
+            ]
+    return described
 
 
 def pages_label(pages: tuple[int, int] | None) -> str:
@@ -379,21 +516,32 @@ def pages_label(pages: tuple[int, int] | None) -> str:
 
 
 def place(
-    side: str, span: Span | None, pages: tuple[int, int] | None, origin: Sequence[str] = ()
+    side: str,
+    span: Span | None,
+    pages: tuple[int, int] | None,
+    origin: Sequence[str] = (),
+    *,
+    cells: int = 0,
 ) -> str:
-    """ "before [s, e) p. 3 machine-read: ocr" (`origin.machine_label` of the side's origins)."""
+    """ "before [s, e) p. 3 machine-read: ocr" (`origin.machine_label` of the side's origins); a
+    side that is a table row of N `cells` says "before N cells in [s, e)": its cells lie in that
+    stretch, which may hold other rows' cells too."""
     if span is None:
         return f"{side} -"
     where = pages_label(pages)
-    span_text = f"{side} [{span.char_start}, {span.char_end})" + (f" {where}" if where else "")
+    stretch = f"[{span.char_start}, {span.char_end})"
+    span_text = f"{side} {f'{cells} cells in ' if cells else ''}{stretch}" + (
+        f" {where}" if where else ""
+    )
     return span_text + machine_label(origin)
 
 
 def places(r: Redline) -> str:
     """Where the change lies: "before [s, e) p. 3; after [s, e) p. 4" (pages for a PDF only)."""
     c = r.change
-    before = place("before", c.before, r.before_pages, c.before_origin)
-    return f"{before}; {place('after', c.after, r.after_pages, c.after_origin)}"
+    before = place("before", c.before, r.before_pages, c.before_origin, cells=len(c.before_cells))
+    after = place("after", c.after, r.after_pages, c.after_origin, cells=len(c.after_cells))
+    return f"{before}; {after}"
 
 
 def summary(r: Redline) -> str:
@@ -435,13 +583,27 @@ def marked_text(r: Redline, *, colour: bool = False, context: int = CONTEXT_CHAR
     change with no mark keeps its first 2·`context`). Marked text is never shortened. White space
     is folded to one space and control characters are shown as symbols (`CONTROLS`), so no
     filing can move the cursor or colour the terminal. `colour` adds ANSI red and green around
-    the marks (the marks stay, so a copied line reads the same).
+    the marks (the marks stay, so a copied line reads the same). A table row is its cells,
+    `| header: value | ... |`, each marked alone (`cell_pieces`).
     """
+    if r.cells:  # a table row: `| header: value | ... |`, each cell marked in place
+        cells = [
+            f"{_visible(c.header)}: " * bool(c.header)
+            + _marked(r, c.pieces, colour=colour, context=context, after=c.after is not None)
+            for c in r.cells
+        ]
+        return f"| {' | '.join(cells)} |"
+    return _marked(r, r.pieces, colour=colour, context=context, after=r.change.after is not None)
+
+
+def _marked(r: Redline, pieces: Sequence[Piece], *, colour: bool, context: int, after: bool) -> str:
+    """`pieces` of `r` as one marked line (rules in `marked_text`); `after`: the unchanged text
+    is the after side's."""
     parts: list[str] = []
-    last = len(r.pieces) - 1
-    for k, piece in enumerate(r.pieces):
+    last = len(pieces) - 1
+    for k, piece in enumerate(pieces):
         if not piece.changed:
-            text = _visible(r.after_of(piece) if r.change.after else r.before_of(piece))
+            text = _visible(r.after_of(piece) if after else r.before_of(piece))
             parts.append(_elide(text, head=k > 0, tail=k < last, context=context))
             continue
         for side, text in (("removed", r.before_of(piece)), ("added", r.after_of(piece))):

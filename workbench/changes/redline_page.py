@@ -74,13 +74,15 @@ def _template() -> jinja2.Template:
     return environment.get_template("redline.html")
 
 
-Pieces = list[tuple[str, str]]  # ("part", anchor), ("changed", text) or ("plain", text)
+Pieces = list[tuple[str, str]]  # ("part", anchor), ("changed" | "plain" | "cell", text)
 
 
 def _side(r: Redline, side: Literal["before", "after"], parts: Mapping[int, str]) -> Pieces:
     """One side of a change: its pieces, changed ones marked, and a numbered part mark at each
     offset of `parts` (the passages of a split or merge)."""
     source = r.before_source if side == "before" else r.after_source
+    if r.cells:
+        return _row_side(r, side, source)
     anchors = dict(parts)
     out: Pieces = []
     for piece in r.pieces:
@@ -102,14 +104,39 @@ def _side(r: Redline, side: Literal["before", "after"], parts: Mapping[int, str]
     return out
 
 
+def _row_side(r: Redline, side: Literal["before", "after"], source: str) -> Pieces:
+    """One side of a table row, as the listing shows it: `| header: value | ... |`, each of the
+    side's cells marked alone (`redline.cell_pieces`); the bars and headers are ("cell", text)."""
+    out: Pieces = []
+    for cell in r.cells:
+        if (cell.before if side == "before" else cell.after) is None:
+            continue
+        out.append(("cell", f"| {cell.header}: " if cell.header else "| "))
+        for piece in cell.pieces:
+            start, end = (
+                (piece.before_start, piece.before_end)
+                if side == "before"
+                else (piece.after_start, piece.after_end)
+            )
+            text = source[start:end]
+            if text:
+                out.append(("changed" if piece.changed and not text.isspace() else "plain", text))
+        out.append(("plain", " "))
+    return [*out, ("cell", "|")] if out else out
+
+
 def _labels(r: Redline) -> str:
     return f"{r.change.before_label or '-'} → {r.change.after_label or '-'}"
 
 
 def _place(
-    side: str, span: Span | None, pages: tuple[int, int] | None, origin: Sequence[str] = ()
+    side: str,
+    span: Span | None,
+    pages: tuple[int, int] | None,
+    origin: Sequence[str] = (),
+    cells: int = 0,
 ) -> str | None:
-    return place(side, span, pages, origin) if span else None
+    return place(side, span, pages, origin, cells=cells) if span else None
 
 
 def _parts(change_id: str, spans: Sequence[Span]) -> dict[int, str]:
@@ -148,10 +175,14 @@ def _change_rows(r: Redline, made: Attributed | None = None) -> list[dict[str, A
             {
                 "layout": "unchanged",
                 "id": c.change_id,
-                "before_place": _place("before", c.before, r.before_pages, c.before_origin)
+                "before_place": _place(
+                    "before", c.before, r.before_pages, c.before_origin, len(c.before_cells)
+                )
                 if r.before_pages
                 else None,
-                "after_place": _place("after", c.after, r.after_pages, c.after_origin)
+                "after_place": _place(
+                    "after", c.after, r.after_pages, c.after_origin, len(c.after_cells)
+                )
                 if r.after_pages
                 else None,
                 "before": _side(r, "before", {}),
@@ -166,8 +197,10 @@ def _change_rows(r: Redline, made: Attributed | None = None) -> list[dict[str, A
         "after_class": "",
         "before_link": None,
         "after_link": None,
-        "before_place": _place("before", c.before, r.before_pages, c.before_origin),
-        "after_place": _place("after", c.after, r.after_pages, c.after_origin),
+        "before_place": _place(
+            "before", c.before, r.before_pages, c.before_origin, len(c.before_cells)
+        ),
+        "after_place": _place("after", c.after, r.after_pages, c.after_origin, len(c.after_cells)),
     }
     before_parts = _parts(c.change_id, c.before_spans)
     after_parts = _parts(c.change_id, c.after_spans)
@@ -177,7 +210,7 @@ def _change_rows(r: Redline, made: Attributed | None = None) -> list[dict[str, A
         row["verb"] = "split into" if c.kind == "split" else "merged from"
     if c.kind == "moved":
         row["link"], row["link_words"] = f"{c.change_id}-to", "moved to ↓"
-        row["after_link"] = place("after", c.after, r.after_pages)
+        row["after_link"] = place("after", c.after, r.after_pages, cells=len(c.after_cells))
     row["before"] = _side(r, "before", before_parts) if c.before else None
     row["after"] = _side(r, "after", after_parts) if c.after and c.kind != "moved" else None
     return [row]
@@ -195,9 +228,11 @@ def _destination_rows(r: Redline) -> list[dict[str, Any]]:
             "link_words": "moved from ↑",
             "before_class": "",
             "after_class": " moved",
-            "before_link": place("before", c.before, r.before_pages),
+            "before_link": place("before", c.before, r.before_pages, cells=len(c.before_cells)),
             "after_link": None,
-            "after_place": _place("after", c.after, r.after_pages, c.after_origin),
+            "after_place": _place(
+                "after", c.after, r.after_pages, c.after_origin, len(c.after_cells)
+            ),
             "before": None,
             "after": _side(r, "after", {}),
         }

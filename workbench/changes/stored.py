@@ -10,7 +10,7 @@ from dataclasses import dataclass, fields
 from itertools import pairwise
 from typing import Any
 
-from workbench.changes.diff import diff_versions
+from workbench.cells import cell_from_json
 from workbench.changes.kept import (
     changes_json,
     keep,
@@ -18,6 +18,7 @@ from workbench.changes.kept import (
     profile_sources,
     version_lines,
 )
+from workbench.changes.pairs import family_changes
 from workbench.changes.queue import Pairing, Relabel, ReviewItem, item_caution_stands, items_of_pair
 from workbench.changes.verdict import Verdict
 from workbench.derived import derived_key
@@ -61,6 +62,7 @@ _ORDER = "jurisdiction, family, pair_index, item_index"
 _SPAN_FIELDS = frozenset({"before", "after", "span_before", "span_after"})
 _SPANS_FIELDS = frozenset({"before_spans", "after_spans"})
 _TUPLE_FIELDS = frozenset({"before_origin", "after_origin"})
+_CELLS_FIELDS = frozenset({"before_cells", "after_cells"})  # stored only for a table row
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -110,6 +112,8 @@ def _plain(name: str, value: Any) -> Any:
         return [[s.version_id, s.char_start, s.char_end] for s in value]
     if name in _TUPLE_FIELDS:
         return list(value)
+    if name in _CELLS_FIELDS:
+        return [cell.as_json() for cell in value]
     return value
 
 
@@ -123,12 +127,15 @@ def _field(name: str, value: Any) -> Any:
         return tuple(span(v) for v in value)
     if name in _TUPLE_FIELDS:
         return tuple(value)
+    if name in _CELLS_FIELDS:
+        return tuple(cell_from_json(cell) for cell in value)
     return value
 
 
 def _items_json(items: Sequence[ReviewItem]) -> str:
-    """The storage form of one pair's items: every field of every pairing's `Change`, so reading
-    it back gives equal records (JSON floats round-trip exactly)."""
+    """The storage form of one pair's items: every field of every pairing's `Change` (a side's
+    cells only where it is a table row), so reading it back gives equal records (JSON floats
+    round-trip exactly)."""
     return json.dumps(
         [
             {
@@ -138,7 +145,11 @@ def _items_json(items: Sequence[ReviewItem]) -> str:
                 else [item.relabel.prefix, item.relabel.shift],
                 "cause": item.cause,
                 "changes": [
-                    {f.name: _plain(f.name, getattr(p.change, f.name)) for f in fields(Change)}
+                    {
+                        f.name: _plain(f.name, getattr(p.change, f.name))
+                        for f in fields(Change)
+                        if f.name not in _CELLS_FIELDS or getattr(p.change, f.name)
+                    }
                     for p in item.pairings
                 ],
             }
@@ -329,7 +340,7 @@ def refresh_review_queue(
     whose key (docs/review.md) is the stored one is not read. Every other family is
     read, its profile chosen as `queue.review_items` chooses it, each of its consecutive pairs'
     items read from `review_pairs` by the pair's key or, when none is stored, computed by
-    `diff_versions` and `items_of_pair` and stored; its queue rows are then replaced, and its pair
+    `items_of_pair` over the pair's one diff (`pairs.family_changes`) and stored; its queue rows are then replaced, and its pair
     rows no longer used are dropped, in one transaction per family. Families no longer held lose
     their rows. Returns how many families were read and pairs diffed or read back. A workspace
     nobody may write is read as it is when its stored queue is up to date, else refused (the
@@ -364,14 +375,19 @@ def refresh_review_queue(
                 (jurisdiction, family),
             )
         )
+        chosen = consecutive_pairs(versions)
+        keys = [pair_key(before, after, profile, code) for before, after in chosen]
+        # The pair's one diff (`pairs.family_changes`: the kept one, tables paired by rows).
+        diffs = (
+            family_changes(workspace, chosen, profiles)
+            if any(key not in stored for key in keys)
+            else ()
+        )
         pairs: list[tuple[str, str, str, str]] = []  # key, before id, after id, items JSON
-        for before, after in consecutive_pairs(versions):
-            key = pair_key(before, after, profile, code)
+        for k, (key, (before, after)) in enumerate(zip(keys, chosen, strict=True)):
             items = stored.get(key)
             if items is None:
-                items = _items_json(
-                    items_of_pair(before, after, diff_versions(before, after, profile))
-                )
+                items = _items_json(items_of_pair(before, after, diffs[k]))
                 diffed += 1
             else:
                 reused += 1

@@ -1,12 +1,9 @@
 """A table's rows as the units the diff pairs (C7, C20): one inserted row is one change.
 
-`row_units(passages, tables)` hands `diff_passages` a version's passages with every table read
-as rows: where the first passage holding a table's cells stands, the table's head row (where
-its reader keeps one) and each body row become one unit each, labelled by the row's header;
-each passage holding cells stays as a unit of its text outside them (only where some is left). A unit keeps raw coordinates: its text is the stretch from its first to its last
-character with every character that is not its own written as a space, so a normalized
-comparison reads the row's cells in text order, and a narrowed change maps back to raw offsets
-exactly. Rules and the reasoning are in docs/diff.md#tables.
+`row_units` reads each table as rows, each one unit labelled by its row header (else its first
+cell) and carrying its cells, and the rest of a passage holding cells as one unit per stretch
+between them; every surface shows a row by its cells (`Change.before_cells`), never by the
+stretch they lie in. Rules and reasons: docs/diff.md#tables.
 """
 
 from __future__ import annotations
@@ -14,10 +11,13 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from workbench.cells import TableCell
 from workbench.models import Passage
-from workbench.text.table_cells import Table
+
+if TYPE_CHECKING:  # the table reader reads markup (lxml): only a version that has tables loads it
+    from workbench.text.table_cells import Table
 
 
 def _masked(start: int, end: int, pieces: Sequence[tuple[int, str]]) -> str:
@@ -39,16 +39,18 @@ def _value(passages: Sequence[Passage], ends: Sequence[int], cell: TableCell) ->
 
 
 def _unit(passage: Passage, cells: Sequence[TableCell], values: Sequence[str]) -> Passage:
-    """One row as a unit: its cells' span, their text in place, its row header as its label."""
+    """One row as a unit: its cells' span, their text in place, and as its label its row header,
+    or where it has none its first cell's text (white space folded; None where that is empty),
+    so that two rows paired across different first cells are capped, hence doubtful."""
     start = min(c.char_start for c in cells)
     end = max(c.char_end for c in cells)
-    headers = cells[0].row_header
+    key = " ".join(cells[0].row_header) or " ".join(values[0].split())
     return replace(
         passage,
         char_start=start,
         char_end=end,
         text=_masked(start, end, [(c.char_start, v) for c, v in zip(cells, values, strict=True)]),
-        section_label=" ".join(headers) if headers else None,
+        section_label=key or None,
         cells=tuple(cells),
     )
 
@@ -58,8 +60,8 @@ def row_units(passages: Sequence[Passage], tables: Sequence[Table] | None) -> li
 
     A passage holding cells of a table (whatever its kind: a paragraph may hold a table that is
     set without blank lines around it) gives, the first time one of a table's cells is met, all
-    of that table's row units, then the unit of its own text outside every cell, where any is
-    left. Ordinals are the units' places in the list."""
+    of that table's row units, then the units of its own text outside every cell (`_runs`).
+    Ordinals are the units' places in the list."""
     if not tables:
         return list(passages)
     cells = sorted(
@@ -88,12 +90,23 @@ def row_units(passages: Sequence[Passage], tables: Sequence[Table] | None) -> li
                 values = [_value(passages, ends, c) for c in row]
                 if any(values):
                     units.append(_unit(passage, row, values))
-        rest = _masked(
-            passage.char_start,
-            passage.char_end,
-            [(passage.char_start, passage.text)]
-            + [(c.char_start, " " * (c.char_end - c.char_start)) for c, _ in inside],
-        )
-        if rest.strip():
-            units.append(replace(passage, text=rest, cells=()))
+        units += _runs(passage, [c for c, _ in inside])
     return [replace(u, ordinal=i) for i, u in enumerate(units)]
+
+
+def _runs(passage: Passage, cells: Sequence[TableCell]) -> list[Passage]:
+    """The passage's text outside `cells` (those it holds), as units: each stretch between two
+    cells, white space trimmed from its ends, that holds any other character, in text order. A
+    stretch is an exact slice, so no unit's span covers a cell."""
+    runs: list[Passage] = []
+    at = passage.char_start
+    for start, end in [*sorted((c.char_start, c.char_end) for c in cells), (passage.char_end,) * 2]:
+        stretch = passage.text[at - passage.char_start : max(at, start) - passage.char_start]
+        if stretch.strip():
+            first = at + len(stretch) - len(stretch.lstrip())
+            text = stretch.strip()
+            runs.append(
+                replace(passage, char_start=first, char_end=first + len(text), text=text, cells=())
+            )
+        at = max(at, end)
+    return runs

@@ -5,14 +5,14 @@ accepting every one the after text under the one normalization. The layout is in
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.metadata import version as distribution_version
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from workbench.changes.caution import standing_verdict
 from workbench.changes.diff import doubt_reasons
-from workbench.changes.redline import Held, Piece, redline, writable
+from workbench.changes.redline import Held, Piece, cell_pieces, redline, writable
 from workbench.changes.verdict import Verdict
 from workbench.exports.redline_ooxml import (
     AUTHOR,
@@ -29,7 +29,7 @@ from workbench.exports.redline_ooxml import (
     layout,
 )
 from workbench.files import replace_file_with
-from workbench.models import Change
+from workbench.models import Change, Span
 from workbench.text.normalize import SCHEME, SCHEME_VERSION
 
 if TYPE_CHECKING:
@@ -72,8 +72,8 @@ class RedlineDocx:
 # The stream: runs in document order, each kept by accept-all, reject-all or both
 
 
-def _anchor_chain(changes: Sequence[Change]) -> frozenset[str]:
-    """The change ids laid out in place: the longest run of pairings (any kind with both sides
+def _anchor_chain(changes: Sequence[Change]) -> frozenset[int]:
+    """The changes laid out in place (by `id()`: a table row's cells share its change id): the longest run of pairings (any kind with both sides
     but `moved`) whose before and after starts both increase, taken in after order.
 
     Tie-break: of two chains of one length, the one patience sorting keeps (the first change to
@@ -100,12 +100,54 @@ def _anchor_chain(changes: Sequence[Change]) -> frozenset[str]:
             tails.append(k)
         else:
             tails[lo] = k
-    chain: set[str] = set()
+    chain: set[int] = set()
     at = tails[-1] if tails else None
     while at is not None:
-        chain.add(both[at].change_id)
+        chain.add(id(both[at]))
         at = back[at]
     return frozenset(chain)
+
+
+def _by_cells(changes: Sequence[Change], before: Held, after: Held) -> list[Change]:
+    """`changes` with each change of a table row written as one change per cell
+    (`redline.cell_pieces`), so that no change's span covers text of another (a PDF table read
+    column by column interleaves its rows' cells). A cell keeps its row's change id, labels and
+    scores; it is `added` or `removed` where only one side holds it, `unchanged` or `modified`
+    (as its pieces say) in a row that is either, and its row's kind otherwise (a move, a split
+    or a merge, which its spans no longer quote: shown as a deletion and an insertion)."""
+    out: list[Change] = []
+    for change in changes:
+        cells = cell_pieces(change, before.text, after.text)
+        if not cells:
+            out.append(change)
+            continue
+        for cell in cells:
+            kind = change.kind
+            if cell.before is None or cell.after is None:
+                kind = "added" if cell.before is None else "removed"
+            elif kind in ("unchanged", "modified"):
+                kind = "modified" if any(p.changed for p in cell.pieces) else "unchanged"
+            out.append(
+                replace(
+                    change,
+                    kind=kind,
+                    before=_cell_span(before, cell.before),
+                    after=_cell_span(after, cell.after),
+                    span_before=None,
+                    span_after=None,
+                    before_spans=(),
+                    after_spans=(),
+                    before_cells=(),
+                    after_cells=(),
+                )
+            )
+    return out
+
+
+def _cell_span(version: Held, span: tuple[int, int] | None) -> Span | None:
+    if span is None:
+        return None
+    return Span(version_id=version.version_id, char_start=span[0], char_end=span[1])
 
 
 def _gaps_agree(before: str, after: str) -> bool:
@@ -293,15 +335,15 @@ class _Stream:
         the two sides share (`_gaps_agree`) at a region's start or end is shown once, unmarked."""
         chain = _anchor_chain(changes)
         anchors = sorted(
-            (c for c in changes if c.change_id in chain),
+            (c for c in changes if id(c) in chain),
             key=lambda c: c.after.char_start,  # type: ignore[union-attr]
         )
         lefts = sorted(
-            (c for c in changes if c.before and c.change_id not in chain),
+            (c for c in changes if c.before and id(c) not in chain),
             key=lambda c: c.before.char_start,  # type: ignore[union-attr]
         )
         arrivals = sorted(
-            (c for c in changes if c.after and c.change_id not in chain),
+            (c for c in changes if c.after and id(c) not in chain),
             key=lambda c: c.after.char_start,  # type: ignore[union-attr]
         )
         b_pos = a_pos = 0
@@ -412,7 +454,8 @@ def write_redline_docx(
     `path`, replacing a file there; refused (RedlineError) before anything is written for a path
     `redline.writable` refuses or a version `check_writable` refuses.
 
-    In place, in after order: the anchor chain (`_anchor_chain`), each pairing marked at the
+    A table row's change is laid out cell by cell (`_by_cells`). In place, in after order: the
+    anchor chain (`_anchor_chain`), each pairing marked at the
     characters its redline pieces mark. Between anchors: removed passages and where pairings left
     (before order), then added passages and where they arrived (after order). A `moved` pairing
     is moveFrom/moveTo (its changed pieces as `w:del` inside the moveFrom range and `w:ins`
@@ -440,7 +483,7 @@ def write_redline_docx(
         return int(made.comment_id)
 
     stream = _Stream(before, after, verdicts, attributions, comment)
-    stream.build(changes)
+    stream.build(_by_cells(changes, before, after))
     revisions = Revisions()
     body = document.element.body
     section = body.sectPr

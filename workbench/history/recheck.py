@@ -155,11 +155,14 @@ def _status(spans: Sequence[object], base_count: int) -> RecheckStatus:
 
 
 class _Aligner:
-    """The suggestion beside a gone quote: the change of `diff_versions(base, newest)` whose old
-    passage holds the quote's first occurrence in the base, if it pairs it with a passage of the
-    newest version. Each pair of versions is diffed once per recheck."""
+    """The suggestion beside a gone quote: the change of the pair's one diff (`pairs
+    .pair_changes` of (base, newest) in the workspace: the diff `workbench diff --from base --to
+    newest` prints, tables paired by rows, kept) whose old passage holds the quote's first
+    occurrence in the base, if it pairs it with a passage of the newest version. Each pair of
+    versions is read once per recheck."""
 
-    def __init__(self) -> None:
+    def __init__(self, workspace: Workspace) -> None:
+        self._workspace = workspace
         self._diffs: dict[tuple[str, str], tuple[Change, ...]] = {}
 
     def suggest(
@@ -167,11 +170,11 @@ class _Aligner:
     ) -> Suggestion | None:
         if base_span is None:
             return None
-        from workbench.changes.diff import diff_versions
+        from workbench.changes.pairs import pair_changes
 
         key = (base.version_id, newest.version_id)
         if key not in self._diffs:
-            self._diffs[key] = diff_versions(base, newest)
+            self._diffs[key] = pair_changes(((base, newest),), workspace=self._workspace)[0]
         at = base_span[0]
         for change in self._diffs[key]:
             before, after = change.before, change.after
@@ -262,7 +265,7 @@ def recheck_quotes(
     from workbench.notes.note import parse_note
     from workbench.text.ocr import default_cache
 
-    aligner = _Aligner()
+    aligner = _Aligner(workspace)
     findings: list[Finding] = []
     runs: list[Run] = []
     skipped: list[str] = []

@@ -24,6 +24,7 @@ from workbench.errors import (
 )
 from workbench.measure.tasks import (
     FamilyTask,
+    HeldParts,
     HeldVersion,
     TaskResult,
     run_family_task,
@@ -155,11 +156,12 @@ def map_tasks(
     *,
     client: Client | None = None,
     held_version: HeldVersion | None = None,
+    held_parts: HeldParts | None = None,
     workerless_grace: float = WORKERLESS_GRACE,
     progress: bool = False,
 ) -> None:
-    """Run every task, in-process without `client` (reading held versions through
-    `held_version`), else on its cluster in batches; `on_result` gets each family's result on
+    """Run every task, in-process without `client` (reading held versions and their parts
+    through `held_version` and `held_parts`), else on its cluster in batches; `on_result` gets each family's result on
     the client as it arrives.
 
     Tasks are independent and pure, so where and in what order they run changes nothing. On a
@@ -172,7 +174,11 @@ def map_tasks(
     try:
         if client is None:
             for task in tasks:
-                on_result(run_family_task(task, check_code=False, held_version=held_version))
+                on_result(
+                    run_family_task(
+                        task, check_code=False, held_version=held_version, held_parts=held_parts
+                    )
+                )
                 bar.update()
             return
         _map_on_cluster(batches(tasks), client, on_result, workerless_grace, bar)

@@ -1,14 +1,17 @@
 """The map of the measurement: one document family measured alone (C13, C15), through one numbering
-profile, into evidence rows; it reads nothing but the versions and profiles it is given. The cap
-causes and the structure rule are in docs/measurements.md."""
+profile, into evidence rows, off each pair's one diff (C7: tables paired by rows); it reads nothing
+but the versions, their tables and the profiles it is given. The cap causes and the structure rule
+are in docs/measurements.md."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from workbench.cells import TableCell
 from workbench.changes.diff import (
     RESTRUCTURE_CONFIDENCE_CEILING,
     diff_passages,
@@ -28,6 +31,9 @@ from workbench.text.lines import gutter_line_starts
 from workbench.text.profiles import Profile
 from workbench.text.segment import leading_number, segment_version
 from workbench.text.structure import StructureParse, is_marked, parse_structure
+
+if TYPE_CHECKING:
+    from workbench.text.table_cells import Table
 
 CAP_CAUSES = ("year_like", "page_or_gutter", "renumbered", "structure_refused", "structure_agrees")
 EXCLUDED_KINDS = frozenset({"front_matter", "furniture"})
@@ -208,23 +214,34 @@ def _cap_cause(change: Change, status: str, furniture: bool) -> str | None:
     return {"disagree": "renumbered", "agree": "structure_agrees"}.get(status, "structure_refused")
 
 
-def _excerpt(text: str, start: int, end: int) -> str:
+def _excerpt(text: str, start: int, end: int, cells: Sequence[TableCell] = ()) -> str:
+    """The side's text, white space folded, its first 120 characters; a table row's is its
+    cells' text in order, " | " between them (its span runs over other rows' cells in a PDF
+    read column by column)."""
+    if cells:
+        return " | ".join(" ".join(text[c.char_start : c.char_end].split()) for c in cells)[:120]
     return " ".join(text[start:end].split())[:120]
+
+
+def _holding(passages: Sequence[Passage], starts: Sequence[int], at: int) -> Passage:
+    """The passage of `passages` (in text order, `starts` theirs) that holds offset `at`: the
+    last one starting at or before it (a table row's unit starts inside its passage)."""
+    return passages[max(bisect_right(starts, at) - 1, 0)]
 
 
 def _pairing_row(
     change: Change,
     before: Version,
     after: Version,
-    passages: dict[str, dict[int, Passage]],
+    passages: Mapping[str, tuple[Sequence[Passage], Sequence[int]]],
     parses: dict[str, StructureParse],
     gutters: dict[str, frozenset[int]],
     unread: bool,
 ) -> PairingRow:
     assert change.before is not None and change.after is not None and change.similarity is not None
     parse_a, parse_b = parses[before.version_id], parses[after.version_id]
-    passage_a = passages[before.version_id][change.before.char_start]
-    passage_b = passages[after.version_id][change.after.char_start]
+    passage_a = _holding(*passages[before.version_id], change.before.char_start)
+    passage_b = _holding(*passages[after.version_id], change.after.char_start)
     path_a, path_b = passage_a.path, passage_b.path
     unknown_cause = None
     if unread:
@@ -265,8 +282,12 @@ def _pairing_row(
         structure_capped=structure_capped,
         # Both rules keep the diff's doubt of two machine readings: they differ in labels only.
         structure_cautioned=change.machine_read or confidence <= RESTRUCTURE_CONFIDENCE_CEILING,
-        before_excerpt=_excerpt(before.text, change.before.char_start, change.before.char_end),
-        after_excerpt=_excerpt(after.text, change.after.char_start, change.after.char_end),
+        before_excerpt=_excerpt(
+            before.text, change.before.char_start, change.before.char_end, change.before_cells
+        ),
+        after_excerpt=_excerpt(
+            after.text, change.after.char_start, change.after.char_end, change.after_cells
+        ),
         before_kind=passage_a.kind,
         after_kind=passage_b.kind,
         unknown_cause=unknown_cause,
@@ -319,6 +340,7 @@ def measure_family(
     versions: Sequence[Version],
     profiles: Sequence[Profile] | None = None,
     *,
+    tables: Mapping[str, Sequence[Table] | None] | None = None,
     review: list[PairItems] | None = None,
     headings: Headings = None,
 ) -> FamilyMeasurement:
@@ -327,9 +349,13 @@ def measure_family(
     `versions` must be one family in version order (as `Workspace.versions(family)` returns them).
     The family's profile is chosen from `profiles` (default: the shipped ones) by
     `choice.read_family`: a profile refused over its pattern budget leaves the family unread, the
-    refusal its reason, and the run goes on. `headings` are the lines the PDFs among them set as
-    headings (`choice.Headings`), read where the profile is induced. A pure function of the
-    versions' texts, their artefacts and the profiles' bytes: the map step of corpus-wide work.
+    refusal its reason, and the run goes on. `tables`, by version id, are each version's tables
+    (`text.parts.version_parts`; none where missing): each pair is diffed as `workbench diff`
+    diffs it (`diff_passages` with both versions' tables, rows paired row by row), and that
+    diff is the one its figures, its review items and its kept diff read. `headings` are the
+    lines the PDFs among them set as headings (`choice.Headings`), read where the profile is
+    induced. A pure function of the versions' texts, their artefacts, their tables and the
+    profiles' bytes: the map step of corpus-wide work.
     """
     if not versions:
         raise ValueError("measure_family needs at least one version")
@@ -342,7 +368,8 @@ def measure_family(
         ),
         headings=headings,
     )
-    by_start = {vid: {p.char_start: p for p in ps} for vid, ps in segments.items()}
+    tables = tables or {}
+    by_start = {vid: (ps, [p.char_start for p in ps]) for vid, ps in segments.items()}
     gutters = {v.version_id: gutter_line_starts(v.text) for v in versions}
     marked = all(is_marked(v) for v in versions)
     reading = family_reading(choice, list(parses.values()), marked=marked)
@@ -356,6 +383,7 @@ def measure_family(
             segments[before.version_id],
             segments[after.version_id],
             (before.origin, after.origin),
+            (tables.get(before.version_id), tables.get(after.version_id)),
         )
         items = items_of_pair(before, after, changes)
         if review is not None:

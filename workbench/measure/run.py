@@ -4,6 +4,7 @@ read from the index, and a warm run writes the cold run's bytes."""
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 import sys
@@ -48,7 +49,7 @@ from workbench.measure.reports import (
     induced_profile_file,
     reduce_summaries,
 )
-from workbench.measure.tasks import FamilyTask, TaskResult, family_task
+from workbench.measure.tasks import FamilyTask, HeldParts, TaskResult, family_task
 from workbench.models import CatalogueRow, Refusal, Version, code_digest
 from workbench.progress import bar
 from workbench.tables import check_format
@@ -57,6 +58,7 @@ from workbench.text.ocr import OcrOptions, default_cache
 from workbench.text.profiles import Profile, registry
 from workbench.workspace import Workspace, ingest, researcher_profiles, workspace_settings
 from workbench.workspace.catalogue import admit_held, hold_catalogue, read_held_file
+from workbench.workspace.parts import held_parts, keep_parts
 
 
 def map_families(
@@ -64,16 +66,20 @@ def map_families(
     *,
     progress: bool = False,
     profiles: Sequence[Profile] | None = None,
+    parts: HeldParts | None = None,
 ) -> list[FamilyMeasurement]:
     """Map `measure_family` over the families of `versions`, serially, in sorted family order,
-    choosing each family's profile from `profiles` (default: the shipped ones)."""
+    choosing each family's profile from `profiles` (default: the shipped ones) and pairing
+    each version's tables row by row as `measure` does, read through `parts` (a workspace's:
+    `functools.partial(workspace.parts.held_parts, workspace)`; None: no tables)."""
     families: dict[tuple[str, str], list[Version]] = defaultdict(list)
     for version in versions:
         families[(version.jurisdiction, version.family)].append(version)
     out = []
     for key in bar(sorted(families), desc="measure", unit="family", enabled=progress):
         group = sorted(families[key], key=lambda v: v.version_order)
-        out.append(measure_family(group, profiles))
+        tables = {v.version_id: parts(v)[1] for v in group} if parts is not None else None
+        out.append(measure_family(group, profiles, tables=tables))
     return out
 
 
@@ -557,6 +563,8 @@ def _run_tasks(
                     Refusal(path=version.version_id, reason="corpus_changed", detail=str(exc))
                 )
         run.refused.extend(result.refused)
+        for key, version_id, parts in result.parts:  # a worker's reading, kept once (C13)
+            keep_parts(held, key, version_id, parts)
         if run.queue is not None and result.measured:
             run.queue.store(
                 result.jurisdiction, result.family, result.measured, result.review, result.code
@@ -569,7 +577,14 @@ def _run_tasks(
     if not tasks:
         return "in this process"
     if workers is None and scheduler is None:
-        map_tasks(tasks, on_result, held_version=held.version, progress=progress)
+        map_tasks(
+            tasks,
+            on_result,
+            held_version=held.version,
+            # every task reads the one store this run measures
+            held_parts=functools.partial(held_parts, held, store=Path(tasks[0].store)),
+            progress=progress,
+        )
         return "in this process"
     from workbench.measure.cluster import dask_client
 

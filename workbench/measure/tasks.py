@@ -9,7 +9,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.changes.stored import StoredPair, measured_pairs
 from workbench.corpus import read_fetched
@@ -29,11 +29,21 @@ from workbench.measure.summary import family_summary
 from workbench.models import CatalogueRow, Refusal, Version, code_digest
 from workbench.text.normalize import load_array_pass
 from workbench.text.ocr import OcrOptions
-from workbench.text.parts import lazy_headings, version_parts_and_headings
+from workbench.text.parts import (
+    holds_parts,
+    lazy_headings,
+    version_parts_and_headings,
+)
 from workbench.text.profiles import Profile, candidate_profiles, registry, registry_from_sources
 from workbench.workspace import Workspace, version_from_row
+from workbench.workspace.parts import Kept, Parts, parts_key
+
+if TYPE_CHECKING:
+    from workbench.text.table_cells import Table
 
 HeldVersion = Callable[[str], Version]  # a held version by id, where the workspace is at hand
+HeldParts = Callable[[Version], Parts]  # a version's parts as the workspace keeps them
+ReadParts = tuple[str, str, Kept]  # parts key, version id, what a worker read (heading lines too)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,6 +102,7 @@ class TaskResult:
     measured: tuple[str, ...] = ()  # the ids of the versions measured, in version order
     review: tuple[StoredPair, ...] = ()  # each consecutive pair's review items, stored form
     code: str = ""  # the code digest the review items' keys name
+    parts: tuple[ReadParts, ...] = ()  # the parts a worker read, for the client to keep
 
 
 def family_tasks(
@@ -233,13 +244,19 @@ def _refusal(row: CatalogueRow, reason: str, detail: str) -> Refusal:
 
 
 def run_family_task(
-    task: FamilyTask, *, check_code: bool = True, held_version: HeldVersion | None = None
+    task: FamilyTask,
+    *,
+    check_code: bool = True,
+    held_version: HeldVersion | None = None,
+    held_parts: HeldParts | None = None,
 ) -> TaskResult:
-    """The map step as a worker runs it: check the code digest, load the family, measure it,
-    write its shard, and return its `TaskResult` (docs/scale-out.md).
+    """The map step as a worker runs it: check the code digest, load the family and its
+    versions' parts (`_read_parts`), measure it, write its shard, and return its `TaskResult`
+    (docs/scale-out.md).
 
     `check_code=False` is for the in-process map, where the client's code is the code that runs;
-    so is `held_version`, which reads held versions from the client's workspace.
+    so are `held_version` and `held_parts`, which read held versions and their parts from the
+    client's workspace (the parts kept there as they are read).
     """
     load_array_pass()  # a measurement normalizes long texts: the array pass pays
     here = code_digest() if check_code else task.code_digest
@@ -260,7 +277,8 @@ def run_family_task(
         )
     profiles = _profiles(task.profiles)
     review: list[PairItems] = []
-    measured = _measure(task, versions, profiles, review)
+    tables, read, settled = _read_parts(task, versions, held_parts)
+    measured = _measure(task, versions, profiles, review, tables)
     key = family_cache_key([version_facts(v) for v in versions], profiles, task.code_digest)
     summary = family_summary(measured)
     if task.shards is not None:
@@ -273,11 +291,37 @@ def run_family_task(
         extracted=tuple(extracted),
         refused=tuple(refused),
         measured=tuple(v.version_id for v in versions),
+        # A pair over a reading the store could not give is not the diff `workbench diff`
+        # keeps: the queue's refresh diffs the family through it instead.
         review=measured_pairs(
             review, (measured.profile["name"], measured.profile["sha256"]), task.code_digest
-        ),
+        )
+        if settled
+        else (),
         code=task.code_digest,
+        parts=read,
     )
+
+
+def _read_parts(
+    task: FamilyTask, versions: Sequence[Version], held_parts: HeldParts | None
+) -> tuple[dict[str, Sequence[Table] | None], tuple[ReadParts, ...], bool]:
+    """Each version's tables by id, the parts read here for the client to keep, and whether
+    every version's reading is settled (read, or its media type holds none). In-process the
+    parts are `held_parts`' (the workspace's, kept as read, once for this pass and the
+    apparatus report); in a worker they are read from the task's store as the library reads
+    them (`text.parts.version_parts_and_headings`: one extraction gives a PDF's heading lines too) and handed back with their key, so the client keeps them
+    and reads no artefact twice."""
+    if held_parts is not None:
+        parts = [(v, held_parts(v)) for v in versions]
+        read: tuple[ReadParts, ...] = ()
+    else:
+        store = Path(task.store)
+        whole = [(v, version_parts_and_headings(v, store)) for v in versions]
+        read = tuple((parts_key(v), v.version_id, k) for v, k in whole if k[:2] != (None, None))
+        parts = [(v, (k[0], k[1])) for v, k in whole]
+    settled = all(p != (None, None) or not holds_parts(v) for v, p in parts)
+    return {v.version_id: p[1] for v, p in parts}, read, settled
 
 
 def run_family_tasks(tasks: Sequence[FamilyTask], *, check_code: bool = True) -> list[TaskResult]:
@@ -291,12 +335,13 @@ def _measure(
     versions: Sequence[Version],
     profiles: Sequence[Profile],
     review: list[PairItems],
+    tables: Mapping[str, Sequence[Table] | None],
 ) -> FamilyMeasurement:
     store = Path(task.store)
     # A PDF's heading lines are read off its glyphs again, only where the profile is induced.
     headings = lazy_headings(versions, lambda v: version_parts_and_headings(v, store)[2])
     try:
-        return measure_family(versions, profiles, review=review, headings=headings)
+        return measure_family(versions, profiles, tables=tables, review=review, headings=headings)
     except Exception as exc:
         raise FamilyTaskFailed(
             f"family {task.name}: measuring {versions[0].version_id} .. {versions[-1].version_id}: "

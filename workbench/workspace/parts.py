@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workbench.cells import TableCell
+from workbench.cells import cell_from_json
 from workbench.derived import derived_key
 from workbench.models import Version, code_digest
 from workbench.text.parts import (
@@ -34,11 +34,9 @@ _SCHEMA = (
 )
 _RETIRED = "derived_footnotes"  # footnote readings alone, kept before tables were kept beside them
 _MARKER_LISTS = ("markers", "unlinked", "ambiguous")
-_CELL_SPANS = ("row_header_spans", "column_header_spans", "spans")
-_CELL_TUPLES = ("row_header", "column_header")
 
 Parts = tuple["FootnoteReading | None", "tuple[Table, ...] | None"]
-_Kept = tuple["FootnoteReading | None", "tuple[Table, ...] | None", Headings]
+Kept = tuple["FootnoteReading | None", "tuple[Table, ...] | None", Headings]
 
 
 def parts_key(version: Version) -> str:
@@ -73,7 +71,7 @@ def family_headings(
     return lazy_headings(versions, lambda v: held_headings(workspace, v, store))
 
 
-def _held(workspace: Workspace, version: Version, store: Path | None) -> _Kept:
+def _held(workspace: Workspace, version: Version, store: Path | None) -> Kept:
     if not holds_parts(version):  # no reader for its media type: nothing to read or keep
         return None, None, ()
     key = parts_key(version)
@@ -82,17 +80,24 @@ def _held(workspace: Workspace, version: Version, store: Path | None) -> _Kept:
         if rows:
             return _decoded(rows[0][0])
     read = version_parts_and_headings(version, store or workspace.settings.store)
+    keep_parts(workspace, key, version.version_id, read)
+    return read
+
+
+def keep_parts(workspace: Workspace, key: str, version_id: str, read: Kept) -> None:
+    """Keep what `text.parts.version_parts_and_headings` read of a version under its `parts_key`
+    (`key`), as `held_parts` does (`measure` keeps those its Dask workers read); nothing read is
+    not kept, and a read-only workspace keeps nothing."""
     footnotes, tables, _ = read
     if (footnotes is None and tables is None) or workspace.read_only is not None:
-        return read
+        return
     with workspace.transaction() as conn:
         conn.execute(f"DROP TABLE IF EXISTS {_RETIRED}")  # its footnote readings are kept here
         conn.execute(_SCHEMA)
         conn.execute(
             f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?)",
-            (key, version.version_id, json.dumps(_kept(*read), ensure_ascii=False)),
+            (key, version_id, json.dumps(_kept(*read), ensure_ascii=False)),
         )
-    return read
 
 
 def _kept(
@@ -128,25 +133,16 @@ def _spans(rows: list[list[int]]) -> tuple[tuple[int, int], ...]:
     return tuple((start, end) for start, end in rows)
 
 
-def _cell(row: dict[str, Any]) -> TableCell:
-    return TableCell(
-        **{
-            **row,
-            **{name: tuple(row[name]) for name in _CELL_TUPLES},
-            **{name: _spans(row[name]) for name in _CELL_SPANS},
-        }
-    )
-
-
 @lru_cache(maxsize=8)
-def _decoded(kept: str) -> _Kept:
+def _decoded(kept: str) -> Kept:
     """The records of one kept row's JSON, decoded once per process for the same text (the
     records are frozen, so they are shared): citations verified one at a time against a version
-    read its parts again for each, and a large table's cells cost more to decode than to check."""
+    read its parts again for each, and a diff and its footnote check each ask for both versions'
+    parts."""
     return _parts(json.loads(kept))
 
 
-def _parts(kept: dict[str, Any]) -> _Kept:
+def _parts(kept: dict[str, Any]) -> Kept:
     """The parts `_kept` wrote, as the records they were."""
     from workbench.text.footnotes import Footnote, FootnoteMarker, FootnoteReading
     from workbench.text.table_cells import Table
@@ -177,9 +173,9 @@ def _parts(kept: dict[str, Any]) -> _Kept:
                 char_start=t["char_start"],
                 char_end=t["char_end"],
                 columns=t["columns"],
-                cells=tuple(_cell(c) for c in t["cells"]),
+                cells=tuple(cell_from_json(c) for c in t["cells"]),
                 refused_rows=tuple(t["refused_rows"]),
-                head=tuple(_cell(c) for c in t["head"]),
+                head=tuple(cell_from_json(c) for c in t["head"]),
             )
             for t in tables
         )
