@@ -6,9 +6,10 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from workbench.models import content_id
@@ -98,3 +99,17 @@ class DerivedState:
 def digests(named: Mapping[str, bytes]) -> dict[str, str]:
     """SHA-256 of each named input's bytes, by name."""
     return {name: hashlib.sha256(data).hexdigest() for name, data in sorted(named.items())}
+
+
+def outputs_of(out: Path, names: Sequence[str]) -> dict[str, str]:
+    """The SHA-256 of each named file in `out` (a path relative to it), by name: what a kept
+    view's files must still hold for the view to be taken as it is."""
+    return digests({name: (out / name).read_bytes() for name in names})
+
+
+def outputs_hold(out: Path, kept: Mapping[str, str]) -> bool:
+    """True when every file `kept` names is in `out` with the bytes it had."""
+    try:
+        return outputs_of(out, list(kept)) == dict(kept)
+    except OSError:
+        return False

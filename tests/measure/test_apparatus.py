@@ -1,17 +1,21 @@
 """Footnotes, tables and cells counted per jurisdiction (C20) on the default workspace: the counts
 are those of the readers themselves, called here on each held artefact, and counted again from the
-parts the pass kept in the workspace (`workspace.parts`), no artefact read again."""
+parts the pass kept in the workspace (`workspace.parts`), no artefact read again; the rows of
+counts it kept are summed again with only the versions they lack counted."""
 
 from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import STORE
-from workbench.measure.apparatus import APPARATUS_FIELDS, apparatus_report
+from tests.conftest import STORE, _copy
+from workbench.derived import TABLE as DERIVED_TABLE
+from workbench.measure.apparatus import APPARATUS_FIELDS, TABLE, apparatus_report
+from workbench.models import Version
 from workbench.text.footnotes import FootnoteReading, read_footnotes
 from workbench.text.ocr import CACHE_ENV, OcrOptions
 from workbench.text.pdf import Placed, extract_pdf
@@ -19,6 +23,8 @@ from workbench.text.pdf_footnotes import footnotes_from_trace
 from workbench.text.pdf_tables import page_rulings, tables_from_trace
 from workbench.text.table_cells import Table, read_tables
 from workbench.workspace import Workspace
+from workbench.workspace.parts import Parts
+from workbench.workspace.parts import held_parts as read_parts
 
 # A PDF's tables are read from OCR pages too, through the shared cache (as `text.parts` reads them).
 OCR = OcrOptions(cache=Path(os.environ[CACHE_ENV]) if os.environ.get(CACHE_ENV) else None)
@@ -68,3 +74,63 @@ def test_counts_are_read_again_from_the_kept_parts(
 
     monkeypatch.setattr("workbench.workspace.parts.version_parts_and_headings", never)
     assert apparatus_report(workspace, STORE) == report
+
+
+@pytest.fixture
+def copied(workspace: Workspace, report: dict[str, object], tmp_path: Path) -> Iterator[Workspace]:
+    """A copy of the default workspace after the pass kept its rows of counts."""
+    _copy(workspace.path, tmp_path / "workspace.sqlite")
+    with Workspace(tmp_path / "workspace.sqlite") as held:
+        yield held
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ids of the versions the pass counts from their parts, in order."""
+    counted: list[str] = []
+
+    def held_parts(workspace: Workspace, version: Version, store: Path | None = None) -> Parts:
+        counted.append(version.version_id)
+        return read_parts(workspace, version, store)
+
+    monkeypatch.setattr("workbench.measure.apparatus.held_parts", held_parts)
+    return counted
+
+
+@pytest.mark.parametrize(
+    ("forget", "recounted"),
+    [
+        pytest.param("", "none", id="rows-kept-nothing-counted"),
+        pytest.param(f"DELETE FROM {TABLE} WHERE rowid = 1", "one", id="row-lost-only-it-counted"),
+        pytest.param(f"DELETE FROM {DERIVED_TABLE}", "all", id="key-lost-every-version-counted"),
+        pytest.param(
+            f"UPDATE {DERIVED_TABLE} SET key = 'other'", "all", id="other-key-every-version-counted"
+        ),
+    ],
+)
+def test_kept_rows_are_summed_again(
+    copied: Workspace,
+    report: dict[str, object],
+    monkeypatch: pytest.MonkeyPatch,
+    forget: str,
+    recounted: str,
+) -> None:
+    lost = copied.read(f"SELECT version_id FROM {TABLE} WHERE rowid = 1")[0][0]
+    if forget:
+        copied.execute(forget)
+    counted = _counting(monkeypatch)
+    assert apparatus_report(copied, STORE) == report
+    held = sorted(copied.version_ids())
+    assert sorted(counted) == {"none": [], "one": [lost], "all": held}[recounted]
+    assert sorted(v for (v,) in copied.read(f"SELECT version_id FROM {TABLE}")) == held
+
+
+def test_versions_held_since_the_watermark_are_counted(
+    copied: Workspace, report: dict[str, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rows' watermark moved back by one version row: that version (the last held) is
+    counted again and its row replaced, the others summed as kept."""
+    copied.execute(f"UPDATE {DERIVED_TABLE} SET watermark = watermark - 1")
+    last = copied.read("SELECT version_id FROM versions ORDER BY rowid DESC LIMIT 1")[0][0]
+    counted = _counting(monkeypatch)
+    assert apparatus_report(copied, STORE) == report
+    assert counted == [last]

@@ -39,6 +39,7 @@ from workbench.measure.apparatus import apparatus_report
 from workbench.measure.html import write_reports
 from workbench.measure.index import INDEX_NAME
 from workbench.measure.readme import headline_readme
+from workbench.measure.reports import STRUCTURE_NAME, Measurements, reduce_summaries
 from workbench.models import CatalogueRow, Refusal, code_digest
 from workbench.text.profiles import (
     SHIPPED_DIR,
@@ -518,6 +519,55 @@ def test_a_warm_run_reuses_exactly_what_is_unchanged(
     assert run.extracted == () and run.reused == reused
     if change != "profile":  # the researcher's profile is recorded by its path, so bytes differ
         assert _tree(tmp_path / "out") == _tree(cold[0] / "out")
+
+
+@pytest.mark.parametrize(
+    ("change", "derived"),
+    [
+        pytest.param("nothing", False, id="nothing-changed-nothing-derived"),
+        pytest.param("report-edited", True, id="an-edited-report-is-derived-again"),
+        pytest.param("report-removed", True, id="a-removed-report-is-derived-again"),
+        pytest.param("other-folder", True, id="reports-into-another-folder-are-derived"),
+        pytest.param("no-cache", True, id="use-cache-false-derives-again"),
+    ],
+)
+def test_a_second_run_with_nothing_changed_derives_no_report(
+    change: str,
+    derived: bool,
+    cold: tuple[Path, MeasureRun],
+    warm: Path,
+    small_mirror: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The reports a run wrote are kept under their key (`derived.DerivedState`): a second run
+    with nothing changed checks the key and the files' SHA-256 and reduces nothing; a file
+    changed or removed, another folder, or `use_cache=False` derive them again. Either way the
+    files are the cold run's bytes and the run says the same."""
+    first = measure_corpus(mirror=small_mirror, out=tmp_path / "out", workspace=warm / "w.sqlite")
+    if change == "report-edited":
+        (tmp_path / "out" / STRUCTURE_NAME).write_bytes(b"{}\n")
+    elif change == "report-removed":
+        (tmp_path / "out" / STRUCTURE_NAME).unlink()
+    out = tmp_path / ("other" if change == "other-folder" else "out")
+    reduced: list[int] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Measurements:
+        reduced.append(1)
+        return reduce_summaries(*args, **kwargs)
+
+    monkeypatch.setattr("workbench.measure.run.reduce_summaries", counted)
+    second = measure_corpus(
+        mirror=small_mirror,
+        out=out,
+        workspace=warm / "w.sqlite",
+        use_cache=change != "no-cache",
+    )
+    assert bool(reduced) == derived
+    assert _tree(out) == _tree(cold[0] / "out")
+    assert [p.name for p in second.written] == [p.name for p in first.written]
+    assert second.numbering == first.numbering is not None
+    assert second.families == first.families and second.extracted == ()
 
 
 def test_a_second_run_of_a_mirror_reads_again_only_the_documents_that_moved(

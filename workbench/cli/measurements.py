@@ -46,8 +46,8 @@ def cmd_measure(args: argparse.Namespace) -> int:
     if not run.written or run.settings is None:
         return _nothing_admitted(run, plan, "measured")
     out(f"wrote {_measured(run, plan)}\n")
-    if run.measurements is not None:
-        out(numbering_summary(run.measurements.structure["numbering_read"]))
+    if run.numbering is not None:
+        out(numbering_summary(run.numbering))
     if not run.settings.is_project():
         out(
             f"the workspace {plan.workspace.resolve()} remembers this corpus (catalogue and "
@@ -144,8 +144,8 @@ def _family_count(text: str) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     if args.out is None or (args.truth is None and args.amendment_truth is None):
         return _eval(args)
-    from workbench.derived import DerivedState
-    from workbench.evals.cards import SCORECARDS_KIND, outputs_hold, outputs_of, scorecards_key
+    from workbench.derived import DerivedState, outputs_hold, outputs_of
+    from workbench.evals.cards import SCORECARDS_KIND, scorecards_key
 
     # Scorecards written into a folder are derived state: kept under their key, taken while it
     # holds and no version was admitted since (`workbench.derived`), their files unchanged.

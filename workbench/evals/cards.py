@@ -4,7 +4,7 @@ card gives the same bytes and an unchanged file is not rewritten."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -55,16 +55,3 @@ def scorecards_key(
         "profiles": [[p.origin, p.sha256] for p in workspace.profile_registry()],
     }
     return derived_key(SCORECARDS_KIND, inputs, code_digest())
-
-
-def outputs_of(out: Path, names: Sequence[str]) -> dict[str, str]:
-    """The SHA-256 of each named file in `out`, by name: what a kept scorecard must still hold."""
-    return digests({name: (out / name).read_bytes() for name in names})
-
-
-def outputs_hold(out: Path, kept: Mapping[str, str]) -> bool:
-    """True when every file `kept` names is in `out` with the bytes it had."""
-    try:
-        return outputs_of(out, list(kept)) == dict(kept)
-    except OSError:
-        return False

@@ -1,13 +1,16 @@
 """Footnotes, tables and cells counted per jurisdiction (C20): the structure report's `apparatus`
-section, counted from each held version's parts as the workspace keeps them for `passages`,
-`verify` and `diff` (`workspace.parts.held_parts`), which this pass reads and so keeps."""
+section, summed from one row of counts per held version, kept in the workspace as derived state
+(`derived.DerivedState`) and counted only for the versions held since its watermark, each from its
+parts as `passages`, `verify` and `diff` read them (`workspace.parts.held_parts`, which keeps them)."""
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workbench.derived import DerivedState, derived_key
+from workbench.models import Version, code_digest
 from workbench.workspace.parts import Parts, held_parts
 
 if TYPE_CHECKING:
@@ -36,21 +39,66 @@ RULE = (
 )
 
 
+KIND = "apparatus"  # the kept counts' kind and name in `derived.DerivedState`
+TABLE = "apparatus_counts"
+_SCHEMA = (
+    f"CREATE TABLE IF NOT EXISTS {TABLE} (version_id TEXT PRIMARY KEY, "
+    + ", ".join(f"{name} INTEGER NOT NULL" for name in APPARATUS_FIELDS)
+    + ")"
+)
+_PLACES = ", ".join("?" * (1 + len(APPARATUS_FIELDS)))
+
+
 def apparatus_report(workspace: Workspace, store: Path | None = None) -> dict[str, Any]:
     """The `apparatus` section: `rule`, then overall and per jurisdiction (sorted) the counts of
-    `APPARATUS_FIELDS`. Each version's parts are `held_parts` of it, read from `store` (default:
-    the workspace's) where the workspace keeps none yet, and kept there, so no later command
-    reads its artefact again; a version whose artefact is not in `store` counts as holding none."""
-    by_jurisdiction: dict[str, Counter[str]] = {}
-    for version in workspace.versions():
-        count = by_jurisdiction.setdefault(version.jurisdiction, Counter())
-        count.update(_version_counts(held_parts(workspace, version, store)))
-    overall = sum(by_jurisdiction.values(), Counter())
+    `APPARATUS_FIELDS`, summed over every held version's row of counts.
+
+    A version's row is counted from `held_parts` of it, read from `store` (default: the
+    workspace's) where the workspace keeps no parts yet, and kept there, so no later command
+    reads its artefact again; a version whose artefact is not in `store` counts as holding none.
+    The rows are kept in the workspace under the key of (the store, the code); while that key
+    holds, only the versions held since the rows' watermark (and any whose row is lost) are
+    counted, else every version is counted again. A read-only workspace keeps nothing:
+    what it lacks is counted in this process."""
+    state = DerivedState(workspace)
+    key = derived_key(KIND, [str((store or workspace.settings.store).resolve())], code_digest())
+    kept = state.kept(KIND, KIND)
+    rows: dict[str, tuple[int, ...]] = {}
+    held = workspace.read("SELECT version_id, jurisdiction FROM versions ORDER BY rowid")
+    versions: Iterable[Version] = ()
+    if kept is not None and kept.key == key and TABLE in workspace.tables():
+        rows.update((vid, tuple(c)) for vid, *c in workspace.read(f"SELECT * FROM {TABLE}"))
+        again = set(state.admitted_since(kept.watermark))
+        versions = map(workspace.version, [v for v, _ in held if v in again or v not in rows])
+    elif held:  # no rows under this key: every version is counted
+        versions = workspace.versions()
+    counted = {
+        v.version_id: tuple(_version_counts(held_parts(workspace, v, store)).values())
+        for v in versions
+    }
+    if workspace.read_only is None:
+        with workspace.transaction() as conn:
+            conn.execute(_SCHEMA)
+            if not rows:  # every version counted now: rows kept under another key go
+                conn.execute(f"DELETE FROM {TABLE}")
+            conn.executemany(
+                f"INSERT OR REPLACE INTO {TABLE} VALUES ({_PLACES})",
+                [(vid, *c) for vid, c in counted.items()],
+            )
+        state.keep(KIND, KIND, key)
+    rows.update(counted)
+    totals: dict[str, list[int]] = {}
+    for vid, jurisdiction in held:
+        total = totals.setdefault(jurisdiction, [0] * len(APPARATUS_FIELDS))
+        for i, count in enumerate(rows[vid]):
+            total[i] += count
+    overall = [sum(column) for column in zip(*totals.values(), strict=True)]
     return {
         "rule": RULE,
-        "overall": {f: overall[f] for f in APPARATUS_FIELDS},
+        "overall": dict(zip(APPARATUS_FIELDS, overall or [0] * len(APPARATUS_FIELDS), strict=True)),
         "jurisdictions": {
-            j: {f: c[f] for f in APPARATUS_FIELDS} for j, c in sorted(by_jurisdiction.items())
+            j: dict(zip(APPARATUS_FIELDS, total, strict=True))
+            for j, total in sorted(totals.items())
         },
     }
 

@@ -99,6 +99,7 @@ class SummaryIndex:
     def fold(self, keys: Collection[str]) -> None:
         """Write the index of exactly `keys`: their summaries from the index as it stands and
         from the spill (a key in both keeps the spilled one), sorted by (jurisdiction, family).
+        With nothing spilled and exactly `keys` held, the index is left as it is.
 
         Made without holding the summaries: the spilled lines' places are sorted by
         (jurisdiction, family, key), and the rows the index keeps, already in that order, are
@@ -109,6 +110,9 @@ class SummaryIndex:
         far larger, held thousands of summaries at once while the file was written, and as
         many again when it was read back.)"""
         wanted = frozenset(keys)
+        unspilled = self._spill is None and not self._spill_path.exists()
+        if unspilled and self._readable() and self.keys() == wanted:
+            return  # nothing spilled, and the index holds exactly these keys: it stands
         if self._spill is not None:
             self._spill.close()
             self._spill = None

@@ -30,6 +30,7 @@ from workbench.defaults import (
     DEFAULT_WORKSPACE,
     MIN_CLUSTER_FAMILIES,
 )
+from workbench.derived import DerivedState, derived_key, outputs_hold, outputs_of
 from workbench.errors import CorpusChanged
 from workbench.files import replace_file_with
 from workbench.measure.admitted import keep_stamps, known_files
@@ -50,7 +51,14 @@ from workbench.measure.reports import (
     reduce_summaries,
 )
 from workbench.measure.tasks import FamilyTask, HeldParts, TaskResult, family_task
-from workbench.models import CatalogueRow, Refusal, Version, code_digest
+from workbench.models import (
+    CatalogueRow,
+    Refusal,
+    Version,
+    canonical_json,
+    code_digest,
+    content_id,
+)
 from workbench.progress import bar
 from workbench.tables import check_format
 from workbench.terminal import write
@@ -100,7 +108,8 @@ class MeasureRun:
     admission_refusals: tuple[Refusal, ...]
     results: tuple[FamilyMeasurement, ...] = ()  # the map's output, with `keep_results` only
     engine: str = "in this process"  # where the map ran: "in this process", "local cluster", ...
-    measurements: Measurements | None = None  # the reduce, as written (None: nothing admitted)
+    measurements: Measurements | None = None  # the reduce, as written (None: none made)
+    numbering: dict[str, Any] | None = None  # the structure report's `numbering_read`
     settings: CorpusSettings | None = None  # what the workspace now remembers (None: none)
     catalogue: tuple[CatalogueRow, ...] = field(default=(), repr=False)  # as the workspace holds it
 
@@ -154,6 +163,10 @@ def measure_corpus(
        read from the shards (`tables.write_measurement_tables_from`). The reports of any corpus
        but the project's read as the project reads it (`CorpusSettings.is_project`) name the
        command line that re-makes them (`measure_command`).
+    5. The reports written into `out` are kept as a view (`derived.DerivedState`, kind "reports")
+       under the key of what they are made from (`_reports_key`) with each file's SHA-256: a run
+       whose key holds, with no version held since and every file as written, reduces and writes
+       nothing (not with `use_cache=False`, `export` or `keep_results`).
 
     The reports are the same bytes whichever families were reused and whatever ran the map. The
     client holds the catalogue rows, one batch of results and one batch of summaries at a time,
@@ -224,6 +237,25 @@ def measure_corpus(
         )
         index.fold(run.keys)
         apparatus = apparatus_report(held, store)  # C20: keeps each version's parts
+        made_by = None if given.is_project() else measure_command(given)
+        view = os.fsdecode(out.resolve())
+        key = _reports_key(rows, refusals, run, apparatus, made_by)
+        taken = use_cache and not keep_results and export is None
+        kept = DerivedState(held).holds(REPORTS_KIND, view, key) if taken else None
+    if kept is not None and outputs_hold(out, kept.value["outputs"]):
+        return MeasureRun(
+            documents=len(rows),
+            extracted=tuple(run.extracted),
+            families=tuple(sorted(run.names)),
+            reused=tuple(sorted(run.reused)),
+            written=tuple(out / name for name in kept.value["written"]),
+            not_ingested=tuple(run.refused),
+            admission_refusals=refusals,
+            numbering=kept.value["numbering_read"],
+            settings=given.resolved(),
+            engine=engine,
+            catalogue=tuple(catalogued),
+        )
     induced: list[Path] = []
 
     def summaries(parts: Sequence[str] | None) -> Iterator[Mapping[str, Any]]:
@@ -253,9 +285,16 @@ def measure_corpus(
         )
     from workbench.measure.html import write_reports  # loaded only when reports are written
 
-    made_by = None if given.is_project() else measure_command(given)
     written = list(write_reports(out, measurements, made_by=made_by).values())
     written += induced
+    with Workspace(workspace) as held:
+        names = [path.relative_to(out).as_posix() for path in written]
+        value = {
+            "outputs": outputs_of(out, names),  # each file's SHA-256, by name
+            "written": names,  # in the order they were written
+            "numbering_read": _numbering(measurements),
+        }
+        DerivedState(held).keep(REPORTS_KIND, view, key, value)
     if export is not None:
         from workbench.measure.tables import write_measurement_tables_from
 
@@ -271,10 +310,42 @@ def measure_corpus(
         admission_refusals=refusals,
         results=tuple(sorted(results, key=lambda f: (f.jurisdiction, f.family))),
         measurements=measurements,
+        numbering=_numbering(measurements),
         settings=given.resolved(),
         engine=engine,
         catalogue=tuple(catalogued),
     )
+
+
+REPORTS_KIND = "reports"  # the reports a measure wrote into a folder, in `derived.DerivedState`
+
+
+def _reports_key(
+    rows: Sequence[CatalogueRow],
+    refusals: Sequence[Refusal],
+    run: _Run,
+    apparatus: Mapping[str, Any],
+    made_by: str | None,
+) -> str:
+    """The key of the reports (`derived.derived_key`): what each document's row says of it, the
+    admission's and the ingest's refusals, every family's summary key, the apparatus counts,
+    the command line the reports name, and the code. The held versions are the watermark's."""
+    inputs = {
+        "rows": content_id(
+            sorted([r.path, r.sha256, r.size, r.media_type, r.jurisdiction, r.family] for r in rows)
+        ),
+        "refusals": sorted(canonical_json(r.as_json()) for r in refusals),
+        "not_ingested": sorted(canonical_json(r.as_json()) for r in run.refused),
+        "families": sorted(run.keys),
+        "apparatus": content_id(apparatus),
+        "made_by": made_by or "",
+    }
+    return derived_key(REPORTS_KIND, inputs, code_digest())
+
+
+def _numbering(measurements: Measurements) -> dict[str, Any]:
+    numbering: dict[str, Any] = measurements.structure["numbering_read"]
+    return numbering
 
 
 def measure_command(settings: CorpusSettings) -> str:
