@@ -228,7 +228,9 @@ def alignment_scorecard(
     """The scorecard: recall and precision per jurisdiction, units left out by reason.
 
     `versions(version_id)` returns a held version; each pair is segmented through its shipped
-    profile and diffed with `diff_passages`, exactly as `workbench diff` does.
+    profile and diffed with `diff_passages` over its passages alone: a table stays one passage
+    here, where `workbench diff` pairs its rows (docs/diff.md), since the truth's units are the
+    documents' own identified units, not table rows.
     """
     truth_rows: dict[str, list[TruthRow]] = defaultdict(list)
     pairing_rows: dict[str, list[PairingRow]] = defaultdict(list)
