@@ -1,7 +1,7 @@
 """A held version's footnotes, tables and PDF heading lines as derived state (C13, C15, C20):
-`held_parts` and `held_headings` read them once from the artefact (`text.parts`, a PDF extracted
-again) and keep all three in the workspace under one key (`derived.derived_key`), where every later
-command reads them back."""
+kept in the workspace under one key (`derived.derived_key`) by ingest from a PDF's one extraction
+(`keep_pdf_parts`), or by `held_parts` and `held_headings` from the artefact the first time they
+are asked (`text.parts`), and read back by every later command."""
 
 from __future__ import annotations
 
@@ -18,12 +18,15 @@ from workbench.text.parts import (
     Headings,
     holds_parts,
     lazy_headings,
+    pdf_parts,
+    read_from_glyphs,
     version_parts_and_headings,
 )
 from workbench.workspace.held import Workspace
 
 if TYPE_CHECKING:  # the records' modules read markup (lxml): loaded with the first kept reading
     from workbench.text.footnotes import FootnoteReading
+    from workbench.text.pdf import Placed
     from workbench.text.table_cells import Table
 
 KIND = "parts"
@@ -82,17 +85,33 @@ def _held(workspace: Workspace, version: Version, store: Path | None) -> _Kept:
         if rows:
             return _decoded(rows[0][0])
     read = version_parts_and_headings(version, store or workspace.settings.store)
+    _keep(workspace, version, read)
+    return read
+
+
+def keep_pdf_parts(
+    workspace: Workspace, version: Version, data: bytes, trace: Sequence[Placed]
+) -> None:
+    """Keep a PDF version's parts (`text.parts.pdf_parts`) read off `trace`, the runs of the
+    extraction of its artefact `data` that gave its text (ingest's), under `parts_key`, so
+    `held_parts` reads them back and extracts nothing: the same rows it would keep."""
+    glyphs = read_from_glyphs(version)
+    _keep(workspace, version, pdf_parts(data, trace, version.text, glyphs=glyphs))
+
+
+def _keep(workspace: Workspace, version: Version, read: _Kept) -> None:
+    """Keep `read` under `parts_key(version)`; nothing read (both None) is not kept, and a
+    read-only workspace keeps nothing."""
     footnotes, tables, _ = read
     if (footnotes is None and tables is None) or workspace.read_only is not None:
-        return read
+        return
     with workspace.transaction() as conn:
         conn.execute(f"DROP TABLE IF EXISTS {_RETIRED}")  # its footnote readings are kept here
         conn.execute(_SCHEMA)
         conn.execute(
             f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?)",
-            (key, version.version_id, json.dumps(_kept(*read), ensure_ascii=False)),
+            (parts_key(version), version.version_id, json.dumps(_kept(*read), ensure_ascii=False)),
         )
-    return read
 
 
 def _kept(
