@@ -1,5 +1,6 @@
 """Holding catalogued versions: `version_from_row` extracts an artefact's bytes into a `Version`,
-`ingest` holds every catalogued version in a workspace (idempotent, C4)."""
+`ingest` holds every catalogued version in a workspace (idempotent, C4) and keeps each PDF's parts
+from its one extraction (C13)."""
 
 from __future__ import annotations
 
