@@ -7,6 +7,7 @@ import shutil
 from dataclasses import fields, replace
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,6 @@ from workbench.errors import (
     WorkspaceError,
 )
 from workbench.models import CatalogueRow, Version, VersionText, text_sha256
-from workbench.text.ocr import OcrOptions
 from workbench.text.pdf import PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION
 from workbench.text.segment import segment
 from workbench.workspace import (
@@ -348,9 +348,9 @@ def test_a_warm_ingest_extracts_nothing_already_held(
         calls: list[str] = []
         real = version_from_row
 
-        def counted(row: CatalogueRow, data: bytes, *, ocr: OcrOptions | None = None) -> object:
+        def counted(row: CatalogueRow, data: bytes, **options: Any) -> object:
             calls.append(row.path)
-            return real(row, data, ocr=ocr)
+            return real(row, data, **options)
 
         monkeypatch.setattr("workbench.workspace.holding.version_from_row", counted)
         warm = ingest(held, rows, STORE)

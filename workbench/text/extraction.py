@@ -8,7 +8,7 @@ from workbench.errors import ExtractionError
 from workbench.models import Extraction
 from workbench.text.decode import MAX_LINE_CHARS, decode_text
 from workbench.text.ocr import OcrOptions
-from workbench.text.pdf import PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION, extract_pdf
+from workbench.text.pdf import PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION, Placed, extract_pdf
 from workbench.text.xml import XML_BLOCKS_EXTRACTOR, XML_TEXT_EXTRACTOR, extract_xml
 
 __all__ = [
@@ -49,16 +49,19 @@ def extract(
     source: str,
     language: str | None = None,
     ocr: OcrOptions | None = None,
+    trace: list[Placed] | None = None,
 ) -> Extraction:
     """Extract the text of an artefact of `media_type`; `source` names it in error messages.
 
     PDF: `extract_pdf` (its rules are in `workbench/text/pdf.py`; a scanned page is read by OCR
-    in `language`, the provenance's, with `ocr`'s cache and engine). Text and Markdown:
+    in `language`, the provenance's, with `ocr`'s cache and engine; with `trace`, its placed runs
+    are appended there, what the PDF's parts are read from). Any other media type leaves `trace`
+    as it is. Text and Markdown:
     `decode_text`, unchanged. XML: `decode_text` first (same byte-level refusals), then
     `extract_xml` (its rules are in its docstring, `workbench/text/xml.py`).
     """
     if media_type == "application/pdf":
-        return extract_pdf(data, source=source, language=language, ocr=ocr)
+        return extract_pdf(data, source=source, language=language, ocr=ocr, trace=trace)
     if media_type not in EXTRACTORS:
         raise ExtractionError(f"{source}: no extractor for media type {media_type!r}")
     name, version = EXTRACTORS[media_type]

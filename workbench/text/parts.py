@@ -1,6 +1,7 @@
 """A held version's footnotes and tables (C20) and a PDF's heading lines (C15), read from its
 artefact in the store once its SHA-256 is checked, and kept per process by that hash; a PDF's read
-off one traced extraction again; missing or other bytes give no reading."""
+off the trace of its extraction (`pdf_parts`: at ingest, or extracted again); missing or other
+bytes give no reading."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from workbench.errors import WorkbenchError
 if TYPE_CHECKING:
     from workbench.models import Version
     from workbench.text.footnotes import FootnoteReading
+    from workbench.text.pdf import Placed
     from workbench.text.table_cells import Table
 
 READ_MEDIA = ("xml", "markdown", "pdf")  # media types whose markup or glyphs hold notes or tables
@@ -73,16 +75,12 @@ def _tables(
 def _pdf(
     artefact_sha256: str, path: Path, text: str, glyphs: bool
 ) -> tuple[FootnoteReading | None, tuple[Table, ...] | None, Headings]:
-    """A PDF's footnotes (only where every page was read from its glyphs: `glyphs`), tables and
-    heading lines, all from one extraction again with its trace, through the shared OCR cache;
-    none where it is refused or is not the version's text."""
+    """A PDF's parts (`pdf_parts`) off one extraction again with its trace, through the shared
+    OCR cache; none where it is refused or is not the version's text."""
     import os
 
     from workbench.text.ocr import CACHE_ENV, OcrOptions
-    from workbench.text.pdf import Placed, extract_pdf
-    from workbench.text.pdf_footnotes import footnotes_from_trace
-    from workbench.text.pdf_headings import heading_lines
-    from workbench.text.pdf_tables import page_rulings, tables_from_trace
+    from workbench.text.pdf import extract_pdf
 
     data = _artefact(artefact_sha256, path)
     if data is None:
@@ -96,13 +94,38 @@ def _pdf(
             ocr=OcrOptions(cache=Path(cache) if cache else None),
             trace=trace,
         )
-        if extraction.text != text:
-            return None, None, ()
+    except WorkbenchError:
+        return None, None, ()
+    if extraction.text != text:
+        return None, None, ()
+    return pdf_parts(data, trace, text, glyphs=glyphs)
+
+
+def pdf_parts(
+    data: bytes, trace: Sequence[Placed], text: str, *, glyphs: bool
+) -> tuple[FootnoteReading | None, tuple[Table, ...] | None, Headings]:
+    """A PDF's footnotes (only where every page was read from its glyphs: `glyphs`), tables and
+    heading lines, read off `trace`, the runs of the extraction of `data` that gave `text`; none
+    where a reader refuses."""
+    from workbench.text.pdf_footnotes import footnotes_from_trace
+    from workbench.text.pdf_headings import heading_lines
+    from workbench.text.pdf_tables import page_rulings, tables_from_trace
+
+    try:
         footnotes = footnotes_from_trace(trace, text) if glyphs else None
         tables = tables_from_trace(trace, text, page_rulings(data, {p for _, p, _ in trace}))
         return footnotes, tables, heading_lines(trace, text)
     except WorkbenchError:
         return None, None, ()
+
+
+def read_from_glyphs(version: Version) -> bool:
+    """Whether every page of `version` was read from its glyphs, so its footnotes may be read.
+
+    OCR words carry no glyph sizes, so a PDF with a page read by OCR (or held before origins were
+    recorded, which may hide one) has no footnote reading; its tables are read all the same."""
+    origin = version.origin
+    return origin is not None and not any(p.ocr for p in origin.pages)
 
 
 def lazy_headings(
@@ -124,11 +147,8 @@ def holds_parts(version: Version) -> bool:
 def _pdf_parts(
     version: Version, store: Path
 ) -> tuple[FootnoteReading | None, tuple[Table, ...] | None, Headings]:
-    # OCR words carry no glyph sizes, so a PDF with a page read by OCR (or held before origins were
-    # recorded, which may hide one) has no footnote reading; its tables are read all the same.
-    origin = version.origin
-    glyphs = origin is not None and not any(p.ocr for p in origin.pages)
-    return _pdf(version.artefact_sha256, store / version.version_id, version.text, glyphs)
+    path = store / version.version_id
+    return _pdf(version.artefact_sha256, path, version.text, read_from_glyphs(version))
 
 
 def version_parts(

@@ -1,5 +1,6 @@
 """Holding catalogued versions: `version_from_row` extracts an artefact's bytes into a `Version`,
-`ingest` holds every catalogued version in a workspace (idempotent, C4)."""
+`ingest` holds every catalogued version in a workspace (idempotent, C4) and keeps each PDF's parts
+from its one extraction (C13)."""
 
 from __future__ import annotations
 
@@ -20,15 +21,24 @@ from workbench.errors import (
 from workbench.models import CatalogueRow, Refusal, TextOrigins, Version, text_sha256
 from workbench.progress import bar
 from workbench.workspace.held import Workspace
+from workbench.workspace.parts import keep_pdf_parts
 
 if TYPE_CHECKING:
     from workbench.text.ocr import OcrOptions
+    from workbench.text.pdf import Placed
 
 
-def version_from_row(row: CatalogueRow, data: bytes, *, ocr: OcrOptions | None = None) -> Version:
+def version_from_row(
+    row: CatalogueRow,
+    data: bytes,
+    *,
+    ocr: OcrOptions | None = None,
+    trace: list[Placed] | None = None,
+) -> Version:
     """Extract a catalogued artefact's bytes into a `Version` (not yet held); a scanned PDF page
     is read by OCR in the provenance's `language` with `ocr`'s cache and engine (default: no
-    cache, the engine installed)."""
+    cache, the engine installed). With `trace`, a PDF's placed runs are appended there
+    (`extraction.extract`)."""
     from workbench.text.extraction import (
         extract,  # lxml and pypdfium2 load only when a file is read
     )
@@ -36,7 +46,9 @@ def version_from_row(row: CatalogueRow, data: bytes, *, ocr: OcrOptions | None =
     record = row.provenance
     named = record.get("language")
     language = named if isinstance(named, str) else None
-    extraction = extract(data, row.media_type, source=row.path, language=language, ocr=ocr)
+    extraction = extract(
+        data, row.media_type, source=row.path, language=language, ocr=ocr, trace=trace
+    )
     return Version(
         version_id=row.path,
         jurisdiction=row.jurisdiction,
@@ -83,7 +95,9 @@ def ingest(
     the extractor's version, so it would give the held text. With `reextract`, every version is
     extracted again and its text hash checked against the held one (a difference is refused as
     `corpus_changed`, the held version untouched). Scanned PDF pages are read by OCR, cached in
-    `ocr_cache` (default: `ocr.default_cache` for this workspace file).
+    `ocr_cache` (default: `ocr.default_cache` for this workspace file). A PDF extracted here
+    has its parts (footnotes, tables, heading lines) read off the same extraction and kept
+    (`parts.keep_pdf_parts`), where `held_parts` finds them.
     """
     added: list[str] = []
     unchanged: list[str] = []
@@ -117,8 +131,11 @@ def ingest(
         ):
             unchanged.append(row.path)
             continue
+        # A PDF's parts are read off this one extraction's trace and kept (C13: nothing derived
+        # twice), so no later command extracts it again to read its notes, tables and headings.
+        trace: list[Placed] | None = [] if row.media_type == "application/pdf" else None
         try:
-            version = version_from_row(row, data, ocr=options)
+            version = version_from_row(row, data, ocr=options, trace=trace)
         except AwaitingExtractor:
             awaiting.append(row.path)
             continue
@@ -131,6 +148,9 @@ def ingest(
             )
         except CorpusChanged as exc:
             refused.append(Refusal(path=row.path, reason="corpus_changed", detail=str(exc)))
+            continue
+        if trace is not None:
+            keep_pdf_parts(workspace, version, data, trace)
     return IngestReport(
         added=tuple(added),
         unchanged=tuple(unchanged),

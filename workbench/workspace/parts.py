@@ -1,7 +1,7 @@
 """A held version's footnotes, tables and PDF heading lines as derived state (C13, C15, C20):
-`held_parts` and `held_headings` read them once from the artefact (`text.parts`, a PDF extracted
-again) and keep all three in the workspace under one key (`derived.derived_key`), where every later
-command reads them back."""
+kept in the workspace under one key (`derived.derived_key`) by ingest from a PDF's one extraction
+(`keep_pdf_parts`), or by `held_parts` and `held_headings` from the artefact the first time they
+are asked (`text.parts`), and read back by every later command."""
 
 from __future__ import annotations
 
@@ -18,12 +18,15 @@ from workbench.text.parts import (
     Headings,
     holds_parts,
     lazy_headings,
+    pdf_parts,
+    read_from_glyphs,
     version_parts_and_headings,
 )
 from workbench.workspace.held import Workspace
 
 if TYPE_CHECKING:  # the records' modules read markup (lxml): loaded with the first kept reading
     from workbench.text.footnotes import FootnoteReading
+    from workbench.text.pdf import Placed
     from workbench.text.table_cells import Table
 
 KIND = "parts"
@@ -84,10 +87,21 @@ def _held(workspace: Workspace, version: Version, store: Path | None) -> Kept:
     return read
 
 
+def keep_pdf_parts(
+    workspace: Workspace, version: Version, data: bytes, trace: Sequence[Placed]
+) -> None:
+    """Keep a PDF version's parts (`text.parts.pdf_parts`) read off `trace`, the runs of the
+    extraction of its artefact `data` that gave its text (ingest's), under `parts_key`, so
+    `held_parts` reads them back and extracts nothing: the same rows it would keep."""
+    glyphs = read_from_glyphs(version)
+    read = pdf_parts(data, trace, version.text, glyphs=glyphs)
+    keep_parts(workspace, parts_key(version), version.version_id, read)
+
+
 def keep_parts(workspace: Workspace, key: str, version_id: str, read: Kept) -> None:
     """Keep what `text.parts.version_parts_and_headings` read of a version under its `parts_key`
-    (`key`), as `held_parts` does (`measure` keeps those its Dask workers read); nothing read is
-    not kept, and a read-only workspace keeps nothing."""
+    (`key`), as `held_parts` does (ingest keeps a PDF's from its own extraction, `measure` those
+    its Dask workers read); nothing read is not kept, and a read-only workspace keeps nothing."""
     footnotes, tables, _ = read
     if (footnotes is None and tables is None) or workspace.read_only is not None:
         return
