@@ -232,7 +232,7 @@ def test_a_diff_over_tables_the_store_could_not_give_is_not_kept(
     with closing(sqlite3.connect(path)) as conn, conn:
         conn.execute(f"DELETE FROM {kept.TABLE}")
         conn.execute(f"DELETE FROM {parts.TABLE}")
-    monkeypatch.setattr(parts, "version_parts", lambda *_: (None, None))
+    monkeypatch.setattr(parts, "version_parts_and_headings", lambda *_: (None, None, ()))
     with Workspace(path) as held:
         pairs = version_pairs(held, "nerc-cip-008")
         assert sum(map(_rows, pair_changes(pairs, workspace=held))) == 0

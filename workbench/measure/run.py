@@ -57,7 +57,6 @@ from workbench.models import (
     Version,
     canonical_json,
     code_digest,
-    content_id,
 )
 from workbench.progress import bar
 from workbench.tables import check_format
@@ -331,13 +330,13 @@ def _reports_key(
     admission's and the ingest's refusals, every family's summary key, the apparatus counts,
     the command line the reports name, and the code. The held versions are the watermark's."""
     inputs = {
-        "rows": content_id(
-            sorted([r.path, r.sha256, r.size, r.media_type, r.jurisdiction, r.family] for r in rows)
+        "rows": sorted(
+            [r.path, r.sha256, r.size, r.media_type, r.jurisdiction, r.family] for r in rows
         ),
         "refusals": sorted(canonical_json(r.as_json()) for r in refusals),
         "not_ingested": sorted(canonical_json(r.as_json()) for r in run.refused),
         "families": sorted(run.keys),
-        "apparatus": content_id(apparatus),
+        "apparatus": apparatus,
         "made_by": made_by or "",
     }
     return derived_key(REPORTS_KIND, inputs, code_digest())
