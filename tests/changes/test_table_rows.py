@@ -5,6 +5,7 @@ growth is rows added, each old row paired with one new row, not a rewritten tabl
 from __future__ import annotations
 
 from collections import Counter
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -104,10 +105,23 @@ def test_a_row_unit_holds_its_cells_at_their_raw_offsets() -> None:
         assert len(unit.text) == unit.char_end - unit.char_start
         for k, char in enumerate(unit.text):
             assert char == " " or char == text[unit.char_start + k]
+    # A table is read as rows when each cell's span lies in one passage, no two overlapping.
+    ends = [(p.char_start, p.char_end) for p in passages]
+
+    def pieces(t: Table) -> list[tuple[int, int]]:
+        return sorted((c.char_start, c.char_end) for c in (*t.head, *t.cells))
+
+    whole = [
+        t
+        for t in tables
+        if all(any(s <= a and b <= e for s, e in ends) for a, b in pieces(t))
+        and all(y[0] >= x[1] for x, y in pairwise(pieces(t)))
+    ]
+    assert whole
     held = "".join(text[c.char_start : c.char_end] for u in rows for c in u.cells)
     assert held == "".join(
         text[c.char_start : c.char_end]
-        for t in tables
+        for t in whole
         for cells in ((tuple(sorted(t.head, key=lambda c: (c.row, c.column))),) if t.head else ())
         + tuple(t.rows().values())
         for c in cells

@@ -11,6 +11,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import replace
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from workbench.cells import TableCell
@@ -28,28 +29,35 @@ def _masked(start: int, end: int, pieces: Sequence[tuple[int, str]]) -> str:
     return "".join(out)
 
 
-def _value(passages: Sequence[Passage], ends: Sequence[int], cell: TableCell) -> str:
-    """The cell's text, read from the passage that holds it ("" where none does); `ends` are
-    the passages' ends, in order."""
-    at = bisect_left(ends, cell.char_end)
-    for p in passages[at : at + 1]:
-        if p.char_start <= cell.char_start and cell.char_end <= p.char_end:
-            return p.text[cell.char_start - p.char_start : cell.char_end - p.char_start]
-    return ""
+def _value(
+    passages: Sequence[Passage], ends: Sequence[int], cell: TableCell
+) -> tuple[tuple[int, str], ...]:
+    """Each piece of the cell's text with its raw start, read from the passage that holds it
+    (every piece lies in one: `_whole`); `ends` are the passages' ends, in order."""
+    out = []
+    for start, end in _pieces(cell):
+        p = passages[bisect_left(ends, end)]
+        out.append((start, p.text[start - p.char_start : end - p.char_start]))
+    return tuple(out)
 
 
-def _unit(passage: Passage, cells: Sequence[TableCell], values: Sequence[str]) -> Passage:
-    """One row as a unit: its cells' span, their text in place, and as its label its row header,
-    or where it has none its first cell's text (white space folded; None where that is empty),
-    so that two rows paired across different first cells are capped, hence doubtful."""
-    start = min(c.char_start for c in cells)
-    end = max(c.char_end for c in cells)
-    key = " ".join(cells[0].row_header) or " ".join(values[0].split())
+def _unit(
+    passage: Passage, cells: Sequence[TableCell], values: Sequence[tuple[tuple[int, str], ...]]
+) -> Passage:
+    """One row as a unit: the span of its cells' pieces, their text in place, and as its label
+    its row header, or where it has none its first cell's text (white space folded; None where
+    that is empty), so that two rows paired across different first cells are capped, hence
+    doubtful."""
+    placed = [piece for value in values for piece in value]
+    start = min(at for at, _ in placed)
+    end = max(at + len(text) for at, text in placed)
+    first = " ".join(text for _, text in values[0])
+    key = " ".join(cells[0].row_header) or " ".join(first.split())
     return replace(
         passage,
         char_start=start,
         char_end=end,
-        text=_masked(start, end, [(c.char_start, v) for c, v in zip(cells, values, strict=True)]),
+        text=_masked(start, end, placed),
         section_label=key or None,
         cells=tuple(cells),
     )
@@ -60,23 +68,33 @@ def row_units(passages: Sequence[Passage], tables: Sequence[Table] | None) -> li
 
     A passage holding cells of a table (whatever its kind: a paragraph may hold a table that is
     set without blank lines around it) gives, the first time one of a table's cells is met, all
-    of that table's row units, then the units of its own text outside every cell (`_runs`).
-    Ordinals are the units' places in the list."""
+    of that table's row units, then the units of its own text outside every cell's pieces
+    (`_runs`). A table a piece of whose cells lies across two passages, or two of whose pieces
+    overlap, is not read as rows: its text stays the passages'. Ordinals are the units' places in the list."""
+    ends = [p.char_end for p in passages]
+    # A table whose pieces cross passages or overlap is left as the passages' text (docs/diff.md).
+    tables = [t for t in tables or () if _whole(passages, ends, t)]
     if not tables:
         return list(passages)
+    pieces = sorted(p for t in tables for c in (*t.head, *t.cells) for p in _pieces(c))
     cells = sorted(
         ((c, k) for k, t in enumerate(tables) for c in (*t.head, *t.cells)),
         key=lambda ck: ck[0].char_start,
     )
     starts = [c.char_start for c, _ in cells]
-    ends = [p.char_end for p in passages]
+    piece_starts = [a for a, _ in pieces]
     units: list[Passage] = []
     done: set[int] = set()
     for passage in passages:
         first = bisect_left(starts, passage.char_start)
         last = bisect_left(starts, passage.char_end)
         inside = [(c, k) for c, k in cells[first:last] if c.char_end <= passage.char_end]
-        if not inside:
+        held = pieces[
+            bisect_left(piece_starts, passage.char_start) : bisect_left(
+                piece_starts, passage.char_end
+            )
+        ]
+        if not held:
             units.append(passage)
             continue
         for k in sorted({k for _, k in inside} - done):
@@ -88,19 +106,41 @@ def row_units(passages: Sequence[Passage], tables: Sequence[Table] | None) -> li
             rows += list(table.rows().values())
             for row in rows:
                 values = [_value(passages, ends, c) for c in row]
-                if any(values):
+                if any(text for value in values for _, text in value):
                     units.append(_unit(passage, row, values))
-        units += _runs(passage, [c for c, _ in inside])
+        units += _runs(passage, held)
     return [replace(u, ordinal=i) for i, u in enumerate(units)]
 
 
-def _runs(passage: Passage, cells: Sequence[TableCell]) -> list[Passage]:
-    """The passage's text outside `cells` (those it holds), as units: each stretch between two
-    cells, white space trimmed from its ends, that holds any other character, in text order. A
-    stretch is an exact slice, so no unit's span covers a cell."""
+def _pieces(cell: TableCell) -> tuple[tuple[int, int], ...]:
+    """The raw span a row unit holds of a cell: its first piece (`char_start:char_end`). A cell
+    wrapped over lines the text interleaves with its neighbours' (`spans`) leaves its other
+    pieces to the text around the rows, so every unit stays in text order and the redline's
+    two readings are the versions' texts."""
+    return ((cell.char_start, cell.char_end),)
+
+
+def _whole(passages: Sequence[Passage], ends: Sequence[int], table: Table) -> bool:
+    """Whether every piece of every cell of `table` lies inside one passage and no two pieces
+    overlap: only then can its rows be units, each character in one of them or in the exact
+    stretches of text around them."""
+    pieces = sorted(piece for cell in (*table.head, *table.cells) for piece in _pieces(cell))
+    if any(b[0] < a[1] for a, b in pairwise(pieces)):
+        return False
+    for start, end in pieces:
+        at = bisect_left(ends, end)
+        if at == len(passages) or not passages[at].char_start <= start <= end:
+            return False
+    return True
+
+
+def _runs(passage: Passage, pieces: Sequence[tuple[int, int]]) -> list[Passage]:
+    """The passage's text outside the cells' `pieces` it holds, as units: each stretch between
+    two pieces, white space trimmed from its ends, that holds any other character, in text
+    order. A stretch is an exact slice, so no unit's span covers a cell or a piece of one."""
     runs: list[Passage] = []
     at = passage.char_start
-    for start, end in [*sorted((c.char_start, c.char_end) for c in cells), (passage.char_end,) * 2]:
+    for start, end in [*pieces, (passage.char_end,) * 2]:
         stretch = passage.text[at - passage.char_start : max(at, start) - passage.char_start]
         if stretch.strip():
             first = at + len(stretch) - len(stretch.lstrip())
