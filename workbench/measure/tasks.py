@@ -32,6 +32,8 @@ from workbench.text.ocr import OcrOptions
 from workbench.text.parts import (
     holds_parts,
     lazy_headings,
+    pdf_parts,
+    read_from_glyphs,
     version_parts_and_headings,
 )
 from workbench.text.profiles import Profile, candidate_profiles, registry, registry_from_sources
@@ -39,11 +41,12 @@ from workbench.workspace import Workspace, version_from_row
 from workbench.workspace.parts import Kept, Parts, parts_key
 
 if TYPE_CHECKING:
+    from workbench.text.pdf import Placed
     from workbench.text.table_cells import Table
 
 HeldVersion = Callable[[str], Version]  # a held version by id, where the workspace is at hand
 HeldParts = Callable[[Version], Parts]  # a version's parts as the workspace keeps them
-ReadParts = tuple[str, str, Kept]  # parts key, version id, what a worker read (heading lines too)
+ReadParts = tuple[str, str, Kept]  # parts key, version id, what a task read (heading lines too)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -175,9 +178,11 @@ def held_text_hashes(workspace: Workspace) -> dict[str, str | None]:
 
 def load_family(
     task: FamilyTask, held_version: HeldVersion | None = None
-) -> tuple[list[Version], list[tuple[Version, Mapping[str, Any]]], list[Refusal]]:
+) -> tuple[list[Version], list[tuple[Version, Mapping[str, Any]]], list[Refusal], dict[str, Kept]]:
     """(the family's versions to measure, those of them newly extracted with their provenance,
-    the versions refused), reading the bytes as a worker does.
+    the versions refused, the parts of each PDF extracted here by version id), reading the bytes
+    as a worker does. A PDF's parts are read off the trace of the extraction that gave its text
+    (`text.parts.pdf_parts`, as ingest reads them), so no later pass extracts it again.
 
     A held version comes from `held_version` when given (in-process: the workspace's own), else
     it is read, hash-checked and extracted again, and FamilyTaskFailed names the family and the
@@ -190,12 +195,15 @@ def load_family(
     store = Path(task.store)
     versions, refused = [], []
     extracted: list[tuple[Version, Mapping[str, Any]]] = []
+    fresh: dict[str, Kept] = {}
     for row, expected in zip(task.rows, task.text_sha256, strict=True):
         if expected is not None and held_version is not None:
             versions.append(held_version(row.path))
             continue
+        trace: list[Placed] | None = [] if row.media_type == "application/pdf" else None
         try:
-            version = version_from_row(row, read_fetched(row, store), ocr=task.ocr)
+            data = read_fetched(row, store)
+            version = version_from_row(row, data, ocr=task.ocr, trace=trace)
         except FileNotFoundError:
             if expected is not None:
                 raise FamilyTaskFailed(
@@ -229,8 +237,12 @@ def load_family(
                 f"{version.extractor_version} gives text sha256 {version.text_sha256}; "
                 f"the workspace holds {expected}"
             )
+        if trace is not None:
+            fresh[version.version_id] = pdf_parts(
+                data, trace, version.text, glyphs=read_from_glyphs(version)
+            )
         versions.append(version)
-    return versions, extracted, refused
+    return versions, extracted, refused, fresh
 
 
 @functools.lru_cache(maxsize=64)
@@ -265,7 +277,7 @@ def run_family_task(
             f"family {task.name}: this worker runs workbench code {here[:12]}; the client "
             f"runs {task.code_digest[:12]}; install the same workbench on every worker"
         )
-    versions, extracted, refused = load_family(task, held_version)
+    versions, extracted, refused, fresh = load_family(task, held_version)
     if not versions:
         return TaskResult(
             jurisdiction=task.jurisdiction,
@@ -277,7 +289,7 @@ def run_family_task(
         )
     profiles = _profiles(task.profiles)
     review: list[PairItems] = []
-    tables, read, settled = _read_parts(task, versions, held_parts)
+    tables, read, settled = _read_parts(task, versions, held_parts, fresh)
     measured = _measure(task, versions, profiles, review, tables)
     key = family_cache_key([version_facts(v) for v in versions], profiles, task.code_digest)
     summary = family_summary(measured)
@@ -304,24 +316,31 @@ def run_family_task(
 
 
 def _read_parts(
-    task: FamilyTask, versions: Sequence[Version], held_parts: HeldParts | None
+    task: FamilyTask,
+    versions: Sequence[Version],
+    held_parts: HeldParts | None,
+    fresh: Mapping[str, Kept],
 ) -> tuple[dict[str, Sequence[Table] | None], tuple[ReadParts, ...], bool]:
     """Each version's tables by id, the parts read here for the client to keep, and whether
-    every version's reading is settled (read, or its media type holds none). In-process the
-    parts are `held_parts`' (the workspace's, kept as read, once for this pass and the
-    apparatus report); in a worker they are read from the task's store as the library reads
-    them (`text.parts.version_parts_and_headings`: one extraction gives a PDF's heading lines too) and handed back with their key, so the client keeps them
-    and reads no artefact twice."""
-    if held_parts is not None:
-        parts = [(v, held_parts(v)) for v in versions]
-        read: tuple[ReadParts, ...] = ()
-    else:
-        store = Path(task.store)
-        whole = [(v, version_parts_and_headings(v, store)) for v in versions]
-        read = tuple((parts_key(v), v.version_id, k) for v, k in whole if k[:2] != (None, None))
-        parts = [(v, (k[0], k[1])) for v, k in whole]
+    every version's reading is settled (read, or its media type holds none). A PDF extracted by
+    this task has its parts in `fresh`, read off that extraction; any other version's are
+    `held_parts`' in-process (the workspace's, kept as read, once for this pass and the
+    apparatus report), or in a worker read from the task's store as the library reads them
+    (`text.parts.version_parts_and_headings`). What was read here goes back with its key, so
+    the client keeps it and no artefact is read twice."""
+    store = Path(task.store)
+    read: list[ReadParts] = []
+    parts: list[tuple[Version, Parts]] = []
+    for version in versions:
+        if version.version_id not in fresh and held_parts is not None:
+            parts.append((version, held_parts(version)))
+            continue
+        kept = fresh.get(version.version_id) or version_parts_and_headings(version, store)
+        if kept[:2] != (None, None):
+            read.append((parts_key(version), version.version_id, kept))
+        parts.append((version, (kept[0], kept[1])))
     settled = all(p != (None, None) or not holds_parts(v) for v, p in parts)
-    return {v.version_id: p[1] for v, p in parts}, read, settled
+    return {v.version_id: p[1] for v, p in parts}, tuple(read), settled
 
 
 def run_family_tasks(tasks: Sequence[FamilyTask], *, check_code: bool = True) -> list[TaskResult]:
