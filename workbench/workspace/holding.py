@@ -21,7 +21,6 @@ from workbench.errors import (
 from workbench.models import CatalogueRow, Refusal, TextOrigins, Version, text_sha256
 from workbench.progress import bar
 from workbench.workspace.held import Workspace
-from workbench.workspace.parts import keep_pdf_parts
 
 if TYPE_CHECKING:
     from workbench.text.ocr import OcrOptions
@@ -150,6 +149,8 @@ def ingest(
             refused.append(Refusal(path=row.path, reason="corpus_changed", detail=str(exc)))
             continue
         if trace is not None:
+            from workbench.workspace.parts import keep_pdf_parts  # only where a PDF was read
+
             keep_pdf_parts(workspace, version, data, trace)
     return IngestReport(
         added=tuple(added),
