@@ -29,35 +29,28 @@ def _masked(start: int, end: int, pieces: Sequence[tuple[int, str]]) -> str:
     return "".join(out)
 
 
-def _value(
-    passages: Sequence[Passage], ends: Sequence[int], cell: TableCell
-) -> tuple[tuple[int, str], ...]:
-    """Each piece of the cell's text with its raw start, read from the passage that holds it
-    (every piece lies in one: `_whole`); `ends` are the passages' ends, in order."""
-    out = []
-    for start, end in _pieces(cell):
-        p = passages[bisect_left(ends, end)]
-        out.append((start, p.text[start - p.char_start : end - p.char_start]))
-    return tuple(out)
+def _value(passages: Sequence[Passage], ends: Sequence[int], cell: TableCell) -> str:
+    """The cell's text, read from the passage that holds it ("" where none does); `ends` are
+    the passages' ends, in order."""
+    at = bisect_left(ends, cell.char_end)
+    for p in passages[at : at + 1]:
+        if p.char_start <= cell.char_start and cell.char_end <= p.char_end:
+            return p.text[cell.char_start - p.char_start : cell.char_end - p.char_start]
+    return ""
 
 
-def _unit(
-    passage: Passage, cells: Sequence[TableCell], values: Sequence[tuple[tuple[int, str], ...]]
-) -> Passage:
-    """One row as a unit: the span of its cells' pieces, their text in place, and as its label
-    its row header, or where it has none its first cell's text (white space folded; None where
-    that is empty), so that two rows paired across different first cells are capped, hence
-    doubtful."""
-    placed = [piece for value in values for piece in value]
-    start = min(at for at, _ in placed)
-    end = max(at + len(text) for at, text in placed)
-    first = " ".join(text for _, text in values[0])
-    key = " ".join(cells[0].row_header) or " ".join(first.split())
+def _unit(passage: Passage, cells: Sequence[TableCell], values: Sequence[str]) -> Passage:
+    """One row as a unit: its cells' span, their text in place, and as its label its row header,
+    or where it has none its first cell's text (white space folded; None where that is empty),
+    so that two rows paired across different first cells are capped, hence doubtful."""
+    start = min(c.char_start for c in cells)
+    end = max(c.char_end for c in cells)
+    key = " ".join(cells[0].row_header) or " ".join(values[0].split())
     return replace(
         passage,
         char_start=start,
         char_end=end,
-        text=_masked(start, end, placed),
+        text=_masked(start, end, [(c.char_start, v) for c, v in zip(cells, values, strict=True)]),
         section_label=key or None,
         cells=tuple(cells),
     )
@@ -68,15 +61,15 @@ def row_units(passages: Sequence[Passage], tables: Sequence[Table] | None) -> li
 
     A passage holding cells of a table (whatever its kind: a paragraph may hold a table that is
     set without blank lines around it) gives, the first time one of a table's cells is met, all
-    of that table's row units, then the units of its own text outside every cell's pieces
-    (`_runs`). A table a piece of whose cells lies across two passages, or two of whose pieces
-    overlap, is not read as rows: its text stays the passages'. Ordinals are the units' places in the list."""
+    of that table's row units, then the units of its own text outside every cell (`_runs`). A
+    table a cell of which lies across two passages, or two of whose cells overlap, is not read
+    as rows: its text stays the passages'. Ordinals are the units' places in the list."""
     ends = [p.char_end for p in passages]
-    # A table whose pieces cross passages or overlap is left as the passages' text (docs/diff.md).
+    # A table whose cells cross passages or overlap is left as the passages' text (docs/diff.md).
     tables = [t for t in tables or () if _whole(passages, ends, t)]
     if not tables:
         return list(passages)
-    pieces = sorted(p for t in tables for c in (*t.head, *t.cells) for p in _pieces(c))
+    pieces = sorted(_span(c) for t in tables for c in (*t.head, *t.cells))
     cells = sorted(
         ((c, k) for k, t in enumerate(tables) for c in (*t.head, *t.cells)),
         key=lambda ck: ck[0].char_start,
@@ -106,25 +99,24 @@ def row_units(passages: Sequence[Passage], tables: Sequence[Table] | None) -> li
             rows += list(table.rows().values())
             for row in rows:
                 values = [_value(passages, ends, c) for c in row]
-                if any(text for value in values for _, text in value):
+                if any(values):
                     units.append(_unit(passage, row, values))
         units += _runs(passage, held)
     return [replace(u, ordinal=i) for i, u in enumerate(units)]
 
 
-def _pieces(cell: TableCell) -> tuple[tuple[int, int], ...]:
+def _span(cell: TableCell) -> tuple[int, int]:
     """The raw span a row unit holds of a cell: its first piece (`char_start:char_end`). A cell
     wrapped over lines the text interleaves with its neighbours' (`spans`) leaves its other
     pieces to the text around the rows, so every unit stays in text order and the redline's
     two readings are the versions' texts."""
-    return ((cell.char_start, cell.char_end),)
+    return cell.char_start, cell.char_end
 
 
 def _whole(passages: Sequence[Passage], ends: Sequence[int], table: Table) -> bool:
-    """Whether every piece of every cell of `table` lies inside one passage and no two pieces
-    overlap: only then can its rows be units, each character in one of them or in the exact
+    """Whether every cell of `table` (`_span`) lies inside one passage and no two overlap: only then can its rows be units, each character in one of them or in the exact
     stretches of text around them."""
-    pieces = sorted(piece for cell in (*table.head, *table.cells) for piece in _pieces(cell))
+    pieces = sorted(_span(cell) for cell in (*table.head, *table.cells))
     if any(b[0] < a[1] for a, b in pairwise(pieces)):
         return False
     for start, end in pieces:
