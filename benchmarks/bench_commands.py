@@ -66,7 +66,7 @@ from pathlib import Path
 from workbench.cli.common import open_held
 from workbench.cli.changes import _listed
 from workbench.changes import kept, pairs, redline
-from workbench.models import code_digest
+from workbench.derived import code_digest
 step("imports of the command and the redline (rapidfuzz's word marks)")
 held = argparse.Namespace(workspace=Path(sys.argv[1]), corpus_dir=None, store=None, profiles=None)
 with open_held(held) as workspace:
