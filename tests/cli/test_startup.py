@@ -28,6 +28,20 @@ HEAVY = ("numpy", "polars", "altair", "pypdfium2", "rapidfuzz", "dask", "ipywidg
 # what a plain verification of one citation never needs: the array pass, the tables, a pattern
 # engine, an XML library, templates
 NOT_TO_VERIFY = ("numpy", "polars", "regex", "lxml", "jinja2")
+# nor the rules and readers a plain citation line does not ask for: the alteration rule, the claim
+# rule, the W3C, blocks and provider readers
+NOT_TO_VERIFY_MODULES = (
+    "workbench.cite.alterations",
+    "workbench.cite.claims",
+    "workbench.cite.w3c",
+    "workbench.cite.blocks",
+    "workbench.cite.responses",
+    "workbench.cite.anthropic",
+    "workbench.cite.gemini",
+    "workbench.cite.openai",
+    "workbench.cite.cohere",
+    "workbench.cite.bedrock",
+)
 COMMAND_MODULES = sorted({f"workbench.cli.{command.module}" for command in COMMANDS})
 
 
@@ -143,8 +157,12 @@ def test_a_plain_verification_loads_only_what_it_uses(
     modules = _modules(f"from workbench.cli import main\nassert main({argv!r}) == 0")
     loaded = {name.split(".")[0] for name in modules}
     assert "workbench" in loaded and sorted(loaded & set(NOT_TO_VERIFY)) == []
+    assert sorted(modules & set(NOT_TO_VERIFY_MODULES)) == []
     # the command table loads the verify command's module, no other command's
     assert sorted(modules & set(COMMAND_MODULES)) == ["workbench.cli.citations"]
+    # The listing is real: asking for the alteration rule loads it.
+    altered = _modules(f"from workbench.cli import main\nmain({[*argv, '--alterations']!r})")
+    assert "workbench.cite.alterations" in altered
 
 
 # what a diff of held versions whose diff is kept never needs: the pairing (rapidfuzz's similarity
