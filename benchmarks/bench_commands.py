@@ -11,9 +11,9 @@ prints wall times side by side and their ratio; it asserts nothing about time. W
 - `workbench verify` of one citation into one held IETF draft (`bench_startup`'s) beside a
   five-line Python script that reads the citation and the version's text, slices and compares.
 
-Below the diff, where its time goes: the steps `workbench diff` takes, each timed in a fresh
-process that takes them one after the other through the same library calls (`DIFF_STEPS`; the
-median of each over the same number of runs).
+Below each, where its time goes: the steps the command takes, each timed in a fresh process
+that takes them one after the other through the same library calls (`DIFF_STEPS`,
+`VERIFY_STEPS`; the median of each over the same number of runs).
 
 Each side is a fresh process; the two sides alternate, seven runs each, and the median is
 printed with the minimum and maximum beside it. One untimed run of each goes first, so bytecode
@@ -49,10 +49,9 @@ print("verified" if held == citation["quoted_text"] else "refused")
 """
 
 
-# The steps of `workbench diff FAMILY` on a held pair whose diff is kept (cli/changes.cmd_diff's
-# library calls, in its order), each timed; run as `python -c DIFF_STEPS WORKSPACE FAMILY`, it
-# prints one JSON object of seconds.
-DIFF_STEPS = """\
+# What each step script opens with: `step(name)` records the seconds since the last step, and the
+# workspace is opened as the command line opens it.
+STEPS = """\
 import json, sys, time
 start = time.perf_counter()
 spent = {}
@@ -64,6 +63,14 @@ def step(name):
 import argparse
 from pathlib import Path
 from workbench.cli.common import open_held
+"""
+
+# The steps of `workbench diff FAMILY` on a held pair whose diff is kept (cli/changes.cmd_diff's
+# library calls, in its order), each timed; run as `python -c DIFF_STEPS WORKSPACE FAMILY`, it
+# prints one JSON object of seconds.
+DIFF_STEPS = (
+    STEPS
+    + """\
 from workbench.cli.changes import _listed
 from workbench.changes import kept, pairs, redline
 from workbench.derived import code_digest
@@ -86,6 +93,30 @@ listing = [redline.pair_summary(shown), *(_listed(redline, r, False, None) for r
 step("the listing")
 print(json.dumps(spent))
 """
+)
+
+
+# The steps of `workbench verify CITATIONS` (cli/citations.cmd_verify's library calls, in its
+# order), each timed; run as `python -c VERIFY_STEPS CITATIONS WORKSPACE`, it prints one JSON
+# object of seconds.
+VERIFY_STEPS = (
+    STEPS
+    + """\
+from workbench.cite import read_citations, verdict_pages, verification_text, verify_lines
+step("imports of the command and the rule")
+lines = read_citations(Path(sys.argv[1]).read_bytes(), "workbench", source=sys.argv[1])
+step("reading the citation line")
+held = argparse.Namespace(workspace=Path(sys.argv[2]), corpus_dir=None, store=None, profiles=None)
+with open_held(held) as workspace:
+    step("opening the workspace")
+    results = verify_lines(workspace, lines)
+    step("verifying (the version read, its hash checked, the rule)")
+    spanned = verdict_pages(workspace, results)
+shown = [verification_text(l.line, r, spanned=p) for l, r, p in zip(lines, results, spanned)]
+step("the verdict's pages and text")
+print(json.dumps(spent))
+"""
+)
 
 
 def _bytecode_kept() -> dict[str, str]:
@@ -153,24 +184,25 @@ def bench_diff(folder: Path) -> None:
     print(_line("git diff --no-index --word-diff", git))
     print(_line(f"workbench diff {before.family}", ours, git))
     print(f"   (its first run, which chose the profile, paired and kept the diff: {first:.3f} s)")
-    print("   where the time goes (its steps, each timed in a fresh process; median):")
-    for step, seconds in _diff_steps(workspace, before.family).items():
-        print(f"     {seconds:7.3f} s  {step}")
+    _print_steps(DIFF_STEPS, str(workspace), before.family)
 
 
-def _diff_steps(workspace: Path, family: str) -> dict[str, float]:
-    """The median time of each step of `DIFF_STEPS`, over `RUNS` fresh processes."""
+def _print_steps(steps: str, *argv: str) -> None:
+    """The median time of each step of `steps` (`DIFF_STEPS`, `VERIFY_STEPS`), over `RUNS` fresh
+    processes, one line each."""
     runs = []
     for _ in range(RUNS):
         done = subprocess.run(
-            [sys.executable, "-c", DIFF_STEPS, str(workspace), family],
+            [sys.executable, "-c", steps, *argv],
             check=True,
             capture_output=True,
             env=_bytecode_kept(),
             cwd=ROOT,
         )
         runs.append(json.loads(done.stdout))
-    return {step: statistics.median(run[step] for run in runs) for step in runs[0]}
+    print("   where the time goes (its steps, each timed in a fresh process; median):")
+    for step in runs[0]:
+        print(f"     {statistics.median(run[step] for run in runs):7.3f} s  {step}")
 
 
 def bench_verify(folder: Path) -> None:
@@ -196,6 +228,7 @@ def bench_verify(folder: Path) -> None:
     print(f"2. one citation verified ({len(version.text)} characters in its version)")
     print(_line("five-line slice-and-compare script", plain))
     print(_line("workbench verify", ours, plain))
+    _print_steps(VERIFY_STEPS, str(citations), str(workspace))
 
 
 def run() -> None:
