@@ -26,8 +26,8 @@ from workbench.text.normalize import LONG_TEXT
 
 HEAVY = ("numpy", "polars", "altair", "pypdfium2", "rapidfuzz", "dask", "ipywidgets")
 # what a plain verification of one citation never needs: the array pass, the tables, a pattern
-# engine, an XML library, templates
-NOT_TO_VERIFY = ("numpy", "polars", "regex", "lxml", "jinja2")
+# engine, an XML library, templates, the matcher that shows a quote found nowhere
+NOT_TO_VERIFY = ("numpy", "polars", "regex", "lxml", "jinja2", "difflib")
 # nor the rules and readers a plain citation line does not ask for: the alteration rule, the claim
 # rule, the W3C, blocks and provider readers
 NOT_TO_VERIFY_MODULES = (
