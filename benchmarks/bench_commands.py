@@ -132,14 +132,46 @@ def _once(argv: list[str]) -> float:
     return time.perf_counter() - start
 
 
-def _alternating(ours: list[str], theirs: list[str]) -> tuple[list[float], list[float]]:
+def _alternating(*commands: list[str]) -> list[list[float]]:
     """Wall times of `RUNS` runs of each command, alternating, after one untimed run of each."""
-    _once(ours), _once(theirs)
-    timed: tuple[list[float], list[float]] = ([], [])
+    for argv in commands:
+        _once(argv)
+    timed: list[list[float]] = [[] for _ in commands]
     for _ in range(RUNS):
-        timed[0].append(_once(ours))
-        timed[1].append(_once(theirs))
+        for argv, times in zip(commands, timed, strict=True):
+            times.append(_once(argv))
     return timed
+
+
+# Run as `python -c LIBRARIES ARGV...`: runs the command `ARGV` in-process and prints the
+# top-level modules it loaded that are not the workbench's (the standard library and any
+# third-party library; a module only its parent creates, such as Cython's runtime, left out),
+# as one `import` statement.
+LIBRARIES = """\
+import contextlib, io, sys
+from workbench.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    main(sys.argv[1:])
+names = {name.split(".")[0] for name in sys.modules} - {"workbench"}
+found = (n for n in names if n[0] != "_" and getattr(sys.modules.get(n), "__spec__", None))
+print("import " + ", ".join(sorted(found)))
+"""
+
+
+def _libraries(argv: list[str]) -> list[str]:
+    """A command that imports the libraries `workbench ARGV` loads and nothing of the workbench:
+    the floor under the command's start-up that no layout of the workbench can lower."""
+    done = subprocess.run(
+        [sys.executable, "-c", LIBRARIES, *argv],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=_bytecode_kept(),
+        cwd=ROOT,
+    )
+    floor = [sys.executable, "-c", done.stdout.strip()]
+    subprocess.run(floor, check=True, env=_bytecode_kept(), cwd=ROOT)  # every name imports
+    return floor
 
 
 def _line(name: str, times: list[float], against: list[float] | None = None) -> str:
@@ -172,17 +204,19 @@ def bench_diff(folder: Path) -> None:
     left, right = folder / "before.txt", folder / "after.txt"
     for path, text in zip((left, right), texts, strict=True):
         path.write_text(text, encoding="utf-8", newline="")
-    command = [sys.executable, "-m", "workbench", "diff", before.family]
-    first = _once([*command, "--workspace", str(workspace)])  # chooses, pairs and keeps
-    ours, git = _alternating(
-        [*command, "--workspace", str(workspace)],
+    argv = ["diff", before.family, "--workspace", str(workspace)]
+    first = _once([sys.executable, "-m", "workbench", *argv])  # chooses, pairs and keeps
+    ours, git, floor = _alternating(
+        [sys.executable, "-m", "workbench", *argv],
         ["git", "diff", "--no-index", "--word-diff", "--no-color", str(left), str(right)],
+        _libraries(argv),
     )
     size = sum(len(text) for text in texts) / 1e6
     print(f"1. diff of the largest held pair ({size:.2f} M characters of text together)")
     print(f"   {before.path} -> {after.path}")
     print(_line("git diff --no-index --word-diff", git))
     print(_line(f"workbench diff {before.family}", ours, git))
+    print(_line("python importing the libraries it loads", floor, git))
     print(f"   (its first run, which chose the profile, paired and kept the diff: {first:.3f} s)")
     _print_steps(DIFF_STEPS, str(workspace), before.family)
 
@@ -213,26 +247,22 @@ def bench_verify(folder: Path) -> None:
         text.write_text(version.text, encoding="utf-8", newline="")
     script = folder / "slice_and_compare.py"
     script.write_text(SLICE_AND_COMPARE, encoding="utf-8")
-    ours, plain = _alternating(
-        [
-            sys.executable,
-            "-m",
-            "workbench",
-            "verify",
-            str(citations),
-            "--workspace",
-            str(workspace),
-        ],
+    argv = ["verify", str(citations), "--workspace", str(workspace)]
+    ours, plain, floor = _alternating(
+        [sys.executable, "-m", "workbench", *argv],
         [sys.executable, str(script), str(citations), str(text)],
+        _libraries(argv),
     )
     print(f"2. one citation verified ({len(version.text)} characters in its version)")
     print(_line("five-line slice-and-compare script", plain))
     print(_line("workbench verify", ours, plain))
+    print(_line("python importing the libraries it loads", floor, plain))
     _print_steps(VERIFY_STEPS, str(citations), str(workspace))
 
 
 def run() -> None:
-    print(f"median of {RUNS} runs of each command, alternating; ratio to the plain tool\n")
+    print(f"median of {RUNS} runs of each command, alternating; ratio to the plain tool")
+    print(f"the machine's load average over the last minute: {os.getloadavg()[0]:.1f}\n")
     with tempfile.TemporaryDirectory() as tmp:
         bench_diff(Path(tmp))
         bench_verify(Path(tmp))
