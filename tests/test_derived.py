@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import importlib.util
 import json
 import os
 import shutil
@@ -19,7 +20,13 @@ import pytest
 from tests.conftest import STORE, FreshWorkspace
 from workbench import derived
 from workbench.corpus import read_catalogue
-from workbench.derived import DerivedState, code_digest, derived_key, source_digest
+from workbench.derived import (
+    DerivedState,
+    code_digest,
+    derived_key,
+    kept_digest_path,
+    source_digest,
+)
 from workbench.models import CatalogueRow, content_id
 from workbench.workspace.holding import ingest
 
@@ -302,3 +309,20 @@ def test_a_code_digest_is_not_kept_where_it_may_not_be(
         kept = tmp_path / "file" / "kept.json"
     assert source_digest(package, kept) == _hashed(package)
     assert not kept.exists()
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        pytest.param(None, id="in-the-package-s-pycache"),
+        pytest.param("prefix", id="under-a-prefix"),
+    ],
+)
+def test_the_code_digest_is_kept_where_bytecode_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prefix: str | None
+) -> None:
+    package = tmp_path / "package"
+    monkeypatch.setattr(sys, "pycache_prefix", None if prefix is None else str(tmp_path / prefix))
+    bytecode = Path(importlib.util.cache_from_source(str(package / "__init__.py")))
+    assert kept_digest_path(package) == bytecode.parent / derived.KEPT_DIGEST
+    assert (prefix is None) == (bytecode.parent == package / "__pycache__")

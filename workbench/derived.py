@@ -38,7 +38,7 @@ def derived_key(kind: str, inputs: Any, code: str) -> str:
 
 
 CODE_SUFFIXES = (".py", ".toml", ".html")  # the package's Python, TOML data and HTML templates
-KEPT_DIGEST = "code-digest.json"  # beside the package's bytecode, in its `__pycache__`
+KEPT_DIGEST = "code-digest.json"  # beside the package's bytecode (`kept_digest_path`)
 # A source changed this close (in nanoseconds) before its stat was read might change again without
 # moving its stamp (a file system's timestamps are coarse: FAT's 2 s); such a digest is not kept.
 RACY_NS = 2_000_000_000
@@ -54,7 +54,15 @@ def code_digest() -> str:
     once per process, at first use, so it describes the code the process loaded, not a file
     edited later on disk; `code_digest.cache_clear()` forgets it."""
     package = Path(__file__).resolve().parent
-    return source_digest(package, package / "__pycache__" / KEPT_DIGEST)
+    return source_digest(package, kept_digest_path(package))
+
+
+def kept_digest_path(package: Path) -> Path:
+    """Where the code digest of `package` is kept: in its `__pycache__`, or where bytecode goes
+    under `sys.pycache_prefix` (`PYTHONPYCACHEPREFIX`), the package's path mirrored below it."""
+    if sys.pycache_prefix:
+        return Path(sys.pycache_prefix, str(package).lstrip(os.sep), KEPT_DIGEST)
+    return package / "__pycache__" / KEPT_DIGEST
 
 
 def source_digest(package: Path, kept: Path) -> str:
@@ -106,7 +114,7 @@ def _sources(package: Path) -> list[tuple[str, int, int, int, int]]:
 def _keep(kept: Path, value: dict[str, str]) -> None:
     """Write `value` to `kept` whole, where it can be written (else the digest is not kept)."""
     with contextlib.suppress(OSError):
-        kept.parent.mkdir(exist_ok=True)
+        kept.parent.mkdir(parents=True, exist_ok=True)
         replace_file(kept, json.dumps(value).encode("utf-8"))
 
 
