@@ -11,9 +11,9 @@ prints wall times side by side and their ratio; it asserts nothing about time. W
 - `workbench verify` of one citation into one held IETF draft (`bench_startup`'s) beside a
   five-line Python script that reads the citation and the version's text, slices and compares.
 
-Below the diff, where its time goes: the steps `workbench diff` takes, each timed in a fresh
-process that takes them one after the other through the same library calls (`DIFF_STEPS`; the
-median of each over the same number of runs).
+Below each, where its time goes: the steps the command takes, each timed in a fresh process
+that takes them one after the other through the same library calls (`DIFF_STEPS`,
+`VERIFY_STEPS`; the median of each over the same number of runs).
 
 Each side is a fresh process; the two sides alternate, seven runs each, and the median is
 printed with the minimum and maximum beside it. One untimed run of each goes first, so bytecode
@@ -49,10 +49,9 @@ print("verified" if held == citation["quoted_text"] else "refused")
 """
 
 
-# The steps of `workbench diff FAMILY` on a held pair whose diff is kept (cli/changes.cmd_diff's
-# library calls, in its order), each timed; run as `python -c DIFF_STEPS WORKSPACE FAMILY`, it
-# prints one JSON object of seconds.
-DIFF_STEPS = """\
+# What each step script opens with: `step(name)` records the seconds since the last step, and the
+# workspace is opened as the command line opens it.
+STEPS = """\
 import json, sys, time
 start = time.perf_counter()
 spent = {}
@@ -64,9 +63,17 @@ def step(name):
 import argparse
 from pathlib import Path
 from workbench.cli.common import open_held
+"""
+
+# The steps of `workbench diff FAMILY` on a held pair whose diff is kept (cli/changes.cmd_diff's
+# library calls, in its order), each timed; run as `python -c DIFF_STEPS WORKSPACE FAMILY`, it
+# prints one JSON object of seconds.
+DIFF_STEPS = (
+    STEPS
+    + """\
 from workbench.cli.changes import _listed
 from workbench.changes import kept, pairs, redline
-from workbench.models import code_digest
+from workbench.derived import code_digest
 step("imports of the command and the redline (rapidfuzz's word marks)")
 held = argparse.Namespace(workspace=Path(sys.argv[1]), corpus_dir=None, store=None, profiles=None)
 with open_held(held) as workspace:
@@ -86,6 +93,30 @@ listing = [redline.pair_summary(shown), *(_listed(redline, r, False, None) for r
 step("the listing")
 print(json.dumps(spent))
 """
+)
+
+
+# The steps of `workbench verify CITATIONS` (cli/citations.cmd_verify's library calls, in its
+# order), each timed; run as `python -c VERIFY_STEPS CITATIONS WORKSPACE`, it prints one JSON
+# object of seconds.
+VERIFY_STEPS = (
+    STEPS
+    + """\
+from workbench.cite import read_citations, verdict_pages, verification_text, verify_lines
+step("imports of the command and the rule")
+lines = read_citations(Path(sys.argv[1]).read_bytes(), "workbench", source=sys.argv[1])
+step("reading the citation line")
+held = argparse.Namespace(workspace=Path(sys.argv[2]), corpus_dir=None, store=None, profiles=None)
+with open_held(held) as workspace:
+    step("opening the workspace")
+    results = verify_lines(workspace, lines)
+    step("verifying (the version read, its hash checked, the rule)")
+    spanned = verdict_pages(workspace, results)
+shown = [verification_text(l.line, r, spanned=p) for l, r, p in zip(lines, results, spanned)]
+step("the verdict's pages and text")
+print(json.dumps(spent))
+"""
+)
 
 
 def _bytecode_kept() -> dict[str, str]:
@@ -101,14 +132,46 @@ def _once(argv: list[str]) -> float:
     return time.perf_counter() - start
 
 
-def _alternating(ours: list[str], theirs: list[str]) -> tuple[list[float], list[float]]:
+def _alternating(*commands: list[str]) -> list[list[float]]:
     """Wall times of `RUNS` runs of each command, alternating, after one untimed run of each."""
-    _once(ours), _once(theirs)
-    timed: tuple[list[float], list[float]] = ([], [])
+    for argv in commands:
+        _once(argv)
+    timed: list[list[float]] = [[] for _ in commands]
     for _ in range(RUNS):
-        timed[0].append(_once(ours))
-        timed[1].append(_once(theirs))
+        for argv, times in zip(commands, timed, strict=True):
+            times.append(_once(argv))
     return timed
+
+
+# Run as `python -c LIBRARIES ARGV...`: runs the command `ARGV` in-process and prints the
+# top-level modules it loaded that are not the workbench's (the standard library and any
+# third-party library; a module only its parent creates, such as Cython's runtime, left out),
+# as one `import` statement.
+LIBRARIES = """\
+import contextlib, io, sys
+from workbench.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    main(sys.argv[1:])
+names = {name.split(".")[0] for name in sys.modules} - {"workbench"}
+found = (n for n in names if n[0] != "_" and getattr(sys.modules.get(n), "__spec__", None))
+print("import " + ", ".join(sorted(found)))
+"""
+
+
+def _libraries(argv: list[str]) -> list[str]:
+    """A command that imports the libraries `workbench ARGV` loads and nothing of the workbench:
+    the floor under the command's start-up that no layout of the workbench can lower."""
+    done = subprocess.run(
+        [sys.executable, "-c", LIBRARIES, *argv],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=_bytecode_kept(),
+        cwd=ROOT,
+    )
+    floor = [sys.executable, "-c", done.stdout.strip()]
+    subprocess.run(floor, check=True, env=_bytecode_kept(), cwd=ROOT)  # every name imports
+    return floor
 
 
 def _line(name: str, times: list[float], against: list[float] | None = None) -> str:
@@ -141,36 +204,39 @@ def bench_diff(folder: Path) -> None:
     left, right = folder / "before.txt", folder / "after.txt"
     for path, text in zip((left, right), texts, strict=True):
         path.write_text(text, encoding="utf-8", newline="")
-    command = [sys.executable, "-m", "workbench", "diff", before.family]
-    first = _once([*command, "--workspace", str(workspace)])  # chooses, pairs and keeps
-    ours, git = _alternating(
-        [*command, "--workspace", str(workspace)],
+    argv = ["diff", before.family, "--workspace", str(workspace)]
+    first = _once([sys.executable, "-m", "workbench", *argv])  # chooses, pairs and keeps
+    ours, git, floor = _alternating(
+        [sys.executable, "-m", "workbench", *argv],
         ["git", "diff", "--no-index", "--word-diff", "--no-color", str(left), str(right)],
+        _libraries(argv),
     )
     size = sum(len(text) for text in texts) / 1e6
     print(f"1. diff of the largest held pair ({size:.2f} M characters of text together)")
     print(f"   {before.path} -> {after.path}")
     print(_line("git diff --no-index --word-diff", git))
     print(_line(f"workbench diff {before.family}", ours, git))
+    print(_line("python importing the libraries it loads", floor, git))
     print(f"   (its first run, which chose the profile, paired and kept the diff: {first:.3f} s)")
-    print("   where the time goes (its steps, each timed in a fresh process; median):")
-    for step, seconds in _diff_steps(workspace, before.family).items():
-        print(f"     {seconds:7.3f} s  {step}")
+    _print_steps(DIFF_STEPS, str(workspace), before.family)
 
 
-def _diff_steps(workspace: Path, family: str) -> dict[str, float]:
-    """The median time of each step of `DIFF_STEPS`, over `RUNS` fresh processes."""
+def _print_steps(steps: str, *argv: str) -> None:
+    """The median time of each step of `steps` (`DIFF_STEPS`, `VERIFY_STEPS`), over `RUNS` fresh
+    processes, one line each."""
     runs = []
     for _ in range(RUNS):
         done = subprocess.run(
-            [sys.executable, "-c", DIFF_STEPS, str(workspace), family],
+            [sys.executable, "-c", steps, *argv],
             check=True,
             capture_output=True,
             env=_bytecode_kept(),
             cwd=ROOT,
         )
         runs.append(json.loads(done.stdout))
-    return {step: statistics.median(run[step] for run in runs) for step in runs[0]}
+    print("   where the time goes (its steps, each timed in a fresh process; median):")
+    for step in runs[0]:
+        print(f"     {statistics.median(run[step] for run in runs):7.3f} s  {step}")
 
 
 def bench_verify(folder: Path) -> None:
@@ -181,25 +247,22 @@ def bench_verify(folder: Path) -> None:
         text.write_text(version.text, encoding="utf-8", newline="")
     script = folder / "slice_and_compare.py"
     script.write_text(SLICE_AND_COMPARE, encoding="utf-8")
-    ours, plain = _alternating(
-        [
-            sys.executable,
-            "-m",
-            "workbench",
-            "verify",
-            str(citations),
-            "--workspace",
-            str(workspace),
-        ],
+    argv = ["verify", str(citations), "--workspace", str(workspace)]
+    ours, plain, floor = _alternating(
+        [sys.executable, "-m", "workbench", *argv],
         [sys.executable, str(script), str(citations), str(text)],
+        _libraries(argv),
     )
     print(f"2. one citation verified ({len(version.text)} characters in its version)")
     print(_line("five-line slice-and-compare script", plain))
     print(_line("workbench verify", ours, plain))
+    print(_line("python importing the libraries it loads", floor, plain))
+    _print_steps(VERIFY_STEPS, str(citations), str(workspace))
 
 
 def run() -> None:
-    print(f"median of {RUNS} runs of each command, alternating; ratio to the plain tool\n")
+    print(f"median of {RUNS} runs of each command, alternating; ratio to the plain tool")
+    print(f"the machine's load average over the last minute: {os.getloadavg()[0]:.1f}\n")
     with tempfile.TemporaryDirectory() as tmp:
         bench_diff(Path(tmp))
         bench_verify(Path(tmp))

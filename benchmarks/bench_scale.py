@@ -42,9 +42,10 @@ from bench_spine import ROOT, STORE, bench_options, report_to_docs, store_missin
 
 from workbench.corpus import read_catalogue
 from workbench.corpus.provenance import PROVENANCE_SUFFIX
+from workbench.derived import code_digest
 from workbench.measure.cluster import dask_client, map_tasks
 from workbench.measure.tasks import FamilyTask, TaskResult, family_tasks, held_text_hashes
-from workbench.models import CatalogueRow, code_digest
+from workbench.models import CatalogueRow
 from workbench.workspace import Workspace, ingest
 
 SCALES = (1, 10, 50)

@@ -42,14 +42,8 @@ import pytest
 from hypothesis import settings
 
 from workbench.corpus import fetch, read_catalogue, read_refused
-from workbench.models import (
-    CatalogueRow,
-    Change,
-    Passage,
-    Version,
-    code_digest,
-    consecutive_pairs,
-)
+from workbench.derived import code_digest
+from workbench.models import CatalogueRow, Change, Passage, Version, consecutive_pairs
 from workbench.workspace import Workspace, ingest
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,23 +6,38 @@ makes with `content_id` is either `derived_key` or an id or digest of a record, 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import STORE, FreshWorkspace
+from workbench import derived
 from workbench.corpus import read_catalogue
-from workbench.derived import DerivedState, derived_key
+from workbench.derived import (
+    DerivedState,
+    code_digest,
+    derived_key,
+    kept_digest_path,
+    source_digest,
+)
 from workbench.models import CatalogueRow, content_id
 from workbench.workspace.holding import ingest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "workbench"
+RACY_NS = derived.RACY_NS  # the package's own window (the fixture below closes it)
 
 # Where the package calls `content_id`: (module, function) -> what the digest is. Only
 # `derived_key` makes a key of derived state; every other is an id or a digest of a record.
 DIGESTS = {
     ("derived.py", "derived_key"): "the one key rule of derived state",
+    ("derived.py", "source_digest"): "the sources' stamp (which kept code digest stands)",
     ("amendments/instructions.py", "read_instructions"): "an instruction's id",
     ("amendments/store.py", "__init__"): "the chain of sections' dated facts (a key's input)",
     ("changes/diff.py", "change_id"): "a change's id",
@@ -176,3 +191,138 @@ def test_the_search_index_is_brought_up_to_date_from_its_watermark(
         assert (done.built, done.added, done.dropped) == (False, 1, 0)
         assert corpus_digest(workspace) != key
         assert update_index(workspace).added == 0
+
+
+def _hashed(package: Path) -> str:
+    """The code digest as its docstring defines it, read and hashed here: every `.py`, `.toml`
+    and `.html` file under `package`, in `Path` order, as its POSIX path, NUL, bytes, NUL."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in package.rglob("*") if p.suffix in (".py", ".toml", ".html")):
+        name = path.relative_to(package).as_posix()
+        digest.update(name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def test_the_code_digest_is_the_package_s_sources_hashed() -> None:
+    assert code_digest() == _hashed(PACKAGE)
+
+
+@pytest.fixture
+def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the package's sources, whose digest may be kept (sources just copied are not
+    racy here, and bytecode may be written)."""
+    copy = tmp_path / "workbench"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(derived, "RACY_NS", 0)
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    return copy
+
+
+def _forge(kept: Path) -> None:
+    """Keep a digest no source hashes to under the stamp `kept` holds."""
+    held = json.loads(kept.read_text(encoding="utf-8"))
+    kept.write_text(json.dumps({**held, "digest": "f" * 64}), encoding="utf-8")
+
+
+def test_a_kept_code_digest_is_taken_under_its_stamp(package: Path, tmp_path: Path) -> None:
+    kept = tmp_path / "kept.json"
+    assert source_digest(package, kept) == _hashed(package)
+    assert json.loads(kept.read_text(encoding="utf-8"))["digest"] == _hashed(package)
+    _forge(kept)
+    # Taken as kept, no source read: the forged digest comes back while no source has changed.
+    assert source_digest(package, kept) == "f" * 64
+
+
+def _same_size(package: Path) -> None:
+    source = package / "derived.py"
+    data = source.read_bytes()
+    source.write_bytes(data.replace(b"TABLE = ", b"TABLE= ", 1) + b" ")
+
+
+def _times_restored(package: Path) -> None:
+    source = package / "models.py"
+    before = source.stat()
+    data = source.read_bytes()
+    source.write_bytes(data.replace(b"def ", b"dEf ", 1))
+    os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def _added(package: Path) -> None:
+    (package / "text" / "added.py").write_text("VALUE = 1\n", encoding="utf-8")
+
+
+def _removed(package: Path) -> None:
+    (package / "wording.py").unlink()
+
+
+def _renamed(package: Path) -> None:
+    (package / "wording.py").rename(package / "wordings.py")
+
+
+def _template(package: Path) -> None:
+    (template,) = list(package.rglob("*.html"))[:1]
+    template.write_text(template.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        pytest.param(_same_size, id="edit-keeping-size"),
+        pytest.param(_times_restored, id="edit-with-mtime-restored"),
+        pytest.param(_added, id="source-added"),
+        pytest.param(_removed, id="source-removed"),
+        pytest.param(_renamed, id="source-renamed"),
+        pytest.param(_template, id="template-edited"),
+    ],
+)
+def test_any_source_change_moves_the_kept_code_digest(
+    package: Path, tmp_path: Path, edit: Callable[[Path], None]
+) -> None:
+    kept = tmp_path / "kept.json"
+    before = source_digest(package, kept)
+    _forge(kept)
+    edit(package)
+    after = source_digest(package, kept)
+    assert after == _hashed(package) != before
+    assert json.loads(kept.read_text(encoding="utf-8"))["digest"] == after
+
+
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        pytest.param("racy", id="a-source-changed-within-the-racy-window"),
+        pytest.param("no-bytecode", id="bytecode-not-written"),
+        pytest.param("unwritable", id="kept-file-cannot-be-written"),
+    ],
+)
+def test_a_code_digest_is_not_kept_where_it_may_not_be(
+    package: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refusal: str
+) -> None:
+    kept = tmp_path / "kept.json"
+    if refusal == "racy":
+        monkeypatch.setattr(derived, "RACY_NS", RACY_NS)
+        _added(package)
+    elif refusal == "no-bytecode":
+        monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    else:
+        (tmp_path / "file").write_text("", encoding="utf-8")
+        kept = tmp_path / "file" / "kept.json"
+    assert source_digest(package, kept) == _hashed(package)
+    assert not kept.exists()
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        pytest.param(None, id="in-the-package-s-pycache"),
+        pytest.param("prefix", id="under-a-prefix"),
+    ],
+)
+def test_the_code_digest_is_kept_where_bytecode_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prefix: str | None
+) -> None:
+    package = tmp_path / "package"
+    monkeypatch.setattr(sys, "pycache_prefix", None if prefix is None else str(tmp_path / prefix))
+    bytecode = Path(importlib.util.cache_from_source(str(package / "__init__.py")))
+    assert kept_digest_path(package) == bytecode.parent / derived.KEPT_DIGEST
+    assert (prefix is None) == (bytecode.parent == package / "__pycache__")

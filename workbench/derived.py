@@ -1,17 +1,25 @@
-"""Derived state (C13): the one key rule (`derived_key`), the one invalidation rule (what was kept
-is taken only under the key computed now) and the watermark a kept view records (`DerivedState`)."""
+"""Derived state (C13): the one key rule (`derived_key`), the code digest every key names
+(`code_digest`), the one invalidation rule (what was kept is taken only under the key computed
+now) and the watermark a kept view records (`DerivedState`). docs/design.md says how the code
+digest is kept between runs."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import json
+import os
 import sqlite3
+import sys
+import time
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from workbench.files import replace_file
 from workbench.models import content_id
 
 TABLE = "derived_state"
@@ -27,6 +35,87 @@ def derived_key(kind: str, inputs: Any, code: str) -> str:
     and the digest of the code that derives it. Equal keys mean equal derived state; this is
     the only place a derived table's key is made."""
     return content_id({"kind": kind, "inputs": inputs, "code": code})
+
+
+CODE_SUFFIXES = (".py", ".toml", ".html")  # the package's Python, TOML data and HTML templates
+KEPT_DIGEST = "code-digest.json"  # beside the package's bytecode (`kept_digest_path`)
+# A source changed this close (in nanoseconds) before its stat was read might change again without
+# moving its stamp (a file system's timestamps are coarse: FAT's 2 s); such a digest is not kept.
+RACY_NS = 2_000_000_000
+
+
+@functools.cache
+def code_digest() -> str:
+    """SHA-256 over the package's sources (`CODE_SUFFIXES`; sorted paths, bytes): the code every
+    derived key names (`source_digest` of the package, kept beside its bytecode).
+
+    It travels with every measuring task (`measure/tasks.py`), so a worker with other code refuses
+    the task, and it names the code a note check ran (the ledger's `checker_sha256`). Computed
+    once per process, at first use, so it describes the code the process loaded, not a file
+    edited later on disk; `code_digest.cache_clear()` forgets it."""
+    package = Path(__file__).resolve().parent
+    return source_digest(package, kept_digest_path(package))
+
+
+def kept_digest_path(package: Path) -> Path:
+    """Where the code digest of `package` is kept: in its `__pycache__`, or where bytecode goes
+    under `sys.pycache_prefix` (`PYTHONPYCACHEPREFIX`), the package's path mirrored below it."""
+    if sys.pycache_prefix:
+        return Path(sys.pycache_prefix, str(package).lstrip(os.sep), KEPT_DIGEST)
+    return package / "__pycache__" / KEPT_DIGEST
+
+
+def source_digest(package: Path, kept: Path) -> str:
+    """SHA-256 over every source under `package` (`CODE_SUFFIXES`): for each, in the order of its
+    path's parts, its POSIX path below `package`, a NUL, its bytes and a NUL.
+
+    The sources are read and hashed only when their stamp (each one's path, size, modification
+    and change times and inode, as git's index keeps them) is not the one `kept` holds; the digest
+    is then kept under the new stamp, unless a source changed within `RACY_NS` of the stamp
+    being taken, or bytecode is not written (`sys.dont_write_bytecode`), or `kept` cannot be
+    written (the digest is then computed on every run)."""
+    now = time.time_ns()
+    sources = _sources(package)
+    stamp = content_id(sources)
+    try:
+        held = json.loads(kept.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        held = None
+    if isinstance(held, dict) and held.get("stamp") == stamp:
+        return str(held["digest"])
+    digest = hashlib.sha256()
+    for name, *_ in sources:
+        digest.update(name.encode("utf-8") + b"\0" + (package / name).read_bytes() + b"\0")
+    made = digest.hexdigest()
+    racy = any(now - changed < RACY_NS for *_, changed, _ in sources)
+    if not racy and not sys.dont_write_bytecode:
+        _keep(kept, {"stamp": stamp, "digest": made})
+    return made
+
+
+def _sources(package: Path) -> list[tuple[str, int, int, int, int]]:
+    """(POSIX path below `package`, size, mtime_ns, ctime_ns, inode) of each source, sorted by the
+    path's parts (as `sorted` orders `Path`s)."""
+    found: list[tuple[str, int, int, int, int]] = []
+    folders = [""]  # POSIX paths below `package`, "" for itself
+    while folders:
+        below = folders.pop()
+        with os.scandir(package / below) as entries:
+            for entry in entries:
+                name = f"{below}{entry.name}"
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(f"{name}/")
+                elif entry.name.endswith(CODE_SUFFIXES):
+                    st = entry.stat()
+                    found.append((name, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+    return sorted(found, key=lambda source: source[0].split("/"))
+
+
+def _keep(kept: Path, value: dict[str, str]) -> None:
+    """Write `value` to `kept` whole, where it can be written (else the digest is not kept)."""
+    with contextlib.suppress(OSError):
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        replace_file(kept, json.dumps(value).encode("utf-8"))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

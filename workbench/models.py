@@ -4,7 +4,6 @@ beside them (content ids, page look-up)."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import sys
@@ -13,7 +12,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from operator import attrgetter
-from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
 
 from workbench.bounds import strict_json as strict_json  # its home; read through models too
@@ -560,22 +558,6 @@ class Change:
             and not MACHINE_READ.isdisjoint(self.before_origin)
             and not MACHINE_READ.isdisjoint(self.after_origin)
         )
-
-
-@functools.cache
-def code_digest() -> str:
-    """SHA-256 over the package's Python, TOML data and HTML templates (sorted paths, bytes).
-
-    It travels with every measuring task (`measure/tasks.py`), so a worker with other code refuses
-    the task, and it names the code a note check ran (the ledger's `checker_sha256`). Computed
-    once per process, at first use, so it describes the code the process loaded, not a file
-    edited later on disk; `code_digest.cache_clear()` forgets it."""
-    package = Path(__file__).resolve().parent
-    digest = hashlib.sha256()
-    for path in sorted(p for p in package.rglob("*") if p.suffix in (".py", ".toml", ".html")):
-        name = path.relative_to(package).as_posix()
-        digest.update(name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
 
 
 def page_for_offset(pages: Sequence[PageSpan], offset: int) -> int | None:

@@ -20,8 +20,9 @@ from workbench.changes import kept
 from workbench.changes.diff import diff_versions
 from workbench.changes.pairs import pair_changes, pairs_profile, version_pairs
 from workbench.cli import main
+from workbench.derived import code_digest
 from workbench.measure import measure_corpus
-from workbench.models import Change, code_digest
+from workbench.models import Change
 from workbench.workspace import Workspace, parts
 from workbench.workspace.parts import held_parts
 from workbench.workspace.passages import held_passages

@@ -18,9 +18,10 @@ import pytest
 from tests.cite.test_outside import EXTERNAL, _version
 from tests.conftest import ROOT
 from workbench.cite import read_citations, verify_lines, version_blocks
-from workbench.cite.formats import detect_format, documents_from_json
+from workbench.cite.formats import detect_format
 from workbench.cite.gemini import read_gemini
 from workbench.cite.lines import CitationLine
+from workbench.cite.responses import documents_from_json
 from workbench.cite.verify import Verification
 from workbench.cite.w3c import source_iri
 from workbench.cli import main

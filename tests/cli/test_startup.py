@@ -12,22 +12,39 @@ from __future__ import annotations
 import ast
 import importlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import workbench
 from tests.conftest import ROOT, FreshWorkspace
 from workbench.cli.commands import COMMANDS, Command
 from workbench.corpus import read_catalogue
+from workbench.derived import code_digest
 from workbench.history.dating import cite_quote
 from workbench.text.normalize import LONG_TEXT
 
 HEAVY = ("numpy", "polars", "altair", "pypdfium2", "rapidfuzz", "dask", "ipywidgets")
 # what a plain verification of one citation never needs: the array pass, the tables, a pattern
-# engine, an XML library, templates
-NOT_TO_VERIFY = ("numpy", "polars", "regex", "lxml", "jinja2")
+# engine, an XML library, templates, the matcher that shows a quote found nowhere
+NOT_TO_VERIFY = ("numpy", "polars", "regex", "lxml", "jinja2", "difflib")
+# nor the rules and readers a plain citation line does not ask for: the alteration rule, the claim
+# rule, the W3C, blocks and provider readers
+NOT_TO_VERIFY_MODULES = (
+    "workbench.cite.alterations",
+    "workbench.cite.claims",
+    "workbench.cite.w3c",
+    "workbench.cite.blocks",
+    "workbench.cite.responses",
+    "workbench.cite.anthropic",
+    "workbench.cite.gemini",
+    "workbench.cite.openai",
+    "workbench.cite.cohere",
+    "workbench.cite.bedrock",
+)
 COMMAND_MODULES = sorted({f"workbench.cli.{command.module}" for command in COMMANDS})
 
 
@@ -87,7 +104,7 @@ def test_a_lazy_package_types_each_name_where_it_loads_it(package: str) -> None:
     tree = ast.parse(Path(loaded.__file__ or "").read_text(encoding="utf-8"))
     (guard,) = [n for n in tree.body if isinstance(n, ast.If)]
     typed = {
-        alias.name: node.module
+        alias.name: str(node.module)
         for node in guard.body
         if isinstance(node, ast.ImportFrom)
         for alias in node.names
@@ -143,8 +160,12 @@ def test_a_plain_verification_loads_only_what_it_uses(
     modules = _modules(f"from workbench.cli import main\nassert main({argv!r}) == 0")
     loaded = {name.split(".")[0] for name in modules}
     assert "workbench" in loaded and sorted(loaded & set(NOT_TO_VERIFY)) == []
+    assert sorted(modules & set(NOT_TO_VERIFY_MODULES)) == []
     # the command table loads the verify command's module, no other command's
     assert sorted(modules & set(COMMAND_MODULES)) == ["workbench.cli.citations"]
+    # The listing is real: asking for the alteration rule loads it.
+    altered = _modules(f"from workbench.cli import main\nmain({[*argv, '--alterations']!r})")
+    assert "workbench.cite.alterations" in altered
 
 
 # what a diff of held versions whose diff is kept never needs: the pairing (rapidfuzz's similarity
@@ -176,3 +197,43 @@ def test_a_kept_diff_loads_no_pairing(fresh_workspace: FreshWorkspace, tmp_path:
     assert sorted(first & set(PAIRING)) == sorted(PAIRING)
     assert "workbench.changes.kept" in kept
     assert sorted(kept & {*PAIRING, *PARTS}) == []
+
+
+# Prefixed to a command's code: counts the package's Python sources the process opens through
+# `io.open` (what reading a file does; the import system reads through `io.open_code`, uncounted),
+# and prints their number after the command's own output.
+SOURCES_OPENED = """\
+import atexit, io, builtins, pathlib, workbench
+package = pathlib.Path(workbench.__file__).resolve().parent
+opened = []
+real_open = io.open
+def counting(file, *args, **kwargs):
+    if isinstance(file, (str, pathlib.PurePath)) and str(file).endswith(".py"):
+        if pathlib.Path(file).resolve().is_relative_to(package):
+            opened.append(str(file))
+    return real_open(file, *args, **kwargs)
+io.open = builtins.open = counting
+atexit.register(lambda: print(len(opened)))
+"""
+
+
+def test_a_command_takes_the_code_digest_kept_beside_the_bytecode(tmp_path: Path) -> None:
+    """The code digest in two fresh interpreters that write bytecode (under a prefix of their
+    own): the first reads and hashes every source and keeps the digest; the second takes it as
+    kept, and opens no source (unless a source changed in the two seconds before the first:
+    `derived.RACY_NS`)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(tmp_path / "bytecode")
+    code = SOURCES_OPENED + "from workbench.derived import code_digest\nprint(code_digest())"
+
+    def run() -> tuple[str, int]:
+        done = subprocess.run(
+            [sys.executable, "-c", code], check=True, capture_output=True, text=True, env=env
+        )
+        digest, opened = done.stdout.split()
+        return digest, int(opened)
+
+    (first, read), (second, taken) = run(), run()
+    sources = len(list(Path(workbench.__file__).resolve().parent.rglob("*.py")))
+    assert first == second == code_digest()
+    assert (read, taken) == (sources, 0)

@@ -16,6 +16,7 @@ from tests.conftest import CORPUS_DIR, ROOT, STORE, link_families
 from tests.text.test_structure import _text_version
 from workbench.corpus import admit, read_catalogue, read_refusals
 from workbench.corpus.catalogue import CATALOGUE_NAME, catalogue_bytes
+from workbench.derived import code_digest
 from workbench.errors import ExportFormatError
 from workbench.measure import (
     CACHE_DIR_NAME,
@@ -40,7 +41,7 @@ from workbench.measure.html import write_reports
 from workbench.measure.index import INDEX_NAME
 from workbench.measure.readme import headline_readme
 from workbench.measure.reports import STRUCTURE_NAME, Measurements, reduce_summaries
-from workbench.models import CatalogueRow, Refusal, code_digest
+from workbench.models import CatalogueRow, Refusal
 from workbench.text.profiles import (
     SHIPPED_DIR,
     Profile,

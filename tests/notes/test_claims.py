@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from tests.conftest import CORPUS_DIR, ROOT, STORE, tree_digest
 from workbench.cite.index import build_index
 from workbench.cli import main
+from workbench.derived import code_digest
 from workbench.errors import NoteError
-from workbench.models import CatalogueRow, code_digest
+from workbench.models import CatalogueRow
 from workbench.notes import (
     CheckReport,
     Ledger,

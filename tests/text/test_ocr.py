@@ -24,6 +24,7 @@ from tests.conftest import OCR_CACHE, STORE
 from workbench.cite import find_occurrences
 from workbench.corpus import add as corpus_add
 from workbench.corpus import read_fetched
+from workbench.derived import code_digest
 from workbench.errors import (
     AddError,
     ExtractionError,
@@ -32,7 +33,7 @@ from workbench.errors import (
     OcrUnavailable,
 )
 from workbench.measure.tasks import FamilyTask, load_family
-from workbench.models import CatalogueRow, code_digest, page_for_offset
+from workbench.models import CatalogueRow, page_for_offset
 from workbench.text import ocr
 from workbench.text.ocr import (
     LOW_CONFIDENCE,

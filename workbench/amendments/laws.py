@@ -15,9 +15,9 @@ from lxml import etree
 from workbench.amendments.style import DraftingStyle
 from workbench.cite.index import text_skeleton
 from workbench.corpus import read_fetched
-from workbench.derived import derived_key
+from workbench.derived import code_digest, derived_key
 from workbench.errors import AmendmentError, ExtractionError
-from workbench.models import CatalogueRow, Version, code_digest
+from workbench.models import CatalogueRow, Version
 from workbench.progress import bar
 from workbench.text.lines import clean_label
 from workbench.text.structure import units_from_marks

@@ -17,8 +17,8 @@ from workbench.amendments.laws import NOTES_TABLE, HeldCode, HeldFact, HeldLaw, 
 from workbench.amendments.reconcile import Attribution
 from workbench.amendments.style import DraftingStyle
 from workbench.amendments.tally import Tally
-from workbench.derived import derived_key
-from workbench.models import canonical_json, code_digest, content_id
+from workbench.derived import code_digest, derived_key
+from workbench.models import canonical_json, content_id
 from workbench.text.profiles import Profile, registry, registry_digest
 from workbench.workspace import Workspace
 

@@ -9,15 +9,9 @@ from typing import TYPE_CHECKING, cast
 
 from workbench.changes import kept
 from workbench.changes.redline import SHOWN_BY_DEFAULT, Section, section
+from workbench.derived import code_digest
 from workbench.errors import VersionNotFound
-from workbench.models import (
-    Change,
-    HeldVersion,
-    Version,
-    VersionText,
-    code_digest,
-    consecutive_pairs,
-)
+from workbench.models import Change, HeldVersion, Version, VersionText, consecutive_pairs
 
 if TYPE_CHECKING:
     from workbench.changes.footnoted import FootnoteChange

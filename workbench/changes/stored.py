@@ -21,9 +21,9 @@ from workbench.changes.kept import (
 from workbench.changes.pairs import family_changes
 from workbench.changes.queue import Pairing, Relabel, ReviewItem, item_caution_stands, items_of_pair
 from workbench.changes.verdict import Verdict
-from workbench.derived import derived_key
+from workbench.derived import code_digest, derived_key
 from workbench.errors import ChangeNotFound, FamilyNotFound
-from workbench.models import Change, Span, Version, code_digest, consecutive_pairs
+from workbench.models import Change, Span, Version, consecutive_pairs
 from workbench.progress import bar
 from workbench.text.choice import choose_profile
 from workbench.text.profiles import Profile, registry_digest

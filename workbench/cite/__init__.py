@@ -13,13 +13,7 @@ if TYPE_CHECKING:  # the type checker reads each name where it lives
     from workbench.cite.batch import verify_citation, verify_citations, verify_for_version
     from workbench.cite.blocks import BlockMap, VersionBlocks, version_blocks
     from workbench.cite.claims import CLAIM_REASONS, Claim, ClaimVerdict, decide_claim
-    from workbench.cite.formats import (
-        FORMATS,
-        documents_as_json,
-        read_citations,
-        read_documents,
-        with_alterations,
-    )
+    from workbench.cite.formats import FORMATS, read_citations, with_alterations
     from workbench.cite.index import (
         HYPHENS,
         Occurrence,
@@ -36,6 +30,7 @@ if TYPE_CHECKING:  # the type checker reads each name where it lives
     from workbench.cite.pincites import SECTION_REASONS
     from workbench.cite.placing import verify_lines
     from workbench.cite.qualifiers import QualifierFlag
+    from workbench.cite.responses import documents_as_json, read_documents
     from workbench.cite.verdicts import summary, tally, verification_as_json, verification_text
     from workbench.cite.verify import (
         CAVEATS,
@@ -64,9 +59,7 @@ _HOME = {
     "ClaimVerdict": "workbench.cite.claims",
     "decide_claim": "workbench.cite.claims",
     "FORMATS": "workbench.cite.formats",
-    "documents_as_json": "workbench.cite.formats",
     "read_citations": "workbench.cite.formats",
-    "read_documents": "workbench.cite.formats",
     "with_alterations": "workbench.cite.formats",
     "HYPHENS": "workbench.cite.index",
     "Occurrence": "workbench.cite.index",
@@ -85,6 +78,8 @@ _HOME = {
     "SECTION_REASONS": "workbench.cite.pincites",
     "verify_lines": "workbench.cite.placing",
     "QualifierFlag": "workbench.cite.qualifiers",
+    "documents_as_json": "workbench.cite.responses",
+    "read_documents": "workbench.cite.responses",
     "summary": "workbench.cite.verdicts",
     "tally": "workbench.cite.verdicts",
     "verification_as_json": "workbench.cite.verdicts",

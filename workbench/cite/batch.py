@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from workbench.cite.alterations import decide_altered
 from workbench.cite.index import SourceIndex, source_index
 from workbench.cite.parts import with_parts
 from workbench.cite.verify import Citation, HeldText, Verification, decide, held_text
@@ -65,8 +64,11 @@ def verify_indexed(
 
 
 def _decided(held: HeldText, citation: Citation) -> Verification:
-    """`decide`, or the alteration rule (which calls it) for a citation with alterations on."""
+    """`decide`, or the alteration rule (which calls it) for a citation with alterations on (its
+    module loaded only then: a plain verification never reads it)."""
     if citation.alterations:
+        from workbench.cite.alterations import decide_altered
+
         return decide_altered(held, citation)
     return decide(held, citation)
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from difflib import SequenceMatcher
 
 from workbench.cite.batch import verify_citations
 from workbench.cite.index import SourceIndex, counted_spans, index_text
@@ -38,6 +37,8 @@ def best_place(text: str, quote: str, start: int, end: int) -> _Shown:
     evidence: the longest run of the quote's consecutive words (normalized, equal word for word)
     the region holds, the earliest on a tie (difflib's longest matching block), else the region's
     start; its lines and `SHOWN_LINES` more on each side, at most `SHOWN_CHARS` characters."""
+    from difflib import SequenceMatcher  # only a refusal's best place needs it
+
     region = normalize(text[start:end])
     words, at = [], 0
     for word in region.text.split(" "):

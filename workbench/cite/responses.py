@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-from workbench.cite.blocks import BlockMap
+from workbench.cite.blocks import BlockMap, block_map_from_json
 from workbench.cite.lines import CitationLine, LineError, LineRefusal, kind_of
 from workbench.errors import CitationError
 from workbench.models import strict_json
@@ -167,3 +167,43 @@ def line_of(number: int, read: Callable[..., CitationLine], *args: Any) -> Citat
     except LineError as exc:
         return CitationLine(line=number, citation=None, error=f"citation {number}: {exc}")
     return line
+
+
+def documents_from_json(value: Any, source: str) -> tuple[Document, ...]:
+    """A `--documents` value: a JSON array, or an object from document index ("0", "1", ...) to
+    entry covering every index from 0; each entry a version id, a blocks map as `workbench
+    blocks --json` writes it (its extra `document` and `search_result` keys are left unread), or null for a document
+    the request sent that was never recorded (a citation of it is refused `not_held`)."""
+    if isinstance(value, dict):
+        try:
+            value = [value[str(i)] for i in range(len(value))]
+        except KeyError as exc:
+            raise CitationError(
+                f"{source}: document indexes must run from 0 to {len(value) - 1}; {exc} is missing"
+            ) from exc
+    if not isinstance(value, list):
+        raise CitationError(f"{source}: expected an array of version ids or blocks maps")
+    documents: list[Document] = []
+    for number, entry in enumerate(value):
+        if entry is None or isinstance(entry, str):
+            documents.append(entry)
+            continue
+        read = block_map_from_json(entry)
+        if isinstance(read, str):
+            raise CitationError(f"{source}: entry {number}: {read}")
+        documents.append(read)
+    return tuple(documents)
+
+
+def documents_as_json(documents: Sequence[Document]) -> list[Any]:
+    """`documents` as `documents_from_json` reads them back (a bundle records them so)."""
+    return [d.as_json() if isinstance(d, BlockMap) else d for d in documents]
+
+
+def read_documents(data: bytes, source: str) -> tuple[Document, ...]:
+    """The `--documents` file (`documents_from_json`)."""
+    try:
+        value = strict_json(data.decode("utf-8"), lambda why: CitationError(f"{source}: {why}"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CitationError(f"{source}: not a UTF-8 JSON file ({exc})") from exc
+    return documents_from_json(value, source)

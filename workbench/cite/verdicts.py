@@ -8,7 +8,6 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from workbench.cite.alterations import AlteredVerification
 from workbench.cite.lines import PageRange
 from workbench.cite.verify import VERIFIED_MEANS, Verification
 
@@ -67,6 +66,8 @@ def _asked_for(verification: Verification) -> dict[str, Any]:
     if citation.section is not None:
         added["section"] = citation.section
     if citation.alterations:
+        from workbench.cite.alterations import AlteredVerification  # only such a verdict has them
+
         altered = verification if isinstance(verification, AlteredVerification) else None
         added["fragments"] = [list(span) for span in altered.fragments] if altered else []
         added["alterations"] = [

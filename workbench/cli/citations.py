@@ -21,11 +21,13 @@ FORMAT_CHOICES = ("workbench", "w3c", "anthropic", "gemini", "openai", "cohere",
 
 
 def _citation_lines(args: argparse.Namespace) -> tuple[Any, ...]:
-    from workbench.cite import read_citations, read_documents
+    from workbench.cite import read_citations
 
     data = sys.stdin.buffer.read() if str(args.file) == "-" else args.file.read_bytes()
     documents = None
     if getattr(args, "documents", None) is not None:
+        from workbench.cite import read_documents  # a provider's documents, where given
+
         documents = read_documents(args.documents.read_bytes(), str(args.documents))
     fmt: Any = getattr(args, "format", "workbench")  # argparse choices hold it to FORMATS
     return read_citations(data, fmt, documents=documents, source=str(args.file))

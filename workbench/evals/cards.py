@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from workbench.corpus.catalogue import CATALOGUE_NAME
-from workbench.derived import derived_key, digests
+from workbench.derived import code_digest, derived_key, digests
 from workbench.files import replace_file
-from workbench.models import code_digest
 from workbench.workspace import Workspace
 
 SCORECARDS_KIND = "scorecards"  # the derived state's kind of the scorecards `eval --out` writes

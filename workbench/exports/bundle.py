@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from workbench.cite import VERIFIED_MEANS, SourceIndex, Verification, find_text, index_text
-from workbench.cite.formats import Document, Format, documents_as_json, read_citations
+from workbench.cite.formats import Format, read_citations
 from workbench.cite.lines import CitationLine, PageRange
 from workbench.cite.pages import verdict_pages
 from workbench.cite.placing import verify_lines
+from workbench.cite.responses import Document, documents_as_json
 from workbench.cite.verdicts import tally, verification_as_json
 from workbench.cite.w3c import annotate_verified
 from workbench.corpus import read_catalogue, read_fetched

@@ -14,7 +14,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from workbench.cite.formats import FORMATS, documents_from_json, read_citations
+from workbench.cite.formats import FORMATS, read_citations
+from workbench.cite.responses import documents_from_json
 from workbench.corpus import check_relative_path, parse_provenance, read_fetched
 from workbench.corpus.catalogue import json_lines
 from workbench.errors import BundleError, ProvenanceError

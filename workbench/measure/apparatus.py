@@ -9,8 +9,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workbench.derived import DerivedState, derived_key
-from workbench.models import Version, code_digest
+from workbench.derived import DerivedState, code_digest, derived_key
+from workbench.models import Version
 from workbench.workspace.parts import Parts, held_parts
 
 if TYPE_CHECKING:

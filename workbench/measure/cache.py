@@ -134,7 +134,7 @@ def version_facts(version: Version) -> tuple[Any, ...]:
 
 def family_cache_key(facts: Sequence[Sequence[Any]], profiles: Sequence[Profile], code: str) -> str:
     """SHA-256 naming exactly what `measure_family` computes from: the cache scheme, the workbench
-    code digest (`models.code_digest`), every version's `VERSION_FACTS` in version order, and the
+    code digest (`derived.code_digest`), every version's `VERSION_FACTS` in version order, and the
     origin and SHA-256 of each profile the family may be read through
     (`profiles.candidate_profiles`), in registry order. Equal keys mean equal measurements."""
     candidates = candidate_profiles(profiles, facts[0][1], facts[0][2])

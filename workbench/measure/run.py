@@ -30,7 +30,7 @@ from workbench.defaults import (
     DEFAULT_WORKSPACE,
     MIN_CLUSTER_FAMILIES,
 )
-from workbench.derived import DerivedState, derived_key, outputs_hold, outputs_of
+from workbench.derived import DerivedState, code_digest, derived_key, outputs_hold, outputs_of
 from workbench.errors import CorpusChanged
 from workbench.files import replace_file_with
 from workbench.measure.admitted import keep_stamps, known_files
@@ -51,13 +51,7 @@ from workbench.measure.reports import (
     reduce_summaries,
 )
 from workbench.measure.tasks import FamilyTask, HeldParts, TaskResult, family_task
-from workbench.models import (
-    CatalogueRow,
-    Refusal,
-    Version,
-    canonical_json,
-    code_digest,
-)
+from workbench.models import CatalogueRow, Refusal, Version, canonical_json
 from workbench.progress import bar
 from workbench.tables import check_format
 from workbench.terminal import write

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.changes.stored import StoredPair, measured_pairs
 from workbench.corpus import read_fetched
-from workbench.derived import derived_key
+from workbench.derived import code_digest, derived_key
 from workbench.errors import (
     ChecksumMismatch,
     ClusterError,
@@ -26,7 +26,7 @@ from workbench.errors import (
 from workbench.measure.cache import MeasurementCache, family_cache_key, version_facts
 from workbench.measure.family import FamilyMeasurement, PairItems, measure_family
 from workbench.measure.summary import family_summary
-from workbench.models import CatalogueRow, Refusal, Version, code_digest
+from workbench.models import CatalogueRow, Refusal, Version
 from workbench.text.normalize import load_array_pass
 from workbench.text.ocr import OcrOptions
 from workbench.text.parts import (

@@ -19,9 +19,10 @@ from typing import Any
 
 from workbench.cite import OccurrenceStatus, SourceIndex, find_text, index_text
 from workbench.cite.verify import machine_read_caveat
+from workbench.derived import code_digest
 from workbench.errors import CheckerError, NoteError, WorkbenchError
 from workbench.files import replace_file
-from workbench.models import canonical_json, code_digest
+from workbench.models import canonical_json
 from workbench.notes.ledger import Ledger, Run
 from workbench.notes.note import (
     Note,

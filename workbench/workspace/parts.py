@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.cells import cell_from_json
-from workbench.derived import derived_key
-from workbench.models import Version, code_digest
+from workbench.derived import code_digest, derived_key
+from workbench.models import Version
 from workbench.text.parts import (
     Headings,
     holds_parts,

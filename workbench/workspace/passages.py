@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from workbench.derived import derived_key
-from workbench.models import Passage, Version, code_digest
+from workbench.derived import code_digest, derived_key
+from workbench.models import Passage, Version
 from workbench.text.profiles import Profile
 from workbench.workspace.held import Workspace
 
