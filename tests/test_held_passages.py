@@ -1,13 +1,21 @@
 """A held version's passages kept as derived state (`workspace.passages`): what a diff reads back
 is what segmenting gives, on every held version of the small workspace; a kept row is taken only
-under its key."""
+under its key; a workspace nobody may write is segmented and read, never written."""
 
 from __future__ import annotations
 
+import os
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import FreshWorkspace
+from tests.test_workspace_opening import _as_nobody, _digest, built, shared  # noqa: F401
+from workbench.changes import kept
 from workbench.changes.pairs import diff_sections, version_pairs
+from workbench.cli import main
 from workbench.models import CatalogueRow
 from workbench.text.choice import choose_profile
 from workbench.text.profiles import generic_profile
@@ -70,3 +78,37 @@ def test_a_diff_from_kept_passages_is_the_diff_from_segments(
         plain = diff_sections(chosen)
         for _ in range(2):  # the first segments and keeps, the second reads what was kept
             assert diff_sections(chosen, workspace=own) == plain
+
+
+@pytest.mark.parametrize(
+    "file_mode",
+    [
+        pytest.param(0o444, id="read-only-file-and-folder"),
+        pytest.param(0o666, id="read-only-folder"),
+    ],
+)
+def test_a_read_only_workspace_segments_and_never_writes(
+    shared: Path,  # noqa: F811
+    file_mode: int,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A workspace nobody may write, with no passages and no diff kept: `workbench diff`, run
+    as an ordinary user, segments both versions and prints what a writable workspace prints,
+    and the file is left byte-identical with nothing made beside it."""
+    with closing(sqlite3.connect(shared)) as conn, conn:
+        conn.execute(f"DELETE FROM {TABLE}")
+        conn.execute(f"DELETE FROM {kept.TABLE}")
+    writable = shared.parent / "writable.sqlite"
+    writable.write_bytes(shared.read_bytes())
+    assert main(["diff", "fam-1", "--json", "--workspace", str(writable)]) == 0
+    expected = capsys.readouterr().out
+    for name in os.listdir(shared.parent):
+        if name != shared.name:
+            os.remove(shared.parent / name)
+    os.chmod(shared, file_mode)
+    os.chmod(shared.parent, 0o555)
+    before = _digest(shared)
+    done = _as_nobody(["diff", "fam-1", "--json", "--workspace", shared.name], shared.parent)
+    assert (done.returncode, done.stderr, done.stdout) == (0, "", expected)
+    assert sorted(os.listdir(shared.parent)) == [shared.name]
+    assert _digest(shared) == before

@@ -28,7 +28,9 @@ def passages_key(version: Version, profile: Profile) -> str:
 def held_passages(workspace: Workspace, version: Version, profile: Profile) -> tuple[Passage, ...]:
     """`segment_version(version, profile)`, read from what the workspace kept under its key, or
     segmented and kept there. A kept passage holds its offsets, label, kind and path; its text is
-    sliced again from the version's, so the two are the same by construction."""
+    sliced again from the version's, so the two are the same by construction. A workspace nobody
+    may write (`Workspace.read_only`) is read, never written: its passages not kept are
+    segmented each time."""
     key = passages_key(version, profile)
     if TABLE in workspace.tables():
         rows = workspace.read(f"SELECT passages FROM {TABLE} WHERE key = ?", (key,))
@@ -51,6 +53,8 @@ def held_passages(workspace: Workspace, version: Version, profile: Profile) -> t
     from workbench.text.segment import segment_version
 
     passages = segment_version(version, profile)
+    if workspace.read_only is not None:
+        return passages
     kept = [[p.char_start, p.char_end, p.section_label, p.kind, p.path] for p in passages]
     with workspace.transaction() as conn:
         conn.execute(_SCHEMA)
