@@ -22,6 +22,7 @@ from workbench.changes.pairs import pair_changes, pairs_profile, version_pairs
 from workbench.cli import main
 from workbench.measure import measure_corpus
 from workbench.models import Change, code_digest
+from workbench.text.profiles import SHIPPED_DIR
 from workbench.workspace import Workspace, parts
 from workbench.workspace.parts import held_parts
 from workbench.workspace.passages import held_passages
@@ -35,7 +36,7 @@ FAMILIES = {
 }
 
 
-def _never(*_: object) -> None:
+def _never(*_: object, **__: object) -> None:
     raise AssertionError("a kept diff was computed again")
 
 
@@ -125,6 +126,37 @@ def test_a_named_pair_is_kept_apart_from_the_consecutive_ones(
     monkeypatch.setattr("workbench.changes.diff.diff_versions", _never)
     again = _printed(capsysbinary, path, name, "--from", f"ietf/{name}/{name}-00.txt", "--json")
     assert again == first
+
+
+def test_a_docx_redline_keeps_its_diff_under_the_researchers_profiles(
+    measured: Path,
+    tmp_path: Path,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`diff --docx` with `--profiles` keeps the pair's diff under the one key rule, the
+    profile files among its inputs: a second redline reads it back, and an edited profile file
+    makes another key, so the pair is diffed again."""
+    path = tmp_path / "docx.sqlite"
+    shutil.copy2(measured, path)
+    folder = tmp_path / "profiles"
+    folder.mkdir()
+    shipped = SHIPPED_DIR / "generic.toml"
+    profile = folder / "researcher.toml"
+    profile.write_text(
+        shipped.read_text(encoding="utf-8").replace('name = "generic"', 'name = "researcher"'),
+        encoding="utf-8",
+    )
+    name = "draft-nottingham-http-link-header"
+    span = ("--from", f"ietf/{name}/{name}-00.txt", "--to", f"ietf/{name}/{name}-04.txt")
+    argv = ("--docx", str(tmp_path / "r.docx"), "--profiles", str(folder))
+    first = _printed(capsysbinary, path, name, *span, *argv)
+    monkeypatch.setattr("workbench.changes.diff.diff_versions", _never)
+    assert _printed(capsysbinary, path, name, *span, *argv) == first
+    with profile.open("a", encoding="utf-8") as edited:
+        edited.write("# edited\n")
+    with pytest.raises(AssertionError, match="a kept diff was computed again"):
+        main(["diff", name, *span, *argv, "--workspace", str(path)])
 
 
 def test_a_read_only_workspace_computes_and_keeps_nothing(

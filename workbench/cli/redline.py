@@ -37,9 +37,9 @@ def diff_docx(args: argparse.Namespace, made_by: Callable[..., Any]) -> int:
                 f"{args.family}: {len(chosen)} version pairs; --docx writes one: name it with "
                 "--from V --to V"
             )
-        sections = pairs.diff_sections(
-            chosen, profiles=workspace.profile_registry(), workspace=workspace
-        )
+        # The pair's one diff, kept or computed and kept under its key (the researcher's
+        # `--profiles` files among its inputs), as `workbench diff` reads and keeps it.
+        sections = pairs.diff_sections(chosen, workspace=workspace)
         made = made_by(args, workspace.settings, sections) if args.laws else None
         written = redline_section_docx(workspace, sections[0], args.docx, attributions=made)
     out(written.line() + "\n")
