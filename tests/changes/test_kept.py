@@ -188,6 +188,23 @@ def test_a_kept_diff_reads_back_equal_records(measured: Path) -> None:
             assert back == changes and {c.kind for c in changes} > {"unchanged"}
 
 
+def test_the_review_queue_stores_a_change_as_the_kept_diff_does(measured: Path) -> None:
+    """One stored shape of a change (`kept.change_row`): every pairing measure stored in the
+    review queue is, byte for byte once parsed, a row of its pair's kept diff."""
+    with closing(sqlite3.connect(measured)) as conn:
+        diffs = {
+            (before_id, after_id): json.loads(changes)
+            for before_id, after_id, changes in conn.execute(
+                f"SELECT before_id, after_id, changes FROM {kept.TABLE}"
+            )
+        }
+        queued = conn.execute("SELECT before_id, after_id, item FROM review_queue").fetchall()
+    assert queued
+    for before_id, after_id, item in queued:
+        for change in json.loads(item)["changes"]:
+            assert change in diffs[(before_id, after_id)], change
+
+
 # The families of `FAMILIES` whose versions hold tables: their pairs' rows pair row by row.
 TABLED = {i: f for i, f in FAMILIES.items() if i != "ietf-six-versions"}
 

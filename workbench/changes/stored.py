@@ -6,24 +6,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from workbench.cells import cell_from_json
 from workbench.changes.kept import (
+    change_from_row,
+    change_row,
     changes_json,
     keep,
     measured_diffs,
     profile_sources,
     version_lines,
 )
-from workbench.changes.pairs import family_changes
+from workbench.changes.pairs import some_family_changes
 from workbench.changes.queue import Pairing, Relabel, ReviewItem, item_caution_stands, items_of_pair
 from workbench.changes.verdict import Verdict
 from workbench.derived import derived_key
 from workbench.errors import ChangeNotFound, FamilyNotFound
-from workbench.models import Change, Span, Version, code_digest, consecutive_pairs
+from workbench.models import Change, Version, code_digest, consecutive_pairs
 from workbench.progress import bar
 from workbench.text.choice import choose_profile
 from workbench.text.profiles import Profile, registry_digest
@@ -59,18 +60,16 @@ CREATE TABLE IF NOT EXISTS review_meta (key TEXT PRIMARY KEY, value TEXT NOT NUL
 """
 
 _ORDER = "jurisdiction, family, pair_index, item_index"
-_SPAN_FIELDS = frozenset({"before", "after", "span_before", "span_after"})
-_SPANS_FIELDS = frozenset({"before_spans", "after_spans"})
-_TUPLE_FIELDS = frozenset({"before_origin", "after_origin"})
-_CELLS_FIELDS = frozenset({"before_cells", "after_cells"})  # stored only for a table row
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Refreshed:
-    """What `refresh_review_queue` did: families read again, pairs diffed, pairs read back."""
+    """What `refresh_review_queue` did: families read again; of their pairs, those diffed from
+    the versions, those whose kept diff was taken, and those whose stored items were read back."""
 
     families: int
     diffed: int
+    taken: int
     reused: int
 
 
@@ -102,40 +101,13 @@ class QueueSummary:
 
 
 # ---------------------------------------------------------------------------------------------
-# Storage shape of a pairing's change
-
-
-def _plain(name: str, value: Any) -> Any:
-    if name in _SPAN_FIELDS:
-        return None if value is None else [value.version_id, value.char_start, value.char_end]
-    if name in _SPANS_FIELDS:
-        return [[s.version_id, s.char_start, s.char_end] for s in value]
-    if name in _TUPLE_FIELDS:
-        return list(value)
-    if name in _CELLS_FIELDS:
-        return [cell.as_json() for cell in value]
-    return value
-
-
-def _field(name: str, value: Any) -> Any:
-    def span(v: list[Any]) -> Span:
-        return Span(version_id=v[0], char_start=v[1], char_end=v[2])
-
-    if name in _SPAN_FIELDS:
-        return None if value is None else span(value)
-    if name in _SPANS_FIELDS:
-        return tuple(span(v) for v in value)
-    if name in _TUPLE_FIELDS:
-        return tuple(value)
-    if name in _CELLS_FIELDS:
-        return tuple(cell_from_json(cell) for cell in value)
-    return value
+# Storage shape of a pair's items
 
 
 def _items_json(items: Sequence[ReviewItem]) -> str:
-    """The storage form of one pair's items: every field of every pairing's `Change` (a side's
-    cells only where it is a table row), so reading it back gives equal records (JSON floats
-    round-trip exactly)."""
+    """The storage form of one pair's items: each item's group, renumbering and cause, and
+    each pairing's change in the one stored shape of a change (`kept.change_row`), so reading
+    it back gives equal records."""
     return json.dumps(
         [
             {
@@ -144,14 +116,7 @@ def _items_json(items: Sequence[ReviewItem]) -> str:
                 if item.relabel is None
                 else [item.relabel.prefix, item.relabel.shift],
                 "cause": item.cause,
-                "changes": [
-                    {
-                        f.name: _plain(f.name, getattr(p.change, f.name))
-                        for f in fields(Change)
-                        if f.name not in _CELLS_FIELDS or getattr(p.change, f.name)
-                    }
-                    for p in item.pairings
-                ],
+                "changes": [change_row(p.change) for p in item.pairings],
             }
             for item in items
         ],
@@ -174,7 +139,7 @@ def _item(
                 family=family,
                 before_id=pair[0],
                 after_id=pair[1],
-                change=Change(**{k: _field(k, v) for k, v in change.items()}),
+                change=change_from_row(change, *pair),
             )
             for change in stored["changes"]
         ),
@@ -340,9 +305,11 @@ def refresh_review_queue(
     whose key (docs/review.md) is the stored one is not read. Every other family is
     read, its profile chosen as `queue.review_items` chooses it, each of its consecutive pairs'
     items read from `review_pairs` by the pair's key or, when none is stored, computed by
-    `items_of_pair` over the pair's one diff (`pairs.family_changes`) and stored; its queue rows are then replaced, and its pair
-    rows no longer used are dropped, in one transaction per family. Families no longer held lose
-    their rows. Returns how many families were read and pairs diffed or read back. A workspace
+    `items_of_pair` over the pair's one diff and stored: the diff kept under the key computed
+    now, else diffed from the versions and kept (`pairs.some_family_changes`), and only for
+    those pairs. Its queue rows are then replaced, and its pair rows no longer used are
+    dropped, in one transaction per family. Families no longer held lose their rows. Returns
+    how many families were read and pairs diffed, taken kept or read back. A workspace
     nobody may write is read as it is when its stored queue is up to date, else refused (the
     first write names the reason)."""
     if workspace.read_only is None:
@@ -351,7 +318,7 @@ def refresh_review_queue(
     registry_key = registry_digest(profiles)
     state = _state(workspace, registry_key, code)
     if _stored_state(workspace) == [(state,)]:
-        return Refreshed(families=0, diffed=0, reused=0)
+        return Refreshed(families=0, diffed=0, taken=0, reused=0)
     wanted = {
         family: key for family, (key, _) in _family_keys(workspace, registry_key, code).items()
     }
@@ -363,7 +330,7 @@ def refresh_review_queue(
     }
     stale = sorted(key for key, value in wanted.items() if held.get(key) != value)
     gone = sorted(set(held) - set(wanted))
-    diffed = reused = 0
+    diffed = taken = reused = 0
     for jurisdiction, family in bar(stale, desc="review queue", unit="family", enabled=progress):
         versions = [v for v in workspace.versions(family) if v.jurisdiction == jurisdiction]
         profile = choose_profile(
@@ -377,27 +344,22 @@ def refresh_review_queue(
         )
         chosen = consecutive_pairs(versions)
         keys = [pair_key(before, after, profile, code) for before, after in chosen]
-        # The pair's one diff (`pairs.family_changes`: the kept one, tables paired by rows).
-        diffs = (
-            family_changes(workspace, chosen, profiles)
-            if any(key not in stored for key in keys)
-            else ()
-        )
+        # Only the pairs with no stored items need their diff: the kept one under the key
+        # computed now, else diffed and kept (`pairs.some_family_changes`).
+        missing = [k for k, key in enumerate(keys) if key not in stored]
+        found = some_family_changes(workspace, chosen, profiles, missing, profile=profile)
         pairs: list[tuple[str, str, str, str]] = []  # key, before id, after id, items JSON
         for k, (key, (before, after)) in enumerate(zip(keys, chosen, strict=True)):
-            items = stored.get(key)
-            if items is None:
-                items = _items_json(items_of_pair(before, after, diffs[k]))
-                diffed += 1
-            else:
-                reused += 1
+            items = stored.get(key) or _items_json(items_of_pair(before, after, found.changes[k]))
             pairs.append((key, before.version_id, after.version_id, items))
+        diffed, taken = diffed + found.diffed, taken + len(missing) - found.diffed
+        reused += len(keys) - len(missing)
         _write_family(workspace, jurisdiction, family, wanted[(jurisdiction, family)], pairs)
     for jurisdiction, family in gone:
         _write_family(workspace, jurisdiction, family, None, [])
     with workspace.transaction() as conn:
         conn.execute("INSERT OR REPLACE INTO review_meta VALUES ('state', ?)", (state,))
-    return Refreshed(families=len(stale), diffed=diffed, reused=reused)
+    return Refreshed(families=len(stale), diffed=diffed, taken=taken, reused=reused)
 
 
 def _write_family(
@@ -434,7 +396,7 @@ def _queue_rows(
 ) -> Iterator[tuple[Any, ...]]:
     for pair_index, (_, before_id, after_id, items, *_) in enumerate(pairs):
         for item_index, stored in enumerate(json.loads(items)):
-            changes = [c["change_id"] for c in stored["changes"]]
+            changes = [c[0] for c in stored["changes"]]  # a change's id leads its row
             item_id = stored["group_id"] or changes[0]
             yield (
                 jurisdiction,
