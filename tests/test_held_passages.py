@@ -61,6 +61,54 @@ def test_a_kept_row_is_taken_only_under_its_key(
         assert own.read(f"SELECT COUNT(*) FROM {TABLE}")[0][0] == 2
 
 
+def test_a_version_keeps_one_row_per_profile_under_the_key_computed_now(
+    workspace: Workspace,
+    fresh_workspace: FreshWorkspace,
+    catalogue: tuple[CatalogueRow, ...],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Passages kept by other code are never read again: once a version's passages through a
+    profile are kept under the key computed now, its row through that profile under the other
+    key is gone; its row through another profile stays."""
+    version = max(workspace.versions(), key=lambda v: len(v.text))
+    row = next(r for r in catalogue if r.path == version.version_id)
+    with fresh_workspace([row], tmp_path / "w.sqlite") as own:
+        version = own.version(row.path)
+        named, generic = choose_profile([version]).profile, generic_profile()
+        with monkeypatch.context() as older:
+            older.setattr("workbench.workspace.passages.code_digest", lambda: "older code")
+            older_key = passages_key(version, named)
+            held_passages(own, version, named)
+        held_passages(own, version, generic)
+        held_passages(own, version, named)
+        kept = own.read(f"SELECT key FROM {TABLE} ORDER BY key")
+        assert older_key not in {passages_key(version, p) for p in (named, generic)}
+        assert kept == sorted((passages_key(version, p),) for p in (named, generic))
+
+
+def test_passages_kept_before_rows_named_their_profile_are_dropped(
+    workspace: Workspace,
+    fresh_workspace: FreshWorkspace,
+    catalogue: tuple[CatalogueRow, ...],
+    tmp_path: Path,
+) -> None:
+    """A table kept before its rows named their profile holds rows of older code alone: the
+    first passages kept replace it, and its rows go."""
+    version = min(workspace.versions(), key=lambda v: len(v.text))
+    row = next(r for r in catalogue if r.path == version.version_id)
+    with fresh_workspace([row], tmp_path / "w.sqlite") as own:
+        with own.transaction() as conn:
+            conn.execute(
+                f"CREATE TABLE {TABLE} (key TEXT PRIMARY KEY, version_id TEXT, passages TEXT)"
+            )
+            conn.execute(f"INSERT INTO {TABLE} VALUES ('older', ?, '[]')", (row.path,))
+        profile = choose_profile([own.version(row.path)]).profile
+        held_passages(own, own.version(row.path), profile)
+        kept = own.read(f"SELECT key, version_id, profile FROM {TABLE}")
+        assert kept == [(passages_key(own.version(row.path), profile), row.path, profile.name)]
+
+
 def test_a_diff_from_kept_passages_is_the_diff_from_segments(
     workspace: Workspace,
     fresh_workspace: FreshWorkspace,

@@ -1,5 +1,6 @@
 """Derived state (C13): the one key rule (`derived_key`), the one invalidation rule (what was kept
-is taken only under the key computed now) and the watermark a kept view records (`DerivedState`)."""
+is taken only under the key computed now, so `keep_row` drops a row's other keys) and the
+watermark a kept view records (`DerivedState`)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,31 @@ def derived_key(kind: str, inputs: Any, code: str) -> str:
     and the digest of the code that derives it. Equal keys mean equal derived state; this is
     the only place a derived table's key is made."""
     return content_id({"kind": kind, "inputs": inputs, "code": code})
+
+
+def keep_row(
+    conn: sqlite3.Connection,
+    table: str,
+    key: tuple[str, str],
+    name: Mapping[str, Any],
+    values: Mapping[str, Any],
+) -> None:
+    """Keep one row of the derived `table` under `key` (its key column and the key), named by
+    the columns and values of `name` (what the row is of: a version, a version and a profile,
+    a version pair), with the other columns' `values`. The rows of the same name under other
+    keys are deleted first: a kept row is taken only under the key computed now, so they
+    could never be read again (the one invalidation rule), and a table keeps one row per name."""
+    column, value = key
+    # The rows of a name are found through an index, so keeping a table's rows one by one
+    # (a measure of the whole code) does not scan it for each.
+    conn.execute(f"CREATE INDEX IF NOT EXISTS {table}_by_name ON {table} ({', '.join(name)})")
+    same = " AND ".join(f"{c} = ?" for c in name)
+    conn.execute(f"DELETE FROM {table} WHERE {same} AND {column} != ?", (*name.values(), value))
+    row = {column: value, **name, **values}
+    conn.execute(
+        f"INSERT OR REPLACE INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+        tuple(row.values()),
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

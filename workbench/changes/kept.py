@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.cells import cell_from_json
-from workbench.derived import derived_key
+from workbench.derived import derived_key, keep_row
 from workbench.models import Change, Span, Version, VersionText
 
 if TYPE_CHECKING:
@@ -230,22 +230,25 @@ def keep(workspace: Workspace, family: Family, kept: Sequence[KeptDiff], *, whol
     keeps at most one diff per pair of versions, whatever the code that made it)."""
     with workspace.transaction() as conn:
         conn.execute(_SCHEMA)
-        where = "WHERE jurisdiction = ? AND family = ?"
-        if whole:
-            conn.execute(f"DELETE FROM {TABLE} {where}", family)
-        else:
+        if whole:  # the family's rows go, so none of a pair's is left under another key
+            conn.execute(f"DELETE FROM {TABLE} WHERE jurisdiction = ? AND family = ?", family)
             conn.executemany(
-                f"DELETE FROM {TABLE} {where} AND before_id = ? AND after_id = ?",
-                [(*family, before_id, after_id) for _, before_id, after_id, _ in kept],
+                f"INSERT OR REPLACE INTO {TABLE} (diff_key, jurisdiction, family, before_id, after_id, "
+                "changes) VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (key, *family, before_id, after_id, changes)
+                    for key, before_id, after_id, changes in kept
+                ],
             )
-        conn.executemany(
-            f"INSERT OR REPLACE INTO {TABLE} (diff_key, jurisdiction, family, before_id, after_id, "
-            "changes) VALUES (?, ?, ?, ?, ?, ?)",
-            [
-                (key, *family, before_id, after_id, changes)
-                for key, before_id, after_id, changes in kept
-            ],
-        )
+            return
+        for key, before_id, after_id, changes in kept:
+            name = {
+                "jurisdiction": family[0],
+                "family": family[1],
+                "before_id": before_id,
+                "after_id": after_id,
+            }
+            keep_row(conn, TABLE, ("diff_key", key), name, {"changes": changes})
 
 
 def pair_keys(
