@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import STORE
 from workbench.changes import kept, log
 from workbench.changes.diff import diff_versions
+from workbench.changes.kept import version_lines
 from workbench.changes.pairs import pair_changes, version_pairs
 from workbench.changes.queue import find_item, item_as_json, item_caution_stands, review_items
 from workbench.changes.stored import refresh_review_queue, review_page, stored_item
@@ -25,6 +26,7 @@ from workbench.workspace import Workspace, ingest
 
 NEXT = re.compile(r"the next page: --after (\S+)")
 GROWING = "draft-nottingham-http-link-header"  # a family of many versions and renumberings
+ONE_PDF = "epa-oig-report-10-p-0154-excerpt"  # a PDF held alone, its text's origin recorded
 
 
 def _copy(workspace: Workspace, target: Path) -> Path:
@@ -152,6 +154,42 @@ def test_a_refresh_takes_the_kept_diffs_and_keeps_what_it_diffs(
             held, GROWING, profiles=held.profile_registry()
         )
         assert diffed == []
+
+
+def test_a_refresh_keys_again_only_the_families_touched_since_its_watermark(
+    catalogue: tuple[CatalogueRow, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a refresh, a new version, or a new origin record of a held version (a PDF read
+    again by another extractor version), makes the next refresh read the lines of its own
+    family alone; nothing new, no family's."""
+    rows = sorted((r for r in catalogue if r.family == GROWING), key=lambda r: r.version_order)
+    pdf = next(r for r in catalogue if r.family == ONE_PDF)
+    with Workspace(tmp_path / "w.sqlite") as held:
+        assert not ingest(held, [*rows[:-1], pdf], STORE).refused
+        registry = held.profile_registry()
+        refresh_review_queue(held, registry)
+        keyed: list[tuple[str, str] | None] = []
+
+        def lines(workspace: Workspace, only: tuple[str, str] | None = None) -> Any:
+            keyed.append(only)
+            return version_lines(workspace, only)
+
+        monkeypatch.setattr("workbench.changes.stored.version_lines", lines)
+        assert not ingest(held, rows[-1:], STORE).refused
+        grown = refresh_review_queue(held, registry)
+        assert (grown.families, keyed) == (1, [(rows[-1].jurisdiction, GROWING)])
+        keyed.clear()
+        with held.transaction() as conn:
+            conn.execute(
+                "INSERT INTO text_origins SELECT version_id, extractor, 'a later version', "
+                "text_sha256, origin, recorded_at FROM text_origins WHERE version_id = ?",
+                (pdf.path,),
+            )
+        read_again = refresh_review_queue(held, registry)
+        assert (read_again.families, keyed) == (1, [(pdf.jurisdiction, ONE_PDF)])
+        keyed.clear()
+        again = refresh_review_queue(held, registry)
+        assert (again.families, again.diffed, again.taken, again.reused, keyed) == (0, 0, 0, 0, [])
 
 
 def test_an_item_is_found_in_the_stored_queue_as_in_the_diffs(

@@ -22,7 +22,7 @@ from workbench.changes.kept import (
 from workbench.changes.pairs import some_family_changes
 from workbench.changes.queue import Pairing, Relabel, ReviewItem, item_caution_stands, items_of_pair
 from workbench.changes.verdict import Verdict
-from workbench.derived import derived_key
+from workbench.derived import DerivedState, Kept, derived_key
 from workbench.errors import ChangeNotFound, FamilyNotFound
 from workbench.models import Change, Version, code_digest, consecutive_pairs
 from workbench.progress import bar
@@ -56,10 +56,12 @@ CREATE TABLE IF NOT EXISTS review_queue (
     PRIMARY KEY (jurisdiction, family, pair_index, item_index)
 );
 CREATE INDEX IF NOT EXISTS review_queue_by_family ON review_queue (family);
-CREATE TABLE IF NOT EXISTS review_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+-- the refresh's state is its record in derived_state (`REFRESHED`)
+DROP TABLE IF EXISTS review_meta;
 """
 
 _ORDER = "jurisdiction, family, pair_index, item_index"
+REFRESHED = "review-queue"  # the refresh's record in `derived.DerivedState`
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -173,17 +175,22 @@ def _family_key(
     return derived_key("review-family", [registry_key, *lines.values()], code), tuple(lines)
 
 
-def _state(workspace: Workspace, registry_key: str, code: str) -> str:
-    """The whole store's key: the row counts and highest row ids of the versions and origin
-    tables, the registry's key and the code digest. Equal counts mean the same rows, because
-    both tables are append-only (their triggers refuse UPDATE and DELETE): when the state is the
-    stored one, no family can be stale, and none is looked at."""
+def _touched(workspace: Workspace, kept: Kept) -> list[tuple[str, str]]:
+    """The families whose key may differ from the one stored when the refresh recorded `kept`
+    (its watermark, the versions' last row it consumed, and the origin records' last row in its
+    value): those of the versions admitted since, and of the versions with an origin record
+    added since. No other family's key can differ, as both tables are append-only (their
+    triggers refuse UPDATE and DELETE)."""
     # CAUTION: sound only while `versions` and `text_origins` are append-only.
-    counts = [
-        workspace.read(f"SELECT COUNT(*), MAX(rowid) FROM {table}")[0]
-        for table in ("versions", "text_origins")
-    ]
-    return derived_key("review-queue", [[list(c) for c in counts], registry_key], code)
+    return workspace.read(
+        "SELECT DISTINCT jurisdiction, family FROM versions WHERE rowid > ? OR version_id IN "
+        "(SELECT version_id FROM text_origins WHERE rowid > ?) ORDER BY jurisdiction, family",
+        (kept.watermark, kept.value["origins"]),
+    )
+
+
+def _last_origin(workspace: Workspace) -> int:
+    return int(workspace.read("SELECT coalesce(max(rowid), 0) FROM text_origins")[0][0])
 
 
 def pair_key(before: Version, after: Version, profile: Profile, code: str) -> str:
@@ -282,12 +289,6 @@ def measured_queue(workspace: Workspace, profiles: Sequence[Profile]) -> Measure
     )
 
 
-def _stored_state(workspace: Workspace) -> list[tuple[Any, ...]]:
-    """The stored queue's state row; none where the queue was never stored."""
-    made = workspace.read("SELECT 1 FROM sqlite_master WHERE name = 'review_meta'")
-    return workspace.read("SELECT value FROM review_meta WHERE key = 'state'") if made else []
-
-
 def _create_schema(workspace: Workspace) -> None:
     with workspace.transaction() as conn:
         for statement in _SCHEMA.split(";"):
@@ -301,9 +302,12 @@ def refresh_review_queue(
     """Bring the stored queue up to date with the held versions, read through `profiles` (the
     registry `measure` chooses from, `Workspace.profile_registry()`).
 
-    When the store's state (`_state`) is the one stored, nothing is read. Otherwise a family
-    whose key (docs/review.md) is the stored one is not read. Every other family is
-    read, its profile chosen as `queue.review_items` chooses it, each of its consecutive pairs'
+    The refresh records its watermark (`derived.DerivedState`, kind "review-queue": the
+    versions' last row and the origin records' last row it consumed, under a key of the
+    registry and the code). Under that key, only the families of versions admitted or given an
+    origin record since (`_touched`) are keyed again, and none when there are none; under
+    another (other code or profiles, or no record), every family's key is read. A family whose
+    key (docs/review.md) is the stored one is not read. Every other family is read, its profile chosen as `queue.review_items` chooses it, each of its consecutive pairs'
     items read from `review_pairs` by the pair's key or, when none is stored, computed by
     `items_of_pair` over the pair's one diff and stored: the diff kept under the key computed
     now, else diffed from the versions and kept (`pairs.some_family_changes`), and only for
@@ -316,20 +320,31 @@ def refresh_review_queue(
         _create_schema(workspace)
     code = code_digest()
     registry_key = registry_digest(profiles)
-    state = _state(workspace, registry_key, code)
-    if _stored_state(workspace) == [(state,)]:
+    record = derived_key(REFRESHED, [registry_key], code)
+    derived = DerivedState(workspace)
+    kept = derived.kept(REFRESHED, "queue")
+    touched = _touched(workspace, kept) if kept is not None and kept.key == record else None
+    if touched == []:
         return Refreshed(families=0, diffed=0, taken=0, reused=0)
-    wanted = {
-        family: key for family, (key, _) in _family_keys(workspace, registry_key, code).items()
-    }
     held = {
         (j, f): k
         for j, f, k in workspace.read(
             "SELECT jurisdiction, family, family_key FROM review_families"
         )
     }
+    if touched is not None:
+        wanted = {
+            family: key
+            for only in touched
+            for family, (key, _) in _family_keys(workspace, registry_key, code, only).items()
+        }
+        gone = []
+    else:  # other code or profiles, or never refreshed: every family's key is read
+        wanted = {
+            family: key for family, (key, _) in _family_keys(workspace, registry_key, code).items()
+        }
+        gone = sorted(set(held) - set(wanted))
     stale = sorted(key for key, value in wanted.items() if held.get(key) != value)
-    gone = sorted(set(held) - set(wanted))
     diffed = taken = reused = 0
     for jurisdiction, family in bar(stale, desc="review queue", unit="family", enabled=progress):
         versions = [v for v in workspace.versions(family) if v.jurisdiction == jurisdiction]
@@ -357,8 +372,8 @@ def refresh_review_queue(
         _write_family(workspace, jurisdiction, family, wanted[(jurisdiction, family)], pairs)
     for jurisdiction, family in gone:
         _write_family(workspace, jurisdiction, family, None, [])
-    with workspace.transaction() as conn:
-        conn.execute("INSERT OR REPLACE INTO review_meta VALUES ('state', ?)", (state,))
+    if workspace.read_only is None:
+        derived.keep(REFRESHED, "queue", record, {"origins": _last_origin(workspace)})
     return Refreshed(families=len(stale), diffed=diffed, taken=taken, reused=reused)
 
 
