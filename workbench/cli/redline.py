@@ -17,7 +17,7 @@ def diff_docx(args: argparse.Namespace, made_by: Callable[..., Any]) -> int:
     """`workbench diff FAMILY --docx OUT.docx`: one version pair (--from/--to, or a family of two
     versions), with the law comments of `--laws`. Refused before anything is computed: --docx
     with another output, or an unwritable path; after the pairs are chosen: more than one pair."""
-    from workbench.changes import pairs, redline
+    from workbench.changes import diff_files, pairs
     from workbench.errors import RedlineError
     from workbench.exports.redline_docx import redline_section_docx
 
@@ -29,7 +29,7 @@ def diff_docx(args: argparse.Namespace, made_by: Callable[..., Any]) -> int:
         raise RedlineError(
             f"--docx writes the whole diff of one version pair and goes without {', '.join(named)}"
         )
-    redline.writable(args.docx, "the Word redline")
+    diff_files.writable(args.docx, "the Word redline")
     with open_held(args) as workspace:
         chosen = pairs.version_pairs(workspace, args.family, start=args.start, end=args.end)
         if len(chosen) != 1:
