@@ -233,8 +233,8 @@ def keep(workspace: Workspace, family: Family, kept: Sequence[KeptDiff], *, whol
         if whole:  # the family's rows go, so none of a pair's is left under another key
             conn.execute(f"DELETE FROM {TABLE} WHERE jurisdiction = ? AND family = ?", family)
             conn.executemany(
-                f"INSERT OR REPLACE INTO {TABLE} (diff_key, jurisdiction, family, before_id, after_id, "
-                "changes) VALUES (?, ?, ?, ?, ?, ?)",
+                f"INSERT OR REPLACE INTO {TABLE} (diff_key, jurisdiction, family, before_id, "
+                "after_id, changes) VALUES (?, ?, ?, ?, ?, ?)",
                 [
                     (key, *family, before_id, after_id, changes)
                     for key, before_id, after_id, changes in kept

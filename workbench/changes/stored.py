@@ -307,7 +307,8 @@ def refresh_review_queue(
     registry and the code). Under that key, only the families of versions admitted or given an
     origin record since (`_touched`) are keyed again, and none when there are none; under
     another (other code or profiles, or no record), every family's key is read. A family whose
-    key (docs/review.md) is the stored one is not read. Every other family is read, its profile chosen as `queue.review_items` chooses it, each of its consecutive pairs'
+    key (docs/review.md) is the stored one is not read. Every other family is read, its
+    profile chosen as `queue.review_items` chooses it, each of its consecutive pairs'
     items read from `review_pairs` by the pair's key or, when none is stored, computed by
     `items_of_pair` over the pair's one diff and stored: the diff kept under the key computed
     now, else diffed from the versions and kept (`pairs.some_family_changes`), and only for

@@ -14,7 +14,8 @@ KIND = "passages"
 TABLE = "derived_passages"
 _SCHEMA = (
     f"CREATE TABLE IF NOT EXISTS {TABLE} "
-    "(key TEXT PRIMARY KEY, version_id TEXT NOT NULL, profile TEXT NOT NULL, passages TEXT NOT NULL)"
+    "(key TEXT PRIMARY KEY, version_id TEXT NOT NULL, profile TEXT NOT NULL, "
+    "passages TEXT NOT NULL)"
 )
 
 
