@@ -2,8 +2,8 @@
 (`workspace.parts`): read from the artefact once, kept under their key, and read back equal to the
 reading with no artefact touched, on a Justice Canada regulation (markup notes and tables, no
 heading lines, kept when first asked) and a PDF (a NERC standard, its notes off the glyphs, its
-tables by geometry, its heading lines by size, kept at ingest); a read-only workspace keeps
-nothing and still answers."""
+tables by geometry, its heading lines by size, kept at ingest); one row per version, under the
+key computed now; a read-only workspace keeps nothing and still answers."""
 
 from __future__ import annotations
 
@@ -60,6 +60,23 @@ def test_a_versions_parts_are_read_once_and_kept(
         monkeypatch.setattr("workbench.text.pdf.extract_pdf", _never)
         assert held_parts(workspace, version) == tuple(read)
         assert held_headings(workspace, version) == headings
+
+
+def test_a_version_keeps_one_row_under_the_key_computed_now(
+    holding: Callable[[str], Workspace], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Parts kept by other code are never read again: once kept under the key computed now,
+    the version's row under the other key is gone."""
+    with holding(JUSTICE) as workspace:
+        version = workspace.version(JUSTICE)
+        with monkeypatch.context() as older:
+            older.setattr("workbench.workspace.parts.code_digest", lambda: "older code")
+            older_key = parts_key(version)
+            held_parts(workspace, version)
+        assert workspace.read(f"SELECT key FROM {TABLE}") == [(older_key,)]
+        assert older_key != parts_key(version)
+        held_parts(workspace, version)
+        assert workspace.read(f"SELECT key FROM {TABLE}") == [(parts_key(version),)]
 
 
 def test_a_read_only_workspace_keeps_nothing_and_still_answers(

@@ -1,13 +1,21 @@
 """A held version's passages kept as derived state (`workspace.passages`): what a diff reads back
 is what segmenting gives, on every held version of the small workspace; a kept row is taken only
-under its key."""
+under its key; a workspace nobody may write is segmented and read, never written."""
 
 from __future__ import annotations
 
+import os
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import FreshWorkspace
+from tests.test_workspace_opening import _as_nobody, _digest, built, shared  # noqa: F401
+from workbench.changes import kept
 from workbench.changes.pairs import diff_sections, version_pairs
+from workbench.cli import main
 from workbench.models import CatalogueRow
 from workbench.text.choice import choose_profile
 from workbench.text.profiles import generic_profile
@@ -53,6 +61,54 @@ def test_a_kept_row_is_taken_only_under_its_key(
         assert own.read(f"SELECT COUNT(*) FROM {TABLE}")[0][0] == 2
 
 
+def test_a_version_keeps_one_row_per_profile_under_the_key_computed_now(
+    workspace: Workspace,
+    fresh_workspace: FreshWorkspace,
+    catalogue: tuple[CatalogueRow, ...],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Passages kept by other code are never read again: once a version's passages through a
+    profile are kept under the key computed now, its row through that profile under the other
+    key is gone; its row through another profile stays."""
+    version = max(workspace.versions(), key=lambda v: len(v.text))
+    row = next(r for r in catalogue if r.path == version.version_id)
+    with fresh_workspace([row], tmp_path / "w.sqlite") as own:
+        version = own.version(row.path)
+        named, generic = choose_profile([version]).profile, generic_profile()
+        with monkeypatch.context() as older:
+            older.setattr("workbench.workspace.passages.code_digest", lambda: "older code")
+            older_key = passages_key(version, named)
+            held_passages(own, version, named)
+        held_passages(own, version, generic)
+        held_passages(own, version, named)
+        kept = own.read(f"SELECT key FROM {TABLE} ORDER BY key")
+        assert older_key not in {passages_key(version, p) for p in (named, generic)}
+        assert kept == sorted((passages_key(version, p),) for p in (named, generic))
+
+
+def test_passages_kept_before_rows_named_their_profile_are_dropped(
+    workspace: Workspace,
+    fresh_workspace: FreshWorkspace,
+    catalogue: tuple[CatalogueRow, ...],
+    tmp_path: Path,
+) -> None:
+    """A table kept before its rows named their profile holds rows of older code alone: the
+    first passages kept replace it, and its rows go."""
+    version = min(workspace.versions(), key=lambda v: len(v.text))
+    row = next(r for r in catalogue if r.path == version.version_id)
+    with fresh_workspace([row], tmp_path / "w.sqlite") as own:
+        with own.transaction() as conn:
+            conn.execute(
+                f"CREATE TABLE {TABLE} (key TEXT PRIMARY KEY, version_id TEXT, passages TEXT)"
+            )
+            conn.execute(f"INSERT INTO {TABLE} VALUES ('older', ?, '[]')", (row.path,))
+        profile = choose_profile([own.version(row.path)]).profile
+        held_passages(own, own.version(row.path), profile)
+        kept = own.read(f"SELECT key, version_id, profile FROM {TABLE}")
+        assert kept == [(passages_key(own.version(row.path), profile), row.path, profile.name)]
+
+
 def test_a_diff_from_kept_passages_is_the_diff_from_segments(
     workspace: Workspace,
     fresh_workspace: FreshWorkspace,
@@ -70,3 +126,37 @@ def test_a_diff_from_kept_passages_is_the_diff_from_segments(
         plain = diff_sections(chosen)
         for _ in range(2):  # the first segments and keeps, the second reads what was kept
             assert diff_sections(chosen, workspace=own) == plain
+
+
+@pytest.mark.parametrize(
+    "file_mode",
+    [
+        pytest.param(0o444, id="read-only-file-and-folder"),
+        pytest.param(0o666, id="read-only-folder"),
+    ],
+)
+def test_a_read_only_workspace_segments_and_never_writes(
+    shared: Path,  # noqa: F811
+    file_mode: int,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A workspace nobody may write, with no passages and no diff kept: `workbench diff`, run
+    as an ordinary user, segments both versions and prints what a writable workspace prints,
+    and the file is left byte-identical with nothing made beside it."""
+    with closing(sqlite3.connect(shared)) as conn, conn:
+        conn.execute(f"DELETE FROM {TABLE}")
+        conn.execute(f"DELETE FROM {kept.TABLE}")
+    writable = shared.parent / "writable.sqlite"
+    writable.write_bytes(shared.read_bytes())
+    assert main(["diff", "fam-1", "--json", "--workspace", str(writable)]) == 0
+    expected = capsys.readouterr().out
+    for name in os.listdir(shared.parent):
+        if name != shared.name:
+            os.remove(shared.parent / name)
+    os.chmod(shared, file_mode)
+    os.chmod(shared.parent, 0o555)
+    before = _digest(shared)
+    done = _as_nobody(["diff", "fam-1", "--json", "--workspace", shared.name], shared.parent)
+    assert (done.returncode, done.stderr, done.stdout) == (0, "", expected)
+    assert sorted(os.listdir(shared.parent)) == [shared.name]
+    assert _digest(shared) == before

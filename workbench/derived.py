@@ -1,7 +1,7 @@
 """Derived state (C13): the one key rule (`derived_key`), the code digest every key names
 (`code_digest`), the one invalidation rule (what was kept is taken only under the key computed
-now) and the watermark a kept view records (`DerivedState`). docs/design.md says how the code
-digest is kept between runs."""
+now, so `keep_row` drops a row's other keys) and the watermark a kept view records
+(`DerivedState`). docs/design.md says how the code digest is kept between runs."""
 
 from __future__ import annotations
 
@@ -116,6 +116,31 @@ def _keep(kept: Path, value: dict[str, str]) -> None:
     with contextlib.suppress(OSError):
         kept.parent.mkdir(parents=True, exist_ok=True)
         replace_file(kept, json.dumps(value).encode("utf-8"))
+
+
+def keep_row(
+    conn: sqlite3.Connection,
+    table: str,
+    key: tuple[str, str],
+    name: Mapping[str, Any],
+    values: Mapping[str, Any],
+) -> None:
+    """Keep one row of the derived `table` under `key` (its key column and the key), named by
+    the columns and values of `name` (what the row is of: a version, a version and a profile,
+    a version pair), with the other columns' `values`. The rows of the same name under other
+    keys are deleted first: a kept row is taken only under the key computed now, so they
+    could never be read again (the one invalidation rule), and a table keeps one row per name."""
+    column, value = key
+    # The rows of a name are found through an index, so keeping a table's rows one by one
+    # (a measure of the whole code) does not scan it for each.
+    conn.execute(f"CREATE INDEX IF NOT EXISTS {table}_by_name ON {table} ({', '.join(name)})")
+    same = " AND ".join(f"{c} = ?" for c in name)
+    conn.execute(f"DELETE FROM {table} WHERE {same} AND {column} != ?", (*name.values(), value))
+    row = {column: value, **name, **values}
+    conn.execute(
+        f"INSERT OR REPLACE INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+        tuple(row.values()),
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -23,6 +23,7 @@ from workbench.cli import main
 from workbench.derived import code_digest
 from workbench.measure import measure_corpus
 from workbench.models import Change
+from workbench.text.profiles import SHIPPED_DIR
 from workbench.workspace import Workspace, parts
 from workbench.workspace.parts import held_parts
 from workbench.workspace.passages import held_passages
@@ -36,7 +37,7 @@ FAMILIES = {
 }
 
 
-def _never(*_: object) -> None:
+def _never(*_: object, **__: object) -> None:
     raise AssertionError("a kept diff was computed again")
 
 
@@ -128,6 +129,37 @@ def test_a_named_pair_is_kept_apart_from_the_consecutive_ones(
     assert again == first
 
 
+def test_a_docx_redline_keeps_its_diff_under_the_researchers_profiles(
+    measured: Path,
+    tmp_path: Path,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`diff --docx` with `--profiles` keeps the pair's diff under the one key rule, the
+    profile files among its inputs: a second redline reads it back, and an edited profile file
+    makes another key, so the pair is diffed again."""
+    path = tmp_path / "docx.sqlite"
+    shutil.copy2(measured, path)
+    folder = tmp_path / "profiles"
+    folder.mkdir()
+    shipped = SHIPPED_DIR / "generic.toml"
+    profile = folder / "researcher.toml"
+    profile.write_text(
+        shipped.read_text(encoding="utf-8").replace('name = "generic"', 'name = "researcher"'),
+        encoding="utf-8",
+    )
+    name = "draft-nottingham-http-link-header"
+    span = ("--from", f"ietf/{name}/{name}-00.txt", "--to", f"ietf/{name}/{name}-04.txt")
+    argv = ("--docx", str(tmp_path / "r.docx"), "--profiles", str(folder))
+    first = _printed(capsysbinary, path, name, *span, *argv)
+    monkeypatch.setattr("workbench.changes.diff.diff_versions", _never)
+    assert _printed(capsysbinary, path, name, *span, *argv) == first
+    with profile.open("a", encoding="utf-8") as edited:
+        edited.write("# edited\n")
+    with pytest.raises(AssertionError, match="a kept diff was computed again"):
+        main(["diff", name, *span, *argv, "--workspace", str(path)])
+
+
 def test_a_read_only_workspace_computes_and_keeps_nothing(
     measured: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -155,6 +187,23 @@ def test_a_kept_diff_reads_back_equal_records(measured: Path) -> None:
                 kept.changes_json(changes), before.version_id, after.version_id
             )
             assert back == changes and {c.kind for c in changes} > {"unchanged"}
+
+
+def test_the_review_queue_stores_a_change_as_the_kept_diff_does(measured: Path) -> None:
+    """One stored shape of a change (`kept.change_row`): every pairing measure stored in the
+    review queue is, byte for byte once parsed, a row of its pair's kept diff."""
+    with closing(sqlite3.connect(measured)) as conn:
+        diffs = {
+            (before_id, after_id): json.loads(changes)
+            for before_id, after_id, changes in conn.execute(
+                f"SELECT before_id, after_id, changes FROM {kept.TABLE}"
+            )
+        }
+        queued = conn.execute("SELECT before_id, after_id, item FROM review_queue").fetchall()
+    assert queued
+    for before_id, after_id, item in queued:
+        for change in json.loads(item)["changes"]:
+            assert change in diffs[(before_id, after_id)], change
 
 
 # The families of `FAMILIES` whose versions hold tables: their pairs' rows pair row by row.

@@ -32,7 +32,7 @@ def test_the_redline_page_draws_its_highlights_and_runs_nothing(
 ) -> None:
     from playwright.sync_api import sync_playwright
 
-    from workbench.changes import redline
+    from workbench.changes import diff_files, redline
     from workbench.changes import redline_page as redline_html
     from workbench.changes.diff import diff_versions
 
@@ -49,7 +49,7 @@ def test_the_redline_page_draws_its_highlights_and_runs_nothing(
     before, after = _hostile_pair(workspace)
     hostile_path = tmp_path / "hostile.html"
     section = redline.section(before, after, diff_versions(before, after))
-    redline.write_page(
+    diff_files.write_page(
         hostile_path, redline_html.page_html([section], family="planted", shown="every change")
     )
 

@@ -25,7 +25,7 @@ FAMILIES = (
     "ietf/draft-nottingham-cache-extensions",
     "us-federal/epa-oig-report-10-p-0154-excerpt",
 )
-STORED = ("review_queue", "review_pairs", "review_families", "review_meta")
+STORED = ("review_queue", "review_pairs", "review_families", "derived_state")
 
 
 def _listing(capsysbinary: pytest.CaptureFixture[bytes], path: Path) -> str:
@@ -57,7 +57,7 @@ def test_the_first_review_list_after_measure_diffs_no_pair(
     assert _listing(capsysbinary, tmp_path / "w.sqlite") == expected
     # The stored pairs are under the keys the refresh computes: with every family's key
     # forgotten, each family is read again and each of its pairs read back, none diffed.
-    _forget(tmp_path / "w.sqlite", ("review_families", "review_meta"))
+    _forget(tmp_path / "w.sqlite", ("review_families", "derived_state"))
     with Workspace(tmp_path / "w.sqlite") as held:
         pairs = consecutive_pairs(held.versions())
         refreshed = refresh_review_queue(held, held.profile_registry())

@@ -20,7 +20,7 @@ _HOME = {
     "diff_sections": "workbench.changes.pairs",
     "kinds_shown": "workbench.changes.pairs",
     "version_pairs": "workbench.changes.pairs",
-    "change_frame": "workbench.changes.redline",
+    "change_frame": "workbench.changes.diff_files",
     "marked_text": "workbench.changes.redline",
     "redlines": "workbench.changes.redline",
     "page_html": "workbench.changes.redline_page",

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.cells import cell_from_json
-from workbench.derived import derived_key
+from workbench.derived import derived_key, keep_row
 from workbench.models import Change, Span, Version, VersionText
 
 if TYPE_CHECKING:
@@ -85,47 +85,42 @@ def diff_key(
     return derived_key(KIND, [list(map(list, sources)), list(chooser), list(pair)], code)
 
 
-def changes_json(changes: Sequence[Change]) -> str:
-    """The kept form of a pair's changes: one JSON array per change, its fields in `Change`'s
-    order, a span as [start, end] (its version is the change's before or after version), a
-    tuple as an array, a table row's cells as `TableCell.as_json` each. Floats round-trip
-    exactly, so `changes_from_json` gives equal records."""
+def change_row(change: Change) -> list[Any]:
+    """The stored JSON of one change, the one shape the kept diffs and the stored review queue
+    hold: an array of its fields in `Change`'s order, a span as [start, end] (its version is
+    the change's before or after version), a tuple as an array, a table row's cells as
+    `TableCell.as_json` each. Floats round-trip exactly, so `change_from_row` gives an equal
+    record."""
 
     def span(s: Span | None) -> list[int] | None:
         return None if s is None else [s.char_start, s.char_end]
 
-    return json.dumps(
-        [
-            [
-                c.change_id,
-                c.kind,
-                span(c.before),
-                span(c.after),
-                c.before_label,
-                c.after_label,
-                c.similarity,
-                c.alignment_confidence,
-                c.capped,
-                span(c.span_before),
-                span(c.span_after),
-                [span(s) for s in c.before_spans],
-                [span(s) for s in c.after_spans],
-                c.front_matter,
-                list(c.before_origin),
-                list(c.after_origin),
-                c.low_confidence,
-                [cell.as_json() for cell in c.before_cells],
-                [cell.as_json() for cell in c.after_cells],
-            ]
-            for c in changes
-        ],
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
+    c = change
+    return [
+        c.change_id,
+        c.kind,
+        span(c.before),
+        span(c.after),
+        c.before_label,
+        c.after_label,
+        c.similarity,
+        c.alignment_confidence,
+        c.capped,
+        span(c.span_before),
+        span(c.span_after),
+        [span(s) for s in c.before_spans],
+        [span(s) for s in c.after_spans],
+        c.front_matter,
+        list(c.before_origin),
+        list(c.after_origin),
+        c.low_confidence,
+        [cell.as_json() for cell in c.before_cells],
+        [cell.as_json() for cell in c.after_cells],
+    ]
 
 
-def changes_from_json(kept: str, before_id: str, after_id: str) -> tuple[Change, ...]:
-    """The changes `changes_json` wrote for the pair (`before_id`, `after_id`)."""
+def change_from_row(row: Sequence[Any], before_id: str, after_id: str) -> Change:
+    """The change `change_row` stored, of the pair (`before_id`, `after_id`)."""
 
     def before(s: list[int] | None) -> Span | None:
         return None if s is None else Span(version_id=before_id, char_start=s[0], char_end=s[1])
@@ -133,50 +128,58 @@ def changes_from_json(kept: str, before_id: str, after_id: str) -> tuple[Change,
     def after(s: list[int] | None) -> Span | None:
         return None if s is None else Span(version_id=after_id, char_start=s[0], char_end=s[1])
 
-    return tuple(
-        Change(
-            change_id=change_id,
-            kind=kind,
-            before=before(b),
-            after=after(a),
-            before_label=before_label,
-            after_label=after_label,
-            similarity=similarity,
-            alignment_confidence=confidence,
-            capped=capped,
-            span_before=before(span_b),
-            span_after=after(span_a),
-            before_spans=tuple(map(before, spans_b)),  # type: ignore[arg-type]
-            after_spans=tuple(map(after, spans_a)),  # type: ignore[arg-type]
-            front_matter=front_matter,
-            before_origin=tuple(origin_b),
-            after_origin=tuple(origin_a),
-            low_confidence=low_confidence,
-            before_cells=tuple(map(cell_from_json, cells_b)),
-            after_cells=tuple(map(cell_from_json, cells_a)),
-        )
-        for (
-            change_id,
-            kind,
-            b,
-            a,
-            before_label,
-            after_label,
-            similarity,
-            confidence,
-            capped,
-            span_b,
-            span_a,
-            spans_b,
-            spans_a,
-            front_matter,
-            origin_b,
-            origin_a,
-            low_confidence,
-            cells_b,
-            cells_a,
-        ) in json.loads(kept)
+    (
+        change_id,
+        kind,
+        b,
+        a,
+        before_label,
+        after_label,
+        similarity,
+        confidence,
+        capped,
+        span_b,
+        span_a,
+        spans_b,
+        spans_a,
+        front_matter,
+        origin_b,
+        origin_a,
+        low_confidence,
+        cells_b,
+        cells_a,
+    ) = row
+    return Change(
+        change_id=change_id,
+        kind=kind,
+        before=before(b),
+        after=after(a),
+        before_label=before_label,
+        after_label=after_label,
+        similarity=similarity,
+        alignment_confidence=confidence,
+        capped=capped,
+        span_before=before(span_b),
+        span_after=after(span_a),
+        before_spans=tuple(map(before, spans_b)),  # type: ignore[arg-type]
+        after_spans=tuple(map(after, spans_a)),  # type: ignore[arg-type]
+        front_matter=front_matter,
+        before_origin=tuple(origin_b),
+        after_origin=tuple(origin_a),
+        low_confidence=low_confidence,
+        before_cells=tuple(map(cell_from_json, cells_b)),
+        after_cells=tuple(map(cell_from_json, cells_a)),
     )
+
+
+def changes_json(changes: Sequence[Change]) -> str:
+    """The kept form of a pair's changes: a JSON array of each change's `change_row`."""
+    return json.dumps([change_row(c) for c in changes], ensure_ascii=False, separators=(",", ":"))
+
+
+def changes_from_json(kept: str, before_id: str, after_id: str) -> tuple[Change, ...]:
+    """The changes `changes_json` wrote for the pair (`before_id`, `after_id`)."""
+    return tuple(change_from_row(row, before_id, after_id) for row in json.loads(kept))
 
 
 def read_kept(workspace: Workspace, keys: Sequence[str]) -> dict[str, tuple[Change, ...]]:
@@ -227,22 +230,25 @@ def keep(workspace: Workspace, family: Family, kept: Sequence[KeptDiff], *, whol
     keeps at most one diff per pair of versions, whatever the code that made it)."""
     with workspace.transaction() as conn:
         conn.execute(_SCHEMA)
-        where = "WHERE jurisdiction = ? AND family = ?"
-        if whole:
-            conn.execute(f"DELETE FROM {TABLE} {where}", family)
-        else:
+        if whole:  # the family's rows go, so none of a pair's is left under another key
+            conn.execute(f"DELETE FROM {TABLE} WHERE jurisdiction = ? AND family = ?", family)
             conn.executemany(
-                f"DELETE FROM {TABLE} {where} AND before_id = ? AND after_id = ?",
-                [(*family, before_id, after_id) for _, before_id, after_id, _ in kept],
+                f"INSERT OR REPLACE INTO {TABLE} (diff_key, jurisdiction, family, before_id, "
+                "after_id, changes) VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (key, *family, before_id, after_id, changes)
+                    for key, before_id, after_id, changes in kept
+                ],
             )
-        conn.executemany(
-            f"INSERT OR REPLACE INTO {TABLE} (diff_key, jurisdiction, family, before_id, after_id, "
-            "changes) VALUES (?, ?, ?, ?, ?, ?)",
-            [
-                (key, *family, before_id, after_id, changes)
-                for key, before_id, after_id, changes in kept
-            ],
-        )
+            return
+        for key, before_id, after_id, changes in kept:
+            name = {
+                "jurisdiction": family[0],
+                "family": family[1],
+                "before_id": before_id,
+                "after_id": after_id,
+            }
+            keep_row(conn, TABLE, ("diff_key", key), name, {"changes": changes})
 
 
 def pair_keys(

@@ -4,7 +4,8 @@ gets the same pairs (consecutive held versions, or the one a reader names), read
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from workbench.changes import kept
@@ -118,27 +119,61 @@ def pair_changes(
     of all the pairs.
 
     With a `workspace` holding the versions and no `profiles`, they are read through the
-    workspace's registry (`Workspace.profile_registry`), and every pair's diff is the one the
-    workspace kept under its key (`kept.pair_keys`); when one is missing, the profile is chosen,
-    every pair diffed from its versions' kept passages (`workspace.passages`) and tables
-    (`workspace.parts.held_parts`), and each diff kept whose two versions' parts are settled
-    (`_settled`; a workspace nobody may write keeps none). This is the one diff of a pair that
-    `measure` keeps, the review queue reads and `workbench diff` prints. With `profiles`
-    (default: the shipped ones) and no workspace, every pair is segmented and diffed; with both,
-    diffed from kept passages."""
+    workspace's registry (`Workspace.profile_registry`), and each pair's diff is the one the
+    workspace kept under the key computed now (`kept.pair_keys`); a pair with none is diffed
+    from its versions' kept passages (`workspace.passages`) and tables
+    (`workspace.parts.held_parts`), through the profile chosen over all the pairs, and its diff
+    kept when its two versions' parts are settled (`_settled`; a workspace nobody may write
+    keeps none). This is the one diff of a pair that `measure` keeps, the review queue reads
+    and `workbench diff` prints. With `profiles` (default: the shipped ones) and no workspace,
+    every pair is segmented and diffed; with both, diffed from kept passages, not kept."""
+    found = some_pair_changes(pairs, range(len(pairs)), profiles=profiles, workspace=workspace)
+    return tuple(found.changes[k] for k in range(len(pairs)))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SomeChanges:
+    """What `some_pair_changes` gave: each wanted pair's diff by its index in the pairs, and
+    how many of them were diffed from the versions (the others were kept)."""
+
+    changes: Mapping[int, tuple[Change, ...]]
+    diffed: int
+
+
+def some_pair_changes(
+    pairs: Sequence[VersionPair],
+    wanted: Iterable[int],
+    *,
+    profiles: Sequence[Profile] | None = None,
+    workspace: Workspace | None = None,
+    profile: Profile | None = None,
+) -> SomeChanges:
+    """`pair_changes` of the pairs at the indices `wanted` alone (the others are neither read
+    nor diffed), their profile still chosen over all of `pairs` (or `profile`, when the caller
+    chose it so already), so each is the diff `pair_changes` gives and is kept under the
+    same key."""
+    wanted = list(wanted)
+    if not wanted:
+        return SomeChanges(changes={}, diffed=0)
     keys: tuple[str, ...] | None = None
+    changes: dict[int, tuple[Change, ...]] = {}
     if workspace is not None and profiles is None:
-        keys, found = _kept_changes(workspace, pairs)
-        if found is not None:
-            return found
+        keys = kept.pair_keys(workspace, pairs, code_digest())
+        stored = kept.read_kept(workspace, [keys[k] for k in wanted]) if keys else {}
+        changes = {k: stored[keys[k]] for k in wanted if keys and keys[k] in stored}
+    missing = [k for k in wanted if k not in changes]
+    if not missing:
+        return SomeChanges(changes=changes, diffed=0)
     from workbench.changes.diff import diff_versions  # pairing loads only where it is needed
     from workbench.workspace.passages import held_passages
 
     if workspace is not None and profiles is None:
         profiles = workspace.profile_registry()
-    profile = pairs_profile(pairs, profiles, workspace)
-    diffs = tuple(
-        diff_versions(
+    if profile is None:
+        profile = pairs_profile(pairs, profiles, workspace)
+    for k in missing:
+        before, after = pairs[k]
+        changes[k] = diff_versions(
             before,
             after,
             profile,
@@ -152,18 +187,16 @@ def pair_changes(
             if workspace is None
             else (_tables(workspace, before), _tables(workspace, after)),
         )
-        for before, after in pairs
-    )
     if keys and workspace is not None and workspace.read_only is None:
         # A diff is kept only over settled tables: one paired without a table the store could
         # not give yet would be read back under the key of one that pairs its rows.
         rows = [
-            (key, before.version_id, after.version_id, kept.changes_json(changes))
-            for key, (before, after), changes in zip(keys, pairs, diffs, strict=True)
-            if _settled(workspace, before) and _settled(workspace, after)
+            (keys[k], pairs[k][0].version_id, pairs[k][1].version_id, kept.changes_json(changes[k]))
+            for k in missing
+            if _settled(workspace, pairs[k][0]) and _settled(workspace, pairs[k][1])
         ]
         kept.keep(workspace, (pairs[0][0].jurisdiction, pairs[0][0].family), rows, whole=False)
-    return diffs
+    return SomeChanges(changes=changes, diffed=len(missing))
 
 
 def kept_sections(
@@ -329,8 +362,24 @@ def family_changes(
     """`pair_changes` of one family's `pairs` (not empty) through `profiles` (default: the
     shipped ones): the diffs the workspace keeps when they are its registry
     (`Workspace.profile_registry`), else diffed from its kept passages and tables, not kept."""
+    found = some_family_changes(workspace, pairs, profiles, range(len(pairs)))
+    return tuple(found.changes[k] for k in range(len(pairs)))
+
+
+def some_family_changes(
+    workspace: Workspace,
+    pairs: Sequence[VersionPair],
+    profiles: Sequence[Profile] | None,
+    wanted: Iterable[int],
+    *,
+    profile: Profile | None = None,
+) -> SomeChanges:
+    """`family_changes` of the pairs at the indices `wanted` alone (`some_pair_changes`; with
+    `profile`, the one the caller chose over the family's versions from `profiles`)."""
     from workbench.text.profiles import registry, registry_digest
 
     given = registry() if profiles is None else tuple(profiles)
     own = registry_digest(given) == registry_digest(workspace.profile_registry())
-    return pair_changes(pairs, profiles=None if own else given, workspace=workspace)
+    return some_pair_changes(
+        pairs, wanted, profiles=None if own else given, workspace=workspace, profile=profile
+    )

@@ -6,24 +6,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from workbench.cells import cell_from_json
 from workbench.changes.kept import (
+    change_from_row,
+    change_row,
     changes_json,
     keep,
     measured_diffs,
     profile_sources,
     version_lines,
 )
-from workbench.changes.pairs import family_changes
+from workbench.changes.pairs import some_family_changes
 from workbench.changes.queue import Pairing, Relabel, ReviewItem, item_caution_stands, items_of_pair
 from workbench.changes.verdict import Verdict
-from workbench.derived import code_digest, derived_key
+from workbench.derived import DerivedState, Kept, code_digest, derived_key
 from workbench.errors import ChangeNotFound, FamilyNotFound
-from workbench.models import Change, Span, Version, consecutive_pairs
+from workbench.models import Change, Version, consecutive_pairs
 from workbench.progress import bar
 from workbench.text.choice import choose_profile
 from workbench.text.profiles import Profile, registry_digest
@@ -55,22 +56,22 @@ CREATE TABLE IF NOT EXISTS review_queue (
     PRIMARY KEY (jurisdiction, family, pair_index, item_index)
 );
 CREATE INDEX IF NOT EXISTS review_queue_by_family ON review_queue (family);
-CREATE TABLE IF NOT EXISTS review_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+-- the refresh's state is its record in derived_state (`REFRESHED`)
+DROP TABLE IF EXISTS review_meta;
 """
 
 _ORDER = "jurisdiction, family, pair_index, item_index"
-_SPAN_FIELDS = frozenset({"before", "after", "span_before", "span_after"})
-_SPANS_FIELDS = frozenset({"before_spans", "after_spans"})
-_TUPLE_FIELDS = frozenset({"before_origin", "after_origin"})
-_CELLS_FIELDS = frozenset({"before_cells", "after_cells"})  # stored only for a table row
+REFRESHED = "review-queue"  # the refresh's record in `derived.DerivedState`
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Refreshed:
-    """What `refresh_review_queue` did: families read again, pairs diffed, pairs read back."""
+    """What `refresh_review_queue` did: families read again; of their pairs, those diffed from
+    the versions, those whose kept diff was taken, and those whose stored items were read back."""
 
     families: int
     diffed: int
+    taken: int
     reused: int
 
 
@@ -102,40 +103,13 @@ class QueueSummary:
 
 
 # ---------------------------------------------------------------------------------------------
-# Storage shape of a pairing's change
-
-
-def _plain(name: str, value: Any) -> Any:
-    if name in _SPAN_FIELDS:
-        return None if value is None else [value.version_id, value.char_start, value.char_end]
-    if name in _SPANS_FIELDS:
-        return [[s.version_id, s.char_start, s.char_end] for s in value]
-    if name in _TUPLE_FIELDS:
-        return list(value)
-    if name in _CELLS_FIELDS:
-        return [cell.as_json() for cell in value]
-    return value
-
-
-def _field(name: str, value: Any) -> Any:
-    def span(v: list[Any]) -> Span:
-        return Span(version_id=v[0], char_start=v[1], char_end=v[2])
-
-    if name in _SPAN_FIELDS:
-        return None if value is None else span(value)
-    if name in _SPANS_FIELDS:
-        return tuple(span(v) for v in value)
-    if name in _TUPLE_FIELDS:
-        return tuple(value)
-    if name in _CELLS_FIELDS:
-        return tuple(cell_from_json(cell) for cell in value)
-    return value
+# Storage shape of a pair's items
 
 
 def _items_json(items: Sequence[ReviewItem]) -> str:
-    """The storage form of one pair's items: every field of every pairing's `Change` (a side's
-    cells only where it is a table row), so reading it back gives equal records (JSON floats
-    round-trip exactly)."""
+    """The storage form of one pair's items: each item's group, renumbering and cause, and
+    each pairing's change in the one stored shape of a change (`kept.change_row`), so reading
+    it back gives equal records."""
     return json.dumps(
         [
             {
@@ -144,14 +118,7 @@ def _items_json(items: Sequence[ReviewItem]) -> str:
                 if item.relabel is None
                 else [item.relabel.prefix, item.relabel.shift],
                 "cause": item.cause,
-                "changes": [
-                    {
-                        f.name: _plain(f.name, getattr(p.change, f.name))
-                        for f in fields(Change)
-                        if f.name not in _CELLS_FIELDS or getattr(p.change, f.name)
-                    }
-                    for p in item.pairings
-                ],
+                "changes": [change_row(p.change) for p in item.pairings],
             }
             for item in items
         ],
@@ -174,7 +141,7 @@ def _item(
                 family=family,
                 before_id=pair[0],
                 after_id=pair[1],
-                change=Change(**{k: _field(k, v) for k, v in change.items()}),
+                change=change_from_row(change, *pair),
             )
             for change in stored["changes"]
         ),
@@ -208,17 +175,22 @@ def _family_key(
     return derived_key("review-family", [registry_key, *lines.values()], code), tuple(lines)
 
 
-def _state(workspace: Workspace, registry_key: str, code: str) -> str:
-    """The whole store's key: the row counts and highest row ids of the versions and origin
-    tables, the registry's key and the code digest. Equal counts mean the same rows, because
-    both tables are append-only (their triggers refuse UPDATE and DELETE): when the state is the
-    stored one, no family can be stale, and none is looked at."""
+def _touched(workspace: Workspace, kept: Kept) -> list[tuple[str, str]]:
+    """The families whose key may differ from the one stored when the refresh recorded `kept`
+    (its watermark, the versions' last row it consumed, and the origin records' last row in its
+    value): those of the versions admitted since, and of the versions with an origin record
+    added since. No other family's key can differ, as both tables are append-only (their
+    triggers refuse UPDATE and DELETE)."""
     # CAUTION: sound only while `versions` and `text_origins` are append-only.
-    counts = [
-        workspace.read(f"SELECT COUNT(*), MAX(rowid) FROM {table}")[0]
-        for table in ("versions", "text_origins")
-    ]
-    return derived_key("review-queue", [[list(c) for c in counts], registry_key], code)
+    return workspace.read(
+        "SELECT DISTINCT jurisdiction, family FROM versions WHERE rowid > ? OR version_id IN "
+        "(SELECT version_id FROM text_origins WHERE rowid > ?) ORDER BY jurisdiction, family",
+        (kept.watermark, kept.value["origins"]),
+    )
+
+
+def _last_origin(workspace: Workspace) -> int:
+    return int(workspace.read("SELECT coalesce(max(rowid), 0) FROM text_origins")[0][0])
 
 
 def pair_key(before: Version, after: Version, profile: Profile, code: str) -> str:
@@ -317,12 +289,6 @@ def measured_queue(workspace: Workspace, profiles: Sequence[Profile]) -> Measure
     )
 
 
-def _stored_state(workspace: Workspace) -> list[tuple[Any, ...]]:
-    """The stored queue's state row; none where the queue was never stored."""
-    made = workspace.read("SELECT 1 FROM sqlite_master WHERE name = 'review_meta'")
-    return workspace.read("SELECT value FROM review_meta WHERE key = 'state'") if made else []
-
-
 def _create_schema(workspace: Workspace) -> None:
     with workspace.transaction() as conn:
         for statement in _SCHEMA.split(";"):
@@ -336,34 +302,51 @@ def refresh_review_queue(
     """Bring the stored queue up to date with the held versions, read through `profiles` (the
     registry `measure` chooses from, `Workspace.profile_registry()`).
 
-    When the store's state (`_state`) is the one stored, nothing is read. Otherwise a family
-    whose key (docs/review.md) is the stored one is not read. Every other family is
-    read, its profile chosen as `queue.review_items` chooses it, each of its consecutive pairs'
+    The refresh records its watermark (`derived.DerivedState`, kind "review-queue": the
+    versions' last row and the origin records' last row it consumed, under a key of the
+    registry and the code). Under that key, only the families of versions admitted or given an
+    origin record since (`_touched`) are keyed again, and none when there are none; under
+    another (other code or profiles, or no record), every family's key is read. A family whose
+    key (docs/review.md) is the stored one is not read. Every other family is read, its
+    profile chosen as `queue.review_items` chooses it, each of its consecutive pairs'
     items read from `review_pairs` by the pair's key or, when none is stored, computed by
-    `items_of_pair` over the pair's one diff (`pairs.family_changes`) and stored; its queue rows are then replaced, and its pair
-    rows no longer used are dropped, in one transaction per family. Families no longer held lose
-    their rows. Returns how many families were read and pairs diffed or read back. A workspace
+    `items_of_pair` over the pair's one diff and stored: the diff kept under the key computed
+    now, else diffed from the versions and kept (`pairs.some_family_changes`), and only for
+    those pairs. Its queue rows are then replaced, and its pair rows no longer used are
+    dropped, in one transaction per family. Families no longer held lose their rows. Returns
+    how many families were read and pairs diffed, taken kept or read back. A workspace
     nobody may write is read as it is when its stored queue is up to date, else refused (the
     first write names the reason)."""
     if workspace.read_only is None:
         _create_schema(workspace)
     code = code_digest()
     registry_key = registry_digest(profiles)
-    state = _state(workspace, registry_key, code)
-    if _stored_state(workspace) == [(state,)]:
-        return Refreshed(families=0, diffed=0, reused=0)
-    wanted = {
-        family: key for family, (key, _) in _family_keys(workspace, registry_key, code).items()
-    }
+    record = derived_key(REFRESHED, [registry_key], code)
+    derived = DerivedState(workspace)
+    kept = derived.kept(REFRESHED, "queue")
+    touched = _touched(workspace, kept) if kept is not None and kept.key == record else None
+    if touched == []:
+        return Refreshed(families=0, diffed=0, taken=0, reused=0)
     held = {
         (j, f): k
         for j, f, k in workspace.read(
             "SELECT jurisdiction, family, family_key FROM review_families"
         )
     }
+    if touched is not None:
+        wanted = {
+            family: key
+            for only in touched
+            for family, (key, _) in _family_keys(workspace, registry_key, code, only).items()
+        }
+        gone = []
+    else:  # other code or profiles, or never refreshed: every family's key is read
+        wanted = {
+            family: key for family, (key, _) in _family_keys(workspace, registry_key, code).items()
+        }
+        gone = sorted(set(held) - set(wanted))
     stale = sorted(key for key, value in wanted.items() if held.get(key) != value)
-    gone = sorted(set(held) - set(wanted))
-    diffed = reused = 0
+    diffed = taken = reused = 0
     for jurisdiction, family in bar(stale, desc="review queue", unit="family", enabled=progress):
         versions = [v for v in workspace.versions(family) if v.jurisdiction == jurisdiction]
         profile = choose_profile(
@@ -377,27 +360,22 @@ def refresh_review_queue(
         )
         chosen = consecutive_pairs(versions)
         keys = [pair_key(before, after, profile, code) for before, after in chosen]
-        # The pair's one diff (`pairs.family_changes`: the kept one, tables paired by rows).
-        diffs = (
-            family_changes(workspace, chosen, profiles)
-            if any(key not in stored for key in keys)
-            else ()
-        )
+        # Only the pairs with no stored items need their diff: the kept one under the key
+        # computed now, else diffed and kept (`pairs.some_family_changes`).
+        missing = [k for k, key in enumerate(keys) if key not in stored]
+        found = some_family_changes(workspace, chosen, profiles, missing, profile=profile)
         pairs: list[tuple[str, str, str, str]] = []  # key, before id, after id, items JSON
         for k, (key, (before, after)) in enumerate(zip(keys, chosen, strict=True)):
-            items = stored.get(key)
-            if items is None:
-                items = _items_json(items_of_pair(before, after, diffs[k]))
-                diffed += 1
-            else:
-                reused += 1
+            items = stored.get(key) or _items_json(items_of_pair(before, after, found.changes[k]))
             pairs.append((key, before.version_id, after.version_id, items))
+        diffed, taken = diffed + found.diffed, taken + len(missing) - found.diffed
+        reused += len(keys) - len(missing)
         _write_family(workspace, jurisdiction, family, wanted[(jurisdiction, family)], pairs)
     for jurisdiction, family in gone:
         _write_family(workspace, jurisdiction, family, None, [])
-    with workspace.transaction() as conn:
-        conn.execute("INSERT OR REPLACE INTO review_meta VALUES ('state', ?)", (state,))
-    return Refreshed(families=len(stale), diffed=diffed, reused=reused)
+    if workspace.read_only is None:
+        derived.keep(REFRESHED, "queue", record, {"origins": _last_origin(workspace)})
+    return Refreshed(families=len(stale), diffed=diffed, taken=taken, reused=reused)
 
 
 def _write_family(
@@ -434,7 +412,7 @@ def _queue_rows(
 ) -> Iterator[tuple[Any, ...]]:
     for pair_index, (_, before_id, after_id, items, *_) in enumerate(pairs):
         for item_index, stored in enumerate(json.loads(items)):
-            changes = [c["change_id"] for c in stored["changes"]]
+            changes = [c[0] for c in stored["changes"]]  # a change's id leads its row
             item_id = stored["group_id"] or changes[0]
             yield (
                 jurisdiction,

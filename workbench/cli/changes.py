@@ -39,7 +39,7 @@ def _colour() -> bool:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from workbench.changes import pairs, redline
+    from workbench.changes import diff_files, pairs, redline
     from workbench.changes.attribution import attribution_counts, section_json
     from workbench.errors import RedlineError
 
@@ -53,9 +53,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
         )
     # Both outputs are checked before anything is computed, so a bad one writes neither.
     if args.html is not None:
-        redline.writable(args.html, "the redline page")
+        diff_files.writable(args.html, "the redline page")
     if args.export is not None:
-        redline.export_target(args.export, args.out)
+        diff_files.export_target(args.export, args.out)
     listing = not (args.json or args.html is not None or args.export is not None)
     kinds = pairs.kinds_shown(args.kind, listing=listing)
     with open_held(args) as workspace:
@@ -84,11 +84,11 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
         shown = redline.selection_words(args.kind, args.doubtful)
         page = redline_html.page_html(sections, family=args.family, shown=shown, attributions=made)
-        redline.write_page(args.html, page)
+        diff_files.write_page(args.html, page)
         pairs_word = "version pair" if len(sections) == 1 else "version pairs"
         wrote.append(f"wrote {args.html}: the redline page of {len(sections)} {pairs_word}")
     if args.export is not None:
-        redline.write_table(redline.change_frame(sections), args.export, args.out)
+        diff_files.write_table(diff_files.change_frame(sections), args.export, args.out)
         rows = sum(len(part.shown) for part in sections)
         wrote.append(f"wrote {args.out}: {rows} changes as {args.export}")
     if args.json:

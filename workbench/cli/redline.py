@@ -17,7 +17,7 @@ def diff_docx(args: argparse.Namespace, made_by: Callable[..., Any]) -> int:
     """`workbench diff FAMILY --docx OUT.docx`: one version pair (--from/--to, or a family of two
     versions), with the law comments of `--laws`. Refused before anything is computed: --docx
     with another output, or an unwritable path; after the pairs are chosen: more than one pair."""
-    from workbench.changes import pairs, redline
+    from workbench.changes import diff_files, pairs
     from workbench.errors import RedlineError
     from workbench.exports.redline_docx import redline_section_docx
 
@@ -29,7 +29,7 @@ def diff_docx(args: argparse.Namespace, made_by: Callable[..., Any]) -> int:
         raise RedlineError(
             f"--docx writes the whole diff of one version pair and goes without {', '.join(named)}"
         )
-    redline.writable(args.docx, "the Word redline")
+    diff_files.writable(args.docx, "the Word redline")
     with open_held(args) as workspace:
         chosen = pairs.version_pairs(workspace, args.family, start=args.start, end=args.end)
         if len(chosen) != 1:
@@ -37,9 +37,9 @@ def diff_docx(args: argparse.Namespace, made_by: Callable[..., Any]) -> int:
                 f"{args.family}: {len(chosen)} version pairs; --docx writes one: name it with "
                 "--from V --to V"
             )
-        sections = pairs.diff_sections(
-            chosen, profiles=workspace.profile_registry(), workspace=workspace
-        )
+        # The pair's one diff, kept or computed and kept under its key (the researcher's
+        # `--profiles` files among its inputs), as `workbench diff` reads and keeps it.
+        sections = pairs.diff_sections(chosen, workspace=workspace)
         made = made_by(args, workspace.settings, sections) if args.laws else None
         written = redline_section_docx(workspace, sections[0], args.docx, attributions=made)
     out(written.line() + "\n")

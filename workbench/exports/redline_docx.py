@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Literal
 
 from workbench.changes.caution import standing_verdict
 from workbench.changes.diff import doubt_reasons
-from workbench.changes.redline import Held, Piece, cell_pieces, redline, writable
+from workbench.changes.diff_files import writable
+from workbench.changes.redline import Held, Piece, cell_pieces, redline
 from workbench.changes.verdict import Verdict
 from workbench.exports.redline_ooxml import (
     AUTHOR,
@@ -452,7 +453,7 @@ def write_redline_docx(
 ) -> RedlineDocx:
     """Write the Word redline of `diff_versions(before, after)` (`changes`, the whole diff) to
     `path`, replacing a file there; refused (RedlineError) before anything is written for a path
-    `redline.writable` refuses or a version `check_writable` refuses.
+    `diff_files.writable` refuses or a version `check_writable` refuses.
 
     A table row's change is laid out cell by cell (`_by_cells`). In place, in after order: the
     anchor chain (`_anchor_chain`), each pairing marked at the

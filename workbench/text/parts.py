@@ -109,7 +109,8 @@ def pdf_parts(
     where a reader refuses."""
     from workbench.text.pdf_footnotes import footnotes_from_trace
     from workbench.text.pdf_headings import heading_lines
-    from workbench.text.pdf_tables import page_rulings, tables_from_trace
+    from workbench.text.pdf_table_grids import page_rulings
+    from workbench.text.pdf_tables import tables_from_trace
 
     try:
         footnotes = footnotes_from_trace(trace, text) if glyphs else None

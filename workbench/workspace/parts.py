@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.cells import cell_from_json
-from workbench.derived import code_digest, derived_key
+from workbench.derived import code_digest, derived_key, keep_row
 from workbench.models import Version
 from workbench.text.parts import (
     Headings,
@@ -101,17 +101,16 @@ def keep_pdf_parts(
 def keep_parts(workspace: Workspace, key: str, version_id: str, read: Kept) -> None:
     """Keep what `text.parts.version_parts_and_headings` read of a version under its `parts_key`
     (`key`), as `held_parts` does (ingest keeps a PDF's from its own extraction, `measure` those
-    its Dask workers read); nothing read is not kept, and a read-only workspace keeps nothing."""
+    its Dask workers read); nothing read is not kept, and a read-only workspace keeps nothing.
+    The version's rows under other keys (other code) go (`derived.keep_row`)."""
     footnotes, tables, _ = read
     if (footnotes is None and tables is None) or workspace.read_only is not None:
         return
     with workspace.transaction() as conn:
         conn.execute(f"DROP TABLE IF EXISTS {_RETIRED}")  # its footnote readings are kept here
         conn.execute(_SCHEMA)
-        conn.execute(
-            f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?)",
-            (key, version_id, json.dumps(_kept(*read), ensure_ascii=False)),
-        )
+        parts = json.dumps(_kept(*read), ensure_ascii=False)
+        keep_row(conn, TABLE, ("key", key), {"version_id": version_id}, {"parts": parts})
 
 
 def _kept(
