@@ -83,9 +83,10 @@ with open_held(held) as workspace:
     step("the code digest (derived state's keys)")
     keys = kept.pair_keys(workspace, chosen, code)
     step("the kept diff's key (version lines, profile files)")
-    changes = kept.read_kept(workspace, keys)[keys[0]]
-    step("reading the kept diff (no profile chosen, nothing paired)")
-    shown = redline.section(*chosen[0], changes, kinds=pairs.kinds_shown(None, listing=True))
+    kinds = pairs.kinds_shown(None, listing=True)
+    changes, left_out = kept.read_listed(workspace, keys, kinds)[keys[0]]
+    step("reading the kept diff (the changes shown built, the unchanged ones counted)")
+    shown = redline.section(*chosen[0], changes, kinds=kinds, left_out=left_out)
     step("the redline of the changes shown")
     pairs.section_footnotes((shown,), workspace)
     step("the footnote changes under unchanged clauses, kept with the diff")

@@ -205,32 +205,38 @@ def kept_sections(
     *,
     kinds: Iterable[str] | None = None,
     doubtful: bool = False,
+    listing: bool = False,
 ) -> tuple[Section, ...] | None:
     """What `diff_sections` shows of `pairs` (`text_pairs`' pairs) from the diffs the
     `workspace` kept, without reading any version's structure; None when one pair's diff is
     not kept (`diff_sections` over `version_pairs` then chooses, pairs and keeps). No pairs,
-    no sections."""
+    no sections.
+
+    With `listing` (a text listing of `kinds`, which counts the changes it does not show) and
+    every pair's footnote changes kept too, each section holds only the changes
+    `kept.read_listed` builds, the rest counted (`Section.left_out`); else the whole diff."""
     if not pairs:
         return ()
-    found = _kept_changes(workspace, pairs)[1]
-    if found is None:
+    keys = kept.pair_keys(workspace, pairs, code_digest())
+    if not keys:
+        return None
+    if listing and kinds is not None and len(kept.read_footnotes(workspace, keys)) == len(keys):
+        listed = kept.read_listed(workspace, keys, set(kinds))
+        if len(listed) < len(keys):
+            return None
+        return tuple(
+            section(before, after, changes, kinds=kinds, doubtful=doubtful, left_out=left_out)
+            for (before, after), (changes, left_out) in zip(
+                pairs, (listed[key] for key in keys), strict=True
+            )
+        )
+    found = kept.read_kept(workspace, keys)
+    if len(found) < len(keys):
         return None
     return tuple(
-        section(before, after, changes, kinds=kinds, doubtful=doubtful)
-        for (before, after), changes in zip(pairs, found, strict=True)
+        section(before, after, found[key], kinds=kinds, doubtful=doubtful)
+        for (before, after), key in zip(pairs, keys, strict=True)
     )
-
-
-def _kept_changes(
-    workspace: Workspace, pairs: Sequence[tuple[Version | VersionText, Version | VersionText]]
-) -> tuple[tuple[str, ...] | None, tuple[tuple[Change, ...], ...] | None]:
-    """The kept diff keys of `pairs` (`kept.pair_keys`: None when none can be made) and every
-    pair's kept changes, in order (None unless every pair's diff is kept)."""
-    keys = kept.pair_keys(workspace, pairs, code_digest())
-    found = kept.read_kept(workspace, keys) if keys else {}
-    if keys and all(key in found for key in keys):
-        return keys, tuple(found[key] for key in keys)
-    return keys, None
 
 
 def _tables(workspace: Workspace, version: Version) -> Sequence[Table] | None:
@@ -252,6 +258,8 @@ def section_footnotes(
     the media type), since a reading the store could not give yet may be read later."""
     from workbench.changes.footnoted import FootnoteChange
 
+    # CAUTION: the footnote changes are derived from the whole diff; a listing's section holding
+    # part of it (`Section.left_out`) is made only when they are kept (`kept_sections`).
     # CAUTION: a section `diff_sections` or `kept_sections` made holds the held `Version`s or
     # `VersionText`s it was given.
     shown = tuple(cast(TextPair | VersionPair, (part.before, part.after)) for part in sections)
@@ -264,6 +272,7 @@ def section_footnotes(
 
     # The parts are read from the whole version (its artefact, its structure).
     chosen = tuple((_whole(workspace, before), _whole(workspace, after)) for before, after in shown)
+    assert not any(part.left_out for part in sections)
     noted = [
         footnote_changes(
             part.changes,

@@ -113,12 +113,17 @@ class Redline:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Section:
     """One version pair: its whole diff (`changes`, what the counts count) and the redlines of
-    the changes selected to be shown (`shown`, in the diff's order)."""
+    the changes selected to be shown (`shown`, in the diff's order).
+
+    A text listing of a kept diff (`kept.read_listed`) holds in `changes` only the changes it
+    may show or count as doubtful, and the rest counted by kind in `left_out`; every other
+    section holds the whole diff, and `left_out` is empty."""
 
     before: Held
     after: Held
     changes: tuple[Change, ...]
     shown: tuple[Redline, ...]
+    left_out: tuple[tuple[str, int], ...] = ()  # (kind, how many), never doubtful
 
     def as_json(self) -> dict[str, Any]:
         """What `workbench diff --json` prints for one version pair: the two version ids and each
@@ -439,11 +444,17 @@ def section(
     *,
     kinds: Iterable[str] | None = None,
     doubtful: bool = False,
+    left_out: tuple[tuple[str, int], ...] = (),
 ) -> Section:
-    """The `Section` of one diff, showing the changes `select` keeps."""
+    """The `Section` of one diff, showing the changes `select` keeps (`left_out`: the changes
+    of the diff not in `changes`, counted by kind, as `Section` holds them)."""
     chosen = select(changes, kinds=kinds, doubtful=doubtful)
     return Section(
-        before=before, after=after, changes=tuple(changes), shown=redlines(before, after, chosen)
+        before=before,
+        after=after,
+        changes=tuple(changes),
+        shown=redlines(before, after, chosen),
+        left_out=left_out,
     )
 
 
@@ -457,11 +468,14 @@ def selection_words(kinds: Iterable[str] | None, doubtful: bool) -> str:
 def pair_summary(s: Section) -> str:
     """One line: the two version ids, how many changes of each kind the whole diff holds, how
     many are doubtful, and how many are shown when a selection left some out."""
-    changes = s.changes
-    counts = ", ".join(f"{sum(c.kind == k for c in changes)} {k}" for k in CHANGE_KINDS)
-    doubtful = sum(pairing_is_uncertain(c) for c in changes)
+    changes, left_out = s.changes, dict(s.left_out)
+    counts = ", ".join(
+        f"{sum(c.kind == k for c in changes) + left_out.get(k, 0)} {k}" for k in CHANGE_KINDS
+    )
+    doubtful = sum(pairing_is_uncertain(c) for c in changes)  # none of `left_out` is doubtful
     line = f"{s.before.version_id} -> {s.after.version_id}: {counts}; {doubtful} doubtful"
-    return line if len(s.shown) == len(changes) else f"{line}; {len(s.shown)} shown"
+    whole = len(changes) + sum(left_out.values())
+    return line if len(s.shown) == whole else f"{line}; {len(s.shown)} shown"
 
 
 # ---------------------------------------------------------------------------------------------
