@@ -99,6 +99,9 @@ def test_a_kept_diff_prints_what_a_computed_one_prints(
     monkeypatch.setattr(Workspace, "versions", _never)
     monkeypatch.setattr(Workspace, "version", _never)
     assert _printed(capsysbinary, computed, name, *form) == expected
+    # That diff kept the word pieces of the changes it showed: no word comparison runs again.
+    monkeypatch.setattr("workbench.changes.redline._tokens", _never)
+    assert _printed(capsysbinary, computed, name, *form) == expected
 
 
 def test_a_listing_of_a_kept_diff_counts_its_unchanged_changes_without_building_them(

@@ -24,13 +24,15 @@ TABLE = "kept_diffs"
 # its `change_row`]; `unchanged`, the unchanged ones' rows in the diff's order (they fill the
 # other positions), and `unchanged_count`. `footnotes`: the pair's footnote changes under
 # unchanged clauses (`footnoted.FootnoteChange` as JSON), NULL until a diff derives them from
-# the versions' settled footnote readings. CAUTION: `unchanged`, most of a long diff's bytes,
-# stays the last column: SQLite reads a row's columns through it to reach any after it.
+# the versions' settled footnote readings. `marks`: the word pieces of the changes shown so far
+# (`redline.marks_json`), NULL until a diff shows the pair. CAUTION: `unchanged`, most of a long
+# diff's bytes, stays the last column: SQLite reads a row's columns through it to reach any after.
 _COLUMNS = (
     "diff_key TEXT PRIMARY KEY, jurisdiction TEXT NOT NULL, family TEXT NOT NULL, "
     "before_id TEXT NOT NULL, after_id TEXT NOT NULL, unchanged_count INTEGER NOT NULL, "
-    "footnotes TEXT, changes TEXT NOT NULL, unchanged TEXT NOT NULL"
+    "footnotes TEXT, marks TEXT, changes TEXT NOT NULL, unchanged TEXT NOT NULL"
 )
+_NEWEST = "marks"  # the column a table of an older shape lacks
 _SCHEMA = f"CREATE TABLE IF NOT EXISTS {TABLE} ({_COLUMNS})"
 
 Family = tuple[str, str]  # (jurisdiction, family)
@@ -256,9 +258,9 @@ def _kept_rows(workspace: Workspace, keys: Sequence[str], columns: str) -> list[
     code computes now)."""
     if not keys or not _current(workspace):
         return []
-    marks = ", ".join("?" * len(keys))
+    places = ", ".join("?" * len(keys))
     return workspace.read(
-        f"SELECT diff_key, before_id, after_id, {columns} FROM {TABLE} WHERE diff_key IN ({marks})",
+        f"SELECT diff_key, before_id, after_id, {columns} FROM {TABLE} WHERE diff_key IN ({places})",
         tuple(keys),
     )
 
@@ -266,33 +268,51 @@ def _kept_rows(workspace: Workspace, keys: Sequence[str], columns: str) -> list[
 def _current(workspace: Workspace) -> bool:
     """Whether the workspace holds the table in its current shape (`_COLUMNS`)."""
     return TABLE in workspace.tables() and any(
-        name == "unchanged" for _, name, *_ in workspace.read(f"PRAGMA table_info({TABLE})")
+        name == _NEWEST for _, name, *_ in workspace.read(f"PRAGMA table_info({TABLE})")
     )
 
 
 def read_footnotes(workspace: Workspace, keys: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
     """The kept footnote changes (`FootnoteChange.as_json` each) of each key of `keys` whose
     kept diff holds them, by key."""
-    if not keys or not _current(workspace):
-        return {}
-    marks = ", ".join("?" * len(keys))
-    return {
-        key: json.loads(footnotes)
-        for key, footnotes in workspace.read(
-            f"SELECT diff_key, footnotes FROM {TABLE} "
-            f"WHERE diff_key IN ({marks}) AND footnotes IS NOT NULL",
-            tuple(keys),
-        )
-    }
+    return {key: json.loads(value) for key, value in _read_column(workspace, keys, "footnotes")}
 
 
 def keep_footnotes(workspace: Workspace, kept: Mapping[str, Sequence[dict[str, Any]]]) -> None:
     """Add to each kept diff its footnote changes (`kept`: by key, `FootnoteChange.as_json` each);
     a key with no kept diff is passed over."""
+    values = {key: json.dumps(list(rows), ensure_ascii=False) for key, rows in kept.items()}
+    _keep_column(workspace, "footnotes", values)
+
+
+def read_marks(workspace: Workspace, keys: Sequence[str]) -> dict[str, str]:
+    """The kept word pieces (`redline.marks_json`) of each key of `keys` whose kept diff holds
+    them, by key."""
+    return dict(_read_column(workspace, keys, "marks"))
+
+
+def keep_marks(workspace: Workspace, kept: Mapping[str, str]) -> None:
+    """Set each kept diff's word pieces (`kept`: by key, `redline.marks_json`); a key with no
+    kept diff is passed over."""
+    _keep_column(workspace, "marks", kept)
+
+
+def _read_column(workspace: Workspace, keys: Sequence[str], column: str) -> list[tuple[str, str]]:
+    if not keys or not _current(workspace):
+        return []
+    places = ", ".join("?" * len(keys))
+    return workspace.read(
+        f"SELECT diff_key, {column} FROM {TABLE} "
+        f"WHERE diff_key IN ({places}) AND {column} IS NOT NULL",
+        tuple(keys),
+    )
+
+
+def _keep_column(workspace: Workspace, column: str, values: Mapping[str, str]) -> None:
     with workspace.transaction() as conn:
         conn.executemany(
-            f"UPDATE {TABLE} SET footnotes = ? WHERE diff_key = ?",
-            [(json.dumps(list(rows), ensure_ascii=False), key) for key, rows in kept.items()],
+            f"UPDATE {TABLE} SET {column} = ? WHERE diff_key = ?",
+            [(value, key) for key, value in values.items()],
         )
 
 
@@ -302,7 +322,7 @@ def keep(workspace: Workspace, family: Family, kept: Sequence[KeptDiff], *, whol
     diff of it; else each replaces only the one kept for its own two versions (so a family
     keeps at most one diff per pair of versions, whatever the code that made it)."""
     with workspace.transaction() as conn:
-        if not any(row[1] == "unchanged" for row in conn.execute(f"PRAGMA table_info({TABLE})")):
+        if not any(row[1] == _NEWEST for row in conn.execute(f"PRAGMA table_info({TABLE})")):
             # A table of an older shape holds diffs kept under keys no code computes now.
             conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
         conn.execute(_SCHEMA)

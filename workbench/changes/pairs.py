@@ -9,7 +9,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from workbench.changes import kept
-from workbench.changes.redline import SHOWN_BY_DEFAULT, Section, section
+from workbench.changes.kept import Counted
+from workbench.changes.redline import (
+    SHOWN_BY_DEFAULT,
+    Section,
+    marks_from_json,
+    marks_json,
+    section,
+)
 from workbench.derived import code_digest
 from workbench.errors import VersionNotFound
 from workbench.models import Change, HeldVersion, Version, VersionText, consecutive_pairs
@@ -214,29 +221,41 @@ def kept_sections(
 
     With `listing` (a text listing of `kinds`, which counts the changes it does not show) and
     every pair's footnote changes kept too, each section holds only the changes
-    `kept.read_listed` builds, the rest counted (`Section.left_out`); else the whole diff."""
+    `kept.read_listed` builds, the rest counted (`Section.left_out`); else the whole diff.
+    The changes shown take their word pieces from the marks kept with the diff
+    (`kept.read_marks`); pieces found here are added to them, so no word matcher runs again
+    for a change once shown (a workspace nobody may write keeps none)."""
     if not pairs:
         return ()
     keys = kept.pair_keys(workspace, pairs, code_digest())
     if not keys:
         return None
+    found: Mapping[str, tuple[tuple[Change, ...], Counted]]
     if listing and kinds is not None and len(kept.read_footnotes(workspace, keys)) == len(keys):
-        listed = kept.read_listed(workspace, keys, set(kinds))
-        if len(listed) < len(keys):
-            return None
-        return tuple(
-            section(before, after, changes, kinds=kinds, doubtful=doubtful, left_out=left_out)
-            for (before, after), (changes, left_out) in zip(
-                pairs, (listed[key] for key in keys), strict=True
-            )
-        )
-    found = kept.read_kept(workspace, keys)
+        found = kept.read_listed(workspace, keys, set(kinds))
+    else:
+        found = {key: (changes, ()) for key, changes in kept.read_kept(workspace, keys).items()}
     if len(found) < len(keys):
         return None
-    return tuple(
-        section(before, after, found[key], kinds=kinds, doubtful=doubtful)
+    held = kept.read_marks(workspace, keys)
+    marks = {key: marks_from_json(held[key]) if key in held else {} for key in keys}
+    sizes = {key: len(marks[key]) for key in keys}
+    sections = tuple(
+        section(
+            before,
+            after,
+            found[key][0],
+            kinds=kinds,
+            doubtful=doubtful,
+            left_out=found[key][1],
+            marks=marks[key],
+        )
         for (before, after), key in zip(pairs, keys, strict=True)
     )
+    grown = {key: marks_json(marks[key]) for key in keys if len(marks[key]) > sizes[key]}
+    if grown and workspace.read_only is None:
+        kept.keep_marks(workspace, grown)
+    return sections
 
 
 def _tables(workspace: Workspace, version: Version) -> Sequence[Table] | None:
