@@ -1,6 +1,7 @@
-"""A version pair's diff as derived state (C7, C13): the changes `diff_versions` gives, kept in the
-workspace under the one key rule (`derived.derived_key`), so a later diff of held versions reads
-them instead of choosing a profile and pairing again. The table, key and shape: docs/diff.md."""
+"""A version pair's diff as derived state (C7, C13): the changes `diff_versions` gives (and the
+word pieces of those shown), kept in the workspace under the one key rule (`derived.derived_key`),
+so a later diff of held versions reads them instead of choosing a profile, pairing or comparing
+words again. The table, key and shape: docs/diff.md."""
 
 from __future__ import annotations
 
