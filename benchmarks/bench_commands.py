@@ -6,8 +6,8 @@ prints wall times side by side and their ratio; it asserts nothing about time. W
 
 - `workbench diff FAMILY` on the largest held version pair (`bench_spine.largest_pair`, the two
   alone in a workspace; its first run, timed alone and printed apart, keeps their diff, as
-  `measure` keeps every consecutive pair's) beside `git diff --no-index --word-diff` on the same two texts written to
-  files;
+  `measure` keeps every consecutive pair's; the untimed run keeps the word pieces shown)
+  beside `git diff --no-index --word-diff` on the same two texts written to files;
 - `workbench verify` of one citation into one held IETF draft (`bench_startup`'s) beside a
   five-line Python script that reads the citation and the version's text, slices and compares.
 
@@ -74,7 +74,7 @@ DIFF_STEPS = (
 from workbench.cli.changes import _listed
 from workbench.changes import kept, pairs, redline
 from workbench.derived import code_digest
-step("imports of the command and the redline (rapidfuzz's word marks)")
+step("imports of the command and the redline")
 held = argparse.Namespace(workspace=Path(sys.argv[1]), corpus_dir=None, store=None, profiles=None)
 with open_held(held) as workspace:
     chosen = pairs.text_pairs(workspace, sys.argv[2])
@@ -83,10 +83,12 @@ with open_held(held) as workspace:
     step("the code digest (derived state's keys)")
     keys = kept.pair_keys(workspace, chosen, code)
     step("the kept diff's key (version lines, profile files)")
-    changes = kept.read_kept(workspace, keys)[keys[0]]
-    step("reading the kept diff (no profile chosen, nothing paired)")
-    shown = redline.section(*chosen[0], changes, kinds=pairs.kinds_shown(None, listing=True))
-    step("the redline of the changes shown")
+    kinds = pairs.kinds_shown(None, listing=True)
+    changes, left_out = kept.read_listed(workspace, keys, kinds)[keys[0]]
+    marks = redline.marks_from_json(kept.read_marks(workspace, keys)[keys[0]])
+    step("reading the kept diff (changes shown built, unchanged counted, word pieces)")
+    shown = redline.section(*chosen[0], changes, kinds=kinds, left_out=left_out, marks=marks)
+    step("the redline of the changes shown (kept word pieces, no matcher)")
     pairs.section_footnotes((shown,), workspace)
     step("the footnote changes under unchanged clauses, kept with the diff")
 listing = [redline.pair_summary(shown), *(_listed(redline, r, False, None) for r in shown.shown)]

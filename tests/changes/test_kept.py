@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import link_families
 from workbench.changes import kept
 from workbench.changes.diff import diff_versions
-from workbench.changes.pairs import pair_changes, pairs_profile, version_pairs
+from workbench.changes.pairs import held_diffs, pair_changes, pairs_profile, version_pairs
 from workbench.cli import main
 from workbench.derived import code_digest
 from workbench.measure import measure_corpus
@@ -62,7 +62,13 @@ def measured(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize("family", [pytest.param(f, id=i) for i, f in FAMILIES.items()])
 @pytest.mark.parametrize(
-    "form", [pytest.param([], id="listing"), pytest.param(["--json"], id="json")]
+    "form",
+    [
+        pytest.param([], id="listing"),
+        pytest.param(["--json"], id="json"),
+        pytest.param(["--kind", "unchanged"], id="listing-unchanged"),
+        pytest.param(["--doubtful"], id="listing-doubtful"),
+    ],
 )
 def test_a_kept_diff_prints_what_a_computed_one_prints(
     family: str,
@@ -93,6 +99,79 @@ def test_a_kept_diff_prints_what_a_computed_one_prints(
     monkeypatch.setattr(Workspace, "versions", _never)
     monkeypatch.setattr(Workspace, "version", _never)
     assert _printed(capsysbinary, computed, name, *form) == expected
+    # That diff kept the word pieces of the changes it showed: no word comparison runs again.
+    monkeypatch.setattr("workbench.changes.redline._tokens", _never)
+    assert _printed(capsysbinary, computed, name, *form) == expected
+
+
+def test_a_listing_of_a_kept_diff_counts_its_unchanged_changes_without_building_them(
+    measured: Path,
+    tmp_path: Path,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The text listing shows no unchanged change unless asked: once the pair's footnote
+    changes are kept too, it builds only the changes it may show or count as doubtful, and
+    counts the unchanged ones from the kept count, never reading their rows."""
+    path = tmp_path / "listed.sqlite"
+    shutil.copy2(measured, path)
+    name = "draft-nottingham-http-link-header"
+    first = _printed(capsysbinary, path, name)  # the footnote changes derived and kept
+    built: list[str] = []
+    building = kept.change_from_row
+
+    def counting(row: list[object], before_id: str, after_id: str) -> Change:
+        change = building(row, before_id, after_id)
+        built.append(change.kind)
+        return change
+
+    monkeypatch.setattr(kept, "change_from_row", counting)
+    assert _printed(capsysbinary, path, name) == first
+    monkeypatch.setattr(kept, "change_from_row", building)
+    with Workspace(path) as held:
+        whole = [c.kind for _, _, changes in held_diffs(held, name) for c in changes]
+    assert "unchanged" not in built and whole.count("unchanged") > 0
+    assert sorted(built) == sorted(k for k in whole if k != "unchanged")
+
+
+_OLDER_SHAPE = (
+    f"CREATE TABLE {kept.TABLE} (diff_key TEXT PRIMARY KEY, jurisdiction TEXT NOT NULL, "
+    "family TEXT NOT NULL, before_id TEXT NOT NULL, after_id TEXT NOT NULL, changes TEXT NOT NULL, "
+    "footnotes TEXT)"
+)
+
+
+@pytest.mark.parametrize(
+    "read_only", [pytest.param(False, id="replaced"), pytest.param(True, id="read-only")]
+)
+def test_a_kept_diffs_table_of_an_older_shape_is_never_read(
+    measured: Path,
+    tmp_path: Path,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+    read_only: bool,
+) -> None:
+    """A workspace whose kept diffs are in the one-column shape an older workbench wrote (under
+    keys no code computes now): a diff computes, and replaces the table by the current one; a
+    workspace nobody may write computes and keeps nothing."""
+    path = tmp_path / "older.sqlite"
+    shutil.copy2(measured, path)
+    name = "draft-nottingham-http-link-header"
+    expected = _printed(capsysbinary, path, name, "--json")
+    with closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute(f"DROP TABLE {kept.TABLE}")
+        conn.execute(_OLDER_SHAPE)
+        conn.execute(
+            f"INSERT INTO {kept.TABLE} VALUES ('k', 'ietf', ?, 'b', 'a', '[]', NULL)", (name,)
+        )
+    if read_only:
+        # As a workspace nobody may write is opened (root writes whatever the file modes say).
+        monkeypatch.setattr("workbench.workspace.held.unwritable", lambda _: "read-only")
+    assert _printed(capsysbinary, path, name, "--json") == expected
+    with closing(sqlite3.connect(path)) as conn:
+        columns = [row[1] for row in conn.execute(f"PRAGMA table_info({kept.TABLE})")]
+        rows = conn.execute(f"SELECT COUNT(*) FROM {kept.TABLE}").fetchone()[0]
+    assert ("unchanged" in columns, rows) == ((False, 1) if read_only else (True, 5))
 
 
 def test_measure_keeps_every_consecutive_pair_under_the_key_a_diff_computes(
@@ -191,10 +270,11 @@ def test_a_kept_diff_reads_back_equal_records(measured: Path) -> None:
 
 def test_the_review_queue_stores_a_change_as_the_kept_diff_does(measured: Path) -> None:
     """One stored shape of a change (`kept.change_row`): every pairing measure stored in the
-    review queue is, byte for byte once parsed, a row of its pair's kept diff."""
+    review queue is, byte for byte once parsed, a row of its pair's kept diff (a pairing is
+    never unchanged: one of the rows kept with their positions)."""
     with closing(sqlite3.connect(measured)) as conn:
         diffs = {
-            (before_id, after_id): json.loads(changes)
+            (before_id, after_id): [row for _, row in json.loads(changes)]
             for before_id, after_id, changes in conn.execute(
                 f"SELECT before_id, after_id, changes FROM {kept.TABLE}"
             )

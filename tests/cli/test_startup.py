@@ -121,8 +121,10 @@ def test_importing_the_package_loads_no_heavy_library() -> None:
 
 
 def test_the_guard_sees_a_heavy_library_when_one_loads() -> None:
-    # The listing is real: asking for a verb that needs rapidfuzz loads it.
-    assert "rapidfuzz" in _loaded("import workbench\nworkbench.diff_versions")
+    # The listing is real: comparing two texts loads rapidfuzz (loading the diff does not).
+    compared = "from workbench.changes.diff import aligned\naligned(['a rule'], ['a new rule'])"
+    assert "rapidfuzz" not in _loaded("import workbench\nworkbench.diff_versions")
+    assert "rapidfuzz" in _loaded(compared)
 
 
 def test_every_package_verb_resolves_to_its_home() -> None:
@@ -183,9 +185,10 @@ PARTS = ("lxml", "workbench.text.footnotes", "workbench.workspace.parts")
 
 
 def test_a_kept_diff_loads_no_pairing(fresh_workspace: FreshWorkspace, tmp_path: Path) -> None:
-    """`workbench diff` of a held pair in a fresh interpreter, twice: the first chooses the
-    profile, pairs and keeps the diff; the second reads the kept diff and loads none of
-    `PAIRING` or `PARTS`."""
+    """`workbench diff` of a held pair in a fresh interpreter, three times: the first chooses
+    the profile, pairs and keeps the diff; the second reads the kept diff and loads none of
+    `PAIRING` or `PARTS`, but finds the word pieces of the changes it shows (rapidfuzz) and
+    keeps them with the diff; the third loads no word matcher either."""
     family = "draft-nottingham-http-link-header"
     rows = [r for r in read_catalogue(ROOT / "corpus") if r.family == family][:2]
     held = tmp_path / "workspace.sqlite"
@@ -193,10 +196,12 @@ def test_a_kept_diff_loads_no_pairing(fresh_workspace: FreshWorkspace, tmp_path:
         pass
     argv = ["diff", family, "--workspace", str(held)]
     code = f"from workbench.cli import main\nassert main({argv!r}) == 0"
-    first, kept = _modules(code), _modules(code)
+    first, kept, marked = _modules(code), _modules(code), _modules(code)
     assert sorted(first & set(PAIRING)) == sorted(PAIRING)
     assert "workbench.changes.kept" in kept
     assert sorted(kept & {*PAIRING, *PARTS}) == []
+    assert "rapidfuzz" in kept  # the listing is real: its word pieces were found there
+    assert sorted(marked & {*PAIRING, *PARTS, "rapidfuzz"}) == []
 
 
 # Prefixed to a command's code: counts the package's Python sources the process opens through

@@ -11,8 +11,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from rapidfuzz.distance import Indel
-
 from workbench.changes.origin import OriginReader, change_origins
 from workbench.models import PAIRING_KINDS, Change, Passage, Span, TextOrigins, Version, content_id
 from workbench.text.normalize import normalize, normalized_text
@@ -95,6 +93,8 @@ def _matching_pairs(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]
     this to `Indel.opcodes(a, b)`: ties between equally long subsequences would then be broken by
     argument order, and what the diff calls changed would depend on it.
     """
+    from rapidfuzz.distance import Indel  # loaded where text is compared, not to show a diff
+
     ids: dict[str, int] = {}
     ids_a = [ids.setdefault(key, len(ids)) for key in a]
     ids_b = [ids.setdefault(key, len(ids)) for key in b]
@@ -190,6 +190,7 @@ class _Link:
 
 def _similarity_matrix(rows: Sequence[str], columns: Sequence[str]) -> Any:
     """Indel similarities of every (row, column) pair, 0 below `PAIRING_FLOOR` (rapidfuzz, in C++)."""
+    from rapidfuzz.distance import Indel
     from rapidfuzz.process import cdist
 
     return cdist(
@@ -246,6 +247,8 @@ def _run_candidates(
     text is more than `PAIRING_FLOOR` like `one`. A run may only hold `allowed` texts, and grows
     only while the joined length could still reach the floor (Indel similarity is at most
     2·shorter/(sum of lengths))."""
+    from rapidfuzz.distance import Indel
+
     found = []
     longest = len(one) * (2 - PAIRING_FLOOR) / PAIRING_FLOOR
     for first in range(len(many)):

@@ -1,34 +1,44 @@
-"""A version pair's diff as derived state (C7, C13): the changes `diff_versions` gives, kept in the
-workspace under the one key rule (`derived.derived_key`), so a later diff of held versions reads
-them instead of choosing a profile and pairing again. The table, key and shape: docs/diff.md."""
+"""A version pair's diff as derived state (C7, C13): the changes `diff_versions` gives (and the
+word pieces of those shown), kept in the workspace under the one key rule (`derived.derived_key`),
+so a later diff of held versions reads them instead of choosing a profile, pairing or comparing
+words again. The table, key and shape: docs/diff.md."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.cells import cell_from_json
 from workbench.derived import derived_key, keep_row
-from workbench.models import Change, Span, Version, VersionText
+from workbench.models import CHANGE_KINDS, PAIRING_KINDS, Change, Span, Version, VersionText
 
 if TYPE_CHECKING:
     from workbench.workspace import Workspace
 
 KIND = "diff-pair"
 TABLE = "kept_diffs"
-# `footnotes`: the pair's footnote changes under unchanged clauses (`footnoted.FootnoteChange`
-# as JSON), NULL until a diff derives them from the versions' settled footnote readings.
-_SCHEMA = (
-    f"CREATE TABLE IF NOT EXISTS {TABLE} (diff_key TEXT PRIMARY KEY, jurisdiction TEXT NOT NULL, "
-    "family TEXT NOT NULL, before_id TEXT NOT NULL, after_id TEXT NOT NULL, changes TEXT NOT NULL, "
-    "footnotes TEXT)"
+# A pair's changes in two columns, so that a listing, which counts the unchanged ones, never
+# parses them: `changes`, every change that is not `unchanged`, each [its position in the diff,
+# its `change_row`]; `unchanged`, the unchanged ones' rows in the diff's order (they fill the
+# other positions), and `unchanged_count`. `footnotes`: the pair's footnote changes under
+# unchanged clauses (`footnoted.FootnoteChange` as JSON), NULL until a diff derives them from
+# the versions' settled footnote readings. `marks`: the word pieces of the changes shown so far
+# (`redline.marks_json`), NULL until a diff shows the pair. CAUTION: `unchanged`, most of a long
+# diff's bytes, stays the last column: SQLite reads a row's columns through it to reach any after.
+_COLUMNS = (
+    "diff_key TEXT PRIMARY KEY, jurisdiction TEXT NOT NULL, family TEXT NOT NULL, "
+    "before_id TEXT NOT NULL, after_id TEXT NOT NULL, unchanged_count INTEGER NOT NULL, "
+    "footnotes TEXT, marks TEXT, changes TEXT NOT NULL, unchanged TEXT NOT NULL"
 )
+_NEWEST = "marks"  # the column a table of an older shape lacks
+_SCHEMA = f"CREATE TABLE IF NOT EXISTS {TABLE} ({_COLUMNS})"
 
 Family = tuple[str, str]  # (jurisdiction, family)
-KeptDiff = tuple[str, str, str, str]  # diff key, before id, after id, changes (`changes_json`)
+KeptChanges = tuple[str, str, int]  # `changes_json`: changes, unchanged, unchanged_count
+KeptDiff = tuple[str, str, str, KeptChanges]  # diff key, before id, after id, `changes_json`
 
 
 def version_lines(workspace: Workspace, only: Family | None = None) -> dict[Family, dict[str, str]]:
@@ -172,54 +182,138 @@ def change_from_row(row: Sequence[Any], before_id: str, after_id: str) -> Change
     )
 
 
-def changes_json(changes: Sequence[Change]) -> str:
-    """The kept form of a pair's changes: a JSON array of each change's `change_row`."""
-    return json.dumps([change_row(c) for c in changes], ensure_ascii=False, separators=(",", ":"))
+def changes_json(changes: Sequence[Change]) -> KeptChanges:
+    """The kept form of a pair's changes, its three columns (`_COLUMNS`): the JSON array of
+    [position, `change_row`] of each change that is not unchanged, the JSON array of the
+    unchanged ones' `change_row`s, and how many they are."""
+    changed = [[k, change_row(c)] for k, c in enumerate(changes) if c.kind != "unchanged"]
+    unchanged = [change_row(c) for c in changes if c.kind == "unchanged"]
+    return _json(changed), _json(unchanged), len(unchanged)
 
 
-def changes_from_json(kept: str, before_id: str, after_id: str) -> tuple[Change, ...]:
-    """The changes `changes_json` wrote for the pair (`before_id`, `after_id`)."""
-    return tuple(change_from_row(row, before_id, after_id) for row in json.loads(kept))
+def _json(rows: list[Any]) -> str:
+    return json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
+
+
+def changes_from_json(kept: KeptChanges, before_id: str, after_id: str) -> tuple[Change, ...]:
+    """The changes `changes_json` wrote for the pair (`before_id`, `after_id`), in order."""
+    changes, unchanged, count = kept
+    placed: dict[int, list[Any]] = dict(json.loads(changes))
+    rest = iter(json.loads(unchanged))
+    return tuple(
+        change_from_row(placed[k] if k in placed else next(rest), before_id, after_id)
+        for k in range(len(placed) + count)
+    )
 
 
 def read_kept(workspace: Workspace, keys: Sequence[str]) -> dict[str, tuple[Change, ...]]:
     """The kept changes of each key of `keys` the workspace holds, by key."""
-    if not keys or TABLE not in workspace.tables():
-        return {}
-    marks = ", ".join("?" * len(keys))
     return {
-        key: changes_from_json(changes, before_id, after_id)
-        for key, before_id, after_id, changes in workspace.read(
-            f"SELECT diff_key, before_id, after_id, changes FROM {TABLE} "
-            f"WHERE diff_key IN ({marks})",
-            tuple(keys),
+        key: changes_from_json((changes, unchanged, count), before_id, after_id)
+        for key, before_id, after_id, count, changes, unchanged in _kept_rows(
+            workspace, keys, "unchanged_count, changes, unchanged"
         )
     }
+
+
+Counted = tuple[tuple[str, int], ...]  # (kind, how many), kinds in `CHANGE_KINDS` order
+
+
+def read_listed(
+    workspace: Workspace, keys: Sequence[str], kinds: Collection[str]
+) -> dict[str, tuple[tuple[Change, ...], Counted]]:
+    """What a text listing of `kinds` reads of each kept diff of `keys` the workspace holds, by
+    key: its changes whose kind is in `kinds` or is a pairing (`PAIRING_KINDS`, the only kinds
+    `pairing_is_uncertain` can flag), built, in the diff's order; and its other changes counted
+    by kind, never built. Unless `kinds` names `unchanged`, the unchanged changes (most of a long
+    diff) are counted from `unchanged_count` and not read at all."""
+    if "unchanged" in kinds:
+        every = read_kept(workspace, keys)
+        return {key: _built(changes, kinds) for key, changes in every.items()}
+    listed = {}
+    for key, before_id, after_id, count, changes in _kept_rows(
+        workspace, keys, "unchanged_count, changes"
+    ):
+        rows = [row for _, row in json.loads(changes)]
+        built = _built([change_from_row(row, before_id, after_id) for row in rows], kinds)
+        listed[key] = (built[0], _counted({**dict(built[1]), "unchanged": count}))
+    return listed
+
+
+def _built(changes: Sequence[Change], kinds: Collection[str]) -> tuple[tuple[Change, ...], Counted]:
+    """`changes` split as `read_listed` gives them: those built, and the others counted."""
+    built = set(kinds) | PAIRING_KINDS
+    left = dict.fromkeys(CHANGE_KINDS, 0)
+    for change in changes:
+        left[change.kind] += change.kind not in built
+    return tuple(c for c in changes if c.kind in built), _counted(left)
+
+
+def _counted(counts: Mapping[str, int]) -> Counted:
+    return tuple((kind, counts[kind]) for kind in CHANGE_KINDS if counts.get(kind))
+
+
+def _kept_rows(workspace: Workspace, keys: Sequence[str], columns: str) -> list[tuple[Any, ...]]:
+    """The key, before id, after id and `columns` of the kept diff of each key of `keys` the
+    workspace holds (none from a table of an older shape: what it holds was kept under keys no
+    code computes now)."""
+    if not keys or not _current(workspace):
+        return []
+    places = ", ".join("?" * len(keys))
+    return workspace.read(
+        f"SELECT diff_key, before_id, after_id, {columns} FROM {TABLE} WHERE diff_key IN ({places})",
+        tuple(keys),
+    )
+
+
+def _current(workspace: Workspace) -> bool:
+    """Whether the workspace holds the table in its current shape (`_COLUMNS`)."""
+    return TABLE in workspace.tables() and any(
+        name == _NEWEST for _, name, *_ in workspace.read(f"PRAGMA table_info({TABLE})")
+    )
 
 
 def read_footnotes(workspace: Workspace, keys: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
     """The kept footnote changes (`FootnoteChange.as_json` each) of each key of `keys` whose
     kept diff holds them, by key."""
-    if not keys or TABLE not in workspace.tables():
-        return {}
-    marks = ", ".join("?" * len(keys))
-    return {
-        key: json.loads(footnotes)
-        for key, footnotes in workspace.read(
-            f"SELECT diff_key, footnotes FROM {TABLE} "
-            f"WHERE diff_key IN ({marks}) AND footnotes IS NOT NULL",
-            tuple(keys),
-        )
-    }
+    return {key: json.loads(value) for key, value in _read_column(workspace, keys, "footnotes")}
 
 
 def keep_footnotes(workspace: Workspace, kept: Mapping[str, Sequence[dict[str, Any]]]) -> None:
     """Add to each kept diff its footnote changes (`kept`: by key, `FootnoteChange.as_json` each);
     a key with no kept diff is passed over."""
+    values = {key: json.dumps(list(rows), ensure_ascii=False) for key, rows in kept.items()}
+    _keep_column(workspace, "footnotes", values)
+
+
+def read_marks(workspace: Workspace, keys: Sequence[str]) -> dict[str, str]:
+    """The kept word pieces (`redline.marks_json`) of each key of `keys` whose kept diff holds
+    them, by key."""
+    return dict(_read_column(workspace, keys, "marks"))
+
+
+def keep_marks(workspace: Workspace, kept: Mapping[str, str]) -> None:
+    """Set each kept diff's word pieces (`kept`: by key, `redline.marks_json`); a key with no
+    kept diff is passed over."""
+    _keep_column(workspace, "marks", kept)
+
+
+def _read_column(workspace: Workspace, keys: Sequence[str], column: str) -> list[tuple[str, str]]:
+    if not keys or not _current(workspace):
+        return []
+    places = ", ".join("?" * len(keys))
+    return workspace.read(
+        f"SELECT diff_key, {column} FROM {TABLE} "
+        f"WHERE diff_key IN ({places}) AND {column} IS NOT NULL",
+        tuple(keys),
+    )
+
+
+def _keep_column(workspace: Workspace, column: str, values: Mapping[str, str]) -> None:
     with workspace.transaction() as conn:
         conn.executemany(
-            f"UPDATE {TABLE} SET footnotes = ? WHERE diff_key = ?",
-            [(json.dumps(list(rows), ensure_ascii=False), key) for key, rows in kept.items()],
+            f"UPDATE {TABLE} SET {column} = ? WHERE diff_key = ?",
+            [(value, key) for key, value in values.items()],
         )
 
 
@@ -229,26 +323,30 @@ def keep(workspace: Workspace, family: Family, kept: Sequence[KeptDiff], *, whol
     diff of it; else each replaces only the one kept for its own two versions (so a family
     keeps at most one diff per pair of versions, whatever the code that made it)."""
     with workspace.transaction() as conn:
+        if not any(row[1] == _NEWEST for row in conn.execute(f"PRAGMA table_info({TABLE})")):
+            # A table of an older shape holds diffs kept under keys no code computes now.
+            conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
         conn.execute(_SCHEMA)
         if whole:  # the family's rows go, so none of a pair's is left under another key
             conn.execute(f"DELETE FROM {TABLE} WHERE jurisdiction = ? AND family = ?", family)
             conn.executemany(
                 f"INSERT OR REPLACE INTO {TABLE} (diff_key, jurisdiction, family, before_id, "
-                "after_id, changes) VALUES (?, ?, ?, ?, ?, ?)",
+                "after_id, changes, unchanged, unchanged_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (key, *family, before_id, after_id, changes)
+                    (key, *family, before_id, after_id, *changes)
                     for key, before_id, after_id, changes in kept
                 ],
             )
             return
-        for key, before_id, after_id, changes in kept:
+        for key, before_id, after_id, (changes, unchanged, count) in kept:
             name = {
                 "jurisdiction": family[0],
                 "family": family[1],
                 "before_id": before_id,
                 "after_id": after_id,
             }
-            keep_row(conn, TABLE, ("diff_key", key), name, {"changes": changes})
+            values = {"changes": changes, "unchanged": unchanged, "unchanged_count": count}
+            keep_row(conn, TABLE, ("diff_key", key), name, values)
 
 
 def pair_keys(
@@ -275,7 +373,7 @@ def pair_keys(
 def measured_diffs(
     lines: Mapping[str, str],
     sources: Sequence[Sequence[str]],
-    diffs: Sequence[tuple[str, str, str]],
+    diffs: Sequence[tuple[str, str, KeptChanges]],
     code: str,
 ) -> list[KeptDiff]:
     """The kept rows of a family's consecutive pairs as `measure` diffed them (`diffs`: before id,

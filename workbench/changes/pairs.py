@@ -9,7 +9,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from workbench.changes import kept
-from workbench.changes.redline import SHOWN_BY_DEFAULT, Section, section
+from workbench.changes.kept import Counted
+from workbench.changes.redline import (
+    SHOWN_BY_DEFAULT,
+    Section,
+    marks_from_json,
+    marks_json,
+    section,
+)
 from workbench.derived import code_digest
 from workbench.errors import VersionNotFound
 from workbench.models import Change, HeldVersion, Version, VersionText, consecutive_pairs
@@ -205,32 +212,50 @@ def kept_sections(
     *,
     kinds: Iterable[str] | None = None,
     doubtful: bool = False,
+    listing: bool = False,
 ) -> tuple[Section, ...] | None:
     """What `diff_sections` shows of `pairs` (`text_pairs`' pairs) from the diffs the
     `workspace` kept, without reading any version's structure; None when one pair's diff is
     not kept (`diff_sections` over `version_pairs` then chooses, pairs and keeps). No pairs,
-    no sections."""
+    no sections.
+
+    With `listing` (a text listing of `kinds`, which counts the changes it does not show) and
+    every pair's footnote changes kept too, each section holds only the changes
+    `kept.read_listed` builds, the rest counted (`Section.left_out`); else the whole diff.
+    The changes shown take their word pieces from the marks kept with the diff
+    (`kept.read_marks`); pieces found here are added to them, so no word matcher runs again
+    for a change once shown (a workspace nobody may write keeps none)."""
     if not pairs:
         return ()
-    found = _kept_changes(workspace, pairs)[1]
-    if found is None:
-        return None
-    return tuple(
-        section(before, after, changes, kinds=kinds, doubtful=doubtful)
-        for (before, after), changes in zip(pairs, found, strict=True)
-    )
-
-
-def _kept_changes(
-    workspace: Workspace, pairs: Sequence[tuple[Version | VersionText, Version | VersionText]]
-) -> tuple[tuple[str, ...] | None, tuple[tuple[Change, ...], ...] | None]:
-    """The kept diff keys of `pairs` (`kept.pair_keys`: None when none can be made) and every
-    pair's kept changes, in order (None unless every pair's diff is kept)."""
     keys = kept.pair_keys(workspace, pairs, code_digest())
-    found = kept.read_kept(workspace, keys) if keys else {}
-    if keys and all(key in found for key in keys):
-        return keys, tuple(found[key] for key in keys)
-    return keys, None
+    if not keys:
+        return None
+    found: Mapping[str, tuple[tuple[Change, ...], Counted]]
+    if listing and kinds is not None and len(kept.read_footnotes(workspace, keys)) == len(keys):
+        found = kept.read_listed(workspace, keys, set(kinds))
+    else:
+        found = {key: (changes, ()) for key, changes in kept.read_kept(workspace, keys).items()}
+    if len(found) < len(keys):
+        return None
+    held = kept.read_marks(workspace, keys)
+    marks = {key: marks_from_json(held[key]) if key in held else {} for key in keys}
+    sizes = {key: len(marks[key]) for key in keys}
+    sections = tuple(
+        section(
+            before,
+            after,
+            found[key][0],
+            kinds=kinds,
+            doubtful=doubtful,
+            left_out=found[key][1],
+            marks=marks[key],
+        )
+        for (before, after), key in zip(pairs, keys, strict=True)
+    )
+    grown = {key: marks_json(marks[key]) for key in keys if len(marks[key]) > sizes[key]}
+    if grown and workspace.read_only is None:
+        kept.keep_marks(workspace, grown)
+    return sections
 
 
 def _tables(workspace: Workspace, version: Version) -> Sequence[Table] | None:
@@ -252,6 +277,8 @@ def section_footnotes(
     the media type), since a reading the store could not give yet may be read later."""
     from workbench.changes.footnoted import FootnoteChange
 
+    # CAUTION: the footnote changes are derived from the whole diff; a listing's section holding
+    # part of it (`Section.left_out`) is made only when they are kept (`kept_sections`).
     # CAUTION: a section `diff_sections` or `kept_sections` made holds the held `Version`s or
     # `VersionText`s it was given.
     shown = tuple(cast(TextPair | VersionPair, (part.before, part.after)) for part in sections)
@@ -264,6 +291,7 @@ def section_footnotes(
 
     # The parts are read from the whole version (its artefact, its structure).
     chosen = tuple((_whole(workspace, before), _whole(workspace, after)) for before, after in shown)
+    assert not any(part.left_out for part in sections)
     noted = [
         footnote_changes(
             part.changes,

@@ -5,12 +5,11 @@ version cut at its narrowed spans, read by the marked text, the redline page and
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
-
-from rapidfuzz.distance import Indel
 
 from workbench.cells import TableCell
 from workbench.changes.diff import aligned, change_as_json, doubt_reasons, pairing_is_uncertain
@@ -57,6 +56,39 @@ class Piece:
     before_end: int
     after_start: int
     after_end: int
+
+
+Cuts = tuple[int, int, int, int]  # a word comparison's cuts: before start, end; after start, end
+# The word pieces (`_word_pieces`) of the text between each pair of cuts of one version pair:
+# derived offsets, kept with the pair's diff (`kept.read_marks`), so that showing a kept diff
+# needs no word matcher. Filled by `_word_pieces` where it has to compare.
+WordMarks = dict[Cuts, tuple[Piece, ...]]
+
+
+def marks_json(marks: WordMarks) -> str:
+    """The kept form of a pair's `WordMarks`: a JSON array of [the four cuts, [[changed (0 or
+    1), before start, before end, after start, after end], ...]], in cut order."""
+    return json.dumps(
+        [
+            [list(cuts), [[int(p.changed), *_offsets(p)] for p in pieces]]
+            for cuts, pieces in sorted(marks.items())
+        ],
+        separators=(",", ":"),
+    )
+
+
+def marks_from_json(kept: str) -> WordMarks:
+    """The `WordMarks` `marks_json` wrote."""
+    return {
+        (cuts[0], cuts[1], cuts[2], cuts[3]): tuple(
+            _piece(bool(changed), (bs, be), (as_, ae)) for changed, bs, be, as_, ae in pieces
+        )
+        for cuts, pieces in json.loads(kept)
+    }
+
+
+def _offsets(piece: Piece) -> tuple[int, int, int, int]:
+    return piece.before_start, piece.before_end, piece.after_start, piece.after_end
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -113,12 +145,17 @@ class Redline:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Section:
     """One version pair: its whole diff (`changes`, what the counts count) and the redlines of
-    the changes selected to be shown (`shown`, in the diff's order)."""
+    the changes selected to be shown (`shown`, in the diff's order).
+
+    A text listing of a kept diff (`kept.read_listed`) holds in `changes` only the changes it
+    may show or count as doubtful, and the rest counted by kind in `left_out`; every other
+    section holds the whole diff, and `left_out` is empty."""
 
     before: Held
     after: Held
     changes: tuple[Change, ...]
     shown: tuple[Redline, ...]
+    left_out: tuple[tuple[str, int], ...] = ()  # (kind, how many), never doubtful
 
     def as_json(self) -> dict[str, Any]:
         """What `workbench diff --json` prints for one version pair: the two version ids and each
@@ -182,14 +219,24 @@ def _tokens(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 
 def _word_pieces(
-    before: str, after: str, cut_b: tuple[int, int], cut_a: tuple[int, int]
-) -> list[Piece]:
+    before: str,
+    after: str,
+    cut_b: tuple[int, int],
+    cut_a: tuple[int, int],
+    marks: WordMarks | None = None,
+) -> tuple[Piece, ...]:
     """The pieces of the text between the cuts: equal and changed runs of whole tokens.
 
     Tokens (`_TOKEN`) are compared by their normalized text, any two runs of white space being
     equal; the runs are rapidfuzz's Indel opcodes over the token keys (a longest common
-    subsequence); `_joined` then merges them.
+    subsequence); `_joined` then merges them. The pieces `marks` holds for these cuts are
+    taken as they are; others are found, and added to `marks` when given.
     """
+    cuts = (*cut_b, *cut_a)
+    if marks is not None and cuts in marks:
+        return marks[cuts]
+    from rapidfuzz.distance import Indel  # only where no kept marks give the pieces
+
     tok_b, tok_a = _tokens(before, *cut_b), _tokens(after, *cut_a)
     ids: dict[str, int] = {}
     keys_b = [ids.setdefault(_token_key(before[s:e]), len(ids)) for s, e in tok_b]
@@ -211,7 +258,9 @@ def _word_pieces(
             after_end=at_a(op.dest_end),
         )
         pieces.append(piece)
-    return pieces
+    if marks is not None:
+        marks[cuts] = tuple(pieces)
+    return tuple(pieces)
 
 
 def _joined(pieces: Sequence[Piece], before: str, after: str) -> tuple[Piece, ...]:
@@ -245,7 +294,9 @@ def _joined(pieces: Sequence[Piece], before: str, after: str) -> tuple[Piece, ..
     return tuple(out)
 
 
-def _pieces(change: Change, before: str, after: str) -> tuple[Piece, ...]:
+def _pieces(
+    change: Change, before: str, after: str, marks: WordMarks | None = None
+) -> tuple[Piece, ...]:
     """The pieces of one change (the rules in docs/diff.md and `_widen`, `_word_pieces`).
 
     Unchanged: one equal piece. Added or removed: one changed piece. Modified or moved: an equal
@@ -264,7 +315,7 @@ def _pieces(change: Change, before: str, after: str) -> tuple[Piece, ...]:
     if change.kind == "unchanged":
         return (_piece(False, whole_b, whole_a),)
     if change.span_before is None or change.span_after is None:
-        return _joined(_word_pieces(before, after, whole_b, whole_a), before, after)
+        return _joined(_word_pieces(before, after, whole_b, whole_a, marks), before, after)
     cut_b, cut_a = _widen(
         before,
         after,
@@ -274,7 +325,7 @@ def _pieces(change: Change, before: str, after: str) -> tuple[Piece, ...]:
     )
     pieces = [
         _piece(False, (b.char_start, cut_b[0]), (a.char_start, cut_a[0])),
-        *_word_pieces(before, after, cut_b, cut_a),
+        *_word_pieces(before, after, cut_b, cut_a, marks),
         _piece(False, (cut_b[1], b.char_end), (cut_a[1], a.char_end)),
     ]
     return _joined(pieces, before, after)
@@ -334,7 +385,9 @@ def _pairs(old: Sequence[Placed], new: Sequence[Placed], source: tuple[str, str]
     return out
 
 
-def cell_pieces(change: Change, before: str, after: str) -> tuple[CellPieces, ...]:
+def cell_pieces(
+    change: Change, before: str, after: str, marks: WordMarks | None = None
+) -> tuple[CellPieces, ...]:
     """A change with a table row on either side, cell by cell (empty for any other change).
 
     The cells of the two sides are paired (`_pairs`): where both sides hold the same places
@@ -363,7 +416,7 @@ def cell_pieces(change: Change, before: str, after: str) -> tuple[CellPieces, ..
         elif _folded(before[slice(*b[0])]) == _folded(after[slice(*a[0])]):
             pieces = (_piece(False, b[0], a[0]),)
         else:
-            pieces = _joined(_word_pieces(before, after, b[0], a[0]), before, after)
+            pieces = _joined(_word_pieces(before, after, b[0], a[0], marks), before, after)
         out.append(
             CellPieces(
                 before=None if b is None else b[0],
@@ -393,17 +446,18 @@ def _pages(version: Held, span: Span | None) -> tuple[int, int] | None:
     return None if span is None else span_pages(pages, span.char_start, span.char_end)
 
 
-def redline(change: Change, before: Held, after: Held) -> Redline:
+def redline(change: Change, before: Held, after: Held, marks: WordMarks | None = None) -> Redline:
     """Lay out one change of `diff_versions(before, after)` for reading: a table row cell by
-    cell (`cell_pieces`), any other change by `_pieces`."""
-    cells = cell_pieces(change, before.text, after.text)
+    cell (`cell_pieces`), any other change by `_pieces` (word pieces from `marks` where it
+    holds them, `_word_pieces`)."""
+    cells = cell_pieces(change, before.text, after.text, marks)
     return Redline(
         change=change,
         before_source=before.text,
         after_source=after.text,
         pieces=tuple(p for c in cells for p in c.pieces)
         if cells
-        else _pieces(change, before.text, after.text),
+        else _pieces(change, before.text, after.text, marks),
         doubt=doubt_reasons(change),
         before_pages=_pages(before, change.before),
         after_pages=_pages(after, change.after),
@@ -411,9 +465,11 @@ def redline(change: Change, before: Held, after: Held) -> Redline:
     )
 
 
-def redlines(before: Held, after: Held, changes: Iterable[Change]) -> tuple[Redline, ...]:
+def redlines(
+    before: Held, after: Held, changes: Iterable[Change], marks: WordMarks | None = None
+) -> tuple[Redline, ...]:
     """`redline` of each change, in the order given."""
-    return tuple(redline(change, before, after) for change in changes)
+    return tuple(redline(change, before, after, marks) for change in changes)
 
 
 def select(
@@ -439,11 +495,19 @@ def section(
     *,
     kinds: Iterable[str] | None = None,
     doubtful: bool = False,
+    left_out: tuple[tuple[str, int], ...] = (),
+    marks: WordMarks | None = None,
 ) -> Section:
-    """The `Section` of one diff, showing the changes `select` keeps."""
+    """The `Section` of one diff, showing the changes `select` keeps (`left_out`: the changes
+    of the diff not in `changes`, counted by kind, as `Section` holds them; `marks`: the pair's
+    word pieces, as `redline` takes them)."""
     chosen = select(changes, kinds=kinds, doubtful=doubtful)
     return Section(
-        before=before, after=after, changes=tuple(changes), shown=redlines(before, after, chosen)
+        before=before,
+        after=after,
+        changes=tuple(changes),
+        shown=redlines(before, after, chosen, marks),
+        left_out=left_out,
     )
 
 
@@ -457,11 +521,14 @@ def selection_words(kinds: Iterable[str] | None, doubtful: bool) -> str:
 def pair_summary(s: Section) -> str:
     """One line: the two version ids, how many changes of each kind the whole diff holds, how
     many are doubtful, and how many are shown when a selection left some out."""
-    changes = s.changes
-    counts = ", ".join(f"{sum(c.kind == k for c in changes)} {k}" for k in CHANGE_KINDS)
-    doubtful = sum(pairing_is_uncertain(c) for c in changes)
+    changes, left_out = s.changes, dict(s.left_out)
+    counts = ", ".join(
+        f"{sum(c.kind == k for c in changes) + left_out.get(k, 0)} {k}" for k in CHANGE_KINDS
+    )
+    doubtful = sum(pairing_is_uncertain(c) for c in changes)  # none of `left_out` is doubtful
     line = f"{s.before.version_id} -> {s.after.version_id}: {counts}; {doubtful} doubtful"
-    return line if len(s.shown) == len(changes) else f"{line}; {len(s.shown)} shown"
+    whole = len(changes) + sum(left_out.values())
+    return line if len(s.shown) == whole else f"{line}; {len(s.shown)} shown"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from itertools import pairwise
 from typing import Any
 
 from workbench.changes.kept import (
+    KeptChanges,
     change_from_row,
     change_row,
     changes_json,
@@ -207,7 +208,7 @@ def _pair_key(before: Version, after: Version, profile: tuple[str, str], code: s
 
 
 # pair key, before id, after id, items JSON, and the pair's whole diff (`kept.changes_json`)
-StoredPair = tuple[str, str, str, str, str]
+StoredPair = tuple[str, str, str, str, KeptChanges]
 
 
 def measured_pairs(
@@ -410,7 +411,8 @@ def _queue_rows(
     family: str,
     pairs: Sequence[tuple[str, str, str, str]] | Sequence[StoredPair],
 ) -> Iterator[tuple[Any, ...]]:
-    for pair_index, (_, before_id, after_id, items, *_) in enumerate(pairs):
+    for pair_index, pair in enumerate(pairs):
+        before_id, after_id, items = pair[1], pair[2], str(pair[3])
         for item_index, stored in enumerate(json.loads(items)):
             changes = [c[0] for c in stored["changes"]]  # a change's id leads its row
             item_id = stored["group_id"] or changes[0]

@@ -62,7 +62,13 @@ def cmd_diff(args: argparse.Namespace) -> int:
         # Kept diffs are shown from the versions' texts; only a pair not kept reads whole versions.
         chosen = pairs.text_pairs(workspace, args.family, start=args.start, end=args.end)
         settings = workspace.settings
-        sections = pairs.kept_sections(chosen, workspace, kinds=kinds, doubtful=args.doubtful)
+        sections = pairs.kept_sections(
+            chosen,
+            workspace,
+            kinds=kinds,
+            doubtful=args.doubtful,
+            listing=listing and not args.laws,
+        )
         if sections is None:
             sections = pairs.diff_sections(
                 pairs.version_pairs(workspace, args.family, start=args.start, end=args.end),
