@@ -260,3 +260,51 @@ def test_acts_looked_up_before_are_searched_only_in_the_versions_held_since(
     # The marks moved on to the versions held now; the releases found are the same.
     assert all(stored.codified_read[a][0] > kept[a][0] for a in stored.codified_read)
     assert stored.codified_read == scanned.codified_read
+
+
+def _law_row(families: set[str], sections: set[str], firsts: bool) -> store.LawRow:
+    return store.LawRow(
+        rules="r",
+        artefact_sha256="a",
+        text_sha256="t",
+        effective="2024-01-01",
+        act=None,
+        families=frozenset(families),
+        sections=frozenset(sections),
+        firsts=firsts,
+        record="{}",
+        reads="[]",
+    )
+
+
+_HELD = frozenset({"dc-code-1-101", "dc-code-1-102", "dc-code-2-201"})
+
+
+@pytest.mark.parametrize(
+    ("law", "families", "numbers", "refirsted", "touched"),
+    [
+        (_law_row({"dc-code-1-101"}, {"1-101"}, False), {"dc-code-2-201"}, set(), False, False),
+        (_law_row({"dc-code-1-101"}, {"1-101"}, False), {"dc-code-1-101"}, set(), False, True),
+        (_law_row(set(), {"9-999"}, False), {"dc-code-2-201"}, {"9-999"}, False, True),
+        (_law_row({"dc-code-1-101"}, {"1-101"}, False), {"dc-code-1-102"}, {"1-101"}, False, True),
+        (_law_row(set(), set(), True), {"dc-code-2-201"}, set(), True, True),
+        (_law_row(set(), set(), True), {"dc-code-2-201"}, set(), False, False),
+        (_law_row({"dc-code-gone"}, {"3-301"}, False), set(), set(), False, True),
+    ],
+    ids=[
+        "another-family-moved",
+        "a-family-read-moved",
+        "a-number-looked-up-now-held",
+        "a-number-looked-up-now-printed-by-another",
+        "firsts-read-and-a-first-release-new",
+        "firsts-read-no-first-release-new",
+        "a-family-read-no-longer-held",
+    ],
+)
+def test_a_law_is_touched_only_where_what_its_checks_read_moved(
+    law: store.LawRow, families: set[str], numbers: set[str], refirsted: bool, touched: bool
+) -> None:
+    moved = store.Moved(
+        families=frozenset(families), numbers=frozenset(numbers), refirsted=refirsted, held=_HELD
+    )
+    assert moved.touches(law) is touched

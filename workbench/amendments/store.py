@@ -117,7 +117,7 @@ def _typed_sections() -> str:
 
 
 # A law's row: what its record was read under, its facts, what its checks read (the families,
-# the section numbers no family held, whether the families first released after it), its
+# the section numbers they looked up, whether the families first released after it), its
 # reading with each check (`record`, JSON) and each check's reads (JSON).
 _LAW_COLUMNS = (
     "law",
@@ -263,7 +263,7 @@ class LawRow:
             effective=law.effective,
             act=law.act,
             families=frozenset(r[1] for r in reads if len(r) == 3 and r[0] != _FIRSTS),
-            sections=frozenset(r[0] for r in reads if len(r) == 2),
+            sections=frozenset(r[0] for r in reads if r and r[0] != _FIRSTS),
             firsts=any(r and r[0] == _FIRSTS for r in reads),
             record=canonical_json(_law_record(report)),
             reads=canonical_json([list(r) for r in reads]),
@@ -274,12 +274,14 @@ class LawRow:
 class Moved:
     """What the versions held since the last stored run changed of what a check reads: the
     families given a version (`families`), the section numbers of the families first held
-    since (`numbers`), and whether some family's first dated release is one of them
-    (`refirsted`)."""
+    since (`numbers`: one may now hold a number no family held, or come first of two that
+    print it), whether some family's first dated release is one of them (`refirsted`), and the
+    families held now (`held`)."""
 
     families: frozenset[str]
     numbers: frozenset[str]
     refirsted: bool
+    held: frozenset[str]
 
     @classmethod
     def since(cls, code: HeldCode, admitted: Iterable[str]) -> Moved:
@@ -295,6 +297,7 @@ class Moved:
             refirsted=any(
                 (dated := code.dated_facts(f)) and dated[0][1].version_id in new for f in families
             ),
+            held=frozenset(code.families),
         )
 
     def touches(self, law: LawRow) -> bool:
@@ -303,6 +306,7 @@ class Moved:
             law.families & self.families
             or law.sections & self.numbers
             or (law.firsts and self.refirsted)
+            or not law.families <= self.held
         )
 
 
