@@ -39,7 +39,7 @@ DIGESTS = {
     ("derived.py", "derived_key"): "the one key rule of derived state",
     ("derived.py", "source_digest"): "the sources' stamp (which kept code digest stands)",
     ("amendments/instructions.py", "read_instructions"): "an instruction's id",
-    ("amendments/store.py", "__init__"): "the chain of sections' dated facts (a key's input)",
+    ("amendments/store.py", "since"): "the chain of sections' dated facts (a key's input)",
     ("changes/diff.py", "change_id"): "a change's id",
     ("changes/queue.py", "group_id_of"): "a review group's id",
     ("changes/sample.py", "sample_id_of"): "an audit sample's id (a row of the verdict log)",

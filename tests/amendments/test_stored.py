@@ -19,12 +19,16 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, STORE, FreshWorkspace
-from workbench.amendments import laws
+from workbench.amendments import laws, store
 from workbench.amendments import whole_code as ledger
+from workbench.amendments.lawbook import LawBook
+from workbench.amendments.store import StoredReconciliation
+from workbench.amendments.style import style_for
 from workbench.amendments.whole_code import reconcile_code
 from workbench.cli import main
 from workbench.evals.reconciliation import NOT_APPLIED_CSV, REPORT_JSON, REPORT_MD, TITLES_CSV
 from workbench.models import CatalogueRow
+from workbench.text.profiles import profile_for
 from workbench.workspace import Workspace, ingest
 
 
@@ -89,6 +93,14 @@ def test_one_more_release_reads_again_only_what_it_touched(
             read_from_bytes.append(version.version_id)
             return real_notes(version, *args)
 
+        stated: list[str] = []
+        real_reads = StoredReconciliation._reads
+
+        def reads_counted(kept: Any, ins: Any, *args: Any) -> Any:
+            stated.append(ins.law)
+            return real_reads(kept, ins, *args)
+
+        monkeypatch.setattr(StoredReconciliation, "_reads", reads_counted)
         monkeypatch.setattr(ledger, "reconcile", counted)
         monkeypatch.setattr(ledger, "section_key", key_counted)
         monkeypatch.setattr(laws, "notes_start", notes_counted)
@@ -99,6 +111,11 @@ def test_one_more_release_reads_again_only_what_it_touched(
         checked_families = {c.family for _, c in step.instructions() if c.family}
         assert touched <= set(keyed) <= touched | checked_families
         assert len(keyed) < len(step.sections)
+        # A law's checks' reads are stated again only where the release gave a version to a
+        # family they read: every law whose checks target a touched family, and not all.
+        laws_touched = {i.law for i, c in step.instructions() if c.family in touched}
+        assert laws_touched and laws_touched <= set(stated)
+        assert len(set(stated)) < len(step.laws)
         # Where a release's notes begin was kept by the stored run that read it: only releases
         # the release brought are read from their bytes again.
         assert read_from_bytes and set(read_from_bytes) <= set(ingested.added)
@@ -127,12 +144,13 @@ def test_a_damaged_record_is_read_again_not_trusted(
     path = tmp_path / "w.sqlite"
     with fresh_workspace(rows, path) as held:
         first = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
-    # One family's head does not parse; another's attributions are not the text its head's
-    # SHA-256 names (an empty list parses, and would silently drop its changes if trusted).
+    # One family's head has a count that is not a number; another's attributions are not the
+    # text its head's SHA-256 names (an empty list parses, and would silently drop its changes
+    # if trusted).
     family, other = sorted(f for f, t in first.tallies.items() if t.changes)[:2]
     law = first.laws[0].law.version.version_id
     with sqlite3.connect(path) as conn:
-        conn.execute("UPDATE reconcile_sections SET head = 'not json' WHERE family = ?", (family,))
+        conn.execute("UPDATE reconcile_sections SET changes = 'many' WHERE family = ?", (family,))
         conn.execute("UPDATE reconcile_sections SET attributions = '[]' WHERE family = ?", (other,))
         conn.execute(
             "UPDATE reconcile_laws SET record = json_set(record, '$.instructions', json('[1]')) "
@@ -152,11 +170,11 @@ def test_a_damaged_record_is_read_again_not_trusted(
     assert dict(again.attributions) == dict(first.attributions)
 
 
-def test_a_sections_table_of_an_earlier_layout_is_replaced_not_read(
+def test_tables_of_an_earlier_layout_are_replaced_not_read(
     catalogue: tuple[CatalogueRow, ...], fresh_workspace: FreshWorkspace, tmp_path: Path
 ) -> None:
-    """A workspace a release before tallies reconciled (one JSON record per family) is read
-    as holding no section, and its table is replaced by the current layout."""
+    """A workspace a release before reconciled (one JSON record per family and per law) is
+    read as holding no section and no law, and its tables are replaced by the current layout."""
     rows = [r for r in catalogue if r.jurisdiction == "us-dc"]
     path = tmp_path / "w.sqlite"
     with fresh_workspace(rows, path) as held:
@@ -167,15 +185,23 @@ def test_a_sections_table_of_an_earlier_layout_is_replaced_not_read(
         conn.executemany(
             "INSERT INTO reconcile_sections VALUES (?, '{}')", [(f,) for f in first.sections]
         )
+        conn.execute("DROP TABLE reconcile_laws")
+        conn.execute("CREATE TABLE reconcile_laws (law TEXT PRIMARY KEY, record TEXT NOT NULL)")
+        conn.executemany(
+            "INSERT INTO reconcile_laws VALUES (?, '{}')",
+            [(r.law.version.version_id,) for r in first.laws],
+        )
     with Workspace(path) as held:
         again = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
-        assert again == first and again.reused["sections"] == 0
-        assert reconcile_code(held, "us-dc", catalogue, STORE, stored=True).reused[
-            "sections"
-        ] == len(first.sections)
+        assert again == first
+        assert again.reused["sections"] == again.reused["instructions"] == 0
+        third = reconcile_code(held, "us-dc", catalogue, STORE, stored=True).reused
+        assert third["sections"] == len(first.sections)
+        assert third["instructions"] == len(list(first.instructions()))
     with sqlite3.connect(path) as conn:
+        law_columns = [row[1] for row in conn.execute("PRAGMA table_info(reconcile_laws)")]
         columns = [row[1] for row in conn.execute("PRAGMA table_info(reconcile_sections)")]
-    assert columns == ["family", "key", "head", "attributions", "pairs"]
+    assert (law_columns, columns) == (list(store._LAW_COLUMNS), list(store._SECTION_COLUMNS))
 
 
 def test_reconcile_twice_writes_the_same_report_and_says_what_it_reused(
@@ -206,3 +232,79 @@ def test_reconcile_twice_writes_the_same_report_and_says_what_it_reused(
     assert written[0][:-2] == written[1][:-2]
     for name in (REPORT_JSON, REPORT_MD, TITLES_CSV, NOT_APPLIED_CSV):
         assert (tmp_path / "first" / name).read_bytes() == (tmp_path / "second" / name).read_bytes()
+
+
+def test_acts_looked_up_before_are_searched_only_in_the_versions_held_since(
+    catalogue: tuple[CatalogueRow, ...], fresh_workspace: FreshWorkspace, tmp_path: Path
+) -> None:
+    """`codified_as` after one more release, from what the run before it kept of each Act it
+    looked up, answers as a lookup that scans every held text does: for every Act section a
+    held release's notes credit (the style's own pattern, matched over the texts here)."""
+    before, release, _ = _split(catalogue)
+    style = style_for("us-dc")
+    refs = style.cross_references
+    assert refs is not None
+    with fresh_workspace(before, tmp_path / "w.sqlite") as held:
+        reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
+        assert not ingest(held, release, STORE).refused
+        kept = StoredReconciliation(held, style, profile_for("us-dc", None)).codified
+        assert kept
+        stored = LawBook(held, "us-dc", catalogue, STORE, codified=kept).code
+        scanned = LawBook(held, "us-dc", catalogue, STORE).code
+        texts = [text for (text,) in held.read("SELECT text FROM versions")]
+        credited = {(m["law"], m["section"]) for t in texts for m in refs.source_note.finditer(t)}
+        asked = sorted((act, section) for act, section in credited if act in kept)
+        answers = [stored.codified_as(act, section) for act, section in asked]
+        assert answers == [scanned.codified_as(act, section) for act, section in asked]
+    assert any(answers) and stored.codified_read.keys() == scanned.codified_read.keys()
+    # The marks moved on to the versions held now; the releases found are the same.
+    assert all(stored.codified_read[a][0] > kept[a][0] for a in stored.codified_read)
+    assert stored.codified_read == scanned.codified_read
+
+
+def _law_row(families: set[str], sections: set[str], firsts: bool) -> store.LawRow:
+    return store.LawRow(
+        rules="r",
+        artefact_sha256="a",
+        text_sha256="t",
+        effective="2024-01-01",
+        act=None,
+        families=frozenset(families),
+        sections=frozenset(sections),
+        firsts=firsts,
+        record="{}",
+        reads="[]",
+    )
+
+
+_HELD = frozenset({"dc-code-1-101", "dc-code-1-102", "dc-code-2-201"})
+
+
+@pytest.mark.parametrize(
+    ("law", "families", "numbers", "refirsted", "touched"),
+    [
+        (_law_row({"dc-code-1-101"}, {"1-101"}, False), {"dc-code-2-201"}, set(), False, False),
+        (_law_row({"dc-code-1-101"}, {"1-101"}, False), {"dc-code-1-101"}, set(), False, True),
+        (_law_row(set(), {"9-999"}, False), {"dc-code-2-201"}, {"9-999"}, False, True),
+        (_law_row({"dc-code-1-101"}, {"1-101"}, False), {"dc-code-1-102"}, {"1-101"}, False, True),
+        (_law_row(set(), set(), True), {"dc-code-2-201"}, set(), True, True),
+        (_law_row(set(), set(), True), {"dc-code-2-201"}, set(), False, False),
+        (_law_row({"dc-code-gone"}, {"3-301"}, False), set(), set(), False, True),
+    ],
+    ids=[
+        "another-family-moved",
+        "a-family-read-moved",
+        "a-number-looked-up-now-held",
+        "a-number-looked-up-now-printed-by-another",
+        "firsts-read-and-a-first-release-new",
+        "firsts-read-no-first-release-new",
+        "a-family-read-no-longer-held",
+    ],
+)
+def test_a_law_is_touched_only_where_what_its_checks_read_moved(
+    law: store.LawRow, families: set[str], numbers: set[str], refirsted: bool, touched: bool
+) -> None:
+    moved = store.Moved(
+        families=frozenset(families), numbers=frozenset(numbers), refirsted=refirsted, held=_HELD
+    )
+    assert moved.touches(law) is touched

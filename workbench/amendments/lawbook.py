@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,6 +79,7 @@ class LawBook:
         *,
         known: Mapping[str, tuple[str, LawFacts]] | None = None,
         sections: Mapping[str, tuple[str, str, str | None]] | None = None,
+        codified: Mapping[str, tuple[int, Sequence[str]]] | None = None,
         progress: bool = False,
     ) -> None:
         self.jurisdiction = jurisdiction
@@ -112,6 +113,7 @@ class LawBook:
             store,
             law_families=frozenset(v.family for v in self.versions.values()),
             sections=sections,
+            codified=codified,
             progress=progress,
         )
         self._readings: dict[str, tuple[HeldLaw, Reading]] = {}

@@ -5,7 +5,7 @@ one."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TypeVar
@@ -292,7 +292,10 @@ class HeldCode:
     (`families`: each one's `HeldFact`s, in version order); a family's versions are loaded when
     first asked for (`dated`). `sections` may name, for a family, the first version id and text
     hash its section number was read from before, with that number (`first_sections` gives them
-    back): where both still hold, the number is not read again.
+    back): where both still hold, the number is not read again. `codified` may name, for an Act,
+    the last version row held when a run looked it up and the releases whose notes credited one
+    of its sections then (`codified_read` gives this run's back): only versions held since are
+    searched.
     """
 
     def __init__(
@@ -305,6 +308,7 @@ class HeldCode:
         *,
         law_families: frozenset[str],
         sections: Mapping[str, tuple[str, str, str | None]] | None = None,
+        codified: Mapping[str, tuple[int, Sequence[str]]] | None = None,
         progress: bool = False,
     ) -> None:
         self.workspace = workspace
@@ -342,16 +346,25 @@ class HeldCode:
         # version id -> (key, where its notes begin), for each release read from its bytes here
         self.notes_read: dict[str, tuple[str, int]] = {}
         self._codified: dict[str, dict[str, frozenset[str]]] = {}
+        self._known_codified = codified or {}
+        # Act -> (the last version row held, the latest releases whose notes credit one of its
+        # sections), for each Act looked up this run
+        self.codified_read: dict[str, tuple[int, tuple[str, ...]]] = {}
+        self._latest: dict[str, str] | None = None
         self._first_skeletons: dict[str, str] = {}
         self._dated: dict[str, tuple[tuple[str, Version], ...]] = {}
+        self._dated_facts: dict[str, tuple[tuple[str, HeldFact], ...]] = {}
 
     def section_of(self, family: str) -> str | None:
         """The section number of a Code section family, or None for any other family."""
         return next((s for s, f in self.by_section.items() if f == family), None)
 
     def dated_facts(self, family: str) -> tuple[tuple[str, HeldFact], ...]:
-        """`dated`'s releases as the versions table states them, no version loaded."""
-        return dated_versions(self.families.get(family, ()), self.dates)
+        """`dated`'s releases as the versions table states them, no version loaded (ordered
+        once per family: a run asks for them once per section and once per check reading it)."""
+        if family not in self._dated_facts:
+            self._dated_facts[family] = dated_versions(self.families.get(family, ()), self.dates)
+        return self._dated_facts[family]
 
     def dated(self, family: str) -> tuple[tuple[str, Version], ...]:
         """A family's versions that carry a filing date, as (date, version), ordered by date and
@@ -412,27 +425,43 @@ class HeldCode:
         """The Code section number that codifies `section` of `act`: the one held Code section
         whose latest release's notes credit that Act section (the style's `source_note`); None
         when none does, or more than one. The latest releases are found by the Act's number in
-        their text (SQLite's `instr`), then read and their notes matched, once per Act."""
+        their text (SQLite's `instr`), then read and their notes matched, once per Act. Where a
+        run before found them (`codified`), only its releases still latest and the versions
+        held since it are looked at: a release that is not its family's latest never becomes
+        it again (versions are appended in order), and a held text never changes."""
         refs = self.style.cross_references
         if refs is None:
             return None
         if act not in self._codified:
-            latest = {facts[-1].version_id: family for family, facts in self.families.items()}
+            if self._latest is None:
+                self._latest = {facts[-1].version_id: f for f, facts in self.families.items()}
+            since, known = self._known_codified.get(act, (0, ()))
+            mark = int(self.workspace.read("SELECT coalesce(max(rowid), 0) FROM versions")[0][0])
+            named = self.workspace.read(
+                "SELECT version_id FROM versions WHERE rowid > ? AND instr(text, ?) > 0",
+                (since, act),
+            )
             hits: dict[str, set[str]] = {}
-            for (version_id,) in self.workspace.read(
-                "SELECT version_id FROM versions WHERE instr(text, ?) > 0", (act,)
-            ):
-                family = latest.get(version_id)
+            crediting: list[str] = []
+            for version_id in dict.fromkeys([*known, *(v for (v,) in named)]):
+                family = self._latest.get(version_id)
                 if family is None or (number := self.first_sections[family][2]) is None:
                     continue
                 date = self.dates.get(version_id)
                 if date is None:
                     continue
                 held = self.release_of(date, self.workspace.version(version_id))
-                for m in refs.source_note.finditer(held.version.text[held.body_end :]):
-                    if m["law"] == act:
-                        hits.setdefault(m["section"], set()).add(number)
+                credits = [
+                    m["section"]
+                    for m in refs.source_note.finditer(held.version.text[held.body_end :])
+                    if m["law"] == act
+                ]
+                for credited in credits:
+                    hits.setdefault(credited, set()).add(number)
+                if credits:
+                    crediting.append(version_id)
             self._codified[act] = {k: frozenset(v) for k, v in hits.items()}
+            self.codified_read[act] = (mark, tuple(crediting))
         found = self._codified[act].get(section, frozenset())
         return next(iter(found)) if len(found) == 1 else None
 

@@ -7,14 +7,14 @@ import hashlib
 import json
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from workbench.amendments.enactment import Check, check_instruction
 from workbench.amendments.instructions import Instruction, Reading, Unread
 from workbench.amendments.lawbook import LawBook, LawReport
 from workbench.amendments.laws import NOTES_TABLE, HeldCode, HeldFact, HeldLaw, LawFacts
-from workbench.amendments.reconcile import Attribution
+from workbench.amendments.reconcile import ATTRIBUTION_KINDS, Attribution
 from workbench.amendments.style import DraftingStyle
 from workbench.amendments.tally import Tally
 from workbench.derived import code_digest, derived_key
@@ -22,16 +22,136 @@ from workbench.models import canonical_json, content_id
 from workbench.text.profiles import Profile, registry, registry_digest
 from workbench.workspace import Workspace
 
+_FIRSTS = "first released on or after"  # a check's read of the families first held after it
 # A release pair a stored run attributed: its attributions and its unreflected instructions.
 Pair = tuple[list[Attribution], list[str]]
 
-_SECTION_COLUMNS = ("family", "key", "head", "attributions", "pairs")
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SectionHead:
+    """What a family's stored row states beside its attributions: the key it was kept under,
+    the rules it was made by, its first release (id, text hash) and section number, its
+    unreflected instructions, its tally and the SHA-256 of its attributions' JSON text."""
+
+    key: str
+    rules: str
+    first: tuple[str, str, str | None]
+    not_reflected: tuple[str, ...]
+    tally: Tally
+    attributions_sha256: str
+
+    def row(self) -> tuple[Any, ...]:
+        """The head's columns, in `_HEAD_COLUMNS` order."""
+        t = self.tally
+        return (
+            self.key,
+            self.rules,
+            *self.first,
+            canonical_json(list(self.not_reflected)),
+            t.changes,
+            t.pairs,
+            *t.kinds,
+            *t.in_notes,
+            canonical_json(sorted(t.acts)),
+            self.attributions_sha256,
+        )
+
+    @classmethod
+    def of_row(cls, row: Sequence[Any]) -> SectionHead | None:
+        """The head a row of `_typed_sections` states (its columns' types checked there), or
+        None where a list column does not parse (read as absent)."""
+        kinds = len(ATTRIBUTION_KINDS)
+        key, rules, first, sha, section, unreflected, changes, pairs, *rest = row
+        counts, (acts, made_sha256) = rest[: 2 * kinds], rest[2 * kinds :]
+        listed = [_parsed_list(unreflected), _parsed_list(acts)]
+        if listed[0] is None or listed[1] is None:
+            return None
+        return cls(
+            key=key,
+            rules=rules,
+            first=(first, sha, section),
+            not_reflected=tuple(listed[0]),
+            tally=Tally(
+                changes, pairs, tuple(counts[:kinds]), tuple(counts[kinds:]), frozenset(listed[1])
+            ),
+            attributions_sha256=made_sha256,
+        )
+
+
+# A section's row: its key, what its head states as typed columns (the rules, its first release
+# and number, its unreflected instructions, its tally: counts in `ATTRIBUTION_KINDS` order, then
+# the Acts), the SHA-256 of its attributions, and its attributions and pairs as JSON text.
+_TALLY_COLUMNS = (
+    "changes",
+    "pairs_attributed",
+    *ATTRIBUTION_KINDS,
+    *(f"{kind}_in_notes" for kind in ATTRIBUTION_KINDS),
+    "acts",
+)
+_HEAD_COLUMNS = (
+    "key",
+    "rules",
+    "first_version",
+    "first_text_sha256",
+    "section",
+    "not_reflected",
+    *_TALLY_COLUMNS,
+    "attributions_sha256",
+)
+_SECTION_COLUMNS = ("family", *_HEAD_COLUMNS, "attributions", "pairs")
+_INTEGERS = frozenset(_TALLY_COLUMNS) - {"acts"}
+
+
+def _typed_sections() -> str:
+    """The query of the rows of `reconcile_sections` whose every column is of its type (any
+    other is read as absent): SQLite checks the types, row by row, not Python."""
+    typed = [
+        f"typeof({name}) IN ('text', 'null')"
+        if name == "section"
+        else f"typeof({name}) = '{'integer' if name in _INTEGERS else 'text'}'"
+        for name in _SECTION_COLUMNS
+    ]
+    return (
+        f"SELECT {', '.join(_SECTION_COLUMNS)} FROM reconcile_sections WHERE {' AND '.join(typed)}"
+    )
+
+
+# A law's row: what its record was read under, its facts, what its checks read (the families,
+# the section numbers they looked up, whether the families first released after it), its
+# reading with each check (`record`, JSON) and each check's reads (JSON).
+_LAW_COLUMNS = (
+    "law",
+    "rules",
+    "artefact_sha256",
+    "text_sha256",
+    "effective",
+    "act",
+    "families",
+    "sections",
+    "firsts",
+    "record",
+    "reads",
+)
 _SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS reconcile_laws (law TEXT PRIMARY KEY, record TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS reconcile_sections (family TEXT PRIMARY KEY, key TEXT NOT NULL, "
-    "head TEXT NOT NULL, attributions TEXT NOT NULL, pairs TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS reconcile_laws (law TEXT PRIMARY KEY, "
+    + ", ".join(
+        f"{name} {'INTEGER' if name == 'firsts' else 'TEXT'}{'' if name == 'act' else ' NOT NULL'}"
+        for name in _LAW_COLUMNS[1:]
+    )
+    + ")",
+    "CREATE TABLE IF NOT EXISTS reconcile_sections (family TEXT PRIMARY KEY, "
+    + ", ".join(
+        f"{name} {'INTEGER' if name in _INTEGERS else 'TEXT'}"
+        + ("" if name == "section" else " NOT NULL")
+        for name in _SECTION_COLUMNS[1:]
+    )
+    + ")",
     f"CREATE TABLE IF NOT EXISTS {NOTES_TABLE} (version_id TEXT PRIMARY KEY, key TEXT NOT NULL, "
     "body_end INTEGER NOT NULL) WITHOUT ROWID",
+    # per Act a run looked up (`laws.HeldCode.codified_as`): the last version row held then and
+    # the latest releases whose notes credited one of its sections, a JSON list of version ids
+    "CREATE TABLE IF NOT EXISTS reconcile_codified (act TEXT PRIMARY KEY, rules TEXT NOT NULL, "
+    "watermark INTEGER NOT NULL, versions TEXT NOT NULL) WITHOUT ROWID",
 )
 
 
@@ -59,22 +179,135 @@ def _fact(fact: HeldFact) -> list[Any]:
 class Firsts:
     """Every held section's first dated release, in (date, family) order, with a digest chained
     from the last: `since(date)` is the digest of every family first released on or after
-    `date` (what a whole section added without its number is looked for among), in one look-up."""
+    `date` (what a whole section added without its number is looked for among), in one look-up.
+    The chain is digested from the last entry back only as far as a look-up has asked (laws
+    look for sections first released after them: the newest few)."""
 
     def __init__(self, code: HeldCode) -> None:
-        entries = sorted(
+        self.entries = sorted(
             (held[0][0], family, held[0][1])
             for family in code.families
             if (held := code.dated_facts(family))
         )
-        self.dates = [date for date, _, _ in entries]
-        self.chain = [""] * (len(entries) + 1)
-        for k in range(len(entries) - 1, -1, -1):
-            date, family, fact = entries[k]
-            self.chain[k] = content_id([self.chain[k + 1], date, family, *_fact(fact)])
+        self.dates = [date for date, _, _ in self.entries]
+        self.chain = [""]  # the digests from the last entry back: chain[-1] is the earliest made
 
     def since(self, date: str) -> str:
-        return self.chain[bisect_left(self.dates, date)]
+        start = bisect_left(self.dates, date)
+        for k in range(len(self.entries) - len(self.chain), start - 1, -1):
+            found, family, fact = self.entries[k]
+            self.chain.append(content_id([self.chain[-1], found, family, *_fact(fact)]))
+        return self.chain[len(self.entries) - start]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LawRow:
+    """A law's stored row (`_LAW_COLUMNS`): `record` and `reads` stay JSON text until used."""
+
+    rules: str
+    artefact_sha256: str
+    text_sha256: str
+    effective: str
+    act: str | None
+    families: frozenset[str]
+    sections: frozenset[str]
+    firsts: bool
+    record: str
+    reads: str
+
+    def row(self) -> tuple[Any, ...]:
+        return (
+            self.rules,
+            self.artefact_sha256,
+            self.text_sha256,
+            self.effective,
+            self.act,
+            canonical_json(sorted(self.families)),
+            canonical_json(sorted(self.sections)),
+            int(self.firsts),
+            self.record,
+            self.reads,
+        )
+
+    @classmethod
+    def of_row(cls, row: Sequence[Any]) -> LawRow | None:
+        """The row's law, or None where a column is not of its type (read as absent)."""
+        rules, artefact, text, effective, act, families, sections, firsts, record, reads = row
+        texts = (rules, artefact, text, effective, families, sections, record, reads)
+        if not all(isinstance(v, str) for v in texts) or not isinstance(act, str | None):
+            return None
+        listed = [_parsed_list(families), _parsed_list(sections)]
+        if listed[0] is None or listed[1] is None or firsts not in (0, 1):
+            return None
+        return cls(
+            rules=rules,
+            artefact_sha256=artefact,
+            text_sha256=text,
+            effective=effective,
+            act=act,
+            families=frozenset(listed[0]),
+            sections=frozenset(listed[1]),
+            firsts=bool(firsts),
+            record=record,
+            reads=reads,
+        )
+
+    @classmethod
+    def of(cls, report: LawReport, rules_key: str, reads: Sequence[Sequence[Any]]) -> LawRow:
+        """The row of `report` made under `rules_key`, whose checks read `reads`."""
+        law = report.law
+        return cls(
+            rules=rules_key,
+            artefact_sha256=law.version.artefact_sha256,
+            text_sha256=law.version.text_sha256,
+            effective=law.effective,
+            act=law.act,
+            families=frozenset(r[1] for r in reads if len(r) == 3 and r[0] != _FIRSTS),
+            sections=frozenset(r[0] for r in reads if r and r[0] != _FIRSTS),
+            firsts=any(r and r[0] == _FIRSTS for r in reads),
+            record=canonical_json(_law_record(report)),
+            reads=canonical_json([list(r) for r in reads]),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Moved:
+    """What the versions held since the last stored run changed of what a check reads: the
+    families given a version (`families`), the section numbers of the families first held
+    since (`numbers`: one may now hold a number no family held, or come first of two that
+    print it), whether some family's first dated release is one of them (`refirsted`), and the
+    families held now (`held`)."""
+
+    families: frozenset[str]
+    numbers: frozenset[str]
+    refirsted: bool
+    held: frozenset[str]
+
+    @classmethod
+    def since(cls, code: HeldCode, admitted: Iterable[str]) -> Moved:
+        """What the versions `admitted` (ids) moved of `code`."""
+        new = set(admitted)
+        families = frozenset(
+            f for f, facts in code.families.items() if any(x.version_id in new for x in facts)
+        )
+        firsts = [code.first_sections[f] for f in families if code.families[f][0].version_id in new]
+        return cls(
+            families=families,
+            numbers=frozenset(n for _, _, n in firsts if n is not None),
+            refirsted=any(
+                (dated := code.dated_facts(f)) and dated[0][1].version_id in new for f in families
+            ),
+            held=frozenset(code.families),
+        )
+
+    def touches(self, law: LawRow) -> bool:
+        """Whether any check of `law` may read otherwise now."""
+        return bool(
+            law.families & self.families
+            or law.sections & self.numbers
+            or (law.firsts and self.refirsted)
+            or not law.families <= self.held
+        )
 
 
 class StoredReconciliation:
@@ -84,34 +317,49 @@ class StoredReconciliation:
         self.workspace = workspace
         self.rules = rules(style, profile)
         tables = workspace.tables()
-        self.laws = (
-            _records(workspace.read("SELECT law, record FROM reconcile_laws"))
-            if "reconcile_laws" in tables
+        self._old_laws = "reconcile_laws" in tables and _columns(
+            workspace, "reconcile_laws"
+        ) != list(_LAW_COLUMNS)
+        self.laws: dict[str, LawRow] = (
+            {
+                row[0]: law
+                for row in workspace.read(f"SELECT {', '.join(_LAW_COLUMNS)} FROM reconcile_laws")
+                if (law := LawRow.of_row(row[1:])) is not None
+            }
+            if "reconcile_laws" in tables and not self._old_laws
             else {}
         )
-        # A family's head is parsed; its attributions stay text until someone asks for them.
-        self._old_sections = (
-            "reconcile_sections" in tables
-            and tuple(
-                str(row[1]) for row in workspace.read("PRAGMA table_info(reconcile_sections)")
-            )
-            != _SECTION_COLUMNS
-        )
-        self.sections: dict[str, tuple[str, dict[str, Any], str, str]] = (
+        # A family's head is read from its columns; its attributions stay text until someone
+        # asks for them.
+        self._old_sections = "reconcile_sections" in tables and _columns(
+            workspace, "reconcile_sections"
+        ) != list(_SECTION_COLUMNS)
+        self.sections: dict[str, tuple[SectionHead, str, str]] = (
             {
-                family: (key, head, made, pairs)
-                for family, key, text, made, pairs in workspace.read(
-                    "SELECT family, key, head, attributions, pairs FROM reconcile_sections"
-                )
-                if (head := _parsed(text)) is not None
+                row[0]: (head, row[-2], row[-1])
+                for row in workspace.read(_typed_sections())
+                if (head := SectionHead.of_row(row[1:-2])) is not None
             }
             if "reconcile_sections" in tables and not self._old_sections
             else {}
         )
-        self._laws: dict[str, dict[str, Any]] = {}
-        # family -> (key, head, attributions text, pairs text) made this run, or None: the
-        # stored one kept
-        self._sections: dict[str, tuple[str, dict[str, Any], str, str] | None] = {}
+        self.codified: dict[str, tuple[int, list[str]]] = (
+            {
+                act: (mark, versions)
+                for act, kept_rules, mark, text in workspace.read(
+                    "SELECT act, rules, watermark, versions FROM reconcile_codified"
+                )
+                if kept_rules == self.rules
+                and type(mark) is int
+                and (versions := _parsed_list(text)) is not None
+            }
+            if "reconcile_codified" in tables
+            else {}
+        )
+        self._laws: dict[str, LawRow] = {}
+        # family -> (head, attributions text, pairs text) made this run, or None: the stored
+        # one kept
+        self._sections: dict[str, tuple[SectionHead, str, str] | None] = {}
         self._firsts: Firsts | None = None
         self._releases: dict[str, list[list[Any]]] = {}
         self.reused = {"instructions": 0, "sections": 0, "pairs": 0}
@@ -136,7 +384,7 @@ class StoredReconciliation:
         if target.document != "code":
             return []
         if whole and target.section is None:
-            return ["first released on or after", effective, self.firsts(code).since(effective)]
+            return [_FIRSTS, effective, self.firsts(code).since(effective)]
         if target.section is None:
             return []
         family = code.by_section.get(target.section)
@@ -154,52 +402,54 @@ class StoredReconciliation:
             for i, c in zip(report.reading.instructions, report.checks, strict=True)
         ]
 
-    def _current(self, record: Mapping[str, Any] | None) -> bool:
-        return record is not None and record.get("rules") == self.rules
-
     def known_facts(self) -> dict[str, tuple[str, LawFacts]]:
         """Each stored law's facts, under the artefact SHA-256 they were read from."""
         return {
-            law: (
-                r["artefact_sha256"],
-                LawFacts(version_id=law, effective=r["effective"], act=r["act"]),
-            )
+            law: (r.artefact_sha256, LawFacts(version_id=law, effective=r.effective, act=r.act))
             for law, r in self.laws.items()
-            if self._current(r)
+            if r.rules == self.rules
         }
 
     def known_sections(self) -> dict[str, tuple[str, str, str | None]]:
         """Each stored family's section number, under its first release's id and text hash."""
         return {
-            family: (head["first"][0], head["first"][1], head["first"][2])
-            for family, (_, head, _, _) in self.sections.items()
-            if self._current(head)
+            family: head.first
+            for family, (head, _, _) in self.sections.items()
+            if head.rules == self.rules
         }
 
-    def report(self, book: LawBook, law: str) -> LawReport:
+    def report(self, book: LawBook, law: str, moved: Moved | None = None) -> LawReport:
         """The law's report: its stored reading where its hashes hold, with each stored check
-        whose reads are unchanged and each other instruction checked again; else made now."""
+        whose reads are unchanged and each other instruction checked again; else made now.
+        Where `moved` (what the versions held since the last stored run changed) touches none
+        of its checks' reads, its checks are taken as stored, their reads not stated again."""
         version = book.versions[law]
         effective = book.facts[law].effective
-        record = self.laws.get(law)
-        stored = None
+        row = self.laws.get(law)
+        stored, untouched = None, False
         if (
-            self._current(record)
-            and record is not None
-            and record["artefact_sha256"] == version.artefact_sha256
-            and record["text_sha256"] == version.text_sha256
-            and record["effective"] == effective
+            row is not None
+            and row.rules == self.rules
+            and row.artefact_sha256 == version.artefact_sha256
+            and row.text_sha256 == version.text_sha256
+            and row.effective == effective
         ):
             try:
-                stored = _report(record, book, law)
-                was = [list(r) for r in record["reads"]]
+                stored = _report(row, book, law)
+                untouched = moved is not None and not moved.touches(row)
+                was = [] if untouched else [list(r) for r in json.loads(row.reads)]
             except (KeyError, TypeError, ValueError):
                 stored = None
+        if stored is not None and row is not None and untouched:
+            self.reused["instructions"] += len(stored.checks)
+            book.keep(stored)
+            self._laws[law] = row
+            return stored
         if stored is None or len(was) != len(stored.checks):
             report = book.report(law)
-            self._laws[law] = _law_record(report, self.rules) | {
-                "reads": self._law_reads(report, book.code, effective)
-            }
+            self._laws[law] = LawRow.of(
+                report, self.rules, self._law_reads(report, book.code, effective)
+            )
             return report
         checks, reads = [], []
         for ins, check, read in zip(stored.reading.instructions, stored.checks, was, strict=True):
@@ -214,9 +464,7 @@ class StoredReconciliation:
         report = replace(stored, checks=tuple(checks))
         book.keep(report)
         self._laws[law] = (
-            record
-            if record is not None and reads == was
-            else _law_record(report, self.rules) | {"reads": reads}
+            row if row is not None and reads == was else LawRow.of(report, self.rules, reads)
         )
         return report
 
@@ -224,19 +472,14 @@ class StoredReconciliation:
         """The family's stored tally, unreflected instructions and attributions (JSON text,
         checked against its SHA-256 and parsed only when asked for) under `key`, or None."""
         stored = self.sections.get(family)
-        if stored is None or stored[0] != key or not self._current(stored[1]):
+        if stored is None:
             return None
-        head, made = stored[1], stored[2]
-        try:
-            tally = Tally.from_json(head["tally"])
-            unreflected = [str(i) for i in head["not_reflected"]]
-            if head["attributions_sha256"] != _sha256(made):
-                return None
-        except (KeyError, TypeError, ValueError):
+        head, made, _ = stored
+        if head.key != key or head.rules != self.rules or head.attributions_sha256 != _sha256(made):
             return None
         self.reused["sections"] += 1
         self._sections[family] = None  # kept as it is
-        return tally, unreflected, made
+        return head.tally, list(head.not_reflected), made
 
     def pairs(
         self, family: str, keys: Mapping[tuple[str, str], str]
@@ -247,12 +490,12 @@ class StoredReconciliation:
         row is of other rules, or whose attributions are not the text its head's SHA-256 names,
         gives none."""
         stored = self.sections.get(family)
-        if stored is None or not self._current(stored[1]):
+        if stored is None:
             return {}
-        head, made, listed = stored[1], stored[2], stored[3]
+        head, made, listed = stored
+        if head.rules != self.rules or head.attributions_sha256 != _sha256(made):
+            return {}
         try:
-            if head["attributions_sha256"] != _sha256(made):
-                return {}
             kept = {
                 (str(before), str(after)): [str(i) for i in unreflected]
                 for before, after, key, unreflected in json.loads(listed)
@@ -281,30 +524,38 @@ class StoredReconciliation:
         found = [a for *_, made, _ in pairs for a in made]
         tally = Tally.of(found)
         made = canonical_json([a.as_json() for a in found])
-        head = {
-            "rules": self.rules,
-            "first": list(first),
-            "not_reflected": [i for *_, unreflected in pairs for i in unreflected],
-            "tally": tally.as_json(),
-            "attributions_sha256": _sha256(made),
-        }
+        head = SectionHead(
+            key=key,
+            rules=self.rules,
+            first=first,
+            not_reflected=tuple(i for *_, unreflected in pairs for i in unreflected),
+            tally=tally,
+            attributions_sha256=_sha256(made),
+        )
         listed = canonical_json(
             [
                 [before, after, key, list(unreflected)]
                 for before, after, key, _, unreflected in pairs
             ]
         )
-        self._sections[family] = (key, head, made, listed)
+        self._sections[family] = (head, made, listed)
         return tally
 
-    def write(self, notes: Mapping[str, tuple[str, int]] = {}) -> None:
+    def write(
+        self,
+        notes: Mapping[str, tuple[str, int]] = {},
+        codified: Mapping[str, tuple[int, Sequence[str]]] = {},
+    ) -> None:
         """Store every record this run used or made, and drop those of laws and families no
         longer held, in one transaction (a sections table of an earlier layout is replaced);
         `notes`: where the releases read from their bytes this run begin their notes, by
-        version id, under their key (`laws.HeldCode.notes_read`)."""
+        version id, under their key (`laws.HeldCode.notes_read`); `codified`: the releases
+        whose notes credit each Act looked up this run (`laws.HeldCode.codified_read`)."""
         with self.workspace.transaction() as conn:
             if self._old_sections:
                 conn.execute("DROP TABLE reconcile_sections")
+            if self._old_laws:
+                conn.execute("DROP TABLE reconcile_laws")
             for statement in _SCHEMA:
                 conn.execute(statement)
             conn.executemany(
@@ -312,25 +563,30 @@ class StoredReconciliation:
                 [(version_id, key, end) for version_id, (key, end) in sorted(notes.items())],
             )
             conn.executemany(
+                "INSERT OR REPLACE INTO reconcile_codified VALUES (?, ?, ?, ?)",
+                [
+                    (act, self.rules, mark, canonical_json(list(versions)))
+                    for act, (mark, versions) in sorted(codified.items())
+                ],
+            )
+            conn.executemany(
                 "DELETE FROM reconcile_laws WHERE law = ?",
                 [(law,) for law in self.laws if law not in self._laws],
             )
             conn.executemany(
-                "INSERT OR REPLACE INTO reconcile_laws VALUES (?, ?)",
-                [
-                    (law, canonical_json(record))
-                    for law, record in self._laws.items()
-                    if self.laws.get(law) != record
-                ],
+                f"INSERT OR REPLACE INTO reconcile_laws VALUES "
+                f"({', '.join('?' * len(_LAW_COLUMNS))})",
+                [(law, *row.row()) for law, row in self._laws.items() if self.laws.get(law) != row],
             )
             conn.executemany(
                 "DELETE FROM reconcile_sections WHERE family = ?",
                 [(family,) for family in self.sections if family not in self._sections],
             )
             conn.executemany(
-                "INSERT OR REPLACE INTO reconcile_sections VALUES (?, ?, ?, ?, ?)",
+                f"INSERT OR REPLACE INTO reconcile_sections VALUES "
+                f"({', '.join('?' * len(_SECTION_COLUMNS))})",
                 [
-                    (family, made[0], canonical_json(made[1]), made[2], made[3])
+                    (family, *made[0].row(), made[1], made[2])
                     for family, made in self._sections.items()
                     if made is not None
                 ],
@@ -393,27 +649,26 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _parsed(text: Any) -> dict[str, Any] | None:
-    """A stored JSON object, or None for anything else (treated as absent)."""
+def _parsed_list(text: str) -> list[str] | None:
+    """A stored JSON list of strings, or None for anything else."""
+    if text == "[]":  # most sections' lists: nothing to parse
+        return []
     try:
-        record = json.loads(text)
-    except (TypeError, ValueError):
+        found = json.loads(text)
+    except ValueError:
         return None
-    return record if isinstance(record, dict) else None
+    ok = isinstance(found, list) and all(isinstance(i, str) for i in found)
+    return found if ok else None
 
 
-def _records(rows: Iterable[tuple[Any, ...]]) -> dict[str, dict[str, Any]]:
-    return {str(name): record for name, text in rows if (record := _parsed(text)) is not None}
+def _columns(workspace: Workspace, table: str) -> list[str]:
+    return [str(row[1]) for row in workspace.read(f"PRAGMA table_info({table})")]
 
 
-def _law_record(report: LawReport, rules_key: str) -> dict[str, Any]:
+def _law_record(report: LawReport) -> dict[str, Any]:
+    """What a law's `record` column holds: its spans, instructions with checks, and unread."""
     law = report.law
     return {
-        "rules": rules_key,
-        "artefact_sha256": law.version.artefact_sha256,
-        "text_sha256": law.version.text_sha256,
-        "effective": law.effective,
-        "act": law.act,
         "markup": [list(s) for s in law.markup],
         "quotations": [list(s) for s in law.quotations],
         "instructions": [
@@ -424,12 +679,13 @@ def _law_record(report: LawReport, rules_key: str) -> dict[str, Any]:
     }
 
 
-def _report(record: Mapping[str, Any], book: LawBook, law: str) -> LawReport:
-    """The report a law record holds, over the law's held version."""
+def _report(row: LawRow, book: LawBook, law: str) -> LawReport:
+    """The report a law's row holds, over the law's held version."""
+    record = json.loads(row.record)
     held = HeldLaw(
         version=book.versions[law],
-        effective=record["effective"],
-        act=record["act"],
+        effective=row.effective,
+        act=row.act,
         markup=tuple((a, b) for a, b in record["markup"]),
         quotations=tuple((a, b) for a, b in record["quotations"]),
     )

@@ -13,8 +13,15 @@ from pathlib import Path
 from workbench.amendments.enactment import Check
 from workbench.amendments.instructions import Instruction
 from workbench.amendments.lawbook import LawBook, LawReport
+from workbench.amendments.laws import HeldCode
 from workbench.amendments.reconcile import Attribution, reconcile
-from workbench.amendments.store import StoredReconciliation, release_key, run_key, section_key
+from workbench.amendments.store import (
+    Moved,
+    StoredReconciliation,
+    release_key,
+    run_key,
+    section_key,
+)
 from workbench.amendments.style import style_for
 from workbench.amendments.tally import Tally
 from workbench.derived import DerivedState
@@ -87,6 +94,14 @@ def _touched(
         | targeted
         | {str(family) for family in kept.value.get("targeted", ())}
     )
+
+
+def _moved(workspace: Workspace, jurisdiction: str, code: HeldCode) -> Moved | None:
+    """What the versions held since the last stored run's watermark moved of what a check
+    reads, or None (everything) when there was no stored run."""
+    state = DerivedState(workspace)
+    kept = state.kept(RECONCILED, jurisdiction)
+    return None if kept is None else Moved.since(code, state.admitted_since(kept.watermark))
 
 
 def _origins_mark(workspace: Workspace) -> int:
@@ -163,6 +178,7 @@ def reconcile_code(
         store,
         known=kept.known_facts() if kept else None,
         sections=kept.known_sections() if kept else None,
+        codified=kept.codified if kept else None,
         progress=progress,
     )
     if not book.versions:
@@ -178,8 +194,9 @@ def reconcile_code(
         )
     checked: dict[tuple[str, str, str], list[tuple[Instruction, Check]]] = defaultdict(list)
     targeted: set[str] = set()
+    moved = _moved(workspace, jurisdiction, book.code) if kept else None
     for law in bar(book.versions, desc="laws", unit="law", enabled=progress):
-        report = kept.report(book, law) if kept else book.report(law)
+        report = kept.report(book, law, moved) if kept else book.report(law)
         for ins, check in zip(report.reading.instructions, report.checks, strict=True):
             if check.family:
                 targeted.add(check.family)
@@ -217,7 +234,7 @@ def reconcile_code(
         # Nothing an untouched family was reconciled from has moved since: its key holds, unread.
         untouched = touched is not None and family not in touched and family in kept.sections
         family_key = (
-            kept.sections[family][0]
+            kept.sections[family][0].key
             if untouched
             else section_key(run, family, dated, origins, here)
         )
@@ -257,7 +274,7 @@ def reconcile_code(
         )
         book.code.forget(family)
     if kept:
-        kept.write(book.code.notes_read)
+        kept.write(book.code.notes_read, book.code.codified_read)
         DerivedState(workspace).keep(
             RECONCILED,
             jurisdiction,
