@@ -13,9 +13,11 @@ needs it, while the others wait; each worker then opens its own copy of the file
   reads a document, a family or "every version held" reads it here.
 - `corpus_workspace`: every catalogued version. Whole-corpus work is done once per session here,
   by the session fixtures whose names start with `corpus_` (the pairs, their diffs, the
-  segmentations, the measurement, the search index, the alignment truth), never in a test module;
-  a test that uses one of them carries `@pytest.mark.slow` (`make check` leaves it out, `make
-  test` runs it), and collection refuses a test that uses one without the mark.
+  segmentations, the workspace measured and its measurements, the search index, the alignment
+  truth), never in a test module; a test that uses one of them carries `@pytest.mark.slow`
+  (`make check` leaves it out, `make test` runs it), and collection refuses a test that uses
+  one without the mark. The measuring is done once per run, not per worker
+  (`corpus_measured_copy`), and a notebook that measures the corpus opens a copy of it.
 
 A test parametrized over documents (a `path` parameter) reads through `document_workspace`: the
 default workspace for a document of `SMALL_FAMILIES`, the whole corpus's for any other, and the
@@ -25,10 +27,10 @@ cases of the second kind are marked slow at collection.
 from __future__ import annotations
 
 import fcntl
-import functools
 import hashlib
 import importlib.util
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -137,6 +139,7 @@ CORPUS_FIXTURES = frozenset(
         "corpus_pairs",
         "corpus_diffs",
         "corpus_passages",
+        "corpus_measured",
         "corpus_measurements",
         "corpus_alignment_truth",
     }
@@ -257,7 +260,10 @@ def built_once(
     with _one_at_a_time(folder, name):
         if not target.exists():
             partial = folder / f"{name}.partial"
-            partial.unlink(missing_ok=True)  # a build that failed before starts again
+            # A build that failed before starts again (a file, or a folder of them).
+            if partial.is_dir():
+                shutil.rmtree(partial)
+            partial.unlink(missing_ok=True)
             build(partial)
             partial.rename(target)
     return target
@@ -467,20 +473,56 @@ def corpus_diffs(
     return {(b.version_id, a.version_id): diff_versions(b, a) for b, a in corpus_pairs}
 
 
-@pytest.fixture(scope="session")
-def corpus_measurements(
-    corpus_workspace: Workspace, catalogue: tuple[CatalogueRow, ...]
-) -> list[Any]:
-    """`map_families` over every catalogued version: each family measured once, its tables
-    (kept in the workspace, `workspace.parts.held_parts`) paired row by row as `measure` does."""
-    from workbench.measure import map_families
-    from workbench.workspace.parts import held_parts
+def corpus_measured_copy(tmp_path_factory: pytest.TempPathFactory, target: Path) -> Path:
+    """A copy at `target` of the whole corpus's workspace measured as `make measure` measures
+    it, with its measure cache (`measure-cache/`, every family's measurement) beside it; returns
+    `target`. The measuring is done once per run, by `measure_corpus` on a copy of
+    `corpus_workspace_copy`'s file; a `measure_corpus` on such a copy measures no family again.
+    The notebook that measures the corpus opens such a copy too (notebooks/conftest.py)."""
+    from workbench.measure import CACHE_DIR_NAME, measure_corpus
 
-    wanted = {row.path for row in catalogue}
-    return map_families(
-        [v for v in corpus_workspace.versions() if v.version_id in wanted],
-        parts=functools.partial(held_parts, corpus_workspace, store=STORE),
+    def build(folder: Path) -> None:
+        folder.mkdir()
+        corpus_workspace_copy(tmp_path_factory, folder / "workspace.sqlite")
+        measure_corpus(
+            out=folder / "measurements",
+            workspace=folder / "workspace.sqlite",
+            corpus_dir=CORPUS_DIR,
+            store=STORE,
+        )
+
+    measured = built_once(tmp_path_factory, "corpus-measured", build)
+    _copy(measured / "workspace.sqlite", target)
+    shutil.copytree(measured / CACHE_DIR_NAME, target.parent / CACHE_DIR_NAME)
+    return target
+
+
+@pytest.fixture(scope="session")
+def corpus_measured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    """The whole corpus's workspace as `make measure` leaves it (`corpus_measured_copy`): every
+    version's parts kept, every family's measurement in the measure cache beside it."""
+    path = tmp_path_factory.mktemp("corpus-measured") / "workspace.sqlite"
+    corpus_measured_copy(tmp_path_factory, path)
+    with Workspace(path) as held:
+        yield held
+
+
+@pytest.fixture(scope="session")
+def corpus_measurements(corpus_measured: Workspace) -> list[Any]:
+    """Every family's measurement as `measure` keeps it: `measure_corpus` with `keep_results` on
+    `corpus_measured`, which reads each family back from the cache (each was measured once per
+    run, its tables paired row by row)."""
+    from workbench.measure import measure_corpus
+
+    run = measure_corpus(
+        out=corpus_measured.path.parent / "measurements",
+        workspace=corpus_measured.path,
+        corpus_dir=CORPUS_DIR,
+        store=STORE,
+        keep_results=True,
     )
+    assert run.extracted == () and run.reused == run.families  # read back, not measured again
+    return list(run.results)
 
 
 @pytest.fixture(scope="session")
