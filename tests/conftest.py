@@ -466,11 +466,19 @@ def corpus_passages(corpus_workspace: Workspace) -> dict[str, tuple[Passage, ...
 @pytest.fixture(scope="session")
 def corpus_diffs(
     corpus_pairs: list[tuple[Version, Version]],
+    corpus_passages: dict[str, tuple[Passage, ...]],
 ) -> dict[tuple[str, str], tuple[Change, ...]]:
-    """`diff_versions(before, after)` of every consecutive pair, by (before id, after id)."""
+    """`diff_versions(before, after)` of every consecutive pair, by (before id, after id), each
+    side's passages handed in from `corpus_passages` (the segmentation `diff_versions` makes when
+    none are given), so no version is segmented twice."""
     from workbench.changes.diff import diff_versions
 
-    return {(b.version_id, a.version_id): diff_versions(b, a) for b, a in corpus_pairs}
+    return {
+        (b.version_id, a.version_id): diff_versions(
+            b, a, passages=(corpus_passages[b.version_id], corpus_passages[a.version_id])
+        )
+        for b, a in corpus_pairs
+    }
 
 
 def corpus_measured_copy(tmp_path_factory: pytest.TempPathFactory, target: Path) -> Path:
