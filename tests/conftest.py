@@ -414,18 +414,25 @@ def document_workspace(request: pytest.FixtureRequest, workspace: Workspace) -> 
 
 def corpus_workspace_copy(tmp_path_factory: pytest.TempPathFactory, target: Path) -> Path:
     """A copy at `target` of every catalogued version, ingested once per run into a file no test
-    opens; returns `target`. That file starts as a copy of the default workspace's versions,
-    which ingest leaves as held (same bytes, same extractor), so only every other row is
-    extracted. A notebook run opens such a copy too (notebooks/conftest.py): the run ingests the
-    whole corpus once."""
+    opens, with every version's passages through its shipped profile kept in it
+    (`workspace.passages`); returns `target`. That file starts as a copy of the default
+    workspace's versions, which ingest leaves as held (same bytes, same extractor), so only every
+    other row is extracted. A notebook run opens such a copy too (notebooks/conftest.py): the
+    run ingests and segments the whole corpus once."""
     catalogue = fetched_catalogue(tmp_path_factory)
     small = small_workspace_file(catalogue, tmp_path_factory)
 
     def build(path: Path) -> None:
+        from workbench.text.profiles import profile_for
+        from workbench.workspace.passages import held_passages
+
         _copy(small, path)
         with Workspace(path) as held:
             report = ingest(held, catalogue, STORE)
             assert not report.refused, [r.line() for r in report.refused]
+            # Every version's passages through its shipped profile, kept (`corpus_passages`).
+            for version in held.versions():
+                held_passages(held, version, profile_for(version.jurisdiction, version.family))
 
     _copy(built_once(tmp_path_factory, "corpus-workspace.sqlite", build), target)
     return target
@@ -457,10 +464,17 @@ def corpus_pairs(corpus_workspace: Workspace) -> list[tuple[Version, Version]]:
 
 @pytest.fixture(scope="session")
 def corpus_passages(corpus_workspace: Workspace) -> dict[str, tuple[Passage, ...]]:
-    """Every held version's passages (`segment_version`, its shipped profile), by version id."""
-    from workbench.text.segment import segment_version
+    """Every held version's passages (`segment_version`, its shipped profile), by version id:
+    segmented once per run and kept in the whole corpus's workspace (`corpus_workspace_copy`),
+    read back here (`workspace.passages.held_passages`, whose rows are `segment_version`'s:
+    tests/test_held_passages.py)."""
+    from workbench.text.profiles import profile_for
+    from workbench.workspace.passages import held_passages
 
-    return {v.version_id: segment_version(v) for v in corpus_workspace.versions()}
+    return {
+        v.version_id: held_passages(corpus_workspace, v, profile_for(v.jurisdiction, v.family))
+        for v in corpus_workspace.versions()
+    }
 
 
 @pytest.fixture(scope="session")
