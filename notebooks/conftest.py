@@ -8,8 +8,9 @@ notebook carries no test switch and reads no environment variable. `overrides_fo
 every file a notebook would write in the project (a workspace, and the verdict log inside it) goes
 to a fresh temporary folder instead; every other parameter keeps the value the notebook shows.
 A notebook that measures the whole corpus opens, there, a copy of the whole-corpus workspace the
-run's tests hold (tests/conftest.py ingests it once per run), as a researcher's notebook opens the
-workspace `make measure` filled, instead of ingesting every document again.
+run's tests hold, measured, with its measure cache beside it (tests/conftest.py ingests and
+measures it once per run), as a researcher's notebook opens the workspace `make measure` filled,
+instead of ingesting and measuring every document again.
 
 Every notebook cell is marked `slow`: `make check` leaves the notebook runs out, `make test` runs
 them.
@@ -85,8 +86,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Before a parameters cell whose notebook opens the whole-corpus workspace runs, copy that
-    workspace where the cell's WORKSPACE points (the first worker to need it builds it; tests/
-    conftest.py, as this run loaded it or else by path, is its one home)."""
+    workspace, measured, where the cell's WORKSPACE points, and its measure cache beside it (the
+    first worker to need it builds it; tests/conftest.py, as this run loaded it or else by path,
+    is its one home)."""
     target = item.stash.get(_OPENED, None)
     if target is None:
         return
@@ -94,4 +96,4 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     shared = (
         vars(loaded) if loaded is not None else runpy.run_path(str(ROOT / "tests" / "conftest.py"))
     )
-    shared["corpus_workspace_copy"](item.config._tmp_path_factory, target)  # type: ignore[attr-defined]
+    shared["corpus_measured_copy"](item.config._tmp_path_factory, target)  # type: ignore[attr-defined]

@@ -13,9 +13,11 @@ needs it, while the others wait; each worker then opens its own copy of the file
   reads a document, a family or "every version held" reads it here.
 - `corpus_workspace`: every catalogued version. Whole-corpus work is done once per session here,
   by the session fixtures whose names start with `corpus_` (the pairs, their diffs, the
-  segmentations, the measurement, the search index, the alignment truth), never in a test module;
-  a test that uses one of them carries `@pytest.mark.slow` (`make check` leaves it out, `make
-  test` runs it), and collection refuses a test that uses one without the mark.
+  segmentations, the workspace measured and its measurements, the search index, the alignment
+  truth), never in a test module; a test that uses one of them carries `@pytest.mark.slow`
+  (`make check` leaves it out, `make test` runs it), and collection refuses a test that uses
+  one without the mark. The measuring is done once per run, not per worker
+  (`corpus_measured_copy`), and a notebook that measures the corpus opens a copy of it.
 
 A test parametrized over documents (a `path` parameter) reads through `document_workspace`: the
 default workspace for a document of `SMALL_FAMILIES`, the whole corpus's for any other, and the
@@ -25,10 +27,10 @@ cases of the second kind are marked slow at collection.
 from __future__ import annotations
 
 import fcntl
-import functools
 import hashlib
 import importlib.util
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -131,6 +133,7 @@ CORPUS_FIXTURES = frozenset(
         "corpus_pairs",
         "corpus_diffs",
         "corpus_passages",
+        "corpus_measured",
         "corpus_measurements",
         "corpus_alignment_truth",
     }
@@ -251,7 +254,10 @@ def built_once(
     with _one_at_a_time(folder, name):
         if not target.exists():
             partial = folder / f"{name}.partial"
-            partial.unlink(missing_ok=True)  # a build that failed before starts again
+            # A build that failed before starts again (a file, or a folder of them).
+            if partial.is_dir():
+                shutil.rmtree(partial)
+            partial.unlink(missing_ok=True)
             build(partial)
             partial.rename(target)
     return target
@@ -357,13 +363,18 @@ FreshWorkspace = Callable[[Iterable[CatalogueRow], Path], Workspace]
 def fresh_workspace(tmp_path_factory: pytest.TempPathFactory) -> FreshWorkspace:
     """`fresh_workspace(rows, path)`: a new workspace at `path` holding exactly `rows` (all
     admitted), with an empty verdict log. Each set of rows is ingested once per run, then copied,
-    so a test that wants a workspace of its own does not extract the same documents again."""
+    so a test that wants a workspace of its own does not extract the same documents again; the
+    default workspace's rows, in catalogue order, are a copy of the file it is made from."""
 
     def make(rows: Iterable[CatalogueRow], path: Path) -> Workspace:
         held = list(rows)
         key = hashlib.sha256("\0".join(row.path for row in held).encode()).hexdigest()[:16]
 
         def build(target: Path) -> None:
+            catalogue = fetched_catalogue(tmp_path_factory)
+            if held == [row for row in catalogue if in_small_workspace(row.path)]:
+                _copy(small_workspace_file(catalogue, tmp_path_factory), target)  # the same ingest
+                return
             with Workspace(target) as workspace:
                 report = ingest(workspace, held, STORE)
                 assert not report.refused, [r.line() for r in report.refused]
@@ -402,18 +413,25 @@ def document_workspace(request: pytest.FixtureRequest, workspace: Workspace) -> 
 
 def corpus_workspace_copy(tmp_path_factory: pytest.TempPathFactory, target: Path) -> Path:
     """A copy at `target` of every catalogued version, ingested once per run into a file no test
-    opens; returns `target`. That file starts as a copy of the default workspace's versions,
-    which ingest leaves as held (same bytes, same extractor), so only every other row is
-    extracted. A notebook run opens such a copy too (notebooks/conftest.py): the run ingests the
-    whole corpus once."""
+    opens, with every version's passages through its shipped profile kept in it
+    (`workspace.passages`); returns `target`. That file starts as a copy of the default
+    workspace's versions, which ingest leaves as held (same bytes, same extractor), so only every
+    other row is extracted. A notebook run opens such a copy too (notebooks/conftest.py): the
+    run ingests and segments the whole corpus once."""
     catalogue = fetched_catalogue(tmp_path_factory)
     small = small_workspace_file(catalogue, tmp_path_factory)
 
     def build(path: Path) -> None:
+        from workbench.text.profiles import profile_for
+        from workbench.workspace.passages import held_passages
+
         _copy(small, path)
         with Workspace(path) as held:
             report = ingest(held, catalogue, STORE)
             assert not report.refused, [r.line() for r in report.refused]
+            # Every version's passages through its shipped profile, kept (`corpus_passages`).
+            for version in held.versions():
+                held_passages(held, version, profile_for(version.jurisdiction, version.family))
 
     _copy(built_once(tmp_path_factory, "corpus-workspace.sqlite", build), target)
     return target
@@ -445,36 +463,87 @@ def corpus_pairs(corpus_workspace: Workspace) -> list[tuple[Version, Version]]:
 
 @pytest.fixture(scope="session")
 def corpus_passages(corpus_workspace: Workspace) -> dict[str, tuple[Passage, ...]]:
-    """Every held version's passages (`segment_version`, its shipped profile), by version id."""
-    from workbench.text.segment import segment_version
+    """Every held version's passages (`segment_version`, its shipped profile), by version id:
+    segmented once per run and kept in the whole corpus's workspace (`corpus_workspace_copy`),
+    read back here (`workspace.passages.held_passages`, whose rows are `segment_version`'s:
+    tests/test_held_passages.py)."""
+    from workbench.text.profiles import profile_for
+    from workbench.workspace.passages import held_passages
 
-    return {v.version_id: segment_version(v) for v in corpus_workspace.versions()}
+    return {
+        v.version_id: held_passages(corpus_workspace, v, profile_for(v.jurisdiction, v.family))
+        for v in corpus_workspace.versions()
+    }
 
 
 @pytest.fixture(scope="session")
 def corpus_diffs(
     corpus_pairs: list[tuple[Version, Version]],
+    corpus_passages: dict[str, tuple[Passage, ...]],
 ) -> dict[tuple[str, str], tuple[Change, ...]]:
-    """`diff_versions(before, after)` of every consecutive pair, by (before id, after id)."""
+    """`diff_versions(before, after)` of every consecutive pair, by (before id, after id), each
+    side's passages handed in from `corpus_passages` (the segmentation `diff_versions` makes when
+    none are given), so no version is segmented twice."""
     from workbench.changes.diff import diff_versions
 
-    return {(b.version_id, a.version_id): diff_versions(b, a) for b, a in corpus_pairs}
+    return {
+        (b.version_id, a.version_id): diff_versions(
+            b, a, passages=(corpus_passages[b.version_id], corpus_passages[a.version_id])
+        )
+        for b, a in corpus_pairs
+    }
+
+
+def corpus_measured_copy(tmp_path_factory: pytest.TempPathFactory, target: Path) -> Path:
+    """A copy at `target` of the whole corpus's workspace measured as `make measure` measures
+    it, with its measure cache (`measure-cache/`, every family's measurement) beside it; returns
+    `target`. The measuring is done once per run, by `measure_corpus` on a copy of
+    `corpus_workspace_copy`'s file; a `measure_corpus` on such a copy measures no family again.
+    The notebook that measures the corpus opens such a copy too (notebooks/conftest.py)."""
+    from workbench.measure import CACHE_DIR_NAME, measure_corpus
+
+    def build(folder: Path) -> None:
+        folder.mkdir()
+        corpus_workspace_copy(tmp_path_factory, folder / "workspace.sqlite")
+        measure_corpus(
+            out=folder / "measurements",
+            workspace=folder / "workspace.sqlite",
+            corpus_dir=CORPUS_DIR,
+            store=STORE,
+        )
+
+    measured = built_once(tmp_path_factory, "corpus-measured", build)
+    _copy(measured / "workspace.sqlite", target)
+    shutil.copytree(measured / CACHE_DIR_NAME, target.parent / CACHE_DIR_NAME)
+    return target
 
 
 @pytest.fixture(scope="session")
-def corpus_measurements(
-    corpus_workspace: Workspace, catalogue: tuple[CatalogueRow, ...]
-) -> list[Any]:
-    """`map_families` over every catalogued version: each family measured once, its tables
-    (kept in the workspace, `workspace.parts.held_parts`) paired row by row as `measure` does."""
-    from workbench.measure import map_families
-    from workbench.workspace.parts import held_parts
+def corpus_measured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    """The whole corpus's workspace as `make measure` leaves it (`corpus_measured_copy`): every
+    version's parts kept, every family's measurement in the measure cache beside it."""
+    path = tmp_path_factory.mktemp("corpus-measured") / "workspace.sqlite"
+    corpus_measured_copy(tmp_path_factory, path)
+    with Workspace(path) as held:
+        yield held
 
-    wanted = {row.path for row in catalogue}
-    return map_families(
-        [v for v in corpus_workspace.versions() if v.version_id in wanted],
-        parts=functools.partial(held_parts, corpus_workspace, store=STORE),
+
+@pytest.fixture(scope="session")
+def corpus_measurements(corpus_measured: Workspace) -> list[Any]:
+    """Every family's measurement as `measure` keeps it: `measure_corpus` with `keep_results` on
+    `corpus_measured`, which reads each family back from the cache (each was measured once per
+    run, its tables paired row by row)."""
+    from workbench.measure import measure_corpus
+
+    run = measure_corpus(
+        out=corpus_measured.path.parent / "measurements",
+        workspace=corpus_measured.path,
+        corpus_dir=CORPUS_DIR,
+        store=STORE,
+        keep_results=True,
     )
+    assert run.extracted == () and run.reused == run.families  # read back, not measured again
+    return list(run.results)
 
 
 @pytest.fixture(scope="session")

@@ -24,11 +24,22 @@ MIN_PAIRED = 0.95  # of the old table's rows paired one to one with a new row
 HEAD = "Invoice Date"  # the expense table's first column head in both updates
 
 
-def _side(path: Path) -> tuple[str, tuple[Table, ...], tuple[Passage, ...]]:
+Side = tuple[str, tuple[Table, ...], tuple[Passage, ...]]
+
+
+def _side(path: Path) -> Side:
     data = path.read_bytes()
     text = extract_pdf(data, source=path.name).text
     tables = read_pdf_tables(data, source=path.name, text=text)
     return text, tables, segment(path.name, text)
+
+
+@pytest.fixture(scope="module")
+def sides() -> tuple[Side, Side]:
+    """Each update's text, tables and passages, read once for the module (a 16- and a 102-page
+    PDF)."""
+    before, after = sorted(FAMILY.glob("v*.PDF"))
+    return _side(before), _side(after)
 
 
 def _expense_rows(text: str, tables: tuple[Table, ...]) -> set[tuple[int, int]]:
@@ -48,10 +59,11 @@ def _expense_rows(text: str, tables: tuple[Table, ...]) -> set[tuple[int, int]]:
 
 
 @pytest.fixture(scope="module")
-def growth() -> tuple[tuple[Change, ...], set[tuple[int, int]], set[tuple[int, int]]]:
+def growth(
+    sides: tuple[Side, Side],
+) -> tuple[tuple[Change, ...], set[tuple[int, int]], set[tuple[int, int]]]:
     before, after = sorted(FAMILY.glob("v*.PDF"))
-    text_a, tables_a, passages_a = _side(before)
-    text_b, tables_b, passages_b = _side(after)
+    (text_a, tables_a, passages_a), (text_b, tables_b, passages_b) = sides
     changes = diff_passages(
         before.name, after.name, passages_a, passages_b, tables=(tables_a, tables_b)
     )
@@ -84,20 +96,19 @@ def test_the_grown_table_diffs_as_rows_added(
 
 def test_without_tables_the_growth_is_not_rows(
     growth: tuple[tuple[Change, ...], set[tuple[int, int]], set[tuple[int, int]]],
+    sides: tuple[Side, Side],
 ) -> None:
     _, rows_a, rows_b = growth
     before, after = sorted(FAMILY.glob("v*.PDF"))
-    _, _, passages_a = _side(before)
-    _, _, passages_b = _side(after)
+    (_, _, passages_a), (_, _, passages_b) = sides
     plain = diff_passages(before.name, after.name, passages_a, passages_b)
     as_rows = [c for c in plain if _span(c, "after") in rows_b or _span(c, "before") in rows_a]
     # Passages are paragraphs: a row is one only where a line stands alone.
     assert len(as_rows) < len(rows_b) - len(rows_a)
 
 
-def test_a_row_unit_holds_its_cells_at_their_raw_offsets() -> None:
-    before = sorted(FAMILY.glob("v*.PDF"))[0]
-    text, tables, passages = _side(before)
+def test_a_row_unit_holds_its_cells_at_their_raw_offsets(sides: tuple[Side, Side]) -> None:
+    text, tables, passages = sides[0]
     units = row_units(passages, tables)
     rows = [u for u in units if u.cells]
     assert rows
@@ -129,8 +140,7 @@ def test_a_row_unit_holds_its_cells_at_their_raw_offsets() -> None:
     assert [u.ordinal for u in units] == list(range(len(units)))
 
 
-def test_without_tables_the_passages_are_the_units() -> None:
-    before = sorted(FAMILY.glob("v*.PDF"))[0]
-    _, _, passages = _side(before)
+def test_without_tables_the_passages_are_the_units(sides: tuple[Side, Side]) -> None:
+    _, _, passages = sides[0]
     assert row_units(passages, None) == list(passages)
     assert row_units(passages, ()) == list(passages)

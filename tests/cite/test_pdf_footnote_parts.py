@@ -1,7 +1,9 @@
 """PDF footnotes as passages, seen by the verifier and the diff (C6, C7, C20): the Massachusetts
 D.P.U. rate order held alone in a workspace of its own, its notes read off its glyphs through the
-one hook every stage reads (`text.parts.version_parts`, kept in the workspace by
-`workspace.parts.held_parts`), notes run on across a page joined."""
+one hook every stage reads (`text.parts.version_parts`, kept in the workspace by ingest and read
+back by `workspace.parts.held_parts`, as the verifier reads them; tests/test_ingest_parts.py
+checks the kept reading is what the artefact gives when read again), notes run on across a page
+joined."""
 
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ from workbench.text.normalize import normalized_text
 from workbench.text.parts import version_parts
 from workbench.text.segment import segment_version
 from workbench.workspace import Workspace
+from workbench.workspace.parts import held_parts
 
 DPU = "us-ma/dpu-18-150-national-grid-base-rate-order/dpu-18-150_order_2019-09-30.pdf"
 
@@ -44,7 +47,7 @@ def held(
 
 @pytest.fixture(scope="module")
 def reading(held: Workspace) -> FootnoteReading:
-    footnotes, _ = version_parts(held.version(DPU), held.settings.store)
+    footnotes, _ = held_parts(held, held.version(DPU))  # kept at ingest: no PDF read again
     assert footnotes is not None
     return footnotes
 

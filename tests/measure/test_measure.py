@@ -286,13 +286,13 @@ def _reading_record(parses: list[StructureParse]) -> dict[str, Any]:
 @pytest.mark.slow
 def test_committed_measurements_are_fresh(
     corpus_measurements: list[FamilyMeasurement],
-    corpus_workspace: Workspace,
+    corpus_measured: Workspace,
     catalogue: tuple[CatalogueRow, ...],
     tmp_path: Path,
 ) -> None:
     """Re-derive every report from the corpus; the committed files must match byte for byte."""
     measured = reduce_families(corpus_measurements, catalogue, read_refusals(CORPUS_DIR))
-    measured.structure["apparatus"] = apparatus_report(corpus_workspace, STORE)  # as measure does
+    measured.structure["apparatus"] = apparatus_report(corpus_measured, STORE)  # as measure does
     written = write_reports(tmp_path, measured)
     assert all((MEASUREMENTS / name).is_file() for name in written), (
         "a report is missing: run 'make measure'"

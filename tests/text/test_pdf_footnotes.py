@@ -11,21 +11,30 @@ import pytest
 
 from tests.conftest import STORE
 from workbench.errors import ExtractionError
+from workbench.models import Extraction
 from workbench.text.extraction import extract
 from workbench.text.footnotes import FootnoteReading
 from workbench.text.ocr import OcrOptions
 from workbench.text.pdf_footnotes import read_pdf_footnotes
 
 DPU = next(STORE.glob("us-ma/*/dpu-18-150_order_2019-09-30.pdf"))
+OTHER = STORE / "us-nerc" / "nerc-cip-002" / "cip-002-8.pdf"
 OCR_CACHE = Path(os.environ["WORKBENCH_OCR_CACHE"])  # the suite's one cache (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")
-def dpu() -> tuple[str, FootnoteReading]:
-    data = DPU.read_bytes()
+def dpu_extraction() -> Extraction:
+    """The order extracted once for the module (its text, and its pages' offsets)."""
+    return extract(
+        DPU.read_bytes(), "application/pdf", source=str(DPU), ocr=OcrOptions(cache=OCR_CACHE)
+    )
+
+
+@pytest.fixture(scope="module")
+def dpu(dpu_extraction: Extraction) -> tuple[str, FootnoteReading]:
+    text = dpu_extraction.text
     ocr = OcrOptions(cache=OCR_CACHE)
-    text = extract(data, "application/pdf", source=str(DPU), ocr=ocr).text
-    return text, read_pdf_footnotes(data, source=str(DPU), text=text, ocr=ocr)
+    return text, read_pdf_footnotes(DPU.read_bytes(), source=str(DPU), text=text, ocr=ocr)
 
 
 def test_every_marker_linked_or_reported(dpu: tuple[str, FootnoteReading]) -> None:
@@ -42,9 +51,11 @@ def test_every_marker_linked_or_reported(dpu: tuple[str, FootnoteReading]) -> No
 
 
 def test_other_text_is_refused() -> None:
+    """Whatever the PDF (here a short NERC standard: the order would only take longer to read
+    again), a text that is not its extraction is refused."""
     with pytest.raises(ExtractionError, match="the PDF re-extracted is not the version's text"):
         read_pdf_footnotes(
-            DPU.read_bytes(), source=str(DPU), text="other", ocr=OcrOptions(cache=OCR_CACHE)
+            OTHER.read_bytes(), source=str(OTHER), text="other", ocr=OcrOptions(cache=OCR_CACHE)
         )
 
 
@@ -62,17 +73,16 @@ def test_every_printed_number_has_its_note_or_is_reported(
     assert not reading.unanchored, [n.label for n in reading.unanchored]
 
 
-def test_run_on_notes_joined_at_the_next_page_foot(dpu: tuple[str, FootnoteReading]) -> None:
+def test_run_on_notes_joined_at_the_next_page_foot(
+    dpu: tuple[str, FootnoteReading], dpu_extraction: Extraction
+) -> None:
     """A note left open at a page's end continues at the next page's foot: each run-on span lies
     on the page after the one before it, holds no note's opening, and no note of its page opens
     before it ends."""
     text, reading = dpu
-    extraction = extract(
-        DPU.read_bytes(), "application/pdf", source=str(DPU), ocr=OcrOptions(cache=OCR_CACHE)
-    )
 
     def page(offset: int) -> int:
-        return next(p.page for p in extraction.pages if p.char_start <= offset <= p.char_end)
+        return next(p.page for p in dpu_extraction.pages if p.char_start <= offset <= p.char_end)
 
     joined = [n for n in reading.footnotes if n.continued]
     starts = sorted(n.char_start for n in reading.footnotes)

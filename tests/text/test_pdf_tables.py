@@ -16,17 +16,18 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, STORE
+from tests.conftest import ROOT, STORE, FreshWorkspace
 from workbench.cells import TableCell
 from workbench.cite.cell_headers import check_cell
 from workbench.errors import ExtractionError
 from workbench.evals.table_score import grid_share, table_grid
+from workbench.models import CatalogueRow
 from workbench.text.normalize import normalized_text
-from workbench.text.pdf import Placed, extract_pdf
-from workbench.text.pdf_footnotes import footnotes_from_trace
-from workbench.text.pdf_tables import page_rulings, read_pdf_tables, tables_from_trace
+from workbench.text.pdf import extract_pdf
+from workbench.text.pdf_tables import read_pdf_tables
 from workbench.text.segment import segment
 from workbench.text.table_cells import Table
+from workbench.workspace.parts import held_parts
 
 CAMELOT = ROOT.parent / "shared" / "external" / "tables-camelot-expected-grids"
 FILES = CAMELOT / "tests" / "files"
@@ -215,21 +216,24 @@ def test_a_held_table_reads_the_same_on_its_rotated_copy() -> None:
     assert grids[0] and grids[0] == grids[1]
 
 
-DPU = (
-    STORE / "us-ma" / "dpu-18-150-national-grid-base-rate-order" / "dpu-18-150_order_2019-09-30.pdf"
-)
+DPU = "us-ma/dpu-18-150-national-grid-base-rate-order/dpu-18-150_order_2019-09-30.pdf"
 
 
 @pytest.mark.slow
-def test_notes_at_a_page_foot_are_no_table() -> None:
+def test_notes_at_a_page_foot_are_no_table(
+    catalogue: tuple[CatalogueRow, ...], fresh_workspace: FreshWorkspace, tmp_path: Path
+) -> None:
     """The D.P.U. order's notes, found by the footnote reader (which reads no table), wrap over
-    lines hanging from their numbers, as a list item does: no table cell stands in one."""
-    data = DPU.read_bytes()
-    trace: list[Placed] = []
-    text = extract_pdf(data, source=DPU.name, trace=trace).text
-    notes = [(n.char_start, n.char_end) for n in footnotes_from_trace(trace, text).footnotes]
-    tables = tables_from_trace(trace, text, page_rulings(data, {p for _, p, _ in trace}))
+    lines hanging from their numbers, as a list item does: no table cell stands in one. Both
+    readings are those ingest made off the order's one extraction (`footnotes_from_trace` and
+    `tables_from_trace`, through `text.parts.pdf_parts`) and kept in the order's workspace,
+    which is built once per run for the tests that read it."""
+    (row,) = [r for r in catalogue if r.path == DPU]
+    with fresh_workspace([row], tmp_path / "workspace.sqlite") as held:
+        text = held.version(DPU).text
+        footnotes, tables = held_parts(held, held.version(DPU))
+    assert footnotes is not None and tables
+    notes = [(n.char_start, n.char_end) for n in footnotes.footnotes]
     assert notes
-    assert tables
     inside = [c for t in tables for c in t.cells if any(a <= c.char_start < b for a, b in notes)]
     assert not inside, [text[c.char_start : c.char_end] for c in inside[:5]]
