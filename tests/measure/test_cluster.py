@@ -218,12 +218,12 @@ def test_a_cluster_writes_the_serial_runs_bytes(
     assert any(json.loads(parts)["tables"] for _, parts in kept[0])
 
 
-def _kept(path: Path) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """A workspace's kept parts and kept diffs, each as (key, JSON), sorted."""
+def _kept(path: Path) -> tuple[list[tuple[str, str]], list[tuple[str, ...]]]:
+    """A workspace's kept parts (key, JSON) and kept diffs (key, changes, unchanged), sorted."""
     with closing(sqlite3.connect(path)) as conn:
         return (
             sorted(conn.execute("SELECT key, parts FROM derived_parts")),
-            sorted(conn.execute("SELECT diff_key, changes FROM kept_diffs")),
+            sorted(conn.execute("SELECT diff_key, changes, unchanged FROM kept_diffs")),
         )
 
 
