@@ -102,7 +102,7 @@ class MeasureRun:
     extracted: tuple[str, ...]  # version ids extracted and held by this run
     families: tuple[str, ...]  # "jurisdiction/family", sorted
     reused: tuple[str, ...]  # families whose cached measurement was reused
-    written: tuple[Path, ...]
+    written: tuple[Path, ...]  # every report and table the run made, in the order made
     not_ingested: tuple[Refusal, ...]
     admission_refusals: tuple[Refusal, ...]
     results: tuple[FamilyMeasurement, ...] = ()  # the map's output, with `keep_results` only
@@ -111,6 +111,8 @@ class MeasureRun:
     numbering: dict[str, Any] | None = None  # the structure report's `numbering_read`
     settings: CorpusSettings | None = None  # what the workspace now remembers (None: none)
     catalogue: tuple[CatalogueRow, ...] = field(default=(), repr=False)  # as the workspace holds it
+    # Those of `written` whose bytes this run changed; the others held them already, untouched.
+    changed: tuple[Path, ...] = ()
 
 
 def measure_corpus(
@@ -255,7 +257,7 @@ def measure_corpus(
             engine=engine,
             catalogue=tuple(catalogued),
         )
-    induced: list[Path] = []
+    induced: list[tuple[Path, bool]] = []
 
     def summaries(parts: Sequence[str] | None) -> Iterator[Mapping[str, Any]]:
         # Each induced profile's TOML is written as the reduce's pass over whole summaries goes
@@ -284,8 +286,10 @@ def measure_corpus(
         )
     from workbench.measure.html import write_reports  # loaded only when reports are written
 
-    written = list(write_reports(out, measurements, made_by=made_by).values())
-    written += induced
+    made = [(f.path, f.changed) for f in write_reports(out, measurements, made_by=made_by).values()]
+    made += induced
+    written = [path for path, _ in made]
+    changed = [path for path, wrote in made if wrote]
     with Workspace(workspace) as held:
         names = [path.relative_to(out).as_posix() for path in written]
         value = {
@@ -297,7 +301,9 @@ def measure_corpus(
     if export is not None:
         from workbench.measure.tables import write_measurement_tables_from
 
-        written += write_measurement_tables_from(out, shards, run.keys, index, measurements, export)
+        tables = write_measurement_tables_from(out, shards, run.keys, index, measurements, export)
+        written += tables
+        changed += tables
     results = tuple(_stored(shards, run.keys)) if keep_results else ()
     return MeasureRun(
         documents=len(rows),
@@ -313,6 +319,7 @@ def measure_corpus(
         settings=given.resolved(),
         engine=engine,
         catalogue=tuple(catalogued),
+        changed=tuple(changed),
     )
 
 
@@ -452,16 +459,19 @@ class _Run:
     refused: list[Refusal] = field(default_factory=list)
 
 
-def _write_induced_profile(out: Path, summary: Mapping[str, Any]) -> list[Path]:
+def _write_induced_profile(out: Path, summary: Mapping[str, Any]) -> list[tuple[Path, bool]]:
     """The TOML of the profile induced for a family, if one was, beside the reports (C15), read
-    from its summary as it streams by; a file that holds those bytes already is not rewritten."""
+    from its summary as it streams by, and whether it was written: a file that holds those bytes
+    already is not rewritten."""
     if "toml" not in summary["profile"]:
         return []
     path = out / induced_profile_file(summary["jurisdiction"], summary["family"])
     path.parent.mkdir(parents=True, exist_ok=True)
     data = summary["profile"]["toml"].encode("utf-8")
-    replace_file_with(path, lambda temporary: temporary.write_bytes(data), keep_if_equal=True)
-    return [path]
+    wrote = replace_file_with(
+        path, lambda temporary: temporary.write_bytes(data), keep_if_equal=True
+    )
+    return [(path, wrote)]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
