@@ -77,12 +77,7 @@ class DerivedState:
 
     def keep(self, kind: str, name: str, key: str, value: Any = None) -> None:
         """Record that the view (kind, name) is up to date under `key`, at today's watermark."""
-        with self.workspace.transaction() as conn:
-            conn.execute(_SCHEMA)
-            conn.execute(
-                f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?, ?, ?)",
-                (kind, name, key, self.watermark(), json.dumps(value, sort_keys=True)),
-            )
+        self.keep_all(kind, {name: key}, value)
 
     def kept_all(self, kind: str) -> dict[str, Kept]:
         """Every view of `kind` recorded, by name."""
