@@ -77,44 +77,16 @@ class DerivedState:
 
     def keep(self, kind: str, name: str, key: str, value: Any = None) -> None:
         """Record that the view (kind, name) is up to date under `key`, at today's watermark."""
-        self.keep_all(kind, {name: key}, value)
-
-    def kept_all(self, kind: str) -> dict[str, Kept]:
-        """Every view of `kind` recorded, by name."""
-        if TABLE not in self.workspace.tables():
-            return {}
-        rows = self.workspace.read(
-            f"SELECT name, key, watermark, value FROM {TABLE} WHERE kind = ?", (kind,)
-        )
-        return {
-            name: Kept(key=key, watermark=watermark, value=json.loads(value))
-            for name, key, watermark, value in rows
-        }
-
-    def keep_all(self, kind: str, keys: Mapping[str, str], value: Any = None) -> None:
-        """`keep` each view of `kind` named in `keys` under its key (name -> key), with one
-        `value`, at today's watermark, in one transaction."""
-        watermark, text = self.watermark(), json.dumps(value, sort_keys=True)
         with self.workspace.transaction() as conn:
             conn.execute(_SCHEMA)
-            conn.executemany(
+            conn.execute(
                 f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?, ?, ?)",
-                [(kind, name, key, watermark, text) for name, key in keys.items()],
+                (kind, name, key, self.watermark(), json.dumps(value, sort_keys=True)),
             )
 
     def watermark(self) -> int:
         """The last version row held (0 when none): versions are appended, never changed."""
         return int(self.workspace.read("SELECT coalesce(max(rowid), 0) FROM versions")[0][0])
-
-    def family_watermarks(self) -> dict[str, tuple[int, int]]:
-        """Of each family, by "jurisdiction/family": the last version row held and how many
-        versions it holds. A view of a family kept at a watermark at least that high was kept
-        with every version it holds now."""
-        rows = self.workspace.read(
-            "SELECT jurisdiction, family, max(rowid), count(*) FROM versions "
-            "GROUP BY jurisdiction, family"
-        )
-        return {f"{j}/{family}": (last, held) for j, family, last, held in rows}
 
     def admitted_since(self, watermark: int) -> tuple[str, ...]:
         """The ids of the versions held after `watermark`, in the order they were added."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -18,7 +17,6 @@ from workbench.corpus.provenance import PROVENANCE_SUFFIX
 from workbench.errors import AmendmentError
 from workbench.evals.reconciliation import reconciliation_report
 from workbench.measure import corpus_digest, measure_corpus, plan_measure
-from workbench.measure.cache import family_cache_key
 from workbench.measure.update import UpdateRun, update_corpus
 from workbench.models import CatalogueRow
 from workbench.search.index import update_index
@@ -46,15 +44,10 @@ def _tree(folder: Path) -> dict[str, bytes]:
     }
 
 
-# The mirror, the first update, the second (after the late releases), the late documents, and
-# the families whose keys the second made again from their versions' facts.
-Released = tuple[Path, UpdateRun, UpdateRun, list[str], list[str]]
-
-
 @pytest.fixture(scope="module")
 def released(
     catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
-) -> Released:
+) -> tuple[Path, UpdateRun, UpdateRun, list[str]]:
     """Every us-dc family as a mirror less the newest release of the `LATE` sections, updated;
     then those releases linked in and the mirror updated again."""
     folder = tmp_path_factory.mktemp("update")
@@ -71,25 +64,17 @@ def released(
     for document in late:
         os.rename(folder / document.name, document)
         os.rename(folder / f"{document.name}{PROVENANCE_SUFFIX}", f"{document}{PROVENANCE_SUFFIX}")
-    keyed: list[str] = []
-
-    def counted_key(facts: Any, profiles: Any, code: str) -> str:
-        keyed.append(f"{facts[0][1]}/{facts[0][2]}")
-        return family_cache_key(facts, profiles, code)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("workbench.measure.corpus_map.family_cache_key", counted_key)
-        second = update_corpus(plan)
-    return mirror, first, second, [os.fsdecode(d.relative_to(mirror)) for d in late], keyed
+    second = update_corpus(plan)
+    return mirror, first, second, [os.fsdecode(d.relative_to(mirror)) for d in late]
 
 
 def test_an_update_after_a_release_equals_the_separate_commands_run_cold(
-    released: Released, tmp_path: Path
+    released: tuple[Path, UpdateRun, UpdateRun, list[str]], tmp_path: Path
 ) -> None:
     """After the release, the update extracts only its versions, measures only its families,
     adds only them to the index and reads again only its sections; and what it wrote is what
     `measure`, `search --reindex` and `reconcile` write on a fresh workspace of the same mirror."""
-    mirror, first, second, late, keyed = released
+    mirror, first, second, late = released
     assert first.reconciled is not None and second.reconciled is not None
     assert sorted(second.measured.extracted) == sorted(late)
     touched = sorted(os.path.dirname(v) for v in late)
@@ -97,10 +82,8 @@ def test_an_update_after_a_release_equals_the_separate_commands_run_cold(
     assert second.index is not None and (second.index.built, second.index.added) == (False, 2)
     sections = len(second.reconciled.sections)
     assert second.reconciled.reused["sections"] == sections - len(late)
-    # Most families are untouched: their summaries are reused, never read again from a shard,
-    # under the keys kept at their watermarks (none made again from its versions' facts).
+    # Most families are untouched: their summaries are reused, never read again from a shard.
     assert len(second.measured.reused) > len(second.measured.families) / 2
-    assert keyed == []
     # The separate commands, cold, on the whole mirror.
     cold = measure_corpus(mirror=mirror, out=tmp_path / "out", workspace=tmp_path / "w.sqlite")
     assert _tree(tmp_path / "out") == _tree(second.plan.out)
@@ -151,13 +134,13 @@ def test_an_unknown_jurisdiction_is_refused_before_anything_is_written(
 
 
 def test_the_update_command_prints_each_step(
-    released: Released,
+    released: tuple[Path, UpdateRun, UpdateRun, list[str]],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Run again with nothing new: every family reused, nothing added to the index, every
     section taken from the workspace, and the reconciliation report written."""
-    mirror, _, second, _, _ = released
+    mirror, _, second, _ = released
     assert second.reconciled is not None
     args = ["update", "--corpus", str(mirror), "--workspace", str(second.plan.workspace)]
     args += ["--out", str(second.plan.out), "--reconciliation", str(tmp_path / "report")]

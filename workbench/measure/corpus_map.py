@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from workbench.changes.stored import MeasuredQueue
-from workbench.derived import DerivedState, derived_key
 from workbench.errors import CorpusChanged
 from workbench.measure.cache import (
     VERSION_FACTS,
@@ -120,76 +119,19 @@ def _plan(
     )
 
 
-FAMILY_KEYS_KIND = "family-key"  # each family's `family_cache_key`, in `derived.DerivedState`
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _FamilyKeys:
-    """The families' keys kept in the workspace (`FAMILY_KEYS_KIND`) under `context` (the code
-    digest and the profiles' origins and SHA-256) that still hold: of each family with no
-    version held since the watermark its key was kept at, with `held` versions. A key is kept
-    only for a family measured with every version it held, so it is that family's key while
-    its rows are all of its `held` versions (versions are appended, never changed)."""
-
-    context: str
-    kept: dict[str, str]
-    held: dict[str, int]
-
-    def of(self, group: Sequence[CatalogueRow]) -> str | None:
-        """The key kept for the family of `group` (its rows, every one held), or None."""
-        name = f"{group[0].jurisdiction}/{group[0].family}"
-        return self.kept.get(name) if len(group) == self.held.get(name) else None
-
-
-def _family_keys(held: Workspace, readers: Sequence[Profile]) -> _FamilyKeys:
-    """The families' keys that still hold (`_FamilyKeys`), read from the workspace."""
-    state = DerivedState(held)
-    context = derived_key(FAMILY_KEYS_KIND, [[p.origin, p.sha256] for p in readers], code_digest())
-    families = state.family_watermarks()
-    return _FamilyKeys(
-        context=context,
-        kept={
-            name: kept.key
-            for name, kept in state.kept_all(FAMILY_KEYS_KIND).items()
-            if kept.value == context and name in families and kept.watermark >= families[name][0]
-        },
-        held={name: count for name, (_, count) in families.items()},
-    )
-
-
-def _keep_family_keys(held: Workspace, plan: _Plan, keys: _FamilyKeys, run: MapRun) -> None:
-    """Keep the key of every family measured with every version it holds now, at the watermark
-    of the versions held now (those the tasks held too), unless it is kept as it is."""
-    state = DerivedState(held)
-    families = state.family_watermarks()
-    rows = {f"{g[0].jurisdiction}/{g[0].family}": len(g) for g in plan.families}
-    made = {
-        name: key
-        for name, key in zip(run.names, run.keys, strict=True)
-        if keys.kept.get(name) != key and rows[name] == families.get(name, (0, 0))[1]
-    }
-    if made:
-        state.keep_all(FAMILY_KEYS_KIND, made, keys.context)
-
-
 def _reusable(
     group: Sequence[CatalogueRow],
     plan: _Plan,
     readers: Sequence[Profile],
-    keys: _FamilyKeys,
     indexed: frozenset[str],
     run: MapRun,
     index: SummaryIndex,
 ) -> bool:
     """True when the family's summary is in the index or its shard: it is then recorded as
-    reused (its key kept, its summary spilled when the index lacks it). Its key is the one
-    kept for it when no version of it was held since (`_family_keys`), else made from its
-    versions' facts (`cache.family_cache_key`)."""
+    reused (its key kept, its summary spilled when the index lacks it)."""
     if run.held_cache is None or any(plan.held[row.path] is None for row in group):
         return False
-    key = keys.of(group) or family_cache_key(
-        [plan.facts[row.path] for row in group], readers, code_digest()
-    )
+    key = family_cache_key([plan.facts[row.path] for row in group], readers, code_digest())
     if key not in indexed:
         summary = run.held_cache.summary(key)
         if summary is None:
@@ -222,10 +164,9 @@ def map_corpus(
     plan = _plan(held, rows, store, readers, progress=progress)
     run.refused.extend(plan.refused)
     indexed = index.keys() if use_cache else frozenset()
-    keys = _family_keys(held, readers)
     tasks = []
     for group in plan.families:
-        if not _reusable(group, plan, readers, keys, indexed, run, index):
+        if not _reusable(group, plan, readers, indexed, run, index):
             tasks.append(
                 family_task(
                     group,
@@ -240,9 +181,7 @@ def map_corpus(
     workers, scheduler = engine
     if workers is not None and len(tasks) < min_cluster_families:
         workers = None  # fewer families than a local cluster is worth starting for
-    where = _run_tasks(tasks, run, held, index, workers, scheduler, progress)
-    _keep_family_keys(held, plan, keys, run)
-    return where
+    return _run_tasks(tasks, run, held, index, workers, scheduler, progress)
 
 
 def _run_tasks(
