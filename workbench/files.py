@@ -16,19 +16,21 @@ def replace_file_with(
     *,
     mode: int | None = None,
     keep_if_equal: bool = False,
-) -> None:
+) -> bool:
     """Replace `path` by what `write(temporary)` writes at a new path beside it; with `mode`, the
     new file gets that permission mode (else the one it was created with). With `keep_if_equal`,
-    a file that already holds exactly the new bytes is left as it was (not rewritten)."""
+    a file that already holds exactly the new bytes is left as it was (not rewritten). Returns
+    True when `path` was replaced, False when it was left as it was."""
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
     try:
         write(temporary)
         if keep_if_equal and path.is_file() and filecmp.cmp(temporary, path, shallow=False):
             temporary.unlink()
-            return
+            return False
         if mode is not None:
             os.chmod(temporary, mode)
         os.replace(temporary, path)
+        return True
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise

@@ -96,10 +96,14 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return counted
 
 
+@pytest.mark.parametrize("read_only", [False, True], ids=["writable", "read-only"])
 @pytest.mark.parametrize(
     ("forget", "recounted"),
     [
         pytest.param("", "none", id="rows-kept-nothing-counted"),
+        pytest.param(
+            f"UPDATE {DERIVED_TABLE} SET watermark = watermark - 1", "last", id="last-counted"
+        ),
         pytest.param(f"DELETE FROM {TABLE} WHERE rowid = 1", "one", id="row-lost-only-it-counted"),
         pytest.param(f"DELETE FROM {DERIVED_TABLE}", "all", id="key-lost-every-version-counted"),
         pytest.param(
@@ -113,24 +117,23 @@ def test_kept_rows_are_summed_again(
     monkeypatch: pytest.MonkeyPatch,
     forget: str,
     recounted: str,
+    read_only: bool,
 ) -> None:
+    """The kept rows that hold are summed and only the other versions counted; a writable
+    workspace keeps a row for every version, a read-only one keeps nothing (it sums the rows
+    up to the watermark and adds what it counted)."""
     lost = copied.read(f"SELECT version_id FROM {TABLE} WHERE rowid = 1")[0][0]
+    last = copied.read("SELECT version_id FROM versions ORDER BY rowid DESC LIMIT 1")[0][0]
     if forget:
         copied.execute(forget)
+    rows = copied.read(f"SELECT * FROM {TABLE} ORDER BY version_id")
+    if read_only:
+        monkeypatch.setattr(copied, "read_only", "the file is read-only")
     counted = _counting(monkeypatch)
     assert apparatus_report(copied, STORE) == report
     held = sorted(copied.version_ids())
-    assert sorted(counted) == {"none": [], "one": [lost], "all": held}[recounted]
-    assert sorted(v for (v,) in copied.read(f"SELECT version_id FROM {TABLE}")) == held
-
-
-def test_versions_held_since_the_watermark_are_counted(
-    copied: Workspace, report: dict[str, object], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The rows' watermark moved back by one version row: that version (the last held) is
-    counted again and its row replaced, the others summed as kept."""
-    copied.execute(f"UPDATE {DERIVED_TABLE} SET watermark = watermark - 1")
-    last = copied.read("SELECT version_id FROM versions ORDER BY rowid DESC LIMIT 1")[0][0]
-    counted = _counting(monkeypatch)
-    assert apparatus_report(copied, STORE) == report
-    assert counted == [last]
+    assert sorted(counted) == {"none": [], "last": [last], "one": [lost], "all": held}[recounted]
+    if read_only:
+        assert copied.read(f"SELECT * FROM {TABLE} ORDER BY version_id") == rows
+    else:
+        assert sorted(v for (v,) in copied.read(f"SELECT version_id FROM {TABLE}")) == held

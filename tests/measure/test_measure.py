@@ -500,7 +500,8 @@ def test_a_warm_run_reuses_exactly_what_is_unchanged(
     elif change == "profile":
         own = _ietf_copy(tmp_path)
     elif change == "code":
-        monkeypatch.setattr("workbench.measure.run.code_digest", lambda: "0" * 64)
+        for module in ("run", "corpus_map"):
+            monkeypatch.setattr(f"workbench.measure.{module}.code_digest", lambda: "0" * 64)
     elif change == "damaged-entry":
         with Workspace(folder / "w.sqlite") as held:
             facts = [f for f in held_version_facts(held) if f[1] == "ietf"]
@@ -523,18 +524,23 @@ def test_a_warm_run_reuses_exactly_what_is_unchanged(
 
 
 @pytest.mark.parametrize(
-    ("change", "derived"),
+    ("change", "derived", "changed"),
     [
-        pytest.param("nothing", False, id="nothing-changed-nothing-derived"),
-        pytest.param("report-edited", True, id="an-edited-report-is-derived-again"),
-        pytest.param("report-removed", True, id="a-removed-report-is-derived-again"),
-        pytest.param("other-folder", True, id="reports-into-another-folder-are-derived"),
-        pytest.param("no-cache", True, id="use-cache-false-derives-again"),
+        pytest.param("nothing", False, (), id="nothing-changed-nothing-derived"),
+        pytest.param(
+            "report-edited", True, (STRUCTURE_NAME,), id="an-edited-report-is-derived-again"
+        ),
+        pytest.param(
+            "report-removed", True, (STRUCTURE_NAME,), id="a-removed-report-is-derived-again"
+        ),
+        pytest.param("other-folder", True, None, id="reports-into-another-folder-are-derived"),
+        pytest.param("no-cache", True, (), id="use-cache-false-derives-again"),
     ],
 )
 def test_a_second_run_with_nothing_changed_derives_no_report(
     change: str,
     derived: bool,
+    changed: tuple[str, ...] | None,
     cold: tuple[Path, MeasureRun],
     warm: Path,
     small_mirror: Path,
@@ -567,6 +573,10 @@ def test_a_second_run_with_nothing_changed_derives_no_report(
     assert bool(reduced) == derived
     assert _tree(out) == _tree(cold[0] / "out")
     assert [p.name for p in second.written] == [p.name for p in first.written]
+    # Only a file whose bytes differed is written again (None: every one, into a new folder).
+    assert second.changed == (
+        second.written if changed is None else tuple(out / n for n in changed)
+    )
     assert second.numbering == first.numbering is not None
     assert second.families == first.families and second.extracted == ()
 

@@ -148,7 +148,7 @@ def test_the_update_command_prints_each_step(
     lines = capsys.readouterr().out.splitlines()
     families = len(second.measured.families)
     assert lines[0] == (
-        f"measured: wrote {len(second.measured.written)} files into {second.plan.out} "
+        f"measured: {len(second.measured.written)} files up to date in {second.plan.out} "
         f"({second.measured.documents} documents, {families} families; {families} reused "
         "unchanged from the cache, 0 measured in this process)"
     )

@@ -45,7 +45,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
     )
     if not run.written or run.settings is None:
         return _nothing_admitted(run, plan, "measured")
-    out(f"wrote {_measured(run, plan)}\n")
+    out(f"{_measured(run, plan)}\n")
     if run.numbering is not None:
         out(numbering_summary(run.numbering))
     if not run.settings.is_project():
@@ -76,7 +76,7 @@ def cmd_update(args: argparse.Namespace) -> int:
         return _nothing_admitted(run, plan, "updated")
     held = done.index.status
     lines = [
-        f"measured: wrote {_measured(run, plan)}",
+        f"measured: {_measured(run, plan)}",
         f"search index: {_index_change(done.index)} ({held.texts} distinct texts, "
         f"{held.passages} passages)",
     ]
@@ -106,8 +106,17 @@ def _plan(args: argparse.Namespace) -> MeasurePlan:
 
 
 def _measured(run: MeasureRun, plan: MeasurePlan) -> str:
+    """What the run wrote: "wrote N files into OUT", "wrote K of N files into OUT, the others
+    up to date" or, when every file held its bytes already, "N files up to date in OUT"."""
+    files, changed = len(run.written), len(run.changed)
+    if not changed:
+        wrote = f"{files} files up to date in {plan.out.resolve()}"
+    elif changed == files:
+        wrote = f"wrote {files} files into {plan.out.resolve()}"
+    else:
+        wrote = f"wrote {changed} of {files} files into {plan.out.resolve()}, the others up to date"
     return (
-        f"{len(run.written)} files into {plan.out.resolve()} ({run.documents} documents, "
+        f"{wrote} ({run.documents} documents, "
         f"{len(run.families)} families; {len(run.reused)} reused unchanged from the cache, "
         f"{len(run.families) - len(run.reused)} measured {run.engine})"
     )

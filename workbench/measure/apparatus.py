@@ -63,35 +63,39 @@ def apparatus_report(workspace: Workspace, store: Path | None = None) -> dict[st
     state = DerivedState(workspace)
     key = derived_key(KIND, [str((store or workspace.settings.store).resolve())], code_digest())
     kept = state.kept(KIND, KIND)
-    rows: dict[str, tuple[int, ...]] = {}
-    held = workspace.read("SELECT version_id, jurisdiction FROM versions ORDER BY rowid")
-    versions: Iterable[Version] = ()
-    if kept is not None and kept.key == key and TABLE in workspace.tables():
-        rows.update((vid, tuple(c)) for vid, *c in workspace.read(f"SELECT * FROM {TABLE}"))
-        again = set(state.admitted_since(kept.watermark))
-        versions = map(workspace.version, [v for v, _ in held if v in again or v not in rows])
-    elif held:  # no rows under this key: every version is counted
+    taken = kept is not None and kept.key == key and TABLE in workspace.tables()
+    if taken:  # only the versions held since the rows' watermark, and any whose row is lost
+        again = workspace.read(
+            f"SELECT version_id FROM versions WHERE rowid > ? OR version_id NOT IN "
+            f"(SELECT version_id FROM {TABLE}) ORDER BY rowid",
+            (kept.watermark,),  # type: ignore[union-attr]
+        )
+        versions: Iterable[Version] = map(workspace.version, [v for (v,) in again])
+    else:  # no rows under this key: every version is counted
         versions = workspace.versions()
     counted = {
-        v.version_id: tuple(_version_counts(held_parts(workspace, v, store)).values())
+        v.version_id: (
+            v.jurisdiction,
+            tuple(_version_counts(held_parts(workspace, v, store)).values()),
+        )
         for v in versions
     }
     if workspace.read_only is None:
         with workspace.transaction() as conn:
             conn.execute(_SCHEMA)
-            if not rows:  # every version counted now: rows kept under another key go
+            if not taken:  # every version counted now: rows kept under another key go
                 conn.execute(f"DELETE FROM {TABLE}")
             conn.executemany(
                 f"INSERT OR REPLACE INTO {TABLE} VALUES ({_PLACES})",
-                [(vid, *c) for vid, c in counted.items()],
+                [(vid, *c) for vid, (_, c) in counted.items()],
             )
         state.keep(KIND, KIND, key)
-    rows.update(counted)
-    totals: dict[str, list[int]] = {}
-    for vid, jurisdiction in held:
-        total = totals.setdefault(jurisdiction, [0] * len(APPARATUS_FIELDS))
-        for i, count in enumerate(rows[vid]):
-            total[i] += count
+        totals = _summed(workspace, None)  # every held version's row is in the table now
+    else:  # nothing kept: the rows that hold, and what was counted here
+        totals = _summed(workspace, kept.watermark) if taken else {}  # type: ignore[union-attr]
+        for jurisdiction, counts in counted.values():
+            total = totals.setdefault(jurisdiction, [0] * len(APPARATUS_FIELDS))
+            totals[jurisdiction] = [a + b for a, b in zip(total, counts, strict=True)]
     overall = [sum(column) for column in zip(*totals.values(), strict=True)]
     return {
         "rule": RULE,
@@ -101,6 +105,18 @@ def apparatus_report(workspace: Workspace, store: Path | None = None) -> dict[st
             for j, total in sorted(totals.items())
         },
     }
+
+
+def _summed(workspace: Workspace, watermark: int | None) -> dict[str, list[int]]:
+    """Each jurisdiction's sums of the kept rows of its held versions (those held up to
+    `watermark`; None: every one), added up by SQLite."""
+    sums = ", ".join(f"sum(c.{name})" for name in APPARATUS_FIELDS)
+    rows = workspace.read(
+        f"SELECT v.jurisdiction, {sums} FROM versions v JOIN {TABLE} c "
+        "ON c.version_id = v.version_id WHERE ? IS NULL OR v.rowid <= ? GROUP BY v.jurisdiction",
+        (watermark, watermark),
+    )
+    return {jurisdiction: list(counts) for jurisdiction, *counts in rows}
 
 
 def _version_counts(parts: Parts) -> dict[str, int]:

@@ -8,7 +8,9 @@ from __future__ import annotations
 import functools
 import html
 import itertools
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,17 +33,21 @@ from workbench.measure.summary import READING_FIELDS, TEXT_ORIGIN_FIELDS, readin
 from workbench.terminal import HTML_CONTROLS
 
 
-def _write(path: Path, chunks: Iterable[str]) -> None:
-    """Write the text `chunks` make at `path` whole, unless the file holds those bytes already;
-    a control character HTML forbids is written as its symbol (`HTML_CONTROLS`), wherever it
-    stands, so no filing's text makes the page a parse error."""
+def _write(path: Path, chunks: Iterable[str]) -> bool:
+    """Write the text `chunks` make at `path` whole, unless the file holds those bytes already
+    (then False); a control character HTML forbids is written as its symbol (`HTML_CONTROLS`),
+    wherever it stands, so no filing's text makes the page a parse error."""
 
     def write(temporary: Path) -> None:
         with temporary.open("w", encoding="utf-8", newline="") as handle:
             for chunk in chunks:
-                handle.write(chunk.translate(HTML_CONTROLS))
+                # A search is one pass in C; translate looks every character up in a dict.
+                handle.write(chunk.translate(HTML_CONTROLS) if _CONTROL.search(chunk) else chunk)
 
-    replace_file_with(path, write, keep_if_equal=True)
+    return replace_file_with(path, write, keep_if_equal=True)
+
+
+_CONTROL = re.compile("[" + "".join(re.escape(chr(code)) for code in HTML_CONTROLS) + "]")
 
 
 # The standard library's escaping (a quote as &#x27;, as the pages have always been written),
@@ -348,10 +354,21 @@ def escalation_html(report: dict[str, Any], made_by: str | None = None) -> Itera
     )
 
 
-def write_reports(out: Path, m: Measurements, *, made_by: str | None = None) -> dict[str, Path]:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReportFile:
+    """A report `write_reports` made: where, and whether its bytes changed (False: the file
+    held them already and was left as it was)."""
+
+    path: Path
+    changed: bool
+
+
+def write_reports(
+    out: Path, m: Measurements, *, made_by: str | None = None
+) -> dict[str, ReportFile]:
     """Write every report into `out`, each as it is made (a `Section` is read while it is
-    written, never held); returns report name -> path. `made_by` is the command line that made
-    them, for a corpus other than the project's (None: the project's, `COMMAND`)."""
+    written, never held); returns report name -> `ReportFile`. `made_by` is the command line
+    that made them, for a corpus other than the project's (None: the project's, `COMMAND`)."""
     out.mkdir(parents=True, exist_ok=True)
     files: dict[str, Callable[[], Iterable[str]]] = {
         DIGESTS_NAME: lambda: report_chunks(m.digests),
@@ -362,8 +379,7 @@ def write_reports(out: Path, m: Measurements, *, made_by: str | None = None) -> 
         "escalation-rates.html": lambda: escalation_html(m.escalation, made_by),
         "README.md": lambda: [headline_readme(m, made_by).decode("utf-8")],
     }
-    written = {}
-    for name, chunks in files.items():
-        _write(out / name, chunks())
-        written[name] = out / name
-    return written
+    return {
+        name: ReportFile(path=out / name, changed=_write(out / name, chunks()))
+        for name, chunks in files.items()
+    }

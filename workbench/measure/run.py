@@ -4,17 +4,15 @@ read from the index, and a warm run writes the cold run's bytes."""
 
 from __future__ import annotations
 
-import functools
 import os
 import shlex
-import sys
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.changes.stored import MeasuredQueue, measured_queue
+from workbench.changes.stored import measured_queue
 from workbench.corpus import (
     CorpusSettings,
     admit,
@@ -31,17 +29,14 @@ from workbench.defaults import (
     MIN_CLUSTER_FAMILIES,
 )
 from workbench.derived import DerivedState, code_digest, derived_key, outputs_hold, outputs_of
-from workbench.errors import CorpusChanged
 from workbench.files import replace_file_with
 from workbench.measure.admitted import keep_stamps, known_files
 from workbench.measure.apparatus import apparatus_report
 from workbench.measure.cache import (
     CACHE_DIR_NAME,
-    VERSION_FACTS,
     MeasurementCache,
-    family_cache_key,
-    held_version_facts,
 )
+from workbench.measure.corpus_map import MapRun, map_corpus
 from workbench.measure.family import FamilyMeasurement, measure_family
 from workbench.measure.index import SummaryIndex
 from workbench.measure.reports import (
@@ -50,16 +45,14 @@ from workbench.measure.reports import (
     induced_profile_file,
     reduce_summaries,
 )
-from workbench.measure.tasks import FamilyTask, HeldParts, TaskResult, family_task
+from workbench.measure.tasks import HeldParts
 from workbench.models import CatalogueRow, Refusal, Version, canonical_json
 from workbench.progress import bar
 from workbench.tables import check_format
-from workbench.terminal import write
 from workbench.text.ocr import OcrOptions, default_cache
 from workbench.text.profiles import Profile, registry
-from workbench.workspace import Workspace, ingest, researcher_profiles, workspace_settings
+from workbench.workspace import Workspace, researcher_profiles, workspace_settings
 from workbench.workspace.catalogue import admit_held, hold_catalogue, read_held_file
-from workbench.workspace.parts import held_parts, keep_parts
 
 
 def map_families(
@@ -96,7 +89,7 @@ class MeasureRun:
     extracted: tuple[str, ...]  # version ids extracted and held by this run
     families: tuple[str, ...]  # "jurisdiction/family", sorted
     reused: tuple[str, ...]  # families whose cached measurement was reused
-    written: tuple[Path, ...]
+    written: tuple[Path, ...]  # every report and table the run made, in the order made
     not_ingested: tuple[Refusal, ...]
     admission_refusals: tuple[Refusal, ...]
     results: tuple[FamilyMeasurement, ...] = ()  # the map's output, with `keep_results` only
@@ -105,6 +98,8 @@ class MeasureRun:
     numbering: dict[str, Any] | None = None  # the structure report's `numbering_read`
     settings: CorpusSettings | None = None  # what the workspace now remembers (None: none)
     catalogue: tuple[CatalogueRow, ...] = field(default=(), repr=False)  # as the workspace holds it
+    # Those of `written` whose bytes this run changed; the others held them already, untouched.
+    changed: tuple[Path, ...] = ()
 
 
 def measure_corpus(
@@ -202,7 +197,7 @@ def measure_corpus(
     readers = registry(own)
     folder = cache if cache is not None else workspace.parent / CACHE_DIR_NAME
     shards = MeasurementCache(folder=folder)
-    run = _Run(held_cache=shards if use_cache else None)
+    run = MapRun(held_cache=shards if use_cache else None)
     with Workspace(workspace) as held, SummaryIndex(folder) as index:
         held.remember(given.resolved(), by="measure")
         if mirror is not None:  # the rows this run measures are the admission's
@@ -212,9 +207,9 @@ def measure_corpus(
         else:
             catalogued = hold_catalogue(held, read, catalogue)
         run.queue = measured_queue(held, readers)
-        # The plan and the tasks are the map's own: made and dropped in `_map_corpus`, so none
+        # The plan and the tasks are the map's own: made and dropped in `map_corpus`, so none
         # of them is alive while the index is folded and the reports are written.
-        engine = _map_corpus(
+        engine = map_corpus(
             held,
             index,
             rows,
@@ -249,7 +244,7 @@ def measure_corpus(
             engine=engine,
             catalogue=tuple(catalogued),
         )
-    induced: list[Path] = []
+    induced: list[tuple[Path, bool]] = []
 
     def summaries(parts: Sequence[str] | None) -> Iterator[Mapping[str, Any]]:
         # Each induced profile's TOML is written as the reduce's pass over whole summaries goes
@@ -278,8 +273,10 @@ def measure_corpus(
         )
     from workbench.measure.html import write_reports  # loaded only when reports are written
 
-    written = list(write_reports(out, measurements, made_by=made_by).values())
-    written += induced
+    made = [(f.path, f.changed) for f in write_reports(out, measurements, made_by=made_by).values()]
+    made += induced
+    written = [path for path, _ in made]
+    changed = [path for path, wrote in made if wrote]
     with Workspace(workspace) as held:
         names = [path.relative_to(out).as_posix() for path in written]
         value = {
@@ -291,7 +288,9 @@ def measure_corpus(
     if export is not None:
         from workbench.measure.tables import write_measurement_tables_from
 
-        written += write_measurement_tables_from(out, shards, run.keys, index, measurements, export)
+        tables = write_measurement_tables_from(out, shards, run.keys, index, measurements, export)
+        written += tables
+        changed += tables
     results = tuple(_stored(shards, run.keys)) if keep_results else ()
     return MeasureRun(
         documents=len(rows),
@@ -307,6 +306,7 @@ def measure_corpus(
         settings=given.resolved(),
         engine=engine,
         catalogue=tuple(catalogued),
+        changed=tuple(changed),
     )
 
 
@@ -316,7 +316,7 @@ REPORTS_KIND = "reports"  # the reports a measure wrote into a folder, in `deriv
 def _reports_key(
     rows: Sequence[CatalogueRow],
     refusals: Sequence[Refusal],
-    run: _Run,
+    run: MapRun,
     apparatus: Mapping[str, Any],
     made_by: str | None,
 ) -> str:
@@ -433,240 +433,19 @@ def _task_ocr(workspace: Path, *, on_dask: bool) -> OcrOptions:
     return OcrOptions(cache=default_cache(workspace))
 
 
-@dataclass(slots=True)
-class _Run:
-    """What a run gathers as it goes: keys, names, extracted ids and refusals (no measurement)."""
-
-    held_cache: MeasurementCache | None
-    queue: MeasuredQueue | None = None  # where the map's review items are stored
-    keys: list[str] = field(default_factory=list)
-    names: list[str] = field(default_factory=list)
-    reused: list[str] = field(default_factory=list)
-    extracted: list[str] = field(default_factory=list)
-    refused: list[Refusal] = field(default_factory=list)
-
-
-def _write_induced_profile(out: Path, summary: Mapping[str, Any]) -> list[Path]:
+def _write_induced_profile(out: Path, summary: Mapping[str, Any]) -> list[tuple[Path, bool]]:
     """The TOML of the profile induced for a family, if one was, beside the reports (C15), read
-    from its summary as it streams by; a file that holds those bytes already is not rewritten."""
+    from its summary as it streams by, and whether it was written: a file that holds those bytes
+    already is not rewritten."""
     if "toml" not in summary["profile"]:
         return []
     path = out / induced_profile_file(summary["jurisdiction"], summary["family"])
     path.parent.mkdir(parents=True, exist_ok=True)
     data = summary["profile"]["toml"].encode("utf-8")
-    replace_file_with(path, lambda temporary: temporary.write_bytes(data), keep_if_equal=True)
-    return [path]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Plan:
-    """The rows of each family (version order, families sorted), and for each row's version
-    id the text SHA-256 held for it (None: to extract), with the facts of held versions."""
-
-    families: tuple[tuple[CatalogueRow, ...], ...]
-    held: dict[str, str | None]
-    facts: dict[str, tuple[Any, ...]]
-    refused: tuple[Refusal, ...]
-
-
-def _plan(
-    held: Workspace,
-    rows: Sequence[CatalogueRow],
-    store: Path,
-    readers: Sequence[Profile],
-    *,
-    progress: bool,
-) -> _Plan:
-    """Which versions are held, which to extract, and which are refused before any task runs:
-    a path held with other bytes (`corpus_changed`, the held version measured as held), a
-    version held by an older extractor version whose text no current one has reproduced
-    (checked by `ingest` as it checks one)."""
-    from workbench.text.extraction import CURRENT_EXTRACTORS
-
-    facts = {f[0]: f for f in held_version_facts(held)}
-    artefact, extractor, extractor_version, text = (
-        VERSION_FACTS.index(name)
-        for name in ("artefact_sha256", "extractor", "extractor_version", "text_sha256")
+    wrote = replace_file_with(
+        path, lambda temporary: temporary.write_bytes(data), keep_if_equal=True
     )
-
-    def reproduced(path: str) -> bool:
-        """True when a current extractor has reproduced the held text (its origin record)."""
-        made = held.held_extractors(path)
-        return made is not None and any(CURRENT_EXTRACTORS.get(n) == v for n, v in made[1])
-
-    stale = [
-        row
-        for row in rows
-        if row.path in facts
-        and facts[row.path][artefact] == row.sha256
-        and CURRENT_EXTRACTORS.get(facts[row.path][extractor]) != facts[row.path][extractor_version]
-        and not reproduced(row.path)
-    ]
-    refused = (
-        list(ingest(held, stale, store, progress=progress, reextract=True).refused) if stale else []
-    )
-    status: dict[str, str | None] = {}
-    for row in rows:
-        fact = facts.get(row.path)
-        if fact is None:
-            status[row.path] = None
-            continue
-        status[row.path] = fact[text]
-        if fact[artefact] != row.sha256:
-            refused.append(
-                Refusal(
-                    path=row.path,
-                    reason="corpus_changed",
-                    detail=f"{row.path}: held with artefact sha256 {fact[artefact]}; new bytes "
-                    f"hash to {row.sha256}; a corrected document must be admitted as a new version",
-                )
-            )
-    grouped: dict[tuple[str, str], list[CatalogueRow]] = defaultdict(list)
-    for row in rows:
-        grouped[(row.jurisdiction, row.family)].append(row)
-    return _Plan(
-        families=tuple(
-            tuple(sorted(group, key=lambda r: r.version_order))
-            for _, group in sorted(grouped.items())
-        ),
-        held=status,
-        facts=facts,
-        refused=tuple(refused),
-    )
-
-
-def _reusable(
-    group: Sequence[CatalogueRow],
-    plan: _Plan,
-    readers: Sequence[Profile],
-    indexed: frozenset[str],
-    run: _Run,
-    index: SummaryIndex,
-) -> bool:
-    """True when the family's summary is in the index or its shard: it is then recorded as
-    reused (its key kept, its summary spilled when the index lacks it)."""
-    if run.held_cache is None or any(plan.held[row.path] is None for row in group):
-        return False
-    key = family_cache_key([plan.facts[row.path] for row in group], readers, code_digest())
-    if key not in indexed:
-        summary = run.held_cache.summary(key)
-        if summary is None:
-            return False
-        index.spill(key, summary)
-    name = f"{group[0].jurisdiction}/{group[0].family}"
-    run.keys.append(key)
-    run.names.append(name)
-    run.reused.append(name)
-    return True
-
-
-def _map_corpus(
-    held: Workspace,
-    index: SummaryIndex,
-    rows: Sequence[CatalogueRow],
-    store: Path,
-    readers: Sequence[Profile],
-    run: _Run,
-    *,
-    use_cache: bool,
-    ocr: OcrOptions,
-    shards: Path,
-    engine: tuple[int | None, str | None],
-    min_cluster_families: int,
-    progress: bool,
-) -> str:
-    """Plan the map, reuse what the index or the shards hold, and run the other families'
-    tasks (`_run_tasks`); what the run gathers is in `run`. Returns where they ran."""
-    plan = _plan(held, rows, store, readers, progress=progress)
-    run.refused.extend(plan.refused)
-    indexed = index.keys() if use_cache else frozenset()
-    tasks = []
-    for group in plan.families:
-        if not _reusable(group, plan, readers, indexed, run, index):
-            tasks.append(
-                family_task(
-                    group,
-                    str(store.resolve()),
-                    plan.held,
-                    readers,
-                    digest=code_digest(),
-                    shards=str(shards.resolve()),
-                    ocr=ocr,
-                )
-            )
-    workers, scheduler = engine
-    if workers is not None and len(tasks) < min_cluster_families:
-        workers = None  # fewer families than a local cluster is worth starting for
-    return _run_tasks(tasks, run, held, index, workers, scheduler, progress)
-
-
-def _run_tasks(
-    tasks: Sequence[FamilyTask],
-    run: _Run,
-    held: Workspace,
-    index: SummaryIndex,
-    workers: int | None,
-    scheduler: str | None,
-    progress: bool,
-) -> str:
-    """Run the tasks; hold what each extracted and spill its summary as it arrives. Returns where
-    they ran (no task: "in this process", nothing started)."""
-    from workbench.measure.cluster import map_tasks
-
-    def on_result(result: TaskResult) -> None:
-        with held.batch():  # one commit per family, not one per version
-            hold(result)
-
-    def hold(result: TaskResult) -> None:
-        for version, provenance in result.extracted:
-            try:
-                if held.add_version(version, dict(provenance)):
-                    run.extracted.append(version.version_id)
-            except CorpusChanged as exc:
-                run.refused.append(
-                    Refusal(path=version.version_id, reason="corpus_changed", detail=str(exc))
-                )
-        run.refused.extend(result.refused)
-        for key, version_id, parts in result.parts:  # a worker's reading, kept once (C13)
-            keep_parts(held, key, version_id, parts)
-        if run.queue is not None and result.measured:
-            run.queue.store(
-                result.jurisdiction, result.family, result.measured, result.review, result.code
-            )
-        if result.key is not None and result.summary is not None:
-            index.spill(result.key, result.summary)
-            run.keys.append(result.key)
-            run.names.append(f"{result.jurisdiction}/{result.family}")
-
-    if not tasks:
-        return "in this process"
-    if workers is None and scheduler is None:
-        map_tasks(
-            tasks,
-            on_result,
-            held_version=held.version,
-            # every task reads the one store this run measures
-            held_parts=functools.partial(held_parts, held, store=Path(tasks[0].store)),
-            progress=progress,
-        )
-        return "in this process"
-    from workbench.measure.cluster import dask_client
-
-    with dask_client(workers=workers, scheduler=scheduler) as client:
-        if progress:
-            link = getattr(client, "dashboard_link", None) if workers is not None else None
-            write(
-                f"dask: {len(tasks)} families on {client.scheduler_info()['address']}"
-                + (f"; dashboard {link}" if link else "")
-                + "\n",
-                sys.stderr,
-            )
-        map_tasks(tasks, on_result, client=client, progress=progress)
-    return (
-        f"on a local cluster of {workers} workers"
-        if workers is not None
-        else "on " + str(scheduler)
-    )
+    return [(path, wrote)]
 
 
 def _stored(shards: MeasurementCache, keys: Sequence[str]) -> Iterator[FamilyMeasurement]:
