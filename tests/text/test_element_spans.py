@@ -16,7 +16,7 @@ from lxml import etree
 from workbench.errors import ExtractionError, TextDecodeError
 from workbench.models import CatalogueRow, text_sha256
 from workbench.text.extraction import extract
-from workbench.text.xml import element_spans, parse_xml
+from workbench.text.xml import chosen_element_spans, element_spans, extract_xml, parse_xml
 
 STORE = Path(__file__).resolve().parents[2] / "corpus" / "real"
 CODIFY = "https://code.dccouncil.us/schemas/codify"
@@ -103,3 +103,40 @@ def test_bad_bytes_are_refused_as_extract_refuses_them(data: bytes, message: str
     with pytest.raises((ExtractionError, TextDecodeError)) as caught:
         element_spans(data, source="probe.xml", select=lambda el: True)
     assert str(caught.value) == message
+
+
+def test_a_document_without_notes_or_tables_is_not_rendered_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every real XML artefact's notes and tables, read with the render skipped where nothing
+    is chosen, equal those read with the render always taken; and some are skipped (a law with
+    no note and no table is rendered once, by its extraction)."""
+    from workbench.text import footnotes, table_cells
+
+    renders: list[str] = []
+
+    def counted(root: etree._Element, source: str, select: object) -> object:
+        renders.append(source)
+        return chosen_element_spans(root, source, select)  # type: ignore[arg-type]
+
+    def read_all() -> dict[Path, tuple[object, object]]:
+        read = {}
+        for path in sorted(STORE.rglob("*.xml")):
+            data = path.read_bytes()
+            text = extract_xml(data, source=str(path)).text
+            read[path] = (
+                footnotes.read_markup_footnotes(data, source=str(path)),
+                table_cells.read_tables(data, source=str(path), text=text),
+            )
+        return read
+
+    for module in (footnotes, table_cells):
+        monkeypatch.setattr(module, "chosen_element_spans", counted)
+    skipping = read_all()
+    skipped_renders = len(renders)
+    renders.clear()
+    for module in (footnotes, table_cells):
+        monkeypatch.setattr(module, "chooses_any", lambda root, select: True)
+    assert read_all() == skipping
+    assert len(skipping) > 100
+    assert len(renders) == 2 * len(skipping) > skipped_renders

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from workbench.text.normalize import normalized_text
-from workbench.text.xml import chosen_element_spans, parse_xml
+from workbench.text.xml import chooses_any, chosen_element_spans, parse_xml
 
 # Case-folded local names. A note element holds a footnote's words; a reference element names
 # its note by id; an empty `FTREF` makes the element just before it a reference by label.
@@ -199,7 +199,8 @@ def read_markup_footnotes(data: bytes, *, source: str) -> FootnoteReading:
             return True
         return _labelled_reference(el)
 
-    spans = chosen_element_spans(root, source, chosen)
+    # No note, marker or entity: nothing is read, so the text is not rendered again.
+    spans = chosen_element_spans(root, source, chosen) if chooses_any(root, chosen) else ()
     notes = [(el, start, end) for el, start, end in spans if _local(el) in NOTE_ELEMENTS]
     note_span = {id(el): (start, end) for el, start, end in notes}
     labels = {id(el): _note_label(el) for el, _, _ in notes}

@@ -10,12 +10,13 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from workbench.cells import Spans, TableCell
-from workbench.text.xml import chosen_element_spans, parse_xml
+from workbench.text.xml import chooses_any, chosen_element_spans, parse_xml
 
 GPO_TABLE, GPO_HEAD, GPO_ROW, GPO_CELL = "gpotable", "ched", "row", "ent"
 HTML_TABLE, HTML_ROW, HTML_CELLS, HTML_HEAD_CELL = "table", "tr", frozenset({"td", "th"}), "th"
 CALS_GROUP, CALS_ROW, CALS_CELL, CALS_HEAD = "tgroup", "row", "entry", "thead"
 _CELL_NAMES = frozenset({GPO_HEAD, GPO_CELL, CALS_CELL}) | HTML_CELLS
+_TABLE_NAMES = frozenset({GPO_TABLE, HTML_TABLE, CALS_GROUP})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -83,6 +84,8 @@ def read_tables(data: bytes, *, source: str, text: str) -> tuple[Table, ...]:
     """Every table of an XML artefact, in text order, its cells in raw offsets of `text` (the
     artefact's `extract_xml` text). Rules of each markup in `_gpo`, `_html`, `_cals`."""
     root = parse_xml(data, source=source)
+    if not chooses_any(root, _is_table):
+        return ()  # no table element: none is read, and the text need not be rendered again
     # CAUTION: `chosen` keeps every cell's lxml proxy alive, so `id()` names one element throughout.
     chosen = chosen_element_spans(root, source, lambda e: _local(e) in _CELL_NAMES)
     spans = {id(el): (start, end) for el, start, end in chosen}
@@ -101,6 +104,11 @@ def read_tables(data: bytes, *, source: str, text: str) -> tuple[Table, ...]:
         if (table := _table(grid)) is not None:
             tables.append(table)
     return tuple(sorted(tables, key=lambda t: t.char_start))
+
+
+def _is_table(el: etree._Element) -> bool:
+    """An element `read_tables` reads a table from (an HTML table only with rows: checked there)."""
+    return _local(el) in _TABLE_NAMES
 
 
 def _gpo(table: etree._Element, grid: _Grid) -> None:

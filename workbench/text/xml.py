@@ -199,6 +199,17 @@ def element_spans(data: bytes, *, source: str, select: _Select) -> tuple[Element
     )
 
 
+def chooses_any(root: etree._Element, select: _Select) -> bool:
+    """Whether `chosen_element_spans(root, source, select)` can list an element or must refuse:
+    False only where no element of `root` is chosen and it holds no entity reference (which
+    the render refuses), so a reader may skip the render and read nothing. One pass over the
+    tree, no text built: a document with no note or table is not rendered a second time."""
+    for node in root.iter():
+        if isinstance(node, etree._Entity) or (isinstance(node.tag, str) and select(node)):
+            return True
+    return False
+
+
 def chosen_element_spans(
     root: etree._Element, source: str, select: _Select
 ) -> tuple[tuple[etree._Element, int, int], ...]:
