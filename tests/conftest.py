@@ -584,3 +584,19 @@ def documents_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         admission, "_admit_one", lambda root, rel, data: read.append(rel) or whole(root, rel, data)
     )
     return read
+
+
+@pytest.fixture
+def segmented(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ids of the versions `text.segment.segment_version` segments from now on, in order
+    (a caller that bound the function at import, as `search.index` does, is not counted)."""
+    import workbench.text.segment as segment
+
+    called: list[str] = []
+    whole = segment.segment_version
+    monkeypatch.setattr(
+        segment,
+        "segment_version",
+        lambda version, *a, **k: called.append(version.version_id) or whole(version, *a, **k),
+    )
+    return called
