@@ -25,7 +25,6 @@ from workbench.cite.index import (
     build_index,
     counted_spans,
     find_occurrences,
-    index_text,
     on_raw_boundaries,
     quote_skeleton,
     reading_spans,
@@ -37,7 +36,6 @@ from workbench.cite.index import (
 from workbench.cite.placing import verify_lines
 from workbench.errors import CitationError
 from workbench.evals.probes import block_probes, corruption_probes, outcome
-from workbench.models import Version
 from workbench.text.normalize import normalize, normalized_text
 from workbench.text.segment import segment
 from workbench.workspace import Workspace
@@ -335,22 +333,6 @@ def _version_with(workspace: Workspace, needle: str) -> tuple[str, str]:
         if needle in version.text:
             return version.version_id, version.text
     raise AssertionError(needle)
-
-
-def test_the_probes_read_each_text_through_the_verifiers_index(workspace: Workspace) -> None:
-    """The corruption and block probes take a text's normalized form and skeleton from the
-    verifier's cached index (`index_text`), built once for the probes and their verdicts: on the
-    longest version of each jurisdiction held, those are `normalize`'s and `skeleton`'s."""
-    longest: dict[str, Version] = {}
-    for version in workspace.versions():
-        if len(version.text) > len(longest.get(version.jurisdiction, version).text):
-            longest[version.jurisdiction] = version
-        longest.setdefault(version.jurisdiction, version)
-    for version in longest.values():
-        index, folded = index_text(version.text), normalize(version.text)
-        assert index.normalized == folded, version.version_id
-        assert index.skeleton == skeleton(folded.text), version.version_id
-    assert len(longest) >= 8
 
 
 @pytest.mark.slow

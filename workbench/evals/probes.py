@@ -14,7 +14,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from workbench.cite.blocks import BlockMap, version_blocks
-from workbench.cite.index import index_text, skeleton
+from workbench.cite.index import skeleton
 from workbench.cite.verify import Citation, Verification
 from workbench.models import MACHINE_READ, Version
 from workbench.text.normalize import normalize, normalized_text
@@ -151,10 +151,8 @@ def corruption_probes(
     for version in versions:
         first = len(probes)
         text, vid = version.text, version.version_id
-        # The verifier's own index of the text (cached under its hash): its normalized text and
-        # skeleton, built once for the probes and the verdicts on them.
-        index = index_text(text)
-        folded, skel = index.normalized, index.skeleton
+        folded = normalize(text)
+        skel = skeleton(folded.text)
 
         def cite(
             start: int,
@@ -499,7 +497,7 @@ def block_probes(versions: Iterable[Version], per_version: int = 2) -> list[Bloc
     for version in versions:
         blocks = version_blocks(version)
         spans, texts, written = blocks.map.spans, blocks.texts, blocks.map
-        skel = index_text(version.text).skeleton
+        skel = skeleton(normalize(version.text).text)
         once = partial(_held_once, skel)
         pairs = list(
             islice(
