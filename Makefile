@@ -117,7 +117,8 @@ NOTEBOOKS := --nbval --nbval-sanitize-with notebooks/nbval-sanitize.cfg
 test: fetch browser ocr libreoffice
 	$(PYTEST) $(NOTEBOOKS)
 
-# The inner loop: lint, types and every test not marked slow (no whole-corpus work, no notebook).
+# The inner loop: lint, types and every test not marked slow (no whole-corpus work, no notebook, no
+# other program started for real work: docs/development.md says which tests are slow and why).
 # `make -k check` runs the tests even when lint fails.
 check: lint check-tests
 

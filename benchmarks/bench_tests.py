@@ -17,7 +17,8 @@ the whole suite, so it takes minutes). It prints wall times beside their targets
   beside both bounds (a phase spent waiting for a shared fixture another worker builds counts).
 - The machine's load beside each figure: the 1-minute load average when the command started, and
   its mean and maximum while it ran (sampled every 2 s), since other work on the machine stretches
-  wall time and a figure means little without it.
+  wall time and a figure means little without it; and the CPU seconds the command's processes
+  spent (user and system, every process it waited for), which other work stretches far less.
 
 A failed command's figures are printed all the same, with the exit status, pytest's summary line
 and the failing tests' ids, so a failing test shows in the page instead of hiding the timing.
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import subprocess
 import sys
 import threading
@@ -49,6 +51,7 @@ class Timed:
     """One `make` run: wall seconds, exit status, its output, and the load while it ran."""
 
     seconds: float
+    cpu: float  # user and system seconds of every process the command waited for
     status: int
     output: str
     load_start: float
@@ -107,6 +110,7 @@ def timed_make(target: str) -> Timed:
     load_start = os.getloadavg()[0]
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     result = subprocess.run(
         # -k: the tests run even when lint fails, so the figure is the whole loop's.
@@ -118,11 +122,14 @@ def timed_make(target: str) -> Timed:
         check=False,
     )
     seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (used.ru_utime + used.ru_stime)
     done.set()
     sampler.join()
     samples = samples or [load_start]
     return Timed(
         seconds=seconds,
+        cpu=cpu,
         status=result.returncode,
         output=result.stdout + result.stderr,
         load_start=load_start,
@@ -176,7 +183,7 @@ def run() -> None:
             f"\nmake {target:<6} {result.seconds:7.1f} s  "
             f"({result.seconds / TARGETS[target]:.2f}x the {TARGETS[target]:.0f} s target{status})"
             f"   load {result.load_start:.1f} at start, mean {result.load_mean:.1f}, "
-            f"max {result.load_max:.1f}"
+            f"max {result.load_max:.1f}; {result.cpu:.1f} CPU seconds"
         )
         print(f"   pytest: {result.summary()}")
         for failure in result.failures():

@@ -126,6 +126,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
     return code, out, err
 
 
+@pytest.mark.slow
 def test_the_bring_your_own_flow_leaves_the_project_as_it_was(
     downloads: Path,
     home: Path,

@@ -21,10 +21,11 @@ from workbench.search import (
     build_index,
     find_candidates,
     index_status,
-    passages_for_search,
 )
+from workbench.search.index import search_profile
 from workbench.text.normalize import SCHEME_VERSION, normalized_text
 from workbench.workspace import Workspace, ingest
+from workbench.workspace.passages import held_passages as kept_passages
 
 from .conftest import ROOT, STORE, FreshWorkspace
 
@@ -42,7 +43,13 @@ def indexed(workspace: Workspace) -> Workspace:
 
 @pytest.fixture(scope="module")
 def held_passages(indexed: Workspace) -> dict[str, tuple[Version, tuple[Passage, ...]]]:
-    return {v.version_id: (v, passages_for_search(v)) for v in indexed.versions()}
+    """Each version's passages as the index was built from them: kept by `build_index`, and
+    `passages_for_search`'s (tests/test_search_index.py), so not segmented again here."""
+    return {v.version_id: (v, _kept(indexed, v)) for v in indexed.versions()}
+
+
+def _kept(workspace: Workspace, version: Version) -> tuple[Passage, ...]:
+    return kept_passages(workspace, version, search_profile(version))
 
 
 def _dc_rows(catalogue: tuple[CatalogueRow, ...]) -> list[CatalogueRow]:
@@ -300,7 +307,7 @@ def test_substring_candidates_are_never_cut_by_k(corpus_indexed: Workspace) -> N
     expected = {
         (v.version_id, p.char_start)
         for v in corpus_indexed.versions()
-        for p in passages_for_search(v)
+        for p in _kept(corpus_indexed, v)
         if key in search.substring_key(p.text)
     }
     assert len(expected) > 50

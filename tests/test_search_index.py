@@ -20,6 +20,7 @@ from workbench.search import (
     build_index,
     find_candidates,
     index_status,
+    passages_for_search,
     update_index,
 )
 from workbench.workspace import Workspace, ingest
@@ -144,3 +145,20 @@ def test_an_index_of_another_format_is_built_whole(growing: Workspace) -> None:
     )
     assert update_index(growing).built
     assert index_status(growing).state == "fresh"
+
+
+def test_a_build_reads_the_kept_passages_and_indexes_what_segmenting_gives(
+    growing: Workspace, tmp_path: Path, segmented: list[str]
+) -> None:
+    """`growing`'s index was built whole with no passages kept: it segmented every version and
+    kept its passages. A build on a copy segments none (every version's passages read back) and
+    writes the same tables, whose passages are the segmenting path's (`passages_for_search`)."""
+    with _scratch(growing, tmp_path / "again.sqlite") as again:
+        assert segmented == []
+        assert _tables(again.path) == _tables(growing.path)
+    indexed = [row[1:2] + row[4:] for row in _tables(growing.path)["search_passages"]]
+    assert sorted(indexed) == sorted(
+        (p.version_id, p.char_start, p.char_end, p.section_label)
+        for version in growing.versions()
+        for p in passages_for_search(version)
+    )

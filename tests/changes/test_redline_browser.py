@@ -15,6 +15,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.test_browser import CHROMIUM_ARGS, chromium  # noqa: F401  (the shared browser fixture)
 from workbench.cli import main
 from workbench.workspace import Workspace
@@ -25,6 +27,7 @@ DOUBTFUL_ROW = "tr.meta.doubtful"
 MOVES_FAMILY, MOVES_BEFORE = "nerc-cip-003", "us-nerc/nerc-cip-003/cip-003-10.pdf"
 
 
+@pytest.mark.slow
 def test_the_redline_page_draws_its_highlights_and_runs_nothing(
     chromium: Path,  # noqa: F811
     workspace: Workspace,

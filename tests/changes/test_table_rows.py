@@ -75,6 +75,7 @@ def _span(change: Change, side: str) -> tuple[int, int] | None:
     return (span.char_start, span.char_end) if span is not None else None
 
 
+@pytest.mark.slow
 def test_the_grown_table_diffs_as_rows_added(
     growth: tuple[tuple[Change, ...], set[tuple[int, int]], set[tuple[int, int]]],
 ) -> None:
@@ -94,6 +95,7 @@ def test_the_grown_table_diffs_as_rows_added(
     assert kinds["split"] + kinds["merged"] <= 1, kinds
 
 
+@pytest.mark.slow
 def test_without_tables_the_growth_is_not_rows(
     growth: tuple[tuple[Change, ...], set[tuple[int, int]], set[tuple[int, int]]],
     sides: tuple[Side, Side],
@@ -107,6 +109,7 @@ def test_without_tables_the_growth_is_not_rows(
     assert len(as_rows) < len(rows_b) - len(rows_a)
 
 
+@pytest.mark.slow
 def test_a_row_unit_holds_its_cells_at_their_raw_offsets(sides: tuple[Side, Side]) -> None:
     text, tables, passages = sides[0]
     units = row_units(passages, tables)
@@ -140,6 +143,7 @@ def test_a_row_unit_holds_its_cells_at_their_raw_offsets(sides: tuple[Side, Side
     assert [u.ordinal for u in units] == list(range(len(units)))
 
 
+@pytest.mark.slow
 def test_without_tables_the_passages_are_the_units(sides: tuple[Side, Side]) -> None:
     _, _, passages = sides[0]
     assert row_units(passages, None) == list(passages)

@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import STORE
 from workbench.cells import TableCell
-from workbench.cite.batch import verify_citations
+from workbench.cite.batch import verify_citations, verify_for_version
 from workbench.cite.verify import Citation
 from workbench.cli import main
 from workbench.text.footnotes import Footnote, read_markup_footnotes
@@ -213,3 +213,27 @@ def test_parts_read_only_the_versions_own_bytes(
     assert (footnotes is not None, tables is not None) == (read, read)
     if read:
         assert footnotes == read_markup_footnotes((STORE / FR_2018).read_bytes(), source=FR_2018)
+
+
+def test_citations_verified_one_at_a_time_read_the_parts_once_per_workspace(
+    workspace: Workspace, cells: list[TableCell], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each citation of one version verified alone gets the verdict it gets in the batch, and
+    the version's parts are read once for the workspace, not once per citation."""
+    import workbench.cite.parts as parts
+
+    text = workspace.version(FR_2018).text
+    headed = [c for c in cells if c.doubt is None and c.row_header and c.column_header]
+    citations = [
+        _cell_citation(c, text, c.row_header[-1], c.column_header[-1]) for c in headed[:12]
+    ]
+    batch = verify_citations(workspace, citations)
+    parts._READ.pop(workspace, None)  # as a workspace opened anew
+    read: list[str] = []
+    whole = parts.held_parts
+    monkeypatch.setattr(
+        parts, "held_parts", lambda held, v, *a: read.append(v.version_id) or whole(held, v, *a)
+    )
+    alone = [verify_for_version(workspace, c) for c in citations]
+    assert alone == list(batch) and read == [FR_2018]
+    assert len(alone) == 12 and "verified" in {v.standing for v in alone}

@@ -61,6 +61,7 @@ def _lead_in(note: Footnote, reading: FootnoteReading, text: str) -> int:
     return max([start, *(a + 4 for a in others)])
 
 
+@pytest.mark.slow
 def test_a_clause_quoted_without_its_run_on_note(held: Workspace, reading: FootnoteReading) -> None:
     text = held.version(DPU).text
     note = next(n for n in reading.footnotes if n.continued and n.anchors)
@@ -94,6 +95,7 @@ def _labels_unquoted(verdict: object) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_footnote_passages_and_every_other_passage_kept(
     held: Workspace, reading: FootnoteReading, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -122,6 +124,7 @@ def test_footnote_passages_and_every_other_passage_kept(
     assert len(cut) > len(plain)
 
 
+@pytest.mark.slow
 def test_diff_reports_a_run_on_note_changed(held: Workspace, reading: FootnoteReading) -> None:
     """The order with one run-on note's words on the next page rewritten (letters of one word
     turned to 'x', offsets kept): every unchanged clause holding its marker is reported, and
@@ -162,6 +165,7 @@ def test_diff_reports_a_run_on_note_changed(held: Workspace, reading: FootnoteRe
     assert footnote_changes(changes, (text, after_text), (own_page, own_page)) == ()
 
 
+@pytest.mark.slow
 def test_history_lists_a_pdf_quotes_note_with_its_run_on_words(
     held: Workspace, reading: FootnoteReading
 ) -> None:
@@ -175,10 +179,12 @@ def test_history_lists_a_pdf_quotes_note_with_its_run_on_words(
     assert normalized_text(run_on) in holding.footnotes[0]
 
 
+@pytest.mark.slow
 def test_store_moved_gives_no_pdf_reading(held: Workspace, tmp_path: Path) -> None:
     assert version_parts(held.version(DPU), tmp_path) == (None, None)
 
 
+@pytest.mark.slow
 def test_verify_after_measure_does_not_extract(
     held: Workspace, reading: FootnoteReading, monkeypatch: pytest.MonkeyPatch
 ) -> None:

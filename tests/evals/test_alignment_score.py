@@ -7,11 +7,12 @@ scorecard must be what this code derives from it.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, FreshWorkspace
 from workbench.changes.diff import diff_passages
 from workbench.cli import main
 from workbench.corpus import read_catalogue
@@ -26,7 +27,7 @@ from workbench.evals.alignment import (
 from workbench.evals.cards import scorecard_bytes
 from workbench.evals.truth import file_sha256, read_truth
 from workbench.measure import corpus_digest
-from workbench.models import Passage
+from workbench.models import CatalogueRow, Passage
 from workbench.workspace import Workspace
 
 MIN_TRUTH = 50  # a jurisdiction's figures are held to the targets only over this many pairings
@@ -37,7 +38,7 @@ MIN_PRECISION, MIN_RECALL = 0.98, 0.95
 def card(corpus_alignment_truth: Path, corpus_workspace: Workspace) -> dict[str, object]:
     return alignment_scorecard(
         read_truth(corpus_alignment_truth, ALIGNMENT_TRUTH),
-        corpus_workspace.version,
+        corpus_workspace,
         corpus_digest=corpus_digest(read_catalogue(ROOT / "corpus")),
         truth_sha256=file_sha256(corpus_alignment_truth),
     )
@@ -143,3 +144,40 @@ def test_a_bad_truth_file_is_one_line_and_exit_2(
     said = "argument --truth: " + f"{path}: no such file" if content is None else message
     assert code == 2 and len(err) == 1 and said in err[0]
     assert held.read_bytes() == before  # refused before the workspace is read
+
+
+# Three families whose truth pairs units (IETF text, Justice Canada and D.C. Council XML).
+SCORED_FAMILIES = ("draft-ietf-appsawg-http-problem", "ca-cer-act", "dc-code-34-1432")
+
+
+def test_the_scorecard_reads_kept_passages_and_scores_what_segmenting_gives(
+    catalogue: tuple[CatalogueRow, ...],
+    fresh_workspace: FreshWorkspace,
+    tmp_path: Path,
+    segmented: list[str],
+) -> None:
+    """On a workspace with no passages kept, the scorecard segments each version once (a version
+    in two pairs too) and keeps its passages; scored again, it segments none and is the same."""
+    from tests.evals.test_alignment_truth import truth_script
+
+    rows = [row for row in catalogue if row.family in SCORED_FAMILIES]
+    held = fresh_workspace(rows, tmp_path / "workspace.sqlite")
+    small = tmp_path / "catalogue.jsonl"
+    lines = (ROOT / "corpus" / "catalogue.jsonl").read_text(encoding="utf-8").splitlines(True)
+    small.write_text(
+        "".join(line for line in lines if json.loads(line)["path"] in {r.path for r in rows}),
+        encoding="utf-8",
+    )
+    truth = truth_script.alignment_truth(ROOT / "corpus" / "real", small)
+    assert {p["jurisdiction"] for p in truth["pairs"]} == {"ietf", "ca-federal", "us-dc"}
+
+    def score() -> dict[str, object]:
+        return alignment_scorecard(truth, held, corpus_digest="c", truth_sha256="t")
+
+    first = score()
+    paired = {p[side] for p in truth["pairs"] for side in ("before", "after")}
+    assert sorted(segmented) == sorted(paired)
+    segmented.clear()
+    assert score() == first and segmented == []
+    assert all(j["scored_truth_pairings"] > 0 for j in first["jurisdictions"].values())  # type: ignore[attr-defined]
+    held.close()

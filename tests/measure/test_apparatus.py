@@ -35,6 +35,7 @@ def report(workspace: Workspace) -> dict[str, object]:
     return apparatus_report(workspace, STORE)
 
 
+@pytest.mark.slow
 def test_counts_are_the_readers_own(workspace: Workspace, report: dict[str, object]) -> None:
     expected: dict[str, Counter[str]] = {}
     for version in workspace.versions():

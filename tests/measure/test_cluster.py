@@ -181,6 +181,7 @@ def _subset_tasks(subset: Path, serial: Path) -> tuple[FamilyTask, ...]:
         return family_tasks(admit(subset).rows, subset, held_text_hashes(held))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["local", "started", "few"])
 def test_a_cluster_writes_the_serial_runs_bytes(
     engine: str, subset: Path, serial: Path, cluster: str, tmp_path: Path
@@ -227,6 +228,7 @@ def _kept(path: Path) -> tuple[list[tuple[str, str]], list[tuple[str, ...]]]:
         )
 
 
+@pytest.mark.slow
 def test_batches_keep_the_order_and_hold_enough_versions(subset: Path, serial: Path) -> None:
     tasks = _subset_tasks(subset, serial)
     cut = batches(tasks, versions=5)
@@ -235,6 +237,7 @@ def test_batches_keep_the_order_and_hold_enough_versions(subset: Path, serial: P
     assert all(sum(len(t.rows) for t in batch[:-1]) < 5 for batch in cut)
 
 
+@pytest.mark.slow
 def test_local_workers_run_without_the_statistical_profiler() -> None:
     """Its per-second call trees would otherwise grow a worker's memory with the corpus."""
 
@@ -247,6 +250,7 @@ def test_local_workers_run_without_the_statistical_profiler() -> None:
     assert dask.config.get("distributed.worker.profile.enabled") is True  # the client's is kept
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["local", "started"])
 def test_the_client_keeps_no_log_of_the_tasks_it_sent(engine: str, cluster: str) -> None:
     """Dask's client keeps its last thousand messages for its developers, each batch of tasks
@@ -258,6 +262,7 @@ def test_the_client_keeps_no_log_of_the_tasks_it_sent(engine: str, cluster: str)
     assert dask.config.get("distributed.admin.low-level-log-length") > 0  # the default is kept
 
 
+@pytest.mark.slow
 def test_the_local_scheduler_runs_in_a_process_of_its_own() -> None:
     """The objects Dask unpickles for its tasks live in the scheduler's process, a child of the
     client's that ends with the cluster."""

@@ -360,6 +360,7 @@ def test_html_escapes_filing_text(
     assert "<script>" not in page and "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
 
 
+@pytest.mark.slow
 def test_html_reports_render_offline_in_chromium(tmp_path: Path) -> None:
     """Headless Chromium, network disabled, opens each report: the chart SVGs are there and drawn."""
     from playwright.sync_api import sync_playwright

@@ -68,6 +68,7 @@ def released(
     return mirror, first, second, [os.fsdecode(d.relative_to(mirror)) for d in late]
 
 
+@pytest.mark.slow
 def test_an_update_after_a_release_equals_the_separate_commands_run_cold(
     released: tuple[Path, UpdateRun, UpdateRun, list[str]], tmp_path: Path
 ) -> None:
@@ -133,6 +134,7 @@ def test_an_unknown_jurisdiction_is_refused_before_anything_is_written(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_the_update_command_prints_each_step(
     released: tuple[Path, UpdateRun, UpdateRun, list[str]],
     tmp_path: Path,

@@ -105,6 +105,7 @@ def test_bad_bytes_are_refused_as_extract_refuses_them(data: bytes, message: str
     assert str(caught.value) == message
 
 
+@pytest.mark.slow
 def test_a_document_without_notes_or_tables_is_not_rendered_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import ROOT, STORE
 from workbench.cite.batch import verify_citation
 from workbench.cite.verify import Citation
-from workbench.evals.footnote_score import precision_recall, score_files
+from workbench.evals.footnote_score import FootnoteScore, precision_recall, score_files
 from workbench.text.footnotes import (
     FootnoteReading,
     read_footnotes,
@@ -45,17 +45,23 @@ def _read(path: Path) -> tuple[str, FootnoteReading]:
     return extract_xml(data, source=str(path)).text, read_markup_footnotes(data, source=str(path))
 
 
-def test_federal_register_links_meet_the_markup(fr_truth: dict[str, object]) -> None:
-    scores = score_files(FR_NOTICES, fr_truth)
+@pytest.fixture(scope="module")
+def fr_scores(fr_truth: dict[str, object]) -> tuple[FootnoteScore, ...]:
+    """The reader's links in each notice scored against the truth, once for the module."""
+    return score_files(FR_NOTICES, fr_truth)
+
+
+def test_federal_register_links_meet_the_markup(fr_scores: tuple[FootnoteScore, ...]) -> None:
+    scores = fr_scores
     precision, recall = precision_recall(scores)
     misses = [(s.file, s.missed, s.extra) for s in scores if s.missed or s.extra]
     assert precision >= MIN_PRECISION and recall >= MIN_RECALL, misses
     assert len(scores) == 3
 
 
-def test_out_of_sequence_note_is_reported_not_guessed(fr_truth: dict[str, object]) -> None:
+def test_out_of_sequence_note_is_reported_not_guessed(fr_scores: tuple[FootnoteScore, ...]) -> None:
     # 2013-00740's reference 250 has an FTNT that opens with no number: no link, a report.
-    scores = {s.file: s for s in score_files(FR_NOTICES, fr_truth)}
+    scores = {s.file: s for s in fr_scores}
     for score in scores.values():
         assert score.unlinked_read == score.unlinked_truth
         assert score.unanchored_read == score.unanchored_truth

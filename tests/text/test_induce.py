@@ -427,6 +427,7 @@ def test_an_xml_family_no_profile_reads_is_read_by_its_marks(workspace: Workspac
     assert choice.note == f"{UNREAD}; its extractor's marks number it"
 
 
+@pytest.mark.slow
 def test_measure_writes_the_induced_profile_beside_the_reports(
     workspace: Workspace, tmp_path: Path
 ) -> None:
@@ -518,6 +519,7 @@ def _right(parse: object, text: str, start: int, keys: list[str]) -> bool:
     return True
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "country",
     [

@@ -140,6 +140,7 @@ def _read(page: pdfium.PdfPage, artefact: str, options: OcrOptions) -> ocr.PageR
     )
 
 
+@pytest.mark.slow
 def test_two_readers_that_miss_the_same_page_run_the_engine_once(
     scan_page: tuple[pdfium.PdfPage, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -186,6 +187,7 @@ def test_two_readers_that_miss_the_same_page_run_the_engine_once(
     assert readings == {"first": words, "second": words}
 
 
+@pytest.mark.slow
 def test_the_same_page_read_twice_by_the_engine_gives_the_same_words(
     scan_page: tuple[pdfium.PdfPage, str],
 ) -> None:
@@ -195,6 +197,7 @@ def test_the_same_page_read_twice_by_the_engine_gives_the_same_words(
     assert first == second and len(first.words) > 100
 
 
+@pytest.mark.slow
 def test_a_cached_page_is_never_read_again(
     scan_page: tuple[pdfium.PdfPage, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -3,13 +3,11 @@ notes at each page's foot), every marker linked to the note of its number or rep
 
 from __future__ import annotations
 
-import os
 from itertools import pairwise
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import STORE
+from tests.conftest import OCR_CACHE, STORE
 from workbench.errors import ExtractionError
 from workbench.models import Extraction
 from workbench.text.extraction import extract
@@ -19,7 +17,6 @@ from workbench.text.pdf_footnotes import read_pdf_footnotes
 
 DPU = next(STORE.glob("us-ma/*/dpu-18-150_order_2019-09-30.pdf"))
 OTHER = STORE / "us-nerc" / "nerc-cip-002" / "cip-002-8.pdf"
-OCR_CACHE = Path(os.environ["WORKBENCH_OCR_CACHE"])  # the suite's one cache (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +34,7 @@ def dpu(dpu_extraction: Extraction) -> tuple[str, FootnoteReading]:
     return text, read_pdf_footnotes(DPU.read_bytes(), source=str(DPU), text=text, ocr=ocr)
 
 
+@pytest.mark.slow
 def test_every_marker_linked_or_reported(dpu: tuple[str, FootnoteReading]) -> None:
     text, reading = dpu
     linked = sorted(a for note in reading.footnotes for a in note.anchors)
@@ -59,6 +57,7 @@ def test_other_text_is_refused() -> None:
         )
 
 
+@pytest.mark.slow
 def test_every_printed_number_has_its_note_or_is_reported(
     dpu: tuple[str, FootnoteReading],
 ) -> None:
@@ -73,6 +72,7 @@ def test_every_printed_number_has_its_note_or_is_reported(
     assert not reading.unanchored, [n.label for n in reading.unanchored]
 
 
+@pytest.mark.slow
 def test_run_on_notes_joined_at_the_next_page_foot(
     dpu: tuple[str, FootnoteReading], dpu_extraction: Extraction
 ) -> None:

@@ -147,6 +147,7 @@ def _right(build: Built, profile_parse: object) -> float:
     return hits / len(units)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [pytest.param(n, id=n) for n in SETTINGS])
 def test_heading_lines_are_the_numbers_set_apart(name: str, built: dict[str, list[Built]]) -> None:
     """Set larger or in the margin, every division's and article's number is a heading line,
@@ -157,6 +158,7 @@ def test_heading_lines_are_the_numbers_set_apart(name: str, built: dict[str, lis
         assert found == (numbers if SETTINGS[name].headings else [])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [pytest.param(n, id=n) for n, s in SETTINGS.items() if s.headings])
 def test_the_automatic_choice_reads_numbers_alone_on_heading_lines(
     name: str, built: dict[str, list[Built]]
@@ -190,6 +192,7 @@ def test_the_automatic_choice_reads_numbers_alone_on_heading_lines(
         assert _right(build, parse_text(version.version_id, version.text, blind.profile)) == 0
 
 
+@pytest.mark.slow
 def test_numbers_at_body_size_are_not_read_as_headings(built: dict[str, list[Built]]) -> None:
     """The control: the same numbers alone on their lines at body size, at the margin, give no
     heading line, so the induced profile reads no level from PDF headings and no article."""
@@ -248,6 +251,7 @@ def test_heading_lines_are_kept_and_read_back_with_the_parts(
     assert _parts(kept) == (None, (), headings)
 
 
+@pytest.mark.slow
 def test_commands_read_a_held_pdfs_heading_lines(
     built: dict[str, list[Built]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

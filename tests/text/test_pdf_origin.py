@@ -217,6 +217,7 @@ def test_every_held_pdf_keeps_its_text_but_the_scan_read_by_ocr(
     assert changed == [TX_FILER_SCAN]
 
 
+@pytest.mark.slow
 def test_a_version_held_by_version_2_gains_origins_and_keeps_its_row(
     tmp_path: Path, catalogue: Sequence[CatalogueRow]
 ) -> None:
@@ -358,6 +359,7 @@ def test_text_is_invisible_under_a_page_image_or_in_an_invisible_mode(
     assert found == runs
 
 
+@pytest.mark.slow
 def test_a_tesseract_pdf_of_a_held_page_is_invisible(tmp_path: Path) -> None:
     """Tesseract's own PDF output of a held page's image (`tesseract page.png out -l eng pdf`):
     the image, and its words in render mode 3 over it. The workbench records them `invisible`,

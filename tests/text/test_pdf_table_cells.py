@@ -44,6 +44,7 @@ def _document(
     return (document, *_read(folder / document["pdf"]))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name",
     [
@@ -65,6 +66,7 @@ def test_cells_are_exact_with_both_headers(
     assert score.exact >= MIN_EXACT * score.truth, score.misses[:5]
 
 
+@pytest.mark.slow
 def test_a_table_over_pages_is_one_table_its_repeated_head_no_rows(
     generated: tuple[Path, dict[str, Any]],
 ) -> None:
@@ -77,6 +79,7 @@ def test_a_table_over_pages_is_one_table_its_repeated_head_no_rows(
     assert not [c for c in tables[0].cells if " ".join(c.value(text).split()) in head]
 
 
+@pytest.mark.slow
 def test_a_wrapped_cell_keeps_every_piece_at_its_offsets(
     generated: tuple[Path, dict[str, Any]],
 ) -> None:
@@ -93,6 +96,7 @@ def test_a_wrapped_cell_keeps_every_piece_at_its_offsets(
     assert values <= truth
 
 
+@pytest.mark.slow
 def test_the_truth_is_written_beside_the_pdfs(generated: tuple[Path, dict[str, Any]]) -> None:
     folder, report = generated
     assert json.loads((folder / "truth.json").read_text(encoding="utf-8")) == report

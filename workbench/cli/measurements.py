@@ -221,7 +221,7 @@ def _eval(args: argparse.Namespace) -> int:
         with open_held(args) as workspace:
             alignment = alignment_score.alignment_scorecard(
                 truth,
-                workspace.version,
+                workspace,
                 corpus_digest=corpus_digest(
                     corpus_mod.read_catalogue(workspace.settings.catalogue)
                 ),

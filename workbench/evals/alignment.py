@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,9 @@ from workbench.evals.truth import TruthKind
 from workbench.measure import rate
 from workbench.models import Change, Passage
 from workbench.text.normalize import normalized_text
-from workbench.text.segment import segment_version
+from workbench.text.profiles import profile_for
+from workbench.workspace import Workspace
+from workbench.workspace.passages import held_passages
 
 SCORECARD_JSON = "alignment-scorecard.json"
 SCORECARD_MD = "alignment-scorecard.md"
@@ -218,19 +220,27 @@ def score_pair(
     return truth_rows, pairing_rows, left_out
 
 
+def _passages(workspace: Workspace, version_id: str) -> tuple[Passage, ...]:
+    """The held version's passages through its shipped profile, as `segment_version` reads them."""
+    version = workspace.version(version_id)
+    return held_passages(workspace, version, profile_for(version.jurisdiction, version.family))
+
+
 def alignment_scorecard(
     truth: Mapping[str, Any],
-    versions: Callable[[str], Any],
+    workspace: Workspace,
     *,
     corpus_digest: str,
     truth_sha256: str,
 ) -> dict[str, Any]:
     """The scorecard: recall and precision per jurisdiction, units left out by reason.
 
-    `versions(version_id)` returns a held version; each pair is segmented through its shipped
-    profile and diffed with `diff_passages` over its passages alone: a table stays one passage
-    here, where `workbench diff` pairs its rows (docs/diff.md), since the truth's units are the
-    documents' own identified units, not table rows.
+    Each version of a pair is read from `workspace` with its passages through its shipped
+    profile (`workspace.passages.held_passages`: kept once, so a version in two pairs is
+    segmented once, and one kept before is not segmented at all), and each pair is diffed with
+    `diff_passages` over its passages alone: a table stays one passage here, where `workbench
+    diff` pairs its rows (docs/diff.md), since the truth's units are the documents' own
+    identified units, not table rows.
     """
     truth_rows: dict[str, list[TruthRow]] = defaultdict(list)
     pairing_rows: dict[str, list[PairingRow]] = defaultdict(list)
@@ -240,8 +250,7 @@ def alignment_scorecard(
     restructures_unlocated: Counter[str] = Counter()
     for pair in sorted(truth["pairs"], key=lambda p: (p["before"], p["after"])):
         jurisdiction = pair["jurisdiction"]
-        before_version, after_version = versions(pair["before"]), versions(pair["after"])
-        before, after = segment_version(before_version), segment_version(after_version)
+        before, after = _passages(workspace, pair["before"]), _passages(workspace, pair["after"])
         changes = diff_passages(pair["before"], pair["after"], before, after)
         view = PairView.of(before, after, changes)
         rows, pairings, out = score_pair(jurisdiction, pair, view)

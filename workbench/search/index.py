@@ -29,6 +29,7 @@ from workbench.text.profiles import (
 )
 from workbench.text.segment import segment_version
 from workbench.workspace import Workspace
+from workbench.workspace.passages import held_passages
 
 INDEX_FORMAT = 3  # 3: keyed by `derived_key`, with the versions' watermark; 2: text ids from
 # the text's SHA-256, `search_versions`, updated in place
@@ -187,19 +188,33 @@ def _wanted_meta(
     }
 
 
-def passages_for_search(version: Version, own: Sequence[Profile] = ()) -> tuple[Passage, ...]:
-    """A version's passages through the profile naming its family (a researcher's first), else
-    generic: the segmentation `workbench diff` uses for a named jurisdiction."""
+def search_profile(version: Version, own: Sequence[Profile] = ()) -> Profile:
+    """The profile naming the version's family (a researcher's first), else generic: the one
+    `workbench diff` reads a named jurisdiction with."""
     chosen = named_profile(registry(own), version.jurisdiction, version.family)
-    return segment_version(version, chosen or generic_profile())
+    return chosen or generic_profile()
+
+
+def passages_for_search(version: Version, own: Sequence[Profile] = ()) -> tuple[Passage, ...]:
+    """A version's passages through `search_profile`, segmented."""
+    return segment_version(version, search_profile(version, own))
 
 
 def _version_rows(
-    version: Version, profiles: Sequence[Profile], texts: dict[int, TextRow]
+    version: Version,
+    profiles: Sequence[Profile],
+    texts: dict[int, TextRow],
+    workspace: Workspace | None = None,
 ) -> list[PassageRow]:
-    """The passage rows of one version; each text not in `texts` is added to it."""
+    """The passage rows of one version; each text not in `texts` is added to it. With the
+    `workspace` that holds it, its passages are the ones kept there (`held_passages`, the same
+    passages, segmented and kept only the first time)."""
+    if workspace is None:
+        passages = passages_for_search(version, profiles)
+    else:
+        passages = held_passages(workspace, version, search_profile(version, profiles))
     rows: list[PassageRow] = []
-    for p in passages_for_search(version, profiles):
+    for p in passages:
         normalized = normalized_text(p.text)
         text_id = text_id_of(normalized)
         if text_id not in texts:
@@ -233,16 +248,18 @@ def build_index(
 ) -> IndexStatus:
     """Build (or rebuild) the search index over every held version, in one transaction.
 
-    Passages come from each held version through its numbering profile (`passages_for_search`;
-    `profiles` are a researcher's own, which win over the shipped ones); identical normalized texts
-    share one indexed row (`text_id_of`)."""
+    Passages are each held version's through its numbering profile (`search_profile`;
+    `profiles` are a researcher's own, which win over the shipped ones), read from what the
+    workspace keeps (`workspace.passages.held_passages`; a version not kept yet is segmented and
+    kept, all in one commit); identical normalized texts share one indexed row (`text_id_of`)."""
     load_array_pass()  # every held version is normalized: the array pass pays
     texts: dict[int, TextRow] = {}
     passages: list[PassageRow] = []
     with connect(workspace) as conn:
         held = _held(conn)
-    for version in _versions(workspace, list(held), progress):
-        passages.extend(_version_rows(version, profiles, texts))
+    with workspace.batch():
+        for version in _versions(workspace, list(held), progress):
+            passages.extend(_version_rows(version, profiles, texts, workspace))
     with connect(workspace) as conn, _writing(conn):
         for table in ("search_vocab", "search_trigram", "search_words", *_TABLES):
             conn.execute(f"DROP TABLE IF EXISTS {table}")
