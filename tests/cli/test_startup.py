@@ -30,9 +30,9 @@ from workbench.text.normalize import LONG_TEXT
 HEAVY = ("numpy", "polars", "altair", "pypdfium2", "rapidfuzz", "dask", "ipywidgets")
 # what a plain verification of one citation never needs: the array pass, the tables, a pattern
 # engine, an XML library, templates, the matcher that shows a quote found nowhere
-NOT_TO_VERIFY = ("numpy", "polars", "regex", "lxml", "jinja2", "difflib")
+NOT_TO_VERIFY = ("numpy", "polars", "regex", "lxml", "jinja2", "difflib", "secrets")
 # nor the rules and readers a plain citation line does not ask for: the alteration rule, the claim
-# rule, the W3C, blocks and provider readers
+# rule, the W3C, blocks and provider readers; nor ingest, the listings, admission or the catalogue
 NOT_TO_VERIFY_MODULES = (
     "workbench.cite.alterations",
     "workbench.cite.claims",
@@ -44,6 +44,11 @@ NOT_TO_VERIFY_MODULES = (
     "workbench.cite.openai",
     "workbench.cite.cohere",
     "workbench.cite.bedrock",
+    "workbench.workspace.holding",
+    "workbench.workspace.listing",
+    "workbench.corpus.admission",
+    "workbench.corpus.catalogue",
+    "workbench.corpus.store",
 )
 COMMAND_MODULES = sorted({f"workbench.cli.{command.module}" for command in COMMANDS})
 
@@ -96,7 +101,7 @@ def test_the_command_table_names_each_module_s_commands() -> None:
         assert set(importlib.import_module(module).ARGUMENTS) == named, module
 
 
-@pytest.mark.parametrize("package", ["workbench.cite", "workbench.corpus"])
+@pytest.mark.parametrize("package", ["workbench.cite", "workbench.corpus", "workbench.workspace"])
 def test_a_lazy_package_types_each_name_where_it_loads_it(package: str) -> None:
     """The names the type checker reads (the `TYPE_CHECKING` imports), the names offered
     (`__all__`) and where each is loaded from at first use (`_HOME`) are one list."""
