@@ -1,102 +1,18 @@
-"""Frozen records that travel between the stages (C1, C2): immutable, holding tuples, with offsets
-half-open `[char_start, char_end)` indices into the version's text; and the rules with one home
-beside them (content ids, page look-up)."""
+"""A held version and the records it carries (C1, C2, C18): its page map, the numbering marks,
+furniture and unusable pages its extraction kept, where each character came from; and the page
+look-up every surface asks. Offsets are half-open `[char_start, char_end)` into the version's text."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-import sys
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from operator import attrgetter
-from typing import Any, Literal, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
-from workbench.bounds import strict_json as strict_json  # its home; read through models too
-from workbench.cells import TableCell, parts_json
-
-
-def canonical_json(value: Any) -> str:
-    """The one serialization that content ids, digests and catalogue lines are computed over."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def content_id(value: Any) -> str:
-    """SHA-256 hex of `canonical_json(value)` in UTF-8: the one way a content id, digest or cache
-    key is made from structured data (never from `str()` of an object)."""
-    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
-
-
-def text_sha256(text: str | bytes) -> str:
-    """SHA-256 of the text's UTF-8 bytes (a str, or those bytes): what citations are checked on."""
-    return hashlib.sha256(text.encode("utf-8") if isinstance(text, str) else text).hexdigest()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Refusal:
-    """Why one file of a mirror folder was not admitted (or not ingested)."""
-
-    path: str
-    reason: str  # a stable code, e.g. "transcription", "sha256_mismatch"
-    detail: str  # one line for a person
-    provenance: Mapping[str, Any] | None = None  # kept when it parsed, so the file can be fetched
-
-    def line(self) -> str:
-        return f"{self.path}: {self.reason}: {self.detail}"
-
-    def as_json(self) -> dict[str, Any]:
-        """The refusal as the measurement reports and the refusals file list it (no provenance)."""
-        return {"path": self.path, "reason": self.reason, "detail": self.detail}
-
-
-ROW_FIELDS = ("sha256", "bytes", "jurisdiction", "document_family", "version_order", "format")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CatalogueRow:
-    """One admitted document: its path, its provenance record as canonical JSON (parsed where a
-    field is read) and the `ROW_FIELDS` every row is read for. Made by `of`."""
-
-    path: str
-    text: str = field(repr=False)  # `canonical_json` of the record, as its catalogue line holds it
-    fields: tuple[Any, ...] = field(repr=False, compare=False)  # None where the record has none
-
-    @classmethod
-    def of(cls, path: str, record: Mapping[str, Any], *, text: str | None = None) -> CatalogueRow:
-        """The row of `record`; `text`, its canonical JSON where the caller holds it already."""
-        values = (sys.intern(v) if isinstance(v, str) else v for v in map(record.get, ROW_FIELDS))
-        made = canonical_json(dict(record)) if text is None else text
-        return cls(path=path, text=made, fields=tuple(values))
-
-    @property
-    def provenance(self) -> dict[str, Any]:  # the record, parsed: a fresh dictionary
-        return dict(json.loads(self.text))
-
-    @property
-    def sha256(self) -> str:
-        return str(self.fields[0] or self.provenance["sha256"])
-
-    @property
-    def size(self) -> int:
-        return int(self.fields[1] or self.provenance["bytes"])
-
-    @property
-    def jurisdiction(self) -> str:
-        return str(self.fields[2] or self.provenance["jurisdiction"])
-
-    @property
-    def family(self) -> str:
-        return str(self.fields[3] or self.provenance["document_family"])
-
-    @property
-    def version_order(self) -> int:
-        return int(self.fields[4] or self.provenance["version_order"])
-
-    @property
-    def media_type(self) -> str:  # the first word of the provenance `format` (`text/plain`)
-        return str(self.fields[5] or self.provenance["format"]).split()[0].strip(",;").lower()
+if TYPE_CHECKING:  # an OCR reading's records load with the first page the OCR read
+    from workbench.models.ocr import OcrReading
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -221,37 +137,6 @@ class OriginRun:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class OcrWord:
-    """One word the workbench's OCR read: `text[char_start:char_end]`, the engine's confidence
-    (0 to 100) and its box in PDF points in the page's own (unrotated) coordinates, y upwards,
-    rounded to 0.1, as `Furniture` boxes are."""
-
-    char_start: int
-    char_end: int
-    confidence: float
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class OcrReading:
-    """How the OCR extractor read one page: the engine build, languages and settings (the named
-    extractor's full identity), the quarter turn that set the page upright, the mean word
-    confidence, whether it fell below the stated threshold, and every word kept in the text."""
-
-    extractor: str  # "tesseract-ocr" and its rule version, e.g. "tesseract-ocr 1"
-    engine: str  # the engine build, e.g. "tesseract 5.3.0 leptonica-1.82.0"
-    languages: str  # the engine's language codes, e.g. "eng"
-    settings: tuple[tuple[str, str], ...]
-    rotation: int  # degrees clockwise the page image was turned to read upright
-    mean_confidence: float
-    low_confidence: bool
-    words: tuple[OcrWord, ...] = ()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class PageOrigin:
     """A PDF page's origin summary: `origin` is the origin of most of its body's non-white-space
     characters (`none` when it has none; a tie goes to the earlier of `TEXT_ORIGINS`),
@@ -262,6 +147,30 @@ class PageOrigin:
     origin: TextOrigin
     characters: tuple[tuple[TextOrigin, int], ...]
     ocr: OcrReading | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """The stored shape of the page's summary (`TextOrigins.as_json`)."""
+        reading = self.ocr
+        return {
+            "page": self.page,
+            "origin": self.origin,
+            "characters": dict(self.characters),
+            "ocr": None
+            if reading is None
+            else {
+                "extractor": reading.extractor,
+                "engine": reading.engine,
+                "languages": reading.languages,
+                "settings": dict(reading.settings),
+                "rotation": reading.rotation,
+                "mean_confidence": reading.mean_confidence,
+                "low_confidence": reading.low_confidence,
+                "words": [
+                    [w.char_start, w.char_end, w.confidence, w.x0, w.y0, w.x1, w.y1]
+                    for w in reading.words
+                ],
+            },
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -308,32 +217,8 @@ class TextOrigins:
         word as `[start, end, confidence, x0, y0, x1, y1]`. `origins_from_json` reads it back."""
         return {
             "runs": [[r.char_start, r.char_end, r.origin] for r in self.runs],
-            "pages": [_page_origin_json(p) for p in self.pages],
+            "pages": [p.as_json() for p in self.pages],
         }
-
-
-def _page_origin_json(page: PageOrigin) -> dict[str, Any]:
-    reading = page.ocr
-    return {
-        "page": page.page,
-        "origin": page.origin,
-        "characters": dict(page.characters),
-        "ocr": None
-        if reading is None
-        else {
-            "extractor": reading.extractor,
-            "engine": reading.engine,
-            "languages": reading.languages,
-            "settings": dict(reading.settings),
-            "rotation": reading.rotation,
-            "mean_confidence": reading.mean_confidence,
-            "low_confidence": reading.low_confidence,
-            "words": [
-                [w.char_start, w.char_end, w.confidence, w.x0, w.y0, w.x1, w.y1]
-                for w in reading.words
-            ],
-        },
-    }
 
 
 def origins_from_json(data: Any) -> TextOrigins:
@@ -343,6 +228,8 @@ def origins_from_json(data: Any) -> TextOrigins:
     def reading(o: Any) -> OcrReading | None:
         if o is None:
             return None
+        from workbench.models.ocr import OcrReading, OcrWord  # only a page the OCR read
+
         return OcrReading(
             extractor=o["extractor"],
             engine=o["engine"],
@@ -369,20 +256,6 @@ def origins_from_json(data: Any) -> TextOrigins:
             for p in data["pages"]
         ),
     )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Extraction:
-    """The text that offsets index, and the extractor that produced it from the artefact."""
-
-    text: str
-    extractor: str
-    extractor_version: str
-    structure: tuple[StructureMark, ...] = ()
-    pages: tuple[PageSpan, ...] = ()  # PDF only: the page map
-    furniture: tuple[Furniture, ...] = ()  # PDF only: what was taken out of the body
-    unusable_pages: tuple[UnusablePage, ...] = ()  # PDF only: pages with no usable text
-    origin: TextOrigins | None = None  # None: the whole text is the artefact's own (`glyphs`)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -446,118 +319,6 @@ def consecutive_pairs(
         for a, b in pairwise(versions)
         if (a.jurisdiction, a.family) == (b.jurisdiction, b.family)
     )
-
-
-PassageKind = Literal["front_matter", "heading", "body", "furniture", "footnote", "table"]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Passage:
-    """A passage: an exact slice `text[char_start:char_end]` of one version.
-
-    `section_label` its own label, `path` its structural path, `kind` what it is (`segment.py`
-    states the rules); a footnote's `anchors` are its markers, a table's `cells` its cells (C20).
-    """
-
-    version_id: str
-    ordinal: int
-    char_start: int
-    char_end: int
-    text: str
-    section_label: str | None
-    kind: PassageKind = "body"
-    path: tuple[str, ...] | None = None
-    anchors: tuple[tuple[int, int], ...] = ()
-    cells: tuple[TableCell, ...] = ()
-
-    def as_json(
-        self, *, profile: str, page: int | None, origin: Mapping[str, int] | None = None
-    ) -> dict[str, Any]:
-        """`passages --json`'s line: fields, profile, page (None: no PDF), origins (None: unread)."""
-        return {
-            "version_id": self.version_id,
-            "ordinal": self.ordinal,
-            "char_start": self.char_start,
-            "char_end": self.char_end,
-            "text": self.text,
-            "section_label": self.section_label,
-            "kind": self.kind,
-            "path": list(self.path) if self.path is not None else None,
-            "profile": profile,
-            "page": page,
-            "origin": None if origin is None else dict(origin),
-            **parts_json(self.kind, self.anchors, self.cells),
-        }
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Span:
-    """A character range of one version, in raw (stored-text) coordinates."""
-
-    version_id: str
-    char_start: int
-    char_end: int
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "version_id": self.version_id,
-            "char_start": self.char_start,
-            "char_end": self.char_end,
-        }
-
-
-ChangeKind = Literal["unchanged", "modified", "moved", "split", "merged", "added", "removed"]
-CHANGE_KINDS: tuple[str, ...] = get_args(ChangeKind)
-PAIRING_KINDS = frozenset({"modified", "moved", "split", "merged"})  # a pairing of unequal text
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Change:
-    """One entry of a diff: a passage pairing (or a lone passage) between two versions.
-
-    `similarity` is the computed text similarity of a modified pair and is never overwritten;
-    `alignment_confidence` is that number after the restructure cap; `capped` says whether the cap
-    applied (the two section labels disagree). `span_before`/`span_after` narrow a modified or
-    moved pair to the changed characters on each side. A `split` (one passage before, two or more
-    consecutive ones after) or a `merged` change (the reverse) lists every passage of its many
-    side in `before_spans` or `after_spans`, in text order; its `before`/`after` on that side runs
-    from the first passage's start to the last one's end. The lists are empty for other kinds.
-    `front_matter` marks a front-matter edit: both sides hold passages of kind `front_matter`
-    only (a title page, a Markdown `---` block); it is listed apart and never reviewed.
-    `before_cells`/`after_cells` are the cells of a side that is a table row (a split or merge:
-    of each of its rows), as its table records them (C20); empty for a side that is not.
-    """
-
-    change_id: str
-    kind: ChangeKind
-    before: Span | None
-    after: Span | None
-    before_label: str | None
-    after_label: str | None
-    similarity: float | None
-    alignment_confidence: float | None
-    capped: bool
-    span_before: Span | None
-    span_after: Span | None
-    before_spans: tuple[Span, ...] = ()
-    after_spans: tuple[Span, ...] = ()
-    front_matter: bool = False  # every passage on both sides is front matter: a front-matter edit
-    # The origins (C18) each side's passages touch, `TEXT_ORIGINS` order (empty: none recorded),
-    # and whether every changed character lies in an OCR word read below `LOW_CONFIDENCE`.
-    before_origin: tuple[TextOrigin, ...] = ()
-    after_origin: tuple[TextOrigin, ...] = ()
-    low_confidence: bool = False
-    before_cells: tuple[TableCell, ...] = ()
-    after_cells: tuple[TableCell, ...] = ()
-
-    @property
-    def machine_read(self) -> bool:
-        """A pairing (`PAIRING_KINDS`) both of whose sides touch machine-read text (C18)."""
-        return (
-            self.kind in PAIRING_KINDS
-            and not MACHINE_READ.isdisjoint(self.before_origin)
-            and not MACHINE_READ.isdisjoint(self.after_origin)
-        )
 
 
 def page_for_offset(pages: Sequence[PageSpan], offset: int) -> int | None:
