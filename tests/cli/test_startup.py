@@ -32,10 +32,12 @@ HEAVY = ("numpy", "polars", "altair", "pypdfium2", "rapidfuzz", "dask", "ipywidg
 # engine, an XML library, templates, the matcher that shows a quote found nowhere
 NOT_TO_VERIFY = ("numpy", "polars", "regex", "lxml", "jinja2", "difflib", "secrets")
 # nor the rules and readers a plain citation line does not ask for: the alteration rule, the claim
-# rule, the W3C, blocks and provider readers; nor ingest, the listings, admission or the catalogue
+# rule, a cell's header check, the W3C, blocks and provider readers; nor ingest, the listings,
+# admission or the catalogue
 NOT_TO_VERIFY_MODULES = (
     "workbench.cite.alterations",
     "workbench.cite.claims",
+    "workbench.cite.cell_headers",
     "workbench.cite.w3c",
     "workbench.cite.blocks",
     "workbench.cite.responses",
@@ -69,6 +71,7 @@ NOT_TO_VERIFY_RECORDS = (
     "IngestReport",
     "Admission",
     "FetchReport",
+    "CellCheck",
 )
 COMMAND_MODULES = sorted({f"workbench.cli.{command.module}" for command in COMMANDS})
 

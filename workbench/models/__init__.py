@@ -11,7 +11,16 @@ from workbench.lazy import lazy_names
 
 if TYPE_CHECKING:  # the type checker reads each name where it lives
     from workbench.bounds import strict_json
-    from workbench.models.diffs import CHANGE_KINDS, PAIRING_KINDS, Change, ChangeKind, Span
+    from workbench.models.diffs import (
+        CHANGE_KINDS,
+        PAIRING_KINDS,
+        Change,
+        ChangeKind,
+        HeldVersion,
+        Span,
+        VersionText,
+        consecutive_pairs,
+    )
     from workbench.models.extraction import Extraction
     from workbench.models.ids import canonical_json, content_id, text_sha256
     from workbench.models.ocr import OcrReading, OcrWord
@@ -22,7 +31,6 @@ if TYPE_CHECKING:  # the type checker reads each name where it lives
         MACHINE_READ,
         TEXT_ORIGINS,
         Furniture,
-        HeldVersion,
         OriginRun,
         PageOrigin,
         PageSpan,
@@ -31,8 +39,6 @@ if TYPE_CHECKING:  # the type checker reads each name where it lives
         TextOrigins,
         UnusablePage,
         Version,
-        VersionText,
-        consecutive_pairs,
         origins_from_json,
         page_for_offset,
         span_pages,
@@ -45,7 +51,10 @@ _HOME = {
     "PAIRING_KINDS": "workbench.models.diffs",
     "Change": "workbench.models.diffs",
     "ChangeKind": "workbench.models.diffs",
+    "HeldVersion": "workbench.models.diffs",
     "Span": "workbench.models.diffs",
+    "VersionText": "workbench.models.diffs",
+    "consecutive_pairs": "workbench.models.diffs",
     "Extraction": "workbench.models.extraction",
     "canonical_json": "workbench.models.ids",
     "content_id": "workbench.models.ids",
@@ -61,7 +70,6 @@ _HOME = {
     "MACHINE_READ": "workbench.models.versions",
     "TEXT_ORIGINS": "workbench.models.versions",
     "Furniture": "workbench.models.versions",
-    "HeldVersion": "workbench.models.versions",
     "OriginRun": "workbench.models.versions",
     "PageOrigin": "workbench.models.versions",
     "PageSpan": "workbench.models.versions",
@@ -70,8 +78,6 @@ _HOME = {
     "TextOrigins": "workbench.models.versions",
     "UnusablePage": "workbench.models.versions",
     "Version": "workbench.models.versions",
-    "VersionText": "workbench.models.versions",
-    "consecutive_pairs": "workbench.models.versions",
     "origins_from_json": "workbench.models.versions",
     "page_for_offset": "workbench.models.versions",
     "span_pages": "workbench.models.versions",

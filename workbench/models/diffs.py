@@ -1,16 +1,57 @@
-"""One entry of a diff (C7): a passage pairing or a lone passage between two versions, with the
-spans of each side in raw coordinates."""
+"""What a diff reads and writes (C7): consecutive versions paired (as whole versions, or as the
+text-only view a kept diff is shown from), and each entry, a passage pairing or a lone passage
+between two versions, with the spans of each side in raw coordinates."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
-from workbench.models.versions import MACHINE_READ
+from workbench.models.versions import MACHINE_READ, Version
 
 if TYPE_CHECKING:
     from workbench.cells import TableCell
-    from workbench.models.versions import TextOrigin
+    from workbench.models.versions import PageSpan, TextOrigin
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VersionText:
+    """A held version's identity, text and (a PDF's) page map, without its structure, furniture,
+    unusable pages or origins: what showing a kept diff reads (`Workspace.version_texts`). A
+    command that segments, pairs or reads parts reads the whole `Version`."""
+
+    version_id: str
+    jurisdiction: str
+    family: str
+    version_order: int
+    version_label: str
+    media_type: str
+    artefact_sha256: str
+    text_sha256: str
+    text: str = field(repr=False)
+    pages: tuple[PageSpan, ...] = field(default=(), repr=False)
+
+
+HeldVersion = TypeVar("HeldVersion", Version, VersionText)
+
+
+def consecutive_pairs(
+    versions: Iterable[HeldVersion],
+) -> tuple[tuple[HeldVersion, HeldVersion], ...]:
+    """Each (before, after) pair of versions adjacent in the order given and of one family.
+
+    A family is a (jurisdiction, family) pair; two adjacent versions of different families are not
+    a pair. The order is the caller's: give versions in version order within each family, as
+    `Workspace.versions()` returns them (jurisdiction, family, version_order). Every surface that
+    diffs "consecutive versions" (diff, review, measure) pairs through this one function.
+    """
+    return tuple(
+        (a, b)
+        for a, b in pairwise(versions)
+        if (a.jurisdiction, a.family) == (b.jurisdiction, b.family)
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

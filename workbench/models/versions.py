@@ -5,11 +5,10 @@ look-up every surface asks. Offsets are half-open `[char_start, char_end)` into 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import pairwise
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 if TYPE_CHECKING:  # an OCR reading's records load with the first page the OCR read
     from workbench.models.ocr import OcrReading
@@ -281,44 +280,6 @@ class Version:
     # Where each character came from (C18); None for a PDF held before origins were recorded
     # and not re-extracted since (`Workspace` reads it from its side record).
     origin: TextOrigins | None = field(default=None, repr=False)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class VersionText:
-    """A held version's identity, text and (a PDF's) page map, without its structure, furniture,
-    unusable pages or origins: what showing a kept diff reads (`Workspace.version_texts`). A
-    command that segments, pairs or reads parts reads the whole `Version`."""
-
-    version_id: str
-    jurisdiction: str
-    family: str
-    version_order: int
-    version_label: str
-    media_type: str
-    artefact_sha256: str
-    text_sha256: str
-    text: str = field(repr=False)
-    pages: tuple[PageSpan, ...] = field(default=(), repr=False)
-
-
-HeldVersion = TypeVar("HeldVersion", Version, VersionText)
-
-
-def consecutive_pairs(
-    versions: Iterable[HeldVersion],
-) -> tuple[tuple[HeldVersion, HeldVersion], ...]:
-    """Each (before, after) pair of versions adjacent in the order given and of one family.
-
-    A family is a (jurisdiction, family) pair; two adjacent versions of different families are not
-    a pair. The order is the caller's: give versions in version order within each family, as
-    `Workspace.versions()` returns them (jurisdiction, family, version_order). Every surface that
-    diffs "consecutive versions" (diff, review, measure) pairs through this one function.
-    """
-    return tuple(
-        (a, b)
-        for a, b in pairwise(versions)
-        if (a.jurisdiction, a.family) == (b.jurisdiction, b.family)
-    )
 
 
 def page_for_offset(pages: Sequence[PageSpan], offset: int) -> int | None:
