@@ -1,4 +1,4 @@
-"""An extractor's output (C1): the text that offsets index and what the extraction kept beside it."""
+"""An extractor's output (C4): the text that offsets index and what the extraction kept beside it."""
 
 from __future__ import annotations
 
