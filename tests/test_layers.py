@@ -418,14 +418,18 @@ def _definitions(name: str) -> list[str]:
 
 
 RULES = [
-    pytest.param(("content_id",), "workbench/models.py", hashed_canonical_json, id="content-ids"),
+    pytest.param(
+        ("content_id",), "workbench/models/ids.py", hashed_canonical_json, id="content-ids"
+    ),
     pytest.param(
         ("replace_file", "replace_file_with"),
         "workbench/files.py",
         renames,
         id="whole-file-replacement",
     ),
-    pytest.param(("page_for_offset",), "workbench/models.py", page_bisects, id="page-lookup"),
+    pytest.param(
+        ("page_for_offset",), "workbench/models/versions.py", page_bisects, id="page-lookup"
+    ),
     pytest.param(("read_truth",), "workbench/evals/truth.py", truth_refusals, id="truth-files"),
 ]
 

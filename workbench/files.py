@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import filecmp
 import os
-import secrets
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,7 +20,8 @@ def replace_file_with(
     new file gets that permission mode (else the one it was created with). With `keep_if_equal`,
     a file that already holds exactly the new bytes is left as it was (not rewritten). Returns
     True when `path` was replaced, False when it was left as it was."""
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    # eight random bytes name the temporary file, as `secrets.token_hex(8)` would draw them
+    temporary = path.with_name(f".{path.name}.{os.urandom(8).hex()}.tmp")
     try:
         write(temporary)
         if keep_if_equal and path.is_file() and filecmp.cmp(temporary, path, shallow=False):

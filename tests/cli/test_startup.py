@@ -30,12 +30,14 @@ from workbench.text.normalize import LONG_TEXT
 HEAVY = ("numpy", "polars", "altair", "pypdfium2", "rapidfuzz", "dask", "ipywidgets")
 # what a plain verification of one citation never needs: the array pass, the tables, a pattern
 # engine, an XML library, templates, the matcher that shows a quote found nowhere
-NOT_TO_VERIFY = ("numpy", "polars", "regex", "lxml", "jinja2", "difflib")
+NOT_TO_VERIFY = ("numpy", "polars", "regex", "lxml", "jinja2", "difflib", "secrets")
 # nor the rules and readers a plain citation line does not ask for: the alteration rule, the claim
-# rule, the W3C, blocks and provider readers
+# rule, a cell's header check, the W3C, blocks and provider readers; nor ingest, the listings,
+# admission or the catalogue
 NOT_TO_VERIFY_MODULES = (
     "workbench.cite.alterations",
     "workbench.cite.claims",
+    "workbench.cite.cell_headers",
     "workbench.cite.w3c",
     "workbench.cite.blocks",
     "workbench.cite.responses",
@@ -44,19 +46,67 @@ NOT_TO_VERIFY_MODULES = (
     "workbench.cite.openai",
     "workbench.cite.cohere",
     "workbench.cite.bedrock",
+    "workbench.workspace.holding",
+    "workbench.workspace.listing",
+    "workbench.corpus.admission",
+    "workbench.corpus.catalogue",
+    "workbench.corpus.store",
+    # the records of other stages: catalogue rows, extractions, passages, diffs, OCR readings
+    "workbench.models.rows",
+    "workbench.models.extraction",
+    "workbench.models.passages",
+    "workbench.models.diffs",
+    "workbench.models.ocr",
+)
+# and so never makes their classes (each frozen dataclass made costs start-up time)
+NOT_TO_VERIFY_RECORDS = (
+    "CatalogueRow",
+    "Refusal",
+    "Extraction",
+    "Passage",
+    "Span",
+    "Change",
+    "OcrReading",
+    "OcrWord",
+    "IngestReport",
+    "Admission",
+    "FetchReport",
+    "CellCheck",
 )
 COMMAND_MODULES = sorted({f"workbench.cli.{command.module}" for command in COMMANDS})
 
 
+def _listed(code: str, listing: str) -> set[str]:
+    """What `listing` prints (a JSON list, on the last line) in a fresh interpreter that ran
+    `code` first."""
+    done = subprocess.run(
+        [sys.executable, "-c", f"{code}\n{listing}"], check=True, capture_output=True, text=True
+    )
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
 def _modules(code: str) -> set[str]:
     """Every module a fresh interpreter holds after running `code`."""
-    listing = subprocess.run(
-        [sys.executable, "-c", f"{code}\nimport json, sys; print(json.dumps(sorted(sys.modules)))"],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return set(json.loads(listing.stdout.splitlines()[-1]))
+    return _listed(code, "import json, sys; print(json.dumps(sorted(sys.modules)))")
+
+
+def _records(code: str) -> set[str]:
+    """The name of every dataclass a module of the workbench defines in a fresh interpreter after
+    running `code` (read from each loaded module's own namespace, never through a lazy name)."""
+    return _listed(code, RECORDS_MADE)
+
+
+RECORDS_MADE = """\
+import dataclasses, json, sys
+made = {
+    value.__name__
+    for name, module in list(sys.modules.items())
+    if name.startswith("workbench")
+    for value in vars(module).values()
+    if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == name
+}
+print(json.dumps(sorted(made)))
+"""
 
 
 def _helped(argv: list[str]) -> str:
@@ -96,7 +146,9 @@ def test_the_command_table_names_each_module_s_commands() -> None:
         assert set(importlib.import_module(module).ARGUMENTS) == named, module
 
 
-@pytest.mark.parametrize("package", ["workbench.cite", "workbench.corpus"])
+@pytest.mark.parametrize(
+    "package", ["workbench.cite", "workbench.corpus", "workbench.models", "workbench.workspace"]
+)
 def test_a_lazy_package_types_each_name_where_it_loads_it(package: str) -> None:
     """The names the type checker reads (the `TYPE_CHECKING` imports), the names offered
     (`__all__`) and where each is loaded from at first use (`_HOME`) are one list."""
@@ -163,6 +215,9 @@ def test_a_plain_verification_loads_only_what_it_uses(
     loaded = {name.split(".")[0] for name in modules}
     assert "workbench" in loaded and sorted(loaded & set(NOT_TO_VERIFY)) == []
     assert sorted(modules & set(NOT_TO_VERIFY_MODULES)) == []
+    made = _records(f"from workbench.cli import main\nassert main({argv!r}) == 0")
+    assert {"Version", "Verification"} <= made  # the listing is real
+    assert sorted(made & set(NOT_TO_VERIFY_RECORDS)) == []
     # the command table loads the verify command's module, no other command's
     assert sorted(modules & set(COMMAND_MODULES)) == ["workbench.cli.citations"]
     # The listing is real: asking for the alteration rule loads it.

@@ -9,7 +9,6 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from workbench.cite.cell_headers import check_cell
 from workbench.cite.hints import Locator, listed, mismatch_hint, occurrence_step
 from workbench.cite.index import (
     DELETABLE,
@@ -308,6 +307,8 @@ def decide(held: HeldText, citation: Citation) -> Verification:
     # occurrences the cells of that value under them.
     headers = ""
     if citation.row_header is not None or citation.column_header is not None:
+        from workbench.cite.cell_headers import check_cell  # loaded with the first cell citation
+
         cell = check_cell(
             held.tables, index.text, start, end, quote, citation.row_header, citation.column_header
         )

@@ -10,12 +10,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from workbench.corpus.admission import Admission
-from workbench.corpus.catalogue import admit_into_catalogue
 from workbench.defaults import CORPORA_DIR, DEFAULT_CORPUS_DIR, DEFAULT_MIRROR, DEFAULT_STORE
 from workbench.errors import WorkspaceError
+
+if TYPE_CHECKING:  # admission is loaded by `admit_corpus` alone: opening a workspace never admits
+    from workbench.corpus.admission import Admission
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.@+-]")
 
@@ -73,6 +74,8 @@ def admit_corpus(
 ) -> Admitted:
     """Admit `mirror` and keep the admission in its catalogue folder: `corpus_dir` when named,
     else `corpus_home(mirror)` (the project's `corpus/` only for the project's mirror)."""
+    from workbench.corpus.catalogue import admit_into_catalogue
+
     folder = corpus_dir if corpus_dir is not None else corpus_home(mirror)
     admission, merged = admit_into_catalogue(mirror, folder, progress=progress)
     return Admitted(admission=admission, catalogue=merged, folder=folder, kept=bool(admission.rows))

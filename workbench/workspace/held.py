@@ -29,13 +29,13 @@ from workbench.models import (
     TextOrigins,
     UnusablePage,
     Version,
-    VersionText,
     canonical_json,
     origins_from_json,
     strict_json,
 )
 
 if TYPE_CHECKING:
+    from workbench.models import VersionText
     from workbench.text.profiles import Profile
 
 SCHEMA_VERSION = "2"
@@ -97,10 +97,6 @@ _VERSION_COLUMNS = (
     "artefact_bytes, extractor, extractor_version, text_sha256, text, structure, pages, furniture, "
     "unusable_pages"
 )
-
-# What `version_texts` reads as columns: every field of `VersionText` but the page map (decoded
-# apart); not the structure, furniture or unusable pages, most of a long version's row.
-_TEXT_FIELDS = tuple(f.name for f in fields(VersionText) if f.name != "pages")
 
 
 def _records_json(records: Iterable[StructureMark | PageSpan | Furniture | UnusablePage]) -> str:
@@ -500,8 +496,13 @@ class Workspace:
         """The family's held versions as `VersionText` (identity, text, page map; no structure,
         furniture, unusable pages or origins decoded), in the order of `versions`;
         FamilyNotFound if none is held."""
+        from workbench.models import VersionText  # the diff's view, loaded by the diff alone
+
+        # every field but the page map (decoded apart) read as a column; not the structure,
+        # furniture or unusable pages, most of a long version's row
+        columns = tuple(f.name for f in fields(VersionText) if f.name != "pages")
         rows = self._conn.execute(
-            f"SELECT {', '.join(_TEXT_FIELDS)}, pages FROM versions WHERE family = ? "
+            f"SELECT {', '.join(columns)}, pages FROM versions WHERE family = ? "
             "ORDER BY jurisdiction, family, version_order",
             (family,),
         ).fetchall()
@@ -509,7 +510,7 @@ class Workspace:
             raise FamilyNotFound(f"{family}: no such family in {self.path}")
         return tuple(
             VersionText(
-                **{name: row[name] for name in _TEXT_FIELDS},
+                **{name: row[name] for name in columns},
                 pages=tuple(map(PageSpan.from_json, json.loads(row["pages"]))),
             )
             for row in rows
