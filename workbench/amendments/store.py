@@ -184,11 +184,7 @@ class Firsts:
     look for sections first released after them: the newest few)."""
 
     def __init__(self, code: HeldCode) -> None:
-        self.entries = sorted(
-            (held[0][0], family, held[0][1])
-            for family in code.families
-            if (held := code.dated_facts(family))
-        )
+        self.entries = code.by_first_release()
         self.dates = [date for date, _, _ in self.entries]
         self.chain = [""]  # the digests from the last entry back: chain[-1] is the earliest made
 
