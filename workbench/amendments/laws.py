@@ -4,6 +4,7 @@ one."""
 
 from __future__ import annotations
 
+import json
 import re
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
@@ -352,6 +353,7 @@ class HeldCode:
         # sections), for each Act looked up this run
         self.codified_read: dict[str, tuple[int, tuple[str, ...]]] = {}
         self._latest: dict[str, str] | None = None
+        self._latest_ids = "[]"  # `_latest`'s version ids, a JSON list SQLite reads
         self._first_skeletons: dict[str, str] = {}
         self._dated: dict[str, tuple[tuple[str, Version], ...]] = {}
         self._dated_facts: dict[str, tuple[tuple[str, HeldFact], ...]] = {}
@@ -454,7 +456,8 @@ class HeldCode:
         """The Code section number that codifies `section` of `act`: the one held Code section
         whose latest release's notes credit that Act section (the style's `source_note`); None
         when none does, or more than one. The latest releases are found by the Act's number in
-        their text (SQLite's `instr`), then read and their notes matched, once per Act. Where a
+        their text (SQLite's `instr`, over the families' latest releases only), then read and
+        their notes matched, once per Act, in the order they were held. Where a
         run before found them (`codified`), only its releases still latest and the versions
         held since it are looked at: a release that is not its family's latest never becomes
         it again (versions are appended in order), and a held text never changes."""
@@ -464,11 +467,14 @@ class HeldCode:
         if act not in self._codified:
             if self._latest is None:
                 self._latest = {facts[-1].version_id: f for f, facts in self.families.items()}
+                self._latest_ids = json.dumps(sorted(self._latest))
             since, known = self._known_codified.get(act, (0, ()))
             mark = int(self.workspace.read("SELECT coalesce(max(rowid), 0) FROM versions")[0][0])
+            # Only a family's latest release counts: the others' texts are not searched at all.
             named = self.workspace.read(
-                "SELECT version_id FROM versions WHERE rowid > ? AND instr(text, ?) > 0",
-                (since, act),
+                "SELECT version_id FROM versions WHERE version_id IN (SELECT value FROM "
+                "json_each(?)) AND rowid > ? AND instr(text, ?) > 0 ORDER BY rowid",
+                (self._latest_ids, since, act),
             )
             hits: dict[str, set[str]] = {}
             crediting: list[str] = []
