@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from workbench.amendments.enactment import check_instruction
 from workbench.amendments.lawbook import LawBook, names_section
+from workbench.amendments.laws import HeldCode
 from workbench.amendments.reconcile import (
     AmendmentReport,
     amendment_report,
@@ -205,3 +207,40 @@ def test_a_laws_frame_sets_each_instruction_beside_the_changes_it_made(
     start, end = (int(n) for n in first["struck_at"].strip("[)").split(", "))
     assert before[start:end] == ins.old_text
     assert "[-" in first["change"] and "{+" in first["change"]
+
+
+def test_a_whole_section_added_is_looked_for_only_among_sections_first_released_since(
+    workspace: Workspace,
+    catalogue: tuple[CatalogueRow, ...],
+    full: AmendmentReport,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A section an instruction adds without its number is searched for only among the families
+    whose first dated release is not older than the law (`HeldCode.first_released_since`): no
+    other family's versions are loaded, and the check is the one reading every law gives."""
+    added = [
+        (law, ins, check)
+        for law in full.laws
+        for ins, check in zip(law.reading.instructions, law.checks, strict=True)
+        if ins.target.document == "code"
+        and ins.action == "add_unit"
+        and not ins.target.path
+        and ins.target.section is None
+    ]
+    assert added
+    loaded: list[str] = []
+    dated = HeldCode.dated
+    monkeypatch.setattr(
+        HeldCode, "dated", lambda code, family: loaded.append(family) or dated(code, family)
+    )
+    for law, ins, check in added:
+        book = LawBook(workspace, "us-dc", catalogue, STORE)
+        loaded.clear()
+        assert check_instruction(ins, book.code, law.law.effective) == check
+        since = {
+            family
+            for family in book.code.families
+            if (facts := book.code.dated_facts(family)) and facts[0][0] >= law.law.effective
+        }
+        assert set(book.code.first_released_since(law.law.effective)) == since
+        assert set(loaded) <= since, law.law.version.version_id

@@ -1,4 +1,4 @@
-"""The whole code's reconciliation kept in the workspace (workbench/amendments/store.py).
+"""The whole code's reconciliation kept in the workspace (amendments/store.py, stored_rows.py).
 
 A workspace of the shared corpus's D.C. sections and laws is built without the latest release,
 reconciled with the store, then given that release and reconciled again: the stored run equals
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, STORE, FreshWorkspace
-from workbench.amendments import laws, store
+from workbench.amendments import laws, store, stored_rows
 from workbench.amendments import whole_code as ledger
 from workbench.amendments.lawbook import LawBook
 from workbench.amendments.store import StoredReconciliation
@@ -201,7 +201,10 @@ def test_tables_of_an_earlier_layout_are_replaced_not_read(
     with sqlite3.connect(path) as conn:
         law_columns = [row[1] for row in conn.execute("PRAGMA table_info(reconcile_laws)")]
         columns = [row[1] for row in conn.execute("PRAGMA table_info(reconcile_sections)")]
-    assert (law_columns, columns) == (list(store._LAW_COLUMNS), list(store._SECTION_COLUMNS))
+    assert (law_columns, columns) == (
+        list(stored_rows.LAW_COLUMNS),
+        list(stored_rows.SECTION_COLUMNS),
+    )
 
 
 def test_reconcile_twice_writes_the_same_report_and_says_what_it_reused(
@@ -262,8 +265,8 @@ def test_acts_looked_up_before_are_searched_only_in_the_versions_held_since(
     assert stored.codified_read == scanned.codified_read
 
 
-def _law_row(families: set[str], sections: set[str], firsts: bool) -> store.LawRow:
-    return store.LawRow(
+def _law_row(families: set[str], sections: set[str], firsts: bool) -> stored_rows.LawRow:
+    return stored_rows.LawRow(
         rules="r",
         artefact_sha256="a",
         text_sha256="t",
@@ -302,7 +305,7 @@ _HELD = frozenset({"dc-code-1-101", "dc-code-1-102", "dc-code-2-201"})
     ],
 )
 def test_a_law_is_touched_only_where_what_its_checks_read_moved(
-    law: store.LawRow, families: set[str], numbers: set[str], refirsted: bool, touched: bool
+    law: stored_rows.LawRow, families: set[str], numbers: set[str], refirsted: bool, touched: bool
 ) -> None:
     moved = store.Moved(
         families=frozenset(families), numbers=frozenset(numbers), refirsted=refirsted, held=_HELD

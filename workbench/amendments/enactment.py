@@ -414,25 +414,23 @@ def _check_section(ins: Instruction, code: HeldCode, effective: str) -> Check:
     release holds every quoted line, `not_applied` (naming it) when it does not, and
     `no_versions` when no held section, or more than one, holds the heading."""
     lines = _line_texts(ins.new_lines, whole_section=True)
+    # A family first released before the law cannot be the section it adds: its dates say so
+    # before any release of it is read (`HeldCode.first_released_since`, one bisection over the
+    # families by first release). Nor can one whose first release's skeleton lacks the
+    # heading's (a necessary condition of the exact search, `quote_skeleton`): only the few
+    # left are read and searched.
     if ins.target.section is not None:
-        candidates = (
-            [code.by_section[ins.target.section]] if ins.target.section in code.by_section else []
-        )
+        named = code.by_section.get(ins.target.section)
+        dated = code.dated_facts(named) if named is not None else ()
+        candidates = [named] if named is not None and dated and dated[0][0] >= effective else []
     else:
-        candidates = sorted(code.families)
+        candidates = code.first_released_since(effective)
     hits = []
     heading = quote_skeleton(lines[0]) if lines else None
     for family in candidates:
-        # A family first released before the law cannot be the section it adds: its dates say
-        # so before any release of it is read. Nor can one whose first release's skeleton lacks
-        # the heading's (a necessary condition of the exact search, `quote_skeleton`): only the
-        # few left are read and searched.
-        dated = code.dated(family)
-        if not dated or dated[0][0] < effective:
-            continue
         if heading is None or heading not in code.first_skeleton(family):
             continue
-        first = code.release_of(*dated[0])
+        first = code.release_of(*code.dated(family)[0])
         if _within(first, lines[0], (0, len(first.version.text))):
             hits.append((family, first))
     if len(hits) != 1:

@@ -4,7 +4,9 @@ one."""
 
 from __future__ import annotations
 
+import json
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -351,9 +353,11 @@ class HeldCode:
         # sections), for each Act looked up this run
         self.codified_read: dict[str, tuple[int, tuple[str, ...]]] = {}
         self._latest: dict[str, str] | None = None
+        self._latest_ids = "[]"  # `_latest`'s version ids, a JSON list SQLite reads
         self._first_skeletons: dict[str, str] = {}
         self._dated: dict[str, tuple[tuple[str, Version], ...]] = {}
         self._dated_facts: dict[str, tuple[tuple[str, HeldFact], ...]] = {}
+        self._by_first: list[tuple[str, str, HeldFact]] | None = None
 
     def section_of(self, family: str) -> str | None:
         """The section number of a Code section family, or None for any other family."""
@@ -365,6 +369,24 @@ class HeldCode:
         if family not in self._dated_facts:
             self._dated_facts[family] = dated_versions(self.families.get(family, ()), self.dates)
         return self._dated_facts[family]
+
+    def by_first_release(self) -> list[tuple[str, str, HeldFact]]:
+        """Every family with a dated release as (its first release's date, family, that release's
+        facts), in (date, family) order; made once, from the versions table alone."""
+        if self._by_first is None:
+            self._by_first = sorted(
+                (dated[0][0], family, dated[0][1])
+                for family in self.families
+                if (dated := self.dated_facts(family))
+            )
+        return self._by_first
+
+    def first_released_since(self, date: str) -> list[str]:
+        """The families whose first dated release was filed on or after `date`, in family
+        order: one bisection, no version loaded."""
+        entries = self.by_first_release()
+        start = bisect_left(entries, (date,))
+        return sorted(family for _, family, _ in entries[start:])
 
     def dated(self, family: str) -> tuple[tuple[str, Version], ...]:
         """A family's versions that carry a filing date, as (date, version), ordered by date and
@@ -405,10 +427,19 @@ class HeldCode:
     def first_skeleton(self, family: str) -> str:
         """The search skeleton (`cite.index.text_skeleton`) of the text of `family`'s first dated
         release, computed from the held text alone (no bytes read, no index built) and kept: a
-        heading whose `quote_skeleton` it does not contain cannot stand in that release."""
+        heading whose `quote_skeleton` it does not contain cannot stand in that release. Only
+        that release's text is read: the family's versions are not loaded (a whole section
+        added by a law older than every held release tests every family by it)."""
         if family not in self._first_skeletons:
-            dated = self.dated(family)
-            self._first_skeletons[family] = text_skeleton(dated[0][1].text) if dated else ""
+            dated = self.dated_facts(family)
+            texts = (
+                self.workspace.read(
+                    "SELECT text FROM versions WHERE version_id = ?", (dated[0][1].version_id,)
+                )
+                if dated
+                else []
+            )
+            self._first_skeletons[family] = text_skeleton(texts[0][0]) if texts else ""
         return self._first_skeletons[family]
 
     def act_codified_in(self, release: Release) -> str | None:
@@ -425,7 +456,8 @@ class HeldCode:
         """The Code section number that codifies `section` of `act`: the one held Code section
         whose latest release's notes credit that Act section (the style's `source_note`); None
         when none does, or more than one. The latest releases are found by the Act's number in
-        their text (SQLite's `instr`), then read and their notes matched, once per Act. Where a
+        their text (SQLite's `instr`, over the families' latest releases only), then read and
+        their notes matched, once per Act, in the order they were held. Where a
         run before found them (`codified`), only its releases still latest and the versions
         held since it are looked at: a release that is not its family's latest never becomes
         it again (versions are appended in order), and a held text never changes."""
@@ -435,11 +467,14 @@ class HeldCode:
         if act not in self._codified:
             if self._latest is None:
                 self._latest = {facts[-1].version_id: f for f, facts in self.families.items()}
+                self._latest_ids = json.dumps(sorted(self._latest))
             since, known = self._known_codified.get(act, (0, ()))
             mark = int(self.workspace.read("SELECT coalesce(max(rowid), 0) FROM versions")[0][0])
+            # Only a family's latest release counts: the others' texts are not searched at all.
             named = self.workspace.read(
-                "SELECT version_id FROM versions WHERE rowid > ? AND instr(text, ?) > 0",
-                (since, act),
+                "SELECT version_id FROM versions WHERE version_id IN (SELECT value FROM "
+                "json_each(?)) AND rowid > ? AND instr(text, ?) > 0 ORDER BY rowid",
+                (self._latest_ids, since, act),
             )
             hits: dict[str, set[str]] = {}
             crediting: list[str] = []
