@@ -47,7 +47,9 @@ measure packages, distributed, polars, vl_convert, which draws the charts), befo
 memory of a fresh interpreter that imported what a worker loads (distributed and
 `workbench.measure.tasks`). `--quick` runs only the 1/8
 slice's steps (reusing the admitted mirror if there is one), to try the benchmark out;
-`--increment` runs only step 3 (its figures are printed, never written into the docs).
+`--increment` runs only step 3 (its figures are printed, never written into the docs); `--size` runs
+only steps 1 and 2, without the warm run (whole code cold and the client's peaks, to follow a change
+of the map; printed, never written into the docs).
 
 With `--write-docs` it writes its block into docs/benchmarks.md and the plot of cost against size
 into docs/img/bench-code-cost.svg. It asserts nothing about time.
@@ -404,7 +406,7 @@ def plot(points: Sequence[tuple[int, float]]) -> None:
     SVG.write_text(chart_svg(chart), encoding="utf-8")
 
 
-def run(quick: bool, write: bool) -> None:
+def run(quick: bool, write: bool, size: bool = False) -> None:
     clone()
     dates = release_dates()
     mirror = OUT / "mirror"
@@ -445,6 +447,10 @@ def run(quick: bool, write: bool) -> None:
     say(
         f"client peak above the baseline, largest / smallest: {max(peaks) / min(peaks):.2f}x (target <= 1.5x)"
     )
+    if size:  # admission and the size step alone
+        if "whole" in local:
+            say(f"whole code: cold {points[-1][1]:.1f} s (target <= 60 s)")
+        return
     if "whole" in local:
         corpus, folder = local["whole"]
         cold = points[-1][1]
@@ -613,7 +619,9 @@ def main() -> int:
     args = sys.argv[1:]
     if args[:1] == ["--client"]:
         return client_main(Path(args[1]), args[2:])
-    options = bench_options(__doc__, args, flags=("--quick", "--increment", "--write-docs"))
+    options = bench_options(
+        __doc__, args, flags=("--quick", "--increment", "--size", "--write-docs")
+    )
     if not BUNDLE.is_file():
         print(f"{BUNDLE}: missing (the D.C. Council's repository bundle)", file=sys.stderr)
         return 2
@@ -622,6 +630,9 @@ def main() -> int:
     if options["--increment"]:  # the increment alone: its figures are printed, never written
         clone()
         report_to_docs(lambda: increment(release_dates()), "bench:code", False)
+        return 0
+    if options["--size"]:  # admission and the size step: printed, never written
+        report_to_docs(lambda: run(False, False, size=True), "bench:code", False)
         return 0
     report_to_docs(lambda: run(quick, write), "bench:code", write and not quick)
     return 0

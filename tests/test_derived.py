@@ -326,3 +326,27 @@ def test_the_code_digest_is_kept_where_bytecode_is_written(
     bytecode = Path(importlib.util.cache_from_source(str(package / "__init__.py")))
     assert kept_digest_path(package) == bytecode.parent / derived.KEPT_DIGEST
     assert (prefix is None) == (bytecode.parent == package / "__pycache__")
+
+
+def test_a_views_outputs_are_hashed_one_file_at_a_time(tmp_path: Path) -> None:
+    """`outputs_of` gives each file's SHA-256, hashed as it is read: what it holds at once stays
+    well under one file's bytes however many files the view wrote (a measure's reports of the
+    whole D.C. Code are tens of MB), and `outputs_hold` tells a file changed since."""
+    import tracemalloc
+
+    size = 4 << 20
+    names = [f"report-{n}.json" for n in range(4)]
+    for n, name in enumerate(names):
+        (tmp_path / name).write_bytes(bytes([n]) * size)
+    tracemalloc.start()
+    try:
+        hashed = derived.outputs_of(tmp_path, list(reversed(names)))
+        held = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    expected = {name: hashlib.sha256((tmp_path / name).read_bytes()).hexdigest() for name in names}
+    assert hashed == expected and list(hashed) == names
+    assert held < size // 4
+    assert derived.outputs_hold(tmp_path, hashed)
+    (tmp_path / names[1]).write_bytes(b"changed")
+    assert not derived.outputs_hold(tmp_path, hashed)

@@ -217,8 +217,13 @@ def digests(named: Mapping[str, bytes]) -> dict[str, str]:
 
 def outputs_of(out: Path, names: Sequence[str]) -> dict[str, str]:
     """The SHA-256 of each named file in `out` (a path relative to it), by name: what a kept
-    view's files must still hold for the view to be taken as it is."""
-    return digests({name: (out / name).read_bytes() for name in names})
+    view's files must still hold for the view to be taken as it is. Each file is hashed as it
+    is read, one at a time (a measure's reports of the whole D.C. Code are tens of MB)."""
+    hashed = {}
+    for name in sorted(names):
+        with (out / name).open("rb") as handle:
+            hashed[name] = hashlib.file_digest(handle, "sha256").hexdigest()
+    return hashed
 
 
 def outputs_hold(out: Path, kept: Mapping[str, str]) -> bool:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
@@ -187,6 +188,51 @@ def test_measure_keeps_every_consecutive_pair_under_the_key_a_diff_computes(
             # what measure kept is what the diff computes from the versions
             computed = pair_changes(pairs, profiles=held.profile_registry(), workspace=held)
             assert tuple(stored[key] for key in keys) == computed
+
+
+def test_measure_replaces_a_familys_kept_diffs_through_an_index(
+    measured: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`measure` replaces each family's kept diffs as its result arrives (`kept.keep`, `whole`):
+    every statement it runs on the table reaches the family's rows through an index, by
+    SQLite's own query plan, never by a scan of the table (a scan per family grew with the
+    square of the corpus). The family's diffs are the same after."""
+    path = tmp_path / "replaced.sqlite"
+    shutil.copy2(measured, path)
+    jurisdiction, family = FAMILIES["ietf-six-versions"].split("/")
+    with Workspace(path) as held:
+        columns = "diff_key, jurisdiction, family, before_id, after_id, changes, unchanged"
+        before = held.read(f"SELECT {columns} FROM {kept.TABLE} ORDER BY diff_key")
+        rows = [
+            (key, before_id, after_id, (changes, unchanged, count))
+            for key, before_id, after_id, count, changes, unchanged in held.read(
+                "SELECT diff_key, before_id, after_id, unchanged_count, changes, unchanged "
+                f"FROM {kept.TABLE} WHERE jurisdiction = ? AND family = ?",
+                (jurisdiction, family),
+            )
+        ]
+        assert len(rows) == 5
+        statements: list[str] = []
+        transaction = held.transaction
+
+        @contextmanager
+        def traced() -> Iterator[sqlite3.Connection]:
+            with transaction() as conn:
+                conn.set_trace_callback(statements.append)
+                try:
+                    yield conn
+                finally:
+                    conn.set_trace_callback(None)
+
+        monkeypatch.setattr(held, "transaction", traced)
+        kept.keep(held, (jurisdiction, family), rows, whole=True)
+        monkeypatch.undo()
+        reaching = [s for s in statements if s.split()[0] in ("DELETE", "UPDATE", "SELECT")]
+        assert any(s.startswith(f"DELETE FROM {kept.TABLE}") for s in reaching)
+        for statement in reaching:
+            plan = " ".join(str(r[-1]) for r in held.read("EXPLAIN QUERY PLAN " + statement))
+            assert f"SCAN {kept.TABLE}" not in plan and "INDEX" in plan, statement
+        assert held.read(f"SELECT {columns} FROM {kept.TABLE} ORDER BY diff_key") == before
 
 
 def test_a_named_pair_is_kept_apart_from_the_consecutive_ones(

@@ -9,11 +9,13 @@ import os
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import STORE, _copy
 from workbench.derived import TABLE as DERIVED_TABLE
+from workbench.measure import apparatus
 from workbench.measure.apparatus import APPARATUS_FIELDS, TABLE, apparatus_report
 from workbench.models import Version
 from workbench.text.footnotes import FootnoteReading, read_footnotes
@@ -23,8 +25,7 @@ from workbench.text.pdf_footnotes import footnotes_from_trace
 from workbench.text.pdf_tables import page_rulings, tables_from_trace
 from workbench.text.table_cells import Table, read_tables
 from workbench.workspace import Workspace
-from workbench.workspace.parts import Parts
-from workbench.workspace.parts import held_parts as read_parts
+from workbench.workspace.parts import TABLE as PARTS
 
 # A PDF's tables are read from OCR pages too, through the shared cache (as `text.parts` reads them).
 OCR = OcrOptions(cache=Path(os.environ[CACHE_ENV]) if os.environ.get(CACHE_ENV) else None)
@@ -88,13 +89,46 @@ def copied(workspace: Workspace, report: dict[str, object], tmp_path: Path) -> I
 def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The ids of the versions the pass counts from their parts, in order."""
     counted: list[str] = []
+    row = apparatus._version_row
 
-    def held_parts(workspace: Workspace, version: Version, store: Path | None = None) -> Parts:
-        counted.append(version.version_id)
-        return read_parts(workspace, version, store)
+    def counting(workspace: Workspace, version_id: str, *rest: Any) -> tuple[int, ...]:
+        counted.append(version_id)
+        return row(workspace, version_id, *rest)
 
-    monkeypatch.setattr("workbench.measure.apparatus.held_parts", held_parts)
+    monkeypatch.setattr(apparatus, "_version_row", counting)
     return counted
+
+
+def test_versions_are_loaded_one_at_a_time_and_only_where_no_parts_are_kept(
+    copied: Workspace, report: dict[str, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Counting every version again (its rows' key lost), the pass reads the kept parts without
+    the versions: it never loads every version at once (`Workspace.versions`), and loads one
+    (its text and all) only where the workspace keeps no parts for it, over pages of `PAGE`
+    versions. What it counts is the report the first pass made."""
+    copied.execute(f"DELETE FROM {DERIVED_TABLE}")
+    without = {
+        v
+        for (v,) in copied.read(
+            f"SELECT version_id FROM versions WHERE version_id NOT IN (SELECT version_id FROM {PARTS})"
+        )
+    }
+    assert without and len(without) < copied.count()  # some versions keep parts, some none
+    loaded: list[str] = []
+    version = copied.version
+
+    def one(version_id: str) -> Version:
+        loaded.append(version_id)
+        return version(version_id)
+
+    def every(*_: object) -> tuple[Version, ...]:
+        raise AssertionError("every held version loaded at once")
+
+    monkeypatch.setattr(copied, "version", one)
+    monkeypatch.setattr(copied, "versions", every)
+    monkeypatch.setattr(apparatus, "PAGE", 7)  # several pages over the corpus
+    assert apparatus_report(copied, STORE) == report
+    assert sorted(loaded) == sorted(without)
 
 
 @pytest.mark.parametrize("read_only", [False, True], ids=["writable", "read-only"])

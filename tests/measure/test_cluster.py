@@ -34,9 +34,9 @@ from tests.conftest import ROOT, STORE, link_families
 from workbench.cli import main
 from workbench.corpus import admit
 from workbench.errors import ClusterError
-from workbench.measure.cluster import batches, dask_client
+from workbench.measure.cluster import batches, dask_client, map_tasks
 from workbench.measure.local_cluster import SchedulerProcess
-from workbench.measure.tasks import FamilyTask, family_tasks, held_text_hashes
+from workbench.measure.tasks import FamilyTask, TaskResult, family_tasks, held_text_hashes
 from workbench.models import CatalogueRow
 from workbench.workspace import Workspace
 
@@ -235,6 +235,44 @@ def test_batches_keep_the_order_and_hold_enough_versions(subset: Path, serial: P
     assert [t for batch in cut for t in batch] == list(tasks)
     assert all(sum(len(t.rows) for t in batch) >= 5 for batch in cut[:-1])
     assert all(sum(len(t.rows) for t in batch[:-1]) < 5 for batch in cut)
+
+
+@pytest.mark.parametrize(
+    "engine", ["in-process", pytest.param("started", marks=pytest.mark.slow)]
+)
+def test_results_are_handed_on_inside_one_batch_per_batch_of_tasks(
+    engine: str, subset: Path, serial: Path, request: pytest.FixtureRequest
+) -> None:
+    """`map_tasks` hands each batch's results on inside one `batch()` (what `measure` holds
+    them in: `Workspace.batch`, one commit), in process in the batches' order, on a cluster
+    each batch whole as it arrives: the subset's eight families, one batch of versions, are
+    held in one, not in eight."""
+    tasks = _subset_tasks(subset, serial)
+    groups: list[list[str]] = []
+    inside: list[bool] = []
+
+    @contextmanager
+    def batch() -> Iterator[None]:
+        groups.append([])
+        inside.append(True)
+        try:
+            yield
+        finally:
+            inside.pop()
+
+    def on_result(result: TaskResult) -> None:
+        assert inside, "a result handed on outside a batch"
+        groups[-1].append(f"{result.jurisdiction}/{result.family}")
+
+    if engine == "started":
+        cluster = request.getfixturevalue("cluster")  # a started cluster: slow (rule 2)
+        with Client(cluster, set_as_default=False) as client:  # type: ignore[no-untyped-call]
+            map_tasks(tasks, on_result, client=client, batch=batch)
+    else:
+        map_tasks(tasks, on_result, batch=batch)
+    expected = [[task.name for task in group] for group in batches(tasks)]
+    assert sorted(expected) == [list(SUBSET)]
+    assert (groups if engine == "in-process" else sorted(groups)) == expected
 
 
 @pytest.mark.slow

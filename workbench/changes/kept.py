@@ -35,6 +35,13 @@ _COLUMNS = (
 )
 _NEWEST = "marks"  # the column a table of an older shape lacks
 _SCHEMA = f"CREATE TABLE IF NOT EXISTS {TABLE} ({_COLUMNS})"
+# The rows of a pair (`derived.keep_row` names them so) and, by its prefix, of a family: `measure`
+# replaces each family's rows as its result arrives, which without it scanned the whole table
+# each time (time that grew with the square of the corpus).
+_BY_NAME = (
+    f"CREATE INDEX IF NOT EXISTS {TABLE}_by_name ON {TABLE} "
+    "(jurisdiction, family, before_id, after_id)"
+)
 
 Family = tuple[str, str]  # (jurisdiction, family)
 KeptChanges = tuple[str, str, int]  # `changes_json`: changes, unchanged, unchanged_count
@@ -327,6 +334,7 @@ def keep(workspace: Workspace, family: Family, kept: Sequence[KeptDiff], *, whol
             # A table of an older shape holds diffs kept under keys no code computes now.
             conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
         conn.execute(_SCHEMA)
+        conn.execute(_BY_NAME)
         if whole:  # the family's rows go, so none of a pair's is left under another key
             conn.execute(f"DELETE FROM {TABLE} WHERE jurisdiction = ? AND family = ?", family)
             conn.executemany(

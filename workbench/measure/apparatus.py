@@ -5,13 +5,12 @@ parts as `passages`, `verify` and `diff` read them (`workspace.parts.held_parts`
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.derived import DerivedState, code_digest, derived_key
-from workbench.models import Version
-from workbench.workspace.parts import Parts, held_parts
+from workbench.workspace.parts import Parts, held_parts, kept_parts
 
 if TYPE_CHECKING:
     from workbench.workspace import Workspace
@@ -49,53 +48,59 @@ _SCHEMA = (
 _PLACES = ", ".join("?" * (1 + len(APPARATUS_FIELDS)))
 
 
+PAGE = 512  # versions counted per query and per transaction: what the pass holds at once
+
+
 def apparatus_report(workspace: Workspace, store: Path | None = None) -> dict[str, Any]:
     """The `apparatus` section: `rule`, then overall and per jurisdiction (sorted) the counts of
     `APPARATUS_FIELDS`, summed over every held version's row of counts.
 
-    A version's row is counted from `held_parts` of it, read from `store` (default: the
-    workspace's) where the workspace keeps no parts yet, and kept there, so no later command
-    reads its artefact again; a version whose artefact is not in `store` counts as holding none.
-    The rows are kept in the workspace under the key of (the store, the code); while that key
-    holds, only the versions held since the rows' watermark (and any whose row is lost) are
-    counted, else every version is counted again. A read-only workspace keeps nothing:
-    what it lacks is counted in this process."""
+    A version's row is counted from the parts the workspace keeps for it (`parts.kept_parts`,
+    read without its text), else from `held_parts` of the version, read from `store` (default:
+    the workspace's) and kept there, so no later command reads its artefact again; a version
+    whose artefact is not in `store` counts as holding none. The rows are kept in the workspace
+    under the key of (the store, the code); while that key holds, only the versions held since
+    the rows' watermark (and any whose row is lost) are counted, else every version is counted
+    again. Versions are counted `PAGE` at a time, in the order they were held, each page's rows
+    kept as it is counted, so the pass holds one page whatever the corpus. A read-only
+    workspace keeps nothing: what it lacks is counted in this process."""
     state = DerivedState(workspace)
     key = derived_key(KIND, [str((store or workspace.settings.store).resolve())], code_digest())
     kept = state.kept(KIND, KIND)
     taken = kept is not None and kept.key == key and TABLE in workspace.tables()
-    if taken:  # only the versions held since the rows' watermark, and any whose row is lost
-        again = workspace.read(
-            f"SELECT version_id FROM versions WHERE rowid > ? OR version_id NOT IN "
-            f"(SELECT version_id FROM {TABLE}) ORDER BY rowid",
-            (kept.watermark,),  # type: ignore[union-attr]
-        )
-        versions: Iterable[Version] = map(workspace.version, [v for (v,) in again])
-    else:  # no rows under this key: every version is counted
-        versions = workspace.versions()
-    counted = {
-        v.version_id: (
-            v.jurisdiction,
-            tuple(_version_counts(held_parts(workspace, v, store)).values()),
-        )
-        for v in versions
-    }
-    if workspace.read_only is None:
+    writable = workspace.read_only is None
+    if writable:
         with workspace.transaction() as conn:
             conn.execute(_SCHEMA)
-            if not taken:  # every version counted now: rows kept under another key go
+            if not taken:  # every version is counted now: rows kept under another key go
                 conn.execute(f"DELETE FROM {TABLE}")
+    counted: dict[str, list[int]] = {}  # read-only: what this pass counted, by jurisdiction
+    # Kept under the key: only the versions held since the rows' watermark, and any whose row is
+    # lost; else every version.
+    since = kept.watermark if taken else -1  # type: ignore[union-attr]
+    for page in _uncounted(workspace, since, lost=taken):
+        rows = [
+            (version_id, jurisdiction, _version_row(workspace, version_id, artefact, text, store))
+            for version_id, jurisdiction, artefact, text in page
+        ]
+        if not writable:
+            for _, jurisdiction, counts in rows:
+                total = counted.setdefault(jurisdiction, [0] * len(APPARATUS_FIELDS))
+                counted[jurisdiction] = [a + b for a, b in zip(total, counts, strict=True)]
+            continue
+        with workspace.transaction() as conn:
             conn.executemany(
                 f"INSERT OR REPLACE INTO {TABLE} VALUES ({_PLACES})",
-                [(vid, *c) for vid, (_, c) in counted.items()],
+                [(version_id, *counts) for version_id, _, counts in rows],
             )
+    if writable:
         state.keep(KIND, KIND, key)
         totals = _summed(workspace, None)  # every held version's row is in the table now
     else:  # nothing kept: the rows that hold, and what was counted here
         totals = _summed(workspace, kept.watermark) if taken else {}  # type: ignore[union-attr]
-        for jurisdiction, counts in counted.values():
+        for jurisdiction, here in counted.items():
             total = totals.setdefault(jurisdiction, [0] * len(APPARATUS_FIELDS))
-            totals[jurisdiction] = [a + b for a, b in zip(total, counts, strict=True)]
+            totals[jurisdiction] = [a + b for a, b in zip(total, here, strict=True)]
     overall = [sum(column) for column in zip(*totals.values(), strict=True)]
     return {
         "rule": RULE,
@@ -105,6 +110,38 @@ def apparatus_report(workspace: Workspace, store: Path | None = None) -> dict[st
             for j, total in sorted(totals.items())
         },
     }
+
+
+def _uncounted(
+    workspace: Workspace, since: int, *, lost: bool
+) -> Iterator[list[tuple[str, str, str, str]]]:
+    """The versions to count, `PAGE` at a time in the order they were held: (id, jurisdiction,
+    artefact and text SHA-256) of each held after the row `since`, and with `lost` of each whose
+    row of counts is missing (the table exists then)."""
+    missing = f" OR NOT EXISTS (SELECT 1 FROM {TABLE} c WHERE c.version_id = v.version_id)"
+    after = -1
+    while True:
+        page = workspace.read(
+            "SELECT v.rowid, v.version_id, v.jurisdiction, v.artefact_sha256, v.text_sha256 "
+            f"FROM versions v WHERE v.rowid > ? AND (v.rowid > ?{missing if lost else ''}) "
+            "ORDER BY v.rowid LIMIT ?",
+            (after, since, PAGE),
+        )
+        if not page:
+            return
+        after = page[-1][0]
+        yield [(version_id, jurisdiction, a, t) for _, version_id, jurisdiction, a, t in page]
+
+
+def _version_row(
+    workspace: Workspace, version_id: str, artefact: str, text: str, store: Path | None
+) -> tuple[int, ...]:
+    """One version's row of counts, from its kept parts, else from `held_parts` of the version
+    (loaded, text and all, only then)."""
+    parts = kept_parts(workspace, version_id, artefact, text)
+    if parts is None:
+        parts = held_parts(workspace, workspace.version(version_id), store)
+    return tuple(_version_counts(parts).values())
 
 
 def _summed(workspace: Workspace, watermark: int | None) -> dict[str, list[int]]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import TYPE_CHECKING, Any
@@ -157,12 +157,15 @@ def map_tasks(
     client: Client | None = None,
     held_version: HeldVersion | None = None,
     held_parts: HeldParts | None = None,
+    batch: Callable[[], AbstractContextManager[object]] = nullcontext,
     workerless_grace: float = WORKERLESS_GRACE,
     progress: bool = False,
 ) -> None:
     """Run every task, in-process without `client` (reading held versions and their parts
-    through `held_version` and `held_parts`), else on its cluster in batches; `on_result` gets each family's result on
-    the client as it arrives.
+    through `held_version` and `held_parts`), else on its cluster; `on_result` gets each
+    family's result on the client as it arrives. Either way the tasks go in `batches`, and each
+    batch's results are handed on inside one `batch()` (in-process, its tasks run inside it
+    too): a workspace's `Workspace.batch` commits once per batch, not once per family.
 
     Tasks are independent and pure, so where and in what order they run changes nothing. On a
     cluster, the first task to fail cancels the rest and its error is raised: a
@@ -173,15 +176,20 @@ def map_tasks(
     bar = tqdm(total=len(tasks), desc="measure", unit="family", disable=not progress)
     try:
         if client is None:
-            for task in tasks:
-                on_result(
-                    run_family_task(
-                        task, check_code=False, held_version=held_version, held_parts=held_parts
-                    )
-                )
-                bar.update()
+            for group in batches(tasks):
+                with batch():
+                    for task in group:
+                        on_result(
+                            run_family_task(
+                                task,
+                                check_code=False,
+                                held_version=held_version,
+                                held_parts=held_parts,
+                            )
+                        )
+                        bar.update()
             return
-        _map_on_cluster(batches(tasks), client, on_result, workerless_grace, bar)
+        _map_on_cluster(batches(tasks), client, on_result, batch, workerless_grace, bar)
     finally:
         bar.close()
 
@@ -190,6 +198,7 @@ def _map_on_cluster(
     work: Sequence[Sequence[FamilyTask]],
     client: Client,
     on_result: Callable[[TaskResult], None],
+    together: Callable[[], AbstractContextManager[object]],
     workerless_grace: float,
     bar: tqdm[Any],
 ) -> None:
@@ -226,8 +235,9 @@ def _map_on_cluster(
                 if future.status == "error" or isinstance(outcome, BaseException):
                     _raise_task_failure(batch, future, outcome, KilledWorker)
                 future.release()
-                for result in outcome:
-                    on_result(result)
+                with together():
+                    for result in outcome:
+                        on_result(result)
                 bar.update(len(batch))
             if done:
                 submit()

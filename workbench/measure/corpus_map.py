@@ -198,10 +198,6 @@ def _run_tasks(
     they ran (no task: "in this process", nothing started)."""
     from workbench.measure.cluster import map_tasks
 
-    def on_result(result: TaskResult) -> None:
-        with held.batch():  # one commit per family, not one per version
-            hold(result)
-
     def hold(result: TaskResult) -> None:
         for version, provenance in result.extracted:
             try:
@@ -228,10 +224,11 @@ def _run_tasks(
     if workers is None and scheduler is None:
         map_tasks(
             tasks,
-            on_result,
+            hold,
             held_version=held.version,
             # every task reads the one store this run measures
             held_parts=functools.partial(held_parts, held, store=Path(tasks[0].store)),
+            batch=held.batch,  # one commit per batch of families, not one per family
             progress=progress,
         )
         return "in this process"
@@ -246,7 +243,7 @@ def _run_tasks(
                 + "\n",
                 sys.stderr,
             )
-        map_tasks(tasks, on_result, client=client, progress=progress)
+        map_tasks(tasks, hold, client=client, batch=held.batch, progress=progress)
     return (
         f"on a local cluster of {workers} workers"
         if workers is not None

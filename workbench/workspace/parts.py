@@ -45,8 +45,20 @@ Kept = tuple["FootnoteReading | None", "tuple[Table, ...] | None", Headings]
 def parts_key(version: Version) -> str:
     """The key of a version's parts: its id, its artefact's and its text's SHA-256 (the parts
     are read from both, and neither changes under a held version), and the code."""
-    inputs = [version.version_id, version.artefact_sha256, version.text_sha256]
-    return derived_key(KIND, inputs, code_digest())
+    return _key(version.version_id, version.artefact_sha256, version.text_sha256)
+
+
+def _key(version_id: str, artefact_sha256: str, text_sha256: str) -> str:
+    return derived_key(KIND, [version_id, artefact_sha256, text_sha256], code_digest())
+
+
+def kept_parts(
+    workspace: Workspace, version_id: str, artefact_sha256: str, text_sha256: str
+) -> Parts | None:
+    """The parts (`held_parts`) the workspace keeps for the held version of those id and hashes,
+    read without the version (its text); None when none are kept under their key."""
+    kept = _kept_row(workspace, _key(version_id, artefact_sha256, text_sha256))
+    return None if kept is None else (kept[0], kept[1])
 
 
 def held_parts(workspace: Workspace, version: Version, store: Path | None = None) -> Parts:
@@ -78,13 +90,19 @@ def _held(workspace: Workspace, version: Version, store: Path | None) -> Kept:
     if not holds_parts(version):  # no reader for its media type: nothing to read or keep
         return None, None, ()
     key = parts_key(version)
-    if TABLE in workspace.tables():
-        rows = workspace.read(f"SELECT parts FROM {TABLE} WHERE key = ?", (key,))
-        if rows:
-            return _decoded(rows[0][0])
+    kept = _kept_row(workspace, key)
+    if kept is not None:
+        return kept
     read = version_parts_and_headings(version, store or workspace.settings.store)
     keep_parts(workspace, key, version.version_id, read)
     return read
+
+
+def _kept_row(workspace: Workspace, key: str) -> Kept | None:
+    if TABLE not in workspace.tables():
+        return None
+    rows = workspace.read(f"SELECT parts FROM {TABLE} WHERE key = ?", (key,))
+    return _decoded(rows[0][0]) if rows else None
 
 
 def keep_pdf_parts(
