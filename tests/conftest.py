@@ -308,7 +308,7 @@ def small_workspace_file(
     assert {row.media_type for row in rows} == {row.media_type for row in catalogue}
 
     def build(path: Path) -> None:
-        kept = KEPT_WORKSPACES / f"small-{_kept_key(rows)}.sqlite"
+        kept = KEPT_WORKSPACES / f"small-{small_workspace_key(catalogue)}.sqlite"
         if kept.exists():
             _copy(kept, path)
             return
@@ -322,13 +322,6 @@ def small_workspace_file(
         _keep(path, kept)
 
     return built_once(tmp_path_factory, "small-workspace.sqlite", build)
-
-
-@pytest.fixture(scope="session")
-def _small_workspace_file(
-    catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
-) -> Path:
-    return small_workspace_file(catalogue, tmp_path_factory)
 
 
 def _kept_key(rows: Iterable[CatalogueRow]) -> str:
@@ -348,10 +341,18 @@ def _kept_key(rows: Iterable[CatalogueRow]) -> str:
     return digest.hexdigest()[:16]
 
 
+def small_workspace_key(catalogue: tuple[CatalogueRow, ...]) -> str:
+    """The key the default workspace's files are kept under between runs (`_kept_key` of its
+    rows)."""
+    return _kept_key(row for row in catalogue if in_small_workspace(row.path))
+
+
 def _keep(built: Path, kept: Path) -> None:
-    """Keep `built` as `kept` for the next run (replacing any other kept one: its key is stale)."""
+    """Keep `built` as `kept` for the next run (replacing any other kept one of its kind, the
+    name's part before its key: that one's key is stale)."""
     kept.parent.mkdir(parents=True, exist_ok=True)
-    for stale in kept.parent.glob("small-*.sqlite"):
+    kind = kept.name.split("-")[0]
+    for stale in kept.parent.glob(f"{kind}-*.sqlite"):
         stale.unlink()
     partial = kept.with_suffix(".partial")
     _copy(built, partial)
@@ -387,13 +388,39 @@ def fresh_workspace(tmp_path_factory: pytest.TempPathFactory) -> FreshWorkspace:
     return make
 
 
+def reviewed_workspace_file(
+    catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """The default workspace's versions with the review queue brought up to date
+    (`changes.stored.refresh_review_queue`, the registry `review list` reads), made once per run
+    from `small_workspace_file` and kept between runs beside it under the same key: every
+    `review` command on the default workspace, or on a copy of it, reads the queue back instead
+    of each worker diffing every family's pairs again."""
+    small = small_workspace_file(catalogue, tmp_path_factory)
+
+    def build(path: Path) -> None:
+        from workbench.changes.stored import refresh_review_queue
+
+        kept = KEPT_WORKSPACES / f"reviewed-{small_workspace_key(catalogue)}.sqlite"
+        if kept.exists():
+            _copy(kept, path)
+            return
+        _copy(small, path)
+        with Workspace(path) as held:
+            refresh_review_queue(held, held.profile_registry())
+        _keep(path, kept)
+
+    return built_once(tmp_path_factory, "reviewed-workspace.sqlite", build)
+
+
 @pytest.fixture(scope="session")
 def workspace(
-    _small_workspace_file: Path, tmp_path_factory: pytest.TempPathFactory
+    catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Workspace]:
-    """The default workspace: every version of `SMALL_FAMILIES`."""
+    """The default workspace: every version of `SMALL_FAMILIES`, its review queue up to date
+    (`reviewed_workspace_file`)."""
     path = tmp_path_factory.mktemp("workspace") / "workspace.sqlite"
-    _copy(_small_workspace_file, path)
+    _copy(reviewed_workspace_file(catalogue, tmp_path_factory), path)
     with Workspace(path) as held:
         yield held
 

@@ -8,10 +8,13 @@ its figures must meet the targets the reader is held to.
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
 import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -249,6 +252,53 @@ def _unchanged(out: Path, truth: Path) -> None:
     pass
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FirstEval:
+    """`eval --out` with the truth, run once for the module on a copy of the small workspace."""
+
+    folder: Path  # where each case runs: `w.sqlite`, `truth.json` and `out/`
+    pristine: Path  # those three as the first run left them, restored into `folder` by each case
+    printed: str  # what the first run wrote to stdout
+    written: dict[str, bytes]  # the files it wrote into `out/`, by name
+
+
+def _eval_argv(folder: Path) -> list[str]:
+    truth, out, held = folder / "truth.json", folder / "out", folder / "w.sqlite"
+    return ["eval", "--amendment-truth", str(truth), "--out", str(out), "--workspace", str(held)]
+
+
+def _place(source: Path, target: Path) -> None:
+    """`source`'s workspace, truth and scorecards copied into `target` (the workspace by SQLite's
+    backup), replacing what `target` held."""
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    _copy(source / "w.sqlite", target / "w.sqlite")
+    shutil.copyfile(source / "truth.json", target / "truth.json")
+    shutil.copytree(source / "out", target / "out")
+
+
+@pytest.fixture(scope="module")
+def first_eval(
+    workspace: Workspace, truth_file: Path, tmp_path_factory: pytest.TempPathFactory
+) -> FirstEval:
+    """The cold run each case of `test_eval_scores_again_only_when_its_key_does_not_hold` starts
+    from, made once: the scorecards are kept under a key naming the `--out` folder, so every case
+    runs in the same folder, restored first from `pristine`."""
+    from workbench.cli import main
+
+    root = tmp_path_factory.mktemp("eval")
+    folder, pristine = root / "run", root / "pristine"
+    folder.mkdir()
+    _copy(workspace.path, folder / "w.sqlite")  # the small workspace, copied whole
+    shutil.copyfile(truth_file, folder / "truth.json")
+    printed = io.StringIO()  # `out` gives a stream with no byte layer the text
+    with contextlib.redirect_stdout(printed):
+        assert main(_eval_argv(folder)) == 0
+    _place(folder, pristine)
+    written = {path.name: path.read_bytes() for path in (folder / "out").iterdir()}
+    return FirstEval(folder=folder, pristine=pristine, printed=printed.getvalue(), written=written)
+
+
 @pytest.mark.parametrize(
     ("change", "derived"),
     [
@@ -258,9 +308,7 @@ def _unchanged(out: Path, truth: Path) -> None:
     ],
 )
 def test_eval_scores_again_only_when_its_key_does_not_hold(
-    workspace: Workspace,
-    truth_file: Path,
-    tmp_path: Path,
+    first_eval: FirstEval,
     capsys: pytest.CaptureFixture[str],
     change: Callable[[Path, Path], None],
     derived: bool,
@@ -269,18 +317,15 @@ def test_eval_scores_again_only_when_its_key_does_not_hold(
     second run with nothing changed says so and prints the kept files, the same bytes."""
     from workbench.cli import main
 
-    held, truth, out = tmp_path / "w.sqlite", tmp_path / "truth.json", tmp_path / "out"
-    _copy(workspace.path, held)  # the small workspace, copied whole
-    shutil.copyfile(truth_file, truth)
-    argv = ["eval", "--amendment-truth", str(truth), "--out", str(out), "--workspace", str(held)]
-    assert main(argv) == 0
-    first = capsys.readouterr()
-    written = {path.name: path.read_bytes() for path in out.iterdir()}
+    folder = first_eval.folder
+    _place(first_eval.pristine, folder)
+    out, truth = folder / "out", folder / "truth.json"
     change(out, truth)
-    assert main(argv) == 0
+    capsys.readouterr()
+    assert main(_eval_argv(folder)) == 0
     again = capsys.readouterr()
     said = f"{out}: the scorecards' key holds; nothing derived"
     assert (said in again.err.splitlines()) is not derived
     if _truth_changed is not change:
-        assert again.out == first.out
-        assert {path.name: path.read_bytes() for path in out.iterdir()} == written
+        assert again.out == first_eval.printed
+        assert {path.name: path.read_bytes() for path in out.iterdir()} == first_eval.written
