@@ -6,17 +6,24 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from workbench.measure.index import BATCH_ROWS, INDEX_NAME, PARTS, SummaryIndex
+from workbench.measure.index import BATCH_ROWS, COUNTS_NAME, INDEX_NAME, PARTS, SummaryIndex
+from workbench.measure.summary import COUNTED_PARTS
+
+VERSIONS = {"old": 1, "new": 10, "one": 100}  # a summary's versions, by its note
 
 
 def _summary(jurisdiction: str, family: str, note: str) -> dict[str, Any]:
-    """A summary of every part, its profile naming `note`."""
+    """A summary of every part, its profile naming `note`; the parts the reduce adds up hold
+    no count."""
     parts = {part: [n, part] for n, part in enumerate(PARTS)}
+    parts.update({part: start() for part, start in COUNTED_PARTS.items()})
+    parts["passages"]["versions"] = VERSIONS[note]
     return {"jurisdiction": jurisdiction, "family": family, **parts, "profile": {"note": note}}
 
 
@@ -47,7 +54,15 @@ def test_fold_keeps_the_asked_keys_sorted_and_the_spilled_summary_first(tmp_path
     # In the order of the name jurisdiction/family: "us" opens "us-dc" and goes after it.
     assert by_name == sorted(expected, key=lambda s: f"{s[0]}/{s[1]}")
     assert by_name != got
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["summaries.parquet"]
+    # The counts are those of the summaries kept: each key's once, the spilled one's if spilled.
+    versions = Counter[str]()
+    for j, _, note in expected:
+        versions[j] += VERSIONS[note]
+    summed = {
+        j: n for j, part, path, n in index.summed() if (part, path) == ("passages", '["versions"]')
+    }
+    assert summed == versions
+    assert sorted(p.name for p in tmp_path.iterdir()) == [COUNTS_NAME, INDEX_NAME]
 
 
 def test_an_index_with_other_columns_is_treated_as_absent(tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
-"""The summary index (C13): the one Parquet file the reduce reads, one family summary per row in
-(jurisdiction, family) order with a column per part (`PARTS`), folded from the spilled summaries and
-read back a batch at a time and a part at a time; a reader sees the old index or the new one, never
-a partial file."""
+"""The summary index (C13): the Parquet files the reduce reads, one family summary per row in
+(jurisdiction, family) order with a column per part (`PARTS`), and beside it each family's counts
+as typed rows (`summary.summary_counts`), which the reduce sums without parsing a part; folded
+from the spilled summaries and read back a batch at a time and a part at a time; a reader sees the
+old index or the new one, never a partial file."""
 
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ from typing import IO, Any
 import polars as pl
 
 from workbench.files import replace_file_with
+from workbench.measure.summary import summary_counts
 
 INDEX_NAME = "summaries.parquet"
+COUNTS_NAME = "counts.parquet"  # each family's counts, one row per number
 BATCH_ROWS = 2048  # summaries read back at a time
 # A summary's parts (`summary.family_summary`, in its order), each a column of its JSON: a
 # report section reads the parts it shows, not the whole summary.
@@ -38,6 +41,18 @@ _SCHEMA = {
     "family": pl.String,
     **dict.fromkeys(PARTS, pl.String),
 }
+_COUNT_SCHEMA = {
+    "key": pl.String,
+    "jurisdiction": pl.String,
+    "part": pl.String,
+    "path": pl.String,
+    "count": pl.Int64,
+}
+# A spilled line, as its counts are read back (its parts are read by `_read_back`).
+_COUNT: pl.DataType = pl.Struct({"part": pl.String, "path": pl.String, "count": pl.Int64})
+_SPILL_COUNTS = pl.Schema(
+    {"key": pl.String(), "jurisdiction": pl.String(), "counts": pl.List(_COUNT)}
+)
 
 
 class SummaryIndex:
@@ -46,6 +61,7 @@ class SummaryIndex:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.path = folder / INDEX_NAME
+        self.counts_path = folder / COUNTS_NAME
         self._spill_path = folder / f".summaries-{os.getpid()}-{id(self)}.jsonl"
         self._spill: IO[str] | None = None
 
@@ -62,12 +78,16 @@ class SummaryIndex:
         self._spill_path.unlink(missing_ok=True)
 
     def _readable(self) -> bool:
-        """True when there is an index with this version's columns (an index with other
-        columns is treated as absent: its families are spilled again from their shards)."""
-        if not self.path.is_file():
+        """True when there is an index with this version's columns, and its counts (an index
+        with other columns, or without its counts, is treated as absent: its families are
+        spilled again from their shards)."""
+        if not (self.path.is_file() and self.counts_path.is_file()):
             return False
         try:
-            return dict(pl.read_parquet_schema(self.path)) == _SCHEMA
+            return (
+                dict(pl.read_parquet_schema(self.path)) == _SCHEMA
+                and dict(pl.read_parquet_schema(self.counts_path)) == _COUNT_SCHEMA
+            )
         except (OSError, pl.exceptions.PolarsError):
             return False
 
@@ -93,6 +113,10 @@ class SummaryIndex:
                 part: json.dumps(summary[part], ensure_ascii=False, separators=(",", ":"))
                 for part in PARTS
             },
+            "counts": [
+                {"part": part, "path": path, "count": count}
+                for part, path, count in summary_counts(summary)
+            ],
         }
         self._spill.write(json.dumps(row, ensure_ascii=False) + "\n")
 
@@ -105,7 +129,9 @@ class SummaryIndex:
         (jurisdiction, family, key), and the rows the index keeps, already in that order, are
         merged with the spilled lines read back in it, into parts of `BATCH_ROWS` rows which
         polars' streaming engine joins into one file of row groups of as many rows. A row of
-        the index is copied as it was read, never serialised to JSON and parsed again. (A lazy
+        the index is copied as it was read, never serialised to JSON and parsed again. The
+        counts are folded the same way, in no order (they are summed): the index's rows of the
+        keys kept, then the spilled ones, each key's from its first line (`_fold_counts`). (A lazy
         sort of the whole spill held every summary several times over; polars' own row groups,
         far larger, held thousands of summaries at once while the file was written, and as
         many again when it was read back.)"""
@@ -119,7 +145,9 @@ class SummaryIndex:
         self.folder.mkdir(parents=True, exist_ok=True)
         spilled = _sorted_places(self._spill_path, wanted)
         fresh = {key for _, _, key, _ in spilled}
-        kept = self._rows(wanted - fresh) if self._readable() else iter(())
+        readable = self._readable()
+        self._fold_counts(wanted - fresh if readable else frozenset(), fresh)
+        kept = self._rows(wanted - fresh) if readable else iter(())
         parts = self.folder / f".parts-{os.getpid()}-{id(self)}"
         try:
             files = _write_parts(self._spill_path, spilled, kept, parts)
@@ -131,6 +159,46 @@ class SummaryIndex:
         finally:
             shutil.rmtree(parts, ignore_errors=True)
         self._spill_path.unlink(missing_ok=True)
+
+    def _fold_counts(self, kept: frozenset[str], fresh: set[str]) -> None:
+        """Write the counts of the `kept` keys as the index holds them and of the `fresh` ones
+        as first spilled, streamed from the two into the counts file (no row held)."""
+        frames = [pl.LazyFrame(schema=_COUNT_SCHEMA)]
+        if kept:
+            frames.append(
+                pl.scan_parquet(self.counts_path).filter(pl.col("key").is_in(sorted(kept)))
+            )
+        if fresh:
+            frames.append(
+                pl.scan_ndjson(self._spill_path, schema=_SPILL_COUNTS)
+                .with_row_index("line")
+                .filter(pl.col("key").is_in(sorted(fresh)))
+                .filter(pl.col("line") == pl.col("line").min().over("key"))
+                .explode("counts")
+                .unnest("counts")
+                .select(list(_COUNT_SCHEMA))
+            )
+        scan = pl.concat(frames)
+        replace_file_with(self.counts_path, lambda temporary: scan.sink_parquet(temporary))
+
+    def summed(self) -> Iterator[tuple[str, str, str, int]]:
+        """The counts of every family of the index summed by (jurisdiction, part, path), in
+        that order: what `reports.summed_counts` gives over its summaries."""
+        scan = pl.scan_parquet(self.counts_path)
+        frame = (
+            scan.group_by("jurisdiction", "part", "path")
+            .agg(pl.col("count").sum())
+            .sort("jurisdiction", "part", "path")
+            .collect()
+        )
+        return frame.iter_rows()
+
+    def induced(self) -> Iterator[dict[str, Any]]:
+        """The summaries (jurisdiction, family and profile) whose profile was induced for the
+        family (its record holds the profile's "toml"), in index order."""
+        for summary in self.summaries(("profile",), holding=('"toml":', "profile")):
+            if "toml" in summary["profile"]:
+                yield summary
 
     def _rows(self, keys: frozenset[str]) -> Iterator[tuple[Any, ...]]:
         """The index's rows whose key is one of `keys`, in index order, as tuples of its
@@ -150,13 +218,22 @@ class SummaryIndex:
         return sorted(frame["jurisdiction"].to_list())
 
     def summaries(
-        self, parts: Sequence[str] | None = None, *, jurisdiction: str | None = None
+        self,
+        parts: Sequence[str] | None = None,
+        *,
+        jurisdiction: str | None = None,
+        holding: tuple[str, str] | None = None,
     ) -> Iterator[dict[str, Any]]:
         """Every summary of the index (of one jurisdiction when named), in (jurisdiction,
         family) order, read `BATCH_ROWS` at a time: its jurisdiction, family and `parts` (by
-        default all `PARTS`), only those columns read and parsed."""
+        default all `PARTS`), only those columns read and parsed. `holding` (TEXT, PART): only
+        those whose PART's JSON holds TEXT, found without parsing it."""
         columns = list(PARTS if parts is None else parts)
-        scan = pl.scan_parquet(self.path).select("jurisdiction", "family", *columns)
+        scan = pl.scan_parquet(self.path)
+        if holding is not None:
+            text, part = holding
+            scan = scan.filter(pl.col(part).str.contains(text, literal=True))
+        scan = scan.select("jurisdiction", "family", *columns)
         if jurisdiction is not None:
             scan = scan.filter(pl.col("jurisdiction") == jurisdiction)
         for batch in scan.collect_batches(chunk_size=BATCH_ROWS):
