@@ -20,7 +20,8 @@ from workbench.files import replace_file_with
 from workbench.measure.summary import summary_counts
 
 INDEX_NAME = "summaries.parquet"
-COUNTS_NAME = "counts.parquet"  # each family's counts, one row per number
+COUNTS_DIR = "counts"  # each family's counts, one row per number, in files added by each fold
+MAX_COUNT_FILES = 8  # more than this, and a fold writes the live counts into one file
 BATCH_ROWS = 2048  # summaries read back at a time
 # A summary's parts (`summary.family_summary`, in its order), each a column of its JSON: a
 # report section reads the parts it shows, not the whole summary.
@@ -61,7 +62,7 @@ class SummaryIndex:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.path = folder / INDEX_NAME
-        self.counts_path = folder / COUNTS_NAME
+        self.counts = folder / COUNTS_DIR
         self._spill_path = folder / f".summaries-{os.getpid()}-{id(self)}.jsonl"
         self._spill: IO[str] | None = None
 
@@ -81,15 +82,18 @@ class SummaryIndex:
         """True when there is an index with this version's columns, and its counts (an index
         with other columns, or without its counts, is treated as absent: its families are
         spilled again from their shards)."""
-        if not (self.path.is_file() and self.counts_path.is_file()):
+        if not (self.path.is_file() and self._count_files()):
             return False
         try:
-            return (
-                dict(pl.read_parquet_schema(self.path)) == _SCHEMA
-                and dict(pl.read_parquet_schema(self.counts_path)) == _COUNT_SCHEMA
+            return dict(pl.read_parquet_schema(self.path)) == _SCHEMA and all(
+                dict(pl.read_parquet_schema(f)) == _COUNT_SCHEMA for f in self._count_files()
             )
         except (OSError, pl.exceptions.PolarsError):
             return False
+
+    def _count_files(self) -> list[Path]:
+        """The counts files, oldest first (each fold adds one, numbered on)."""
+        return sorted(self.counts.glob("*.parquet")) if self.counts.is_dir() else []
 
     def keys(self) -> frozenset[str]:
         """The keys the index holds (empty when there is none or it cannot be read)."""
@@ -130,8 +134,8 @@ class SummaryIndex:
         merged with the spilled lines read back in it, into parts of `BATCH_ROWS` rows which
         polars' streaming engine joins into one file of row groups of as many rows. A row of
         the index is copied as it was read, never serialised to JSON and parsed again. The
-        counts are folded the same way, in no order (they are summed): the index's rows of the
-        keys kept, then the spilled ones, each key's from its first line (`_fold_counts`). (A lazy
+        spilled keys' counts are written first, into a file of their own (`_fold_counts`), so
+        a fold writes only the counts of the families it was given. (A lazy
         sort of the whole spill held every summary several times over; polars' own row groups,
         far larger, held thousands of summaries at once while the file was written, and as
         many again when it was read back.)"""
@@ -146,7 +150,7 @@ class SummaryIndex:
         spilled = _sorted_places(self._spill_path, wanted)
         fresh = {key for _, _, key, _ in spilled}
         readable = self._readable()
-        self._fold_counts(wanted - fresh if readable else frozenset(), fresh)
+        self._fold_counts(fresh, wanted, readable=readable)
         kept = self._rows(wanted - fresh) if readable else iter(())
         parts = self.folder / f".parts-{os.getpid()}-{id(self)}"
         try:
@@ -160,16 +164,20 @@ class SummaryIndex:
             shutil.rmtree(parts, ignore_errors=True)
         self._spill_path.unlink(missing_ok=True)
 
-    def _fold_counts(self, kept: frozenset[str], fresh: set[str]) -> None:
-        """Write the counts of the `kept` keys as the index holds them and of the `fresh` ones
-        as first spilled, streamed from the two into the counts file (no row held)."""
-        frames = [pl.LazyFrame(schema=_COUNT_SCHEMA)]
-        if kept:
-            frames.append(
-                pl.scan_parquet(self.counts_path).filter(pl.col("key").is_in(sorted(kept)))
-            )
+    def _fold_counts(self, fresh: set[str], wanted: frozenset[str], *, readable: bool) -> None:
+        """Add a counts file of the `fresh` keys, each key's from its first spilled line; an
+        index not `readable` loses its counts first. A key's counts are those of the newest
+        file holding it (a family measured again is counted once), and only the index's keys
+        are counted (`summed`). With more than `MAX_COUNT_FILES` files, the counted rows are
+        (of the `wanted` keys) written into one newer file and the others removed: a fold's cost follows what it was
+        given, and the files stay few. Written before the index, so each key the index holds
+        has its counts."""
+        if not readable:
+            shutil.rmtree(self.counts, ignore_errors=True)
+        files = self._count_files()
         if fresh:
-            frames.append(
+            self.counts.mkdir(parents=True, exist_ok=True)
+            scan = (
                 pl.scan_ndjson(self._spill_path, schema=_SPILL_COUNTS)
                 .with_row_index("line")
                 .filter(pl.col("key").is_in(sorted(fresh)))
@@ -178,15 +186,40 @@ class SummaryIndex:
                 .unnest("counts")
                 .select(list(_COUNT_SCHEMA))
             )
-        scan = pl.concat(frames)
-        replace_file_with(self.counts_path, lambda temporary: scan.sink_parquet(temporary))
+            files.append(self._next_counts(files, scan))
+        if len(files) > MAX_COUNT_FILES:
+            self._next_counts(files, self._counted(files, wanted))
+            for path in files:
+                path.unlink()
+
+    def _next_counts(self, files: Sequence[Path], scan: pl.LazyFrame) -> Path:
+        number = int(files[-1].stem) + 1 if files else 0
+        path = self.counts / f"{number:012d}.parquet"
+        replace_file_with(path, lambda temporary: scan.sink_parquet(temporary))
+        return path
+
+    def _counted(self, files: Sequence[Path], keys: Collection[str] | None) -> pl.LazyFrame:
+        """The rows counted: of each of `keys` (None: the index's), those of the newest file
+        holding it."""
+        if not files:
+            return pl.LazyFrame(schema=_COUNT_SCHEMA)
+        rows = pl.concat(
+            [pl.scan_parquet(f).with_columns(file=pl.lit(n)) for n, f in enumerate(files)]
+        )
+        held = (
+            pl.scan_parquet(self.path).select("key")
+            if keys is None
+            else pl.LazyFrame({"key": sorted(keys)}, schema={"key": pl.String})
+        )
+        newest = rows.join(held, on="key", how="semi").group_by("key").agg(pl.col("file").max())
+        return rows.join(newest, on=["key", "file"], how="semi").select(list(_COUNT_SCHEMA))
 
     def summed(self) -> Iterator[tuple[str, str, str, int]]:
         """The counts of every family of the index summed by (jurisdiction, part, path), in
         that order: what `reports.summed_counts` gives over its summaries."""
-        scan = pl.scan_parquet(self.counts_path)
         frame = (
-            scan.group_by("jurisdiction", "part", "path")
+            self._counted(self._count_files(), None)
+            .group_by("jurisdiction", "part", "path")
             .agg(pl.col("count").sum())
             .sort("jurisdiction", "part", "path")
             .collect()
