@@ -4,6 +4,7 @@ import hashlib
 import json
 import re
 import shutil
+from collections.abc import Callable
 from dataclasses import fields, replace
 from itertools import pairwise
 from pathlib import Path
@@ -604,9 +605,79 @@ def test_an_admission_is_appended_to_the_table_and_exported(tmp_path: Path) -> N
         )
 
 
+@pytest.mark.parametrize(
+    ("held_out", "edited"),
+    [
+        pytest.param(lambda n: {0}, False, id="the-first-row"),
+        pytest.param(lambda n: {n // 2, n // 2 + 1}, False, id="two-rows-in-the-middle"),
+        pytest.param(lambda n: set(range(0, n, 7)), False, id="every-seventh-row"),
+        pytest.param(lambda n: {n - 1}, True, id="file-edited-since-read-exported-whole"),
+        pytest.param(lambda n: set(), False, id="rows-held-already"),
+    ],
+)
+def test_an_admission_is_spliced_into_the_exported_file(
+    held_out: Callable[[int], set[int]], edited: bool, tmp_path: Path
+) -> None:
+    """The export puts the new rows' lines into the file as it stands (`spliced_lines`) when
+    its bytes are the ones the table last exported; the real catalogue less some rows, then
+    those rows admitted (or rows it holds admitted again), gives the real catalogue's bytes. A
+    file whose bytes moved since is written whole from the table, to the same bytes."""
+    from workbench.corpus import Admission, read_catalogue, write_catalogue
+    from workbench.corpus.catalogue import CATALOGUE_NAME
+    from workbench.workspace.catalogue import admit_held, read_held
+
+    rows = read_catalogue(CORPUS_DIR)
+    out = held_out(len(rows))
+    kept = [row for n, row in enumerate(rows) if n not in out]
+    admitted = [row for n, row in enumerate(rows) if n in out] or rows[3:5]
+    corpus_dir = tmp_path / "corpus"
+    write_catalogue(Admission(rows=tuple(kept), refusals=()), corpus_dir)
+    spliced: list[int] = []
+    with Workspace(tmp_path / "w.sqlite") as held:
+        before = read_held(held, corpus_dir)
+        if edited:  # the same rows, another line order: a file the table did not export
+            path = corpus_dir / CATALOGUE_NAME
+            path.write_bytes(b"".join(sorted(path.read_bytes().splitlines(keepends=True))[::-1]))
+        with pytest.MonkeyPatch.context() as patch:
+            import workbench.workspace.catalogue as table
+
+            splice = table.spliced_lines
+            patch.setattr(table, "spliced_lines", lambda *a: spliced.append(1) or splice(*a))
+            _, sha256 = admit_held(
+                held, Admission(rows=tuple(admitted), refusals=()), corpus_dir, before
+            )
+    data = (corpus_dir / CATALOGUE_NAME).read_bytes()
+    assert data == (CORPUS_DIR / CATALOGUE_NAME).read_bytes()
+    assert sha256 == hashlib.sha256(data).hexdigest()
+    assert spliced == ([] if edited else [1])
+
+
 def _all_listed(workspace: Workspace) -> list[dict[str, object]]:
     return [
         row
         for family in sorted({f["family"] for f in family_listing(workspace)})
         for row in version_listing(workspace, family)
     ]
+
+
+def test_a_spliced_line_replaces_the_line_of_its_path() -> None:
+    """`spliced_lines` of the real catalogue with other records for its first, a middle and its
+    last path, and a path it does not hold: the catalogue those rows make (`catalogue_bytes`)."""
+    from workbench.corpus.catalogue import (
+        CATALOGUE_NAME,
+        catalogue_bytes,
+        catalogue_line,
+        read_catalogue,
+        spliced_lines,
+    )
+
+    rows = list(read_catalogue(CORPUS_DIR))
+    data = (CORPUS_DIR / CATALOGUE_NAME).read_bytes()
+    changed = {
+        n: CatalogueRow.of(rows[n].path, {**rows[n].provenance, "filer": "another filer"})
+        for n in (0, len(rows) // 2, len(rows) - 1)
+    }
+    extra = CatalogueRow.of(rows[0].path + "-new", rows[0].provenance)
+    made = [changed.get(n, row) for n, row in enumerate(rows)] + [extra]
+    lines = sorted(catalogue_line(row) for row in [*changed.values(), extra])
+    assert b"".join(spliced_lines(data, lines)) == catalogue_bytes(made) != data

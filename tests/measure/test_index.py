@@ -6,17 +6,31 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from workbench.measure.index import BATCH_ROWS, INDEX_NAME, PARTS, SummaryIndex
+from workbench.measure.index import (
+    BATCH_ROWS,
+    COUNTS_DIR,
+    INDEX_NAME,
+    MAX_COUNT_FILES,
+    PARTS,
+    SummaryIndex,
+)
+from workbench.measure.summary import COUNTED_PARTS
+
+VERSIONS = {"old": 1, "new": 10, "one": 100}  # a summary's versions, by its note
 
 
 def _summary(jurisdiction: str, family: str, note: str) -> dict[str, Any]:
-    """A summary of every part, its profile naming `note`."""
+    """A summary of every part, its profile naming `note`; the parts the reduce adds up hold
+    no count."""
     parts = {part: [n, part] for n, part in enumerate(PARTS)}
+    parts.update({part: start() for part, start in COUNTED_PARTS.items()})
+    parts["passages"]["versions"] = VERSIONS[note]
     return {"jurisdiction": jurisdiction, "family": family, **parts, "profile": {"note": note}}
 
 
@@ -47,7 +61,15 @@ def test_fold_keeps_the_asked_keys_sorted_and_the_spilled_summary_first(tmp_path
     # In the order of the name jurisdiction/family: "us" opens "us-dc" and goes after it.
     assert by_name == sorted(expected, key=lambda s: f"{s[0]}/{s[1]}")
     assert by_name != got
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["summaries.parquet"]
+    # The counts are those of the summaries kept: each key's once, the spilled one's if spilled.
+    versions = Counter[str]()
+    for j, _, note in expected:
+        versions[j] += VERSIONS[note]
+    summed = {
+        j: n for j, part, path, n in index.summed() if (part, path) == ("passages", '["versions"]')
+    }
+    assert summed == versions
+    assert sorted(p.name for p in tmp_path.iterdir()) == [COUNTS_DIR, INDEX_NAME]
 
 
 def test_an_index_with_other_columns_is_treated_as_absent(tmp_path: Path) -> None:
@@ -98,3 +120,27 @@ def test_a_summary_is_read_whole_or_by_the_parts_named(tmp_path: Path) -> None:
                 "versions": whole["versions"],
             }
         ]
+
+
+def test_each_fold_adds_the_counts_of_what_it_was_given_and_the_files_stay_few(
+    tmp_path: Path,
+) -> None:
+    """A fold writes the counts of the spilled families only, into a file of their own; a family
+    spilled again is counted from its newest file, a key no longer asked for not at all; past
+    `MAX_COUNT_FILES` files the counted rows are written into one."""
+    names = [f"fam-{n}" for n in range(MAX_COUNT_FILES + 3)]
+    with SummaryIndex(tmp_path) as index:
+        for name in names:
+            index.spill(name, _summary("us-dc", name, "old"))
+        index.fold(names)
+    files = []
+    for round_, name in enumerate(names[1:], start=1):  # each round measures one family again
+        with SummaryIndex(tmp_path) as index:
+            index.spill(name, _summary("us-dc", name, "new"))
+            index.fold(names[round_:])  # and drops the one before it
+            files.append(len(list((tmp_path / COUNTS_DIR).iterdir())))
+            summed = [n for _, _, path, n in index.summed() if path == '["versions"]']
+            # this round's family as spilled again, the ones after it as first spilled
+            expected = VERSIONS["new"] + VERSIONS["old"] * len(names[round_ + 1 :])
+            assert summed == [expected], round_
+    assert files == [*range(2, MAX_COUNT_FILES + 1), 1, 2, 3]

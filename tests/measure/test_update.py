@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,6 +19,9 @@ from workbench.corpus.provenance import PROVENANCE_SUFFIX
 from workbench.errors import AmendmentError
 from workbench.evals.reconciliation import reconciliation_report
 from workbench.measure import corpus_digest, measure_corpus, plan_measure
+from workbench.measure.cache import CACHE_DIR_NAME
+from workbench.measure.index import SummaryIndex
+from workbench.measure.summary import COUNTED_PARTS, add_counts, counts_of
 from workbench.measure.update import UpdateRun, update_corpus
 from workbench.models import CatalogueRow
 from workbench.search.index import update_index
@@ -164,3 +169,30 @@ def test_the_update_command_prints_each_step(
         "wrote reconciliation.json, reconciliation.md, titles.csv, not-applied.csv into "
         f"{tmp_path / 'report'}"
     )
+
+
+def test_the_counts_the_index_sums_are_those_its_summaries_add_up_to(
+    released: tuple[Path, UpdateRun, UpdateRun, list[str]],
+) -> None:
+    """The reduce adds up the counts the summary index keeps as rows (`SummaryIndex.summed`),
+    never parsing a summary for them: after the update replaced the release's families, each
+    jurisdiction's sum of each part is what `add_counts` gives over its summaries parsed whole
+    (a family's pairings where it has some, its cautions where it has a non-equal change)."""
+    _, _, second, _ = released
+    with SummaryIndex(second.plan.workspace.parent / CACHE_DIR_NAME) as index:
+        summed: dict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
+        for jurisdiction, part, path, count in index.summed():
+            summed[(jurisdiction, part)].append((path, count))
+        added: dict[tuple[str, str], dict[str, Any]] = {}
+        for summary in index.summaries():
+            for part in COUNTED_PARTS:
+                value = summary[part]
+                if value is not None and (part != "cautions" or value["non_equal"]):
+                    scope = (summary["jurisdiction"], part)
+                    added[scope] = add_counts(added.get(scope, COUNTED_PARTS[part]()), value)
+    assert {scope for scope, c in added.items() if scope[1] != "texts" or c["versions"]} == set(
+        summed
+    )
+    for scope, rows in summed.items():
+        assert counts_of(scope[1], rows) == added[scope], scope
+    assert {part for _, part in summed} == set(COUNTED_PARTS)

@@ -155,13 +155,19 @@ def write_catalogue_lines(
 ) -> str:
     """`write_catalogue` from the catalogue's lines, in order, each made as it is written (a
     workspace streams them from its table). Returns the catalogue's SHA-256."""
+    return write_catalogue_bytes((line.encode("utf-8") for line in lines), refusals, corpus_dir)
+
+
+def write_catalogue_bytes(
+    pieces: Iterable[bytes], refusals: Iterable[Refusal], corpus_dir: Path
+) -> str:
+    """`write_catalogue_lines` from the catalogue's bytes, piece by piece (`spliced_lines`)."""
     corpus_dir.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
 
     def write(temporary: Path) -> None:
         with temporary.open("xb") as out:
-            for line in lines:
-                data = line.encode("utf-8")
+            for data in pieces:
                 digest.update(data)
                 out.write(data)
 
@@ -172,6 +178,47 @@ def write_catalogue_lines(
     )
     _write_if_changed(corpus_dir / REFUSALS_NAME, refusals_bytes(refusals))
     return digest.hexdigest()
+
+
+_RECORD = b',"provenance":'  # what ends a line's key: a JSON string holds no unescaped quote
+
+
+def spliced_lines(data: bytes, lines: Iterable[str]) -> Iterator[bytes]:
+    """The bytes of the catalogue `data` with `lines` put in, piece by piece: each a whole
+    catalogue line, sorted, of distinct paths; one whose path `data` holds replaces that line,
+    any other goes where its path sorts, and the bytes between are copied as they stand. The
+    lines sort as their keys' UTF-8 bytes do (code point order, as `catalogue_lines` sorts), so
+    each place is found by bisecting `data` on its line starts: equal to `catalogue_lines` of
+    the catalogue's rows and the new ones."""
+    position = 0
+    for line in lines:
+        new = line.encode("utf-8")
+        key = new[8 : new.index(_RECORD)]  # after `{"path":`
+        at = _first_line_from(data, position, key)
+        yield data[position:at]
+        yield new
+        position = at
+        if at < len(data) and _key_at(data, at) == key:
+            position = data.index(b"\n", at) + 1  # the line it replaces
+    yield data[position:]
+
+
+def _key_at(data: bytes, start: int) -> bytes:
+    return data[start + 8 : data.index(_RECORD, start)]
+
+
+def _first_line_from(data: bytes, lo: int, key: bytes) -> int:
+    """The start of the first line at or after `lo` (a line start) whose key is not below
+    `key` (the end of `data` if none)."""
+    hi = len(data)
+    while lo < hi:
+        newline = data.rfind(b"\n", lo, (lo + hi) // 2)
+        start = lo if newline < 0 else newline + 1
+        if _key_at(data, start) < key:
+            lo = data.index(b"\n", start) + 1
+        else:
+            hi = start
+    return lo
 
 
 class Catalogue(tuple[CatalogueRow, ...]):

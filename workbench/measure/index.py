@@ -1,7 +1,8 @@
-"""The summary index (C13): the one Parquet file the reduce reads, one family summary per row in
-(jurisdiction, family) order with a column per part (`PARTS`), folded from the spilled summaries and
-read back a batch at a time and a part at a time; a reader sees the old index or the new one, never
-a partial file."""
+"""The summary index (C13): the Parquet files the reduce reads, one family summary per row in
+(jurisdiction, family) order with a column per part (`PARTS`), and beside it each family's counts
+as typed rows (`summary.summary_counts`), which the reduce sums without parsing a part; folded
+from the spilled summaries and read back a batch at a time and a part at a time; a reader sees the
+old index or the new one, never a partial file."""
 
 from __future__ import annotations
 
@@ -16,8 +17,11 @@ from typing import IO, Any
 import polars as pl
 
 from workbench.files import replace_file_with
+from workbench.measure.summary import summary_counts
 
 INDEX_NAME = "summaries.parquet"
+COUNTS_DIR = "counts"  # each family's counts, one row per number, in files added by each fold
+MAX_COUNT_FILES = 8  # more than this, and a fold writes the live counts into one file
 BATCH_ROWS = 2048  # summaries read back at a time
 # A summary's parts (`summary.family_summary`, in its order), each a column of its JSON: a
 # report section reads the parts it shows, not the whole summary.
@@ -38,6 +42,18 @@ _SCHEMA = {
     "family": pl.String,
     **dict.fromkeys(PARTS, pl.String),
 }
+_COUNT_SCHEMA = {
+    "key": pl.String,
+    "jurisdiction": pl.String,
+    "part": pl.String,
+    "path": pl.String,
+    "count": pl.Int64,
+}
+# A spilled line, as its counts are read back (its parts are read by `_read_back`).
+_COUNT: pl.DataType = pl.Struct({"part": pl.String, "path": pl.String, "count": pl.Int64})
+_SPILL_COUNTS = pl.Schema(
+    {"key": pl.String(), "jurisdiction": pl.String(), "counts": pl.List(_COUNT)}
+)
 
 
 class SummaryIndex:
@@ -46,6 +62,7 @@ class SummaryIndex:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.path = folder / INDEX_NAME
+        self.counts = folder / COUNTS_DIR
         self._spill_path = folder / f".summaries-{os.getpid()}-{id(self)}.jsonl"
         self._spill: IO[str] | None = None
 
@@ -62,14 +79,21 @@ class SummaryIndex:
         self._spill_path.unlink(missing_ok=True)
 
     def _readable(self) -> bool:
-        """True when there is an index with this version's columns (an index with other
-        columns is treated as absent: its families are spilled again from their shards)."""
-        if not self.path.is_file():
+        """True when there is an index with this version's columns, and its counts (an index
+        with other columns, or without its counts, is treated as absent: its families are
+        spilled again from their shards)."""
+        if not (self.path.is_file() and self._count_files()):
             return False
         try:
-            return dict(pl.read_parquet_schema(self.path)) == _SCHEMA
+            return dict(pl.read_parquet_schema(self.path)) == _SCHEMA and all(
+                dict(pl.read_parquet_schema(f)) == _COUNT_SCHEMA for f in self._count_files()
+            )
         except (OSError, pl.exceptions.PolarsError):
             return False
+
+    def _count_files(self) -> list[Path]:
+        """The counts files, oldest first (each fold adds one, numbered on)."""
+        return sorted(self.counts.glob("*.parquet")) if self.counts.is_dir() else []
 
     def keys(self) -> frozenset[str]:
         """The keys the index holds (empty when there is none or it cannot be read)."""
@@ -93,6 +117,10 @@ class SummaryIndex:
                 part: json.dumps(summary[part], ensure_ascii=False, separators=(",", ":"))
                 for part in PARTS
             },
+            "counts": [
+                {"part": part, "path": path, "count": count}
+                for part, path, count in summary_counts(summary)
+            ],
         }
         self._spill.write(json.dumps(row, ensure_ascii=False) + "\n")
 
@@ -105,7 +133,9 @@ class SummaryIndex:
         (jurisdiction, family, key), and the rows the index keeps, already in that order, are
         merged with the spilled lines read back in it, into parts of `BATCH_ROWS` rows which
         polars' streaming engine joins into one file of row groups of as many rows. A row of
-        the index is copied as it was read, never serialised to JSON and parsed again. (A lazy
+        the index is copied as it was read, never serialised to JSON and parsed again. The
+        spilled keys' counts are written first, into a file of their own (`_fold_counts`), so
+        a fold writes only the counts of the families it was given. (A lazy
         sort of the whole spill held every summary several times over; polars' own row groups,
         far larger, held thousands of summaries at once while the file was written, and as
         many again when it was read back.)"""
@@ -119,7 +149,9 @@ class SummaryIndex:
         self.folder.mkdir(parents=True, exist_ok=True)
         spilled = _sorted_places(self._spill_path, wanted)
         fresh = {key for _, _, key, _ in spilled}
-        kept = self._rows(wanted - fresh) if self._readable() else iter(())
+        readable = self._readable()
+        self._fold_counts(fresh, wanted, readable=readable)
+        kept = self._rows(wanted - fresh) if readable else iter(())
         parts = self.folder / f".parts-{os.getpid()}-{id(self)}"
         try:
             files = _write_parts(self._spill_path, spilled, kept, parts)
@@ -131,6 +163,75 @@ class SummaryIndex:
         finally:
             shutil.rmtree(parts, ignore_errors=True)
         self._spill_path.unlink(missing_ok=True)
+
+    def _fold_counts(self, fresh: set[str], wanted: frozenset[str], *, readable: bool) -> None:
+        """Add a counts file of the `fresh` keys, each key's from its first spilled line; an
+        index not `readable` loses its counts first. A key's counts are those of the newest
+        file holding it (a family measured again is counted once), and only the index's keys
+        are counted (`summed`). With more than `MAX_COUNT_FILES` files, the counted rows are
+        (of the `wanted` keys) written into one newer file and the others removed: a fold's cost follows what it was
+        given, and the files stay few. Written before the index, so each key the index holds
+        has its counts."""
+        if not readable:
+            shutil.rmtree(self.counts, ignore_errors=True)
+        files = self._count_files()
+        if fresh:
+            self.counts.mkdir(parents=True, exist_ok=True)
+            scan = (
+                pl.scan_ndjson(self._spill_path, schema=_SPILL_COUNTS)
+                .with_row_index("line")
+                .filter(pl.col("key").is_in(sorted(fresh)))
+                .filter(pl.col("line") == pl.col("line").min().over("key"))
+                .explode("counts")
+                .unnest("counts")
+                .select(list(_COUNT_SCHEMA))
+            )
+            files.append(self._next_counts(files, scan))
+        if len(files) > MAX_COUNT_FILES:
+            self._next_counts(files, self._counted(files, wanted))
+            for path in files:
+                path.unlink()
+
+    def _next_counts(self, files: Sequence[Path], scan: pl.LazyFrame) -> Path:
+        number = int(files[-1].stem) + 1 if files else 0
+        path = self.counts / f"{number:012d}.parquet"
+        replace_file_with(path, lambda temporary: scan.sink_parquet(temporary))
+        return path
+
+    def _counted(self, files: Sequence[Path], keys: Collection[str] | None) -> pl.LazyFrame:
+        """The rows counted: of each of `keys` (None: the index's), those of the newest file
+        holding it."""
+        if not files:
+            return pl.LazyFrame(schema=_COUNT_SCHEMA)
+        rows = pl.concat(
+            [pl.scan_parquet(f).with_columns(file=pl.lit(n)) for n, f in enumerate(files)]
+        )
+        held = (
+            pl.scan_parquet(self.path).select("key")
+            if keys is None
+            else pl.LazyFrame({"key": sorted(keys)}, schema={"key": pl.String})
+        )
+        newest = rows.join(held, on="key", how="semi").group_by("key").agg(pl.col("file").max())
+        return rows.join(newest, on=["key", "file"], how="semi").select(list(_COUNT_SCHEMA))
+
+    def summed(self) -> Iterator[tuple[str, str, str, int]]:
+        """The counts of every family of the index summed by (jurisdiction, part, path), in
+        that order: what `reports.summed_counts` gives over its summaries."""
+        frame = (
+            self._counted(self._count_files(), None)
+            .group_by("jurisdiction", "part", "path")
+            .agg(pl.col("count").sum())
+            .sort("jurisdiction", "part", "path")
+            .collect()
+        )
+        return frame.iter_rows()
+
+    def induced(self) -> Iterator[dict[str, Any]]:
+        """The summaries (jurisdiction, family and profile) whose profile was induced for the
+        family (its record holds the profile's "toml"), in index order."""
+        for summary in self.summaries(("profile",), holding=('"toml":', "profile")):
+            if "toml" in summary["profile"]:
+                yield summary
 
     def _rows(self, keys: frozenset[str]) -> Iterator[tuple[Any, ...]]:
         """The index's rows whose key is one of `keys`, in index order, as tuples of its
@@ -150,13 +251,22 @@ class SummaryIndex:
         return sorted(frame["jurisdiction"].to_list())
 
     def summaries(
-        self, parts: Sequence[str] | None = None, *, jurisdiction: str | None = None
+        self,
+        parts: Sequence[str] | None = None,
+        *,
+        jurisdiction: str | None = None,
+        holding: tuple[str, str] | None = None,
     ) -> Iterator[dict[str, Any]]:
         """Every summary of the index (of one jurisdiction when named), in (jurisdiction,
         family) order, read `BATCH_ROWS` at a time: its jurisdiction, family and `parts` (by
-        default all `PARTS`), only those columns read and parsed."""
+        default all `PARTS`), only those columns read and parsed. `holding` (TEXT, PART): only
+        those whose PART's JSON holds TEXT, found without parsing it."""
         columns = list(PARTS if parts is None else parts)
-        scan = pl.scan_parquet(self.path).select("jurisdiction", "family", *columns)
+        scan = pl.scan_parquet(self.path)
+        if holding is not None:
+            text, part = holding
+            scan = scan.filter(pl.col(part).str.contains(text, literal=True))
+        scan = scan.select("jurisdiction", "family", *columns)
         if jurisdiction is not None:
             scan = scan.filter(pl.col("jurisdiction") == jurisdiction)
         for batch in scan.collect_batches(chunk_size=BATCH_ROWS):

@@ -21,6 +21,7 @@ from workbench.measure.summary import (
     add_counts,
     caution_block,
     caution_counts,
+    counts_of,
     escalation_block,
     family_summary,
     numbering_report,
@@ -29,6 +30,7 @@ from workbench.measure.summary import (
     rate_text,
     share,
     structure_block,
+    summary_counts,
     text_block,
     text_counts,
 )
@@ -194,7 +196,8 @@ def _name(summary: Mapping[str, Any]) -> str:
 
 @dataclass(slots=True)
 class _Totals:
-    """What pass one of the reduce adds up over every family summary."""
+    """What the reduce adds up over every family summary: the corpus's, each jurisdiction's and
+    the overall counts, and the first examples of each cap cause."""
 
     pairings: dict[str, Any] = field(default_factory=dict)  # overall
     by_jurisdiction: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -208,28 +211,60 @@ class _Totals:
     texts_by_jurisdiction: dict[str, dict[str, Any]] = field(default_factory=dict)
     examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
-    def add(self, s: Mapping[str, Any]) -> None:
-        jurisdiction = s["jurisdiction"]
-        if s["pairings"] is not None:
-            add_counts(self.pairings, s["pairings"])
-            add_counts(self.by_jurisdiction.setdefault(jurisdiction, {}), s["pairings"])
-        if s["cautions"]["non_equal"]:
-            add_counts(self.cautions, s["cautions"])
-            add_counts(self.cautions_by_jurisdiction.setdefault(jurisdiction, {}), s["cautions"])
-        add_counts(self.passages.setdefault(jurisdiction, {}), s["passages"])
-        add_counts(self.reading, s["reading"])
-        add_counts(self.reading_by_jurisdiction.setdefault(jurisdiction, {}), s["reading"])
-        add_counts(self.parses.setdefault(jurisdiction, {}), s["parses"])
-        add_counts(self.texts, s["texts"])
-        if s["texts"]["versions"]:
-            add_counts(self.texts_by_jurisdiction.setdefault(jurisdiction, {}), s["texts"])
-        for cause, found in s["examples"].items():
-            kept = self.examples.setdefault(cause, [])
-            kept.extend(found[: EXAMPLES_PER_CAUSE - len(kept)])
-
 
 # Family summaries in order: of each, its jurisdiction, family and the parts named (None: all).
 Summaries = Callable[[Sequence[str] | None], Iterable[Mapping[str, Any]]]
+# The families' counts summed (`summary.summary_counts`): (jurisdiction, part, path, count).
+Summed = Iterable[tuple[str, str, str, int]]
+
+
+def summed_counts(summaries: Iterable[Mapping[str, Any]]) -> list[tuple[str, str, str, int]]:
+    """The counts of `summaries` summed by (jurisdiction, part, path), in that order: what the
+    summary index gives (`index.SummaryIndex.summed`) for the summaries it holds."""
+    total: Counter[tuple[str, str, str]] = Counter()
+    for summary in summaries:
+        for part, path, count in summary_counts(summary):
+            total[(summary["jurisdiction"], part, path)] += count
+    return [(*scope, count) for scope, count in sorted(total.items())]
+
+
+def _totals(summed: Summed, examples: Iterable[Mapping[str, Any]]) -> _Totals:
+    """The totals from the summed counts: every jurisdiction's passages, reading and parses (each
+    family adds them); its pairings, cautions and texts where a family added some; the overall
+    counts the sum of the jurisdictions'. `examples`: each family's, in order."""
+    by: dict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
+    for jurisdiction, part, path, count in summed:
+        by[(jurisdiction, part)].append((path, count))
+    names = sorted({jurisdiction for jurisdiction, part in by if part == "passages"})
+
+    def scoped(part: str, *, every: bool) -> dict[str, dict[str, Any]]:
+        return {
+            j: counts_of(part, by.get((j, part), ())) for j in names if every or (j, part) in by
+        }
+
+    def overall(scopes: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+        total: dict[str, Any] = {}
+        for counts in scopes.values():
+            add_counts(total, counts)
+        return total
+
+    totals = _Totals(
+        by_jurisdiction=scoped("pairings", every=False),
+        cautions_by_jurisdiction=scoped("cautions", every=False),
+        passages=scoped("passages", every=True),
+        reading_by_jurisdiction=scoped("reading", every=True),
+        parses=scoped("parses", every=True),
+        texts_by_jurisdiction=scoped("texts", every=False),
+    )
+    totals.pairings = overall(totals.by_jurisdiction)
+    totals.cautions = overall(totals.cautions_by_jurisdiction)
+    totals.reading = overall(totals.reading_by_jurisdiction)
+    totals.texts = overall(totals.texts_by_jurisdiction)
+    for summary in examples:
+        for cause, found in summary["examples"].items():
+            kept = totals.examples.setdefault(cause, [])
+            kept.extend(found[: EXAMPLES_PER_CAUSE - len(kept)])
+    return totals
 
 
 def reduce_summaries(
@@ -239,13 +274,17 @@ def reduce_summaries(
     not_ingested: Iterable[Refusal] = (),
     *,
     by_name: Summaries | None = None,
+    summed: Summed | None = None,
 ) -> Measurements:
     """Reduce family summaries (`summary.family_summary`) into the reports.
 
     `summaries(parts)` must give every family once, sorted by (jurisdiction, family), with at
-    least the parts named (None: every part); it is called once here with every part to add up
-    the corpus's, each jurisdiction's and the overall counts, then again by each per-family
-    section as it is written (`Section`), with only the parts that section shows. `by_name`
+    least the parts named (None: every part). The corpus's, each jurisdiction's and the overall
+    counts are added up from `summed` (the families' counts summed, as the summary index keeps
+    them: `index.SummaryIndex.summed`), or when None from one pass over every whole summary
+    (`summed_counts`); the examples from a pass over the `examples` part. It is called again by
+    each per-family section as it is written (`Section`), with only the parts that section
+    shows. `by_name`
     gives them sorted by the name `jurisdiction/family` instead (the order of the structure and
     escalation reports' `families`; it differs where one jurisdiction's name opens another's);
     by default they are sorted here. Nothing depends on the order families were measured in.
@@ -254,9 +293,9 @@ def reduce_summaries(
     rows = list(rows)
     digests = corpus_digests(rows, refusals, not_ingested)
     digest = digests["corpus_digest"]
-    totals = _Totals()
-    for summary in summaries(None):
-        totals.add(summary)
+    if summed is None:
+        summed = summed_counts(summaries(None))
+    totals = _totals(summed, summaries(("examples",)))
     named = by_name or (lambda parts: sorted(summaries(parts), key=_name))
 
     def families(block: Callable[[Mapping[str, Any]], dict[str, Any]]) -> Section:

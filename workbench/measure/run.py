@@ -244,25 +244,13 @@ def measure_corpus(
             engine=engine,
             catalogue=tuple(catalogued),
         )
-    induced: list[tuple[Path, bool]] = []
-
-    def summaries(parts: Sequence[str] | None) -> Iterator[Mapping[str, Any]]:
-        # Each induced profile's TOML is written as the reduce's pass over whole summaries goes
-        # by (a pass begun again writes the same files again); a section's pass reads its parts.
-        if parts is not None:
-            yield from index.summaries(parts)
-            return
-        induced.clear()
-        for summary in index.summaries():
-            induced.extend(_write_induced_profile(out, summary))
-            yield summary
-
     measurements = reduce_summaries(
-        summaries,
+        index.summaries,
         rows,
         refusals,
         run.refused,
         by_name=index.by_name,
+        summed=index.summed(),
     )
     measurements.structure["apparatus"] = apparatus
     if keep_results:
@@ -274,7 +262,9 @@ def measure_corpus(
     from workbench.measure.html import write_reports  # loaded only when reports are written
 
     made = [(f.path, f.changed) for f in write_reports(out, measurements, made_by=made_by).values()]
-    made += induced
+    made += [
+        written for summary in index.induced() for written in _write_induced_profile(out, summary)
+    ]
     written = [path for path, _ in made]
     changed = [path for path, wrote in made if wrote]
     with Workspace(workspace) as held:
@@ -435,8 +425,8 @@ def _task_ocr(workspace: Path, *, on_dask: bool) -> OcrOptions:
 
 def _write_induced_profile(out: Path, summary: Mapping[str, Any]) -> list[tuple[Path, bool]]:
     """The TOML of the profile induced for a family, if one was, beside the reports (C15), read
-    from its summary as it streams by, and whether it was written: a file that holds those bytes
-    already is not rewritten."""
+    from its summary, and whether it was written: a file that holds those bytes already is not
+    rewritten."""
     if "toml" not in summary["profile"]:
         return []
     path = out / induced_profile_file(summary["jurisdiction"], summary["family"])

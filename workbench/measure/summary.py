@@ -3,6 +3,7 @@ JSON, so the blocks of any set of families are made from the sum of their counts
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -334,3 +335,64 @@ def passage_block(c: Mapping[str, Any]) -> dict[str, Any]:
         "body_with_path": rate_json(c["body_with_path"]),
         "body_with_path_meets_target": meets(c["body_with_path"]),
     }
+
+
+# ---------------------------------------------------------------------------------------------
+# A summary's counts as rows: what the reduce adds up, summed by the index without parsing a part
+
+# The parts the reduce adds up, each with its counts when no family gave any (the sum's start).
+COUNTED_PARTS: dict[str, Callable[[], dict[str, Any]]] = {
+    "pairings": lambda: pairing_counts(()),
+    "cautions": lambda: caution_counts(()),
+    "passages": lambda: passage_counts((), 0),
+    "reading": lambda: dict.fromkeys(READING_FIELDS, 0),
+    "parses": dict,
+    "texts": lambda: text_counts(()),
+}
+
+CountRow = tuple[str, str, int]  # (part, path: the JSON list of keys and list places, count)
+
+
+def summary_counts(summary: Mapping[str, Any]) -> list[CountRow]:
+    """The counts of `summary` the reduce adds up, one row per number: (part, the JSON text of
+    its path within the part, count). A number, and each member of a list, is a row even when 0;
+    a dict of counts (kinds, causes, statuses) has a row per key it holds. A part is left out
+    where the reduce does not add it: `pairings` of a family with no modified pairing (None),
+    `cautions` of one with no non-equal change, `texts` of one with no text version (their counts
+    would all be 0). Summed by (jurisdiction, part, path) and laid back (`counts_of`), they give
+    what `add_counts` gives over the summaries themselves."""
+    rows: list[CountRow] = []
+    for part in COUNTED_PARTS:
+        value = summary[part]
+        if (
+            value is None
+            or (part == "cautions" and not value["non_equal"])
+            or (part == "texts" and not value["versions"])
+        ):
+            continue
+        _flatten(part, value, [], rows)
+    return rows
+
+
+def _flatten(part: str, value: Any, path: list[Any], rows: list[CountRow]) -> None:
+    if isinstance(value, Mapping):
+        for key, member in value.items():
+            _flatten(part, member, [*path, key], rows)
+    elif isinstance(value, list):
+        for place, member in enumerate(value):
+            _flatten(part, member, [*path, place], rows)
+    else:
+        rows.append((part, json.dumps(path, ensure_ascii=False, separators=(",", ":")), value))
+
+
+def counts_of(part: str, rows: Iterable[tuple[str, int]]) -> dict[str, Any]:
+    """`part`'s counts with the summed `rows` (path, count) laid in, from its start
+    (`COUNTED_PARTS`): a path's last key is added to the dict or list place it names."""
+    total = COUNTED_PARTS[part]()
+    for path, count in rows:
+        *outer, last = json.loads(path)
+        node = total
+        for key in outer:
+            node = node.setdefault(key, {}) if isinstance(node, dict) else node[key]
+        node[last] = node.get(last, 0) + count if isinstance(node, dict) else node[last] + count
+    return total

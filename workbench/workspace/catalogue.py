@@ -4,6 +4,7 @@ checksummed export is the catalogue file (C3, C13; docs/corpus.md, "One catalogu
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 import sys
@@ -13,11 +14,14 @@ from pathlib import Path
 
 from workbench.corpus.admission import Admission, merge_admission
 from workbench.corpus.catalogue import (
+    CATALOGUE_NAME,
     Catalogue,
     catalogue_data,
     catalogue_line,
     line_key,
     read_catalogue,
+    spliced_lines,
+    write_catalogue_bytes,
     write_catalogue_lines,
 )
 from workbench.models import ROW_FIELDS, CatalogueRow
@@ -110,7 +114,10 @@ def admit_held(
     """Append `admission` to the table holding `existing` (the catalogue `read_held_file` read
     from `corpus_dir`; None: there was none) by `merge_admission`'s rule, export the table into
     `corpus_dir` and return the merged catalogue and the export's SHA-256. Only rows new or
-    changed are written, unless the table did not hold `existing` (then it is made whole)."""
+    changed are written, unless the table did not hold `existing` (then it is made whole).
+    The export splices the new and changed rows' lines into the file as it stands
+    (`spliced_lines`) when its bytes are still the ones `existing` was read from (their
+    SHA-256); else it is written whole from the table. Either way, the same bytes."""
     rows = existing if existing is not None else ()
     merged = merge_admission(rows, admission)
     held = {row.path: row for row in rows}
@@ -118,9 +125,22 @@ def admit_held(
     whole = existing is None or exported(workspace) != (_folder(corpus_dir), existing.sha256)
     with _made(workspace, whole=whole) as conn:
         conn.executemany(_INSERT, map(_row, merged.rows if whole else appended))
-        sha256 = write_catalogue_lines(_lines(workspace), merged.refusals, corpus_dir)
+        data = None if whole or existing is None else _file_as_read(corpus_dir, existing.sha256)
+        if data is None:
+            sha256 = write_catalogue_lines(_lines(workspace), merged.refusals, corpus_dir)
+        else:
+            lines = sorted(map(catalogue_line, appended))  # sorted as their keys are
+            pieces = spliced_lines(data, lines)
+            sha256 = write_catalogue_bytes(pieces, merged.refusals, corpus_dir)
         _mark(conn, corpus_dir, sha256)
     return merged, sha256
+
+
+def _file_as_read(corpus_dir: Path, sha256: str) -> bytes | None:
+    """The catalogue file's bytes when their SHA-256 is `sha256` (None otherwise)."""
+    path = corpus_dir / CATALOGUE_NAME
+    data = path.read_bytes() if path.is_file() else b""
+    return data if hashlib.sha256(data).hexdigest() == sha256 else None
 
 
 @contextmanager
