@@ -237,9 +237,7 @@ def test_batches_keep_the_order_and_hold_enough_versions(subset: Path, serial: P
     assert all(sum(len(t.rows) for t in batch[:-1]) < 5 for batch in cut)
 
 
-@pytest.mark.parametrize(
-    "engine", ["in-process", pytest.param("started", marks=pytest.mark.slow)]
-)
+@pytest.mark.parametrize("engine", ["in-process", pytest.param("started", marks=pytest.mark.slow)])
 def test_results_are_handed_on_inside_one_batch_per_batch_of_tasks(
     engine: str, subset: Path, serial: Path, request: pytest.FixtureRequest
 ) -> None:
