@@ -20,7 +20,7 @@ from workbench.measure.index import (
     PARTS,
     SummaryIndex,
 )
-from workbench.measure.summary import COUNTED_PARTS
+from workbench.measure.summary import COUNTED_PARTS, summary_counts
 
 VERSIONS = {"old": 1, "new": 10, "one": 100}  # a summary's versions, by its note
 
@@ -144,3 +144,27 @@ def test_each_fold_adds_the_counts_of_what_it_was_given_and_the_files_stay_few(
             expected = VERSIONS["new"] + VERSIONS["old"] * len(names[round_ + 1 :])
             assert summed == [expected], round_
     assert files == [*range(2, MAX_COUNT_FILES + 1), 1, 2, 3]
+
+
+def test_spilled_counts_are_held_a_batch_at_a_time_and_a_key_counted_once(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The counts of spilled summaries are written as Parquet parts of `COUNT_ROWS` rows as
+    they come (never held for the whole run, never read back as text lines), and a key spilled
+    twice in one run counts once: the fold sums exactly what one spill per family gives."""
+    monkeypatch.setattr("workbench.measure.index.COUNT_ROWS", 4)
+    names = [f"fam-{n}" for n in range(12)]
+    held: list[int] = []
+    with SummaryIndex(tmp_path) as index:
+        for name in names:
+            index.spill(name, _summary("us-dc", name, "one"))
+            index.spill(name, _summary("us-dc", name, "one"))  # the same key again
+            held.append(len(index._counts))
+        parts = sorted(index._counts_path.glob("*.parquet"))
+        index.fold(names)
+        summed = [n for _, _, path, n in index.summed() if path == '["versions"]']
+    rows = len(list(summary_counts(_summary("us-dc", "fam-0", "one"))))  # one summary's
+    assert max(held) < 4 + rows  # below the batch, or one summary's rows over it: written then
+    assert len(parts) >= 2
+    assert summed == [VERSIONS["one"] * len(names)]
+    assert not index._counts_path.exists()

@@ -23,6 +23,7 @@ INDEX_NAME = "summaries.parquet"
 COUNTS_DIR = "counts"  # each family's counts, one row per number, in files added by each fold
 MAX_COUNT_FILES = 8  # more than this, and a fold writes the live counts into one file
 BATCH_ROWS = 2048  # summaries read back at a time
+COUNT_ROWS = 65_536  # spilled count rows held before they are written as a part
 # A summary's parts (`summary.family_summary`, in its order), each a column of its JSON: a
 # report section reads the parts it shows, not the whole summary.
 PARTS = (
@@ -49,11 +50,6 @@ _COUNT_SCHEMA = {
     "path": pl.String,
     "count": pl.Int64,
 }
-# A spilled line, as its counts are read back (its parts are read by `_read_back`).
-_COUNT: pl.DataType = pl.Struct({"part": pl.String, "path": pl.String, "count": pl.Int64})
-_SPILL_COUNTS = pl.Schema(
-    {"key": pl.String(), "jurisdiction": pl.String(), "counts": pl.List(_COUNT)}
-)
 
 
 class SummaryIndex:
@@ -65,6 +61,12 @@ class SummaryIndex:
         self.counts = folder / COUNTS_DIR
         self._spill_path = folder / f".summaries-{os.getpid()}-{id(self)}.jsonl"
         self._spill: IO[str] | None = None
+        # Each spilled key's counts, as rows, taken at its first spill only and written a batch
+        # of rows at a time into Parquet parts the fold streams into its counts file: text
+        # lines would repeat each key on every number, and a reader of them holds them all.
+        self._counts_path = folder / f".counts-{os.getpid()}-{id(self)}"
+        self._counts: list[tuple[str, str, str, str, int]] = []
+        self._counted_keys: set[str] = set()
 
     def __enter__(self) -> SummaryIndex:
         return self
@@ -73,10 +75,25 @@ class SummaryIndex:
         self.close()
 
     def close(self) -> None:
+        self._close_spills()
+        self._spill_path.unlink(missing_ok=True)
+        shutil.rmtree(self._counts_path, ignore_errors=True)
+
+    def _close_spills(self) -> None:
         if self._spill is not None:
             self._spill.close()
             self._spill = None
-        self._spill_path.unlink(missing_ok=True)
+        self._write_counts()
+
+    def _write_counts(self) -> None:
+        """Write the counts taken since the last part into a part of their own."""
+        if not self._counts:
+            return
+        self._counts_path.mkdir(parents=True, exist_ok=True)
+        number = sum(1 for _ in self._counts_path.iterdir())
+        frame = pl.DataFrame(self._counts, schema=_COUNT_SCHEMA, orient="row")
+        frame.write_parquet(self._counts_path / f"{number:06d}.parquet")
+        self._counts.clear()
 
     def _readable(self) -> bool:
         """True when there is an index with this version's columns, and its counts (an index
@@ -117,12 +134,17 @@ class SummaryIndex:
                 part: json.dumps(summary[part], ensure_ascii=False, separators=(",", ":"))
                 for part in PARTS
             },
-            "counts": [
-                {"part": part, "path": path, "count": count}
-                for part, path, count in summary_counts(summary)
-            ],
         }
         self._spill.write(json.dumps(row, ensure_ascii=False) + "\n")
+        if key not in self._counted_keys:
+            self._counted_keys.add(key)
+            jurisdiction = summary["jurisdiction"]
+            self._counts.extend(
+                (key, jurisdiction, part, path, count)
+                for part, path, count in summary_counts(summary)
+            )
+            if len(self._counts) >= COUNT_ROWS:
+                self._write_counts()
 
     def fold(self, keys: Collection[str]) -> None:
         """Write the index of exactly `keys`: their summaries from the index as it stands and
@@ -143,9 +165,7 @@ class SummaryIndex:
         unspilled = self._spill is None and not self._spill_path.exists()
         if unspilled and self._readable() and self.keys() == wanted:
             return  # nothing spilled, and the index holds exactly these keys: it stands
-        if self._spill is not None:
-            self._spill.close()
-            self._spill = None
+        self._close_spills()
         self.folder.mkdir(parents=True, exist_ok=True)
         spilled = _sorted_places(self._spill_path, wanted)
         fresh = {key for _, _, key, _ in spilled}
@@ -163,9 +183,11 @@ class SummaryIndex:
         finally:
             shutil.rmtree(parts, ignore_errors=True)
         self._spill_path.unlink(missing_ok=True)
+        shutil.rmtree(self._counts_path, ignore_errors=True)
+        self._counted_keys.clear()
 
     def _fold_counts(self, fresh: set[str], wanted: frozenset[str], *, readable: bool) -> None:
-        """Add a counts file of the `fresh` keys, each key's from its first spilled line; an
+        """Add a counts file of the `fresh` keys, each key's as its first spill wrote them; an
         index not `readable` loses its counts first. A key's counts are those of the newest
         file holding it (a family measured again is counted once), and only the index's keys
         are counted (`summed`). With more than `MAX_COUNT_FILES` files, the counted rows are
@@ -177,15 +199,9 @@ class SummaryIndex:
         files = self._count_files()
         if fresh:
             self.counts.mkdir(parents=True, exist_ok=True)
-            scan = (
-                pl.scan_ndjson(self._spill_path, schema=_SPILL_COUNTS)
-                .with_row_index("line")
-                .filter(pl.col("key").is_in(sorted(fresh)))
-                .filter(pl.col("line") == pl.col("line").min().over("key"))
-                .explode("counts")
-                .unnest("counts")
-                .select(list(_COUNT_SCHEMA))
-            )
+            parts = sorted(self._counts_path.glob("*.parquet"))
+            spilled = pl.scan_parquet(parts) if parts else pl.LazyFrame(schema=_COUNT_SCHEMA)
+            scan = spilled.filter(pl.col("key").is_in(sorted(fresh)))
             files.append(self._next_counts(files, scan))
         if len(files) > MAX_COUNT_FILES:
             self._next_counts(files, self._counted(files, wanted))
@@ -203,13 +219,15 @@ class SummaryIndex:
         holding it."""
         if not files:
             return pl.LazyFrame(schema=_COUNT_SCHEMA)
-        rows = pl.concat(
-            [pl.scan_parquet(f).with_columns(file=pl.lit(n)) for n, f in enumerate(files)]
-        )
         held = (
             pl.scan_parquet(self.path).select("key")
             if keys is None
             else pl.LazyFrame({"key": sorted(keys)}, schema={"key": pl.String})
+        )
+        if len(files) == 1:  # each key's rows are in this one file: nothing to choose between
+            return pl.scan_parquet(files[0]).join(held, on="key", how="semi")
+        rows = pl.concat(
+            [pl.scan_parquet(f).with_columns(file=pl.lit(n)) for n, f in enumerate(files)]
         )
         newest = rows.join(held, on="key", how="semi").group_by("key").agg(pl.col("file").max())
         return rows.join(newest, on=["key", "file"], how="semi").select(list(_COUNT_SCHEMA))
@@ -222,7 +240,7 @@ class SummaryIndex:
             .group_by("jurisdiction", "part", "path")
             .agg(pl.col("count").sum())
             .sort("jurisdiction", "part", "path")
-            .collect()
+            .collect(engine="streaming")
         )
         return frame.iter_rows()
 
