@@ -238,27 +238,44 @@ class Catalogue(tuple[CatalogueRow, ...]):
 def catalogue_data(corpus_dir: Path) -> tuple[bytes, str]:
     """The catalogue's bytes and their SHA-256, after checking it against its checksum file
     (`CatalogueError`, one line: no catalogue, no readable checksum, or bytes that differ)."""
-    path, checksum_path = corpus_dir / CATALOGUE_NAME, corpus_dir / CHECKSUM_NAME
+    path = _catalogue_file(corpus_dir)
+    data = path.read_bytes()
+    return data, _checked(corpus_dir, hashlib.sha256(data).hexdigest())
+
+
+def catalogue_sha256(corpus_dir: Path) -> str:
+    """The catalogue's SHA-256, checked as `catalogue_data` checks it, hashed as the file is
+    read (its bytes are not held: a reader whose rows a workspace holds needs only this)."""
+    with _catalogue_file(corpus_dir).open("rb") as handle:
+        return _checked(corpus_dir, hashlib.file_digest(handle, "sha256").hexdigest())
+
+
+def _catalogue_file(corpus_dir: Path) -> Path:
+    path = corpus_dir / CATALOGUE_NAME
     if not path.is_file():
         raise CatalogueError(f"{path}: no catalogue; run 'workbench corpus admit DIR' first")
-    data = path.read_bytes()
+    return path
+
+
+def _checked(corpus_dir: Path, actual: str) -> str:
+    """`actual` when the checksum file names it, else `CatalogueError`."""
+    path, checksum_path = corpus_dir / CATALOGUE_NAME, corpus_dir / CHECKSUM_NAME
     try:
         expected = checksum_path.read_text(encoding="ascii").split()[0]
     except (OSError, UnicodeDecodeError, IndexError) as exc:
         raise CatalogueError(f"{checksum_path}: missing or unreadable catalogue checksum") from exc
-    actual = hashlib.sha256(data).hexdigest()
     if actual != expected:
         raise CatalogueError(
             f"{path}: sha256 {actual} does not match {checksum_path.name} ({expected}); the catalogue was edited"
         )
-    return data, actual
+    return actual
 
 
-def read_catalogue(corpus_dir: Path, *, data: tuple[bytes, str] | None = None) -> Catalogue:
+def read_catalogue(corpus_dir: Path) -> Catalogue:
     """The catalogue's rows, after checking its bytes against its checksum file and every
-    record. `data`: what `catalogue_data(corpus_dir)` gave a caller that has just read it."""
+    record."""
     path = corpus_dir / CATALOGUE_NAME
-    text, actual = data if data is not None else catalogue_data(corpus_dir)
+    text, actual = catalogue_data(corpus_dir)
     rows: list[CatalogueRow] = []
     for number, line in enumerate(json_lines(text.decode("utf-8")), start=1):
         try:

@@ -16,8 +16,8 @@ from workbench.corpus.admission import Admission, merge_admission
 from workbench.corpus.catalogue import (
     CATALOGUE_NAME,
     Catalogue,
-    catalogue_data,
     catalogue_line,
+    catalogue_sha256,
     line_key,
     read_catalogue,
     spliced_lines,
@@ -46,11 +46,10 @@ def read_held(workspace: Workspace, corpus_dir: Path) -> Catalogue:
     """The catalogue in `corpus_dir`, its bytes checked against its checksum file first. Bytes the
     table last exported are read from the table; any others (new commits, a `corpus admit`, a
     reseal) are read from the file with every record checked, and become the table."""
-    data = catalogue_data(corpus_dir)
-    held = held_rows(workspace, corpus_dir, data[1])
+    held = held_rows(workspace, corpus_dir, catalogue_sha256(corpus_dir))
     if held is not None:
         return held
-    catalogue = read_catalogue(corpus_dir, data=data)
+    catalogue = read_catalogue(corpus_dir)  # its bytes read, and checked, again
     hold_catalogue(workspace, catalogue, corpus_dir)
     return catalogue
 
@@ -58,13 +57,13 @@ def read_held(workspace: Workspace, corpus_dir: Path) -> Catalogue:
 def read_held_file(workspace: Path, corpus_dir: Path) -> Catalogue:
     """`read_held` for a workspace file that may not exist yet, writing nothing: the file's
     rows are held by `hold_catalogue` once the caller has opened the workspace."""
-    data = catalogue_data(corpus_dir)
+    sha256 = catalogue_sha256(corpus_dir)
     if workspace.is_file():
         with Workspace(workspace, create=False) as opened:
-            held = held_rows(opened, corpus_dir, data[1])
+            held = held_rows(opened, corpus_dir, sha256)
         if held is not None:
             return held
-    return read_catalogue(corpus_dir, data=data)
+    return read_catalogue(corpus_dir)
 
 
 def held_rows(workspace: Workspace, corpus_dir: Path, sha256: str) -> Catalogue | None:
@@ -73,7 +72,7 @@ def held_rows(workspace: Workspace, corpus_dir: Path, sha256: str) -> Catalogue 
     if exported(workspace) != (_folder(corpus_dir), sha256):
         return None
     rows = []
-    for key, line, path, *values in workspace.read(
+    for key, line, path, *values in workspace.rows(
         f"SELECT {', '.join(_COLUMNS)} FROM {TABLE} ORDER BY key"
     ):
         rows.append(

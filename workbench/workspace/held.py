@@ -274,6 +274,12 @@ class Workspace:
         writer, nor holds one up)."""
         return [tuple(row) for row in self._conn.execute(sql, params)]
 
+    def rows(self, sql: str, params: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+        """`read`, a row at a time: for a reader that keeps what it makes of each row, not the
+        rows themselves (the query runs as the rows are taken; take them all before writing)."""
+        for row in self._conn.execute(sql, params):
+            yield tuple(row)
+
     def tables(self) -> frozenset[str]:
         """The names of the tables the workspace file holds (derived tables are made by the
         step that first writes them, so a reader asks before it reads one)."""
