@@ -67,6 +67,7 @@ class SummaryIndex:
         self._counts_path = folder / f".counts-{os.getpid()}-{id(self)}"
         self._counts: list[tuple[str, str, str, str, int]] = []
         self._counted_keys: set[str] = set()
+        self._count_parts = 0  # parts written since the last fold
 
     def __enter__(self) -> SummaryIndex:
         return self
@@ -90,9 +91,9 @@ class SummaryIndex:
         if not self._counts:
             return
         self._counts_path.mkdir(parents=True, exist_ok=True)
-        number = sum(1 for _ in self._counts_path.iterdir())
         frame = pl.DataFrame(self._counts, schema=_COUNT_SCHEMA, orient="row")
-        frame.write_parquet(self._counts_path / f"{number:06d}.parquet")
+        frame.write_parquet(self._counts_path / f"{self._count_parts:06d}.parquet")
+        self._count_parts += 1
         self._counts.clear()
 
     def _readable(self) -> bool:
@@ -185,6 +186,7 @@ class SummaryIndex:
         self._spill_path.unlink(missing_ok=True)
         shutil.rmtree(self._counts_path, ignore_errors=True)
         self._counted_keys.clear()
+        self._count_parts = 0
 
     def _fold_counts(self, fresh: set[str], wanted: frozenset[str], *, readable: bool) -> None:
         """Add a counts file of the `fresh` keys, each key's as its first spill wrote them; an
@@ -224,8 +226,6 @@ class SummaryIndex:
             if keys is None
             else pl.LazyFrame({"key": sorted(keys)}, schema={"key": pl.String})
         )
-        if len(files) == 1:  # each key's rows are in this one file: nothing to choose between
-            return pl.scan_parquet(files[0]).join(held, on="key", how="semi")
         rows = pl.concat(
             [pl.scan_parquet(f).with_columns(file=pl.lit(n)) for n, f in enumerate(files)]
         )
