@@ -689,3 +689,35 @@ def test_a_spliced_line_replaces_the_line_of_its_path() -> None:
     made = [changed.get(n, row) for n, row in enumerate(rows)] + [extra]
     lines = sorted(catalogue_line(row) for row in [*changed.values(), extra])
     assert b"".join(spliced_lines(data, lines)) == catalogue_bytes(made) != data
+
+
+def test_the_catalogue_file_is_read_once_on_either_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`read_held` opens the catalogue file once whether the table holds its bytes or not (hashed
+    as it is parsed, or hashed alone), and never holds its bytes whole."""
+    from workbench.corpus.catalogue import CATALOGUE_NAME
+    from workbench.workspace.catalogue import read_held
+
+    corpus_dir, checks = _checked_catalogue_copy(tmp_path, monkeypatch)
+    opened: list[str] = []
+    open_path, read_bytes = Path.open, Path.read_bytes
+
+    def counted(path: Path, *args: Any, **kwargs: Any) -> Any:
+        if path.name == CATALOGUE_NAME:
+            opened.append(str(args[0] if args else kwargs.get("mode", "r")))
+        return open_path(path, *args, **kwargs)
+
+    def whole(path: Path) -> bytes:
+        assert path.name != CATALOGUE_NAME, f"{path} read whole"
+        return read_bytes(path)
+
+    with Workspace(tmp_path / "w.sqlite") as held, monkeypatch.context() as reading:
+        reading.setattr(Path, "open", counted)
+        reading.setattr(Path, "read_bytes", whole)
+        first = read_held(held, corpus_dir)  # not held: parsed, every record checked
+        assert opened == ["rb"] and len(checks) == len(first)
+        opened.clear()
+        checks.clear()
+        assert read_held(held, corpus_dir) == first  # held: hashed, no record checked
+        assert opened == ["rb"] and checks == []

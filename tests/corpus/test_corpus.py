@@ -427,6 +427,31 @@ def test_an_edited_catalogue_row_is_detected(tmp_path: Path) -> None:
         read_catalogue(corpus_dir)
 
 
+@pytest.mark.parametrize(
+    ("resealed", "message"),
+    [
+        (False, r"sha256 [0-9a-f]{64} does not match catalogue\.jsonl\.sha256 \([0-9a-f]{64}\); "),
+        (True, r"line 1: Expecting value: line 1 column 1 \(char 0\)$"),
+    ],
+    ids=["edited: refused as edited", "resealed: refused by its line"],
+)
+def test_a_broken_catalogue_line_is_refused_only_once_the_bytes_are_checked(
+    tmp_path: Path, resealed: bool, message: str
+) -> None:
+    """The catalogue is parsed as its bytes are hashed, but a broken line in bytes that do not
+    match the checksum file is refused as an edit, as when the bytes were checked first; resealed,
+    it is refused by its line."""
+    corpus_dir, _ = _small_catalogue(tmp_path)
+    path = corpus_dir / CATALOGUE_NAME
+    broken = b"\n" + path.read_bytes()
+    path.write_bytes(broken)
+    if resealed:
+        sha256 = hashlib.sha256(broken).hexdigest()
+        (corpus_dir / CHECKSUM_NAME).write_text(f"{sha256}  {CATALOGUE_NAME}\n")
+    with pytest.raises(CatalogueError, match=re.escape(str(path)) + ": " + message):
+        read_catalogue(corpus_dir)
+
+
 def test_a_catalogue_row_escaping_the_store_is_refused(tmp_path: Path) -> None:
     _, rows = _small_catalogue(tmp_path)
     evil = CatalogueRow.of("../../outside/x/y.xml", rows[0].provenance)

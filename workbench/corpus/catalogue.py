@@ -235,19 +235,23 @@ class Catalogue(tuple[CatalogueRow, ...]):
         return (tuple(self), self.sha256)
 
 
-def catalogue_data(corpus_dir: Path) -> tuple[bytes, str]:
-    """The catalogue's bytes and their SHA-256, after checking it against its checksum file
-    (`CatalogueError`, one line: no catalogue, no readable checksum, or bytes that differ)."""
-    path = _catalogue_file(corpus_dir)
-    data = path.read_bytes()
-    return data, _checked(corpus_dir, hashlib.sha256(data).hexdigest())
-
-
 def catalogue_sha256(corpus_dir: Path) -> str:
-    """The catalogue's SHA-256, checked as `catalogue_data` checks it, hashed as the file is
-    read (its bytes are not held: a reader whose rows a workspace holds needs only this)."""
+    """The catalogue's SHA-256, checked against its checksum file (`CatalogueError`, one line:
+    no catalogue, no readable checksum, or bytes that differ), hashed as the file is read (its
+    bytes are not held: a reader whose rows a workspace holds needs only this)."""
     with _catalogue_file(corpus_dir).open("rb") as handle:
         return _checked(corpus_dir, hashlib.file_digest(handle, "sha256").hexdigest())
+
+
+def expected_sha256(corpus_dir: Path) -> str:
+    """The SHA-256 the catalogue's checksum file names (`CatalogueError` when it cannot be read):
+    what a reader compares with what it holds before it reads the catalogue's bytes, once."""
+    _catalogue_file(corpus_dir)  # no catalogue is said first
+    checksum_path = corpus_dir / CHECKSUM_NAME
+    try:
+        return checksum_path.read_text(encoding="ascii").split()[0]
+    except (OSError, UnicodeDecodeError, IndexError) as exc:
+        raise CatalogueError(f"{checksum_path}: missing or unreadable catalogue checksum") from exc
 
 
 def _catalogue_file(corpus_dir: Path) -> Path:
@@ -259,40 +263,52 @@ def _catalogue_file(corpus_dir: Path) -> Path:
 
 def _checked(corpus_dir: Path, actual: str) -> str:
     """`actual` when the checksum file names it, else `CatalogueError`."""
-    path, checksum_path = corpus_dir / CATALOGUE_NAME, corpus_dir / CHECKSUM_NAME
-    try:
-        expected = checksum_path.read_text(encoding="ascii").split()[0]
-    except (OSError, UnicodeDecodeError, IndexError) as exc:
-        raise CatalogueError(f"{checksum_path}: missing or unreadable catalogue checksum") from exc
+    expected = expected_sha256(corpus_dir)
     if actual != expected:
+        path = corpus_dir / CATALOGUE_NAME
         raise CatalogueError(
-            f"{path}: sha256 {actual} does not match {checksum_path.name} ({expected}); the catalogue was edited"
+            f"{path}: sha256 {actual} does not match {CHECKSUM_NAME} ({expected}); the catalogue was edited"
         )
     return actual
 
 
 def read_catalogue(corpus_dir: Path) -> Catalogue:
-    """The catalogue's rows, after checking its bytes against its checksum file and every
-    record."""
-    path = corpus_dir / CATALOGUE_NAME
-    text, actual = catalogue_data(corpus_dir)
+    """The catalogue's rows, every record checked, read a line at a time as its bytes are
+    hashed (the file's bytes are never held whole). No row is returned, and no record's
+    problem is raised, before the bytes are found to match the checksum file: an edited
+    catalogue is refused as edited."""
+    path = _catalogue_file(corpus_dir)
+    digest = hashlib.sha256()
     rows: list[CatalogueRow] = []
-    for number, line in enumerate(json_lines(text.decode("utf-8")), start=1):
-        try:
-            item = strict_json(line, CatalogueError)
-            rel, record = item["path"], item["provenance"]
-            if problem := check_relative_path(rel, field="path"):
-                raise CatalogueError(problem)
-            if rel.count("/") != 2:
-                raise CatalogueError(f"path {rel!r} is not <jurisdiction>/<family>/<file>")
-            # A line longer than a sidecar may be has its record measured as the line holds it
-            # (canonical JSON, UTF-8: never longer than the sidecar admitted) and refused as
-            # admit refuses the sidecar.
-            if len(line) > MAX_PROVENANCE_BYTES:
-                parse_provenance(canonical_json(record).encode("utf-8"), source=rel)
-            else:
-                check_provenance_record(record, source=rel)
-        except (ValueError, KeyError, TypeError) as exc:
-            raise CatalogueError(f"{path}: line {number}: {exc}") from exc
-        rows.append(CatalogueRow.of(rel, record))
+    problem: tuple[int, Exception] | None = None  # the first broken line, said once checked
+    with path.open("rb") as handle:
+        for number, data in enumerate(handle, start=1):  # split at line feeds only
+            digest.update(data)
+            if problem is None:
+                try:
+                    rows.append(_row_of(data.removesuffix(b"\n").decode("utf-8")))
+                except (ValueError, KeyError, TypeError) as exc:
+                    problem = (number, exc)
+    actual = _checked(corpus_dir, digest.hexdigest())
+    if problem is not None:
+        number, cause = problem
+        raise CatalogueError(f"{path}: line {number}: {cause}") from cause
     return Catalogue(rows, actual)
+
+
+def _row_of(line: str) -> CatalogueRow:
+    """One catalogue line's row, its path and record checked (`ValueError` and the like)."""
+    item = strict_json(line, CatalogueError)
+    rel, record = item["path"], item["provenance"]
+    if problem := check_relative_path(rel, field="path"):
+        raise CatalogueError(problem)
+    if rel.count("/") != 2:
+        raise CatalogueError(f"path {rel!r} is not <jurisdiction>/<family>/<file>")
+    # A line longer than a sidecar may be has its record measured as the line holds it
+    # (canonical JSON, UTF-8: never longer than the sidecar admitted) and refused as
+    # admit refuses the sidecar.
+    if len(line) > MAX_PROVENANCE_BYTES:
+        parse_provenance(canonical_json(record).encode("utf-8"), source=rel)
+    else:
+        check_provenance_record(record, source=rel)
+    return CatalogueRow.of(rel, record)

@@ -18,6 +18,7 @@ from workbench.corpus.catalogue import (
     Catalogue,
     catalogue_line,
     catalogue_sha256,
+    expected_sha256,
     line_key,
     read_catalogue,
     spliced_lines,
@@ -43,13 +44,14 @@ _INSERT = (
 
 
 def read_held(workspace: Workspace, corpus_dir: Path) -> Catalogue:
-    """The catalogue in `corpus_dir`, its bytes checked against its checksum file first. Bytes the
-    table last exported are read from the table; any others (new commits, a `corpus admit`, a
-    reseal) are read from the file with every record checked, and become the table."""
-    held = held_rows(workspace, corpus_dir, catalogue_sha256(corpus_dir))
+    """The catalogue in `corpus_dir`, its bytes read once and checked against its checksum file.
+    Bytes the table last exported are read from the table (the file hashed, not parsed); any
+    others (new commits, a `corpus admit`, a reseal) are read from the file with every record
+    checked, and become the table."""
+    held = _held_export(workspace, corpus_dir)
     if held is not None:
         return held
-    catalogue = read_catalogue(corpus_dir)  # its bytes read, and checked, again
+    catalogue = read_catalogue(corpus_dir)
     hold_catalogue(workspace, catalogue, corpus_dir)
     return catalogue
 
@@ -57,13 +59,22 @@ def read_held(workspace: Workspace, corpus_dir: Path) -> Catalogue:
 def read_held_file(workspace: Path, corpus_dir: Path) -> Catalogue:
     """`read_held` for a workspace file that may not exist yet, writing nothing: the file's
     rows are held by `hold_catalogue` once the caller has opened the workspace."""
-    sha256 = catalogue_sha256(corpus_dir)
     if workspace.is_file():
         with Workspace(workspace, create=False) as opened:
-            held = held_rows(opened, corpus_dir, sha256)
+            held = _held_export(opened, corpus_dir)
         if held is not None:
             return held
     return read_catalogue(corpus_dir)
+
+
+def _held_export(workspace: Workspace, corpus_dir: Path) -> Catalogue | None:
+    """The table's rows when its last export into `corpus_dir` is the one the checksum file
+    names, the file's bytes hashed and checked as they are read (`CatalogueError`: edited);
+    None when the table holds another, the file not read (`read_catalogue` hashes it as it
+    parses it: one pass over the bytes either way)."""
+    if exported(workspace) != (_folder(corpus_dir), expected_sha256(corpus_dir)):
+        return None
+    return held_rows(workspace, corpus_dir, catalogue_sha256(corpus_dir))
 
 
 def held_rows(workspace: Workspace, corpus_dir: Path, sha256: str) -> Catalogue | None:
@@ -71,18 +82,19 @@ def held_rows(workspace: Workspace, corpus_dir: Path, sha256: str) -> Catalogue 
     `sha256`; None otherwise. Read as columns: no record is parsed."""
     if exported(workspace) != (_folder(corpus_dir), sha256):
         return None
-    rows = []
+    return Catalogue(_table_rows(workspace), sha256)
+
+
+def _table_rows(workspace: Workspace) -> Iterator[CatalogueRow]:
+    """The table's rows, in line order, read as columns: no record is parsed."""
     for key, line, path, *values in workspace.rows(
         f"SELECT {', '.join(_COLUMNS)} FROM {TABLE} ORDER BY key"
     ):
-        rows.append(
-            CatalogueRow(
-                path=path,
-                text=line[len(key) + 22 : -2],  # between `{"path":KEY,"provenance":` and `}\n`
-                fields=tuple(sys.intern(v) if isinstance(v, str) else v for v in values),
-            )
+        yield CatalogueRow(
+            path=path,
+            text=line[len(key) + 22 : -2],  # between `{"path":KEY,"provenance":` and `}\n`
+            fields=tuple(sys.intern(v) if isinstance(v, str) else v for v in values),
         )
-    return Catalogue(rows, sha256)
 
 
 def exported(workspace: Workspace) -> tuple[str, str] | None:
