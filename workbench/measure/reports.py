@@ -190,7 +190,7 @@ class Measurements:
     escalation: dict[str, Any]
     # Each family's row of the structure page's profile table (`profile_row`), made from one
     # read of its profile and passages rather than from two of the report's own sections.
-    profile_table: Section | dict[str, Any] = field(default_factory=dict)
+    profile_table: Section | dict[str, Any]
 
     def held(self) -> Measurements:
         """These reports with every `Section` read into a dict (`held_sections`)."""
