@@ -162,3 +162,22 @@ def test_a_build_reads_the_kept_passages_and_indexes_what_segmenting_gives(
         for version in growing.versions()
         for p in passages_for_search(version)
     )
+
+
+def test_an_update_reads_the_key_over_every_held_version_once(
+    growing: Workspace, catalogue: tuple[CatalogueRow, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key the meta records is the one the update compared: every held version is listed
+    and hashed once, not again when the meta is written."""
+    import workbench.search.index as index_mod
+
+    held = set(growing.version_ids())
+    assert not ingest(growing, [r for r in _rows(catalogue) if r.path not in held], STORE).refused
+    keys: list[str] = []
+    digest = index_mod._digest
+    monkeypatch.setattr(index_mod, "_digest", lambda *a: keys.append(digest(*a)) or keys[-1])
+    done = update_index(growing)
+    assert (done.built, done.added, len(keys)) == (False, len(FAMILIES), 1)
+    monkeypatch.undo()
+    assert index_status(growing).state == "fresh"
+    assert dict(_tables(growing.path)["search_index_meta"])["key"] == keys[0]

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pytest
 
 from workbench.measure.index import (
     BATCH_ROWS,
@@ -120,6 +121,34 @@ def test_a_summary_is_read_whole_or_by_the_parts_named(tmp_path: Path) -> None:
                 "versions": whole["versions"],
             }
         ]
+
+
+@pytest.mark.parametrize(
+    ("part", "value", "given"),
+    [
+        pytest.param("pairings", None, False, id="no-modified-pairing"),
+        pytest.param("examples", {}, False, id="no-example"),
+        pytest.param("pairings", COUNTED_PARTS["pairings"](), True, id="pairings-all-zero"),
+        pytest.param("examples", {"renumbered": [{"change_id": "c"}]}, True, id="one-example"),
+    ],
+)
+def test_a_part_asked_present_gives_only_the_families_it_holds_something_for(
+    tmp_path: Path, part: str, value: Any, given: bool
+) -> None:
+    """`present`: a family whose part is null or empty is left out before its JSON is parsed;
+    any other, even one whose counts are all 0, is given as `summaries` gives it."""
+    empty, held = _summary("us-dc", "a", "one"), _summary("us-dc", "b", "one")
+    empty[part], held[part] = EMPTY_PARTS_VALUES[part], value
+    with SummaryIndex(tmp_path) as index:
+        index.spill("a", empty)
+        index.spill("b", held)
+        index.fold(["a", "b"])
+        every = list(index.summaries((part,)))
+        assert list(index.summaries((part,), present=part)) == (every[1:] if given else [])
+        assert list(index.by_name((part,), present=part)) == (every[1:] if given else [])
+
+
+EMPTY_PARTS_VALUES = {"pairings": None, "examples": {}}  # what a family with none of them holds
 
 
 def test_each_fold_adds_the_counts_of_what_it_was_given_and_the_files_stay_few(

@@ -27,6 +27,7 @@ from workbench.measure.reports import (
     ESCALATION_NAME,
     STRUCTURE_NAME,
     Measurements,
+    Section,
     report_chunks,
 )
 from workbench.measure.summary import READING_FIELDS, TEXT_ORIGIN_FIELDS, reading_text
@@ -177,7 +178,11 @@ def digests_html(report: dict[str, Any], made_by: str | None = None) -> Iterator
     )
 
 
-def structure_html(report: dict[str, Any], made_by: str | None = None) -> Iterator[str]:
+def structure_html(
+    report: dict[str, Any], profile_table: Section | dict[str, Any], made_by: str | None = None
+) -> Iterator[str]:
+    """The structure page of `report`; its table of the profile that read each family is
+    `profile_table` (`Measurements.profile_table`), read as it is written."""
     causes = [
         {"jurisdiction": j, "cause": cause, "cause_rank": rank, "caps": block["cap_causes"][cause]}
         for j, block in report["jurisdictions"].items()
@@ -244,21 +249,6 @@ def structure_html(report: dict[str, Any], made_by: str | None = None) -> Iterat
         for scope, b in report["passages"]["jurisdictions"].items()
     ]
 
-    # profiles_used and passages.families name the same families in the same order.
-    profiles = (
-        [
-            family,
-            e["name"],
-            e["chosen"],
-            e["reading"],
-            e["origin"],
-            e["sha256"],
-            p["own_label"]["rate"],
-        ]
-        for (family, e), (_, p) in zip(
-            report["profiles_used"].items(), report["passages"]["families"].items(), strict=True
-        )
-    )
     origins = [
         [
             scope,
@@ -297,7 +287,7 @@ def structure_html(report: dict[str, Any], made_by: str | None = None) -> Iterat
         apparatus_fields=[f.replace("_", " ") for f in APPARATUS_FIELDS],
         apparatus=apparatus_rows(report["apparatus"]) if "apparatus" in report else None,
         parsed=parsed,
-        profiles=profiles,
+        profiles=([family, *row] for family, row in profile_table.items()),
         examples=examples,
         numbering=reading_text(report["numbering_read"]["overall"]),
         reading_fields=[name.replace("_", " ") for name in READING_FIELDS],
@@ -375,7 +365,7 @@ def write_reports(
         STRUCTURE_NAME: lambda: report_chunks(m.structure),
         ESCALATION_NAME: lambda: report_chunks(m.escalation),
         "corpus-digests.html": lambda: digests_html(m.digests, made_by),
-        "structure-measurement.html": lambda: structure_html(m.structure, made_by),
+        "structure-measurement.html": lambda: structure_html(m.structure, m.profile_table, made_by),
         "escalation-rates.html": lambda: escalation_html(m.escalation, made_by),
         "README.md": lambda: [headline_readme(m, made_by).decode("utf-8")],
     }

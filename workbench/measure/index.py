@@ -37,6 +37,8 @@ PARTS = (
     "texts",
     "examples",
 )
+# A part's JSON when it holds nothing: a family with no modified pairing, or no example.
+EMPTY_PARTS = ("null", "{}")
 _SCHEMA = {
     "key": pl.String,
     "jurisdiction": pl.String,
@@ -274,16 +276,20 @@ class SummaryIndex:
         *,
         jurisdiction: str | None = None,
         holding: tuple[str, str] | None = None,
+        present: str | None = None,
     ) -> Iterator[dict[str, Any]]:
         """Every summary of the index (of one jurisdiction when named), in (jurisdiction,
         family) order, read `BATCH_ROWS` at a time: its jurisdiction, family and `parts` (by
         default all `PARTS`), only those columns read and parsed. `holding` (TEXT, PART): only
-        those whose PART's JSON holds TEXT, found without parsing it."""
+        those whose PART's JSON holds TEXT; `present` (a part): only those whose part holds
+        something (its JSON neither `null` nor `{}`); each found without parsing it."""
         columns = list(PARTS if parts is None else parts)
         scan = pl.scan_parquet(self.path)
         if holding is not None:
             text, part = holding
             scan = scan.filter(pl.col(part).str.contains(text, literal=True))
+        if present is not None:
+            scan = scan.filter(~pl.col(present).is_in(EMPTY_PARTS))
         scan = scan.select("jurisdiction", "family", *columns)
         if jurisdiction is not None:
             scan = scan.filter(pl.col("jurisdiction") == jurisdiction)
@@ -293,13 +299,15 @@ class SummaryIndex:
                 summary.update(zip(columns, map(json.loads, texts), strict=True))
                 yield summary
 
-    def by_name(self, parts: Sequence[str] | None = None) -> Iterator[dict[str, Any]]:
+    def by_name(
+        self, parts: Sequence[str] | None = None, *, present: str | None = None
+    ) -> Iterator[dict[str, Any]]:
         """Every summary in the order of its name `jurisdiction/family`: the jurisdictions in
         the order of their name followed by `/`, each one's families in index order (a family's
-        name orders them as its own does, once the jurisdiction is fixed); `parts` as in
-        `summaries`."""
+        name orders them as its own does, once the jurisdiction is fixed); `parts` and
+        `present` as in `summaries`."""
         for jurisdiction in self._name_order():
-            yield from self.summaries(parts, jurisdiction=jurisdiction)
+            yield from self.summaries(parts, jurisdiction=jurisdiction, present=present)
 
     def _name_order(self) -> list[str]:
         """The jurisdictions in the order of their name followed by `/` (`by_name`)."""

@@ -188,6 +188,18 @@ class Measurements:
     digests: dict[str, Any]
     structure: dict[str, Any]
     escalation: dict[str, Any]
+    # Each family's row of the structure page's profile table (`profile_row`), made from one
+    # read of its profile and passages rather than from two of the report's own sections.
+    profile_table: Section | dict[str, Any]
+
+    def held(self) -> Measurements:
+        """These reports with every `Section` read into a dict (`held_sections`)."""
+        return Measurements(
+            digests=self.digests,
+            structure=held_sections(self.structure),
+            escalation=held_sections(self.escalation),
+            profile_table=dict(self.profile_table.items()),
+        )
 
 
 def _name(summary: Mapping[str, Any]) -> str:
@@ -212,8 +224,16 @@ class _Totals:
     examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
-# Family summaries in order: of each, its jurisdiction, family and the parts named (None: all).
-Summaries = Callable[[Sequence[str] | None], Iterable[Mapping[str, Any]]]
+class Summaries(Protocol):
+    """Family summaries in order: of each, its jurisdiction, family and the parts named (None:
+    all); with `present` (a part), only those whose part holds something may be given (a
+    family whose part is None or empty adds nothing where it is asked)."""
+
+    def __call__(
+        self, parts: Sequence[str] | None, *, present: str | None = None
+    ) -> Iterable[Mapping[str, Any]]: ...
+
+
 # The families' counts summed (`summary.summary_counts`): (jurisdiction, part, path, count).
 Summed = Iterable[tuple[str, str, str, int]]
 
@@ -295,14 +315,18 @@ def reduce_summaries(
     digest = digests["corpus_digest"]
     if summed is None:
         summed = summed_counts(summaries(None))
-    totals = _totals(summed, summaries(("examples",)))
-    named = by_name or (lambda parts: sorted(summaries(parts), key=_name))
+    totals = _totals(summed, summaries(("examples",), present="examples"))
+
+    def named(parts: Sequence[str], *, present: str | None = None) -> Iterable[Mapping[str, Any]]:
+        if by_name is not None:
+            return by_name(parts, present=present)
+        return sorted(summaries(parts, present=present), key=_name)
 
     def families(block: Callable[[Mapping[str, Any]], dict[str, Any]]) -> Section:
         return Section(
             lambda: (
                 (_name(s), block(s["pairings"]))
-                for s in named(("pairings",))
+                for s in named(("pairings",), present="pairings")
                 if s["pairings"] is not None
             )
         )
@@ -361,7 +385,12 @@ def reduce_summaries(
             },
         },
     }
-    return Measurements(digests=digests, structure=structure, escalation=escalation)
+    return Measurements(
+        digests=digests,
+        structure=structure,
+        escalation=escalation,
+        profile_table=every(profile_row, "profile", "passages"),
+    )
 
 
 def _text_origin_report(totals: _Totals) -> dict[str, Any]:
@@ -393,6 +422,14 @@ def _profile_used(summary: Mapping[str, Any]) -> dict[str, Any]:
     return {**record, "versions": summary["versions"]}
 
 
+def profile_row(summary: Mapping[str, Any]) -> list[Any]:
+    """A family's profile (name, how it was chosen, its reading, origin and SHA-256) and the
+    share of its passages carrying their own label, as `profiles_used` and `passages` give them."""
+    profile = summary["profile"]
+    own_label = rate_text(*summary["passages"]["own_label"])
+    return [*(profile[k] for k in ("name", "chosen", "reading", "origin", "sha256")), own_label]
+
+
 def _no_pairings() -> dict[str, Any]:
     return pairing_counts(())
 
@@ -420,12 +457,8 @@ def reduce_families(
     summaries = sorted(
         (family_summary(f) for f in families), key=lambda s: (s["jurisdiction"], s["family"])
     )
-    m = reduce_summaries(lambda _parts: summaries, rows, refusals, not_ingested)
-    return Measurements(
-        digests=m.digests,
-        structure=held_sections(m.structure),
-        escalation=held_sections(m.escalation),
-    )
+    m = reduce_summaries(lambda _parts, present=None: summaries, rows, refusals, not_ingested)
+    return m.held()
 
 
 def held_sections(report: Mapping[str, Any]) -> dict[str, Any]:

@@ -258,6 +258,7 @@ def measure_corpus(
             digests=measurements.digests,
             structure=held_sections(measurements.structure),
             escalation=held_sections(measurements.escalation),
+            profile_table=dict(measurements.profile_table.items()),
         )
     from workbench.measure.html import write_reports  # loaded only when reports are written
 

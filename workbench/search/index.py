@@ -272,7 +272,7 @@ def build_index(
         conn.execute("INSERT INTO search_trigram(search_trigram) VALUES ('rebuild')")
         conn.execute("INSERT INTO search_words(search_words) VALUES ('rebuild')")
         conn.execute("INSERT INTO search_word_docs SELECT term, doc FROM search_vocab")
-        return _write_meta(conn, profiles, held)
+        return _write_meta(conn, _wanted_meta(conn, profiles, held))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -295,12 +295,13 @@ def update_index(
     (`build_index`)."""
     with connect(workspace) as conn:
         conn.executescript(_SCHEMA)
-        status = read_status(conn, workspace, profiles)
         built = _meta(conn)
+        # The key over every held version is made once, here, and is the one the meta records.
+        wanted = _wanted_meta(conn, profiles, built=built)
+        status = _status(workspace, built, wanted)
         if status.state == "fresh":
             return IndexUpdate(built=False, added=0, dropped=0, status=status)
         held = _held(conn)
-        wanted = _wanted_meta(conn, profiles, held)
         if any(built.get(name) != wanted[name] for name in _RULE):
             status = build_index(workspace, profiles, progress=progress)
             return IndexUpdate(built=True, added=len(held), dropped=0, status=status)
@@ -366,7 +367,7 @@ def update_index(
                 "INSERT INTO search_word_docs SELECT term, doc FROM search_vocab WHERE term = ?",
                 (word,),
             )
-        status = _write_meta(conn, profiles, held)
+        status = _write_meta(conn, wanted)
     return IndexUpdate(built=False, added=len(new), dropped=len(gone), status=status)
 
 
@@ -435,13 +436,12 @@ def _meta(conn: sqlite3.Connection) -> dict[str, str]:
     return {r["key"]: r["value"] for r in conn.execute("SELECT key, value FROM search_index_meta")}
 
 
-def _write_meta(
-    conn: sqlite3.Connection, profiles: Sequence[Profile], held: dict[str, str]
-) -> IndexStatus:
+def _write_meta(conn: sqlite3.Connection, wanted: dict[str, str]) -> IndexStatus:
+    """Record `wanted` (`_wanted_meta`: the rule and key the index now holds) with its counts."""
     (texts,) = conn.execute("SELECT COUNT(*) FROM search_texts").fetchone()
     (passages,) = conn.execute("SELECT COUNT(*) FROM search_passages").fetchone()
     meta = {
-        **_wanted_meta(conn, profiles, held),
+        **wanted,
         "texts": str(texts),
         "passages": str(passages),
     }
@@ -460,13 +460,18 @@ def read_status(
     conn: sqlite3.Connection, workspace: Workspace, profiles: Sequence[Profile] = ()
 ) -> IndexStatus:
     """`index_status` on an open connection."""
-    held = _meta(conn)
+    built = _meta(conn)
+    return _status(workspace, built, _wanted_meta(conn, profiles, built=built) if built else {})
+
+
+def _status(workspace: Workspace, held: dict[str, str], wanted: dict[str, str]) -> IndexStatus:
+    """Fresh, missing or stale: the index's record `held` against `wanted` (`_wanted_meta`)."""
     if not held:
         return IndexStatus(
             state="missing",
             reason=f"no search index in {workspace.path}; build it with 'workbench search --reindex'",
         )
-    for name, now in _wanted_meta(conn, profiles, built=held).items():
+    for name, now in wanted.items():
         if held.get(name) != now:
             return IndexStatus(
                 state="stale",
