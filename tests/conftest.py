@@ -392,22 +392,28 @@ def reviewed_workspace_file(
     catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
 ) -> Path:
     """The default workspace's versions with the review queue brought up to date
-    (`changes.stored.refresh_review_queue`, the registry `review list` reads), made once per run
-    from `small_workspace_file` and kept between runs beside it under the same key: every
-    `review` command on the default workspace, or on a copy of it, reads the queue back instead
-    of each worker diffing every family's pairs again."""
+    (`changes.stored.refresh_review_queue`, the registry `review list` reads) and every
+    version's parts kept (`workspace.parts.held_parts`: the queue's refresh keeps those of the
+    versions it pairs, this the rest), made once per run from `small_workspace_file` and kept
+    between runs beside it under the same key: every `review` command on the default workspace,
+    or on a copy of it, reads the queue back, and a test asking for a version's tables or notes
+    reads them back, instead of each worker diffing every family's pairs or reading a document's
+    parts again."""
     small = small_workspace_file(catalogue, tmp_path_factory)
 
     def build(path: Path) -> None:
         from workbench.changes.stored import refresh_review_queue
+        from workbench.workspace.parts import held_parts
 
-        kept = KEPT_WORKSPACES / f"reviewed-{small_workspace_key(catalogue)}.sqlite"
+        kept = KEPT_WORKSPACES / f"default-{small_workspace_key(catalogue)}.sqlite"
         if kept.exists():
             _copy(kept, path)
             return
         _copy(small, path)
         with Workspace(path) as held:
             refresh_review_queue(held, held.profile_registry())
+            for version in held.versions():
+                held_parts(held, version)
         _keep(path, kept)
 
     return built_once(tmp_path_factory, "reviewed-workspace.sqlite", build)
@@ -417,8 +423,8 @@ def reviewed_workspace_file(
 def workspace(
     catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Workspace]:
-    """The default workspace: every version of `SMALL_FAMILIES`, its review queue up to date
-    (`reviewed_workspace_file`)."""
+    """The default workspace: every version of `SMALL_FAMILIES`, its review queue up to date and
+    its parts kept (`reviewed_workspace_file`)."""
     path = tmp_path_factory.mktemp("workspace") / "workspace.sqlite"
     _copy(reviewed_workspace_file(catalogue, tmp_path_factory), path)
     with Workspace(path) as held:

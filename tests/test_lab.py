@@ -9,9 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from tests.conftest import ROOT
 from workbench.errors import LabError
@@ -104,6 +102,10 @@ def test_the_readme_flow_in_a_fresh_clone_runs_a_copy_and_leaves_it_clean(tmp_pa
     """`workbench lab` as the README runs it, in a fresh clone of this repository (the fetched
     corpus linked in, as `make` would fetch it): the copies go to the clone's ignored
     .workbench/notebooks/, a copy runs in a kernel, and `git status` of the clone stays clean."""
+    # imported here, not at collection: nbformat's schema validator takes each worker a second
+    import nbformat
+    from nbclient import NotebookClient
+
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
     (clone / "corpus" / "real").symlink_to(ROOT / "corpus" / "real")

@@ -335,8 +335,10 @@ def _row_for(mirror: Path, rel: str, data: bytes, order: int) -> CatalogueRow:
 
 
 def _few(catalogue: tuple[CatalogueRow, ...]) -> list[CatalogueRow]:
-    """One D.C. XML file, one Canadian XML file, one IETF text and one NERC PDF."""
-    wanted = ("us-dc/", "ca-federal/ca-cpra/", "ietf/draft-baker-soap", "us-nerc/nerc-cip-002/")
+    """One D.C. XML file, one Canadian XML file, one IETF text and one NERC PDF: a five-page one
+    (CIP-012-1), since a test here extracts it up to three times and what it asserts of a PDF
+    holds of any (the 37 pages of CIP-002-5.1a cost those tests four seconds)."""
+    wanted = ("us-dc/", "ca-federal/ca-cpra/", "ietf/draft-baker-soap", "us-nerc/nerc-cip-012/")
     return [next(r for r in catalogue if r.path.startswith(prefix)) for prefix in wanted]
 
 

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scipy.stats import binom, binomtest  # type: ignore[import-untyped]
 
 from tests.conftest import STORE, FreshWorkspace
 from workbench.changes.audit import (
@@ -75,6 +74,9 @@ def _cases() -> list[Any]:
 def test_the_bound_is_scipys_exact_one_sided_interval(
     errors: int, answers: int, confidence: float
 ) -> None:
+    # imported here, not at collection: scipy.stats takes each worker most of a second
+    from scipy.stats import binom, binomtest  # type: ignore[import-untyped]
+
     bound = upper_bound(errors, answers, confidence)
     scipy_bound = (
         binomtest(errors, answers, alternative="less")

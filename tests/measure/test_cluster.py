@@ -21,12 +21,10 @@ from collections.abc import Iterator, Mapping
 from contextlib import closing, contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import dask
 import psutil
 import pytest
-from distributed import Client
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -35,10 +33,14 @@ from workbench.cli import main
 from workbench.corpus import admit
 from workbench.errors import ClusterError
 from workbench.measure.cluster import batches, dask_client, map_tasks
-from workbench.measure.local_cluster import SchedulerProcess
 from workbench.measure.tasks import FamilyTask, TaskResult, family_tasks, held_text_hashes
 from workbench.models import CatalogueRow
 from workbench.workspace import Workspace
+
+# Dask's `distributed` (which workbench.measure.local_cluster imports) is imported in the tests that
+# start a cluster: imported at collection it costs every worker a third of a second.
+if TYPE_CHECKING:
+    from workbench.measure.local_cluster import SchedulerProcess
 
 DASK = Path(sys.executable).with_name("dask")
 SUBSET = (
@@ -62,6 +64,8 @@ def dask_processes(
     worker` process by the worker's address. Without `nanny` (the default), killing a process
     kills its worker; with it, the workers start as docs/scale-out.md shows, each under its nanny.
     (benchmarks/bench_code.py starts its cluster with this too.)"""
+    from distributed import Client
+
     folder.mkdir(parents=True, exist_ok=True)
     scheduler_file = folder / "scheduler.json"
     log = (folder / "dask.log").open("ab")
@@ -263,6 +267,8 @@ def test_results_are_handed_on_inside_one_batch_per_batch_of_tasks(
         groups[-1].append(f"{result.jurisdiction}/{result.family}")
 
     if engine == "started":
+        from distributed import Client
+
         cluster = request.getfixturevalue("cluster")  # a started cluster: slow (rule 2)
         with Client(cluster, set_as_default=False) as client:  # type: ignore[no-untyped-call]
             map_tasks(tasks, on_result, client=client, batch=batch)
@@ -276,6 +282,7 @@ def test_results_are_handed_on_inside_one_batch_per_batch_of_tasks(
 @pytest.mark.slow
 def test_local_workers_run_without_the_statistical_profiler() -> None:
     """Its per-second call trees would otherwise grow a worker's memory with the corpus."""
+    import dask
 
     def profiler(dask_worker: Any) -> tuple[object, bool]:
         enabled = dask.config.get("distributed.worker.profile.enabled")
@@ -291,6 +298,8 @@ def test_local_workers_run_without_the_statistical_profiler() -> None:
 def test_the_client_keeps_no_log_of_the_tasks_it_sent(engine: str, cluster: str) -> None:
     """Dask's client keeps its last thousand messages for its developers, each batch of tasks
     pickled among them: memory that grew with the corpus. On either engine it keeps none."""
+    import dask
+
     options: dict[str, Any] = {"workers": 1} if engine == "local" else {"scheduler": cluster}
     with dask_client(**options) as client:
         assert client.submit(sum, [1, 2], pure=False).result() == 3
@@ -314,6 +323,8 @@ def test_the_local_scheduler_runs_in_a_process_of_its_own() -> None:
 def test_a_local_scheduler_that_does_not_start_is_one_line(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    from workbench.measure.local_cluster import SchedulerProcess
+
     def failing(self: SchedulerProcess) -> list[str]:
         return [sys.executable, "-c", "import sys; print('no port for you'); sys.exit(3)"]
 

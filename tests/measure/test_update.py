@@ -49,16 +49,12 @@ def _tree(folder: Path) -> dict[str, bytes]:
     }
 
 
-@pytest.fixture(scope="module")
-def released(
-    catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
-) -> tuple[Path, UpdateRun, UpdateRun, list[str]]:
-    """Every us-dc family as a mirror less the newest release of the `LATE` sections, updated;
-    then those releases linked in and the mirror updated again."""
-    folder = tmp_path_factory.mktemp("update")
-    families = sorted(
-        {f"{r.jurisdiction}/{r.family}" for r in catalogue if r.jurisdiction == "us-dc"}
-    )
+Released = tuple[Path, UpdateRun, UpdateRun, list[str]]
+
+
+def _release(folder: Path, families: list[str]) -> Released:
+    """A mirror of `families` less the newest release of the `LATE` sections, updated; then
+    those releases linked in and the mirror updated again."""
     mirror = link_families(folder / "mirror", families)
     late = [_newest(mirror / family) for family in LATE]
     for document in late:
@@ -73,9 +69,30 @@ def released(
     return mirror, first, second, [os.fsdecode(d.relative_to(mirror)) for d in late]
 
 
+@pytest.fixture(scope="module")
+def released(
+    catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
+) -> Released:
+    """Every us-dc family, laws and Code sections, released as `_release` releases them: a whole
+    jurisdiction updated twice, for the tests marked slow (docs/development.md, rule 3)."""
+    families = sorted(
+        {f"{r.jurisdiction}/{r.family}" for r in catalogue if r.jurisdiction == "us-dc"}
+    )
+    return _release(tmp_path_factory.mktemp("update"), families)
+
+
+@pytest.fixture(scope="module")
+def released_sections(
+    catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
+) -> Released:
+    """The `LATE` sections and one section no release touches, released as `_release` releases
+    them: the second update replaces two families' summaries and reuses the third's."""
+    return _release(tmp_path_factory.mktemp("update-sections"), [*LATE, "us-dc/dc-code-34-131"])
+
+
 @pytest.mark.slow
 def test_an_update_after_a_release_equals_the_separate_commands_run_cold(
-    released: tuple[Path, UpdateRun, UpdateRun, list[str]], tmp_path: Path
+    released: Released, tmp_path: Path
 ) -> None:
     """After the release, the update extracts only its versions, measures only its families,
     adds only them to the index and reads again only its sections; and what it wrote is what
@@ -141,7 +158,7 @@ def test_an_unknown_jurisdiction_is_refused_before_anything_is_written(
 
 @pytest.mark.slow
 def test_the_update_command_prints_each_step(
-    released: tuple[Path, UpdateRun, UpdateRun, list[str]],
+    released: Released,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -172,13 +189,14 @@ def test_the_update_command_prints_each_step(
 
 
 def test_the_counts_the_index_sums_are_those_its_summaries_add_up_to(
-    released: tuple[Path, UpdateRun, UpdateRun, list[str]],
+    released_sections: Released,
 ) -> None:
     """The reduce adds up the counts the summary index keeps as rows (`SummaryIndex.summed`),
     never parsing a summary for them: after the update replaced the release's families, each
     jurisdiction's sum of each part is what `add_counts` gives over its summaries parsed whole
     (a family's pairings where it has some, its cautions where it has a non-equal change)."""
-    _, _, second, _ = released
+    _, _, second, _ = released_sections
+    assert second.measured.reused == ("us-dc/dc-code-34-131",)  # one summary kept, two replaced
     with SummaryIndex(second.plan.workspace.parent / CACHE_DIR_NAME) as index:
         summed: dict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
         for jurisdiction, part, path, count in index.summed():
