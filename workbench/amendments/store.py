@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from workbench.amendments.enactment import Check, check_instruction
+from workbench.amendments.enactment import Check, check_instruction, checked_with_later
 from workbench.amendments.instructions import Instruction
 from workbench.amendments.lawbook import LawBook, LawReport
 from workbench.amendments.laws import NOTES_TABLE, HeldCode, HeldFact, LawFacts
@@ -262,6 +262,10 @@ class StoredReconciliation:
             now = self._reads(ins, check, book.code, effective)
             if now == read:
                 self.reused["instructions"] += 1
+            elif (later := _later(read, now)) is not None and (
+                extended := checked_with_later(ins, check, book.code, later)
+            ):
+                check = extended
             else:
                 check = check_instruction(ins, book.code, effective)
                 now = self._reads(ins, check, book.code, effective)
@@ -449,6 +453,20 @@ def release_key(
         ],
         code_digest(),
     )
+
+
+def _later(read: Sequence[Any], now: Sequence[Any]) -> list[str] | None:
+    """The version ids of the releases a check's reads gained after every release it read
+    (its family's dated releases, stated by `_reads`, grew only at their end), or None where its
+    reads moved otherwise (its target, its family, or a release it read)."""
+    if len(read) != 3 or len(now) != 3 or read[:2] != now[:2]:
+        return None
+    was, held = read[2], now[2]
+    if not isinstance(was, list) or not isinstance(held, list) or len(held) <= len(was):
+        return None
+    if held[: len(was)] != was:
+        return None
+    return [str(release[1]) for release in held[len(was) :]]
 
 
 def _sha256(text: str) -> str:
