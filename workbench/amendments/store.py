@@ -259,7 +259,10 @@ class StoredReconciliation:
             return report
         checks, reads = [], []
         for ins, check, read in zip(stored.reading.instructions, stored.checks, was, strict=True):
-            now = self._reads(ins, check, book.code, effective)
+            # A whole section found among the families first released after the law reads none
+            # of the others: where no family's first release is new, what it read stands.
+            firsts_held = moved is not None and not moved.refirsted and read[:1] == [FIRSTS]
+            now = read if firsts_held else self._reads(ins, check, book.code, effective)
             if now == read:
                 self.reused["instructions"] += 1
             elif (later := _later(read, now)) is not None and (
