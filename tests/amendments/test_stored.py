@@ -21,7 +21,7 @@ import pytest
 from tests.conftest import ROOT, STORE, FreshWorkspace
 from workbench.amendments import laws, store, stored_rows
 from workbench.amendments import whole_code as ledger
-from workbench.amendments.lawbook import LawBook
+from workbench.amendments.lawbook import HeldVersions, LawBook
 from workbench.amendments.store import StoredReconciliation
 from workbench.amendments.style import style_for
 from workbench.amendments.whole_code import reconcile_code
@@ -99,6 +99,8 @@ def test_one_more_release_reads_again_only_what_it_touched(
         stated: list[str] = []
         remade: list[str] = []
         extended: list[str] = []
+        loaded_laws: list[str] = []
+        _spy(monkeypatch, HeldVersions, "__getitem__", loaded_laws, lambda a: [a[1]])
         _spy(monkeypatch, ledger, "reconcile", attributed, lambda a: a[0])
         _spy(monkeypatch, ledger, "section_key", keyed, lambda a: [a[1]])
         _spy(monkeypatch, laws, "notes_start", read_from_bytes, lambda a: [a[0].version_id])
@@ -139,6 +141,8 @@ def test_one_more_release_reads_again_only_what_it_touched(
         assert extended and set(extended).isdisjoint(remade)
         outcomes = {i.instruction_id: c for i, c in step.instructions()}
         assert {outcomes[i].family for i in extended} <= touched
+        # No law changed: every law's report is its stored row, no law's version loaded.
+        assert loaded_laws == []
         assert all(outcomes[i].outcome != "applied" for i in extended)
         # Of the sections it touched, each release pair whose own key held was taken from the
         # store: the pairs attributed again are the new ones and those whose checks changed.
@@ -161,7 +165,7 @@ def test_a_damaged_record_is_read_again_not_trusted(
     # text its head's SHA-256 names (an empty list parses, and would silently drop its changes
     # if trusted).
     family, other = sorted(f for f, t in first.tallies.items() if t.changes)[:2]
-    law = first.laws[0].law.version.version_id
+    law = first.laws[0].law.version_id
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE reconcile_sections SET changes = 'many' WHERE family = ?", (family,))
         conn.execute("UPDATE reconcile_sections SET attributions = '[]' WHERE family = ?", (other,))
@@ -202,7 +206,7 @@ def test_tables_of_an_earlier_layout_are_replaced_not_read(
         conn.execute("CREATE TABLE reconcile_laws (law TEXT PRIMARY KEY, record TEXT NOT NULL)")
         conn.executemany(
             "INSERT INTO reconcile_laws VALUES (?, '{}')",
-            [(r.law.version.version_id,) for r in first.laws],
+            [(r.law.version_id,) for r in first.laws],
         )
     with Workspace(path) as held:
         again = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)

@@ -41,9 +41,13 @@ class LawFacts:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HeldLaw:
-    """A held law: its version, effective date, D.C. Act number and the publisher's spans."""
+    """A held law: its version's id and hashes (its text is the held version's, loaded where it
+    is read: `lawbook.LawBook.versions`), effective date, D.C. Act number and the publisher's
+    spans."""
 
-    version: Version
+    version_id: str
+    artefact_sha256: str
+    text_sha256: str
     effective: str  # ISO date, as the law's metadata states it
     act: str | None  # the law's own Act number ("24-742"), None where it prints none
     markup: tuple[tuple[int, int], ...]  # spans of the text the publisher's markup gave
@@ -169,7 +173,9 @@ def held_law(
         raise AmendmentError(str(error)) from error
     facts = _facts(root, version.version_id, style)
     return HeldLaw(
-        version=version,
+        version_id=version.version_id,
+        artefact_sha256=version.artefact_sha256,
+        text_sha256=version.text_sha256,
         effective=facts.effective,
         act=facts.act,
         markup=tuple((s.char_start, s.char_end) for s in spans),

@@ -229,19 +229,19 @@ class StoredReconciliation:
         whose reads are unchanged and each other instruction checked again; else made now.
         Where `moved` (what the versions held since the last stored run changed) touches none
         of its checks' reads, its checks are taken as stored, their reads not stated again."""
-        version = book.versions[law]
+        artefact_sha256, text_sha256 = book.hashes[law]
         effective = book.facts[law].effective
         row = self.laws.get(law)
         stored, untouched = None, False
         if (
             row is not None
             and row.rules == self.rules
-            and row.artefact_sha256 == version.artefact_sha256
-            and row.text_sha256 == version.text_sha256
+            and row.artefact_sha256 == artefact_sha256
+            and row.text_sha256 == text_sha256
             and row.effective == effective
         ):
             try:
-                stored = law_report(row, book, law)
+                stored = law_report(row, law)
                 untouched = moved is not None and not moved.touches(row)
                 was = [] if untouched else [list(r) for r in json.loads(row.reads)]
             except (KeyError, TypeError, ValueError):
