@@ -184,7 +184,7 @@ def test_every_instruction_is_an_exact_citation_into_its_law(
     report: AmendmentReport, workspace: Workspace
 ) -> None:
     for law in report.laws:
-        text = workspace.version(law.law.version.version_id).text
+        text = workspace.version(law.law.version_id).text
         for ins in law.reading.instructions:
             assert text[ins.char_start : ins.char_end] == ins.sentence
             assert verify_citation(ins.citation(), text).outcome == "verified", ins

@@ -59,7 +59,7 @@ def test_every_section_a_law_amends_is_one_its_text_names(
             if check.family and check.before and check.after:
                 section = book.code.section_of(check.family)
                 assert section is not None
-                assert book.names(law.law.version.version_id, section), check
+                assert book.names(law.law.version_id, section), check
                 checked += 1
     assert checked > 0
 
@@ -82,7 +82,7 @@ def test_one_law_reads_only_itself_and_reports_as_the_full_reading_does(
     workspace: Workspace, catalogue: tuple[CatalogueRow, ...], full: AmendmentReport
 ) -> None:
     for law in full.laws:
-        version_id = law.law.version.version_id
+        version_id = law.law.version_id
         alone = law_amendments(workspace, version_id, catalogue, STORE)
         assert _as_json(law_json(alone, version_id)) == _as_json(law_json(full, version_id))
         gaps = {
@@ -91,7 +91,7 @@ def test_one_law_reads_only_itself_and_reports_as_the_full_reading_does(
             if c.family and c.before and c.after
         }
         others = {
-            other.law.version.version_id
+            other.law.version_id
             for other in full.laws
             for c in other.checks
             if c.family
@@ -99,9 +99,9 @@ def test_one_law_reads_only_itself_and_reports_as_the_full_reading_does(
             and c.after
             and (c.family, c.before.version_id, c.after.version_id) in gaps
         }
-        assert {r.law.version.version_id for r in alone.laws} == others | {version_id}
+        assert {r.law.version_id for r in alone.laws} == others | {version_id}
     only = law_amendments(workspace, LAW_24_314, catalogue, STORE)
-    assert [r.law.version.version_id for r in only.laws] == [LAW_24_314]
+    assert [r.law.version_id for r in only.laws] == [LAW_24_314]
 
 
 def test_a_sections_reconciliation_reads_only_the_laws_naming_it(
@@ -116,10 +116,10 @@ def test_a_sections_reconciliation_reads_only_the_laws_naming_it(
         }
         named = book.code.section_of(family)
         assert named is not None
-        read = {r.law.version.version_id for r in section.laws}
+        read = {r.law.version_id for r in section.laws}
         assert all(book.names(law, named) for law in read), family
         amending = {
-            r.law.version.version_id
+            r.law.version_id
             for r in full.laws
             if any(c.family == family and c.before and c.after for c in r.checks)
         }
@@ -243,4 +243,4 @@ def test_a_whole_section_added_is_looked_for_only_among_sections_first_released_
             if (facts := book.code.dated_facts(family)) and facts[0][0] >= law.law.effective
         }
         assert set(book.code.first_released_since(law.law.effective)) == since
-        assert set(loaded) <= since, law.law.version.version_id
+        assert set(loaded) <= since, law.law.version_id

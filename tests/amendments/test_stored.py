@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ import pytest
 from tests.conftest import ROOT, STORE, FreshWorkspace
 from workbench.amendments import laws, store, stored_rows
 from workbench.amendments import whole_code as ledger
-from workbench.amendments.lawbook import LawBook
+from workbench.amendments.lawbook import HeldVersions, LawBook
 from workbench.amendments.store import StoredReconciliation
 from workbench.amendments.style import style_for
 from workbench.amendments.whole_code import reconcile_code
@@ -45,6 +45,27 @@ def _split(
     return [r for r in rows if r not in held_out], held_out, {r.family for r in held_out}
 
 
+def _spy(
+    monkeypatch: pytest.MonkeyPatch,
+    owner: Any,
+    name: str,
+    seen: list[Any],
+    what: Callable[[tuple[Any, ...]], Iterable[Any]],
+    made: Callable[[Any], bool] = lambda _: True,
+) -> None:
+    """Replace `owner.name` by itself recording into `seen` what `what` says of each call's
+    arguments, for the calls whose result `made` accepts."""
+    real = getattr(owner, name)
+
+    def spied(*args: Any, **kw: Any) -> Any:
+        found = real(*args, **kw)
+        if made(found):
+            seen.extend(what(args))
+        return found
+
+    monkeypatch.setattr(owner, name, spied)
+
+
 def _dated(row: CatalogueRow) -> bool:
     return bool(row.provenance.get("filing_date"))
 
@@ -55,7 +76,6 @@ def test_one_more_release_reads_again_only_what_it_touched(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real_reconcile = ledger.reconcile
     before, release, touched = _split(catalogue)
     assert release and touched
     with fresh_workspace(before, tmp_path / "w.sqlite") as held:
@@ -74,36 +94,26 @@ def test_one_more_release_reads_again_only_what_it_touched(
         ingested = ingest(held, release, STORE)
         assert not ingested.refused
         attributed: list[tuple[str, str, str]] = []
-
-        def counted(pairs: Mapping[tuple[str, str, str], object], *args: Any, **kw: Any) -> Any:
-            attributed.extend(pairs)
-            return real_reconcile(pairs, *args, **kw)  # type: ignore[arg-type]
-
         keyed: list[str] = []
-        real_key = ledger.section_key
-
-        def key_counted(run: str, family: str, *args: Any) -> str:
-            keyed.append(family)
-            return real_key(run, family, *args)
-
         read_from_bytes: list[str] = []
-        real_notes = laws.notes_start
-
-        def notes_counted(version: Any, *args: Any) -> int:
-            read_from_bytes.append(version.version_id)
-            return real_notes(version, *args)
-
         stated: list[str] = []
-        real_reads = StoredReconciliation._reads
-
-        def reads_counted(kept: Any, ins: Any, *args: Any) -> Any:
-            stated.append(ins.law)
-            return real_reads(kept, ins, *args)
-
-        monkeypatch.setattr(StoredReconciliation, "_reads", reads_counted)
-        monkeypatch.setattr(ledger, "reconcile", counted)
-        monkeypatch.setattr(ledger, "section_key", key_counted)
-        monkeypatch.setattr(laws, "notes_start", notes_counted)
+        remade: list[str] = []
+        extended: list[str] = []
+        loaded_laws: list[str] = []
+        _spy(monkeypatch, HeldVersions, "__getitem__", loaded_laws, lambda a: [a[1]])
+        _spy(monkeypatch, ledger, "reconcile", attributed, lambda a: a[0])
+        _spy(monkeypatch, ledger, "section_key", keyed, lambda a: [a[1]])
+        _spy(monkeypatch, laws, "notes_start", read_from_bytes, lambda a: [a[0].version_id])
+        _spy(monkeypatch, StoredReconciliation, "_reads", stated, lambda a: [a[1].law])
+        _spy(monkeypatch, store, "check_instruction", remade, lambda a: [a[0].instruction_id])
+        _spy(
+            monkeypatch,
+            store,
+            "checked_with_later",
+            extended,
+            lambda a: [a[0].instruction_id],
+            made=lambda found: found is not None,
+        )
         step = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
         monkeypatch.undo()
         # Under the watermark, only the sections the release touched and those some instruction
@@ -125,8 +135,15 @@ def test_one_more_release_reads_again_only_what_it_touched(
         assert step.pairs > cold.pairs
         # Every section the release did not touch is taken from the store, none it touched.
         assert step.reused["sections"] == len(fresh.sections) - len(touched & fresh.sections.keys())
-        # Some checks read what the release changed, and only those are made again.
+        # Some checks read what the release changed, and only those are made again. A check not
+        # applied in its pair whose family only gained later releases judges only those.
         assert 0 < step.reused["instructions"] < len(list(fresh.instructions()))
+        assert extended and set(extended).isdisjoint(remade)
+        outcomes = {i.instruction_id: c for i, c in step.instructions()}
+        assert {outcomes[i].family for i in extended} <= touched
+        # No law changed: every law's report is its stored row, no law's version loaded.
+        assert loaded_laws == []
+        assert all(outcomes[i].outcome != "applied" for i in extended)
         # Of the sections it touched, each release pair whose own key held was taken from the
         # store: the pairs attributed again are the new ones and those whose checks changed.
         dated = Counter(r.family for r in before + release if r.family in touched and _dated(r))
@@ -148,7 +165,7 @@ def test_a_damaged_record_is_read_again_not_trusted(
     # text its head's SHA-256 names (an empty list parses, and would silently drop its changes
     # if trusted).
     family, other = sorted(f for f, t in first.tallies.items() if t.changes)[:2]
-    law = first.laws[0].law.version.version_id
+    law = first.laws[0].law.version_id
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE reconcile_sections SET changes = 'many' WHERE family = ?", (family,))
         conn.execute("UPDATE reconcile_sections SET attributions = '[]' WHERE family = ?", (other,))
@@ -189,7 +206,7 @@ def test_tables_of_an_earlier_layout_are_replaced_not_read(
         conn.execute("CREATE TABLE reconcile_laws (law TEXT PRIMARY KEY, record TEXT NOT NULL)")
         conn.executemany(
             "INSERT INTO reconcile_laws VALUES (?, '{}')",
-            [(r.law.version.version_id,) for r in first.laws],
+            [(r.law.version_id,) for r in first.laws],
         )
     with Workspace(path) as held:
         again = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
@@ -311,3 +328,33 @@ def test_a_law_is_touched_only_where_what_its_checks_read_moved(
         families=frozenset(families), numbers=frozenset(numbers), refirsted=refirsted, held=_HELD
     )
     assert moved.touches(law) is touched
+
+
+_R1, _R2, _R3 = (["2024-01-01", "v1"], ["2024-02-01", "v2"], ["2024-03-01", "v3"])
+
+
+@pytest.mark.parametrize(
+    ("read", "now", "later"),
+    [
+        (["1-101", "f", [_R1, _R2]], ["1-101", "f", [_R1, _R2, _R3]], ["v3"]),
+        (["1-101", "f", [_R1]], ["1-101", "f", [_R1, _R2, _R3]], ["v2", "v3"]),
+        (["1-101", "f", [_R1, _R3]], ["1-101", "f", [_R1, _R2, _R3]], None),
+        (["1-101", "f", [_R1, _R2]], ["1-101", "f", [_R1, _R2]], None),
+        (["1-101", "f", [_R1, _R2]], ["1-101", "g", [_R1, _R2, _R3]], None),
+        (["1-101", None], ["1-101", "f", [_R1]], None),
+        ([], [], None),
+    ],
+    ids=[
+        "one-release-after-every-one-read",
+        "two-releases-after",
+        "a-release-between-those-read",
+        "nothing-gained",
+        "another-family",
+        "a-number-now-held",
+        "no-code-target",
+    ],
+)
+def test_a_check_judges_again_only_the_releases_after_those_it_read(
+    read: list[Any], now: list[Any], later: list[str] | None
+) -> None:
+    assert store._later(read, now) == later

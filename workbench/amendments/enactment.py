@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from workbench.amendments.instructions import Instruction
@@ -515,3 +515,20 @@ def check_instruction(ins: Instruction, code: HeldCode, effective: str) -> Check
         if outcome == "applied"
         else reads_as_instructed(ins, code.releases(family), before, code),
     )
+
+
+def checked_with_later(
+    ins: Instruction, check: Check, code: HeldCode, later: Sequence[str]
+) -> Check | None:
+    """`check`, made when the family's dated releases ended before `later` (version ids, each
+    after every release it read), as `check_instruction` makes it now: the pair is the same
+    (a release after the first one on or after the law is neither of it), and each release is
+    judged alone by `reads_as_instructed`, so only the releases `later` are judged. None for
+    a check that is applied or has no pair (one of `later` may be its pair's after)."""
+    if check.outcome == "applied" or check.family is None or not (check.before and check.after):
+        return None
+    family = check.family
+    before = code.release_by_id(family, check.before.version_id)
+    releases = [code.release_by_id(family, version_id) for version_id in later]
+    found = reads_as_instructed(ins, releases, before, code)
+    return replace(check, reads_as_instructed_in=(*check.reads_as_instructed_in, *found))

@@ -5,6 +5,7 @@ whose instructions reading every held law would check against it."""
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ class LawReport:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "law": self.law.version.version_id,
+            "law": self.law.version_id,
             "effective": self.law.effective,
             "act": self.law.act,
             "instructions": [
@@ -60,6 +61,32 @@ def names_section(text: str, section: str) -> bool:
     a letter, digit, point or hyphen, and not followed by a letter, digit, hyphen, or a point
     and a digit ("34-1436" is not named by "§ 34-1436.01", and is by "section 34-1436.")."""
     return _naming(section).search(text) is not None
+
+
+class HeldVersions(Mapping[str, Version]):
+    """The held versions of the ids given, in their order, each loaded from the workspace at
+    first use (a stored run reads again only the laws a release touched)."""
+
+    def __init__(self, workspace: Workspace, version_ids: Sequence[str]) -> None:
+        self._workspace = workspace
+        self._ids = dict.fromkeys(version_ids)
+        self._loaded: dict[str, Version] = {}
+
+    def __getitem__(self, version_id: str) -> Version:
+        if version_id not in self._ids:
+            raise KeyError(version_id)
+        if version_id not in self._loaded:
+            self._loaded[version_id] = self._workspace.version(version_id)
+        return self._loaded[version_id]
+
+    def __contains__(self, version_id: object) -> bool:
+        return version_id in self._ids  # nothing loaded to say so
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
 
 
 class LawBook:
@@ -88,22 +115,30 @@ class LawBook:
         self.rows = by_path(rows)
         self.store = store
         pattern = self.style.law_families_pattern
-        held = set(workspace.version_ids())
-        listed = sorted(
+        candidates = sorted(
             (row.family, row.version_order, row.path)
             for row in self.rows.values()
-            if row.jurisdiction == jurisdiction and pattern.search(row.family) and row.path in held
+            if row.jurisdiction == jurisdiction and pattern.search(row.family)
         )
-        self.versions: dict[str, Version] = {path: workspace.version(path) for _, _, path in listed}
+        # Each held law's artefact and text SHA-256, by id: one query, no text read.
+        self.hashes: dict[str, tuple[str, str]] = {
+            version_id: (artefact, text)
+            for version_id, artefact, text in workspace.read(
+                "SELECT version_id, artefact_sha256, text_sha256 FROM versions "
+                "WHERE version_id IN (SELECT value FROM json_each(?))",
+                (json.dumps([path for _, _, path in candidates]),),
+            )
+        }
+        self.versions = HeldVersions(
+            workspace, [path for _, _, path in candidates if path in self.hashes]
+        )
         # `known`: facts read before, each under the artefact SHA-256 of the bytes read.
         seen = known or {}
         self.facts: dict[str, LawFacts] = {
             law: seen[law][1]
-            if law in seen and seen[law][0] == version.artefact_sha256
-            else law_facts(version, self.style, self.rows, store)
-            for law, version in bar(
-                self.versions.items(), desc="law dates", unit="law", enabled=progress
-            )
+            if law in seen and seen[law][0] == self.hashes[law][0]
+            else law_facts(self.versions[law], self.style, self.rows, store)
+            for law in bar(self.versions, desc="law dates", unit="law", enabled=progress)
         }
         self.code = HeldCode(
             workspace,
@@ -111,7 +146,7 @@ class LawBook:
             self.style,
             self.rows.values(),
             store,
-            law_families=frozenset(v.family for v in self.versions.values()),
+            law_families=frozenset(self.rows[law].family for law in self.versions),
             sections=sections,
             codified=codified,
             progress=progress,
@@ -137,7 +172,7 @@ class LawBook:
             self._readings[law] = (
                 held,
                 read_instructions(
-                    held.version, held.markup, held.quotations, self.style, self.profile
+                    self.versions[law], held.markup, held.quotations, self.style, self.profile
                 ),
             )
         return self._readings[law]
@@ -155,7 +190,7 @@ class LawBook:
     def keep(self, report: LawReport) -> None:
         """Hold `report` as its law's (one made before from the same inputs: the caller checked
         that they are; `stored.py`), so `report` returns it and `reported` lists it."""
-        self._reports[report.law.version.version_id] = report
+        self._reports[report.law.version_id] = report
 
     def names(self, law: str, section: str) -> bool:
         """Whether the law's held text prints the section number `section` (docs/amendments.md)."""

@@ -41,9 +41,13 @@ class LawFacts:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HeldLaw:
-    """A held law: its version, effective date, D.C. Act number and the publisher's spans."""
+    """A held law: its version's id and hashes (its text is the held version's, loaded where it
+    is read: `lawbook.LawBook.versions`), effective date, D.C. Act number and the publisher's
+    spans."""
 
-    version: Version
+    version_id: str
+    artefact_sha256: str
+    text_sha256: str
     effective: str  # ISO date, as the law's metadata states it
     act: str | None  # the law's own Act number ("24-742"), None where it prints none
     markup: tuple[tuple[int, int], ...]  # spans of the text the publisher's markup gave
@@ -169,7 +173,9 @@ def held_law(
         raise AmendmentError(str(error)) from error
     facts = _facts(root, version.version_id, style)
     return HeldLaw(
-        version=version,
+        version_id=version.version_id,
+        artefact_sha256=version.artefact_sha256,
+        text_sha256=version.text_sha256,
         effective=facts.effective,
         act=facts.act,
         markup=tuple((s.char_start, s.char_end) for s in spans),
@@ -399,8 +405,9 @@ class HeldCode:
 
     def forget(self, family: str) -> None:
         """Let go of `family`'s loaded versions and releases (read again if asked for)."""
-        for _, version in self._dated.pop(family, ()):
-            self._read.pop(version.version_id, None)
+        self._dated.pop(family, None)
+        for _, fact in self.dated_facts(family):
+            self._read.pop(fact.version_id, None)
 
     def release_of(self, date: str, version: Version) -> Release:
         """The release of `version` filed on `date` (read once, then kept)."""
@@ -501,11 +508,21 @@ class HeldCode:
         return next(iter(found)) if len(found) == 1 else None
 
     def release_by_id(self, family: str, version_id: str) -> Release:
-        """The dated release `version_id` of `family`; `KeyError` if the family has none such."""
-        for date, version in self.dated(family):
-            if version.version_id == version_id:
-                return self.release_of(date, version)
+        """The dated release `version_id` of `family`; `KeyError` if the family has none such.
+        Only that version is loaded, unless the family's versions already are (`dated`)."""
+        for date, fact in self.dated_facts(family):
+            if fact.version_id == version_id:
+                return self._release(family, date, fact)
         raise KeyError(version_id)
+
+    def _release(self, family: str, date: str, fact: HeldFact) -> Release:
+        """The release of one dated version of `family`, its version loaded alone (one row)
+        unless the family's are loaded already."""
+        if fact.version_id not in self._read:
+            loaded = {v.version_id: v for _, v in self._dated.get(family, ())}
+            version = loaded.get(fact.version_id) or self.workspace.version(fact.version_id)
+            return self.release_of(date, version)
+        return self._read[fact.version_id]
 
     def releases(self, family: str) -> tuple[Release, ...]:
         """A family's dated releases, oldest first (each read once, then kept)."""
@@ -513,11 +530,11 @@ class HeldCode:
 
     def pair(self, family: str, effective: str) -> tuple[Release | None, Release | None]:
         """(before, after): the latest release filed before `effective`, and the first filed on
-        or after it; None where the family holds no such release. Only those two are read."""
-        held = self.dated(family)
+        or after it; None where the family holds no such release. Only those two are loaded."""
+        held = self.dated_facts(family)
         before = [t for t in held if t[0] < effective]
         after = [t for t in held if t[0] >= effective]
         return (
-            self.release_of(*before[-1]) if before else None,
-            self.release_of(*after[0]) if after else None,
+            self._release(family, *before[-1]) if before else None,
+            self._release(family, *after[0]) if after else None,
         )

@@ -133,11 +133,11 @@ class AmendmentReport:
 
     def law(self, version_id: str) -> LawReport:
         for report in self.laws:
-            if report.law.version.version_id == version_id:
+            if report.law.version_id == version_id:
                 return report
         raise AmendmentError(
             f"{version_id}: not a held law of {self.jurisdiction}; expected one of "
-            f"{', '.join(r.law.version.version_id for r in self.laws)}"
+            f"{', '.join(r.law.version_id for r in self.laws)}"
         )
 
 

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from workbench.amendments.enactment import Check, check_instruction
+from workbench.amendments.enactment import Check, check_instruction, checked_with_later
 from workbench.amendments.instructions import Instruction
 from workbench.amendments.lawbook import LawBook, LawReport
 from workbench.amendments.laws import NOTES_TABLE, HeldCode, HeldFact, LawFacts
@@ -229,19 +229,19 @@ class StoredReconciliation:
         whose reads are unchanged and each other instruction checked again; else made now.
         Where `moved` (what the versions held since the last stored run changed) touches none
         of its checks' reads, its checks are taken as stored, their reads not stated again."""
-        version = book.versions[law]
+        artefact_sha256, text_sha256 = book.hashes[law]
         effective = book.facts[law].effective
         row = self.laws.get(law)
         stored, untouched = None, False
         if (
             row is not None
             and row.rules == self.rules
-            and row.artefact_sha256 == version.artefact_sha256
-            and row.text_sha256 == version.text_sha256
+            and row.artefact_sha256 == artefact_sha256
+            and row.text_sha256 == text_sha256
             and row.effective == effective
         ):
             try:
-                stored = law_report(row, book, law)
+                stored = law_report(row, law)
                 untouched = moved is not None and not moved.touches(row)
                 was = [] if untouched else [list(r) for r in json.loads(row.reads)]
             except (KeyError, TypeError, ValueError):
@@ -259,9 +259,16 @@ class StoredReconciliation:
             return report
         checks, reads = [], []
         for ins, check, read in zip(stored.reading.instructions, stored.checks, was, strict=True):
-            now = self._reads(ins, check, book.code, effective)
+            # A whole section found among the families first released after the law reads none
+            # of the others: where no family's first release is new, what it read stands.
+            firsts_held = moved is not None and not moved.refirsted and read[:1] == [FIRSTS]
+            now = read if firsts_held else self._reads(ins, check, book.code, effective)
             if now == read:
                 self.reused["instructions"] += 1
+            elif (later := _later(read, now)) is not None and (
+                extended := checked_with_later(ins, check, book.code, later)
+            ):
+                check = extended
             else:
                 check = check_instruction(ins, book.code, effective)
                 now = self._reads(ins, check, book.code, effective)
@@ -449,6 +456,20 @@ def release_key(
         ],
         code_digest(),
     )
+
+
+def _later(read: Sequence[Any], now: Sequence[Any]) -> list[str] | None:
+    """The version ids of the releases a check's reads gained after every release it read
+    (its family's dated releases, stated by `_reads`, grew only at their end), or None where its
+    reads moved otherwise (its target, its family, or a release it read)."""
+    if len(read) != 3 or len(now) != 3 or read[:2] != now[:2]:
+        return None
+    was, held = read[2], now[2]
+    if not isinstance(was, list) or not isinstance(held, list) or len(held) <= len(was):
+        return None
+    if held[: len(was)] != was:
+        return None
+    return [str(release[1]) for release in held[len(was) :]]
 
 
 def _sha256(text: str) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 from workbench.amendments.enactment import Check
 from workbench.amendments.instructions import Instruction, Reading, Unread
-from workbench.amendments.lawbook import LawBook, LawReport
+from workbench.amendments.lawbook import LawReport
 from workbench.amendments.laws import NOTES_TABLE, HeldLaw
 from workbench.amendments.reconcile import ATTRIBUTION_KINDS, Attribution
 from workbench.amendments.tally import Tally
@@ -208,8 +208,8 @@ class LawRow:
         law = report.law
         return cls(
             rules=rules_key,
-            artefact_sha256=law.version.artefact_sha256,
-            text_sha256=law.version.text_sha256,
+            artefact_sha256=law.artefact_sha256,
+            text_sha256=law.text_sha256,
             effective=law.effective,
             act=law.act,
             families=frozenset(r[1] for r in reads if len(r) == 3 and r[0] != FIRSTS),
@@ -246,11 +246,14 @@ def _law_record(report: LawReport) -> dict[str, Any]:
     }
 
 
-def law_report(row: LawRow, book: LawBook, law: str) -> LawReport:
-    """The report a law's row holds, over the law's held version."""
+def law_report(row: LawRow, law: str) -> LawReport:
+    """The report a law's row holds (the law's held version has the row's hashes: the caller
+    checked that it does), its version not loaded."""
     record = json.loads(row.record)
     held = HeldLaw(
-        version=book.versions[law],
+        version_id=law,
+        artefact_sha256=row.artefact_sha256,
+        text_sha256=row.text_sha256,
         effective=row.effective,
         act=row.act,
         markup=tuple((a, b) for a, b in record["markup"]),

@@ -223,6 +223,7 @@ def reconcile_code(
         pairs += len(keys)
         here = {key: checked.get(key, []) for key in keys}
         if not kept:
+            book.code.dated(family)  # every pair is attributed: its versions loaded in one query
             made, unreflected, _ = reconcile(
                 here, book.code, held_acts=held_acts, act_citation=act_citation
             )

@@ -303,7 +303,7 @@ def amendment_scorecard(
         "style": report.style.as_json(),
         "laws": [
             {
-                "law": law.law.version.version_id,
+                "law": law.law.version_id,
                 "effective": law.law.effective,
                 "instructions": len(law.reading.instructions),
                 "unread": len(law.reading.unread),
