@@ -124,7 +124,8 @@ def _profile(binary: Path, work: Path) -> Path:
 
 def convert_all(jobs: list[Job], work: Path) -> list[str]:
     """Run every job, in order, in as few soffice processes as it takes; returns one line per
-    process (its exit status, how many jobs it wrote, the last one, the end of its stderr).
+    process (its exit status, how many jobs it wrote, the last one, the end of its stderr, which
+    is kept whole in `work`).
 
     A process that exits with jobs unwritten is followed by a fresh one for those jobs; when two
     processes in a row write none, the test fails naming the job both died on (a document
@@ -132,8 +133,14 @@ def convert_all(jobs: list[Job], work: Path) -> list[str]:
     binary = soffice()
     profile = _profile(binary, work)
     listing = work / "jobs.tsv"
-    pending, runs, stalled = list(jobs), [], 0
+    pending, stalled = list(jobs), 0
+    runs: list[str] = []
     while pending:
+        # CAUTION: a process that dies leaves its lock file (`.~lock.NAME#`) beside the document
+        # it had open, and a process of another profile that opens that document waits for good
+        # on a "document in use" dialog nobody answers: the documents are ours, so are the locks.
+        for job in pending:
+            (job.source.parent / f".~lock.{job.source.name}#").unlink(missing_ok=True)
         listing.write_text(
             "".join(f"{job.mode}\t{job.source}\t{job.target}\n" for job in pending),
             encoding="utf-8",
@@ -144,10 +151,12 @@ def convert_all(jobs: list[Job], work: Path) -> list[str]:
         left = [job for job in pending if not job.target.is_file()]
         written = len(pending) - len(left)
         last = next((j.target.name for j in reversed(pending) if j.target.is_file()), "none")
-        stderr = " | ".join(done.stderr.strip().splitlines()[-3:])
+        stderr = work / f"soffice-{len(runs) + 1}.stderr"
+        stderr.write_text(done.stderr, encoding="utf-8")
+        tail = " | ".join(done.stderr.strip().splitlines()[-3:])
         runs.append(
             f"soffice exit status {done.returncode}: {written} of {len(pending)} jobs written, "
-            f"the last {last}; stderr: {stderr or '(empty)'}"
+            f"the last {last}; stderr ({stderr}): {tail or '(empty)'}"
         )
         stalled = 0 if written else stalled + 1
         if stalled == 2:

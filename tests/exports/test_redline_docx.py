@@ -506,7 +506,7 @@ def test_libreoffice_accepts_and_rejects_every_redline_to_the_held_texts(
     assert not wrong, wrong
     print(
         f"{len(cases)} redlines written in {written - started:.1f} s; LibreOffice accepted and "
-        f"rejected them in {converted - written:.1f} s ({len(runs)} processes: {'; '.join(runs)})"
+        f"rejected them in {converted - written:.1f} s (soffice processes: {len(runs)}; {'; '.join(runs)})"
     )
     if page_out:
         first_page = ["-png", "-r", "70", "-f", "1", "-l", "1", "-singlefile"]
