@@ -1,9 +1,10 @@
 """Debian's LibreOffice, headless, as the second implementation that reads a Word redline (C23).
 
-`convert_all` starts ONE soffice process for a whole batch: a Basic macro in a throw-away user
-profile opens each .docx hidden, accepts every tracked change or rejects every one (Writer's own
+`convert_all` runs a batch in one soffice process: a Basic macro in a throw-away user profile
+opens each .docx hidden, accepts every tracked change or rejects every one (Writer's own
 `.uno:AcceptAllTrackedChanges` / `.uno:RejectAllTrackedChanges`), and stores the result as UTF-8
-text, or stores the document as PDF. Nothing of the workbench is imported here.
+text, or stores the document as PDF. Where the process dies, the jobs not yet written run again in
+a fresh one. Nothing of the workbench is imported here.
 """
 
 from __future__ import annotations
@@ -89,8 +90,8 @@ def soffice() -> Path:
     return SOFFICE
 
 
-def _run(binary: Path, profile: Path, *arguments: str, check: bool = True) -> None:
-    subprocess.run(
+def _run(binary: Path, profile: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [
             str(binary),
             "--headless",
@@ -98,18 +99,18 @@ def _run(binary: Path, profile: Path, *arguments: str, check: bool = True) -> No
             f"-env:UserInstallation={profile.as_uri()}",
             *arguments,
         ],
-        check=check,
         capture_output=True,
+        text=True,
+        errors="replace",
         timeout=1800,
     )
 
 
-def convert_all(jobs: list[Job], work: Path) -> None:
-    """Run every job in one soffice process (after one short start that makes the profile:
+def _profile(binary: Path, work: Path) -> Path:
+    """A new profile holding the batch macro (after one short start that makes the profile:
     LibreOffice writes its default Basic library over any it finds in a new profile)."""
-    binary = soffice()
     profile = work / "profile"
-    _run(binary, profile, "--terminate_after_init")
+    _run(binary, profile, "--terminate_after_init").check_returncode()
     module = profile / "user" / "basic" / "Standard" / "Module1.xba"
     module.write_text(
         '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -118,12 +119,50 @@ def convert_all(jobs: list[Job], work: Path) -> None:
         f'script:name="Module1" script:language="StarBasic">{escape(MACRO)}</script:module>\n',
         encoding="utf-8",
     )
+    return profile
+
+
+def convert_all(jobs: list[Job], work: Path) -> list[str]:
+    """Run every job, in order, in as few soffice processes as it takes; returns one line per
+    process (its exit status, how many jobs it wrote, the last one, the end of its stderr, which
+    is kept whole in `work`).
+
+    A process that exits with jobs unwritten is followed by a fresh one for those jobs; when two
+    processes in a row write none, the test fails naming the job both died on (a document
+    LibreOffice cannot take), with every process's line."""
+    binary = soffice()
+    profile = _profile(binary, work)
     listing = work / "jobs.tsv"
-    listing.write_text(
-        "".join(f"{job.mode}\t{job.source}\t{job.target}\n" for job in jobs), encoding="utf-8"
-    )
-    # CAUTION: the exit status is not checked: after a PDF export, soffice 7.4 can abort while
-    # shutting down (status 134) with every file written. What counts is each job's output.
-    _run(binary, profile, f'macro:///Standard.Module1.ConvertAll("{listing}")', check=False)
-    missing = [str(job.target) for job in jobs if not job.target.is_file()]
-    assert not missing, f"LibreOffice wrote no output for {missing[:3]}"
+    pending, stalled = list(jobs), 0
+    runs: list[str] = []
+    while pending:
+        # CAUTION: a process that dies leaves its lock file (`.~lock.NAME#`) beside the document
+        # it had open, and a process of another profile that opens that document waits for good
+        # on a "document in use" dialog nobody answers: the documents are ours, so are the locks.
+        for job in pending:
+            (job.source.parent / f".~lock.{job.source.name}#").unlink(missing_ok=True)
+        listing.write_text(
+            "".join(f"{job.mode}\t{job.source}\t{job.target}\n" for job in pending),
+            encoding="utf-8",
+        )
+        # CAUTION: the exit status alone decides nothing: after a PDF export, soffice 7.4 can
+        # abort while shutting down (status 134) with every file written. Each job's outputs count.
+        done = _run(binary, profile, f'macro:///Standard.Module1.ConvertAll("{listing}")')
+        left = [job for job in pending if not job.target.is_file()]
+        written = len(pending) - len(left)
+        last = next((j.target.name for j in reversed(pending) if j.target.is_file()), "none")
+        stderr = work / f"soffice-{len(runs) + 1}.stderr"
+        stderr.write_text(done.stderr, encoding="utf-8")
+        tail = " | ".join(done.stderr.strip().splitlines()[-3:])
+        runs.append(
+            f"soffice exit status {done.returncode}: {written} of {len(pending)} jobs written, "
+            f"the last {last}; stderr ({stderr}): {tail or '(empty)'}"
+        )
+        stalled = 0 if written else stalled + 1
+        if stalled == 2:
+            pytest.fail(
+                f"LibreOffice wrote nothing from {left[0].source} on: " + "; ".join(runs),
+                pytrace=False,
+            )
+        pending = left
+    return runs

@@ -461,8 +461,9 @@ def test_libreoffice_accepts_and_rejects_every_redline_to_the_held_texts(
     """Every version pair of the default workspace (every D.C. Code release pair, and IETF text,
     USLM and Justice Canada XML, NERC and Texas PDFs), the confirmed move's redline and the law
     redline: LibreOffice's accept-all text is the after version and its reject-all text the
-    before version, under the one normalization; one soffice process for all of them. The
-    command's redline of the grown `us-tx` table (its rows cell by cell) is one of them."""
+    before version, under the one normalization; one soffice process for all of them (a fresh
+    one for the jobs left where it dies: `convert_all`). The command's redline of the grown
+    `us-tx` table (its rows cell by cell) is one of them."""
     started = time.perf_counter()
     cases: list[tuple[Path, Version, Version]] = []
     for k, (before, after, changes) in enumerate(held_diffs(workspace)):
@@ -488,7 +489,7 @@ def test_libreoffice_accepts_and_rejects_every_redline_to_the_held_texts(
     page_out = os.environ.get("WORKBENCH_REDLINE_DOCX_PAGE_OUT")
     if page_out:
         jobs.append(Job("pdf", cases[-2][0], tmp_path / "moves.pdf"))
-    convert_all(jobs, tmp_path)
+    runs = convert_all(jobs, tmp_path)
     converted = time.perf_counter()
     dc = [c for c in cases[:-3] if c[1].family.startswith("dc-code-")]
     others = {(c[1].jurisdiction, c[1].media_type) for c in cases[:-3] if c not in dc}
@@ -505,7 +506,7 @@ def test_libreoffice_accepts_and_rejects_every_redline_to_the_held_texts(
     assert not wrong, wrong
     print(
         f"{len(cases)} redlines written in {written - started:.1f} s; LibreOffice accepted and "
-        f"rejected them in {converted - written:.1f} s (one process)"
+        f"rejected them in {converted - written:.1f} s (soffice processes: {len(runs)}; {'; '.join(runs)})"
     )
     if page_out:
         first_page = ["-png", "-r", "70", "-f", "1", "-l", "1", "-singlefile"]
