@@ -121,6 +121,18 @@ def test_one_more_release_reads_again_only_what_it_touched(
         checked_families = {c.family for _, c in step.instructions() if c.family}
         assert touched <= set(keyed) <= touched | checked_families
         assert len(keyed) < len(step.sections)
+        # A family whose checks are those the stored run made is not keyed again for them: the
+        # families keyed are the release's and those of a check made otherwise, before or now.
+        was = {i.instruction_id: c for i, c in cold.instructions()}
+        moved = {
+            c.family
+            for i, now in step.instructions()
+            if now != was[i.instruction_id]
+            for c in (was[i.instruction_id], now)
+            if c.family
+        }
+        assert set(keyed) <= touched | moved
+        assert len(keyed) < len(touched | checked_families)
         # A law's checks' reads are stated again only where the release gave a version to a
         # family they read: every law whose checks target a touched family, and not all.
         laws_touched = {i.law for i, c in step.instructions() if c.family in touched}

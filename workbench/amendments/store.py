@@ -169,6 +169,9 @@ class StoredReconciliation:
         self._firsts: Firsts | None = None
         self._releases: dict[str, list[list[Any]]] = {}
         self.reused = {"instructions": 0, "sections": 0, "pairs": 0}
+        # The families of the checks this run made otherwise than the stored rows state them,
+        # before and after; None once a stored check could not be read (any may have moved).
+        self._rechecked: set[str] | None = set()
 
     def firsts(self, code: HeldCode) -> Firsts:
         if self._firsts is None:
@@ -256,9 +259,11 @@ class StoredReconciliation:
             self._laws[law] = LawRow.of(
                 report, self.rules, self._law_reads(report, book.code, effective)
             )
+            self._moved_checks(law, report.checks)
             return report
         checks, reads = [], []
-        for ins, check, read in zip(stored.reading.instructions, stored.checks, was, strict=True):
+        for ins, old, read in zip(stored.reading.instructions, stored.checks, was, strict=True):
+            check = old
             # A whole section found among the families first released after the law reads none
             # of the others: where no family's first release is new, what it read stands.
             firsts_held = moved is not None and not moved.refirsted and read[:1] == [FIRSTS]
@@ -272,6 +277,8 @@ class StoredReconciliation:
             else:
                 check = check_instruction(ins, book.code, effective)
                 now = self._reads(ins, check, book.code, effective)
+            if check != old and self._rechecked is not None:
+                self._rechecked.update(c.family for c in (old, check) if c.family)
             checks.append(check)
             reads.append(now)
         report = replace(stored, checks=tuple(checks))
@@ -280,6 +287,29 @@ class StoredReconciliation:
             row if row is not None and reads == was else LawRow.of(report, self.rules, reads)
         )
         return report
+
+    def _moved_checks(self, law: str, checks: Sequence[Check] = ()) -> None:
+        """Note the families of `checks` (made now) and of the law's stored checks, all of them
+        moved; where its stored row does not read back, any family may have."""
+        if self._rechecked is None:
+            return
+        self._rechecked.update(c.family for c in checks if c.family)
+        row = self.laws.get(law)
+        if row is None:
+            return
+        try:
+            self._rechecked.update(c.family for c in law_report(row, law).checks if c.family)
+        except (KeyError, TypeError, ValueError):
+            self._rechecked = None
+
+    def rechecked(self) -> frozenset[str] | None:
+        """The families some check of this run reads otherwise than the stored run's did (made
+        again and not equal, or of a law held then and not now, or now and not then), or None
+        where a stored check did not read back. A family none of them names has the same
+        checks in its release pairs as the stored run gave it."""
+        for law in self.laws.keys() - self._laws.keys():
+            self._moved_checks(law)
+        return None if self._rechecked is None else frozenset(self._rechecked)
 
     def section(self, family: str, key: str) -> tuple[Tally, list[str], str] | None:
         """The family's stored tally, unreflected instructions and attributions (JSON text,

@@ -71,12 +71,17 @@ RECONCILED = "reconciliation"  # the stored run's record in `derived.DerivedStat
 
 
 def _touched(
-    workspace: Workspace, jurisdiction: str, run: str, targeted: set[str]
+    workspace: Workspace,
+    jurisdiction: str,
+    run: str,
+    targeted: set[str],
+    rechecked: frozenset[str] | None,
 ) -> set[str] | None:
     """The section families a stored run must key again, or None (all of them): those with a
     version admitted, or an origin recorded, since the last stored run's watermark, and those
-    some instruction is checked against now or was then. None when there was no stored run,
-    or it ran under another `run_key` (rules, held Acts, Act citation)."""
+    whose checks moved (`rechecked`: `StoredReconciliation.rechecked`), or, where that is not
+    known, every family some instruction is checked against now or was then. None when there
+    was no stored run, or it ran under another `run_key` (rules, held Acts, Act citation)."""
     kept = DerivedState(workspace).kept(RECONCILED, jurisdiction)
     if kept is None or kept.key != run or not isinstance(kept.value, dict):
         return None
@@ -89,11 +94,12 @@ def _touched(
         "WHERE o.rowid > ? AND v.jurisdiction = ?",
         (int(kept.value.get("origins", 0)), jurisdiction),
     )
-    return (
-        {family for (family,) in (*admitted, *recorded)}
-        | targeted
-        | {str(family) for family in kept.value.get("targeted", ())}
+    checked = (
+        targeted | {str(family) for family in kept.value.get("targeted", ())}
+        if rechecked is None
+        else rechecked
     )
+    return {family for (family,) in (*admitted, *recorded)} | checked
 
 
 def _moved(workspace: Workspace, jurisdiction: str, code: HeldCode) -> Moved | None:
@@ -160,8 +166,8 @@ def reconcile_code(
     computed from is unchanged, and what this run computed is kept (`stored.py`): the result is
     the same, and after one more release only the laws and sections it touched are read again:
     a section with no version admitted and no origin recorded since the stored run's watermark,
-    and no instruction checked against it then or now, keeps its stored key without being keyed
-    again (`derived.DerivedState`, kind "reconciliation").
+    and no check of it made otherwise than the stored run made it, keeps its stored key without
+    being keyed again (`derived.DerivedState`, kind "reconciliation").
 
     Refused (`AmendmentError`, one line): no drafting style names the jurisdiction; the
     workspace holds no law of it, or no Code section of it with releases.
@@ -212,7 +218,9 @@ def reconcile_code(
     origins = workspace.origin_lines() if kept else {}
     run = run_key(kept.rules, held_acts, book.style.act_citation) if kept else ""
     now_targeted = {family for family, _, _ in checked}
-    touched = _touched(workspace, jurisdiction, run, now_targeted) if kept else None
+    touched = (
+        _touched(workspace, jurisdiction, run, now_targeted, kept.rechecked()) if kept else None
+    )
     for family in bar(
         sorted(book.code.families), desc="sections", unit="section", enabled=progress
     ):
