@@ -41,7 +41,6 @@ from workbench.measure.family import FamilyMeasurement, measure_family
 from workbench.measure.index import SummaryIndex
 from workbench.measure.reports import (
     Measurements,
-    held_sections,
     induced_profile_file,
     reduce_summaries,
 )
@@ -254,12 +253,7 @@ def measure_corpus(
     )
     measurements.structure["apparatus"] = apparatus
     if keep_results:
-        measurements = Measurements(
-            digests=measurements.digests,
-            structure=held_sections(measurements.structure),
-            escalation=held_sections(measurements.escalation),
-            profile_table=dict(measurements.profile_table.items()),
-        )
+        measurements = measurements.held()
     from workbench.measure.html import write_reports  # loaded only when reports are written
 
     made = [(f.path, f.changed) for f in write_reports(out, measurements, made_by=made_by).values()]

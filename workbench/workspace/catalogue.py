@@ -74,7 +74,7 @@ def _held_export(workspace: Workspace, corpus_dir: Path) -> Catalogue | None:
     parses it: one pass over the bytes either way)."""
     if exported(workspace) != (_folder(corpus_dir), expected_sha256(corpus_dir)):
         return None
-    return held_rows(workspace, corpus_dir, catalogue_sha256(corpus_dir))
+    return Catalogue(_table_rows(workspace), catalogue_sha256(corpus_dir))
 
 
 def held_rows(workspace: Workspace, corpus_dir: Path, sha256: str) -> Catalogue | None:
