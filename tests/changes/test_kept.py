@@ -188,6 +188,10 @@ def test_measure_keeps_every_consecutive_pair_under_the_key_a_diff_computes(
             # what measure kept is what the diff computes from the versions
             computed = pair_changes(pairs, profiles=held.profile_registry(), workspace=held)
             assert tuple(stored[key] for key in keys) == computed
+            # the same keys from the versions table alone, no version loaded
+            ids = [(before.version_id, after.version_id) for before, after in pairs]
+            jurisdiction, name = family.split("/")
+            assert kept.family_pair_keys(held, (jurisdiction, name), ids) == keys
 
 
 def test_measure_replaces_a_familys_kept_diffs_through_an_index(

@@ -3,6 +3,7 @@ reconciles, equal to the separate commands on the real us-dc laws and Code secti
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from collections import defaultdict
@@ -12,8 +13,13 @@ from typing import Any
 import pytest
 
 from tests.conftest import STORE, link_families
+from workbench.amendments import reconcile as reconcile_module
+from workbench.amendments import whole_code
+from workbench.amendments.diffs import KeptDiffs
+from workbench.amendments.lawbook import LawBook
 from workbench.amendments.style import STYLES_DIR, style_for
 from workbench.amendments.whole_code import reconcile_code
+from workbench.changes.diff import diff_versions
 from workbench.cli import main
 from workbench.corpus.provenance import PROVENANCE_SUFFIX
 from workbench.errors import AmendmentError
@@ -69,16 +75,43 @@ def _release(folder: Path, families: list[str]) -> Released:
     return mirror, first, second, [os.fsdecode(d.relative_to(mirror)) for d in late]
 
 
+# The release pairs each update attributed, and those `reconcile` diffed itself, of `released`.
+Spied = tuple[list[tuple[str, str, str]], list[tuple[str, str]]]
+
+
 @pytest.fixture(scope="module")
-def released(
+def released_spied(
     catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
-) -> Released:
+) -> tuple[Released, Spied]:
     """Every us-dc family, laws and Code sections, released as `_release` releases them: a whole
-    jurisdiction updated twice, for the tests marked slow (docs/development.md, rule 3)."""
+    jurisdiction updated twice, for the tests marked slow (docs/development.md, rule 3); with
+    the release pairs both updates attributed, and those `reconcile` diffed from the versions."""
     families = sorted(
         {f"{r.jurisdiction}/{r.family}" for r in catalogue if r.jurisdiction == "us-dc"}
     )
-    return _release(tmp_path_factory.mktemp("update"), families)
+    attributed: list[tuple[str, str, str]] = []
+    diffed: list[tuple[str, str]] = []
+    real_reconcile = getattr(whole_code, "reconcile")  # noqa: B009
+    real_diff = getattr(reconcile_module, "diff_versions")  # noqa: B009
+
+    def reconciling(pairs: Any, *args: Any, **kw: Any) -> Any:
+        attributed.extend(pairs)
+        return real_reconcile(pairs, *args, **kw)
+
+    def diffing(before: Any, after: Any, *args: Any, **kw: Any) -> Any:
+        diffed.append((before.version_id, after.version_id))
+        return real_diff(before, after, *args, **kw)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(whole_code, "reconcile", reconciling)
+        patch.setattr(reconcile_module, "diff_versions", diffing)
+        done = _release(tmp_path_factory.mktemp("update"), families)
+    return done, (attributed, diffed)
+
+
+@pytest.fixture(scope="module")
+def released(released_spied: tuple[Released, Spied]) -> Released:
+    return released_spied[0]
 
 
 @pytest.fixture(scope="module")
@@ -214,3 +247,29 @@ def test_the_counts_the_index_sums_are_those_its_summaries_add_up_to(
     for scope, rows in summed.items():
         assert counts_of(scope[1], rows) == added[scope], scope
     assert {part for _, part in summed} == set(COUNTED_PARTS)
+
+
+@pytest.mark.slow
+def test_an_update_attributes_each_release_pair_over_the_diff_measure_kept(
+    released_spied: tuple[Released, Spied],
+) -> None:
+    """Every release pair an update attributes is read over the diff its measure kept: no pair
+    is diffed again from the versions, the release's included; and on every release pair of
+    every held Code section, the kept diff `KeptDiffs` takes is the one `diff_versions` gives."""
+    (mirror, _, second, late), (attributed, diffed) = released_spied
+    assert {os.path.basename(v) for _, _, v in attributed} >= {os.path.basename(v) for v in late}
+    assert diffed == []
+    with Workspace(second.plan.workspace) as held:
+        code = LawBook(held, "us-dc", second.measured.catalogue, mirror).code
+        pairs = 0
+        for family in code.families:
+            dated = [version for _, version in code.dated(family)]
+            releases = list(itertools.pairwise(dated))
+            taken = KeptDiffs(held, "us-dc").of(family, releases)
+            assert set(taken) == {(b.version_id, a.version_id) for b, a in releases}, family
+            for before, after in releases:
+                assert taken[(before.version_id, after.version_id)] == diff_versions(
+                    before, after
+                ), (family, before.version_id, after.version_id)
+            pairs += len(releases)
+    assert pairs > len(late)

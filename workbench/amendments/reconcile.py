@@ -164,8 +164,9 @@ def reconcile(
     checked against it (docs/amendments.md); returns (attributions by change id, not reflected,
     the changes attributed by change id).
 
-    `changes`, when given, holds each pair's diff by (before id, after id), as a surface computed
-    it: those changes are attributed (every pair must be there); else each pair is diffed here.
+    `changes`, when given, holds pairs' diffs by (before id, after id), as a surface computed or
+    the workspace kept them (`diffs.KeptDiffs`): those changes are attributed; a pair it does not
+    hold is diffed here.
     """
     attributions: dict[str, Attribution] = {}
     not_reflected: list[str] = []
@@ -173,11 +174,9 @@ def reconcile(
     for (family, before_id, after_id), checked in sorted(pairs.items()):
         before = code.release_by_id(family, before_id)
         after = code.release_by_id(family, after_id)
-        diffed = (
-            changes[(before_id, after_id)]
-            if changes is not None
-            else diff_versions(before.version, after.version)
-        )
+        diffed = (changes or {}).get((before_id, after_id))
+        if diffed is None:
+            diffed = diff_versions(before.version, after.version)
         shown: list[Change] = [c for c in diffed if c.kind != "unchanged"]
         new_acts = tuple(
             sorted(_acts(after, act_citation) - _acts(before, act_citation) - held_acts)

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workbench.amendments.diffs import KeptDiffs
 from workbench.amendments.enactment import Check
 from workbench.amendments.instructions import Instruction
 from workbench.amendments.lawbook import LawBook, LawReport
@@ -216,6 +217,7 @@ def reconcile_code(
     act_citation = book.style.act_citation_pattern
     held_acts = book.held_acts
     origins = workspace.origin_lines() if kept else {}
+    diffs = KeptDiffs(workspace, jurisdiction)
     run = run_key(kept.rules, held_acts, book.style.act_citation) if kept else ""
     now_targeted = {family for family, _, _ in checked}
     touched = (
@@ -265,6 +267,16 @@ def reconcile_code(
             for b, a in itertools.pairwise(dated)
         }
         earlier = kept.pairs(family, now)
+        # The pairs attributed now are read over the diffs `measure` kept, where those are theirs.
+        new_pairs = [
+            (
+                book.code.release_by_id(family, b).version,
+                book.code.release_by_id(family, a).version,
+            )
+            for _, b, a in sorted(here)
+            if (b, a) not in earlier
+        ]
+        changes = diffs.of(family, new_pairs)
         made_pairs = []
         for key in sorted(here):
             pair = (key[1], key[2])
@@ -272,7 +284,11 @@ def reconcile_code(
                 found_here, unreflected_here = earlier[pair]
             else:
                 made, unreflected, _ = reconcile(
-                    {key: here[key]}, book.code, held_acts=held_acts, act_citation=act_citation
+                    {key: here[key]},
+                    book.code,
+                    held_acts=held_acts,
+                    act_citation=act_citation,
+                    changes=changes,
                 )
                 found_here, unreflected_here = list(made.values()), list(unreflected)
             attributions.add({a.change_id: a for a in found_here})

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.cells import cell_from_json
-from workbench.derived import derived_key, keep_row
+from workbench.derived import code_digest, derived_key, keep_row
 from workbench.models import CHANGE_KINDS, PAIRING_KINDS, Change, Span, Version, VersionText
 
 if TYPE_CHECKING:
@@ -376,6 +376,21 @@ def pair_keys(
         diff_key(sources, chooser, (before.version_id, after.version_id), code)
         for before, after in pairs
     )
+
+
+def family_pair_keys(
+    workspace: Workspace, family: Family, pairs: Sequence[tuple[str, str]]
+) -> tuple[str, ...] | None:
+    """The key each pair (before id, after id) of consecutive held versions of `family` is kept
+    under, as `measure` keeps it (`measured_diffs`: the profile chosen over all the family's
+    versions), read from the versions table's columns alone, no version loaded; None when no
+    key can be made (a researcher's profile folder is gone)."""
+    sources = profile_sources(workspace.settings.profile_folders())
+    if sources is None:
+        return None
+    chooser = list(version_lines(workspace, family).get(family, {}).values())
+    code = code_digest()
+    return tuple(diff_key(sources, chooser, pair, code) for pair in pairs)
 
 
 def measured_diffs(
