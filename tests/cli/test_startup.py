@@ -172,6 +172,15 @@ def test_importing_the_package_loads_no_heavy_library() -> None:
     assert sorted(loaded & set(HEAVY)) == []
 
 
+def test_the_update_loads_the_ordinal_words_library_only_where_a_word_is_read() -> None:
+    """`workbench update` (its verb and the report it writes) loads no language's module of
+    `num2words` until an ordinal word is read (`ordinal_words.lexicon`)."""
+    update = "import workbench.measure.update, workbench.cli.amendments"
+    assert "num2words" not in _loaded(update)
+    read = "from workbench.text.ordinal_words import word_value\nassert word_value('third') == 3"
+    assert "num2words" in _loaded(f"{update}\n{read}")
+
+
 def test_the_guard_sees_a_heavy_library_when_one_loads() -> None:
     # The listing is real: comparing two texts loads rapidfuzz (loading the diff does not).
     compared = "from workbench.changes.diff import aligned\naligned(['a rule'], ['a new rule'])"

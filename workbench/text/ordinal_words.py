@@ -7,8 +7,6 @@ import functools
 from collections import defaultdict
 from collections.abc import Hashable, Sequence
 
-from num2words import CONVERTER_CLASSES, num2words  # type: ignore[import-untyped]
-
 LEXICON_MAX = 100  # divisions named by ordinal words rarely run further
 # Distinct words a group must have in one text for their order to be learned: two headings that
 # open with one word (`GENERAL PROVISIONS`, `GENERAL RULES`) are titles, not a count.
@@ -19,6 +17,9 @@ MIN_LEARNED = 3
 def lexicon() -> dict[str, int]:
     """Ordinal word (case-folded, spaces and hyphens removed) -> its number, in every language
     `num2words` writes ordinals for; a word two languages give different numbers is left out."""
+    # Imported here: it loads every language's module, and most commands read no ordinal word.
+    from num2words import CONVERTER_CLASSES, num2words  # type: ignore[import-untyped]
+
     found: dict[str, set[int]] = defaultdict(set)
     for language in sorted(CONVERTER_CLASSES):
         for n in range(1, LEXICON_MAX + 1):
