@@ -197,6 +197,11 @@ def client_main(stats: Path, args: list[str]) -> int:
     return code
 
 
+# Every command runs as on a researcher's second run: bytecode read, not compiled again
+# (`PYTHONDONTWRITEBYTECODE` dropped, as benchmarks/bench_commands.py and bench_tests.py do).
+BYTECODE_KEPT = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Run:
     seconds: float
@@ -210,7 +215,11 @@ def workbench(*args: str, check: bool = True) -> tuple[float, str]:
     `check=False`, an exit other than 0 or 1 is named on the output's first line)."""
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "workbench", *args], capture_output=True, text=True, cwd=ROOT
+        [sys.executable, "-m", "workbench", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=BYTECODE_KEPT,
     )
     seconds = time.perf_counter() - start
     if check and done.returncode not in (0, 1):
@@ -229,7 +238,7 @@ def measured(*args: str, watch: Sequence[int] = ()) -> Run:
     command = [sys.executable, __file__, "--client", str(stats), "measure", *args]
     start = time.perf_counter()
     with PeakWatch(watch, include_roots=True) as started:
-        done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+        done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=BYTECODE_KEPT)
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(
