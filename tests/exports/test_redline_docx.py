@@ -4,7 +4,9 @@ workbench and by a second implementation (Debian's LibreOffice, one process for 
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import subprocess
 import time
 import zipfile
@@ -451,6 +453,19 @@ def test_a_character_xml_cannot_hold_is_refused(move_pair: MovePair, tmp_path: P
 # The second implementation
 
 
+def _reading_key(docx: Path) -> str:
+    """The redline's parts hashed, but for when its comments were written (their `w:date`), which
+    no accepted or rejected text holds."""
+    digest = hashlib.sha256()
+    with zipfile.ZipFile(docx) as archive:
+        for name in sorted(archive.namelist()):
+            data = archive.read(name)
+            if name == "word/comments.xml":
+                data = re.sub(rb' w:date="[^"]*"', b"", data)
+            digest.update(name.encode() + b"\0" + data + b"\0")
+    return digest.hexdigest()
+
+
 @pytest.mark.slow
 def test_libreoffice_accepts_and_rejects_every_redline_to_the_held_texts(
     workspace: Workspace,
@@ -462,8 +477,8 @@ def test_libreoffice_accepts_and_rejects_every_redline_to_the_held_texts(
     USLM and Justice Canada XML, NERC and Texas PDFs), the confirmed move's redline and the law
     redline: LibreOffice's accept-all text is the after version and its reject-all text the
     before version, under the one normalization; one soffice process for all of them (a fresh
-    one for the jobs left where it dies: `convert_all`). The command's redline of the grown
-    `us-tx` table (its rows cell by cell) is one of them."""
+    one for the jobs left where it dies: `convert_all`), each distinct document read once. The
+    command's redline of the grown `us-tx` table (its rows cell by cell) is one of them."""
     started = time.perf_counter()
     cases: list[tuple[Path, Version, Version]] = []
     for k, (before, after, changes) in enumerate(held_diffs(workspace)):
@@ -480,9 +495,15 @@ def test_libreoffice_accepts_and_rejects_every_redline_to_the_held_texts(
     cases.append((_write(tmp_path, move_pair), move_pair.before, move_pair.after))
     cases.append((law_redline[0], workspace.version(LAW_PAIR[0]), workspace.version(LAW_PAIR[1])))
     written = time.perf_counter()
+    # A redline that is another's but for when its comments were written (the command's table
+    # redline is the held pair's) is one document to accept and reject: LibreOffice reads it once.
+    keys = [_reading_key(out) for out, _, _ in cases]
+    read: dict[str, Path] = {}
+    for key, (out, _, _) in zip(keys, cases, strict=True):
+        read.setdefault(key, out)
     jobs = [
         Job(mode, out, tmp_path / f"{out.stem}.{mode}.txt")
-        for out, _, _ in cases
+        for out in read.values()
         for mode in ("accept", "reject")
     ]
     # The page docs/diff.md shows: WORKBENCH_REDLINE_DOCX_PAGE_OUT=docs/img/redline-docx.png.
@@ -498,15 +519,16 @@ def test_libreoffice_accepts_and_rejects_every_redline_to_the_held_texts(
     assert len({j for j, _ in others}) >= 5
     assert {m for _, m in others} == {"text/plain", "application/xml", "application/pdf"}
     wrong = []
-    for out, before, after in cases:
+    for key, (out, before, after) in zip(keys, cases, strict=True):
         for mode, version in (("accept", after), ("reject", before)):
-            text = (tmp_path / f"{out.stem}.{mode}.txt").read_text(encoding="utf-8")
+            text = (tmp_path / f"{read[key].stem}.{mode}.txt").read_text(encoding="utf-8")
             if normalized_text(text).strip() != normalized_text(version.text).strip():
                 wrong.append(f"{out.name} {mode}: not {version.version_id}")
     assert not wrong, wrong
     print(
         f"{len(cases)} redlines written in {written - started:.1f} s; LibreOffice accepted and "
-        f"rejected them in {converted - written:.1f} s (soffice processes: {len(runs)}; {'; '.join(runs)})"
+        f"rejected the {len(read)} distinct ones in {converted - written:.1f} s (soffice "
+        f"processes: {len(runs)}; {'; '.join(runs)})"
     )
     if page_out:
         first_page = ["-png", "-r", "70", "-f", "1", "-l", "1", "-singlefile"]

@@ -125,14 +125,17 @@ def dask_processes(
         }
         yield address, {addr: by_pid[pid] for addr, pid in pids.items()}
     finally:
-        for proc in reversed(procs):
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        # CAUTION: the workers stop first, the scheduler once they are gone: a worker told to stop
+        # while its scheduler stops too can wait on the closed connection until it is killed.
+        for group in (procs[1:], procs[:1]):
+            for proc in group:
+                if proc.poll() is None:
+                    proc.terminate()
+            for proc in group:
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
         log.close()
 
 

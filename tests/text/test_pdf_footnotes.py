@@ -9,27 +9,26 @@ import pytest
 
 from tests.conftest import OCR_CACHE, STORE
 from workbench.errors import ExtractionError
-from workbench.models import Extraction
-from workbench.text.extraction import extract
+from workbench.models import Version
 from workbench.text.footnotes import FootnoteReading
 from workbench.text.ocr import OcrOptions
 from workbench.text.pdf_footnotes import read_pdf_footnotes
+from workbench.workspace import Workspace
 
 DPU = next(STORE.glob("us-ma/*/dpu-18-150_order_2019-09-30.pdf"))
 OTHER = STORE / "us-nerc" / "nerc-cip-002" / "cip-002-8.pdf"
 
 
 @pytest.fixture(scope="module")
-def dpu_extraction() -> Extraction:
-    """The order extracted once for the module (its text, and its pages' offsets)."""
-    return extract(
-        DPU.read_bytes(), "application/pdf", source=str(DPU), ocr=OcrOptions(cache=OCR_CACHE)
-    )
+def dpu_held(corpus_workspace: Workspace) -> Version:
+    """The order as the run's whole-corpus workspace holds it (its text, and its pages'
+    offsets): the extraction ingest made, not made again here."""
+    return corpus_workspace.version(str(DPU.relative_to(STORE)))
 
 
 @pytest.fixture(scope="module")
-def dpu(dpu_extraction: Extraction) -> tuple[str, FootnoteReading]:
-    text = dpu_extraction.text
+def dpu(dpu_held: Version) -> tuple[str, FootnoteReading]:
+    text = dpu_held.text
     ocr = OcrOptions(cache=OCR_CACHE)
     return text, read_pdf_footnotes(DPU.read_bytes(), source=str(DPU), text=text, ocr=ocr)
 
@@ -74,7 +73,7 @@ def test_every_printed_number_has_its_note_or_is_reported(
 
 @pytest.mark.slow
 def test_run_on_notes_joined_at_the_next_page_foot(
-    dpu: tuple[str, FootnoteReading], dpu_extraction: Extraction
+    dpu: tuple[str, FootnoteReading], dpu_held: Version
 ) -> None:
     """A note left open at a page's end continues at the next page's foot: each run-on span lies
     on the page after the one before it, holds no note's opening, and no note of its page opens
@@ -82,7 +81,7 @@ def test_run_on_notes_joined_at_the_next_page_foot(
     text, reading = dpu
 
     def page(offset: int) -> int:
-        return next(p.page for p in dpu_extraction.pages if p.char_start <= offset <= p.char_end)
+        return next(p.page for p in dpu_held.pages if p.char_start <= offset <= p.char_end)
 
     joined = [n for n in reading.footnotes if n.continued]
     starts = sorted(n.char_start for n in reading.footnotes)
