@@ -723,3 +723,55 @@ def test_the_catalogue_file_is_read_once_on_either_path(
         checks.clear()
         assert read_held(held, corpus_dir) == first  # held: hashed, no record checked
         assert opened == ["rb"] and checks == []
+
+
+@pytest.mark.parametrize(
+    ("absent", "instead"),
+    [
+        pytest.param(lambda n: set(), lambda n: set(), id="the-table-whole"),
+        pytest.param(lambda n: set(range(0, n, 5)), lambda n: set(), id="every-fifth-path-absent"),
+        pytest.param(lambda n: set(), lambda n: {1, n // 2, n - 1}, id="three-rows-instead"),
+        pytest.param(lambda n: {0, n - 1}, lambda n: {n // 3}, id="absent-and-instead"),
+    ],
+)
+def test_the_map_reads_the_table_by_family_a_page_at_a_time(
+    absent: Callable[[int], set[int]],
+    instead: Callable[[int], set[int]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`family_rows` (pages of 7 rows here) gives the real catalogue's rows sorted by
+    jurisdiction, family and version order, as `Admitted` has them: less its absent paths, a
+    row admitted with other bytes (and another version order) in place of the table's and in
+    its own place. Each page is one query, taken before the next row is asked for."""
+    from workbench.corpus import Admission, read_catalogue, write_catalogue
+    from workbench.corpus.catalogue import line_key
+    from workbench.workspace import catalogue as table
+
+    monkeypatch.setattr(table, "PAGE_ROWS", 7)
+    rows = read_catalogue(CORPUS_DIR)
+    write_catalogue(Admission(rows=tuple(rows), refusals=()), tmp_path)
+    left, moved = absent(len(rows)), instead(len(rows))
+    admitted = [
+        CatalogueRow.of(r.path, {**r.provenance, "sha256": "0" * 64, "version_order": 10**6 + i})
+        if i in moved
+        else r
+        for i, r in enumerate(rows)
+        if i not in left
+    ]
+    view = table.Admitted.of(
+        Admission(rows=tuple(admitted), refusals=()),
+        Admission(rows=tuple(rows), refusals=()),
+    )
+    assert (len(view.absent), len(view.instead)) == (len(left), len(moved))
+    queries: list[str] = []
+    with Workspace(tmp_path / "w.sqlite") as held:
+        table.read_held(held, tmp_path)  # the table made from the file
+        reading = held.read
+        monkeypatch.setattr(held, "read", lambda *a: queries.append(a[0]) or reading(*a))
+        read = list(view.family_rows(held))
+    expected = sorted(
+        admitted, key=lambda r: (r.jurisdiction, r.family, r.version_order, line_key(r.path))
+    )
+    assert [(r.path, r.text) for r in read] == [(r.path, r.text) for r in expected]
+    assert len(queries) == len(rows) // 7 + 1

@@ -4,9 +4,9 @@ families' tasks run in this process or on Dask, and what each task extracted hel
 from __future__ import annotations
 
 import functools
+import itertools
 import sys
-from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,34 +45,55 @@ class MapRun:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Plan:
-    """The rows of each family (version order, families sorted), and for each row's version
-    id the text SHA-256 held for it (None: to extract), with the facts of held versions."""
+    """The facts of every held version by id (`VERSION_FACTS`, no text): all a family's task or
+    reuse is decided from, beside its own rows."""
 
-    families: tuple[tuple[CatalogueRow, ...], ...]
-    held: dict[str, str | None]
     facts: dict[str, tuple[Any, ...]]
-    refused: tuple[Refusal, ...]
+
+    def held(self, row: CatalogueRow) -> str | None:
+        """The text SHA-256 held for the row's version (None: to extract)."""
+        fact = self.facts.get(row.path)
+        return None if fact is None else fact[_TEXT]
+
+    def changed(self, row: CatalogueRow) -> Refusal | None:
+        """`corpus_changed` when the row's path is held with other bytes (the held version is
+        measured as held)."""
+        fact = self.facts.get(row.path)
+        if fact is None or fact[_ARTEFACT] == row.sha256:
+            return None
+        return Refusal(
+            path=row.path,
+            reason="corpus_changed",
+            detail=f"{row.path}: held with artefact sha256 {fact[_ARTEFACT]}; new bytes "
+            f"hash to {row.sha256}; a corrected document must be admitted as a new version",
+        )
+
+
+_ARTEFACT, _EXTRACTOR, _EXTRACTOR_VERSION, _TEXT = (
+    VERSION_FACTS.index(name)
+    for name in ("artefact_sha256", "extractor", "extractor_version", "text_sha256")
+)
 
 
 def _plan(
     held: Workspace,
-    rows: Sequence[CatalogueRow],
+    rows: Callable[[], Iterable[CatalogueRow]],
     store: Path,
-    readers: Sequence[Profile],
     *,
     progress: bool,
-) -> _Plan:
-    """Which versions are held, which to extract, and which are refused before any task runs:
-    a path held with other bytes (`corpus_changed`, the held version measured as held), a
-    version held by an older extractor version whose text no current one has reproduced
-    (checked by `ingest` as it checks one)."""
+) -> tuple[_Plan, list[Refusal]]:
+    """The held versions' facts, and the refusals of re-extracting those held by an older
+    extractor version whose text no current one has reproduced (checked by `ingest` as it checks
+    one, before any task runs). Their rows are found by a pass over `rows()` only when some
+    held version is of an older extractor version."""
     from workbench.text.extraction import CURRENT_EXTRACTORS
 
     facts = {f[0]: f for f in held_version_facts(held)}
-    artefact, extractor, extractor_version, text = (
-        VERSION_FACTS.index(name)
-        for name in ("artefact_sha256", "extractor", "extractor_version", "text_sha256")
-    )
+    older = {
+        path
+        for path, fact in facts.items()
+        if CURRENT_EXTRACTORS.get(fact[_EXTRACTOR]) != fact[_EXTRACTOR_VERSION]
+    }
 
     def reproduced(path: str) -> bool:
         """True when a current extractor has reproduced the held text (its origin record)."""
@@ -81,43 +102,15 @@ def _plan(
 
     stale = [
         row
-        for row in rows
-        if row.path in facts
-        and facts[row.path][artefact] == row.sha256
-        and CURRENT_EXTRACTORS.get(facts[row.path][extractor]) != facts[row.path][extractor_version]
+        for row in (rows() if older else ())
+        if row.path in older
+        and facts[row.path][_ARTEFACT] == row.sha256
         and not reproduced(row.path)
     ]
     refused = (
         list(ingest(held, stale, store, progress=progress, reextract=True).refused) if stale else []
     )
-    status: dict[str, str | None] = {}
-    for row in rows:
-        fact = facts.get(row.path)
-        if fact is None:
-            status[row.path] = None
-            continue
-        status[row.path] = fact[text]
-        if fact[artefact] != row.sha256:
-            refused.append(
-                Refusal(
-                    path=row.path,
-                    reason="corpus_changed",
-                    detail=f"{row.path}: held with artefact sha256 {fact[artefact]}; new bytes "
-                    f"hash to {row.sha256}; a corrected document must be admitted as a new version",
-                )
-            )
-    grouped: dict[tuple[str, str], list[CatalogueRow]] = defaultdict(list)
-    for row in rows:
-        grouped[(row.jurisdiction, row.family)].append(row)
-    return _Plan(
-        families=tuple(
-            tuple(sorted(group, key=lambda r: r.version_order))
-            for _, group in sorted(grouped.items())
-        ),
-        held=status,
-        facts=facts,
-        refused=tuple(refused),
-    )
+    return _Plan(facts=facts), refused
 
 
 def _reusable(
@@ -130,7 +123,7 @@ def _reusable(
 ) -> bool:
     """True when the family's summary is in the index or its shard: it is then recorded as
     reused (its key kept, its summary spilled when the index lacks it)."""
-    if run.held_cache is None or any(plan.held[row.path] is None for row in group):
+    if run.held_cache is None or any(plan.held(row) is None for row in group):
         return False
     key = family_cache_key([plan.facts[row.path] for row in group], readers, code_digest())
     if key not in indexed:
@@ -148,7 +141,7 @@ def _reusable(
 def map_corpus(
     held: Workspace,
     index: SummaryIndex,
-    rows: Sequence[CatalogueRow],
+    rows: Callable[[], Iterable[CatalogueRow]],
     store: Path,
     readers: Sequence[Profile],
     run: MapRun,
@@ -161,42 +154,55 @@ def map_corpus(
     progress: bool,
 ) -> str:
     """Plan the map, reuse what the index or the shards hold, and run the other families'
-    tasks (`_run_tasks`); what the run gathers is in `run`. Returns where they ran."""
-    plan = _plan(held, rows, store, readers, progress=progress)
-    run.refused.extend(plan.refused)
+    tasks (`_run_tasks`); what the run gathers is in `run`. Returns where they ran.
+
+    `rows()` gives the rows to measure in family order (`workspace.catalogue.family_rows`),
+    read as they are taken: each family's task is made as the map asks for the next one, so
+    what the map holds grows with a batch of families, never with the corpus. With `workers`,
+    the first `min_cluster_families` tasks are made before the map starts, to know whether a
+    cluster is worth starting: fewer, and they run in this process."""
+    plan, refused = _plan(held, rows, store, progress=progress)
+    run.refused.extend(refused)
     indexed = index.keys() if use_cache else frozenset()
-    tasks = []
-    for group in plan.families:
-        if not _reusable(group, plan, readers, indexed, run, index):
-            tasks.append(
-                family_task(
-                    group,
-                    str(store.resolve()),
-                    plan.held,
-                    readers,
-                    digest=code_digest(),
-                    shards=str(shards.resolve()),
-                    ocr=ocr,
-                )
+    store_path, shard_path, digest = str(store.resolve()), str(shards.resolve()), code_digest()
+
+    def tasks() -> Iterator[FamilyTask]:
+        for _, family in itertools.groupby(rows(), key=lambda r: (r.jurisdiction, r.family)):
+            group = tuple(family)
+            run.refused.extend(filter(None, map(plan.changed, group)))
+            if _reusable(group, plan, readers, indexed, run, index):
+                continue
+            status = {row.path: plan.held(row) for row in group}
+            yield family_task(
+                group, store_path, status, readers, digest=digest, shards=shard_path, ocr=ocr
             )
+
+    made = tasks()
     workers, scheduler = engine
-    if workers is not None and len(tasks) < min_cluster_families:
+    first = list(itertools.islice(made, max(1, min_cluster_families if workers else 1)))
+    if workers is not None and len(first) < min_cluster_families:
         workers = None  # fewer families than a local cluster is worth starting for
-    return _run_tasks(tasks, run, held, index, workers, scheduler, progress)
+    if not first:
+        return "in this process"
+    waiting = itertools.chain(first, made)
+    del first  # the chain lets go of the first tasks as they are taken
+    return _run_tasks(waiting, run, held, index, store, (workers, scheduler), progress)
 
 
 def _run_tasks(
-    tasks: Sequence[FamilyTask],
+    tasks: Iterable[FamilyTask],
     run: MapRun,
     held: Workspace,
     index: SummaryIndex,
-    workers: int | None,
-    scheduler: str | None,
+    store: Path,
+    engine: tuple[int | None, str | None],
     progress: bool,
 ) -> str:
-    """Run the tasks; hold what each extracted and spill its summary as it arrives. Returns where
-    they ran (no task: "in this process", nothing started)."""
+    """Run the tasks, taken as the map asks for them; hold what each extracted and spill its
+    summary as it arrives. Returns where they ran."""
     from workbench.measure.cluster import map_tasks
+
+    workers, scheduler = engine
 
     def hold(result: TaskResult) -> None:
         for version, provenance in result.extracted:
@@ -219,15 +225,13 @@ def _run_tasks(
             run.keys.append(result.key)
             run.names.append(f"{result.jurisdiction}/{result.family}")
 
-    if not tasks:
-        return "in this process"
     if workers is None and scheduler is None:
         map_tasks(
             tasks,
             hold,
             held_version=held.version,
             # every task reads the one store this run measures
-            held_parts=functools.partial(held_parts, held, store=Path(tasks[0].store)),
+            held_parts=functools.partial(held_parts, held, store=store.resolve()),
             batch=held.batch,  # one commit per batch of families, not one per family
             progress=progress,
         )
@@ -238,7 +242,7 @@ def _run_tasks(
         if progress:
             link = getattr(client, "dashboard_link", None) if workers is not None else None
             write(
-                f"dask: {len(tasks)} families on {client.scheduler_info()['address']}"
+                f"dask: families measured on {client.scheduler_info()['address']}"
                 + (f"; dashboard {link}" if link else "")
                 + "\n",
                 sys.stderr,
