@@ -740,10 +740,13 @@ def test_the_map_reads_the_table_by_family_a_page_at_a_time(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """`family_rows` (pages of 7 rows here) gives the real catalogue's rows sorted by
-    jurisdiction, family and version order, as `Admitted` has them: less its absent paths, a
-    row admitted with other bytes (and another version order) in place of the table's and in
-    its own place. Each page is one query, taken before the next row is asked for."""
+    """`families` (pages of 7 index entries here, one query each, no line read) gives each
+    family of the real catalogue with its rows' paths and SHA-256s in version order, sorted by
+    jurisdiction and family, as `Admitted` has them: less its absent paths, a row admitted with
+    other bytes (and another version order) in place of the table's and in its own place;
+    `family_rows` gives those rows of one family, and `rows` every row, in line order."""
+    from itertools import groupby
+
     from workbench.corpus import Admission, read_catalogue, write_catalogue
     from workbench.corpus.catalogue import line_key
     from workbench.workspace import catalogue as table
@@ -764,14 +767,27 @@ def test_the_map_reads_the_table_by_family_a_page_at_a_time(
         Admission(rows=tuple(rows), refusals=()),
     )
     assert (len(view.absent), len(view.instead)) == (len(left), len(moved))
+    in_order = sorted(
+        admitted, key=lambda r: (r.jurisdiction, r.family, r.version_order, line_key(r.path))
+    )
+    expected = [
+        (j, f, tuple((r.path, r.sha256) for r in group))
+        for (j, f), group in groupby(in_order, key=lambda r: (r.jurisdiction, r.family))
+    ]
     queries: list[str] = []
     with Workspace(tmp_path / "w.sqlite") as held:
         table.read_held(held, tmp_path)  # the table made from the file
         reading = held.read
         monkeypatch.setattr(held, "read", lambda *a: queries.append(a[0]) or reading(*a))
-        read = list(view.family_rows(held))
-    expected = sorted(
-        admitted, key=lambda r: (r.jurisdiction, r.family, r.version_order, line_key(r.path))
-    )
-    assert [(r.path, r.text) for r in read] == [(r.path, r.text) for r in expected]
-    assert len(queries) == len(rows) // 7 + 1
+        assert list(view.families(held)) == expected
+        assert len(queries) == len(rows) // 7 + 1 and all("line" not in q for q in queries)
+        for j, f, members in expected:
+            family = view.family_rows(held, j, f)
+            assert tuple((r.path, r.sha256) for r in family) == members
+            assert [r.text for r in family] == [
+                r.text for r in in_order if (r.jurisdiction, r.family) == (j, f)
+            ]
+        every = view.rows(held)
+    assert [r.text for r in every] == [
+        r.text for r in sorted(admitted, key=lambda r: line_key(r.path))
+    ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import itertools
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,11 +22,12 @@ from workbench.measure.cache import (
 )
 from workbench.measure.index import SummaryIndex
 from workbench.measure.tasks import FamilyTask, TaskResult, family_task
-from workbench.models import CatalogueRow, Refusal
+from workbench.models import Refusal
 from workbench.terminal import write
 from workbench.text.ocr import OcrOptions
 from workbench.text.profiles import Profile
 from workbench.workspace import Workspace, ingest
+from workbench.workspace.catalogue import Admitted, Member
 from workbench.workspace.parts import held_parts, keep_parts
 
 
@@ -50,22 +51,22 @@ class _Plan:
 
     facts: dict[str, tuple[Any, ...]]
 
-    def held(self, row: CatalogueRow) -> str | None:
-        """The text SHA-256 held for the row's version (None: to extract)."""
-        fact = self.facts.get(row.path)
+    def held(self, path: str) -> str | None:
+        """The text SHA-256 held for the version `path` (None: to extract)."""
+        fact = self.facts.get(path)
         return None if fact is None else fact[_TEXT]
 
-    def changed(self, row: CatalogueRow) -> Refusal | None:
-        """`corpus_changed` when the row's path is held with other bytes (the held version is
-        measured as held)."""
-        fact = self.facts.get(row.path)
-        if fact is None or fact[_ARTEFACT] == row.sha256:
+    def changed(self, path: str, sha256: str) -> Refusal | None:
+        """`corpus_changed` when `path` is held with bytes other than `sha256` (the held version
+        is measured as held)."""
+        fact = self.facts.get(path)
+        if fact is None or fact[_ARTEFACT] == sha256:
             return None
         return Refusal(
-            path=row.path,
+            path=path,
             reason="corpus_changed",
-            detail=f"{row.path}: held with artefact sha256 {fact[_ARTEFACT]}; new bytes "
-            f"hash to {row.sha256}; a corrected document must be admitted as a new version",
+            detail=f"{path}: held with artefact sha256 {fact[_ARTEFACT]}; new bytes "
+            f"hash to {sha256}; a corrected document must be admitted as a new version",
         )
 
 
@@ -76,16 +77,12 @@ _ARTEFACT, _EXTRACTOR, _EXTRACTOR_VERSION, _TEXT = (
 
 
 def _plan(
-    held: Workspace,
-    rows: Callable[[], Iterable[CatalogueRow]],
-    store: Path,
-    *,
-    progress: bool,
+    held: Workspace, admitted: Admitted, store: Path, *, progress: bool
 ) -> tuple[_Plan, list[Refusal]]:
     """The held versions' facts, and the refusals of re-extracting those held by an older
     extractor version whose text no current one has reproduced (checked by `ingest` as it checks
-    one, before any task runs). Their rows are found by a pass over `rows()` only when some
-    held version is of an older extractor version."""
+    one, before any task runs). Their families are found by a pass over the catalogue's
+    `families` only when some held version is of an older extractor version."""
     from workbench.text.extraction import CURRENT_EXTRACTORS
 
     facts = {f[0]: f for f in held_version_facts(held)}
@@ -100,9 +97,15 @@ def _plan(
         made = held.held_extractors(path)
         return made is not None and any(CURRENT_EXTRACTORS.get(n) == v for n, v in made[1])
 
+    touched = [
+        (jurisdiction, family)
+        for jurisdiction, family, members in (admitted.families(held) if older else ())
+        if any(path in older and facts[path][_ARTEFACT] == sha256 for path, sha256 in members)
+    ]
     stale = [
         row
-        for row in (rows() if older else ())
+        for jurisdiction, family in touched
+        for row in admitted.family_rows(held, jurisdiction, family)
         if row.path in older
         and facts[row.path][_ARTEFACT] == row.sha256
         and not reproduced(row.path)
@@ -114,7 +117,8 @@ def _plan(
 
 
 def _reusable(
-    group: Sequence[CatalogueRow],
+    name: str,
+    members: Sequence[Member],
     plan: _Plan,
     readers: Sequence[Profile],
     indexed: frozenset[str],
@@ -123,15 +127,14 @@ def _reusable(
 ) -> bool:
     """True when the family's summary is in the index or its shard: it is then recorded as
     reused (its key kept, its summary spilled when the index lacks it)."""
-    if run.held_cache is None or any(plan.held(row) is None for row in group):
+    if run.held_cache is None or any(plan.held(path) is None for path, _ in members):
         return False
-    key = family_cache_key([plan.facts[row.path] for row in group], readers, code_digest())
+    key = family_cache_key([plan.facts[path] for path, _ in members], readers, code_digest())
     if key not in indexed:
         summary = run.held_cache.summary(key)
         if summary is None:
             return False
         index.spill(key, summary)
-    name = f"{group[0].jurisdiction}/{group[0].family}"
     run.keys.append(key)
     run.names.append(name)
     run.reused.append(name)
@@ -141,7 +144,7 @@ def _reusable(
 def map_corpus(
     held: Workspace,
     index: SummaryIndex,
-    rows: Callable[[], Iterable[CatalogueRow]],
+    admitted: Admitted,
     store: Path,
     readers: Sequence[Profile],
     run: MapRun,
@@ -156,25 +159,28 @@ def map_corpus(
     """Plan the map, reuse what the index or the shards hold, and run the other families'
     tasks (`_run_tasks`); what the run gathers is in `run`. Returns where they ran.
 
-    `rows()` gives the rows to measure in family order (`workspace.catalogue.family_rows`),
-    read as they are taken: each family's task is made as the map asks for the next one, so
-    what the map holds grows with a batch of families, never with the corpus. With `workers`,
-    the first `min_cluster_families` tasks are made before the map starts, to know whether a
-    cluster is worth starting: fewer, and they run in this process."""
-    plan, refused = _plan(held, rows, store, progress=progress)
+    The families are the workspace's catalogue table's as `admitted` has them, taken in order
+    as the map asks for the next task (`workspace.catalogue.families`: each row's path and
+    SHA-256, from the table's index): a family is reused from those alone, and only a family to
+    measure has its rows read (`family_rows`) and its task made, so what the map holds grows
+    with a batch of families, never with the corpus. With `workers`, the first
+    `min_cluster_families` tasks are made before the map starts, to know whether a cluster is
+    worth starting: fewer, and they run in this process."""
+    plan, refused = _plan(held, admitted, store, progress=progress)
     run.refused.extend(refused)
     indexed = index.keys() if use_cache else frozenset()
     store_path, shard_path, digest = str(store.resolve()), str(shards.resolve()), code_digest()
 
     def tasks() -> Iterator[FamilyTask]:
-        for _, family in itertools.groupby(rows(), key=lambda r: (r.jurisdiction, r.family)):
-            group = tuple(family)
-            run.refused.extend(filter(None, map(plan.changed, group)))
-            if _reusable(group, plan, readers, indexed, run, index):
+        for jurisdiction, family, members in admitted.families(held):
+            run.refused.extend(filter(None, itertools.starmap(plan.changed, members)))
+            name = f"{jurisdiction}/{family}"
+            if _reusable(name, members, plan, readers, indexed, run, index):
                 continue
-            status = {row.path: plan.held(row) for row in group}
+            rows = admitted.family_rows(held, jurisdiction, family)
+            status = {row.path: plan.held(row.path) for row in rows}
             yield family_task(
-                group, store_path, status, readers, digest=digest, shards=shard_path, ocr=ocr
+                rows, store_path, status, readers, digest=digest, shards=shard_path, ocr=ocr
             )
 
     made = tasks()

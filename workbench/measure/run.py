@@ -4,7 +4,6 @@ read from the index, and a warm run writes the cold run's bytes."""
 
 from __future__ import annotations
 
-import functools
 import os
 import shlex
 from collections import defaultdict
@@ -223,7 +222,7 @@ def measure_corpus(
         engine = map_corpus(
             held,
             index,
-            functools.partial(admitted.family_rows, held),
+            admitted,
             store,
             readers,
             run,
@@ -237,7 +236,7 @@ def measure_corpus(
         index.fold(run.keys)
         apparatus = apparatus_report(held, store)  # C20: keeps each version's parts
         catalogued = tuple(table_rows(held))
-        rows = catalogued if admitted == Admitted() else tuple(admitted.family_rows(held))
+        rows = catalogued if admitted == Admitted() else tuple(admitted.rows(held))
         made_by = None if given.is_project() else measure_command(given)
         view = os.fsdecode(out.resolve())
         key = _reports_key(rows, refusals, run, apparatus, made_by)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import itertools
 import os
 import sqlite3
 import sys
@@ -35,16 +36,18 @@ TABLE, EXPORT = "catalogue", "catalogue_export"
 # A row's line, and beside it the columns every reader asks for (its path and `ROW_FIELDS`), so
 # that the catalogue is read as columns, no record parsed.
 _COLUMNS = ("key", "line", "path", *ROW_FIELDS)
-# The order `family_rows` reads the table in (by family, each in version order, ties by key),
-# kept by an index so that each page is a seek, never a sort of the table.
+# The order `families` reads the table in (by family, each in version order, ties by key), and
+# beside it what a measure decides a family's reuse from (each row's path and SHA-256): an index
+# that covers them, so the families are read without touching the rows' lines.
 _FAMILY_ORDER = ("jurisdiction", "document_family", "version_order", "key")
 _SCHEMA = (
     f"CREATE TABLE IF NOT EXISTS {TABLE} (key TEXT PRIMARY KEY, line TEXT NOT NULL, "
     "path TEXT NOT NULL, " + ", ".join(ROW_FIELDS) + ") WITHOUT ROWID",
-    f"CREATE INDEX IF NOT EXISTS {TABLE}_family ON {TABLE} ({', '.join(_FAMILY_ORDER[:3])})",
+    f"CREATE INDEX IF NOT EXISTS {TABLE}_families ON {TABLE} "
+    f"({', '.join(_FAMILY_ORDER)}, path, sha256)",
     f"CREATE TABLE IF NOT EXISTS {EXPORT} (folder TEXT NOT NULL, sha256 TEXT NOT NULL)",
 )
-PAGE_ROWS = 1024  # rows `family_rows` reads per query
+PAGE_ROWS = 1024  # index entries `families` reads per query
 _INSERT = (
     f"INSERT OR REPLACE INTO {TABLE} ({', '.join(_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(_COLUMNS))})"
@@ -118,21 +121,48 @@ def table_rows(workspace: Workspace) -> Iterator[CatalogueRow]:
         yield _record(columns)
 
 
-def family_rows(workspace: Workspace) -> Iterator[CatalogueRow]:
-    """The table's rows by family: sorted by (jurisdiction, family), each family's in version
-    order, ties by path (as the lines sort). Read `PAGE_ROWS` at a time, each page one query that
-    starts after the last row of the one before (on the index of that order), so a reader holds
-    a page, never the table, and may write to the workspace between the rows it takes."""
+Member = tuple[str, str]  # a row of a family, as `families` gives it: (path, sha256)
+
+
+def families(workspace: Workspace) -> Iterator[tuple[str, str, tuple[Member, ...]]]:
+    """Each family of the table, sorted by (jurisdiction, family): (jurisdiction, family, each
+    row's path and SHA-256 in version order, ties by key as the lines sort). Read from the
+    table's index `PAGE_ROWS` entries at a time, each page one query starting after the last
+    entry of the one before, so a reader holds a page, never the table, and may write to the
+    workspace between the families it takes; no line is read (`family_rows` reads a family's)."""
+    return _grouped(_entries(workspace))
+
+
+def _entries(workspace: Workspace) -> Iterator[tuple[Any, ...]]:
+    """(jurisdiction, family, version order, key, path, sha256) of every row, in that order."""
     order = ", ".join(_FAMILY_ORDER)
-    first = f"SELECT {', '.join(_COLUMNS)} FROM {TABLE} ORDER BY {order} LIMIT {PAGE_ROWS}"
+    first = f"SELECT {order}, path, sha256 FROM {TABLE} ORDER BY {order} LIMIT {PAGE_ROWS}"
     after = first.replace(" ORDER BY", f" WHERE ({order}) > (?, ?, ?, ?) ORDER BY")
-    place = [_COLUMNS.index(name) for name in _FAMILY_ORDER]
     page = workspace.read(first)
     while page:
-        yield from map(_record, page)
+        yield from page
         if len(page) < PAGE_ROWS:
             return
-        page = workspace.read(after, tuple(page[-1][i] for i in place))
+        page = workspace.read(after, page[-1][:4])
+
+
+def _grouped(
+    entries: Iterable[tuple[Any, ...]],
+) -> Iterator[tuple[str, str, tuple[Member, ...]]]:
+    for (jurisdiction, family), rows in itertools.groupby(entries, key=lambda e: e[:2]):
+        yield jurisdiction, family, tuple((path, sha256) for *_, path, sha256 in rows)
+
+
+def family_rows(workspace: Workspace, jurisdiction: str, family: str) -> list[CatalogueRow]:
+    """The table's rows of one family, in version order (ties by key): one query on its index."""
+    return [
+        _record(columns)
+        for columns in workspace.read(
+            f"SELECT {', '.join(_COLUMNS)} FROM {TABLE} WHERE jurisdiction = ? AND "
+            "document_family = ? ORDER BY version_order, key",
+            (jurisdiction, family),
+        )
+    ]
 
 
 def _record(columns: tuple[Any, ...]) -> CatalogueRow:
@@ -164,18 +194,37 @@ class Admitted:
             instead=tuple(row for row in admission.rows if table[row.path] != row),
         )
 
-    def family_rows(self, workspace: Workspace) -> Iterator[CatalogueRow]:
-        """`family_rows` of the table as the admission has them, in the same order."""
+    def families(self, workspace: Workspace) -> Iterator[tuple[str, str, tuple[Member, ...]]]:
+        """`families` of the table as the admission has them, in the same order."""
         if not self.absent and not self.instead:
-            return family_rows(workspace)
+            return families(workspace)
         left = self.absent | {row.path for row in self.instead}
-        kept = (row for row in family_rows(workspace) if row.path not in left)
-        return heapq.merge(kept, sorted(self.instead, key=_in_family), key=_in_family)
+        kept = (entry for entry in _entries(workspace) if entry[4] not in left)
+        moved = sorted(
+            (r.jurisdiction, r.family, r.version_order, line_key(r.path), r.path, r.sha256)
+            for r in self.instead
+        )
+        return _grouped(heapq.merge(kept, moved, key=lambda entry: entry[:4]))
 
+    def family_rows(
+        self, workspace: Workspace, jurisdiction: str, family: str
+    ) -> list[CatalogueRow]:
+        """`family_rows` of the table as the admission has them."""
+        rows = family_rows(workspace, jurisdiction, family)
+        if not self.absent and not self.instead:
+            return rows
+        left = self.absent | {row.path for row in self.instead}
+        here = [r for r in self.instead if (r.jurisdiction, r.family) == (jurisdiction, family)]
+        return sorted(
+            [row for row in rows if row.path not in left] + here,
+            key=lambda r: (r.version_order, line_key(r.path)),
+        )
 
-def _in_family(row: CatalogueRow) -> tuple[str, str, int, str]:
-    """A row's place in `family_rows`' order."""
-    return (row.jurisdiction, row.family, row.version_order, line_key(row.path))
+    def rows(self, workspace: Workspace) -> list[CatalogueRow]:
+        """The table's rows as the admission has them, in line order."""
+        left = self.absent | {row.path for row in self.instead}
+        kept = [row for row in table_rows(workspace) if row.path not in left]
+        return sorted(kept + list(self.instead), key=lambda r: line_key(r.path))
 
 
 def exported(workspace: Workspace) -> tuple[str, str] | None:
@@ -259,7 +308,7 @@ def _columns(workspace: Workspace) -> tuple[str, ...]:
 
 
 def _indexed(workspace: Workspace) -> bool:
-    found = f"SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = '{TABLE}_family'"
+    found = f"SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = '{TABLE}_families'"
     return bool(workspace.read(found))
 
 
