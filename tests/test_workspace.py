@@ -778,7 +778,12 @@ def test_the_map_reads_the_table_by_family_a_page_at_a_time(
     with Workspace(tmp_path / "w.sqlite") as held:
         table.read_held(held, tmp_path)  # the table made from the file
         reading = held.read
-        monkeypatch.setattr(held, "read", lambda *a: queries.append(a[0]) or reading(*a))
+
+        def read(sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+            queries.append(sql)
+            return reading(sql, params)
+
+        monkeypatch.setattr(held, "read", read)
         assert list(view.families(held)) == expected
         assert len(queries) == len(rows) // 7 + 1 and all("line" not in q for q in queries)
         for j, f, members in expected:
@@ -791,3 +796,23 @@ def test_the_map_reads_the_table_by_family_a_page_at_a_time(
     assert [r.text for r in every] == [
         r.text for r in sorted(admitted, key=lambda r: line_key(r.path))
     ]
+
+
+def test_a_catalogue_table_without_its_family_index_is_made_again_from_the_file(
+    tmp_path: Path,
+) -> None:
+    """A table of the layout before `catalogue_families` (the same columns, no index) is not
+    taken as the file's export: the next read makes it again from the file, index included."""
+    from workbench.corpus import Admission, read_catalogue, write_catalogue
+    from workbench.workspace.catalogue import exported, families, read_held
+
+    rows = read_catalogue(CORPUS_DIR)
+    write_catalogue(Admission(rows=tuple(rows), refusals=()), tmp_path)
+    with Workspace(tmp_path / "w.sqlite") as held:
+        read_held(held, tmp_path)
+        made = exported(held)
+        with held.transaction() as conn:
+            conn.execute("DROP INDEX catalogue_families")
+        assert made is not None and exported(held) is None
+        assert read_held(held, tmp_path) == rows and exported(held) == made
+        assert sum(len(members) for *_, members in families(held)) == len(rows)

@@ -458,6 +458,7 @@ def test_the_map_holds_a_batch_of_families_rows_never_the_catalogue(
     import gc
 
     from workbench.measure import cluster
+    from workbench.measure.tasks import run_family_task as run_task
     from workbench.workspace import catalogue as table
 
     families = _families(row for row in catalogue if row.media_type != "application/pdf")
@@ -469,7 +470,6 @@ def test_the_map_holds_a_batch_of_families_rows_never_the_catalogue(
         return sum(isinstance(o, CatalogueRow) for o in gc.get_objects())
 
     counted: list[tuple[str, int]] = []
-    run_task = cluster.run_family_task
 
     def counting(task: Any, **options: Any) -> Any:
         counted.append((task.name, live_rows() - before))
