@@ -723,3 +723,96 @@ def test_the_catalogue_file_is_read_once_on_either_path(
         checks.clear()
         assert read_held(held, corpus_dir) == first  # held: hashed, no record checked
         assert opened == ["rb"] and checks == []
+
+
+@pytest.mark.parametrize(
+    ("absent", "instead"),
+    [
+        pytest.param(lambda n: set(), lambda n: set(), id="the-table-whole"),
+        pytest.param(lambda n: set(range(0, n, 5)), lambda n: set(), id="every-fifth-path-absent"),
+        pytest.param(lambda n: set(), lambda n: {1, n // 2, n - 1}, id="three-rows-instead"),
+        pytest.param(lambda n: {0, n - 1}, lambda n: {n // 3}, id="absent-and-instead"),
+    ],
+)
+def test_the_map_reads_the_table_by_family_a_page_at_a_time(
+    absent: Callable[[int], set[int]],
+    instead: Callable[[int], set[int]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`families` (pages of 7 index entries here, one query each, no line read) gives each
+    family of the real catalogue with its rows' paths and SHA-256s in version order, sorted by
+    jurisdiction and family, as `Admitted` has them: less its absent paths, a row admitted with
+    other bytes (and another version order) in place of the table's and in its own place;
+    `family_rows` gives those rows of one family, and `rows` every row, in line order."""
+    from itertools import groupby
+
+    from workbench.corpus import Admission, read_catalogue, write_catalogue
+    from workbench.corpus.catalogue import line_key
+    from workbench.workspace import catalogue as table
+
+    monkeypatch.setattr(table, "PAGE_ROWS", 7)
+    rows = read_catalogue(CORPUS_DIR)
+    write_catalogue(Admission(rows=tuple(rows), refusals=()), tmp_path)
+    left, moved = absent(len(rows)), instead(len(rows))
+    admitted = [
+        CatalogueRow.of(r.path, {**r.provenance, "sha256": "0" * 64, "version_order": 10**6 + i})
+        if i in moved
+        else r
+        for i, r in enumerate(rows)
+        if i not in left
+    ]
+    view = table.Admitted.of(
+        Admission(rows=tuple(admitted), refusals=()),
+        Admission(rows=tuple(rows), refusals=()),
+    )
+    assert (len(view.absent), len(view.instead)) == (len(left), len(moved))
+    in_order = sorted(
+        admitted, key=lambda r: (r.jurisdiction, r.family, r.version_order, line_key(r.path))
+    )
+    expected = [
+        (j, f, tuple((r.path, r.sha256) for r in group))
+        for (j, f), group in groupby(in_order, key=lambda r: (r.jurisdiction, r.family))
+    ]
+    queries: list[str] = []
+    with Workspace(tmp_path / "w.sqlite") as held:
+        table.read_held(held, tmp_path)  # the table made from the file
+        reading = held.read
+
+        def read(sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+            queries.append(sql)
+            return reading(sql, params)
+
+        monkeypatch.setattr(held, "read", read)
+        assert list(view.families(held)) == expected
+        assert len(queries) == len(rows) // 7 + 1 and all("line" not in q for q in queries)
+        for j, f, members in expected:
+            family = view.family_rows(held, j, f)
+            assert tuple((r.path, r.sha256) for r in family) == members
+            assert [r.text for r in family] == [
+                r.text for r in in_order if (r.jurisdiction, r.family) == (j, f)
+            ]
+        every = view.rows(held)
+    assert [r.text for r in every] == [
+        r.text for r in sorted(admitted, key=lambda r: line_key(r.path))
+    ]
+
+
+def test_a_catalogue_table_without_its_family_index_is_made_again_from_the_file(
+    tmp_path: Path,
+) -> None:
+    """A table of the layout before `catalogue_families` (the same columns, no index) is not
+    taken as the file's export: the next read makes it again from the file, index included."""
+    from workbench.corpus import Admission, read_catalogue, write_catalogue
+    from workbench.workspace.catalogue import exported, families, read_held
+
+    rows = read_catalogue(CORPUS_DIR)
+    write_catalogue(Admission(rows=tuple(rows), refusals=()), tmp_path)
+    with Workspace(tmp_path / "w.sqlite") as held:
+        read_held(held, tmp_path)
+        made = exported(held)
+        with held.transaction() as conn:
+            conn.execute("DROP INDEX catalogue_families")
+        assert made is not None and exported(held) is None
+        assert read_held(held, tmp_path) == rows and exported(held) == made
+        assert sum(len(members) for *_, members in families(held)) == len(rows)

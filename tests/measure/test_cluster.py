@@ -238,7 +238,7 @@ def _kept(path: Path) -> tuple[list[tuple[str, str]], list[tuple[str, ...]]]:
 @pytest.mark.slow
 def test_batches_keep_the_order_and_hold_enough_versions(subset: Path, serial: Path) -> None:
     tasks = _subset_tasks(subset, serial)
-    cut = batches(tasks, versions=5)
+    cut = list(batches(tasks, versions=5))
     assert [t for batch in cut for t in batch] == list(tasks)
     assert all(sum(len(t.rows) for t in batch) >= 5 for batch in cut[:-1])
     assert all(sum(len(t.rows) for t in batch[:-1]) < 5 for batch in cut)

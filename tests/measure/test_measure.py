@@ -6,6 +6,7 @@ import json
 import random
 import re
 import shutil
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -445,6 +446,54 @@ def test_a_cold_run_extracts_and_measures_everything(
     assert sorted(run.extracted) == sorted(r.path for r in admitted) and len(admitted) == 6
     assert len(list((folder / CACHE_DIR_NAME).glob("*.json"))) == len(SMALL)
     assert {p.name for p in run.written} == set(_tree(folder / "out"))
+
+
+def test_the_map_holds_a_batch_of_families_rows_never_the_catalogue(
+    catalogue: tuple[CatalogueRow, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the map runs, the client holds the rows of the batch it runs and of the one before
+    (a family each here), the next family's first row and the page of the catalogue table it
+    reads them from (one row here), not the catalogue: the live `CatalogueRow`s are counted as
+    each family's task runs, on a mirror of the twelve smallest families of text and XML."""
+    import gc
+
+    from workbench.measure import cluster
+    from workbench.measure.tasks import run_family_task as run_task
+    from workbench.workspace import catalogue as table
+
+    families = _families(row for row in catalogue if row.media_type != "application/pdf")
+    chosen = sorted(families.values(), key=lambda rows: (sum(r.size for r in rows), rows[0].path))
+    mirror = link_families(tmp_path / "mirror", sorted(_name(rows[0]) for rows in chosen[:12]))
+    admitted = _families(admit(mirror).rows)
+
+    def live_rows() -> int:
+        return sum(isinstance(o, CatalogueRow) for o in gc.get_objects())
+
+    counted: list[tuple[str, int]] = []
+
+    def counting(task: Any, **options: Any) -> Any:
+        counted.append((task.name, live_rows() - before))
+        return run_task(task, **options)
+
+    monkeypatch.setattr(cluster, "BATCH_VERSIONS", 1)  # a batch is one family
+    monkeypatch.setattr(table, "PAGE_ROWS", 1)
+    monkeypatch.setattr(cluster, "run_family_task", counting)
+    before = live_rows()
+    run = measure_corpus(mirror=mirror, out=tmp_path / "out", workspace=tmp_path / "w.sqlite")
+    assert [name for name, _ in counted] == sorted(admitted) == list(run.families)
+    two = sum(sorted(map(len, admitted.values()))[-2:])  # the two largest families' rows
+    assert max(live for _, live in counted) <= two + 2 < sum(map(len, admitted.values()))
+
+
+def _name(row: CatalogueRow) -> str:
+    return f"{row.jurisdiction}/{row.family}"
+
+
+def _families(rows: Iterable[CatalogueRow]) -> dict[str, list[CatalogueRow]]:
+    grouped: dict[str, list[CatalogueRow]] = {}
+    for row in rows:
+        grouped.setdefault(_name(row), []).append(row)
+    return grouped
 
 
 def test_the_cache_gives_back_what_measure_family_computes(cold: tuple[Path, MeasureRun]) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from tempfile import TemporaryDirectory
@@ -130,18 +130,22 @@ def _address(client: Client) -> str:
     return str(client.scheduler_info()["address"])
 
 
-def batches(tasks: Sequence[FamilyTask], versions: int = BATCH_VERSIONS) -> list[list[FamilyTask]]:
+def batches(
+    tasks: Iterable[FamilyTask], versions: int = BATCH_VERSIONS
+) -> Iterator[list[FamilyTask]]:
     """Consecutive tasks cut into batches of at least `versions` versions (the last may hold
-    fewer): the order of `tasks` is kept, within and across batches."""
-    out: list[list[FamilyTask]] = []
-    size = versions
+    fewer): the order of `tasks` is kept, within and across batches. Each batch is made as it is
+    asked for, taking from `tasks` only the tasks it holds."""
+    batch: list[FamilyTask] = []
+    size = 0
     for task in tasks:
-        if size >= versions:
-            out.append([])
-            size = 0
-        out[-1].append(task)
+        batch.append(task)
         size += len(task.rows)
-    return out
+        if size >= versions:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
 
 
 def _batch_key(batch: Sequence[FamilyTask]) -> str:
@@ -151,7 +155,7 @@ def _batch_key(batch: Sequence[FamilyTask]) -> str:
 
 
 def map_tasks(
-    tasks: Sequence[FamilyTask],
+    tasks: Iterable[FamilyTask],
     on_result: Callable[[TaskResult], None],
     *,
     client: Client | None = None,
@@ -165,7 +169,9 @@ def map_tasks(
     through `held_version` and `held_parts`), else on its cluster; `on_result` gets each
     family's result on the client as it arrives. Either way the tasks go in `batches`, and each
     batch's results are handed on inside one `batch()` (in-process, its tasks run inside it
-    too): a workspace's `Workspace.batch` commits once per batch, not once per family.
+    too): a workspace's `Workspace.batch` commits once per batch, not once per family. Tasks
+    are taken from `tasks` as batches are run or sent (on a cluster, a window of batches in
+    flight), so a lazy `tasks` is never held whole.
 
     Tasks are independent and pure, so where and in what order they run changes nothing. On a
     cluster, the first task to fail cancels the rest and its error is raised: a
@@ -173,10 +179,11 @@ def map_tasks(
     scheduler, or anything else, as `ClusterError` or `FamilyTaskFailed` naming the family. A run
     that sees no worker for `workerless_grace` seconds fails with `ClusterError`.
     """
-    bar = tqdm(total=len(tasks), desc="measure", unit="family", disable=not progress)
+    total = len(tasks) if isinstance(tasks, Sized) else None
+    bar = tqdm(total=total, desc="measure", unit="family", disable=not progress)
     try:
         if client is None:
-            for group in batches(tasks):
+            for group in batches(tasks, BATCH_VERSIONS):
                 with batch():
                     for task in group:
                         on_result(
@@ -189,13 +196,15 @@ def map_tasks(
                         )
                         bar.update()
             return
-        _map_on_cluster(batches(tasks), client, on_result, batch, workerless_grace, bar)
+        _map_on_cluster(
+            batches(tasks, BATCH_VERSIONS), client, on_result, batch, workerless_grace, bar
+        )
     finally:
         bar.close()
 
 
 def _map_on_cluster(
-    work: Sequence[Sequence[FamilyTask]],
+    work: Iterable[Sequence[FamilyTask]],
     client: Client,
     on_result: Callable[[TaskResult], None],
     together: Callable[[], AbstractContextManager[object]],

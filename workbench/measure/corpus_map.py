@@ -4,9 +4,9 @@ families' tasks run in this process or on Dask, and what each task extracted hel
 from __future__ import annotations
 
 import functools
+import itertools
 import sys
-from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,11 +22,12 @@ from workbench.measure.cache import (
 )
 from workbench.measure.index import SummaryIndex
 from workbench.measure.tasks import FamilyTask, TaskResult, family_task
-from workbench.models import CatalogueRow, Refusal
+from workbench.models import Refusal
 from workbench.terminal import write
 from workbench.text.ocr import OcrOptions
 from workbench.text.profiles import Profile
 from workbench.workspace import Workspace, ingest
+from workbench.workspace.catalogue import Admitted, Member
 from workbench.workspace.parts import held_parts, keep_parts
 
 
@@ -45,83 +46,79 @@ class MapRun:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Plan:
-    """The rows of each family (version order, families sorted), and for each row's version
-    id the text SHA-256 held for it (None: to extract), with the facts of held versions."""
+    """The facts of every held version by id (`VERSION_FACTS`, no text): all a family's task or
+    reuse is decided from, beside its own rows."""
 
-    families: tuple[tuple[CatalogueRow, ...], ...]
-    held: dict[str, str | None]
     facts: dict[str, tuple[Any, ...]]
-    refused: tuple[Refusal, ...]
+
+    def held(self, path: str) -> str | None:
+        """The text SHA-256 held for the version `path` (None: to extract)."""
+        fact = self.facts.get(path)
+        return None if fact is None else fact[_TEXT]
+
+    def changed(self, path: str, sha256: str) -> Refusal | None:
+        """`corpus_changed` when `path` is held with bytes other than `sha256` (the held version
+        is measured as held)."""
+        fact = self.facts.get(path)
+        if fact is None or fact[_ARTEFACT] == sha256:
+            return None
+        return Refusal(
+            path=path,
+            reason="corpus_changed",
+            detail=f"{path}: held with artefact sha256 {fact[_ARTEFACT]}; new bytes "
+            f"hash to {sha256}; a corrected document must be admitted as a new version",
+        )
+
+
+_ARTEFACT, _EXTRACTOR, _EXTRACTOR_VERSION, _TEXT = (
+    VERSION_FACTS.index(name)
+    for name in ("artefact_sha256", "extractor", "extractor_version", "text_sha256")
+)
 
 
 def _plan(
-    held: Workspace,
-    rows: Sequence[CatalogueRow],
-    store: Path,
-    readers: Sequence[Profile],
-    *,
-    progress: bool,
-) -> _Plan:
-    """Which versions are held, which to extract, and which are refused before any task runs:
-    a path held with other bytes (`corpus_changed`, the held version measured as held), a
-    version held by an older extractor version whose text no current one has reproduced
-    (checked by `ingest` as it checks one)."""
+    held: Workspace, admitted: Admitted, store: Path, *, progress: bool
+) -> tuple[_Plan, list[Refusal]]:
+    """The held versions' facts, and the refusals of re-extracting those held by an older
+    extractor version whose text no current one has reproduced (checked by `ingest` as it checks
+    one, before any task runs). Their families are found by a pass over the catalogue's
+    `families` only when some held version is of an older extractor version."""
     from workbench.text.extraction import CURRENT_EXTRACTORS
 
     facts = {f[0]: f for f in held_version_facts(held)}
-    artefact, extractor, extractor_version, text = (
-        VERSION_FACTS.index(name)
-        for name in ("artefact_sha256", "extractor", "extractor_version", "text_sha256")
-    )
+    older = {
+        path
+        for path, fact in facts.items()
+        if CURRENT_EXTRACTORS.get(fact[_EXTRACTOR]) != fact[_EXTRACTOR_VERSION]
+    }
 
     def reproduced(path: str) -> bool:
         """True when a current extractor has reproduced the held text (its origin record)."""
         made = held.held_extractors(path)
         return made is not None and any(CURRENT_EXTRACTORS.get(n) == v for n, v in made[1])
 
+    touched = [
+        (jurisdiction, family)
+        for jurisdiction, family, members in (admitted.families(held) if older else ())
+        if any(path in older and facts[path][_ARTEFACT] == sha256 for path, sha256 in members)
+    ]
     stale = [
         row
-        for row in rows
-        if row.path in facts
-        and facts[row.path][artefact] == row.sha256
-        and CURRENT_EXTRACTORS.get(facts[row.path][extractor]) != facts[row.path][extractor_version]
+        for jurisdiction, family in touched
+        for row in admitted.family_rows(held, jurisdiction, family)
+        if row.path in older
+        and facts[row.path][_ARTEFACT] == row.sha256
         and not reproduced(row.path)
     ]
     refused = (
         list(ingest(held, stale, store, progress=progress, reextract=True).refused) if stale else []
     )
-    status: dict[str, str | None] = {}
-    for row in rows:
-        fact = facts.get(row.path)
-        if fact is None:
-            status[row.path] = None
-            continue
-        status[row.path] = fact[text]
-        if fact[artefact] != row.sha256:
-            refused.append(
-                Refusal(
-                    path=row.path,
-                    reason="corpus_changed",
-                    detail=f"{row.path}: held with artefact sha256 {fact[artefact]}; new bytes "
-                    f"hash to {row.sha256}; a corrected document must be admitted as a new version",
-                )
-            )
-    grouped: dict[tuple[str, str], list[CatalogueRow]] = defaultdict(list)
-    for row in rows:
-        grouped[(row.jurisdiction, row.family)].append(row)
-    return _Plan(
-        families=tuple(
-            tuple(sorted(group, key=lambda r: r.version_order))
-            for _, group in sorted(grouped.items())
-        ),
-        held=status,
-        facts=facts,
-        refused=tuple(refused),
-    )
+    return _Plan(facts=facts), refused
 
 
 def _reusable(
-    group: Sequence[CatalogueRow],
+    name: str,
+    members: Sequence[Member],
     plan: _Plan,
     readers: Sequence[Profile],
     indexed: frozenset[str],
@@ -130,15 +127,14 @@ def _reusable(
 ) -> bool:
     """True when the family's summary is in the index or its shard: it is then recorded as
     reused (its key kept, its summary spilled when the index lacks it)."""
-    if run.held_cache is None or any(plan.held[row.path] is None for row in group):
+    if run.held_cache is None or any(plan.held(path) is None for path, _ in members):
         return False
-    key = family_cache_key([plan.facts[row.path] for row in group], readers, code_digest())
+    key = family_cache_key([plan.facts[path] for path, _ in members], readers, code_digest())
     if key not in indexed:
         summary = run.held_cache.summary(key)
         if summary is None:
             return False
         index.spill(key, summary)
-    name = f"{group[0].jurisdiction}/{group[0].family}"
     run.keys.append(key)
     run.names.append(name)
     run.reused.append(name)
@@ -148,7 +144,7 @@ def _reusable(
 def map_corpus(
     held: Workspace,
     index: SummaryIndex,
-    rows: Sequence[CatalogueRow],
+    admitted: Admitted,
     store: Path,
     readers: Sequence[Profile],
     run: MapRun,
@@ -161,42 +157,58 @@ def map_corpus(
     progress: bool,
 ) -> str:
     """Plan the map, reuse what the index or the shards hold, and run the other families'
-    tasks (`_run_tasks`); what the run gathers is in `run`. Returns where they ran."""
-    plan = _plan(held, rows, store, readers, progress=progress)
-    run.refused.extend(plan.refused)
+    tasks (`_run_tasks`); what the run gathers is in `run`. Returns where they ran.
+
+    The families are the workspace's catalogue table's as `admitted` has them, taken in order
+    as the map asks for the next task (`workspace.catalogue.families`: each row's path and
+    SHA-256, from the table's index): a family is reused from those alone, and only a family to
+    measure has its rows read (`family_rows`) and its task made, so what the map holds grows
+    with a batch of families, never with the corpus. With `workers`, the first
+    `min_cluster_families` tasks are made before the map starts, to know whether a cluster is
+    worth starting: fewer, and they run in this process."""
+    plan, refused = _plan(held, admitted, store, progress=progress)
+    run.refused.extend(refused)
     indexed = index.keys() if use_cache else frozenset()
-    tasks = []
-    for group in plan.families:
-        if not _reusable(group, plan, readers, indexed, run, index):
-            tasks.append(
-                family_task(
-                    group,
-                    str(store.resolve()),
-                    plan.held,
-                    readers,
-                    digest=code_digest(),
-                    shards=str(shards.resolve()),
-                    ocr=ocr,
-                )
+    store_path, shard_path, digest = str(store.resolve()), str(shards.resolve()), code_digest()
+
+    def tasks() -> Iterator[FamilyTask]:
+        for jurisdiction, family, members in admitted.families(held):
+            run.refused.extend(filter(None, itertools.starmap(plan.changed, members)))
+            name = f"{jurisdiction}/{family}"
+            if _reusable(name, members, plan, readers, indexed, run, index):
+                continue
+            rows = admitted.family_rows(held, jurisdiction, family)
+            status = {row.path: plan.held(row.path) for row in rows}
+            yield family_task(
+                rows, store_path, status, readers, digest=digest, shards=shard_path, ocr=ocr
             )
+
+    made = tasks()
     workers, scheduler = engine
-    if workers is not None and len(tasks) < min_cluster_families:
+    first = list(itertools.islice(made, max(1, min_cluster_families if workers else 1)))
+    if workers is not None and len(first) < min_cluster_families:
         workers = None  # fewer families than a local cluster is worth starting for
-    return _run_tasks(tasks, run, held, index, workers, scheduler, progress)
+    if not first:
+        return "in this process"
+    waiting = itertools.chain(first, made)
+    del first  # the chain lets go of the first tasks as they are taken
+    return _run_tasks(waiting, run, held, index, store, (workers, scheduler), progress)
 
 
 def _run_tasks(
-    tasks: Sequence[FamilyTask],
+    tasks: Iterable[FamilyTask],
     run: MapRun,
     held: Workspace,
     index: SummaryIndex,
-    workers: int | None,
-    scheduler: str | None,
+    store: Path,
+    engine: tuple[int | None, str | None],
     progress: bool,
 ) -> str:
-    """Run the tasks; hold what each extracted and spill its summary as it arrives. Returns where
-    they ran (no task: "in this process", nothing started)."""
+    """Run the tasks, taken as the map asks for them; hold what each extracted and spill its
+    summary as it arrives. Returns where they ran."""
     from workbench.measure.cluster import map_tasks
+
+    workers, scheduler = engine
 
     def hold(result: TaskResult) -> None:
         for version, provenance in result.extracted:
@@ -219,15 +231,13 @@ def _run_tasks(
             run.keys.append(result.key)
             run.names.append(f"{result.jurisdiction}/{result.family}")
 
-    if not tasks:
-        return "in this process"
     if workers is None and scheduler is None:
         map_tasks(
             tasks,
             hold,
             held_version=held.version,
             # every task reads the one store this run measures
-            held_parts=functools.partial(held_parts, held, store=Path(tasks[0].store)),
+            held_parts=functools.partial(held_parts, held, store=store.resolve()),
             batch=held.batch,  # one commit per batch of families, not one per family
             progress=progress,
         )
@@ -238,7 +248,7 @@ def _run_tasks(
         if progress:
             link = getattr(client, "dashboard_link", None) if workers is not None else None
             write(
-                f"dask: {len(tasks)} families on {client.scheduler_info()['address']}"
+                f"dask: families measured on {client.scheduler_info()['address']}"
                 + (f"; dashboard {link}" if link else "")
                 + "\n",
                 sys.stderr,

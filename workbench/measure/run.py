@@ -51,7 +51,14 @@ from workbench.tables import check_format
 from workbench.text.ocr import OcrOptions, default_cache
 from workbench.text.profiles import Profile, registry
 from workbench.workspace import Workspace, researcher_profiles, workspace_settings
-from workbench.workspace.catalogue import admit_held, hold_catalogue, read_held_file
+from workbench.workspace.catalogue import (
+    Admitted,
+    admit_held,
+    hold_catalogue,
+    read_held_file,
+    table_rows,
+    unheld_catalogue,
+)
 
 
 def map_families(
@@ -155,9 +162,10 @@ def measure_corpus(
        whose key holds, with no version held since and every file as written, reduces and writes
        nothing (not with `use_cache=False`, `export` or `keep_results`).
 
-    The reports are the same bytes whichever families were reused and whatever ran the map. The
-    client holds the catalogue rows, one batch of results and one batch of summaries at a time,
-    never the corpus's measurements. `keep_results` also gives back every family's measurement
+    The reports are the same bytes whichever families were reused and whatever ran the map. While
+    the map runs the client holds a page of the catalogue table's rows and the tasks and results
+    of the batches in flight (`workspace.catalogue.family_rows`, `cluster.map_tasks`); the rows
+    whole only after it, for the reduce; never the corpus's measurements. `keep_results` also gives back every family's measurement
     and the reports with every section read in (for a notebook on a small corpus).
     """
     if export is not None:
@@ -172,8 +180,8 @@ def measure_corpus(
         held_rows = None if first else read_held_file(workspace, catalogue)
         known = known_files(workspace, held_rows or ())
         admission = admit(mirror, progress=progress, known=known)
-        rows, refusals = admission.rows, admission.refusals
-        if not rows:
+        refusals = admission.refusals
+        if not admission.rows:
             return MeasureRun(
                 documents=0,
                 extracted=(),
@@ -187,7 +195,7 @@ def measure_corpus(
     else:
         catalogue = corpus_dir if corpus_dir is not None else DEFAULT_CORPUS_DIR
         store = store if store is not None else DEFAULT_STORE
-        rows = read = read_held_file(workspace, catalogue)
+        unheld = unheld_catalogue(workspace, catalogue)
         refusals = read_refusals(catalogue)
     given = CorpusSettings(
         corpus=mirror, catalogue=catalogue, store=store, profiles=tuple(profile_folders)
@@ -199,19 +207,22 @@ def measure_corpus(
     run = MapRun(held_cache=shards if use_cache else None)
     with Workspace(workspace) as held, SummaryIndex(folder) as index:
         held.remember(given.resolved(), by="measure")
+        # The rows are the table's from here on, read a page at a time by the map and whole
+        # only after it: none is held while the map runs.
         if mirror is not None:  # the rows this run measures are the admission's
-            catalogued = admit_held(held, admission, catalogue, held_rows)[0].rows
+            admitted = Admitted.of(admission, admit_held(held, admission, catalogue, held_rows)[0])
             keep_stamps(held, admission, known)
-            del held_rows, known
+            del held_rows, known, admission
         else:
-            catalogued = hold_catalogue(held, read, catalogue)
+            admitted = Admitted()
+            if unheld is not None:
+                hold_catalogue(held, unheld, catalogue)
+            del unheld
         run.queue = measured_queue(held, readers)
-        # The plan and the tasks are the map's own: made and dropped in `map_corpus`, so none
-        # of them is alive while the index is folded and the reports are written.
         engine = map_corpus(
             held,
             index,
-            rows,
+            admitted,
             store,
             readers,
             run,
@@ -224,6 +235,8 @@ def measure_corpus(
         )
         index.fold(run.keys)
         apparatus = apparatus_report(held, store)  # C20: keeps each version's parts
+        catalogued = tuple(table_rows(held))
+        rows = catalogued if admitted == Admitted() else tuple(admitted.rows(held))
         made_by = None if given.is_project() else measure_command(given)
         view = os.fsdecode(out.resolve())
         key = _reports_key(rows, refusals, run, apparatus, made_by)

@@ -5,12 +5,16 @@ checksummed export is the catalogue file (C3, C13; docs/corpus.md, "One catalogu
 from __future__ import annotations
 
 import hashlib
+import heapq
+import itertools
 import os
 import sqlite3
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from workbench.corpus.admission import Admission, merge_admission
 from workbench.corpus.catalogue import (
@@ -32,11 +36,18 @@ TABLE, EXPORT = "catalogue", "catalogue_export"
 # A row's line, and beside it the columns every reader asks for (its path and `ROW_FIELDS`), so
 # that the catalogue is read as columns, no record parsed.
 _COLUMNS = ("key", "line", "path", *ROW_FIELDS)
+# The order `families` reads the table in (by family, each in version order, ties by key), and
+# beside it what a measure decides a family's reuse from (each row's path and SHA-256): an index
+# that covers them, so the families are read without touching the rows' lines.
+_FAMILY_ORDER = ("jurisdiction", "document_family", "version_order", "key")
 _SCHEMA = (
     f"CREATE TABLE IF NOT EXISTS {TABLE} (key TEXT PRIMARY KEY, line TEXT NOT NULL, "
     "path TEXT NOT NULL, " + ", ".join(ROW_FIELDS) + ") WITHOUT ROWID",
+    f"CREATE INDEX IF NOT EXISTS {TABLE}_families ON {TABLE} "
+    f"({', '.join(_FAMILY_ORDER)}, path, sha256)",
     f"CREATE TABLE IF NOT EXISTS {EXPORT} (folder TEXT NOT NULL, sha256 TEXT NOT NULL)",
 )
+PAGE_ROWS = 1024  # index entries `families` reads per query
 _INSERT = (
     f"INSERT OR REPLACE INTO {TABLE} ({', '.join(_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(_COLUMNS))})"
@@ -56,6 +67,19 @@ def read_held(workspace: Workspace, corpus_dir: Path) -> Catalogue:
     return catalogue
 
 
+def unheld_catalogue(workspace: Path, corpus_dir: Path) -> Catalogue | None:
+    """The catalogue in `corpus_dir` when the workspace file's table does not hold it, read from
+    the file with every record checked (`hold_catalogue` makes it the table once the caller has
+    opened the workspace); None when the table holds it: the file's bytes are checked against
+    its checksum file and no row is read. Writes nothing."""
+    if workspace.is_file():
+        with Workspace(workspace, create=False) as opened:
+            if _holds_export(opened, corpus_dir):
+                catalogue_sha256(corpus_dir)  # edited since the table's export: CatalogueError
+                return None
+    return read_catalogue(corpus_dir)
+
+
 def read_held_file(workspace: Path, corpus_dir: Path) -> Catalogue:
     """`read_held` for a workspace file that may not exist yet, writing nothing: the file's
     rows are held by `hold_catalogue` once the caller has opened the workspace."""
@@ -72,9 +96,14 @@ def _held_export(workspace: Workspace, corpus_dir: Path) -> Catalogue | None:
     names, the file's bytes hashed and checked as they are read (`CatalogueError`: edited);
     None when the table holds another, the file not read (`read_catalogue` hashes it as it
     parses it: one pass over the bytes either way)."""
-    if exported(workspace) != (_folder(corpus_dir), expected_sha256(corpus_dir)):
+    if not _holds_export(workspace, corpus_dir):
         return None
-    return Catalogue(_table_rows(workspace), catalogue_sha256(corpus_dir))
+    return Catalogue(table_rows(workspace), catalogue_sha256(corpus_dir))
+
+
+def _holds_export(workspace: Workspace, corpus_dir: Path) -> bool:
+    """True when the table's last export into `corpus_dir` is the one its checksum file names."""
+    return exported(workspace) == (_folder(corpus_dir), expected_sha256(corpus_dir))
 
 
 def held_rows(workspace: Workspace, corpus_dir: Path, sha256: str) -> Catalogue | None:
@@ -82,24 +111,129 @@ def held_rows(workspace: Workspace, corpus_dir: Path, sha256: str) -> Catalogue 
     `sha256`; None otherwise. Read as columns: no record is parsed."""
     if exported(workspace) != (_folder(corpus_dir), sha256):
         return None
-    return Catalogue(_table_rows(workspace), sha256)
+    return Catalogue(table_rows(workspace), sha256)
 
 
-def _table_rows(workspace: Workspace) -> Iterator[CatalogueRow]:
-    """The table's rows, in line order, read as columns: no record is parsed."""
-    for key, line, path, *values in workspace.rows(
-        f"SELECT {', '.join(_COLUMNS)} FROM {TABLE} ORDER BY key"
-    ):
-        yield CatalogueRow(
-            path=path,
-            text=line[len(key) + 22 : -2],  # between `{"path":KEY,"provenance":` and `}\n`
-            fields=tuple(sys.intern(v) if isinstance(v, str) else v for v in values),
+def table_rows(workspace: Workspace) -> Iterator[CatalogueRow]:
+    """The table's rows, in line order, read as columns: no record is parsed (take them all
+    before writing to the workspace)."""
+    for columns in workspace.rows(f"SELECT {', '.join(_COLUMNS)} FROM {TABLE} ORDER BY key"):
+        yield _record(columns)
+
+
+Member = tuple[str, str]  # a row of a family, as `families` gives it: (path, sha256)
+
+
+def families(workspace: Workspace) -> Iterator[tuple[str, str, tuple[Member, ...]]]:
+    """Each family of the table, sorted by (jurisdiction, family): (jurisdiction, family, each
+    row's path and SHA-256 in version order, ties by key as the lines sort). Read from the
+    table's index `PAGE_ROWS` entries at a time, each page one query starting after the last
+    entry of the one before, so a reader holds a page, never the table, and may write to the
+    workspace between the families it takes; no line is read (`family_rows` reads a family's)."""
+    return _grouped(_entries(workspace))
+
+
+def _entries(workspace: Workspace) -> Iterator[tuple[Any, ...]]:
+    """(jurisdiction, family, version order, key, path, sha256) of every row, in that order."""
+    order = ", ".join(_FAMILY_ORDER)
+    first = f"SELECT {order}, path, sha256 FROM {TABLE} ORDER BY {order} LIMIT {PAGE_ROWS}"
+    after = first.replace(" ORDER BY", f" WHERE ({order}) > (?, ?, ?, ?) ORDER BY")
+    page = workspace.read(first)
+    while page:
+        yield from page
+        if len(page) < PAGE_ROWS:
+            return
+        page = workspace.read(after, page[-1][:4])
+
+
+def _grouped(
+    entries: Iterable[tuple[Any, ...]],
+) -> Iterator[tuple[str, str, tuple[Member, ...]]]:
+    for (jurisdiction, family), rows in itertools.groupby(entries, key=lambda e: e[:2]):
+        yield jurisdiction, family, tuple((path, sha256) for *_, path, sha256 in rows)
+
+
+def family_rows(workspace: Workspace, jurisdiction: str, family: str) -> list[CatalogueRow]:
+    """The table's rows of one family, in version order (ties by key): one query on its index."""
+    return [
+        _record(columns)
+        for columns in workspace.read(
+            f"SELECT {', '.join(_COLUMNS)} FROM {TABLE} WHERE jurisdiction = ? AND "
+            "document_family = ? ORDER BY version_order, key",
+            (jurisdiction, family),
         )
+    ]
+
+
+def _record(columns: tuple[Any, ...]) -> CatalogueRow:
+    key, line, path, *values = columns
+    return CatalogueRow(
+        path=path,
+        text=line[len(key) + 22 : -2],  # between `{"path":KEY,"provenance":` and `}\n`
+        fields=tuple(sys.intern(v) if isinstance(v, str) else v for v in values),
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Admitted:
+    """The table's rows as an admission has them, by what differs: less `absent` (catalogued
+    paths it does not hold), with `instead` in place of the table's row of each one's path (a
+    path catalogued with other bytes, whose catalogued row `merge_admission` kept). Empty:
+    every row of the table, as a catalogue read whole has them."""
+
+    absent: frozenset[str] = frozenset()
+    instead: tuple[CatalogueRow, ...] = ()
+
+    @classmethod
+    def of(cls, admission: Admission, merged: Admission) -> Admitted:
+        """What differs between `admission` and the table `admit_held` made of it (`merged`)."""
+        table = {row.path: row for row in merged.rows}
+        admitted = {row.path for row in admission.rows}
+        return cls(
+            absent=frozenset(table.keys() - admitted),
+            instead=tuple(row for row in admission.rows if table[row.path] != row),
+        )
+
+    def families(self, workspace: Workspace) -> Iterator[tuple[str, str, tuple[Member, ...]]]:
+        """`families` of the table as the admission has them, in the same order."""
+        if not self.absent and not self.instead:
+            return families(workspace)
+        left = self.absent | {row.path for row in self.instead}
+        kept = (entry for entry in _entries(workspace) if entry[4] not in left)
+        moved = sorted(
+            (r.jurisdiction, r.family, r.version_order, line_key(r.path), r.path, r.sha256)
+            for r in self.instead
+        )
+        return _grouped(heapq.merge(kept, moved, key=lambda entry: entry[:4]))
+
+    def family_rows(
+        self, workspace: Workspace, jurisdiction: str, family: str
+    ) -> list[CatalogueRow]:
+        """`family_rows` of the table as the admission has them."""
+        rows = family_rows(workspace, jurisdiction, family)
+        if not self.absent and not self.instead:
+            return rows
+        left = self.absent | {row.path for row in self.instead}
+        here = [r for r in self.instead if (r.jurisdiction, r.family) == (jurisdiction, family)]
+        return sorted(
+            [row for row in rows if row.path not in left] + here,
+            key=lambda r: (r.version_order, line_key(r.path)),
+        )
+
+    def rows(self, workspace: Workspace) -> list[CatalogueRow]:
+        """The table's rows as the admission has them, in line order."""
+        left = self.absent | {row.path for row in self.instead}
+        kept = [row for row in table_rows(workspace) if row.path not in left]
+        return sorted(kept + list(self.instead), key=lambda r: line_key(r.path))
 
 
 def exported(workspace: Workspace) -> tuple[str, str] | None:
     """The folder and SHA-256 of the table's last export (None: the workspace holds none)."""
-    if EXPORT not in workspace.tables() or _columns(workspace) != _COLUMNS:
+    if (
+        EXPORT not in workspace.tables()
+        or _columns(workspace) != _COLUMNS
+        or not _indexed(workspace)
+    ):
         return None  # none, or a table of an earlier layout: made again from the file
     found = workspace.read(f"SELECT folder, sha256 FROM {EXPORT}")
     return (found[0][0], found[0][1]) if found else None
@@ -173,8 +307,14 @@ def _columns(workspace: Workspace) -> tuple[str, ...]:
     return tuple(str(c[1]) for c in workspace.read(f"PRAGMA table_info({TABLE})"))
 
 
+def _indexed(workspace: Workspace) -> bool:
+    found = f"SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = '{TABLE}_families'"
+    return bool(workspace.read(found))
+
+
 def _lines(workspace: Workspace) -> Iterable[str]:
-    return (line for (line,) in workspace.read(f"SELECT line FROM {TABLE} ORDER BY key"))
+    # A line at a time: read whole, the lines were the table again (30 MB for the D.C. Code).
+    return (line for (line,) in workspace.rows(f"SELECT line FROM {TABLE} ORDER BY key"))
 
 
 def _mark(conn: sqlite3.Connection, corpus_dir: Path, sha256: str) -> None:
