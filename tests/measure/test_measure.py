@@ -485,6 +485,41 @@ def test_the_map_holds_a_batch_of_families_rows_never_the_catalogue(
     assert max(live for _, live in counted) <= two + 2 < sum(map(len, admitted.values()))
 
 
+def test_the_map_knows_how_many_families_it_measures_before_it_makes_a_task(
+    catalogue: tuple[CatalogueRow, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The families to measure are decided (reused or not) before the first task is made, so the
+    map is handed their count (its progress bar's total) with no task made yet; then one task per
+    family measured. Two of the smallest text families are measured, then a mirror of those two
+    and a third into the same workspace and output: two reused, one measured."""
+    from workbench.measure import cluster, corpus_map
+
+    families = _families(row for row in catalogue if row.media_type == "text/plain")
+    chosen = sorted(families, key=lambda name: sum(r.size for r in families[name]))[:3]
+    names = sorted(chosen[:2]), sorted(chosen)
+    made: list[str] = []  # the families whose task was made, in order
+    seen: list[tuple[int, int]] = []  # (the count handed to the map, tasks made by then)
+    real_task, real_map = corpus_map.family_task, cluster.map_tasks
+
+    def making(rows: Any, *args: Any, **options: Any) -> Any:
+        made.append(_name(rows[0]))
+        return real_task(rows, *args, **options)
+
+    def recording(tasks: Any, on_result: Any, **options: Any) -> None:
+        seen.append((len(tasks), len(made)))
+        real_map(tasks, on_result, **options)
+
+    monkeypatch.setattr(corpus_map, "family_task", making)
+    monkeypatch.setattr(cluster, "map_tasks", recording)
+    out, workspace = tmp_path / "out", tmp_path / "w.sqlite"
+    for k, chosen_names in enumerate(names):
+        mirror = link_families(tmp_path / f"mirror-{k}", chosen_names)
+        run = measure_corpus(mirror=mirror, out=out, workspace=workspace)
+    assert len(run.reused) == 2 and list(run.families) == names[1]
+    assert seen == [(2, 0), (1, 2)]
+    assert made == [*names[0], next(n for n in names[1] if n not in names[0])]
+
+
 def _name(row: CatalogueRow) -> str:
     return f"{row.jurisdiction}/{row.family}"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import itertools
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -159,44 +159,61 @@ def map_corpus(
     """Plan the map, reuse what the index or the shards hold, and run the other families'
     tasks (`_run_tasks`); what the run gathers is in `run`. Returns where they ran.
 
-    The families are the workspace's catalogue table's as `admitted` has them, taken in order
-    as the map asks for the next task (`workspace.catalogue.families`: each row's path and
-    SHA-256, from the table's index): a family is reused from those alone, and only a family to
-    measure has its rows read (`family_rows`) and its task made, so what the map holds grows
-    with a batch of families, never with the corpus. With `workers`, the first
-    `min_cluster_families` tasks are made before the map starts, to know whether a cluster is
-    worth starting: fewer, and they run in this process."""
+    The families are the workspace's catalogue table's as `admitted` has them, read a page at a
+    time (`workspace.catalogue.families`: each row's path and SHA-256, from the table's index).
+    A first pass decides each family from those alone: reused, or to measure (its name kept);
+    then only a family to measure has its rows read (`family_rows`) and its task made, as the map
+    asks for the next one. So what the map holds grows with a batch of families and the names of
+    those to measure, never with the catalogue's rows; and their count is known before the map
+    starts (the progress bar's total; with `workers`, fewer than `min_cluster_families` run in
+    this process, no cluster started)."""
     plan, refused = _plan(held, admitted, store, progress=progress)
     run.refused.extend(refused)
     indexed = index.keys() if use_cache else frozenset()
-    store_path, shard_path, digest = str(store.resolve()), str(shards.resolve()), code_digest()
-
-    def tasks() -> Iterator[FamilyTask]:
-        for jurisdiction, family, members in admitted.families(held):
-            run.refused.extend(filter(None, itertools.starmap(plan.changed, members)))
-            name = f"{jurisdiction}/{family}"
-            if _reusable(name, members, plan, readers, indexed, run, index):
-                continue
-            rows = admitted.family_rows(held, jurisdiction, family)
-            status = {row.path: plan.held(row.path) for row in rows}
-            yield family_task(
-                rows, store_path, status, readers, digest=digest, shards=shard_path, ocr=ocr
-            )
-
-    made = tasks()
-    workers, scheduler = engine
-    first = list(itertools.islice(made, max(1, min_cluster_families if workers else 1)))
-    if workers is not None and len(first) < min_cluster_families:
-        workers = None  # fewer families than a local cluster is worth starting for
-    if not first:
+    to_measure: list[tuple[str, str]] = []
+    for jurisdiction, family, members in admitted.families(held):
+        run.refused.extend(filter(None, itertools.starmap(plan.changed, members)))
+        name = f"{jurisdiction}/{family}"
+        if not _reusable(name, members, plan, readers, indexed, run, index):
+            to_measure.append((jurisdiction, family))
+    if not to_measure:
         return "in this process"
-    waiting = itertools.chain(first, made)
-    del first  # the chain lets go of the first tasks as they are taken
-    return _run_tasks(waiting, run, held, index, store, (workers, scheduler), progress)
+    workers, scheduler = engine
+    if workers is not None and len(to_measure) < min_cluster_families:
+        workers = None  # fewer families than a local cluster is worth starting for
+    tasks = _Tasks(held, admitted, plan, to_measure, store, readers, shards, ocr)
+    return _run_tasks(tasks, run, held, index, store, (workers, scheduler), progress)
+
+
+@dataclass(frozen=True, slots=True)
+class _Tasks:
+    """The tasks of the families to measure, each made (its rows read from the table) only as
+    the map asks for it; their count is known beforehand."""
+
+    held: Workspace
+    admitted: Admitted
+    plan: _Plan
+    families: Sequence[tuple[str, str]]
+    store: Path
+    readers: Sequence[Profile]
+    shards: Path
+    ocr: OcrOptions
+
+    def __len__(self) -> int:
+        return len(self.families)
+
+    def __iter__(self) -> Iterator[FamilyTask]:
+        store, shards, digest = str(self.store.resolve()), str(self.shards.resolve()), code_digest()
+        for jurisdiction, family in self.families:
+            rows = self.admitted.family_rows(self.held, jurisdiction, family)
+            status = {row.path: self.plan.held(row.path) for row in rows}
+            yield family_task(
+                rows, store, status, self.readers, digest=digest, shards=shards, ocr=self.ocr
+            )
 
 
 def _run_tasks(
-    tasks: Iterable[FamilyTask],
+    tasks: _Tasks,
     run: MapRun,
     held: Workspace,
     index: SummaryIndex,
@@ -248,7 +265,7 @@ def _run_tasks(
         if progress:
             link = getattr(client, "dashboard_link", None) if workers is not None else None
             write(
-                f"dask: families measured on {client.scheduler_info()['address']}"
+                f"dask: {len(tasks)} families on {client.scheduler_info()['address']}"
                 + (f"; dashboard {link}" if link else "")
                 + "\n",
                 sys.stderr,
