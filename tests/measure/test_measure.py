@@ -520,6 +520,35 @@ def test_the_map_knows_how_many_families_it_measures_before_it_makes_a_task(
     assert made == [*names[0], next(n for n in names[1] if n not in names[0])]
 
 
+def test_the_reduce_is_given_what_the_reports_read_of_each_row_never_the_rows(
+    cold: tuple[Path, MeasureRun], small_mirror: Path, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The reduce gets the few columns of each catalogue row the reports read (`Listed`, read
+    from the table without the rows' lines), the same values a `CatalogueRow` gives, and no
+    `CatalogueRow` is live while it runs; the rows whole are read after the reports, for
+    `MeasureRun.catalogue`. The reports are the cold run's bytes."""
+    import gc
+
+    from workbench.measure import run as runs
+    from workbench.workspace.catalogue import Listed
+
+    given: list[list[Any]] = []
+    live: list[int] = []
+
+    def reducing(summaries: Any, rows: Any, *args: Any, **options: Any) -> Measurements:
+        given.append(list(rows))
+        live.append(sum(isinstance(o, CatalogueRow) for o in gc.get_objects()) - before)
+        return reduce_summaries(summaries, given[-1], *args, **options)
+
+    monkeypatch.setattr(runs, "reduce_summaries", reducing)
+    before = sum(isinstance(o, CatalogueRow) for o in gc.get_objects())
+    run = measure_corpus(mirror=small_mirror, out=tmp_path / "out", workspace=tmp_path / "w.sqlite")
+    assert [type(row) for row in given[0]] == [Listed] * len(admit(small_mirror).rows)
+    assert given[0] == [Listed.of(row) for row in run.catalogue]
+    assert live == [0]
+    assert _tree(tmp_path / "out") == _tree(cold[0] / "out")
+
+
 def _name(row: CatalogueRow) -> str:
     return f"{row.jurisdiction}/{row.family}"
 

@@ -24,6 +24,10 @@ COUNTS_DIR = "counts"  # each family's counts, one row per number, in files adde
 MAX_COUNT_FILES = 8  # more than this, and a fold writes the live counts into one file
 BATCH_ROWS = 2048  # summaries read back at a time
 COUNT_ROWS = 65_536  # spilled count rows held before they are written as a part
+# Count rows per row group of a counts file: what `summed` decodes at a time (a file of one
+# row group, the whole code's 517k rows, was decoded whole: 80 MB, its keys most of it).
+COUNT_GROUP_ROWS = 8192
+_SUMMED = ("jurisdiction", "part", "path")
 # A summary's parts (`summary.family_summary`, in its order), each a column of its JSON: a
 # report section reads the parts it shows, not the whole summary.
 PARTS = (
@@ -94,7 +98,10 @@ class SummaryIndex:
             return
         self._counts_path.mkdir(parents=True, exist_ok=True)
         frame = pl.DataFrame(self._counts, schema=_COUNT_SCHEMA, orient="row")
-        frame.write_parquet(self._counts_path / f"{self._count_parts:06d}.parquet")
+        frame.write_parquet(
+            self._counts_path / f"{self._count_parts:06d}.parquet",
+            row_group_size=COUNT_GROUP_ROWS,
+        )
         self._count_parts += 1
         self._counts.clear()
 
@@ -215,7 +222,9 @@ class SummaryIndex:
     def _next_counts(self, files: Sequence[Path], scan: pl.LazyFrame) -> Path:
         number = int(files[-1].stem) + 1 if files else 0
         path = self.counts / f"{number:012d}.parquet"
-        replace_file_with(path, lambda temporary: scan.sink_parquet(temporary))
+        replace_file_with(
+            path, lambda temporary: scan.sink_parquet(temporary, row_group_size=COUNT_GROUP_ROWS)
+        )
         return path
 
     def _counted(self, files: Sequence[Path], keys: Collection[str] | None) -> pl.LazyFrame:
@@ -236,15 +245,25 @@ class SummaryIndex:
 
     def summed(self) -> Iterator[tuple[str, str, str, int]]:
         """The counts of every family of the index summed by (jurisdiction, part, path), in
-        that order: what `reports.summed_counts` gives over its summaries."""
-        frame = (
-            self._counted(self._count_files(), None)
-            .group_by("jurisdiction", "part", "path")
-            .agg(pl.col("count").sum())
-            .sort("jurisdiction", "part", "path")
-            .collect(engine="streaming")
-        )
-        return frame.iter_rows()
+        that order: what `reports.summed_counts` gives over its summaries.
+
+        Folded a counts file at a time, newest first: of each, the rows of the index's keys
+        not counted yet (a key's counts are all in the file that holds it) are summed as
+        polars streams its row groups (`COUNT_GROUP_ROWS` rows), and its keys are then struck
+        from those left. What is held is the keys left and one row per (jurisdiction, part,
+        path) of each file, never the rows."""
+        left = pl.scan_parquet(self.path).select("key").collect().to_series()
+        sums = []
+        for file in reversed(self._count_files()):
+            if left.is_empty():
+                break
+            rows = pl.scan_parquet(file).filter(pl.col("key").is_in(left.implode()))
+            sums.append(_sum(rows).collect(engine="streaming"))
+            counted = pl.scan_parquet(file).select(pl.col("key").unique())
+            left = left.filter(~left.is_in(counted.collect(engine="streaming")["key"].implode()))
+        if not sums:
+            return iter(())
+        return _sum(pl.concat(sums).lazy()).sort(*_SUMMED).collect().iter_rows()
 
     def induced(self) -> Iterator[dict[str, Any]]:
         """The summaries (jurisdiction, family and profile) whose profile was induced for the
@@ -312,6 +331,11 @@ class SummaryIndex:
     def _name_order(self) -> list[str]:
         """The jurisdictions in the order of their name followed by `/` (`by_name`)."""
         return sorted(self.jurisdictions(), key=lambda j: j + "/")
+
+
+def _sum(rows: pl.LazyFrame) -> pl.LazyFrame:
+    """`rows`' counts summed by (jurisdiction, part, path)."""
+    return rows.group_by(*_SUMMED).agg(pl.col("count").sum())
 
 
 def _sorted_places(spill: Path, wanted: frozenset[str]) -> list[tuple[str, str, str, int]]:

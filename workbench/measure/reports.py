@@ -35,6 +35,7 @@ from workbench.measure.summary import (
     text_counts,
 )
 from workbench.models import CatalogueRow, Refusal, content_id
+from workbench.workspace.catalogue import Listed
 
 DIGESTS_NAME = "corpus-digests.json"
 STRUCTURE_NAME = "structure-measurement.json"
@@ -81,14 +82,14 @@ def rate(rows: Iterable[E], holds: Callable[[E], bool]) -> Rate:
 # The reduce: reports
 
 
-def corpus_digest(rows: Iterable[CatalogueRow]) -> str:
+def corpus_digest(rows: Iterable[CatalogueRow | Listed]) -> str:
     """SHA-256 over the canonical JSON of sorted [path, sha256] pairs."""
     pairs = sorted([row.path, row.sha256] for row in rows)
     return content_id(pairs)
 
 
 def corpus_digests(
-    rows: Iterable[CatalogueRow],
+    rows: Iterable[CatalogueRow | Listed],
     refusals: Iterable[Refusal] = (),
     not_ingested: Iterable[Refusal] = (),
 ) -> dict[str, Any]:
@@ -289,7 +290,7 @@ def _totals(summed: Summed, examples: Iterable[Mapping[str, Any]]) -> _Totals:
 
 def reduce_summaries(
     summaries: Summaries,
-    rows: Iterable[CatalogueRow],
+    rows: Iterable[CatalogueRow | Listed],
     refusals: Iterable[Refusal] = (),
     not_ingested: Iterable[Refusal] = (),
     *,
@@ -308,7 +309,8 @@ def reduce_summaries(
     gives them sorted by the name `jurisdiction/family` instead (the order of the structure and
     escalation reports' `families`; it differs where one jurisdiction's name opens another's);
     by default they are sorted here. Nothing depends on the order families were measured in.
-    `refusals` are the admission's, `not_ingested` the admitted documents ingest refused.
+    `rows` are the catalogue's (as `Listed`, what the reports read of each, or whole);
+    `refusals` the admission's, `not_ingested` the admitted documents ingest refused.
     """
     rows = list(rows)
     digests = corpus_digests(rows, refusals, not_ingested)
@@ -448,7 +450,7 @@ def _empty_structure() -> dict[str, Any]:
 
 def reduce_families(
     families: Iterable[FamilyMeasurement],
-    rows: Iterable[CatalogueRow],
+    rows: Iterable[CatalogueRow | Listed],
     refusals: Iterable[Refusal] = (),
     not_ingested: Iterable[Refusal] = (),
 ) -> Measurements:

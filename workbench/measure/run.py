@@ -53,6 +53,7 @@ from workbench.text.profiles import Profile, registry
 from workbench.workspace import Workspace, researcher_profiles, workspace_settings
 from workbench.workspace.catalogue import (
     Admitted,
+    Listed,
     admit_held,
     hold_catalogue,
     read_held_file,
@@ -164,8 +165,9 @@ def measure_corpus(
 
     The reports are the same bytes whichever families were reused and whatever ran the map. While
     the map runs the client holds a page of the catalogue table's rows and the tasks and results
-    of the batches in flight (`workspace.catalogue.family_rows`, `cluster.map_tasks`); the rows
-    whole only after it, for the reduce; never the corpus's measurements. `keep_results` also gives back every family's measurement
+    of the batches in flight (`workspace.catalogue.family_rows`, `cluster.map_tasks`); after it,
+    for the reduce, the few columns of each row the reports read (`Listed`), and the rows whole
+    once the reports are written; never the corpus's measurements. `keep_results` also gives back every family's measurement
     and the reports with every section read in (for a notebook on a small corpus).
     """
     if export is not None:
@@ -235,8 +237,9 @@ def measure_corpus(
         )
         index.fold(run.keys)
         apparatus = apparatus_report(held, store)  # C20: keeps each version's parts
-        catalogued = tuple(table_rows(held))
-        rows = catalogued if admitted == Admitted() else tuple(admitted.rows(held))
+        # What the reports read of each row (`Listed`), not the rows: the rows whole
+        # (`MeasureRun.catalogue`) are read once the reports are written.
+        rows = admitted.listed(held)
         made_by = None if given.is_project() else measure_command(given)
         view = os.fsdecode(out.resolve())
         key = _reports_key(rows, refusals, run, apparatus, made_by)
@@ -254,7 +257,7 @@ def measure_corpus(
             numbering=kept.value["numbering_read"],
             settings=given.resolved(),
             engine=engine,
-            catalogue=tuple(catalogued),
+            catalogue=_catalogue(workspace),
         )
     measurements = reduce_summaries(
         index.summaries,
@@ -283,6 +286,7 @@ def measure_corpus(
             "numbering_read": _numbering(measurements),
         }
         DerivedState(held).keep(REPORTS_KIND, view, key, value)
+        catalogued = tuple(table_rows(held))
     if export is not None:
         from workbench.measure.tables import write_measurement_tables_from
 
@@ -303,16 +307,21 @@ def measure_corpus(
         numbering=_numbering(measurements),
         settings=given.resolved(),
         engine=engine,
-        catalogue=tuple(catalogued),
+        catalogue=catalogued,
         changed=tuple(changed),
     )
+
+
+def _catalogue(workspace: Path) -> tuple[CatalogueRow, ...]:
+    with Workspace(workspace) as held:
+        return tuple(table_rows(held))
 
 
 REPORTS_KIND = "reports"  # the reports a measure wrote into a folder, in `derived.DerivedState`
 
 
 def _reports_key(
-    rows: Sequence[CatalogueRow],
+    rows: Sequence[Listed],
     refusals: Sequence[Refusal],
     run: MapRun,
     apparatus: Mapping[str, Any],

@@ -73,5 +73,10 @@ class CatalogueRow:
         return int(self.fields[4] or self.provenance["version_order"])
 
     @property
-    def media_type(self) -> str:  # the first word of the provenance `format` (`text/plain`)
-        return str(self.fields[5] or self.provenance["format"]).split()[0].strip(",;").lower()
+    def media_type(self) -> str:
+        return media_type_of(str(self.fields[5] or self.provenance["format"]))
+
+
+def media_type_of(format_: str) -> str:
+    """The first word of a provenance `format`, lower case (`text/plain`)."""
+    return format_.split()[0].strip(",;").lower()

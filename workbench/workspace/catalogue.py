@@ -30,6 +30,7 @@ from workbench.corpus.catalogue import (
     write_catalogue_lines,
 )
 from workbench.models import ROW_FIELDS, CatalogueRow
+from workbench.models.rows import media_type_of
 from workbench.workspace.held import Workspace
 
 TABLE, EXPORT = "catalogue", "catalogue_export"
@@ -119,6 +120,47 @@ def table_rows(workspace: Workspace) -> Iterator[CatalogueRow]:
     before writing to the workspace)."""
     for columns in workspace.rows(f"SELECT {', '.join(_COLUMNS)} FROM {TABLE} ORDER BY key"):
         yield _record(columns)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Listed:
+    """What the reports read of a catalogue row (its path, SHA-256, size, media type,
+    jurisdiction and family), without its line."""
+
+    path: str
+    sha256: str
+    size: int
+    media_type: str
+    jurisdiction: str
+    family: str
+
+    @classmethod
+    def of(cls, row: CatalogueRow) -> Listed:
+        return cls(
+            path=row.path,
+            sha256=row.sha256,
+            size=row.size,
+            media_type=row.media_type,
+            jurisdiction=row.jurisdiction,
+            family=row.family,
+        )
+
+
+def listed_rows(workspace: Workspace) -> Iterator[Listed]:
+    """The table's rows as `Listed`, in line order: their columns read, never their lines."""
+    query = (
+        f"SELECT path, sha256, bytes, format, jurisdiction, document_family FROM {TABLE} "
+        "ORDER BY key"
+    )
+    for path, sha256, size, format_, jurisdiction, family in workspace.rows(query):
+        yield Listed(
+            path=path,
+            sha256=sha256,
+            size=size,
+            media_type=sys.intern(media_type_of(format_)),
+            jurisdiction=sys.intern(jurisdiction),
+            family=sys.intern(family),
+        )
 
 
 Member = tuple[str, str]  # a row of a family, as `families` gives it: (path, sha256)
@@ -219,6 +261,12 @@ class Admitted:
             [row for row in rows if row.path not in left] + here,
             key=lambda r: (r.version_order, line_key(r.path)),
         )
+
+    def listed(self, workspace: Workspace) -> tuple[Listed, ...]:
+        """`listed_rows` of the table as the admission has them, in line order."""
+        if not self.absent and not self.instead:
+            return tuple(listed_rows(workspace))
+        return tuple(map(Listed.of, self.rows(workspace)))
 
     def rows(self, workspace: Workspace) -> list[CatalogueRow]:
         """The table's rows as the admission has them, in line order."""
