@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import _copy
 from workbench.changes.diff import doubt_reasons, pairing_is_uncertain
 from workbench.changes.origin import OriginReader
 from workbench.changes.pairs import pair_changes, version_pairs
@@ -56,7 +56,10 @@ def test_review_list_shows_the_group_and_one_answer_covers_it(
     (item,) = review_items(workspace, UPDATES)
     n = len(item.pairings)
     copy = tmp_path / "w.sqlite"
-    shutil.copyfile(workspace.path, copy)  # answers are appended: never to the session's
+    # Answers are appended: never to the session's. Copied by SQLite's backup, never a plain
+    # open(): closing another descriptor on the open session file drops this process's locks
+    # on it, and a command run next in another process then takes its WAL away from under it.
+    _copy(workspace.path, copy)
     assert main(["review", "list", UPDATES, "--workspace", str(copy)]) == 0
     printed = capsys.readouterr().out
     assert f"  {item.group_id} machine-read group of {n} pairings (invisible -> invisible): " in (
