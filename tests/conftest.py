@@ -332,7 +332,10 @@ def _kept_key(rows: Iterable[CatalogueRow]) -> str:
 
     digest = hashlib.sha256(code_digest().encode())
     for path in sorted((ROOT / "workbench").rglob("*")):
-        if path.is_file() and path.suffix not in {".py", ".pyc"}:
+        # Not `__pycache__`: its bytecode and the code digest kept beside it (whose stamp moves
+        # with every checkout, and which a run that writes no bytecode leaves as it was) are
+        # derived from the sources `code_digest` already covers.
+        if path.is_file() and path.suffix != ".py" and "__pycache__" not in path.parts:
             digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
     digest.update((ROOT / "uv.lock").read_bytes())
     digest.update(f"{sys.version}\0{engine_build()}".encode())
@@ -635,3 +638,11 @@ def segmented(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         lambda version, *a, **k: called.append(version.version_id) or whole(version, *a, **k),
     )
     return called
+
+
+@pytest.fixture(scope="session")
+def held_versions(workspace: Workspace) -> tuple[Version, ...]:
+    """Every version of the default workspace (`workspace.versions()`), read once per process:
+    the records are frozen, so the tests that only read them share one tuple instead of each
+    decoding every version's marks and origins again."""
+    return workspace.versions()

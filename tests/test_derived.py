@@ -13,6 +13,7 @@ import os
 import shutil
 import sys
 from collections.abc import Callable, Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -56,8 +57,20 @@ DIGESTS = {
 }
 
 
-def _calls(name: str) -> Iterator[tuple[str, str]]:
-    """(module, enclosing function) of every call of `name` in the package's source."""
+@cache
+def _trees() -> tuple[tuple[str, ast.Module], ...]:
+    """Every module of the package as (POSIX path below it, parsed tree), parsed once per run:
+    each check below walks every module."""
+    return tuple(
+        (path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_bytes()))
+        for path in sorted(PACKAGE.rglob("*.py"))
+    )
+
+
+@cache
+def _calls(name: str) -> tuple[tuple[str, str], ...]:
+    """(module, enclosing function) of every call of `name` in the package's source, found once
+    per run for each name."""
 
     def visit(node: ast.AST, module: str, owner: str) -> Iterator[tuple[str, str]]:
         for child in ast.iter_child_nodes(node):
@@ -72,9 +85,7 @@ def _calls(name: str) -> Iterator[tuple[str, str]]:
                     yield module, owner
             yield from visit(child, module, inner)
 
-    for path in sorted(PACKAGE.rglob("*.py")):
-        module = path.relative_to(PACKAGE).as_posix()
-        yield from visit(ast.parse(path.read_bytes()), module, "<module>")
+    return tuple(site for module, tree in _trees() for site in visit(tree, module, "<module>"))
 
 
 def test_derived_key_is_the_one_key_definition() -> None:
@@ -92,9 +103,9 @@ def test_derived_key_is_the_one_key_definition() -> None:
 )
 def test_a_key_function_is_defined_once(name: str, defined_in: set[str]) -> None:
     found = {
-        path.relative_to(PACKAGE).as_posix()
-        for path in PACKAGE.rglob("*.py")
-        for node in ast.walk(ast.parse(path.read_bytes()))
+        module
+        for module, tree in _trees()
+        for node in ast.walk(tree)
         if isinstance(node, ast.FunctionDef) and node.name == name
     }
     assert found == defined_in

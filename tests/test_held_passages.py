@@ -16,7 +16,7 @@ from tests.test_workspace_opening import _as_nobody, _digest, built, shared  # n
 from workbench.changes import kept
 from workbench.changes.pairs import diff_sections, version_pairs
 from workbench.cli import main
-from workbench.models import CatalogueRow
+from workbench.models import CatalogueRow, Version
 from workbench.text.choice import choose_profile
 from workbench.text.profiles import generic_profile
 from workbench.text.segment import segment_version
@@ -25,12 +25,12 @@ from workbench.workspace.passages import TABLE, held_passages, passages_key
 
 
 def test_kept_passages_are_the_segmented_ones(
-    workspace: Workspace,
     catalogue: tuple[CatalogueRow, ...],
     fresh_workspace: FreshWorkspace,
     tmp_path: Path,
+    held_versions: tuple[Version, ...],
 ) -> None:
-    held = workspace.versions()
+    held = held_versions
     with fresh_workspace(
         [r for r in catalogue if r.path in {v.version_id for v in held}], tmp_path / "w.sqlite"
     ) as own:
@@ -44,12 +44,12 @@ def test_kept_passages_are_the_segmented_ones(
 
 
 def test_a_kept_row_is_taken_only_under_its_key(
-    workspace: Workspace,
     fresh_workspace: FreshWorkspace,
     catalogue: tuple[CatalogueRow, ...],
     tmp_path: Path,
+    held_versions: tuple[Version, ...],
 ) -> None:
-    version = max(workspace.versions(), key=lambda v: len(v.text))
+    version = max(held_versions, key=lambda v: len(v.text))
     row = next(r for r in catalogue if r.path == version.version_id)
     with fresh_workspace([row], tmp_path / "w.sqlite") as own:
         version = own.version(row.path)
@@ -67,11 +67,12 @@ def test_a_version_keeps_one_row_per_profile_under_the_key_computed_now(
     catalogue: tuple[CatalogueRow, ...],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    held_versions: tuple[Version, ...],
 ) -> None:
     """Passages kept by other code are never read again: once a version's passages through a
     profile are kept under the key computed now, its row through that profile under the other
     key is gone; its row through another profile stays."""
-    version = max(workspace.versions(), key=lambda v: len(v.text))
+    version = max(held_versions, key=lambda v: len(v.text))
     row = next(r for r in catalogue if r.path == version.version_id)
     with fresh_workspace([row], tmp_path / "w.sqlite") as own:
         version = own.version(row.path)
@@ -88,14 +89,14 @@ def test_a_version_keeps_one_row_per_profile_under_the_key_computed_now(
 
 
 def test_passages_kept_before_rows_named_their_profile_are_dropped(
-    workspace: Workspace,
     fresh_workspace: FreshWorkspace,
     catalogue: tuple[CatalogueRow, ...],
     tmp_path: Path,
+    held_versions: tuple[Version, ...],
 ) -> None:
     """A table kept before its rows named their profile holds rows of older code alone: the
     first passages kept replace it, and its rows go."""
-    version = min(workspace.versions(), key=lambda v: len(v.text))
+    version = min(held_versions, key=lambda v: len(v.text))
     row = next(r for r in catalogue if r.path == version.version_id)
     with fresh_workspace([row], tmp_path / "w.sqlite") as own:
         with own.transaction() as conn:
@@ -110,14 +111,14 @@ def test_passages_kept_before_rows_named_their_profile_are_dropped(
 
 
 def test_a_diff_from_kept_passages_is_the_diff_from_segments(
-    workspace: Workspace,
     fresh_workspace: FreshWorkspace,
     catalogue: tuple[CatalogueRow, ...],
     tmp_path: Path,
+    held_versions: tuple[Version, ...],
 ) -> None:
     family = max(
-        {v.family for v in workspace.versions()},
-        key=lambda f: sum(len(v.text) for v in workspace.versions(f)),
+        {v.family for v in held_versions},
+        key=lambda f: sum(len(v.text) for v in held_versions if v.family == f),
     )
     rows = [r for r in catalogue if r.family == family]
     with fresh_workspace(rows, tmp_path / "w.sqlite") as own:

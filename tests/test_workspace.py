@@ -253,11 +253,11 @@ def test_unknown_version_is_a_typed_error(workspace: Workspace) -> None:
 
 
 def test_version_texts_are_the_held_versions_identity_text_and_pages(
-    workspace: Workspace,
+    workspace: Workspace, held_versions: tuple[Version, ...]
 ) -> None:
     """Every field of a `VersionText` is its `Version`'s, family by family, in the same order;
     the structure, furniture and unusable pages are not read."""
-    held = workspace.versions()
+    held = held_versions
     names = [f.name for f in fields(VersionText)]
     families = sorted({v.family for v in held})
     read = [t for family in families for t in workspace.version_texts(family)]
@@ -276,8 +276,10 @@ def test_version_texts_are_the_held_versions_identity_text_and_pages(
     assert str(info.value) == f"no-such-family: no such family in {workspace.path}"
 
 
-def test_text_bytes_are_the_texts_utf8_and_hash_as_recorded(workspace: Workspace) -> None:
-    for version in workspace.versions():
+def test_text_bytes_are_the_texts_utf8_and_hash_as_recorded(
+    workspace: Workspace, held_versions: tuple[Version, ...]
+) -> None:
+    for version in held_versions:
         data, recorded = workspace.text_bytes(version.version_id)
         assert data == version.text.encode("utf-8") and recorded == version.text_sha256
         assert text_sha256(data) == text_sha256(version.text) == recorded
@@ -432,12 +434,14 @@ def test_corpus_verify_reextract_reports_a_changed_text_and_exits_1(
     assert b"corpus_changed" in capsysbinary.readouterr().out
 
 
-def test_the_listings_read_indexes_and_equal_the_held_versions(workspace: Workspace) -> None:
+def test_the_listings_read_indexes_and_equal_the_held_versions(
+    workspace: Workspace, held_versions: tuple[Version, ...]
+) -> None:
     """`families` and `versions` are read from the versions table's indexes (no whole-table
     scan; SQLite's own query plan says which index), and every row equals what the held
     versions themselves give: count and formats per family; per version its order, label,
     provenance date, format, pages, text length and characters per origin."""
-    held = workspace.versions()
+    held = held_versions
     families = family_listing(workspace)
     grouped: dict[tuple[str, str], list[Version]] = {}
     for version in held:

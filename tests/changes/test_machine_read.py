@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import _copy
 from workbench.changes.diff import doubt_reasons, pairing_is_uncertain
 from workbench.changes.origin import OriginReader
 from workbench.changes.pairs import pair_changes, version_pairs
 from workbench.changes.queue import group_id_of, review_items
 from workbench.cli import main
-from workbench.models import PAIRING_KINDS, Change, OriginRun, TextOrigins
+from workbench.models import PAIRING_KINDS, Change, OriginRun, TextOrigins, Version
 from workbench.text.segment import segment_version
 from workbench.workspace import Workspace
 
@@ -56,7 +56,10 @@ def test_review_list_shows_the_group_and_one_answer_covers_it(
     (item,) = review_items(workspace, UPDATES)
     n = len(item.pairings)
     copy = tmp_path / "w.sqlite"
-    shutil.copyfile(workspace.path, copy)  # answers are appended: never to the session's
+    # Answers are appended: never to the session's. Copied by SQLite's backup, never a plain
+    # open(): closing another descriptor on the open session file drops this process's locks
+    # on it, and a command run next in another process then takes its WAL away from under it.
+    _copy(workspace.path, copy)
     assert main(["review", "list", UPDATES, "--workspace", str(copy)]) == 0
     printed = capsys.readouterr().out
     assert f"  {item.group_id} machine-read group of {n} pairings (invisible -> invisible): " in (
@@ -94,10 +97,12 @@ def test_a_glyph_side_is_not_machine_read_and_low_confidence_needs_our_ocr(
     assert {c.before_origin for c in pairings} >= {("ocr",)}
 
 
-def test_a_text_of_one_origin_touches_that_origin_wherever_read(workspace: Workspace) -> None:
+def test_a_text_of_one_origin_touches_that_origin_wherever_read(
+    held_versions: tuple[Version, ...],
+) -> None:
     """`OriginReader.touched` answers a one-run text without a look-up: the same origins the
     runs give for every passage of a held XML version, an empty span at its end included."""
-    version = next(v for v in workspace.versions() if v.family.startswith("dc-code-"))
+    version = next(v for v in held_versions if v.family.startswith("dc-code-"))
     passages = segment_version(version)
     assert version.origin is not None and len(version.origin.runs) == 1
     reader = OriginReader(version.origin)

@@ -59,9 +59,9 @@ def test_version_pairs_are_the_consecutive_ones_or_the_one_named(
     [pytest.param(pairs.version_pairs, id="versions"), pytest.param(pairs.text_pairs, id="texts")],
 )
 def test_version_pairs_refuse_a_version_of_another_family(
-    workspace: Workspace, chosen: Callable[..., object]
+    workspace: Workspace, chosen: Callable[..., object], held_versions: tuple[Version, ...]
 ) -> None:
-    other = next(v for v in workspace.versions() if v.family != FAMILY).version_id
+    other = next(v for v in held_versions if v.family != FAMILY).version_id
     ids = ", ".join(v.version_id for v in workspace.versions(FAMILY))
     with pytest.raises(VersionNotFound) as info:
         chosen(workspace, FAMILY, end=other)
@@ -95,9 +95,11 @@ def test_diff_sections_hold_each_whole_diff_and_show_the_selection(workspace: Wo
     assert set(CHANGE_KINDS) - redline.SHOWN_BY_DEFAULT == {"unchanged"}
 
 
-def test_a_family_with_one_version_has_no_pairs_and_no_sections(workspace: Workspace) -> None:
+def test_a_family_with_one_version_has_no_pairs_and_no_sections(
+    workspace: Workspace, held_versions: tuple[Version, ...]
+) -> None:
     held: dict[str, list[Version]] = {}
-    for version in workspace.versions():
+    for version in held_versions:
         held.setdefault(version.family, []).append(version)
     lone = next(family for family, versions in sorted(held.items()) if len(versions) == 1)
     assert pairs.version_pairs(workspace, lone) == ()

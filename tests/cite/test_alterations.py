@@ -18,6 +18,7 @@ from workbench.cite.formats import read_citations
 from workbench.cli import main
 from workbench.evals.probes import corruption_probes, held_markers, outcome
 from workbench.exports import verify_bundle, write_bundle
+from workbench.models import Version
 from workbench.workspace import Workspace
 
 DISCONNECT = "us-dc/dc-code-34-1506.02/34-1506.02@2021-10-18.xml"
@@ -309,11 +310,13 @@ def test_our_json_and_the_command_line(
     assert "qualifier inside an omission, left out of it: 'not'" in printed
 
 
-def test_altered_quote_probes_are_right_for_the_right_reason(workspace: Workspace) -> None:
+def test_altered_quote_probes_are_right_for_the_right_reason(
+    workspace: Workspace, held_versions: tuple[Version, ...]
+) -> None:
     """The corruption suite's altered quotes, built from real spans without the verifier, on one
     version of each format: every one gets the outcome its construction says."""
     chosen = {}
-    for version in workspace.versions():
+    for version in held_versions:
         chosen.setdefault(version.media_type, version)
     markers = held_markers(workspace, chosen.values())
     probes = [

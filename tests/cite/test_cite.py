@@ -36,6 +36,7 @@ from workbench.cite.index import (
 from workbench.cite.placing import verify_lines
 from workbench.errors import CitationError
 from workbench.evals.probes import block_probes, corruption_probes, outcome
+from workbench.models import Version
 from workbench.text.normalize import normalize, normalized_text
 from workbench.text.segment import segment
 from workbench.workspace import Workspace
@@ -256,11 +257,11 @@ def test_skeleton_equals_its_regular_expression(text: str) -> None:
     assert skeleton(text) == _SKELETON_CUT.sub("", text)
 
 
-def test_look_up_finds_every_occurrence_in_real_text(workspace: Workspace) -> None:
+def test_look_up_finds_every_occurrence_in_real_text(held_versions: tuple[Version, ...]) -> None:
     """Patterns on both sides of where the anchored look-up takes over (a space with `GRAM`
     characters after it, or one character fewer), patterns that begin with a space, boilerplate
     that repeats, and patterns that do not occur: the look-up finds exactly what `str.find` finds."""
-    version = max(workspace.versions(), key=lambda v: len(v.text))
+    version = max(held_versions, key=lambda v: len(v.text))
     index = build_index(version.text)
     skel = index.skeleton
     rng = random.Random(5)
@@ -290,10 +291,12 @@ def test_look_up_finds_every_occurrence_in_real_text(workspace: Workspace) -> No
     assert sum(len(e) > 1 for e in expected) > 50, "the sample must hold repeated patterns"
 
 
-def test_a_batch_decides_each_citation_as_alone(workspace: Workspace) -> None:
+def test_a_batch_decides_each_citation_as_alone(
+    workspace: Workspace, held_versions: tuple[Version, ...]
+) -> None:
     """Sharing the work of a batch changes no verdict: every probe kind, mixed in one batch
     against one version, gets the outcome it gets alone."""
-    version = max(workspace.versions(), key=lambda v: len(v.text))
+    version = max(held_versions, key=lambda v: len(v.text))
     probes = corruption_probes([version], seed=4, per_version=40)
     citations = [p.citation for p in probes]
     together = verify_citations(workspace, citations)
@@ -328,8 +331,8 @@ def test_every_verified_span_is_its_own_occurrence(pieces: str, data: st.DataObj
     assert result.occurrence is not None and result.occurrences
 
 
-def _version_with(workspace: Workspace, needle: str) -> tuple[str, str]:
-    for version in workspace.versions():
+def _version_with(held_versions: tuple[Version, ...], needle: str) -> tuple[str, str]:
+    for version in held_versions:
         if needle in version.text:
             return version.version_id, version.text
     raise AssertionError(needle)
@@ -373,10 +376,12 @@ def test_corruption_suite_on_the_real_corpus(corpus_measured: Workspace) -> None
         assert kinds[kind] >= 2, (kind, kinds)
 
 
-def test_content_block_probes_on_the_real_corpus(workspace: Workspace) -> None:
+def test_content_block_probes_on_the_real_corpus(
+    workspace: Workspace, held_versions: tuple[Version, ...]
+) -> None:
     """Citations into every held version's blocks, as a model's content_block_location would
     make them: each gets the outcome its construction says, a refusal by its own name."""
-    probes = block_probes(workspace.versions(), per_version=1)
+    probes = block_probes(held_versions, per_version=1)
     lines = []
     for probe in probes:
         (line,) = read_citations(
@@ -395,7 +400,9 @@ def test_content_block_probes_on_the_real_corpus(workspace: Workspace) -> None:
     assert len(kinds) == 6 and min(kinds.values()) >= 100, kinds
 
 
-def test_a_version_id_or_quote_that_is_no_string_is_a_typed_error(workspace: Workspace) -> None:
+def test_a_version_id_or_quote_that_is_no_string_is_a_typed_error(
+    workspace: Workspace, held_versions: tuple[Version, ...]
+) -> None:
     """A citation whose quote or version id is not a str is an error naming it and both types
     (in a batch of good citations, it stops the batch); the held versions are untouched."""
     index = build_index(TEXT)
@@ -414,9 +421,9 @@ def test_a_version_id_or_quote_that_is_no_string_is_a_typed_error(workspace: Wor
         verify_indexed(index, bad_version)
     with pytest.raises(CitationError, match=r"^version_id None must be a string$"):
         verify_citations(workspace, [good, bad_version])
-    version = workspace.versions()[0]
+    version = held_versions[0]
     held = Citation(version_id=version.version_id, char_start=0, char_end=3, quoted_text=b"abc")  # type: ignore[arg-type]
-    before = [(v.version_id, v.text_sha256) for v in workspace.versions()]
+    before = [(v.version_id, v.text_sha256) for v in held_versions]
     with pytest.raises(
         CitationError, match=rf"^'{re.escape(version.version_id)}': .* got str and bytes$"
     ):
@@ -424,11 +431,13 @@ def test_a_version_id_or_quote_that_is_no_string_is_a_typed_error(workspace: Wor
     assert [(v.version_id, v.text_sha256) for v in workspace.versions()] == before
 
 
-def test_altered_stored_text_is_refused_as_changed(workspace: Workspace, tmp_path: Path) -> None:
+def test_altered_stored_text_is_refused_as_changed(
+    workspace: Workspace, tmp_path: Path, held_versions: tuple[Version, ...]
+) -> None:
     copy = tmp_path / "altered.sqlite"
     with sqlite3.connect(workspace.path) as source, sqlite3.connect(copy) as target:
         source.backup(target)
-    version_id, text = _version_with(workspace, "Internet-Draft")
+    version_id, text = _version_with(held_versions, "Internet-Draft")
     at = text.index("Internet-Draft")
     citation = Citation(
         version_id=version_id, char_start=at, char_end=at + 14, quoted_text="Internet-Draft"
@@ -469,11 +478,11 @@ def test_altered_stored_text_is_refused_as_changed(workspace: Workspace, tmp_pat
 _QUALIFIER = re.compile(r"\b(unless|except|provided that|notwithstanding|subject to)\b")
 
 
-def test_qualifier_flags_on_truncated_real_sentences(workspace: Workspace) -> None:
+def test_qualifier_flags_on_truncated_real_sentences(held_versions: tuple[Version, ...]) -> None:
     """Cut a real sentence just before its qualifier: verified, flagged with the word's offsets;
     quote it whole: the qualifier is inside and is not flagged."""
     checked = 0
-    for version in workspace.versions()[::3]:
+    for version in held_versions[::3]:
         text = version.text
         for passage in segment(version.version_id, text)[:400]:
             match = _QUALIFIER.search(passage.text, 20)
@@ -634,9 +643,9 @@ def _run(*args: str, workspace: Path, stdin: bytes = b"") -> subprocess.Complete
 
 
 def test_cli_verify_three_formats_and_export_round_trip(
-    workspace: Workspace, tmp_path: Path
+    workspace: Workspace, tmp_path: Path, held_versions: tuple[Version, ...]
 ) -> None:
-    version_id, text = _version_with(workspace, "This Internet-Draft is submitted")
+    version_id, text = _version_with(held_versions, "This Internet-Draft is submitted")
     at = text.index("This Internet-Draft is submitted")
     quote = text[at : at + 32]
     ours = {"version_id": version_id, "char_start": at, "char_end": at + 32, "quoted_text": quote}
@@ -696,11 +705,13 @@ def test_cli_verify_three_formats_and_export_round_trip(
     assert third.returncode == 0, third.stdout
 
 
-def test_export_context_makes_a_repeated_quote_unique(workspace: Workspace) -> None:
+def test_export_context_makes_a_repeated_quote_unique(
+    workspace: Workspace, held_versions: tuple[Version, ...]
+) -> None:
     from workbench.cite.w3c import export_annotations
 
     version_id, text = next(
-        (v.version_id, v.text) for v in workspace.versions() if v.text.count("Recommenda-\n") >= 2
+        (v.version_id, v.text) for v in held_versions if v.text.count("Recommenda-\n") >= 2
     )
     spans = [m.start() for m in re.finditer("Recommenda-\n", text)][:2]
     citation = Citation(
@@ -786,14 +797,16 @@ def test_qualifier_rule(text: str, quote: str, flags: list[tuple[str, str]]) -> 
         assert text[q.char_start : q.char_end] == q.word
 
 
-def test_find_occurrences_reads_every_line_break_hyphen_reading(workspace: Workspace) -> None:
+def test_find_occurrences_reads_every_line_break_hyphen_reading(
+    held_versions: tuple[Version, ...],
+) -> None:
     """The public occurrence search on a real word split by a line-break hyphen: found under each
     allowed reading, at the same raw span, and a space-only
     reading found nowhere; the quotes register and the claims check call the same search."""
     from workbench.cite import find_occurrences, find_text, index_text
 
     readings: list[str] = []
-    for version in workspace.versions():
+    for version in held_versions:
         text = version.text
         if not re.search(r"[A-Za-z]{3}-\n[^\S\n]*[a-z]{3}", text):
             continue
@@ -848,11 +861,11 @@ def _check_folded_skeleton(index: SourceIndex) -> None:
     assert all(last == first + 1 for first, last in spans)
 
 
-def _most_line_break_hyphens(workspace: Workspace) -> str:
+def _most_line_break_hyphens(held_versions: tuple[Version, ...]) -> str:
     """The long held text with the most line-break hyphens."""
     from workbench.text.normalize import LONG_TEXT
 
-    texts = [v.text for v in workspace.versions() if len(v.text) >= LONG_TEXT]
+    texts = [v.text for v in held_versions if len(v.text) >= LONG_TEXT]
     return max(texts, key=lambda text: len(normalize(text).line_break_hyphens))
 
 
@@ -869,7 +882,9 @@ def test_folded_skeleton_and_its_map_equal_brute_force(text: str) -> None:
     _check_folded_skeleton(build_index(text))
 
 
-def test_folded_skeleton_and_its_map_on_long_and_real_text(workspace: Workspace) -> None:
+def test_folded_skeleton_and_its_map_on_long_and_real_text(
+    held_versions: tuple[Version, ...],
+) -> None:
     """The skeleton and kept maps equal the regular expression and a one-character-at-a-time
     map: on long adversarial text and on the held text with the most line-break hyphens."""
     from workbench.text.normalize import LONG_TEXT
@@ -880,16 +895,18 @@ def test_folded_skeleton_and_its_map_on_long_and_real_text(workspace: Workspace)
         _check_folded_skeleton(
             build_index("".join(rng.choice(_SKELETON_PIECES) for _ in range(size)))
         )
-    index = build_index(_most_line_break_hyphens(workspace))
+    index = build_index(_most_line_break_hyphens(held_versions))
     assert len(index.points) > 5
     _check_folded_skeleton(index)
 
 
-def test_skeleton_look_up_maps_back_to_the_normalized_text(workspace: Workspace) -> None:
+def test_skeleton_look_up_maps_back_to_the_normalized_text(
+    held_versions: tuple[Version, ...],
+) -> None:
     """On a real text with line-break hyphens: the look-up finds what `str.find` finds in the
     skeleton, and a pattern with no hyphen and no leading space has, among its skeleton hits that
     stay inside one kept run, exactly its occurrences in the normalized text."""
-    text = _most_line_break_hyphens(workspace)
+    text = _most_line_break_hyphens(held_versions)
     index = build_index(text)
     folded = index.normalized.text
     rng = random.Random(8)
@@ -954,12 +971,16 @@ def test_a_pattern_ending_at_the_texts_end_finds_its_repeats() -> None:
     ],
 )
 def test_a_refusals_next_step_speaks_the_citations_own_terms(
-    workspace: Workspace, locator: str, ambiguous_step: str, mismatch_step: str
+    workspace: Workspace,
+    locator: str,
+    ambiguous_step: str,
+    mismatch_step: str,
+    held_versions: tuple[Version, ...],
 ) -> None:
     """The verdict and reason are the rule's; only the next step's words follow the locator."""
     from workbench.cite import find_occurrences
 
-    version_id, text = _version_with(workspace, "This Internet-Draft is submitted")
+    version_id, text = _version_with(held_versions, "This Internet-Draft is submitted")
     repeated = [(o.char_start, o.char_end) for o in find_occurrences(text, "Internet-Draft")]
     a, b = repeated[0]
     ambiguous = verify_for_version(
@@ -990,12 +1011,12 @@ def test_a_refusals_next_step_speaks_the_citations_own_terms(
 
 
 def test_a_w3c_quote_alone_that_occurs_twice_is_told_to_add_context(
-    workspace: Workspace, tmp_path: Path
+    workspace: Workspace, tmp_path: Path, held_versions: tuple[Version, ...]
 ) -> None:
     from workbench.cite.formats import read_citations
     from workbench.cite.placing import verify_lines
 
-    version_id, _ = _version_with(workspace, "This Internet-Draft is submitted")
+    version_id, _ = _version_with(held_versions, "This Internet-Draft is submitted")
     annotation = {
         "@context": "http://www.w3.org/ns/anno.jsonld",
         "type": "Annotation",
@@ -1012,14 +1033,16 @@ def test_a_w3c_quote_alone_that_occurs_twice_is_told_to_add_context(
     assert '"occurrence": N' not in verdict.detail
 
 
-def test_refusals_say_where_and_what_to_do_next(workspace: Workspace) -> None:
+def test_refusals_say_where_and_what_to_do_next(
+    workspace: Workspace, held_versions: tuple[Version, ...]
+) -> None:
     """On real text, each refusal keeps its verdict and reason and says what to do next: an
     off-by-one citation where the quote does occur (its offsets there), an ambiguous one its
     occurrences and how to name one, a wrong occurrence where the named one is, a quote with a
     space at an end that the source lacks, and a line-break hyphen read as a space."""
     from workbench.cite import find_occurrences
 
-    version_id, text = _version_with(workspace, "This Internet-Draft is submitted")
+    version_id, text = _version_with(held_versions, "This Internet-Draft is submitted")
     at = text.index("This Internet-Draft is submitted")
     quote = text[at : at + 32]
     found = [(o.char_start, o.char_end) for o in find_occurrences(text, quote)]
@@ -1065,9 +1088,7 @@ def test_refusals_say_where_and_what_to_do_next(workspace: Workspace) -> None:
         '"occurrence": 1 for these'
     )
     # A space before the quote that the text's first characters do not have.
-    opening = next(
-        v for v in workspace.versions() if v.text[:1].isalpha() and v.text[:40].count(" ") > 3
-    )
+    opening = next(v for v in held_versions if v.text[:1].isalpha() and v.text[:40].count(" ") > 3)
     head = opening.text[:40]
     spaced = verify_for_version(
         workspace,
@@ -1078,12 +1099,14 @@ def test_refusals_say_where_and_what_to_do_next(workspace: Workspace) -> None:
     assert spaced.detail.endswith("; the two differ only by white space at an end")
 
 
-def test_a_line_break_hyphen_read_as_a_space_is_refused_and_named(workspace: Workspace) -> None:
+def test_a_line_break_hyphen_read_as_a_space_is_refused_and_named(
+    workspace: Workspace, held_versions: tuple[Version, ...]
+) -> None:
     """A real word split at a line break, quoted with a space for the hyphen: refused as a
     mismatch, and the refusal says the difference is only the line-break hyphen's reading."""
     from workbench.cite import find_occurrences
 
-    for version in workspace.versions():
+    for version in held_versions:
         match = re.search(r"\b([A-Za-z]{4,})-\n[^\S\n]*([a-z]{4,})\b", version.text)
         if match and not find_occurrences(version.text, f"{match[1]} {match[2]}"):
             break
@@ -1126,12 +1149,12 @@ def test_the_skeleton_filter_never_rules_out_an_occurrence(text: str, quote: str
 
 
 def test_the_skeleton_filter_never_rules_out_an_occurrence_in_real_text(
-    workspace: Workspace,
+    held_versions: tuple[Version, ...],
 ) -> None:
     """Slices of the held text with the most line-break hyphens (across the breaks, and as
     their readings: joined, hyphen kept) and of the ligature test text: each one found passes
     the filter; a quote that stands nowhere may fail it."""
-    text = _most_line_break_hyphens(workspace)
+    text = _most_line_break_hyphens(held_versions)
     folded = normalize(text)
     quotes = [text[at : at + 60] for at in range(0, len(text) - 60, 997)]
     for h in folded.line_break_hyphens[:40]:

@@ -12,7 +12,7 @@ from tests.conftest import CORPUS_DIR, REFUSED_STORE, ROOT, STORE
 from workbench.cli import build_parser, main
 from workbench.corpus import read_refusals
 from workbench.measure import corpus_digests, report_bytes
-from workbench.models import CatalogueRow
+from workbench.models import CatalogueRow, Version
 from workbench.workspace import Workspace
 
 FAMILY = "draft-ietf-appsawg-http-problem"
@@ -258,9 +258,11 @@ def test_measure_of_a_folder_that_admits_nothing_exits_1(tmp_path: Path) -> None
     assert not (tmp_path / "out").exists() and not (tmp_path / "w.sqlite").exists()
 
 
-def test_families_and_versions_list_what_is_held(workspace: Workspace) -> None:
+def test_families_and_versions_list_what_is_held(
+    workspace: Workspace, held_versions: tuple[Version, ...]
+) -> None:
     families = json.loads(_run("families", "--json", workspace=workspace.path).stdout)
-    held = workspace.versions()
+    held = held_versions
     assert [(f["jurisdiction"], f["family"]) for f in families] == sorted(
         {(v.jurisdiction, v.family) for v in held}
     )
@@ -292,9 +294,12 @@ def test_version_names_the_installed_package(capsys: pytest.CaptureFixture[str])
 
 
 def test_verify_names_the_pdf_pages_a_citation_spans(
-    workspace: Workspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    workspace: Workspace,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    held_versions: tuple[Version, ...],
 ) -> None:
-    version = next(v for v in workspace.versions() if v.jurisdiction == "us-nerc" and v.pages)
+    version = next(v for v in held_versions if v.jurisdiction == "us-nerc" and v.pages)
     second, third = version.pages[1], version.pages[2]
     within = version.text[second.char_start : second.char_end].split("\n")[0]
     across = version.text[second.char_end - 20 : third.char_start + 20]

@@ -268,6 +268,29 @@ def test_a_kept_diff_loads_no_pairing(fresh_workspace: FreshWorkspace, tmp_path:
     assert sorted(marked & {*PAIRING, *PARTS, "rapidfuzz"}) == []
 
 
+# what counting a family's numbering reads with: the profiles, their choice and the measuring
+# summary; a plain listing of the families reads the versions table's index alone
+NUMBERING = ("workbench.measure.summary", "workbench.text.choice", "workbench.text.profiles")
+
+
+def test_a_plain_family_listing_loads_no_numbering_reader(
+    fresh_workspace: FreshWorkspace, tmp_path: Path
+) -> None:
+    """`workbench families` in a fresh interpreter loads none of `NUMBERING`; with `--numbering`
+    it loads them all (the listing is real)."""
+    rows = [r for r in read_catalogue(ROOT / "corpus") if r.family == "draft-cedik-http-warning"]
+    held = tmp_path / "workspace.sqlite"
+    with fresh_workspace(rows, held):
+        pass
+    argv = ["families", "--workspace", str(held)]
+    plain = _modules(f"from workbench.cli import main\nassert main({argv!r}) == 0")
+    numbered = _modules(
+        f"from workbench.cli import main\nassert main({[*argv, '--numbering']!r}) == 0"
+    )
+    assert sorted(plain & set(NUMBERING)) == []
+    assert sorted(numbered & set(NUMBERING)) == sorted(NUMBERING)
+
+
 # Prefixed to a command's code: counts the package's Python sources the process opens through
 # `io.open` (what reading a file does; the import system reads through `io.open_code`, uncounted),
 # and prints their number after the command's own output.

@@ -46,17 +46,17 @@ def _sentences(version: Version, shortest: int = 60) -> Iterator[str]:
             yield folded
 
 
-def _dc_families(workspace: Workspace) -> list[str]:
-    return sorted({v.family for v in workspace.versions() if v.jurisdiction == "us-dc"})
+def _dc_families(held_versions: tuple[Version, ...]) -> list[str]:
+    return sorted({v.family for v in held_versions if v.jurisdiction == "us-dc"})
 
 
 @pytest.fixture(scope="module")
-def dropped(workspace: Workspace) -> Dropped:
+def dropped(workspace: Workspace, held_versions: tuple[Version, ...]) -> Dropped:
     """A sentence of a D.C. family's first release that every release but the latest holds (each
     once: at least two in a row), the family's releases, and the counts in each release. The
     latest release is the one amendment that removed it, so a note into the release before it
     is rechecked in one separate process."""
-    for family in _dc_families(workspace):
+    for family in _dc_families(held_versions):
         versions = workspace.versions(family)
         texts = [_folded(v.text) for v in versions]
         for sentence in _sentences(versions[0]):
@@ -113,9 +113,9 @@ def test_cite_makes_a_citation_verify_reads_back_as_verified(
 
 
 def test_a_quote_held_many_times_lists_ten_and_a_named_one_prints_alone(
-    workspace: Workspace, capsys: pytest.CaptureFixture[str]
+    workspace: Workspace, capsys: pytest.CaptureFixture[str], held_versions: tuple[Version, ...]
 ) -> None:
-    version = workspace.versions(_dc_families(workspace)[0])[0]
+    version = workspace.versions(_dc_families(held_versions)[0])[0]
     counts = {
         w: len(re.findall(rf"\b{w}\b", version.text))
         for w in re.findall(r"[a-z]{3,}", version.text)
@@ -141,7 +141,7 @@ MACHINE_READ_SCAN = "puct-49421-item80-cehe-response-to-tiec-rfi-set1"
 
 
 def test_a_quote_refused_in_machine_read_text_names_the_reading_and_the_page_image(
-    workspace: Workspace, capsys: pytest.CaptureFixture[str]
+    workspace: Workspace, capsys: pytest.CaptureFixture[str], held_versions: tuple[Version, ...]
 ) -> None:
     """A quote that is not in an OCR'd version is refused as ever; the refusal says the text
     there is a machine's reading, shows the nearest words (never evidence) and gives the
@@ -176,14 +176,17 @@ def test_a_quote_refused_in_machine_read_text_names_the_reading_and_the_page_ima
     shown = json.loads(out)["nearest_machine_read"]
     assert shown["is_evidence"] is False and shown["text"] == near.text
     # A version of glyphs only gives no such reading.
-    plain = workspace.versions(_dc_families(workspace)[0])[0]
+    plain = workspace.versions(_dc_families(held_versions)[0])[0]
     assert timeline.cite_quote(workspace, misread, plain.version_id).nearest is None
 
 
 def test_several_occurrences_are_refused_until_one_is_named(
-    workspace: Workspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    workspace: Workspace,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    held_versions: tuple[Version, ...],
 ) -> None:
-    version = workspace.versions(_dc_families(workspace)[0])[0]
+    version = workspace.versions(_dc_families(held_versions)[0])[0]
     words = re.findall(r"[A-Za-z]{5,}", version.text)
     word = next(w for w in words if len(re.findall(rf"\b{w}\b", version.text)) >= 3)
     cited = timeline.cite_quote(workspace, word, version.version_id)
@@ -281,8 +284,10 @@ def test_history_dates_a_real_quote_across_dc_code_releases(
     assert code == 0 and json.loads(out) == life.as_json()
 
 
-def test_history_names_the_page_in_a_pdf(workspace: Workspace) -> None:
-    version = next(v for v in workspace.versions() if v.jurisdiction == "us-nerc" and v.pages)
+def test_history_names_the_page_in_a_pdf(
+    workspace: Workspace, held_versions: tuple[Version, ...]
+) -> None:
+    version = next(v for v in held_versions if v.jurisdiction == "us-nerc" and v.pages)
     last_page = version.pages[-1]
     sentence = next(
         s
@@ -296,7 +301,10 @@ def test_history_names_the_page_in_a_pdf(workspace: Workspace) -> None:
 
 
 def test_history_and_verify_name_one_page_for_a_span_starting_between_pages(
-    workspace: Workspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    workspace: Workspace,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    held_versions: tuple[Version, ...],
 ) -> None:
     """A quote whose first character is the white space between two pages of a held PDF (the
     first such gap, after a page body that ends in a word): the page map gives that white space to
@@ -304,7 +312,7 @@ def test_history_and_verify_name_one_page_for_a_span_starting_between_pages(
     character alike."""
     version, gap_start, later = next(
         (v, a.char_end, b)
-        for v in workspace.versions()
+        for v in held_versions
         for a, b in pairwise(v.pages)
         if a.char_end < b.char_start and not v.text[a.char_end - 1].isspace()
     )
@@ -369,9 +377,9 @@ def test_recheck_of_a_citation_finds_it_present_then_gone(
 
 
 def test_recheck_reports_a_quote_a_later_release_holds_twice(
-    workspace: Workspace, tmp_path: Path
+    workspace: Workspace, tmp_path: Path, held_versions: tuple[Version, ...]
 ) -> None:
-    for family in _dc_families(workspace):
+    for family in _dc_families(held_versions):
         versions = workspace.versions(family)
         pair = next(
             (
@@ -395,14 +403,14 @@ def test_recheck_reports_a_quote_a_later_release_holds_twice(
 
 
 def test_recheck_does_not_call_a_quote_ambiguous_in_its_own_version_now_ambiguous(
-    workspace: Workspace,
+    workspace: Workspace, held_versions: tuple[Version, ...]
 ) -> None:
     """A sentence its own release already holds twice, cited by naming its occurrence, held twice
     by the next release too: `still_ambiguous`, not `now_ambiguous` (nothing became ambiguous)."""
     found = next(
         (
             (a, b, s)
-            for family in _dc_families(workspace)
+            for family in _dc_families(held_versions)
             for a, b in pairwise(workspace.versions(family))
             for s in _sentences(a, 30)
             if _folded(a.text).count(s) == 2 and _folded(b.text).count(s) >= 2

@@ -42,7 +42,7 @@ from workbench.measure.html import write_reports
 from workbench.measure.index import INDEX_NAME
 from workbench.measure.readme import headline_readme
 from workbench.measure.reports import STRUCTURE_NAME, Measurements, reduce_summaries
-from workbench.models import CatalogueRow, Refusal
+from workbench.models import CatalogueRow, Refusal, Version
 from workbench.text.profiles import (
     SHIPPED_DIR,
     Profile,
@@ -168,12 +168,12 @@ def test_a_refusal_never_lifts_a_cap(before: str, after: str, status: str, readi
 
 @pytest.fixture(scope="module")
 def family_measurements(
-    workspace: Workspace, catalogue: tuple[CatalogueRow, ...]
+    workspace: Workspace, catalogue: tuple[CatalogueRow, ...], held_versions: tuple[Version, ...]
 ) -> list[FamilyMeasurement]:
     """The default workspace's families, measured (the whole corpus's are `corpus_measurements`)."""
     wanted = {row.path for row in catalogue}
     return map_families(
-        [v for v in workspace.versions() if v.version_id in wanted],
+        [v for v in held_versions if v.version_id in wanted],
         parts=functools.partial(held_parts, workspace),
     )
 
@@ -253,14 +253,14 @@ def test_single_version_numbered_documents_give_nine_in_ten_body_passages_a_path
 
 
 def test_a_researchers_profile_is_recorded_by_path_and_hash(
-    workspace: Workspace, tmp_path: Path
+    tmp_path: Path, held_versions: tuple[Version, ...]
 ) -> None:
     source = (
         (SHIPPED_DIR / "us-nerc.toml").read_bytes().replace(b'name = "us-nerc"', b'name = "mine"')
     )
     (tmp_path / "mine.toml").write_bytes(source)
     own = read_profile_dir(tmp_path)
-    family = [v for v in workspace.versions() if v.family == "nerc-cip-012"]
+    family = [v for v in held_versions if v.family == "nerc-cip-012"]
     measured = measure_family(family, registry(own))
     parses = [parse_structure(v, own[0]) for v in family]
     assert measured.profile == {

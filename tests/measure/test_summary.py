@@ -13,11 +13,13 @@ import pytest
 
 from workbench.measure.family import text_row
 from workbench.measure.summary import add_counts, text_block, text_counts
-from workbench.workspace import Workspace
+from workbench.models import Version
 
 
-def test_text_counts_of_families_add_up_to_those_of_their_versions(workspace: Workspace) -> None:
-    rows = [text_row(v) for v in workspace.versions()]
+def test_text_counts_of_families_add_up_to_those_of_their_versions(
+    held_versions: tuple[Version, ...],
+) -> None:
+    rows = [text_row(v) for v in held_versions]
     by_family: dict[str, list[Any]] = defaultdict(list)
     for row in rows:
         by_family[f"{row.jurisdiction}/{row.family}"].append(row)
@@ -36,8 +38,8 @@ def test_text_counts_of_families_add_up_to_those_of_their_versions(workspace: Wo
     )
 
 
-def test_two_text_rows_for_one_version_are_refused(workspace: Workspace) -> None:
-    row = text_row(workspace.versions()[0])
+def test_two_text_rows_for_one_version_are_refused(held_versions: tuple[Version, ...]) -> None:
+    row = text_row(held_versions[0])
     again = dataclasses.replace(row, glyphs=row.glyphs + 1)
     with pytest.raises(
         ValueError, match=rf"^evidence {row.evidence_id}: two text rows for one version$"

@@ -220,8 +220,16 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_families(args: argparse.Namespace) -> int:
-    from workbench.measure.summary import add_counts, reading_block, reading_counts, reading_text
     from workbench.workspace import family_listing, family_numbering
+
+    # The numbering's counts load the measuring code; a plain listing reads the index alone.
+    if args.numbering:
+        from workbench.measure.summary import (
+            add_counts,
+            reading_block,
+            reading_counts,
+            reading_text,
+        )
 
     with open_held(args) as workspace:
         rows = family_listing(workspace)
