@@ -24,6 +24,7 @@ class KeptDiffs:
         self.workspace = workspace
         self.jurisdiction = jurisdiction
         self._registry: tuple[Profile, ...] | None = None
+        self._queue: bool | None = None  # whether the workspace holds a review queue
 
     def of(
         self, family: str, pairs: Sequence[tuple[Version, Version]]
@@ -64,8 +65,11 @@ class KeptDiffs:
         return named is not None and (named.name, named.sha256) == (own.name, own.sha256)
 
     def _queued(self, key: str) -> bool:
-        """Whether the stored review queue holds a pair's items under `key`."""
-        return "review_pairs" in self.workspace.tables() and bool(
+        """Whether the stored review queue holds a pair's items under `key` (whether the
+        workspace holds a queue at all is asked once: reconciling writes none)."""
+        if self._queue is None:
+            self._queue = "review_pairs" in self.workspace.tables()
+        return self._queue and bool(
             self.workspace.read("SELECT 1 FROM review_pairs WHERE pair_key = ?", (key,))
         )
 

@@ -249,18 +249,21 @@ class SummaryIndex:
 
         Folded a counts file at a time, newest first: of each, the rows of the index's keys
         not counted yet (a key's counts are all in the file that holds it) are summed as
-        polars streams its row groups (`COUNT_GROUP_ROWS` rows), and its keys are then struck
-        from those left. What is held is the keys left and one row per (jurisdiction, part,
-        path) of each file, never the rows."""
+        polars streams its row groups (`COUNT_GROUP_ROWS` rows), and the keys they counted are
+        then struck from those left (one read of the file gives both). What is held is the keys
+        left and one row per (jurisdiction, part, path) of each file, never the rows."""
         left = pl.scan_parquet(self.path).select("key").collect().to_series()
         sums = []
         for file in reversed(self._count_files()):
             if left.is_empty():
                 break
             rows = pl.scan_parquet(file).filter(pl.col("key").is_in(left.implode()))
-            sums.append(_sum(rows).collect(engine="streaming"))
-            counted = pl.scan_parquet(file).select(pl.col("key").unique())
-            left = left.filter(~left.is_in(counted.collect(engine="streaming")["key"].implode()))
+            # One read of the file gives both: its sums and the keys they counted.
+            summed, counted = pl.collect_all(
+                [_sum(rows), rows.select(pl.col("key").unique())], engine="streaming"
+            )
+            sums.append(summed)
+            left = left.filter(~left.is_in(counted["key"].implode()))
         if not sums:
             return iter(())
         return _sum(pl.concat(sums).lazy()).sort(*_SUMMED).collect().iter_rows()
