@@ -27,9 +27,11 @@ cases of the second kind are marked slow at collection.
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import importlib.util
 import os
+import pickle
 import shutil
 import sqlite3
 import subprocess
@@ -38,7 +40,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings
@@ -47,6 +49,9 @@ from workbench.corpus import fetch, read_catalogue, read_refused
 from workbench.derived import code_digest
 from workbench.models import CatalogueRow, Change, Passage, Version, consecutive_pairs
 from workbench.workspace import Workspace, ingest
+
+if TYPE_CHECKING:
+    from workbench.measure import FamilyMeasurement
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS_DIR = ROOT / "corpus"
@@ -432,6 +437,34 @@ def workspace(
     _copy(reviewed_workspace_file(catalogue, tmp_path_factory), path)
     with Workspace(path) as held:
         yield held
+
+
+@pytest.fixture(scope="session")
+def family_measurements(
+    workspace: Workspace,
+    catalogue: tuple[CatalogueRow, ...],
+    held_versions: tuple[Version, ...],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> list[FamilyMeasurement]:
+    """The default workspace's families, measured (`measure.run.map_families`, each version's
+    parts read back from the workspace), once per run: under pytest-xdist the first worker that
+    asks measures them and pickles the list, and every worker reads that file (the whole
+    corpus's are `corpus_measurements`). The records are frozen, so the tests share them."""
+    from workbench.measure.run import map_families
+    from workbench.workspace.parts import held_parts
+
+    def build(path: Path) -> None:
+        wanted = {row.path for row in catalogue}
+        measured = map_families(
+            [v for v in held_versions if v.version_id in wanted],
+            parts=functools.partial(held_parts, workspace),
+        )
+        path.write_bytes(pickle.dumps(measured))
+
+    found: list[FamilyMeasurement] = pickle.loads(
+        built_once(tmp_path_factory, "family-measurements.pickle", build).read_bytes()
+    )
+    return found
 
 
 @pytest.fixture

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import random
@@ -29,7 +28,6 @@ from workbench.measure import (
     family_cache_key,
     family_measurement_from_json,
     held_version_facts,
-    map_families,
     measure_corpus,
     measure_family,
     rate,
@@ -55,7 +53,6 @@ from workbench.text.profiles import (
 from workbench.text.structure import StructureParse, parse_structure
 from workbench.workspace import Workspace
 from workbench.workspace.catalogue import exported, held_rows
-from workbench.workspace.parts import held_parts
 
 MEASUREMENTS = ROOT / "measurements"
 
@@ -164,18 +161,6 @@ def test_a_refusal_never_lifts_a_cap(before: str, after: str, status: str, readi
     capped = [p for p in measured.pairings if p.proxy_capped]
     assert capped and all(p.structure_status == status and p.structure_capped for p in capped)
     assert not any(p.known for p in measured.pairings)
-
-
-@pytest.fixture(scope="module")
-def family_measurements(
-    workspace: Workspace, catalogue: tuple[CatalogueRow, ...], held_versions: tuple[Version, ...]
-) -> list[FamilyMeasurement]:
-    """The default workspace's families, measured (the whole corpus's are `corpus_measurements`)."""
-    wanted = {row.path for row in catalogue}
-    return map_families(
-        [v for v in held_versions if v.version_id in wanted],
-        parts=functools.partial(held_parts, workspace),
-    )
 
 
 def test_measurement_does_not_depend_on_family_order(

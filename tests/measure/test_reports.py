@@ -1,30 +1,25 @@
 """The reduce's per-family rows (`measure.reports`): the structure page's profile table, made
 from one read of each family's profile and passages, says what the structure report says of
-that family, on the default workspace's real families, read from a summary index as `measure`
-reads them."""
+that family, on the default workspace's real families (`family_measurements`), read from a
+summary index as `measure` reads them."""
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
+from workbench.measure import FamilyMeasurement
 from workbench.measure.index import SummaryIndex
 from workbench.measure.reports import reduce_summaries
-from workbench.measure.run import map_families
 from workbench.measure.summary import family_summary
 from workbench.models import CatalogueRow
-from workbench.workspace import Workspace
-from workbench.workspace.parts import held_parts
 
 
 def test_the_profile_table_says_what_the_structure_report_says_of_each_family(
-    workspace: Workspace, catalogue: tuple[CatalogueRow, ...], tmp_path: Path
+    family_measurements: list[FamilyMeasurement],
+    catalogue: tuple[CatalogueRow, ...],
+    tmp_path: Path,
 ) -> None:
-    wanted = {row.path for row in catalogue}
-    families = map_families(
-        [v for v in workspace.versions() if v.version_id in wanted],
-        parts=functools.partial(held_parts, workspace),
-    )
+    families = family_measurements
     with SummaryIndex(tmp_path) as index:
         for number, family in enumerate(families):
             index.spill(f"k{number}", family_summary(family))
