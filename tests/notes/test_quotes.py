@@ -51,14 +51,23 @@ NOT_RETAINED = "not less than 0.40% from solar energy"
 RETAINED = "shall not apply to electricity sold to the District of Columbia government"
 
 
-@pytest.fixture
-def base(tmp_path: Path, catalogue: tuple[CatalogueRow, ...]) -> Path:
-    """`notes/` with its reports, copied; each report's snapshot written from the corpus."""
-    folder = tmp_path / "notes"
+@pytest.fixture(scope="module")
+def snapshotted(
+    tmp_path_factory: pytest.TempPathFactory, catalogue: tuple[CatalogueRow, ...]
+) -> Path:
+    """`notes/` with its reports, copied once for the module; each report's snapshot written
+    from the corpus."""
+    folder = tmp_path_factory.mktemp("snapshotted") / "notes"
     shutil.copytree(NOTES, folder, ignore=shutil.ignore_patterns(".snapshots"))
     for report in sorted((folder / "reports").glob("*.ingest.md")):
         write_snapshot(report, corpus_dir=CORPUS_DIR, store=STORE)
     return folder
+
+
+@pytest.fixture
+def base(tmp_path: Path, snapshotted: Path) -> Path:
+    """`snapshotted`, copied for the test (which may change any file of it)."""
+    return Path(shutil.copytree(snapshotted, tmp_path / "notes"))
 
 
 @pytest.fixture
