@@ -26,6 +26,7 @@ cases of the second kind are marked slow at collection.
 
 from __future__ import annotations
 
+import ast
 import fcntl
 import functools
 import hashlib
@@ -185,6 +186,28 @@ def command_paths(workspace: Workspace) -> list[str]:
         "--store",
         str(STORE),
     ]
+
+
+@functools.cache
+def _parsed(source: bytes, filename: str) -> ast.Module:
+    return ast.parse(source, filename=filename)
+
+
+def parsed(path: Path) -> ast.Module:
+    """The tree of the Python file at `path`, parsed once per process for each of its sources
+    (keyed by its bytes: an edited file is parsed again). The tests that read the package's or
+    the suite's sources with `ast` share it (and never change it)."""
+    return _parsed(path.read_bytes(), str(path))
+
+
+@functools.cache
+def _nodes(source: bytes, filename: str) -> tuple[ast.AST, ...]:
+    return tuple(ast.walk(_parsed(source, filename)))
+
+
+def nodes(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of `parsed(path)`, in `ast.walk`'s order, listed once per source."""
+    return _nodes(path.read_bytes(), str(path))
 
 
 def module_from_commit(commit: str, path: str, name: str) -> ModuleType:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import STORE, FreshWorkspace
+from tests.conftest import STORE, FreshWorkspace, parsed
 from workbench import derived
 from workbench.corpus import read_catalogue
 from workbench.derived import (
@@ -57,12 +57,11 @@ DIGESTS = {
 }
 
 
-@cache
 def _trees() -> tuple[tuple[str, ast.Module], ...]:
-    """Every module of the package as (POSIX path below it, parsed tree), parsed once per run:
-    each check below walks every module."""
+    """Every module of the package as (POSIX path below it, parsed tree), each parsed once per
+    run (`parsed`): each check below walks every module."""
     return tuple(
-        (path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_bytes()))
+        (path.relative_to(PACKAGE).as_posix(), parsed(path))
         for path in sorted(PACKAGE.rglob("*.py"))
     )
 

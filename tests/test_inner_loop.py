@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPUS_FIXTURES, ROOT
+from tests.conftest import CORPUS_FIXTURES, ROOT, nodes, parsed
 from tests.test_layers import LAYERS
 
 TESTS = ROOT / "tests"
@@ -92,7 +92,7 @@ def _module_slow(tree: ast.Module) -> bool:
 
 def read_tests(path: Path, shared: dict[str, frozenset[str]]) -> Iterator[Found]:
     """The test functions of one module (top level and in `Test` classes)."""
-    tree = ast.parse(path.read_bytes(), filename=str(path))
+    tree = parsed(path)
     fixtures = {**shared, **_fixture_arguments(tree)}
     module_slow = _module_slow(tree)
     module = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
@@ -117,7 +117,7 @@ def read_tests(path: Path, shared: dict[str, frozenset[str]]) -> Iterator[Found]
 def imported_packages(path: Path) -> frozenset[str]:
     """The packages of `workbench/` a test module imports (anywhere in it)."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+    for node in nodes(path):
         names = []
         if isinstance(node, ast.ImportFrom) and node.module:
             names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
@@ -138,7 +138,7 @@ def packages() -> list[str]:
 def inner_loop_coverage() -> dict[str, list[str]]:
     """Each package of `workbench/`: the modules holding a test outside the slow set that reads
     real documents and whose module imports the package."""
-    shared = _fixture_arguments(ast.parse((TESTS / "conftest.py").read_bytes()))
+    shared = _fixture_arguments(parsed(TESTS / "conftest.py"))
     covered: dict[str, list[str]] = {name: [] for name in packages()}
     for path in sorted(TESTS.rglob("test_*.py")):
         quick_real = [t for t in read_tests(path, shared) if t.real and not t.slow]
@@ -201,6 +201,6 @@ def test_the_reading_sees_each_kind_of_test(
 ) -> None:
     path = tmp_path / "test_made_up.py"
     path.write_text(source, encoding="utf-8")
-    shared = _fixture_arguments(ast.parse((TESTS / "conftest.py").read_bytes()))
+    shared = _fixture_arguments(parsed(TESTS / "conftest.py"))
     (found,) = read_tests(path, shared)
     assert (found.slow, found.real) == (slow, real)

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, nodes, parsed
 
 PACKAGE = ROOT / "workbench"
 
@@ -109,18 +109,6 @@ def _resolve(name: str, known: dict[str, Path]) -> str | None:
     return None
 
 
-@cache
-def _parsed(source: bytes, filename: str) -> ast.Module:
-    """A module's tree, parsed once per run for each source (the checks below each walk every
-    module of the package)."""
-    return ast.parse(source, filename=filename)
-
-
-@cache
-def _nodes(source: bytes, filename: str) -> tuple[ast.AST, ...]:
-    return tuple(ast.walk(_parsed(source, filename)))
-
-
 def imports(package: Path) -> list[Import]:
     """Every import of a module of the package by a module of the package, by importing module
     and line."""
@@ -128,7 +116,7 @@ def imports(package: Path) -> list[Import]:
     found = []
     for module, path in known.items():
         is_package = path.name == "__init__.py"
-        for node in _nodes(path.read_bytes(), str(path)):
+        for node in nodes(path):
             names: list[str] = []
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
@@ -253,7 +241,7 @@ def test_the_top_package_names_its_verbs_as_strings_only() -> None:
     module of the package."""
     found = [i for i in imports(PACKAGE) if i.module == "workbench"]
     assert {i.target for i in found} == {"workbench.lazy"}, [str(i) for i in found]
-    tree = ast.parse((PACKAGE / "__init__.py").read_bytes())
+    tree = parsed(PACKAGE / "__init__.py")
     (homes,) = [
         node.value
         for node in tree.body
@@ -291,8 +279,9 @@ Site = tuple[str | None, str]
 
 
 @cache
-def _walked(source: bytes, filename: str) -> tuple[tuple[str | None, ast.AST], ...]:
-    return tuple(_walk(_parsed(source, filename)))
+def _walked(tree: ast.Module) -> tuple[tuple[str | None, ast.AST], ...]:
+    """`_walk` of a tree, listed once per tree (`parsed` gives one tree per source)."""
+    return tuple(_walk(tree))
 
 
 def _walk(tree: ast.AST) -> Iterator[tuple[str | None, ast.AST]]:
@@ -310,7 +299,7 @@ def _walk(tree: ast.AST) -> Iterator[tuple[str | None, ast.AST]]:
 
 
 def _calls(path: Path) -> Iterator[tuple[str | None, ast.Call]]:
-    for function, node in _walked(path.read_bytes(), str(path)):
+    for function, node in _walked(parsed(path)):
         if isinstance(node, ast.Call):
             yield function, node
 
@@ -339,7 +328,7 @@ def hashed_canonical_json(path: Path) -> list[Site]:
     canonical JSON: written in the call's arguments, or through a name the same function assigned
     from an expression that holds it."""
     canonical: dict[str | None, set[str]] = {}
-    for function, node in _walked(path.read_bytes(), str(path)):
+    for function, node in _walked(parsed(path)):
         if isinstance(node, ast.Assign) and any(map(_is_canonical, ast.walk(node.value))):
             names = canonical.setdefault(function, set())
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
@@ -412,7 +401,7 @@ def _definitions(name: str) -> list[str]:
     return [
         _at(path, node)
         for path in modules(PACKAGE).values()
-        for node in _nodes(path.read_bytes(), str(path))
+        for node in nodes(path)
         if isinstance(node, ast.FunctionDef) and node.name == name
     ]
 
@@ -557,8 +546,7 @@ PROCESS_WIDE_ENVIRONMENT = ("MALLOC_", "PYTHONMALLOC", "PYTHONGC")
 def test_no_module_changes_a_process_wide_setting() -> None:
     found = []
     for module, path in modules(PACKAGE).items():
-        source = path.read_bytes()
-        for _, node in _walked(source, str(path)):
+        for _, node in _walked(parsed(path)):
             if (
                 isinstance(node, ast.Attribute)
                 and isinstance(node.value, ast.Name)

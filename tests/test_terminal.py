@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import parsed
 from workbench.progress import bar
 from workbench.terminal import for_stream, visible, visible_name, write
 
@@ -93,12 +94,12 @@ WRITER = PACKAGE / "terminal.py"
 _STREAMS = ("stdout", "stderr", "__stdout__", "__stderr__")
 
 
-def _raw_writes(source: str) -> list[int]:
-    """The lines of `source` that write to a standard stream other than through
+def _raw_writes(tree: ast.AST) -> list[int]:
+    """The lines of a module's `tree` that write to a standard stream other than through
     `terminal.write`: a `print` call, `sys.stdout.write` or `.buffer` (stderr alike), or
     `os.write` (to a descriptor such as 1 or 2)."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             if node.func.id == "print":
                 found.append(node.lineno)
@@ -130,7 +131,7 @@ def _raw_writes(source: str) -> list[int]:
     ],
 )
 def test_a_raw_write_is_found(source: str, lines: list[int]) -> None:
-    assert _raw_writes(source) == lines
+    assert _raw_writes(ast.parse(source)) == lines
 
 
 def test_only_the_terminal_writer_writes_to_a_standard_stream() -> None:
@@ -139,7 +140,7 @@ def test_only_the_terminal_writer_writes_to_a_standard_stream() -> None:
     raw = {
         str(path.relative_to(PACKAGE)): lines
         for path in sorted(PACKAGE.rglob("*.py"))
-        if path != WRITER and (lines := _raw_writes(path.read_text(encoding="utf-8")))
+        if path != WRITER and (lines := _raw_writes(parsed(path)))
     }
     assert raw == {}
 

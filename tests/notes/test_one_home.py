@@ -11,11 +11,10 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterator
-from functools import cache
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, nodes
 
 PACKAGE = ROOT / "workbench"
 FRONT_MATTER = "workbench/text/frontmatter.py"
@@ -28,14 +27,7 @@ Site = tuple[str, int]  # (module path relative to the repository, line)
 def _modules() -> Iterator[tuple[str, tuple[ast.AST, ...]]]:
     """Every module of the package, as its path and every node of its tree."""
     for path in sorted(PACKAGE.rglob("*.py")):
-        relative = path.relative_to(ROOT).as_posix()
-        yield relative, _nodes(path.read_bytes(), relative)
-
-
-@cache
-def _nodes(source: bytes, filename: str) -> tuple[ast.AST, ...]:
-    """A module's nodes, parsed once per run for each source (each check walks every module)."""
-    return tuple(ast.walk(ast.parse(source, filename=filename)))
+        yield path.relative_to(ROOT).as_posix(), nodes(path)
 
 
 def _defines(names: frozenset[str]) -> Callable[[ast.AST], bool]:
