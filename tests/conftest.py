@@ -681,6 +681,23 @@ def documents_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 @pytest.fixture
+def catalogue_reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The corpus folders whose catalogue file is read from now on, in order: each read checks
+    the file's bytes against its checksum once (C3), and is counted there."""
+    import workbench.corpus.catalogue as catalogue
+
+    read: list[Path] = []
+    whole = catalogue._checked
+
+    def checked(corpus_dir: Path, actual: str) -> str:
+        read.append(corpus_dir)
+        return whole(corpus_dir, actual)
+
+    monkeypatch.setattr(catalogue, "_checked", checked)
+    return read
+
+
+@pytest.fixture
 def segmented(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The ids of the versions `text.segment.segment_version` segments from now on, in order
     (a caller that bound the function at import, as `search.index` does, is not counted)."""

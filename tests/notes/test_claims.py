@@ -27,6 +27,7 @@ from workbench.notes import (
     catalogue_index,
     census,
     check_note,
+    check_notes,
     find_quote,
     grade_note,
     note_key,
@@ -228,6 +229,21 @@ def test_check_refuses_a_file_outside_the_catalogue(notes: Path, ledger: Ledger)
         " is not in the catalogue"
     )
     assert tree_digest(notes) == before and ledger.runs() == ()
+
+
+def test_a_batch_of_notes_reads_the_catalogue_once(
+    tmp_path: Path, ledger: Ledger, catalogue_reads: list[Path]
+) -> None:
+    """`check_notes` reads the catalogue once for the whole batch and hands it to each note's
+    check (each checking process reads it again, apart from this one)."""
+    folder = tmp_path / "batch"
+    folder.mkdir()
+    for name in (EXEMPTION, SRCC):
+        shutil.copy2(NOTES / name, folder / name)
+    reports = check_notes(folder, corpus_dir=CORPUS_DIR, store=STORE, ledger=ledger)
+    assert [r.note.name for r in reports] == sorted((EXEMPTION, SRCC))
+    assert len(ledger.runs()) == 2
+    assert catalogue_reads == [CORPUS_DIR]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -107,6 +107,18 @@ def test_committed_reports_are_valid_with_snapshots_built_from_the_corpus(base: 
     assert parse_report(base / "reports" / HTTP_REPORT).extracts == ()
 
 
+def test_validating_several_reports_reads_the_catalogue_once(
+    base: Path, catalogue_reads: list[Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`quotes validate` of several reports reads the catalogue once and checks each report's
+    source against that read."""
+    paths = [str(base / "reports" / name) for name in (DC_REPORT, HTTP_REPORT)]
+    assert main(["quotes", "validate", *paths, "--corpus-dir", str(CORPUS_DIR)]) == 0
+    said = capsys.readouterr().out.splitlines()
+    assert [line.split(": ")[:2] for line in said] == [[path, "valid"] for path in paths]
+    assert catalogue_reads == [CORPUS_DIR]
+
+
 def test_write_snapshot_writes_nothing_when_the_bytes_are_held(dc: Path) -> None:
     done = write_snapshot(dc, corpus_dir=CORPUS_DIR, store=STORE)
     assert (done.written, done.path) == (False, snapshot_path(dc))

@@ -166,12 +166,14 @@ def cmd_quotes_add(args: argparse.Namespace) -> int:
 
 
 def cmd_quotes_validate(args: argparse.Namespace) -> int:
+    from workbench.notes.note import catalogue_index
     from workbench.notes.register import validate_report
     from workbench.notes.report import parse_report
 
+    catalogue = catalogue_index(args.corpus_dir)
     failed = 0
     for path in args.reports:
-        problems = validate_report(path, corpus_dir=args.corpus_dir)
+        problems = validate_report(path, corpus_dir=args.corpus_dir, catalogue=catalogue)
         if problems:
             failed += 1
             out("".join(f"{problem}\n" for problem in problems))

@@ -11,7 +11,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -22,7 +22,7 @@ from workbench.cite.verify import machine_read_caveat
 from workbench.derived import code_digest
 from workbench.errors import CheckerError, NoteError, WorkbenchError
 from workbench.files import replace_file
-from workbench.models import canonical_json
+from workbench.models import CatalogueRow, canonical_json
 from workbench.notes.ledger import Ledger, Run
 from workbench.notes.note import (
     Note,
@@ -301,10 +301,12 @@ def check_note(
     ledger: Ledger,
     now: dt.datetime | None = None,
     ocr_cache: Path | None = None,
+    catalogue: Mapping[str, CatalogueRow] | None = None,
 ) -> CheckReport:
     """Check one note in a separate process, then record the run and set or clear the pointer.
     A scanned page of the document is read through the OCR cache `ocr_cache` (None: none; every
-    scanned page is read by the engine again).
+    scanned page is read by the engine again). The catalogue in `corpus_dir` is read here unless
+    the caller has read it (`catalogue`, its rows by path: a batch reads the file once).
 
     Bad input (a malformed note, a pointer or document outside the catalogue, a file that is not a
     catalogued document, a linked source report that is missing or malformed) raises before
@@ -314,7 +316,8 @@ def check_note(
     report counts like a document quote (`confirmed` needs every quote found, on every route).
     """
     note = parse_note(note_path)
-    catalogue = catalogue_index(corpus_dir)
+    if catalogue is None:
+        catalogue = catalogue_index(corpus_dir)
     check_pointer(note, catalogue)
     linked_reports(note)
     document = resolve_document(note, against, store)
@@ -361,6 +364,7 @@ def check_notes(
             store=store,
             ledger=ledger,
             ocr_cache=ocr_cache,
+            catalogue=catalogue,
         )
         for path in paths
     )

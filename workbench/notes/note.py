@@ -277,6 +277,8 @@ def notes_in(folder: Path) -> tuple[Path, ...]:
 
 
 def catalogue_index(corpus_dir: Path) -> dict[str, CatalogueRow]:
+    """The catalogue's rows by path, read (and checked, C3) once: what a command hands on to
+    each note or report it checks."""
     return {row.path: row for row in read_catalogue(corpus_dir)}
 
 

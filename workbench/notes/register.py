@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import re
 import textwrap
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, cast
@@ -19,9 +20,10 @@ from workbench.cite import (
     holds_words,
     index_text,
 )
-from workbench.corpus import read_catalogue
 from workbench.errors import ExtractNotFound, QuotesRegisterError
 from workbench.files import replace_file
+from workbench.models import CatalogueRow
+from workbench.notes.note import catalogue_index
 from workbench.notes.report import (
     EMPTY_SENTENCE,
     EXTRACT_LABEL,
@@ -235,11 +237,18 @@ def new_report(
 # Validating a report and checking a note's links
 
 
-def validate_report(path: Path, *, corpus_dir: Path | None = None) -> tuple[ReportProblem, ...]:
+def validate_report(
+    path: Path,
+    *,
+    corpus_dir: Path | None = None,
+    catalogue: Mapping[str, CatalogueRow] | None = None,
+) -> tuple[ReportProblem, ...]:
     """Every problem of a report, in line order (problems of the whole report first): its
-    structure; with `corpus_dir`, its canonical source and document hash against the catalogue;
-    its snapshot (a fail-closed status is one problem); and each retained extract not found in the
-    snapshot's text. An empty tuple means valid."""
+    structure; with `corpus_dir`, its canonical source and document hash against the catalogue
+    there (read here unless the caller has read it: `catalogue`, its rows by path, so a command
+    validating several reports reads the file once); its snapshot (a fail-closed status is one
+    problem); and each retained extract not found in the snapshot's text. An empty tuple means
+    valid."""
     try:
         scan = scan_report(path)
     except QuotesRegisterError as exc:
@@ -257,7 +266,9 @@ def validate_report(path: Path, *, corpus_dir: Path | None = None) -> tuple[Repo
     }
     source, sha = usable.get("canonical_source"), usable.get("document_sha256")
     if corpus_dir is not None and source is not None:
-        row = next((r for r in read_catalogue(corpus_dir) if r.path == source), None)
+        if catalogue is None:
+            catalogue = catalogue_index(corpus_dir)
+        row = catalogue.get(source)
         if row is None:
             complain(
                 scan.field_lines["canonical_source"],
