@@ -321,7 +321,7 @@ class _Builder:
     def __init__(self, source: str, *, structural: bool, selects: Sequence[_Select] = ()) -> None:
         self.source = source
         self.structural = structural
-        # elements whose text `element_spans` lists, one list per select (never changes the text)
+        # each chooses the elements whose text `element_spans` lists (never changes the text)
         self.selects = tuple(selects)
         self.spans: list[_Span] = []
         # the span each select has open (its outermost chosen element), None where none is
