@@ -59,12 +59,12 @@ def test_codify_spans_hold_exactly_the_markup_words_and_leave_the_text_as_extrac
             if isinstance(el.tag, str)
             and _codify(el)
             and not any(_codify(a) for a in el.iterancestors())
-            and "".join(el.itertext()).strip()
+            and "".join(map(str, el.itertext())).strip()
         ]
         assert [s.element for s in spans] == [str(el.tag) for el in outermost], row.path
         for span, el in zip(spans, outermost, strict=True):
             assert " ".join(text[span.char_start : span.char_end].split()) == " ".join(
-                "".join(el.itertext()).split()
+                "".join(map(str, el.itertext())).split()
             ), (row.path, span)
         ends = [(s.char_start, s.char_end) for s in spans]
         assert ends == sorted(ends)
@@ -133,7 +133,7 @@ def test_a_document_without_notes_or_tables_is_not_rendered_again(
         return chosen_element_spans(root, source, select)  # type: ignore[arg-type]
 
     def read_all() -> dict[Path, tuple[object, object]]:
-        read = {}
+        read: dict[Path, tuple[object, object]] = {}
         for path in sorted(STORE.rglob("*.xml")):
             data = path.read_bytes()
             text = extract_xml(data, source=str(path)).text
