@@ -153,6 +153,7 @@ def test_a_view_holds_until_its_key_moves_or_a_version_is_admitted(
     [
         pytest.param("amendments/store.py", "reconciliation", id="reconciliation"),
         pytest.param("amendments/laws.py", "release notes", id="release-notes"),
+        pytest.param("amendments/readings.py", "law readings", id="law-readings"),
         pytest.param("changes/stored.py", "review queue", id="review-queue"),
         pytest.param("measure/cache.py", "family summaries", id="family-summaries"),
         pytest.param("search/index.py", "search index", id="search-index"),

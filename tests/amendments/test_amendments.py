@@ -13,12 +13,18 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
+from workbench.amendments import instructions
 from workbench.amendments.enactment import check_instruction
-from workbench.amendments.instructions import Instruction, read_instructions
+from workbench.amendments.instructions import (
+    Instruction,
+    Reading,
+    read_instructions,
+    required_literals,
+)
 from workbench.amendments.laws import HeldCode, by_path, held_law
 from workbench.amendments.reconcile import AmendmentReport, amendment_report, law_amendments
 from workbench.amendments.style import STYLES_DIR, parse_style, style_for
-from workbench.bounds import MATCH_BUDGET_SECONDS
+from workbench.bounds import MATCH_BUDGET_SECONDS, BudgetedPattern
 from workbench.cite import verify_citation
 from workbench.cli import main
 from workbench.errors import AmendmentError
@@ -600,3 +606,55 @@ def test_the_command_prints_json_and_one_line_errors(
     assert capsys.readouterr().err == (
         f"workbench: error: nope.xml: no such version in {workspace.path}; see 'workbench ingest'\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("pattern", "literals"),
+    [
+        pytest.param(r"ab(?P<x>cd)ef", ("abcdef",), id="a-group-that-must-match-is-walked"),
+        pytest.param(r"a(?:b|c)d", ("a", "d"), id="an-alternation-cuts"),
+        pytest.param(r"a(?:bc)?d", ("a", "d"), id="an-optional-group-cuts"),
+        pytest.param(r"ab+c", ("a", "c"), id="a-repeat-cuts"),
+        pytest.param(r"a\.b[xy]c", ("a.b", "c"), id="an-escape-is-its-character"),
+        pytest.param(r"(?i:ab)c", ("c",), id="a-case-insensitive-group-cuts"),
+        pytest.param(r"(?i)abc", (), id="case-insensitive-as-a-whole"),
+        pytest.param(r"a(?=b)c", ("a", "c"), id="a-look-ahead-cuts"),
+        pytest.param(r" a a ", (" a a ",), id="a-run-kept-whole"),
+        pytest.param(r"(?P<s>.+?) is (?P<t>.+?) is ", (" is ",), id="repeated-runs-listed-once"),
+    ],
+)
+def test_the_literals_a_pattern_requires(pattern: str, literals: tuple[str, ...]) -> None:
+    assert required_literals(pattern) == literals
+
+
+def test_a_phrasing_is_not_tried_on_a_sentence_lacking_what_it_requires(
+    catalogue: tuple[CatalogueRow, ...], workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each law read with every phrasing tried on every sentence, and with a phrasing tried only
+    on the sentences holding every literal it requires: the same readings, and the engine run
+    on fewer sentences."""
+    style, profile = style_for("us-dc"), profile_for("us-dc", None)
+    runs: list[str] = []
+    real = BudgetedPattern.fullmatch
+
+    def counted(self: BudgetedPattern, text: str, *args: int) -> object:
+        runs.append(text)
+        return real(self, text, *args)
+
+    monkeypatch.setattr(BudgetedPattern, "fullmatch", counted)
+    laws = [workspace.version(r.path) for r in catalogue if r.family.startswith("dc-law-")]
+    spans = [held_law(v, style, by_path(catalogue), STORE) for v in laws]
+
+    def read_all() -> list[Reading]:
+        return [
+            read_instructions(v, h.markup, h.quotations, style, profile)
+            for v, h in zip(laws, spans, strict=True)
+        ]
+
+    filtered = read_all()
+    tried = len(runs)
+    runs.clear()
+    monkeypatch.setattr(instructions, "required_literals", lambda pattern: ())
+    assert read_all() == filtered
+    assert sum(len(r.instructions) for r in filtered) > 0
+    assert 0 < tried < len(runs)

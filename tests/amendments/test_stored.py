@@ -182,7 +182,7 @@ def test_a_damaged_record_is_read_again_not_trusted(
         conn.execute("UPDATE reconcile_sections SET changes = 'many' WHERE family = ?", (family,))
         conn.execute("UPDATE reconcile_sections SET attributions = '[]' WHERE family = ?", (other,))
         conn.execute(
-            "UPDATE reconcile_laws SET record = json_set(record, '$.instructions', json('[1]')) "
+            "UPDATE reconcile_laws SET record = json_set(record, '$.checks', json('[1]')) "
             "WHERE law = ?",
             (law,),
         )

@@ -7,19 +7,31 @@ text `extract` gives (same bytes, same text hash), and holds exactly the words i
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
 
 import pytest
 from lxml import etree
 
+from tests.conftest import module_from_commit
 from workbench.errors import ExtractionError, TextDecodeError
 from workbench.models import CatalogueRow, text_sha256
 from workbench.text.extraction import extract
-from workbench.text.xml import chosen_element_spans, element_spans, extract_xml, parse_xml
+from workbench.text.xml import (
+    chooses_any,
+    chosen_element_spans,
+    element_spans,
+    extract_xml,
+    parse_xml,
+    spans_of,
+)
 
 STORE = Path(__file__).resolve().parents[2] / "corpus" / "real"
 CODIFY = "https://code.dccouncil.us/schemas/codify"
+# The last commit whose `element_spans` rendered once per select (one parse and one render each).
+ONE_SELECT_COMMIT = "3cdfce7"
 
 
 def _laws(catalogue: tuple[CatalogueRow, ...]) -> list[CatalogueRow]:
@@ -47,12 +59,12 @@ def test_codify_spans_hold_exactly_the_markup_words_and_leave_the_text_as_extrac
             if isinstance(el.tag, str)
             and _codify(el)
             and not any(_codify(a) for a in el.iterancestors())
-            and "".join(el.itertext()).strip()
+            and "".join(map(str, el.itertext())).strip()
         ]
         assert [s.element for s in spans] == [str(el.tag) for el in outermost], row.path
         for span, el in zip(spans, outermost, strict=True):
             assert " ".join(text[span.char_start : span.char_end].split()) == " ".join(
-                "".join(el.itertext()).split()
+                "".join(map(str, el.itertext())).split()
             ), (row.path, span)
         ends = [(s.char_start, s.char_end) for s in spans]
         assert ends == sorted(ends)
@@ -121,7 +133,7 @@ def test_a_document_without_notes_or_tables_is_not_rendered_again(
         return chosen_element_spans(root, source, select)  # type: ignore[arg-type]
 
     def read_all() -> dict[Path, tuple[object, object]]:
-        read = {}
+        read: dict[Path, tuple[object, object]] = {}
         for path in sorted(STORE.rglob("*.xml")):
             data = path.read_bytes()
             text = extract_xml(data, source=str(path)).text
@@ -141,3 +153,43 @@ def test_a_document_without_notes_or_tables_is_not_rendered_again(
     assert read_all() == skipping
     assert len(skipping) > 100
     assert len(renders) == 2 * len(skipping) > skipped_renders
+
+
+def _local_is(name: str) -> Callable[[etree._Element], bool]:
+    return lambda el: etree.QName(el).localname == name
+
+
+# What the amendment reader reads of a law in one render (markup, quoted matter), what it reads of
+# a Code release (its notes), and selects that nest inside each other (every element; any `num`).
+SELECTS = (
+    _codify,
+    _local_is("include"),
+    _local_is("annotations"),
+    lambda el: True,
+    _local_is("num"),
+)
+
+
+@pytest.mark.slow
+def test_one_render_gives_each_select_the_spans_a_render_of_its_own_gave_before() -> None:
+    """On every real XML artefact: `spans_of` with several selects, in one render, gives for
+    each exactly what `element_spans` gave for it alone at `ONE_SELECT_COMMIT` (a render per
+    select); and a select `chooses_any` rules out lists nothing."""
+    before = module_from_commit(ONE_SELECT_COMMIT, "workbench/text/xml.py", "xml_one_select")
+    paths = sorted(STORE.rglob("*.xml"))
+    assert len(paths) > 100
+    chose = Counter[int]()
+    for path in paths:
+        data = path.read_bytes()
+        root = parse_xml(data, source=path.name)
+        now = spans_of(root, path.name, SELECTS)
+        was = [before.element_spans(data, source=path.name, select=s) for s in SELECTS]
+        assert [[x.as_json() for x in spans] for spans in now] == [
+            [x.as_json() for x in spans] for spans in was
+        ], path
+        for k, select in enumerate(SELECTS):
+            chose[k] += bool(now[k])
+            assert chooses_any(root, select) or not now[k], (path, k)
+    # every select chose somewhere, and not everywhere (the laws' markup, the Code's notes)
+    assert all(chose[k] > 0 for k in range(len(SELECTS)))
+    assert chose[0] < len(paths) and chose[2] < len(paths)

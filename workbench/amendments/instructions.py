@@ -3,6 +3,8 @@ instruction and unread sentence is an exact citation into the law's held text.""
 
 from __future__ import annotations
 
+import functools
+import importlib
 import itertools
 import re
 from bisect import bisect_right
@@ -24,6 +26,9 @@ Count = int | Literal["all", "last"]
 
 _LABEL = re.compile(r"\(([^()\s]+)\)")
 _WORDS = re.compile(r"\w")
+# The standard library's parser of the `re` syntax (a phrasing's syntax), for `required_literals`;
+# it has no type stubs.
+_PARSER: Any = importlib.import_module("re._parser")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -302,6 +307,34 @@ def _split(
             yield a, b, inside
 
 
+@functools.cache
+def required_literals(pattern: str) -> tuple[str, ...]:
+    """Runs of literal characters every match of `pattern` holds: the characters its top-level
+    sequence (and the groups in it that must match, walked through) matches one for one, cut at
+    anything else (a class, a repeat, an alternation, an optional group, a look-around, a
+    case-insensitive group). None for a pattern read case-insensitively as a whole. A text
+    that lacks one of them cannot match, so no phrasing is tried on it in vain."""
+    parsed = _PARSER.parse(pattern)
+    if parsed.state.flags & re.IGNORECASE:
+        return ()
+    runs: list[str] = []
+    run: list[str] = []
+
+    def walk(items: Any) -> None:
+        for op, value in items:
+            if op is _PARSER.LITERAL:
+                run.append(chr(value))
+            elif op is _PARSER.SUBPATTERN and not value[1] & re.IGNORECASE:
+                walk(value[3])  # (group, flags added, flags removed, its items)
+            else:
+                runs.append("".join(run))
+                run.clear()
+
+    walk(parsed.data)
+    runs.append("".join(run))
+    return tuple(dict.fromkeys(r for r in runs if r))
+
+
 def read_instructions(
     law: Version,
     markup: Sequence[tuple[int, int]],
@@ -331,6 +364,7 @@ def read_instructions(
     unread: list[Unread] = []
     block: _Quoted | None = None
     index = index_text(text)
+    phrasings = [(p, required_literals(p.pattern.pattern)) for p in style.phrasings]
     for start, end, inside in _split(_pieces(text, markup), sorted(quotations)):
         piece = text[start:end]
         if inside:
@@ -345,7 +379,9 @@ def read_instructions(
         sentence = text[start:end]
         match = None
         action = ""
-        for phrasing in style.phrasings:
+        for phrasing, literals in phrasings:
+            if not all(literal in sentence for literal in literals):
+                continue  # it cannot match: spare the engine the sentence
             match = phrasing.pattern.fullmatch(sentence)
             if match is not None:
                 action = phrasing.action

@@ -13,16 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from workbench.amendments.enactment import Check, check_instruction
-from workbench.amendments.instructions import Instruction, Reading, read_instructions
+from workbench.amendments.instructions import Instruction, Reading
 from workbench.amendments.laws import (
     HeldCode,
     HeldLaw,
     LawFacts,
     Release,
     by_path,
-    held_law,
     law_facts,
 )
+from workbench.amendments.readings import law_reading
 from workbench.amendments.style import DraftingStyle, style_for
 from workbench.models import CatalogueRow, Version
 from workbench.progress import bar
@@ -165,15 +165,19 @@ class LawBook:
         return tuple(self._reports[law] for law in self.versions if law in self._reports)
 
     def reading(self, law: str) -> tuple[HeldLaw, Reading]:
-        """The law's markup and quoted matter (`laws.held_law`) and its prose read into
-        instructions; `KeyError` for a law the book does not hold."""
+        """The law's markup and quoted matter and its prose read into instructions, taken where
+        the workspace keeps them, else read and kept (`readings.law_reading`); `KeyError` for a
+        law the book does not hold."""
         if law not in self._readings:
-            held = held_law(self.versions[law], self.style, self.rows, self.store)
-            self._readings[law] = (
-                held,
-                read_instructions(
-                    self.versions[law], held.markup, held.quotations, self.style, self.profile
-                ),
+            self._readings[law] = law_reading(
+                self.code.workspace,
+                self.versions,
+                law,
+                self.hashes[law],
+                self.style,
+                self.profile,
+                self.rows,
+                self.store,
             )
         return self._readings[law]
 

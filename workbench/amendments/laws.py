@@ -23,7 +23,7 @@ from workbench.models import CatalogueRow, Version
 from workbench.progress import bar
 from workbench.text.lines import clean_label
 from workbench.text.structure import units_from_marks
-from workbench.text.xml import element_spans, parse_xml
+from workbench.text.xml import element_spans, parse_xml, spans_of
 from workbench.workspace import Workspace
 
 XML_MEDIA_TYPES = frozenset({"application/xml", "text/xml"})
@@ -152,22 +152,21 @@ def law_facts(
 def held_law(
     version: Version, style: DraftingStyle, rows: Mapping[str, CatalogueRow], store: Path
 ) -> HeldLaw:
-    """A held law's facts (`law_facts`) and the spans of its publisher markup and quoted matter.
+    """A held law's facts (`law_facts`) and the spans of its publisher markup and quoted matter,
+    from one parse and one render of its bytes.
 
     Refused as `law_facts` refuses.
     """
     data = _bytes(rows, store, version)
     try:
         root = parse_xml(data, source=version.version_id)
-        spans = element_spans(
-            data,
-            source=version.version_id,
-            select=lambda el: etree.QName(el).namespace in style.publisher_markup,
-        )
-        quotations = element_spans(
-            data,
-            source=version.version_id,
-            select=lambda el: etree.QName(el).localname == style.quotation_element,
+        spans, quotations = spans_of(
+            root,
+            version.version_id,
+            (
+                lambda el: etree.QName(el).namespace in style.publisher_markup,
+                lambda el: etree.QName(el).localname == style.quotation_element,
+            ),
         )
     except ExtractionError as error:
         raise AmendmentError(str(error)) from error

@@ -23,7 +23,7 @@ from workbench.amendments.stored_rows import (
     LawRow,
     Pair,
     SectionHead,
-    law_report,
+    law_checks,
     parsed_list,
     typed_sections,
 )
@@ -228,8 +228,9 @@ class StoredReconciliation:
         }
 
     def report(self, book: LawBook, law: str, moved: Moved | None = None) -> LawReport:
-        """The law's report: its stored reading where its hashes hold, with each stored check
-        whose reads are unchanged and each other instruction checked again; else made now.
+        """The law's report: its reading (`LawBook.reading`, kept apart) and, where its row's
+        hashes hold, each stored check whose reads are unchanged and each other instruction
+        checked again; else made now.
         Where `moved` (what the versions held since the last stored run changed) touches none
         of its checks' reads, its checks are taken as stored, their reads not stated again."""
         artefact_sha256, text_sha256 = book.hashes[law]
@@ -243,8 +244,9 @@ class StoredReconciliation:
             and row.text_sha256 == text_sha256
             and row.effective == effective
         ):
+            held, reading = book.reading(law)  # kept in the workspace: no law read again
             try:
-                stored = law_report(row, law)
+                stored = LawReport(law=held, reading=reading, checks=law_checks(row, reading))
                 untouched = moved is not None and not moved.touches(row)
                 was = [] if untouched else [list(r) for r in json.loads(row.reads)]
             except (KeyError, TypeError, ValueError):
@@ -298,7 +300,8 @@ class StoredReconciliation:
         if row is None:
             return
         try:
-            self._rechecked.update(c.family for c in law_report(row, law).checks if c.family)
+            kept = json.loads(row.record)["checks"]
+            self._rechecked.update(f for e in kept if (f := Check.from_json(e["check"]).family))
         except (KeyError, TypeError, ValueError):
             self._rechecked = None
 

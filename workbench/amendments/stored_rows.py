@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.amendments.enactment import Check
-from workbench.amendments.instructions import Instruction, Reading, Unread
+from workbench.amendments.instructions import Reading
 from workbench.amendments.lawbook import LawReport
-from workbench.amendments.laws import NOTES_TABLE, HeldLaw
+from workbench.amendments.laws import NOTES_TABLE
 from workbench.amendments.reconcile import ATTRIBUTION_KINDS, Attribution
 from workbench.amendments.tally import Tally
 from workbench.models import canonical_json
@@ -113,7 +113,8 @@ def typed_sections() -> str:
 
 # A law's row: what its record was read under, its facts, what its checks read (the families,
 # the section numbers they looked up, whether the families first released after it), its
-# reading with each check (`record`, JSON) and each check's reads (JSON).
+# checks, by instruction id (`record`, JSON; the reading is `readings.py`'s) and each check's
+# reads (JSON).
 LAW_COLUMNS = (
     "law",
     "rules",
@@ -233,39 +234,22 @@ def parsed_list(text: str) -> list[str] | None:
 
 
 def _law_record(report: LawReport) -> dict[str, Any]:
-    """What a law's `record` column holds: its spans, instructions with checks, and unread."""
-    law = report.law
+    """What a law's `record` column holds: each instruction's check, under the instruction's id
+    (the reading itself is kept apart, `readings.py`)."""
     return {
-        "markup": [list(s) for s in law.markup],
-        "quotations": [list(s) for s in law.quotations],
-        "instructions": [
-            {"instruction": i.as_json(), "check": c.as_json()}
+        "checks": [
+            {"instruction_id": i.instruction_id, "check": c.as_json()}
             for i, c in zip(report.reading.instructions, report.checks, strict=True)
-        ],
-        "unread": [u.as_json() for u in report.reading.unread],
+        ]
     }
 
 
-def law_report(row: LawRow, law: str) -> LawReport:
-    """The report a law's row holds (the law's held version has the row's hashes: the caller
-    checked that it does), its version not loaded."""
-    record = json.loads(row.record)
-    held = HeldLaw(
-        version_id=law,
-        artefact_sha256=row.artefact_sha256,
-        text_sha256=row.text_sha256,
-        effective=row.effective,
-        act=row.act,
-        markup=tuple((a, b) for a, b in record["markup"]),
-        quotations=tuple((a, b) for a, b in record["quotations"]),
-    )
-    pairs = [
-        (Instruction.from_json(e["instruction"]), Check.from_json(e["check"]))
-        for e in record["instructions"]
-    ]
-    reading = Reading(
-        law=law,
-        instructions=tuple(i for i, _ in pairs),
-        unread=tuple(Unread.from_json(u) for u in record["unread"]),
-    )
-    return LawReport(law=held, reading=reading, checks=tuple(c for _, c in pairs))
+def law_checks(row: LawRow, reading: Reading) -> tuple[Check, ...]:
+    """The checks a law's row holds, one per instruction of `reading` (the law's reading under
+    the row's rules: `readings.law_reading`); `ValueError` where the row's checks are not of
+    those instructions, in their order, and `KeyError` or `TypeError` where it is damaged."""
+    checks = json.loads(row.record)["checks"]
+    ids = [e["instruction_id"] for e in checks]
+    if ids != [i.instruction_id for i in reading.instructions]:
+        raise ValueError("the stored checks are not the reading's instructions")
+    return tuple(Check.from_json(e["check"]) for e in checks)

@@ -5,7 +5,7 @@ a known schema read by its vocabulary ("xml-text"), any other by its own element
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 
 from lxml import etree
@@ -157,9 +157,9 @@ def _parse(data: bytes, source: str) -> etree._Element:
 
 
 def _render(
-    root: etree._Element, source: str, *, structural: bool, select: _Select | None = None
+    root: etree._Element, source: str, *, structural: bool, selects: Sequence[_Select] = ()
 ) -> _Builder:
-    builder = _Builder(source, structural=structural, select=select)
+    builder = _Builder(source, structural=structural, selects=selects)
     builder.element(root, [], block=True)
     return builder
 
@@ -191,11 +191,21 @@ def element_spans(data: bytes, *, source: str, select: _Select) -> tuple[Element
     inside a marginal element (lifted out of the running text, see `extract_xml`) is not in its
     span.
     """
+    return spans_of(parse_xml(data, source=source), source, (select,))[0]
+
+
+def spans_of(
+    root: etree._Element, source: str, selects: Sequence[_Select]
+) -> tuple[tuple[ElementSpan, ...], ...]:
+    """`element_spans` of each of `selects` over a parsed root, in one render: one tuple per
+    select, in its order, each exactly what `element_spans` gives for that select alone (one
+    select's chosen elements never hide another's: a nesting is outermost per select)."""
     return tuple(
-        ElementSpan(element=str(element.tag), char_start=start, char_end=end)
-        for element, start, end in chosen_element_spans(
-            parse_xml(data, source=source), source, select
+        tuple(
+            ElementSpan(element=str(element.tag), char_start=start, char_end=end)
+            for element, start, end in chosen
         )
+        for chosen in _chosen(root, source, selects)
     )
 
 
@@ -215,14 +225,26 @@ def chosen_element_spans(
 ) -> tuple[tuple[etree._Element, int, int], ...]:
     """`element_spans` over a parsed root, each span with the element itself (for a reader that
     needs the element's attributes, such as a footnote marker's target id): same rule, same order."""
+    return _chosen(root, source, (select,))[0]
+
+
+def _chosen(
+    root: etree._Element, source: str, selects: Sequence[_Select]
+) -> list[tuple[tuple[etree._Element, int, int], ...]]:
+    """`chosen_element_spans` of each of `selects`, from one render of `root`."""
     structural = etree.QName(root).namespace not in VOCABULARY_NAMESPACES
-    builder = _render(root, source, structural=structural, select=select)
+    builder = _render(root, source, structural=structural, selects=selects)
     text, _ = builder.finish()
-    return tuple(
-        (span.element, span.start, span.end)
-        for span in builder.spans
-        if span.element is not None and 0 <= span.start < span.end <= len(text)
-    )
+    return [
+        tuple(
+            (span.element, span.start, span.end)
+            for span in builder.spans
+            if span.element is not None
+            and span.chooser == k
+            and 0 <= span.start < span.end <= len(text)
+        )
+        for k in range(len(selects))
+    ]
 
 
 @dataclass(slots=True)
@@ -235,9 +257,11 @@ class _Num:
 
 @dataclass(slots=True)
 class _Span(_Num):
-    """Where a chosen element's text runs (`element_spans`), and that element."""
+    """Where a chosen element's text runs (`element_spans`), that element and the index of the
+    select that chose it."""
 
     element: etree._Element | None = None
+    chooser: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,12 +318,15 @@ class _Builder:
     True by case-folded vocabulary names and, for every other element, by where it sits.
     """
 
-    def __init__(self, source: str, *, structural: bool, select: _Select | None = None) -> None:
+    def __init__(self, source: str, *, structural: bool, selects: Sequence[_Select] = ()) -> None:
         self.source = source
         self.structural = structural
-        self.select = select  # elements whose text `element_spans` lists (never changes the text)
+        # each chooses the elements whose text `element_spans` lists (never changes the text)
+        self.selects = tuple(selects)
         self.spans: list[_Span] = []
-        self.open_span: _Span | None = None
+        # the span each select has open (its outermost chosen element), None where none is
+        self.open_spans: list[_Span | None] = [None] * len(self.selects)
+        self.opened: list[_Span] = []  # the open ones, for `text`
         self.vocabulary = _FOLDED if structural else _EXACT
         self.parts: list[str] = []
         self.length = 0
@@ -341,10 +368,7 @@ class _Builder:
             if text:
                 self.deferred.append((text, nums))
             return
-        chosen = self.open_span is None and self.select is not None and self.select(el)
-        if chosen:
-            self.open_span = _Span(str(tag), (), element=el)
-            self.spans.append(self.open_span)
+        made = self.choose(el) if self.selects else ()
         is_num = key in roles.labels
         is_block = key in roles.blocks or (block and key not in roles.spaced)
         if self.structural and not (is_block or is_num or running or key in roles.spaced):
@@ -386,8 +410,22 @@ class _Builder:
             self.want_break = max(self.want_break, _SOFT)
         if lifted is not None:
             self.restore_line(*lifted)
-        if chosen:
-            self.open_span = None
+        for span in made:
+            self.opened.remove(span)
+            self.open_spans[span.chooser] = None
+
+    def choose(self, el: etree._Element) -> list[_Span]:
+        """Open a span for `el` under each select that chooses it and has none open."""
+        made = [
+            _Span(str(el.tag), (), element=el, chooser=k)
+            for k, select in enumerate(self.selects)
+            if self.open_spans[k] is None and select(el)
+        ]
+        for span in made:
+            self.open_spans[span.chooser] = span
+        self.opened.extend(made)
+        self.spans.extend(made)
+        return made
 
     def children(
         self,
@@ -493,7 +531,7 @@ class _Builder:
             if _LEADING_NEWLINE.match(piece):
                 self.rstrip(keep_newlines=True)
             piece = _SPACES_BEFORE_NEWLINE.sub("\n", piece)
-        opened = [*self.open_nums, self.open_span] if self.open_span else self.open_nums
+        opened = [*self.open_nums, *self.opened] if self.opened else self.open_nums
         if opened and not piece.isspace():
             for num in opened:
                 if num.start < 0:
