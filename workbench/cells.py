@@ -54,19 +54,61 @@ class TableCell:
             "doubt": self.doubt,
         }
 
+    def as_row(self) -> list[Any]:
+        """The stored form (kept parts, kept diffs, the review queue): the fields as an array in
+        their order, no names, a span as [start, end]; `cell_from_row` reads it back. The
+        printed form is `as_json`."""
+        return [
+            self.char_start,
+            self.char_end,
+            self.row,
+            self.column,
+            self.row_span,
+            self.column_span,
+            list(self.row_header),
+            [list(s) for s in self.row_header_spans],
+            list(self.column_header),
+            [list(s) for s in self.column_header_spans],
+            [list(s) for s in self.spans],
+            self.doubt,
+        ]
 
-def cell_from_json(row: dict[str, Any]) -> TableCell:
-    """The cell `TableCell.as_json` wrote."""
+
+def cell_from_row(row: Sequence[Any]) -> TableCell:
+    """The cell `TableCell.as_row` stored."""
+    (
+        start,
+        end,
+        at_row,
+        at_column,
+        row_span,
+        column_span,
+        rh,
+        rh_spans,
+        ch,
+        ch_spans,
+        spans,
+        doubt,
+    ) = row
     return TableCell(
-        **{
-            **row,
-            "row_header": tuple(row["row_header"]),
-            "column_header": tuple(row["column_header"]),
-            "row_header_spans": tuple((a, b) for a, b in row["row_header_spans"]),
-            "column_header_spans": tuple((a, b) for a, b in row["column_header_spans"]),
-            "spans": tuple((a, b) for a, b in row["spans"]),
-        }
+        char_start=start,
+        char_end=end,
+        row=at_row,
+        column=at_column,
+        row_span=row_span,
+        column_span=column_span,
+        row_header=tuple(rh),
+        row_header_spans=spans_from_json(rh_spans),
+        column_header=tuple(ch),
+        column_header_spans=spans_from_json(ch_spans),
+        spans=spans_from_json(spans),
+        doubt=doubt,
     )
+
+
+def spans_from_json(rows: Sequence[Sequence[int]]) -> Spans:
+    """Spans stored as [start, end] arrays, as the records hold them."""
+    return tuple((start, end) for start, end in rows)
 
 
 def parts_json(kind: str, anchors: Spans, cells: Sequence[TableCell]) -> dict[str, Any]:

@@ -364,6 +364,19 @@ def test_measure_keeps_the_diff_that_pairs_table_rows(measured: Path, family: st
             )
             computed = diff_versions(before, after, passages=passages, tables=tables)
             assert stored[key] == computed
+            # a row's cells are kept as their arrays (`TableCell.as_row`), no field named
+            [(changed, unchanged)] = held.read(
+                f"SELECT changes, unchanged FROM {kept.TABLE} WHERE diff_key = ?", (key,)
+            )
+            rows = [row for _, row in json.loads(changed)] + json.loads(unchanged)
+            by_id = {c.change_id: c for c in computed}
+            for row in rows:
+                change = by_id[row[0]]
+                assert row[17:] == [
+                    [cell.as_row() for cell in change.before_cells],
+                    [cell.as_row() for cell in change.after_cells],
+                ]
+            assert any(row[17] or row[18] for row in rows)
             # without its tables, the pair is diffed otherwise: the kept diff is not that one
             assert _rows(diff_versions(before, after, passages=passages)) == 0
 
