@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FreshWorkspace
-from workbench.cells import cell_from_row
 from workbench.models import CatalogueRow
 from workbench.text.parts import version_parts, version_parts_and_headings
 from workbench.workspace import Workspace
@@ -138,16 +137,35 @@ def test_a_reader_of_one_part_decodes_no_other(
     """The footnotes, tables and heading lines are kept in columns of their own: a quote's
     history reads a version's footnotes without parsing its tables (most of a long version's
     kept bytes), a diff its tables without its footnotes, and each is what `held_parts` gives.
-    Every cell is kept as its array (`TableCell.as_row`), no field named, and reads back equal."""
+    Every cell is kept as an array of its fields, no field named, each header path named once
+    for the cells it heads (`cells.cells_json`)."""
     with holding(path) as workspace:
         version = workspace.version(path)
         footnotes, tables = held_parts(workspace, version)  # kept (at ingest, or now)
         assert footnotes is not None and tables
         [(kept_tables,)] = workspace.read(f"SELECT tables FROM {TABLE}")
-        stored = [cell for table in json.loads(kept_tables) for cell in table["cells"]]
-        cells = [cell for table in tables for cell in table.cells]
-        assert stored == [cell.as_row() for cell in cells]
-        assert [cell_from_row(row) for row in stored] == cells
+        cells = headers = 0
+        for table, kept in zip(tables, json.loads(kept_tables), strict=True):
+            stored, rows = kept["cells"]
+            named = [(tuple(names), tuple(map(tuple, spans))) for names, spans in stored]
+            assert len(set(named)) == len(named)  # each header path once
+            assert rows == [
+                [
+                    c.char_start,
+                    c.char_end,
+                    c.row,
+                    c.column,
+                    c.row_span,
+                    c.column_span,
+                    named.index((c.row_header, c.row_header_spans)),
+                    named.index((c.column_header, c.column_header_spans)),
+                    [list(s) for s in c.spans],
+                    c.doubt,
+                ]
+                for c in table.cells
+            ]
+            cells, headers = cells + len(rows), headers + len(named)
+        assert headers < cells  # a header heads many cells, and is named once for them
         loads = json.loads
         parsed: list[str] = []
 
@@ -160,8 +178,13 @@ def test_a_reader_of_one_part_decodes_no_other(
         assert held_footnotes(workspace, version) == footnotes
         assert kept_tables not in parsed and parsed
         parsed.clear()
-        assert held_tables(workspace, version) == tables
-        assert parsed == [kept_tables]
+        read = held_tables(workspace, version)
+        assert read == tables and parsed == [kept_tables]
+        # the cells a header heads share its tuple: one object per header, not one per cell
+        shared = {
+            id(h) for t in read or () for c in t.cells for h in (c.row_header, c.column_header)
+        }
+        assert len(shared) <= headers
         parsed.clear()
         held_headings(workspace, version)
         assert kept_tables not in parsed

@@ -54,56 +54,65 @@ class TableCell:
             "doubt": self.doubt,
         }
 
-    def as_row(self) -> list[Any]:
-        """The stored form (kept parts, kept diffs, the review queue): the fields as an array in
-        their order, no names, a span as [start, end]; `cell_from_row` reads it back. The
-        printed form is `as_json`."""
-        return [
-            self.char_start,
-            self.char_end,
-            self.row,
-            self.column,
-            self.row_span,
-            self.column_span,
-            list(self.row_header),
-            [list(s) for s in self.row_header_spans],
-            list(self.column_header),
-            [list(s) for s in self.column_header_spans],
-            [list(s) for s in self.spans],
-            self.doubt,
+
+Header = tuple[tuple[str, ...], Spans]  # a header path's names and their raw spans
+
+
+def cells_json(cells: Sequence[TableCell]) -> list[Any]:
+    """Cells as the workspace stores them together (a kept table's body or head, a diffed row's
+    cells): `[headers, rows]`, each distinct header path (its names and their spans) once, in
+    the order of its first cell, and each cell as `[char_start, char_end, row, column, row_span,
+    column_span, row header's index, column header's index, spans, doubt]`: a header is named
+    once however many cells it heads. `[]` for no cells. `cells_from_json` reads it back; the
+    printed form is each cell's `as_json`."""
+    if not cells:
+        return []
+    headers: dict[Header, int] = {}
+    rows = [
+        [
+            c.char_start,
+            c.char_end,
+            c.row,
+            c.column,
+            c.row_span,
+            c.column_span,
+            headers.setdefault((c.row_header, c.row_header_spans), len(headers)),
+            headers.setdefault((c.column_header, c.column_header_spans), len(headers)),
+            [list(s) for s in c.spans],
+            c.doubt,
         ]
+        for c in cells
+    ]
+    return [[[list(names), [list(s) for s in spans]] for names, spans in headers], rows]
 
 
-def cell_from_row(row: Sequence[Any]) -> TableCell:
-    """The cell `TableCell.as_row` stored."""
-    (
-        start,
-        end,
-        at_row,
-        at_column,
-        row_span,
-        column_span,
-        rh,
-        rh_spans,
-        ch,
-        ch_spans,
-        spans,
-        doubt,
-    ) = row
-    return TableCell(
-        char_start=start,
-        char_end=end,
-        row=at_row,
-        column=at_column,
-        row_span=row_span,
-        column_span=column_span,
-        row_header=tuple(rh),
-        row_header_spans=spans_from_json(rh_spans),
-        column_header=tuple(ch),
-        column_header_spans=spans_from_json(ch_spans),
-        spans=spans_from_json(spans),
-        doubt=doubt,
-    )
+def cells_from_json(data: Sequence[Any]) -> tuple[TableCell, ...]:
+    """The cells `cells_json` stored; the cells of one header share its tuples."""
+    if not data:
+        return ()
+    stored, rows = data
+    headers = [(tuple(names), spans_from_json(spans)) for names, spans in stored]
+    cells = []
+    for start, end, row, column, row_span, column_span, at_row, at_column, spans, doubt in rows:
+        row_header, row_header_spans = headers[at_row]
+        column_header, column_header_spans = headers[at_column]
+        cells.append(
+            TableCell(
+                char_start=start,
+                char_end=end,
+                row=row,
+                column=column,
+                row_span=row_span,
+                column_span=column_span,
+                row_header=row_header,
+                row_header_spans=row_header_spans,
+                column_header=column_header,
+                column_header_spans=column_header_spans,
+                spans=spans_from_json(spans),
+                doubt=doubt,
+            )
+        )
+    return tuple(cells)
 
 
 def spans_from_json(rows: Sequence[Sequence[int]]) -> Spans:

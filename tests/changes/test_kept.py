@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import link_families
+from workbench.cells import cells_json
 from workbench.changes import kept
 from workbench.changes.diff import diff_versions
 from workbench.changes.pairs import held_diffs, pair_changes, pairs_profile, version_pairs
@@ -364,7 +365,8 @@ def test_measure_keeps_the_diff_that_pairs_table_rows(measured: Path, family: st
             )
             computed = diff_versions(before, after, passages=passages, tables=tables)
             assert stored[key] == computed
-            # a row's cells are kept as their arrays (`TableCell.as_row`), no field named
+            # a row's cells are kept in the stored form of cells (`cells.cells_json`), no field
+            # named, each header once
             [(changed, unchanged)] = held.read(
                 f"SELECT changes, unchanged FROM {kept.TABLE} WHERE diff_key = ?", (key,)
             )
@@ -373,8 +375,8 @@ def test_measure_keeps_the_diff_that_pairs_table_rows(measured: Path, family: st
             for row in rows:
                 change = by_id[row[0]]
                 assert row[17:] == [
-                    [cell.as_row() for cell in change.before_cells],
-                    [cell.as_row() for cell in change.after_cells],
+                    cells_json(change.before_cells),
+                    cells_json(change.after_cells),
                 ]
             assert any(row[17] or row[18] for row in rows)
             # without its tables, the pair is diffed otherwise: the kept diff is not that one

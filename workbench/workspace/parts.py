@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from workbench.cells import cell_from_row, spans_from_json
+from workbench.cells import cells_from_json, cells_json, spans_from_json
 from workbench.derived import code_digest, derived_key, keep_row
 from workbench.models import Version
 from workbench.text.parts import (
@@ -33,8 +33,8 @@ KIND = "parts"
 TABLE = "derived_parts"
 # A version's parts in three columns, so that a reader of one (the footnotes a quote's history
 # asks for, the tables a diff pairs) never parses the others: `headings` (each heading line's
-# [start, end]), `footnotes` (NULL: none read) and `tables` (NULL: none read; each cell its
-# `TableCell.as_row`). CAUTION: `tables`, most of a long version's bytes, stays the last column:
+# [start, end]), `footnotes` (NULL: none read) and `tables` (NULL: none read; a table's body and
+# head cells each as `cells.cells_json`, each header named once). CAUTION: `tables`, most of a long version's bytes, stays the last column:
 # SQLite reads a row's columns through it to reach any after.
 _SCHEMA = (
     f"CREATE TABLE IF NOT EXISTS {TABLE} (key TEXT PRIMARY KEY, version_id TEXT NOT NULL, "
@@ -178,7 +178,7 @@ def _kept(
     footnotes: FootnoteReading | None, tables: tuple[Table, ...] | None, headings: Headings
 ) -> dict[str, str | None]:
     """The columns kept: each heading line's `[start, end)`; each footnote record's own
-    `as_json`; a table's fields around its cells' stored rows (`TableCell.as_row`)."""
+    `as_json`; a table's fields around its body and head cells (`cells.cells_json` each)."""
     notes = None
     if footnotes is not None:
         notes = {
@@ -192,9 +192,9 @@ def _kept(
                 "char_start": t.char_start,
                 "char_end": t.char_end,
                 "columns": t.columns,
-                "cells": [c.as_row() for c in t.cells],
+                "cells": cells_json(t.cells),
                 "refused_rows": list(t.refused_rows),
-                "head": [c.as_row() for c in t.head],
+                "head": cells_json(t.head),
             }
             for t in tables
         ]
@@ -251,9 +251,9 @@ def _tables(tables: list[dict[str, Any]]) -> tuple[Table, ...]:
             char_start=t["char_start"],
             char_end=t["char_end"],
             columns=t["columns"],
-            cells=tuple(map(cell_from_row, t["cells"])),
+            cells=cells_from_json(t["cells"]),
             refused_rows=tuple(t["refused_rows"]),
-            head=tuple(map(cell_from_row, t["head"])),
+            head=cells_from_json(t["head"]),
         )
         for t in tables
     )
