@@ -21,7 +21,14 @@ from workbench.errors import (
     VersionNotFound,
     WorkspaceError,
 )
-from workbench.models import CatalogueRow, Version, VersionText, text_sha256
+from workbench.models import (
+    CatalogueRow,
+    TextOrigins,
+    Version,
+    VersionText,
+    origins_from_json,
+    text_sha256,
+)
 from workbench.text.pdf import PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION
 from workbench.text.segment import segment
 from workbench.workspace import (
@@ -894,3 +901,32 @@ def test_a_workspace_of_another_schema_is_refused(tmp_path: Path) -> None:
     with pytest.raises(WorkspaceError) as info:
         Workspace(path)
     assert str(info.value) == f"{path}: workspace schema 1; this workbench reads schemas 2 and 3"
+
+
+def test_only_the_newest_origin_record_of_a_version_is_decoded(
+    catalogue: tuple[CatalogueRow, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A PDF whose text a later extractor version reproduced holds an origin record for each;
+    a read decodes the newest alone, the one that stands, never the earlier ones."""
+    row = _few(catalogue)[3]
+    held_pdf = version_from_row(row, (STORE / row.path).read_bytes())
+    assert held_pdf.media_type == "application/pdf" and held_pdf.origin is not None
+    reproduced = TextOrigins.whole(len(held_pdf.text), "ocr")
+    later = replace(
+        held_pdf, extractor_version=f"{held_pdf.extractor_version}+later", origin=reproduced
+    )
+    with Workspace(tmp_path / "w.sqlite") as held:
+        assert held.add_version(held_pdf, dict(row.provenance))
+        assert not held.add_version(later, dict(row.provenance))  # its origins recorded beside
+        assert len(held.read("SELECT origin FROM text_origins")) == 2
+        decoded: list[object] = []
+        real = origins_from_json
+
+        def counted(data: object) -> TextOrigins:
+            decoded.append(data)
+            return real(data)
+
+        monkeypatch.setattr("workbench.workspace.held.origins_from_json", counted)
+        assert held.version(row.path).origin == reproduced != held_pdf.origin
+        assert held.versions()[0].origin == reproduced
+        assert decoded == [reproduced.as_json()] * 2

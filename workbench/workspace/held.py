@@ -410,7 +410,8 @@ class Workspace:
         return lines
 
     def origins(self, version_ids: Sequence[str] | None) -> dict[str, TextOrigins]:
-        """The newest origin record of each version (of `version_ids`, or of all)."""
+        """The newest origin record of each version (of `version_ids`, or of all); an earlier
+        record of a version is read, never decoded."""
         where = (
             ""
             if version_ids is None
@@ -420,7 +421,8 @@ class Workspace:
             f"SELECT version_id, origin FROM text_origins {where} ORDER BY recorded_at, rowid",
             tuple(version_ids or ()),
         )
-        return {r["version_id"]: origins_from_json(json.loads(r["origin"])) for r in rows}
+        newest = {r["version_id"]: r["origin"] for r in rows}  # the last recorded stands
+        return {version_id: origins_from_json(json.loads(o)) for version_id, o in newest.items()}
 
     @staticmethod
     def _with_origin(version: Version, origins: dict[str, TextOrigins]) -> Version:
