@@ -7,6 +7,7 @@ key computed now; a read-only workspace keeps nothing and still answers."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,7 +17,15 @@ from tests.conftest import FreshWorkspace
 from workbench.models import CatalogueRow
 from workbench.text.parts import version_parts, version_parts_and_headings
 from workbench.workspace import Workspace
-from workbench.workspace.parts import TABLE, held_headings, held_parts, parts_key
+from workbench.workspace import parts as parts_module
+from workbench.workspace.parts import (
+    TABLE,
+    held_footnotes,
+    held_headings,
+    held_parts,
+    held_tables,
+    parts_key,
+)
 
 JUSTICE = "ca-federal/ca-energy-efficiency-regs-2016/SOR-2016-311@2025-03-31.xml"
 NERC = "us-nerc/nerc-cip-008/cip-008-6.pdf"
@@ -114,7 +123,93 @@ def test_kept_parts_are_decoded_once_per_process(
         read = held_parts(workspace, version)  # read from the artefact, and kept
         decoded = held_parts(workspace, version)  # read back from the kept row
         assert decoded == read
-        monkeypatch.setattr("workbench.workspace.parts._parts", _never)
+        monkeypatch.setattr("workbench.workspace.parts._footnotes", _never)
+        monkeypatch.setattr("workbench.workspace.parts._tables", _never)
         again = held_parts(workspace, version)
         assert again == read
         assert all(a is b for a, b in zip(again, decoded, strict=True))
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_reader_of_one_part_decodes_no_other(
+    path: str, holding: Callable[[str], Workspace], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The footnotes, tables and heading lines are kept in columns of their own: a quote's
+    history reads a version's footnotes without parsing its tables (most of a long version's
+    kept bytes), a diff its tables without its footnotes, and each is what `held_parts` gives.
+    Every cell is kept as an array of its fields, no field named, each header path named once
+    for the cells it heads (`cells.cells_json`)."""
+    with holding(path) as workspace:
+        version = workspace.version(path)
+        footnotes, tables = held_parts(workspace, version)  # kept (at ingest, or now)
+        assert footnotes is not None and tables
+        [(kept_tables,)] = workspace.read(f"SELECT tables FROM {TABLE}")
+        cells = headers = 0
+        for table, kept in zip(tables, json.loads(kept_tables), strict=True):
+            stored, rows = kept["cells"]
+            named = [(tuple(names), tuple(map(tuple, spans))) for names, spans in stored]
+            assert len(set(named)) == len(named)  # each header path once
+            assert rows == [
+                [
+                    c.char_start,
+                    c.char_end,
+                    c.row,
+                    c.column,
+                    c.row_span,
+                    c.column_span,
+                    named.index((c.row_header, c.row_header_spans)),
+                    named.index((c.column_header, c.column_header_spans)),
+                    [list(s) for s in c.spans],
+                    c.doubt,
+                ]
+                for c in table.cells
+            ]
+            cells, headers = cells + len(rows), headers + len(named)
+        assert headers < cells  # a header heads many cells, and is named once for them
+        loads = json.loads
+        parsed: list[str] = []
+
+        def parse(kept: str) -> object:
+            parsed.append(kept)
+            return loads(kept)
+
+        monkeypatch.setattr("workbench.workspace.parts.json.loads", parse)
+        parts_module._decoded.cache_clear()
+        assert held_footnotes(workspace, version) == footnotes
+        assert kept_tables not in parsed and parsed
+        parsed.clear()
+        read = held_tables(workspace, version)
+        assert read == tables and parsed == [kept_tables]
+        # the cells a header heads share its tuple: one object per header, not one per cell
+        shared = {
+            id(h) for t in read or () for c in t.cells for h in (c.row_header, c.column_header)
+        }
+        assert len(shared) <= headers
+        parsed.clear()
+        held_headings(workspace, version)
+        assert kept_tables not in parsed
+
+
+def test_parts_kept_in_the_earlier_layout_are_made_again(
+    holding: Callable[[str], Workspace],
+) -> None:
+    """A parts table of the earlier layout (one JSON column, each cell an object naming its
+    fields) is never read: its rows were kept under keys no code computes now, and the table
+    is made again in this layout when a version's parts are next kept."""
+    with holding(JUSTICE) as workspace:
+        version = workspace.version(JUSTICE)
+        with workspace.transaction() as conn:
+            conn.execute(
+                f"CREATE TABLE {TABLE} (key TEXT PRIMARY KEY, version_id TEXT NOT NULL, "
+                "parts TEXT NOT NULL)"
+            )
+            conn.execute(
+                f"INSERT INTO {TABLE} VALUES (?, ?, ?)",
+                (parts_key(version), JUSTICE, '{"headings": [], "footnotes": null, "tables": []}'),
+            )
+        read = held_parts(workspace, version)
+        assert read == version_parts(version, workspace.settings.store)
+        assert read[0] is not None and read[1]  # not the row of the earlier layout
+        columns = [row[1] for row in workspace.read(f"PRAGMA table_info({TABLE})")]
+        assert columns == ["key", "version_id", "headings", "footnotes", "tables"]
+        assert workspace.read(f"SELECT key FROM {TABLE}") == [(parts_key(version),)]

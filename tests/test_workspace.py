@@ -4,6 +4,7 @@ import hashlib
 import json
 import re
 import shutil
+import sqlite3
 from collections.abc import Callable
 from dataclasses import fields, replace
 from itertools import pairwise
@@ -20,7 +21,14 @@ from workbench.errors import (
     VersionNotFound,
     WorkspaceError,
 )
-from workbench.models import CatalogueRow, Version, VersionText, text_sha256
+from workbench.models import (
+    CatalogueRow,
+    TextOrigins,
+    Version,
+    VersionText,
+    origins_from_json,
+    text_sha256,
+)
 from workbench.text.pdf import PDF_EXTRACTOR, PDF_EXTRACTOR_VERSION
 from workbench.text.segment import segment
 from workbench.workspace import (
@@ -820,3 +828,105 @@ def test_a_catalogue_table_without_its_family_index_is_made_again_from_the_file(
         assert made is not None and exported(held) is None
         assert read_held(held, tmp_path) == rows and exported(held) == made
         assert sum(len(members) for *_, members in families(held)) == len(rows)
+
+
+MARKED = "us-dc/dc-code-34-1518.01/34-1518.01@2021-10-18.xml"  # a Code section: nested marks
+
+
+def _earlier_workspace(path: Path, schema: str) -> None:
+    """A workspace file whose schema marker is `schema`, as a workbench of that schema made it
+    (the tables are the same; only what the structure column holds differs)."""
+    with Workspace(path):
+        pass
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP TRIGGER meta_append_only_update")
+        conn.execute("UPDATE workspace_meta SET value = ? WHERE key = 'schema_version'", (schema,))
+
+
+def _paths_once(version: Version) -> list[object]:
+    """Schema 3's layout of the version's marks: each path once, in the order of its first
+    mark, and each mark's fields with its path's index."""
+    paths = list(dict.fromkeys(m.path for m in version.structure))
+    rows = [
+        [m.label, m.value, m.char_start, m.char_end, paths.index(m.path)] for m in version.structure
+    ]
+    return [[list(p) for p in paths], rows]
+
+
+def _objects(version: Version) -> list[object]:
+    """Schema 2's layout: each mark an object naming its fields."""
+    return [m.as_json() for m in version.structure]
+
+
+@pytest.mark.parametrize(
+    ("schema", "stored"),
+    [
+        pytest.param("3", _paths_once, id="schema-3-paths-once"),
+        pytest.param("2", _objects, id="schema-2-objects"),
+    ],
+)
+def test_marks_are_stored_in_the_layout_of_the_workspaces_schema_and_read_back_equal(
+    tmp_path: Path, schema: str, stored: Callable[[Version], object]
+) -> None:
+    """A new workspace (schema 3) stores a version's marks with each enclosing path named once
+    (`[paths, rows]`, a mark's path by its index), and the marks of one path read back sharing
+    one tuple; a workspace of schema 2 (each mark an object naming its fields) is read and
+    written in its own layout, never misread, and stays schema 2."""
+    data = (STORE / MARKED).read_bytes()
+    version = version_from_row(_row(MARKED, data), data)
+    paths = {m.path for m in version.structure}
+    assert len(version.structure) > len(paths) > 1
+    path = tmp_path / "w.sqlite"
+    if schema != "3":
+        _earlier_workspace(path, schema)
+    else:
+        Workspace(path).close()
+    with Workspace(path) as held:
+        assert held.schema == schema
+        assert held.add_version(version, {})
+        (column,) = held.read("SELECT structure FROM versions")[0]
+        assert json.loads(column) == stored(version)
+        back = held.version(MARKED)
+        assert back == replace(version, origin=back.origin) and back.structure == version.structure
+        if schema == "3":
+            assert len({id(m.path) for m in back.structure}) == len(paths)
+        assert held.versions() == (back,)
+    with Workspace(path) as again:
+        assert again.schema == schema and again.version(MARKED) == back
+
+
+def test_a_workspace_of_another_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "w.sqlite"
+    _earlier_workspace(path, "1")
+    with pytest.raises(WorkspaceError) as info:
+        Workspace(path)
+    assert str(info.value) == f"{path}: workspace schema 1; this workbench reads schemas 2 and 3"
+
+
+def test_only_the_newest_origin_record_of_a_version_is_decoded(
+    catalogue: tuple[CatalogueRow, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A PDF whose text a later extractor version reproduced holds an origin record for each;
+    a read decodes the newest alone, the one that stands, never the earlier ones."""
+    row = _few(catalogue)[3]
+    held_pdf = version_from_row(row, (STORE / row.path).read_bytes())
+    assert held_pdf.media_type == "application/pdf" and held_pdf.origin is not None
+    reproduced = TextOrigins.whole(len(held_pdf.text), "ocr")
+    later = replace(
+        held_pdf, extractor_version=f"{held_pdf.extractor_version}+later", origin=reproduced
+    )
+    with Workspace(tmp_path / "w.sqlite") as held:
+        assert held.add_version(held_pdf, dict(row.provenance))
+        assert not held.add_version(later, dict(row.provenance))  # its origins recorded beside
+        assert len(held.read("SELECT origin FROM text_origins")) == 2
+        decoded: list[object] = []
+        real = origins_from_json
+
+        def counted(data: object) -> TextOrigins:
+            decoded.append(data)
+            return real(data)
+
+        monkeypatch.setattr("workbench.workspace.held.origins_from_json", counted)
+        assert held.version(row.path).origin == reproduced != held_pdf.origin
+        assert held.versions()[0].origin == reproduced
+        assert decoded == [reproduced.as_json()] * 2

@@ -55,18 +55,69 @@ class TableCell:
         }
 
 
-def cell_from_json(row: dict[str, Any]) -> TableCell:
-    """The cell `TableCell.as_json` wrote."""
-    return TableCell(
-        **{
-            **row,
-            "row_header": tuple(row["row_header"]),
-            "column_header": tuple(row["column_header"]),
-            "row_header_spans": tuple((a, b) for a, b in row["row_header_spans"]),
-            "column_header_spans": tuple((a, b) for a, b in row["column_header_spans"]),
-            "spans": tuple((a, b) for a, b in row["spans"]),
-        }
-    )
+Header = tuple[tuple[str, ...], Spans]  # a header path's names and their raw spans
+
+
+def cells_json(cells: Sequence[TableCell]) -> list[Any]:
+    """Cells as the workspace stores them together (a kept table's body or head, a diffed row's
+    cells): `[headers, rows]`, each distinct header path (its names and their spans) once, in
+    the order of its first cell, and each cell as `[char_start, char_end, row, column, row_span,
+    column_span, row header's index, column header's index, spans, doubt]`: a header is named
+    once however many cells it heads. `[]` for no cells. `cells_from_json` reads it back; the
+    printed form is each cell's `as_json`."""
+    if not cells:
+        return []
+    headers: dict[Header, int] = {}
+    rows = [
+        [
+            c.char_start,
+            c.char_end,
+            c.row,
+            c.column,
+            c.row_span,
+            c.column_span,
+            headers.setdefault((c.row_header, c.row_header_spans), len(headers)),
+            headers.setdefault((c.column_header, c.column_header_spans), len(headers)),
+            [list(s) for s in c.spans],
+            c.doubt,
+        ]
+        for c in cells
+    ]
+    return [[[list(names), [list(s) for s in spans]] for names, spans in headers], rows]
+
+
+def cells_from_json(data: Sequence[Any]) -> tuple[TableCell, ...]:
+    """The cells `cells_json` stored; the cells of one header share its tuples."""
+    if not data:
+        return ()
+    stored, rows = data
+    headers = [(tuple(names), spans_from_json(spans)) for names, spans in stored]
+    cells = []
+    for start, end, row, column, row_span, column_span, at_row, at_column, spans, doubt in rows:
+        row_header, row_header_spans = headers[at_row]
+        column_header, column_header_spans = headers[at_column]
+        cells.append(
+            TableCell(
+                char_start=start,
+                char_end=end,
+                row=row,
+                column=column,
+                row_span=row_span,
+                column_span=column_span,
+                row_header=row_header,
+                row_header_spans=row_header_spans,
+                column_header=column_header,
+                column_header_spans=column_header_spans,
+                spans=spans_from_json(spans),
+                doubt=doubt,
+            )
+        )
+    return tuple(cells)
+
+
+def spans_from_json(rows: Sequence[Sequence[int]]) -> Spans:
+    """Spans stored as [start, end] arrays, as the records hold them."""
+    return tuple((start, end) for start, end in rows)
 
 
 def parts_json(kind: str, anchors: Spans, cells: Sequence[TableCell]) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import link_families
+from workbench.cells import cells_json
 from workbench.changes import kept
 from workbench.changes.diff import diff_versions
 from workbench.changes.pairs import held_diffs, pair_changes, pairs_profile, version_pairs
@@ -364,6 +365,20 @@ def test_measure_keeps_the_diff_that_pairs_table_rows(measured: Path, family: st
             )
             computed = diff_versions(before, after, passages=passages, tables=tables)
             assert stored[key] == computed
+            # a row's cells are kept in the stored form of cells (`cells.cells_json`), no field
+            # named, each header once
+            [(changed, unchanged)] = held.read(
+                f"SELECT changes, unchanged FROM {kept.TABLE} WHERE diff_key = ?", (key,)
+            )
+            rows = [row for _, row in json.loads(changed)] + json.loads(unchanged)
+            by_id = {c.change_id: c for c in computed}
+            for row in rows:
+                change = by_id[row[0]]
+                assert row[17:] == [
+                    cells_json(change.before_cells),
+                    cells_json(change.after_cells),
+                ]
+            assert any(row[17] or row[18] for row in rows)
             # without its tables, the pair is diffed otherwise: the kept diff is not that one
             assert _rows(diff_versions(before, after, passages=passages)) == 0
 

@@ -223,14 +223,15 @@ def test_a_cluster_writes_the_serial_runs_bytes(
     # kept (tables among them) and each pair's one kept diff are the serial run's.
     kept = _kept(tmp_path / "w.sqlite")
     assert kept == _kept(serial / "w.sqlite")
-    assert any(json.loads(parts)["tables"] for _, parts in kept[0])
+    assert any(tables is not None and json.loads(tables) for *_, tables in kept[0])
 
 
-def _kept(path: Path) -> tuple[list[tuple[str, str]], list[tuple[str, ...]]]:
-    """A workspace's kept parts (key, JSON) and kept diffs (key, changes, unchanged), sorted."""
+def _kept(path: Path) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    """A workspace's kept parts (key, headings, footnotes, tables) and kept diffs (key, changes,
+    unchanged), sorted."""
     with closing(sqlite3.connect(path)) as conn:
         return (
-            sorted(conn.execute("SELECT key, parts FROM derived_parts")),
+            sorted(conn.execute("SELECT key, headings, footnotes, tables FROM derived_parts")),
             sorted(conn.execute("SELECT diff_key, changes, unchanged FROM kept_diffs")),
         )
 

@@ -11,7 +11,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workbench.cells import cell_from_json
+from workbench.cells import cells_from_json, cells_json
 from workbench.derived import code_digest, derived_key, keep_row
 from workbench.models import CHANGE_KINDS, PAIRING_KINDS, Change, Span, Version, VersionText
 
@@ -106,7 +106,7 @@ def change_row(change: Change) -> list[Any]:
     """The stored JSON of one change, the one shape the kept diffs and the stored review queue
     hold: an array of its fields in `Change`'s order, a span as [start, end] (its version is
     the change's before or after version), a tuple as an array, a table row's cells as
-    `TableCell.as_json` each. Floats round-trip exactly, so `change_from_row` gives an equal
+    `cells.cells_json`. Floats round-trip exactly, so `change_from_row` gives an equal
     record."""
 
     def span(s: Span | None) -> list[int] | None:
@@ -131,8 +131,8 @@ def change_row(change: Change) -> list[Any]:
         list(c.before_origin),
         list(c.after_origin),
         c.low_confidence,
-        [cell.as_json() for cell in c.before_cells],
-        [cell.as_json() for cell in c.after_cells],
+        cells_json(c.before_cells),
+        cells_json(c.after_cells),
     ]
 
 
@@ -184,8 +184,8 @@ def change_from_row(row: Sequence[Any], before_id: str, after_id: str) -> Change
         before_origin=tuple(origin_b),
         after_origin=tuple(origin_a),
         low_confidence=low_confidence,
-        before_cells=tuple(map(cell_from_json, cells_b)),
-        after_cells=tuple(map(cell_from_json, cells_a)),
+        before_cells=cells_from_json(cells_b),
+        after_cells=cells_from_json(cells_a),
     )
 
 

@@ -260,16 +260,16 @@ def kept_sections(
 
 def _tables(workspace: Workspace, version: Version) -> Sequence[Table] | None:
     """The `version`'s tables as the `workspace` keeps them (read and kept when not yet, C13)."""
-    from workbench.workspace.parts import held_parts
+    from workbench.workspace.parts import held_tables
 
-    return held_parts(workspace, version)[1]
+    return held_tables(workspace, version)
 
 
 def section_footnotes(
     sections: Sequence[Section], workspace: Workspace
 ) -> list[tuple[FootnoteChange, ...]]:
     """Each section's unchanged clauses whose footnote changed (C20: `footnote_changes` over the
-    two versions' footnote readings as the workspace keeps them, `workspace.parts.held_parts`),
+    two versions' footnote readings as the workspace keeps them, `workspace.parts.held_footnotes`),
     in order, for `sections` as `diff_sections` (no `profiles`) or `kept_sections` made them
     from the `workspace`.
     Read from the pair's kept diff when it holds them; else derived, and added to the
@@ -287,7 +287,7 @@ def section_footnotes(
     if keys and all(key in found for key in keys):
         return [tuple(map(FootnoteChange.from_json, found[key])) for key in keys]
     from workbench.changes.footnoted import footnote_changes
-    from workbench.workspace.parts import held_parts
+    from workbench.workspace.parts import held_footnotes
 
     # The parts are read from the whole version (its artefact, its structure).
     chosen = tuple((_whole(workspace, before), _whole(workspace, after)) for before, after in shown)
@@ -296,7 +296,7 @@ def section_footnotes(
         footnote_changes(
             part.changes,
             (part.before.text, part.after.text),
-            (held_parts(workspace, before)[0], held_parts(workspace, after)[0]),
+            (held_footnotes(workspace, before), held_footnotes(workspace, after)),
         )
         for part, (before, after) in zip(sections, chosen, strict=True)
     ]

@@ -122,13 +122,13 @@ def _quiet_edges(text: str, start: int, end: int) -> bool:
 def held_markers(
     workspace: Workspace, versions: Iterable[Version]
 ) -> dict[str, list[tuple[int, int]]]:
-    """Each version's footnote markers as the workspace keeps them (`workspace.parts.held_parts`),
+    """Each version's footnote markers as the workspace keeps them (`workspace.parts.held_footnotes`),
     raw spans by version id: what `corruption_probes` leaves out."""
-    from workbench.workspace.parts import held_parts
+    from workbench.workspace.parts import held_footnotes
 
     markers = {}
     for version in versions:
-        reading = held_parts(workspace, version)[0]
+        reading = held_footnotes(workspace, version)
         markers[version.version_id] = [
             (m.char_start, m.char_end) for m in (reading.markers if reading else ())
         ]

@@ -27,7 +27,7 @@ from workbench.text.normalize import normalized_text
 from workbench.text.segment import segment_version
 from workbench.wording import counted
 from workbench.workspace import Workspace
-from workbench.workspace.parts import held_parts
+from workbench.workspace.parts import held_footnotes, held_tables
 
 CONTEXT_CHARS = 60  # raw characters of context shown on each side of an occurrence
 
@@ -357,8 +357,8 @@ def cell_at(
 ) -> TableCell | None:
     """The table cell of `version` whose whole value is `[char_start, char_end)` (white space at
     either end aside), or None (no table read, or no such cell); its tables as `workspace` keeps
-    them (`workspace.parts.held_parts`)."""
-    _, tables = held_parts(workspace, version)
+    them (`workspace.parts.held_tables`)."""
+    tables = held_tables(workspace, version)
     text = version.text
     span = text[char_start:char_end].strip()
     at = char_start + len(text[char_start:char_end]) - len(text[char_start:char_end].lstrip())
@@ -424,8 +424,8 @@ def qualifying_notes(
     workspace: Workspace, version: Version, spans: Sequence[tuple[int, int]]
 ) -> tuple[str, ...]:
     """The words of the notes qualifying any of `spans` (`notes_qualifying`), each once, from the
-    footnote reading `workspace` keeps (`workspace.parts.held_parts`)."""
-    reading = held_parts(workspace, version)[0] if spans else None
+    footnote reading `workspace` keeps (`workspace.parts.held_footnotes`)."""
+    reading = held_footnotes(workspace, version) if spans else None
     if reading is None:
         return ()
     notes = dict.fromkeys(n for a, b in spans for n in reading.notes_qualifying(a, b))

@@ -44,6 +44,29 @@ class StructureMark:
         )
 
 
+def marks_json(marks: Sequence[StructureMark]) -> list[Any]:
+    """A version's marks as the workspace stores them (schema 3): `[paths, rows]`, each distinct
+    enclosing path once, in the order of its first mark, and each mark as `[label, value,
+    char_start, char_end, index of its path]`: a path is named once however many marks it
+    holds. `marks_from_json` reads it back."""
+    paths: dict[tuple[str, ...], int] = {}
+    rows = [
+        [m.label, m.value, m.char_start, m.char_end, paths.setdefault(m.path, len(paths))]
+        for m in marks
+    ]
+    return [[list(path) for path in paths], rows]
+
+
+def marks_from_json(data: Sequence[Any]) -> tuple[StructureMark, ...]:
+    """The marks `marks_json` stored; the marks of one path share its tuple."""
+    stored, rows = data
+    paths = [tuple(path) for path in stored]
+    return tuple(
+        StructureMark(label=label, value=value, char_start=start, char_end=end, path=paths[at])
+        for label, value, start, end, at in rows
+    )
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PageSpan:
     """Where one page of a PDF lies in the extracted text: `text[char_start:char_end]` is its body.

@@ -33,12 +33,16 @@ from workbench.models import (
     origins_from_json,
     strict_json,
 )
+from workbench.models.versions import marks_from_json, marks_json
 
 if TYPE_CHECKING:
     from workbench.models import VersionText
     from workbench.text.profiles import Profile
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
+# Schema 2 stored each structure mark as an object naming its fields (`StructureMark.as_json`);
+# a workspace of it is read and written in that layout (its held rows never change, C2).
+EARLIER_SCHEMA = "2"
 PDF_MEDIA_TYPE = "application/pdf"
 SETTINGS_KEY = "settings/"  # workspace_meta rows settings/1, settings/2, ...: the highest stands
 
@@ -100,8 +104,9 @@ _VERSION_COLUMNS = (
 
 
 def _records_json(records: Iterable[StructureMark | PageSpan | Furniture | UnusablePage]) -> str:
-    """A version's structure, page map, furniture or unusable pages as stored: the canonical JSON of
-    each record's own shape (`as_json`, beside the record in models)."""
+    """A version's page map, furniture or unusable pages (and a schema 2 workspace's structure)
+    as stored: the canonical JSON of each record's own shape (`as_json`, beside the record in
+    models)."""
     return canonical_json([r.as_json() for r in records])
 
 
@@ -148,10 +153,12 @@ class Workspace:
             ).fetchone()["value"]
         except sqlite3.DatabaseError as exc:
             raise WorkspaceError(f"{path}: not a workbench workspace ({exc})") from exc
-        if held != SCHEMA_VERSION:
+        if held not in (SCHEMA_VERSION, EARLIER_SCHEMA):
             raise WorkspaceError(
-                f"{path}: workspace schema {held}; this workbench reads schema {SCHEMA_VERSION}"
+                f"{path}: workspace schema {held}; this workbench reads schemas "
+                f"{EARLIER_SCHEMA} and {SCHEMA_VERSION}"
             )
+        self.schema: str = held
         self.settings: CorpusSettings = self.remembered_settings() or project_settings()
         self.overrides: tuple[str, ...] = ()
 
@@ -352,7 +359,7 @@ class Workspace:
                     version.extractor_version,
                     version.text_sha256,
                     version.text,
-                    _records_json(version.structure),
+                    self._marks_json(version.structure),
                     _records_json(version.pages),
                     _records_json(version.furniture),
                     _records_json(version.unusable_pages),
@@ -403,7 +410,8 @@ class Workspace:
         return lines
 
     def origins(self, version_ids: Sequence[str] | None) -> dict[str, TextOrigins]:
-        """The newest origin record of each version (of `version_ids`, or of all)."""
+        """The newest origin record of each version (of `version_ids`, or of all); an earlier
+        record of a version is read, never decoded."""
         where = (
             ""
             if version_ids is None
@@ -413,7 +421,8 @@ class Workspace:
             f"SELECT version_id, origin FROM text_origins {where} ORDER BY recorded_at, rowid",
             tuple(version_ids or ()),
         )
-        return {r["version_id"]: origins_from_json(json.loads(r["origin"])) for r in rows}
+        newest = {r["version_id"]: r["origin"] for r in rows}  # the last recorded stands
+        return {version_id: origins_from_json(json.loads(o)) for version_id, o in newest.items()}
 
     @staticmethod
     def _with_origin(version: Version, origins: dict[str, TextOrigins]) -> Version:
@@ -423,8 +432,20 @@ class Workspace:
             origin = TextOrigins.whole(len(version.text))
         return version if origin is None else replace(version, origin=origin)
 
-    @staticmethod
-    def _version(row: sqlite3.Row) -> Version:
+    def _marks_json(self, marks: Sequence[StructureMark]) -> str:
+        """A version's marks in the layout of the workspace's schema (`marks_json`, or each
+        mark's `as_json` in a schema 2 workspace)."""
+        if self.schema == EARLIER_SCHEMA:
+            return _records_json(marks)
+        return canonical_json(marks_json(marks))
+
+    def _marks(self, stored: str) -> tuple[StructureMark, ...]:
+        """The marks `_marks_json` stored."""
+        if self.schema == EARLIER_SCHEMA:
+            return tuple(map(StructureMark.from_json, json.loads(stored)))
+        return marks_from_json(json.loads(stored))
+
+    def _version(self, row: sqlite3.Row) -> Version:
         return Version(
             version_id=row["version_id"],
             jurisdiction=row["jurisdiction"],
@@ -438,7 +459,7 @@ class Workspace:
             extractor_version=row["extractor_version"],
             text_sha256=row["text_sha256"],
             text=row["text"],
-            structure=tuple(map(StructureMark.from_json, json.loads(row["structure"]))),
+            structure=self._marks(row["structure"]),
             pages=tuple(map(PageSpan.from_json, json.loads(row["pages"]))),
             furniture=tuple(map(Furniture.from_json, json.loads(row["furniture"]))),
             unusable_pages=tuple(map(UnusablePage.from_json, json.loads(row["unusable_pages"]))),

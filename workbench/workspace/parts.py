@@ -9,9 +9,9 @@ import json
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, cast
 
-from workbench.cells import cell_from_json
+from workbench.cells import cells_from_json, cells_json, spans_from_json
 from workbench.derived import code_digest, derived_key, keep_row
 from workbench.models import Version
 from workbench.text.parts import (
@@ -31,15 +31,24 @@ if TYPE_CHECKING:  # the records' modules read markup (lxml): loaded with the fi
 
 KIND = "parts"
 TABLE = "derived_parts"
+# A version's parts in three columns, so that a reader of one (the footnotes a quote's history
+# asks for, the tables a diff pairs) never parses the others: `headings` (each heading line's
+# [start, end]), `footnotes` (NULL: none read) and `tables` (NULL: none read; a table's body and
+# head cells each as `cells.cells_json`, each header named once). CAUTION: `tables`, most of a long version's bytes, stays the last column:
+# SQLite reads a row's columns through it to reach any after.
 _SCHEMA = (
-    f"CREATE TABLE IF NOT EXISTS {TABLE} "
-    "(key TEXT PRIMARY KEY, version_id TEXT NOT NULL, parts TEXT NOT NULL)"
+    f"CREATE TABLE IF NOT EXISTS {TABLE} (key TEXT PRIMARY KEY, version_id TEXT NOT NULL, "
+    "headings TEXT NOT NULL, footnotes TEXT, tables TEXT)"
 )
+_NEWEST = "tables"  # the column a table of the earlier layout (one JSON column) lacks
 _RETIRED = "derived_footnotes"  # footnote readings alone, kept before tables were kept beside them
 _MARKER_LISTS = ("markers", "unlinked", "ambiguous")
 
 Parts = tuple["FootnoteReading | None", "tuple[Table, ...] | None"]
 Kept = tuple["FootnoteReading | None", "tuple[Table, ...] | None", Headings]
+Column = Literal["footnotes", "tables", "headings"]
+_NOTHING: dict[Column, Any] = {"footnotes": None, "tables": None, "headings": ()}
+_PARTS: tuple[Column, ...] = ("footnotes", "tables")  # what `held_parts` gives
 
 
 def parts_key(version: Version) -> str:
@@ -57,7 +66,7 @@ def kept_parts(
 ) -> Parts | None:
     """The parts (`held_parts`) the workspace keeps for the held version of those id and hashes,
     read without the version (its text); None when none are kept under their key."""
-    kept = _kept_row(workspace, _key(version_id, artefact_sha256, text_sha256))
+    kept = _kept_row(workspace, _key(version_id, artefact_sha256, text_sha256), _PARTS)
     return None if kept is None else (kept[0], kept[1])
 
 
@@ -66,8 +75,24 @@ def held_parts(workspace: Workspace, version: Version, store: Path | None = None
     from what the workspace kept under `parts_key`, or read from the artefact in `store`
     (default: the workspace's) and kept there. Nothing read (no such markup, bytes missing from
     the store, a refusal: (None, None)) is not kept, and a read-only workspace keeps nothing."""
-    footnotes, tables, _ = _held(workspace, version, store)
+    footnotes, tables = _held(workspace, version, store, _PARTS)
     return footnotes, tables
+
+
+def held_footnotes(
+    workspace: Workspace, version: Version, store: Path | None = None
+) -> FootnoteReading | None:
+    """The footnote reading of `held_parts`, the kept tables not read."""
+    (reading,) = _held(workspace, version, store, ("footnotes",))
+    return cast("FootnoteReading | None", reading)
+
+
+def held_tables(
+    workspace: Workspace, version: Version, store: Path | None = None
+) -> tuple[Table, ...] | None:
+    """The tables of `held_parts`, the kept footnote reading not read."""
+    (tables,) = _held(workspace, version, store, ("tables",))
+    return cast("tuple[Table, ...] | None", tables)
 
 
 def held_headings(workspace: Workspace, version: Version, store: Path | None = None) -> Headings:
@@ -75,7 +100,8 @@ def held_headings(workspace: Workspace, version: Version, store: Path | None = N
     with its parts as `held_parts` keeps them; () for a version that is no PDF or none read."""
     if "pdf" not in version.media_type:  # only a PDF's glyphs set lines as headings
         return ()
-    return _held(workspace, version, store)[2]
+    (headings,) = _held(workspace, version, store, ("headings",))
+    return cast(Headings, headings)
 
 
 def family_headings(
@@ -86,23 +112,38 @@ def family_headings(
     return lazy_headings(versions, lambda v: held_headings(workspace, v, store))
 
 
-def _held(workspace: Workspace, version: Version, store: Path | None) -> Kept:
+def _held(
+    workspace: Workspace, version: Version, store: Path | None, columns: tuple[Column, ...]
+) -> tuple[Any, ...]:
+    """The `columns` of the version's kept parts, decoded; read from the artefact and kept
+    first when none are kept under its key."""
     if not holds_parts(version):  # no reader for its media type: nothing to read or keep
-        return None, None, ()
+        return tuple(_NOTHING[c] for c in columns)
     key = parts_key(version)
-    kept = _kept_row(workspace, key)
+    kept = _kept_row(workspace, key, columns)
     if kept is not None:
         return kept
     read = version_parts_and_headings(version, store or workspace.settings.store)
     keep_parts(workspace, key, version.version_id, read)
-    return read
+    footnotes, tables, headings = read
+    whole = {"footnotes": footnotes, "tables": tables, "headings": headings}
+    return tuple(whole[c] for c in columns)
 
 
-def _kept_row(workspace: Workspace, key: str) -> Kept | None:
-    if TABLE not in workspace.tables():
+def _kept_row(
+    workspace: Workspace, key: str, columns: tuple[Column, ...]
+) -> tuple[Any, ...] | None:
+    """The `columns` of the row kept under `key`, decoded, or None (no row, or a table of the
+    earlier layout: its rows were kept under keys no code computes now)."""
+    held = {row[1] for row in workspace.read(f"PRAGMA table_info({TABLE})")}
+    if _NEWEST not in held:
         return None
-    rows = workspace.read(f"SELECT parts FROM {TABLE} WHERE key = ?", (key,))
-    return _decoded(rows[0][0]) if rows else None
+    rows = workspace.read(f"SELECT {', '.join(columns)} FROM {TABLE} WHERE key = ?", (key,))
+    return (
+        tuple(_decoded(c, value) for c, value in zip(columns, rows[0], strict=True))
+        if rows
+        else None
+    )
 
 
 def keep_pdf_parts(
@@ -126,89 +167,93 @@ def keep_parts(workspace: Workspace, key: str, version_id: str, read: Kept) -> N
         return
     with workspace.transaction() as conn:
         conn.execute(f"DROP TABLE IF EXISTS {_RETIRED}")  # its footnote readings are kept here
+        if not any(row[1] == _NEWEST for row in conn.execute(f"PRAGMA table_info({TABLE})")):
+            # A table of the earlier layout holds rows kept under keys no code computes now.
+            conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
         conn.execute(_SCHEMA)
-        parts = json.dumps(_kept(*read), ensure_ascii=False)
-        keep_row(conn, TABLE, ("key", key), {"version_id": version_id}, {"parts": parts})
+        keep_row(conn, TABLE, ("key", key), {"version_id": version_id}, _kept(*read))
 
 
 def _kept(
     footnotes: FootnoteReading | None, tables: tuple[Table, ...] | None, headings: Headings
-) -> dict[str, Any]:
-    """The JSON kept: each record's own `as_json`, a table's fields around its cells', each
-    heading line's `[start, end)`."""
-    return {
-        "headings": [list(span) for span in headings],
-        "footnotes": None
-        if footnotes is None
-        else {
+) -> dict[str, str | None]:
+    """The columns kept: each heading line's `[start, end)`; each footnote record's own
+    `as_json`; a table's fields around its body and head cells (`cells.cells_json` each)."""
+    notes = None
+    if footnotes is not None:
+        notes = {
             "footnotes": [n.as_json() for n in footnotes.footnotes],
             **{name: [m.as_json() for m in getattr(footnotes, name)] for name in _MARKER_LISTS},
-        },
-        "tables": None
-        if tables is None
-        else [
+        }
+    rows = None
+    if tables is not None:
+        rows = [
             {
                 "char_start": t.char_start,
                 "char_end": t.char_end,
                 "columns": t.columns,
-                "cells": [c.as_json() for c in t.cells],
+                "cells": cells_json(t.cells),
                 "refused_rows": list(t.refused_rows),
-                "head": [c.as_json() for c in t.head],
+                "head": cells_json(t.head),
             }
             for t in tables
-        ],
+        ]
+    return {
+        "headings": _json([list(span) for span in headings]),
+        "footnotes": None if notes is None else _json(notes),
+        "tables": None if rows is None else _json(rows),
     }
 
 
-def _spans(rows: list[list[int]]) -> tuple[tuple[int, int], ...]:
-    return tuple((start, end) for start, end in rows)
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-@lru_cache(maxsize=8)
-def _decoded(kept: str) -> Kept:
-    """The records of one kept row's JSON, decoded once per process for the same text (the
-    records are frozen, so they are shared): citations verified one at a time against a version
-    read its parts again for each, and a diff and its footnote check each ask for both versions'
-    parts."""
-    return _parts(json.loads(kept))
+@lru_cache(maxsize=16)
+def _decoded(column: Column, kept: str | None) -> Any:
+    """The records of one kept column's JSON (NULL: None), decoded once per process for the
+    same text (the records are frozen, so they are shared): citations verified one at a time
+    against a version read its parts again for each, and a diff and its footnote check each ask
+    for both versions' parts."""
+    if kept is None:
+        return None
+    data = json.loads(kept)
+    if column == "headings":
+        return spans_from_json(data)
+    return _footnotes(data) if column == "footnotes" else _tables(data)
 
 
-def _parts(kept: dict[str, Any]) -> Kept:
-    """The parts `_kept` wrote, as the records they were."""
+def _footnotes(notes: dict[str, Any]) -> FootnoteReading:
+    """The footnote reading `_kept` wrote, as the records it was."""
     from workbench.text.footnotes import Footnote, FootnoteMarker, FootnoteReading
+
+    return FootnoteReading(
+        footnotes=tuple(
+            Footnote(
+                label=n["label"],
+                char_start=n["char_start"],
+                char_end=n["char_end"],
+                anchors=spans_from_json(n["anchors"]),
+                continued=spans_from_json(n.get("continued", [])),
+            )
+            for n in notes["footnotes"]
+        ),
+        **{name: tuple(FootnoteMarker(**m) for m in notes[name]) for name in _MARKER_LISTS},
+    )
+
+
+def _tables(tables: list[dict[str, Any]]) -> tuple[Table, ...]:
+    """The tables `_kept` wrote, as the records they were."""
     from workbench.text.table_cells import Table
 
-    notes, tables = kept["footnotes"], kept["tables"]
-    reading = (
-        None
-        if notes is None
-        else FootnoteReading(
-            footnotes=tuple(
-                Footnote(
-                    label=n["label"],
-                    char_start=n["char_start"],
-                    char_end=n["char_end"],
-                    anchors=_spans(n["anchors"]),
-                    continued=_spans(n.get("continued", [])),
-                )
-                for n in notes["footnotes"]
-            ),
-            **{name: tuple(FootnoteMarker(**m) for m in notes[name]) for name in _MARKER_LISTS},
+    return tuple(
+        Table(
+            char_start=t["char_start"],
+            char_end=t["char_end"],
+            columns=t["columns"],
+            cells=cells_from_json(t["cells"]),
+            refused_rows=tuple(t["refused_rows"]),
+            head=cells_from_json(t["head"]),
         )
+        for t in tables
     )
-    read = (
-        None
-        if tables is None
-        else tuple(
-            Table(
-                char_start=t["char_start"],
-                char_end=t["char_end"],
-                columns=t["columns"],
-                cells=tuple(cell_from_json(c) for c in t["cells"]),
-                refused_rows=tuple(t["refused_rows"]),
-                head=tuple(cell_from_json(c) for c in t["head"]),
-            )
-            for t in tables
-        )
-    )
-    return reading, read, _spans(kept["headings"])
