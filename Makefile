@@ -62,15 +62,19 @@ ocr:
 
 # Debian's LibreOffice Writer, headless (never a download of its own), and poppler's pdftoppm: the
 # second implementation that accepts and rejects every tracked change of a Word redline, and the
-# page of one that docs/diff.md shows.
+# page of one that docs/diff.md shows. The whole libreoffice-writer, not -nogui: soffice builds
+# Writer's comment windows even for a hidden document, and -nogui leaves out their .ui files
+# (WRITER_UI, one of them), so soffice aborted where it built one.
+WRITER_UI := /usr/lib/libreoffice/share/config/soffice.cfg/modules/swriter/ui/annotation.ui
+
 libreoffice:
-	@if [ ! -x $(SOFFICE) ] || ! command -v pdftoppm >/dev/null; then \
+	@if [ ! -x $(SOFFICE) ] || [ ! -f $(WRITER_UI) ] || ! command -v pdftoppm >/dev/null; then \
 	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "installing Debian's libreoffice-writer-nogui for the Word redline tests"; \
+	    echo "installing Debian's libreoffice-writer for the Word redline tests"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-	      --no-install-recommends libreoffice-writer-nogui poppler-utils >/dev/null; \
+	      --no-install-recommends libreoffice-writer poppler-utils >/dev/null; \
 	  else \
-	    echo "the Word redline tests need LibreOffice at $(SOFFICE): run 'sudo apt-get install libreoffice-writer-nogui poppler-utils'" >&2; exit 1; \
+	    echo "the Word redline tests need LibreOffice Writer at $(SOFFICE): run 'sudo apt-get install libreoffice-writer poppler-utils'" >&2; exit 1; \
 	  fi; \
 	fi
 

@@ -332,15 +332,16 @@ for label, citation in (
 # A PDF has no markup: its notes are read off its glyphs (`read_pdf_footnotes`: a raised, smaller
 # number in the body links to the line at a page's foot that opens with the same number), and a
 # note whose words run past its page's foot is joined to their continuation at the next page's
-# foot. Here the Massachusetts D.P.U. rate order (602 pages) is held, and the two lines before the
-# marker of its first run-on note are quoted: the caveat names the note, its run-on span, and the
-# qualifier words found in all of its words.
+# foot. Here the Massachusetts D.P.U. rate order (602 pages) is held: ingest read its notes off the
+# glyphs of the one extraction that gave its text and kept them (`held_parts`). The two lines before
+# the marker of its first run-on note are quoted: the caveat names the note, its run-on span, and
+# the qualifier words found in all of its words.
 
 # %%
 order_rows = [r for r in wb.read_catalogue(ROOT / "corpus") if r.path == ORDER]
 wb.ingest(held, order_rows, store)
 order = held.version(ORDER)
-order_notes = wb.read_pdf_footnotes((store / ORDER).read_bytes(), source=ORDER, text=order.text)
+order_notes, _ = wb.held_parts(held, order)  # its notes and tables, kept by ingest
 run_on = next(n for n in order_notes.footnotes if n.continued and n.anchors)
 marker = run_on.anchors[0][0]
 start = order.text.rindex("\n", 0, order.text.rindex("\n", 0, marker)) + 1  # two lines before

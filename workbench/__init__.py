@@ -23,6 +23,7 @@ _HOME = {
     "read_footnotes": "workbench.text.footnotes",
     "read_pdf_footnotes": "workbench.text.pdf_footnotes",
     "read_tables": "workbench.text.table_cells",
+    "held_parts": "workbench.workspace.parts",  # a held version's notes and tables, as ingest kept them
     "parse_structure": "workbench.text.structure",
     # changes and their review
     "RESTRUCTURE_CONFIDENCE_CEILING": "workbench.changes.diff",

@@ -1,10 +1,11 @@
 """Debian's LibreOffice, headless, as the second implementation that reads a Word redline (C23).
 
 `convert_all` runs a batch in one soffice process: a Basic macro in a throw-away user profile
-opens each .docx hidden, accepts every tracked change or rejects every one (Writer's own
-`.uno:AcceptAllTrackedChanges` / `.uno:RejectAllTrackedChanges`), and stores the result as UTF-8
-text, or stores the document as PDF. Where the process dies, the jobs not yet written run again in
-a fresh one. Nothing of the workbench is imported here.
+opens each .docx hidden once, accepts every tracked change (Writer's own
+`.uno:AcceptAllTrackedChanges`) and stores the result as UTF-8 text, undoes that, rejects every
+one (`.uno:RejectAllTrackedChanges`) and stores that text; or stores the document as PDF. Where
+the process dies, the jobs not yet written run again in a fresh one. Nothing of the workbench is
+imported here.
 """
 
 from __future__ import annotations
@@ -20,7 +21,11 @@ from xml.sax.saxutils import escape
 import pytest
 
 SOFFICE = Path("/usr/bin/soffice")
-PACKAGE = "libreoffice-writer-nogui"
+PACKAGE = "libreoffice-writer"
+# A file of Writer's windows (its comment window's): soffice builds such windows even for a hidden
+# document, and the -nogui package leaves their .ui files out, so soffice aborted (status 134)
+# where it built one, partway through a batch or at a change undone.
+WRITER_UI = Path("/usr/lib/libreoffice/share/config/soffice.cfg/modules/swriter/ui/annotation.ui")
 
 MACRO = """Sub ConvertAll(listFile As String)
     Dim iFile As Integer
@@ -32,51 +37,65 @@ MACRO = """Sub ConvertAll(listFile As String)
         If Len(sLine) > 0 Then
             Dim parts
             parts = Split(sLine, Chr(9))
-            Convert(parts(0), parts(1), parts(2))
+            Convert(parts)
         End If
     Loop
     Close #iFile
     StarDesktop.terminate()
 End Sub
 
-Sub Convert(sMode As String, sIn As String, sOut As String)
+Sub Convert(parts)
     Dim args(0) As New com.sun.star.beans.PropertyValue
     args(0).Name = "Hidden"
     args(0).Value = True
-    oDoc = StarDesktop.loadComponentFromURL(ConvertToURL(sIn), "_blank", 0, args())
-    oFrame = oDoc.getCurrentController().getFrame()
-    oDisp = createUnoService("com.sun.star.frame.DispatchHelper")
-    If sMode = "accept" Then oDisp.executeDispatch(oFrame, ".uno:AcceptAllTrackedChanges", "", 0, Array())
-    If sMode = "reject" Then oDisp.executeDispatch(oFrame, ".uno:RejectAllTrackedChanges", "", 0, Array())
+    oDoc = StarDesktop.loadComponentFromURL(ConvertToURL(parts(1)), "_blank", 0, args())
     Dim sargs(1) As New com.sun.star.beans.PropertyValue
     sargs(0).Name = "FilterName"
-    If sMode = "pdf" Then
+    If parts(0) = "pdf" Then
         sargs(0).Value = "writer_pdf_Export"
         sargs(1).Name = "Overwrite"
         sargs(1).Value = True
+        oDoc.storeToURL(ConvertToURL(parts(2)), sargs())
     Else
         sargs(0).Value = "Text (encoded)"
         sargs(1).Name = "FilterOptions"
         sargs(1).Value = "UTF8,LF,,"
+        oFrame = oDoc.getCurrentController().getFrame()
+        oDisp = createUnoService("com.sun.star.frame.DispatchHelper")
+        oDisp.executeDispatch(oFrame, ".uno:AcceptAllTrackedChanges", "", 0, Array())
+        oDoc.storeToURL(ConvertToURL(parts(2)), sargs())
+        oUndo = oDoc.getUndoManager()
+        Do While oUndo.isUndoPossible()
+            oUndo.undo()
+        Loop
+        oDisp.executeDispatch(oFrame, ".uno:RejectAllTrackedChanges", "", 0, Array())
+        oDoc.storeToURL(ConvertToURL(parts(3)), sargs())
     End If
-    oDoc.storeToURL(ConvertToURL(sOut), sargs())
     oDoc.close(True)
 End Sub
 """
 
-Mode = Literal["accept", "reject", "pdf"]
+Mode = Literal["redline", "pdf"]
 
 
 @dataclass(frozen=True, slots=True)
 class Job:
+    """One document read once: its accept-all and reject-all texts (`redline`, two targets in
+    that order) or its pages (`pdf`, one target)."""
+
     mode: Mode
     source: Path
-    target: Path
+    targets: tuple[Path, ...]
+
+    @property
+    def written(self) -> bool:
+        return all(target.is_file() for target in self.targets)
 
 
 def soffice() -> Path:
-    """Debian's soffice; installed with apt-get when missing and we are root, else a failure."""
-    if not SOFFICE.exists() and os.geteuid() == 0 and shutil.which("apt-get"):
+    """Debian's soffice with Writer's windows (`WRITER_UI`); installed with apt-get when missing
+    and we are root, else a failure."""
+    if not WRITER_UI.exists() and os.geteuid() == 0 and shutil.which("apt-get"):
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
         subprocess.run(["apt-get", "update", "-qq"], check=True, env=env, capture_output=True)
         subprocess.run(
@@ -85,8 +104,11 @@ def soffice() -> Path:
             env=env,
             capture_output=True,
         )
-    if not SOFFICE.exists():
-        pytest.fail(f"{SOFFICE} is missing: run 'make libreoffice'", pytrace=False)
+    if not SOFFICE.exists() or not WRITER_UI.exists():
+        pytest.fail(
+            f"{SOFFICE} or Writer's {WRITER_UI.name} is missing: run 'make libreoffice'",
+            pytrace=False,
+        )
     return SOFFICE
 
 
@@ -142,15 +164,17 @@ def convert_all(jobs: list[Job], work: Path) -> list[str]:
         for job in pending:
             (job.source.parent / f".~lock.{job.source.name}#").unlink(missing_ok=True)
         listing.write_text(
-            "".join(f"{job.mode}\t{job.source}\t{job.target}\n" for job in pending),
+            "".join(
+                "\t".join(map(str, (job.mode, job.source, *job.targets))) + "\n" for job in pending
+            ),
             encoding="utf-8",
         )
         # CAUTION: the exit status alone decides nothing: after a PDF export, soffice 7.4 can
         # abort while shutting down (status 134) with every file written. Each job's outputs count.
         done = _run(binary, profile, f'macro:///Standard.Module1.ConvertAll("{listing}")')
-        left = [job for job in pending if not job.target.is_file()]
+        left = [job for job in pending if not job.written]
         written = len(pending) - len(left)
-        last = next((j.target.name for j in reversed(pending) if j.target.is_file()), "none")
+        last = next((j.source.name for j in reversed(pending) if j.written), "none")
         stderr = work / f"soffice-{len(runs) + 1}.stderr"
         stderr.write_text(done.stderr, encoding="utf-8")
         tail = " | ".join(done.stderr.strip().splitlines()[-3:])

@@ -44,6 +44,7 @@ LAW_PAIR = (
     "us-dc/dc-code-34-1432/34-1432@2023-04-05.xml",
 )
 NO_LOG = LogHead(rows=0, head="0" * 64)
+MODES = ("accept", "reject")  # the texts LibreOffice writes of each redline, in `Job` order
 TABLE_FAMILY = "puct-49595-puc01-01-rate-case-expense-update"  # a PDF table grown 2 -> 5 pages
 
 
@@ -477,8 +478,9 @@ def test_libreoffice_accepts_and_rejects_every_redline_to_the_held_texts(
     USLM and Justice Canada XML, NERC and Texas PDFs), the confirmed move's redline and the law
     redline: LibreOffice's accept-all text is the after version and its reject-all text the
     before version, under the one normalization; one soffice process for all of them (a fresh
-    one for the jobs left where it dies: `convert_all`), each distinct document read once. The
-    command's redline of the grown `us-tx` table (its rows cell by cell) is one of them."""
+    one for the jobs left where it dies: `convert_all`), each distinct document loaded once for
+    both readings (accept-all, undone, then reject-all). The command's redline of the grown
+    `us-tx` table (its rows cell by cell) is one of them."""
     started = time.perf_counter()
     cases: list[tuple[Path, Version, Version]] = []
     for k, (before, after, changes) in enumerate(held_diffs(workspace)):
@@ -502,14 +504,13 @@ def test_libreoffice_accepts_and_rejects_every_redline_to_the_held_texts(
     for key, (out, _, _) in zip(keys, cases, strict=True):
         read.setdefault(key, out)
     jobs = [
-        Job(mode, out, tmp_path / f"{out.stem}.{mode}.txt")
+        Job("redline", out, tuple(tmp_path / f"{out.stem}.{mode}.txt" for mode in MODES))
         for out in read.values()
-        for mode in ("accept", "reject")
     ]
     # The page docs/diff.md shows: WORKBENCH_REDLINE_DOCX_PAGE_OUT=docs/img/redline-docx.png.
     page_out = os.environ.get("WORKBENCH_REDLINE_DOCX_PAGE_OUT")
     if page_out:
-        jobs.append(Job("pdf", cases[-2][0], tmp_path / "moves.pdf"))
+        jobs.append(Job("pdf", cases[-2][0], (tmp_path / "moves.pdf",)))
     runs = convert_all(jobs, tmp_path)
     converted = time.perf_counter()
     dc = [c for c in cases[:-3] if c[1].family.startswith("dc-code-")]

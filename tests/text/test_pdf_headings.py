@@ -113,7 +113,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Built]]:
         for k, version in enumerate(VERSIONS):
             source = work / f"{name}-{k}.docx"
             _document(version, setting, source)
-            jobs.append(Job("pdf", source, source.with_suffix(".pdf")))
+            jobs.append(Job("pdf", source, (source.with_suffix(".pdf"),)))
     convert_all(jobs, work)
     out: dict[str, list[Built]] = {}
     for name in SETTINGS:
