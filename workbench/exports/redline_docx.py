@@ -34,6 +34,9 @@ from workbench.models import Change, Span
 from workbench.text.normalize import SCHEME, SCHEME_VERSION
 
 if TYPE_CHECKING:
+    from docx.comments import Comments as DocxComments
+    from lxml import etree
+
     from workbench.changes.attribution import Attributions
     from workbench.changes.redline import Section
     from workbench.workspace import Workspace
@@ -154,6 +157,36 @@ def _cell_span(version: Held, span: tuple[int, int] | None) -> Span | None:
 def _gaps_agree(before: str, after: str) -> bool:
     """Two gaps between passages read alike: the same characters, or both white space only."""
     return before == after or (before.isspace() and after.isspace())
+
+
+class _Comments:
+    """A redline's comments, numbered here in the order they are added (0, 1, ...: the ids
+    python-docx gives a document with none). python-docx's `add_comment` appends the comment it
+    makes to the document's comments and looks for a free id among every one already there, so
+    n comments would cost n squared (2,528 in one held pair's redline); each is made by it, set
+    aside, and all are put back in order by `close`."""
+
+    def __init__(self, comments: DocxComments) -> None:
+        from docx.oxml.ns import qn
+
+        self.comments = comments
+        self.id_attribute = qn("w:id")
+        self.made: list[etree._Element] = []
+        self.root: etree._Element | None = None
+
+    def add(self, text: str) -> int:
+        made = self.comments.add_comment(text, author=AUTHOR, initials="wb")
+        self.root = made.part.element
+        element = self.root[-1]  # the comment just made: add_comment appends it
+        self.root.remove(element)
+        element.set(self.id_attribute, str(len(self.made)))
+        self.made.append(element)
+        return len(self.made) - 1
+
+    def close(self) -> None:
+        """Every comment made, in order, back into the document's comments."""
+        if self.root is not None:
+            self.root.extend(self.made)
 
 
 class _Stream:
@@ -477,14 +510,10 @@ def write_redline_docx(
     normal = document.styles["Normal"].paragraph_format
     normal.space_after = normal.space_before = 0
     normal.line_spacing = 1.0
-    comments = document.comments
-
-    def comment(text: str) -> int:
-        made = comments.add_comment(text, author=AUTHOR, initials="wb")
-        return int(made.comment_id)
-
-    stream = _Stream(before, after, verdicts, attributions, comment)
+    comments = _Comments(document.comments)
+    stream = _Stream(before, after, verdicts, attributions, comments.add)
     stream.build(_by_cells(changes, before, after))
+    comments.close()
     revisions = Revisions()
     body = document.element.body
     section = body.sectPr
