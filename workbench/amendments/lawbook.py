@@ -15,6 +15,7 @@ from typing import Any
 from workbench.amendments.enactment import Check, check_instruction
 from workbench.amendments.instructions import Instruction, Reading, read_instructions
 from workbench.amendments.laws import (
+    Catalogued,
     HeldCode,
     HeldLaw,
     LawFacts,
@@ -101,7 +102,7 @@ class LawBook:
         self,
         workspace: Workspace,
         jurisdiction: str,
-        rows: Iterable[CatalogueRow],
+        rows: Iterable[CatalogueRow] | Catalogued,
         store: Path,
         *,
         known: Mapping[str, tuple[str, LawFacts]] | None = None,
@@ -116,9 +117,9 @@ class LawBook:
         self.store = store
         pattern = self.style.law_families_pattern
         candidates = sorted(
-            (row.family, row.version_order, row.path)
-            for row in self.rows.values()
-            if row.jurisdiction == jurisdiction and pattern.search(row.family)
+            (family, order, path)
+            for family, order, path, _ in self.rows.entries(jurisdiction)
+            if pattern.search(family)
         )
         # Each held law's artefact and text SHA-256, by id: one query, no text read.
         self.hashes: dict[str, tuple[str, str]] = {
@@ -144,9 +145,9 @@ class LawBook:
             workspace,
             jurisdiction,
             self.style,
-            self.rows.values(),
+            self.rows,
             store,
-            law_families=frozenset(self.rows[law].family for law in self.versions),
+            law_families=frozenset(family for family, _, law in candidates if law in self.hashes),
             sections=sections,
             codified=codified,
             progress=progress,
