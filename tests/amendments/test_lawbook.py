@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -300,7 +301,7 @@ def test_a_law_not_catalogued_as_held_is_refused_alike_by_either_catalogue(
     workspace: Workspace,
     tabled: tuple[Catalogue, TableRows],
     kind: int,
-    changed: dict[str, str],
+    changed: dict[str, Any],
     message: str,
 ) -> None:
     rows = (by_path(tabled[0]), tabled[1])[kind]

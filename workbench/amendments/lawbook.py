@@ -92,7 +92,9 @@ class HeldVersions(Mapping[str, Version]):
 
 class LawBook:
     """Every held law of `jurisdiction` (the families its drafting style calls laws, in family
-    then version order) and the Code sections they amend (`code`), read at first use.
+    then version order) and the Code sections they amend (`code`), read at first use. `rows`:
+    the catalogue, as rows read whole or as a `laws.Catalogued` (a workspace's `TableRows`, whose
+    rows are read only where a law's or release's bytes are).
 
     Refused (`AmendmentError`) when no drafting style names the jurisdiction, or when a held
     law's bytes cannot be read for its facts (`laws.law_facts`).
