@@ -72,7 +72,7 @@ run = wb.measure_corpus(
 )
 families, measurements = run.results, run.measurements
 pairings = [p for f in families for p in f.pairings]
-print(f"versions held: {len(run.catalogue)}; families measured: {len(families)}; modified pairings: {len(pairings)}")
+print(f"versions held: {run.documents}; families measured: {len(families)}; modified pairings: {len(pairings)}")
 
 # %% [markdown]
 # ## How each version's numbering was read

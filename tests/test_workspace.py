@@ -810,13 +810,25 @@ def test_the_map_reads_the_table_by_family_a_page_at_a_time(
     ]
 
 
+@pytest.mark.parametrize(
+    "earlier",
+    [
+        pytest.param("", id="no-index"),
+        pytest.param(
+            "CREATE INDEX catalogue_families ON catalogue (jurisdiction, document_family, "
+            "version_order, key, path, sha256)",
+            id="an-index-without-the-format",
+        ),
+    ],
+)
 def test_a_catalogue_table_without_its_family_index_is_made_again_from_the_file(
-    tmp_path: Path,
+    tmp_path: Path, earlier: str
 ) -> None:
-    """A table of the layout before `catalogue_families` (the same columns, no index) is not
-    taken as the file's export: the next read makes it again from the file, index included."""
+    """A table of an earlier layout (the same columns, and no index or one that does not cover
+    the format `TableRows.entries` lists) is not taken as the file's export: the next read makes
+    it again from the file, index included."""
     from workbench.corpus import Admission, read_catalogue, write_catalogue
-    from workbench.workspace.catalogue import exported, families, read_held
+    from workbench.workspace.catalogue import TableRows, exported, families, read_held
 
     rows = read_catalogue(CORPUS_DIR)
     write_catalogue(Admission(rows=tuple(rows), refusals=()), tmp_path)
@@ -824,10 +836,23 @@ def test_a_catalogue_table_without_its_family_index_is_made_again_from_the_file(
         read_held(held, tmp_path)
         made = exported(held)
         with held.transaction() as conn:
-            conn.execute("DROP INDEX catalogue_families")
+            conn.execute("DROP INDEX catalogue_by_family")
+            if earlier:
+                conn.execute(earlier)
         assert made is not None and exported(held) is None
         assert read_held(held, tmp_path) == rows and exported(held) == made
         assert sum(len(members) for *_, members in families(held)) == len(rows)
+        plan = held.read(
+            "EXPLAIN QUERY PLAN SELECT document_family, version_order, path, format FROM "
+            "catalogue WHERE jurisdiction = 'us-dc' ORDER BY jurisdiction, document_family, "
+            "version_order, key"
+        )
+        assert [step[-1] for step in plan] == [
+            "SEARCH catalogue USING COVERING INDEX catalogue_by_family (jurisdiction=?)"
+        ]
+        assert len(list(TableRows(held).entries("us-dc"))) == sum(
+            row.jurisdiction == "us-dc" for row in rows
+        )
 
 
 MARKED = "us-dc/dc-code-34-1518.01/34-1518.01@2021-10-18.xml"  # a Code section: nested marks

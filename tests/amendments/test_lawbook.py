@@ -8,13 +8,16 @@ report (`amendment_report`, every law read), never typed in.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from workbench.amendments.enactment import check_instruction
 from workbench.amendments.lawbook import LawBook, names_section
-from workbench.amendments.laws import HeldCode
+from workbench.amendments.laws import HeldCode, RowsByPath, by_path, law_facts
 from workbench.amendments.reconcile import (
     AmendmentReport,
     amendment_report,
@@ -23,13 +26,17 @@ from workbench.amendments.reconcile import (
     law_frame,
     law_json,
 )
+from workbench.amendments.style import style_for
 from workbench.changes.pairs import diff_sections
+from workbench.corpus.catalogue import Catalogue
 from workbench.errors import AmendmentError
 from workbench.models import CatalogueRow
 from workbench.workspace import Workspace
+from workbench.workspace.catalogue import TableRows, read_held
 
 ROOT = Path(__file__).resolve().parents[2]
-STORE = ROOT / "corpus" / "real"
+CORPUS_DIR = ROOT / "corpus"
+STORE = CORPUS_DIR / "real"
 LAW_24_314 = "us-dc/dc-law-24-314/24-314.xml"
 CODE_34_1432 = "us-dc/dc-code-34-1432/34-1432@{}.xml"
 
@@ -244,3 +251,76 @@ def test_a_whole_section_added_is_looked_for_only_among_sections_first_released_
         }
         assert set(book.code.first_released_since(law.law.effective)) == since
         assert set(loaded) <= since, law.law.version_id
+
+
+@pytest.fixture(scope="module")
+def tabled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Catalogue, TableRows]]:
+    """The catalogue file's rows, read as `reconcile` reads them (checked against its SHA-256),
+    and a workspace table made from them, looked up where read (`TableRows`)."""
+    with Workspace(tmp_path_factory.mktemp("tabled") / "w.sqlite") as held:
+        yield read_held(held, CORPUS_DIR), TableRows(held)
+
+
+def test_the_catalogue_table_gives_each_row_the_file_gives_and_lists_the_same_entries(
+    tabled: tuple[Catalogue, TableRows],
+) -> None:
+    """Looked up by path, the table gives the row the file's rows give (its fields included), and
+    None where they give none; each jurisdiction's entries are the same."""
+    rows, table = tabled
+    read = by_path(rows)
+    assert isinstance(read, RowsByPath) and by_path(table) is table
+    for row in rows:
+        found = table.get(row.path)
+        assert found == read.get(row.path) and found is not None
+        assert found.fields == row.fields, row.path
+    unknown = "us-dc/dc-law-24-314/24-315.xml"
+    assert table.get(unknown) is None and read.get(unknown) is None
+    for jurisdiction in sorted({row.jurisdiction for row in rows}):
+        assert sorted(table.entries(jurisdiction)) == sorted(read.entries(jurisdiction))
+    assert list(table.entries("xx-nowhere")) == list(read.entries("xx-nowhere")) == []
+
+
+@pytest.mark.parametrize("kind", [pytest.param(0, id="file-rows"), pytest.param(1, id="table")])
+@pytest.mark.parametrize(
+    ("changed", "message"),
+    [
+        pytest.param(
+            {"version_id": "us-dc/dc-law-24-314/24-315.xml"},
+            "us-dc/dc-law-24-314/24-315.xml: not in the catalogue; expected a catalogued law",
+            id="not-catalogued",
+        ),
+        pytest.param(
+            {"artefact_sha256": "0" * 64},
+            "us-dc/dc-law-24-314/24-314.xml: catalogue sha256 {} is not the held version's "
+            f"artefact sha256 {'0' * 64}; re-run 'workbench ingest'",
+            id="other-bytes",
+        ),
+    ],
+)
+def test_a_law_not_catalogued_as_held_is_refused_alike_by_either_catalogue(
+    workspace: Workspace,
+    tabled: tuple[Catalogue, TableRows],
+    kind: int,
+    changed: dict[str, Any],
+    message: str,
+) -> None:
+    rows = (by_path(tabled[0]), tabled[1])[kind]
+    held = workspace.version(LAW_24_314)
+    catalogued = rows.get(LAW_24_314)
+    assert catalogued is not None
+    with pytest.raises(AmendmentError) as refused:
+        law_facts(replace(held, **changed), style_for("us-dc"), rows, STORE)
+    assert str(refused.value) == message.format(catalogued.sha256)
+
+
+def test_a_law_book_on_the_catalogue_table_is_the_one_on_the_file_rows(
+    workspace: Workspace, tabled: tuple[Catalogue, TableRows], book: LawBook
+) -> None:
+    """The same laws, facts, Code sections and section numbers, and each law read alike."""
+    on_table = LawBook(workspace, "us-dc", tabled[1], STORE)
+    assert list(on_table.versions) == list(book.versions) and on_table.facts == book.facts
+    assert on_table.code.families == book.code.families
+    assert on_table.code.by_section == book.code.by_section
+    assert [on_table.report(law) for law in on_table.versions] == list(
+        map(book.report, book.versions)
+    )

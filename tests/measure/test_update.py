@@ -32,6 +32,7 @@ from workbench.measure.update import UpdateRun, update_corpus
 from workbench.models import CatalogueRow
 from workbench.search.index import update_index
 from workbench.workspace import Workspace
+from workbench.workspace.catalogue import TableRows, families, read_held
 
 # The two Code sections whose newest release arrives after the first update.
 LATE = ("us-dc/dc-code-34-306", "us-dc/dc-code-34-1436")
@@ -143,14 +144,15 @@ def test_an_update_after_a_release_equals_the_separate_commands_run_cold(
     # The separate commands, cold, on the whole mirror.
     cold = measure_corpus(mirror=mirror, out=tmp_path / "out", workspace=tmp_path / "w.sqlite")
     assert _tree(tmp_path / "out") == _tree(second.plan.out)
+    assert cold.settings is not None
     with Workspace(tmp_path / "w.sqlite") as held:
         index = update_index(held)
-        rows = cold.catalogue
+        rows = read_held(held, cold.settings.catalogue)  # as `reconcile` reads them: the file
         fresh = reconcile_code(held, "us-dc", rows, mirror)
     assert index.status.texts == second.index.status.texts
     assert index.status.passages == second.index.status.passages
     digest = corpus_digest(rows)
-    assert corpus_digest(second.measured.catalogue) == digest
+    assert second.measured.corpus_digest == digest
     assert reconciliation_report(second.reconciled, corpus_digest=digest) == (
         reconciliation_report(fresh, corpus_digest=digest)
     )
@@ -260,7 +262,7 @@ def test_an_update_attributes_each_release_pair_over_the_diff_measure_kept(
     assert {os.path.basename(v) for _, _, v in attributed} >= {os.path.basename(v) for v in late}
     assert diffed == []
     with Workspace(second.plan.workspace) as held:
-        code = LawBook(held, "us-dc", second.measured.catalogue, mirror).code
+        code = LawBook(held, "us-dc", TableRows(held), mirror).code
         pairs = 0
         for family in code.families:
             dated = [version for _, version in code.dated(family)]
@@ -273,3 +275,43 @@ def test_an_update_attributes_each_release_pair_over_the_diff_measure_kept(
                 ), (family, before.version_id, after.version_id)
             pairs += len(releases)
     assert pairs > len(late)
+
+
+def test_an_update_reconciles_reading_only_the_catalogue_rows_of_laws_and_code_sections(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After its reports are written, an update makes a `CatalogueRow` only of a row whose bytes
+    its reconciliation reads: a law's (its facts) or a Code release's (where its notes begin),
+    looked up in the catalogue table (`TableRows`), never the table read whole. The mirror holds
+    two laws, two Code sections and two families of other jurisdictions (XML and text)."""
+    from workbench.measure import html
+
+    laws = ["us-dc/dc-law-24-314", "us-dc/dc-law-25-50"]
+    sections = ["us-dc/dc-code-34-1432", "us-dc/dc-code-34-1436"]
+    others = ["us-federal/115-hr255", "ietf/draft-cedik-http-warning"]
+    mirror = link_families(tmp_path / "mirror", [*laws, *sections, *others])
+    made: list[str] = []  # the family of each row made once the reports are written
+    written = False
+    real_init, real_write = CatalogueRow.__init__, html.write_reports
+
+    def making(row: CatalogueRow, **fields: Any) -> None:
+        real_init(row, **fields)
+        if written:
+            made.append("/".join(row.path.split("/")[:2]))
+
+    def writing(*args: Any, **options: Any) -> Any:
+        nonlocal written
+        done = real_write(*args, **options)
+        written = True
+        return done
+
+    monkeypatch.setattr(CatalogueRow, "__init__", making)
+    monkeypatch.setattr(html, "write_reports", writing)
+    plan = plan_measure(corpus=mirror, workspace=tmp_path / "w.sqlite", out=tmp_path / "out")
+    done = update_corpus(plan)
+    assert done.reconciled is not None and written
+    assert sorted(f"us-dc/{family}" for family in done.reconciled.sections) == sections
+    assert set(made) == {*laws, *sections}
+    with Workspace(plan.workspace) as held:
+        tabled = {f"{jurisdiction}/{family}" for jurisdiction, family, _ in families(held)}
+    assert tabled == {*laws, *sections, *others}

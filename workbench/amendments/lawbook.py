@@ -15,6 +15,7 @@ from typing import Any
 from workbench.amendments.enactment import Check, check_instruction
 from workbench.amendments.instructions import Instruction, Reading
 from workbench.amendments.laws import (
+    Catalogued,
     HeldCode,
     HeldLaw,
     LawFacts,
@@ -91,7 +92,9 @@ class HeldVersions(Mapping[str, Version]):
 
 class LawBook:
     """Every held law of `jurisdiction` (the families its drafting style calls laws, in family
-    then version order) and the Code sections they amend (`code`), read at first use.
+    then version order) and the Code sections they amend (`code`), read at first use. `rows`:
+    the catalogue, as rows read whole or as a `laws.Catalogued` (a workspace's `TableRows`, whose
+    rows are read only where a law's or release's bytes are).
 
     Refused (`AmendmentError`) when no drafting style names the jurisdiction, or when a held
     law's bytes cannot be read for its facts (`laws.law_facts`).
@@ -101,7 +104,7 @@ class LawBook:
         self,
         workspace: Workspace,
         jurisdiction: str,
-        rows: Iterable[CatalogueRow],
+        rows: Iterable[CatalogueRow] | Catalogued,
         store: Path,
         *,
         known: Mapping[str, tuple[str, LawFacts]] | None = None,
@@ -116,9 +119,9 @@ class LawBook:
         self.store = store
         pattern = self.style.law_families_pattern
         candidates = sorted(
-            (row.family, row.version_order, row.path)
-            for row in self.rows.values()
-            if row.jurisdiction == jurisdiction and pattern.search(row.family)
+            (family, order, path)
+            for family, order, path, _ in self.rows.entries(jurisdiction)
+            if pattern.search(family)
         )
         # Each held law's artefact and text SHA-256, by id: one query, no text read.
         self.hashes: dict[str, tuple[str, str]] = {
@@ -144,9 +147,9 @@ class LawBook:
             workspace,
             jurisdiction,
             self.style,
-            self.rows.values(),
+            self.rows,
             store,
-            law_families=frozenset(self.rows[law].family for law in self.versions),
+            law_families=frozenset(family for family, _, law in candidates if law in self.hashes),
             sections=sections,
             codified=codified,
             progress=progress,

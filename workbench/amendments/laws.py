@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeVar, runtime_checkable
 
 from lxml import etree
 
@@ -69,13 +69,39 @@ class Release:
     units: Mapping[tuple[str, ...], tuple[int, int]] = field(repr=False)
 
 
-def by_path(rows: Iterable[CatalogueRow]) -> dict[str, CatalogueRow]:
-    """Catalogue rows by their path (a version id): what `law_facts`, `held_law` and `release`
-    look a held version's row up in."""
-    return {row.path: row for row in rows}
+@runtime_checkable
+class Catalogued(Protocol):
+    """The catalogue rows a law book reads: a row looked up by its path (a version id), and a
+    jurisdiction's rows listed by family, version order, path and media type, never read whole.
+    One seam for both kinds of catalogue, so the law book and the Code sections read rows one
+    way: rows a caller read whole (the catalogue file, checked against its SHA-256: C3) are
+    looked up in a dict (`RowsByPath`), and a workspace's table is queried where it is looked
+    up (`workspace.catalogue.TableRows`: `update` reads no row it does not need)."""
+
+    def get(self, path: str) -> CatalogueRow | None: ...
+
+    def entries(self, jurisdiction: str) -> Iterable[tuple[str, int, str, str]]: ...
 
 
-def _row(rows: Mapping[str, CatalogueRow], version: Version) -> CatalogueRow:
+class RowsByPath(dict[str, CatalogueRow]):
+    """Catalogue rows read whole, by their path (`Catalogued`)."""
+
+    def entries(self, jurisdiction: str) -> Iterator[tuple[str, int, str, str]]:
+        """(family, version order, path, media type) of each row of `jurisdiction`."""
+        for row in self.values():
+            if row.jurisdiction == jurisdiction:
+                yield row.family, row.version_order, row.path, row.media_type
+
+
+def by_path(rows: Iterable[CatalogueRow] | Catalogued) -> Catalogued:
+    """What `law_facts`, `held_law` and `release` look a held version's row up in: `rows` when
+    it is a `Catalogued` already (a workspace's `TableRows`), else the rows by their path."""
+    if isinstance(rows, Catalogued):
+        return rows
+    return RowsByPath((row.path, row) for row in rows)
+
+
+def _row(rows: Catalogued, version: Version) -> CatalogueRow:
     row = rows.get(version.version_id)
     if row is None:
         raise AmendmentError(
@@ -89,7 +115,7 @@ def _row(rows: Mapping[str, CatalogueRow], version: Version) -> CatalogueRow:
     return row
 
 
-def _bytes(rows: Mapping[str, CatalogueRow], store: Path, version: Version) -> bytes:
+def _bytes(rows: Catalogued, store: Path, version: Version) -> bytes:
     if version.media_type not in XML_MEDIA_TYPES:
         raise AmendmentError(
             f"{version.version_id}: media type {version.media_type}; expected an XML law"
@@ -133,9 +159,7 @@ def _facts(root: etree._Element, version_id: str, style: DraftingStyle) -> LawFa
     )
 
 
-def law_facts(
-    version: Version, style: DraftingStyle, rows: Mapping[str, CatalogueRow], store: Path
-) -> LawFacts:
+def law_facts(version: Version, style: DraftingStyle, rows: Catalogued, store: Path) -> LawFacts:
     """A held law's effective date and Act number, read from its bytes by parsing alone.
 
     Refused (`AmendmentError`, one line naming the version): not XML, not catalogued or not
@@ -149,9 +173,7 @@ def law_facts(
     return _facts(root, version.version_id, style)
 
 
-def held_law(
-    version: Version, style: DraftingStyle, rows: Mapping[str, CatalogueRow], store: Path
-) -> HeldLaw:
+def held_law(version: Version, style: DraftingStyle, rows: Catalogued, store: Path) -> HeldLaw:
     """A held law's facts (`law_facts`) and the spans of its publisher markup and quoted matter,
     from one parse and one render of its bytes.
 
@@ -182,9 +204,7 @@ def held_law(
     )
 
 
-def notes_start(
-    version: Version, style: DraftingStyle, rows: Mapping[str, CatalogueRow], store: Path
-) -> int:
+def notes_start(version: Version, style: DraftingStyle, rows: Catalogued, store: Path) -> int:
     """Where a Code release's notes begin (the style's notes element), read from its bytes;
     its text's length where it has none."""
     data = _bytes(rows, store, version)
@@ -200,7 +220,7 @@ def release(
     version: Version,
     date: str,
     style: DraftingStyle,
-    rows: Mapping[str, CatalogueRow],
+    rows: Catalogued,
     store: Path,
     *,
     body_end: int | None = None,
@@ -310,7 +330,7 @@ class HeldCode:
         workspace: Workspace,
         jurisdiction: str,
         style: DraftingStyle,
-        rows: Iterable[CatalogueRow],
+        rows: Iterable[CatalogueRow] | Catalogued,
         store: Path,
         *,
         law_families: frozenset[str],
@@ -324,11 +344,9 @@ class HeldCode:
         self.store = store
         self.dates = workspace.filing_dates()
         listed = {
-            row.family
-            for row in self.rows.values()
-            if row.jurisdiction == jurisdiction
-            and row.family not in law_families
-            and row.media_type in XML_MEDIA_TYPES
+            family
+            for family, _, _, media_type in self.rows.entries(jurisdiction)
+            if family not in law_families and media_type in XML_MEDIA_TYPES
         }
         held = _held_facts(workspace, jurisdiction)
         self.families: dict[str, tuple[HeldFact, ...]] = {

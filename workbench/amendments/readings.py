@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from workbench.amendments.instructions import Instruction, Reading, Unread, read_instructions
-from workbench.amendments.laws import HeldLaw, held_law
+from workbench.amendments.laws import Catalogued, HeldLaw, held_law
 from workbench.amendments.style import DraftingStyle
 from workbench.derived import code_digest, derived_key, keep_row
-from workbench.models import CatalogueRow, Version
+from workbench.models import Version
 from workbench.text.profiles import Profile
 from workbench.workspace import Workspace
 
@@ -73,7 +73,7 @@ def law_reading(
     hashes: tuple[str, str],
     style: DraftingStyle,
     profile: Profile,
-    rows: Mapping[str, CatalogueRow],
+    rows: Catalogued,
     store: Path,
 ) -> tuple[HeldLaw, Reading]:
     """The law's markup and quoted matter (`laws.held_law`) and its prose read into instructions

@@ -14,7 +14,7 @@ from workbench.amendments.diffs import KeptDiffs
 from workbench.amendments.enactment import Check
 from workbench.amendments.instructions import Instruction
 from workbench.amendments.lawbook import LawBook, LawReport
-from workbench.amendments.laws import HeldCode
+from workbench.amendments.laws import Catalogued, HeldCode
 from workbench.amendments.reconcile import Attribution, reconcile
 from workbench.amendments.store import (
     Moved,
@@ -154,7 +154,7 @@ class Attributions(Mapping[str, Attribution]):
 def reconcile_code(
     workspace: Workspace,
     jurisdiction: str,
-    rows: Iterable[CatalogueRow],
+    rows: Iterable[CatalogueRow] | Catalogued,
     store: Path,
     *,
     stored: bool = False,

@@ -6,7 +6,6 @@ the whole held code reconciled with every held law, written as a report (`reconc
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +15,6 @@ from workbench.cli.common import open_held, out, path_options, print_json, progr
 
 if TYPE_CHECKING:
     from workbench.amendments.whole_code import CodeReconciliation
-    from workbench.models import CatalogueRow
 
 
 def cmd_amendments(args: argparse.Namespace) -> int:
@@ -45,7 +43,9 @@ def cmd_reconcile(args: argparse.Namespace) -> int:
         done = reconcile_code(
             workspace, args.jurisdiction, rows, settings.store, stored=True, progress=progress()
         )
-    report, lines = write_reconciled(done, rows, args.out)
+    from workbench.measure import corpus_digest
+
+    report, lines = write_reconciled(done, corpus_digest(rows), args.out)
     if args.json:
         print_json(report)
     else:
@@ -54,18 +54,18 @@ def cmd_reconcile(args: argparse.Namespace) -> int:
 
 
 def write_reconciled(
-    done: CodeReconciliation, rows: Sequence[CatalogueRow], folder: Path
+    done: CodeReconciliation, digest: str, folder: Path
 ) -> tuple[dict[str, Any], list[str]]:
-    """Write the reconciliation report of `done` into `folder`: the report, and the summary
-    lines `reconcile` prints (with how much a stored run took from the workspace)."""
+    """Write the reconciliation report of `done` into `folder`, naming the corpus digest
+    `digest` of the catalogue it read: the report, and the summary lines `reconcile` prints
+    (with how much a stored run took from the workspace)."""
     from workbench.evals.reconciliation import (
         reconciliation_report,
         report_lines,
         write_reconciliation,
     )
-    from workbench.measure import corpus_digest
 
-    report = reconciliation_report(done, corpus_digest=corpus_digest(rows))
+    report = reconciliation_report(done, corpus_digest=digest)
     names = write_reconciliation(folder, report)
     reused = (
         f"taken from the workspace (unchanged since a run kept them): "

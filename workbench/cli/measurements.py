@@ -83,7 +83,7 @@ def cmd_update(args: argparse.Namespace) -> int:
     if done.reconciled is None:
         lines.append(f"not reconciled: {done.not_reconciled}")
     else:
-        lines += write_reconciled(done.reconciled, run.catalogue, args.reconciliation)[1]
+        lines += write_reconciled(done.reconciled, run.corpus_digest, args.reconciliation)[1]
     out("".join(line + "\n" for line in lines))
     return _refusals(run)
 

@@ -8,7 +8,7 @@ import os
 import shlex
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +41,12 @@ from workbench.measure.family import FamilyMeasurement, measure_family
 from workbench.measure.index import SummaryIndex
 from workbench.measure.reports import (
     Measurements,
+    corpus_digest,
     induced_profile_file,
     reduce_summaries,
 )
 from workbench.measure.tasks import HeldParts
-from workbench.models import CatalogueRow, Refusal, Version, canonical_json
+from workbench.models import Refusal, Version, canonical_json
 from workbench.progress import bar
 from workbench.tables import check_format
 from workbench.text.ocr import OcrOptions, default_cache
@@ -57,7 +58,6 @@ from workbench.workspace.catalogue import (
     admit_held,
     hold_catalogue,
     read_held_file,
-    table_rows,
     unheld_catalogue,
 )
 
@@ -104,9 +104,10 @@ class MeasureRun:
     measurements: Measurements | None = None  # the reduce, as written (None: none made)
     numbering: dict[str, Any] | None = None  # the structure report's `numbering_read`
     settings: CorpusSettings | None = None  # what the workspace now remembers (None: none)
-    catalogue: tuple[CatalogueRow, ...] = field(default=(), repr=False)  # as the workspace holds it
     # Those of `written` whose bytes this run changed; the others held them already, untouched.
     changed: tuple[Path, ...] = ()
+    # `reports.corpus_digest` of the catalogue the workspace holds after this run ("": none).
+    corpus_digest: str = ""
 
 
 def measure_corpus(
@@ -166,8 +167,8 @@ def measure_corpus(
     The reports are the same bytes whichever families were reused and whatever ran the map. While
     the map runs the client holds a page of the catalogue table's rows and the tasks and results
     of the batches in flight (`workspace.catalogue.family_rows`, `cluster.map_tasks`); after it,
-    for the reduce, the few columns of each row the reports read (`Listed`), and the rows whole
-    once the reports are written; never the corpus's measurements. `keep_results` also gives back every family's measurement
+    for the reduce, the few columns of each row the reports read (`Listed`); never the rows whole
+    nor the corpus's measurements. `keep_results` also gives back every family's measurement
     and the reports with every section read in (for a notebook on a small corpus).
     """
     if export is not None:
@@ -209,14 +210,18 @@ def measure_corpus(
     run = MapRun(held_cache=shards if use_cache else None)
     with Workspace(workspace) as held, SummaryIndex(folder) as index:
         held.remember(given.resolved(), by="measure")
-        # The rows are the table's from here on, read a page at a time by the map and whole
-        # only after it: none is held while the map runs.
+        # The rows are the table's from here on, read a page at a time by the map and as the
+        # few columns the reports read after it: none is held while the map runs.
         if mirror is not None:  # the rows this run measures are the admission's
-            admitted = Admitted.of(admission, admit_held(held, admission, catalogue, held_rows)[0])
+            merged = admit_held(held, admission, catalogue, held_rows)[0]  # the table's rows
+            admitted = Admitted.of(admission, merged)
+            digest = corpus_digest(merged.rows)
+            del merged
             keep_stamps(held, admission, known)
             del held_rows, known, admission
         else:
             admitted = Admitted()
+            digest = None  # the table's rows are the ones listed for the reports
             if unheld is not None:
                 hold_catalogue(held, unheld, catalogue)
             del unheld
@@ -237,9 +242,9 @@ def measure_corpus(
         )
         index.fold(run.keys)
         apparatus = apparatus_report(held, store)  # C20: keeps each version's parts
-        # What the reports read of each row (`Listed`), not the rows: the rows whole
-        # (`MeasureRun.catalogue`) are read once the reports are written.
+        # What the reports read of each row (`Listed`), not the rows.
         rows = admitted.listed(held)
+        digest = corpus_digest(rows) if digest is None else digest
         made_by = None if given.is_project() else measure_command(given)
         view = os.fsdecode(out.resolve())
         key = _reports_key(rows, refusals, run, apparatus, made_by)
@@ -257,7 +262,7 @@ def measure_corpus(
             numbering=kept.value["numbering_read"],
             settings=given.resolved(),
             engine=engine,
-            catalogue=_catalogue(workspace),
+            corpus_digest=digest,
         )
     measurements = reduce_summaries(
         index.summaries,
@@ -286,7 +291,6 @@ def measure_corpus(
             "numbering_read": _numbering(measurements),
         }
         DerivedState(held).keep(REPORTS_KIND, view, key, value)
-        catalogued = tuple(table_rows(held))
     if export is not None:
         from workbench.measure.tables import write_measurement_tables_from
 
@@ -307,14 +311,9 @@ def measure_corpus(
         numbering=_numbering(measurements),
         settings=given.resolved(),
         engine=engine,
-        catalogue=catalogued,
         changed=tuple(changed),
+        corpus_digest=digest,
     )
-
-
-def _catalogue(workspace: Path) -> tuple[CatalogueRow, ...]:
-    with Workspace(workspace) as held:
-        return tuple(table_rows(held))
 
 
 REPORTS_KIND = "reports"  # the reports a measure wrote into a folder, in `derived.DerivedState`

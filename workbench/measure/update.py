@@ -14,6 +14,7 @@ from workbench.errors import AmendmentError
 from workbench.measure.run import MeasurePlan, MeasureRun, measure_planned
 from workbench.search.index import IndexUpdate, update_index
 from workbench.workspace import Workspace, researcher_profiles
+from workbench.workspace.catalogue import TableRows
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -44,10 +45,11 @@ def update_corpus(
     folder. `measure_corpus` admits (re-reading only the documents whose file stamps moved),
     ingests and measures the families whose inputs changed, on the engine `workers` /
     `scheduler` name; `update_index` adds the versions held since; `reconcile_code` (stored)
-    reads again only the laws and sections they touched, from the catalogue rows the measure
-    read (`MeasureRun.catalogue`): the catalogue is read once. A workspace that holds no law or
-    no Code section of `jurisdiction` is not reconciled (`not_reconciled` says why); a
-    `jurisdiction` no drafting style names is refused (`AmendmentError`) before any work.
+    reads again only the laws and sections they touched, looking up in the workspace's catalogue
+    table only the rows whose bytes it reads (`TableRows`): the catalogue is read whole once, by
+    the admission. A workspace that holds no law or no Code section of `jurisdiction` is not
+    reconciled (`not_reconciled` says why); a `jurisdiction` no drafting style names is refused
+    (`AmendmentError`) before any work.
     """
     style_for(jurisdiction)
     measured = measure_planned(
@@ -66,7 +68,7 @@ def update_corpus(
             reconciled = reconcile_code(
                 held,
                 jurisdiction,
-                measured.catalogue,
+                TableRows(held),
                 measured.settings.store,
                 stored=True,
                 progress=progress,

@@ -38,14 +38,16 @@ TABLE, EXPORT = "catalogue", "catalogue_export"
 # that the catalogue is read as columns, no record parsed.
 _COLUMNS = ("key", "line", "path", *ROW_FIELDS)
 # The order `families` reads the table in (by family, each in version order, ties by key), and
-# beside it what a measure decides a family's reuse from (each row's path and SHA-256): an index
-# that covers them, so the families are read without touching the rows' lines.
+# beside it what a measure decides a family's reuse from (each row's path and SHA-256) and the
+# format `TableRows.entries` lists: an index that covers them, so the families are read without
+# touching the rows' lines (a table whose index lacks the format is made again: `_indexed`).
 _FAMILY_ORDER = ("jurisdiction", "document_family", "version_order", "key")
+_INDEX = f"{TABLE}_by_family"
 _SCHEMA = (
     f"CREATE TABLE IF NOT EXISTS {TABLE} (key TEXT PRIMARY KEY, line TEXT NOT NULL, "
     "path TEXT NOT NULL, " + ", ".join(ROW_FIELDS) + ") WITHOUT ROWID",
-    f"CREATE INDEX IF NOT EXISTS {TABLE}_families ON {TABLE} "
-    f"({', '.join(_FAMILY_ORDER)}, path, sha256)",
+    f"CREATE INDEX IF NOT EXISTS {_INDEX} ON {TABLE} "
+    f"({', '.join(_FAMILY_ORDER)}, path, sha256, format)",
     f"CREATE TABLE IF NOT EXISTS {EXPORT} (folder TEXT NOT NULL, sha256 TEXT NOT NULL)",
 )
 PAGE_ROWS = 1024  # index entries `families` reads per query
@@ -207,6 +209,36 @@ def family_rows(workspace: Workspace, jurisdiction: str, family: str) -> list[Ca
     ]
 
 
+Entry = tuple[str, int, str, str]  # a row as `TableRows.entries` lists it
+
+
+class TableRows:
+    """The catalogue table's rows of a workspace, each read where it is looked up: what a reader
+    that only looks rows up by path, and lists a jurisdiction's families, is given in place of
+    every row read whole (the amendments' `laws.Catalogued`)."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self._workspace = workspace
+
+    def get(self, path: str) -> CatalogueRow | None:
+        """The row of `path` as `table_rows` reads it, or None when the table holds none: one
+        query on the table's key."""
+        found = self._workspace.read(
+            f"SELECT {', '.join(_COLUMNS)} FROM {TABLE} WHERE key = ?", (line_key(path),)
+        )
+        return _record(found[0]) if found else None
+
+    def entries(self, jurisdiction: str) -> Iterator[Entry]:
+        """(family, version order, path, media type) of each row of `jurisdiction`, in family
+        then version order (ties by key), read from the table's index: no line is read."""
+        query = (
+            f"SELECT document_family, version_order, path, format FROM {TABLE} "
+            f"WHERE jurisdiction = ? ORDER BY {', '.join(_FAMILY_ORDER)}"
+        )
+        for family, order, path, format_ in self._workspace.rows(query, (jurisdiction,)):
+            yield family, order, path, media_type_of(format_)
+
+
 def _record(columns: tuple[Any, ...]) -> CatalogueRow:
     key, line, path, *values = columns
     return CatalogueRow(
@@ -356,7 +388,7 @@ def _columns(workspace: Workspace) -> tuple[str, ...]:
 
 
 def _indexed(workspace: Workspace) -> bool:
-    found = f"SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = '{TABLE}_families'"
+    found = f"SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = '{_INDEX}'"
     return bool(workspace.read(found))
 
 
