@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import STORE, FreshWorkspace
-from workbench.amendments import instructions, laws, readings
+from workbench.amendments import instructions, lawbook, laws, readings
 from workbench.amendments.instructions import Reading
 from workbench.amendments.lawbook import LawBook
 from workbench.amendments.laws import HeldLaw
@@ -123,3 +123,25 @@ def test_a_read_only_workspace_reads_every_law_and_keeps_none(
     _clear(counted)
     assert _read_all(held, catalogue) == first
     assert sorted(counted["held_law"]) == sorted(counted["read_instructions"]) == sorted(first)
+
+
+def test_a_second_book_takes_every_laws_facts_from_the_kept_readings(
+    held: Workspace, catalogue: tuple[CatalogueRow, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A book over a workspace that keeps its laws' readings parses no law for its effective date
+    and Act number (`laws.law_facts`); the facts are the ones read from the bytes."""
+    parsed: list[str] = []
+
+    def facts(version: object, *args: object) -> laws.LawFacts:
+        parsed.append(version.version_id)  # type: ignore[attr-defined]
+        return laws.law_facts(version, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(lawbook, "law_facts", facts)
+    first = LawBook(held, "us-dc", catalogue, STORE)
+    assert sorted(parsed) == sorted(first.versions) != []
+    for law in first.versions:
+        first.reading(law)
+    parsed.clear()
+    again = LawBook(held, "us-dc", catalogue, STORE)
+    assert parsed == []
+    assert again.facts == first.facts

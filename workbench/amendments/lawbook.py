@@ -23,7 +23,7 @@ from workbench.amendments.laws import (
     by_path,
     law_facts,
 )
-from workbench.amendments.readings import law_reading
+from workbench.amendments.readings import kept_facts, law_reading, reading_key
 from workbench.amendments.style import DraftingStyle, style_for
 from workbench.models import CatalogueRow, Version
 from workbench.progress import bar
@@ -135,11 +135,22 @@ class LawBook:
         self.versions = HeldVersions(
             workspace, [path for _, _, path in candidates if path in self.hashes]
         )
-        # `known`: facts read before, each under the artefact SHA-256 of the bytes read.
+        # `known`: facts read before, each under the artefact SHA-256 of the bytes read; else
+        # those of a reading the workspace keeps; else read from the law's bytes.
         seen = known or {}
+        kept = kept_facts(
+            workspace,
+            {
+                law: reading_key(self.hashes[law], self.style, self.profile)
+                for law in self.versions
+                if not (law in seen and seen[law][0] == self.hashes[law][0])
+            },
+        )
         self.facts: dict[str, LawFacts] = {
             law: seen[law][1]
             if law in seen and seen[law][0] == self.hashes[law][0]
+            else kept[law]
+            if law in kept
             else law_facts(self.versions[law], self.style, self.rows, store)
             for law in bar(self.versions, desc="law dates", unit="law", enabled=progress)
         }

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.amendments.instructions import Instruction, Reading, Unread, read_instructions
-from workbench.amendments.laws import Catalogued, HeldLaw, held_law
+from workbench.amendments.laws import Catalogued, HeldLaw, LawFacts, held_law
 from workbench.amendments.style import DraftingStyle
 from workbench.derived import code_digest, derived_key, keep_row
 from workbench.models import Version
@@ -100,3 +100,23 @@ def law_reading(
             name = {"version_id": law, "style": style.name}
             keep_row(conn, TABLE, ("key", key), name, {"reading": record})
     return held, reading
+
+
+def kept_facts(workspace: Workspace, keys: Mapping[str, str]) -> dict[str, LawFacts]:
+    """The facts (effective date, Act number) of the laws whose reading the workspace keeps under
+    the key `keys` names for it (`reading_key`), by law: one query, each record's two fields read
+    by SQLite, not the record decoded. A law not kept, or whose record lacks a date, is left out
+    (read from its bytes: `laws.law_facts`)."""
+    if TABLE not in workspace.tables() or not keys:
+        return {}
+    laws = {key: law for law, key in keys.items()}
+    found = workspace.read(
+        f"SELECT key, json_extract(reading, '$.effective'), json_extract(reading, '$.act') "
+        f"FROM {TABLE} WHERE key IN (SELECT value FROM json_each(?)) AND json_valid(reading)",
+        (json.dumps(list(laws)),),
+    )
+    return {
+        laws[key]: LawFacts(version_id=laws[key], effective=effective, act=act)
+        for key, effective, act in found
+        if isinstance(effective, str) and (act is None or isinstance(act, str))
+    }
