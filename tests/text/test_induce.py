@@ -503,19 +503,24 @@ Laws = Callable[[str], dict[str, list[str]]]
 def legalize(tmp_path_factory: pytest.TempPathFactory) -> Laws:
     """`legalize(country)`: every version's text of every law of that country's bundle, oldest
     first, by law path; each bundle cloned and read once for the module's tests."""
-    script = _numbering_truth()
     read: dict[str, dict[str, list[str]]] = {}
 
     def laws(country: str) -> dict[str, list[str]]:
         if country not in read:
-            (bundle,) = BUNDLES.glob(f"legalize-{country}-*.bundle")
-            into = tmp_path_factory.mktemp(f"legalize-{country}")
-            found: dict[str, list[str]] = defaultdict(list)
-            for path, _, _, text in script.bundle_versions(bundle, into):
-                found[path].append(text)
-            read[country] = found
+            read[country] = _laws(country, tmp_path_factory.mktemp(f"legalize-{country}"))
         return read[country]
 
+    return laws
+
+
+def _laws(country: str, into: Path) -> dict[str, list[str]]:
+    """Every version's text of every law of one bundle, oldest first, by law path (other
+    modules' tests read a bundle through it too)."""
+    script = _numbering_truth()
+    (bundle,) = BUNDLES.glob(f"legalize-{country}-*.bundle")
+    laws: dict[str, list[str]] = defaultdict(list)
+    for path, _, _, text in script.bundle_versions(bundle, into):
+        laws[path].append(text)
     return laws
 
 

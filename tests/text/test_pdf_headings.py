@@ -28,7 +28,7 @@ from workbench.text.pdf_headings import heading_lines
 from workbench.text.profiles import registry
 from workbench.text.shapes import alone_label
 from workbench.text.structure import parse_text
-from workbench.workspace.parts import _kept, _parts
+from workbench.workspace.parts import _decoded, _kept
 
 BODY = 11  # points: the body's type size
 ARTICLE = 15  # points: an article's number, set larger
@@ -248,7 +248,8 @@ def test_heading_lines_are_kept_and_read_back_with_the_parts(
     """The workspace keeps a version's heading lines beside its footnotes and tables, as JSON,
     and reads back the same spans (a PDF with none keeps an empty tuple)."""
     kept = json.loads(json.dumps(_kept(None, (), headings)))
-    assert _parts(kept) == (None, (), headings)
+    read = tuple(_decoded(column, kept[column]) for column in ("footnotes", "tables", "headings"))
+    assert read == (None, (), headings)
 
 
 @pytest.mark.slow
