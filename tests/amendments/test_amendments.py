@@ -21,7 +21,7 @@ from workbench.amendments.instructions import (
     read_instructions,
     required_literals,
 )
-from workbench.amendments.laws import HeldCode, by_path, held_law
+from workbench.amendments.laws import HeldCode, by_path, code_families, held_law
 from workbench.amendments.reconcile import AmendmentReport, amendment_report, law_amendments
 from workbench.amendments.style import STYLES_DIR, parse_style, style_for
 from workbench.bounds import MATCH_BUDGET_SECONDS, BudgetedPattern
@@ -372,7 +372,10 @@ def _code(workspace: Workspace, catalogue: tuple[CatalogueRow, ...]) -> HeldCode
         style_for("us-dc"),
         catalogue,
         STORE,
-        law_families=frozenset(r.family for r in catalogue if r.family.startswith("dc-law-")),
+        families=code_families(
+            by_path(catalogue).entries("us-dc"),
+            {r.family for r in catalogue if r.family.startswith("dc-law-")},
+        ),
     )
 
 

@@ -21,6 +21,7 @@ from workbench.amendments.laws import (
     LawFacts,
     Release,
     by_path,
+    code_families,
     law_facts,
 )
 from workbench.amendments.readings import kept_facts, law_reading, reading_key
@@ -118,10 +119,9 @@ class LawBook:
         self.rows = by_path(rows)
         self.store = store
         pattern = self.style.law_families_pattern
+        entries = list(self.rows.entries(jurisdiction))  # read once: laws, then Code sections
         candidates = sorted(
-            (family, order, path)
-            for family, order, path, _ in self.rows.entries(jurisdiction)
-            if pattern.search(family)
+            (family, order, path) for family, order, path, _ in entries if pattern.search(family)
         )
         # Each held law's artefact and text SHA-256, by id: one query, no text read.
         self.hashes: dict[str, tuple[str, str]] = {
@@ -160,7 +160,9 @@ class LawBook:
             self.style,
             self.rows,
             store,
-            law_families=frozenset(family for family, _, law in candidates if law in self.hashes),
+            families=code_families(
+                entries, {family for family, _, law in candidates if law in self.hashes}
+            ),
             sections=sections,
             codified=codified,
             progress=progress,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TypeVar, runtime_checkable
@@ -99,6 +99,18 @@ def by_path(rows: Iterable[CatalogueRow] | Catalogued) -> Catalogued:
     if isinstance(rows, Catalogued):
         return rows
     return RowsByPath((row.path, row) for row in rows)
+
+
+def code_families(
+    entries: Iterable[tuple[str, int, str, str]], law_families: Collection[str]
+) -> set[str]:
+    """The families of a jurisdiction's catalogue `entries` (`Catalogued.entries`) that may be
+    Code sections: listed as XML, not law families (`HeldCode` keeps those holding marks)."""
+    return {
+        family
+        for family, _, _, media_type in entries
+        if family not in law_families and media_type in XML_MEDIA_TYPES
+    }
 
 
 def _row(rows: Catalogued, version: Version) -> CatalogueRow:
@@ -309,8 +321,9 @@ def notes_key(version: Version, style: DraftingStyle) -> str:
 class HeldCode:
     """The held releases of a jurisdiction's Code sections, by section number, read on demand.
 
-    A family is a Code section when the catalogue rows list it in the jurisdiction as XML, it is
-    not a law family, and its held versions carry structure marks; its section number is the
+    A family is a Code section when it is one of `families` (`code_families`: the catalogue
+    lists it in the jurisdiction as XML and it is not a law family) and its held versions carry
+    structure marks; its section number is the
     label of its first release's outermost unit ("34-1432"). Releases are ordered by filing
     date, then version order; a release with no filing date is left out (it cannot be placed
     before or after a law).
@@ -333,7 +346,7 @@ class HeldCode:
         rows: Iterable[CatalogueRow] | Catalogued,
         store: Path,
         *,
-        law_families: frozenset[str],
+        families: Collection[str],
         sections: Mapping[str, tuple[str, str, str | None]] | None = None,
         codified: Mapping[str, tuple[int, Sequence[str]]] | None = None,
         progress: bool = False,
@@ -343,14 +356,9 @@ class HeldCode:
         self.rows = by_path(rows)
         self.store = store
         self.dates = workspace.filing_dates()
-        listed = {
-            family
-            for family, _, _, media_type in self.rows.entries(jurisdiction)
-            if family not in law_families and media_type in XML_MEDIA_TYPES
-        }
         held = _held_facts(workspace, jurisdiction)
         self.families: dict[str, tuple[HeldFact, ...]] = {
-            family: tuple(held[family]) for family in sorted(listed) if family in held
+            family: tuple(held[family]) for family in sorted(families) if family in held
         }
         known = sections or {}
         self.first_sections: dict[str, tuple[str, str, str | None]] = {}

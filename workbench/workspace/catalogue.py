@@ -258,6 +258,12 @@ class Admitted:
     absent: frozenset[str] = frozenset()
     instead: tuple[CatalogueRow, ...] = ()
 
+    @property
+    def left(self) -> frozenset[str]:
+        """The table's paths whose rows the admission does not have as the table holds them
+        (empty: the admission is the table)."""
+        return self.absent | {row.path for row in self.instead}
+
     @classmethod
     def of(cls, admission: Admission, merged: Admission) -> Admitted:
         """What differs between `admission` and the table `admit_held` made of it (`merged`)."""
@@ -270,9 +276,9 @@ class Admitted:
 
     def families(self, workspace: Workspace) -> Iterator[tuple[str, str, tuple[Member, ...]]]:
         """`families` of the table as the admission has them, in the same order."""
-        if not self.absent and not self.instead:
+        left = self.left
+        if not left:
             return families(workspace)
-        left = self.absent | {row.path for row in self.instead}
         kept = (entry for entry in _entries(workspace) if entry[4] not in left)
         moved = sorted(
             (r.jurisdiction, r.family, r.version_order, line_key(r.path), r.path, r.sha256)
@@ -285,9 +291,9 @@ class Admitted:
     ) -> list[CatalogueRow]:
         """`family_rows` of the table as the admission has them."""
         rows = family_rows(workspace, jurisdiction, family)
-        if not self.absent and not self.instead:
+        left = self.left
+        if not left:
             return rows
-        left = self.absent | {row.path for row in self.instead}
         here = [r for r in self.instead if (r.jurisdiction, r.family) == (jurisdiction, family)]
         return sorted(
             [row for row in rows if row.path not in left] + here,
@@ -296,13 +302,13 @@ class Admitted:
 
     def listed(self, workspace: Workspace) -> tuple[Listed, ...]:
         """`listed_rows` of the table as the admission has them, in line order."""
-        if not self.absent and not self.instead:
+        if not self.left:
             return tuple(listed_rows(workspace))
         return tuple(map(Listed.of, self.rows(workspace)))
 
     def rows(self, workspace: Workspace) -> list[CatalogueRow]:
         """The table's rows as the admission has them, in line order."""
-        left = self.absent | {row.path for row in self.instead}
+        left = self.left
         kept = [row for row in table_rows(workspace) if row.path not in left]
         return sorted(kept + list(self.instead), key=lambda r: line_key(r.path))
 

@@ -6,7 +6,7 @@ are asked (`text.parts`), and read back by every later command."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -34,8 +34,9 @@ TABLE = "derived_parts"
 # A version's parts in three columns, so that a reader of one (the footnotes a quote's history
 # asks for, the tables a diff pairs) never parses the others: `headings` (each heading line's
 # [start, end]), `footnotes` (NULL: none read) and `tables` (NULL: none read; a table's body and
-# head cells each as `cells.cells_json`, each header named once). CAUTION: `tables`, most of a long version's bytes, stays the last column:
-# SQLite reads a row's columns through it to reach any after.
+# head cells each as `cells.cells_json`, each header named once). `tables`, most of a long
+# version's bytes, stays the last column: SQLite reads a row's columns through it to reach any
+# after.
 _SCHEMA = (
     f"CREATE TABLE IF NOT EXISTS {TABLE} (key TEXT PRIMARY KEY, version_id TEXT NOT NULL, "
     "headings TEXT NOT NULL, footnotes TEXT, tables TEXT)"
@@ -135,8 +136,7 @@ def _kept_row(
 ) -> tuple[Any, ...] | None:
     """The `columns` of the row kept under `key`, decoded, or None (no row, or a table of the
     earlier layout: its rows were kept under keys no code computes now)."""
-    held = {row[1] for row in workspace.read(f"PRAGMA table_info({TABLE})")}
-    if _NEWEST not in held:
+    if not _current(workspace.read(f"PRAGMA table_info({TABLE})")):
         return None
     rows = workspace.read(f"SELECT {', '.join(columns)} FROM {TABLE} WHERE key = ?", (key,))
     return (
@@ -144,6 +144,12 @@ def _kept_row(
         if rows
         else None
     )
+
+
+def _current(columns: Iterable[Sequence[Any]]) -> bool:
+    """Whether the table's columns (`PRAGMA table_info` rows) are this layout's; False for no
+    table or one of the earlier layout."""
+    return any(column[1] == _NEWEST for column in columns)
 
 
 def keep_pdf_parts(
@@ -167,7 +173,7 @@ def keep_parts(workspace: Workspace, key: str, version_id: str, read: Kept) -> N
         return
     with workspace.transaction() as conn:
         conn.execute(f"DROP TABLE IF EXISTS {_RETIRED}")  # its footnote readings are kept here
-        if not any(row[1] == _NEWEST for row in conn.execute(f"PRAGMA table_info({TABLE})")):
+        if not _current(conn.execute(f"PRAGMA table_info({TABLE})")):
             # A table of the earlier layout holds rows kept under keys no code computes now.
             conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
         conn.execute(_SCHEMA)
