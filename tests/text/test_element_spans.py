@@ -193,3 +193,75 @@ def test_one_render_gives_each_select_the_spans_a_render_of_its_own_gave_before(
     # every select chose somewhere, and not everywhere (the laws' markup, the Code's notes)
     assert all(chose[k] > 0 for k in range(len(SELECTS)))
     assert chose[0] < len(paths) and chose[2] < len(paths)
+
+
+FR_ISSUE = STORE / "us-federal-register" / "fr-issue-2017-06-07" / "FR-2017-06-07-uslm.xml"
+CANADA_REGS = STORE / "ca-federal" / "ca-cer-amp-regs" / "SOR-2013-138@2022-10-05.xml"
+CANADA_ACT = STORE / "ca-federal" / "ca-energy-efficiency-act" / "E-6.4@2019-06-21.xml"
+DC_LAW = STORE / "us-dc" / "dc-law-25-50" / "25-50.xml"
+PIPELINE_REGS = STORE / "ca-federal" / "ca-cer-onshore-pipeline-regs" / "SOR-99-294@2022-10-05.xml"
+
+
+def _parts_apart_and_together(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[tuple[object, object], tuple[object, object], int]:
+    """A document's notes and tables read by each reader alone, and by `markup_parts`, with the
+    renders `markup_parts` took."""
+    from workbench.text import xml
+    from workbench.text.footnotes import read_markup_footnotes
+    from workbench.text.parts import markup_parts
+    from workbench.text.table_cells import read_tables
+
+    data = path.read_bytes()
+    text = extract_xml(data, source=str(path)).text
+    apart = (
+        read_markup_footnotes(data, source=str(path)),
+        read_tables(data, source=str(path), text=text),
+    )
+    renders: list[str] = []
+    render = xml._render
+
+    def counted(root: etree._Element, source: str, **options: object) -> object:
+        renders.append(source)
+        return render(root, source, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(xml, "_render", counted)
+    together = markup_parts(data, source=str(path), text=text)
+    monkeypatch.undo()
+    return apart, together, len(renders)
+
+
+@pytest.mark.parametrize(
+    ("path", "notes", "tables"),
+    [
+        pytest.param(FR_ISSUE, True, True, id="fr-issue-notes-and-tables"),
+        pytest.param(CANADA_REGS, True, True, id="canada-regs-notes-and-tables"),
+        pytest.param(CANADA_ACT, True, False, id="canada-act-notes"),
+        pytest.param(DC_LAW, False, True, id="dc-law-tables"),
+        pytest.param(PIPELINE_REGS, False, False, id="canada-regs-neither"),
+    ],
+)
+def test_markup_parts_read_both_readers_from_one_render(
+    path: Path, notes: bool, tables: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`parts.markup_parts` gives exactly what the footnote and table readers give apart, from
+    one render where either reads anything, none where neither does."""
+    apart, together, renders = _parts_apart_and_together(path, monkeypatch)
+    assert together == apart
+    reading, found = together
+    assert (bool(reading.footnotes), bool(found)) == (notes, tables)  # type: ignore[attr-defined]
+    assert renders == (1 if notes or tables else 0)
+
+
+@pytest.mark.slow
+def test_markup_parts_equal_both_readers_on_every_real_xml(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On every real XML artefact, `markup_parts` gives what the two readers give apart, in at
+    most one render."""
+    paths = sorted(STORE.rglob("*.xml"))
+    assert len(paths) > 100
+    for path in paths:
+        apart, together, renders = _parts_apart_and_together(path, monkeypatch)
+        assert together == apart, path
+        assert renders <= 1, path

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lxml import etree
@@ -169,7 +170,19 @@ def _note_label(note: etree._Element) -> str | None:
 
 
 def read_markup_footnotes(data: bytes, *, source: str) -> FootnoteReading:
-    """The footnotes an XML artefact's markup links, in raw offsets of `extract_xml`'s text.
+    """The footnotes an XML artefact's markup links, in raw offsets of `extract_xml`'s text
+    (`NoteMarkup`'s rules, one render of the text where the markup has a note, marker or
+    entity reference; none otherwise)."""
+    root = parse_xml(data, source=source)
+    markup = NoteMarkup(root)
+    # No note, marker or entity: nothing is read, so the text is not rendered again.
+    found = chooses_any(root, markup.chooses)
+    return markup.reading(chosen_element_spans(root, source, markup.chooses) if found else ())
+
+
+class NoteMarkup:
+    """The footnote markup of one parsed XML document: which elements `chooses` (notes and
+    markers, whose spans a render gives) and the `reading` those spans make.
 
     A note is an element named in `NOTE_ELEMENTS` that gives text. A marker is a reference element
     (`REFERENCE_ELEMENTS`) whose `idref` or `href` names a note's id, or an element followed,
@@ -183,66 +196,71 @@ def read_markup_footnotes(data: bytes, *, source: str) -> FootnoteReading:
     `authorialNote`, printed at its marker's place) is anchored there: an empty span at its start,
     labelled by that attribute.
     """
-    root = parse_xml(data, source=source)
-    notes_by_id: dict[str, list[etree._Element]] = defaultdict(list)
-    for el in root.iter(etree.Element):
-        if _local(el) in NOTE_ELEMENTS and (note_id := _element_id(el)):
-            notes_by_id[note_id].append(el)
 
-    def chosen(el: etree._Element) -> bool:
+    __slots__ = ("notes_by_id",)
+
+    def __init__(self, root: etree._Element) -> None:
+        self.notes_by_id: dict[str, list[etree._Element]] = defaultdict(list)
+        for el in root.iter(etree.Element):
+            if _local(el) in NOTE_ELEMENTS and (note_id := _element_id(el)):
+                self.notes_by_id[note_id].append(el)
+
+    def chooses(self, el: etree._Element) -> bool:
+        """Whether `el` is a note or a marker (its span is read)."""
         name = _local(el)
         if name in NOTE_ELEMENTS:
             return True
         if name in NOTE_REFERENCE_ELEMENTS or (
-            name in REFERENCE_ELEMENTS and _target(el) in notes_by_id
+            name in REFERENCE_ELEMENTS and _target(el) in self.notes_by_id
         ):
             return True
         return _labelled_reference(el)
 
-    # No note, marker or entity: nothing is read, so the text is not rendered again.
-    spans = chosen_element_spans(root, source, chosen) if chooses_any(root, chosen) else ()
-    notes = [(el, start, end) for el, start, end in spans if _local(el) in NOTE_ELEMENTS]
-    note_span = {id(el): (start, end) for el, start, end in notes}
-    labels = {id(el): _note_label(el) for el, _, _ in notes}
-    anchors: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    markers: list[FootnoteMarker] = []
-    unlinked: list[FootnoteMarker] = []
-    ambiguous: list[FootnoteMarker] = []
-    for el, start, end in spans:
-        if _local(el) in NOTE_ELEMENTS:
-            continue
-        marker = FootnoteMarker(label=_words(el), char_start=start, char_end=end)
-        markers.append(marker)
-        if (target := _target(el)) is not None and _local(el) in REFERENCE_ELEMENTS:
-            candidates = [n for n in notes_by_id.get(target, ()) if id(n) in note_span]
-        else:
-            candidates = _notes_in_scope(el, marker.label, notes, labels)
-        if not candidates:
-            unlinked.append(marker)
-        elif len(candidates) > 1:
-            ambiguous.append(marker)
-        else:
-            anchors[id(candidates[0])].append((start, end))
-    for el, start, _ in notes:
-        # A note set in running text with a `marker` (Akoma Ntoso's authorialNote) stands where
-        # its marker is printed: its anchor is that place, an empty span at its start.
-        if not anchors.get(id(el)) and el.get("marker") and _in_running_text(el):
-            anchors[id(el)].append((start, start))
-            labels[id(el)] = labels[id(el)] or el.get("marker", "").strip()
-    return FootnoteReading(
-        footnotes=tuple(
-            Footnote(
-                label=labels[id(el)] or "",
-                char_start=start,
-                char_end=end,
-                anchors=tuple(sorted(anchors.get(id(el), ()))),
-            )
-            for el, start, end in notes
-        ),
-        markers=tuple(markers),
-        unlinked=tuple(unlinked),
-        ambiguous=tuple(ambiguous),
-    )
+    def reading(self, spans: Sequence[tuple[etree._Element, int, int]]) -> FootnoteReading:
+        """The reading of the elements `chooses` chose, each with its span
+        (`xml.chosen_element_spans`), in text order."""
+        notes = [(el, start, end) for el, start, end in spans if _local(el) in NOTE_ELEMENTS]
+        note_span = {id(el): (start, end) for el, start, end in notes}
+        labels = {id(el): _note_label(el) for el, _, _ in notes}
+        anchors: dict[int, list[tuple[int, int]]] = defaultdict(list)
+        markers: list[FootnoteMarker] = []
+        unlinked: list[FootnoteMarker] = []
+        ambiguous: list[FootnoteMarker] = []
+        for el, start, end in spans:
+            if _local(el) in NOTE_ELEMENTS:
+                continue
+            marker = FootnoteMarker(label=_words(el), char_start=start, char_end=end)
+            markers.append(marker)
+            if (target := _target(el)) is not None and _local(el) in REFERENCE_ELEMENTS:
+                candidates = [n for n in self.notes_by_id.get(target, ()) if id(n) in note_span]
+            else:
+                candidates = _notes_in_scope(el, marker.label, notes, labels)
+            if not candidates:
+                unlinked.append(marker)
+            elif len(candidates) > 1:
+                ambiguous.append(marker)
+            else:
+                anchors[id(candidates[0])].append((start, end))
+        for el, start, _ in notes:
+            # A note set in running text with a `marker` (Akoma Ntoso's authorialNote) stands
+            # where its marker is printed: its anchor is that place, an empty span at its start.
+            if not anchors.get(id(el)) and el.get("marker") and _in_running_text(el):
+                anchors[id(el)].append((start, start))
+                labels[id(el)] = labels[id(el)] or el.get("marker", "").strip()
+        return FootnoteReading(
+            footnotes=tuple(
+                Footnote(
+                    label=labels[id(el)] or "",
+                    char_start=start,
+                    char_end=end,
+                    anchors=tuple(sorted(anchors.get(id(el), ()))),
+                )
+                for el, start, end in notes
+            ),
+            markers=tuple(markers),
+            unlinked=tuple(unlinked),
+            ambiguous=tuple(ambiguous),
+        )
 
 
 def _in_running_text(el: etree._Element) -> bool:

@@ -40,35 +40,42 @@ def _artefact(artefact_sha256: str, path: Path) -> bytes | None:
 
 
 @lru_cache(maxsize=8)
-def _footnotes(
+def _markup(
     artefact_sha256: str, path: Path, media_type: str, text: str
-) -> FootnoteReading | None:
-    from workbench.text.footnotes import read_footnotes
+) -> tuple[FootnoteReading | None, tuple[Table, ...] | None]:
+    """The footnotes and tables of an XML or Markdown version; (None, None) where its bytes are
+    missing or not `artefact_sha256`'s, or a reader refuses them."""
+    from workbench.text.footnotes import read_markdown_footnotes
 
     data = _artefact(artefact_sha256, path)
     if data is None:
-        return None
-    try:
-        return read_footnotes(data, source=str(path), media_type=media_type, text=text)
-    except WorkbenchError:
-        return None
-
-
-@lru_cache(maxsize=8)
-def _tables(
-    artefact_sha256: str, path: Path, media_type: str, text: str
-) -> tuple[Table, ...] | None:
-    from workbench.text.table_cells import read_tables
-
-    data = _artefact(artefact_sha256, path)
-    if data is None:
-        return None
+        return None, None
     if "xml" not in media_type:
-        return ()
+        return read_markdown_footnotes(text), ()
     try:
-        return read_tables(data, source=str(path), text=text)
+        return markup_parts(data, source=str(path), text=text)
     except WorkbenchError:
-        return None
+        return None, None
+
+
+def markup_parts(
+    data: bytes, *, source: str, text: str
+) -> tuple[FootnoteReading, tuple[Table, ...]]:
+    """An XML artefact's footnote reading (`footnotes.read_markup_footnotes`) and tables
+    (`table_cells.read_tables`, in raw offsets of `text`, its `extract_xml` text), each what its
+    own reader gives, from one parse and one render; no render where neither reader chooses an
+    element (`xml.chooses_any`). Refused as either reader refuses."""
+    from workbench.text.footnotes import NoteMarkup
+    from workbench.text.table_cells import is_cell, is_table, tables_from_cells
+    from workbench.text.xml import chooses_any, chosen_spans_of, parse_xml
+
+    root = parse_xml(data, source=source)
+    notes = NoteMarkup(root)
+    reads_notes, reads_tables = chooses_any(root, notes.chooses), chooses_any(root, is_table)
+    selects = ([notes.chooses] if reads_notes else []) + ([is_cell] if reads_tables else [])
+    chosen = chosen_spans_of(root, source, selects) if selects else []
+    reading = notes.reading(chosen.pop(0) if reads_notes else ())
+    return reading, tables_from_cells(root, chosen.pop(0), text) if reads_tables else ()
 
 
 @lru_cache(maxsize=4)
@@ -173,8 +180,6 @@ def version_parts_and_headings(
         return None, None, ()
     if "pdf" in version.media_type:
         return _pdf_parts(version, store)
-    read = (version.artefact_sha256, store / version.version_id, version.media_type, version.text)
-    footnotes, tables = _footnotes(*read), _tables(*read)
-    if footnotes is None or tables is None:
-        return None, None, ()
+    path = store / version.version_id
+    footnotes, tables = _markup(version.artefact_sha256, path, version.media_type, version.text)
     return footnotes, tables, ()

@@ -84,11 +84,29 @@ def read_tables(data: bytes, *, source: str, text: str) -> tuple[Table, ...]:
     """Every table of an XML artefact, in text order, its cells in raw offsets of `text` (the
     artefact's `extract_xml` text). Rules of each markup in `_gpo`, `_html`, `_cals`."""
     root = parse_xml(data, source=source)
-    if not chooses_any(root, _is_table):
+    if not chooses_any(root, is_table):
         return ()  # no table element: none is read, and the text need not be rendered again
-    # CAUTION: `chosen` keeps every cell's lxml proxy alive, so `id()` names one element throughout.
-    chosen = chosen_element_spans(root, source, lambda e: _local(e) in _CELL_NAMES)
-    spans = {id(el): (start, end) for el, start, end in chosen}
+    return tables_from_cells(root, chosen_element_spans(root, source, is_cell), text)
+
+
+def is_table(el: etree._Element) -> bool:
+    """An element `read_tables` reads a table from (an HTML table only with rows: checked there)."""
+    return _local(el) in _TABLE_NAMES
+
+
+def is_cell(el: etree._Element) -> bool:
+    """A table cell of any markup, head or body: the elements whose spans `tables_from_cells`
+    reads."""
+    return _local(el) in _CELL_NAMES
+
+
+def tables_from_cells(
+    root: etree._Element, cells: Sequence[tuple[etree._Element, int, int]], text: str
+) -> tuple[Table, ...]:
+    """The tables of `root` (`read_tables`) from its cells' spans in `text`: the elements
+    `is_cell` chose in one render (`xml.chosen_element_spans`), each with its span."""
+    # CAUTION: `cells` keeps every cell's lxml proxy alive, so `id()` names one element throughout.
+    spans = {id(el): (start, end) for el, start, end in cells}
     tables = []
     for el in root.iter(etree.Element):
         name = _local(el)
@@ -104,11 +122,6 @@ def read_tables(data: bytes, *, source: str, text: str) -> tuple[Table, ...]:
         if (table := _table(grid)) is not None:
             tables.append(table)
     return tuple(sorted(tables, key=lambda t: t.char_start))
-
-
-def _is_table(el: etree._Element) -> bool:
-    """An element `read_tables` reads a table from (an HTML table only with rows: checked there)."""
-    return _local(el) in _TABLE_NAMES
 
 
 def _gpo(table: etree._Element, grid: _Grid) -> None:

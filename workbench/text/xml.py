@@ -205,7 +205,7 @@ def spans_of(
             ElementSpan(element=str(element.tag), char_start=start, char_end=end)
             for element, start, end in chosen
         )
-        for chosen in _chosen(root, source, selects)
+        for chosen in chosen_spans_of(root, source, selects)
     )
 
 
@@ -225,13 +225,14 @@ def chosen_element_spans(
 ) -> tuple[tuple[etree._Element, int, int], ...]:
     """`element_spans` over a parsed root, each span with the element itself (for a reader that
     needs the element's attributes, such as a footnote marker's target id): same rule, same order."""
-    return _chosen(root, source, (select,))[0]
+    return chosen_spans_of(root, source, (select,))[0]
 
 
-def _chosen(
+def chosen_spans_of(
     root: etree._Element, source: str, selects: Sequence[_Select]
 ) -> list[tuple[tuple[etree._Element, int, int], ...]]:
-    """`chosen_element_spans` of each of `selects`, from one render of `root`."""
+    """`chosen_element_spans` of each of `selects`, from one render of `root` (as `spans_of`:
+    each exactly what that select alone gives)."""
     structural = etree.QName(root).namespace not in VOCABULARY_NAMESPACES
     builder = _render(root, source, structural=structural, selects=selects)
     text, _ = builder.finish()
