@@ -4,16 +4,17 @@ a Justice Canada Act, and the `footnote_unquoted` caveat on a held clause."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.conftest import ROOT, STORE
+from tests.text.truths import kept_truth
 from workbench.cite.batch import verify_citation
 from workbench.cite.verify import Citation
+from workbench.evals import footnote_score
 from workbench.evals.footnote_score import FootnoteScore, precision_recall, score_files
 from workbench.text.footnotes import (
     FootnoteReading,
@@ -31,13 +32,9 @@ MIN_PRECISION = MIN_RECALL = 0.99  # the issue's target
 
 
 @pytest.fixture(scope="module")
-def fr_truth(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
-    out = tmp_path_factory.mktemp("truth") / "footnotes.json"
-    files = sorted(str(p) for p in FR_NOTICES.glob("*.xml"))
-    script = ROOT / "scripts" / "footnote_truth.py"
-    subprocess.run([sys.executable, str(script), *files, "--out", str(out)], check=True)
-    truth: dict[str, object] = json.loads(out.read_text(encoding="utf-8"))
-    return truth
+def fr_truth() -> dict[str, object]:
+    """The truth script's links in the notices, kept between runs under its key (`kept_truth`)."""
+    return kept_truth(ROOT / "scripts" / "footnote_truth.py", sorted(FR_NOTICES.glob("*.xml")))
 
 
 def _read(path: Path) -> tuple[str, FootnoteReading]:
@@ -57,6 +54,17 @@ def test_federal_register_links_meet_the_markup(fr_scores: tuple[FootnoteScore, 
     misses = [(s.file, s.missed, s.extra) for s in scores if s.missed or s.extra]
     assert precision >= MIN_PRECISION and recall >= MIN_RECALL, misses
     assert len(scores) == 3
+
+
+@given(text=st.text(alphabet="ab \n\t\u00a0\u2003", max_size=400), at=st.integers(0, 400))
+def test_the_words_before_a_marker_are_the_last_of_the_whole_text_before_it(
+    text: str, at: int
+) -> None:
+    # The score keys a marker by the last CONTEXT non-white-space characters before it, read
+    # from a window before it: exactly those of the whole text before it, squeezed.
+    start = min(at, len(text))
+    whole = "".join(text[:start].split())[-footnote_score.CONTEXT :]
+    assert footnote_score._before(text, start) == whole
 
 
 def test_out_of_sequence_note_is_reported_not_guessed(fr_scores: tuple[FootnoteScore, ...]) -> None:

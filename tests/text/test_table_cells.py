@@ -4,14 +4,12 @@ passages that keep every offset."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT, STORE
+from tests.text.truths import kept_truth
 from workbench.evals.table_score import exact_share, score_files
 from workbench.text.segment import segment
 from workbench.text.table_cells import read_tables
@@ -24,13 +22,10 @@ MIN_EXACT = 0.98  # the issue's target
 
 
 @pytest.fixture(scope="module")
-def cfr_truth(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
-    out = tmp_path_factory.mktemp("truth") / "tables.json"
-    files = sorted(str(p) for p in CFR_TABLES.glob("*.xml"))
-    script = ROOT / "scripts" / "table_truth.py"
-    subprocess.run([sys.executable, str(script), *files, "--out", str(out)], check=True)
-    truth: dict[str, object] = json.loads(out.read_text(encoding="utf-8"))
-    return truth
+def cfr_truth() -> dict[str, object]:
+    """The truth script's cells of the CFR tables, kept between runs under its key
+    (`kept_truth`)."""
+    return kept_truth(ROOT / "scripts" / "table_truth.py", sorted(CFR_TABLES.glob("*.xml")))
 
 
 def test_cfr_cells_meet_the_markup(cfr_truth: dict[str, object]) -> None:

@@ -36,12 +36,25 @@ def _squeeze(text: str) -> str:
     return "".join(text.split())
 
 
+def _before(text: str, start: int) -> str:
+    """The last `CONTEXT` characters of `_squeeze(text[:start])`, squeezed from a window before
+    `start` that doubles until it holds them (or reaches the text's start), not from the whole
+    text before each marker."""
+    width = 4 * CONTEXT
+    while True:
+        low = max(0, start - width)
+        squeezed = _squeeze(text[low:start])
+        if len(squeezed) >= CONTEXT or low == 0:
+            return squeezed[-CONTEXT:]
+        width *= 2
+
+
 def _keys(text: str, reading: FootnoteReading) -> list[tuple[str, str, str]]:
     keys = []
     for note in reading.footnotes:
         words = _squeeze(text[note.char_start : note.char_end]).removeprefix(note.label)
         for start, end in note.anchors:
-            keys.append((text[start:end], _squeeze(text[:start])[-CONTEXT:], words[:CONTEXT]))
+            keys.append((text[start:end], _before(text, start), words[:CONTEXT]))
     return keys
 
 
