@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -16,13 +17,32 @@ from workbench.cite import Citation
 from workbench.corpus import CorpusSettings, read_catalogue
 from workbench.history.dating import history_lines, quote_history
 from workbench.history.recheck import recheck_lines, recheck_quotes
-from workbench.text.footnotes import read_markup_footnotes
+from workbench.models import CatalogueRow, Version
 from workbench.workspace import Workspace
 from workbench.workspace.holding import version_from_row
+from workbench.workspace.parts import held_footnotes
 
 FAMILY = "ca-energy-efficiency-regs-2016"
 BEFORE, AFTER = "SOR-2016-311@2022-12-31.xml", "SOR-2016-311@2025-03-31.xml"
 NOTE = b"<Label>a</Label><Text>S.C. 1992, c. 36</Text>"
+
+
+@cache
+def _rows() -> dict[str, CatalogueRow]:
+    return {r.path.rsplit("/", 1)[-1]: r for r in read_catalogue(CORPUS_DIR) if r.family == FAMILY}
+
+
+@cache
+def _release(name: str, rewrite: bytes) -> tuple[bytes, Version]:
+    """A release's bytes (the later one's with `NOTE` rewritten to `rewrite`) and the version
+    extracted from them, once for the module: both cases hold the same earlier release, and the
+    case with the same notes the later one's own bytes."""
+    row = _rows()[name]
+    data = (STORE / row.path).read_bytes()
+    if name == AFTER:
+        data = data.replace(NOTE, rewrite)
+    version = version_from_row(row, data)
+    return data, replace(version, artefact_sha256=hashlib.sha256(data).hexdigest())
 
 
 @pytest.mark.parametrize(
@@ -33,28 +53,25 @@ NOTE = b"<Label>a</Label><Text>S.C. 1992, c. 36</Text>"
     ],
 )
 def test_history_reports_a_changed_footnote(tmp_path: Path, rewrite: bytes, changed: bool) -> None:
-    rows = {r.path.rsplit("/", 1)[-1]: r for r in read_catalogue(CORPUS_DIR) if r.family == FAMILY}
+    rows = _rows()
     store = tmp_path / "store"
     path = tmp_path / "workspace.sqlite"
     with Workspace(path) as workspace:
-        for name, data in (
-            (BEFORE, (STORE / rows[BEFORE].path).read_bytes()),
-            (AFTER, (STORE / rows[AFTER].path).read_bytes().replace(NOTE, rewrite)),
-        ):
+        for name in (BEFORE, AFTER):
             row = rows[name]
+            data, version = _release(name, rewrite if name == AFTER else NOTE)
             (store / row.path).parent.mkdir(parents=True, exist_ok=True)
             (store / row.path).write_bytes(data)
-            version = version_from_row(row, data)
-            workspace.add_version(
-                replace(version, artefact_sha256=hashlib.sha256(data).hexdigest()),
-                row.provenance,
-            )
+            workspace.add_version(version, row.provenance)
         workspace.remember(
             CorpusSettings(corpus=None, catalogue=CORPUS_DIR, store=store), by="test"
         )
     with Workspace(path) as workspace:
-        text = workspace.version(rows[BEFORE].path).text
-        reading = read_markup_footnotes((STORE / rows[BEFORE].path).read_bytes(), source=BEFORE)
+        before = workspace.version(rows[BEFORE].path)
+        text = before.text
+        # The notes `quote_history` reads (the workspace keeps them as it reads them first here).
+        reading = held_footnotes(workspace, before)
+        assert reading is not None
         note = next(
             n for n in reading.footnotes if text[n.char_start : n.char_end] == "a S.C. 1992, c. 36"
         )

@@ -4,6 +4,7 @@ a Justice Canada Act, and the `footnote_unquoted` caveat on a held clause."""
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from workbench.cite.batch import verify_citation
 from workbench.cite.verify import Citation
 from workbench.evals import footnote_score
 from workbench.evals.footnote_score import FootnoteScore, precision_recall, score_files
+from workbench.models import Extraction
 from workbench.text.footnotes import (
     FootnoteReading,
     read_footnotes,
@@ -37,9 +39,17 @@ def fr_truth() -> dict[str, object]:
     return kept_truth(ROOT / "scripts" / "footnote_truth.py", sorted(FR_NOTICES.glob("*.xml")))
 
 
-def _read(path: Path) -> tuple[str, FootnoteReading]:
+@cache
+def _extracted(path: Path) -> tuple[Extraction, FootnoteReading]:
+    """A document's extraction and footnote reading, once for the module: six tests read the
+    Federal Register issue's (the records are frozen, so they are shared)."""
     data = path.read_bytes()
-    return extract_xml(data, source=str(path)).text, read_markup_footnotes(data, source=str(path))
+    return extract_xml(data, source=str(path)), read_markup_footnotes(data, source=str(path))
+
+
+def _read(path: Path) -> tuple[str, FootnoteReading]:
+    extraction, reading = _extracted(path)
+    return extraction.text, reading
 
 
 @pytest.fixture(scope="module")
@@ -93,9 +103,7 @@ def test_every_marker_linked_or_reported(path: Path) -> None:
 
 
 def test_footnote_passages_keep_every_offset() -> None:
-    data = FR_ISSUE.read_bytes()
-    extraction = extract_xml(data, source=str(FR_ISSUE))
-    reading = read_markup_footnotes(data, source=str(FR_ISSUE))
+    extraction, reading = _extracted(FR_ISSUE)
     plain = segment("fr", extraction.text, marks=extraction.structure)
     with_notes = segment("fr", extraction.text, marks=extraction.structure, footnotes=reading)
     assert [(p.char_start, p.char_end) for p in plain] == [
