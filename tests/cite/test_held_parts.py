@@ -14,7 +14,7 @@ from workbench.cells import TableCell
 from workbench.cite.batch import verify_citations, verify_for_version
 from workbench.cite.verify import Citation
 from workbench.cli import main
-from workbench.text.footnotes import Footnote, read_markup_footnotes
+from workbench.text.footnotes import Footnote, FootnoteReading, read_markup_footnotes
 from workbench.text.parts import version_parts
 from workbench.text.table_cells import read_tables
 from workbench.workspace import Workspace
@@ -27,6 +27,13 @@ def cells(workspace: Workspace) -> list[TableCell]:
     text = workspace.version(FR_2018).text
     data = (STORE / FR_2018).read_bytes()
     return [c for t in read_tables(data, source=FR_2018, text=text) for c in t.cells]
+
+
+@pytest.fixture(scope="module")
+def reading() -> FootnoteReading:
+    """The issue's notes as the markup reader reads its bytes, once for the module (three
+    tests hold what the workspace shows against them)."""
+    return read_markup_footnotes((STORE / FR_2018).read_bytes(), source=FR_2018)
 
 
 def _unique(cells: list[TableCell], text: str) -> TableCell:
@@ -51,9 +58,8 @@ def _cell_citation(cell: TableCell, text: str, row: str, column: str) -> Citatio
     )
 
 
-def test_footnote_unquoted_on_a_held_clause(workspace: Workspace) -> None:
+def test_footnote_unquoted_on_a_held_clause(workspace: Workspace, reading: FootnoteReading) -> None:
     text = workspace.version(FR_2018).text
-    reading = read_markup_footnotes((STORE / FR_2018).read_bytes(), source=FR_2018)
 
     def sentence(note: Footnote) -> int:  # where the sentence its marker closes starts
         return text.rindex(". ", 0, note.anchors[0][0]) + 2
@@ -168,11 +174,9 @@ def test_cite_offers_a_cells_headers(
 
 
 def test_passages_show_footnotes_and_tables(
-    workspace: Workspace, capsys: pytest.CaptureFixture[str]
+    workspace: Workspace, reading: FootnoteReading, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    data = (STORE / FR_2018).read_bytes()
     text = workspace.version(FR_2018).text
-    reading = read_markup_footnotes(data, source=FR_2018)
     assert main(["passages", FR_2018, "--json", "--workspace", str(workspace.path)]) == 0
     passages = json.loads(capsys.readouterr().out)
     notes = {(f.char_start, f.char_end): f for f in reading.footnotes}
@@ -199,7 +203,7 @@ def test_passages_show_footnotes_and_tables(
     ],
 )
 def test_parts_read_only_the_versions_own_bytes(
-    workspace: Workspace, tmp_path: Path, bytes_there: str, read: bool
+    workspace: Workspace, reading: FootnoteReading, tmp_path: Path, bytes_there: str, read: bool
 ) -> None:
     version = workspace.version(FR_2018)
     store = tmp_path / bytes_there
@@ -212,7 +216,7 @@ def test_parts_read_only_the_versions_own_bytes(
     footnotes, tables = version_parts(version, store)
     assert (footnotes is not None, tables is not None) == (read, read)
     if read:
-        assert footnotes == read_markup_footnotes((STORE / FR_2018).read_bytes(), source=FR_2018)
+        assert footnotes == reading
 
 
 def test_citations_verified_one_at_a_time_read_the_parts_once_per_workspace(
