@@ -4,6 +4,7 @@ passages that keep every offset."""
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -11,8 +12,9 @@ import pytest
 from tests.conftest import ROOT, STORE
 from tests.text.truths import kept_truth
 from workbench.evals.table_score import exact_share, score_files
+from workbench.models import Extraction
 from workbench.text.segment import segment
-from workbench.text.table_cells import read_tables
+from workbench.text.table_cells import Table, read_tables
 from workbench.text.xml import extract_xml
 
 CFR_TABLES = ROOT.parent / "shared" / "external" / "tables-cfr-gpotable"
@@ -33,6 +35,15 @@ def test_cfr_cells_meet_the_markup(cfr_truth: dict[str, object]) -> None:
     misses = [m for s in scores for m in s.misses]
     assert exact_share(scores) >= MIN_EXACT, misses[:20]
     assert [s.refused_read for s in scores] == [s.ragged_truth for s in scores]
+
+
+@cache
+def _extracted(path: Path) -> tuple[Extraction, tuple[Table, ...]]:
+    """A document's extraction and tables, once for the module: two tests read the Federal
+    Register issue's (the records are frozen, so they are shared)."""
+    data = path.read_bytes()
+    extraction = extract_xml(data, source=str(path))
+    return extraction, read_tables(data, source=str(path), text=extraction.text)
 
 
 def test_a_ragged_row_is_refused_not_misaligned() -> None:
@@ -64,9 +75,9 @@ def test_a_ragged_row_is_refused_not_misaligned() -> None:
 def test_held_table_cell_headers(
     path: Path, value: str, row_header: tuple[str, ...], column_header: tuple[str, ...]
 ) -> None:
-    data = path.read_bytes()
-    text = extract_xml(data, source=str(path)).text
-    cells = [c for t in read_tables(data, source=str(path), text=text) for c in t.cells]
+    extraction, tables = _extracted(path)
+    text = extraction.text
+    cells = [c for t in tables for c in t.cells]
     found = [c for c in cells if text[c.char_start : c.char_end] == value]
     assert found, value
     cell = found[0]
@@ -80,9 +91,7 @@ def test_held_table_cell_headers(
 
 
 def test_table_passages_keep_every_offset() -> None:
-    data = FR_ISSUE.read_bytes()
-    extraction = extract_xml(data, source=str(FR_ISSUE))
-    tables = read_tables(data, source=str(FR_ISSUE), text=extraction.text)
+    extraction, tables = _extracted(FR_ISSUE)
     plain = segment("fr", extraction.text, marks=extraction.structure)
     with_tables = segment("fr", extraction.text, marks=extraction.structure, tables=tables)
     assert [(p.char_start, p.char_end, p.text) for p in plain] == [
