@@ -31,6 +31,7 @@ import fcntl
 import functools
 import hashlib
 import importlib.util
+import itertools
 import os
 import pickle
 import shutil
@@ -398,7 +399,11 @@ def fresh_workspace(tmp_path_factory: pytest.TempPathFactory) -> FreshWorkspace:
     """`fresh_workspace(rows, path)`: a new workspace at `path` holding exactly `rows` (all
     admitted), with an empty verdict log. Each set of rows is ingested once per run, then copied,
     so a test that wants a workspace of its own does not extract the same documents again; the
-    default workspace's rows, in catalogue order, are a copy of the file it is made from."""
+    default workspace's rows, in catalogue order, are a copy of the file it is made from. Rows
+    the default workspace holds are taken from the file it is made from as it holds them
+    (`Workspace.take_held`, their kept parts with them: what ingest would hold, extracted by
+    the same code from the same bytes), the rest ingested, each in the order of `rows`, so
+    the versions' row order is ingest's."""
 
     def make(rows: Iterable[CatalogueRow], path: Path) -> Workspace:
         held = list(rows)
@@ -406,12 +411,22 @@ def fresh_workspace(tmp_path_factory: pytest.TempPathFactory) -> FreshWorkspace:
 
         def build(target: Path) -> None:
             catalogue = fetched_catalogue(tmp_path_factory)
+            small = small_workspace_file(catalogue, tmp_path_factory)
             if held == [row for row in catalogue if in_small_workspace(row.path)]:
-                _copy(small_workspace_file(catalogue, tmp_path_factory), target)  # the same ingest
+                _copy(small, target)  # the same ingest
                 return
-            with Workspace(target) as workspace:
-                report = ingest(workspace, held, STORE)
-                assert not report.refused, [r.line() for r in report.refused]
+            from workbench.workspace.parts import take_kept_parts
+
+            with Workspace(target) as workspace, Workspace(small, create=False) as source:
+                for taken, run in itertools.groupby(held, key=lambda r: in_small_workspace(r.path)):
+                    part = list(run)
+                    if taken:
+                        ids = [row.path for row in part]
+                        assert workspace.take_held(source, ids) == tuple(ids)
+                        take_kept_parts(workspace, source, ids)
+                    report = ingest(workspace, part, STORE)  # extracts only what was not taken
+                    assert not report.refused, [r.line() for r in report.refused]
+                    assert not taken or report.added == ()
 
         _copy(built_once(tmp_path_factory, f"fresh-{key}.sqlite", build), path)
         return Workspace(path)

@@ -16,9 +16,10 @@ from tests.test_workspace_opening import _as_nobody, _digest, built, shared  # n
 from workbench.changes import kept
 from workbench.changes.pairs import diff_sections, version_pairs
 from workbench.cli import main
-from workbench.models import CatalogueRow, Version
+from workbench.models import CatalogueRow, Passage, Version
+from workbench.text import segment
 from workbench.text.choice import choose_profile
-from workbench.text.profiles import generic_profile
+from workbench.text.profiles import Profile, generic_profile
 from workbench.text.segment import segment_version
 from workbench.workspace import Workspace
 from workbench.workspace.passages import TABLE, held_passages, passages_key
@@ -29,18 +30,31 @@ def test_kept_passages_are_the_segmented_ones(
     fresh_workspace: FreshWorkspace,
     tmp_path: Path,
     held_versions: tuple[Version, ...],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Each version's passages are segmented once (`segment_version`, what the first call
+    returns) and kept; the second call reads them back, segmenting nothing, and equals them."""
     held = held_versions
+    made: list[tuple[str, tuple[Passage, ...]]] = []
+    whole = segment.segment_version
+
+    def segmenting(version: Version, profile: Profile) -> tuple[Passage, ...]:
+        made.append((version.version_id, whole(version, profile)))
+        return made[-1][1]
+
+    monkeypatch.setattr(segment, "segment_version", segmenting)
     with fresh_workspace(
         [r for r in catalogue if r.path in {v.version_id for v in held}], tmp_path / "w.sqlite"
     ) as own:
-        for version in own.versions():
+        versions = own.versions()
+        for version in versions:
             profile = choose_profile([version]).profile
-            made = held_passages(own, version, profile)  # segmented and kept
-            assert made == segment_version(version, profile), version.version_id
-            assert held_passages(own, version, profile) == made, version.version_id  # read back
+            first = held_passages(own, version, profile)  # segmented and kept
+            assert made[-1][0] == version.version_id and made[-1][1] is first
+            assert held_passages(own, version, profile) == first, version.version_id  # read back
+        assert [version_id for version_id, _ in made] == [v.version_id for v in versions]
         kept = own.read(f"SELECT COUNT(*) FROM {TABLE}")[0][0]
-        assert kept == len(own.versions())
+        assert kept == len(versions)
 
 
 def test_a_kept_row_is_taken_only_under_its_key(

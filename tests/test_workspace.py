@@ -955,3 +955,61 @@ def test_only_the_newest_origin_record_of_a_version_is_decoded(
         assert held.version(row.path).origin == reproduced != held_pdf.origin
         assert held.versions()[0].origin == reproduced
         assert decoded == [reproduced.as_json()] * 2
+
+
+# A PDF (its origins and parts kept by ingest) between two releases of a Code section, and a
+# later release: the first three are taken from a workspace holding them, the last ingested.
+STARTED = (
+    "us-dc/dc-code-34-306/34-306@2021-10-18.xml",
+    "us-federal/epa-oig-report-10-p-0154-excerpt/us-032.pdf",
+    "us-dc/dc-code-34-306/34-306@2021-11-09.xml",
+    "us-dc/dc-code-34-306/34-306@2022-02-02.xml",
+)
+_HELD_ROWS = {
+    "versions": "SELECT {} FROM versions ORDER BY rowid",
+    "text_origins": "SELECT version_id, extractor, extractor_version, text_sha256, origin "
+    "FROM text_origins ORDER BY rowid",
+    "derived_parts": "SELECT * FROM derived_parts ORDER BY rowid",
+}
+
+
+def _held_rows(workspace: Workspace) -> dict[str, list[tuple[Any, ...]]]:
+    """What ingest writes, row by row in the order written; not when it wrote it."""
+    columns = [n for (_, n, *_) in workspace.read("PRAGMA table_info(versions)")]
+    kept = ", ".join(n for n in columns if n != "ingested_at")
+    return {table: workspace.read(sql.format(kept)) for table, sql in _HELD_ROWS.items()}
+
+
+def test_a_workspace_started_from_held_versions_holds_what_ingest_holds(
+    catalogue: tuple[CatalogueRow, ...], tmp_path: Path
+) -> None:
+    """Versions taken from another workspace (`Workspace.take_held`, their kept parts with
+    them: `parts.take_kept_parts`), then the rows ingested: ingest extracts only the rest, and
+    the file holds, row for row and in the same order, what ingesting every row holds."""
+    from workbench.workspace.parts import take_kept_parts
+
+    rows = [next(r for r in catalogue if r.path == path) for path in STARTED]
+    with Workspace(tmp_path / "whole.sqlite") as whole:
+        assert ingest(whole, rows, STORE).added == STARTED
+        with Workspace(tmp_path / "started.sqlite") as started:
+            taken = [*STARTED[:3], "xx/not-held/a.txt"]
+            assert started.take_held(whole, taken) == STARTED[:3]
+            assert take_kept_parts(started, whole, taken) == 1  # the PDF's
+            assert started.take_held(whole, STARTED[:1]) == ()  # held already
+            report = ingest(started, rows, STORE)
+            assert (report.added, report.unchanged) == (STARTED[3:], STARTED[:3])
+            assert _held_rows(started) == _held_rows(whole)
+
+
+def test_versions_are_taken_only_from_a_workspace_of_the_same_schema(tmp_path: Path) -> None:
+    _earlier_workspace(tmp_path / "earlier.sqlite", "2")
+    with (
+        Workspace(tmp_path / "earlier.sqlite") as earlier,
+        Workspace(tmp_path / "new.sqlite") as new,
+        pytest.raises(WorkspaceError) as raised,
+    ):
+        new.take_held(earlier, STARTED)
+    assert str(raised.value) == (
+        f"{tmp_path / 'earlier.sqlite'}: workspace schema 2; {tmp_path / 'new.sqlite'} is "
+        "schema 3: versions are taken only between workspaces of one schema"
+    )

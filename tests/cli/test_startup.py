@@ -76,37 +76,36 @@ NOT_TO_VERIFY_RECORDS = (
 COMMAND_MODULES = sorted({f"workbench.cli.{command.module}" for command in COMMANDS})
 
 
-def _listed(code: str, listing: str) -> set[str]:
-    """What `listing` prints (a JSON list, on the last line) in a fresh interpreter that ran
-    `code` first."""
-    done = subprocess.run(
-        [sys.executable, "-c", f"{code}\n{listing}"], check=True, capture_output=True, text=True
-    )
-    return set(json.loads(done.stdout.splitlines()[-1]))
-
-
-def _modules(code: str) -> set[str]:
-    """Every module a fresh interpreter holds after running `code`."""
-    return _listed(code, "import json, sys; print(json.dumps(sorted(sys.modules)))")
-
-
-def _records(code: str) -> set[str]:
-    """The name of every dataclass a module of the workbench defines in a fresh interpreter after
-    running `code` (read from each loaded module's own namespace, never through a lazy name)."""
-    return _listed(code, RECORDS_MADE)
-
-
-RECORDS_MADE = """\
+LISTED = "listed: "  # what a listing's line starts with, among a command's own lines
+MODULES = f"import json, sys; print({LISTED!r} + json.dumps(sorted(sys.modules)))"
+RECORDS_MADE = f"""\
 import dataclasses, json, sys
-made = {
+made = {{
     value.__name__
     for name, module in list(sys.modules.items())
     if name.startswith("workbench")
     for value in vars(module).values()
     if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == name
-}
-print(json.dumps(sorted(made)))
+}}
+print({LISTED!r} + json.dumps(sorted(made)))
 """
+
+
+def _listings(*steps: str) -> list[set[str]]:
+    """What each listing (`MODULES`, `RECORDS_MADE`) among `steps` printed, in order, the steps
+    run in turn in one fresh interpreter: a listing after a later step holds what the steps
+    before it loaded too."""
+    done = subprocess.run(
+        [sys.executable, "-c", "\n".join(steps)], check=True, capture_output=True, text=True
+    )
+    lines = done.stdout.splitlines()
+    return [set(json.loads(line.removeprefix(LISTED))) for line in lines if line.startswith(LISTED)]
+
+
+def _modules(code: str) -> set[str]:
+    """Every module a fresh interpreter holds after running `code`."""
+    (listed,) = _listings(code, MODULES)
+    return listed
 
 
 def _helped(argv: list[str]) -> str:
@@ -114,9 +113,13 @@ def _helped(argv: list[str]) -> str:
     return f"from workbench.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass"
 
 
+def _packages(modules: set[str]) -> set[str]:
+    return {name.split(".")[0] for name in modules}
+
+
 def _loaded(code: str) -> set[str]:
     """The top-level packages among `_modules(code)`."""
-    return {name.split(".")[0] for name in _modules(code)}
+    return _packages(_modules(code))
 
 
 def test_importing_the_command_line_loads_no_heavy_library() -> None:
@@ -174,18 +177,22 @@ def test_importing_the_package_loads_no_heavy_library() -> None:
 
 def test_the_update_loads_the_ordinal_words_library_only_where_a_word_is_read() -> None:
     """`workbench update` (its verb and the report it writes) loads no language's module of
-    `num2words` until an ordinal word is read (`ordinal_words.lexicon`)."""
+    `num2words` until an ordinal word is read (`ordinal_words.lexicon`), then in the same
+    interpreter does."""
     update = "import workbench.measure.update, workbench.cli.amendments"
-    assert "num2words" not in _loaded(update)
     read = "from workbench.text.ordinal_words import word_value\nassert word_value('third') == 3"
-    assert "num2words" in _loaded(f"{update}\n{read}")
+    updated, words = map(_packages, _listings(update, MODULES, read, MODULES))
+    assert "num2words" not in updated
+    assert "num2words" in words
 
 
 def test_the_guard_sees_a_heavy_library_when_one_loads() -> None:
     # The listing is real: comparing two texts loads rapidfuzz (loading the diff does not).
     compared = "from workbench.changes.diff import aligned\naligned(['a rule'], ['a new rule'])"
-    assert "rapidfuzz" not in _loaded("import workbench\nworkbench.diff_versions")
-    assert "rapidfuzz" in _loaded(compared)
+    diff = "import workbench\nworkbench.diff_versions"
+    loaded, comparing = map(_packages, _listings(diff, MODULES, compared, MODULES))
+    assert "rapidfuzz" not in loaded
+    assert "rapidfuzz" in comparing
 
 
 def test_every_package_verb_resolves_to_its_home() -> None:
@@ -208,7 +215,8 @@ def test_a_plain_verification_loads_only_what_it_uses(
 ) -> None:
     """One citation verified by the command in a fresh interpreter: the normalizer's array pass
     (numpy) stays out of a single verification, however long the version it counts in, and so do
-    the other commands' modules and the libraries `NOT_TO_VERIFY` names."""
+    the other commands' modules and the libraries `NOT_TO_VERIFY` names; then, asked for, the
+    alteration rule loads."""
     rows = [r for r in read_catalogue(ROOT / "corpus") if r.jurisdiction == "ietf"]
     row = max(rows, key=lambda r: r.size)
     held = tmp_path / "workspace.sqlite"
@@ -220,17 +228,18 @@ def test_a_plain_verification_loads_only_what_it_uses(
     citations.write_text(json.dumps(citation) + "\n", encoding="utf-8")
     assert len(text) >= 10 * LONG_TEXT  # a whole version the array pass would once have read
     argv = ["verify", str(citations), "--workspace", str(held)]
-    modules = _modules(f"from workbench.cli import main\nassert main({argv!r}) == 0")
-    loaded = {name.split(".")[0] for name in modules}
+    verified = f"from workbench.cli import main\nassert main({argv!r}) == 0"
+    # then, in the same interpreter, the same citation with the alteration rule asked for
+    altering = f"main({[*argv, '--alterations']!r})"
+    modules, made, altered = _listings(verified, MODULES, RECORDS_MADE, altering, MODULES)
+    loaded = _packages(modules)
     assert "workbench" in loaded and sorted(loaded & set(NOT_TO_VERIFY)) == []
     assert sorted(modules & set(NOT_TO_VERIFY_MODULES)) == []
-    made = _records(f"from workbench.cli import main\nassert main({argv!r}) == 0")
     assert {"Version", "Verification"} <= made  # the listing is real
     assert sorted(made & set(NOT_TO_VERIFY_RECORDS)) == []
     # the command table loads the verify command's module, no other command's
     assert sorted(modules & set(COMMAND_MODULES)) == ["workbench.cli.citations"]
     # The listing is real: asking for the alteration rule loads it.
-    altered = _modules(f"from workbench.cli import main\nmain({[*argv, '--alterations']!r})")
     assert "workbench.cite.alterations" in altered
 
 
@@ -276,17 +285,16 @@ NUMBERING = ("workbench.measure.summary", "workbench.text.choice", "workbench.te
 def test_a_plain_family_listing_loads_no_numbering_reader(
     fresh_workspace: FreshWorkspace, tmp_path: Path
 ) -> None:
-    """`workbench families` in a fresh interpreter loads none of `NUMBERING`; with `--numbering`
-    it loads them all (the listing is real)."""
+    """`workbench families` in a fresh interpreter loads none of `NUMBERING`; then, with
+    `--numbering`, it loads them all (the listing is real)."""
     rows = [r for r in read_catalogue(ROOT / "corpus") if r.family == "draft-cedik-http-warning"]
     held = tmp_path / "workspace.sqlite"
     with fresh_workspace(rows, held):
         pass
     argv = ["families", "--workspace", str(held)]
-    plain = _modules(f"from workbench.cli import main\nassert main({argv!r}) == 0")
-    numbered = _modules(
-        f"from workbench.cli import main\nassert main({[*argv, '--numbering']!r}) == 0"
-    )
+    listed = f"from workbench.cli import main\nassert main({argv!r}) == 0"
+    numbering = f"assert main({[*argv, '--numbering']!r}) == 0"  # then, in the same interpreter
+    plain, numbered = _listings(listed, MODULES, numbering, MODULES)
     assert sorted(plain & set(NUMBERING)) == []
     assert sorted(numbered & set(NUMBERING)) == sorted(NUMBERING)
 

@@ -380,7 +380,9 @@ def test_every_command_on_a_terminal_shows_what_it_reads(
     assert command in ARGUMENTS, f"{command}: give it arguments here that read the hostile corpus"
     arguments, code = ARGUMENTS[command]
     work = tmp_path / "hostile"
-    shutil.copytree(hostile, work)
+    # Every command here reads the corpus, the workspace and the files beside them, none the
+    # repository the hostile commit was added from (its .git is most of the folder's files).
+    shutil.copytree(hostile, work, ignore=shutil.ignore_patterns("repo"))
     written, said, exit_code = _on_two_terminals([*command.split(), *arguments], work)
     assert (exit_code, b"Traceback" in said) == (code, False), said
     assert OBEYED.findall(written) == []

@@ -70,7 +70,9 @@ def _commit(repo: Path, files: dict[str, bytes], message: str, date: str) -> Non
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A repository of the held releases, one commit each, then one adding the held laws."""
+    """A repository of the held releases, one commit each, then one adding the held laws. A
+    test that only reads it reads this one (adding from a repository writes nothing in it, as
+    the test of every held release checks); a test that commits to it takes a copy (`repo`)."""
     repo = tmp_path_factory.mktemp("git") / "law-xml-codified"
     repo.mkdir()
     _git(repo, "init", "--quiet", "--initial-branch=codified")
@@ -116,10 +118,12 @@ def _placed(into: Path) -> dict[str, dict[str, Any]]:
 
 
 def test_every_held_release_comes_back_with_its_own_bytes_blob_order_and_date(
-    repo: Path, tmp_path: Path
+    built: Path, tmp_path: Path
 ) -> None:
     into = tmp_path / "mirror"
-    report = _add(repo, into)
+    untouched = tree_digest(built)
+    report = _add(built, into)
+    assert tree_digest(built) == untouched  # read, never written
     held, placed = _held("code"), _placed(into)
     assert sorted(placed) == sorted(held)
     assert report.versions == len(report.written) == len(held) and not report.refusals
@@ -169,10 +173,10 @@ def test_a_second_run_writes_nothing_and_new_commits_add_only_their_versions(
     assert placed[named[0]]["committed_at"] == "2024-10-22T00:12:12-04:00"
 
 
-def test_the_laws_as_the_head_holds_them_one_version_each(repo: Path, tmp_path: Path) -> None:
+def test_the_laws_as_the_head_holds_them_one_version_each(built: Path, tmp_path: Path) -> None:
     into = tmp_path / "mirror"
     report = _add(
-        repo,
+        built,
         into,
         paths=[LAWS],
         family_from=r"laws/(\d+-\d+)\.xml$",
@@ -293,12 +297,12 @@ def test_real_names_are_carried_and_a_name_the_rule_cannot_carry_is_refused_by_n
     ],
 )
 def test_bad_options_are_one_error_and_nothing_is_written(
-    repo: Path, tmp_path: Path, options: dict[str, Any], message: str
+    built: Path, tmp_path: Path, options: dict[str, Any], message: str
 ) -> None:
     into = tmp_path / "mirror"
     with pytest.raises(AddError) as raised:
-        _add(repo, into, **options)
-    assert str(raised.value) == message.format(repo=repo)
+        _add(built, into, **options)
+    assert str(raised.value) == message.format(repo=built)
     assert not into.exists()
 
 
@@ -339,10 +343,10 @@ def test_the_repository_name_is_read_from_a_github_origin(repo: Path, tmp_path: 
 
 
 def test_the_command_adds_and_refuses_the_options_of_other_modes(
-    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     into = tmp_path / "mirror"
-    command = ["corpus", "add", "--from-git", str(repo), "--paths", SECTIONS, "--into", str(into)]
+    command = ["corpus", "add", "--from-git", str(built), "--paths", SECTIONS, "--into", str(into)]
     command += ["--jurisdiction", "us-dc", "--family-prefix", "dc-code-", "--official"]
     command += ["--repo-name", REPO_NAME]
     assert main(command) == 0

@@ -44,6 +44,10 @@ SCHEMA_VERSION = "3"
 # a workspace of it is read and written in that layout (its held rows never change, C2).
 EARLIER_SCHEMA = "2"
 PDF_MEDIA_TYPE = "application/pdf"
+# What `take_held` copies of a version, and how: two files of one schema hold its tables with
+# the same columns in the same order.
+_TAKEN = ("versions", "text_origins")
+_TAKE = "SELECT * FROM {} WHERE version_id = ? ORDER BY rowid"
 SETTINGS_KEY = "settings/"  # workspace_meta rows settings/1, settings/2, ...: the highest stands
 
 _SCHEMA = """
@@ -368,6 +372,29 @@ class Workspace:
                 ),
             )
             return True
+
+    def take_held(self, source: Workspace, version_ids: Sequence[str]) -> tuple[str, ...]:
+        """Hold the versions `source` holds under `version_ids`, in that order, as it holds them
+        (rows, provenance, time of ingest and origin records copied; nothing extracted), and
+        return the ids taken: `ingest` of their rows then leaves them as held (C4). An id held
+        here already, or not by `source`, is left out; `WorkspaceError` if the schemas differ."""
+        if source.schema != self.schema:
+            raise WorkspaceError(
+                f"{source.path}: workspace schema {source.schema}; {self.path} is schema "
+                f"{self.schema}: versions are taken only between workspaces of one schema"
+            )
+        held, taken = set(self.version_ids()), []
+        with self.transaction() as conn:
+            for version_id in dict.fromkeys(version_ids):
+                found = [source.read(_TAKE.format(t), (version_id,)) for t in _TAKEN]
+                if version_id in held or not found[0]:
+                    continue
+                for table, rows in zip(_TAKEN, found, strict=True):
+                    for row in rows:
+                        marks = ", ".join("?" * len(row))
+                        conn.execute(f"INSERT INTO {table} VALUES ({marks})", row)
+                taken.append(version_id)
+        return tuple(taken)
 
     @staticmethod
     def _record_origin(conn: sqlite3.Connection, version: Version) -> None:

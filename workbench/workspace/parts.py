@@ -6,6 +6,7 @@ are asked (`text.parts`), and read back by every later command."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -172,12 +173,42 @@ def keep_parts(workspace: Workspace, key: str, version_id: str, read: Kept) -> N
     if (footnotes is None and tables is None) or workspace.read_only is not None:
         return
     with workspace.transaction() as conn:
-        conn.execute(f"DROP TABLE IF EXISTS {_RETIRED}")  # its footnote readings are kept here
-        if not _current(conn.execute(f"PRAGMA table_info({TABLE})")):
-            # A table of the earlier layout holds rows kept under keys no code computes now.
-            conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
-        conn.execute(_SCHEMA)
+        _table(conn)
         keep_row(conn, TABLE, ("key", key), {"version_id": version_id}, _kept(*read))
+
+
+def _table(conn: sqlite3.Connection) -> None:
+    """Make the table of this layout, in the transaction of a write to it."""
+    conn.execute(f"DROP TABLE IF EXISTS {_RETIRED}")  # its footnote readings are kept here
+    if not _current(conn.execute(f"PRAGMA table_info({TABLE})")):
+        # A table of the earlier layout holds rows kept under keys no code computes now.
+        conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
+    conn.execute(_SCHEMA)
+
+
+def take_kept_parts(workspace: Workspace, source: Workspace, version_ids: Sequence[str]) -> int:
+    """Copy the parts `source` keeps for `version_ids` (every row of this layout, under
+    whatever key) into `workspace`, beside the versions `Workspace.take_held` took from it:
+    the rows ingest kept from a PDF's extraction, so nothing is read again. Returns how many
+    rows were copied; a row under a key `workspace` keeps already is left as it is."""
+    ids = list(dict.fromkeys(version_ids))
+    if not ids or not _current(source.read(f"PRAGMA table_info({TABLE})")):
+        return 0
+    rows = source.read(
+        f"SELECT key, version_id, headings, footnotes, tables FROM {TABLE} "
+        f"WHERE version_id IN ({', '.join('?' * len(ids))}) ORDER BY rowid",
+        tuple(ids),
+    )
+    if not rows:
+        return 0
+    with workspace.transaction() as conn:
+        _table(conn)
+        copied = conn.executemany(
+            f"INSERT OR IGNORE INTO {TABLE} (key, version_id, headings, footnotes, tables) "
+            "VALUES (?, ?, ?, ?, ?)",
+            rows,
+        ).rowcount
+    return int(copied)
 
 
 def _kept(
