@@ -83,7 +83,8 @@ class Ledger:
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
-            self._conn.executescript(_LEDGER_SCHEMA)
+            # One transaction: a new ledger is made with one journalled commit, not six.
+            self._conn.executescript(f"BEGIN;\n{_LEDGER_SCHEMA}\nCOMMIT;")
         except sqlite3.DatabaseError as exc:
             raise LedgerError(f"{path}: not a workbench run ledger ({exc})") from exc
 
