@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
+import operator
 import random
 import re
 import shutil
@@ -441,8 +443,6 @@ def test_the_map_holds_a_batch_of_families_rows_never_the_catalogue(
     (a family each here), the next family's first row and the page of the catalogue table it
     reads them from (one row here), not the catalogue: the live `CatalogueRow`s are counted as
     each family's task runs, on a mirror of the twelve smallest families of text and XML."""
-    import gc
-
     from workbench.measure import cluster
     from workbench.measure.tasks import run_family_task as run_task
     from workbench.workspace import catalogue as table
@@ -452,19 +452,16 @@ def test_the_map_holds_a_batch_of_families_rows_never_the_catalogue(
     mirror = link_families(tmp_path / "mirror", sorted(_name(rows[0]) for rows in chosen[:12]))
     admitted = _families(admit(mirror).rows)
 
-    def live_rows() -> int:
-        return sum(isinstance(o, CatalogueRow) for o in gc.get_objects())
-
     counted: list[tuple[str, int]] = []
 
     def counting(task: Any, **options: Any) -> Any:
-        counted.append((task.name, live_rows() - before))
+        counted.append((task.name, _live_rows() - before))
         return run_task(task, **options)
 
     monkeypatch.setattr(cluster, "BATCH_VERSIONS", 1)  # a batch is one family
     monkeypatch.setattr(table, "PAGE_ROWS", 1)
     monkeypatch.setattr(cluster, "run_family_task", counting)
-    before = live_rows()
+    before = _live_rows()
     run = measure_corpus(mirror=mirror, out=tmp_path / "out", workspace=tmp_path / "w.sqlite")
     assert [name for name, _ in counted] == sorted(admitted) == list(run.families)
     two = sum(sorted(map(len, admitted.values()))[-2:])  # the two largest families' rows
@@ -512,8 +509,6 @@ def test_the_reduce_is_given_what_the_reports_read_of_each_row_never_the_rows(
     """The reduce gets the few columns of each catalogue row the reports read (`Listed`, read
     from the table without the rows' lines), the same values a `CatalogueRow` gives, and no
     `CatalogueRow` is live while it runs. The reports are the cold run's bytes."""
-    import gc
-
     from workbench.measure import run as runs
     from workbench.workspace.catalogue import Listed, table_rows
 
@@ -522,17 +517,24 @@ def test_the_reduce_is_given_what_the_reports_read_of_each_row_never_the_rows(
 
     def reducing(summaries: Any, rows: Any, *args: Any, **options: Any) -> Measurements:
         given.append(list(rows))
-        live.append(sum(isinstance(o, CatalogueRow) for o in gc.get_objects()) - before)
+        live.append(_live_rows() - before)
         return reduce_summaries(summaries, given[-1], *args, **options)
 
     monkeypatch.setattr(runs, "reduce_summaries", reducing)
-    before = sum(isinstance(o, CatalogueRow) for o in gc.get_objects())
+    before = _live_rows()
     measure_corpus(mirror=small_mirror, out=tmp_path / "out", workspace=tmp_path / "w.sqlite")
     assert [type(row) for row in given[0]] == [Listed] * len(admit(small_mirror).rows)
     with Workspace(tmp_path / "w.sqlite") as held:
         assert given[0] == [Listed.of(row) for row in table_rows(held)]
     assert live == [0]
     assert _tree(tmp_path / "out") == _tree(cold[0] / "out")
+
+
+def _live_rows() -> int:
+    """How many `CatalogueRow`s this process holds: every object the collector tracks, its type
+    compared in C (`CatalogueRow` has no subclass, so this is the `isinstance` count)."""
+    assert not CatalogueRow.__subclasses__()
+    return operator.countOf(map(type, gc.get_objects()), CatalogueRow)
 
 
 def _name(row: CatalogueRow) -> str:
