@@ -625,6 +625,32 @@ def test_a_warm_run_reuses_exactly_what_is_unchanged(
         assert _tree(tmp_path / "out") == _tree(cold[0] / "out")
 
 
+@pytest.fixture(scope="module")
+def first_run(
+    cold: tuple[Path, MeasureRun], small_mirror: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, MeasureRun]:
+    """A run from the cold run's workspace and cache (as `warm` copies them) into a new reports
+    folder, made once in `case/` and kept beside it as it left that folder (`kept/`)."""
+    folder = tmp_path_factory.mktemp("first-run")
+    case = folder / "case"
+    case.mkdir()
+    shutil.copy2(cold[0] / "w.sqlite", case / "w.sqlite")
+    shutil.copytree(cold[0] / CACHE_DIR_NAME, case / CACHE_DIR_NAME)
+    first = measure_corpus(mirror=small_mirror, out=case / "out", workspace=case / "w.sqlite")
+    shutil.copytree(case, folder / "kept")
+    return folder, first
+
+
+@pytest.fixture
+def after_first(first_run: tuple[Path, MeasureRun]) -> tuple[Path, MeasureRun]:
+    """`case/` put back as the first run left it, at the same path (the reports' view names its
+    folder), for each test to change and run again; and that run."""
+    folder, first = first_run
+    shutil.rmtree(folder / "case")
+    shutil.copytree(folder / "kept", folder / "case")
+    return folder / "case", first
+
+
 @pytest.mark.parametrize(
     ("change", "derived", "changed"),
     [
@@ -644,21 +670,20 @@ def test_a_second_run_with_nothing_changed_derives_no_report(
     derived: bool,
     changed: tuple[str, ...] | None,
     cold: tuple[Path, MeasureRun],
-    warm: Path,
+    after_first: tuple[Path, MeasureRun],
     small_mirror: Path,
-    tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The reports a run wrote are kept under their key (`derived.DerivedState`): a second run
     with nothing changed checks the key and the files' SHA-256 and reduces nothing; a file
     changed or removed, another folder, or `use_cache=False` derive them again. Either way the
     files are the cold run's bytes and the run says the same."""
-    first = measure_corpus(mirror=small_mirror, out=tmp_path / "out", workspace=warm / "w.sqlite")
+    folder, first = after_first
     if change == "report-edited":
-        (tmp_path / "out" / STRUCTURE_NAME).write_bytes(b"{}\n")
+        (folder / "out" / STRUCTURE_NAME).write_bytes(b"{}\n")
     elif change == "report-removed":
-        (tmp_path / "out" / STRUCTURE_NAME).unlink()
-    out = tmp_path / ("other" if change == "other-folder" else "out")
+        (folder / "out" / STRUCTURE_NAME).unlink()
+    out = folder / ("other" if change == "other-folder" else "out")
     reduced: list[int] = []
 
     def counted(*args: Any, **kwargs: Any) -> Measurements:
@@ -669,7 +694,7 @@ def test_a_second_run_with_nothing_changed_derives_no_report(
     second = measure_corpus(
         mirror=small_mirror,
         out=out,
-        workspace=warm / "w.sqlite",
+        workspace=folder / "w.sqlite",
         use_cache=change != "no-cache",
     )
     assert bool(reduced) == derived
