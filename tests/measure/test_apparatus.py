@@ -6,6 +6,7 @@ counts it kept are summed again with only the versions they lack counted."""
 from __future__ import annotations
 
 import os
+import shutil
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -80,10 +81,22 @@ def test_counts_are_read_again_from_the_kept_parts(
     assert apparatus_report(workspace, STORE) == report
 
 
+@pytest.fixture(scope="module")
+def counted_file(
+    workspace: Workspace, report: dict[str, object], tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """The default workspace after the pass kept its rows of counts, copied once (by SQLite's
+    backup) into a file no connection holds open, so a test's copy of it is a copy of its bytes."""
+    path = tmp_path_factory.mktemp("counted") / "workspace.sqlite"
+    _copy(workspace.path, path)
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no -wal or -shm beside it
+    return path
+
+
 @pytest.fixture
-def copied(workspace: Workspace, report: dict[str, object], tmp_path: Path) -> Iterator[Workspace]:
+def copied(counted_file: Path, tmp_path: Path) -> Iterator[Workspace]:
     """A copy of the default workspace after the pass kept its rows of counts."""
-    _copy(workspace.path, tmp_path / "workspace.sqlite")
+    shutil.copyfile(counted_file, tmp_path / "workspace.sqlite")
     with Workspace(tmp_path / "workspace.sqlite") as held:
         yield held
 

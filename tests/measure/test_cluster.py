@@ -28,7 +28,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import ROOT, STORE, link_families
+from tests.conftest import ROOT, STORE, FreshWorkspace, link_families
 from workbench.cli import main
 from workbench.corpus import admit
 from workbench.errors import ClusterError
@@ -183,9 +183,21 @@ def serial(subset: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def _subset_tasks(subset: Path, serial: Path) -> tuple[FamilyTask, ...]:
-    with Workspace(serial / "w.sqlite") as held:
-        return family_tasks(admit(subset).rows, subset, held_text_hashes(held))
+@pytest.fixture(scope="module")
+def subset_held(
+    catalogue: tuple[CatalogueRow, ...],
+    fresh_workspace: FreshWorkspace,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[str, str | None]:
+    """The text SHA-256 of each version of the subset, as a workspace that ingested them holds
+    it (no measure run: the tasks made from it need only the hashes)."""
+    rows = [row for row in catalogue if "/".join(row.path.split("/")[:2]) in SUBSET]
+    with fresh_workspace(rows, tmp_path_factory.mktemp("subset-held") / "w.sqlite") as held:
+        return held_text_hashes(held)
+
+
+def _subset_tasks(subset: Path, held: dict[str, str | None]) -> tuple[FamilyTask, ...]:
+    return family_tasks(admit(subset).rows, subset, held)
 
 
 @pytest.mark.slow
@@ -237,8 +249,10 @@ def _kept(path: Path) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
 
 
 @pytest.mark.slow
-def test_batches_keep_the_order_and_hold_enough_versions(subset: Path, serial: Path) -> None:
-    tasks = _subset_tasks(subset, serial)
+def test_batches_keep_the_order_and_hold_enough_versions(
+    subset: Path, subset_held: dict[str, str | None]
+) -> None:
+    tasks = _subset_tasks(subset, subset_held)
     cut = list(batches(tasks, versions=5))
     assert [t for batch in cut for t in batch] == list(tasks)
     assert all(sum(len(t.rows) for t in batch) >= 5 for batch in cut[:-1])
@@ -247,13 +261,16 @@ def test_batches_keep_the_order_and_hold_enough_versions(subset: Path, serial: P
 
 @pytest.mark.parametrize("engine", ["in-process", pytest.param("started", marks=pytest.mark.slow)])
 def test_results_are_handed_on_inside_one_batch_per_batch_of_tasks(
-    engine: str, subset: Path, serial: Path, request: pytest.FixtureRequest
+    engine: str,
+    subset: Path,
+    subset_held: dict[str, str | None],
+    request: pytest.FixtureRequest,
 ) -> None:
     """`map_tasks` hands each batch's results on inside one `batch()` (what `measure` holds
     them in: `Workspace.batch`, one commit), in process in the batches' order, on a cluster
     each batch whole as it arrives: the subset's eight families, one batch of versions, are
     held in one, not in eight."""
-    tasks = _subset_tasks(subset, serial)
+    tasks = _subset_tasks(subset, subset_held)
     groups: list[list[str]] = []
     inside: list[bool] = []
 
@@ -348,9 +365,13 @@ def _free_port() -> int:
 
 def test_an_unreachable_scheduler_is_one_line() -> None:
     address = f"tcp://127.0.0.1:{_free_port()}"
-    with pytest.raises(ClusterError) as error, dask_client(scheduler=address, connect_timeout=1):
+    # Nothing listens on the port: the client retries until the timeout, which the test waits.
+    with (
+        pytest.raises(ClusterError) as error,
+        dask_client(scheduler=address, connect_timeout=0.25),
+    ):
         pass
-    assert str(error.value) == f"{address}: no Dask scheduler answered within 1 s"
+    assert str(error.value) == f"{address}: no Dask scheduler answered within 0.25 s"
 
 
 @pytest.mark.parametrize(

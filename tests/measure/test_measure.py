@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
+import operator
 import random
 import re
 import shutil
@@ -37,7 +39,7 @@ from workbench.measure import (
 )
 from workbench.measure.admitted import TABLE as ADMITTED_TABLE
 from workbench.measure.apparatus import apparatus_report
-from workbench.measure.html import write_reports
+from workbench.measure.html import _write, structure_html, write_reports
 from workbench.measure.index import INDEX_NAME
 from workbench.measure.readme import headline_readme
 from workbench.measure.reports import STRUCTURE_NAME, Measurements, reduce_summaries
@@ -342,8 +344,10 @@ def test_html_escapes_filing_text(
     measurements = reduce_families(family_measurements, catalogue)
     cause = next(c for c in CAP_CAUSES if measurements.structure["examples"][c])
     measurements.structure["examples"][cause][0]["before_excerpt"] = "<script>alert('x')</script>"
-    write_reports(tmp_path, measurements)
-    page = (tmp_path / "structure-measurement.html").read_text(encoding="utf-8")
+    # The one page that shows the examples, written as `write_reports` writes it.
+    path = tmp_path / "structure-measurement.html"
+    _write(path, structure_html(measurements.structure, measurements.profile_table))
+    page = path.read_text(encoding="utf-8")
     assert "<script>" not in page and "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
 
 
@@ -441,8 +445,6 @@ def test_the_map_holds_a_batch_of_families_rows_never_the_catalogue(
     (a family each here), the next family's first row and the page of the catalogue table it
     reads them from (one row here), not the catalogue: the live `CatalogueRow`s are counted as
     each family's task runs, on a mirror of the twelve smallest families of text and XML."""
-    import gc
-
     from workbench.measure import cluster
     from workbench.measure.tasks import run_family_task as run_task
     from workbench.workspace import catalogue as table
@@ -452,19 +454,16 @@ def test_the_map_holds_a_batch_of_families_rows_never_the_catalogue(
     mirror = link_families(tmp_path / "mirror", sorted(_name(rows[0]) for rows in chosen[:12]))
     admitted = _families(admit(mirror).rows)
 
-    def live_rows() -> int:
-        return sum(isinstance(o, CatalogueRow) for o in gc.get_objects())
-
     counted: list[tuple[str, int]] = []
 
     def counting(task: Any, **options: Any) -> Any:
-        counted.append((task.name, live_rows() - before))
+        counted.append((task.name, _live_rows() - before))
         return run_task(task, **options)
 
     monkeypatch.setattr(cluster, "BATCH_VERSIONS", 1)  # a batch is one family
     monkeypatch.setattr(table, "PAGE_ROWS", 1)
     monkeypatch.setattr(cluster, "run_family_task", counting)
-    before = live_rows()
+    before = _live_rows()
     run = measure_corpus(mirror=mirror, out=tmp_path / "out", workspace=tmp_path / "w.sqlite")
     assert [name for name, _ in counted] == sorted(admitted) == list(run.families)
     two = sum(sorted(map(len, admitted.values()))[-2:])  # the two largest families' rows
@@ -512,8 +511,6 @@ def test_the_reduce_is_given_what_the_reports_read_of_each_row_never_the_rows(
     """The reduce gets the few columns of each catalogue row the reports read (`Listed`, read
     from the table without the rows' lines), the same values a `CatalogueRow` gives, and no
     `CatalogueRow` is live while it runs. The reports are the cold run's bytes."""
-    import gc
-
     from workbench.measure import run as runs
     from workbench.workspace.catalogue import Listed, table_rows
 
@@ -522,17 +519,24 @@ def test_the_reduce_is_given_what_the_reports_read_of_each_row_never_the_rows(
 
     def reducing(summaries: Any, rows: Any, *args: Any, **options: Any) -> Measurements:
         given.append(list(rows))
-        live.append(sum(isinstance(o, CatalogueRow) for o in gc.get_objects()) - before)
+        live.append(_live_rows() - before)
         return reduce_summaries(summaries, given[-1], *args, **options)
 
     monkeypatch.setattr(runs, "reduce_summaries", reducing)
-    before = sum(isinstance(o, CatalogueRow) for o in gc.get_objects())
+    before = _live_rows()
     measure_corpus(mirror=small_mirror, out=tmp_path / "out", workspace=tmp_path / "w.sqlite")
     assert [type(row) for row in given[0]] == [Listed] * len(admit(small_mirror).rows)
     with Workspace(tmp_path / "w.sqlite") as held:
         assert given[0] == [Listed.of(row) for row in table_rows(held)]
     assert live == [0]
     assert _tree(tmp_path / "out") == _tree(cold[0] / "out")
+
+
+def _live_rows() -> int:
+    """How many `CatalogueRow`s this process holds: every object the collector tracks, its type
+    compared in C (`CatalogueRow` has no subclass, so this is the `isinstance` count)."""
+    assert not CatalogueRow.__subclasses__()
+    return operator.countOf(map(type, gc.get_objects()), CatalogueRow)
 
 
 def _name(row: CatalogueRow) -> str:
@@ -623,6 +627,32 @@ def test_a_warm_run_reuses_exactly_what_is_unchanged(
         assert _tree(tmp_path / "out") == _tree(cold[0] / "out")
 
 
+@pytest.fixture(scope="module")
+def first_run(
+    cold: tuple[Path, MeasureRun], small_mirror: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, MeasureRun]:
+    """A run from the cold run's workspace and cache (as `warm` copies them) into a new reports
+    folder, made once in `case/` and kept beside it as it left that folder (`kept/`)."""
+    folder = tmp_path_factory.mktemp("first-run")
+    case = folder / "case"
+    case.mkdir()
+    shutil.copy2(cold[0] / "w.sqlite", case / "w.sqlite")
+    shutil.copytree(cold[0] / CACHE_DIR_NAME, case / CACHE_DIR_NAME)
+    first = measure_corpus(mirror=small_mirror, out=case / "out", workspace=case / "w.sqlite")
+    shutil.copytree(case, folder / "kept")
+    return folder, first
+
+
+@pytest.fixture
+def after_first(first_run: tuple[Path, MeasureRun]) -> tuple[Path, MeasureRun]:
+    """`case/` put back as the first run left it, at the same path (the reports' view names its
+    folder), for each test to change and run again; and that run."""
+    folder, first = first_run
+    shutil.rmtree(folder / "case")
+    shutil.copytree(folder / "kept", folder / "case")
+    return folder / "case", first
+
+
 @pytest.mark.parametrize(
     ("change", "derived", "changed"),
     [
@@ -642,21 +672,20 @@ def test_a_second_run_with_nothing_changed_derives_no_report(
     derived: bool,
     changed: tuple[str, ...] | None,
     cold: tuple[Path, MeasureRun],
-    warm: Path,
+    after_first: tuple[Path, MeasureRun],
     small_mirror: Path,
-    tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The reports a run wrote are kept under their key (`derived.DerivedState`): a second run
     with nothing changed checks the key and the files' SHA-256 and reduces nothing; a file
     changed or removed, another folder, or `use_cache=False` derive them again. Either way the
     files are the cold run's bytes and the run says the same."""
-    first = measure_corpus(mirror=small_mirror, out=tmp_path / "out", workspace=warm / "w.sqlite")
+    folder, first = after_first
     if change == "report-edited":
-        (tmp_path / "out" / STRUCTURE_NAME).write_bytes(b"{}\n")
+        (folder / "out" / STRUCTURE_NAME).write_bytes(b"{}\n")
     elif change == "report-removed":
-        (tmp_path / "out" / STRUCTURE_NAME).unlink()
-    out = tmp_path / ("other" if change == "other-folder" else "out")
+        (folder / "out" / STRUCTURE_NAME).unlink()
+    out = folder / ("other" if change == "other-folder" else "out")
     reduced: list[int] = []
 
     def counted(*args: Any, **kwargs: Any) -> Measurements:
@@ -667,7 +696,7 @@ def test_a_second_run_with_nothing_changed_derives_no_report(
     second = measure_corpus(
         mirror=small_mirror,
         out=out,
-        workspace=warm / "w.sqlite",
+        workspace=folder / "w.sqlite",
         use_cache=change != "no-cache",
     )
     assert bool(reduced) == derived

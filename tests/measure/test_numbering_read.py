@@ -5,12 +5,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import _run
 from tests.conftest import STORE
+from workbench.cli import main
 from workbench.measure.summary import reading_text
 
 # Two real families of Internet-Drafts, every version in the built corpus.
@@ -50,6 +52,22 @@ def _unnumbered_mirror(root: Path, jurisdiction: str) -> Path:
     return root
 
 
+@pytest.fixture
+def cli(
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> Callable[..., subprocess.CompletedProcess[bytes]]:
+    """`workbench ...` run in this process: the command's own code, without an interpreter
+    and the measure chain's imports started again for each of the three runs."""
+
+    def run(*args: str, workspace: Path) -> subprocess.CompletedProcess[bytes]:
+        argv = [*args, "--workspace", str(workspace)]
+        code = main(argv)
+        out, err = capsysbinary.readouterr()
+        return subprocess.CompletedProcess(argv, code, out, err)
+
+    return run
+
+
 @pytest.mark.parametrize(
     ("jurisdiction", "chosen"),
     [
@@ -58,11 +76,14 @@ def _unnumbered_mirror(root: Path, jurisdiction: str) -> Path:
     ],
 )
 def test_a_corpus_nothing_numbers_is_unread_in_every_output(
-    tmp_path: Path, jurisdiction: str, chosen: str
+    tmp_path: Path,
+    jurisdiction: str,
+    chosen: str,
+    cli: Callable[..., subprocess.CompletedProcess[bytes]],
 ) -> None:
     mirror = _unnumbered_mirror(tmp_path / "mirror", jurisdiction)
     out = tmp_path / "out"
-    result = _run(
+    result = cli(
         "measure", "--corpus", str(mirror), "--out", str(out), workspace=tmp_path / "w.sqlite"
     )
     assert result.returncode == 0, result.stderr
@@ -89,7 +110,7 @@ def test_a_corpus_nothing_numbers_is_unread_in_every_output(
     page = (out / "structure-measurement.html").read_text(encoding="utf-8")
     assert f"<strong>Numbering: {said}.</strong>" in page
     # `families --numbering` reads each family as measure did, and counts them alike.
-    listed = _run("families", "--numbering", "--json", workspace=tmp_path / "w.sqlite")
+    listed = cli("families", "--numbering", "--json", workspace=tmp_path / "w.sqlite")
     assert listed.returncode == 0, listed.stderr
     assert {
         f"{r['jurisdiction']}/{r['family']}": (r["profile"], r["chosen"], r["reading"])
@@ -97,5 +118,5 @@ def test_a_corpus_nothing_numbers_is_unread_in_every_output(
     } == {
         name: (r["name"], r["chosen"], r["reading"]) for name, r in report["profiles_used"].items()
     }
-    text = _run("families", "--numbering", workspace=tmp_path / "w.sqlite").stdout
+    text = cli("families", "--numbering", workspace=tmp_path / "w.sqlite").stdout
     assert text.decode().splitlines()[-1] == f"numbering: {said}"

@@ -11,6 +11,7 @@ import pytest
 
 from tests.conftest import link_families
 from workbench.cli import main
+from workbench.measure import html
 from workbench.measure.tables import TABLE_KINDS
 from workbench.models import CatalogueRow
 from workbench.tables import flatten
@@ -26,15 +27,42 @@ FAMILIES = (
 
 
 @pytest.fixture(scope="module")
-def exported(catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`workbench measure --corpus DIR --export csv`, then again with parquet (a warm run)."""
+def export_runs(
+    catalogue: tuple[CatalogueRow, ...], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, list[str]]:
+    """`workbench measure --corpus DIR --export csv`, then again with parquet (a warm run): the
+    output folder, and the format of each run that wrote the reports (`html.write_reports`)."""
     root = tmp_path_factory.mktemp("export")
     link_families(root / "mirror", FAMILIES)
+    wrote: list[str] = []
+    write = html.write_reports
     for fmt in ("csv", "parquet"):
         args = ["measure", "--corpus", str(root / "mirror"), "--out", str(root / "out")]
-        code = main([*args, "--workspace", str(root / "w.sqlite"), "--export", fmt])
+        with pytest.MonkeyPatch.context() as patch:
+
+            def writing(*given: Any, fmt: str = fmt, **options: Any) -> Any:
+                wrote.append(fmt)
+                return write(*given, **options)
+
+            patch.setattr(html, "write_reports", writing)
+            code = main([*args, "--workspace", str(root / "w.sqlite"), "--export", fmt])
         assert code == 0
-    return root / "out"
+    return root / "out", wrote
+
+
+@pytest.fixture(scope="module")
+def exported(export_runs: tuple[Path, list[str]]) -> Path:
+    return export_runs[0]
+
+
+def test_a_warm_export_reduces_for_its_tables_and_writes_no_report(
+    export_runs: tuple[Path, list[str]],
+) -> None:
+    """The parquet run finds the reports as the csv run wrote them, under the same key
+    (`derived.DerivedState`): it reduces for its own tables and writes no report again."""
+    out, wrote = export_runs
+    assert wrote == ["csv"]
+    assert {f"table-{k}.parquet" for k in TABLE_KINDS} <= {p.name for p in out.iterdir()}
 
 
 def _read(out: Path, kind: str, fmt: str) -> list[dict[str, Any]]:

@@ -162,7 +162,8 @@ def measure_corpus(
     5. The reports written into `out` are kept as a view (`derived.DerivedState`, kind "reports")
        under the key of what they are made from (`_reports_key`) with each file's SHA-256: a run
        whose key holds, with no version held since and every file as written, reduces and writes
-       nothing (not with `use_cache=False`, `export` or `keep_results`).
+       nothing; with `export` or `keep_results` it reduces for the tables or the results and
+       writes no report (with `use_cache=False` every report is derived again).
 
     The reports are the same bytes whichever families were reused and whatever ran the map. While
     the map runs the client holds a page of the catalogue table's rows and the tasks and results
@@ -248,9 +249,10 @@ def measure_corpus(
         made_by = None if given.is_project() else measure_command(given)
         view = os.fsdecode(out.resolve())
         key = _reports_key(rows, refusals, run, apparatus, made_by)
-        taken = use_cache and not keep_results and export is None
-        kept = DerivedState(held).holds(REPORTS_KIND, view, key) if taken else None
-    if kept is not None and outputs_hold(out, kept.value["outputs"]):
+        kept = DerivedState(held).holds(REPORTS_KIND, view, key) if use_cache else None
+    if kept is not None and not outputs_hold(out, kept.value["outputs"]):
+        kept = None  # a report was changed or removed: every report is derived again
+    if kept is not None and export is None and not keep_results:
         return MeasureRun(
             documents=len(rows),
             extracted=tuple(run.extracted),
@@ -275,22 +277,19 @@ def measure_corpus(
     measurements.structure["apparatus"] = apparatus
     if keep_results:
         measurements = measurements.held()
-    from workbench.measure.html import write_reports  # loaded only when reports are written
-
-    made = [(f.path, f.changed) for f in write_reports(out, measurements, made_by=made_by).values()]
-    made += [
-        written for summary in index.induced() for written in _write_induced_profile(out, summary)
-    ]
-    written = [path for path, _ in made]
-    changed = [path for path, wrote in made if wrote]
-    with Workspace(workspace) as held:
-        names = [path.relative_to(out).as_posix() for path in written]
-        value = {
-            "outputs": outputs_of(out, names),  # each file's SHA-256, by name
-            "written": names,  # in the order they were written
-            "numbering_read": _numbering(measurements),
-        }
-        DerivedState(held).keep(REPORTS_KIND, view, key, value)
+    if kept is not None:  # the reports are as written: reduced for the tables or results alone
+        written = [out / name for name in kept.value["written"]]
+        changed: list[Path] = []
+    else:
+        written, changed = _write_reports(out, measurements, index, made_by)
+        with Workspace(workspace) as held:
+            names = [path.relative_to(out).as_posix() for path in written]
+            value = {
+                "outputs": outputs_of(out, names),  # each file's SHA-256, by name
+                "written": names,  # in the order they were written
+                "numbering_read": _numbering(measurements),
+            }
+            DerivedState(held).keep(REPORTS_KIND, view, key, value)
     if export is not None:
         from workbench.measure.tables import write_measurement_tables_from
 
@@ -317,6 +316,20 @@ def measure_corpus(
 
 
 REPORTS_KIND = "reports"  # the reports a measure wrote into a folder, in `derived.DerivedState`
+
+
+def _write_reports(
+    out: Path, measurements: Measurements, index: SummaryIndex, made_by: str | None
+) -> tuple[list[Path], list[Path]]:
+    """Every report and induced profile written into `out` (`html.write_reports`), in the order
+    written, and those of them whose bytes changed."""
+    from workbench.measure.html import write_reports  # loaded only when reports are written
+
+    made = [(f.path, f.changed) for f in write_reports(out, measurements, made_by=made_by).values()]
+    made += [
+        written for summary in index.induced() for written in _write_induced_profile(out, summary)
+    ]
+    return [path for path, _ in made], [path for path, wrote in made if wrote]
 
 
 def _reports_key(
