@@ -4,9 +4,11 @@ rule: docs/profiles.md, "How a line is read"."""
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Literal
 
 from workbench.models import StructureMark
@@ -106,13 +108,16 @@ def list_bullet(content: str) -> int:
     return match.end() if match else 0
 
 
-def footnote_notes(text: str) -> dict[int, str]:
+@functools.lru_cache(maxsize=64)
+def footnote_notes(text: str) -> Mapping[int, str]:
     """The starts of `text`'s lines that are footnotes numbered like paragraphs, each with why
-    (`footnotes.footnote_lookalikes`): noise to every numbering reader, never a label."""
+    (`footnotes.footnote_lookalikes`): noise to every numbering reader, never a label. Read once
+    per text: they depend on the text alone, and the choice reads each text through every
+    profile of the registry and the inducer's."""
     # Imported here: the footnote module loads lxml, which a plain verify never needs.
     from workbench.text.footnotes import footnote_lookalikes
 
-    return {note.line_start: note.why for note in footnote_lookalikes(text)}
+    return MappingProxyType({note.line_start: note.why for note in footnote_lookalikes(text)})
 
 
 def clean_label(label: str) -> str:
@@ -242,7 +247,7 @@ def read_lines(
     front_end = (
         front_matter_end([line for _, line in raw], lenient=True) if profile.front_matter else None
     )
-    notes = {} if marks is not None else footnote_notes(text)
+    notes: Mapping[int, str] = {} if marks is not None else footnote_notes(text)
     previous: str | None = None  # the previous content line of the paragraph, or None
     previous_bare = False
     for index, (line_start, line) in enumerate(raw):
