@@ -213,6 +213,16 @@ def _match_label(
     return None
 
 
+def _heading_position(profile: Profile, indent: int) -> bool:
+    """True if a level of `profile` with `heading = true` admits a line at `indent` (-1: after a
+    gutter number, never a heading position): a label of that level may open it whatever the
+    line before it (`label_may_open`)."""
+    return indent >= 0 and any(
+        level.heading and (level.indent_max is None or indent <= level.indent_max)
+        for level in profile.levels
+    )
+
+
 def _depth(level: Level, number: str) -> tuple[int, int]:
     return (level.rank, len(number.split(".")) if level.dotted else 1)
 
@@ -317,9 +327,13 @@ def read_lines(
         bullet = list_bullet(body)
         label_start, body = label_start + bullet, body[bullet:]
         positions = None
-        if profile.inline_markup:
-            body, positions = inline_view(body)
-        found = _match_label(profile, body, indent if indent >= 0 else None)
+        found = None
+        # A line the continuation rule keeps from opening, where no level stands at a heading
+        # position, opens with no label whatever level it matches: its levels are not tried.
+        if label_may_open(previous, previous_bare, False) or _heading_position(profile, indent):
+            if profile.inline_markup:
+                body, positions = inline_view(body)
+            found = _match_label(profile, body, indent if indent >= 0 else None)
         if found is not None:
             level = found[0]
             position = (
