@@ -125,21 +125,47 @@ def read_units(jurisdiction: str, text: str) -> list[tuple[int, str, list[str]]]
 
 def bundle_versions(bundle: Path, into: Path) -> Iterator[tuple[str, int, str, str]]:
     """(law path, version order, commit, text) of every version of every law in `bundle`: each
-    commit that changes a law's file, oldest first, numbered from 1."""
+    commit that changes a law's file, oldest first, numbered from 1.
+
+    Four git processes per bundle, whatever its size: a bare clone, the files at its head, one log
+    naming the files each commit changes (the histories are linear: a merge is refused), and one
+    `cat-file --batch` reading every version's bytes."""
     clone = into / bundle.stem
-    subprocess.run(["git", "clone", "-q", str(bundle), str(clone)], check=True)
+    subprocess.run(["git", "clone", "-q", "--bare", str(bundle), str(clone)], check=True)
 
-    def git(*args: str) -> str:
+    def git(*args: str, stdin: bytes | None = None) -> bytes:
         return subprocess.run(
-            ["git", "-C", str(clone), *args], check=True, capture_output=True
-        ).stdout.decode("utf-8")
+            ["git", "-C", str(clone), *args], check=True, capture_output=True, input=stdin
+        ).stdout
 
-    for path in sorted(git("ls-files").split()):
-        if not path.endswith(".md"):
-            continue
-        commits = git("log", "--reverse", "--format=%H", "--", path).split()
-        for order, commit in enumerate(commits, start=1):
-            yield path, order, commit, git("show", f"{commit}:{path}")
+    laws = sorted(p for p in git("ls-tree", "-r", "-z", "--name-only", "HEAD").decode("utf-8")
+                  .split("\0") if p.endswith(".md"))  # fmt: skip
+    changed: dict[str, list[str]] = {path: [] for path in laws}
+    log = git(
+        "log", "--reverse", "--root", "--no-renames", "-z", "--format=%x01%H %P", "--name-only"
+    )
+    for entry in log.decode("utf-8").split("\x01")[1:]:
+        heads, *names = entry.split("\0")  # `%H %P`, then each file's name after a newline
+        commit, *parents = heads.split()
+        if len(parents) > 1:
+            raise ValueError(
+                f"{bundle}: {commit} is a merge; a law's versions are read on one line"
+            )
+        for path in (name.removeprefix("\n") for name in names):
+            if path in changed:
+                changed[path].append(commit)
+    wanted = [(path, order, commit) for path in laws
+              for order, commit in enumerate(changed[path], start=1)]  # fmt: skip
+    batch = git("cat-file", "--batch", stdin="".join(f"{c}:{p}\n" for p, _, c in wanted).encode())
+    at = 0
+    for path, order, commit in wanted:
+        header_end = batch.index(b"\n", at)
+        header = batch[at:header_end].decode("utf-8").split()
+        if header[1:2] != ["blob"]:
+            raise ValueError(f"{bundle}: {commit}:{path}: {' '.join(header)}")
+        at = header_end + 1 + int(header[2])
+        yield path, order, commit, batch[header_end + 1 : at].decode("utf-8")
+        at += 1  # the newline after each object
 
 
 def truth(bundles: Path) -> dict[str, object]:

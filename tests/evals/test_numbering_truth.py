@@ -9,6 +9,7 @@ import json
 import re
 from collections.abc import Iterator
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -55,6 +56,27 @@ def test_every_commit_changing_a_law_is_one_version(
         counted[path] = max(counted.get(path, 0), order)
     kept = _source(code)["kept_paths"]
     assert counted == {k["path"]: k["distinct_versions"] for k in kept}  # type: ignore[index, union-attr]
+
+
+@pytest.mark.parametrize("code", ["ar", "cz", "fi", "lu"])
+def test_each_version_is_a_commit_the_source_names_and_the_last_has_its_bytes(
+    versions: dict[str, list[tuple[str, int, str, str]]], code: str
+) -> None:
+    """Every law's versions are, oldest first, the commits SOURCE.json's `commit_map` names as
+    changing it, and its last version's text holds the bundle's own `bytes_latest`."""
+    source = _source(code)
+    commits: list[dict[str, Any]] = source["commit_map"]  # type: ignore[assignment]
+    kept: list[dict[str, Any]] = source["kept_paths"]  # type: ignore[assignment]
+    expected = [
+        (path, order, commit)
+        for path in sorted({p for entry in commits for p in entry["paths"]})
+        for order, commit in enumerate(
+            (e["rewritten"] for e in commits if path in e["paths"]), start=1
+        )
+    ]
+    assert [(path, order, commit) for path, order, commit, _ in versions[code]] == expected
+    last = {path: len(text.encode("utf-8")) for path, _, _, text in versions[code]}
+    assert last == {k["path"]: k["bytes_latest"] for k in kept}
 
 
 def _numbers(script: ModuleType, code: str, kind: str, text: str) -> Iterator[int]:

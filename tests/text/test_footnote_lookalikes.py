@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.text.test_induce import _laws, _numbering_truth, _right
+from tests.text.test_induce import _induced_once, _laws, _numbering_truth, _right
 from tests.text.test_structure import _text_version
 from workbench.changes.diff import diff_versions
 from workbench.changes.queue import in_review_queue
@@ -214,15 +214,20 @@ def _queue(versions: list[Version], profile: Profile) -> int:
     )
 
 
-def test_footnotes_in_paragraph_form_are_skipped_in_consolidated_markdown() -> None:
+def test_footnotes_in_paragraph_form_are_skipped_in_consolidated_markdown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The induced profile, the automatic choice and a hand profile read at least 90% of the
     built law's units with their whole path, refuse no version, and read every note as noise
     (`structure` lists it as skipped); the review queue is no longer than the one the same law
     gives with no footnote at all, so renumbered notes set off no label cap."""
     versions = _versions(footnotes=True)
     texts = [v.text for v in versions]
+    induction = induce_profile(texts)
+    # The choice is handed the induction of these same texts, not inducing them again.
+    monkeypatch.setattr("workbench.text.choice.induce_profile", _induced_once(texts, induction))
     profiles = {
-        "induced": induce_profile(texts).profile(),
+        "induced": induction.profile(),
         "automatic": choose_profile(versions, shipped_profiles()).profile,
         "hand": parse_profile(HAND.encode(), "hand.toml"),
     }

@@ -368,11 +368,15 @@ def test_no_profile_reads_what_numbers_nothing(corpus_workspace: Workspace, fami
 
 
 def test_the_induced_profile_is_a_candidate_and_wins_where_it_reads_most(
-    workspace: Workspace,
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     versions = _family(workspace, "nerc-cip-003")
+    texts = [v.text for v in versions]
+    induction = induce_profile(texts)
+    # The choice is handed the induction of these same texts, not inducing them again.
+    monkeypatch.setattr("workbench.text.choice.induce_profile", _induced_once(texts, induction))
     choice = choose_profile(versions)
-    induced = induce_profile([v.text for v in versions]).profile()
+    induced = induction.profile()
     scores = {p.name: profile_score(p, versions) for p in (*registry(), induced)}
 
     def rank(name: str) -> tuple[int, int, bool, str]:
@@ -928,7 +932,9 @@ def _script_law(script: str, extra: int) -> tuple[str, list[tuple[int, list[str]
 
 
 @pytest.mark.parametrize("script", sorted(SCRIPTS), ids=sorted(SCRIPTS))
-def test_a_code_numbered_in_another_scripts_numerals_is_read(script: str) -> None:
+def test_a_code_numbered_in_another_scripts_numerals_is_read(
+    script: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Arabic-Indic and Devanagari digits after words of scripts without case (`المادة ١٢`,
     `धारा १२.`: a word's combining marks are part of it), CJK numerals between their unit markers
     (`第十二条`, read by rule from Unicode's numeric values): the induced profile and the automatic
@@ -942,6 +948,8 @@ def test_a_code_numbered_in_another_scripts_numerals_is_read(script: str) -> Non
     ]
     induced = induce_profile(texts)
     assert any(level.through_because is not None for level in induced.levels)
+    # The choice is handed the induction of these same texts, not inducing them again.
+    monkeypatch.setattr("workbench.text.choice.induce_profile", _induced_once(texts, induced))
     for profile in (induced.profile(), choose_profile(versions, shipped_profiles()).profile):
         hits = total = 0
         for text, units in laws:

@@ -333,10 +333,10 @@ def _counts(tokens: Sequence[Token], shape: Shape) -> tuple[int, int, int]:
     runs: list[Ordinal] = []
     before: Shape | None = None
     for token in tokens:
-        current, after = token.ordinal, before
-        before = token.shape
+        after, before = before, token.shape
         if token.shape != shape:
             continue
+        current = token.ordinal  # read only for the shape counted: each read parses the number
         if current is None:
             broken += 1
             continue

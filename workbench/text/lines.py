@@ -4,9 +4,11 @@ rule: docs/profiles.md, "How a line is read"."""
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Literal
 
 from workbench.models import StructureMark
@@ -106,13 +108,16 @@ def list_bullet(content: str) -> int:
     return match.end() if match else 0
 
 
-def footnote_notes(text: str) -> dict[int, str]:
+@functools.lru_cache(maxsize=64)
+def footnote_notes(text: str) -> Mapping[int, str]:
     """The starts of `text`'s lines that are footnotes numbered like paragraphs, each with why
-    (`footnotes.footnote_lookalikes`): noise to every numbering reader, never a label."""
+    (`footnotes.footnote_lookalikes`): noise to every numbering reader, never a label. Read once
+    per text: they depend on the text alone, and the choice reads each text through every
+    profile of the registry and the inducer's."""
     # Imported here: the footnote module loads lxml, which a plain verify never needs.
     from workbench.text.footnotes import footnote_lookalikes
 
-    return {note.line_start: note.why for note in footnote_lookalikes(text)}
+    return MappingProxyType({note.line_start: note.why for note in footnote_lookalikes(text)})
 
 
 def clean_label(label: str) -> str:
@@ -208,6 +213,16 @@ def _match_label(
     return None
 
 
+def _heading_position(profile: Profile, indent: int) -> bool:
+    """True if a level of `profile` with `heading = true` admits a line at `indent` (-1: after a
+    gutter number, never a heading position): a label of that level may open it whatever the
+    line before it (`label_may_open`)."""
+    return indent >= 0 and any(
+        level.heading and (level.indent_max is None or indent <= level.indent_max)
+        for level in profile.levels
+    )
+
+
 def _depth(level: Level, number: str) -> tuple[int, int]:
     return (level.rank, len(number.split(".")) if level.dotted else 1)
 
@@ -242,7 +257,7 @@ def read_lines(
     front_end = (
         front_matter_end([line for _, line in raw], lenient=True) if profile.front_matter else None
     )
-    notes = {} if marks is not None else footnote_notes(text)
+    notes: Mapping[int, str] = {} if marks is not None else footnote_notes(text)
     previous: str | None = None  # the previous content line of the paragraph, or None
     previous_bare = False
     for index, (line_start, line) in enumerate(raw):
@@ -312,9 +327,13 @@ def read_lines(
         bullet = list_bullet(body)
         label_start, body = label_start + bullet, body[bullet:]
         positions = None
-        if profile.inline_markup:
-            body, positions = inline_view(body)
-        found = _match_label(profile, body, indent if indent >= 0 else None)
+        found = None
+        # A line the continuation rule keeps from opening, where no level stands at a heading
+        # position, opens with no label whatever level it matches: its levels are not tried.
+        if label_may_open(previous, previous_bare, False) or _heading_position(profile, indent):
+            if profile.inline_markup:
+                body, positions = inline_view(body)
+            found = _match_label(profile, body, indent if indent >= 0 else None)
         if found is not None:
             level = found[0]
             position = (
