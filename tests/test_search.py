@@ -353,7 +353,10 @@ def test_a_paraphrase_finds_its_clause(indexed: Workspace) -> None:
 
 
 def test_missing_then_fresh_then_stale_index(
-    dc_workspace: Workspace, catalogue: tuple[CatalogueRow, ...], monkeypatch: pytest.MonkeyPatch
+    dc_workspace: Workspace,
+    catalogue: tuple[CatalogueRow, ...],
+    monkeypatch: pytest.MonkeyPatch,
+    segmented: list[str],
 ) -> None:
     scope = SearchScope(workspace=dc_workspace)
     query = "negotiate a payment plan"
@@ -363,6 +366,9 @@ def test_missing_then_fresh_then_stale_index(
         f"full scan (missing index: no search index in {dc_workspace.path}; build it with "
         "'workbench search --reindex')"
     )
+    # The scan segmented every version once and kept its passages: the build reads them back.
+    assert sorted(segmented) == sorted(dc_workspace.version_ids())
+    segmented.clear()
     built = build_index(dc_workspace)
     fresh = find_candidates(query, scope)
     assert fresh.path == "index" and built.passages == fresh.index.passages
@@ -380,6 +386,7 @@ def test_missing_then_fresh_then_stale_index(
         "rebuild it with 'workbench search --reindex'"
     )
     assert find_candidates(query, scope).path == "scan"
+    assert segmented == []  # the build and the second scan read the kept passages
     monkeypatch.undo()
     assert index_status(dc_workspace).state == "fresh"
 

@@ -14,7 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT
-from workbench.cite import Citation, verify_citation, verify_citations, verify_for_version
+from workbench.cite import (
+    Citation,
+    verify_citation,
+    verify_citations,
+    verify_for_version,
+    version_blocks,
+)
 from workbench.cite.batch import verify_indexed
 from workbench.cite.formats import read_citations
 from workbench.cite.index import (
@@ -38,8 +44,9 @@ from workbench.errors import CitationError
 from workbench.evals.probes import block_probes, corruption_probes, outcome
 from workbench.models import Version
 from workbench.text.normalize import normalize, normalized_text
-from workbench.text.segment import segment
+from workbench.text.profiles import profile_for
 from workbench.workspace import Workspace
+from workbench.workspace.passages import held_passages
 
 TEXT = (
     "The utility shall not disconnect service unless notified. The customer regu-\n"
@@ -381,7 +388,7 @@ def test_content_block_probes_on_the_real_corpus(
 ) -> None:
     """Citations into every held version's blocks, as a model's content_block_location would
     make them: each gets the outcome its construction says, a refusal by its own name."""
-    probes = block_probes(held_versions, per_version=1)
+    probes = block_probes(held_versions, per_version=1, workspace=workspace)
     lines = []
     for probe in probes:
         (line,) = read_citations(
@@ -398,6 +405,20 @@ def test_content_block_probes_on_the_real_corpus(
     assert not wrong, wrong[:10]
     kinds = Counter(p.kind for p in probes)
     assert len(kinds) == 6 and min(kinds.values()) >= 100, kinds
+
+
+def test_blocks_of_a_held_version_are_its_kept_passages(
+    workspace: Workspace, held_versions: tuple[Version, ...], segmented: list[str]
+) -> None:
+    """Blocks written from the workspace read the passages it keeps (segmented the first time
+    only), and are the blocks segmenting gives."""
+    version = next(v for v in held_versions if v.media_type == "application/pdf")
+    kept = version_blocks(version, workspace)
+    segmented.clear()
+    again = version_blocks(version, workspace)
+    assert segmented == []
+    assert again == kept == version_blocks(version)
+    assert segmented == [version.version_id]  # only the blocks written without the workspace
 
 
 def test_a_version_id_or_quote_that_is_no_string_is_a_typed_error(
@@ -478,13 +499,17 @@ def test_altered_stored_text_is_refused_as_changed(
 _QUALIFIER = re.compile(r"\b(unless|except|provided that|notwithstanding|subject to)\b")
 
 
-def test_qualifier_flags_on_truncated_real_sentences(held_versions: tuple[Version, ...]) -> None:
+def test_qualifier_flags_on_truncated_real_sentences(
+    workspace: Workspace, held_versions: tuple[Version, ...]
+) -> None:
     """Cut a real sentence just before its qualifier: verified, flagged with the word's offsets;
     quote it whole: the qualifier is inside and is not flagged."""
     checked = 0
     for version in held_versions[::3]:
         text = version.text
-        for passage in segment(version.version_id, text)[:400]:
+        # The passages the workspace keeps through the version's profile, as its blocks read them.
+        profile = profile_for(version.jurisdiction, version.family)
+        for passage in held_passages(workspace, version, profile)[:400]:
             match = _QUALIFIER.search(passage.text, 20)
             if match is None or "\n\n" in passage.text:
                 continue

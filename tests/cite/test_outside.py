@@ -13,6 +13,7 @@ requests sent.
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import re
 import zipfile
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.conftest import CORPUS_DIR, ROOT
+from tests.conftest import CORPUS_DIR, KEPT_WORKSPACES, ROOT, _copy, _keep, _kept_key
 from workbench.cite import (
     Citation,
     Verification,
@@ -37,7 +38,7 @@ from workbench.cli import main
 from workbench.corpus import catalogue as catalogues
 from workbench.exports import write_bundle
 from workbench.history.dating import cite_quote
-from workbench.models import Version, text_sha256
+from workbench.models import CatalogueRow, Version, text_sha256
 from workbench.workspace import Workspace, ingest
 
 if TYPE_CHECKING:  # jsonschema is imported where it is used: it takes seconds to import
@@ -463,12 +464,20 @@ def cookbook(
         assert main(args) == 0
         ids[name] = f"anthropic-cookbook/{family}/{copy}"
     _, merged = catalogues.admit_into_catalogue(mirror, root / "corpus")
+    # The workspace is kept between runs as the default one is (`KEPT_WORKSPACES`), under the key
+    # of everything its bytes depend on: the code, the admitted rows and the cookbook's files.
+    kept = KEPT_WORKSPACES / f"cookbook-{_cookbook_key(merged.rows)}.sqlite"
+    warm = kept.exists()
+    if warm:
+        _copy(kept, root / "w.sqlite")
     with Workspace(root / "w.sqlite") as held:
-        assert not ingest(held, merged.rows, mirror).refused
+        if not warm:
+            assert not ingest(held, merged.rows, mirror).refused
         for path in sorted((COOKBOOK / "data" / "help_center_articles").glob("*.txt")):
             title_line, body = path.read_text(encoding="utf-8").split("\n", 1)
             version_id = f"anthropic-cookbook/help-center-{path.stem}/{path.name}"
-            held.add_version(_version(version_id, body), {"built_from": str(path.name)})
+            if not warm:
+                held.add_version(_version(version_id, body), {"built_from": str(path.name)})
             ids[title_line.removeprefix("title: ")] = version_id
         for source, _ in _recorded():
             for document in _literal_documents(source):
@@ -477,12 +486,24 @@ def cookbook(
                     + document["title"].replace(" ", "-").lower()
                     + ".txt"
                 )
-                held.add_version(
-                    _version(version_id, document["source"]["data"]),
-                    {"built_from": "the notebook's source"},
-                )
+                if not warm:
+                    held.add_version(
+                        _version(version_id, document["source"]["data"]),
+                        {"built_from": "the notebook's source"},
+                    )
                 ids[document["title"]] = version_id
+        if not warm:
+            _keep(root / "w.sqlite", kept)
         yield held, ids
+
+
+def _cookbook_key(rows: tuple[CatalogueRow, ...]) -> str:
+    """`conftest._kept_key` of the admitted rows, with the mirror their provenance names and
+    every file of the cookbook folder."""
+    digest = hashlib.sha256(f"{_kept_key(rows)}\0{_mirror_of_cookbook()}\0".encode())
+    for path in sorted(p for p in COOKBOOK.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(COOKBOOK).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def _literal_documents(source: str) -> list[dict[str, Any]]:

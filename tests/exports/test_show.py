@@ -32,6 +32,11 @@ NERC_QUOTE = (
     "the following Facilities, systems, and equipment owned by each Responsible Entity in 4.1 "
     "above are those to which"
 )
+# A sentence further down the same version, held once: a second crop of one PDF.
+NERC_SECOND_QUOTE = (
+    "One or more of the following Facilities, systems and equipment owned by the Distribution "
+    "Provider for the protection or restoration of the BES"
+)
 TX_FILER_SCAN = (
     "us-tx/puct-49421-item80-cehe-response-to-tiec-rfi-set1/"
     "v1_cehe-filer-copy_D49421-CEHE-Response-to-TIEC-1st-RFIs.pdf"
@@ -297,11 +302,34 @@ def test_show_refuses_hostile_arguments_in_one_line_writing_nothing(
     assert list(tmp_path.iterdir()) == []
 
 
+def _count_extractions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The sources `text.pdf.extract_pdf` extracts from now on, in order (through the module and
+    through `text.extraction`, which binds it at import)."""
+    import workbench.text.extraction as extraction
+    import workbench.text.pdf as pdf
+
+    sources: list[str] = []
+    whole = pdf.extract_pdf
+
+    def counted(data: bytes, **options: Any) -> Any:
+        sources.append(options["source"])
+        return whole(data, **options)
+
+    monkeypatch.setattr(pdf, "extract_pdf", counted)
+    monkeypatch.setattr(extraction, "extract_pdf", counted)
+    return sources
+
+
 def test_bundle_with_crops_holds_each_verified_pdf_quotes_image_and_re_checks_it(
-    workspace: Workspace, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    workspace: Workspace,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A glyph quote and an OCR quote get their images, as `show` draws them; a plain-text quote
-    and a refused citation get none; a re-check draws them again; a swapped image is named."""
+    """Two glyph quotes of one version and an OCR quote get their images, as `show` draws them; a
+    plain-text quote and a refused citation get none; a re-check draws them again; a swapped
+    image is named. Each PDF is extracted once: the two crops of one version share its trace, and
+    the re-check reads each version's parts and glyph boxes off its one re-extraction."""
     records = []
     for version_id, quote in ((NERC, NERC_QUOTE), (TX_FILER_SCAN, OCR_QUOTE)):
         text = workspace.version(version_id).text
@@ -324,6 +352,9 @@ def test_bundle_with_crops_holds_each_verified_pdf_quotes_image_and_re_checks_it
         }
     )
     records.append({**records[0], "char_start": records[0]["char_start"] + 1})  # refused
+    start, end = _span(workspace.version(NERC).text, NERC_SECOND_QUOTE)
+    records.append({**records[0], "char_start": start, "char_end": end})
+    records[-1]["quoted_text"] = workspace.version(NERC).text[start:end]
     citations = tmp_path / "citations.jsonl"
     citations.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
     bundle = tmp_path / "crops.zip"
@@ -335,8 +366,10 @@ def test_bundle_with_crops_holds_each_verified_pdf_quotes_image_and_re_checks_it
         "--with-crops",
         "--with-documents",
     ]
+    extracted = _count_extractions(monkeypatch)
     assert main([*argv, *command_paths(workspace)]) == 0
     assert ", crops inside;" in capsys.readouterr().out
+    assert extracted == [NERC]  # its two crops' glyph boxes; the parts were kept at ingest
     with zipfile.ZipFile(bundle) as archive:
         members = {name: archive.read(name) for name in archive.namelist()}
     descriptor = json.loads(members["datapackage.json"])
@@ -344,8 +377,10 @@ def test_bundle_with_crops_holds_each_verified_pdf_quotes_image_and_re_checks_it
     assert [(r["name"], r["path"], r["mediatype"]) for r in crops] == [
         ("crop-1", "crops/1.png", "image/png"),
         ("crop-2", "crops/2.png", "image/png"),
+        ("crop-5", "crops/5.png", "image/png"),
     ]
-    for record, resource in zip(records, crops, strict=False):
+    for resource in crops:
+        record = records[int(resource["name"][5:]) - 1]
         png = tmp_path / f"{resource['name']}.png"
         span = f"{record['char_start']}:{record['char_end']}"
         shown = _run_json(
@@ -355,7 +390,9 @@ def test_bundle_with_crops_holds_each_verified_pdf_quotes_image_and_re_checks_it
         )
         assert members[resource["path"]] == png.read_bytes()
         assert resource["workbench:crop"] == {"verdict": int(resource["name"][5:]), **shown}
+    extracted.clear()
     assert verify_bundle(bundle, ocr_cache=default_cache(workspace.path)).problems == ()
+    assert sorted(extracted) == [NERC, TX_FILER_SCAN]
 
     def swap(members: dict[str, bytes]) -> None:
         members["crops/1.png"] = members["crops/2.png"]

@@ -5,10 +5,13 @@ span, and a map whose `blocks_sha256` does not match its content is never read."
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.cite.w3c import source_iri
 from workbench.models import Version, content_id
+
+if TYPE_CHECKING:
+    from workbench.workspace import Workspace
 
 BLOCKS_SCHEME = 1
 
@@ -108,13 +111,21 @@ class VersionBlocks:
         }
 
 
-def version_blocks(version: Version) -> VersionBlocks:
+def version_blocks(version: Version, workspace: Workspace | None = None) -> VersionBlocks:
     """A held version's passages (through its family's numbering profile) as blocks, one per
-    passage in text order, each the version's own text at the passage's offsets."""
+    passage in text order, each the version's own text at the passage's offsets. With the
+    `workspace` that holds it, the passages are the ones kept there (`held_passages`, segmented
+    and kept only the first time, as search and diff read them)."""
     # the segmenter loads when blocks are written, never when a citation's map is read
+    from workbench.text.profiles import profile_for
     from workbench.text.segment import segment_version
+    from workbench.workspace.passages import held_passages
 
-    passages = segment_version(version)
+    if workspace is None:
+        passages = segment_version(version)
+    else:
+        profile = profile_for(version.jurisdiction, version.family)
+        passages = held_passages(workspace, version, profile)
     spans = tuple((p.char_start, p.char_end) for p in passages)
     return VersionBlocks(
         texts=tuple(version.text[s:e] for s, e in spans),

@@ -276,7 +276,7 @@ def cmd_blocks(args: argparse.Namespace) -> int:
     from workbench.cite import version_blocks
 
     with open_held(args) as workspace:
-        blocks = version_blocks(workspace.version(args.version_id))
+        blocks = version_blocks(workspace.version(args.version_id), workspace)
     if args.json:
         out(json.dumps(blocks.as_json(), ensure_ascii=False) + "\n")
         return 0

@@ -485,8 +485,11 @@ class BlockProbe:
     expected: str
 
 
-def block_probes(versions: Iterable[Version], per_version: int = 2) -> list[BlockProbe]:
-    """Citations of each version's blocks (`cite.blocks.version_blocks`), `per_version` block
+def block_probes(
+    versions: Iterable[Version], per_version: int = 2, workspace: Workspace | None = None
+) -> list[BlockProbe]:
+    """Citations of each version's blocks (`cite.blocks.version_blocks`, the passages kept in
+    the `workspace` that holds them when given), `per_version` block
     pairs each where the version has them (the first pairs whose block k, and whose two blocks
     together, the version holds once, on the skeleton): block k cited with its own text, and blocks k and
     k + 1 with the text from the one's start to the other's end (verified); block k with block
@@ -495,7 +498,7 @@ def block_probes(versions: Iterable[Version], per_version: int = 2) -> list[Bloc
     span moved by one and its hash left as written (`blocks_not_written`)."""
     probes: list[BlockProbe] = []
     for version in versions:
-        blocks = version_blocks(version)
+        blocks = version_blocks(version, workspace)
         spans, texts, written = blocks.map.spans, blocks.texts, blocks.map
         skel = skeleton(normalize(version.text).text)
         once = partial(_held_once, skel)

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.cite import VERIFIED_MEANS, SourceIndex, Verification, find_text, index_text
 from workbench.cite.formats import Format, read_citations
@@ -31,12 +31,22 @@ from workbench.errors import (
     TextDecodeError,
     UnsafePath,
 )
-from workbench.exports.crops import PDF, render_span, row_mismatch
+from workbench.exports.crops import (
+    PDF,
+    PlacedText,
+    needs_glyphs,
+    placed_text,
+    render_span,
+    row_mismatch,
+)
 from workbench.files import replace_file_with
 from workbench.models import CatalogueRow, Version, canonical_json, content_id
 from workbench.notes.note import notes_in, parse_note
 from workbench.text.normalize import SCHEME, SCHEME_VERSION
 from workbench.workspace import Workspace, version_from_row
+
+if TYPE_CHECKING:
+    from workbench.text.pdf import Placed
 
 # 1: verdicts without caveats, annotations whose source id is the version id.
 # 2: verdicts with their caveats, annotations whose source id is the text's ni: IRI (`cite.w3c`).
@@ -141,11 +151,16 @@ def crop_members(
     verdicts: Sequence[BundleVerdict],
     versions: Mapping[str, tuple[Version, bytes, str | None]],
     ocr_cache: Path | None = None,
+    placed: Mapping[str, PlacedText] | None = None,
 ) -> list[tuple[str, bytes, dict[str, Any]]]:
     """With `--with-crops`: for each verified verdict (its number in input order, from 1) into a
     PDF version held in `versions` (the version, its artefact bytes and provenance language), the
     member `crops/<number>.png`, the page region of its span with its characters' boxes
-    highlighted (`crops.render_span`), and what its resource records (`workbench:crop`)."""
+    highlighted (`crops.render_span`), and what its resource records (`workbench:crop`).
+
+    A version's glyph boxes are read off one extraction for all its crops: the caller's
+    (`placed`, by version id), else one made at its first crop that needs them."""
+    read = dict(placed or {})
     out: list[tuple[str, bytes, dict[str, Any]]] = []
     for number, verdict in enumerate(verdicts, start=1):
         citation = verdict.verification.citation
@@ -153,14 +168,20 @@ def crop_members(
         if not verdict.verification.verified or held is None or held[0].media_type != PDF:
             continue
         version, data, language = held
+        start, end = citation.char_start, citation.char_end
         try:
+            if needs_glyphs(version, start, end) and version.version_id not in read:
+                read[version.version_id] = placed_text(
+                    version, data, language=language, ocr_cache=ocr_cache
+                )
             image = render_span(
                 version,
                 data,
-                citation.char_start,
-                citation.char_end,
+                start,
+                end,
                 language=language,
                 ocr_cache=ocr_cache,
+                placed=read.get(version.version_id),
             )
         except ShowError:  # a span of white space alone has no box to show
             continue
@@ -260,15 +281,17 @@ def reread_version(
     recorded: Mapping[str, Any] | None,
     folder: Path,
     ocr_cache: Path | None = None,
+    trace: list[Placed] | None = None,
 ) -> Version | BundleProblem:
     """The version re-extracted from its artefact in `folder`, checked against its catalogue row
     and against how the bundle says it was read; or the problem that stopped it. A scanned
-    page's words come from the OCR cache `ocr_cache` where it holds them."""
+    page's words come from the OCR cache `ocr_cache` where it holds them. With `trace`, a PDF's
+    placed runs are appended there (`workspace.version_from_row`)."""
     from workbench.text.ocr import OcrOptions  # pypdfium2 loads only when a file is read
 
     try:
         data = read_fetched(row, folder)
-        version = version_from_row(row, data, ocr=OcrOptions(cache=ocr_cache))
+        version = version_from_row(row, data, ocr=OcrOptions(cache=ocr_cache), trace=trace)
     except FileNotFoundError:
         return BundleProblem(
             where=row.path, reason="missing", detail=f"no artefact at {folder / row.path}"

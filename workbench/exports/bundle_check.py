@@ -12,7 +12,7 @@ import zipfile
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.cite.formats import FORMATS, read_citations
 from workbench.cite.responses import documents_from_json
@@ -35,8 +35,13 @@ from workbench.exports.bundle import (
     reread_version,
     verdict_members,
 )
+from workbench.exports.crops import PDF, PlacedText
 from workbench.models import CatalogueRow, Version, canonical_json, strict_json
 from workbench.workspace import Workspace
+from workbench.workspace.parts import keep_pdf_parts
+
+if TYPE_CHECKING:
+    from workbench.text.pdf import Placed
 
 MAX_DESCRIPTOR_BYTES = 16 * 1024 * 1024
 # A bundle is read whole into memory to be re-checked; these keep the worst one a hostile author
@@ -266,26 +271,15 @@ def _check_crops(
     bundled: Sequence[Mapping[str, Any]],
     members: Mapping[str, bytes],
     verdicts: Sequence[BundleVerdict],
-    versions: Sequence[Version],
-    rows: Mapping[str, CatalogueRow],
-    inside: Path,
-    mirror: Path | None,
+    held: Mapping[str, tuple[Version, bytes, str | None]],
+    placed: Mapping[str, PlacedText],
     ocr_cache: Path | None,
 ) -> list[BundleProblem]:
-    """The page images drawn again from the re-read versions (`bundle.crop_members`) and
-    compared byte for byte; a crop of a version that could not be re-read is left unchecked
-    beyond its hash (a problem already names that version)."""
-    held = {}
-    for version in versions:
-        row = rows[version.version_id]
-        folder = inside if (inside / row.path).is_file() else mirror
-        if folder is not None and version.media_type == "application/pdf":
-            held[version.version_id] = (
-                version,
-                read_fetched(row, folder),
-                provenance_language(row),
-            )
-    derived = {path: png for path, png, _ in crop_members(verdicts, held, ocr_cache)}
+    """The page images drawn again (`bundle.crop_members`) from the re-read PDF versions `held`
+    (each with its artefact's bytes and provenance language), their glyph boxes read off the
+    re-extraction's trace (`placed`), and compared byte for byte; a crop of a version that could
+    not be re-read is left unchecked beyond its hash (a problem already names that version)."""
+    derived = {path: png for path, png, _ in crop_members(verdicts, held, ocr_cache, placed)}
     problems: list[BundleProblem] = []
     for resource in bundled:
         path, crop = resource["path"], resource["workbench:crop"]
@@ -358,6 +352,10 @@ def verify_bundle(
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
         versions: list[Version] = []
+        # A PDF re-read once: its parts (what the verifier reads) and its crops' glyph boxes
+        # are read off this extraction's trace, as ingest keeps a PDF's parts off its own.
+        pdfs: dict[str, tuple[Version, bytes, str | None]] = {}
+        placed: dict[str, PlacedText] = {}
         for row in rows:
             folder = inside if (DOCUMENTS + row.path) in members else mirror
             if folder is None:
@@ -369,15 +367,23 @@ def verify_bundle(
                     )
                 )
                 continue
-            version = reread_version(row, recorded.get(row.path), folder, ocr_cache)
+            trace: list[Placed] | None = [] if row.media_type == PDF else None
+            version = reread_version(row, recorded.get(row.path), folder, ocr_cache, trace)
             if isinstance(version, BundleProblem):
                 problems.append(version)
-            else:
-                versions.append(version)
+                continue
+            versions.append(version)
+            if trace is not None and version.origin is not None:
+                data = read_fetched(row, folder)
+                pdfs[row.path] = (version, data, provenance_language(row))
+                placed[row.path] = PlacedText(trace=tuple(trace), origin=version.origin)
         by_path = {r.path: r for r in rows}
         with Workspace(Path(scratch) / "workspace.sqlite") as workspace:
             for version in versions:
                 workspace.add_version(version, by_path[version.version_id].provenance)
+                if version.version_id in pdfs:
+                    data = pdfs[version.version_id][1]
+                    keep_pdf_parts(workspace, version, data, placed[version.version_id].trace)
             if NOTES[1] in members:
                 facts = [
                     _strict_json(raw, f"{NOTES[1]}: line {n}")
@@ -397,9 +403,7 @@ def verify_bundle(
             )
         bundled_crops = [r for r in resources if "workbench:crop" in r]
         if bundled_crops:
-            problems += _check_crops(
-                bundled_crops, members, verdicts, versions, by_path, inside, mirror, ocr_cache
-            )
+            problems += _check_crops(bundled_crops, members, verdicts, pdfs, placed, ocr_cache)
     for name in ("verdicts", "annotations"):
         member = REQUIRED[name]
         if member in members:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import ctypes
 import io
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw
 
@@ -18,7 +18,10 @@ from workbench.errors import ShowError
 from workbench.models import CatalogueRow, TextOrigin, TextOrigins, Version
 from workbench.workspace import Workspace
 
-__all__ = ["Highlight", "SpanImage", "render_span", "show_span"]
+if TYPE_CHECKING:
+    from workbench.text.pdf import Placed
+
+__all__ = ["Highlight", "PlacedText", "SpanImage", "placed_text", "render_span", "show_span"]
 
 PDF = "application/pdf"
 SCALE = 2.0  # pixels per PDF point (144 dots per inch)
@@ -119,6 +122,55 @@ def show_span(
     )
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlacedText:
+    """A PDF version's text as one extraction of its artefact placed it: every placed run, with
+    its glyph boxes (`trace`), and the text's origins."""
+
+    trace: tuple[Placed, ...]
+    origin: TextOrigins
+
+
+def placed_text(
+    version: Version,
+    data: bytes,
+    *,
+    language: str | None = None,
+    ocr_cache: Path | None = None,
+) -> PlacedText:
+    """The artefact's bytes `data` extracted again with the trace, a scanned page's words read
+    from `ocr_cache`; refused (`ShowError`) when that is not the held text."""
+    from workbench.text.ocr import OcrOptions
+    from workbench.text.pdf import extract_pdf
+
+    trace: list[Placed] = []
+    extraction = extract_pdf(
+        data,
+        source=version.version_id,
+        language=language,
+        ocr=OcrOptions(cache=ocr_cache),
+        trace=trace,
+    )
+    if extraction.text != version.text:
+        raise ShowError(
+            f"{version.version_id}: its artefact re-extracted by {extraction.extractor} "
+            f"{extraction.extractor_version} is not the held text (held by "
+            f"{version.extractor} {version.extractor_version}); offsets into other text would "
+            "highlight other words"
+        )
+    assert extraction.origin is not None  # a PDF's extraction always records its origins
+    return PlacedText(trace=tuple(trace), origin=extraction.origin)
+
+
+def needs_glyphs(version: Version, char_start: int, char_end: int) -> bool:
+    """Whether the span touches characters placed from glyphs (or invisible text), whose boxes
+    only an extraction's trace holds (`placed_text`); True for a version with no origins."""
+    origin = version.origin
+    return origin is None or bool(
+        {"glyphs", "invisible"} & set(origin.touched(char_start, char_end))
+    )
+
+
 def row_mismatch(version: Version, row: CatalogueRow | None, corpus_dir: Path) -> str | None:
     """Why `row` (looked up in `corpus_dir`'s catalogue) is not the row of the artefact the
     workspace holds `version` from, or None when it is."""
@@ -155,53 +207,35 @@ def render_span(
     language: str | None = None,
     ocr_cache: Path | None = None,
     highlight: bool = True,
+    placed: PlacedText | None = None,
 ) -> SpanImage:
     """The span's image from the artefact's bytes `data` (no time stamp in the PNG); with
-    `highlight` False, the same bands with nothing drawn on them (what a test compares against)."""
+    `highlight` False, the same bands with nothing drawn on them (what a test compares against).
+    A span that `needs_glyphs` reads its boxes off `placed` (the artefact's `placed_text`, one
+    extraction for every span of the version), else off an extraction made here."""
     check_span(version, char_start, char_end)
     origin = version.origin
-    touched = origin.touched(char_start, char_end) if origin is not None else ("glyphs",)
-    placed: list[tuple[int, TextOrigin, int, int, Box]] = []
-    if origin is None or {"glyphs", "invisible"} & set(touched):
-        origin = _glyph_boxes(version, data, char_start, char_end, language, ocr_cache, placed)
-    placed += _ocr_boxes(origin, char_start, char_end)
-    if not placed:
+    boxes: list[tuple[int, TextOrigin, int, int, Box]] = []
+    if needs_glyphs(version, char_start, char_end):
+        if placed is None:
+            placed = placed_text(version, data, language=language, ocr_cache=ocr_cache)
+        boxes += _glyph_boxes(placed.trace, char_start, char_end)
+        origin = placed.origin
+    assert origin is not None  # set above for a version with none recorded
+    boxes += _ocr_boxes(origin, char_start, char_end)
+    if not boxes:
         raise ShowError(
             f"--span {char_start}:{char_end}: no character of the span has a box on a page of "
             f"{version.version_id} (only white space the extractor wrote)"
         )
-    return _render(version, data, char_start, char_end, placed, highlight)
+    return _render(version, data, char_start, char_end, boxes, highlight)
 
 
 def _glyph_boxes(
-    version: Version,
-    data: bytes,
-    char_start: int,
-    char_end: int,
-    language: str | None,
-    ocr_cache: Path | None,
-    placed: list[tuple[int, TextOrigin, int, int, Box]],
-) -> TextOrigins:
-    """Re-extract the artefact with the trace; add to `placed` one box per glyph run the span
-    touches (the union of its touched characters' glyph boxes); return the text's origins."""
-    from workbench.text.ocr import OcrOptions
-    from workbench.text.pdf import Placed, extract_pdf
-
-    trace: list[Placed] = []
-    extraction = extract_pdf(
-        data,
-        source=version.version_id,
-        language=language,
-        ocr=OcrOptions(cache=ocr_cache),
-        trace=trace,
-    )
-    if extraction.text != version.text:
-        raise ShowError(
-            f"{version.version_id}: its artefact re-extracted by {extraction.extractor} "
-            f"{extraction.extractor_version} is not the held text (held by "
-            f"{version.extractor} {version.extractor_version}); offsets into other text would "
-            "highlight other words"
-        )
+    trace: Sequence[Placed], char_start: int, char_end: int
+) -> Iterator[tuple[int, TextOrigin, int, int, Box]]:
+    """One box per glyph run of `trace` the span touches: the union of its touched characters'
+    glyph boxes."""
     for offset, page, run in trace:
         if run.boxes is None or offset >= char_end or offset + len(run.boxes) <= char_start:
             continue
@@ -214,9 +248,7 @@ def _glyph_boxes(
                 max(b[2] for b in boxes),
                 max(b[3] for b in boxes),
             )
-            placed.append((page, run.origin, offset + first, offset + last, union))
-    assert extraction.origin is not None  # a PDF's extraction always records its origins
-    return extraction.origin
+            yield page, run.origin, offset + first, offset + last, union
 
 
 def _ocr_boxes(

@@ -25,12 +25,14 @@ from workbench.search.index import (
     passages_for_search,
     ranking_key,
     read_status,
+    search_profile,
     substring_key,
     update_index,
 )
 from workbench.text.normalize import normalized_text
 from workbench.text.profiles import Profile
 from workbench.workspace import Workspace
+from workbench.workspace.passages import held_passages
 
 __all__ = [
     "INDEX_FORMAT",
@@ -303,30 +305,33 @@ def _assemble(
 def _scan(
     scope: SearchScope, key: str, query_key: str
 ) -> tuple[list[Row], list[tuple[float, Row]]]:
-    """Every passage in scope, checked and scored one by one: used when the index cannot be."""
+    """Every passage in scope, checked and scored one by one: used when the index cannot be.
+    The passages are the ones the workspace keeps (`held_passages` through `search_profile`, what
+    an index build reads), so a version is segmented once, by whichever comes first."""
     workspace = scope.workspace
     rows: list[Row] = []
     ranked: list[tuple[float, Row]] = []
     keys: dict[str, tuple[bool, float]] = {}
-    for version in workspace.versions(scope.family):
-        if scope.jurisdiction is not None and version.jurisdiction != scope.jurisdiction:
-            continue
-        for p in passages_for_search(version, scope.profiles):
-            normalized = normalized_text(p.text)
-            if normalized not in keys:
-                contains = key in normalized.translate(KEY_DELETIONS)
-                value = (
-                    score(query_key, utils.default_process(normalized))
-                    if query_key and not contains
-                    else 0.0
-                )
-                keys[normalized] = (contains, value)
-            contains, value = keys[normalized]
-            row: Row = (0, p.version_id, p.char_start, p.char_end, p.section_label)
-            if contains:
-                rows.append(row)
-            elif query_key:
-                ranked.append((value, row))
+    with workspace.batch():  # the passages this scan keeps, in one commit
+        for version in workspace.versions(scope.family):
+            if scope.jurisdiction is not None and version.jurisdiction != scope.jurisdiction:
+                continue
+            for p in held_passages(workspace, version, search_profile(version, scope.profiles)):
+                normalized = normalized_text(p.text)
+                if normalized not in keys:
+                    contains = key in normalized.translate(KEY_DELETIONS)
+                    value = (
+                        score(query_key, utils.default_process(normalized))
+                        if query_key and not contains
+                        else 0.0
+                    )
+                    keys[normalized] = (contains, value)
+                contains, value = keys[normalized]
+                row: Row = (0, p.version_id, p.char_start, p.char_end, p.section_label)
+                if contains:
+                    rows.append(row)
+                elif query_key:
+                    ranked.append((value, row))
     return rows, ranked
 
 
