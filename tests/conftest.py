@@ -367,6 +367,9 @@ def _kept_key(rows: Iterable[CatalogueRow]) -> str:
         if path.is_file() and path.suffix != ".py" and "__pycache__" not in path.parts:
             digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
     digest.update((ROOT / "uv.lock").read_bytes())
+    # This file's own bytes: what its builds do to a kept workspace (the review queue, the parts
+    # and passages kept) is in it.
+    digest.update(Path(__file__).read_bytes())
     digest.update(f"{sys.version}\0{engine_build()}".encode())
     for row in rows:
         digest.update(f"{row.path}\0{row.sha256}\0".encode())
@@ -440,16 +443,19 @@ def reviewed_workspace_file(
     """The default workspace's versions with the review queue brought up to date
     (`changes.stored.refresh_review_queue`, the registry `review list` reads) and every
     version's parts kept (`workspace.parts.held_parts`: the queue's refresh keeps those of the
-    versions it pairs, this the rest), made once per run from `small_workspace_file` and kept
+    versions it pairs, this the rest) and its passages through its shipped profile
+    (`workspace.passages.held_passages`: what search, blocks and diff read), made once per run from `small_workspace_file` and kept
     between runs beside it under the same key: every `review` command on the default workspace,
     or on a copy of it, reads the queue back, and a test asking for a version's tables or notes
-    reads them back, instead of each worker diffing every family's pairs or reading a document's
-    parts again."""
+    reads them back, instead of each worker diffing every family's pairs, reading a document's
+    parts or segmenting a version again."""
     small = small_workspace_file(catalogue, tmp_path_factory)
 
     def build(path: Path) -> None:
         from workbench.changes.stored import refresh_review_queue
+        from workbench.text.profiles import profile_for
         from workbench.workspace.parts import held_parts
+        from workbench.workspace.passages import held_passages
 
         kept = KEPT_WORKSPACES / f"default-{small_workspace_key(catalogue)}.sqlite"
         if kept.exists():
@@ -460,6 +466,8 @@ def reviewed_workspace_file(
             refresh_review_queue(held, held.profile_registry())
             for version in held.versions():
                 held_parts(held, version)
+                # Its passages through its shipped profile, as search, blocks and diff read them.
+                held_passages(held, version, profile_for(version.jurisdiction, version.family))
         _keep(path, kept)
 
     return built_once(tmp_path_factory, "reviewed-workspace.sqlite", build)
