@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
+from tests.amendments.once import dc_report
 from workbench.amendments import instructions
 from workbench.amendments.enactment import check_instruction
 from workbench.amendments.instructions import (
@@ -22,7 +23,7 @@ from workbench.amendments.instructions import (
     required_literals,
 )
 from workbench.amendments.laws import HeldCode, by_path, code_families
-from workbench.amendments.reconcile import AmendmentReport, amendment_report, law_amendments
+from workbench.amendments.reconcile import AmendmentReport, law_amendments
 from workbench.amendments.style import STYLES_DIR, parse_style, style_for
 from workbench.bounds import MATCH_BUDGET_SECONDS, BudgetedPattern
 from workbench.cite import verify_citation
@@ -45,7 +46,7 @@ CODE_34_1432 = "us-dc/dc-code-34-1432/34-1432@{}.xml"
 
 @pytest.fixture(scope="module")
 def report(workspace: Workspace, catalogue: tuple[CatalogueRow, ...]) -> AmendmentReport:
-    return amendment_report(workspace, "us-dc", catalogue, STORE)
+    return dc_report(workspace, catalogue)
 
 
 def _by_sentence(report: AmendmentReport, law: str, start: str) -> tuple[Instruction, ...]:

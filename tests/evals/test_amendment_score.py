@@ -21,9 +21,8 @@ from typing import Any
 import pytest
 from lxml import etree
 
+from tests.amendments.once import dc_report
 from tests.conftest import ROOT, STORE, _copy
-from workbench.amendments.reconcile import amendment_report
-from workbench.corpus import read_catalogue
 from workbench.errors import TruthFileError
 from workbench.evals.amendments import (
     AMENDMENT_TRUTH,
@@ -66,12 +65,16 @@ def truth(truth_file: Path) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def card(truth_file: Path, truth: dict[str, Any], workspace: Workspace) -> dict[str, Any]:
-    rows = read_catalogue(ROOT / "corpus")
+def card(
+    truth_file: Path,
+    truth: dict[str, Any],
+    workspace: Workspace,
+    catalogue: tuple[CatalogueRow, ...],
+) -> dict[str, Any]:
     return amendment_scorecard(
         truth,
-        amendment_report(workspace, "us-dc", rows, STORE),
-        corpus_digest=corpus_digest(rows),
+        dc_report(workspace, catalogue),
+        corpus_digest=corpus_digest(catalogue),
         truth_sha256=file_sha256(truth_file),
     )
 
