@@ -8,7 +8,6 @@ scorecard must be what this code derives from it.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -116,33 +115,6 @@ def test_units_are_scored_only_where_each_names_one_passage_on_each_side() -> No
     assert [(r.evidence_id, r.found) for r in rows] == [("a|b|0", True)]
     assert left_out == {"several_passages": 1, "not_in_one_passage": 1}
     assert all(p.right for p in pairings) and len(pairings) == 1
-
-
-def test_a_passage_is_found_by_its_rarest_inner_word_as_by_searching_them_all(
-    workspace: Workspace,
-) -> None:
-    """On the first version of each scored family the default workspace holds, some 100 of its
-    passages each give their whole text, their inner words and the words across the boundary
-    with the next passage: each is held by the passage `holder` names, or by none or several,
-    as one search of every passage says."""
-    from workbench.evals.alignment import _PassageIndex
-    from workbench.evals.alignment import _passages as kept_passages
-
-    firsts = workspace.read(
-        "SELECT family, MIN(version_id) FROM versions GROUP BY family ORDER BY family"
-    )
-    said: Counter[str] = Counter()
-    for _, version_id in [row for row in firsts if row[0] in SCORED_FAMILIES]:
-        index = _PassageIndex(kept_passages(workspace, version_id))
-        step = max(1, len(index.keys) // 100)
-        for k in range(0, len(index.keys), step):
-            words = index.keys[k].split(" ")
-            after = index.keys[k + 1].split(" ") if k + 1 < len(index.keys) else []
-            for text in (index.keys[k], " ".join(words[1:-1]), " ".join(words[-2:] + after[:2])):
-                found = index.holder(text)
-                assert found == index._scanned(text), (version_id, text)
-                said[found if isinstance(found, str) else "one"] += 1
-    assert set(said) == {"one", "several_passages", "not_in_one_passage"}, said
 
 
 @pytest.mark.parametrize(

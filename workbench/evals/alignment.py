@@ -52,43 +52,22 @@ class PairingRow:
 
 
 class _PassageIndex:
-    """Which passage of a version holds a normalized text: searched only in the passages holding
-    the text's rarest inner word, else in all of them at once."""
+    """Which passage of a version holds a normalized text, by one search over all of them."""
 
     def __init__(self, passages: Sequence[Passage]) -> None:
-        self.keys = [normalized_text(p.text) for p in passages]
+        keys = [normalized_text(p.text) for p in passages]
         self.ordinals_by_key: dict[str, list[int]] = defaultdict(list)
-        self.ordinals_by_word: dict[str, list[int]] = defaultdict(list)
-        for ordinal, key in enumerate(self.keys):
+        for ordinal, key in enumerate(keys):
             self.ordinals_by_key[key].append(ordinal)
-            for word in set(key.split(" ")):
-                self.ordinals_by_word[word].append(ordinal)
-        self.haystack = "\n".join(self.keys)
+        self.haystack = "\n".join(keys)
         self.starts: list[int] = []
         at = 0
-        for key in self.keys:
+        for key in keys:
             self.starts.append(at)
             at += len(key) + 1
 
     def holder(self, text: str) -> int | str:
-        """The ordinal of the one passage holding `text`, or the reason there is none: none holds
-        it, or it occurs twice (in two passages, or twice in one)."""
-        # A word between two spaces of `text` is a whole word of every passage holding it.
-        inner = text.split(" ")[1:-1]
-        if not inner or "\n" in text:
-            return self._scanned(text)
-        held: int | None = None
-        for ordinal in min((self.ordinals_by_word.get(w, ()) for w in inner), key=len):
-            key = self.keys[ordinal]
-            at = key.find(text)
-            if at >= 0:
-                if held is not None or key.find(text, at + 1) >= 0:
-                    return "several_passages"
-                held = ordinal
-        return "not_in_one_passage" if held is None else held
-
-    def _scanned(self, text: str) -> int | str:
-        """`holder` by one search of every passage, joined."""
+        """The ordinal of the one passage holding `text`, or the reason there is none."""
         first = self.haystack.find(text)
         if first < 0:
             return "not_in_one_passage"
