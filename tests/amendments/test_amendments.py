@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
+from tests.amendments.once import dc_report
 from workbench.amendments import instructions
 from workbench.amendments.enactment import check_instruction
 from workbench.amendments.instructions import (
@@ -21,8 +22,8 @@ from workbench.amendments.instructions import (
     read_instructions,
     required_literals,
 )
-from workbench.amendments.laws import HeldCode, by_path, code_families, held_law
-from workbench.amendments.reconcile import AmendmentReport, amendment_report, law_amendments
+from workbench.amendments.laws import HeldCode, by_path, code_families
+from workbench.amendments.reconcile import AmendmentReport, law_amendments
 from workbench.amendments.style import STYLES_DIR, parse_style, style_for
 from workbench.bounds import MATCH_BUDGET_SECONDS, BudgetedPattern
 from workbench.cite import verify_citation
@@ -45,7 +46,7 @@ CODE_34_1432 = "us-dc/dc-code-34-1432/34-1432@{}.xml"
 
 @pytest.fixture(scope="module")
 def report(workspace: Workspace, catalogue: tuple[CatalogueRow, ...]) -> AmendmentReport:
-    return amendment_report(workspace, "us-dc", catalogue, STORE)
+    return dc_report(workspace, catalogue)
 
 
 def _by_sentence(report: AmendmentReport, law: str, start: str) -> tuple[Instruction, ...]:
@@ -212,17 +213,14 @@ def test_a_sentence_that_reads_like_an_instruction_but_does_not_parse_is_unread(
 
 
 @pytest.mark.timeout(60)
-def test_an_empty_label_is_no_label(
-    catalogue: tuple[CatalogueRow, ...], workspace: Workspace
-) -> None:
+def test_an_empty_label_is_no_label(report: AmendmentReport, workspace: Workspace) -> None:
     """Enacted laws in the D.C. Council's repository print sections whose `<num/>` is empty,
     which extract as zero-length structure marks (before the fix the reader looped for ever on
     one). The same law with every section's label emptied so reads the same instructions: the
     same targets, actions, texts and offsets (only the law's own citations lose the number)."""
     style, profile = style_for("us-dc"), profile_for("us-dc", None)
     version = workspace.version(LAW_24_314)
-    law = held_law(version, style, by_path(catalogue), STORE)
-    read = read_instructions(version, law.markup, law.quotations, style, profile)
+    law, read = report.law(LAW_24_314).law, report.law(LAW_24_314).reading
     emptied = tuple(
         dataclasses.replace(m, label="", char_end=m.char_start)
         if m.path[-1:] == ("section",)
@@ -242,18 +240,18 @@ def test_an_empty_label_is_no_label(
 
 
 def test_the_reader_never_reads_the_publishers_markup(
-    catalogue: tuple[CatalogueRow, ...], workspace: Workspace
+    catalogue: tuple[CatalogueRow, ...], workspace: Workspace, report: AmendmentReport
 ) -> None:
     """Every codify: element removed from each law's bytes: the reading is the same, sentence for
-    sentence (offsets move with the text; what they cite does not)."""
+    sentence (offsets move with the text; what they cite does not). The reading of the law as
+    held is the report's (`LawBook.reading`, the one `read_instructions` gives: test_readings)."""
     style = style_for("us-dc")
     profile = profile_for("us-dc", None)
     for row in catalogue:
         if not row.family.startswith("dc-law-"):
             continue
         version = workspace.version(row.path)
-        law = held_law(version, style, by_path(catalogue), STORE)
-        held = read_instructions(version, law.markup, law.quotations, style, profile)
+        held = report.law(row.path).reading
         root = etree.fromstring((STORE / row.path).read_bytes())
         for el in [e for e in root.iter() if etree.QName(e).namespace in style.publisher_markup]:
             parent = el.getparent()
@@ -631,7 +629,10 @@ def test_the_literals_a_pattern_requires(pattern: str, literals: tuple[str, ...]
 
 
 def test_a_phrasing_is_not_tried_on_a_sentence_lacking_what_it_requires(
-    catalogue: tuple[CatalogueRow, ...], workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+    catalogue: tuple[CatalogueRow, ...],
+    workspace: Workspace,
+    report: AmendmentReport,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Each law read with every phrasing tried on every sentence, and with a phrasing tried only
     on the sentences holding every literal it requires: the same readings, and the engine run
@@ -646,7 +647,7 @@ def test_a_phrasing_is_not_tried_on_a_sentence_lacking_what_it_requires(
 
     monkeypatch.setattr(BudgetedPattern, "fullmatch", counted)
     laws = [workspace.version(r.path) for r in catalogue if r.family.startswith("dc-law-")]
-    spans = [held_law(v, style, by_path(catalogue), STORE) for v in laws]
+    spans = [report.law(v.version_id).law for v in laws]  # each law's markup and quotations
 
     def read_all() -> list[Reading]:
         return [

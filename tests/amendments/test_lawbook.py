@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
+from tests.amendments.once import dc_report
 from workbench.amendments.enactment import check_instruction
 from workbench.amendments.lawbook import LawBook, names_section
 from workbench.amendments.laws import HeldCode, RowsByPath, by_path, law_facts
 from workbench.amendments.reconcile import (
     AmendmentReport,
-    amendment_report,
     family_amendments,
     law_amendments,
     law_frame,
@@ -43,7 +43,7 @@ CODE_34_1432 = "us-dc/dc-code-34-1432/34-1432@{}.xml"
 
 @pytest.fixture(scope="module")
 def full(workspace: Workspace, catalogue: tuple[CatalogueRow, ...]) -> AmendmentReport:
-    return amendment_report(workspace, "us-dc", catalogue, STORE)
+    return dc_report(workspace, catalogue)
 
 
 @pytest.fixture(scope="module")

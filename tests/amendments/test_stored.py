@@ -13,18 +13,19 @@ import json
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, STORE, FreshWorkspace
+from tests.conftest import ROOT, STORE, FreshWorkspace, _copy
 from workbench.amendments import laws, store, stored_rows
 from workbench.amendments import whole_code as ledger
 from workbench.amendments.lawbook import HeldVersions, LawBook
 from workbench.amendments.store import StoredReconciliation
 from workbench.amendments.style import style_for
-from workbench.amendments.whole_code import reconcile_code
+from workbench.amendments.whole_code import CodeReconciliation, reconcile_code
 from workbench.cli import main
 from workbench.evals.reconciliation import NOT_APPLIED_CSV, REPORT_JSON, REPORT_MD, TITLES_CSV
 from workbench.models import CatalogueRow
@@ -43,6 +44,51 @@ def _split(
     latest = max(str(dates[r.path]) for r in sections)
     held_out = [r for r in sections if dates[r.path] == latest]
     return [r for r in rows if r not in held_out], held_out, {r.family for r in held_out}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Cold:
+    """A workspace of some of the us-dc rows and its first reconciliation with the store, made
+    once for the module: each test that starts there reconciles a copy of the file it left."""
+
+    path: Path
+    run: CodeReconciliation
+
+    def copy(self, path: Path) -> Workspace:
+        _copy(self.path, path)
+        return Workspace(path)
+
+
+def _cold(
+    rows: Sequence[CatalogueRow],
+    catalogue: tuple[CatalogueRow, ...],
+    fresh_workspace: FreshWorkspace,
+    path: Path,
+) -> Cold:
+    with fresh_workspace(rows, path) as held:
+        return Cold(path=path, run=reconcile_code(held, "us-dc", catalogue, STORE, stored=True))
+
+
+@pytest.fixture(scope="module")
+def cold_all(
+    catalogue: tuple[CatalogueRow, ...],
+    fresh_workspace: FreshWorkspace,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Cold:
+    """Every us-dc row, reconciled once."""
+    rows = [r for r in catalogue if r.jurisdiction == "us-dc"]
+    return _cold(rows, catalogue, fresh_workspace, tmp_path_factory.mktemp("all") / "w.sqlite")
+
+
+@pytest.fixture(scope="module")
+def cold_before(
+    catalogue: tuple[CatalogueRow, ...],
+    fresh_workspace: FreshWorkspace,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Cold:
+    """The us-dc rows without the sections' latest release (`_split`), reconciled once."""
+    before, _, _ = _split(catalogue)
+    return _cold(before, catalogue, fresh_workspace, tmp_path_factory.mktemp("before") / "w.sqlite")
 
 
 def _spy(
@@ -72,14 +118,14 @@ def _dated(row: CatalogueRow) -> bool:
 
 def test_one_more_release_reads_again_only_what_it_touched(
     catalogue: tuple[CatalogueRow, ...],
-    fresh_workspace: FreshWorkspace,
+    cold_before: Cold,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     before, release, touched = _split(catalogue)
     assert release and touched
-    with fresh_workspace(before, tmp_path / "w.sqlite") as held:
-        cold = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
+    with cold_before.copy(tmp_path / "w.sqlite") as held:
+        cold = cold_before.run
         assert cold == reconcile_code(held, "us-dc", catalogue, STORE)
         assert cold.reused == {"instructions": 0, "sections": 0, "pairs": 0}
         again = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
@@ -167,12 +213,11 @@ def test_one_more_release_reads_again_only_what_it_touched(
 
 
 def test_a_damaged_record_is_read_again_not_trusted(
-    catalogue: tuple[CatalogueRow, ...], fresh_workspace: FreshWorkspace, tmp_path: Path
+    catalogue: tuple[CatalogueRow, ...], cold_all: Cold, tmp_path: Path
 ) -> None:
-    rows = [r for r in catalogue if r.jurisdiction == "us-dc"]
     path = tmp_path / "w.sqlite"
-    with fresh_workspace(rows, path) as held:
-        first = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
+    _copy(cold_all.path, path)
+    first = cold_all.run
     # One family's head has a count that is not a number; another's attributions are not the
     # text its head's SHA-256 names (an empty list parses, and would silently drop its changes
     # if trusted).
@@ -200,14 +245,13 @@ def test_a_damaged_record_is_read_again_not_trusted(
 
 
 def test_tables_of_an_earlier_layout_are_replaced_not_read(
-    catalogue: tuple[CatalogueRow, ...], fresh_workspace: FreshWorkspace, tmp_path: Path
+    catalogue: tuple[CatalogueRow, ...], cold_all: Cold, tmp_path: Path
 ) -> None:
     """A workspace a release before reconciled (one JSON record per family and per law) is
     read as holding no section and no law, and its tables are replaced by the current layout."""
-    rows = [r for r in catalogue if r.jurisdiction == "us-dc"]
     path = tmp_path / "w.sqlite"
-    with fresh_workspace(rows, path) as held:
-        first = reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
+    _copy(cold_all.path, path)
+    first = cold_all.run
     with sqlite3.connect(path) as conn:
         conn.execute("DROP TABLE reconcile_sections")
         conn.execute("CREATE TABLE reconcile_sections (family TEXT PRIMARY KEY, record TEXT)")
@@ -267,17 +311,16 @@ def test_reconcile_twice_writes_the_same_report_and_says_what_it_reused(
 
 
 def test_acts_looked_up_before_are_searched_only_in_the_versions_held_since(
-    catalogue: tuple[CatalogueRow, ...], fresh_workspace: FreshWorkspace, tmp_path: Path
+    catalogue: tuple[CatalogueRow, ...], cold_before: Cold, tmp_path: Path
 ) -> None:
     """`codified_as` after one more release, from what the run before it kept of each Act it
     looked up, answers as a lookup that scans every held text does: for every Act section a
     held release's notes credit (the style's own pattern, matched over the texts here)."""
-    before, release, _ = _split(catalogue)
+    _, release, _ = _split(catalogue)
     style = style_for("us-dc")
     refs = style.cross_references
     assert refs is not None
-    with fresh_workspace(before, tmp_path / "w.sqlite") as held:
-        reconcile_code(held, "us-dc", catalogue, STORE, stored=True)
+    with cold_before.copy(tmp_path / "w.sqlite") as held:
         assert not ingest(held, release, STORE).refused
         kept = StoredReconciliation(held, style, profile_for("us-dc", None)).codified
         assert kept

@@ -12,10 +12,10 @@ from dataclasses import replace
 
 import pytest
 
-from tests.conftest import STORE
+from tests.amendments.once import dc_reconciliation
 from workbench.amendments.reconcile import ATTRIBUTION_KINDS
 from workbench.amendments.tally import Tally, total
-from workbench.amendments.whole_code import CodeReconciliation, reconcile_code
+from workbench.amendments.whole_code import CodeReconciliation
 from workbench.evals.amendments import reconciliation_shares, tally_shares
 from workbench.measure import rate
 from workbench.models import CatalogueRow
@@ -24,7 +24,7 @@ from workbench.workspace import Workspace
 
 @pytest.fixture(scope="module")
 def reconciled(workspace: Workspace, catalogue: tuple[CatalogueRow, ...]) -> CodeReconciliation:
-    return reconcile_code(workspace, "us-dc", catalogue, STORE)
+    return dc_reconciliation(workspace, catalogue)
 
 
 def test_each_familys_tally_counts_its_own_attributions(reconciled: CodeReconciliation) -> None:

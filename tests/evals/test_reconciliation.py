@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
+from tests.amendments.once import dc_reconciliation, dc_report
 from tests.conftest import ROOT, STORE
-from workbench.amendments.reconcile import amendment_report
 from workbench.amendments.whole_code import CodeReconciliation, reconcile_code
 from workbench.changes.diff import diff_versions
 from workbench.cli import main
@@ -40,7 +40,7 @@ from workbench.workspace import Workspace
 
 @pytest.fixture(scope="module")
 def reconciled(workspace: Workspace, catalogue: tuple[CatalogueRow, ...]) -> CodeReconciliation:
-    return reconcile_code(workspace, "us-dc", catalogue, STORE)
+    return dc_reconciliation(workspace, catalogue)
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +54,7 @@ def test_the_targeted_figures_are_the_amendment_scorecards(
     reconciled: CodeReconciliation,
     report: dict[str, Any],
 ) -> None:
-    scored = amendment_report(workspace, "us-dc", catalogue, STORE)
+    scored = dc_report(workspace, catalogue)
     overall = report["scopes"]["targeted"]["overall"]
     assert overall == reconciliation_shares(scored.attributions.values(), len(scored.not_reflected))
     committed = json.loads((ROOT / "measurements" / "amendment-scorecard.json").read_bytes())

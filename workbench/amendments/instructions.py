@@ -7,7 +7,7 @@ import functools
 import importlib
 import itertools
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -300,7 +300,9 @@ def _split(
     edges = sorted({edge for span in spans for edge in span})
     starts = [s for s, _ in spans]
     for start, end in pieces:
-        cuts = [start, *(e for e in edges[bisect_right(edges, start) :] if e < end), end]
+        # The edges strictly inside the piece: a slice of the sorted edges, found by two bisections.
+        inner = edges[bisect_right(edges, start) : bisect_left(edges, end)]
+        cuts = [start, *inner, end]
         for a, b in itertools.pairwise(cuts):
             k = bisect_right(starts, a) - 1
             inside = k >= 0 and spans[k][0] <= a < spans[k][1]

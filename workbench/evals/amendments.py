@@ -98,6 +98,15 @@ def finds(entry: Mapping[str, Any], ins: Instruction) -> bool:
     return target.names(path)
 
 
+def _headless(ins: Instruction) -> bool:
+    """An added unit that names no section nor unit: `finds` looks for it by the heading alone."""
+    return (
+        KIND_OF_ACTION[ins.action] == "insert"
+        and ins.target.section is None
+        and not ins.target.path
+    )
+
+
 def _agrees(entry: Mapping[str, Any], ins: Instruction) -> bool:
     """Law, kind, section and unit agree (no text compared): for precision and departures."""
     if finds(entry, ins):
@@ -218,9 +227,22 @@ def amendment_scorecard(
         for law in report.laws
         for ins, check in zip(law.reading.instructions, law.checks, strict=True)
     ]
-    by_law: dict[tuple[str, str], list[tuple[Instruction, Check]]] = defaultdict(list)
-    for ins, check in pairs:
-        by_law[(ins.law, KIND_OF_ACTION[ins.action])].append((ins, check))
+    # Only the reader's instructions into the entry's law, kind and section can find or agree
+    # with it, and those adding a unit by its heading alone (`_headless`): each entry is tried on
+    # those, taken in the report's order (the first one found is the entry's reading).
+    by_section: dict[tuple[str, str, str | None], list[int]] = defaultdict(list)
+    headless: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for k, (ins, _) in enumerate(pairs):
+        kind = KIND_OF_ACTION[ins.action]
+        by_section[(ins.law, kind, ins.target.section)].append(k)
+        if _headless(ins):
+            headless[(ins.law, kind)].append(k)
+
+    def candidates(entry: Mapping[str, Any]) -> list[tuple[Instruction, Check]]:
+        law, kind = entry["law"], entry["kind"]
+        ks = {*by_section.get((law, kind, _section(entry)), ()), *headless.get((law, kind), ())}
+        return [pairs[k] for k in sorted(ks)]
+
     marked = {law["law"]: [_norm(p) for p in law["marked_units"]] for law in truth["laws"]}
     made = {m.instruction_id for a in report.attributions.values() for m in a.made_by}
 
@@ -228,13 +250,13 @@ def amendment_scorecard(
     misses: dict[str, list[dict[str, Any]]] = defaultdict(list)
     verification: list[dict[str, Any]] = []
     for entry in truth["instructions"]:
-        hits = [(i, c) for i, c in by_law[(entry["law"], entry["kind"])] if finds(entry, i)]
-        recall_rows[entry["kind"]].append(_Row(evidence_id=_evidence(entry), holds=bool(hits)))
-        if not hits:
+        hit = next(((i, c) for i, c in candidates(entry) if finds(entry, i)), None)
+        recall_rows[entry["kind"]].append(_Row(evidence_id=_evidence(entry), holds=hit is not None))
+        if hit is None:
             misses[entry["kind"]].append(_truth_line(entry))
         if _section(entry) in held_sections:
-            reader: Instruction | None = hits[0][0] if hits else None
-            verdict: Check | None = hits[0][1] if hits else None
+            reader: Instruction | None = hit[0] if hit else None
+            verdict: Check | None = hit[1] if hit else None
             outcome = verdict.outcome if verdict else "not_read"
             verification.append(
                 {
@@ -251,8 +273,10 @@ def amendment_scorecard(
             )
 
     by_key: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
+    by_key_section: dict[tuple[str, str, str | None], list[Mapping[str, Any]]] = defaultdict(list)
     for entry in truth["instructions"]:
         by_key[(entry["law"], entry["kind"])].append(entry)
+        by_key_section[(entry["law"], entry["kind"], _section(entry))].append(entry)
     precision_rows: dict[str, list[_Row]] = defaultdict(list)
     wrong: dict[str, list[dict[str, Any]]] = defaultdict(list)
     unjudged: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -262,10 +286,16 @@ def amendment_scorecard(
         if ins.target.document != "code":
             apart[ins.target.document] += 1
             continue
-        if not any(_norm(ins.sentence) in unit for unit in marked.get(ins.law, ())):
+        sentence = _norm(ins.sentence)
+        if not any(sentence in unit for unit in marked.get(ins.law, ())):
             unjudged[kind].append(reader_line(ins))
             continue
-        right = any(_agrees(entry, ins) for entry in by_key[(ins.law, kind)])
+        # An entry agrees only in the instruction's section, or by its heading (`_headless`).
+        if _headless(ins):
+            entries = by_key.get((ins.law, kind), [])
+        else:
+            entries = by_key_section.get((ins.law, kind, ins.target.section), [])
+        right = any(_agrees(entry, ins) for entry in entries)
         evidence = f"{ins.instruction_id}"
         precision_rows[kind].append(_Row(evidence_id=evidence, holds=right))
         if not right:
@@ -273,13 +303,13 @@ def amendment_scorecard(
 
     departures = []
     for entry in truth.get("departures", []):
-        hits = [(i, c) for i, c in by_law[(entry["law"], entry["kind"])] if _agrees(entry, i)]
+        hit = next(((i, c) for i, c in candidates(entry) if _agrees(entry, i)), None)
         departures.append(
             {
                 **_truth_line(entry),
                 "reason": entry["reason"],
-                "outcome": hits[0][1].outcome if hits else "not_read",
-                "detail": hits[0][1].detail if hits else "",
+                "outcome": hit[1].outcome if hit else "not_read",
+                "detail": hit[1].detail if hit else "",
             }
         )
 
