@@ -223,6 +223,20 @@ def read_kept(workspace: Workspace, keys: Sequence[str]) -> dict[str, tuple[Chan
     }
 
 
+def read_changed(workspace: Workspace, keys: Sequence[str]) -> dict[str, tuple[Change, ...]]:
+    """What `read_kept` gives of each key but the unchanged changes, in the diff's order: read
+    from the `changes` column alone, never parsing the `unchanged` one (most of a long diff)."""
+    return {
+        key: tuple(change_from_row(row, before_id, after_id) for row in _changed_rows(changes))
+        for key, before_id, after_id, changes in _kept_rows(workspace, keys, "changes")
+    }
+
+
+def _changed_rows(changes: str) -> list[list[Any]]:
+    """The `change_row`s of a kept `changes` column, in the diff's order."""
+    return [row for _, row in json.loads(changes)]
+
+
 Counted = tuple[tuple[str, int], ...]  # (kind, how many), kinds in `CHANGE_KINDS` order
 
 
@@ -241,7 +255,7 @@ def read_listed(
     for key, before_id, after_id, count, changes in _kept_rows(
         workspace, keys, "unchanged_count, changes"
     ):
-        rows = [row for _, row in json.loads(changes)]
+        rows = _changed_rows(changes)
         built = _built([change_from_row(row, before_id, after_id) for row in rows], kinds)
         listed[key] = (built[0], _counted({**dict(built[1]), "unchanged": count}))
     return listed

@@ -150,7 +150,7 @@ def doubtful_pairings(
     return tuple(
         _pairing(before, after, change)
         for before, after, changes in held_diffs(
-            workspace, family, jurisdiction=jurisdiction, profiles=profiles
+            workspace, family, jurisdiction=jurisdiction, profiles=profiles, unchanged=False
         )
         for change in changes
         if in_review_queue(change)
