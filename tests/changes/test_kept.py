@@ -21,10 +21,11 @@ from workbench.cells import cells_json
 from workbench.changes import kept
 from workbench.changes.diff import diff_versions
 from workbench.changes.pairs import held_diffs, pair_changes, pairs_profile, version_pairs
-from workbench.changes.queue import doubtful_pairings, in_review_queue
+from workbench.changes.queue import doubtful_pairings, find_change, in_review_queue
 from workbench.changes.sample import confident_pairings, is_confident_pairing
 from workbench.cli import main
 from workbench.derived import code_digest
+from workbench.errors import ChangeNotFound
 from workbench.measure import measure_corpus
 from workbench.models import Change
 from workbench.text.profiles import SHIPPED_DIR
@@ -171,6 +172,53 @@ def test_the_pairings_are_read_without_the_unchanged_changes(
     assert [p.change for p in doubtful] == [c for _, _, c in whole if in_review_queue(c)]
     assert [p.change for p in confident] == [c for _, _, c in whole if is_confident_pairing(c)]
     assert doubtful and confident and any(c.kind == "unchanged" for _, _, c in whole)
+
+
+def test_a_change_is_found_by_its_id_reading_only_the_family_whose_kept_diffs_hold_it(
+    measured: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`find_change` over kept diffs reads only the family whose kept rows hold the id, and for
+    an id no diff holds builds no change at all; what it finds is the pairing of the walk over
+    every whole diff (`held_diffs`), unchanged changes included. A workspace whose diffs are not
+    kept walks, diffs and finds the same."""
+    path = tmp_path / "found.sqlite"
+    shutil.copy2(measured, path)
+    with Workspace(path) as held:
+        whole = [(b, a, changes) for b, a, changes in held_diffs(held)]
+        wanted = [
+            (b, a, changes[k])
+            for b, a, changes in whole
+            for k in sorted({0, len(changes) // 2, len(changes) - 1})
+        ]
+        assert {c.kind for _, _, c in wanted} >= {"unchanged", "modified"}
+        for before, after, change in wanted:
+            built: list[str] = []
+            monkeypatch.setattr(kept, "change_from_row", _counting(built))
+            found = find_change(held, change.change_id)
+            monkeypatch.undo()
+            assert (found.before_id, found.after_id, found.change) == (
+                before.version_id,
+                after.version_id,
+                change,
+            )
+            family = [c for b, _, cs in whole if b.family == before.family for c in cs]
+            assert len(built) == len(family) < sum(len(cs) for _, _, cs in whole)
+        built = []
+        monkeypatch.setattr(kept, "change_from_row", _counting(built))
+        with pytest.raises(ChangeNotFound):
+            find_change(held, "chg-" + "0" * 20)
+        assert built == []
+        monkeypatch.undo()
+    with closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute(f"DELETE FROM {kept.TABLE}")
+    with Workspace(path) as held:
+        before, after, change = wanted[-1]
+        found = find_change(held, change.change_id)
+        assert (found.before_id, found.after_id, found.change) == (
+            before.version_id,
+            after.version_id,
+            change,
+        )
 
 
 _OLDER_SHAPE = (

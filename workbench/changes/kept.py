@@ -274,16 +274,18 @@ def _counted(counts: Mapping[str, int]) -> Counted:
     return tuple((kind, counts[kind]) for kind in CHANGE_KINDS if counts.get(kind))
 
 
-def _kept_rows(workspace: Workspace, keys: Sequence[str], columns: str) -> list[tuple[Any, ...]]:
+def _kept_rows(
+    workspace: Workspace, keys: Sequence[str], columns: str, found: tuple[str, ...] = ()
+) -> list[tuple[Any, ...]]:
     """The key, before id, after id and `columns` of the kept diff of each key of `keys` the
     workspace holds (none from a table of an older shape: what it holds was kept under keys no
-    code computes now)."""
+    code computes now); `found`: the value of each `?` in `columns`, given to each."""
     if not keys or not _current(workspace):
         return []
     places = ", ".join("?" * len(keys))
     return workspace.read(
         f"SELECT diff_key, before_id, after_id, {columns} FROM {TABLE} WHERE diff_key IN ({places})",
-        tuple(keys),
+        tuple(found) * columns.count("?") + tuple(keys),
     )
 
 
@@ -405,6 +407,13 @@ def family_pair_keys(
     chooser = list(version_lines(workspace, family).get(family, {}).values())
     code = code_digest()
     return tuple(diff_key(sources, chooser, pair, code) for pair in pairs)
+
+
+def keys_holding(workspace: Workspace, keys: Sequence[str], text: str) -> tuple[set[str], set[str]]:
+    """Of `keys`, those the workspace keeps a diff under, and those whose kept rows hold `text`
+    anywhere (either column), found by SQLite without parsing a row."""
+    rows = _kept_rows(workspace, keys, "instr(changes, ?) > 0 OR instr(unchanged, ?) > 0", (text,))
+    return {key for key, *_ in rows}, {key for key, *_, holds in rows if holds}
 
 
 def measured_diffs(

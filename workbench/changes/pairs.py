@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import TYPE_CHECKING, cast
 
 from workbench.changes import kept
@@ -390,6 +391,41 @@ def held_diffs(
             diffs = family_changes(workspace, chosen, profiles, unchanged=unchanged)
             for (before, after), changes in zip(chosen, diffs, strict=True):
                 yield before, after, changes
+
+
+def families_holding(
+    workspace: Workspace,
+    text: str,
+    family: str | None = None,
+    profiles: Sequence[Profile] | None = None,
+) -> list[tuple[str, str]] | None:
+    """The held families (of `family` when named), as (jurisdiction, family) in the order
+    `held_diffs` walks them, whose consecutive pairs' kept diffs hold `text` in their stored rows
+    (`kept.keys_holding`); None when `held_diffs` through `profiles` would read a diff that is
+    not kept under the key computed now (or none through the registry, or `family` is not
+    held): the caller then walks `held_diffs`. A family left out holds `text` in no diff."""
+    from workbench.text.profiles import registry, registry_digest
+
+    given = registry() if profiles is None else tuple(profiles)
+    if registry_digest(given) != registry_digest(workspace.profile_registry()):
+        return None
+    lines = kept.version_lines(workspace)
+    held = [key for key in lines if family is None or key[1] == family]
+    if not held:
+        return None
+    holding = []
+    for key in held:
+        ids = list(lines[key])
+        pairs = list(pairwise(ids))
+        keys = kept.family_pair_keys(workspace, key, pairs) if pairs else ()
+        if keys is None:
+            return None
+        stored, found = kept.keys_holding(workspace, keys, text)
+        if len(stored) < len(set(keys)):
+            return None
+        if found:
+            holding.append(key)
+    return holding
 
 
 def family_changes(
