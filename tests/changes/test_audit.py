@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import STORE, FreshWorkspace, _copy
+from tests.changes.kept_workspace import copied, diffed_workspace
+from tests.conftest import STORE, FreshWorkspace
 from workbench.changes.audit import (
     MIN_ITEMS,
     answers_needed,
@@ -61,17 +62,15 @@ def diffed(
 ) -> Path:
     """`undiffed`'s workspace once its pairs' diffs are kept (by `confident_pairings`, as the
     first sample keeps them), so each test's copy reads them instead of diffing every pair."""
+    rows = [r for r in catalogue if r.family in FAMILIES]
     path = tmp_path_factory.mktemp("audit") / "w.sqlite"
-    with fresh_workspace([r for r in catalogue if r.family in FAMILIES], path) as workspace:
-        assert confident_pairings(workspace)
-    return path
+    return diffed_workspace(fresh_workspace, rows, path, confident_pairings)
 
 
 @pytest.fixture
 def held(diffed: Path, tmp_path: Path) -> Iterator[Workspace]:
     """A copy of `diffed`: the diffs kept, the verdict log empty."""
-    _copy(diffed, tmp_path / "w.sqlite")
-    with Workspace(tmp_path / "w.sqlite") as workspace:
+    with copied(diffed, tmp_path) as workspace:
         yield workspace
 
 

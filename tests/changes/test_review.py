@@ -17,7 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import ROOT, STORE, FreshWorkspace, _copy
+from tests.changes.kept_workspace import copied
+from tests.conftest import ROOT, STORE, FreshWorkspace
 from workbench.changes.caution import pairing_caution_stands, standing_verdict
 from workbench.changes.diff import change_id as diff_change_id
 from workbench.changes.diff import diff_versions, pairing_is_uncertain
@@ -67,8 +68,7 @@ def diffed(
 def held(diffed: tuple[Path, tuple[Pairing, ...]], tmp_path: Path) -> Iterator[Workspace]:
     """A copy of `diffed`'s workspace: each test reads the kept diffs instead of diffing every
     pair of a fresh copy again."""
-    _copy(diffed[0], tmp_path / "w.sqlite")
-    with Workspace(tmp_path / "w.sqlite") as workspace:
+    with copied(diffed[0], tmp_path) as workspace:
         yield workspace
 
 
