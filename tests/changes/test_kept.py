@@ -179,8 +179,8 @@ def test_a_change_is_found_by_its_id_reading_only_the_family_whose_kept_diffs_ho
 ) -> None:
     """`find_change` over kept diffs reads only the family whose kept rows hold the id, and for
     an id no diff holds builds no change at all; what it finds is the pairing of the walk over
-    every whole diff (`held_diffs`), unchanged changes included. A workspace whose diffs are not
-    kept walks, diffs and finds the same."""
+    every whole diff (`held_diffs`), unchanged changes included. A workspace where one family's
+    diffs are not kept walks, diffs and finds the same."""
     path = tmp_path / "found.sqlite"
     shutil.copy2(measured, path)
     with Workspace(path) as held:
@@ -209,10 +209,10 @@ def test_a_change_is_found_by_its_id_reading_only_the_family_whose_kept_diffs_ho
             find_change(held, "chg-" + "0" * 20)
         assert built == []
         monkeypatch.undo()
+    before, after, change = wanted[-1]
     with closing(sqlite3.connect(path)) as conn, conn:
-        conn.execute(f"DELETE FROM {kept.TABLE}")
+        conn.execute(f"DELETE FROM {kept.TABLE} WHERE family = ?", (before.family,))
     with Workspace(path) as held:
-        before, after, change = wanted[-1]
         found = find_change(held, change.change_id)
         assert (found.before_id, found.after_id, found.change) == (
             before.version_id,
