@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.changes.kept_workspace import copied, diffed_workspace
 from tests.conftest import STORE, FreshWorkspace
 from workbench.changes.audit import (
     MIN_ITEMS,
@@ -44,12 +45,32 @@ BY = ("jurisdiction", "kind")
 
 
 @pytest.fixture
-def held(
+def undiffed(
     catalogue: tuple[CatalogueRow, ...], tmp_path: Path, fresh_workspace: FreshWorkspace
 ) -> Iterator[Workspace]:
     """Two D.C. Code sections and one Internet-Draft's revisions, with an empty verdict log."""
     rows = [r for r in catalogue if r.family in FAMILIES]
     with fresh_workspace(rows, tmp_path / "w.sqlite") as workspace:
+        yield workspace
+
+
+@pytest.fixture(scope="module")
+def diffed(
+    catalogue: tuple[CatalogueRow, ...],
+    tmp_path_factory: pytest.TempPathFactory,
+    fresh_workspace: FreshWorkspace,
+) -> Path:
+    """`undiffed`'s workspace once its pairs' diffs are kept (by `confident_pairings`, as the
+    first sample keeps them), so each test's copy reads them instead of diffing every pair."""
+    rows = [r for r in catalogue if r.family in FAMILIES]
+    path = tmp_path_factory.mktemp("audit") / "w.sqlite"
+    return diffed_workspace(fresh_workspace, rows, path, confident_pairings)
+
+
+@pytest.fixture
+def held(diffed: Path, tmp_path: Path) -> Iterator[Workspace]:
+    """A copy of `diffed`: the diffs kept, the verdict log empty."""
+    with copied(diffed, tmp_path) as workspace:
         yield workspace
 
 
@@ -118,9 +139,9 @@ def test_answers_needed_is_the_least_that_brings_the_bound_to_the_rate(
 # The sample
 
 
-def test_the_same_seed_and_population_draw_the_same_items(held: Workspace) -> None:
-    population = confident_pairings(held)
-    again = confident_pairings(held)
+def test_the_same_seed_and_population_draw_the_same_items(undiffed: Workspace) -> None:
+    population = confident_pairings(undiffed)  # diffed here, and kept
+    again = confident_pairings(undiffed)  # read back
     assert population_digest(population) == population_digest(again)
     first = draw_sample(population, n=12, seed=7, by=BY, drawn_at="t", log_head="h")
     second = draw_sample(again, n=12, seed=7, by=BY, drawn_at="t", log_head="h")

@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import STORE
 from workbench.changes.diff import diff_versions
 from workbench.changes.footnoted import FootnoteChange, footnote_changes
-from workbench.text.footnotes import read_markup_footnotes
+from workbench.text.footnotes import FootnoteReading, read_markup_footnotes
 from workbench.text.xml import extract_xml
 
 FAMILY = STORE / "ca-federal" / "ca-energy-efficiency-regs-2016"
@@ -19,7 +19,7 @@ BEFORE, AFTER = "SOR-2016-311@2022-12-31.xml", "SOR-2016-311@2025-03-31.xml"
 NOTE = b"<Label>a</Label><Text>S.C. 1992, c. 36</Text>"
 
 
-def _version(name: str, data: bytes) -> tuple[SimpleNamespace, object]:
+def _version(name: str, data: bytes) -> tuple[SimpleNamespace, FootnoteReading]:
     source = f"ca-federal/ca-energy-efficiency-regs-2016/{name}"
     extraction = extract_xml(data, source=source)
     version = SimpleNamespace(
@@ -33,6 +33,12 @@ def _version(name: str, data: bytes) -> tuple[SimpleNamespace, object]:
     return version, read_markup_footnotes(data, source=source)
 
 
+@pytest.fixture(scope="module")
+def earlier() -> tuple[SimpleNamespace, FootnoteReading]:
+    """The earlier release and its notes, read once: both cases diff against the same bytes."""
+    return _version(BEFORE, (FAMILY / BEFORE).read_bytes())
+
+
 @pytest.mark.parametrize(
     ("rewrite", "rewritten"),
     [
@@ -44,8 +50,10 @@ def _version(name: str, data: bytes) -> tuple[SimpleNamespace, object]:
         pytest.param(NOTE, None, id="same-notes"),
     ],
 )
-def test_footnote_changed_under_an_unchanged_clause(rewrite: bytes, rewritten: str | None) -> None:
-    before, before_notes = _version(BEFORE, (FAMILY / BEFORE).read_bytes())
+def test_footnote_changed_under_an_unchanged_clause(
+    earlier: tuple[SimpleNamespace, FootnoteReading], rewrite: bytes, rewritten: str | None
+) -> None:
+    before, before_notes = earlier
     data = (FAMILY / AFTER).read_bytes()
     assert data.count(NOTE) == 1
     after, after_notes = _version(AFTER, data.replace(NOTE, rewrite))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
 
@@ -21,8 +21,11 @@ from workbench.cells import cells_json
 from workbench.changes import kept
 from workbench.changes.diff import diff_versions
 from workbench.changes.pairs import held_diffs, pair_changes, pairs_profile, version_pairs
+from workbench.changes.queue import doubtful_pairings, find_change, in_review_queue
+from workbench.changes.sample import confident_pairings, is_confident_pairing
 from workbench.cli import main
 from workbench.derived import code_digest
+from workbench.errors import ChangeNotFound
 from workbench.measure import measure_corpus
 from workbench.models import Change
 from workbench.text.profiles import SHIPPED_DIR
@@ -106,6 +109,18 @@ def test_a_kept_diff_prints_what_a_computed_one_prints(
     assert _printed(capsysbinary, computed, name, *form) == expected
 
 
+def _counting(built: list[str]) -> Callable[[list[object], str, str], Change]:
+    """`kept.change_from_row`, noting the kind of each change it builds in `built`."""
+    building = kept.change_from_row
+
+    def counting(row: list[object], before_id: str, after_id: str) -> Change:
+        change = building(row, before_id, after_id)
+        built.append(change.kind)
+        return change
+
+    return counting
+
+
 def test_a_listing_of_a_kept_diff_counts_its_unchanged_changes_without_building_them(
     measured: Path,
     tmp_path: Path,
@@ -120,13 +135,7 @@ def test_a_listing_of_a_kept_diff_counts_its_unchanged_changes_without_building_
     name = "draft-nottingham-http-link-header"
     first = _printed(capsysbinary, path, name)  # the footnote changes derived and kept
     built: list[str] = []
-    building = kept.change_from_row
-
-    def counting(row: list[object], before_id: str, after_id: str) -> Change:
-        change = building(row, before_id, after_id)
-        built.append(change.kind)
-        return change
-
+    building, counting = kept.change_from_row, _counting(built)
     monkeypatch.setattr(kept, "change_from_row", counting)
     assert _printed(capsysbinary, path, name) == first
     monkeypatch.setattr(kept, "change_from_row", building)
@@ -134,6 +143,82 @@ def test_a_listing_of_a_kept_diff_counts_its_unchanged_changes_without_building_
         whole = [c.kind for _, _, changes in held_diffs(held, name) for c in changes]
     assert "unchanged" not in built and whole.count("unchanged") > 0
     assert sorted(built) == sorted(k for k in whole if k != "unchanged")
+
+
+@pytest.mark.parametrize(
+    "kept_first", [pytest.param(True, id="kept"), pytest.param(False, id="computed")]
+)
+def test_the_pairings_are_read_without_the_unchanged_changes(
+    measured: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept_first: bool
+) -> None:
+    """The review queue's doubtful pairings and the audit's confident ones are the pairings of
+    the whole diffs (`held_diffs`); from kept diffs they are read without building one unchanged
+    change (the `unchanged` column is not read); computed here by the first, and kept, they
+    are the same, and the second reads them back so."""
+    path = tmp_path / "pairings.sqlite"
+    shutil.copy2(measured, path)
+    if not kept_first:
+        with closing(sqlite3.connect(path)) as conn, conn:
+            conn.execute(f"DELETE FROM {kept.TABLE}")
+    built: list[str] = []
+    building, counting = kept.change_from_row, _counting(built)
+    with Workspace(path) as held:
+        monkeypatch.setattr(kept, "change_from_row", counting)
+        doubtful = doubtful_pairings(held)
+        confident = confident_pairings(held)
+        monkeypatch.setattr(kept, "change_from_row", building)
+        whole = [(b, a, c) for b, a, changes in held_diffs(held) for c in changes]
+    assert built and "unchanged" not in built
+    assert [p.change for p in doubtful] == [c for _, _, c in whole if in_review_queue(c)]
+    assert [p.change for p in confident] == [c for _, _, c in whole if is_confident_pairing(c)]
+    assert doubtful and confident and any(c.kind == "unchanged" for _, _, c in whole)
+
+
+def test_a_change_is_found_by_its_id_reading_only_the_family_whose_kept_diffs_hold_it(
+    measured: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`find_change` over kept diffs reads only the family whose kept rows hold the id, and for
+    an id no diff holds builds no change at all; what it finds is the pairing of the walk over
+    every whole diff (`held_diffs`), unchanged changes included. A workspace where one family's
+    diffs are not kept walks, diffs and finds the same."""
+    path = tmp_path / "found.sqlite"
+    shutil.copy2(measured, path)
+    with Workspace(path) as held:
+        whole = [(b, a, changes) for b, a, changes in held_diffs(held)]
+        wanted = [
+            (b, a, changes[k])
+            for b, a, changes in whole
+            for k in sorted({0, len(changes) // 2, len(changes) - 1})
+        ]
+        assert {c.kind for _, _, c in wanted} >= {"unchanged", "modified"}
+        for before, after, change in wanted:
+            built: list[str] = []
+            monkeypatch.setattr(kept, "change_from_row", _counting(built))
+            found = find_change(held, change.change_id)
+            monkeypatch.undo()
+            assert (found.before_id, found.after_id, found.change) == (
+                before.version_id,
+                after.version_id,
+                change,
+            )
+            family = [c for b, _, cs in whole if b.family == before.family for c in cs]
+            assert len(built) == len(family) < sum(len(cs) for _, _, cs in whole)
+        built = []
+        monkeypatch.setattr(kept, "change_from_row", _counting(built))
+        with pytest.raises(ChangeNotFound):
+            find_change(held, "chg-" + "0" * 20)
+        assert built == []
+        monkeypatch.undo()
+    before, after, change = wanted[-1]
+    with closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute(f"DELETE FROM {kept.TABLE} WHERE family = ?", (before.family,))
+    with Workspace(path) as held:
+        found = find_change(held, change.change_id)
+        assert (found.before_id, found.after_id, found.change) == (
+            before.version_id,
+            after.version_id,
+            change,
+        )
 
 
 _OLDER_SHAPE = (

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from bisect import bisect_right
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from workbench.changes.origin import OriginReader
 from workbench.changes.pairs import pair_changes, version_pairs
 from workbench.changes.queue import group_id_of, review_items
 from workbench.cli import main
-from workbench.models import PAIRING_KINDS, Change, OriginRun, TextOrigins, Version
+from workbench.models import LOW_CONFIDENCE, PAIRING_KINDS, Change, OriginRun, TextOrigins, Version
 from workbench.text.segment import segment_version
 from workbench.workspace import Workspace
 
@@ -119,3 +120,46 @@ def test_a_text_of_one_origin_touches_that_origin_wherever_read(
         OriginRun(char_start=10, char_end=end, origin="ocr"),
     )
     assert OriginReader(TextOrigins(runs=runs)).touched(passages) == ("glyphs", "ocr")
+
+
+def _low_confidence_by_character(
+    words: list[tuple[int, int, bool]], text: str, start: int
+) -> bool | None:
+    """The rule of `OriginReader.low_confidence` read character by character: each
+    non-white-space character judged by the last word starting at or before it, where it lies
+    inside that word."""
+    starts = [word[0] for word in words]
+    verdicts = set()
+    for k, char in enumerate(text):
+        owner = bisect_right(starts, start + k) - 1
+        if char.isspace() or owner < 0 or start + k >= words[owner][1]:
+            continue
+        verdicts.add(words[owner][2])
+    return None if not verdicts else verdicts == {True}
+
+
+def test_low_confidence_walks_the_words_as_the_character_rule_reads_them(
+    workspace: Workspace,
+) -> None:
+    """The filer's scan our OCR read: over windows that start and end at, inside and around its
+    words (white space, unread characters and empty windows among them), the word walk gives
+    the verdict of reading each character against the words."""
+    version = next(v for pair in version_pairs(workspace, TX_49421) for v in pair if v.origin)
+    assert version.origin is not None
+    words = sorted(
+        (w.char_start, w.char_end, w.confidence < LOW_CONFIDENCE)
+        for page in version.origin.pages
+        if page.ocr is not None
+        for w in page.ocr.words
+    )
+    reader = OriginReader(version.origin)
+    verdicts = []
+    for k in range(0, len(words), 29):
+        for at in (words[k][0] - 2, words[k][0], words[k][0] + 1, words[k][1]):
+            for length in (0, 1, 4, 30):
+                start = max(at, 0)
+                text = version.text[start : start + length]
+                verdict = reader.low_confidence(text, start)
+                assert verdict is _low_confidence_by_character(words, text, start), (start, text)
+                verdicts.append(verdict)
+    assert {True, False, None} <= set(verdicts)

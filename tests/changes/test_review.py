@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.changes.kept_workspace import copied
 from tests.conftest import ROOT, STORE, FreshWorkspace
 from workbench.changes.caution import pairing_caution_stands, standing_verdict
 from workbench.changes.diff import change_id as diff_change_id
@@ -49,25 +50,31 @@ FAMILIES = ("dc-code-34-1432", "dc-code-34-131", "draft-nottingham-http-link-hea
 BIG_FAMILY = "draft-nottingham-http-link-header"
 
 
-@pytest.fixture
-def held(
-    catalogue: tuple[CatalogueRow, ...], tmp_path: Path, fresh_workspace: FreshWorkspace
-) -> Iterator[Workspace]:
-    """A fresh workspace holding three real families, with an empty verdict log."""
+@pytest.fixture(scope="module")
+def diffed(
+    catalogue: tuple[CatalogueRow, ...],
+    tmp_path_factory: pytest.TempPathFactory,
+    fresh_workspace: FreshWorkspace,
+) -> tuple[Path, tuple[Pairing, ...]]:
+    """A fresh workspace holding three real families, with an empty verdict log, once its
+    pairs are diffed and kept (by `doubtful_pairings`), and the pairings it gave."""
     rows = [r for r in catalogue if r.family in FAMILIES]
-    with fresh_workspace(rows, tmp_path / "w.sqlite") as workspace:
+    path = tmp_path_factory.mktemp("pairings") / "w.sqlite"
+    with fresh_workspace(rows, path) as workspace:
+        return path, doubtful_pairings(workspace)
+
+
+@pytest.fixture
+def held(diffed: tuple[Path, tuple[Pairing, ...]], tmp_path: Path) -> Iterator[Workspace]:
+    """A copy of `diffed`'s workspace: each test reads the kept diffs instead of diffing every
+    pair of a fresh copy again."""
+    with copied(diffed[0], tmp_path) as workspace:
         yield workspace
 
 
 @pytest.fixture(scope="module")
-def pairings(
-    catalogue: tuple[CatalogueRow, ...],
-    tmp_path_factory: pytest.TempPathFactory,
-    fresh_workspace: FreshWorkspace,
-) -> tuple[Pairing, ...]:
-    rows = [r for r in catalogue if r.family in FAMILIES]
-    with fresh_workspace(rows, tmp_path_factory.mktemp("pairings") / "w.sqlite") as workspace:
-        return doubtful_pairings(workspace)
+def pairings(diffed: tuple[Path, tuple[Pairing, ...]]) -> tuple[Pairing, ...]:
+    return diffed[1]
 
 
 def test_doubtful_pairings_are_exactly_what_the_one_predicate_flags(held: Workspace) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -112,6 +113,7 @@ def test_no_change_shows_text_of_another_row(grown: redline.Section) -> None:
         )
         for side in ("before", "after")
     }
+    starts = {side: [o[0] for o in cells] for side, cells in owned.items()}
     rows = 0
     for r in grown.shown:
         described = redline.change_json(r)
@@ -138,13 +140,13 @@ def test_no_change_shows_text_of_another_row(grown: redline.Section) -> None:
                     for start, end in pieces
                 )
             elif span is not None:
-                inside = [
-                    o
-                    for o in owned[side]
-                    if span.char_start <= o[0]
-                    and o[1] <= span.char_end
-                    and o[2] != r.change.change_id
+                # the cells starting inside the span, found by their sorted starts
+                near = owned[side][
+                    bisect_left(starts[side], span.char_start) : bisect_right(
+                        starts[side], span.char_end
+                    )
                 ]
+                inside = [o for o in near if o[1] <= span.char_end and o[2] != r.change.change_id]
                 assert not inside, (r.change.change_id, inside[:3])
     assert rows
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.changes.kept_workspace import copied, diffed_workspace
 from tests.conftest import FreshWorkspace
 from workbench.changes.log import read_verdicts, verify_chain
 from workbench.changes.queue import doubtful_pairings, review_items
@@ -22,13 +23,23 @@ FAMILY = "dc-code-34-131"
 BEFORE = "us-dc/dc-code-34-131/34-131@2021-11-13.xml"
 
 
-@pytest.fixture
-def held(
-    catalogue: tuple[CatalogueRow, ...], tmp_path: Path, fresh_workspace: FreshWorkspace
-) -> Iterator[Workspace]:
-    """A fresh workspace holding every D.C. Code version, with an empty verdict log."""
+@pytest.fixture(scope="module")
+def diffed(
+    catalogue: tuple[CatalogueRow, ...],
+    tmp_path_factory: pytest.TempPathFactory,
+    fresh_workspace: FreshWorkspace,
+) -> Path:
+    """A fresh workspace holding every D.C. Code version, with an empty verdict log, once its
+    pairs are diffed and kept (by `doubtful_pairings`)."""
     us_dc = [r for r in catalogue if r.jurisdiction == "us-dc"]
-    with fresh_workspace(us_dc, tmp_path / "w.sqlite") as workspace:
+    path = tmp_path_factory.mktemp("widgets") / "w.sqlite"
+    return diffed_workspace(fresh_workspace, us_dc, path, doubtful_pairings)
+
+
+@pytest.fixture
+def held(diffed: Path, tmp_path: Path) -> Iterator[Workspace]:
+    """A copy of `diffed`: each test reads the kept diffs instead of diffing every pair again."""
+    with copied(diffed, tmp_path) as workspace:
         yield workspace
 
 

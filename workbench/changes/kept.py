@@ -223,6 +223,20 @@ def read_kept(workspace: Workspace, keys: Sequence[str]) -> dict[str, tuple[Chan
     }
 
 
+def read_changed(workspace: Workspace, keys: Sequence[str]) -> dict[str, tuple[Change, ...]]:
+    """What `read_kept` gives of each key but the unchanged changes, in the diff's order: read
+    from the `changes` column alone, never parsing the `unchanged` one (most of a long diff)."""
+    return {
+        key: tuple(change_from_row(row, before_id, after_id) for row in _changed_rows(changes))
+        for key, before_id, after_id, changes in _kept_rows(workspace, keys, "changes")
+    }
+
+
+def _changed_rows(changes: str) -> list[list[Any]]:
+    """The `change_row`s of a kept `changes` column, in the diff's order."""
+    return [row for _, row in json.loads(changes)]
+
+
 Counted = tuple[tuple[str, int], ...]  # (kind, how many), kinds in `CHANGE_KINDS` order
 
 
@@ -241,7 +255,7 @@ def read_listed(
     for key, before_id, after_id, count, changes in _kept_rows(
         workspace, keys, "unchanged_count, changes"
     ):
-        rows = [row for _, row in json.loads(changes)]
+        rows = _changed_rows(changes)
         built = _built([change_from_row(row, before_id, after_id) for row in rows], kinds)
         listed[key] = (built[0], _counted({**dict(built[1]), "unchanged": count}))
     return listed
@@ -260,16 +274,18 @@ def _counted(counts: Mapping[str, int]) -> Counted:
     return tuple((kind, counts[kind]) for kind in CHANGE_KINDS if counts.get(kind))
 
 
-def _kept_rows(workspace: Workspace, keys: Sequence[str], columns: str) -> list[tuple[Any, ...]]:
+def _kept_rows(
+    workspace: Workspace, keys: Sequence[str], columns: str, found: tuple[str, ...] = ()
+) -> list[tuple[Any, ...]]:
     """The key, before id, after id and `columns` of the kept diff of each key of `keys` the
     workspace holds (none from a table of an older shape: what it holds was kept under keys no
-    code computes now)."""
+    code computes now); `found`: the value of each `?` in `columns`, given to each."""
     if not keys or not _current(workspace):
         return []
     places = ", ".join("?" * len(keys))
     return workspace.read(
         f"SELECT diff_key, before_id, after_id, {columns} FROM {TABLE} WHERE diff_key IN ({places})",
-        tuple(keys),
+        tuple(found) * columns.count("?") + tuple(keys),
     )
 
 
@@ -391,6 +407,13 @@ def family_pair_keys(
     chooser = list(version_lines(workspace, family).get(family, {}).values())
     code = code_digest()
     return tuple(diff_key(sources, chooser, pair, code) for pair in pairs)
+
+
+def keys_holding(workspace: Workspace, keys: Sequence[str], text: str) -> tuple[set[str], set[str]]:
+    """Of `keys`, those the workspace keeps a diff under, and those whose kept rows hold `text`
+    anywhere (either column), found by SQLite without parsing a row."""
+    rows = _kept_rows(workspace, keys, "instr(changes, ?) > 0 OR instr(unchanged, ?) > 0", (text,))
+    return {key for key, *_ in rows}, {key for key, *_, holds in rows if holds}
 
 
 def measured_diffs(

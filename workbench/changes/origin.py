@@ -3,7 +3,7 @@ records, and whether its changed characters lie only in words our OCR read with 
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,7 +25,8 @@ class OriginReader:
 
     def __init__(self, origins: TextOrigins | None) -> None:
         self.origins = origins
-        # Every word the workbench's OCR read, as sorted, disjoint [start, end) offsets.
+        # Every word the workbench's OCR read, as sorted [start, end) offsets, each cut at the
+        # next word's start: a character belongs to the last word starting at or before it.
         words = sorted(
             (w.char_start, w.char_end, w.confidence < LOW_CONFIDENCE)
             for page in (origins.pages if origins is not None else ())
@@ -33,7 +34,10 @@ class OriginReader:
             for w in page.ocr.words
         )
         self._starts = [start for start, _, _ in words]
-        self._words = words
+        self._words = [
+            (start, min(end, self._starts[k + 1]) if k + 1 < len(words) else end, low)
+            for k, (start, end, low) in enumerate(words)
+        ]
         # A text of one origin (plain text, Markdown, XML): every passage touches that one.
         runs = origins.runs if origins is not None else ()
         self._only = (runs[0].origin,) if len(runs) == 1 else None
@@ -50,16 +54,17 @@ class OriginReader:
     def low_confidence(self, text: str, start: int) -> bool | None:
         """Of the non-white-space characters of `text` (which stands at `start` in the version)
         that lie in a word the workbench's OCR read: True when every one lies in a word read
-        below `LOW_CONFIDENCE`, False when one does not, None when there is none."""
+        below `LOW_CONFIDENCE`, False when one does not, None when there is none. Read word by
+        word: only the words that overlap `text` are looked at, never each character."""
+        end = start + len(text)
         seen = False
-        for k, char in enumerate(text):
-            if char.isspace():
+        first = max(bisect_right(self._starts, start) - 1, 0)
+        for word_start, word_end, low in self._words[first : bisect_left(self._starts, end)]:
+            # Characters outside every word were not read by our OCR: no confidence to judge.
+            lo, hi = max(word_start, start), min(word_end, end)
+            if lo >= hi or text[lo - start : hi - start].isspace():
                 continue
-            at = start + k
-            index = bisect_right(self._starts, at) - 1
-            if index < 0 or at >= self._words[index][1]:
-                continue  # not read by our OCR: no confidence to judge
-            if not self._words[index][2]:
+            if not low:
                 return False
             seen = True
         return True if seen else None

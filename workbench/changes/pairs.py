@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import TYPE_CHECKING, cast
 
 from workbench.changes import kept
@@ -154,11 +155,13 @@ def some_pair_changes(
     profiles: Sequence[Profile] | None = None,
     workspace: Workspace | None = None,
     profile: Profile | None = None,
+    unchanged: bool = True,
 ) -> SomeChanges:
     """`pair_changes` of the pairs at the indices `wanted` alone (the others are neither read
     nor diffed), their profile still chosen over all of `pairs` (or `profile`, when the caller
     chose it so already), so each is the diff `pair_changes` gives and is kept under the
-    same key."""
+    same key. Without `unchanged`, each diff lacks its unchanged changes (a kept one is read
+    without them, `kept.read_changed`)."""
     wanted = list(wanted)
     if not wanted:
         return SomeChanges(changes={}, diffed=0)
@@ -166,7 +169,8 @@ def some_pair_changes(
     changes: dict[int, tuple[Change, ...]] = {}
     if workspace is not None and profiles is None:
         keys = kept.pair_keys(workspace, pairs, code_digest())
-        stored = kept.read_kept(workspace, [keys[k] for k in wanted]) if keys else {}
+        read = kept.read_kept if unchanged else kept.read_changed
+        stored = read(workspace, [keys[k] for k in wanted]) if keys else {}
         changes = {k: stored[keys[k]] for k in wanted if keys and keys[k] in stored}
     missing = [k for k in wanted if k not in changes]
     if not missing:
@@ -203,6 +207,9 @@ def some_pair_changes(
             if _settled(workspace, pairs[k][0]) and _settled(workspace, pairs[k][1])
         ]
         kept.keep(workspace, (pairs[0][0].jurisdiction, pairs[0][0].family), rows, whole=False)
+    if not unchanged:
+        for k in missing:
+            changes[k] = tuple(c for c in changes[k] if c.kind != "unchanged")
     return SomeChanges(changes=changes, diffed=len(missing))
 
 
@@ -363,14 +370,16 @@ def held_diffs(
     *,
     jurisdiction: str | None = None,
     profiles: Sequence[Profile] | None = None,
+    unchanged: bool = True,
 ) -> Iterator[tuple[Version, Version, tuple[Change, ...]]]:
     """Each consecutive pair of held versions (of `family` and `jurisdiction` when named) and
     its whole diff (`pair_changes` of its family's consecutive pairs: read through the profile
     chosen over the family's versions, tables paired row by row), in the workspace's order
     (jurisdiction, family, version order), through `profiles` as `family_changes` reads them:
     through the workspace's registry, each diff is the one the workspace keeps (`measure`'s, or
-    the first diff's), so every surface reads one diff per pair. FamilyNotFound for a family
-    not held."""
+    the first diff's), so every surface reads one diff per pair; without `unchanged`, each
+    diff lacks its unchanged changes (for a caller that reads only pairings). FamilyNotFound
+    for a family not held."""
     held = [
         v
         for v in workspace.versions(family)
@@ -379,18 +388,58 @@ def held_diffs(
     for _, versions in _by_family(held):
         chosen = consecutive_pairs(versions)
         if chosen:
-            diffs = family_changes(workspace, chosen, profiles)
+            diffs = family_changes(workspace, chosen, profiles, unchanged=unchanged)
             for (before, after), changes in zip(chosen, diffs, strict=True):
                 yield before, after, changes
 
 
+def families_holding(
+    workspace: Workspace,
+    text: str,
+    family: str | None = None,
+    profiles: Sequence[Profile] | None = None,
+) -> list[tuple[str, str]] | None:
+    """The held families (of `family` when named), as (jurisdiction, family) in the order
+    `held_diffs` walks them, whose consecutive pairs' kept diffs hold `text` in their stored rows
+    (`kept.keys_holding`); None when `held_diffs` through `profiles` would read a diff that is
+    not kept under the key computed now (or none through the registry, or `family` is not
+    held): the caller then walks `held_diffs`. A family left out holds `text` in no diff."""
+    from workbench.text.profiles import registry, registry_digest
+
+    given = registry() if profiles is None else tuple(profiles)
+    if registry_digest(given) != registry_digest(workspace.profile_registry()):
+        return None
+    lines = kept.version_lines(workspace)
+    held = [key for key in lines if family is None or key[1] == family]
+    if not held:
+        return None
+    holding = []
+    for key in held:
+        ids = list(lines[key])
+        pairs = list(pairwise(ids))
+        keys = kept.family_pair_keys(workspace, key, pairs) if pairs else ()
+        if keys is None:
+            return None
+        stored, found = kept.keys_holding(workspace, keys, text)
+        if len(stored) < len(set(keys)):
+            return None
+        if found:
+            holding.append(key)
+    return holding
+
+
 def family_changes(
-    workspace: Workspace, pairs: Sequence[VersionPair], profiles: Sequence[Profile] | None
+    workspace: Workspace,
+    pairs: Sequence[VersionPair],
+    profiles: Sequence[Profile] | None,
+    *,
+    unchanged: bool = True,
 ) -> tuple[tuple[Change, ...], ...]:
     """`pair_changes` of one family's `pairs` (not empty) through `profiles` (default: the
     shipped ones): the diffs the workspace keeps when they are its registry
-    (`Workspace.profile_registry`), else diffed from its kept passages and tables, not kept."""
-    found = some_family_changes(workspace, pairs, profiles, range(len(pairs)))
+    (`Workspace.profile_registry`), else diffed from its kept passages and tables, not kept
+    (`unchanged` as `some_pair_changes` takes it)."""
+    found = some_family_changes(workspace, pairs, profiles, range(len(pairs)), unchanged=unchanged)
     return tuple(found.changes[k] for k in range(len(pairs)))
 
 
@@ -401,6 +450,7 @@ def some_family_changes(
     wanted: Iterable[int],
     *,
     profile: Profile | None = None,
+    unchanged: bool = True,
 ) -> SomeChanges:
     """`family_changes` of the pairs at the indices `wanted` alone (`some_pair_changes`; with
     `profile`, the one the caller chose over the family's versions from `profiles`)."""
@@ -409,5 +459,10 @@ def some_family_changes(
     given = registry() if profiles is None else tuple(profiles)
     own = registry_digest(given) == registry_digest(workspace.profile_registry())
     return some_pair_changes(
-        pairs, wanted, profiles=None if own else given, workspace=workspace, profile=profile
+        pairs,
+        wanted,
+        profiles=None if own else given,
+        workspace=workspace,
+        profile=profile,
+        unchanged=unchanged,
     )

@@ -15,7 +15,7 @@ from workbench.changes.diff import (
     doubt_reasons,
     pairing_is_uncertain,
 )
-from workbench.changes.pairs import held_diffs
+from workbench.changes.pairs import families_holding, held_diffs
 from workbench.changes.verdict import Verdict
 from workbench.errors import ChangeNotFound
 from workbench.models import TEXT_ORIGINS, Change, Version, content_id
@@ -150,7 +150,7 @@ def doubtful_pairings(
     return tuple(
         _pairing(before, after, change)
         for before, after, changes in held_diffs(
-            workspace, family, jurisdiction=jurisdiction, profiles=profiles
+            workspace, family, jurisdiction=jurisdiction, profiles=profiles, unchanged=False
         )
         for change in changes
         if in_review_queue(change)
@@ -172,10 +172,15 @@ def find_change(
         raise ChangeNotFound(
             f"{change_id}: not a change id; expected 'chg-' and 20 lowercase hex digits"
         )
-    for before, after, changes in held_diffs(workspace, family, profiles=profiles):
-        for change in changes:
-            if change.change_id == change_id:
-                return _pairing(before, after, change)
+    # Only the families whose kept diffs hold the id's JSON are read, when every diff is kept.
+    found = families_holding(workspace, f'"{change_id}"', family, profiles)
+    for jurisdiction, name in [(None, family)] if found is None else found:
+        for before, after, changes in held_diffs(
+            workspace, name, jurisdiction=jurisdiction, profiles=profiles
+        ):
+            for change in changes:
+                if change.change_id == change_id:
+                    return _pairing(before, after, change)
     where = f"family {family}" if family is not None else "any family"
     raise ChangeNotFound(
         f"{change_id}: no change with this id in the diffs of {where} held in {workspace.path}; "

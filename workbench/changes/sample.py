@@ -47,7 +47,7 @@ def confident_pairings(
             after_id=after.version_id,
             change=change,
         )
-        for before, after, changes in held_diffs(workspace, profiles=profiles)
+        for before, after, changes in held_diffs(workspace, profiles=profiles, unchanged=False)
         for change in changes
         if is_confident_pairing(change)
     )

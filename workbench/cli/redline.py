@@ -38,8 +38,9 @@ def diff_docx(args: argparse.Namespace, made_by: Callable[..., Any]) -> int:
                 "--from V --to V"
             )
         # The pair's one diff, kept or computed and kept under its key (the researcher's
-        # `--profiles` files among its inputs), as `workbench diff` reads and keeps it.
-        sections = pairs.diff_sections(chosen, workspace=workspace)
+        # `--profiles` files among its inputs), as `workbench diff` reads and keeps it. No kind
+        # is shown: the redline lays out every change itself (`write_redline_docx`).
+        sections = pairs.diff_sections(chosen, workspace=workspace, kinds=())
         made = made_by(args, workspace.settings, sections) if args.laws else None
         written = redline_section_docx(workspace, sections[0], args.docx, attributions=made)
     out(written.line() + "\n")
