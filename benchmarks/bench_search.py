@@ -7,7 +7,8 @@ replicated under new version ids until it does. It prints figures and ratios; it
 about time. `--write-docs` replaces the block between the `bench:search` markers in docs/
 with what it printed.
 
-The brute force scores every passage (not every distinct text) with the same rule as the search:
+The brute force scores every passage the index holds (each version's through its search profile,
+`passages_for_search`; not every distinct text) with the same rule as the search:
 substring candidates first, then `fuzz.token_set_ratio` / `fuzz.ratio` by length, ties by version
 id then offset. Two query sets, both drawn with a fixed seed from the held passages:
 
@@ -42,11 +43,11 @@ from workbench.search import (
     SearchScope,
     build_index,
     find_candidates,
+    passages_for_search,
     ranking_key,
     substring_key,
 )
 from workbench.text.normalize import normalized_text
-from workbench.text.segment import segment
 from workbench.workspace import Workspace, ingest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,7 +92,7 @@ class Scanned:
 
 def scanned(workspace: Workspace) -> Scanned:
     passages = sorted(
-        (p for v in workspace.versions() for p in segment(v.version_id, v.text)),
+        (p for v in workspace.versions() for p in passages_for_search(v)),
         key=lambda p: (p.version_id, p.char_start),
     )
     normalized = [normalized_text(p.text) for p in passages]
@@ -136,7 +137,7 @@ def brute_force(data: Scanned, query: str, k: int) -> list[int]:
 def with_enough_passages(workspace: Workspace) -> int:
     """Replicate whole held versions under new ids until there are TARGET_PASSAGES passages."""
     versions = workspace.versions()
-    total = sum(len(segment(v.version_id, v.text)) for v in versions)
+    total = sum(len(passages_for_search(v)) for v in versions)
     copy = 0
     while total < TARGET_PASSAGES:
         copy += 1
@@ -145,7 +146,7 @@ def with_enough_passages(workspace: Workspace) -> int:
                 v, version_id=f"replica-{copy}/{v.version_id}", family=f"replica-{copy}-{v.family}"
             )
             workspace.add_version(replica, {"replica_of": v.version_id})
-            total += len(segment(v.version_id, v.text))
+            total += len(passages_for_search(v))
             if total >= TARGET_PASSAGES:
                 break
     return total
