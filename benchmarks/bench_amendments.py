@@ -33,7 +33,7 @@ from bench_search import bench_workspace
 from bench_spine import STORE, bench_options, report_to_docs, store_missing
 
 from workbench.amendments.instructions import read_instructions
-from workbench.amendments.laws import held_law
+from workbench.amendments.laws import by_path, held_law
 from workbench.amendments.reconcile import (
     AmendmentReport,
     amendment_report,
@@ -67,7 +67,7 @@ def _median(call: Callable[[], T]) -> tuple[float, T]:
 
 
 def _laws_read(report: AmendmentReport) -> str:
-    return ", ".join(r.law.version.version_id.rsplit("/", 1)[-1] for r in report.laws) or "none"
+    return ", ".join(r.law.version_id.rsplit("/", 1)[-1] for r in report.laws) or "none"
 
 
 def run(workspace: Workspace) -> None:
@@ -85,14 +85,14 @@ def run(workspace: Workspace) -> None:
         f"   {len(report.attributions)} changes over {len(pairs)} release pairs: "
         + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
     )
-    style = style_for("us-dc")
+    style, indexed = style_for("us-dc"), by_path(rows)
     profile = profile_for("us-dc", None)
     print("2. reading alone (facts from the bytes, then the prose), cold index cache")
     for law in report.laws:
         clear_cache()
-        version = law.law.version
+        version = workspace.version(law.law.version_id)
         started = time.perf_counter()
-        facts = held_law(version, style, rows, STORE)
+        facts = held_law(version, style, indexed, STORE)
         reading = read_instructions(version, facts.markup, facts.quotations, style, profile)
         took = time.perf_counter() - started
         print(
@@ -101,7 +101,7 @@ def run(workspace: Workspace) -> None:
         )
     print(f"3. law_amendments per law (workbench amendments LAW), cold cache, median of {RUNS}")
     for law in report.laws:
-        law_id = law.law.version.version_id
+        law_id = law.law.version_id
         took, alone = _median(lambda law_id=law_id: law_amendments(workspace, law_id, rows, STORE))
         print(f"   {law_id}: {took:.2f} s, read {_laws_read(alone)}")
     print(f"4. family_amendments per section (diff FAMILY --laws), cold cache, median of {RUNS}")
