@@ -213,13 +213,12 @@ def _match_label(
     return None
 
 
-def _heading_position(profile: Profile, indent: int) -> bool:
-    """True if a level of `profile` with `heading = true` admits a line at `indent` (-1: after a
-    gutter number, never a heading position): a label of that level may open it whatever the
-    line before it (`label_may_open`)."""
-    return indent >= 0 and any(
-        level.heading and (level.indent_max is None or indent <= level.indent_max)
-        for level in profile.levels
+def _at_heading(level: Level, indent: int) -> bool:
+    """True if `level` has `heading = true` and admits a line at `indent` (-1: after a gutter
+    number, never a heading position): its label may open the line whatever the line before it
+    (`label_may_open`)."""
+    return (
+        level.heading and indent >= 0 and (level.indent_max is None or indent <= level.indent_max)
     )
 
 
@@ -330,19 +329,16 @@ def read_lines(
         found = None
         # A line the continuation rule keeps from opening, where no level stands at a heading
         # position, opens with no label whatever level it matches: its levels are not tried.
-        if label_may_open(previous, previous_bare, False) or _heading_position(profile, indent):
+        if label_may_open(previous, previous_bare, False) or any(
+            _at_heading(level, indent) for level in profile.levels
+        ):
             if profile.inline_markup:
                 body, positions = inline_view(body)
             found = _match_label(profile, body, indent if indent >= 0 else None)
-        if found is not None:
-            level = found[0]
-            position = (
-                level.heading
-                and indent >= 0
-                and (level.indent_max is None or indent <= level.indent_max)
-            )
-            if not label_may_open(previous, previous_bare, position):
-                found = None
+        if found is not None and not label_may_open(
+            previous, previous_bare, _at_heading(found[0], indent)
+        ):
+            found = None
         reading = _labelled(
             start, end, "body", label_start, found, body, opens=previous is None,
             profile=profile, positions=positions,
