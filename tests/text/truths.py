@@ -69,7 +69,8 @@ def kept_truth(
         command = [sys.executable, str(script), *map(str, inputs), "--out", str(partial)]
         subprocess.run(command, check=True)
         for stale in kept.glob(f"truth-{script.stem}-*.json"):
-            stale.unlink()
+            if stale != path:  # another worker may have kept this one meanwhile
+                stale.unlink(missing_ok=True)
         partial.replace(path)
     truth: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
     return truth
